@@ -1,0 +1,35 @@
+# StorWatt developer entry points. `make run` and `make test` do all set-up themselves.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+OUT    ?= out
+
+.PHONY: run test bench gui demo package clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+# Opens the station on the built-in simulated lab; without a display the same
+# run happens in the terminal and the report is written to $(OUT)/.
+run: $(STAMP)
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
+		$(VENV)/bin/storwatt gui --lab sim; \
+	else \
+		echo "No display found: running the demo sequence headless on the simulated lab."; \
+		$(VENV)/bin/storwatt run --lab sim --method demo --taxonomy online-3 --out $(OUT); \
+	fi
+
+test: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	$(PY) -m bench.run_all
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache

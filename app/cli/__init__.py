@@ -1,0 +1,1 @@
+"""The ``storwatt`` command line. Each ``cmd_*`` module adds one group of sub-commands."""

@@ -1,0 +1,232 @@
+"""The test method as immutable, validated data.
+
+A method (``resources/methods/*.toml``) declares everything the station must not hard-code:
+taxonomy, IO profiles, the phase plan per category, instrument limits, the interval length,
+the stability rule and the response-time limit (SPEC-NOTES intro: "the method is data").
+Durations in a phase plan are counted in *intervals* of ``interval_s`` seconds: 60 s in the
+compliant method, so they read as minutes there; abbreviated variants shorten ``interval_s``
+and the counts and are marked non-compliant.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from drivers.interfaces import WorkloadProfile
+
+KIB = 1024
+
+
+class Frozen(BaseModel):
+    """Base for method records: immutable, unknown keys rejected (a typo is an error)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class IOProfile(Frozen):
+    """One IO profile row of the method (SPEC-NOTES §2 table)."""
+
+    name: str
+    title: str
+    block_size_kib: float = Field(gt=0)
+    read_pct: float = Field(ge=0, le=100)
+    #: 100 = "enough IO to reach the response-time limit / max throughput";
+    #: anything else is a percentage of ``intensity_of``'s measured IOPS (MW2 = 25 % of MW1).
+    intensity_pct: float = Field(gt=0, le=100)
+    intensity_of: str | None = None
+    align_kib: float = Field(gt=0)
+    pattern: Literal["random", "sequential"]
+    metric: str  # EP_MW1 …
+    metric_unit: Literal["IOPS/W", "MiB/s/W"]
+
+    @property
+    def random(self) -> bool:
+        return self.pattern == "random"
+
+    @property
+    def ops_unit(self) -> str:
+        return "IOPS" if self.random else "MiB/s"
+
+    def to_workload(self, queue_depth: int = 16, jobs: int = 1,
+                    rate_iops: tuple[int, int] | None = None,
+                    duration_s: float | None = None, kind: str = "active") -> WorkloadProfile:
+        """The engine-facing form of this profile."""
+        return WorkloadProfile(
+            name=self.name,
+            block_size=int(self.block_size_kib * KIB),
+            read_pct=self.read_pct,
+            random=self.random,
+            align=int(self.align_kib * KIB),
+            queue_depth=queue_depth,
+            jobs=jobs,
+            rate_iops=rate_iops,
+            duration_s=duration_s,
+            kind=kind,
+        )
+
+
+class ActiveStep(Frozen):
+    """One profile of the active test: stabilisation then measurement (SPEC-NOTES §2)."""
+
+    profile: str
+    stabilisation_intervals: int = Field(ge=0)
+    measurement_intervals: int = Field(ge=1)
+
+
+class PhasePlan(Frozen):
+    """The four continuous phases for a set of taxonomy categories."""
+
+    name: str
+    categories: tuple[str, ...]
+    prefill: bool = True
+    prefill_block_kib: float = 256
+    conditioning_profile: str | None = None
+    conditioning_intervals: int = Field(ge=0, default=0)
+    active: tuple[ActiveStep, ...]
+    ready_idle_intervals: int = Field(ge=1)
+    com_check_intervals: int = Field(ge=0, default=0)
+
+
+class StabilityRule(Frozen):
+    """Weighted moving average of periodic efficiency (SPEC-NOTES §4, configurable)."""
+
+    wma_points: int = Field(ge=1)
+    weights: tuple[float, ...]  # newest first
+    tolerance_pct: float = Field(gt=0, lt=100)
+
+    @model_validator(mode="after")
+    def _weights_match(self) -> "StabilityRule":
+        if len(self.weights) != self.wma_points:
+            raise ValueError(
+                f"weights has {len(self.weights)} entries but wma_points is {self.wma_points}")
+        if any(w <= 0 for w in self.weights):
+            raise ValueError("weights must all be positive")
+        return self
+
+
+class ResponseTimeRule(Frozen):
+    """Response-time limit for 'intensity 100' and the histogram's levels (SPEC-NOTES §2, §5)."""
+
+    max_avg_ms: float = Field(gt=0)
+    ceiling_ms: float = Field(gt=0)
+    confidence_levels: tuple[float, ...]
+
+    @field_validator("confidence_levels")
+    @classmethod
+    def _levels_in_range(cls, v: tuple[float, ...]) -> tuple[float, ...]:
+        if not v or any(not 0 < x < 100 for x in v):
+            raise ValueError("confidence levels must be percentages strictly between 0 and 100")
+        return v
+
+
+class IntensitySearch(Frozen):
+    """The first pass that finds 'intensity 100' per profile (SPEC-NOTES §2)."""
+
+    probe_s: float = Field(gt=0)  # how long each queue-depth probe runs
+    queue_depths: tuple[int, ...]  # tried in order until the limit is crossed
+    jobs: int = Field(ge=1, default=1)
+
+
+class AccuracyBand(Frozen):
+    """Minimum absolute accuracy below a power level (SPEC-NOTES §3)."""
+
+    up_to_w: float | None = None  # None = no upper bound
+    abs_w: float = Field(gt=0)
+
+
+class VoltageRange(Frozen):
+    phases: Literal[1, 3]
+    min_v: float
+    max_v: float
+
+
+class InstrumentLimits(Frozen):
+    max_power_interval_s: float = Field(gt=0)
+    max_uncertainty_pct: float = Field(gt=0)
+    min_accuracy: tuple[AccuracyBand, ...]
+    voltage_ranges: tuple[VoltageRange, ...]
+    frequency_hz: tuple[float, float]
+    temperature_resolution_c: float = Field(gt=0)
+    max_temperature_interval_s: float = Field(gt=0)
+
+
+class ComDefinition(Frozen):
+    """A capacity-optimisation method the vendor may declare (SPEC-NOTES §2 phase 4)."""
+
+    id: str
+    title: str
+
+
+class Method(Frozen):
+    """A versioned test method or abbreviated variant of one."""
+
+    name: str
+    version: str
+    title: str
+    compliant: bool
+    variant_of: str | None = None
+    description: str = ""
+    interval_s: float = Field(gt=0)
+    sample_period_s: float = Field(gt=0)
+    taxonomy_file: str
+    stability: StabilityRule
+    response_time: ResponseTimeRule
+    search: IntensitySearch
+    instruments: InstrumentLimits
+    profiles: tuple[IOProfile, ...]
+    plans: tuple[PhasePlan, ...]
+    coms: tuple[ComDefinition, ...]
+
+    @model_validator(mode="after")
+    def _references_resolve(self) -> "Method":
+        names = {p.name for p in self.profiles}
+        for p in self.profiles:
+            if p.intensity_of is not None and p.intensity_of not in names:
+                raise ValueError(f"profile {p.name}: intensity_of {p.intensity_of!r} is not a profile")
+            if p.intensity_pct < 100 and p.intensity_of is None:
+                raise ValueError(f"profile {p.name}: intensity below 100 needs intensity_of")
+        for plan in self.plans:
+            for step in plan.active:
+                if step.profile not in names:
+                    raise ValueError(f"plan {plan.name}: unknown profile {step.profile!r}")
+            if plan.conditioning_profile and plan.conditioning_profile not in names:
+                raise ValueError(
+                    f"plan {plan.name}: unknown conditioning profile {plan.conditioning_profile!r}")
+        if self.sample_period_s > self.instruments.max_power_interval_s:
+            raise ValueError("sample_period_s exceeds instruments.max_power_interval_s")
+        return self
+
+    # --- look-ups -------------------------------------------------------------------------
+    @property
+    def label(self) -> str:
+        """``name version`` plus NON-COMPLIANT for abbreviated variants (shown everywhere)."""
+        tag = "" if self.compliant else " [NON-COMPLIANT abbreviated variant]"
+        return f"{self.name} {self.version}{tag}"
+
+    def profile(self, name: str) -> IOProfile:
+        for p in self.profiles:
+            if p.name == name:
+                return p
+        raise KeyError(f"method {self.name} has no profile {name!r}")
+
+    def plan_for(self, category: str) -> PhasePlan:
+        """The phase plan for a taxonomy category id (``online``, ``removable`` …)."""
+        for plan in self.plans:
+            if category in plan.categories:
+                return plan
+        raise KeyError(f"method {self.name} has no test procedure for category {category!r}")
+
+    def tested_categories(self) -> tuple[str, ...]:
+        return tuple(c for plan in self.plans for c in plan.categories)
+
+    def plan_intervals(self, plan: PhasePlan, declared_coms: int = 0) -> int:
+        """Length of the timed part of a plan in intervals (prefill and search excluded:
+        their length depends on the SUT)."""
+        active = sum(s.stabilisation_intervals + s.measurement_intervals for s in plan.active)
+        return (plan.conditioning_intervals + active + plan.ready_idle_intervals
+                + plan.com_check_intervals * declared_coms)
+
+    def plan_duration_s(self, plan: PhasePlan, declared_coms: int = 0) -> float:
+        return self.plan_intervals(plan, declared_coms) * self.interval_s

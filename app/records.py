@@ -1,0 +1,145 @@
+"""Domain records shared by the sequencer, storage, reports and GUI.
+
+Plain frozen dataclasses: they cross thread boundaries (sequencer → writer thread → GUI) and
+must never be mutated after publication. Units are in the field names where they are not SI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class RunStatus(StrEnum):
+    RUNNING = "RUNNING"
+    COMPLETED = "COMPLETED"
+    ABORTED = "ABORTED"
+    FAILED = "FAILED"
+    INTERRUPTED = "INTERRUPTED"  # found RUNNING at start-up: the station crashed mid-run
+
+
+class PhaseKind(StrEnum):
+    SEARCH = "search"  # intensity-100 search (first pass)
+    PREFILL = "prefill"
+    CONDITIONING = "conditioning"
+    ACTIVE = "active"
+    READY_IDLE = "ready_idle"
+    COM_CHECK = "com_check"
+
+
+class PhaseStatus(StrEnum):
+    PENDING = "PENDING"
+    RUNNING = "RUNNING"
+    COMPLETED = "COMPLETED"
+    ABORTED = "ABORTED"
+    FAILED = "FAILED"
+    SKIPPED = "SKIPPED"
+
+
+@dataclass(frozen=True)
+class InstrumentConfig:
+    """Which driver talks to which resource; ``driver == "sim"`` uses the simulated lab."""
+
+    driver: str = "sim"
+    resource: str = ""
+    options: dict[str, Any] = field(default_factory=dict)  # element, channel, ranges …
+    calibration_date: str = ""
+
+
+@dataclass(frozen=True)
+class SutDescription:
+    """The system under test as the technician described it."""
+
+    vendor: str = "StorWatt"
+    model: str = "Simulated array"
+    serial: str = "SIM-0001"
+    raw_capacity_bytes: int = 7_300_000_000_000  # 7300 GB, the seed's example
+    drive_count: int = 24
+    drive_type: str = "HDD"  # HDD | SSD
+    raid: str = "RAID 6"
+    coms_declared: tuple[str, ...] = ()  # ids from the method's [[coms]]
+    coms_on_during_test: tuple[str, ...] = ()
+    load_hosts: tuple[str, ...] = ()  # "host[:port]" of fio --server instances
+    targets: tuple[str, ...] = ()  # files or block devices
+    notes: str = ""
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that defines a run; stored as a snapshot with it (never edited after)."""
+
+    method: str = "demo"
+    taxonomy: str = "online-3"  # category id + level, e.g. "near-online-2"
+    lab: str = "sim"  # sim | local-fio | hardware
+    sut: SutDescription = field(default_factory=SutDescription)
+    power_meter: InstrumentConfig = field(default_factory=InstrumentConfig)
+    temperature_meter: InstrumentConfig = field(default_factory=InstrumentConfig)
+    operator: str = ""
+    station: str = ""
+    classification_reason: str = ""
+
+    @property
+    def category(self) -> str:
+        """``online-3`` → ``online``; ``near-online-2`` → ``near-online``."""
+        head, _, level = self.taxonomy.rpartition("-")
+        return head if level.isdigit() else self.taxonomy
+
+    @property
+    def level(self) -> int | None:
+        _, _, level = self.taxonomy.rpartition("-")
+        return int(level) if level.isdigit() else None
+
+    def snapshot(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class PhaseInfo:
+    """One planned phase of a run, as the sequencer will execute it."""
+
+    index: int
+    kind: PhaseKind
+    name: str  # "Conditioning", "MW1", "Ready idle", "COM deduplication" …
+    profile: str | None  # profile name for workload phases
+    planned_s: float  # planned duration in seconds (estimate for search/prefill)
+    stabilisation_intervals: int = 0
+    measurement_intervals: int = 0
+
+
+@dataclass(frozen=True)
+class IntervalRecord:
+    """One closed (one-minute, in the compliant method) interval of a phase (SPEC-NOTES §4)."""
+
+    phase_index: int
+    profile: str | None
+    index: int  # 0-based within the phase
+    start_s: float  # seconds since run start
+    end_s: float
+    avg_power_w: float  # nan if no usable sample
+    n_power_samples: int
+    ops_rate: float  # IOPS or MiB/s (nan for idle)
+    ops_unit: str  # "IOPS" | "MiB/s" | ""
+    avg_response_ms: float
+    ep: float  # periodic efficiency O_i / P_i
+    wma: float  # weighted moving average of ep (nan until defined)
+    in_measurement: bool
+    stable: bool | None  # verdict so far for measurement intervals, None before
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    """A reported metric (EP_MW1 … EP_RI) with its validity; invalid values are never shown
+    as if valid (reports print the reason instead)."""
+
+    name: str  # EP_RR …
+    value: float
+    unit: str  # IOPS/W | MiB/s/W | GB/W
+    valid: bool
+    reason: str = ""  # why INVALID
+    run_length_s: float = 0.0
+    avg_power_w: float = float("nan")
+    ops_rate: float = float("nan")  # IOPS, MiB/s, or GB (raw capacity) for EP_RI
+    ops_unit: str = ""
+    avg_response_ms: float = float("nan")
+    phase_index: int | None = None

@@ -1,0 +1,266 @@
+"""Driver interfaces: what the sequencer needs from instruments and workload engines.
+
+These are the only types ``app`` imports from ``drivers``. They are plain dataclasses and
+``typing.Protocol`` classes so a driver never needs Qt, SQLAlchemy or the method model; the
+app converts its method model into a :class:`WorkloadProfile` before handing it to an engine.
+
+Time stamps are seconds on the *station clock* (``Clock.now()``), a monotonic clock shared by
+the sequencer, the samplers and simulated instruments, so intervals line up without any
+wall-clock skew. Wall-clock time is stored once per run, at its start.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Protocol, runtime_checkable
+
+# ---------------------------------------------------------------------------------------------
+# Sample flags. A flagged sample is stored but never averaged silently (SPEC-NOTES §3).
+# ---------------------------------------------------------------------------------------------
+FLAG_NO_DATA = "no_data"  # meter reported NAN / "no data" / -1 (first integration not done)
+FLAG_OVERRANGE = "overrange"  # INF, 9.9E37, ±999.99E+9, OVR bits, current above fixed range
+FLAG_RANGE_CHANGE = "range_change"  # meter changed range during the reading (Chroma -2)
+FLAG_INVALID = "invalid"  # meter says the value is invalid (Chroma -3, Hioki ±888.88E+9 …)
+FLAG_UNCERTAINTY_HIGH = "uncertainty_high"  # uncertainty above the method's limit (1 %)
+FLAG_UNCERTAINTY_UNKNOWN = "uncertainty_unknown"  # range/accuracy unknown: cannot evaluate
+FLAG_SENSOR_ERROR = "sensor_error"  # thermometer: open thermocouple, "Sensor Error"
+FLAG_GARBAGE = "garbage"  # reply could not be parsed at all
+
+#: Flags that exclude a sample from averages (they stay in storage and reports).
+EXCLUDING_FLAGS = frozenset(
+    {FLAG_NO_DATA, FLAG_OVERRANGE, FLAG_RANGE_CHANGE, FLAG_INVALID, FLAG_SENSOR_ERROR,
+     FLAG_GARBAGE}
+)
+
+
+class InstrumentError(Exception):
+    """A problem talking to an instrument: its message is shown to the technician as is.
+
+    Raise it (or a subclass) with an actionable message: what was expected, what came back,
+    and what to check ("WT310 at TCPIP::… answered *IDN? with 'WT200…': switch the meter out of
+    WT200 compatibility mode").
+    """
+
+
+class InstrumentTimeout(InstrumentError):
+    """The instrument did not answer in time (it may answer again after a reconnect)."""
+
+
+class IdentityMismatch(InstrumentError):
+    """The instrument at the address is not the one the driver was asked to talk to."""
+
+
+class WorkloadError(Exception):
+    """The workload engine failed (fio missing, job rejected, exited non-zero, host refused)."""
+
+
+@dataclass(frozen=True, slots=True)
+class InstrumentIdentity:
+    """Who answered: kept with every run so a report names the exact meter used."""
+
+    vendor: str
+    model: str
+    serial: str = ""
+    firmware: str = ""
+    resource: str = ""  # VISA resource string / host:port
+    driver: str = ""
+    calibration_date: str = ""  # ISO date, entered by the lab (meters do not report it)
+
+    def describe(self) -> str:
+        parts = [self.vendor, self.model]
+        if self.serial:
+            parts.append(f"s/n {self.serial}")
+        if self.firmware:
+            parts.append(f"fw {self.firmware}")
+        return " ".join(p for p in parts if p)
+
+
+@dataclass(frozen=True, slots=True)
+class PowerSample:
+    """One reading of the SUT's input power.
+
+    ``uncertainty_pct`` is the relative uncertainty of ``watts`` (SPEC-NOTES §8:
+    ``u = (k_read·reading + k_range·range) / reading``), or ``None`` when it cannot be
+    evaluated (then ``FLAG_UNCERTAINTY_UNKNOWN`` is set). Values that the meter marked as
+    special (NaN, over-range …) are carried as ``float('nan')`` with a flag, never as numbers.
+    """
+
+    t: float  # station clock, seconds
+    watts: float
+    volts: float = float("nan")
+    amps: float = float("nan")
+    pf: float = float("nan")
+    freq_hz: float = float("nan")
+    range_v: float | None = None
+    range_a: float | None = None
+    uncertainty_pct: float | None = None
+    flags: frozenset[str] = frozenset()
+
+    @property
+    def usable(self) -> bool:
+        """True when the sample may enter an average (no excluding flag, finite watts)."""
+        return not (self.flags & EXCLUDING_FLAGS) and self.watts == self.watts
+
+
+@dataclass(frozen=True, slots=True)
+class TemperatureSample:
+    """Inlet temperature in °C (resolution 0.1 °C required, SPEC-NOTES §3)."""
+
+    t: float
+    celsius: float
+    flags: frozenset[str] = frozenset()
+
+    @property
+    def usable(self) -> bool:
+        return not (self.flags & EXCLUDING_FLAGS) and self.celsius == self.celsius
+
+
+@runtime_checkable
+class PowerMeter(Protocol):
+    """A power analyzer. Called from one sampler thread only; the driver holds its own lock."""
+
+    def open(self) -> InstrumentIdentity: ...
+
+    def close(self) -> None: ...
+
+    def identify(self) -> InstrumentIdentity: ...
+
+    def read(self, t: float) -> PowerSample:
+        """Take one reading; ``t`` is the station-clock time stamp to put on it.
+
+        Raises :class:`InstrumentError` when the meter cannot be reached; a reply that arrives
+        but carries a special value gives a flagged sample instead.
+        """
+        ...
+
+
+@runtime_checkable
+class TemperatureMeter(Protocol):
+    def open(self) -> InstrumentIdentity: ...
+
+    def close(self) -> None: ...
+
+    def identify(self) -> InstrumentIdentity: ...
+
+    def read(self, t: float) -> TemperatureSample: ...
+
+
+# ---------------------------------------------------------------------------------------------
+# Workload
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadProfile:
+    """One IO profile as a workload engine needs it (converted from the method model).
+
+    ``queue_depth`` × ``jobs`` is the outstanding IO; ``rate_iops`` caps the rate per direction
+    (``(read, write)``, SPEC-NOTES §9: fio needs ``rate_iops=R,W`` or the mix is lost).
+    ``duration_s`` is how long the engine should run before it stops by itself; the sequencer
+    may stop it earlier. ``kind`` is ``"active"``, ``"prefill"``, ``"conditioning"``, ``"search"``.
+    """
+
+    name: str  # MW1, MW2, RR, RW, SR, SW, PREFILL, HOTBAND …
+    block_size: int  # bytes
+    read_pct: float  # 0 … 100
+    random: bool
+    align: int  # bytes
+    queue_depth: int = 16
+    jobs: int = 1
+    rate_iops: tuple[int, int] | None = None
+    duration_s: float | None = None
+    kind: str = "active"
+    #: optional extra streams (hot band): list of (name, offset_pct, size_pct, share_pct,
+    #: read_pct, random, block_size) tuples; empty for the plain profiles.
+    streams: tuple[tuple[str, float, float, float, float, bool, int], ...] = ()
+
+    @property
+    def ops_unit(self) -> str:
+        """IOPS for random profiles, MiB/s for sequential ones (SPEC-NOTES §4)."""
+        return "IOPS" if self.random else "MiB/s"
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadInterval:
+    """What the workload did between ``t_start`` and ``t_end`` (station clock, seconds).
+
+    ``latency_bins`` uses fio's json+ layout (SPEC-NOTES §9): completion-latency bucket
+    midpoint in **nanoseconds** → IO count in this interval, only non-empty buckets, reads and
+    writes merged. ``avg_resp_ms`` and ``max_resp_ms`` cover reads and writes together.
+    ``host`` names the load host ("" for local).
+    """
+
+    t_start: float
+    t_end: float
+    read_ios: int
+    write_ios: int
+    read_bytes: int
+    write_bytes: int
+    avg_resp_ms: float
+    max_resp_ms: float
+    latency_bins: dict[int, int] = field(default_factory=dict)
+    host: str = ""
+
+    @property
+    def duration_s(self) -> float:
+        return self.t_end - self.t_start
+
+    @property
+    def ios(self) -> int:
+        return self.read_ios + self.write_ios
+
+    @property
+    def iops(self) -> float:
+        d = self.duration_s
+        return self.ios / d if d > 0 else float("nan")
+
+    @property
+    def mib_per_s(self) -> float:
+        d = self.duration_s
+        return (self.read_bytes + self.write_bytes) / 2**20 / d if d > 0 else float("nan")
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadResult:
+    """Totals of a finished workload run, reconciled with the engine's own final report."""
+
+    read_ios: int
+    write_ios: int
+    read_bytes: int
+    write_bytes: int
+    runtime_s: float
+    exit_code: int = 0
+    engine: str = ""  # "fio 3.33", "simulated SUT"
+    job_text: str = ""  # the job file as run (stored with the run, shown in the report)
+    error: str = ""
+
+
+@runtime_checkable
+class WorkloadEngine(Protocol):
+    """Drives IO against the SUT. Used from the sequencer thread only.
+
+    Life cycle per profile: ``start(profile)`` → repeated ``poll()`` (returns the intervals that
+    completed since the last call, possibly none) → ``stop()`` (idempotent; returns the totals).
+    ``running`` turns False when the engine finished by itself (duration reached or failure);
+    a failure is reported by ``poll()`` or ``stop()`` raising :class:`WorkloadError`.
+    """
+
+    name: str
+
+    def check(self) -> str:
+        """Verify the engine can run (binary found, version OK, targets safe); returns a
+        human-readable description ("fio 3.33 on /dev/sdb"). Raises WorkloadError."""
+        ...
+
+    def start(self, profile: WorkloadProfile) -> None: ...
+
+    def poll(self) -> list[WorkloadInterval]: ...
+
+    def stop(self) -> WorkloadResult: ...
+
+    @property
+    def running(self) -> bool: ...
+
+
+#: A station-clock source; ``time.monotonic`` in production, a fake clock in tests.
+ClockFn = Callable[[], float]
