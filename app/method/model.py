@@ -82,6 +82,9 @@ class PhasePlan(Frozen):
     categories: tuple[str, ...]
     prefill: bool = True
     prefill_block_kib: float = 256
+    #: abbreviated variants only: stop the pre-fill after this many intervals (None = fill the
+    #: whole target, as the method asks)
+    prefill_max_intervals: int | None = Field(default=None, ge=1)
     conditioning_profile: str | None = None
     conditioning_intervals: int = Field(ge=0, default=0)
     active: tuple[ActiveStep, ...]

@@ -1,0 +1,46 @@
+"""Turn a method's phase plan into the concrete list of phases a run executes.
+
+Order (SPEC-NOTES §2): pre-fill → intensity search (first pass) → conditioning → active
+profiles in the method's order → ready idle → one COM check per declared COM. The search runs
+after pre-fill so it probes a filled SUT, and before conditioning because conditioning runs MW1
+at the intensity the search found.
+"""
+
+from __future__ import annotations
+
+from app.method.model import Method, PhasePlan
+from app.records import PhaseInfo, PhaseKind, RunConfig
+
+
+def search_profiles(method: Method, plan: PhasePlan) -> list[str]:
+    """Profiles whose intensity is 100 and so need a search probe (MW2 derives from MW1)."""
+    return [s.profile for s in plan.active if method.profile(s.profile).intensity_pct >= 100]
+
+
+def build_phases(method: Method, config: RunConfig) -> tuple[PhaseInfo, ...]:
+    plan = method.plan_for(config.category)
+    L = method.interval_s
+    phases: list[PhaseInfo] = []
+
+    def add(kind: PhaseKind, name: str, profile: str | None, planned_s: float,
+            stab: int = 0, meas: int = 0) -> None:
+        phases.append(PhaseInfo(len(phases), kind, name, profile, planned_s, stab, meas))
+
+    if plan.prefill:
+        add(PhaseKind.PREFILL, "Pre-fill", "PREFILL", plan.prefill_max_intervals * L
+            if plan.prefill_max_intervals else 0.0)
+    probes = len(method.search.queue_depths) * len(search_profiles(method, plan))
+    if probes:
+        add(PhaseKind.SEARCH, "Intensity search", None, probes * method.search.probe_s)
+    if plan.conditioning_intervals:
+        add(PhaseKind.CONDITIONING, "Conditioning", plan.conditioning_profile,
+            plan.conditioning_intervals * L)
+    for step in plan.active:
+        n = step.stabilisation_intervals + step.measurement_intervals
+        add(PhaseKind.ACTIVE, step.profile, step.profile, n * L,
+            step.stabilisation_intervals, step.measurement_intervals)
+    add(PhaseKind.READY_IDLE, "Ready idle", None, plan.ready_idle_intervals * L,
+        0, plan.ready_idle_intervals)
+    for com in config.sut.coms_declared:
+        add(PhaseKind.COM_CHECK, f"COM {com}", f"COM-{com}", plan.com_check_intervals * L)
+    return tuple(phases)

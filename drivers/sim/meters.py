@@ -1,0 +1,63 @@
+"""In-process simulated meters reading the simulated SUT directly.
+
+These skip the wire protocol and exist for sequencer tests that run on a fake clock (a socket
+round trip per simulated second would make a 7-hour plan take minutes). The demo and the GUI
+use the wire-level simulators in ``drivers.simulators`` with the real drivers instead.
+Fault injection: ``fail_after`` readings the meter stops answering (raises a timeout).
+"""
+
+from __future__ import annotations
+
+from drivers.interfaces import (FLAG_UNCERTAINTY_HIGH, InstrumentIdentity, InstrumentTimeout,
+                                PowerSample, TemperatureSample)
+from drivers.sim.sut import SimulatedSut
+
+#: accuracy of the simulated analyzer: ±(0.1 % of reading + 0.05 % of range)
+K_READ, K_RANGE = 0.001, 0.0005
+
+
+class SimulatedPowerMeter:
+    def __init__(self, sut: SimulatedSut, range_w: float = 1200.0,
+                 fail_after: int | None = None) -> None:
+        self.sut = sut
+        self.range_w = range_w
+        self.fail_after = fail_after
+        self.reads = 0
+        self.identity = InstrumentIdentity("StorWatt", "SIM-PM", "0001", "1.0", "sim://power",
+                                           "sim")
+
+    def open(self) -> InstrumentIdentity:
+        return self.identity
+
+    def identify(self) -> InstrumentIdentity:
+        return self.identity
+
+    def close(self) -> None:
+        pass
+
+    def read(self, t: float) -> PowerSample:
+        self.reads += 1
+        if self.fail_after is not None and self.reads > self.fail_after:
+            raise InstrumentTimeout("simulated power meter stopped answering (fault injection)")
+        watts, volts, amps, pf, hz = self.sut.electrical_state()
+        unc = (K_READ * watts + K_RANGE * self.range_w) / watts * 100
+        flags = frozenset({FLAG_UNCERTAINTY_HIGH}) if unc > 1.0 else frozenset()
+        return PowerSample(t, watts, volts, amps, pf, hz, 300.0, self.range_w / 300.0, unc, flags)
+
+
+class SimulatedThermometer:
+    def __init__(self, sut: SimulatedSut) -> None:
+        self.sut = sut
+        self.identity = InstrumentIdentity("StorWatt", "SIM-TC", "0001", "1.0", "sim://temp", "sim")
+
+    def open(self) -> InstrumentIdentity:
+        return self.identity
+
+    def identify(self) -> InstrumentIdentity:
+        return self.identity
+
+    def close(self) -> None:
+        pass
+
+    def read(self, t: float) -> TemperatureSample:
+        return TemperatureSample(t, self.sut.inlet_celsius())
