@@ -30,6 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="StorWatt: storage power-efficiency test station (SNIA Emerald method).",
     )
     parser.add_argument("--version", action="version", version=f"storwatt {app.__version__}")
+    parser.add_argument("--self-test", action="store_true",
+                        help="load the methods, run the smoke sequence on the simulated lab "
+                        "into a temporary database and write a PDF + xlsx; exit 0 on success")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in command_modules():
         importlib.import_module(name).register(sub)
@@ -39,6 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.self_test:
+        from app.selftest import run_self_test
+
+        return run_self_test()
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()
