@@ -1,0 +1,103 @@
+"""Schema upgrades with alembic, driven from code (no ``alembic.ini``, no script folder).
+
+Revisions are the modules of :mod:`app.storage.migrations.versions`, imported normally so they
+are found installed and frozen alike. Each one runs inside the caller's transaction through
+alembic's ``Operations`` and the revision is recorded in alembic's own ``alembic_version``
+table, so the ``alembic`` command line still understands the database. SQLite runs DDL
+transactionally here (see :mod:`app.storage.db`), so a crash mid-upgrade leaves the old schema.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
+
+import sqlalchemy as sa
+from alembic.migration import MigrationContext
+from alembic.operations import Operations
+from sqlalchemy.engine import Connection
+
+from app.storage.errors import SchemaTooNewError, StorageError
+from app.storage.migrations import versions
+
+VERSION_TABLE = sa.Table("alembic_version", sa.MetaData(),
+                         sa.Column("version_num", sa.String(32), primary_key=True))
+
+
+@dataclass(frozen=True)
+class Revision:
+    id: str
+    down: str | None
+    module: ModuleType
+
+
+@cache
+def revisions() -> tuple[Revision, ...]:
+    """All revisions in upgrade order; the chain is checked so a bad revision fails loudly."""
+    found = []
+    for info in pkgutil.iter_modules(versions.__path__):
+        module = importlib.import_module(f"{versions.__name__}.{info.name}")
+        found.append(Revision(module.revision, module.down_revision, module))
+    found.sort(key=lambda r: int(r.id))
+    previous = None
+    for rev in found:
+        if rev.down != previous:
+            raise RuntimeError(f"migration {rev.id} follows {rev.down}, expected {previous}")
+        previous = rev.id
+    return tuple(found)
+
+
+def head() -> str:
+    return revisions()[-1].id
+
+
+def current_revision(conn: Connection) -> str | None:
+    """The schema revision stored in the database, ``None`` for an empty database."""
+    return MigrationContext.configure(conn).get_current_revision()
+
+
+def pending(current: str | None, url: str) -> list[Revision]:
+    """Revisions still to apply; refuses a database from a newer StorWatt."""
+    ids = [r.id for r in revisions()]
+    if current is None:
+        return list(revisions())
+    if current not in ids:
+        if current.isdigit() and int(current) > int(head()):
+            raise SchemaTooNewError(url, current, head())
+        raise StorageError(f"database {url} has unknown schema revision {current!r} "
+                           f"(this StorWatt knows {', '.join(ids)}): it was not written by "
+                           "StorWatt")
+    return list(revisions()[ids.index(current) + 1:])
+
+
+def upgrade_connection(conn: Connection, url: str) -> str:
+    """Bring the schema to head inside the caller's transaction; returns the head revision."""
+    current = current_revision(conn)
+    todo = pending(current, url)
+    if not todo:
+        return current or head()
+    ctx = MigrationContext.configure(conn)
+    with Operations.context(ctx):
+        for rev in todo:
+            rev.module.upgrade()
+    VERSION_TABLE.create(conn, checkfirst=True)
+    conn.execute(VERSION_TABLE.delete())
+    conn.execute(VERSION_TABLE.insert().values(version_num=todo[-1].id))
+    return todo[-1].id
+
+
+def upgrade(url: str | None = None) -> str:
+    """Open (and thereby upgrade) the database at ``url``; returns the schema revision."""
+    from app.storage.db import open_database
+
+    database = open_database(url)
+    try:
+        return database.schema_version()
+    finally:
+        database.close()
+
+
+__all__ = ["upgrade", "upgrade_connection", "current_revision", "head", "revisions"]

@@ -1,0 +1,1 @@
+"""Revision modules, one per schema version: ``NNNN_description.py`` (see the parent package)."""

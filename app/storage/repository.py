@@ -1,0 +1,260 @@
+"""Queries of the read side: list runs, resolve id prefixes, load one run completely.
+
+Each call reads in one transaction, so a run being written by another process is seen as a
+consistent snapshot (WAL). The read model types live in :mod:`app.storage.stored`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseKind, PhaseStatus,
+                         RunStatus)
+from app.sequencer.events import HistogramReady, SearchResult
+from app.storage import schema as s
+from app.storage.codec import decode_flags, nan_if_none
+from app.storage.db import Database
+from app.storage.errors import AmbiguousRunIdError, RunNotFoundError
+from app.storage.stored import (PowerArrays, RunSummary, StoredEvent, StoredPhase, StoredRun,
+                                StoredWorkloadSlice, TemperatureArrays, frozen_array)
+from drivers.interfaces import InstrumentIdentity, WorkloadInterval, WorkloadResult
+
+DIGEST_HEADER = b"storwatt-samples-v1\n"
+POWER_COLUMNS = ("phase_index", "t", "watts", "volts", "amps", "pf", "freq", "range_v",
+                 "range_a", "uncertainty_pct")
+
+
+# --- listing ----------------------------------------------------------------------------------
+
+def list_runs(database: Database, *, status: RunStatus | str | None = None,
+              method: str | None = None, sut_serial: str | None = None,
+              since: str | None = None, limit: int | None = None) -> list[RunSummary]:
+    """Runs newest first; ``since`` is an ISO date/time compared with the start time."""
+    query = (sa.select(s.Run.__table__, s.Station.name.label("station"), s.Sut.vendor,
+                       s.Sut.model, s.Sut.serial)
+             .outerjoin(s.Station, s.Run.station_id == s.Station.id)
+             .outerjoin(s.Sut, s.Run.sut_id == s.Sut.id)
+             .order_by(s.Run.started_wall.desc(), s.Run.id.desc()))
+    if status is not None:
+        query = query.where(s.Run.status == str(status))
+    if method is not None:
+        query = query.where(s.Run.method_name == method)
+    if sut_serial is not None:
+        query = query.where(s.Sut.serial == sut_serial)
+    if since is not None:
+        query = query.where(s.Run.started_wall >= since)
+    if limit is not None:
+        query = query.limit(limit)
+    with database.read() as conn:
+        rows = conn.execute(query).all()
+    return [_summary(row) for row in rows]
+
+
+def _summary(run: Any) -> RunSummary:
+    sut = " ".join(filter(None, (run.vendor, run.model, run.serial and f"s/n {run.serial}")))
+    return RunSummary(run.uuid, RunStatus(run.status), run.method_name, run.method_version,
+                      run.method_compliant, run.taxonomy, run.lab, run.operator,
+                      run.station or "", sut, run.started_wall, run.finished_wall,
+                      run.planned_s, run.duration_s, run.error)
+
+
+def resolve_run_id(database: Database, prefix: str) -> str:
+    """The full id of the one run whose id starts with ``prefix``."""
+    prefix = prefix.strip()
+    if not prefix:
+        raise RunNotFoundError("no run id given")
+    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    with database.read() as conn:
+        exact = conn.execute(sa.select(s.Run.uuid).where(s.Run.uuid == prefix)).scalar()
+        if exact:
+            return exact
+        found = conn.execute(sa.select(s.Run.uuid).where(
+            s.Run.uuid.like(escaped + "%", escape="\\")).limit(6)).scalars().all()
+    if not found:
+        raise RunNotFoundError(f"no stored run with id {prefix!r} in {database.url} "
+                               "(storwatt runs list shows the stored runs)")
+    if len(found) > 1:
+        shown = ", ".join(found[:5]) + (" …" if len(found) > 5 else "")
+        raise AmbiguousRunIdError(f"run id {prefix!r} matches several runs ({shown}): "
+                                  "give more characters")
+    return found[0]
+
+
+# --- one run ----------------------------------------------------------------------------------
+
+def load_run(database: Database, run_id: str) -> StoredRun:
+    """Everything stored about one run (``run_id`` may be an unambiguous prefix)."""
+    uuid = resolve_run_id(database, run_id)
+    with database.read() as conn:
+        run = conn.execute(sa.select(s.Run.__table__).where(s.Run.uuid == uuid)).one()
+        pk = run.id
+        power, power_codes = _power(conn, pk)
+        temperature, temp_codes = _temperature(conn, pk)
+        identities = _instruments(conn, pk)
+        return StoredRun(
+            run_id=uuid, config_snapshot=run.config, method_name=run.method_name,
+            method_version=run.method_version, method_compliant=run.method_compliant,
+            status=RunStatus(run.status), started_wall=run.started_wall,
+            finished_wall=run.finished_wall, t0=run.t0, planned_s=run.planned_s,
+            duration_s=run.duration_s, error=run.error, workload_engine=run.workload_engine,
+            phases=_phases(conn, pk), power_meter=identities.get("power_meter"),
+            temperature_meter=identities.get("temperature_meter"),
+            metrics=_metrics(conn, pk), intervals=_intervals(conn, pk),
+            histograms=_histograms(conn, pk), search_results=_searches(conn, pk),
+            events=_events(conn, pk), workload=_workload(conn, pk), power=power,
+            temperature=temperature,
+            samples_sha256=samples_digest(power, power_codes, temperature, temp_codes))
+
+
+def _rows(conn: Connection, entity: Any, pk: int, *order: Any) -> Sequence[Any]:
+    """Rows of one run's child table (attribute access by column name)."""
+    return conn.execute(sa.select(entity.__table__).where(entity.run_id == pk)
+                        .order_by(*order, entity.id)).all()
+
+
+def _columns(conn: Connection, table: sa.Table, names: Sequence[str], pk: int) -> list[tuple]:
+    query = (sa.select(*(table.c[n] for n in names))
+             .where(table.c.run_id == pk).order_by(table.c.t, table.c.id))
+    return [tuple(r) for r in conn.execute(query)]
+
+
+def _power(conn: Connection, pk: int) -> tuple[PowerArrays, list[str]]:
+    table = s.PowerSampleRow.__table__
+    rows = _columns(conn, table, (*POWER_COLUMNS, "flags"), pk)
+    codes = [r[-1] or "" for r in rows]
+    numbers = np.array([r[:-1] for r in rows], dtype=np.float64).reshape(len(rows),
+                                                                         len(POWER_COLUMNS))
+    col = {name: numbers[:, i] for i, name in enumerate(POWER_COLUMNS)}
+    arrays = PowerArrays(
+        phase_index=frozen_array(col["phase_index"], np.int64), t=frozen_array(col["t"], float),
+        watts=frozen_array(col["watts"], float), volts=frozen_array(col["volts"], float),
+        amps=frozen_array(col["amps"], float), pf=frozen_array(col["pf"], float),
+        freq_hz=frozen_array(col["freq"], float), range_v=frozen_array(col["range_v"], float),
+        range_a=frozen_array(col["range_a"], float),
+        uncertainty_pct=frozen_array(col["uncertainty_pct"], float),
+        flags=_flag_array(codes))
+    return arrays, codes
+
+
+def _temperature(conn: Connection, pk: int) -> tuple[TemperatureArrays, list[str]]:
+    rows = _columns(conn, s.TemperatureSampleRow.__table__,
+                    ("phase_index", "t", "celsius", "flags"), pk)
+    codes = [r[3] or "" for r in rows]
+    numbers = np.array([r[:3] for r in rows], dtype=np.float64).reshape(len(rows), 3)
+    return TemperatureArrays(frozen_array(numbers[:, 0], np.int64),
+                             frozen_array(numbers[:, 1], float),
+                             frozen_array(numbers[:, 2], float), _flag_array(codes)), codes
+
+
+def _flag_array(codes: list[str]) -> np.ndarray:
+    array = np.empty(len(codes), dtype=object)
+    array[:] = [decode_flags(c) for c in codes]
+    array.setflags(write=False)
+    return array
+
+
+def samples_digest(power: PowerArrays, power_codes: list[str], temperature: TemperatureArrays,
+                   temp_codes: list[str]) -> str:
+    """SHA-256 over the samples in a canonical byte form (documented in docs/storage.md).
+
+    For each column in a fixed order: ``name:count\\n`` then the values as little-endian
+    int64 (phase index) or float64 with every NaN as the one quiet NaN; flags are their stored
+    codes joined by ``\\n``. Independent of platform, SQL backend and load order.
+    """
+    digest = hashlib.sha256(DIGEST_HEADER)
+
+    def put(name: str, values: np.ndarray, dtype: str) -> None:
+        data = np.ascontiguousarray(values, dtype=dtype)
+        if dtype == "<f8":
+            data = np.where(np.isnan(data), np.float64("nan"), data).astype("<f8")
+        digest.update(f"{name}:{len(data)}\n".encode())
+        digest.update(data.tobytes())
+
+    def put_codes(name: str, codes: list[str]) -> None:
+        digest.update(f"{name}:{len(codes)}\n".encode())
+        digest.update("\n".join(codes).encode())
+
+    put("power.phase_index", power.phase_index, "<i8")
+    for name in ("t", "watts", "volts", "amps", "pf", "freq_hz", "range_v", "range_a",
+                 "uncertainty_pct"):
+        put(f"power.{name}", getattr(power, name), "<f8")
+    put_codes("power.flags", power_codes)
+    put("temperature.phase_index", temperature.phase_index, "<i8")
+    put("temperature.t", temperature.t, "<f8")
+    put("temperature.celsius", temperature.celsius, "<f8")
+    put_codes("temperature.flags", temp_codes)
+    return digest.hexdigest()
+
+
+def _phases(conn: Connection, pk: int) -> tuple[StoredPhase, ...]:
+    return tuple(
+        StoredPhase(
+            info=PhaseInfo(p.idx, PhaseKind(p.kind), p.name, p.profile, p.planned_s,
+                           p.stabilisation_intervals, p.measurement_intervals),
+            status=PhaseStatus(p.status), attempts=p.attempts, t_start=p.t_start,
+            t_end=p.t_end, error=p.error,
+            workload=None if p.read_ios is None else WorkloadResult(
+                p.read_ios, p.write_ios, p.read_bytes, p.write_bytes, nan_if_none(p.runtime_s),
+                p.exit_code or 0, p.engine or "", p.job_text or "", p.workload_error or ""))
+        for p in _rows(conn, s.Phase, pk, s.Phase.idx))
+
+
+def _instruments(conn: Connection, pk: int) -> dict[str, InstrumentIdentity]:
+    return {i.role: InstrumentIdentity(i.vendor, i.model, i.serial, i.firmware, i.resource,
+                                       i.driver, i.calibration_date)
+            for i in _rows(conn, s.InstrumentRow, pk)}
+
+
+def _metrics(conn: Connection, pk: int) -> tuple[MetricResult, ...]:
+    return tuple(
+        MetricResult(m.name, nan_if_none(m.value), m.unit, m.valid, m.reason, m.run_length_s,
+                     nan_if_none(m.avg_power_w), nan_if_none(m.ops_rate), m.ops_unit,
+                     nan_if_none(m.avg_response_ms), m.phase_index)
+        for m in _rows(conn, s.MetricRow, pk))
+
+
+def _intervals(conn: Connection, pk: int) -> tuple[IntervalRecord, ...]:
+    return tuple(
+        IntervalRecord(r.phase_index, r.profile, r.idx, r.start_s, r.end_s,
+                       nan_if_none(r.avg_power_w), r.n_power_samples, nan_if_none(r.ops_rate),
+                       r.ops_unit, nan_if_none(r.avg_response_ms), nan_if_none(r.ep),
+                       nan_if_none(r.wma), r.in_measurement, r.stable)
+        for r in _rows(conn, s.IntervalRow, pk, s.IntervalRow.phase_index, s.IntervalRow.idx))
+
+
+def _histograms(conn: Connection, pk: int) -> tuple[HistogramReady, ...]:
+    return tuple(
+        HistogramReady(h.phase_index, h.profile, dict(zip(h.bins["ns"], h.bins["count"])),
+                       {float(k): nan_if_none(v) for k, v in h.confidence_ms.items()},
+                       nan_if_none(h.ceiling_ms), h.above_ceiling)
+        for h in _rows(conn, s.HistogramRow, pk, s.HistogramRow.phase_index))
+
+
+def _searches(conn: Connection, pk: int) -> tuple[SearchResult, ...]:
+    return tuple(
+        SearchResult(r.profile, r.queue_depth, r.jobs, nan_if_none(r.ops_rate), r.ops_unit,
+                     nan_if_none(r.avg_response_ms),
+                     None if r.rate_read_iops is None else (r.rate_read_iops,
+                                                            r.rate_write_iops),
+                     tuple((qd, nan_if_none(rate), nan_if_none(ms)) for qd, rate, ms in r.probes))
+        for r in _rows(conn, s.SearchResultRow, pk))
+
+
+def _events(conn: Connection, pk: int) -> tuple[StoredEvent, ...]:
+    # ``Row.t`` is SQLAlchemy's tuple accessor, so the ``t`` column is read by key
+    return tuple(StoredEvent(e._mapping["t"], e.level, e.message, e.phase_index)
+                 for e in _rows(conn, s.EventRow, pk, s.EventRow.t))
+
+
+def _workload(conn: Connection, pk: int) -> tuple[StoredWorkloadSlice, ...]:
+    return tuple(
+        StoredWorkloadSlice(w.phase_index, WorkloadInterval(
+            w.t_start, w.t_end, w.read_ios, w.write_ios, w.read_bytes, w.write_bytes,
+            nan_if_none(w.avg_resp_ms), nan_if_none(w.max_resp_ms), {}, w.host))
+        for w in _rows(conn, s.WorkloadIntervalRow, pk, s.WorkloadIntervalRow.t_start))

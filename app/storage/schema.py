@@ -1,0 +1,256 @@
+"""ORM models of the run database (SQLAlchemy 2, typed ``Mapped[]``).
+
+Design choices, so the sample tables stay small and fast:
+
+* every table references runs by the integer ``runs.id``; the public UUID lives once, in
+  ``runs.uuid`` (a 36-character key on 100 000 sample rows would double their size);
+* times in child tables are **run-relative seconds** (station clock minus ``runs.t0``), so a
+  report never needs the station clock of the PC that recorded the run;
+* a float column that is ``NULL`` means "not a number / not reported" (SQLite stores NaN as
+  NULL anyway), and sample flags are a short code string (see :mod:`app.storage.codec`);
+* sample tables are indexed on ``(run_id, t)``: every read is "this run, in time order".
+
+Migrations in ``app/storage/migrations/versions`` create the same schema; a test compares them.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (JSON, BigInteger, Boolean, Float, ForeignKey, Index, Integer, String,
+                        Text, UniqueConstraint)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+def run_fk() -> ForeignKey:
+    """A fresh foreign key to ``runs.id`` (a ForeignKey object belongs to one column only)."""
+    return ForeignKey("runs.id", ondelete="CASCADE")
+
+
+class Station(Base):
+    """A test station (the PC and its instruments), named in RunConfig.station."""
+
+    __tablename__ = "stations"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+
+
+class Sut(Base):
+    """A system under test, identified by vendor, model and serial; latest description kept."""
+
+    __tablename__ = "suts"
+    __table_args__ = (UniqueConstraint("vendor", "model", "serial", name="uq_suts_identity"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    vendor: Mapped[str] = mapped_column(String(200))
+    model: Mapped[str] = mapped_column(String(200))
+    serial: Mapped[str] = mapped_column(String(200))
+    raw_capacity_bytes: Mapped[int] = mapped_column(BigInteger)
+    drive_count: Mapped[int] = mapped_column(Integer)
+    drive_type: Mapped[str] = mapped_column(String(20))
+
+
+class Run(Base):
+    __tablename__ = "runs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    uuid: Mapped[str] = mapped_column(String(64), unique=True)
+    station_id: Mapped[int | None] = mapped_column(ForeignKey("stations.id"))
+    sut_id: Mapped[int | None] = mapped_column(ForeignKey("suts.id"))
+    config: Mapped[dict] = mapped_column(JSON)  # RunConfig.snapshot(), never edited
+    method_name: Mapped[str] = mapped_column(String(100))
+    method_version: Mapped[str] = mapped_column(String(50))
+    method_compliant: Mapped[bool] = mapped_column(Boolean)
+    taxonomy: Mapped[str] = mapped_column(String(50))
+    lab: Mapped[str] = mapped_column(String(50))
+    operator: Mapped[str] = mapped_column(String(200), default="")
+    status: Mapped[str] = mapped_column(String(20), index=True)  # RunStatus
+    started_wall: Mapped[str] = mapped_column(String(40), index=True)  # ISO 8601, UTC
+    finished_wall: Mapped[str | None] = mapped_column(String(40))
+    t0: Mapped[float] = mapped_column(Float)  # station clock at run start
+    planned_s: Mapped[float] = mapped_column(Float)
+    duration_s: Mapped[float | None] = mapped_column(Float)  # run-relative finish time
+    error: Mapped[str] = mapped_column(Text, default="")
+    workload_engine: Mapped[str] = mapped_column(Text, default="")
+    # Who is writing the run right now: lets open_database tell a live run in another
+    # process from one whose station crashed (see Database.mark_interrupted).
+    writer_host: Mapped[str | None] = mapped_column(String(200))
+    writer_pid: Mapped[int | None] = mapped_column(Integer)
+    heartbeat_wall: Mapped[float | None] = mapped_column(Float)  # unix time of last commit
+
+
+class Phase(Base):
+    __tablename__ = "phases"
+    __table_args__ = (UniqueConstraint("run_id", "idx", name="uq_phases_run_idx"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(run_fk())
+    idx: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(20))  # PhaseKind
+    name: Mapped[str] = mapped_column(String(100))
+    profile: Mapped[str | None] = mapped_column(String(50))
+    planned_s: Mapped[float] = mapped_column(Float)
+    stabilisation_intervals: Mapped[int] = mapped_column(Integer, default=0)
+    measurement_intervals: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(20))  # PhaseStatus
+    attempts: Mapped[int] = mapped_column(Integer, default=0)  # >1: restarted after a pause
+    t_start: Mapped[float | None] = mapped_column(Float)
+    t_end: Mapped[float | None] = mapped_column(Float)
+    error: Mapped[str] = mapped_column(Text, default="")
+    # WorkloadResult of the phase (NULL when the phase ran no workload)
+    read_ios: Mapped[int | None] = mapped_column(BigInteger)
+    write_ios: Mapped[int | None] = mapped_column(BigInteger)
+    read_bytes: Mapped[int | None] = mapped_column(BigInteger)
+    write_bytes: Mapped[int | None] = mapped_column(BigInteger)
+    runtime_s: Mapped[float | None] = mapped_column(Float)
+    exit_code: Mapped[int | None] = mapped_column(Integer)
+    engine: Mapped[str | None] = mapped_column(Text)
+    job_text: Mapped[str | None] = mapped_column(Text)
+    workload_error: Mapped[str | None] = mapped_column(Text)
+
+
+class PowerSampleRow(Base):
+    __tablename__ = "power_samples"
+    __table_args__ = (Index("ix_power_samples_run_t", "run_id", "t"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(run_fk())
+    phase_index: Mapped[int] = mapped_column(Integer)
+    t: Mapped[float] = mapped_column(Float)
+    watts: Mapped[float | None] = mapped_column(Float)
+    volts: Mapped[float | None] = mapped_column(Float)
+    amps: Mapped[float | None] = mapped_column(Float)
+    pf: Mapped[float | None] = mapped_column(Float)
+    freq: Mapped[float | None] = mapped_column(Float)
+    range_v: Mapped[float | None] = mapped_column(Float)
+    range_a: Mapped[float | None] = mapped_column(Float)
+    uncertainty_pct: Mapped[float | None] = mapped_column(Float)
+    flags: Mapped[str | None] = mapped_column(String(40))  # codec.encode_flags; NULL = none
+
+
+class TemperatureSampleRow(Base):
+    __tablename__ = "temperature_samples"
+    __table_args__ = (Index("ix_temperature_samples_run_t", "run_id", "t"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(run_fk())
+    phase_index: Mapped[int] = mapped_column(Integer)
+    t: Mapped[float] = mapped_column(Float)
+    celsius: Mapped[float | None] = mapped_column(Float)
+    flags: Mapped[str | None] = mapped_column(String(40))
+
+
+class WorkloadIntervalRow(Base):
+    """Per-slice workload counters; the latency bins are kept per phase in ``histograms``."""
+
+    __tablename__ = "workload_intervals"
+    __table_args__ = (Index("ix_workload_intervals_run_t", "run_id", "t_start"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(run_fk())
+    phase_index: Mapped[int] = mapped_column(Integer)
+    t_start: Mapped[float] = mapped_column(Float)
+    t_end: Mapped[float] = mapped_column(Float)
+    read_ios: Mapped[int] = mapped_column(BigInteger)
+    write_ios: Mapped[int] = mapped_column(BigInteger)
+    read_bytes: Mapped[int] = mapped_column(BigInteger)
+    write_bytes: Mapped[int] = mapped_column(BigInteger)
+    avg_resp_ms: Mapped[float | None] = mapped_column(Float)
+    max_resp_ms: Mapped[float | None] = mapped_column(Float)
+    host: Mapped[str] = mapped_column(String(200), default="")
+
+
+class HistogramRow(Base):
+    __tablename__ = "histograms"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(run_fk(), index=True)
+    phase_index: Mapped[int] = mapped_column(Integer)
+    profile: Mapped[str] = mapped_column(String(50))
+    bins: Mapped[dict] = mapped_column(JSON)  # {"ns": [...], "count": [...]} sorted by ns
+    confidence_ms: Mapped[dict] = mapped_column(JSON)  # {"99.0": 12.3, ...}
+    ceiling_ms: Mapped[float | None] = mapped_column(Float)
+    above_ceiling: Mapped[int] = mapped_column(Integer)
+
+
+class IntervalRow(Base):
+    """IntervalRecord: one closed measurement interval (SPEC-NOTES §4)."""
+
+    __tablename__ = "intervals"
+    __table_args__ = (Index("ix_intervals_run_phase", "run_id", "phase_index", "idx"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(run_fk())
+    phase_index: Mapped[int] = mapped_column(Integer)
+    profile: Mapped[str | None] = mapped_column(String(50))
+    idx: Mapped[int] = mapped_column(Integer)
+    start_s: Mapped[float] = mapped_column(Float)
+    end_s: Mapped[float] = mapped_column(Float)
+    avg_power_w: Mapped[float | None] = mapped_column(Float)
+    n_power_samples: Mapped[int] = mapped_column(Integer)
+    ops_rate: Mapped[float | None] = mapped_column(Float)
+    ops_unit: Mapped[str] = mapped_column(String(20))
+    avg_response_ms: Mapped[float | None] = mapped_column(Float)
+    ep: Mapped[float | None] = mapped_column(Float)
+    wma: Mapped[float | None] = mapped_column(Float)
+    in_measurement: Mapped[bool] = mapped_column(Boolean)
+    stable: Mapped[bool | None] = mapped_column(Boolean)
+
+
+class MetricRow(Base):
+    """MetricResult; one row per metric name (RunFinished repeats MetricComputed's)."""
+
+    __tablename__ = "metrics"
+    __table_args__ = (UniqueConstraint("run_id", "name", name="uq_metrics_run_name"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(run_fk())
+    name: Mapped[str] = mapped_column(String(50))
+    value: Mapped[float | None] = mapped_column(Float)
+    unit: Mapped[str] = mapped_column(String(20))
+    valid: Mapped[bool] = mapped_column(Boolean)
+    reason: Mapped[str] = mapped_column(Text, default="")
+    run_length_s: Mapped[float] = mapped_column(Float)
+    avg_power_w: Mapped[float | None] = mapped_column(Float)
+    ops_rate: Mapped[float | None] = mapped_column(Float)
+    ops_unit: Mapped[str] = mapped_column(String(20))
+    avg_response_ms: Mapped[float | None] = mapped_column(Float)
+    phase_index: Mapped[int | None] = mapped_column(Integer)
+
+
+class SearchResultRow(Base):
+    __tablename__ = "search_results"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(run_fk(), index=True)
+    profile: Mapped[str] = mapped_column(String(50))
+    queue_depth: Mapped[int] = mapped_column(Integer)
+    jobs: Mapped[int] = mapped_column(Integer)
+    ops_rate: Mapped[float | None] = mapped_column(Float)
+    ops_unit: Mapped[str] = mapped_column(String(20))
+    avg_response_ms: Mapped[float | None] = mapped_column(Float)
+    rate_read_iops: Mapped[int | None] = mapped_column(Integer)
+    rate_write_iops: Mapped[int | None] = mapped_column(Integer)
+    probes: Mapped[list] = mapped_column(JSON)  # [[qd, ops_rate, avg_resp_ms], ...]
+
+
+class InstrumentRow(Base):
+    """Identity of an instrument used by a run (role: power_meter | temperature_meter)."""
+
+    __tablename__ = "instruments"
+    __table_args__ = (UniqueConstraint("run_id", "role", name="uq_instruments_run_role"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(run_fk())
+    role: Mapped[str] = mapped_column(String(30))
+    vendor: Mapped[str] = mapped_column(String(200))
+    model: Mapped[str] = mapped_column(String(200))
+    serial: Mapped[str] = mapped_column(String(200), default="")
+    firmware: Mapped[str] = mapped_column(String(200), default="")
+    resource: Mapped[str] = mapped_column(String(300), default="")
+    driver: Mapped[str] = mapped_column(String(100), default="")
+    calibration_date: Mapped[str] = mapped_column(String(40), default="")
+
+
+class EventRow(Base):
+    """The run log (LogMessage events), run-relative time."""
+
+    __tablename__ = "events"
+    __table_args__ = (Index("ix_events_run_t", "run_id", "t"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(run_fk())
+    t: Mapped[float] = mapped_column(Float)
+    level: Mapped[str] = mapped_column(String(10))
+    message: Mapped[str] = mapped_column(Text)
+    phase_index: Mapped[int | None] = mapped_column(Integer)

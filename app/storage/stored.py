@@ -1,0 +1,208 @@
+"""The read model of a stored run: what reports, the history GUI and the CLI are built on.
+
+Everything is frozen. Times are **run-relative seconds** (0 = run start on the station
+clock) everywhere: phases, samples, intervals, log events. "No value" is ``NaN`` in arrays and
+in float fields (SQL ``NULL``), so a missing volts reading and a NaN reading look the same.
+Sample arrays are read-only numpy arrays sorted by time; use :meth:`PowerArrays.between` to
+cut a phase or interval out of them without copying.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo,
+                         PhaseStatus, RunConfig, RunStatus, SutDescription)
+from app.sequencer.events import HistogramReady, SearchResult
+from drivers.interfaces import (EXCLUDING_FLAGS, InstrumentIdentity, WorkloadInterval,
+                                WorkloadResult)
+
+
+def frozen_array(values: Any, dtype: Any) -> np.ndarray:
+    array = np.asarray(values, dtype=dtype)
+    array.setflags(write=False)
+    return array
+
+
+@dataclass(frozen=True, eq=False)
+class PowerArrays:
+    """Power meter samples, one entry per sample, sorted by ``t``.
+
+    ``flags`` holds a frozenset of flag names per sample (``drivers.interfaces.FLAG_*``);
+    ``usable`` is the mask of samples that may enter an average (SPEC-NOTES §3).
+    """
+
+    phase_index: np.ndarray  # int64
+    t: np.ndarray  # float64, run-relative s
+    watts: np.ndarray
+    volts: np.ndarray
+    amps: np.ndarray
+    pf: np.ndarray
+    freq_hz: np.ndarray
+    range_v: np.ndarray
+    range_a: np.ndarray
+    uncertainty_pct: np.ndarray
+    flags: np.ndarray  # object: frozenset[str]
+
+    def __len__(self) -> int:
+        return len(self.t)
+
+    @property
+    def usable(self) -> np.ndarray:
+        clean = np.fromiter((not (f & EXCLUDING_FLAGS) for f in self.flags), bool, len(self))
+        return clean & ~np.isnan(self.watts)
+
+    def between(self, t_start: float, t_end: float) -> PowerArrays:
+        """Samples with ``t_start <= t < t_end`` (views, no copy)."""
+        lo, hi = np.searchsorted(self.t, [t_start, t_end], side="left")
+        return PowerArrays(**{f.name: getattr(self, f.name)[lo:hi] for f in fields(self)})
+
+    def for_phase(self, index: int) -> PowerArrays:
+        mask = self.phase_index == index
+        return PowerArrays(**{f.name: getattr(self, f.name)[mask] for f in fields(self)})
+
+
+@dataclass(frozen=True, eq=False)
+class TemperatureArrays:
+    phase_index: np.ndarray
+    t: np.ndarray
+    celsius: np.ndarray
+    flags: np.ndarray  # object: frozenset[str]
+
+    def __len__(self) -> int:
+        return len(self.t)
+
+    @property
+    def usable(self) -> np.ndarray:
+        clean = np.fromiter((not (f & EXCLUDING_FLAGS) for f in self.flags), bool, len(self))
+        return clean & ~np.isnan(self.celsius)
+
+
+@dataclass(frozen=True)
+class StoredPhase:
+    """A planned phase and what happened to it. ``attempts`` > 1: restarted after a pause
+    (its earlier attempt's samples are kept; ``t_start`` is the last attempt's start)."""
+
+    info: PhaseInfo
+    status: PhaseStatus
+    attempts: int
+    t_start: float | None
+    t_end: float | None
+    error: str
+    workload: WorkloadResult | None  # totals, engine and job file as run
+
+    @property
+    def index(self) -> int:
+        return self.info.index
+
+
+@dataclass(frozen=True)
+class StoredWorkloadSlice:
+    """A workload interval (run-relative times; per-slice latency bins are not stored — the
+    phase's merged histogram is in ``StoredRun.histograms``)."""
+
+    phase_index: int
+    interval: WorkloadInterval
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """One line of the run log."""
+
+    t: float  # run-relative s
+    level: str
+    message: str
+    phase_index: int | None
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One row of the run list (no samples loaded)."""
+
+    run_id: str
+    status: RunStatus
+    method_name: str
+    method_version: str
+    method_compliant: bool
+    taxonomy: str
+    lab: str
+    operator: str
+    station: str
+    sut: str  # "vendor model s/n serial"
+    started_wall: str
+    finished_wall: str | None
+    planned_s: float
+    duration_s: float | None
+    error: str
+
+
+@dataclass(frozen=True, eq=False)
+class StoredRun:
+    """A complete stored run. ``samples_sha256`` identifies the stored samples (see
+    :func:`app.storage.repository.samples_digest` for the canonical byte form)."""
+
+    run_id: str
+    config_snapshot: dict[str, Any]  # RunConfig.snapshot() as stored — do not mutate
+    method_name: str
+    method_version: str
+    method_compliant: bool
+    status: RunStatus
+    started_wall: str  # ISO 8601 UTC
+    finished_wall: str | None
+    t0: float  # station clock at run start (only meaningful on the recording PC)
+    planned_s: float
+    duration_s: float | None  # run-relative end (last sample time for INTERRUPTED runs)
+    error: str
+    workload_engine: str
+    phases: tuple[StoredPhase, ...]
+    power_meter: InstrumentIdentity | None
+    temperature_meter: InstrumentIdentity | None
+    metrics: tuple[MetricResult, ...]
+    intervals: tuple[IntervalRecord, ...]
+    histograms: tuple[HistogramReady, ...]
+    search_results: tuple[SearchResult, ...]
+    events: tuple[StoredEvent, ...]
+    workload: tuple[StoredWorkloadSlice, ...]
+    power: PowerArrays
+    temperature: TemperatureArrays
+    samples_sha256: str
+
+    @property
+    def config(self) -> RunConfig:
+        return config_from_snapshot(self.config_snapshot)
+
+    @property
+    def taxonomy(self) -> str:
+        return str(self.config_snapshot.get("taxonomy", ""))
+
+    @property
+    def job_files(self) -> dict[int, str]:
+        """Phase index → the workload job file as run (phases that ran one)."""
+        return {p.index: p.workload.job_text for p in self.phases
+                if p.workload is not None and p.workload.job_text}
+
+    def phase(self, index: int) -> StoredPhase:
+        return next(p for p in self.phases if p.index == index)
+
+    def metric(self, name: str) -> MetricResult | None:
+        return next((m for m in self.metrics if m.name == name), None)
+
+
+def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    """Only the fields ``cls`` knows: snapshots written by another version still load."""
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in data.items() if k in names}
+
+
+def config_from_snapshot(snapshot: dict[str, Any]) -> RunConfig:
+    """Rebuild the RunConfig a run was started with from its JSON snapshot."""
+    data = _known(RunConfig, snapshot)
+    sut = {k: tuple(v) if isinstance(v, list) else v
+           for k, v in _known(SutDescription, snapshot.get("sut", {})).items()}
+    data["sut"] = SutDescription(**sut)
+    for meter in ("power_meter", "temperature_meter"):
+        data[meter] = InstrumentConfig(**_known(InstrumentConfig, snapshot.get(meter, {})))
+    return RunConfig(**data)

@@ -1,0 +1,102 @@
+"""Synthetic run event streams: for the storage benchmark, its tests and crash drills.
+
+They exercise every event type and every awkward value (NaN, ``None``, flags, unknown flags,
+restarted phases) with plausible numbers, without a sequencer or instruments.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections.abc import Iterator
+
+from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseKind, PhaseStatus,
+                         RunConfig, RunStatus, SutDescription)
+from app.sequencer import events as ev
+from drivers import interfaces as di
+
+PHASES = (
+    PhaseInfo(0, PhaseKind.CONDITIONING, "Conditioning", "MW1", 60.0),
+    PhaseInfo(1, PhaseKind.ACTIVE, "RR", "RR", 120.0, 2, 3),
+    PhaseInfo(2, PhaseKind.READY_IDLE, "Ready idle", None, 60.0, 0, 1),
+)
+
+
+def power_sample(t: float, seq: int) -> di.PowerSample:
+    """A sample whose values are derived from ``seq`` (so a test can recognise it)."""
+    flags: frozenset[str] = frozenset()
+    if seq % 97 == 0:
+        flags = frozenset({di.FLAG_OVERRANGE, di.FLAG_UNCERTAINTY_UNKNOWN})
+    elif seq % 101 == 0:
+        flags = frozenset({"vendor_specific"})
+    watts = float("nan") if seq % 97 == 0 else 400.0 + (seq % 50) * 0.25
+    return di.PowerSample(t=t, watts=watts, volts=230.0 + seq % 3, amps=watts / 230.0,
+                          pf=0.98, freq_hz=50.0, range_v=300.0,
+                          range_a=None if seq % 13 == 0 else 5.0,
+                          uncertainty_pct=None if flags else 0.2 + (seq % 7) / 100, flags=flags)
+
+
+def run_started(t0: float, run_id: str | None = None) -> ev.RunStarted:
+    config = RunConfig(method="demo", taxonomy="online-3", lab="sim", station="bench-1",
+                       sut=SutDescription(coms_declared=("deduplication",), targets=("/dev/x",)),
+                       operator="tester")
+    return ev.RunStarted(run_id or str(uuid.uuid4()), config, "demo", "1.0", False, PHASES, t0,
+                         "2024-05-01T10:00:00+00:00", sum(p.planned_s for p in PHASES))
+
+
+def full_run(t0: float = 1000.0, samples_per_phase: int = 40,
+             run_id: str | None = None) -> Iterator[ev.RunEvent]:
+    """A complete run touching every event type; phase 1 is restarted once after a pause."""
+    yield run_started(t0, run_id)
+    yield ev.InstrumentsIdentified(
+        di.InstrumentIdentity("Yokogawa", "WT310E", "C2XX", "F1.03", "TCPIP::127.0.0.1", "wt300",
+                              "2024-01-15"),
+        di.InstrumentIdentity("Sim", "Thermo", driver="sim"), "simulated SUT")
+    t, seq = t0, 0
+    yield ev.SearchResult("RR", 32, 2, 12000.5, "IOPS", 9.8, (8400, 3600),
+                          ((8, 5000.0, 2.1), (32, 12000.5, 9.8)))
+    for phase in PHASES:
+        attempts = 2 if phase.index == 1 else 1
+        for attempt in range(attempts):
+            yield ev.PhaseStarted(phase, t)
+            yield ev.LogMessage("INFO", f"{phase.name} started (attempt {attempt + 1})", t,
+                                phase.index)
+            power = []
+            for _ in range(samples_per_phase):
+                t += 0.5
+                power.append(power_sample(t, seq))
+                seq += 1
+            yield ev.PowerSamples(phase.index, tuple(power))
+            yield ev.TemperatureSamples(phase.index, (
+                di.TemperatureSample(t - 1.0, 23.4),
+                di.TemperatureSample(t, float("nan"), frozenset({di.FLAG_SENSOR_ERROR}))))
+            if phase.profile:
+                yield ev.WorkloadIntervals(phase.index, (
+                    di.WorkloadInterval(t - 2.0, t - 1.0, 800, 200, 800 * 8192, 200 * 8192, 1.5,
+                                        20.0, {50_000: 700, 2_000_000: 300}, "127.0.0.1:8765"),
+                    di.WorkloadInterval(t - 1.0, t, 810, 190, 810 * 8192, 190 * 8192,
+                                        float("nan"), 21.0)))
+            if attempt + 1 < attempts:
+                yield ev.PhaseFinished(phase, PhaseStatus.ABORTED, t, "paused by the operator")
+        for i in range(phase.stabilisation_intervals + phase.measurement_intervals):
+            yield ev.IntervalClosed(IntervalRecord(
+                phase.index, phase.profile, i, (t - t0) - 60 + i, (t - t0) - 59 + i,
+                410.0 + i, 120, 12000.0 if phase.profile else math.nan,
+                "IOPS" if phase.profile else "", 2.5, 29.3, math.nan if i == 0 else 29.1,
+                i >= phase.stabilisation_intervals, None if i == 0 else True))
+        workload = (di.WorkloadResult(10_000, 2_000, 10_000 * 8192, 2_000 * 8192, 55.0, 0,
+                                      "simulated SUT", f"[{phase.profile}]\nrw=randrw\n")
+                    if phase.profile else None)
+        if phase.kind is PhaseKind.ACTIVE:
+            yield ev.HistogramReady(phase.index, phase.profile or "", {50_000: 10, 2_000_000: 3},
+                                    {90.0: 1.5, 99.9: float("nan")}, 30.0, 0)
+            yield ev.MetricComputed(MetricResult("EP_RR", 29.3, "IOPS/W", True, "", 1800.0,
+                                                 410.0, 12000.0, "IOPS", 2.5, phase.index))
+        yield ev.Progress(t - t0, 10.0, 0.5, phase.index, 1.0)
+        yield ev.PhaseFinished(phase, PhaseStatus.COMPLETED, t, "", workload)
+    idle = MetricResult("EP_RI", float("nan"), "GB/W", False, "power not stable", 600.0)
+    yield ev.MetricComputed(idle)
+    yield ev.LogMessage("WARNING", "EP_RI INVALID: power not stable", t, None)
+    yield ev.RunFinished(RunStatus.COMPLETED, t + 0.25, (
+        MetricResult("EP_RR", 29.3, "IOPS/W", True, "", 1800.0, 410.0, 12000.0, "IOPS", 2.5, 1),
+        idle))
