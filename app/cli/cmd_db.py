@@ -1,0 +1,56 @@
+"""``storwatt db``: upgrade the run database's schema and show what it holds."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+
+from app.storage import migrate
+from app.storage.db import open_database
+from app.storage.errors import StorageError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("db", help="database maintenance (upgrade, info)")
+    group = p.add_subparsers(dest="db_command", metavar="ACTION", required=True)
+    up = group.add_parser("upgrade", help="bring the database schema to this version's")
+    up.add_argument("--db", help="database URL (default: the station's SQLite file)")
+    up.set_defaults(func=upgrade_command)
+    info = group.add_parser("info", help="URL, schema version and run counts")
+    info.add_argument("--db", help="database URL (default: the station's SQLite file)")
+    info.add_argument("--json", action="store_true", help="print as JSON")
+    info.set_defaults(func=info_command)
+
+
+def upgrade_command(args: argparse.Namespace) -> int:
+    try:
+        version = migrate.upgrade(args.db)
+    except StorageError as exc:
+        print(f"storwatt db upgrade: {exc}", file=sys.stderr)
+        return 1
+    print(f"database schema at version {version} (latest {migrate.head()})")
+    return 0
+
+
+def info_command(args: argparse.Namespace) -> int:
+    try:
+        database = open_database(args.db)
+        try:
+            runs = database.list_runs()
+            facts = {"url": database.url, "schema_version": database.schema_version(),
+                     "latest_schema_version": migrate.head(), "runs": len(runs),
+                     "runs_by_status": dict(Counter(str(r.status) for r in runs)),
+                     "interrupted_at_open": list(database.interrupted)}
+        finally:
+            database.close()
+    except StorageError as exc:
+        print(f"storwatt db info: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(facts, indent=2))
+        return 0
+    for key, value in facts.items():
+        print(f"{key.replace('_', ' '):24} {value}")
+    return 0

@@ -1,0 +1,140 @@
+"""``storwatt runs``: list stored runs and show one (phases, metrics, instruments, counts)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from dataclasses import asdict
+from typing import Any
+
+from app.storage.db import open_database
+from app.storage.errors import StorageError
+from app.storage.stored import RunSummary, StoredRun
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("runs", help="list and show stored runs")
+    group = p.add_subparsers(dest="runs_command", metavar="ACTION", required=True)
+    ls = group.add_parser("list", help="stored runs, newest first")
+    ls.add_argument("--status", help="only runs with this status (COMPLETED, INTERRUPTED …)")
+    ls.add_argument("--limit", type=int, help="at most this many runs")
+    show = group.add_parser("show", help="one run: phases, metrics, instruments, sample counts")
+    show.add_argument("run_id", metavar="ID", help="run id or an unambiguous prefix of it")
+    for parser in (ls, show):
+        parser.add_argument("--json", action="store_true", help="print as JSON")
+        parser.add_argument("--db", help="database URL (default: the station's SQLite file)")
+    ls.set_defaults(func=list_command)
+    show.set_defaults(func=show_command)
+
+
+def _num(x: float | None) -> float | None:
+    """JSON has no NaN: a missing number is null."""
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
+
+
+def _fmt(x: float | None, digits: int = 3) -> str:
+    return "—" if _num(x) is None else f"{x:.{digits}g}"
+
+
+def list_command(args: argparse.Namespace) -> int:
+    try:
+        database = open_database(args.db)
+        try:
+            runs = database.list_runs(status=args.status.upper() if args.status else None,
+                                      limit=args.limit)
+        finally:
+            database.close()
+    except StorageError as exc:
+        print(f"storwatt runs list: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps([_summary_json(r) for r in runs], indent=2))
+        return 0
+    if not runs:
+        print(f"no runs stored in {database.url}")
+        return 0
+    print(f"{'ID':10} {'STARTED (UTC)':25} {'STATUS':12} {'METHOD':16} {'TAXONOMY':14} SUT")
+    for r in runs:
+        print(f"{r.run_id[:8]:10} {r.started_wall:25} {r.status:12} "
+              f"{r.method_name + ' ' + r.method_version:16} {r.taxonomy:14} {r.sut}")
+    return 0
+
+
+def _summary_json(r: RunSummary) -> dict[str, Any]:
+    data = asdict(r)
+    data["status"] = str(r.status)
+    return data
+
+
+def show_command(args: argparse.Namespace) -> int:
+    try:
+        database = open_database(args.db)
+        try:
+            run = database.load_run(args.run_id)
+        finally:
+            database.close()
+    except StorageError as exc:
+        print(f"storwatt runs show: {exc}", file=sys.stderr)
+        return 1
+    data = run_json(run)
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        print(_run_text(run, data))
+    return 0
+
+
+def run_json(run: StoredRun) -> dict[str, Any]:
+    """The facts ``runs show`` prints, as plain JSON-able data."""
+    ident = {role: (asdict(i) if i else None) for role, i in
+             (("power_meter", run.power_meter), ("temperature_meter", run.temperature_meter))}
+    return {
+        "run_id": run.run_id, "status": str(run.status), "error": run.error,
+        "method": {"name": run.method_name, "version": run.method_version,
+                   "compliant": run.method_compliant},
+        "taxonomy": run.taxonomy, "started_wall": run.started_wall,
+        "finished_wall": run.finished_wall, "planned_s": run.planned_s,
+        "duration_s": run.duration_s, "workload_engine": run.workload_engine,
+        "instruments": ident,
+        "phases": [{"index": p.index, "kind": str(p.info.kind), "name": p.info.name,
+                    "profile": p.info.profile, "status": str(p.status),
+                    "attempts": p.attempts, "t_start": p.t_start, "t_end": p.t_end,
+                    "error": p.error} for p in run.phases],
+        "metrics": [{"name": m.name, "value": _num(m.value), "unit": m.unit, "valid": m.valid,
+                     "reason": m.reason} for m in run.metrics],
+        "counts": {"power_samples": len(run.power), "temperature_samples": len(run.temperature),
+                   "workload_intervals": len(run.workload), "intervals": len(run.intervals),
+                   "log_events": len(run.events)},
+        "samples_sha256": run.samples_sha256,
+    }
+
+
+def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
+    lines = [f"Run {run.run_id}  {run.status}" + (f"  ({run.error})" if run.error else ""),
+             f"Method   {run.method_name} {run.method_version}"
+             f"{'' if run.method_compliant else '  (not compliant: demo/variant)'}",
+             f"Taxonomy {run.taxonomy}    started {run.started_wall}    "
+             f"duration {_fmt(run.duration_s, 6)} s of {_fmt(run.planned_s, 6)} s planned"]
+    for role, ident in (("Power meter", run.power_meter),
+                        ("Thermometer", run.temperature_meter)):
+        lines.append(f"{role:12} {ident.describe() + '  ' + ident.resource if ident else '—'}")
+    lines.append(f"Workload    {run.workload_engine or '—'}")
+    lines.append("\nPhases")
+    for p in run.phases:
+        lines.append(f"  {p.index:>2} {p.info.name:20} {p.status:10} "
+                     f"{_fmt(p.t_start, 6):>8} … {_fmt(p.t_end, 6):<8}"
+                     + (f" ×{p.attempts}" if p.attempts > 1 else "")
+                     + (f"  {p.error}" if p.error else ""))
+    lines.append("\nMetrics")
+    for m in run.metrics:
+        shown = f"{_fmt(m.value, 5)} {m.unit}" if m.valid else f"INVALID: {m.reason}"
+        lines.append(f"  {m.name:10} {shown}")
+    counts = data["counts"]
+    lines.append(f"\nStored: {counts['power_samples']} meter samples, "
+                 f"{counts['temperature_samples']} temperature samples, "
+                 f"{counts['workload_intervals']} workload intervals, "
+                 f"{counts['log_events']} log lines")
+    lines.append(f"Samples SHA-256 {run.samples_sha256}")
+    return "\n".join(lines)
