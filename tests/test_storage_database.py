@@ -1,0 +1,194 @@
+"""Opening databases: upgrades, crash recovery, and clear errors for broken situations."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+
+from app.records import RunStatus
+from app.sequencer import events as ev
+from app.storage import migrate
+from app.storage.db import open_database
+from app.storage.errors import (CorruptDatabaseError, DatabaseLockedError,
+                                DatabaseUnreachableError, DiskFullError, SchemaTooNewError,
+                                StorageError, WriterError)
+from app.storage.schema import Base
+from app.storage.synthetic import full_run, power_sample, run_started
+from app.storage.writer import RunWriter
+
+
+@pytest.fixture()
+def url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'runs.db'}"
+
+
+def test_migrations_create_exactly_the_model_schema(url: str) -> None:
+    database = open_database(url)
+    with database.engine.connect() as conn:
+        diffs = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+        assert diffs == []
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 5000
+    assert database.schema_version() == migrate.head() == "0001"
+
+
+def _unfinished_run(url: str) -> str:
+    database = open_database(url)
+    writer = RunWriter(database)
+    events = [e for e in full_run(100.0, 10) if not isinstance(e, ev.RunFinished)]
+    for event in events:
+        writer(event)
+    assert writer.flush(5.0)
+    return events[0].run_id, database, writer
+
+
+def test_running_run_becomes_interrupted_on_reopen(url: str) -> None:
+    run_id, database, writer = _unfinished_run(url)
+    live = open_database(url)  # the writer is alive in this process: leave the run alone
+    assert live.interrupted == () and live.load_run(run_id).status is RunStatus.RUNNING
+    writer.close()  # closed without RunFinished: the station stopped
+    reopened = open_database(url)
+    assert reopened.interrupted == (run_id,)
+    run = reopened.load_run(run_id)
+    assert run.status is RunStatus.INTERRUPTED and "stopped" in run.error
+    assert len(run.power) == 4 * 10  # samples intact
+    assert run.duration_s == run.power.t[-1]
+    assert open_database(url).interrupted == ()  # only once
+
+
+def test_run_of_a_dead_process_is_interrupted(url: str) -> None:
+    run_id, database, writer = _unfinished_run(url)
+    writer.close()
+    with database.engine.begin() as conn:  # as if its writer process had been killed
+        conn.exec_driver_sql("UPDATE runs SET writer_pid = 2147483000")
+    assert open_database(url).load_run(run_id).status is RunStatus.INTERRUPTED
+
+
+def _hold_lock(url: str) -> sqlite3.Connection:
+    holder = sqlite3.connect(url.removeprefix("sqlite:///"), isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("INSERT INTO stations (name) VALUES ('lock holder')")
+    return holder
+
+
+def test_locked_database_gives_a_clear_error(url: str) -> None:
+    _, _, writer = _unfinished_run(url)
+    writer.close()  # an orphaned run: opening must write (mark it INTERRUPTED)
+    holder = _hold_lock(url)
+    try:
+        with pytest.raises(DatabaseLockedError, match="locked by another program"):
+            open_database(url, busy_timeout_s=0.2)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert open_database(url).interrupted  # fine once the lock is gone
+
+
+def test_writer_waits_out_a_lock_and_reports_it(url: str) -> None:
+    database = open_database(url, busy_timeout_s=0.1)
+    errors: list[StorageError] = []
+    writer = RunWriter(database, on_error=errors.append, retry_interval_s=0.05)
+    holder = _hold_lock(url)
+    try:
+        writer(run_started(0.0, "locked-run"))
+        assert not writer.flush(2.0)
+        assert writer.failed and isinstance(writer.error, DatabaseLockedError)
+        assert len(errors) == 1
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert writer.flush(5.0) and not writer.failed
+    writer.close()
+    assert database.load_run("locked-run").status is RunStatus.RUNNING
+
+
+def test_corrupt_file_gives_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "runs.db"
+    path.write_bytes(b"this is a spreadsheet, not a database" * 200)
+    with pytest.raises(CorruptDatabaseError, match="not a readable StorWatt database"):
+        open_database(f"sqlite:///{path}")
+    assert path.read_bytes().startswith(b"this is a spreadsheet")  # nothing overwritten
+
+
+def test_newer_schema_is_refused_with_both_versions(url: str) -> None:
+    open_database(url).close()
+    with sa.create_engine(url).begin() as conn:
+        conn.exec_driver_sql("UPDATE alembic_version SET version_num = '0007'")
+    with pytest.raises(SchemaTooNewError) as info:
+        open_database(url)
+    assert (info.value.found, info.value.supported) == ("0007", "0001")
+    assert "0007" in str(info.value) and "0001" in str(info.value)
+
+
+def test_foreign_revision_is_refused(url: str) -> None:
+    open_database(url).close()
+    with sa.create_engine(url).begin() as conn:
+        conn.exec_driver_sql("UPDATE alembic_version SET version_num = 'ae1027a6acf'")
+    with pytest.raises(StorageError, match="not written by StorWatt"):
+        open_database(url)
+
+
+@pytest.mark.parametrize("bad", ["sqlite:////nonexistent-folder/x/runs.db",
+                                 "nosuchdialect://user@127.0.0.1/db", "not a url"])
+def test_unreachable_url_gives_a_clear_error(bad: str) -> None:
+    with pytest.raises(DatabaseUnreachableError, match="cannot open database"):
+        open_database(bad)
+
+
+def test_full_disk_keeps_samples_queued_reports_and_recovers(url: str) -> None:
+    database = open_database(url)
+    limit = {"pages": 1_000_000}
+    engine_factory = database.writer_engine
+
+    def limited_engine():
+        engine = engine_factory()
+        sa.event.listen(engine, "begin", lambda conn: conn.exec_driver_sql(
+            f"PRAGMA max_page_count = {limit['pages']}"))
+        return engine
+
+    database.writer_engine = limited_engine
+    errors: list[StorageError] = []
+    writer = RunWriter(database, on_error=errors.append, retry_interval_s=0.05)
+    writer(run_started(0.0, "full-disk-run"))
+    assert writer.flush(5.0)
+    with database.engine.connect() as conn:
+        limit["pages"] = conn.exec_driver_sql("PRAGMA page_count").scalar()
+    samples = [power_sample(i * 0.01, i) for i in range(5000)]
+    writer(ev.PowerSamples(0, tuple(samples)))
+    deadline = time.monotonic() + 5
+    while not writer.failed and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert writer.failed and isinstance(writer.error, DiskFullError)
+    assert len(errors) == 1 and "full" in str(errors[0])
+    assert writer.backlog >= 1  # kept, not dropped
+    limit["pages"] = 1_000_000  # space freed
+    assert writer.flush(5.0) and not writer.failed
+    writer.close()
+    assert len(database.load_run("full-disk-run").power) == 5000
+
+
+def test_close_reports_events_it_could_not_store(url: str) -> None:
+    database = open_database(url)
+    engine_factory = database.writer_engine
+
+    def full_engine():
+        engine = engine_factory()
+        sa.event.listen(engine, "begin", lambda conn: conn.exec_driver_sql(
+            "PRAGMA max_page_count = 1"))
+        return engine
+
+    database.writer_engine = full_engine
+    writer = RunWriter(database, retry_interval_s=0.05)
+    writer(run_started(0.0, "never-stored"))
+    writer(ev.PowerSamples(0, tuple(power_sample(i * 0.01, i) for i in range(5000))))
+    with pytest.raises(WriterError, match="could not be stored"):
+        writer.close(timeout=0.5)
+    with pytest.raises(WriterError, match="closed"):
+        writer(run_started(0.0))

@@ -1,0 +1,160 @@
+"""A synthetic event stream stored by RunWriter comes back from load_run unchanged."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.records import PhaseStatus, RunStatus
+from app.sequencer import events as ev
+from app.storage.codec import decode_flags, encode_flags
+from app.storage.db import open_database
+from app.storage.errors import AmbiguousRunIdError, RunNotFoundError
+from app.storage.synthetic import full_run
+from app.storage.writer import RunWriter
+
+T0 = 5000.0
+
+
+def same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or a == b
+
+
+def store(url: str, events: list[ev.RunEvent]) -> None:
+    database = open_database(url)
+    writer = RunWriter(database)
+    for event in events:
+        writer(event)
+    writer.close()
+    database.close()
+
+
+@pytest.fixture()
+def stored(tmp_path: Path):
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    events = list(full_run(T0, samples_per_phase=60, run_id="3f0c9a2e-run-one"))
+    store(url, events)
+    database = open_database(url)
+    yield database, events, database.load_run("3f0c9a2e-run-one")
+    database.close()
+
+
+def of(events, kind):
+    return [e for e in events if isinstance(e, kind)]
+
+
+def test_run_header_and_config_round_trip(stored) -> None:
+    _, events, run = stored
+    started = events[0]
+    assert run.config == started.config
+    assert (run.method_name, run.method_version, run.method_compliant) == ("demo", "1.0", False)
+    assert run.status is RunStatus.COMPLETED and run.t0 == T0
+    assert run.duration_s == pytest.approx(events[-1].t - T0)
+    assert run.started_wall == started.wall_start_iso and run.finished_wall
+    assert run.workload_engine == "simulated SUT"
+    assert run.power_meter == of(events, ev.InstrumentsIdentified)[0].power_meter
+    assert run.temperature_meter.vendor == "Sim"
+
+
+def test_power_samples_round_trip_with_nan_none_and_flags(stored) -> None:
+    _, events, run = stored
+    batches = of(events, ev.PowerSamples)
+    sent = [(b.phase_index, p) for b in batches for p in b.samples]
+    assert len(run.power) == len(sent) == 4 * 60
+    for i, (phase, p) in enumerate(sent):
+        assert run.power.phase_index[i] == phase
+        assert run.power.t[i] == p.t - T0
+        for name, value in (("watts", p.watts), ("volts", p.volts), ("amps", p.amps),
+                            ("pf", p.pf), ("freq_hz", p.freq_hz)):
+            assert same(getattr(run.power, name)[i], value), name
+        for name, value in (("range_v", p.range_v), ("range_a", p.range_a),
+                            ("uncertainty_pct", p.uncertainty_pct)):
+            assert same(getattr(run.power, name)[i], math.nan if value is None else value)
+        assert run.power.flags[i] == p.flags
+    assert list(run.power.usable) == [p.usable for _, p in sent]
+    assert not run.power.t.flags.writeable
+
+
+def test_results_round_trip(stored) -> None:
+    _, events, run = stored
+    sent_intervals = [e.interval for e in of(events, ev.IntervalClosed)]
+    assert len(run.intervals) == len(sent_intervals)
+    for got, want in zip(run.intervals, sent_intervals):
+        for field in want.__dataclass_fields__:
+            a, b = getattr(got, field), getattr(want, field)
+            assert same(a, b) if isinstance(b, float) else a == b, field
+    histogram = of(events, ev.HistogramReady)[0]
+    assert run.histograms[0].bins == histogram.bins
+    assert run.histograms[0].confidence_ms[90.0] == 1.5
+    assert math.isnan(run.histograms[0].confidence_ms[99.9])
+    assert run.search_results == tuple(of(events, ev.SearchResult))
+    # RunFinished repeats the metrics: stored once each, in announcement order
+    assert [m.name for m in run.metrics] == ["EP_RR", "EP_RI"]
+    assert run.metric("EP_RR") == of(events, ev.MetricComputed)[0].metric
+    ri = run.metric("EP_RI")
+    assert not ri.valid and ri.reason == "power not stable" and math.isnan(ri.value)
+    logs = of(events, ev.LogMessage)
+    assert [(e.t, e.level, e.message, e.phase_index) for e in run.events] == [
+        (m.t - T0, m.level, m.message, m.phase_index) for m in logs]
+
+
+def test_phases_and_workload_round_trip(stored) -> None:
+    _, events, run = stored
+    assert [p.info for p in run.phases] == list(events[0].phases)
+    assert all(p.status is PhaseStatus.COMPLETED for p in run.phases)
+    restarted = run.phase(1)
+    assert restarted.attempts == 2 and restarted.error == ""
+    last_start = [e for e in of(events, ev.PhaseStarted) if e.phase.index == 1][-1]
+    assert restarted.t_start == last_start.t - T0
+    finished = [e for e in of(events, ev.PhaseFinished) if e.status is PhaseStatus.COMPLETED]
+    assert [p.workload for p in run.phases] == [e.workload for e in finished]
+    assert run.job_files == {0: "[MW1]\nrw=randrw\n", 1: "[RR]\nrw=randrw\n"}
+    sent = [(b.phase_index, w) for b in of(events, ev.WorkloadIntervals) for w in b.intervals]
+    assert len(run.workload) == len(sent)
+    for got, (phase, w) in zip(run.workload, sent):
+        assert got.phase_index == phase and got.interval.host == w.host
+        assert (got.interval.t_start, got.interval.t_end) == (w.t_start - T0, w.t_end - T0)
+        assert got.interval.ios == w.ios and same(got.interval.avg_resp_ms, w.avg_resp_ms)
+    temps = [t for b in of(events, ev.TemperatureSamples) for t in b.samples]
+    assert np.array_equal(run.temperature.t, [t.t - T0 for t in temps])
+    assert list(run.temperature.usable) == [t.usable for t in temps]
+
+
+def test_samples_digest_is_stable_and_sensitive(stored, tmp_path: Path) -> None:
+    database, events, run = stored
+    assert database.load_run(run.run_id).samples_sha256 == run.samples_sha256
+    other = f"sqlite:///{tmp_path / 'other.db'}"
+    store(other, events)  # same samples in another database → same digest
+    changed = [ev.PowerSamples(e.phase_index, e.samples[:-1]) if isinstance(e, ev.PowerSamples)
+               else e for e in events]
+    changed_url = f"sqlite:///{tmp_path / 'changed.db'}"
+    store(changed_url, changed)
+    assert open_database(other).load_run(run.run_id).samples_sha256 == run.samples_sha256
+    assert open_database(changed_url).load_run(run.run_id).samples_sha256 != run.samples_sha256
+
+
+def test_list_runs_and_id_prefixes(stored, tmp_path: Path) -> None:
+    database, _, run = stored
+    store(database.url, list(full_run(T0, 2, run_id="3f0c9a2e-run-two")))
+    store(database.url, list(full_run(T0, 2, run_id="77aa-run-three")))
+    assert len(database.list_runs()) == 3
+    assert [r.run_id for r in database.list_runs(status="COMPLETED", limit=1)]
+    assert database.list_runs(status="FAILED") == []
+    assert database.resolve_run_id("77") == "77aa-run-three"
+    with pytest.raises(AmbiguousRunIdError, match="several runs"):
+        database.load_run("3f0c")
+    with pytest.raises(RunNotFoundError, match="no stored run"):
+        database.load_run("nope")
+    with pytest.raises(RunNotFoundError):
+        database.resolve_run_id("%")  # LIKE wildcards are literal
+
+
+@pytest.mark.parametrize("flags", [frozenset(), frozenset({"overrange", "no_data"}),
+                                   frozenset({"invalid", "brand_new_flag"})])
+def test_flag_codes_are_lossless(flags: frozenset[str]) -> None:
+    code = encode_flags(flags)
+    assert decode_flags(code) == flags
+    assert code is None or len(code) <= 20
