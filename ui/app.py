@@ -1,0 +1,35 @@
+"""Launch the station GUI: one QApplication, the main window, the system's light/dark look."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from PySide6.QtWidgets import QApplication
+
+from ui.settings import APPLICATION, ORGANISATION
+
+
+def application(argv: Sequence[str] | None = None) -> QApplication:
+    """The process's QApplication (created once), named so QSettings finds its file."""
+    existing = QApplication.instance()
+    if existing is not None:
+        return existing  # type: ignore[return-value]
+    QApplication.setOrganizationName(ORGANISATION)
+    QApplication.setApplicationName(APPLICATION)
+    return QApplication(list(argv or sys.argv[:1]))
+
+
+def run_gui(lab: str = "sim", db_url: str | None = None,
+            argv: Sequence[str] | None = None) -> int:
+    """Open the main window and run the event loop until it closes; returns the exit code."""
+    qt_app = application(argv)
+    from ui.main_window import MainWindow  # after QApplication: pyqtgraph reads the palette
+
+    window = MainWindow(lab=lab, db_url=db_url)
+    window.show()
+    return qt_app.exec()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(run_gui())

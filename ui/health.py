@@ -1,0 +1,60 @@
+"""Station health for the start page: where the database is, which instrument drivers are
+installed, whether fio is on the PATH. Pure Python so it is tested without a display."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+from sqlalchemy.engine import make_url
+
+from ui.wizard.connection import power_drivers
+
+
+@dataclass(frozen=True)
+class HealthItem:
+    name: str
+    ok: bool
+    detail: str
+
+
+def database_item(url: str, error: str = "", interrupted: int = 0) -> HealthItem:
+    try:
+        parsed = make_url(url)
+        where = parsed.database if parsed.get_backend_name() == "sqlite" else \
+            parsed.render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 — any unparsable URL is reported, not raised
+        where = url
+    if error:
+        return HealthItem("Database", False, f"{where}: {error}")
+    note = f"; {interrupted} interrupted run(s) found at start-up" if interrupted else ""
+    return HealthItem("Database", True, f"{where}{note}")
+
+
+def fio_item(which=shutil.which) -> HealthItem:
+    path = which("fio")
+    if not path:
+        return HealthItem("fio", False, "not found on PATH: only the simulated lab and fio "
+                          "load hosts can run")
+    try:
+        version = subprocess.run([path, "--version"], capture_output=True, text=True,
+                                 timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as exc:
+        return HealthItem("fio", False, f"{path} does not run: {exc}")
+    return HealthItem("fio", True, f"{version or 'fio'} at {path}")
+
+
+def instruments_item(last_meter: str = "") -> HealthItem:
+    drivers = power_drivers()
+    last = f"; last used: {last_meter}" if last_meter else ""
+    if not drivers:
+        return HealthItem("Instruments", True, "simulated meters only (no hardware drivers "
+                          f"installed){last}")
+    return HealthItem("Instruments", True, f"power-meter drivers: {', '.join(drivers)}{last}")
+
+
+def station_health(db_url: str, db_error: str = "", interrupted: int = 0,
+                   last_meter: str = "") -> list[HealthItem]:
+    return [database_item(db_url, db_error, interrupted), instruments_item(last_meter),
+            fio_item()]

@@ -1,0 +1,225 @@
+"""The station's main window: start page ⇄ run view, menus and shortcuts, status bar, and
+window state kept in QSettings.
+
+Runs start through :func:`app.session.open_session` with a :class:`~ui.bridge.RunBridge` among
+the listeners; closing the window mid-run asks first, then aborts the run and closes only once
+the worker thread has finished (so the lab is released and storage flushed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import QMainWindow, QMessageBox, QStackedWidget
+
+from app.labs import LabError
+from app.method.loader import MethodError
+from app.paths import default_db_url
+from app.records import RunConfig
+from app.sequencer import events as ev
+from app.session import RunSession, open_session
+from app.storage.db import Database, open_database
+from drivers.interfaces import InstrumentError, WorkloadError
+from ui.bridge import RunBridge
+from ui.health import station_health
+from ui.run_view import Confirm, RunView, ask_yes_no
+from ui.settings import station_settings
+from ui.start_page import StartPage
+from ui.wizard.model import WizardEntries, entries_from_config
+from ui.wizard.wizard import NewRunWizard
+
+RECENT_RUNS = 30
+START_ERRORS = (MethodError, LabError, KeyError, ValueError, InstrumentError, WorkloadError,
+                OSError)
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, *, lab: str = "sim", db_url: str | None = None,
+                 settings: QSettings | None = None, confirm: Confirm = ask_yes_no,
+                 default_method: str = "demo") -> None:
+        super().__init__()
+        self.lab = lab
+        self.db_url = db_url or default_db_url()
+        self.settings = settings or station_settings()
+        self.confirm = confirm
+        self.default_method = default_method
+        self.database: Database | None = None
+        self.wizard: NewRunWizard | None = None
+        self.session: RunSession | None = None
+        self._close_after_run = False
+        self.setWindowTitle("StorWatt — storage power-efficiency test station")
+        self.start_page = StartPage()
+        self.run_view = RunView(confirm=confirm)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.start_page)
+        self.stack.addWidget(self.run_view)
+        self.setCentralWidget(self.stack)
+        self.start_page.new_run.connect(self.new_run)
+        self.start_page.resume_run.connect(self.repeat_run)
+        self.run_view.ended.connect(self._run_ended)
+        self._build_menus()
+        self.resize(1500, 950)
+        self._restore_state()
+        self.refresh()
+
+    # --- menus ------------------------------------------------------------------------------
+    def _action(self, menu, text: str, slot, shortcut=None) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file = bar.addMenu("&File")
+        self.new_action = self._action(file, "&New run…", self.new_run, QKeySequence.StandardKey.New)
+        self.repeat_action = self._action(file, "&Repeat selected run’s set-up…",
+                                          self._repeat_selected, "Ctrl+R")
+        self.home_action = self._action(file, "&Start page", self.show_start_page, "Ctrl+Home")
+        file.addSeparator()
+        self.quit_action = self._action(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        run = bar.addMenu("&Run")
+        self.pause_action = self._action(run, "&Pause", self.run_view.pause, "Ctrl+P")
+        self.resume_action = self._action(run, "&Resume", self.run_view.resume, "Ctrl+Shift+P")
+        self.abort_action = self._action(run, "&Abort…", self.run_view.ask_abort, "Ctrl+.")
+        view = bar.addMenu("&View")
+        self._action(view, "&Refresh runs and health", self.refresh, QKeySequence.StandardKey.Refresh)
+        self._action(view, "&Run view", lambda: self.stack.setCurrentWidget(self.run_view),
+                     "Ctrl+2")
+        help_menu = bar.addMenu("&Help")
+        self._action(help_menu, "&About StorWatt", self._about)
+        # Quit must work even from a focused table (QKeySequence.Quit is empty on some desktops)
+        if self.quit_action.shortcut().isEmpty():
+            self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+
+    def _about(self) -> None:
+        import app
+
+        QMessageBox.about(self, "About StorWatt", f"StorWatt {app.__version__}\nStorage "
+                          "power-efficiency test station (SNIA Emerald method).")
+
+    # --- state ------------------------------------------------------------------------------
+    def _restore_state(self) -> None:
+        geometry = self.settings.value("main/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = self.settings.value("main/state")
+        if state is not None:
+            self.restoreState(state)
+
+    def save_state(self) -> None:
+        self.settings.setValue("main/geometry", self.saveGeometry())
+        self.settings.setValue("main/state", self.saveState())
+        self.settings.sync()
+
+    def refresh(self) -> None:
+        """Re-read the recent runs and the station's health."""
+        error = ""
+        try:
+            if self.database is None:
+                self.database = open_database(self.db_url)
+            runs = self.database.list_runs(limit=RECENT_RUNS)
+        except Exception as exc:  # noqa: BLE001 — storage errors are shown, the GUI stays up
+            runs, error = [], str(exc)
+        interrupted = len(self.database.interrupted) if self.database else 0
+        self.start_page.show_runs(runs, error)
+        self.start_page.show_health(station_health(
+            self.db_url, error, interrupted, str(self.settings.value("last/meter", ""))))
+        self.statusBar().showMessage(f"Database: {self.db_url}")
+
+    def show_start_page(self) -> None:
+        if not self.run_view.running:
+            self.refresh()
+        self.stack.setCurrentWidget(self.start_page)
+
+    # --- starting runs ----------------------------------------------------------------------
+    def new_run(self, entries: WizardEntries | None = None) -> NewRunWizard | None:
+        if self.run_view.running:
+            self.statusBar().showMessage("A run is in progress: finish or abort it first.")
+            return None
+        if entries is None:  # the simulated array as a worked example; edit for real SUTs
+            entries = replace(entries_from_config(RunConfig(method=self.default_method,
+                                                            lab=self.lab)),
+                              simulated_lab=self.lab)
+        self.wizard = NewRunWizard(self, entries=entries, simulated_lab=self.lab)
+        self.wizard.accepted.connect(self._wizard_accepted)
+        self.wizard.open()
+        return self.wizard
+
+    def repeat_run(self, run_id: str) -> NewRunWizard | None:
+        """Resume = a new run with the stored run's configuration, reviewed in the wizard."""
+        try:
+            config = self.database.load_run(run_id).config
+        except Exception as exc:  # noqa: BLE001
+            self.show_error(f"Cannot read run {run_id[:8]}: {exc}")
+            return None
+        return self.new_run(entries_from_config(config))
+
+    def _repeat_selected(self) -> None:
+        run_id = self.start_page.selected_run_id()
+        if run_id:
+            self.repeat_run(run_id)
+        else:
+            self.statusBar().showMessage("Select a run in the list first.")
+
+    def _wizard_accepted(self) -> None:
+        config = self.wizard.review_page.config or self.wizard.run_config()
+        self.start_run(config)
+
+    def start_run(self, config: RunConfig) -> RunSession | None:
+        bridge = RunBridge()
+        try:
+            session = open_session(config, db_url=self.db_url, listeners=[bridge])
+        except START_ERRORS as exc:
+            bridge.deleteLater()
+            self.show_error(f"The run could not start: {exc}")
+            return None
+        self.session = session
+        self.settings.setValue("last/meter", f"{config.power_meter.driver} "
+                               f"{config.power_meter.resource}".strip())
+        self.stack.setCurrentWidget(self.run_view)
+        self.run_view.start(session, bridge)
+        self.statusBar().showMessage(f"Run {session.run_id[:8]} running — database "
+                                     f"{self.db_url}")
+        return session
+
+    def show_error(self, text: str) -> None:
+        self.statusBar().showMessage(text)
+        box = QMessageBox(QMessageBox.Icon.Critical, "StorWatt", text,
+                          QMessageBox.StandardButton.Ok, self)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        self.error_box = box
+
+    def _run_ended(self, result: ev.RunFinished) -> None:
+        self.statusBar().showMessage(f"Run {result.status.value}"
+                                     + (f": {result.error}" if result.error else "")
+                                     + f" — stored in {self.db_url}")
+        if self._close_after_run:
+            self.close()
+        else:
+            self.refresh()
+
+    # --- closing ----------------------------------------------------------------------------
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt naming)
+        if self.run_view.running:
+            event.ignore()
+            if self._close_after_run:
+                return  # already stopping
+            if not self.confirm(self, "Abort the run and quit?",
+                                "A run is in progress. Quitting aborts it safely (everything "
+                                "measured so far stays stored, marked ABORTED). Quit?"):
+                return
+            self._close_after_run = True
+            self.run_view.abort("the station window was closed")
+            self.statusBar().showMessage("Stopping the run safely before closing…")
+            return
+        self.save_state()
+        if self.database is not None:
+            self.database.close()
+        event.accept()
+

@@ -1,0 +1,93 @@
+"""The metrics table of the run view: one row per planned metric, filled in as phases end.
+
+Rows are laid out when the run starts (every active profile, ready idle and each COM check) so
+the technician sees what is still to come; a value appears only with its validity, and an
+INVALID metric shows its reason next to a bracketed value (never as a bare, valid-looking
+number; ``app.console.format_metric_value``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
+
+from app.console import format_metric_value
+from app.method.model import Method
+from app.records import MetricResult, PhaseInfo, PhaseKind
+
+COLUMNS = ("Metric", "Value", "Unit", "Avg power (W)", "IO rate", "Avg response (ms)",
+           "Validity")
+VALID_COLOUR = QColor(40, 150, 70)
+INVALID_COLOUR = QColor(200, 50, 50)
+
+
+def planned_metric_names(method: Method | None, phases: Sequence[PhaseInfo]) -> dict[int, str]:
+    """phase index → the metric name that phase will yield (EP_MW1 … EP_RI, COM checks)."""
+    names: dict[int, str] = {}
+    for p in phases:
+        if p.kind is PhaseKind.ACTIVE and p.profile:
+            metric = p.profile
+            if method is not None:
+                try:
+                    metric = method.profile(p.profile).metric
+                except KeyError:
+                    pass
+            names[p.index] = metric
+        elif p.kind is PhaseKind.READY_IDLE:
+            names[p.index] = "EP_RI"
+        elif p.kind is PhaseKind.COM_CHECK:
+            names[p.index] = p.name
+    return names
+
+
+def _num(value: float, fmt: str) -> str:
+    return format(value, fmt) if math.isfinite(value) else "—"
+
+
+class MetricsTable(QTableWidget):
+    def __init__(self, parent=None) -> None:
+        super().__init__(0, len(COLUMNS), parent)
+        self.setHorizontalHeaderLabels(COLUMNS)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.verticalHeader().setVisible(False)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.setAccessibleName("Metrics")
+        self._row_of_phase: dict[int, int] = {}
+
+    def plan(self, method: Method | None, phases: Sequence[PhaseInfo]) -> None:
+        self.setRowCount(0)
+        self._row_of_phase.clear()
+        for index, name in planned_metric_names(method, phases).items():
+            row = self.rowCount()
+            self.insertRow(row)
+            self._row_of_phase[index] = row
+            self._set_row(row, (name, "", "", "", "", "", "pending"))
+
+    def add_metric(self, m: MetricResult) -> None:
+        row = self._row_of_phase.get(m.phase_index) if m.phase_index is not None else None
+        if row is None:
+            row = self.rowCount()
+            self.insertRow(row)
+        ops = f"{_num(m.ops_rate, '.1f')} {m.ops_unit}".strip() if math.isfinite(
+            m.ops_rate) else "—"
+        validity = "VALID" if m.valid else f"INVALID: {m.reason}"
+        self._set_row(row, (m.name, format_metric_value(m), m.unit, _num(m.avg_power_w, ".3f"),
+                            ops, _num(m.avg_response_ms, ".2f"), validity))
+        colour = VALID_COLOUR if m.valid else INVALID_COLOUR
+        self.item(row, len(COLUMNS) - 1).setForeground(QBrush(colour))
+        self.item(row, 1).setToolTip(m.reason or "valid")
+
+    def _set_row(self, row: int, texts: Sequence[str]) -> None:
+        for col, text in enumerate(texts):
+            self.setItem(row, col, QTableWidgetItem(text))
+
+    def rows(self) -> list[tuple[str, ...]]:
+        """The table as text (tests and screenshots assert on it)."""
+        return [tuple(self.item(r, c).text() if self.item(r, c) else ""
+                      for c in range(self.columnCount())) for r in range(self.rowCount())]

@@ -1,0 +1,308 @@
+"""Live plots of a run: power and inlet temperature, IO rate, periodic efficiency with its
+stability band, and the response-time histogram.
+
+Events only append to :class:`~ui.series.GrowableSeries` buffers and mark the plots dirty; a
+QTimer redraws at most a few times a second from buffer views, with clip-to-view and peak
+downsampling so a 24 h run (86 400 points per curve) redraws as fast as a short one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QVBoxLayout, QWidget
+
+from app.method.model import Method
+from app.records import PhaseInfo, PhaseKind
+from app.sequencer import events as ev
+from ui.series import GrowableSeries
+from ui.theme import PlotColours, apply_plot_theme
+
+REDRAW_INTERVAL_MS = 250
+
+
+class DurationAxis(pg.AxisItem):
+    """Run time as h:mm:ss (seconds alone are unreadable once a run passes an hour)."""
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 (Qt naming)
+        out = []
+        for v in values:
+            s = int(round(v * scale))
+            sign = "-" if s < 0 else ""
+            h, rem = divmod(abs(s), 3600)
+            m, sec = divmod(rem, 60)
+            out.append(f"{sign}{h}:{m:02d}:{sec:02d}" if h else f"{sign}{m}:{sec:02d}")
+        return out
+
+
+def phase_units(method: Method | None, phases: Sequence[PhaseInfo]) -> dict[int, str]:
+    """IOPS for random profiles, MiB/s for sequential ones and for pre-fill / COM writes
+    (256 KiB sequential, SPEC-NOTES §2)."""
+    units: dict[int, str] = {}
+    for p in phases:
+        if p.kind in (PhaseKind.PREFILL, PhaseKind.COM_CHECK):
+            units[p.index] = "MiB/s"
+        elif p.profile and method is not None:
+            try:
+                units[p.index] = method.profile(p.profile).ops_unit
+            except KeyError:
+                units[p.index] = "IOPS"
+        else:
+            units[p.index] = "IOPS"
+    return units
+
+
+def _curve(plot: pg.PlotItem | pg.ViewBox, colour: str, name: str = "", width: float = 1.5,
+           style=None) -> pg.PlotDataItem:
+    pen = pg.mkPen(colour, width=width, style=style) if style else pg.mkPen(colour, width=width)
+    item = pg.PlotDataItem(pen=pen, name=name or None, connect="finite", skipFiniteCheck=True)
+    item.setClipToView(True)
+    item.setDownsampling(auto=True, method="peak")
+    plot.addItem(item)
+    return item
+
+
+class _DualAxisPlot:
+    """A PlotItem with a second, independently scaled y axis on the right."""
+
+    def __init__(self, widget: pg.PlotWidget, left: str, left_unit: str, right: str,
+                 right_unit: str) -> None:
+        self.item = widget.getPlotItem()
+        self.item.setLabel("left", left, units=left_unit)
+        self.item.showAxis("right")
+        self.item.setLabel("right", right, units=right_unit)
+        self.right = pg.ViewBox()
+        self.item.scene().addItem(self.right)
+        self.item.getAxis("right").linkToView(self.right)
+        self.right.setXLink(self.item)
+        self.item.vb.sigResized.connect(self._sync)
+        self._sync()
+
+    def _sync(self) -> None:
+        self.right.setGeometry(self.item.vb.sceneBoundingRect())
+        self.right.linkedViewChanged(self.item.vb, self.right.XAxis)
+
+
+class LivePlots(QWidget):
+    """The four live plots of the run view. Feed it event batches with :meth:`ingest`."""
+
+    def __init__(self, parent: QWidget | None = None, *, dark: bool | None = None,
+                 redraw_ms: int = REDRAW_INTERVAL_MS) -> None:
+        super().__init__(parent)
+        self.colours: PlotColours = apply_plot_theme(dark)
+        self._t0 = 0.0
+        self._units: dict[int, str] = {}
+        self._tolerance = float("nan")
+        self._last_phase: int | None = None
+        self.series = {name: GrowableSeries() for name in (
+            "power", "temperature", "iops", "mibs", "ep", "wma", "band_hi", "band_lo")}
+        self.histograms: dict[str, ev.HistogramReady] = {}
+        self._dirty = False
+        self._build()
+        self._timer = QTimer(self)
+        self._timer.setInterval(redraw_ms)
+        self._timer.timeout.connect(self.redraw_if_dirty)
+        self._timer.start()
+
+    # --- construction -----------------------------------------------------------------------
+    def _plot_widget(self, title: str) -> pg.PlotWidget:
+        widget = pg.PlotWidget(axisItems={"bottom": DurationAxis("bottom")})
+        widget.setTitle(title)
+        widget.showGrid(x=True, y=True, alpha=0.25)
+        widget.setLabel("bottom", "run time (h:mm:ss)")
+        widget.setMinimumSize(320, 200)
+        return widget
+
+    def _build(self) -> None:
+        c = self.colours
+        self.power_widget = self._plot_widget("Input power and inlet temperature")
+        power = _DualAxisPlot(self.power_widget, "Power", "W", "Temperature", "°C")
+        self.power_right = power
+        self.power_item = power.item
+        self.curves = {"power": _curve(power.item, c.power, "power (W)"),
+                       "temperature": _curve(power.right, c.temperature, "temperature (°C)")}
+
+        self.ops_widget = self._plot_widget("IO rate")
+        ops = _DualAxisPlot(self.ops_widget, "IOPS", "", "Throughput", "MiB/s")
+        self.ops_right = ops
+        self.curves["iops"] = _curve(ops.item, c.iops, "IOPS")
+        self.curves["mibs"] = _curve(ops.right, c.mibs, "MiB/s")
+
+        self.ep_widget = self._plot_widget("Periodic efficiency EPᵢ per interval")
+        ep = self.ep_widget.getPlotItem()
+        ep.setLabel("left", "EPᵢ (IOPS/W or MiB/s/W)")
+        ep.addLegend(offset=(10, 10))
+        self.curves["band_hi"] = _curve(ep, c.wma, "", 1, pg.QtCore.Qt.PenStyle.DotLine)
+        self.curves["band_lo"] = _curve(ep, c.wma, "", 1, pg.QtCore.Qt.PenStyle.DotLine)
+        self.band = pg.FillBetweenItem(self.curves["band_hi"], self.curves["band_lo"],
+                                       brush=pg.mkBrush(*c.band))
+        ep.addItem(self.band)
+        self.curves["ep"] = _curve(ep, c.efficiency, "EPᵢ", 2)
+        self.curves["ep"].setSymbol("o")
+        self.curves["ep"].setSymbolSize(5)
+        self.curves["wma"] = _curve(ep, c.wma, "WMA", 2)
+        self.band_label = QLabel("stability band: ± — % of the WMA")
+
+        self.hist_widget = pg.PlotWidget()
+        self.hist_widget.setTitle("Response-time histogram (measurement interval)")
+        hist = self.hist_widget.getPlotItem()
+        hist.setLogMode(x=True, y=True)
+        hist.setLabel("bottom", "response time (ms, log)")
+        hist.setLabel("left", "IOs per bin (log)")
+        hist.showGrid(x=True, y=True, alpha=0.25)
+        self.hist_curve = pg.PlotDataItem(pen=pg.mkPen(c.iops, width=1.5), stepMode=None,
+                                          symbol="s", symbolSize=3,
+                                          symbolBrush=pg.mkBrush(c.iops))
+        hist.addItem(self.hist_curve)
+        self.hist_lines: list[pg.InfiniteLine] = []
+        self.hist_widget.setMinimumSize(320, 200)
+        self.hist_choice = QComboBox()
+        self.hist_choice.setAccessibleName("Histogram profile")
+        self.hist_choice.currentTextChanged.connect(self._show_histogram)
+        self.hist_note = QLabel("No histogram yet: one appears when an active profile's "
+                                "measurement interval completes.")
+        self.hist_note.setWordWrap(True)
+
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.addWidget(self.power_widget, 0, 0)
+        grid.addWidget(self.ops_widget, 0, 1)
+        ep_box = QVBoxLayout()
+        ep_box.addWidget(self.ep_widget, 1)
+        ep_box.addWidget(self.band_label)
+        grid.addLayout(ep_box, 1, 0)
+        hist_box = QVBoxLayout()
+        hist_box.addWidget(self.hist_widget, 1)
+        hist_box.addWidget(self.hist_choice)
+        hist_box.addWidget(self.hist_note)
+        grid.addLayout(hist_box, 1, 1)
+
+    # --- data -------------------------------------------------------------------------------
+    def start_run(self, started: ev.RunStarted, method: Method | None) -> None:
+        """Reset for a new run: time origin, per-phase units, stability tolerance."""
+        for s in self.series.values():
+            s.clear()
+        self.histograms.clear()
+        self.hist_choice.clear()
+        self._t0 = started.t0
+        self._units = phase_units(method, started.phases)
+        self._last_phase = None
+        if method is not None:
+            self._tolerance = method.stability.tolerance_pct
+            self.band_label.setText(
+                f"Dotted band: WMA ± {self._tolerance:g} % (stability criterion, "
+                f"{method.stability.wma_points}-point weighted moving average)")
+        self._dirty = True
+
+    def ingest(self, batch: Iterable[ev.RunEvent]) -> None:
+        for event in batch:
+            handler = self._handlers.get(type(event))
+            if handler:
+                handler(self, event)
+
+    def _on_power(self, e: ev.PowerSamples) -> None:
+        xs = np.fromiter((s.t for s in e.samples), float, len(e.samples)) - self._t0
+        ys = np.fromiter((s.watts if s.usable else math.nan for s in e.samples), float,
+                         len(e.samples))
+        self.series["power"].extend(xs, ys)
+        self._dirty = True
+
+    def _on_temperature(self, e: ev.TemperatureSamples) -> None:
+        xs = np.fromiter((s.t for s in e.samples), float, len(e.samples)) - self._t0
+        ys = np.fromiter((s.celsius if s.usable else math.nan for s in e.samples), float,
+                         len(e.samples))
+        self.series["temperature"].extend(xs, ys)
+        self._dirty = True
+
+    def _on_workload(self, e: ev.WorkloadIntervals) -> None:
+        unit = self._units.get(e.phase_index, "IOPS")
+        keep, gap = ("iops", "mibs") if unit == "IOPS" else ("mibs", "iops")
+        for s in e.intervals:
+            x = s.t_end - self._t0
+            self.series[keep].append(x, s.iops if keep == "iops" else s.mib_per_s)
+            self.series[gap].break_line(x)
+        self._dirty = True
+
+    def _on_interval(self, e: ev.IntervalClosed) -> None:
+        iv = e.interval
+        if not math.isfinite(iv.ep):
+            return
+        if self._last_phase is not None and iv.phase_index != self._last_phase:
+            for name in ("ep", "wma", "band_hi", "band_lo"):
+                self.series[name].break_line(iv.start_s)
+        self._last_phase = iv.phase_index
+        self.series["ep"].append(iv.end_s, iv.ep)
+        self.series["wma"].append(iv.end_s, iv.wma)
+        tol = self._tolerance / 100 if math.isfinite(self._tolerance) else math.nan
+        self.series["band_hi"].append(iv.end_s, iv.wma * (1 + tol))
+        self.series["band_lo"].append(iv.end_s, iv.wma * (1 - tol))
+        self._dirty = True
+
+    def _on_histogram(self, e: ev.HistogramReady) -> None:
+        self.histograms[e.profile] = e
+        if self.hist_choice.findText(e.profile) < 0:
+            self.hist_choice.addItem(e.profile)
+        self.hist_choice.setCurrentText(e.profile)  # follow the newest profile
+        self._show_histogram(e.profile)
+
+    _handlers = {ev.PowerSamples: _on_power, ev.TemperatureSamples: _on_temperature,
+                 ev.WorkloadIntervals: _on_workload, ev.IntervalClosed: _on_interval,
+                 ev.HistogramReady: _on_histogram}
+
+    # --- histogram --------------------------------------------------------------------------
+    def _show_histogram(self, profile: str) -> None:
+        h = self.histograms.get(profile)
+        if h is None:
+            return
+        item = self.hist_widget.getPlotItem()
+        for line in self.hist_lines:
+            item.removeItem(line)
+        self.hist_lines.clear()
+        ns = np.array(sorted(h.bins), dtype=float)
+        counts = np.array([h.bins[int(k)] for k in ns], dtype=float)
+        keep = counts > 0
+        self.hist_curve.setData(ns[keep] / 1e6, counts[keep])
+        for level, ms in sorted(h.confidence_ms.items()):
+            self._vline(ms, f"{level:g} %: {ms:.3g} ms", self.colours.level,
+                        pg.QtCore.Qt.PenStyle.DashLine)
+        self._vline(h.ceiling_ms, f"ceiling {h.ceiling_ms:g} ms ({h.above_ceiling} IOs above)",
+                    self.colours.ceiling, pg.QtCore.Qt.PenStyle.SolidLine)
+        total = int(counts.sum())
+        self.hist_widget.setTitle(f"Response-time histogram — {profile}, {total:,} IOs")
+        self.hist_note.setText("Dashed lines: response time under which 99 / 99.9 / 99.99 / "
+                               "99.999 % of IOs completed; red: the response-time ceiling.")
+
+    def _vline(self, ms: float, label: str, colour: str, style) -> None:
+        if not (ms > 0 and math.isfinite(ms)):
+            return
+        # InfiniteLine has no log mode: place it in the log10 coordinates of the view.
+        line = pg.InfiniteLine(pos=math.log10(ms), angle=90, pen=pg.mkPen(colour, style=style),
+                               label=label, labelOpts={"position": 0.9 - 0.12 * len(
+                                   self.hist_lines), "color": colour, "rotateAxis": (1, 0)})
+        self.hist_widget.getPlotItem().addItem(line)
+        self.hist_lines.append(line)
+
+    # --- drawing ----------------------------------------------------------------------------
+    def redraw_if_dirty(self) -> None:
+        if self._dirty:
+            self.redraw()
+
+    def redraw(self) -> None:
+        """Push buffer views to the curves (pyqtgraph clips and downsamples them)."""
+        for name, curve in self.curves.items():
+            x, y = self.series[name].view()
+            curve.setData(x, y)
+        self._dirty = False
+
+    def curve_data(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """What a curve holds (tests assert on data, never on pixels)."""
+        if name == "histogram":
+            x, y = self.hist_curve.getOriginalDataset()
+        else:
+            x, y = self.curves[name].getOriginalDataset()
+        empty = np.empty(0)
+        return (empty if x is None else x), (empty if y is None else y)

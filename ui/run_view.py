@@ -1,0 +1,248 @@
+"""The run view: what the technician watches during a run.
+
+Phase timeline with progress and ETA, live plots, the metrics table, an event log, and the
+Pause / Resume / Abort controls. The sequencer runs on the session's worker thread; this widget
+only reads the event batches :class:`~ui.bridge.RunBridge` delivers on the GUI thread and calls
+the sequencer's thread-safe ``pause``/``resume``/``abort`` flags, so the GUI never blocks.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMessageBox, QPlainTextEdit, QPushButton,
+                               QSplitter, QVBoxLayout, QWidget)
+
+from app.console import format_duration, format_metric_value
+from app.records import RunStatus
+from app.sequencer import events as ev
+from app.session import RunSession
+from ui.bridge import RunBridge
+from ui.metrics_table import MetricsTable
+from ui.plots import LivePlots
+from ui.timeline import PhaseTimeline
+
+Confirm = Callable[[QWidget, str, str], bool]
+LOG_LINES = 5000
+
+
+def ask_yes_no(parent: QWidget, title: str, text: str) -> bool:
+    """Modal yes/no question; 'No' is the default so Enter never aborts a run by accident."""
+    answer = QMessageBox.question(parent, title, text,
+                                  QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                  QMessageBox.StandardButton.No)
+    return answer == QMessageBox.StandardButton.Yes
+
+
+class RunView(QWidget):
+    """Shows one run. ``ended`` fires once the worker thread has finished (storage closed)."""
+
+    ended = Signal(object)  # RunFinished
+
+    def __init__(self, parent: QWidget | None = None, *, confirm: Confirm = ask_yes_no,
+                 dark: bool | None = None) -> None:
+        super().__init__(parent)
+        self.confirm = confirm
+        self.session: RunSession | None = None
+        self.bridge: RunBridge | None = None
+        self.result: ev.RunFinished | None = None
+        self._thread: threading.Thread | None = None
+        self._join_timer = QTimer(self)
+        self._join_timer.setInterval(50)
+        self._join_timer.timeout.connect(self._check_worker)
+        self._build(dark)
+
+    # --- layout -------------------------------------------------------------------------------
+    def _build(self, dark: bool | None) -> None:
+        self.title = QLabel("No run")
+        font = QFont(self.title.font())
+        font.setPointSizeF(font.pointSizeF() * 1.25)
+        font.setBold(True)
+        self.title.setFont(font)
+        self.subtitle = QLabel("")
+        self.subtitle.setWordWrap(True)
+        self.banner = QLabel("")
+        self.banner.setStyleSheet("color: white; background: #b03030; padding: 3px 8px;"
+                                  "border-radius: 3px; font-weight: bold;")
+        self.banner.hide()
+        self.pause_button = QPushButton("&Pause")
+        self.resume_button = QPushButton("&Resume")
+        self.abort_button = QPushButton("&Abort…")
+        self.pause_button.setToolTip("Stop the IO now; on resume the current phase restarts "
+                                     "from its beginning (the method requires an "
+                                     "uninterrupted phase).")
+        self.pause_button.clicked.connect(self.pause)
+        self.resume_button.clicked.connect(self.resume)
+        self.abort_button.clicked.connect(self.ask_abort)
+        self.state = QLabel("")
+        self.timeline = PhaseTimeline()
+        self.timeline.setMinimumWidth(250)
+        self.plots = LivePlots(dark=dark)
+        self.metrics = MetricsTable()
+        self.log = QPlainTextEdit()
+        self.log.setReadOnly(True)
+        self.log.setMaximumBlockCount(LOG_LINES)
+        self.log.setAccessibleName("Event log")
+        self.log.setPlaceholderText("Event log")
+
+        head = QHBoxLayout()
+        titles = QVBoxLayout()
+        titles.addWidget(self.title)
+        titles.addWidget(self.subtitle)
+        head.addLayout(titles, 1)
+        head.addWidget(self.banner)
+        head.addWidget(self.state)
+        for b in (self.pause_button, self.resume_button, self.abort_button):
+            head.addWidget(b)
+        bottom = QSplitter(Qt.Orientation.Horizontal)
+        bottom.addWidget(self.metrics)
+        bottom.addWidget(self.log)
+        bottom.setSizes([620, 380])
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(self.plots)
+        right.addWidget(bottom)
+        right.setSizes([640, 240])
+        main = QSplitter(Qt.Orientation.Horizontal)
+        main.addWidget(self.timeline)
+        main.addWidget(right)
+        main.setSizes([270, 1200])
+        layout = QVBoxLayout(self)
+        layout.addLayout(head)
+        layout.addWidget(main, 1)
+        self._set_controls(running=False)
+
+    def _set_controls(self, running: bool, paused: bool = False) -> None:
+        self.pause_button.setEnabled(running and not paused)
+        self.resume_button.setEnabled(running and paused)
+        self.abort_button.setEnabled(running)
+
+    # --- run life cycle -------------------------------------------------------------------
+    def start(self, session: RunSession, bridge: RunBridge) -> None:
+        """Show ``session`` (opened with ``bridge`` among its listeners) and start it."""
+        self.session, self.bridge, self.result = session, bridge, None
+        bridge.setParent(self)
+        bridge.events.connect(self.ingest)
+        bridge.finished.connect(self._on_finished)
+        self._set_controls(running=True)
+        self.state.setText("Running")
+        self._thread = session.start()
+        self._join_timer.start()
+
+    @property
+    def running(self) -> bool:
+        """True while the worker thread lives (it still owns the lab and the storage)."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def pause(self) -> None:
+        if self.session and self.running:
+            self.session.sequencer.pause()
+            self._set_controls(running=True, paused=True)
+            self.state.setText("PAUSED — the current phase restarts on Resume")
+            self.append_log("INFO", "pause requested: IO stops now; the current phase restarts "
+                            "from its beginning on resume")
+
+    def resume(self) -> None:
+        if self.session and self.running:
+            self.session.sequencer.resume()
+            self._set_controls(running=True)
+            self.state.setText("Running")
+            self.append_log("INFO", "resume requested")
+
+    def ask_abort(self) -> bool:
+        """Abort after confirmation; returns True when the abort was requested."""
+        if not self.running:
+            return False
+        if not self.confirm(self, "Abort the run?",
+                            "Abort this run? Everything measured so far stays stored, but the "
+                            "run will be marked ABORTED and cannot be continued."):
+            return False
+        self.abort("aborted by the operator")
+        return True
+
+    def abort(self, reason: str) -> None:
+        if self.session and self.running:
+            self.session.sequencer.abort(reason)
+            self._set_controls(running=False)
+            self.state.setText("Stopping safely…")
+            self.append_log("WARNING", f"abort requested: {reason}")
+
+    def _on_finished(self, e: ev.RunFinished) -> None:
+        self.result = e
+        self._set_controls(running=False)
+        self.state.setText(e.status.value)
+
+    def _check_worker(self) -> None:
+        if self.running:
+            return
+        self._join_timer.stop()
+        if self.bridge is not None:
+            self.bridge.stop()  # last events
+        result = self.result or ev.RunFinished(RunStatus.FAILED, 0.0, error="worker ended "
+                                               "without a result")
+        self.result = result
+        self.ended.emit(result)
+
+    # --- events -------------------------------------------------------------------------------
+    def ingest(self, batch: Iterable[ev.RunEvent]) -> None:
+        batch = list(batch)
+        for event in batch:
+            handler = getattr(self, f"_on_{type(event).__name__}", None)
+            if handler:
+                handler(event)
+        self.plots.ingest(batch)
+
+    def append_log(self, level: str, message: str) -> None:
+        self.log.appendPlainText(f"{level:<7} {message}")
+
+    def _on_RunStarted(self, e: ev.RunStarted) -> None:
+        method = self.session.method if self.session else None
+        self.title.setText(f"Run {e.run_id[:8]} — {e.method_name} {e.method_version}")
+        cfg = e.config
+        self.subtitle.setText(
+            f"{cfg.sut.vendor} {cfg.sut.model} (s/n {cfg.sut.serial}) · taxonomy "
+            f"{cfg.taxonomy} · lab {cfg.lab} · started {e.wall_start_iso} · planned "
+            f"{format_duration(e.planned_s)}")
+        self.banner.setVisible(not e.method_compliant)
+        self.banner.setText("NON-COMPLIANT abbreviated variant")
+        self.timeline.plan(e.phases)
+        self.metrics.plan(method, e.phases)
+        self.plots.start_run(e, method)
+        self.append_log("INFO", f"run {e.run_id} started, {len(e.phases)} phases")
+
+    def _on_InstrumentsIdentified(self, e: ev.InstrumentsIdentified) -> None:
+        thermo = e.temperature_meter.describe() if e.temperature_meter else "none"
+        self.append_log("INFO", f"power meter {e.power_meter.describe()}; thermometer {thermo};"
+                        f" workload {e.workload_engine}")
+
+    def _on_PhaseStarted(self, e: ev.PhaseStarted) -> None:
+        self.timeline.phase_started(e)
+        self.append_log("INFO", f"▶ {e.phase.name}")
+
+    def _on_PhaseFinished(self, e: ev.PhaseFinished) -> None:
+        self.timeline.phase_finished(e)
+        self.append_log("INFO", f"■ {e.phase.name} {e.status.value}"
+                        + (f": {e.error}" if e.error else ""))
+
+    def _on_Progress(self, e: ev.Progress) -> None:
+        self.timeline.progress(e)
+
+    def _on_SearchResult(self, e: ev.SearchResult) -> None:
+        self.append_log("INFO", f"intensity 100 for {e.profile}: queue depth {e.queue_depth} → "
+                        f"{e.ops_rate:.1f} {e.ops_unit} at {e.avg_response_ms:.2f} ms")
+
+    def _on_MetricComputed(self, e: ev.MetricComputed) -> None:
+        self.metrics.add_metric(e.metric)
+        m = e.metric
+        state = "VALID" if m.valid else f"INVALID ({m.reason})"
+        self.append_log("INFO", f"{m.name} = {format_metric_value(m)} {m.unit} {state}")
+
+    def _on_LogMessage(self, e: ev.LogMessage) -> None:
+        self.append_log(e.level, e.message)
+
+    def _on_RunFinished(self, e: ev.RunFinished) -> None:
+        self.timeline.finished(e)
+        self.append_log("INFO" if e.status is RunStatus.COMPLETED else "WARNING",
+                        f"run {e.status.value}" + (f": {e.error}" if e.error else ""))

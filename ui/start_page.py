@@ -1,0 +1,118 @@
+"""Start page: New run, resume an interrupted run (a new run with the same configuration),
+the recent runs from storage, and the station's health."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
+                               QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
+                               QWidget)
+
+from app.console import format_duration
+from app.records import RunStatus
+from ui.health import HealthItem
+
+RUN_COLUMNS = ("Started (UTC)", "Status", "Method", "Taxonomy", "SUT", "Lab", "Duration",
+               "Run id")
+STATUS_COLOURS = {RunStatus.COMPLETED: QColor(40, 150, 70), RunStatus.ABORTED: QColor(200, 120, 20),
+                  RunStatus.FAILED: QColor(200, 50, 50),
+                  RunStatus.INTERRUPTED: QColor(200, 50, 50)}
+
+
+class StartPage(QWidget):
+    new_run = Signal()
+    resume_run = Signal(str)  # run id whose configuration to reuse
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        title = QLabel("StorWatt test station")
+        font = QFont(title.font())
+        font.setPointSizeF(font.pointSizeF() * 1.6)
+        font.setBold(True)
+        title.setFont(font)
+        intro = QLabel("Storage power-efficiency tests following the SNIA Emerald method. "
+                       "Start a new run, or reuse the set-up of an earlier (e.g. interrupted) "
+                       "run.")
+        intro.setWordWrap(True)
+        self.new_button = QPushButton("&New run…")
+        self.new_button.setToolTip("Ctrl+N")
+        self.new_button.clicked.connect(self.new_run)
+        self.resume_button = QPushButton("R&epeat selected run’s set-up…")
+        self.resume_button.setToolTip("Starts a NEW run with the selected run's configuration "
+                                      "(an interrupted run cannot be continued: the method "
+                                      "requires uninterrupted phases).")
+        self.resume_button.clicked.connect(self._resume)
+        self.resume_button.setEnabled(False)
+        self.runs = QTableWidget(0, len(RUN_COLUMNS))
+        self.runs.setHorizontalHeaderLabels(RUN_COLUMNS)
+        self.runs.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.runs.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.runs.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.runs.verticalHeader().setVisible(False)
+        self.runs.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.runs.horizontalHeader().setStretchLastSection(True)
+        self.runs.setAccessibleName("Recent runs")
+        self.runs.itemSelectionChanged.connect(
+            lambda: self.resume_button.setEnabled(bool(self.runs.selectedItems())))
+        self.runs.doubleClicked.connect(self._resume)
+        self.runs_note = QLabel("")
+        self.health = QLabel("")
+        self.health.setWordWrap(True)
+        self.health.setTextFormat(Qt.TextFormat.RichText)
+
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.new_button)
+        buttons.addWidget(self.resume_button)
+        buttons.addStretch(1)
+        recent = QGroupBox("Recent runs")
+        rl = QVBoxLayout(recent)
+        rl.addWidget(self.runs)
+        rl.addWidget(self.runs_note)
+        health = QGroupBox("Station health")
+        QVBoxLayout(health).addWidget(self.health)
+        layout = QVBoxLayout(self)
+        layout.addWidget(title)
+        layout.addWidget(intro)
+        layout.addLayout(buttons)
+        layout.addWidget(recent, 1)
+        layout.addWidget(health)
+
+    def show_runs(self, runs: Sequence, error: str = "") -> None:
+        self.runs.setRowCount(len(runs))
+        for r, run in enumerate(runs):
+            duration = format_duration(run.duration_s) if run.duration_s is not None else "—"
+            values = (run.started_wall.replace("T", " ")[:19], run.status.value,
+                      f"{run.method_name} {run.method_version}"
+                      + ("" if run.method_compliant else " (NON-COMPLIANT)"),
+                      run.taxonomy, run.sut, run.lab, duration, run.run_id[:8])
+            for c, text in enumerate(values):
+                item = QTableWidgetItem(text)
+                if c == 1 and run.status in STATUS_COLOURS:
+                    item.setForeground(QBrush(STATUS_COLOURS[run.status]))
+                if c == 0:
+                    item.setData(256, run.run_id)  # Qt.UserRole: the full id
+                self.runs.setItem(r, c, item)
+        self.runs_note.setText(error or ("No runs stored yet." if not runs else
+                                         f"{len(runs)} most recent run(s)."))
+
+    def show_health(self, items: Sequence[HealthItem]) -> None:
+        rows = []
+        for item in items:
+            mark = "<span style='color:#289646'>✔</span>" if item.ok else \
+                "<span style='color:#c83232'>✘</span>"
+            rows.append(f"{mark} <b>{item.name}:</b> {item.detail}")
+        self.health.setText("<br>".join(rows))
+
+    def selected_run_id(self) -> str | None:
+        rows = self.runs.selectionModel().selectedRows()
+        if not rows:
+            return None
+        return self.runs.item(rows[0].row(), 0).data(256)
+
+    def _resume(self) -> None:
+        run_id = self.selected_run_id()
+        if run_id:
+            self.resume_run.emit(run_id)

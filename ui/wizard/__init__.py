@@ -1,0 +1,1 @@
+"""The new-run wizard: taxonomy → SUT → workload → instruments → review → Start."""

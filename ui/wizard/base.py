@@ -1,0 +1,61 @@
+"""Shared behaviour of the wizard pages: copy widgets ⇄ :class:`WizardEntries`, and block
+*Next* with a visible message naming what to fix (the rule itself lives in ``model``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtWidgets import QLabel, QWidget, QWizardPage
+
+from ui.wizard.model import EntryError, WizardEntries
+
+
+class EntryPage(QWizardPage):
+    def __init__(self, title: str, subtitle: str) -> None:
+        super().__init__()
+        self.setTitle(title)
+        self.setSubTitle(subtitle)
+        self.error = QLabel("")
+        self.error.setObjectName("entryError")
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet("color: #c03030; font-weight: bold;")
+        self.error.hide()
+        #: entry field name → widget to focus when that entry is rejected
+        self.widgets: dict[str, QWidget] = {}
+
+    # subclasses: copy their widgets into the entries / from the entries
+    def collect(self, e: WizardEntries) -> WizardEntries:
+        return e
+
+    def load(self, e: WizardEntries) -> None:
+        """Fill the widgets (resume); never called by navigation, so Back keeps entries."""
+
+    def check(self, e: WizardEntries) -> None:
+        """Raise :class:`EntryError` when this page's entries cannot be accepted."""
+
+    def entries(self) -> WizardEntries:
+        return self.wizard().entries()  # type: ignore[attr-defined]
+
+    def show_error(self, message: str, field: str = "") -> None:
+        self.error.setText(message)
+        self.error.show()
+        widget = self.widgets.get(field)
+        if widget is not None:
+            widget.setFocus()
+
+    def clear_error(self) -> None:
+        self.error.clear()
+        self.error.hide()
+
+    def validatePage(self) -> bool:  # noqa: N802 (Qt naming)
+        try:
+            self.check(self.entries())
+        except EntryError as exc:
+            self.show_error(exc.message, exc.field)
+            return False
+        self.clear_error()
+        return True
+
+
+def with_changes(e: WizardEntries, **changes) -> WizardEntries:
+    return replace(e, **changes)

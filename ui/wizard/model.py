@@ -1,0 +1,166 @@
+"""What the new-run wizard collects, checked and turned into a :class:`RunConfig`.
+
+Pure Python (no Qt): the pages only copy widget contents into :class:`WizardEntries`, so every
+rule that blocks *Next* is tested here without driving a GUI, and the GUI and a test can never
+disagree about what is valid.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field, replace
+
+from app.records import InstrumentConfig, RunConfig, SutDescription
+
+#: decimal units, SPEC-NOTES §4: 1 GB = 10⁹ B (never GiB in a capacity figure)
+CAPACITY_UNITS = {"GB": 10**9, "TB": 10**12}
+DRIVE_TYPES = ("HDD", "SSD")
+RAID_LEVELS = ("RAID 0", "RAID 1", "RAID 5", "RAID 6", "RAID 10", "JBOD")
+#: how the workload page's choice maps to a lab kind (app.labs.LAB_KINDS)
+WORKLOAD_MODES = {"simulated": "sim", "local-fio": "local-fio", "load-hosts": "local-fio"}
+_HOST = re.compile(r"^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:]+\](:\d{1,5})?$")
+
+
+class EntryError(ValueError):
+    """An entry the wizard cannot accept; ``field`` names the widget to fix."""
+
+    def __init__(self, field_name: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field_name
+        self.message = message
+
+
+@dataclass(frozen=True)
+class WizardEntries:
+    """Raw wizard entries (strings as typed, choices as picked)."""
+
+    taxonomy: str = "online-3"
+    classification_reason: str = ""
+    vendor: str = ""
+    model: str = ""
+    serial: str = ""
+    capacity: str = ""
+    capacity_unit: str = "TB"
+    drive_count: int = 1
+    drive_type: str = "HDD"
+    raid: str = "RAID 6"
+    coms: tuple[str, ...] = ()
+    notes: str = ""
+    workload_mode: str = "simulated"
+    simulated_lab: str = "sim"  # "sim" (loopback meters) or "sim-direct"
+    targets: tuple[str, ...] = ()
+    load_hosts: tuple[str, ...] = ()
+    method: str = "demo"
+    meter_driver: str = "sim"
+    meter_resource: str = ""
+    thermo_driver: str = "sim"
+    thermo_resource: str = ""
+    operator: str = ""
+    meter_options: dict = field(default_factory=dict)
+
+
+def parse_capacity(text: str, unit: str) -> int:
+    """'7.3', 'TB' → 7 300 000 000 000 bytes. Rejects empty, non-numeric, zero and negative."""
+    if unit not in CAPACITY_UNITS:
+        raise EntryError("capacity_unit", f"unknown capacity unit {unit!r}; use GB or TB")
+    cleaned = text.strip().replace(",", ".")
+    if not cleaned:
+        raise EntryError("capacity", "Enter the SUT's raw capacity (e.g. 7300 GB).")
+    try:
+        value = float(cleaned)
+    except ValueError:
+        raise EntryError("capacity", f"Raw capacity {text!r} is not a number.") from None
+    if not math.isfinite(value) or value <= 0:
+        raise EntryError("capacity", f"Raw capacity must be greater than zero (got {text}).")
+    return int(round(value * CAPACITY_UNITS[unit]))
+
+
+def format_capacity(raw_bytes: int) -> tuple[str, str]:
+    """Bytes → (text, unit) for the capacity field, TB when it reads naturally."""
+    unit = "TB" if raw_bytes >= 10**12 else "GB"
+    return f"{raw_bytes / CAPACITY_UNITS[unit]:g}", unit
+
+
+def check_sut(e: WizardEntries) -> SutDescription:
+    for name, label in (("vendor", "vendor"), ("model", "model"), ("serial", "serial number")):
+        if not getattr(e, name).strip():
+            raise EntryError(name, f"Enter the SUT's {label}: it identifies the unit in the "
+                             "report.")
+    capacity = parse_capacity(e.capacity, e.capacity_unit)
+    if e.drive_count < 1:
+        raise EntryError("drive_count", "The SUT needs at least one drive.")
+    if e.drive_type not in DRIVE_TYPES:
+        raise EntryError("drive_type", f"Drive type must be one of {', '.join(DRIVE_TYPES)}.")
+    return SutDescription(vendor=e.vendor.strip(), model=e.model.strip(),
+                          serial=e.serial.strip(), raw_capacity_bytes=capacity,
+                          drive_count=e.drive_count, drive_type=e.drive_type,
+                          raid=e.raid.strip(), coms_declared=tuple(e.coms),
+                          coms_on_during_test=tuple(e.coms), notes=e.notes.strip())
+
+
+def check_workload(e: WizardEntries) -> str:
+    """The lab kind for the workload choice; local fio needs targets, load hosts need hosts."""
+    if e.workload_mode not in WORKLOAD_MODES:
+        raise EntryError("workload_mode", f"unknown workload choice {e.workload_mode!r}")
+    if e.workload_mode == "local-fio" and not [t for t in e.targets if t.strip()]:
+        raise EntryError("targets", "Local fio needs at least one target (a scratch file or a "
+                         "block device): add one to the targets list.")
+    if e.workload_mode == "load-hosts":
+        hosts = [h.strip() for h in e.load_hosts if h.strip()]
+        if not hosts:
+            raise EntryError("load_hosts", "Add at least one load host (host[:port] running "
+                             "'fio --server').")
+        bad = [h for h in hosts if not _HOST.match(h)]
+        if bad:
+            raise EntryError("load_hosts", f"Not a host[:port]: {', '.join(bad)}")
+    if not e.method:
+        raise EntryError("method", "Pick a test method.")
+    if e.workload_mode == "simulated":
+        return e.simulated_lab
+    return WORKLOAD_MODES[e.workload_mode]
+
+
+def check_instruments(e: WizardEntries) -> tuple[InstrumentConfig, InstrumentConfig]:
+    if e.meter_driver != "sim" and not e.meter_resource.strip():
+        raise EntryError("meter_resource", "Enter the power meter's address (VISA resource, "
+                         "e.g. TCPIP::127.0.0.1::10001::SOCKET).")
+    if e.thermo_driver not in ("sim", "none") and not e.thermo_resource.strip():
+        raise EntryError("thermo_resource", "Enter the thermometer's address.")
+    return (InstrumentConfig(e.meter_driver, e.meter_resource.strip(), dict(e.meter_options)),
+            InstrumentConfig(e.thermo_driver, e.thermo_resource.strip()))
+
+
+def config_from_wizard(e: WizardEntries) -> RunConfig:
+    """The run configuration the wizard's entries describe; raises :class:`EntryError`."""
+    sut = check_sut(e)
+    lab = check_workload(e)
+    targets = tuple(t.strip() for t in e.targets if t.strip()) if lab == "local-fio" else ()
+    hosts = (tuple(h.strip() for h in e.load_hosts if h.strip())
+             if e.workload_mode == "load-hosts" else ())
+    sut = replace(sut, targets=targets, load_hosts=hosts)
+    meter, thermo = check_instruments(e)
+    return RunConfig(method=e.method, taxonomy=e.taxonomy, lab=lab, sut=sut, power_meter=meter,
+                     temperature_meter=thermo, operator=e.operator.strip(),
+                     classification_reason=e.classification_reason)
+
+
+def entries_from_config(config: RunConfig) -> WizardEntries:
+    """The wizard pre-filled from an earlier run (resume = a new run with the same set-up)."""
+    sut = config.sut
+    capacity, unit = format_capacity(sut.raw_capacity_bytes)
+    if config.lab == "local-fio":
+        mode = "load-hosts" if sut.load_hosts else "local-fio"
+    else:
+        mode = "simulated"
+    return WizardEntries(
+        taxonomy=config.taxonomy, classification_reason=config.classification_reason,
+        vendor=sut.vendor, model=sut.model, serial=sut.serial, capacity=capacity,
+        capacity_unit=unit, drive_count=sut.drive_count, drive_type=sut.drive_type,
+        raid=sut.raid, coms=tuple(sut.coms_declared), notes=sut.notes, workload_mode=mode,
+        simulated_lab=config.lab if mode == "simulated" else "sim", targets=sut.targets,
+        load_hosts=sut.load_hosts, method=config.method,
+        meter_driver=config.power_meter.driver, meter_resource=config.power_meter.resource,
+        thermo_driver=config.temperature_meter.driver,
+        thermo_resource=config.temperature_meter.resource, operator=config.operator,
+        meter_options=dict(config.power_meter.options))

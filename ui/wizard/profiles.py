@@ -1,0 +1,53 @@
+"""Saved SUT profiles: a lab tests the same arrays again and again, so the SUT page can save a
+description and load it later. One JSON file in the data directory (``sut-profiles.json``),
+written atomically so a crash mid-save never loses the existing profiles."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, fields
+from pathlib import Path
+
+from app.paths import data_dir
+from app.records import SutDescription
+
+FILE_NAME = "sut-profiles.json"
+
+
+class ProfileStoreError(ValueError):
+    """The profiles file cannot be read or written (message names the file)."""
+
+
+class SutProfileStore:
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or data_dir() / FILE_NAME
+
+    def load_all(self) -> dict[str, SutDescription]:
+        if not self.path.exists():
+            return {}
+        try:
+            raw = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ProfileStoreError(f"{self.path}: cannot read the SUT profiles ({exc}); "
+                                    "fix or move the file away") from None
+        known = {f.name for f in fields(SutDescription)}
+        profiles = {}
+        for name, data in raw.items():
+            values = {k: tuple(v) if isinstance(v, list) else v
+                      for k, v in data.items() if k in known}
+            profiles[name] = SutDescription(**values)
+        return profiles
+
+    def save(self, name: str, sut: SutDescription) -> None:
+        name = name.strip()
+        if not name:
+            raise ProfileStoreError("give the profile a name")
+        profiles = {k: asdict(v) for k, v in self.load_all().items()}
+        profiles[name] = asdict(sut)
+        tmp = self.path.with_suffix(".tmp")
+        try:
+            tmp.write_text(json.dumps(profiles, indent=2, sort_keys=True), encoding="utf-8")
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            raise ProfileStoreError(f"{self.path}: cannot save the SUT profile ({exc})") from None

@@ -1,0 +1,105 @@
+"""Review page: the whole plan before anything starts — configuration, every phase with its
+planned duration, the total and the expected end time; an abbreviated variant is flagged
+NON-COMPLIANT here as everywhere."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout)
+
+from app.console import format_duration
+from app.method.loader import MethodError, load_method
+from app.records import RunConfig
+from app.sequencer.plan import build_phases
+from ui.wizard.base import EntryPage
+from ui.wizard.model import EntryError, WizardEntries, config_from_wizard
+
+GB = 10**9
+
+
+def plan_rows(config: RunConfig) -> tuple[list[tuple[str, str, str, str]], float, bool]:
+    """(phase, kind, planned, intervals) rows, total planned seconds, method compliant."""
+    method = load_method(config.method)
+    phases = build_phases(method, config)
+    rows = []
+    for p in phases:
+        planned = format_duration(p.planned_s) if p.planned_s else "until the target is full"
+        intervals = (f"{p.stabilisation_intervals} stabilisation + {p.measurement_intervals} "
+                     "measurement" if p.measurement_intervals else "")
+        rows.append((p.name, p.kind.value.replace("_", " "), planned, intervals))
+    return rows, sum(p.planned_s for p in phases), method.compliant
+
+
+def summary_text(config: RunConfig, compliant: bool) -> str:
+    sut = config.sut
+    lines = [
+        f"<b>Method:</b> {config.method}"
+        + ("" if compliant else " <span style='color:#c03030'><b>NON-COMPLIANT abbreviated "
+                                "variant</b></span>"),
+        f"<b>Classification:</b> {config.taxonomy}"
+        + (f" — {config.classification_reason}" if config.classification_reason else ""),
+        f"<b>SUT:</b> {sut.vendor} {sut.model}, s/n {sut.serial}, raw capacity "
+        f"{sut.raw_capacity_bytes / GB:,.0f} GB ({sut.raw_capacity_bytes:,} bytes), "
+        f"{sut.drive_count} × {sut.drive_type}, {sut.raid}",
+        f"<b>Declared COMs:</b> {', '.join(sut.coms_declared) or 'none'}",
+        f"<b>Lab:</b> {config.lab}"
+        + (f"; targets {', '.join(sut.targets)}" if sut.targets else "")
+        + (f"; load hosts {', '.join(sut.load_hosts)}" if sut.load_hosts else ""),
+        f"<b>Power meter:</b> {config.power_meter.driver} {config.power_meter.resource}; "
+        f"<b>thermometer:</b> {config.temperature_meter.driver} "
+        f"{config.temperature_meter.resource}",
+    ]
+    return "<br>".join(lines)
+
+
+class ReviewPage(EntryPage):
+    def __init__(self) -> None:
+        super().__init__("Review and start", "Check the plan. Nothing has been started yet; "
+                         "Start begins the run at once.")
+        self.summary = QLabel("")
+        self.summary.setWordWrap(True)
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels(("Phase", "Kind", "Planned duration",
+                                              "Intervals"))
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.total = QLabel("")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.total)
+        layout.addWidget(self.error)
+        self.config: RunConfig | None = None
+
+    def initializePage(self) -> None:  # noqa: N802 (Qt naming)
+        self.clear_error()
+        try:
+            config = config_from_wizard(self.entries())
+            rows, total_s, compliant = plan_rows(config)
+        except (EntryError, MethodError, KeyError) as exc:
+            self.config = None
+            self.show_error(getattr(exc, "message", None) or str(exc))
+            return
+        self.config = config
+        self.summary.setText(summary_text(config, compliant))
+        self.table.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            for c, text in enumerate(row):
+                self.table.setItem(r, c, QTableWidgetItem(text))
+        end = datetime.now() + timedelta(seconds=total_s)
+        prefill = " plus the pre-fill (runs until the target is full)" if any(
+            row[2].startswith("until") for row in rows) else ""
+        self.total.setText(f"<b>Total planned:</b> {format_duration(total_s)}{prefill}; "
+                           f"expected end about {end:%Y-%m-%d %H:%M} if started now.")
+
+    def check(self, e: WizardEntries) -> None:
+        config = config_from_wizard(e)
+        try:
+            load_method(config.method).plan_for(config.category)
+        except (MethodError, KeyError) as exc:
+            raise EntryError("method", str(exc).strip("'\"")) from None

@@ -1,0 +1,170 @@
+"""SUT page: who and what is tested — identity, raw capacity (decimal GB/TB, stored in
+bytes), drives, RAID, declared COMs, notes — with saved profiles to reuse."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout,
+                               QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout)
+
+from app.method.loader import all_methods
+from app.records import SutDescription
+from ui.wizard.base import EntryPage, with_changes
+from ui.wizard.model import (CAPACITY_UNITS, DRIVE_TYPES, RAID_LEVELS, EntryError,
+                             WizardEntries, check_sut, format_capacity)
+from ui.wizard.profiles import ProfileStoreError, SutProfileStore
+
+
+def declared_com_choices() -> dict[str, str]:
+    """COM id → title, from every installed method (they share the Emerald list)."""
+    choices: dict[str, str] = {}
+    for method in all_methods().values():
+        for com in method.coms:
+            choices.setdefault(com.id, com.title)
+    return choices
+
+
+class SutPage(EntryPage):
+    def __init__(self, store: SutProfileStore | None = None) -> None:
+        super().__init__("System under test", "Describe the storage system as it is configured "
+                         "for this test. Capacity is decimal: 1 GB = 10⁹ bytes.")
+        self.store = store or SutProfileStore()
+        self.profile_choice = QComboBox()
+        self.profile_choice.setAccessibleName("Saved SUT profile")
+        self.load_button = QPushButton("&Load profile")
+        self.load_button.clicked.connect(self.load_selected_profile)
+        self.profile_name = QLineEdit()
+        self.profile_name.setPlaceholderText("name for this SUT profile")
+        self.save_button = QPushButton("Sa&ve as profile")
+        self.save_button.clicked.connect(self.save_profile)
+
+        self.vendor = QLineEdit()
+        self.model = QLineEdit()
+        self.serial = QLineEdit()
+        self.capacity = QLineEdit()
+        self.capacity.setPlaceholderText("e.g. 7300")
+        self.capacity_unit = QComboBox()
+        self.capacity_unit.addItems(list(CAPACITY_UNITS))
+        self.capacity_unit.setAccessibleName("Capacity unit")
+        self.drive_count = QSpinBox()
+        self.drive_count.setRange(0, 100_000)
+        self.drive_count.setValue(1)
+        self.drive_type = QComboBox()
+        self.drive_type.addItems(list(DRIVE_TYPES))
+        self.raid = QComboBox()
+        self.raid.setEditable(True)
+        self.raid.addItems(list(RAID_LEVELS))
+        self.notes = QPlainTextEdit()
+        self.notes.setTabChangesFocus(True)  # keyboard-only use: Tab leaves the field
+        self.notes.setMaximumHeight(70)
+        self.com_boxes: dict[str, QCheckBox] = {}
+        coms = QGroupBox("Declared capacity optimisation methods (tested after ready idle, "
+                         "and on during the active test)")
+        com_layout = QHBoxLayout(coms)
+        for com_id, title in declared_com_choices().items():
+            box = QCheckBox(title)
+            box.setToolTip(com_id)
+            self.com_boxes[com_id] = box
+            com_layout.addWidget(box)
+        com_layout.addStretch(1)
+
+        capacity_row = QHBoxLayout()
+        capacity_row.addWidget(self.capacity, 1)
+        capacity_row.addWidget(self.capacity_unit)
+        profile_row = QHBoxLayout()
+        profile_row.addWidget(self.profile_choice, 1)
+        profile_row.addWidget(self.load_button)
+        save_row = QHBoxLayout()
+        save_row.addWidget(self.profile_name, 1)
+        save_row.addWidget(self.save_button)
+        form = QFormLayout()
+        form.addRow("Saved &profiles:", profile_row)
+        form.addRow("&Vendor:", self.vendor)
+        form.addRow("&Model:", self.model)
+        form.addRow("&Serial number:", self.serial)
+        form.addRow("Raw &capacity:", capacity_row)
+        form.addRow("&Drive count:", self.drive_count)
+        form.addRow("Drive &type:", self.drive_type)
+        form.addRow("&RAID:", self.raid)
+        form.addRow("&Notes:", self.notes)
+        form.addRow("", save_row)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(coms)
+        layout.addWidget(self.error)
+        self.widgets = {"vendor": self.vendor, "model": self.model, "serial": self.serial,
+                        "capacity": self.capacity, "drive_count": self.drive_count,
+                        "capacity_unit": self.capacity_unit}
+        self.refresh_profiles()
+
+    # --- entries ----------------------------------------------------------------------------
+    def collect(self, e: WizardEntries) -> WizardEntries:
+        return with_changes(
+            e, vendor=self.vendor.text(), model=self.model.text(), serial=self.serial.text(),
+            capacity=self.capacity.text(), capacity_unit=self.capacity_unit.currentText(),
+            drive_count=self.drive_count.value(), drive_type=self.drive_type.currentText(),
+            raid=self.raid.currentText(), notes=self.notes.toPlainText(),
+            coms=tuple(k for k, box in self.com_boxes.items() if box.isChecked()))
+
+    def load(self, e: WizardEntries) -> None:
+        self.vendor.setText(e.vendor)
+        self.model.setText(e.model)
+        self.serial.setText(e.serial)
+        self.capacity.setText(e.capacity)
+        self.capacity_unit.setCurrentText(e.capacity_unit)
+        self.drive_count.setValue(e.drive_count)
+        self.drive_type.setCurrentText(e.drive_type)
+        self.raid.setCurrentText(e.raid)
+        self.notes.setPlainText(e.notes)
+        for com_id, box in self.com_boxes.items():
+            box.setChecked(com_id in e.coms)
+
+    def check(self, e: WizardEntries) -> None:
+        check_sut(e)
+
+    # --- profiles ---------------------------------------------------------------------------
+    def refresh_profiles(self) -> None:
+        self.profile_choice.clear()
+        try:
+            names = sorted(self.store.load_all())
+        except ProfileStoreError as exc:
+            self.show_error(str(exc))
+            names = []
+        self.profile_choice.addItems(names)
+        self.load_button.setEnabled(bool(names))
+        self.profile_choice.setEnabled(bool(names))
+        if not names:
+            self.profile_choice.setPlaceholderText("no saved profiles yet")
+
+    def load_selected_profile(self) -> None:
+        name = self.profile_choice.currentText()
+        try:
+            sut = self.store.load_all()[name]
+        except (KeyError, ProfileStoreError) as exc:
+            self.show_error(f"cannot load profile {name!r}: {exc}")
+            return
+        self.load_sut(sut)
+        self.profile_name.setText(name)
+        self.clear_error()
+
+    def load_sut(self, sut: SutDescription) -> None:
+        capacity, unit = format_capacity(sut.raw_capacity_bytes)
+        e = with_changes(self.collect(WizardEntries()), vendor=sut.vendor, model=sut.model,
+                         serial=sut.serial, capacity=capacity, capacity_unit=unit,
+                         drive_count=sut.drive_count, drive_type=sut.drive_type, raid=sut.raid,
+                         coms=tuple(sut.coms_declared), notes=sut.notes)
+        self.load(e)
+
+    def save_profile(self) -> None:
+        try:
+            sut = check_sut(self.collect(WizardEntries()))
+            self.store.save(self.profile_name.text(), sut)
+        except EntryError as exc:
+            self.show_error(exc.message, exc.field)
+            return
+        except ProfileStoreError as exc:
+            self.show_error(str(exc))
+            return
+        self.clear_error()
+        name = self.profile_name.text().strip()
+        self.refresh_profiles()
+        self.profile_choice.setCurrentText(name)

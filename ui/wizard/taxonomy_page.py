@@ -1,0 +1,159 @@
+"""Taxonomy page: the product category and the classification attributes; the level is
+derived from the answers and the reasons higher levels are ruled out are shown. Adjunct
+Product and Interconnect Element appear disabled, with the reason (SPEC-NOTES §1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QLabel,
+                               QSpinBox, QVBoxLayout, QWidget)
+
+from ui.wizard.base import EntryPage, with_changes
+from ui.wizard.model import EntryError, WizardEntries
+from ui.wizard.taxonomy_view import CategoryChoice, Derived, Question, current_taxonomy
+
+
+class TaxonomyPage(EntryPage):
+    def __init__(self, taxonomy=None) -> None:
+        super().__init__("Classification", "Answer for the system as configured; the "
+                         "taxonomy level is derived from the answers.")
+        self.taxonomy = taxonomy or current_taxonomy()
+        self.category = QComboBox()
+        self.category.setAccessibleName("Category")
+        self.choices: list[CategoryChoice] = self.taxonomy.categories()
+        model = QStandardItemModel(self.category)
+        for c in self.choices:
+            text = c.label if c.testable else f"{c.label} — not testable: {c.reason}"
+            item = QStandardItem(text)
+            item.setData(c.id, 256)
+            item.setEnabled(c.testable)
+            item.setToolTip(c.reason or c.label)
+            model.appendRow(item)
+        self.category.setModel(model)
+        self.questions_box = QGroupBox("Classification attributes")
+        self.questions_form = QFormLayout(self.questions_box)
+        self.answer_widgets: dict[str, QWidget] = {}
+        self.derived_label = QLabel("")
+        self.derived_label.setWordWrap(True)
+        self.ruled_out = QLabel("")
+        self.ruled_out.setWordWrap(True)
+        self.untestable = QLabel("Not testable (shown for completeness): " + "; ".join(
+            f"{c.label} — {c.reason}" for c in self.choices if not c.testable))
+        self.untestable.setWordWrap(True)
+        self.untestable.setEnabled(False)
+        form = QFormLayout()
+        form.addRow("&Category:", self.category)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.questions_box)
+        layout.addWidget(self.derived_label)
+        layout.addWidget(self.ruled_out)
+        layout.addStretch(1)
+        layout.addWidget(self.untestable)
+        layout.addWidget(self.error)
+        self.derived: Derived | None = None
+        self._answers_by_category: dict[str, dict[str, Any]] = {}
+        self.category.currentIndexChanged.connect(self._category_changed)
+        first = next(i for i, c in enumerate(self.choices) if c.testable)
+        self.category.setCurrentIndex(first)
+        self._category_changed()
+
+    # --- questions --------------------------------------------------------------------------
+    def category_id(self) -> str:
+        return self.category.currentData(256) or ""
+
+    def _category_changed(self) -> None:
+        previous = getattr(self, "_shown_category", None)
+        if previous:
+            self._answers_by_category[previous] = self.answers()
+        while self.questions_form.rowCount():
+            self.questions_form.removeRow(0)
+        self.answer_widgets.clear()
+        cat = self.category_id()
+        self._shown_category = cat
+        keep = self._answers_by_category.get(cat, {})
+        for q in self.taxonomy.questions(cat):
+            widget = self._widget_for(q, keep.get(q.name, q.default))
+            self.answer_widgets[q.name] = widget
+            self.questions_form.addRow(q.label + ":", widget)
+        self.update_derived()
+
+    def _widget_for(self, q: Question, value: Any) -> QWidget:
+        if q.kind == "bool":
+            w = QCheckBox()
+            w.setChecked(bool(value))
+            w.toggled.connect(self.update_derived)
+        elif q.kind == "int":
+            w = QSpinBox()
+            w.setRange(0, 1_000_000)
+            w.setValue(int(value or 0))
+            w.valueChanged.connect(self.update_derived)
+        else:
+            w = QComboBox()
+            w.addItems(list(q.choices))
+            if value is not None:
+                w.setCurrentText(str(value))
+            w.currentTextChanged.connect(self.update_derived)
+        w.setAccessibleName(q.label)
+        return w
+
+    def answers(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, w in self.answer_widgets.items():
+            if isinstance(w, QCheckBox):
+                out[name] = w.isChecked()
+            elif isinstance(w, QSpinBox):
+                out[name] = w.value()
+            elif isinstance(w, QComboBox):
+                out[name] = w.currentText()
+        return out
+
+    def set_answer(self, name: str, value: Any) -> None:
+        w = self.answer_widgets[name]
+        if isinstance(w, QCheckBox):
+            w.setChecked(bool(value))
+        elif isinstance(w, QSpinBox):
+            w.setValue(int(value))
+        elif isinstance(w, QComboBox):
+            w.setCurrentText(str(value))
+
+    def update_derived(self) -> None:
+        try:
+            self.derived = self.taxonomy.derive(self.category_id(), self.answers())
+        except (ValueError, KeyError) as exc:
+            self.derived = None
+            self.derived_label.setText(f"<b>No classification:</b> {exc}")
+            self.ruled_out.setText("")
+            return
+        d = self.derived
+        self.derived_label.setText(f"<b>Derived classification:</b> {d.label} "
+                                   f"(<code>{d.taxonomy}</code>)"
+                                   + (f" — {d.reason}" if d.reason else ""))
+        self.ruled_out.setText("<br>".join(f"✘ {r}" for r in d.ruled_out))
+
+    # --- entries ----------------------------------------------------------------------------
+    def collect(self, e: WizardEntries) -> WizardEntries:
+        if self.derived is None:
+            return with_changes(e, taxonomy="")
+        reason = self.derived.reason or ""
+        if self.derived.ruled_out:
+            reason = (reason + "; " if reason else "") + "; ".join(self.derived.ruled_out)
+        return with_changes(e, taxonomy=self.derived.taxonomy, classification_reason=reason)
+
+    def load(self, e: WizardEntries) -> None:
+        head, _, level = e.taxonomy.rpartition("-")
+        category = head if level.isdigit() else e.taxonomy
+        index = self.category.findData(category, 256)
+        if index >= 0:
+            self.category.setCurrentIndex(index)
+        if "level" in self.answer_widgets and level.isdigit():
+            self.set_answer("level", int(level))
+
+    def check(self, e: WizardEntries) -> None:
+        if self.derived is None or not e.taxonomy:
+            raise EntryError("category", "The answers give no classification: check them.")
+        chosen = next((c for c in self.choices if c.id == self.category_id()), None)
+        if chosen is not None and not chosen.testable:
+            raise EntryError("category", f"{chosen.label}: {chosen.reason}.")

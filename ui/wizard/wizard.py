@@ -1,0 +1,58 @@
+"""The new-run wizard (QWizard): taxonomy → SUT → workload → instruments → review → Start.
+
+Each page copies its widgets into one :class:`WizardEntries`; Back never resets a page (pages
+fill their widgets only from :meth:`NewRunWizard.load`), and every rule that blocks Next lives in
+``ui.wizard.model`` where it is tested without Qt.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QWidget, QWizard
+
+from app.records import RunConfig
+from ui.wizard.base import EntryPage
+from ui.wizard.instruments_page import InstrumentsPage
+from ui.wizard.model import WizardEntries, config_from_wizard
+from ui.wizard.profiles import SutProfileStore
+from ui.wizard.review_page import ReviewPage
+from ui.wizard.sut_page import SutPage
+from ui.wizard.taxonomy_page import TaxonomyPage
+from ui.wizard.workload_page import WorkloadPage
+
+
+class NewRunWizard(QWizard):
+    def __init__(self, parent: QWidget | None = None, *, entries: WizardEntries | None = None,
+                 simulated_lab: str = "sim", store: SutProfileStore | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("New run — StorWatt")
+        self.setWizardStyle(QWizard.WizardStyle.ClassicStyle)
+        self.setOption(QWizard.WizardOption.NoBackButtonOnStartPage, True)
+        self.setButtonText(QWizard.WizardButton.FinishButton, "&Start run")
+        self.setButtonText(QWizard.WizardButton.NextButton, "&Next >")
+        self.setButtonText(QWizard.WizardButton.BackButton, "< &Back")
+        self.base = entries or WizardEntries(simulated_lab=simulated_lab)
+        self.taxonomy_page = TaxonomyPage()
+        self.sut_page = SutPage(store)
+        self.workload_page = WorkloadPage(simulated_lab)
+        self.instruments_page = InstrumentsPage()
+        self.review_page = ReviewPage()
+        self.pages: list[EntryPage] = [self.taxonomy_page, self.sut_page, self.workload_page,
+                                       self.instruments_page, self.review_page]
+        for page in self.pages:
+            self.addPage(page)
+        self.resize(900, 680)
+        self.load(self.base)
+
+    def load(self, entries: WizardEntries) -> None:
+        """Fill every page (used once at construction: a new run or a repeated set-up)."""
+        for page in self.pages:
+            page.load(entries)
+
+    def entries(self) -> WizardEntries:
+        e = self.base
+        for page in self.pages:
+            e = page.collect(e)
+        return e
+
+    def run_config(self) -> RunConfig:
+        return config_from_wizard(self.entries())

@@ -1,0 +1,158 @@
+"""Workload page: where the IO comes from (simulated lab, fio on this station, or fio load
+hosts), the targets with their safety check, and the test method or abbreviated variant."""
+
+from __future__ import annotations
+
+import shutil
+
+from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFormLayout, QHBoxLayout, QLabel,
+                               QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
+                               QRadioButton, QVBoxLayout, QWidget)
+
+from app.method.loader import all_methods
+from app.method.model import Method
+from ui.wizard.base import EntryPage, with_changes
+from ui.wizard.model import WizardEntries, check_workload
+from ui.wizard.targets import target_safety
+
+MODES = (("simulated", "&Simulated lab (built-in simulated SUT and meters)"),
+         ("local-fio", "Local &fio on this station against the targets below"),
+         ("load-hosts", "fio &load hosts (fio --server on each host)"))
+
+
+def method_label(m: Method) -> str:
+    tag = "  — NON-COMPLIANT abbreviated variant" if not m.compliant else "  — compliant"
+    return f"{m.name} {m.version}{tag}"
+
+
+class WorkloadPage(EntryPage):
+    def __init__(self, simulated_lab: str = "sim") -> None:
+        super().__init__("Workload", "Choose where the IO runs and which method to follow.")
+        self.simulated_lab = simulated_lab
+        self.mode_group = QButtonGroup(self)
+        self.mode_buttons: dict[str, QRadioButton] = {}
+        modes = QVBoxLayout()
+        for key, text in MODES:
+            button = QRadioButton(text)
+            self.mode_group.addButton(button)
+            self.mode_buttons[key] = button
+            modes.addWidget(button)
+            button.toggled.connect(self._mode_changed)
+        fio = shutil.which("fio")
+        self.fio_status = QLabel(f"fio found: {fio}" if fio else
+                                 "fio not found on PATH: local fio runs are not possible")
+
+        self.targets = QListWidget()
+        self.targets.setAccessibleName("Targets")
+        self.targets.setMaximumHeight(90)
+        self.target_entry = QLineEdit()
+        self.target_entry.setPlaceholderText("/path/to/scratch-file or /dev/sdX, then Add")
+        self.target_entry.returnPressed.connect(self.add_target)
+        self.add_button = QPushButton("&Add target")
+        self.add_button.clicked.connect(self.add_target)
+        self.remove_button = QPushButton("Remo&ve")
+        self.remove_button.clicked.connect(self.remove_target)
+        self.safety = QLabel("")
+        self.safety.setWordWrap(True)
+        self.targets.currentTextChanged.connect(self._show_safety)
+        self.hosts = QPlainTextEdit()
+        self.hosts.setTabChangesFocus(True)
+        self.hosts.setPlaceholderText("one host[:port] per line (default port 8765)")
+        self.hosts.setMaximumHeight(60)
+
+        self.methods = all_methods()
+        self.method = QComboBox()
+        ordered = sorted(self.methods.values(), key=lambda m: (not m.compliant, m.name))
+        for m in ordered:
+            self.method.addItem(method_label(m), m.name)
+        self.method_note = QLabel("")
+        self.method_note.setWordWrap(True)
+        self.method.currentIndexChanged.connect(self._method_changed)
+
+        target_row = QHBoxLayout()
+        target_row.addWidget(self.target_entry, 1)
+        target_row.addWidget(self.add_button)
+        target_row.addWidget(self.remove_button)
+        self.target_box = QWidget()
+        tb = QVBoxLayout(self.target_box)
+        tb.setContentsMargins(0, 0, 0, 0)
+        tb.addWidget(self.targets)
+        tb.addLayout(target_row)
+        tb.addWidget(self.safety)
+        form = QFormLayout()
+        form.addRow("IO source:", modes)
+        form.addRow("", self.fio_status)
+        form.addRow("&Targets:", self.target_box)
+        form.addRow("Load &hosts:", self.hosts)
+        form.addRow("&Method:", self.method)
+        form.addRow("", self.method_note)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        self.widgets = {"targets": self.target_entry, "load_hosts": self.hosts,
+                        "method": self.method}
+        self.mode_buttons["simulated"].setChecked(True)
+        self._method_changed()
+
+    # --- entries ----------------------------------------------------------------------------
+    def mode(self) -> str:
+        return next(k for k, b in self.mode_buttons.items() if b.isChecked())
+
+    def collect(self, e: WizardEntries) -> WizardEntries:
+        return with_changes(
+            e, workload_mode=self.mode(), simulated_lab=self.simulated_lab,
+            targets=tuple(self.targets.item(i).text() for i in range(self.targets.count())),
+            load_hosts=tuple(h for h in self.hosts.toPlainText().splitlines() if h.strip()),
+            method=self.method.currentData() or "")
+
+    def load(self, e: WizardEntries) -> None:
+        self.mode_buttons.get(e.workload_mode, self.mode_buttons["simulated"]).setChecked(True)
+        self.simulated_lab = e.simulated_lab
+        self.targets.clear()
+        self.targets.addItems(list(e.targets))
+        self.hosts.setPlainText("\n".join(e.load_hosts))
+        self.select_method(e.method)
+
+    def check(self, e: WizardEntries) -> None:
+        check_workload(e)
+
+    def select_method(self, name: str) -> None:
+        index = self.method.findData(name)
+        if index >= 0:
+            self.method.setCurrentIndex(index)
+
+    def selected_method(self) -> Method | None:
+        return self.methods.get(self.method.currentData() or "")
+
+    # --- reactions --------------------------------------------------------------------------
+    def add_target(self) -> None:
+        path = self.target_entry.text().strip()
+        if not path:
+            return
+        self.targets.addItem(path)
+        self.targets.setCurrentRow(self.targets.count() - 1)
+        self.target_entry.clear()
+
+    def remove_target(self) -> None:
+        row = self.targets.currentRow()
+        if row >= 0:
+            self.targets.takeItem(row)
+
+    def _show_safety(self, path: str) -> None:
+        self.safety.setText(target_safety(path) if path else "")
+
+    def _mode_changed(self) -> None:
+        mode = self.mode() if any(b.isChecked() for b in self.mode_buttons.values()) else ""
+        self.target_box.setEnabled(mode == "local-fio")
+        self.hosts.setEnabled(mode == "load-hosts")
+
+    def _method_changed(self) -> None:
+        m = self.selected_method()
+        if m is None:
+            return
+        text = m.title
+        if not m.compliant:
+            text = (f"NON-COMPLIANT: {m.title}. Abbreviated variant of {m.variant_of}; "
+                    "its figures are not Emerald results.")
+        self.method_note.setText(text)
+        self.method_note.setStyleSheet("" if m.compliant else "color: #c03030;")
