@@ -1,0 +1,91 @@
+"""The new-run wizard's rules, without Qt: what blocks Next and what RunConfig comes out."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from app.records import RunConfig, SutDescription
+from ui.wizard.model import (EntryError, WizardEntries, config_from_wizard, entries_from_config,
+                             parse_capacity)
+from ui.wizard.profiles import ProfileStoreError, SutProfileStore
+
+GOOD = WizardEntries(taxonomy="online-2", vendor="Acme", model="Array 9", serial="AC-1",
+                     capacity="7.3", capacity_unit="TB", drive_count=50, drive_type="HDD",
+                     raid="RAID 6", coms=("deduplication",), method="smoke")
+
+
+def test_capacity_is_decimal_and_stored_in_bytes() -> None:
+    assert parse_capacity("7300", "GB") == 7_300_000_000_000
+    assert parse_capacity("7.3", "TB") == 7_300_000_000_000
+    assert parse_capacity(" 1,5 ", "GB") == 1_500_000_000
+
+
+@pytest.mark.parametrize("text", ["-1", "0", "", "abc", "nan", "inf"])
+def test_bad_capacity_is_rejected_with_a_message(text: str) -> None:
+    with pytest.raises(EntryError) as err:
+        config_from_wizard(replace(GOOD, capacity=text))
+    assert err.value.field == "capacity"
+    assert "capacity" in err.value.message.lower()
+
+
+@pytest.mark.parametrize("field", ["vendor", "model", "serial"])
+def test_empty_identity_fields_are_rejected(field: str) -> None:
+    with pytest.raises(EntryError) as err:
+        config_from_wizard(replace(GOOD, **{field: "  "}))
+    assert err.value.field == field
+
+
+def test_local_fio_needs_a_target_and_load_hosts_need_hosts() -> None:
+    with pytest.raises(EntryError) as err:
+        config_from_wizard(replace(GOOD, workload_mode="local-fio", targets=(" ",)))
+    assert err.value.field == "targets"
+    with pytest.raises(EntryError) as err:
+        config_from_wizard(replace(GOOD, workload_mode="load-hosts"))
+    assert err.value.field == "load_hosts"
+    with pytest.raises(EntryError, match="Not a host"):
+        config_from_wizard(replace(GOOD, workload_mode="load-hosts", load_hosts=("a b:1",)))
+
+
+def test_hardware_meter_needs_an_address() -> None:
+    with pytest.raises(EntryError) as err:
+        config_from_wizard(replace(GOOD, meter_driver="wt310", meter_resource=""))
+    assert err.value.field == "meter_resource"
+
+
+def test_config_from_wizard_carries_every_entry() -> None:
+    config = config_from_wizard(replace(GOOD, workload_mode="local-fio",
+                                        targets=("/tmp/a", ""), notes=" rack 4 "))
+    assert config.lab == "local-fio"
+    assert config.method == "smoke" and config.taxonomy == "online-2"
+    sut = config.sut
+    assert (sut.vendor, sut.model, sut.serial) == ("Acme", "Array 9", "AC-1")
+    assert sut.raw_capacity_bytes == 7_300_000_000_000
+    assert sut.coms_declared == sut.coms_on_during_test == ("deduplication",)
+    assert sut.targets == ("/tmp/a",) and sut.notes == "rack 4"
+    assert config_from_wizard(replace(GOOD, simulated_lab="sim-direct")).lab == "sim-direct"
+
+
+def test_a_stored_config_round_trips_through_the_wizard_entries() -> None:
+    original = RunConfig(method="demo", taxonomy="near-online-2", lab="local-fio",
+                         sut=SutDescription(vendor="V", model="M", serial="S",
+                                            raw_capacity_bytes=146_000_000_000, drive_count=3,
+                                            drive_type="SSD", load_hosts=("h1:8765",)))
+    again = config_from_wizard(entries_from_config(original))
+    assert again == original
+
+
+def test_sut_profiles_are_saved_and_loaded(tmp_path: Path) -> None:
+    store = SutProfileStore(tmp_path / "profiles.json")
+    sut = config_from_wizard(GOOD).sut
+    store.save("lab array", sut)
+    store.save("other", replace(sut, serial="X"))
+    loaded = store.load_all()
+    assert loaded["lab array"] == sut and loaded["other"].serial == "X"
+    with pytest.raises(ProfileStoreError):
+        store.save(" ", sut)
+    (tmp_path / "profiles.json").write_text("{broken")
+    with pytest.raises(ProfileStoreError, match="profiles.json"):
+        store.load_all()
