@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from PySide6.QtWidgets import QApplication
 
+from ui.qt_runtime import QtRuntimeError, check_qt_runtime
 from ui.settings import APPLICATION, ORGANISATION
 
 
@@ -24,6 +25,11 @@ def run_gui(lab: str = "sim", db_url: str | None = None,
             argv: Sequence[str] | None = None) -> int:
     """Open the main window and run the event loop until it closes; returns the exit code."""
     qt_app = application(argv)
+    try:
+        check_qt_runtime()
+    except QtRuntimeError as exc:
+        print(f"storwatt gui: {exc}", file=sys.stderr)
+        return 1
     from ui.main_window import MainWindow  # after QApplication: pyqtgraph reads the palette
 
     window = MainWindow(lab=lab, db_url=db_url)

@@ -1,0 +1,114 @@
+"""Live plots and the event bridge: data reaches the curves (asserted on curve data, never on
+pixels), buffers grow without copying per sample, and the bridge crosses threads in batches."""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from app.method.loader import load_method  # noqa: E402
+from app.records import IntervalRecord, PhaseInfo, PhaseKind, RunConfig, RunStatus  # noqa: E402
+from app.sequencer import events as ev  # noqa: E402
+from drivers.interfaces import PowerSample, TemperatureSample, WorkloadInterval  # noqa: E402
+from ui.bridge import RunBridge  # noqa: E402
+from ui.plots import LivePlots, phase_units  # noqa: E402
+from ui.series import GrowableSeries  # noqa: E402
+
+T0 = 500.0
+PHASES = (PhaseInfo(0, PhaseKind.ACTIVE, "RR", "RR", 10.0, 0, 10),
+          PhaseInfo(1, PhaseKind.ACTIVE, "SW", "SW", 10.0, 0, 10))
+
+
+def started() -> ev.RunStarted:
+    return ev.RunStarted("r1", RunConfig(method="smoke"), "smoke", "1", False, PHASES, T0,
+                         "2026-01-01T00:00:00+00:00", 20.0)
+
+
+def interval(phase: int, i: int, ep: float, wma: float) -> ev.IntervalClosed:
+    return ev.IntervalClosed(IntervalRecord(phase, "RR", i, i, i + 1.0, 500.0, 4, 1000.0,
+                                            "IOPS", 2.0, ep, wma, True, True))
+
+
+def test_growable_series_keeps_order_across_growth() -> None:
+    s = GrowableSeries(capacity=2)
+    s.append(0, 1)
+    s.extend(np.arange(1, 100), np.arange(1, 100) * 2.0)
+    x, y = s.view()
+    assert len(s) == 100 and s.capacity >= 100
+    assert x[-1] == 99 and y[-1] == 198 and y[0] == 1
+    s.break_line(100)
+    s.break_line(101)  # a second gap in a row adds nothing
+    assert len(s) == 101 and math.isnan(s.view()[1][-1])
+    with pytest.raises(ValueError):
+        s.extend([1, 2], [1])
+
+
+def test_units_follow_the_profile_pattern() -> None:
+    units = phase_units(load_method("smoke"), PHASES + (
+        PhaseInfo(2, PhaseKind.PREFILL, "Pre-fill", "PREFILL", 1.0),))
+    assert units == {0: "IOPS", 1: "MiB/s", 2: "MiB/s"}
+
+
+def test_events_reach_every_curve(qtbot) -> None:
+    plots = LivePlots(redraw_ms=10_000)
+    qtbot.addWidget(plots)
+    plots.start_run(started(), load_method("smoke"))
+    samples = tuple(PowerSample(T0 + i, 590.0 + i) for i in range(5))
+    plots.ingest([
+        ev.PowerSamples(0, samples),
+        ev.TemperatureSamples(0, (TemperatureSample(T0 + 1, 22.5),)),
+        ev.WorkloadIntervals(0, (WorkloadInterval(T0, T0 + 1, 700, 300, 0, 0, 2.0, 5.0),)),
+        ev.WorkloadIntervals(1, (WorkloadInterval(T0 + 10, T0 + 11, 0, 40, 0, 40 * 2**20, 2.0,
+                                                  5.0),)),
+        interval(0, 0, 2.0, 2.0), interval(0, 1, 2.2, 2.1),
+        ev.HistogramReady(0, "RR", {1_000_000: 10, 2_000_000: 5, 50_000_000: 1},
+                          {99.0: 2.0, 99.9: 50.0}, 30.0, 1),
+    ])
+    plots.redraw()
+    x, y = plots.curve_data("power")
+    assert list(x) == [0, 1, 2, 3, 4] and list(y) == [590, 591, 592, 593, 594]
+    assert plots.curve_data("temperature")[1].tolist() == [22.5]
+    assert plots.curve_data("iops")[1][0] == pytest.approx(1000.0)
+    mibs = plots.curve_data("mibs")[1]
+    assert mibs[-1] == pytest.approx(40.0)
+    assert math.isnan(plots.curve_data("iops")[1][-1])  # gap: SW is not an IOPS phase
+    assert plots.curve_data("ep")[1].tolist() == [2.0, 2.2]
+    hi, lo = plots.curve_data("band_hi")[1], plots.curve_data("band_lo")[1]
+    assert hi[-1] == pytest.approx(2.1 * 1.05) and lo[-1] == pytest.approx(2.1 * 0.95)
+    hx, hy = plots.curve_data("histogram")
+    assert hx.tolist() == [1.0, 2.0, 50.0] and hy.tolist() == [10, 5, 1]
+    positions = sorted(round(10 ** line.value(), 6) for line in plots.hist_lines)
+    assert positions == [2.0, 30.0, 50.0]  # 99 %, ceiling, 99.9 % (log10 view coordinates)
+
+
+def test_flagged_samples_are_gaps_not_values(qtbot) -> None:
+    plots = LivePlots(redraw_ms=10_000)
+    qtbot.addWidget(plots)
+    plots.start_run(started(), None)
+    plots.ingest([ev.PowerSamples(0, (PowerSample(T0, 100.0),
+                                      PowerSample(T0 + 1, 1e9, flags=frozenset({"overrange"}))))])
+    plots.redraw()
+    assert plots.curve_data("power")[1][0] == 100.0
+    assert math.isnan(plots.curve_data("power")[1][1])
+
+
+def test_bridge_carries_events_from_a_worker_thread_in_order(qtbot) -> None:
+    bridge = RunBridge(interval_ms=5)
+    got: list = []
+    bridge.events.connect(got.extend)
+
+    def worker() -> None:
+        for i in range(2000):
+            bridge(ev.LogMessage("INFO", str(i), float(i)))
+        bridge(ev.RunFinished(RunStatus.COMPLETED, 1.0))
+
+    with qtbot.waitSignal(bridge.finished, timeout=5000) as finished:
+        threading.Thread(target=worker).start()
+    assert finished.args[0].status is RunStatus.COMPLETED
+    assert [e.message for e in got[:-1]] == [str(i) for i in range(2000)]
+    assert bridge.received == 2001
