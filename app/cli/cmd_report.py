@@ -1,0 +1,43 @@
+"""``storwatt report RUN_ID``: rebuild the PDF Test Data Report and the xlsx export of a stored
+run (the run id may be an unambiguous prefix)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from app.reports.export import ReportError, report_stem, write_reports
+from app.storage.db import open_database
+from app.storage.errors import StorageError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help="write the PDF test data report and xlsx export of a run",
+                       description="Without --pdf/--xlsx both files are written to the current "
+                                   "folder as storwatt-<id>-<method>.pdf/.xlsx.")
+    p.add_argument("run_id", metavar="RUN_ID", help="run id or an unambiguous prefix of it")
+    p.add_argument("--pdf", type=Path, metavar="FILE", help="write the PDF report here")
+    p.add_argument("--xlsx", type=Path, metavar="FILE", help="write the xlsx workbook here")
+    p.add_argument("--db", help="database URL (default: the station's SQLite file)")
+    p.set_defaults(func=report_command)
+
+
+def report_command(args: argparse.Namespace) -> int:
+    try:
+        database = open_database(args.db)
+        try:
+            run = database.load_run(args.run_id)
+        finally:
+            database.close()
+        pdf, xlsx = args.pdf, args.xlsx
+        if pdf is None and xlsx is None:
+            stem = report_stem(run)
+            pdf, xlsx = Path(f"{stem}.pdf"), Path(f"{stem}.xlsx")
+        written = write_reports(run, pdf, xlsx)
+    except (StorageError, ReportError) as exc:
+        print(f"storwatt report: {exc}", file=sys.stderr)
+        return 1
+    for kind, path in written.items():
+        print(f"{kind}: {path}")
+    return 0

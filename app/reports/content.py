@@ -1,0 +1,341 @@
+"""What a report says about a stored run, independent of the output format.
+
+Built only from the stored run (:class:`~app.storage.stored.StoredRun`) and the method named
+in it. Every expected metric gets a line: VALID, INVALID (with the stored reason) or NOT
+MEASURED (with the reason derived from the phase and run status) — a missing or invalid figure
+must never look like a result (SPEC-NOTES §4).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.method.loader import load_method
+from app.method.model import Method
+from app.records import MetricResult, PhaseKind, PhaseStatus, RunStatus
+from app.reports.windows import PhaseWindow, phase_window
+from app.storage.stored import StoredPhase, StoredRun
+from drivers.interfaces import FLAG_UNCERTAINTY_HIGH, FLAG_UNCERTAINTY_UNKNOWN, InstrumentIdentity
+
+VALID, INVALID, NOT_MEASURED = "VALID", "INVALID", "NOT MEASURED"
+IDLE_METRIC = "EP_RI"
+#: order of the seed's sample Test Data Report (idle first, then RR RW SR SW MW1 MW2)
+TDR_ORDER = ("EP_RI", "EP_RR", "EP_RW", "EP_SR", "EP_SW", "EP_MW1", "EP_MW2")
+UNIT_TEXT = {"IOPS/W": "I/Os per second per watt", "MiB/s/W": "MiB per second per watt",
+             "GB/W": "GB (10^9 bytes) per watt", "ratio": "logical / physical bytes"}
+IDLE_TITLE = "Ready idle (raw capacity per watt)"
+
+
+@dataclass(frozen=True)
+class MetricLine:
+    """One row of the metrics table."""
+
+    name: str
+    title: str
+    unit: str
+    status: str  # VALID | INVALID | NOT MEASURED
+    reason: str
+    result: MetricResult | None
+    window: PhaseWindow | None
+
+    @property
+    def valid(self) -> bool:
+        return self.status == VALID
+
+    @property
+    def unit_text(self) -> str:
+        return UNIT_TEXT.get(self.unit, self.unit)
+
+
+@dataclass(frozen=True)
+class ComLine:
+    com_id: str
+    title: str
+    available: bool
+    on_during_test: bool
+    result: str  # heuristic outcome as text
+    metric: MetricResult | None
+
+
+@dataclass(frozen=True)
+class InstrumentSummary:
+    role: str  # "Power meter" | "Temperature meter"
+    identity: str
+    resource: str
+    driver: str
+    calibration: str
+    ranges: str
+    sample_interval_s: float
+    longest_gap_s: float
+    samples: int
+    flagged: int  # samples excluded from averages
+    worst_uncertainty_pct: float
+    worst_uncertainty_t: float
+    notes: str
+
+
+@dataclass(frozen=True)
+class ReportContent:
+    run: StoredRun
+    method: Method | None
+    method_note: str  # why the method file could not be used / differs, or ""
+    windows: dict[int, PhaseWindow]
+    metrics: tuple[MetricLine, ...]
+    coms: tuple[ComLine, ...]
+    instruments: tuple[InstrumentSummary, ...]
+    problems: tuple[str, ...]  # everything missing or invalid, in plain words
+
+    @property
+    def compliant(self) -> bool:
+        return self.run.method_compliant
+
+    @property
+    def method_label(self) -> str:
+        label = f"{self.run.method_name} {self.run.method_version}"
+        return label if self.compliant else f"{label} — NON-COMPLIANT abbreviated variant"
+
+    @property
+    def interval_s(self) -> float:
+        return self.method.interval_s if self.method else 60.0
+
+    @property
+    def product(self) -> str:
+        sut = self.run.config.sut
+        return " ".join(p for p in (sut.vendor, sut.model) if p) or "unnamed SUT"
+
+    def metric_line(self, name: str) -> MetricLine | None:
+        return next((m for m in self.metrics if m.name == name), None)
+
+
+# --- building ------------------------------------------------------------------------------
+
+def build_content(run: StoredRun) -> ReportContent:
+    method, note = _method_of(run)
+    interval_s = method.interval_s if method else _guess_interval(run)
+    windows = {p.index: w for p in run.phases
+               if (w := phase_window(run, p, interval_s)) is not None}
+    metrics = tuple(_metric_line(run, method, name, windows) for name in _expected_metrics(run,
+                                                                                        method))
+    coms = _com_lines(run, method)
+    instruments = _instruments(run)
+    problems = _problems(run, metrics, coms, note)
+    return ReportContent(run, method, note, windows, metrics, coms, instruments, problems)
+
+
+def _method_of(run: StoredRun) -> tuple[Method | None, str]:
+    try:
+        method = load_method(run.method_name)
+    except (KeyError, ValueError, OSError) as exc:
+        return None, (f"method {run.method_name!r} is not installed on this station ({exc}); "
+                      "titles, stability band and confidence levels come from the stored run")
+    if method.version != run.method_version:
+        return method, (f"the installed method file is version {method.version}; the run used "
+                        f"{run.method_version} (titles and rules shown from the installed file)")
+    return method, ""
+
+
+def _guess_interval(run: StoredRun) -> float:
+    lengths = [r.end_s - r.start_s for r in run.intervals]
+    return float(np.median(lengths)) if lengths else 60.0
+
+
+def _expected_metrics(run: StoredRun, method: Method | None) -> list[str]:
+    """The plan's metrics (what the method asks for this category) plus any stored EP."""
+    names: list[str] = []
+    if method is not None:
+        try:
+            plan = method.plan_for(run.config.category)
+            names = [method.profile(step.profile).metric for step in plan.active]
+            names.append(IDLE_METRIC)
+        except KeyError:
+            names = []
+    names += [m.name for m in run.metrics if m.name.startswith("EP_")]
+    if not names:
+        names = [IDLE_METRIC]
+    unique = list(dict.fromkeys(names))
+    rank = {name: i for i, name in enumerate(TDR_ORDER)}
+    return sorted(unique, key=lambda n: (rank.get(n, len(rank)), unique.index(n)))
+
+
+def _profile_for(method: Method | None, metric: str):
+    if method is None:
+        return None
+    return next((p for p in method.profiles if p.metric == metric), None)
+
+
+def _phase_for_metric(run: StoredRun, method: Method | None, name: str) -> StoredPhase | None:
+    if name == IDLE_METRIC:
+        kind, profile_name = PhaseKind.READY_IDLE, None
+    else:
+        profile = _profile_for(method, name)
+        kind = PhaseKind.ACTIVE
+        profile_name = profile.name if profile else name.removeprefix("EP_")
+    for phase in run.phases:
+        if phase.info.kind is kind and (profile_name is None or phase.info.profile == profile_name):
+            return phase
+    return None
+
+
+def _metric_line(run: StoredRun, method: Method | None, name: str,
+                 windows: dict[int, PhaseWindow]) -> MetricLine:
+    profile = _profile_for(method, name)
+    title = IDLE_TITLE if name == IDLE_METRIC else (profile.title if profile else name)
+    stored = run.metric(name)
+    phase = _phase_for_metric(run, method, name)
+    if stored is not None:
+        index = stored.phase_index if stored.phase_index is not None else (
+            phase.index if phase else None)
+        window = windows.get(index) if index is not None else None
+        unit = stored.unit
+        if stored.valid and _finite(stored.value):
+            return MetricLine(name, title, unit, VALID, "", stored, window)
+        reason = stored.reason or "the value could not be computed"
+        return MetricLine(name, title, unit, INVALID, reason, stored, window)
+    unit = "GB/W" if name == IDLE_METRIC else (profile.metric_unit if profile else "")
+    return MetricLine(name, title, unit, NOT_MEASURED, _why_missing(run, phase, name), None,
+                      windows.get(phase.index) if phase else None)
+
+
+def _finite(value: float) -> bool:
+    return value is not None and math.isfinite(value)
+
+
+def _why_missing(run: StoredRun, phase: StoredPhase | None, name: str) -> str:
+    run_state = f"the run ended {run.status}" + (f" ({run.error})" if run.error else "")
+    if phase is None:
+        what = "ready-idle phase" if name == IDLE_METRIC else f"phase for {name}"
+        return f"the run's plan has no {what}"
+    if phase.status is PhaseStatus.PENDING:
+        return f"phase {phase.info.name} never started: {run_state}"
+    if phase.status in (PhaseStatus.ABORTED, PhaseStatus.FAILED):
+        detail = f": {phase.error}" if phase.error else ""
+        return f"phase {phase.info.name} {phase.status.value}{detail}"
+    if phase.status is PhaseStatus.RUNNING:
+        return f"phase {phase.info.name} was still running when {run_state}"
+    if phase.status is PhaseStatus.SKIPPED:
+        return f"phase {phase.info.name} was skipped"
+    return f"phase {phase.info.name} completed but no {name} was stored"
+
+
+def _com_lines(run: StoredRun, method: Method | None) -> tuple[ComLine, ...]:
+    sut = run.config.sut
+    titles = {c.id: c.title for c in method.coms} if method else {}
+    stored = {m.name.removeprefix("COM_"): m for m in run.metrics if m.name.startswith("COM_")}
+    ids = list(dict.fromkeys([*titles, *sut.coms_declared, *sut.coms_on_during_test, *stored]))
+    lines = []
+    for com in ids:
+        metric = stored.get(com)
+        lines.append(ComLine(com, titles.get(com, com), com in sut.coms_declared,
+                             com in sut.coms_on_during_test,
+                             _com_result(run, com, metric, com in sut.coms_declared), metric))
+    return tuple(lines)
+
+
+def _com_result(run: StoredRun, com: str, metric: MetricResult | None, declared: bool) -> str:
+    if metric is None:
+        if not declared:
+            return "not declared: not tested"
+        phase = next((p for p in run.phases if p.info.kind is PhaseKind.COM_CHECK
+                      and (p.info.profile or "").removeprefix("COM-") == com), None)
+        return "NOT TESTED: " + _why_missing(run, phase, f"COM_{com}")
+    if metric.valid and _finite(metric.value):
+        return f"PASSED (data-reduction ratio {metric.value:.3f})"
+    ratio = f" (ratio {metric.value:.3f})" if _finite(metric.value) else ""
+    return f"NOT PASSED{ratio}: {metric.reason or 'no reason stored'}"
+
+
+# --- instruments ---------------------------------------------------------------------------
+
+def _typical_interval(t: np.ndarray, phase_index: np.ndarray) -> tuple[float, float]:
+    """(median, longest) spacing of consecutive samples within the same phase."""
+    if len(t) < 2:
+        return math.nan, math.nan
+    same = phase_index[1:] == phase_index[:-1]
+    steps = np.diff(t)[same]
+    if not len(steps):
+        return math.nan, math.nan
+    return float(np.median(steps)), float(steps.max())
+
+
+def _calibration(identity: InstrumentIdentity | None, configured: str) -> str:
+    date = (identity.calibration_date if identity else "") or configured
+    return date or "not recorded"
+
+
+def _ranges(values: np.ndarray, unit: str) -> str:
+    finite = np.unique(values[np.isfinite(values)])
+    if not len(finite):
+        return f"{unit} range not reported"
+    return ", ".join(f"{v:g} {unit}" for v in finite)
+
+
+def _instruments(run: StoredRun) -> tuple[InstrumentSummary, ...]:
+    config = run.config
+    power = run.power
+    step, gap = _typical_interval(power.t, power.phase_index)
+    unc = power.uncertainty_pct
+    worst = float(np.nanmax(unc)) if np.isfinite(unc).any() else math.nan
+    worst_t = float(power.t[int(np.nanargmax(unc))]) if np.isfinite(unc).any() else math.nan
+    high = sum(FLAG_UNCERTAINTY_HIGH in f for f in power.flags)
+    unknown = sum(FLAG_UNCERTAINTY_UNKNOWN in f for f in power.flags)
+    volts = power.volts[np.isfinite(power.volts)]
+    freq = power.freq_hz[np.isfinite(power.freq_hz)]
+    notes = []
+    if len(volts):
+        notes.append(f"input voltage {volts.min():.1f}–{volts.max():.1f} V")
+    if len(freq):
+        notes.append(f"frequency {freq.min():.2f}–{freq.max():.2f} Hz")
+    notes.append(f"{high} sample(s) above the uncertainty limit, {unknown} with uncertainty "
+                 "not evaluable")
+    meter = run.power_meter
+    summaries = [InstrumentSummary(
+        "Power meter", meter.describe() if meter else "not identified (no identity stored)",
+        meter.resource if meter else config.power_meter.resource,
+        meter.driver if meter else config.power_meter.driver,
+        _calibration(meter, config.power_meter.calibration_date),
+        f"{_ranges(power.range_v, 'V')}; {_ranges(power.range_a, 'A')}", step, gap, len(power),
+        int((~power.usable).sum()), worst, worst_t, "; ".join(notes))]
+    temp = run.temperature
+    if run.temperature_meter is not None or len(temp):
+        t_step, t_gap = _typical_interval(temp.t, temp.phase_index)
+        ok = temp.celsius[temp.usable]
+        span = f"inlet {ok.min():.1f}–{ok.max():.1f} °C" if len(ok) else "no usable reading"
+        identity = run.temperature_meter
+        summaries.append(InstrumentSummary(
+            "Temperature meter", identity.describe() if identity else "not identified",
+            identity.resource if identity else config.temperature_meter.resource,
+            identity.driver if identity else config.temperature_meter.driver,
+            _calibration(identity, config.temperature_meter.calibration_date), "—", t_step,
+            t_gap, len(temp), int((~temp.usable).sum()), math.nan, math.nan, span))
+    return tuple(summaries)
+
+
+# --- what is wrong --------------------------------------------------------------------------
+
+def _problems(run: StoredRun, metrics: tuple[MetricLine, ...], coms: tuple[ComLine, ...],
+              method_note: str) -> tuple[str, ...]:
+    problems = []
+    if not run.method_compliant:
+        problems.append(f"method {run.method_name} {run.method_version} is an abbreviated "
+                        "variant: NON-COMPLIANT, not a reportable result")
+    if run.status is not RunStatus.COMPLETED:
+        problems.append(f"run {run.status.value}" + (f": {run.error}" if run.error else ""))
+    for phase in run.phases:
+        if phase.status in (PhaseStatus.ABORTED, PhaseStatus.FAILED):
+            problems.append(f"phase {phase.info.name} {phase.status.value}"
+                            + (f": {phase.error}" if phase.error else ""))
+        elif phase.attempts > 1:
+            problems.append(f"phase {phase.info.name} was restarted ({phase.attempts} attempts); "
+                            "figures come from the last, uninterrupted attempt")
+    for line in metrics:
+        if line.status != VALID:
+            problems.append(f"{line.name} {line.status}: {line.reason}")
+    for com in coms:
+        if com.available and (com.metric is None or not com.metric.valid):
+            problems.append(f"COM {com.title}: {com.result}")
+    if method_note:
+        problems.append(method_note)
+    return tuple(problems)

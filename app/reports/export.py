@@ -1,0 +1,68 @@
+"""Export a stored run as the PDF Test Data Report and the xlsx workbook.
+
+Used by ``storwatt run --out DIR``, ``storwatt report`` and ``--self-test``. Both files are
+built from the stored run only (never from live sequencer state), so a report can be rebuilt
+at any time and gives the same figures and the same samples hash.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from app.reports.content import ReportContent, build_content
+from app.reports.pdf import build_pdf
+from app.reports.xlsx import build_xlsx
+from app.storage.db import Database
+from app.storage.repository import load_run
+from app.storage.stored import StoredRun
+
+
+class ReportError(Exception):
+    """A report could not be written (message names the file and what to do)."""
+
+
+def report_stem(run: StoredRun) -> str:
+    """``storwatt-<id8>-<method>``: sortable, tells which run and method at a glance."""
+    method = re.sub(r"[^A-Za-z0-9._-]+", "_", run.method_name) or "method"
+    return f"storwatt-{run.run_id[:8]}-{method}"
+
+
+def _write(build, content: ReportContent, path: Path) -> Path:
+    """Build into a temporary file beside ``path`` and rename: a failed export never leaves
+    a truncated report under the final name."""
+    partial = path.with_name(path.name + ".partial")
+    try:
+        build(content, partial)
+        partial.replace(path)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise ReportError(f"cannot write {path}: {exc.strerror or exc}; check the folder "
+                          "exists and is writable") from exc
+    return path
+
+
+def write_reports(run: StoredRun, pdf: Path | None = None,
+                  xlsx: Path | None = None) -> dict[str, Path]:
+    """Write the requested reports of an already loaded run."""
+    content = build_content(run)
+    written: dict[str, Path] = {}
+    if pdf is not None:
+        written["pdf"] = _write(build_pdf, content, pdf)
+    if xlsx is not None:
+        written["xlsx"] = _write(build_xlsx, content, xlsx)
+    return written
+
+
+def export_run(database: Database, run_id: str, out_dir: Path) -> dict[str, Path]:
+    """Write ``<stem>.pdf`` and ``<stem>.xlsx`` for ``run_id`` (a prefix is accepted) into
+    ``out_dir`` (created if needed); returns ``{"pdf": path, "xlsx": path}``."""
+    run = load_run(database, run_id)
+    out_dir = Path(out_dir)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ReportError(f"cannot create the report folder {out_dir}: "
+                          f"{exc.strerror or exc}") from exc
+    stem = report_stem(run)
+    return write_reports(run, out_dir / f"{stem}.pdf", out_dir / f"{stem}.xlsx")

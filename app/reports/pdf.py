@@ -1,0 +1,426 @@
+"""The PDF Test Data Report (reportlab platypus).
+
+Layout follows the seed's sample Test Data Report (cover, metrics page with idle then active
+tests, capacity optimisations) and adds what a lab needs to audit the figures: instruments,
+phases with their measurement windows, per-phase charts, histograms, intensity search, event
+log and the workload job files. Every page carries the method (with a NON-COMPLIANT banner for
+abbreviated variants), the samples' SHA-256 and "Page N of M". The document is built with
+``invariant=True`` so exporting the same stored run twice gives byte-identical files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reportlab.lib import colors
+from reportlab.lib.enums import TA_CENTER
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+from reportlab.lib.units import mm
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.platypus import (BaseDocTemplate, CondPageBreak, Frame, KeepTogether, PageBreak,
+                                PageTemplate, Paragraph, Preformatted, Spacer, Table, TableStyle)
+from xml.sax.saxutils import escape
+
+from app.records import PhaseKind
+from app.reports import charts
+from app.reports.content import INVALID, NOT_MEASURED, VALID, MetricLine, ReportContent
+from app.reports.text import (DASH, fmt_duration, fmt_seconds, fmt_sig, invalid_value, is_number,
+                              pdf_safe)
+
+PAGE_W, PAGE_H = A4
+MARGIN = 16 * mm
+HEADER_H = 20 * mm
+FOOTER_H = 12 * mm
+BODY_W = PAGE_W - 2 * MARGIN
+GRID = colors.HexColor("#9a9a9a")
+SHADE = colors.HexColor("#ececec")
+EVENT_LIMIT = 400  # longer logs: first and last lines, with the count left out stated
+
+_base = getSampleStyleSheet()
+STYLES = {
+    "title": ParagraphStyle("title", parent=_base["Title"], fontSize=18, leading=22),
+    "h1": ParagraphStyle("h1", parent=_base["Heading1"], fontSize=13, leading=16,
+                         spaceBefore=4, spaceAfter=6),
+    "h2": ParagraphStyle("h2", parent=_base["Heading2"], fontSize=10.5, leading=13,
+                         spaceBefore=6, spaceAfter=3),
+    "body": ParagraphStyle("body", parent=_base["BodyText"], fontSize=8.5, leading=10.5),
+    "cell": ParagraphStyle("cell", parent=_base["BodyText"], fontSize=7.5, leading=9),
+    "cellb": ParagraphStyle("cellb", parent=_base["BodyText"], fontSize=7.5, leading=9,
+                            fontName="Helvetica-Bold"),
+    "small": ParagraphStyle("small", parent=_base["BodyText"], fontSize=7, leading=8.5),
+    "banner": ParagraphStyle("banner", parent=_base["BodyText"], fontSize=10, leading=12.5,
+                             fontName="Helvetica-Bold", textColor=colors.white,
+                             alignment=TA_CENTER),
+    "mono": ParagraphStyle("mono", fontName="Courier", fontSize=7, leading=8.4),
+}
+
+
+def P(text: str, style: str = "cell") -> Paragraph:
+    """A paragraph of plain text (escaped, font-safe) that wraps inside its cell."""
+    return Paragraph(escape(pdf_safe(str(text))), STYLES[style])
+
+
+def B(text: str, style: str = "cellb") -> Paragraph:
+    return P(text, style)
+
+
+def grid_table(rows: list[list], widths: list[float], header: bool = True,
+               extra: list[tuple] | None = None) -> Table:
+    table = Table(rows, colWidths=widths, repeatRows=1 if header else 0)
+    style = [("GRID", (0, 0), (-1, -1), 0.4, GRID), ("VALIGN", (0, 0), (-1, -1), "TOP"),
+             ("LEFTPADDING", (0, 0), (-1, -1), 3), ("RIGHTPADDING", (0, 0), (-1, -1), 3),
+             ("TOPPADDING", (0, 0), (-1, -1), 2), ("BOTTOMPADDING", (0, 0), (-1, -1), 2)]
+    if header:
+        style.append(("BACKGROUND", (0, 0), (-1, 0), SHADE))
+    table.setStyle(TableStyle(style + (extra or [])))
+    return table
+
+
+def key_values(pairs: list[tuple[str, str]], key_w: float = 48 * mm) -> Table:
+    return grid_table([[B(k), P(v)] for k, v in pairs], [key_w, BODY_W - key_w], header=False,
+                      extra=[("BACKGROUND", (0, 0), (0, -1), SHADE)])
+
+
+# --- page furniture -----------------------------------------------------------------------------
+
+class _NumberedCanvas(Canvas):
+    """Defers each page until the total is known, then stamps "Page N of M" on all of them."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._pages: list[dict] = []
+
+    def showPage(self) -> None:  # noqa: N802 (reportlab API)
+        self._pages.append(dict(self.__dict__))
+        self._startPage()
+
+    def save(self) -> None:
+        total = len(self._pages)
+        for state in self._pages:
+            self.__dict__.update(state)
+            self.setFont("Helvetica", 7.5)
+            self.drawRightString(PAGE_W - MARGIN, FOOTER_H - 4 * mm,
+                                 f"Page {self._pageNumber} of {total}")
+            super().showPage()
+        super().save()
+
+
+def _furniture(content: ReportContent):
+    run = content.run
+    title = pdf_safe(f"StorWatt Test Data Report — {content.product} — run {run.run_id[:8]}")
+    method = pdf_safe(content.method_label)
+    banner = pdf_safe(f"NON-COMPLIANT — abbreviated method variant {run.method_name} "
+                      f"{run.method_version} — not a reportable result")
+
+    def draw(canvas: Canvas, _doc) -> None:
+        canvas.saveState()
+        top = PAGE_H - 9 * mm
+        canvas.setFont("Helvetica", 7.5)
+        canvas.drawString(MARGIN, top, title)
+        if content.compliant:
+            canvas.drawRightString(PAGE_W - MARGIN, top, f"Method {method}")
+        else:
+            canvas.setFillColor(colors.black)
+            canvas.rect(MARGIN, top - 6.5 * mm, BODY_W, 5 * mm, stroke=0, fill=1)
+            canvas.setFillColor(colors.white)
+            canvas.setFont("Helvetica-Bold", 8.5)
+            canvas.drawCentredString(PAGE_W / 2, top - 5 * mm, banner)
+            canvas.setFillColor(colors.black)
+        canvas.setStrokeColor(GRID)
+        canvas.line(MARGIN, FOOTER_H, PAGE_W - MARGIN, FOOTER_H)
+        canvas.setFont("Helvetica", 7)
+        canvas.drawString(MARGIN, FOOTER_H - 4 * mm, f"samples SHA-256 {run.samples_sha256}")
+        canvas.restoreState()
+
+    return draw
+
+
+# --- sections -----------------------------------------------------------------------------------
+
+def _cover(c: ReportContent) -> list:
+    run, config = c.run, c.run.config
+    sut = config.sut
+    story: list = [Spacer(1, 6 * mm), P("Storage Power-Efficiency Test Data Report", "title")]
+    if not c.compliant:
+        banner = Table([[P(f"NON-COMPLIANT: {run.method_name} {run.method_version} is an "
+                           "abbreviated variant of the method. These figures are for rehearsal "
+                           "only and are not a reportable result.", "banner")]],
+                       colWidths=[BODY_W])
+        banner.setStyle(TableStyle([("BACKGROUND", (0, 0), (-1, -1), colors.black),
+                                    ("TOPPADDING", (0, 0), (-1, -1), 6),
+                                    ("BOTTOMPADDING", (0, 0), (-1, -1), 6)]))
+        story += [banner, Spacer(1, 4 * mm)]
+    method_title = f" — {c.method.title}" if c.method else ""
+    story += [P("Product and configuration", "h2"), key_values([
+        ("Product", c.product),
+        ("Serial number", sut.serial or "not recorded"),
+        ("Configuration", f"{sut.drive_count} × {sut.drive_type}, {sut.raid}, raw capacity "
+                          f"{fmt_sig(sut.raw_capacity_bytes / 1e9, 6)} GB (1 GB = 10^9 bytes)"),
+        ("Taxonomy classification", run.taxonomy or "not recorded"),
+        ("Classification justification", config.classification_reason or "not recorded"),
+        ("Capacity optimisations declared", ", ".join(sut.coms_declared) or "none"),
+        ("Load hosts / targets", f"{', '.join(sut.load_hosts) or 'local'} / "
+                                 f"{', '.join(sut.targets) or 'simulated'}"),
+    ]), P("Test", "h2"), key_values([
+        ("Method", f"{run.method_name} {run.method_version}{method_title}"),
+        ("Compliance", "compliant method" if c.compliant else
+         "NON-COMPLIANT abbreviated variant"),
+        ("Run id", run.run_id),
+        ("Run status", run.status.value + (f": {run.error}" if run.error else "")),
+        ("Started (UTC)", run.started_wall),
+        ("Finished (UTC)", run.finished_wall or "not finished"),
+        ("Duration", fmt_duration(run.duration_s)),
+        ("Station", config.station or "not recorded"),
+        ("Operator", config.operator or "not recorded"),
+        ("Lab", config.lab),
+        ("Workload engine", run.workload_engine or "not recorded"),
+        ("Samples SHA-256", run.samples_sha256),
+    ]), P("Result summary", "h2")]
+    if c.problems:
+        story.append(P("The following is missing, invalid or qualifies the results:", "body"))
+        story += [P(f"• {p}", "body") for p in c.problems]
+    else:
+        story.append(P("Every metric the method asks for is VALID.", "body"))
+    return story
+
+
+def metric_value_text(line: MetricLine) -> str:
+    if line.status == VALID:
+        return fmt_sig(line.result.value)
+    if line.status == INVALID:
+        return invalid_value(line.result.value if line.result else None)
+    return DASH
+
+
+def metric_status_text(line: MetricLine) -> str:
+    if line.status == VALID:
+        return "VALID"
+    return f"{line.status}: {line.reason}"
+
+
+def _validity_cell(line: MetricLine) -> Paragraph:
+    style = "cell" if line.status == VALID else "cellb"
+    return P(metric_status_text(line), style)
+
+
+def _metrics_page(c: ReportContent) -> list:
+    story: list = [PageBreak(), P("Test Data Report — metrics", "h1"),
+                   P("Operational power — ready idle test", "h2")]
+    idle = c.metric_line("EP_RI")
+    raw_gb = c.run.config.sut.raw_capacity_bytes / 1e9
+    if idle is not None:
+        watts = idle.result.avg_power_w if idle.result else None
+        watts_text = (fmt_sig(watts) + " W") if is_number(watts) else DASH
+        if idle.status != VALID and is_number(watts):
+            watts_text = f"({fmt_sig(watts)} W)"
+        story.append(grid_table([
+            [B("Average watts"), P(watts_text), B("Run length"),
+             P(fmt_duration(idle.result.run_length_s) if idle.result else DASH)],
+            [B("Raw capacity tested"), P(f"{fmt_sig(raw_gb, 6)} GB"), B(""), P("")],
+            [B("EP_RI"), P(_with_unit(metric_value_text(idle), "GB/W")), B("Validity"),
+             _validity_cell(idle)],
+        ], [40 * mm, 45 * mm, 25 * mm, BODY_W - 110 * mm], header=False,
+            extra=[("BACKGROUND", (0, 0), (0, -1), SHADE), ("BACKGROUND", (2, 0), (2, -1), SHADE)]))
+    story += [P("Standard idle metric: GB per watt. 1 GB = 10^9 bytes; 1 GiB = 2^30 bytes; "
+                "the two are never mixed in one figure.", "small"),
+              P("Active power tests", "h2")]
+    rows = [[B("Metric"), B("Value"), B("Unit"), B("Run length (min)"), B("Average latency"),
+             B("Average power"), B("Operations rate"), B("Validity")]]
+    for line in c.metrics:
+        if line.name == "EP_RI":
+            continue
+        r = line.result
+        paren = line.status != VALID
+        rows.append([B(line.name), B(metric_value_text(line)), P(line.unit),
+                     P(fmt_sig(r.run_length_s / 60) if r else DASH),
+                     P(_maybe(r.avg_response_ms if r else None, "ms", paren)),
+                     P(_maybe(r.avg_power_w if r else None, "W", paren)),
+                     P(_maybe(r.ops_rate if r else None, r.ops_unit if r else "", paren)),
+                     _validity_cell(line)])
+        rows.append([P(""), P(f"{line.title} — {line.unit_text}", "small"), "", "", "", "", "",
+                     ""])
+    widths = [16 * mm, 20 * mm, 15 * mm, 17 * mm, 19 * mm, 20 * mm, 24 * mm]
+    widths.append(BODY_W - sum(widths))
+    spans = [("SPAN", (1, i), (-1, i)) for i in range(2, len(rows), 2)]
+    story.append(grid_table(rows, widths, extra=spans))
+    story += [P("Power-related numbers are reported to at least three significant digits "
+                "(SPEC-NOTES §4); the xlsx export holds full precision. A value in parentheses "
+                "is INVALID and is not a result. IOPS = I/Os per second; 1 MiB = 2^20 bytes.",
+                "small"), _com_table(c)]
+    return story
+
+
+def _with_unit(text: str, unit: str) -> str:
+    return text if text == DASH else f"{text} {unit}"
+
+
+def _maybe(value: float | None, unit: str, parenthesise: bool) -> str:
+    if not is_number(value):
+        return DASH
+    text = f"{fmt_sig(value)} {unit}".strip()
+    return f"({text})" if parenthesise else text
+
+
+def _com_table(c: ReportContent) -> KeepTogether:
+    rows = [[B("Capacity optimisation"), B("Available in SUT?"), B("On during test?"),
+             B("Heuristic result")]]
+    for com in c.coms:
+        rows.append([P(com.title), P("YES" if com.available else "NO"),
+                     P("YES" if com.on_during_test else "NO"), P(com.result)])
+    widths = [45 * mm, 26 * mm, 24 * mm, BODY_W - 95 * mm]
+    return KeepTogether([P("Capacity optimisations (COM)", "h2"), grid_table(rows, widths)])
+
+
+def _phases_section(c: ReportContent) -> list:
+    rows = [[B("#"), B("Phase"), B("Status"), B("Attempts"), B("Start"), B("End"),
+             B("Measurement window"), B("Notes")]]
+    for phase in c.run.phases:
+        w = c.windows.get(phase.index)
+        window = (f"{fmt_seconds(w.start_s)} – {fmt_seconds(w.end_s)} ({w.measured} × "
+                  f"{c.interval_s:g} s)" if w and w.measured else DASH)
+        rows.append([P(phase.index), P(phase.info.name), P(phase.status.value),
+                     P(phase.attempts), P(fmt_seconds(phase.t_start)),
+                     P(fmt_seconds(phase.t_end)), P(window), P(phase.error)])
+    widths = [7 * mm, 24 * mm, 21 * mm, 14 * mm, 16 * mm, 16 * mm, 38 * mm]
+    widths.append(BODY_W - sum(widths))
+    return [P("Phases", "h2"), P("Times are run-relative (h:mm:ss from the run start).",
+                                 "small"), grid_table(rows, widths)]
+
+
+def _instruments_section(c: ReportContent) -> list:
+    story: list = [PageBreak(), P("Instruments", "h1")]
+    for ins in c.instruments:
+        worst = (f"{fmt_sig(ins.worst_uncertainty_pct)} % (at {fmt_seconds(ins.worst_uncertainty_t)})"
+                 if is_number(ins.worst_uncertainty_pct) else "not evaluable from the samples")
+        story += [P(ins.role, "h2"), key_values([
+            ("Identity", ins.identity), ("Resource / driver", f"{ins.resource or DASH} / "
+                                                              f"{ins.driver or DASH}"),
+            ("Calibration date", ins.calibration), ("Ranges used", ins.ranges),
+            ("Sample interval", f"{fmt_sig(ins.sample_interval_s)} s typical, longest gap "
+                                f"{fmt_sig(ins.longest_gap_s)} s" if is_number(
+                                    ins.sample_interval_s) else "fewer than two samples"),
+            ("Samples", f"{ins.samples} stored, {ins.flagged} excluded from averages"),
+            ("Worst uncertainty", worst if ins.role == "Power meter" else DASH),
+            ("Notes", ins.notes)])]
+    story += _phases_section(c)
+    return story
+
+
+def _search_section(c: ReportContent) -> list:
+    results = c.run.search_results
+    if not results:
+        return [P("Intensity search", "h2"), P("No intensity search was stored for this run.",
+                                               "body")]
+    rows = [[B("Profile"), B("Queue depth × jobs"), B("Operations rate"), B("Avg response"),
+             B("Rate cap (read, write IOPS)"), B("Probes (QD: rate @ ms)")]]
+    for r in results:
+        probes = "; ".join(f"{qd}: {fmt_sig(rate)} @ {fmt_sig(ms)}" for qd, rate, ms in r.probes)
+        rows.append([P(r.profile), P(f"{r.queue_depth} × {r.jobs}"),
+                     P(f"{fmt_sig(r.ops_rate)} {r.ops_unit}"),
+                     P(f"{fmt_sig(r.avg_response_ms)} ms"),
+                     P(f"{r.rate_iops[0]}, {r.rate_iops[1]}" if r.rate_iops else DASH),
+                     P(probes or DASH)])
+    widths = [16 * mm, 24 * mm, 28 * mm, 22 * mm, 28 * mm]
+    widths.append(BODY_W - sum(widths))
+    return [P("Intensity search (first pass)", "h2"), grid_table(rows, widths)]
+
+
+def _phase_charts(c: ReportContent) -> list:
+    story: list = [PageBreak(), P("Phase charts", "h1"),
+                   P("Solid line: usable power samples; dashed: inlet temperature (right axis); "
+                     "vertical dotted lines: the measurement window the metric was computed "
+                     "over. Efficiency charts show each interval's EP (circles), the weighted "
+                     "moving average (squares, dashed) and the ±tolerance band around it.",
+                     "small")]
+    tolerance = charts.stability_tolerance(c.method)
+    height = 52 * mm
+    for phase in c.run.phases:
+        if phase.t_start is None:
+            continue
+        window = c.windows.get(phase.index)
+        block = [P(f"{phase.index}. {phase.info.name} ({phase.info.kind.value}) — "
+                   f"{phase.status.value}", "h2"),
+                 charts.power_chart(c.run, phase, window, BODY_W, height)]
+        if phase.info.kind is PhaseKind.ACTIVE:
+            for drawing in (charts.ops_chart(c.run, phase, window, BODY_W, height),
+                            charts.efficiency_chart(c.run, phase, window, tolerance, BODY_W,
+                                                    height)):
+                if drawing is not None:
+                    block.append(drawing)
+        story += [CondPageBreak(height + 20 * mm), *block]
+    return story
+
+
+def _histograms(c: ReportContent) -> list:
+    story: list = [PageBreak(), P("Response-time histograms", "h1")]
+    if not c.run.histograms:
+        return story + [P("No response-time histogram was stored for this run.", "body")]
+    story.append(P("Completion-latency histogram of each profile's measurement window (fio "
+                   "json+ buckets), with the confidence levels (SPEC-NOTES §5) and the "
+                   "response-time ceiling.", "small"))
+    for hist in c.run.histograms:
+        total = sum(hist.bins.values())
+        levels = ", ".join(f"{lvl:g} %: {fmt_sig(ms)} ms" for lvl, ms in
+                           sorted(hist.confidence_ms.items()))
+        story.append(KeepTogether([
+            charts.histogram_chart(hist, f"{hist.profile} (phase {hist.phase_index}): "
+                                         f"{total} IOs", BODY_W, 62 * mm),
+            P(f"Confidence levels — {levels or DASH}; ceiling {fmt_sig(hist.ceiling_ms)} ms, "
+              f"{hist.above_ceiling} IOs above it.", "small"), Spacer(1, 3 * mm)]))
+    return story
+
+
+def _events(c: ReportContent) -> list:
+    events = list(c.run.events)
+    story: list = [PageBreak(), P("Event log", "h1")]
+    if not events:
+        return story + [P("No events were stored.", "body")]
+    left_out = 0
+    if len(events) > EVENT_LIMIT:
+        left_out = len(events) - EVENT_LIMIT
+        events = events[:EVENT_LIMIT // 2] + events[-EVENT_LIMIT // 2:]
+    rows = [[B("Time"), B("Level"), B("Phase"), B("Message")]]
+    for e in events:
+        style = "cellb" if e.level in ("WARNING", "ERROR") else "cell"
+        rows.append([P(fmt_seconds(e.t)), P(e.level, style),
+                     P(DASH if e.phase_index is None else e.phase_index), P(e.message, style)])
+    story.append(grid_table(rows, [18 * mm, 17 * mm, 12 * mm, BODY_W - 47 * mm]))
+    if left_out:
+        story.append(P(f"{left_out} events in the middle of the log are left out here; the xlsx "
+                       "export's Events sheet has all of them.", "small"))
+    return story
+
+
+def _appendix(c: ReportContent) -> list:
+    story: list = [PageBreak(), P("Appendix — workload job files as run", "h1")]
+    jobs = c.run.job_files
+    if not jobs:
+        return story + [P("No workload job file was stored for this run.", "body")]
+    for index, text in sorted(jobs.items()):
+        phase = c.run.phase(index)
+        story += [P(f"{index}. {phase.info.name}", "h2"),
+                  Preformatted(pdf_safe(text.rstrip()), STYLES["mono"], maxLineLength=110,
+                               newLineChars="  ")]
+    return story
+
+
+# --- assembly -------------------------------------------------------------------------------------
+
+def build_pdf(content: ReportContent, path: Path) -> Path:
+    """Write the Test Data Report of ``content`` to ``path``."""
+    run = content.run
+    doc = BaseDocTemplate(str(path), pagesize=A4, leftMargin=MARGIN, rightMargin=MARGIN,
+                          topMargin=HEADER_H, bottomMargin=FOOTER_H + 3 * mm,
+                          title=f"Test Data Report {run.run_id}",
+                          author=run.config.operator or "StorWatt",
+                          subject=pdf_safe(content.method_label), creator="StorWatt",
+                          invariant=True)
+    frame = Frame(MARGIN, FOOTER_H + 3 * mm, BODY_W, PAGE_H - HEADER_H - FOOTER_H - 3 * mm,
+                  id="body", leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
+    doc.addPageTemplates([PageTemplate("page", [frame], onPage=_furniture(content))])
+    story = (_cover(content) + _metrics_page(content) + _instruments_section(content)
+             + [Spacer(1, 4 * mm)] + _search_section(content) + _phase_charts(content)
+             + _histograms(content) + _events(content) + _appendix(content))
+    doc.build(story, canvasmaker=_NumberedCanvas)
+    return path

@@ -1,0 +1,73 @@
+"""Number and text formatting shared by the PDF and the xlsx display formats.
+
+Power-related figures are printed with at least three significant digits (SPEC-NOTES §4) via
+:func:`app.metrics.formatting.sig_digits`; cells and storage keep full precision. A number
+that is not valid is never printed bare: callers use :func:`invalid_value` (parentheses).
+"""
+
+from __future__ import annotations
+
+import math
+
+from app.metrics.formatting import sig_digits
+
+DASH = "—"
+
+#: Characters the PDF's standard fonts (WinAnsi) cannot show, with plain replacements, so no
+#: text in a report turns into blank boxes (job files and log lines are free text).
+_PDF_REPLACEMENTS = {
+    "≥": ">=", "≤": "<=", "→": "->", "←": "<-", "≈": "~", "×": "x", "−": "-", "…": "...",
+    "⁹": "^9", "³": "^3", "²": "^2", "⁰": "^0", "\t": "    ",
+}
+
+
+def is_number(value: float | None) -> bool:
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
+
+
+def fmt_sig(value: float | None, digits: int = 3) -> str:
+    """``value`` with at least ``digits`` significant digits; a dash when there is none."""
+    return sig_digits(value, digits) if is_number(value) else DASH
+
+
+def invalid_value(value: float | None, digits: int = 3) -> str:
+    """An INVALID figure: in parentheses, so it cannot be read as a valid result."""
+    return f"({fmt_sig(value, digits)})" if is_number(value) else DASH
+
+
+def fmt_fixed(value: float | None, decimals: int = 1, unit: str = "") -> str:
+    if not is_number(value):
+        return DASH
+    text = f"{value:,.{decimals}f}"
+    return f"{text} {unit}" if unit else text
+
+
+def fmt_seconds(seconds: float | None) -> str:
+    """Run-relative time as ``h:mm:ss`` (``m:ss`` under an hour; tenths for short phases)."""
+    if not is_number(seconds):
+        return DASH
+    sign = "-" if seconds < 0 else ""
+    seconds = abs(seconds)
+    whole = int(seconds)
+    h, rest = divmod(whole, 3600)
+    m, s = divmod(rest, 60)
+    tenths = f".{int((seconds - whole) * 10)}" if seconds < 600 else ""
+    return f"{sign}{h}:{m:02d}:{s:02d}{tenths}" if h else f"{sign}{m}:{s:02d}{tenths}"
+
+
+def fmt_duration(seconds: float | None) -> str:
+    """A duration in the unit a reader expects: s, min or h."""
+    if not is_number(seconds):
+        return DASH
+    if seconds < 120:
+        return f"{seconds:.3g} s"
+    if seconds < 3 * 3600:
+        return f"{seconds / 60:.4g} min"
+    return f"{seconds / 3600:.4g} h"
+
+
+def pdf_safe(text: str) -> str:
+    """Text the PDF's standard fonts can draw (no silent blank boxes)."""
+    for char, replacement in _PDF_REPLACEMENTS.items():
+        text = text.replace(char, replacement)
+    return text.encode("cp1252", errors="replace").decode("cp1252")

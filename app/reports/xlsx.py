@@ -1,0 +1,413 @@
+"""The xlsx export: the Test Data Report figures plus every number they were computed from.
+
+Schema (sheet names, column names and order) is a contract with QA scripts and is documented
+in ``docs/export-format.md``; add columns only at the end of a sheet. Cells hold full
+precision (floats as stored); number formats only change the display. Missing values
+(NaN / NULL) are empty cells, never 0.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+import xlsxwriter
+from xlsxwriter.workbook import Workbook
+from xlsxwriter.worksheet import Worksheet
+
+from app.records import PhaseKind
+from app.reports.content import VALID, ReportContent
+from app.reports.windows import assign_samples, attempt_of_samples, last_attempt_intervals
+
+TDR_SHEET = "Test Data Report"
+METRIC_COLUMNS = ("metric", "value", "unit", "validity", "reason", "description",
+                  "run_length_min", "avg_latency_ms", "avg_power_w", "ops_rate", "ops_unit",
+                  "phase", "window_start_s", "window_end_s", "run_length_s")
+PHASE_COLUMNS = ("phase", "name", "kind", "profile", "status", "attempts", "t_start_s",
+                 "t_end_s", "window_start_s", "window_end_s", "stabilisation_intervals",
+                 "measurement_intervals", "interval_s", "error")
+INTERVAL_COLUMNS = ("phase", "profile", "interval", "start_s", "end_s", "avg_power_w",
+                    "ops_rate", "ops_unit", "avg_response_ms", "ep", "wma", "in_measurement",
+                    "stable", "n_power_samples", "ops", "attempt", "in_window", "phase_name")
+SAMPLE_COLUMNS = ("t_s", "phase", "watts", "volts", "amps", "pf", "uncertainty_pct", "flags",
+                  "temp_c", "temp_t_s", "freq_hz", "range_v", "range_a", "usable", "attempt",
+                  "interval", "in_window")
+TEMPERATURE_COLUMNS = ("t_s", "phase", "celsius", "flags", "usable")
+BIN_COLUMNS = ("phase", "profile", "bin_ns", "bin_ms", "count", "cumulative_pct")
+LEVEL_COLUMNS = ("phase", "profile", "level_pct", "response_ms", "ceiling_ms", "above_ceiling",
+                 "total_ios")
+LEVEL_FIRST_COL = len(BIN_COLUMNS) + 1  # one empty column between the two tables
+SEARCH_COLUMNS = ("profile", "queue_depth", "jobs", "ops_rate", "ops_unit", "avg_response_ms",
+                  "rate_read_iops", "rate_write_iops", "probes")
+EVENT_COLUMNS = ("t_s", "level", "phase", "message")
+
+
+def _cell(value):
+    """NaN/None → empty cell; numpy scalars → Python numbers."""
+    if value is None:
+        return None
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return None if math.isnan(value) or math.isinf(value) else value
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def _column(values: np.ndarray) -> list:
+    """A numpy column as cell values (NaN → None) without a Python call per element."""
+    if values.dtype.kind == "f":
+        out = values.astype(object)
+        out[~np.isfinite(values)] = None
+        return out.tolist()
+    return values.tolist()
+
+
+class _Writer:
+    """Typed row writing with one header format (kept small: XlsxWriter does the rest)."""
+
+    def __init__(self, workbook: Workbook) -> None:
+        self.book = workbook
+        self.header = workbook.add_format({"bold": True, "bg_color": "#E6E6E6",
+                                           "bottom": 1})
+        self.bold = workbook.add_format({"bold": True})
+        self.title = workbook.add_format({"bold": True, "font_size": 14})
+        self.banner = workbook.add_format({"bold": True, "font_color": "white",
+                                           "bg_color": "black"})
+        self.section = workbook.add_format({"bold": True, "font_size": 11, "bottom": 1})
+        self.invalid = workbook.add_format({"num_format": "(General)", "font_color": "#7F7F7F",
+                                            "italic": True})
+        self.invalid_text = workbook.add_format({"bold": True})
+        self.seconds = workbook.add_format({"num_format": "0.000"})
+
+    def table(self, sheet: Worksheet, columns: Sequence[str], rows: Iterable[Sequence],
+              first_row: int = 0, first_col: int = 0) -> int:
+        """Header + rows; returns the number of data rows written."""
+        sheet.write_row(first_row, first_col, columns, self.header)
+        count = 0
+        for count, row in enumerate(rows, start=1):
+            for col, value in enumerate(row):
+                value = _cell(value)
+                if value is not None:
+                    sheet.write(first_row + count, first_col + col, value)
+        sheet.freeze_panes(first_row + 1, 0)
+        return count
+
+    def columns(self, sheet: Worksheet, columns: Sequence[str], data: Sequence[list]) -> int:
+        """Column-wise data (lists of equal length, None = empty) under a header row."""
+        sheet.write_row(0, 0, columns, self.header)
+        n = len(data[0]) if data else 0
+        for col, values in enumerate(data):
+            write = sheet.write_number if all(
+                v is None or isinstance(v, (int, float)) and not isinstance(v, bool)
+                for v in values[:50]) else sheet.write
+            for row, value in enumerate(values, start=1):
+                if value is not None:
+                    write(row, col, value)
+        sheet.freeze_panes(1, 0)
+        return n
+
+
+# --- Test Data Report sheet ----------------------------------------------------------------------
+
+def _info_rows(c: ReportContent) -> list[tuple[str, str]]:
+    run, config = c.run, c.run.config
+    sut = config.sut
+    return [
+        ("Run id", run.run_id), ("Product", c.product), ("Serial number", sut.serial),
+        ("Raw capacity (GB, 10^9 B)", sut.raw_capacity_bytes / 1e9),
+        ("Taxonomy", run.taxonomy), ("Classification justification", config.classification_reason),
+        ("Method", f"{run.method_name} {run.method_version}"),
+        ("Compliance", "compliant" if c.compliant else "NON-COMPLIANT abbreviated variant"),
+        ("Run status", run.status.value + (f": {run.error}" if run.error else "")),
+        ("Started (UTC)", run.started_wall), ("Finished (UTC)", run.finished_wall or ""),
+        ("Station", config.station), ("Operator", config.operator),
+        ("Samples SHA-256", run.samples_sha256),
+    ]
+
+
+def _metric_row(c: ReportContent, line) -> list:
+    r = line.result
+    w = line.window
+    return [line.name, r.value if r else None, line.unit, line.status, line.reason,
+            f"{line.title} — {line.unit_text}", r.run_length_s / 60 if r else None,
+            r.avg_response_ms if r else None, r.avg_power_w if r else None,
+            r.ops_rate if r else None, r.ops_unit if r else "",
+            (r.phase_index if r and r.phase_index is not None else (w.phase_index if w else None)),
+            w.start_s if w and w.measured else None, w.end_s if w and w.measured else None,
+            r.run_length_s if r else None]
+
+
+def _com_row(com) -> list:
+    m = com.metric
+    status = VALID if m is not None and m.valid else ("NOT TESTED" if m is None else "INVALID")
+    return [f"COM_{com.com_id}", m.value if m else None, "ratio", status, com.result,
+            f"{com.title} — available in SUT: {'YES' if com.available else 'NO'}; on during "
+            f"test: {'YES' if com.on_during_test else 'NO'}", None, None, None,
+            m.ops_rate if m else None, m.ops_unit if m else "",
+            m.phase_index if m else None, None, None, m.run_length_s if m else None]
+
+
+def _tdr_sheet(w: _Writer, c: ReportContent) -> tuple[Worksheet, int, int]:
+    """Info block, then the metrics table (header row: column A = ``metric``)."""
+    sheet = w.book.add_worksheet(TDR_SHEET)
+    sheet.write(0, 0, "Test Data Report", w.title)
+    row = 1
+    if not c.compliant:
+        sheet.merge_range(row, 0, row, 5, f"NON-COMPLIANT: {c.run.method_name} "
+                          f"{c.run.method_version} is an abbreviated variant — not a reportable "
+                          "result", w.banner)
+        row += 1
+    for key, value in _info_rows(c):
+        sheet.write(row, 0, key, w.bold)
+        sheet.write(row, 1, _cell(value) if value is not None else "")
+        row += 1
+    row += 1
+    header = row
+    sheet.write_row(header, 0, METRIC_COLUMNS, w.header)
+    row += 1
+    sections = [("Operational power — ready idle test",
+                 [m for m in c.metrics if m.name == "EP_RI"]),
+                ("Active power tests", [m for m in c.metrics if m.name != "EP_RI"])]
+    for title, lines in sections:
+        sheet.write(row, 0, title, w.section)
+        row += 1
+        for line in lines:
+            _write_metric(w, sheet, row, _metric_row(c, line), line.status == VALID)
+            row += 1
+    sheet.write(row, 0, "Capacity optimisations (COM heuristics)", w.section)
+    row += 1
+    for com in c.coms:
+        _write_metric(w, sheet, row, _com_row(com), com.metric is not None and com.metric.valid)
+        row += 1
+    last = row - 1
+    w.book.define_name("Metrics", f"='{TDR_SHEET}'!$A${header + 1}:$O${last + 1}")
+    row += 1
+    for note in ("Metric rows are those whose column A starts with EP_ or COM_; section rows "
+                 "have no value.",
+                 "Cells hold full precision; a value shown in parentheses is INVALID and not "
+                 "a result (see validity and reason).",
+                 "1 GB = 10^9 bytes; 1 GiB = 2^30 bytes; 1 MiB = 2^20 bytes. EP_RI ops_rate is "
+                 "the raw capacity in GB.",
+                 "Problems: " + (" | ".join(c.problems) or "none")):
+        sheet.write(row, 0, note)
+        row += 1
+    sheet.set_column(0, 0, 30)
+    sheet.set_column(1, 1, 16)
+    sheet.set_column(3, 3, 14)
+    sheet.set_column(4, 5, 40)
+    sheet.set_column(6, 14, 14)
+    sheet.freeze_panes(header + 1, 1)
+    return sheet, header, row + 1
+
+
+def _write_metric(w: _Writer, sheet: Worksheet, row: int, values: list, valid: bool) -> None:
+    for col, value in enumerate(values):
+        value = _cell(value)
+        if value is None:
+            continue
+        if col == 1 and not valid:
+            sheet.write_number(row, col, value, w.invalid)
+        elif col == 3 and not valid:
+            sheet.write_string(row, col, value, w.invalid_text)
+        else:
+            sheet.write(row, col, value)
+
+
+# --- data sheets ---------------------------------------------------------------------------------
+
+def _phases_sheet(w: _Writer, c: ReportContent) -> None:
+    sheet = w.book.add_worksheet("Phases")
+    rows = []
+    for p in c.run.phases:
+        win = c.windows.get(p.index)
+        has = win is not None and win.measured
+        rows.append([p.index, p.info.name, p.info.kind.value, p.info.profile or "",
+                     p.status.value, p.attempts, p.t_start, p.t_end,
+                     win.start_s if has else None, win.end_s if has else None,
+                     p.info.stabilisation_intervals, p.info.measurement_intervals, c.interval_s,
+                     p.error])
+    w.table(sheet, PHASE_COLUMNS, rows)
+    sheet.set_column(0, 12, 13)
+    sheet.set_column(13, 13, 50)
+
+
+def interval_rows(c: ReportContent) -> list[list]:
+    run = c.run
+    rows = []
+    for phase in run.phases:
+        last = {r.index: r for r in last_attempt_intervals(run, phase)}
+        win = c.windows.get(phase.index)
+        for r in (r for r in run.intervals if r.phase_index == phase.index):
+            is_last = last.get(r.index) is r
+            attempt = phase.attempts if is_last else max(1, phase.attempts - 1)
+            in_window = bool(is_last and win is not None and
+                             win.first_measured <= r.index < win.first_measured + win.measured)
+            ops = r.ops_rate * c.interval_s if r.ops_unit else None
+            rows.append([r.phase_index, r.profile or "", r.index, r.start_s, r.end_s,
+                         r.avg_power_w, r.ops_rate, r.ops_unit, r.avg_response_ms, r.ep, r.wma,
+                         r.in_measurement, r.stable, r.n_power_samples, ops, attempt,
+                         in_window, phase.info.name])
+    return rows
+
+
+def _intervals_sheet(w: _Writer, c: ReportContent) -> tuple[Worksheet, list[list]]:
+    sheet = w.book.add_worksheet("Intervals")
+    rows = interval_rows(c)
+    w.table(sheet, INTERVAL_COLUMNS, rows)
+    sheet.set_column(0, len(INTERVAL_COLUMNS) - 1, 12)
+    return sheet, rows
+
+
+def _flag_text(flags: np.ndarray) -> list:
+    return [",".join(sorted(f)) if f else None for f in flags]
+
+
+def _samples_sheet(w: _Writer, c: ReportContent) -> int:
+    """Every power sample; temperature = the last usable reading at or before the sample."""
+    run = c.run
+    power, temp = run.power, run.temperature
+    assigned = assign_samples(run, c.windows)
+    ok_t = temp.t[temp.usable]
+    ok_c = temp.celsius[temp.usable]
+    pos = np.searchsorted(ok_t, power.t, side="right") - 1
+    has = pos >= 0
+    temp_c = np.where(has, ok_c[np.clip(pos, 0, None)] if len(ok_c) else np.nan, np.nan)
+    temp_t = np.where(has, ok_t[np.clip(pos, 0, None)] if len(ok_t) else np.nan, np.nan)
+    interval = assigned.interval.astype(object)
+    interval[assigned.interval < 0] = None
+    data = [_column(power.t), power.phase_index.tolist(), _column(power.watts),
+            _column(power.volts), _column(power.amps), _column(power.pf),
+            _column(power.uncertainty_pct), _flag_text(power.flags), _column(temp_c),
+            _column(temp_t), _column(power.freq_hz), _column(power.range_v),
+            _column(power.range_a), power.usable.tolist(),
+            attempt_of_samples(run, power.phase_index, power.t).tolist(), interval.tolist(),
+            assigned.in_window.tolist()]
+    sheet = w.book.add_worksheet("Samples")
+    count = w.columns(sheet, SAMPLE_COLUMNS, data)
+    sheet.set_column(0, len(SAMPLE_COLUMNS) - 1, 11)
+    return count
+
+
+def _temperature_sheet(w: _Writer, c: ReportContent) -> None:
+    temp = c.run.temperature
+    sheet = w.book.add_worksheet("Temperature")
+    w.columns(sheet, TEMPERATURE_COLUMNS, [_column(temp.t), temp.phase_index.tolist(),
+                                           _column(temp.celsius), _flag_text(temp.flags),
+                                           temp.usable.tolist()])
+
+
+def _histograms_sheet(w: _Writer, c: ReportContent) -> None:
+    sheet = w.book.add_worksheet("Histograms")
+    bins, levels = [], []
+    for h in c.run.histograms:
+        total = sum(h.bins.values())
+        running = 0
+        for ns in sorted(h.bins):
+            running += h.bins[ns]
+            bins.append([h.phase_index, h.profile, ns, ns / 1e6, h.bins[ns],
+                         100.0 * running / total if total else None])
+        for level, ms in sorted(h.confidence_ms.items()):
+            levels.append([h.phase_index, h.profile, level, ms, h.ceiling_ms, h.above_ceiling,
+                           total])
+    w.table(sheet, BIN_COLUMNS, bins)
+    w.table(sheet, LEVEL_COLUMNS, levels, first_col=LEVEL_FIRST_COL)
+    sheet.set_column(0, LEVEL_FIRST_COL + len(LEVEL_COLUMNS), 12)
+
+
+def _search_sheet(w: _Writer, c: ReportContent) -> None:
+    sheet = w.book.add_worksheet("Search")
+    rows = [[r.profile, r.queue_depth, r.jobs, r.ops_rate, r.ops_unit, r.avg_response_ms,
+             r.rate_iops[0] if r.rate_iops else None, r.rate_iops[1] if r.rate_iops else None,
+             "; ".join(f"qd {qd}: {rate!r} {r.ops_unit} @ {ms!r} ms" for qd, rate, ms in r.probes)]
+            for r in c.run.search_results]
+    w.table(sheet, SEARCH_COLUMNS, rows)
+    sheet.set_column(0, 7, 13)
+    sheet.set_column(8, 8, 80)
+
+
+def _events_sheet(w: _Writer, c: ReportContent) -> None:
+    sheet = w.book.add_worksheet("Events")
+    w.table(sheet, EVENT_COLUMNS, ([e.t, e.level, e.phase_index, e.message]
+                                   for e in c.run.events))
+    sheet.set_column(0, 2, 10)
+    sheet.set_column(3, 3, 120)
+
+
+# --- charts ----------------------------------------------------------------------------------------
+
+def _charts(w: _Writer, c: ReportContent, tdr: Worksheet, anchor_row: int,
+            intervals: list[list], n_samples: int) -> None:
+    """Native charts on the summary sheet, fed from the data sheets (they update if QA edits)."""
+    col = {name: i for i, name in enumerate(INTERVAL_COLUMNS)}
+    if n_samples:
+        chart = w.book.add_chart({"type": "scatter", "subtype": "straight"})
+        chart.add_series({"name": "power (W)",
+                          "categories": ["Samples", 1, 0, n_samples, 0],
+                          "values": ["Samples", 1, 2, n_samples, 2],
+                          "line": {"width": 0.75, "color": "black"}, "marker": {"type": "none"}})
+        chart.set_title({"name": "Input power, every sample"})
+        chart.set_x_axis({"name": "time since run start (s)"})
+        chart.set_y_axis({"name": "W"})
+        chart.set_legend({"none": True})
+        chart.set_size({"width": 760, "height": 300})
+        tdr.insert_chart(anchor_row, 0, chart)
+    active = [p for p in c.run.phases if p.info.kind is PhaseKind.ACTIVE]
+    chart = w.book.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
+    markers = ("circle", "square", "triangle", "diamond", "x", "star", "plus")
+    dashes = ("solid", "dash", "round_dot", "dash_dot", "long_dash", "square_dot", "long_dash_dot")
+    series = 0
+    for phase in active:
+        rows = [i for i, r in enumerate(intervals) if r[0] == phase.index and r[col["attempt"]]
+                == phase.attempts]
+        if not rows:
+            continue
+        first, last = rows[0] + 1, rows[-1] + 1
+        chart.add_series({"name": phase.info.name,
+                          "categories": ["Intervals", first, col["interval"], last,
+                                         col["interval"]],
+                          "values": ["Intervals", first, col["ep"], last, col["ep"]],
+                          "marker": {"type": markers[series % len(markers)], "size": 4},
+                          "line": {"width": 1, "dash_type": dashes[series % len(dashes)]}})
+        series += 1
+    if series:
+        chart.set_title({"name": "Periodic efficiency per interval (active profiles)"})
+        chart.set_x_axis({"name": "interval in phase"})
+        chart.set_y_axis({"name": "EP (IOPS/W or MiB/s/W)", "log_base": 10})
+        chart.set_size({"width": 760, "height": 320})
+        tdr.insert_chart(anchor_row + 16, 0, chart)
+
+
+def _created(content: ReportContent) -> datetime:
+    """The run's start, so exporting the same run twice gives the same document properties."""
+    try:
+        return datetime.fromisoformat(content.run.started_wall).replace(tzinfo=None)
+    except ValueError:
+        return datetime(2000, 1, 1)
+
+
+def build_xlsx(content: ReportContent, path: Path) -> Path:
+    workbook = xlsxwriter.Workbook(str(path), {"strings_to_numbers": False,
+                                               "strings_to_formulas": False,
+                                               "strings_to_urls": False,
+                                               "nan_inf_to_errors": False})
+    workbook.set_properties({"title": f"Test Data Report {content.run.run_id}",
+                             "subject": content.method_label, "author": "StorWatt",
+                             "created": _created(content)})
+    w = _Writer(workbook)
+    tdr, _, chart_row = _tdr_sheet(w, content)
+    _phases_sheet(w, content)
+    _, intervals = _intervals_sheet(w, content)
+    n_samples = _samples_sheet(w, content)
+    _temperature_sheet(w, content)
+    _histograms_sheet(w, content)
+    _search_sheet(w, content)
+    _events_sheet(w, content)
+    _charts(w, content, tdr, chart_row, intervals, n_samples)
+    workbook.close()
+    return path
