@@ -1,0 +1,1 @@
+"""Production meter drivers (pyvisa, PTDaemon socket); pick one through ``registry``."""

@@ -1,0 +1,195 @@
+"""Shared life cycle of every meter driver: connect, identify, configure, reconnect, lock.
+
+Subclasses are mostly data (class attributes: models, terminations, setup commands, controls,
+the reading and the accuracy spec). The base keeps one ``threading.Lock`` per instrument so
+the sampler thread and a "test connection" click can never interleave a query and its reply.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, ClassVar
+
+from drivers.interfaces import IdentityMismatch, InstrumentError, InstrumentIdentity
+from drivers.meters.transport import Transport, VisaTransport, check_visa_resource, query
+
+
+def parse_idn(reply: str) -> tuple[str, str, str, str]:
+    """``*IDN?`` → (vendor, model, serial, firmware); missing fields are empty."""
+    parts = [p.strip() for p in reply.strip().split(",")] + ["", "", "", ""]
+    return parts[0], parts[1], parts[2], parts[3]
+
+
+class Instrument:
+    """Connection, identity and options common to power meters and thermometers."""
+
+    DRIVER: ClassVar[str] = ""
+    DESCRIPTION: ClassVar[str] = ""
+    MODELS: ClassVar[tuple[str, ...]] = ()
+    VENDORS: ClassVar[tuple[str, ...]] = ()
+    READ_TERMINATION: ClassVar[str] = "\n"
+    WRITE_TERMINATION: ClassVar[str] = "\n"
+    DEFAULT_PORT: ClassVar[int | None] = None
+    IDN_QUERY: ClassVar[str] = "*IDN?"
+    #: commands sent once after the identity check (may use ``{field}`` from command_fields)
+    SETUP: ClassVar[tuple[str, ...]] = ()
+    #: driver-specific keyword options and their types (besides the common ones)
+    OPTIONS: ClassVar[dict[str, type]] = {}
+
+    def __init__(self, resource: str, *, backend: str = "@py", timeout_s: float = 2.0,
+                 reconnect_attempts: int = 4, reconnect_delay_s: float = 0.2,
+                 calibration_date: str = "", **options: Any) -> None:
+        unknown = sorted(set(options) - set(self.OPTIONS))
+        if unknown:
+            allowed = sorted({"backend", "timeout_s", "reconnect_attempts", "reconnect_delay_s",
+                              "calibration_date", *self.OPTIONS, *self._common_options()})
+            raise InstrumentError(f"driver {self.DRIVER} has no option {', '.join(unknown)}; "
+                                  f"valid options: {', '.join(allowed)}")
+        self.resource = self._check_resource(resource)
+        self.backend = backend
+        self.timeout_s = float(timeout_s)
+        self.reconnect_attempts = int(reconnect_attempts)
+        self.reconnect_delay_s = float(reconnect_delay_s)
+        self.calibration_date = calibration_date
+        self.options = {k: self.OPTIONS[k](v) for k, v in options.items()}
+        self._lock = threading.Lock()
+        self._transport: Transport | None = None
+        self._identity: InstrumentIdentity | None = None
+
+    @classmethod
+    def _common_options(cls) -> tuple[str, ...]:
+        return ()
+
+    # -- hooks --------------------------------------------------------------------------------
+    def _check_resource(self, resource: str) -> str:
+        return check_visa_resource(resource)
+
+    def _connect(self) -> Transport:
+        return VisaTransport(self.resource, backend=self.backend,
+                             read_termination=self.READ_TERMINATION,
+                             write_termination=self.WRITE_TERMINATION, timeout_s=self.timeout_s)
+
+    def command_fields(self) -> dict[str, Any]:
+        """Values the command templates may use (element, channel …)."""
+        return dict(self.options)
+
+    def _identity_from(self, reply: str) -> InstrumentIdentity:
+        vendor, model, serial, firmware = parse_idn(reply)
+        self._check_model(reply, vendor, model)
+        return InstrumentIdentity(vendor, model, serial, firmware, self.resource, self.DRIVER,
+                                  self.calibration_date)
+
+    def _check_model(self, reply: str, vendor: str, model: str) -> None:
+        vendor_ok = not self.VENDORS or any(v.lower() in vendor.lower() for v in self.VENDORS)
+        if not (vendor_ok and model.upper() in self.MODELS):
+            raise IdentityMismatch(
+                f"{self.resource} answered {self.IDN_QUERY} with {reply.strip()!r}, which is not "
+                f"a {'/'.join(self.MODELS)}; check the address or choose the driver for this "
+                "meter (storwatt meter drivers)")
+
+    def _configure(self) -> None:
+        for command in self.SETUP:
+            self._send_setup(command.format(**self.command_fields()))
+
+    def _send_setup(self, command: str) -> None:
+        if command.endswith("?"):
+            self._check_ack(command, self._query(command))
+        else:
+            self._write(command)
+
+    def _check_ack(self, command: str, reply: str) -> None:
+        """A set-up answer that reports an error stops the open with the meter's own words."""
+        text = reply.strip()
+        head = text.split(",")[0].strip().lstrip("+-")
+        ok = int(head) == 0 if head.isdigit() else "error" not in text.lower()
+        if not ok:
+            raise InstrumentError(f"{self.DRIVER} at {self.resource} rejected the set-up "
+                                  f"({command!r} → {text!r}); check the meter's mode/firmware")
+
+    def _shutdown(self) -> None:
+        """Last words before closing (PTDaemon: Stop)."""
+
+    # -- wire ---------------------------------------------------------------------------------
+    def _require(self) -> Transport:
+        if self._transport is None:
+            raise InstrumentError(f"{self.DRIVER} at {self.resource} is not open: call open()")
+        return self._transport
+
+    def _write(self, line: str) -> None:
+        self._require().write(line)
+
+    def _query(self, line: str) -> str:
+        return query(self._require(), line)
+
+    # -- public life cycle --------------------------------------------------------------------
+    def open(self) -> InstrumentIdentity:
+        with self._lock:
+            return self._open_locked()
+
+    def _open_locked(self) -> InstrumentIdentity:
+        self._close_transport()
+        self._transport = self._connect()
+        try:
+            self._identity = self._identity_from(self._query(self.IDN_QUERY))
+            self._configure()
+        except Exception:
+            self._close_transport()
+            raise
+        return self._identity
+
+    def identify(self) -> InstrumentIdentity:
+        with self._lock:
+            return self._identity_from(self._query(self.IDN_QUERY))
+
+    def close(self) -> None:
+        with self._lock:
+            if self._transport is not None:
+                try:
+                    self._shutdown()
+                except InstrumentError:
+                    pass
+            self._close_transport()
+
+    def _close_transport(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+            self._transport = None
+
+    def reconnect(self) -> InstrumentIdentity:
+        """Reopen with exponential backoff; the meter must be the same one (model + serial)."""
+        with self._lock:
+            before = self._identity
+            delay = self.reconnect_delay_s
+            last: InstrumentError | None = None
+            for _ in range(max(1, self.reconnect_attempts)):
+                try:
+                    identity = self._open_locked()
+                except IdentityMismatch:
+                    raise
+                except InstrumentError as exc:
+                    last = exc
+                    time.sleep(delay)
+                    delay *= 2
+                    continue
+                if before is not None and (identity.model, identity.serial) != \
+                        (before.model, before.serial):
+                    self._close_transport()
+                    raise IdentityMismatch(
+                        f"after reconnecting, {self.resource} is {identity.describe()} instead "
+                        f"of {before.describe()}: another meter took this address; stop and "
+                        "check the wiring")
+                self._after_reconnect()
+                return identity
+            raise InstrumentError(f"could not reconnect to {self.DRIVER} at {self.resource} "
+                                  f"after {self.reconnect_attempts} attempts: {last}")
+
+    def _after_reconnect(self) -> None:
+        """Restore state the meter lost (ranges)."""
+
+    def __enter__(self) -> Instrument:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

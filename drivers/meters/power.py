@@ -1,0 +1,145 @@
+"""Power-meter base: ranging, reading assembly, special values and per-sample uncertainty.
+
+Reference practice (SPEC-NOTES §3): a ranging pass on auto range, then fixed ranges; every
+sample carries its uncertainty (limit 1 %); over-range, no-data and "can't evaluate" samples
+are flagged, never averaged silently.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+from drivers.interfaces import (FLAG_OVERRANGE, FLAG_UNCERTAINTY_HIGH,
+                                FLAG_UNCERTAINTY_UNKNOWN, InstrumentError, InstrumentTimeout,
+                                PowerSample)
+from drivers.meters.accuracy import UNCERTAINTY_LIMIT_PCT, AccuracySpec
+from drivers.meters.base import Instrument
+from drivers.meters.commands import Reading
+from drivers.meters.values import GENERIC, Decoded, SpecialValues, decode_fields
+
+POWER_FIELDS = ("volts", "amps", "watts", "pf", "freq_hz")
+
+
+class PowerMeterBase(Instrument):
+    """Subclasses declare ``READING``, ``ACCURACY``, ``SPECIALS`` and the range controls
+    ``voltage_range``, ``current_range``, ``voltage_auto``, ``current_auto``."""
+
+    READING: ClassVar[Reading]
+    ACCURACY: ClassVar[AccuracySpec]
+    SPECIALS: ClassVar[SpecialValues] = GENERIC
+
+    def __init__(self, resource: str, *, range_v: float | None = None,
+                 range_a: float | None = None, **options: Any) -> None:
+        super().__init__(resource, **options)
+        self._fixed: tuple[float, float] | None = None
+        if (range_v is None) != (range_a is None):
+            raise InstrumentError("give both range_v and range_a for fixed ranges, or neither "
+                                  "for auto range")
+        self._initial = None if range_v is None else self._validated(range_v, range_a)
+
+    @classmethod
+    def _common_options(cls) -> tuple[str, ...]:
+        return ("range_v", "range_a")
+
+    @property
+    def volt_ranges(self) -> tuple[float, ...]:
+        return self.ACCURACY.volt_ranges
+
+    @property
+    def amp_ranges(self) -> tuple[float, ...]:
+        return self.ACCURACY.amp_ranges
+
+    def _validated(self, volts: float, amps: float) -> tuple[float, float]:
+        cls = type(self)
+        return (cls.voltage_range.validator(volts, self),  # type: ignore[attr-defined]
+                cls.current_range.validator(amps, self))  # type: ignore[attr-defined]
+
+    # -- ranging ------------------------------------------------------------------------------
+    @property
+    def ranges(self) -> tuple[float, float] | None:
+        """Fixed (V, A) ranges, or None on auto range."""
+        return self._fixed
+
+    def set_ranges(self, volts: float, amps: float) -> None:
+        """Testing pass: fixed ranges (validated against the model's range list)."""
+        volts, amps = self._validated(volts, amps)
+        with self._lock:
+            self._apply_fixed(volts, amps)
+
+    def auto_range(self) -> None:
+        """Ranging pass: let the meter pick its ranges."""
+        with self._lock:
+            self._apply_auto()
+
+    def _apply_fixed(self, volts: float, amps: float) -> None:
+        self.voltage_range = volts  # type: ignore[attr-defined]
+        self.current_range = amps  # type: ignore[attr-defined]
+        self._fixed = (volts, amps)
+
+    def _apply_auto(self) -> None:
+        self.voltage_auto = True  # type: ignore[attr-defined]
+        self.current_auto = True  # type: ignore[attr-defined]
+        self._fixed = None
+
+    def _present_ranges(self) -> tuple[float | None, float | None]:
+        """Ranges the meter uses now; on auto range ask it (None when it cannot say)."""
+        if self._fixed is not None:
+            return self._fixed
+        try:
+            return self.voltage_range, self.current_range  # type: ignore[attr-defined]
+        except InstrumentTimeout:
+            raise
+        except (InstrumentError, AttributeError):
+            return None, None
+
+    def _configure(self) -> None:
+        super()._configure()
+        if self._initial is not None and self._fixed is None:
+            self._apply_fixed(*self._initial)
+
+    def _after_reconnect(self) -> None:
+        if self._fixed is not None:
+            self._apply_fixed(*self._fixed)
+
+    # -- reading ------------------------------------------------------------------------------
+    def read(self, t: float) -> PowerSample:
+        with self._lock:
+            values = self._fetch()
+            range_v, range_a = self._present_ranges()
+            watts = values["watts"].value
+            uncertainty = self._uncertainty_pct(watts, range_v, range_a)
+        flags = set().union(*(d.flags for d in values.values()))
+        flags |= self._range_flags(values, range_v, range_a)
+        if uncertainty is None:
+            flags.add(FLAG_UNCERTAINTY_UNKNOWN)
+        elif uncertainty > UNCERTAINTY_LIMIT_PCT:
+            flags.add(FLAG_UNCERTAINTY_HIGH)
+        return PowerSample(t, watts, values["volts"].value, values["amps"].value,
+                           values["pf"].value, values["freq_hz"].value, range_v, range_a,
+                           uncertainty, frozenset(flags))
+
+    def _fetch(self) -> dict[str, Decoded]:
+        reading = self._reading()
+        reply = self._query(reading.command(self))
+        decoded = dict(zip(reading.fields, decode_fields(reply, len(reading.fields),
+                                                         self.SPECIALS, reading.separator)))
+        nan = Decoded(float("nan"))
+        return {name: decoded.get(name, nan) for name in POWER_FIELDS}
+
+    def _reading(self) -> Reading:
+        return self.READING
+
+    def _uncertainty_pct(self, watts: float, range_v: float | None,
+                         range_a: float | None) -> float | None:
+        return self.ACCURACY.power_uncertainty_pct(watts, range_v, range_a)
+
+    def _range_flags(self, values: dict[str, Decoded], range_v: float | None,
+                     range_a: float | None) -> set[str]:
+        """A reading above a *fixed* range is over-range even if the meter still shows it."""
+        if self._fixed is None:
+            return set()
+        amps, volts = abs(values["amps"].value), abs(values["volts"].value)
+        over = (range_a is not None and math.isfinite(amps) and amps > range_a) or \
+               (range_v is not None and math.isfinite(volts) and volts > range_v)
+        return {FLAG_OVERRANGE} if over else set()

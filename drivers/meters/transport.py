@@ -1,0 +1,154 @@
+"""Line transports to instruments: VISA (pyvisa, any backend) and a plain TCP socket (PTDaemon).
+
+Drivers talk in text lines and never see pyvisa or socket errors: every failure becomes an
+:class:`InstrumentTimeout` (no answer in time — a reconnect may help) or an
+:class:`InstrumentError` (cannot open, connection lost) whose message names the resource.
+"""
+
+from __future__ import annotations
+
+import socket
+from typing import Protocol
+
+from drivers.interfaces import InstrumentError, InstrumentTimeout
+
+VISA_FORMATS = ("TCPIP::<host>::<port>::SOCKET (LAN socket, e.g. TCPIP::192.168.1.20::10001::SOCKET)",
+                "TCPIP::<host>::INSTR (VXI-11)", "USB0::0x0B21::0x0025::<serial>::INSTR (USB-TMC)",
+                "GPIB0::<address>::INSTR", "ASRL/dev/ttyUSB0::INSTR or ASRL3::INSTR (serial)")
+
+
+class Transport(Protocol):
+    """What a driver needs from a connection: write a line, read a line, close."""
+
+    resource: str
+
+    def write(self, line: str) -> None: ...
+
+    def read(self) -> str: ...
+
+    def close(self) -> None: ...
+
+
+def query(transport: Transport, line: str) -> str:
+    transport.write(line)
+    return transport.read()
+
+
+def check_visa_resource(resource: str) -> str:
+    """Validate a VISA resource string up front so a typo fails with the expected format."""
+    from pyvisa import rname
+
+    text = (resource or "").strip()
+    try:
+        rname.parse_resource_name(text)
+    except (rname.InvalidResourceName, ValueError) as exc:
+        raise InstrumentError(
+            f"{resource!r} is not a VISA resource string ({exc}); expected one of: "
+            + "; ".join(VISA_FORMATS)) from None
+    return text
+
+
+def parse_host_port(resource: str, default_port: int) -> tuple[str, int]:
+    """PTDaemon address: ``host``, ``host:port`` or ``TCPIP::host::port::SOCKET``."""
+    text = (resource or "").strip()
+    if text.upper().startswith("TCPIP"):
+        parts = text.split("::")
+        if len(parts) == 4 and parts[3].upper() == "SOCKET" and parts[2].isdigit():
+            return parts[1], int(parts[2])
+    else:
+        host, _, port = text.rpartition(":") if ":" in text else (text, "", str(default_port))
+        if host and port.isdigit() and " " not in host:
+            return host, int(port)
+    raise InstrumentError(f"{resource!r} is not a PTDaemon address; expected host:port "
+                          f"(e.g. 127.0.0.1:{default_port}) or TCPIP::host::port::SOCKET")
+
+
+class VisaTransport:
+    """A pyvisa resource with explicit terminations (pyvisa-py sockets need them, §8)."""
+
+    def __init__(self, resource: str, *, backend: str = "@py", read_termination: str = "\n",
+                 write_termination: str = "\n", timeout_s: float = 2.0) -> None:
+        import pyvisa
+
+        self.resource = check_visa_resource(resource)
+        self.timeout_s = timeout_s
+        try:
+            self._rm = pyvisa.ResourceManager(backend)
+            self._res = self._rm.open_resource(
+                self.resource, read_termination=read_termination,
+                write_termination=write_termination, timeout=int(timeout_s * 1000),
+                open_timeout=int(timeout_s * 1000))
+        except (pyvisa.Error, OSError, ValueError, Exception) as exc:  # pyvisa-py raises bare
+            raise InstrumentError(f"cannot open {self.resource} with VISA backend "
+                                  f"{backend or 'default'!r}: {exc}; check the address, cable "
+                                  "and that the meter's interface is enabled") from None
+
+    def write(self, line: str) -> None:
+        self._call(self._res.write, line)
+
+    def read(self) -> str:
+        return self._call(self._res.read)
+
+    def _call(self, fn, *args):
+        import pyvisa
+
+        try:
+            return fn(*args)
+        except pyvisa.errors.VisaIOError as exc:
+            if exc.error_code == pyvisa.constants.StatusCode.error_timeout:
+                raise InstrumentTimeout(f"{self.resource} did not answer within "
+                                        f"{self.timeout_s:g} s; check power, cable and "
+                                        "address, then reconnect") from None
+            raise InstrumentError(f"{self.resource}: connection lost ({exc})") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InstrumentError(f"{self.resource}: connection lost ({exc})") from None
+
+    def close(self) -> None:
+        for closer in (self._res.close, self._rm.close):
+            try:
+                closer()
+            except Exception:  # noqa: BLE001 — closing a dead session must not mask the cause
+                pass
+
+
+class SocketTransport:
+    """A plain TCP line connection (PTDaemon is not a VISA instrument)."""
+
+    def __init__(self, host: str, port: int, *, termination: str = "\r\n",
+                 timeout_s: float = 2.0) -> None:
+        self.resource = f"{host}:{port}"
+        self.timeout_s = timeout_s
+        self._term = termination.encode()
+        self._buffer = b""
+        try:
+            self._sock = socket.create_connection((host, port), timeout=timeout_s)
+        except OSError as exc:
+            raise InstrumentError(f"cannot connect to PTDaemon at {self.resource}: {exc}; is "
+                                  "ptd running with -p on this port?") from None
+
+    def write(self, line: str) -> None:
+        try:
+            self._sock.sendall(line.encode() + self._term)
+        except OSError as exc:
+            raise InstrumentError(f"{self.resource}: connection lost ({exc})") from None
+
+    def read(self) -> str:
+        while self._term not in self._buffer:
+            try:
+                chunk = self._sock.recv(4096)
+            except TimeoutError:
+                raise InstrumentTimeout(f"PTDaemon at {self.resource} did not answer within "
+                                        f"{self.timeout_s:g} s; reconnect") from None
+            except OSError as exc:
+                raise InstrumentError(f"{self.resource}: connection lost ({exc})") from None
+            if not chunk:
+                raise InstrumentError(f"PTDaemon at {self.resource} closed the connection")
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(self._term)
+        return line.decode(errors="replace")
+
+    def close(self) -> None:
+        try:
+            self._sock.close()
+        except OSError:
+            pass

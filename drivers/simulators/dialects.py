@@ -1,0 +1,380 @@
+"""Wire dialects of the simulated meters: what each instrument answers, in its own format.
+
+The dialects keep the instrument state a driver can change (ranges, auto range, measurement
+items, error queue) so a driver that forgets a set-up command gets the wrong answer here too.
+A fixed range read above 140 % of full scale is over-range, like the WT300 (SPEC-NOTES §8).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Callable
+
+from drivers.simulators.faults import FaultKind
+from drivers.simulators.server import LineDialect
+from drivers.simulators.state import ElectricalState
+
+StateFn = Callable[[], ElectricalState]
+OVERRANGE_FACTOR = 1.4
+
+
+def nr3(value: float) -> str:
+    """Yokogawa-style NR3 with five significant digits: ``230.05E+00``."""
+    if value == 0:
+        return "0.0000E+00"
+    exp = int(math.floor(math.log10(abs(value)) / 3) * 3)
+    mant = value / 10 ** exp
+    digits = 2 if abs(mant) >= 100 else 3 if abs(mant) >= 10 else 4
+    return f"{mant:.{digits}f}E{exp:+03d}"
+
+
+def hioki_nr3(value: float) -> str:
+    """Hioki's 10-character form: ``+230.05E+0``, ``+206.40E-3``."""
+    if value == 0:
+        return "+0.0000E+0"
+    exp = int(math.floor(math.log10(abs(value)) / 3) * 3)
+    mant = value / 10 ** exp
+    digits = 2 if abs(mant) >= 100 else 3 if abs(mant) >= 10 else 4
+    return f"{mant:+.{digits}f}E{exp:+d}"
+
+
+def nr2(value: float) -> str:
+    return f"{value:.4g}" if abs(value) < 1 else f"{value:.2f}"
+
+
+class RangeState:
+    """One input's range: fixed or auto, with the over-range rule."""
+
+    def __init__(self, ranges: tuple[float, ...]) -> None:
+        self.ranges = ranges
+        self.fixed: float | None = None
+
+    def present(self, value: float) -> float:
+        if self.fixed is not None:
+            return self.fixed
+        return next((r for r in self.ranges if abs(value) <= r), self.ranges[-1])
+
+    def over(self, value: float) -> bool:
+        return abs(value) > OVERRANGE_FACTOR * self.present(value)
+
+    def set(self, text: str) -> bool:
+        number = float(re.sub(r"[A-Za-z]+$", "", text))
+        if not any(math.isclose(number, r) for r in self.ranges):
+            return False
+        self.fixed = number
+        return True
+
+
+class ScpiDialect(LineDialect):
+    """SCPI-ish instruments: *IDN?, *CLS, an error queue, ranges and one reading query."""
+
+    IDN = ""
+    VOLT_RANGES: tuple[float, ...] = ()
+    AMP_RANGES: tuple[float, ...] = ()
+    #: command prefixes (upper case) → "volts"/"amps" range setters and auto switches
+    RANGE_SET: dict[str, str] = {}
+    AUTO_SET: dict[str, str] = {}
+    ERR_QUERY = ":STAT:ERR?"
+    ACCEPTED: tuple[str, ...] = ()  # set-up commands that need no state
+    NAN_TEXT = "NAN"
+    OVER_TEXT = "INF"
+
+    def __init__(self, state: StateFn, idn: str | None = None) -> None:
+        self.state = state
+        self.idn = idn or self.IDN
+        self.inputs = {"volts": RangeState(self.VOLT_RANGES), "amps": RangeState(self.AMP_RANGES)}
+        self.errors: list[str] = []
+
+    # -- formatting ---------------------------------------------------------------------------
+    def fmt(self, value: float) -> str:
+        return nr3(value)
+
+    def special_text(self, kind: FaultKind) -> str:
+        return self.NAN_TEXT if kind is FaultKind.NAN else self.OVER_TEXT
+
+    def measurement_fields(self, command: str) -> list[str] | None:
+        """Quantities the query asks for, or None when it is no measurement query."""
+        raise NotImplementedError
+
+    def is_measurement(self, command: str) -> bool:
+        return self.measurement_fields(command.upper()) is not None
+
+    def render(self, quantities: list[str], special: FaultKind | None) -> str:
+        state = self.state()
+        over = self.inputs["volts"].over(state.volts) or self.inputs["amps"].over(state.current)
+        out = []
+        for q in quantities:
+            if special is not None:
+                out.append(self.special_text(special))
+            elif over and q in ("amps", "watts", "volts", "va"):
+                out.append(self.OVER_TEXT)
+            else:
+                out.append(self.fmt(state.value(q)))
+        return ",".join(out)
+
+    # -- dispatch -----------------------------------------------------------------------------
+    def respond(self, command: str, special: FaultKind | None) -> str | None:
+        upper = " ".join(command.upper().split())
+        if upper == "*IDN?":
+            return self.idn
+        if upper == self.ERR_QUERY:
+            return self.errors.pop(0) if self.errors else '0,"No error"'
+        fields = self.measurement_fields(upper)
+        if fields is not None:
+            return self.render(fields, special)
+        for prefix, quantity in self.RANGE_SET.items():
+            if upper.startswith(prefix):
+                return self._range(quantity, upper[len(prefix):].strip())
+        for prefix, quantity in self.AUTO_SET.items():
+            if upper.startswith(prefix):
+                rs, switch = self.inputs[quantity], upper[len(prefix):].strip()
+                rs.fixed = None if switch in ("ON", "1") else \
+                    rs.present(self.state().value(quantity))
+                return None
+        if upper == "*CLS":
+            self.errors.clear()
+            return None
+        if self.extra(upper) or any(upper.startswith(p) for p in self.ACCEPTED):
+            return None
+        self.errors.append('113,"Undefined header"')
+        return None  # an unknown query gets no answer, like the real instrument
+
+    def _range(self, quantity: str, argument: str) -> str | None:
+        rs = self.inputs[quantity]
+        if argument == "?":
+            state = self.state()
+            return self.fmt(rs.present(state.value(quantity)))
+        if not rs.set(argument):
+            self.errors.append('224,"Illegal parameter value"')
+        return None
+
+    def extra(self, upper: str) -> bool:
+        """Dialect-specific commands with state; True when handled."""
+        return False
+
+
+WT_FUNCTIONS = {"U": "volts", "I": "amps", "P": "watts", "S": "va", "LAMB": "pf",
+                "FU": "freq_hz"}
+
+
+class WT300Dialect(ScpiDialect):
+    VOLT_RANGES = (15.0, 30.0, 60.0, 150.0, 300.0, 600.0)
+    AMP_RANGES = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
+    RANGE_SET = {":INP:VOLT:RANG": "volts", ":INP:CURR:RANG": "amps"}
+    AUTO_SET = {":INP:VOLT:AUTO": "volts", ":INP:CURR:AUTO": "amps"}
+    ACCEPTED = (":STAT:QMES", ":COMM:HEAD", ":NUM:FORM ASCII", ":INP:CFAC")
+
+    def __init__(self, state: StateFn, idn: str, elements: int = 1) -> None:
+        super().__init__(state, idn)
+        self.elements = elements
+        self.count = 15
+        self.items: dict[int, str] = {1: "U", 2: "I", 3: "P", 4: "S"}  # factory default
+
+    def measurement_fields(self, command: str) -> list[str] | None:
+        if command != ":NUM:NORM:VAL?":
+            return None
+        return [WT_FUNCTIONS.get(self.items.get(k, ""), "") for k in range(1, self.count + 1)]
+
+    def render(self, quantities: list[str], special: FaultKind | None) -> str:
+        known = [q for q in quantities if q]
+        text = super().render(known, special)
+        missing = len(quantities) - len(known)  # unset items read as no data
+        return ",".join([text] + ["NAN"] * missing) if missing else text
+
+    def extra(self, upper: str) -> bool:
+        if m := re.fullmatch(r":NUM:NORM:NUM (\d+)", upper):
+            self.count = int(m.group(1))
+            return True
+        if m := re.fullmatch(r":NUM:NORM:ITEM(\d+) (\w+),(\d+)", upper):
+            if m.group(2) in WT_FUNCTIONS and 1 <= int(m.group(3)) <= self.elements:
+                self.items[int(m.group(1))] = m.group(2)
+            else:
+                self.errors.append('224,"Illegal parameter value"')
+            return True
+        return False
+
+
+WT210_ORDER = ("V", "A", "W", "VA", "PF", "VHZ")
+WT210_FUNCTIONS = {"V": "volts", "A": "amps", "W": "watts", "VA": "va", "PF": "pf",
+                   "VHZ": "freq_hz"}
+
+
+class WT210Dialect(ScpiDialect):
+    """WT210/WT230; also what a WT300 in WT200 compatibility mode speaks."""
+
+    VOLT_RANGES = WT300Dialect.VOLT_RANGES
+    AMP_RANGES = WT300Dialect.AMP_RANGES
+    RANGE_SET = {":CONF:VOLT:RANG": "volts", ":CONF:CURR:RANG": "amps"}
+    AUTO_SET = {":CONF:VOLT:AUTO": "volts", ":CONF:CURR:AUTO": "amps"}
+    ACCEPTED = (":COMM:HEAD", ":CONF:CFAC")
+    NAN_TEXT = "9.91E+37"
+    OVER_TEXT = "9.90E+37"
+
+    def __init__(self, state: StateFn, idn: str) -> None:
+        super().__init__(state, idn)
+        self.enabled = {"V", "A", "W"}
+
+    def measurement_fields(self, command: str) -> list[str] | None:
+        if command != ":MEAS:VAL?":
+            return None
+        return [WT210_FUNCTIONS[f] for f in WT210_ORDER if f in self.enabled]
+
+    def extra(self, upper: str) -> bool:
+        if m := re.fullmatch(r":MEAS:ITEM:(\w+) (ON|OFF)", upper):
+            if m.group(1) in WT210_FUNCTIONS:
+                (self.enabled.add if m.group(2) == "ON" else self.enabled.discard)(m.group(1))
+                return True
+        return False
+
+
+class ItemListDialect(ScpiDialect):
+    """Meters whose reading query names its items: ``MEAS? V,I,W,PF`` (Chroma, Hioki)."""
+
+    QUERIES: tuple[str, ...] = ()
+    ITEMS: dict[str, str] = {}
+
+    def measurement_fields(self, command: str) -> list[str] | None:
+        head, _, items = command.partition(" ")
+        if head not in self.QUERIES:
+            return None
+        names = [i.strip() for i in items.split(",") if i.strip()]
+        if not names or any(n not in self.ITEMS for n in names):
+            return None
+        return [self.ITEMS[n] for n in names]
+
+
+class ChromaDialect(ItemListDialect):
+    VOLT_RANGES = (150.0, 300.0, 500.0)
+    AMP_RANGES = (0.01, 0.04, 0.2, 2.0, 8.0, 20.0)
+    RANGE_SET = {"CONF:VOLT:RANG": "volts", "CONF:CURR:RANG": "amps"}
+    AUTO_SET = {"CONF:VOLT:AUTO": "volts", "CONF:CURR:AUTO": "amps"}
+    ERR_QUERY = "SYST:ERR?"
+    ACCEPTED = ("SYST:TRAN:SEP 0", "SYST:TRAN:TERM 0")
+    QUERIES = ("MEAS?", "FETC?")
+    ITEMS = {"V": "volts", "I": "amps", "W": "watts", "PF": "pf", "FREQ": "freq_hz"}
+    NAN_TEXT = "-1"
+    OVER_TEXT = "-3"
+
+    def fmt(self, value: float) -> str:
+        return nr2(value)
+
+
+class HiokiDialect(ItemListDialect):
+    termination = "\r\n"
+    VOLT_RANGES = (6.0, 15.0, 30.0, 60.0, 150.0, 300.0, 600.0, 1000.0)
+    AMP_RANGES = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0,
+                  20.0)
+    RANGE_SET = {":VOLT1:RANG": "volts", ":CURR1:RANG": "amps"}
+    AUTO_SET = {":VOLT1:AUTO": "volts", ":CURR1:AUTO": "amps"}
+    ERR_QUERY = ":ERR?"
+    ACCEPTED = (":HEAD OFF",)
+    QUERIES = (":MEAS?",)
+    ITEMS = {"U1": "volts", "I1": "amps", "P1": "watts", "PF1": "pf", "FREQU1": "freq_hz"}
+    NAN_TEXT = "+777.77E+9"
+    OVER_TEXT = "+999.99E+9"
+
+    def fmt(self, value: float) -> str:
+        return hioki_nr3(value)
+
+
+class DaqDialect(ScpiDialect):
+    """Keysight 34970A/DAQ970A answering ``MEAS:TEMP? TC,<type>,(@<channel>)`` in °C."""
+
+    ERR_QUERY = "SYST:ERR?"
+    NAN_TEXT = OVER_TEXT = "+9.90000000E+37"  # open thermocouple / overload
+
+    def __init__(self, celsius: Callable[[], float], idn: str) -> None:
+        super().__init__(lambda: ElectricalState(0.0), idn)
+        self.celsius = celsius
+
+    def measurement_fields(self, command: str) -> list[str] | None:
+        ok = re.fullmatch(r"MEAS:TEMP\? TC,[BEJKNRST],\(@[1-3]\d\d\)", command)
+        return ["celsius"] if ok else None
+
+    def render(self, quantities: list[str], special: FaultKind | None) -> str:
+        return self.NAN_TEXT if special else f"{self.celsius():+.8E}"
+
+
+class WatchportDialect(LineDialect):
+    termination = "\r"
+
+    def __init__(self, celsius: Callable[[], float], model: str = "Watchport/H") -> None:
+        self.celsius = celsius
+        self.model = model
+
+    def wants_reply(self, command: str) -> bool:
+        return True
+
+    def is_measurement(self, command: str) -> bool:
+        return command.strip().upper() == "TC"
+
+    def respond(self, command: str, special: FaultKind | None) -> str | None:
+        word = command.strip().upper()
+        if word == "I":
+            return self.model
+        if word == "TC":
+            return "Sensor Error" if special else f"{self.celsius():+.4f}C"
+        return "Invalid Command"
+
+
+class PtdDialect(LineDialect):
+    """PTDaemon in power (8888) or temperature (8889) mode; every command is answered."""
+
+    termination = "\r\n"
+
+    def __init__(self, state: StateFn, celsius: Callable[[], float] | None = None,
+                 version: str = "1.11.1") -> None:
+        self.state = state
+        self.celsius = celsius
+        self.version = version
+        self.running = False
+        self.ranges = {"V": "Auto", "A": "Auto"}
+
+    def wants_reply(self, command: str) -> bool:
+        return True
+
+    def is_measurement(self, command: str) -> bool:
+        return command.strip() in ("RL", "Temp", "Watts")
+
+    def respond(self, command: str, special: FaultKind | None) -> str | None:
+        cmd = command.strip()
+        if cmd == "Identify":
+            mode = "temperature" if self.celsius else "power"
+            return f"PTDaemon version {self.version} (StorWatt simulator, {mode})"
+        if cmd.startswith("Go,"):
+            self.running = True
+            return "Starting untimed measurement"
+        if cmd == "Stop":
+            self.running = False
+            return "Stopping untimed measurement"
+        if m := re.fullmatch(r"SR,([VA]),(\S+)", cmd):
+            self.ranges[m.group(1)] = m.group(2)
+            return f"Range {m.group(1)} changed"
+        if cmd == "RR":
+            return f"Ranges,V,{self.ranges['V']},A,{self.ranges['A']}"
+        if cmd == "RL" and self.celsius is None:
+            return self._samples(special)
+        if cmd == "Uncertainty" and self.celsius is None:
+            return "Uncertainty,0.0015"
+        if cmd == "Temp" and self.celsius is not None:
+            if special is FaultKind.OVERRANGE:
+                return "Error: sensor not responding"
+            return "-1.000000" if special else f"Temperature,{self.celsius():.2f}"
+        return f"Error: unknown command {cmd!r}"
+
+    def _samples(self, special: FaultKind | None) -> str:
+        if not self.running:
+            return "Error: no measurement running (send Go first)"
+        if special is FaultKind.OVERRANGE:
+            return "Error: meter over range"
+        s = self.state()
+        stamp = time.strftime("%m-%d-%Y %H:%M:%S.000")
+        if special is FaultKind.NAN:
+            values = ["-1.000000"] * 4
+        else:
+            values = [f"{s.watts:.6f}", f"{s.volts:.6f}", f"{s.current:.6f}", f"{s.pf:.6f}"]
+        line = (f"Time,{stamp},Watts,{values[0]},Volts,{values[1]},Amps,{values[2]},"
+                f"PF,{values[3]}")
+        return "Last 1 samples\r\n" + line

@@ -1,0 +1,112 @@
+"""Wire-level meter simulators: a loopback socket per meter speaking its real protocol.
+
+Tests and the demo reach them through pyvisa-py's ``TCPIP::127.0.0.1::PORT::SOCKET`` (or a
+plain socket for PTDaemon) exactly like a LAN meter. The ``source`` callable is the only
+coupling to whatever produces the readings (a constant, or the simulated SUT's power model).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from drivers.simulators.dialects import (ChromaDialect, DaqDialect, HiokiDialect, PtdDialect,
+                                         WatchportDialect, WT210Dialect, WT300Dialect)
+from drivers.simulators.server import LineServer
+from drivers.simulators.state import DEFAULT_CELSIUS, DEFAULT_STATE, ElectricalState
+
+SERIAL = "SIM000001"
+#: model → (*IDN? reply, elements); the WT300 family
+WT300_MODELS = {"wt310": "WT310", "wt310e": "WT310E", "wt330": "WT330", "wt333e": "WT333E"}
+WT300_ELEMENTS = {"wt310": 1, "wt310e": 1, "wt330": 3, "wt333e": 3}
+POWER_MODELS = (*WT300_MODELS, "wt210", "chroma66202", "chroma66203", "chroma66204", "pw3335",
+                "pw3336", "ptd")
+TEMPERATURE_MODELS = ("daq970a", "34970a", "watchport", "ptd-temp")
+#: model → the registry driver that reads it (for the CLI and docs)
+DRIVER_FOR_MODEL = {**{m: "wt300" for m in WT300_MODELS}, "wt210": "wt210",
+                    "chroma66202": "chroma66200", "chroma66203": "chroma66200",
+                    "chroma66204": "chroma66200", "pw3335": "pw3335", "pw3336": "pw3335",
+                    "ptd": "ptd", "daq970a": "daq970a", "34970a": "daq970a",
+                    "watchport": "watchport", "ptd-temp": "ptd-temp"}
+
+
+class MeterSimulator(LineServer):
+    """A simulated power meter. ``compat_mode`` makes a WT300 answer like a WT210 (the WT200
+    compatibility mode a technician may have left on)."""
+
+    def __init__(self, model: str, source: Callable[[], ElectricalState] | None = None,
+                 host: str = "127.0.0.1", port: int = 0, *, compat_mode: bool = False) -> None:
+        model = model.lower()
+        if model not in POWER_MODELS:
+            raise ValueError(f"unknown power-meter model {model!r}; choose one of "
+                             f"{', '.join(POWER_MODELS)}")
+        if compat_mode and model not in WT300_MODELS:
+            raise ValueError("compat_mode (WT200 compatibility) exists on WT300 models only")
+        self.model = model
+        self._source = source
+        self._constant = DEFAULT_STATE
+        self._state_lock = threading.Lock()
+        super().__init__(self._dialect(model, compat_mode), host, port)
+
+    def _dialect(self, model: str, compat: bool):  # type: ignore[no-untyped-def]
+        state = self.state
+        if model in WT300_MODELS:
+            if compat:
+                return WT210Dialect(state, f"YOKOGAWA,760401,{SERIAL},F1.03")
+            return WT300Dialect(state, f"YOKOGAWA,{WT300_MODELS[model]},{SERIAL},F1.03",
+                                WT300_ELEMENTS[model])
+        if model == "wt210":
+            return WT210Dialect(state, f"YOKOGAWA,WT210,{SERIAL},F2.11")
+        if model.startswith("chroma"):
+            return ChromaDialect(state, f"Chroma ATE,{model[6:]},{SERIAL},1.20")
+        if model.startswith("pw"):
+            return HiokiDialect(state, f"HIOKI,{model.upper()},{SERIAL},V1.00")
+        return PtdDialect(state)
+
+    def state(self) -> ElectricalState:
+        """What the meter measures now: the source's value, else the constant state."""
+        if self._source is not None:
+            return self._source()
+        with self._state_lock:
+            return self._constant
+
+    def set_state(self, watts: float, volts: float = 230.0, amps: float | None = None,
+                  pf: float = 0.95, freq_hz: float = 50.0) -> None:
+        """Read a constant state from now on (replaces any source)."""
+        with self._state_lock:
+            self._source = None
+            self._constant = ElectricalState(watts, volts, amps, pf, freq_hz)
+
+
+class ThermometerSimulator(LineServer):
+    def __init__(self, model: str, source: Callable[[], float] | None = None,
+                 host: str = "127.0.0.1", port: int = 0) -> None:
+        model = model.lower()
+        if model not in TEMPERATURE_MODELS:
+            raise ValueError(f"unknown thermometer model {model!r}; choose one of "
+                             f"{', '.join(TEMPERATURE_MODELS)}")
+        self.model = model
+        self._source = source
+        self._constant = DEFAULT_CELSIUS
+        if model == "watchport":
+            dialect = WatchportDialect(self.celsius)
+        elif model == "ptd-temp":
+            dialect = PtdDialect(lambda: DEFAULT_STATE, celsius=self.celsius)
+        else:
+            vendor = "HEWLETT-PACKARD" if model == "34970a" else "Keysight Technologies"
+            dialect = DaqDialect(self.celsius, f"{vendor},{model.upper()},{SERIAL},A.03.01")
+        super().__init__(dialect, host, port)
+
+    def celsius(self) -> float:
+        return self._source() if self._source is not None else self._constant
+
+    def set_temperature(self, celsius: float) -> None:
+        self._source = None
+        self._constant = celsius
+
+
+def simulator_for(model: str, **kwargs) -> LineServer:  # type: ignore[no-untyped-def]
+    """A power or temperature simulator by model name (CLI helper)."""
+    if model.lower() in TEMPERATURE_MODELS:
+        return ThermometerSimulator(model, **kwargs)
+    return MeterSimulator(model, **kwargs)

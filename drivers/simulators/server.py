@@ -1,0 +1,206 @@
+"""A threaded loopback line server that records every exchange byte for byte.
+
+One thread accepts connections, one thread per connection splits the byte stream into
+commands (LF, CR or CRLF end a command, like the instruments accept), asks the dialect for a
+reply and applies the fault plan. The transcript lets protocol tests assert the exact bytes a
+driver sent and what it got back.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from dataclasses import dataclass
+
+from drivers.simulators.faults import FaultKind, FaultPlan
+
+GARBAGE_REPLY = "#\x15?!garbled~~"
+
+
+@dataclass(frozen=True)
+class Exchange:
+    received: bytes  # the command as it arrived, with its terminator
+    sent: bytes  # the reply as sent ("" when none)
+
+
+class LineDialect:
+    """How one instrument answers; subclasses implement ``respond``."""
+
+    termination = "\n"
+
+    def wants_reply(self, command: str) -> bool:
+        return "?" in command
+
+    def is_measurement(self, command: str) -> bool:
+        return False
+
+    def respond(self, command: str, special: FaultKind | None) -> str | None:
+        raise NotImplementedError
+
+
+def _split_command(buffer: bytes) -> tuple[bytes, bytes] | None:
+    """(raw command incl. terminator, rest) or None when no complete command yet."""
+    ends = [i for i in (buffer.find(b"\n"), buffer.find(b"\r")) if i >= 0]
+    if not ends:
+        return None
+    end = min(ends)
+    if buffer[end:end + 2] == b"\r\n":
+        end += 1
+    return buffer[:end + 1], buffer[end + 1:]
+
+
+class LineServer:
+    def __init__(self, dialect: LineDialect, host: str = "127.0.0.1", port: int = 0) -> None:
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            raise ValueError("simulators listen on loopback only (127.0.0.1)")
+        self.dialect = dialect
+        self.host = host
+        self.port = port
+        self.faults = FaultPlan()
+        self._transcript: list[Exchange] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._listener: socket.socket | None = None
+        self._threads: list[threading.Thread] = []
+        self._conns: list[socket.socket] = []
+
+    # -- life cycle ---------------------------------------------------------------------------
+    def start(self) -> int:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((self.host, self.port))
+        listener.listen(8)
+        listener.settimeout(0.2)
+        self._listener = listener
+        self.port = listener.getsockname()[1]
+        self._spawn(self._accept_loop)
+        return self.port
+
+    def stop(self) -> None:
+        self._stop.set()
+        with self._lock:
+            conns, self._conns = self._conns, []
+        for conn in conns:
+            _close(conn)
+        if self._listener is not None:
+            _close(self._listener)
+        for thread in self._threads:
+            thread.join(timeout=2)
+
+    def __enter__(self) -> LineServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def resource(self) -> str:
+        """The VISA resource string a driver uses to reach this simulator."""
+        return f"TCPIP::{self.host}::{self.port}::SOCKET"
+
+    @property
+    def transcript(self) -> list[Exchange]:
+        with self._lock:
+            return list(self._transcript)
+
+    def clear_transcript(self) -> None:
+        with self._lock:
+            self._transcript.clear()
+
+    # -- internals ----------------------------------------------------------------------------
+    def _spawn(self, target, *args) -> None:  # type: ignore[no-untyped-def]
+        thread = threading.Thread(target=target, args=args, daemon=True,
+                                  name=f"sim-{self.port}")
+        self._threads.append(thread)
+        thread.start()
+
+    def _accept_loop(self) -> None:
+        assert self._listener is not None
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            with self._lock:
+                self._conns.append(conn)
+            self._spawn(self._serve, conn)
+
+    def _serve(self, conn: socket.socket) -> None:
+        buffer = b""
+        conn.settimeout(0.2)
+        while not self._stop.is_set():
+            try:
+                chunk = conn.recv(4096)
+            except TimeoutError:
+                continue
+            except OSError:
+                break
+            if not chunk:
+                break
+            buffer += chunk
+            while (split := _split_command(buffer)) is not None:
+                raw, buffer = split
+                if not self._handle(conn, raw):
+                    _close(conn)
+                    return
+        _close(conn)
+
+    def _handle(self, conn: socket.socket, raw: bytes) -> bool:
+        """Answer one command; False when the connection must be dropped."""
+        command = raw.decode(errors="replace").strip()
+        if not command:
+            return True
+        reply: str | None = None
+        if self.dialect.wants_reply(command):
+            fault = self.faults.take(self.dialect.is_measurement(command))
+            kind = fault.kind if fault else None
+            if kind is FaultKind.DROP:
+                self._record(raw, b"")
+                return False
+            if kind is FaultKind.SILENT:
+                self._record(raw, b"")
+                self.dialect.respond(command, None)
+                return True
+            if kind is FaultKind.SLOW:
+                self._stop.wait(fault.delay_s)
+            reply = GARBAGE_REPLY if kind is FaultKind.GARBAGE else \
+                self.dialect.respond(command, kind if kind and kind.measurement_only else None)
+        else:
+            self.dialect.respond(command, None)
+        sent = b"" if reply is None else (reply + self.dialect.termination).encode()
+        self._record(raw, sent)
+        if sent:
+            try:
+                conn.sendall(sent)
+            except OSError:
+                return False
+        return True
+
+    def _record(self, raw: bytes, sent: bytes) -> None:
+        with self._lock:
+            self._transcript.append(Exchange(raw, sent))
+
+
+def _close(sock: socket.socket) -> None:
+    try:
+        sock.close()
+    except OSError:
+        pass
+
+
+def wait_for_port(host: str, port: int, timeout_s: float = 5.0) -> None:
+    """Block until something listens on (host, port); used by subprocess tests and the CLI."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            socket.create_connection((host, port), timeout=0.2).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
