@@ -22,19 +22,28 @@ class ConnectionReport:
     text: str
 
 
+def _registry():
+    try:
+        return importlib.import_module("drivers.meters.registry")
+    except ImportError:
+        return None
+
+
 def power_drivers() -> list[str]:
     """Names the power-meter registry offers (``drivers.meters.registry.POWER_DRIVERS``)."""
-    try:
-        registry = importlib.import_module("drivers.meters.registry")
-    except ImportError:
-        return []
-    return sorted(getattr(registry, "POWER_DRIVERS", {}))
+    return sorted(getattr(_registry(), "POWER_DRIVERS", {}))
+
+
+def temperature_drivers() -> list[str]:
+    return sorted(getattr(_registry(), "TEMPERATURE_DRIVERS", {}))
 
 
 def _open_meter(driver: str, resource: str, config: RunConfig, options: dict) -> PowerMeter:
     if driver == SIMULATED:
         return SimulatedPowerMeter(simulated_sut(config))
-    registry = importlib.import_module("drivers.meters.registry")
+    registry = _registry()
+    if registry is None:
+        raise InstrumentError("no hardware meter drivers in this build")
     return registry.open_power_meter(driver, resource, **options)
 
 
@@ -75,10 +84,20 @@ def check_power_meter(driver: str, resource: str, config: RunConfig,
 def check_thermometer(driver: str, resource: str, config: RunConfig) -> ConnectionReport:
     if driver == "none":
         return ConnectionReport(True, "no thermometer: inlet temperature will not be recorded")
-    if driver != SIMULATED:
-        return ConnectionReport(False, f"thermometer driver {driver!r} is not available in "
-                                "this build")
-    meter = SimulatedThermometer(simulated_sut(config))
-    identity = meter.open()
-    sample = meter.read(time.monotonic())
-    return ConnectionReport(True, f"{identity.describe()} — inlet {sample.celsius:.1f} °C")
+    try:
+        if driver == SIMULATED:
+            meter = SimulatedThermometer(simulated_sut(config))
+        else:
+            registry = _registry()
+            if registry is None:
+                raise InstrumentError("no hardware thermometer drivers in this build")
+            meter = registry.open_temperature_meter(driver, resource)
+        identity = meter.open()
+        try:
+            sample = meter.read(time.monotonic())
+        finally:
+            meter.close()
+    except (InstrumentError, OSError, ValueError) as exc:
+        return ConnectionReport(False, f"{driver} at {resource or '(none)'}: {exc}")
+    flags = f" (flags: {', '.join(sorted(sample.flags))})" if sample.flags else ""
+    return ConnectionReport(True, f"{identity.describe()} — inlet {sample.celsius:.1f} °C{flags}")

@@ -13,7 +13,8 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QLabel, QLineEdit, QPushB
 from app.records import RunConfig
 from ui.wizard.base import EntryPage, with_changes
 from ui.wizard.connection import (SIMULATED, ConnectionReport, check_power_meter,
-                                  check_thermometer, power_drivers)
+                                  check_thermometer, power_drivers,
+                                  temperature_drivers)
 from ui.wizard.model import EntryError, WizardEntries, check_instruments, check_sut
 
 THERMO_DRIVERS = (SIMULATED, "none")
@@ -35,7 +36,7 @@ class InstrumentsPage(EntryPage):
         self.meter_resource.setPlaceholderText("VISA resource, e.g. TCPIP::127.0.0.1::10001::"
                                                "SOCKET (not needed for sim)")
         self.thermo_driver = QComboBox()
-        self.thermo_driver.addItems(list(THERMO_DRIVERS))
+        self.thermo_driver.addItems([*THERMO_DRIVERS, *temperature_drivers()])
         self.thermo_resource = QLineEdit()
         self.thermo_resource.setPlaceholderText("address (not needed for sim)")
         self.test_button = QPushButton("&Test connection")

@@ -7,6 +7,8 @@ fill their widgets only from :meth:`NewRunWizard.load`), and every rule that blo
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtWidgets import QWidget, QWizard
 
 from app.records import RunConfig
@@ -30,7 +32,8 @@ class NewRunWizard(QWizard):
         self.setButtonText(QWizard.WizardButton.FinishButton, "&Start run")
         self.setButtonText(QWizard.WizardButton.NextButton, "&Next >")
         self.setButtonText(QWizard.WizardButton.BackButton, "< &Back")
-        self.base = entries or WizardEntries(simulated_lab=simulated_lab)
+        # the station's --lab decides what 'simulated' means, whatever an earlier run used
+        self.base = replace(entries or WizardEntries(), simulated_lab=simulated_lab)
         self.taxonomy_page = TaxonomyPage()
         self.sut_page = SutPage(store)
         self.workload_page = WorkloadPage(simulated_lab)

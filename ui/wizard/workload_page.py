@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
                                QRadioButton, QVBoxLayout, QWidget)
@@ -18,6 +19,16 @@ from ui.wizard.targets import target_safety
 MODES = (("simulated", "&Simulated lab (built-in simulated SUT and meters)"),
          ("local-fio", "Local &fio on this station against the targets below"),
          ("load-hosts", "fio &load hosts (fio --server on each host)"))
+
+
+class AddLineEdit(QLineEdit):
+    """A line whose Enter adds its text to a list, and does not also press the wizard's
+    default button (QLineEdit passes Enter on to the dialog)."""
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt naming)
+        super().keyPressEvent(event)
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            event.accept()
 
 
 def method_label(m: Method) -> str:
@@ -45,7 +56,7 @@ class WorkloadPage(EntryPage):
         self.targets = QListWidget()
         self.targets.setAccessibleName("Targets")
         self.targets.setMaximumHeight(90)
-        self.target_entry = QLineEdit()
+        self.target_entry = AddLineEdit()
         self.target_entry.setPlaceholderText("/path/to/scratch-file or /dev/sdX, then Add")
         self.target_entry.returnPressed.connect(self.add_target)
         self.add_button = QPushButton("&Add target")
