@@ -156,7 +156,7 @@ def _cover(c: ReportContent) -> list:
         ("Product", c.product),
         ("Serial number", sut.serial or "not recorded"),
         ("Configuration", f"{sut.drive_count} × {sut.drive_type}, {sut.raid}, raw capacity "
-                          f"{fmt_sig(sut.raw_capacity_bytes / 1e9, 6)} GB (1 GB = 10^9 bytes)"),
+                          f"{sut.raw_capacity_bytes / 1e9:.10g} GB (1 GB = 10^9 bytes)"),
         ("Taxonomy classification", run.taxonomy or "not recorded"),
         ("Classification justification", config.classification_reason or "not recorded"),
         ("Capacity optimisations declared", ", ".join(sut.coms_declared) or "none"),
@@ -217,7 +217,7 @@ def _metrics_page(c: ReportContent) -> list:
         story.append(grid_table([
             [B("Average watts"), P(watts_text), B("Run length"),
              P(fmt_duration(idle.result.run_length_s) if idle.result else DASH)],
-            [B("Raw capacity tested"), P(f"{fmt_sig(raw_gb, 6)} GB"), B(""), P("")],
+            [B("Raw capacity tested"), P(f"{raw_gb:.10g} GB"), B(""), P("")],
             [B("EP_RI"), P(_with_unit(metric_value_text(idle), "GB/W")), B("Validity"),
              _validity_cell(idle)],
         ], [40 * mm, 45 * mm, 25 * mm, BODY_W - 110 * mm], header=False,

@@ -95,10 +95,9 @@ def last_attempt_intervals(run: StoredRun, phase: StoredPhase) -> tuple[Interval
 
 
 def phase_window(run: StoredRun, phase: StoredPhase, interval_s: float) -> PhaseWindow | None:
-    """The measurement window of ``phase`` (None for phases without one, e.g. pre-fill, or a
-    phase that never started)."""
-    if phase.info.kind not in (PhaseKind.ACTIVE, PhaseKind.READY_IDLE):
-        return None
+    """The interval grid and measurement window of ``phase``'s last attempt (None for a phase
+    that never started). Phases without a metric (pre-fill, conditioning …) get an empty
+    window (``measured == 0``) but keep their interval grid."""
     intervals = last_attempt_intervals(run, phase)
     if intervals:
         first = intervals[0]
@@ -109,8 +108,10 @@ def phase_window(run: StoredRun, phase: StoredPhase, interval_s: float) -> Phase
         return None
     first_measured = (phase.info.stabilisation_intervals
                       if phase.info.kind is PhaseKind.ACTIVE else 0)
+    measured = (phase.info.measurement_intervals
+                if phase.info.kind in (PhaseKind.ACTIVE, PhaseKind.READY_IDLE) else 0)
     return PhaseWindow(phase.index, phase.attempts, t_start_station, interval_s, first_measured,
-                       phase.info.measurement_intervals, intervals, run.t0)
+                       measured, intervals, run.t0)
 
 
 def attempt_of_samples(run: StoredRun, phase_index: np.ndarray, t: np.ndarray) -> np.ndarray:

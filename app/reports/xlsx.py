@@ -103,9 +103,9 @@ class _Writer:
         sheet.write_row(0, 0, columns, self.header)
         n = len(data[0]) if data else 0
         for col, values in enumerate(data):
-            write = sheet.write_number if all(
-                v is None or isinstance(v, (int, float)) and not isinstance(v, bool)
-                for v in values[:50]) else sheet.write
+            numeric = all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+                          for v in values)
+            write = sheet.write_number if numeric else sheet.write
             for row, value in enumerate(values, start=1):
                 if value is not None:
                     write(row, col, value)

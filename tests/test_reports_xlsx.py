@@ -1,0 +1,140 @@
+"""The xlsx export read back with openpyxl: every EP figure recomputed from the Intervals
+sheet and from the Samples sheet agrees with the Test Data Report sheet (docs/export-format.md
+describes the recomputation QA scripts do)."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from app.reports.export import export_run
+from app.reports.xlsx import INTERVAL_COLUMNS, METRIC_COLUMNS, SAMPLE_COLUMNS
+from tests.test_reports_runs import pause_once_in, record_run
+
+REL = 1e-9
+
+
+def sheet_rows(book, name: str, columns: tuple[str, ...], first_col: int = 0) -> list[dict]:
+    rows = book[name].iter_rows(values_only=True)
+    header = next(rows)[first_col:first_col + len(columns)]
+    assert tuple(header) == columns, f"{name} columns changed: {header}"
+    return [dict(zip(columns, r[first_col:first_col + len(columns)])) for r in rows
+            if any(v is not None for v in r[first_col:first_col + len(columns)])]
+
+
+def metric_rows(book) -> dict[str, dict]:
+    """Metric rows of the Test Data Report sheet: below the header whose column A is
+    ``metric``, rows whose column A starts with EP_ or COM_."""
+    rows = list(book["Test Data Report"].iter_rows(values_only=True))
+    header = next(i for i, r in enumerate(rows) if r[0] == "metric")
+    assert tuple(rows[header][:len(METRIC_COLUMNS)]) == METRIC_COLUMNS
+    out = {}
+    for r in rows[header + 1:]:
+        if isinstance(r[0], str) and r[0].startswith(("EP_", "COM_")):
+            out[r[0]] = dict(zip(METRIC_COLUMNS, r))
+    return out
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory) -> tuple:
+    folder = tmp_path_factory.mktemp("xlsx")
+    recorded = record_run(folder / "run.db", hook=pause_once_in("RW"))
+    paths = export_run(recorded.database, recorded.run_id[:10], folder / "out")
+    book = openpyxl.load_workbook(paths["xlsx"], read_only=True)
+    return recorded, paths, book
+
+
+def test_file_names_carry_run_id_prefix_and_method(exported) -> None:
+    recorded, paths, _ = exported
+    assert set(paths) == {"pdf", "xlsx"}
+    for path in paths.values():
+        assert path.exists() and recorded.run_id[:8] in path.name and "demo" in path.name
+
+
+def test_every_ep_recomputes_from_intervals_and_from_samples(exported) -> None:
+    _, _, book = exported
+    metrics = metric_rows(book)
+    intervals = sheet_rows(book, "Intervals", INTERVAL_COLUMNS)
+    samples = sheet_rows(book, "Samples", SAMPLE_COLUMNS)
+    eps = {k: v for k, v in metrics.items() if k.startswith("EP_")}
+    assert set(eps) == {"EP_RI", "EP_RR", "EP_RW", "EP_SR", "EP_SW", "EP_MW1", "EP_MW2"}
+    for name, m in eps.items():
+        assert m["validity"] == "VALID", (name, m["reason"])
+        counted = [r for r in intervals if r["phase"] == m["phase"] and r["in_window"]]
+        power_n = sum(r["n_power_samples"] for r in counted)
+        from_intervals = sum(r["avg_power_w"] * r["n_power_samples"] for r in counted) / power_n
+        window = [s["watts"] for s in samples if s["phase"] == m["phase"] and s["in_window"]
+                  and s["usable"]]
+        from_samples = math.fsum(window) / len(window)
+        assert len(window) == power_n
+        if name == "EP_RI":
+            expected = (m["ops_rate"] / from_intervals, m["ops_rate"] / from_samples)
+        else:
+            rate = sum(r["ops"] for r in counted) / m["run_length_s"]
+            expected = (rate / from_intervals, rate / from_samples)
+            assert m["ops_rate"] == pytest.approx(rate, rel=REL)
+        assert len(counted) == round(m["run_length_s"] / (counted[0]["end_s"]
+                                                          - counted[0]["start_s"]))
+        for value in expected:
+            assert value == pytest.approx(m["value"], rel=REL), name
+        assert m["avg_power_w"] == pytest.approx(from_samples, rel=REL)
+
+
+def test_sample_assignment_reproduces_the_recorders_interval_counts(exported) -> None:
+    _, _, book = exported
+    intervals = sheet_rows(book, "Intervals", INTERVAL_COLUMNS)
+    samples = sheet_rows(book, "Samples", SAMPLE_COLUMNS)
+    counts: dict[tuple, int] = defaultdict(int)
+    for s in samples:
+        if s["interval"] is not None and s["usable"]:
+            counts[(s["phase"], s["attempt"], s["interval"])] += 1
+    checked = 0
+    for r in intervals:
+        key = (r["phase"], r["attempt"], r["interval"])
+        if r["attempt"] == max(i["attempt"] for i in intervals if i["phase"] == r["phase"]):
+            assert counts[key] == r["n_power_samples"], key
+            checked += 1
+    assert checked > 50
+
+
+def test_restarted_phase_counts_only_its_last_attempt(exported) -> None:
+    _, _, book = exported
+    metrics = metric_rows(book)
+    intervals = sheet_rows(book, "Intervals", INTERVAL_COLUMNS)
+    rw = metrics["EP_RW"]["phase"]
+    attempts = {r["attempt"] for r in intervals if r["phase"] == rw}
+    assert attempts == {1, 2}
+    assert not any(r["in_window"] for r in intervals if r["phase"] == rw and r["attempt"] == 1)
+
+
+def test_histograms_and_samples_sheets_hold_full_data(exported) -> None:
+    recorded, _, book = exported
+    run = recorded.database.load_run(recorded.run_id)
+    samples = sheet_rows(book, "Samples", SAMPLE_COLUMNS)
+    assert len(samples) == len(run.power)
+    # XlsxWriter writes 16 significant digits: below any meter's resolution by far
+    assert [s["watts"] for s in samples[:50]] == pytest.approx(run.power.watts[:50].tolist(),
+                                                               rel=1e-15)
+    assert all(s["temp_c"] is not None for s in samples[-20:])
+    rows = list(book["Histograms"].iter_rows(values_only=True))
+    profiles = {r[1] for r in rows[1:] if r[1]}
+    assert profiles == {"MW1", "MW2", "RW", "RR", "SW", "SR"}
+    for hist in run.histograms:
+        counts = [r[4] for r in rows[1:] if r[1] == hist.profile and r[0] == hist.phase_index]
+        assert sum(counts) == sum(hist.bins.values())
+
+
+def test_reexport_gives_same_figures_and_hash(exported, tmp_path: Path) -> None:
+    recorded, paths, book = exported
+    again = export_run(recorded.database, recorded.run_id, tmp_path)
+    second = openpyxl.load_workbook(again["xlsx"], read_only=True)
+    assert metric_rows(second) == metric_rows(book)
+    tdr = {r[0]: r[1] for r in book["Test Data Report"].iter_rows(values_only=True)}
+    tdr2 = {r[0]: r[1] for r in second["Test Data Report"].iter_rows(values_only=True)}
+    assert tdr["Samples SHA-256"] == tdr2["Samples SHA-256"]
+    assert tdr["Samples SHA-256"] == recorded.database.load_run(recorded.run_id).samples_sha256
+    assert again["pdf"].read_bytes() == paths["pdf"].read_bytes()
