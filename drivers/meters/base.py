@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar, TypeVar
 
 from drivers.interfaces import IdentityMismatch, InstrumentError, InstrumentIdentity
 from drivers.meters.transport import Transport, VisaTransport, check_visa_resource, query
+
+T = TypeVar("T")
 
 
 def parse_idn(reply: str) -> tuple[str, str, str, str]:
@@ -56,6 +59,7 @@ class Instrument:
         self._lock = threading.Lock()
         self._transport: Transport | None = None
         self._identity: InstrumentIdentity | None = None
+        self._stale = False
 
     @classmethod
     def _common_options(cls) -> tuple[str, ...]:
@@ -129,6 +133,7 @@ class Instrument:
 
     def _open_locked(self) -> InstrumentIdentity:
         self._close_transport()
+        self._stale = False
         self._transport = self._connect()
         try:
             self._identity = self._identity_from(self._query(self.IDN_QUERY))
@@ -139,8 +144,7 @@ class Instrument:
         return self._identity
 
     def identify(self) -> InstrumentIdentity:
-        with self._lock:
-            return self._identity_from(self._query(self.IDN_QUERY))
+        return self._exchange(lambda: self._identity_from(self._query(self.IDN_QUERY)))
 
     def close(self) -> None:
         with self._lock:
@@ -159,30 +163,47 @@ class Instrument:
     def reconnect(self) -> InstrumentIdentity:
         """Reopen with exponential backoff; the meter must be the same one (model + serial)."""
         with self._lock:
-            before = self._identity
-            delay = self.reconnect_delay_s
-            last: InstrumentError | None = None
-            for _ in range(max(1, self.reconnect_attempts)):
-                try:
-                    identity = self._open_locked()
-                except IdentityMismatch:
-                    raise
-                except InstrumentError as exc:
-                    last = exc
-                    time.sleep(delay)
-                    delay *= 2
-                    continue
-                if before is not None and (identity.model, identity.serial) != \
-                        (before.model, before.serial):
-                    self._close_transport()
-                    raise IdentityMismatch(
-                        f"after reconnecting, {self.resource} is {identity.describe()} instead "
-                        f"of {before.describe()}: another meter took this address; stop and "
-                        "check the wiring")
-                self._after_reconnect()
-                return identity
-            raise InstrumentError(f"could not reconnect to {self.DRIVER} at {self.resource} "
-                                  f"after {self.reconnect_attempts} attempts: {last}")
+            return self._reconnect_locked()
+
+    def _reconnect_locked(self) -> InstrumentIdentity:
+        before = self._identity
+        delay = self.reconnect_delay_s
+        last: InstrumentError | None = None
+        for _ in range(max(1, self.reconnect_attempts)):
+            try:
+                identity = self._open_locked()
+            except IdentityMismatch:
+                raise
+            except InstrumentError as exc:
+                last = exc
+                time.sleep(delay)
+                delay *= 2
+                continue
+            if before is not None and (identity.model, identity.serial) != \
+                    (before.model, before.serial):
+                self._close_transport()
+                raise IdentityMismatch(
+                    f"after reconnecting, {self.resource} is {identity.describe()} instead "
+                    f"of {before.describe()}: another meter took this address; stop and "
+                    "check the wiring")
+            self._after_reconnect()
+            self._stale = False
+            return identity
+        raise InstrumentError(f"could not reconnect to {self.DRIVER} at {self.resource} "
+                              f"after {self.reconnect_attempts} attempts: {last}")
+
+    def _exchange(self, operation: Callable[[], T]) -> T:
+        """Run one locked operation. After a timeout or a lost connection a late reply could
+        be taken for the next answer, so the next operation reconnects first."""
+        with self._lock:
+            if self._stale:
+                self._reconnect_locked()
+            try:
+                return operation()
+            except InstrumentError:
+                if self._transport is not None:
+                    self._stale = True
+                raise
 
     def _after_reconnect(self) -> None:
         """Restore state the meter lost (ranges)."""

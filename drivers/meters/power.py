@@ -64,13 +64,11 @@ class PowerMeterBase(Instrument):
     def set_ranges(self, volts: float, amps: float) -> None:
         """Testing pass: fixed ranges (validated against the model's range list)."""
         volts, amps = self._validated(volts, amps)
-        with self._lock:
-            self._apply_fixed(volts, amps)
+        self._exchange(lambda: self._apply_fixed(volts, amps))
 
     def auto_range(self) -> None:
         """Ranging pass: let the meter pick its ranges."""
-        with self._lock:
-            self._apply_auto()
+        self._exchange(self._apply_auto)
 
     def _apply_fixed(self, volts: float, amps: float) -> None:
         self.voltage_range = volts  # type: ignore[attr-defined]
@@ -104,11 +102,13 @@ class PowerMeterBase(Instrument):
 
     # -- reading ------------------------------------------------------------------------------
     def read(self, t: float) -> PowerSample:
-        with self._lock:
-            values = self._fetch()
-            range_v, range_a = self._present_ranges()
-            watts = values["watts"].value
-            uncertainty = self._uncertainty_pct(watts, range_v, range_a)
+        return self._exchange(lambda: self._sample(t))
+
+    def _sample(self, t: float) -> PowerSample:
+        values = self._fetch()
+        range_v, range_a = self._present_ranges()
+        watts = values["watts"].value
+        uncertainty = self._uncertainty_pct(watts, range_v, range_a)
         flags = set().union(*(d.flags for d in values.values()))
         flags |= self._range_flags(values, range_v, range_a)
         if uncertainty is None:

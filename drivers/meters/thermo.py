@@ -21,8 +21,7 @@ class ThermometerBase(Instrument):
     SPECIALS: ClassVar[SpecialValues] = GENERIC
 
     def read(self, t: float) -> TemperatureSample:
-        with self._lock:
-            reply = self._query(self.READING.command(self))
+        reply = self._exchange(lambda: self._query(self.READING.command(self)))
         d = decode(self._field(reply), self.SPECIALS, sensor=True)
         return TemperatureSample(t, d.value, d.flags)
 

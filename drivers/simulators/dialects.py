@@ -357,7 +357,9 @@ class PtdDialect(LineDialect):
         if cmd == "RL" and self.celsius is None:
             return self._samples(special)
         if cmd == "Uncertainty" and self.celsius is None:
-            return "Uncertainty,0.0015"
+            # like PTDaemon for most meters: no uncertainty on auto range (ranging pass only)
+            fixed = "Auto" not in self.ranges.values()
+            return "Uncertainty,0.0015" if fixed else "Uncertainty,-1"
         if cmd == "Temp" and self.celsius is not None:
             if special is FaultKind.OVERRANGE:
                 return "Error: sensor not responding"

@@ -60,6 +60,7 @@ class LineServer:
         self.faults = FaultPlan()
         self._transcript: list[Exchange] = []
         self._lock = threading.Lock()
+        self._recorded = threading.Condition(self._lock)
         self._stop = threading.Event()
         self._listener: socket.socket | None = None
         self._threads: list[threading.Thread] = []
@@ -182,8 +183,16 @@ class LineServer:
         return True
 
     def _record(self, raw: bytes, sent: bytes) -> None:
-        with self._lock:
+        with self._recorded:
             self._transcript.append(Exchange(raw, sent))
+            self._recorded.notify_all()
+
+    def wait_for_exchanges(self, count: int, timeout_s: float = 2.0) -> list[Exchange]:
+        """The transcript once it holds ``count`` exchanges (commands sent without a reply
+        may still be in flight when the driver returns)."""
+        with self._recorded:
+            self._recorded.wait_for(lambda: len(self._transcript) >= count, timeout_s)
+            return list(self._transcript)
 
 
 def _close(sock: socket.socket) -> None:
