@@ -112,3 +112,16 @@ def test_bridge_carries_events_from_a_worker_thread_in_order(qtbot) -> None:
     assert finished.args[0].status is RunStatus.COMPLETED
     assert [e.message for e in got[:-1]] == [str(i) for i in range(2000)]
     assert bridge.received == 2001
+
+
+def test_plots_follow_a_switch_to_a_dark_palette(qtbot) -> None:
+    from PySide6.QtGui import QColor, QPalette
+
+    plots = LivePlots(dark=False, redraw_ms=10_000)
+    qtbot.addWidget(plots)
+    assert plots.colours.background == "#ffffff"
+    dark = QPalette()
+    dark.setColor(QPalette.ColorRole.Window, QColor(30, 30, 30))
+    plots.setPalette(dark)
+    assert plots.colours.background == "#1e1e1e"
+    assert plots.power_widget.backgroundBrush().color().name() == "#1e1e1e"

@@ -13,14 +13,14 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QEvent, QTimer
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from app.method.model import Method
 from app.records import PhaseInfo, PhaseKind
 from app.sequencer import events as ev
 from ui.series import GrowableSeries
-from ui.theme import PlotColours, apply_plot_theme
+from ui.theme import PlotColours, apply_plot_theme, plot_colours, system_is_dark
 
 REDRAW_INTERVAL_MS = 250
 SYMBOL_LIMIT = 600  # EP intervals drawn with markers up to this many points
@@ -184,6 +184,27 @@ class LivePlots(QWidget):
         hist_box.addWidget(self.hist_choice)
         hist_box.addWidget(self.hist_note)
         grid.addLayout(hist_box, 1, 1)
+
+    def plot_widgets(self) -> tuple[pg.PlotWidget, ...]:
+        return (self.power_widget, self.ops_widget, self.ep_widget, self.hist_widget)
+
+    def changeEvent(self, event) -> None:  # noqa: N802 (Qt naming)
+        """Follow the desktop when it switches between light and dark while we run."""
+        if event.type() == QEvent.Type.PaletteChange:
+            self.apply_background(system_is_dark(self.palette()))
+        super().changeEvent(event)
+
+    def apply_background(self, dark: bool) -> None:
+        colours = plot_colours(dark)
+        if colours.background == self.colours.background:
+            return
+        self.colours = colours
+        for widget in self.plot_widgets():
+            widget.setBackground(colours.background)
+            for name in ("left", "bottom", "right"):
+                axis = widget.getPlotItem().getAxis(name)
+                axis.setPen(colours.foreground)
+                axis.setTextPen(colours.foreground)
 
     # --- data -------------------------------------------------------------------------------
     def start_run(self, started: ev.RunStarted, method: Method | None) -> None:

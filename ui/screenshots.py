@@ -1,0 +1,106 @@
+"""Screenshots of every wizard page and of the run view, for docs/gui.md.
+
+``xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python -m ui.screenshots docs/screenshots``
+drives the real GUI on a throw-away database: fills the wizard as a technician would, starts
+the ``smoke`` method on the simulated lab, captures the run mid-run and at its end, then the
+start page with the run listed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication, QWidget
+
+from ui.app import application
+
+
+def wait_until(app: QApplication, condition: Callable[[], bool], timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the GUI did not reach the expected state in time")
+        app.processEvents()
+        time.sleep(0.01)
+
+
+def settle(app: QApplication, seconds: float = 0.3) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.01)
+
+
+def save(widget: QWidget, folder: Path, name: str) -> Path:
+    path = folder / f"{name}.png"
+    widget.grab().save(str(path))
+    print(path)
+    return path
+
+
+def capture(folder: Path, method: str = "smoke") -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="storwatt-shots-"))
+    os.environ["STORWATT_DATA_DIR"] = str(work / "data")
+    app = application()
+    from ui.main_window import MainWindow
+
+    window = MainWindow(lab="sim", db_url=f"sqlite:///{work / 'shots.db'}",
+                        settings=QSettings(str(work / "ui.ini"), QSettings.Format.IniFormat),
+                        default_method=method)
+    window.resize(1560, 960)
+    window.show()
+    settle(app)
+    shots = []
+    wizard = window.new_run()
+    settle(app)
+    shots.append(save(wizard, folder, "wizard-1-classification"))
+    wizard.next()
+    page = wizard.sut_page
+    page.vendor.setText("Acme Storage")
+    page.model.setText("AS-9000")
+    page.serial.setText("AS9-00042")
+    page.capacity.setText("7.3")
+    page.capacity_unit.setCurrentText("TB")
+    page.drive_count.setValue(50)
+    page.com_boxes[next(iter(page.com_boxes))].setChecked(True)
+    page.notes.setPlainText("Rack B4, dual controllers, firmware 5.2")
+    settle(app)
+    shots.append(save(wizard, folder, "wizard-2-sut"))
+    wizard.next()
+    settle(app)
+    shots.append(save(wizard, folder, "wizard-3-workload"))
+    wizard.next()
+    wizard.instruments_page.test_button.click()
+    wait_until(app, wizard.instruments_page.test_button.isEnabled)
+    settle(app)
+    shots.append(save(wizard, folder, "wizard-4-instruments"))
+    wizard.next()
+    settle(app)
+    shots.append(save(wizard, folder, "wizard-5-review"))
+    wizard.accept()
+    view = window.run_view
+    wait_until(app, lambda: view.metrics.rows() and sum(
+        r[-1].startswith(("VALID", "INVALID")) for r in view.metrics.rows()) >= 3
+        and view.plots.histograms, timeout_s=120)
+    settle(app, 1.0)
+    shots.append(save(window, folder, "run-view-mid-run"))
+    wait_until(app, lambda: not view.running and view.result is not None, timeout_s=180)
+    settle(app, 0.6)
+    shots.append(save(window, folder, "run-view-completed"))
+    window.show_start_page()
+    settle(app)
+    shots.append(save(window, folder, "start-page"))
+    window.close()
+    return shots
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots")
+    capture(target)
