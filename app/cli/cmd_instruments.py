@@ -254,7 +254,10 @@ def sim_meter_command(args: argparse.Namespace) -> int:
         return _fail("sim meter", f"cannot start the {args.model} simulator on 127.0.0.1:"
                      f"{args.port}: {exc}")
     stop = threading.Event()
-    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    # Ctrl-C and SIGTERM both stop cleanly, also when started in the background (SIGINT
+    # ignored by the shell would otherwise leave the simulator running)
+    previous = {n: signal.signal(n, lambda *_: stop.set())
+                for n in (signal.SIGTERM, signal.SIGINT)}
     print(sim.resource, flush=True)
     print(f"{args.model} simulator on 127.0.0.1:{port}; read it with: storwatt meter read "
           f"--driver {DRIVER_FOR_MODEL[args.model]} --resource {sim.resource}  (Ctrl-C stops)",
@@ -265,7 +268,8 @@ def sim_meter_command(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
         sim.stop()
     return 0
 

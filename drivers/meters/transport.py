@@ -40,7 +40,10 @@ def check_visa_resource(resource: str) -> str:
 
     text = (resource or "").strip()
     try:
-        rname.parse_resource_name(text)
+        parsed = rname.parse_resource_name(text)
+        port = getattr(parsed, "port", "0")
+        if parsed.resource_class == "SOCKET" and not str(port).isdigit():
+            raise ValueError(f"port {port!r} is not a number")
     except (rname.InvalidResourceName, ValueError) as exc:
         raise InstrumentError(
             f"{resource!r} is not a VISA resource string ({exc}); expected one of: "

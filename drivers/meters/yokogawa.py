@@ -51,7 +51,7 @@ class WT300(PowerMeterBase):
             raise IdentityMismatch(
                 f"{self.resource} answered *IDN? with {reply.strip()!r} (WT200 command set): "
                 "if this is a WT310/WT330, switch the meter out of WT200 compatibility mode "
-                "(front panel: SETUP → communication → command set WT300) and reconnect; if it "
+                "(in its communication settings) and reconnect; if it "
                 "really is a WT210/WT230, use --driver wt210")
         super()._check_model(reply, vendor, model)
         element = self.command_fields()["element"]
