@@ -32,7 +32,7 @@ from ui.wizard.wizard import NewRunWizard
 
 RECENT_RUNS = 30
 START_ERRORS = (MethodError, LabError, KeyError, ValueError, InstrumentError, WorkloadError,
-                OSError)
+                OSError, ImportError)
 
 
 class MainWindow(QMainWindow):
@@ -56,7 +56,7 @@ class MainWindow(QMainWindow):
         self.stack.addWidget(self.start_page)
         self.stack.addWidget(self.run_view)
         self.setCentralWidget(self.stack)
-        self.start_page.new_run.connect(self.new_run)
+        self.start_page.new_run.connect(lambda: self.new_run())
         self.start_page.resume_run.connect(self.repeat_run)
         self.run_view.ended.connect(self._run_ended)
         self._build_menus()
@@ -76,7 +76,8 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         bar = self.menuBar()
         file = bar.addMenu("&File")
-        self.new_action = self._action(file, "&New run…", self.new_run, QKeySequence.StandardKey.New)
+        self.new_action = self._action(file, "&New run…", lambda: self.new_run(),
+                                       QKeySequence.StandardKey.New)
         self.repeat_action = self._action(file, "&Repeat selected run’s set-up…",
                                           self._repeat_selected, "Ctrl+R")
         self.home_action = self._action(file, "&Start page", self.show_start_page, "Ctrl+Home")
@@ -87,7 +88,8 @@ class MainWindow(QMainWindow):
         self.resume_action = self._action(run, "&Resume", self.run_view.resume, "Ctrl+Shift+P")
         self.abort_action = self._action(run, "&Abort…", self.run_view.ask_abort, "Ctrl+.")
         view = bar.addMenu("&View")
-        self._action(view, "&Refresh runs and health", self.refresh, QKeySequence.StandardKey.Refresh)
+        self._action(view, "&Refresh runs and health", self.refresh,
+                     QKeySequence.StandardKey.Refresh)
         self._action(view, "&Run view", lambda: self.stack.setCurrentWidget(self.run_view),
                      "Ctrl+2")
         help_menu = bar.addMenu("&Help")

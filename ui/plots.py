@@ -23,6 +23,7 @@ from ui.series import GrowableSeries
 from ui.theme import PlotColours, apply_plot_theme, plot_colours, system_is_dark
 
 REDRAW_INTERVAL_MS = 250
+STEM_BASE = 0.8  # stems start just under one IO on the log count axis
 SYMBOL_LIMIT = 600  # EP intervals drawn with markers up to this many points
 
 
@@ -81,6 +82,8 @@ class _DualAxisPlot:
         self.item.setLabel("left", left, units=left_unit)
         self.item.showAxis("right")
         self.item.setLabel("right", right, units=right_unit)
+        for side in ("left", "right"):  # "kMiB/s" or "mW" would only confuse
+            self.item.getAxis(side).enableAutoSIPrefix(False)
         self.right = pg.ViewBox()
         self.item.scene().addItem(self.right)
         self.item.getAxis("right").linkToView(self.right)
@@ -141,6 +144,7 @@ class LivePlots(QWidget):
         self.ep_widget = self._plot_widget("Periodic efficiency EPᵢ per interval")
         ep = self.ep_widget.getPlotItem()
         ep.setLabel("left", "EPᵢ (IOPS/W or MiB/s/W)")
+        ep.getAxis("left").enableAutoSIPrefix(False)
         ep.addLegend(offset=(10, 10))
         self.curves["band_hi"] = _curve(ep, c.wma, "", 1, pg.QtCore.Qt.PenStyle.DotLine)
         self.curves["band_lo"] = _curve(ep, c.wma, "", 1, pg.QtCore.Qt.PenStyle.DotLine)
@@ -158,9 +162,8 @@ class LivePlots(QWidget):
         hist.setLabel("bottom", "response time (ms, log)")
         hist.setLabel("left", "IOs per bin (log)")
         hist.showGrid(x=True, y=True, alpha=0.25)
-        self.hist_curve = pg.PlotDataItem(pen=pg.mkPen(c.iops, width=1.5), stepMode=None,
-                                          symbol="s", symbolSize=3,
-                                          symbolBrush=pg.mkBrush(c.iops))
+        # one stem per fio latency bucket: buckets are irregular, so bars would mislead
+        self.hist_curve = pg.PlotDataItem(pen=pg.mkPen(c.iops, width=2), connect="pairs")
         hist.addItem(self.hist_curve)
         self.hist_lines: list[pg.InfiniteLine] = []
         self.hist_widget.setMinimumSize(320, 200)
@@ -290,24 +293,30 @@ class LivePlots(QWidget):
         ns = np.array(sorted(h.bins), dtype=float)
         counts = np.array([h.bins[int(k)] for k in ns], dtype=float)
         keep = counts > 0
-        self.hist_curve.setData(ns[keep] / 1e6, counts[keep])
-        for level, ms in sorted(h.confidence_ms.items()):
-            self._vline(ms, f"{level:g} %: {ms:.3g} ms", self.colours.level,
-                        pg.QtCore.Qt.PenStyle.DashLine)
-        self._vline(h.ceiling_ms, f"ceiling {h.ceiling_ms:g} ms ({h.above_ceiling} IOs above)",
-                    self.colours.ceiling, pg.QtCore.Qt.PenStyle.SolidLine)
+        self.bins_ms, self.bin_counts = ns[keep] / 1e6, counts[keep]
+        self.hist_curve.setData(np.repeat(self.bins_ms, 2),
+                                np.column_stack([np.full(keep.sum(), STEM_BASE),
+                                                 self.bin_counts]).ravel())
+        levels = sorted(h.confidence_ms.items())
+        for level, ms in levels:
+            self._vline(ms, f"{level:g} %", self.colours.level, pg.QtCore.Qt.PenStyle.DashLine)
+        self._vline(h.ceiling_ms, "ceiling", self.colours.ceiling,
+                    pg.QtCore.Qt.PenStyle.SolidLine)
         total = int(counts.sum())
         self.hist_widget.setTitle(f"Response-time histogram — {profile}, {total:,} IOs")
-        self.hist_note.setText("Dashed lines: response time under which 99 / 99.9 / 99.99 / "
-                               "99.999 % of IOs completed; red: the response-time ceiling.")
+        values = " · ".join(f"{level:g} %: {ms:.3g} ms" for level, ms in levels)
+        self.hist_note.setText(f"Confidence levels (dashed): {values}. Ceiling (red): "
+                               f"{h.ceiling_ms:g} ms, {h.above_ceiling:,} IOs above.")
 
     def _vline(self, ms: float, label: str, colour: str, style) -> None:
         if not (ms > 0 and math.isfinite(ms)):
             return
         # InfiniteLine has no log mode: place it in the log10 coordinates of the view.
+        # labels sit left of their line, stepped down, so clustered levels stay readable
+        opts = {"position": 0.95 - 0.09 * len(self.hist_lines), "color": colour,
+                "anchors": [(1, 0.5), (1, 0.5)]}
         line = pg.InfiniteLine(pos=math.log10(ms), angle=90, pen=pg.mkPen(colour, style=style),
-                               label=label, labelOpts={"position": 0.9 - 0.12 * len(
-                                   self.hist_lines), "color": colour, "rotateAxis": (1, 0)})
+                               label=label, labelOpts=opts)
         self.hist_widget.getPlotItem().addItem(line)
         self.hist_lines.append(line)
 
@@ -331,8 +340,8 @@ class LivePlots(QWidget):
 
     def curve_data(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """What a curve holds (tests assert on data, never on pixels)."""
-        if name == "histogram":
-            x, y = self.hist_curve.getOriginalDataset()
+        if name == "histogram":  # the bins, not the stems' drawing coordinates
+            return getattr(self, "bins_ms", np.empty(0)), getattr(self, "bin_counts", np.empty(0))
         else:
             x, y = self.curves[name].getOriginalDataset()
         empty = np.empty(0)

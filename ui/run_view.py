@@ -79,7 +79,7 @@ class RunView(QWidget):
         self.abort_button.clicked.connect(self.ask_abort)
         self.state = QLabel("")
         self.timeline = PhaseTimeline()
-        self.timeline.setMinimumWidth(250)
+        self.timeline.setMinimumWidth(300)
         self.plots = LivePlots(dark=dark)
         self.metrics = MetricsTable()
         self.log = QPlainTextEdit()
@@ -108,7 +108,7 @@ class RunView(QWidget):
         main = QSplitter(Qt.Orientation.Horizontal)
         main.addWidget(self.timeline)
         main.addWidget(right)
-        main.setSizes([270, 1200])
+        main.setSizes([310, 1200])
         layout = QVBoxLayout(self)
         layout.addLayout(head)
         layout.addWidget(main, 1)
@@ -228,10 +228,6 @@ class RunView(QWidget):
 
     def _on_Progress(self, e: ev.Progress) -> None:
         self.timeline.progress(e)
-
-    def _on_SearchResult(self, e: ev.SearchResult) -> None:
-        self.append_log("INFO", f"intensity 100 for {e.profile}: queue depth {e.queue_depth} → "
-                        f"{e.ops_rate:.1f} {e.ops_unit} at {e.avg_response_ms:.2f} ms")
 
     def _on_MetricComputed(self, e: ev.MetricComputed) -> None:
         self.metrics.add_metric(e.metric)

@@ -8,8 +8,8 @@ start page with the run listed.
 
 from __future__ import annotations
 
+import argparse
 import os
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -44,14 +44,14 @@ def save(widget: QWidget, folder: Path, name: str) -> Path:
     return path
 
 
-def capture(folder: Path, method: str = "smoke") -> list[Path]:
+def capture(folder: Path, method: str = "smoke", lab: str = "sim") -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="storwatt-shots-"))
     os.environ["STORWATT_DATA_DIR"] = str(work / "data")
     app = application()
     from ui.main_window import MainWindow
 
-    window = MainWindow(lab="sim", db_url=f"sqlite:///{work / 'shots.db'}",
+    window = MainWindow(lab=lab, db_url=f"sqlite:///{work / 'shots.db'}",
                         settings=QSettings(str(work / "ui.ini"), QSettings.Format.IniFormat),
                         default_method=method)
     window.resize(1560, 960)
@@ -102,5 +102,9 @@ def capture(folder: Path, method: str = "smoke") -> list[Path]:
 
 
 if __name__ == "__main__":
-    target = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots")
-    capture(target)
+    parser = argparse.ArgumentParser(prog="python -m ui.screenshots")
+    parser.add_argument("folder", nargs="?", default="docs/screenshots", type=Path)
+    parser.add_argument("--lab", default="sim", help="sim (loopback meters) or sim-direct")
+    parser.add_argument("--method", default="smoke")
+    args = parser.parse_args()
+    capture(args.folder, args.method, args.lab)

@@ -28,9 +28,9 @@ class PhaseTimeline(QWidget):
         self.table.setHorizontalHeaderLabels(("Phase", "Planned", "Status"))
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(
-            QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
         self.table.setAccessibleName("Phase timeline")
         self.phase_bar = QProgressBar()
         self.phase_bar.setFormat("current phase %p %")

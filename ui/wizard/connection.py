@@ -100,4 +100,5 @@ def check_thermometer(driver: str, resource: str, config: RunConfig) -> Connecti
     except (InstrumentError, OSError, ValueError) as exc:
         return ConnectionReport(False, f"{driver} at {resource or '(none)'}: {exc}")
     flags = f" (flags: {', '.join(sorted(sample.flags))})" if sample.flags else ""
-    return ConnectionReport(True, f"{identity.describe()} — inlet {sample.celsius:.1f} °C{flags}")
+    return ConnectionReport(True,
+                            f"{identity.describe()} — inlet {sample.celsius:.1f} °C{flags}")

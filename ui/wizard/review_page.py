@@ -26,8 +26,11 @@ def plan_rows(config: RunConfig) -> tuple[list[tuple[str, str, str, str]], float
     rows = []
     for p in phases:
         planned = format_duration(p.planned_s) if p.planned_s else "until the target is full"
-        intervals = (f"{p.stabilisation_intervals} stabilisation + {p.measurement_intervals} "
-                     "measurement" if p.measurement_intervals else "")
+        intervals = ""
+        if p.measurement_intervals:
+            intervals = f"{p.measurement_intervals} measurement intervals"
+            if p.stabilisation_intervals:
+                intervals = f"{p.stabilisation_intervals} stabilisation + " + intervals
         rows.append((p.name, p.kind.value.replace("_", " "), planned, intervals))
     return rows, sum(p.planned_s for p in phases), method.compliant
 

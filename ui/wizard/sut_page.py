@@ -4,7 +4,8 @@ bytes), drives, RAID, declared COMs, notes — with saved profiles to reuse."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout,
-                               QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout)
+                               QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSpinBox,
+                               QVBoxLayout)
 
 from app.method.loader import all_methods
 from app.records import SutDescription
@@ -21,6 +22,13 @@ def declared_com_choices() -> dict[str, str]:
         for com in method.coms:
             choices.setdefault(com.id, com.title)
     return choices
+
+
+def _buddy(text: str, widget) -> QLabel:
+    """A row label whose mnemonic focuses ``widget`` (rows holding a layout have no buddy)."""
+    label = QLabel(text)
+    label.setBuddy(widget)
+    return label
 
 
 class SutPage(EntryPage):
@@ -77,11 +85,11 @@ class SutPage(EntryPage):
         save_row.addWidget(self.profile_name, 1)
         save_row.addWidget(self.save_button)
         form = QFormLayout()
-        form.addRow("Saved &profiles:", profile_row)
+        form.addRow(_buddy("Saved &profiles:", self.profile_choice), profile_row)
         form.addRow("&Vendor:", self.vendor)
         form.addRow("&Model:", self.model)
         form.addRow("&Serial number:", self.serial)
-        form.addRow("Raw &capacity:", capacity_row)
+        form.addRow(_buddy("Raw &capacity:", self.capacity), capacity_row)
         form.addRow("&Drive count:", self.drive_count)
         form.addRow("Drive &type:", self.drive_type)
         form.addRow("&RAID:", self.raid)

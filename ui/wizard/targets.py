@@ -29,5 +29,6 @@ def target_safety(path: str) -> str:
         return (f"{path}: BLOCK DEVICE — a run overwrites all its data; the run asks you to "
                 "type the device name to confirm.")
     if stat.S_ISREG(mode):
-        return f"{path}: existing file ({p.stat().st_size / 1e9:.3g} GB); its content is overwritten."
+        size_gb = p.stat().st_size / 1e9
+        return f"{path}: existing file ({size_gb:.3g} GB); its content is overwritten."
     return f"{path}: neither a file nor a block device; fio cannot use it."
