@@ -40,7 +40,7 @@ class BenchResult:
 
 
 def sample_lateness(seconds: float, period: float = PERIOD_S) -> tuple[np.ndarray, int]:
-    """Lateness (s) of each reading's completion vs its slot, and the count of bad samples."""
+    """Lateness (s) of each reading's start vs its slot, and the count of bad samples."""
     clock = MonotonicClock()
     with MeterSimulator("wt310") as sim:
         sim.set_state(250.0)
