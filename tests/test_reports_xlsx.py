@@ -12,7 +12,8 @@ import openpyxl
 import pytest
 
 from app.reports.export import export_run
-from app.reports.xlsx import INTERVAL_COLUMNS, METRIC_COLUMNS, SAMPLE_COLUMNS
+from app.reports.xlsx import (INTERVAL_COLUMNS, LEVEL_COLUMNS, LEVEL_FIRST_COL, METRIC_COLUMNS,
+                              SAMPLE_COLUMNS)
 from tests.test_reports_runs import pause_once_in, record_run
 
 REL = 1e-9
@@ -68,7 +69,7 @@ def test_every_ep_recomputes_from_intervals_and_from_samples(exported) -> None:
         power_n = sum(r["n_power_samples"] for r in counted)
         from_intervals = sum(r["avg_power_w"] * r["n_power_samples"] for r in counted) / power_n
         window = [s["watts"] for s in samples if s["phase"] == m["phase"] and s["in_window"]
-                  and s["usable"]]
+                  and not s["excluded"]]
         from_samples = math.fsum(window) / len(window)
         assert len(window) == power_n
         if name == "EP_RI":
@@ -89,14 +90,13 @@ def test_sample_assignment_reproduces_the_recorders_interval_counts(exported) ->
     intervals = sheet_rows(book, "Intervals", INTERVAL_COLUMNS)
     samples = sheet_rows(book, "Samples", SAMPLE_COLUMNS)
     counts: dict[tuple, int] = defaultdict(int)
-    for s in samples:
-        if s["interval"] is not None and s["usable"]:
-            counts[(s["phase"], s["attempt"], s["interval"])] += 1
+    for s in samples:  # ``interval`` is set for samples of a phase's last attempt only
+        if s["interval"] is not None and not s["excluded"]:
+            counts[(s["phase"], s["interval"])] += 1
     checked = 0
     for r in intervals:
-        key = (r["phase"], r["attempt"], r["interval"])
         if r["attempt"] == max(i["attempt"] for i in intervals if i["phase"] == r["phase"]):
-            assert counts[key] == r["n_power_samples"], key
+            assert counts[(r["phase"], r["interval"])] == r["n_power_samples"], r
             checked += 1
     assert checked > 50
 
@@ -126,6 +126,13 @@ def test_histograms_and_samples_sheets_hold_full_data(exported) -> None:
     for hist in run.histograms:
         counts = [r[4] for r in rows[1:] if r[1] == hist.profile and r[0] == hist.phase_index]
         assert sum(counts) == sum(hist.bins.values())
+    levels = sheet_rows(book, "Histograms", LEVEL_COLUMNS, first_col=LEVEL_FIRST_COL)
+    assert {(r["profile"], r["level_pct"]) for r in levels} == {
+        (h.profile, lvl) for h in run.histograms for lvl in (99.0, 99.9, 99.99, 99.999)}
+    for r in levels:
+        hist = next(h for h in run.histograms if h.profile == r["profile"])
+        assert r["response_ms"] == pytest.approx(hist.confidence_ms[r["level_pct"]], rel=1e-15)
+        assert r["total_ios"] == sum(hist.bins.values())
 
 
 def test_reexport_gives_same_figures_and_hash(exported, tmp_path: Path) -> None:

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from reportlab import rl_config
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_CENTER
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
-from reportlab.platypus import (BaseDocTemplate, CondPageBreak, Frame, KeepTogether, PageBreak,
+from reportlab.platypus import (BaseDocTemplate, Frame, KeepTogether, PageBreak,
                                 PageTemplate, Paragraph, Preformatted, Spacer, Table, TableStyle)
 from xml.sax.saxutils import escape
 
@@ -348,7 +349,7 @@ def _phase_charts(c: ReportContent) -> list:
                                                     height)):
                 if drawing is not None:
                     block.append(drawing)
-        story += [CondPageBreak(height + 20 * mm), *block]
+        story.append(KeepTogether(block))  # a phase's charts stay on one page
     return story
 
 
@@ -422,5 +423,10 @@ def build_pdf(content: ReportContent, path: Path) -> Path:
     story = (_cover(content) + _metrics_page(content) + _instruments_section(content)
              + [Spacer(1, 4 * mm)] + _search_section(content) + _phase_charts(content)
              + _histograms(content) + _events(content) + _appendix(content))
-    doc.build(story, canvasmaker=_NumberedCanvas)
+    use_a85 = rl_config.useA85
+    rl_config.useA85 = 0  # binary streams: pure-Python ASCII85 costs ~0.3 s on long runs
+    try:
+        doc.build(story, canvasmaker=_NumberedCanvas)
+    finally:
+        rl_config.useA85 = use_a85
     return path

@@ -20,7 +20,7 @@ from xlsxwriter.worksheet import Worksheet
 
 from app.records import PhaseKind
 from app.reports.content import VALID, ReportContent
-from app.reports.windows import assign_samples, attempt_of_samples, last_attempt_intervals
+from app.reports.windows import assign_samples, last_attempt_intervals
 
 TDR_SHEET = "Test Data Report"
 METRIC_COLUMNS = ("metric", "value", "unit", "validity", "reason", "description",
@@ -32,10 +32,11 @@ PHASE_COLUMNS = ("phase", "name", "kind", "profile", "status", "attempts", "t_st
 INTERVAL_COLUMNS = ("phase", "profile", "interval", "start_s", "end_s", "avg_power_w",
                     "ops_rate", "ops_unit", "avg_response_ms", "ep", "wma", "in_measurement",
                     "stable", "n_power_samples", "ops", "attempt", "in_window", "phase_name")
+#: kept lean on purpose: ~36 000 rows for 8 h at 1 Hz, and every cell costs write time
+#: (ranges, frequency and attempts are in the PDF's instrument table and the Phases sheet)
 SAMPLE_COLUMNS = ("t_s", "phase", "watts", "volts", "amps", "pf", "uncertainty_pct", "flags",
-                  "temp_c", "temp_t_s", "freq_hz", "range_v", "range_a", "usable", "attempt",
-                  "interval", "in_window")
-TEMPERATURE_COLUMNS = ("t_s", "phase", "celsius", "flags", "usable")
+                  "temp_c", "interval", "in_window", "excluded")
+TEMPERATURE_COLUMNS = ("t_s", "phase", "celsius", "flags")
 BIN_COLUMNS = ("phase", "profile", "bin_ns", "bin_ms", "count", "cumulative_pct")
 LEVEL_COLUMNS = ("phase", "profile", "level_pct", "response_ms", "ceiling_ms", "above_ceiling",
                  "total_ios")
@@ -88,7 +89,9 @@ class _Writer:
     def table(self, sheet: Worksheet, columns: Sequence[str], rows: Iterable[Sequence],
               first_row: int = 0, first_col: int = 0) -> int:
         """Header + rows; returns the number of data rows written."""
-        sheet.write_row(first_row, first_col, columns, self.header)
+        for col, name in enumerate(columns):
+            if name is not None:
+                sheet.write_string(first_row, first_col + col, name, self.header)
         count = 0
         for count, row in enumerate(rows, start=1):
             for col, value in enumerate(row):
@@ -99,18 +102,26 @@ class _Writer:
         return count
 
     def columns(self, sheet: Worksheet, columns: Sequence[str], data: Sequence[list]) -> int:
-        """Column-wise data (lists of equal length, None = empty) under a header row."""
+        """Column-wise data (lists of equal length, None = empty cell) under a header row.
+        Each column is written with one typed call (numbers, booleans, strings): the per-cell
+        type dispatch of ``write()`` is the export's bottleneck on long runs."""
         sheet.write_row(0, 0, columns, self.header)
-        n = len(data[0]) if data else 0
-        for col, values in enumerate(data):
-            numeric = all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
-                          for v in values)
-            write = sheet.write_number if numeric else sheet.write
-            for row, value in enumerate(values, start=1):
+        sheet.freeze_panes(1, 0)
+        writers = [(col, _typed_writer(sheet, values)) for col, values in enumerate(data)]
+        for row, values in enumerate(zip(*data), start=1):  # row order: constant_memory
+            for (col, write), value in zip(writers, values):
                 if value is not None:
                     write(row, col, value)
-        sheet.freeze_panes(1, 0)
-        return n
+        return len(data[0]) if data else 0
+
+
+def _typed_writer(sheet: Worksheet, values: list):
+    first = next((v for v in values if v is not None), None)
+    if isinstance(first, bool):
+        return sheet.write_boolean
+    if isinstance(first, (int, float)):
+        return sheet.write_number
+    return sheet.write_string
 
 
 # --- Test Data Report sheet ----------------------------------------------------------------------
@@ -268,26 +279,29 @@ def _flag_text(flags: np.ndarray) -> list:
     return [",".join(sorted(f)) if f else None for f in flags]
 
 
+def _true_or_empty(mask: np.ndarray) -> list:
+    """TRUE where set, empty elsewhere: a rare/common flag costs no cell where it is absent."""
+    out = np.full(len(mask), None, dtype=object)
+    out[mask] = True
+    return out.tolist()
+
+
 def _samples_sheet(w: _Writer, c: ReportContent) -> int:
     """Every power sample; temperature = the last usable reading at or before the sample."""
     run = c.run
     power, temp = run.power, run.temperature
     assigned = assign_samples(run, c.windows)
-    ok_t = temp.t[temp.usable]
     ok_c = temp.celsius[temp.usable]
-    pos = np.searchsorted(ok_t, power.t, side="right") - 1
-    has = pos >= 0
-    temp_c = np.where(has, ok_c[np.clip(pos, 0, None)] if len(ok_c) else np.nan, np.nan)
-    temp_t = np.where(has, ok_t[np.clip(pos, 0, None)] if len(ok_t) else np.nan, np.nan)
+    pos = np.searchsorted(temp.t[temp.usable], power.t, side="right") - 1
+    temp_c = ok_c[np.clip(pos, 0, None)] if len(ok_c) else np.full(len(power), np.nan)
+    temp_c = np.where(pos >= 0, temp_c, np.nan)
     interval = assigned.interval.astype(object)
     interval[assigned.interval < 0] = None
     data = [_column(power.t), power.phase_index.tolist(), _column(power.watts),
             _column(power.volts), _column(power.amps), _column(power.pf),
             _column(power.uncertainty_pct), _flag_text(power.flags), _column(temp_c),
-            _column(temp_t), _column(power.freq_hz), _column(power.range_v),
-            _column(power.range_a), power.usable.tolist(),
-            attempt_of_samples(run, power.phase_index, power.t).tolist(), interval.tolist(),
-            assigned.in_window.tolist()]
+            interval.tolist(), _true_or_empty(assigned.in_window),
+            _true_or_empty(~power.usable)]
     sheet = w.book.add_worksheet("Samples")
     count = w.columns(sheet, SAMPLE_COLUMNS, data)
     sheet.set_column(0, len(SAMPLE_COLUMNS) - 1, 11)
@@ -298,8 +312,7 @@ def _temperature_sheet(w: _Writer, c: ReportContent) -> None:
     temp = c.run.temperature
     sheet = w.book.add_worksheet("Temperature")
     w.columns(sheet, TEMPERATURE_COLUMNS, [_column(temp.t), temp.phase_index.tolist(),
-                                           _column(temp.celsius), _flag_text(temp.flags),
-                                           temp.usable.tolist()])
+                                           _column(temp.celsius), _flag_text(temp.flags)])
 
 
 def _histograms_sheet(w: _Writer, c: ReportContent) -> None:
@@ -315,8 +328,12 @@ def _histograms_sheet(w: _Writer, c: ReportContent) -> None:
         for level, ms in sorted(h.confidence_ms.items()):
             levels.append([h.phase_index, h.profile, level, ms, h.ceiling_ms, h.above_ceiling,
                            total])
-    w.table(sheet, BIN_COLUMNS, bins)
-    w.table(sheet, LEVEL_COLUMNS, levels, first_col=LEVEL_FIRST_COL)
+    # side by side, written row by row (constant_memory flushes each finished row)
+    gap = [None] * (LEVEL_FIRST_COL - len(BIN_COLUMNS))
+    width = len(BIN_COLUMNS)
+    rows = [(bins[i] if i < len(bins) else [None] * width) + gap
+            + (levels[i] if i < len(levels) else []) for i in range(max(len(bins), len(levels)))]
+    w.table(sheet, [*BIN_COLUMNS, *gap, *LEVEL_COLUMNS], rows)
     sheet.set_column(0, LEVEL_FIRST_COL + len(LEVEL_COLUMNS), 12)
 
 
@@ -392,7 +409,8 @@ def _created(content: ReportContent) -> datetime:
 
 
 def build_xlsx(content: ReportContent, path: Path) -> Path:
-    workbook = xlsxwriter.Workbook(str(path), {"strings_to_numbers": False,
+    workbook = xlsxwriter.Workbook(str(path), {"constant_memory": True,
+                                               "strings_to_numbers": False,
                                                "strings_to_formulas": False,
                                                "strings_to_urls": False,
                                                "nan_inf_to_errors": False})
