@@ -340,8 +340,10 @@ def _phase_charts(c: ReportContent) -> list:
         if phase.t_start is None:
             continue
         window = c.windows.get(phase.index)
+        restarted = (f" — attempt {phase.attempts} of {phase.attempts}, charts show the last"
+                     if phase.attempts > 1 else "")
         block = [P(f"{phase.index}. {phase.info.name} ({phase.info.kind.value}) — "
-                   f"{phase.status.value}", "h2"),
+                   f"{phase.status.value}{restarted}", "h2"),
                  charts.power_chart(c.run, phase, window, BODY_W, height)]
         if phase.info.kind is PhaseKind.ACTIVE:
             for drawing in (charts.ops_chart(c.run, phase, window, BODY_W, height),
