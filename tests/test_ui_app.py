@@ -1,0 +1,64 @@
+"""Launcher, CLI wiring and the start page's station health."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from app.cli.main import build_parser
+from app.cli.cmd_gui import gui_command
+from ui.health import database_item, fio_item, station_health
+
+
+def test_storwatt_gui_is_a_cli_command() -> None:
+    args = build_parser().parse_args(["gui", "--lab", "sim-direct", "--db", "sqlite:///x.db"])
+    assert args.func is gui_command
+    assert (args.lab, args.db) == ("sim-direct", "sqlite:///x.db")
+
+
+def test_the_launcher_refuses_a_leaking_qt_binding(qtbot, monkeypatch, capsys) -> None:
+    import ui.app
+    from ui.qt_runtime import QtRuntimeError
+
+    def leaking() -> None:
+        raise QtRuntimeError("PySide6 x loses a reference … <6.12")
+
+    monkeypatch.setattr(ui.app, "check_qt_runtime", leaking)
+    assert ui.app.run_gui(db_url="sqlite:///unused.db") == 1
+    assert "<6.12" in capsys.readouterr().err
+
+
+def test_health_reports_database_fio_and_drivers(tmp_path: Path) -> None:
+    items = {i.name: i for i in station_health(f"sqlite:///{tmp_path}/s.db", interrupted=2,
+                                               last_meter="wt300 TCPIP::127.0.0.1::1::SOCKET")}
+    assert items["Database"].ok and str(tmp_path) in items["Database"].detail
+    assert "2 interrupted" in items["Database"].detail
+    assert "wt300" in items["Instruments"].detail and "last used" in items["Instruments"].detail
+    assert not database_item("sqlite:///x.db", "database is locked").ok
+    assert not fio_item(which=lambda _name: None).ok
+    assert "not found" in fio_item(which=lambda _name: None).detail
+
+
+def test_the_start_page_lists_stored_runs_and_health(qtbot, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.records import RunConfig
+    from app.session import open_session
+    from drivers.clock import FakeClock
+    from ui.main_window import MainWindow
+
+    monkeypatch.setenv("STORWATT_DATA_DIR", str(tmp_path / "data"))
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    session = open_session(RunConfig(method="smoke", lab="sim-direct"), db_url=url,
+                           clock=FakeClock())
+    session.run()  # a whole smoke run in well under a second on the fake clock
+    window = MainWindow(db_url=url, settings=QSettings(str(tmp_path / "ui.ini"),
+                                                       QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    page = window.start_page
+    assert page.runs.rowCount() == 1
+    assert page.runs.item(0, 1).text() == "COMPLETED"
+    assert "NON-COMPLIANT" in page.runs.item(0, 2).text()
+    assert "Database" in page.health.text() and "fio" in page.health.text()
+    assert url.removeprefix("sqlite:///") in window.statusBar().currentMessage()

@@ -1,0 +1,183 @@
+"""The station end to end: wizard click-through to a completed smoke run on the simulated lab,
+pause/resume/abort, closing the window mid-run. Runs are real (simulated SUT, real clock);
+assertions are on widgets' data and on the stored run, never on pixels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox, QWizard
+
+from app.records import PhaseStatus, RunConfig, RunStatus
+from app.sequencer import events as ev
+from app.storage.db import open_database
+from ui.main_window import MainWindow
+
+SMOKE_METRICS = {"EP_MW1", "EP_MW2", "EP_RW", "EP_RR", "EP_SW", "EP_SR", "EP_RI"}
+RUN_TIMEOUT_MS = 90_000
+
+
+@pytest.fixture
+def station(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A main window on a temporary database, data dir and settings file."""
+    monkeypatch.setenv("STORWATT_DATA_DIR", str(tmp_path / "data"))
+    answers: list[bool] = []
+
+    def confirm(_parent, _title, _text) -> bool:
+        return answers.pop(0) if answers else True
+
+    window = MainWindow(lab="sim-direct", db_url=f"sqlite:///{tmp_path / 'x.db'}",
+                        settings=QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat),
+                        confirm=confirm, default_method="smoke")
+    window.answers = answers
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    yield window
+    if window.run_view.running:  # never leave a worker behind
+        window.run_view.abort("test teardown")
+        qtbot.waitUntil(lambda: not window.run_view.running, timeout=RUN_TIMEOUT_MS)
+
+
+def stored_status(window: MainWindow, run_id: str) -> RunStatus:
+    database = open_database(window.db_url)
+    try:
+        return next(r.status for r in database.list_runs() if r.run_id == run_id)
+    finally:
+        database.close()
+
+
+def start_smoke(window: MainWindow) -> str:
+    session = window.start_run(RunConfig(method="smoke", lab="sim-direct"))
+    assert session is not None
+    return session.run_id
+
+
+def wait_for_event(qtbot, window: MainWindow, kind: type, predicate=lambda e: True):
+    seen: list = []
+
+    def collect(batch: list) -> None:
+        seen.extend(e for e in batch if isinstance(e, kind) and predicate(e))
+
+    window.run_view.bridge.events.connect(collect)
+    qtbot.waitUntil(lambda: bool(seen), timeout=RUN_TIMEOUT_MS)
+    window.run_view.bridge.events.disconnect(collect)
+    return seen[0]
+
+
+def test_wizard_click_through_to_a_completed_smoke_run(qtbot, station: MainWindow) -> None:
+    qtbot.keyClick(station, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)  # Ctrl+N
+    wizard = station.wizard
+    assert wizard is not None and wizard.isVisible()
+    next_button = wizard.button(QWizard.WizardButton.NextButton)
+    for _ in range(4):
+        qtbot.mouseClick(next_button, Qt.MouseButton.LeftButton)
+    assert wizard.currentPage() is wizard.review_page
+    assert wizard.review_page.config.method == "smoke"
+    view = station.run_view
+    with qtbot.waitSignal(view.ended, timeout=RUN_TIMEOUT_MS) as ended:
+        qtbot.mouseClick(wizard.button(QWizard.WizardButton.FinishButton),
+                         Qt.MouseButton.LeftButton)
+    assert ended.args[0].status is RunStatus.COMPLETED
+    rows = {r[0]: r for r in view.metrics.rows()}
+    assert SMOKE_METRICS <= set(rows)
+    for name in SMOKE_METRICS:
+        value, unit, validity = rows[name][1], rows[name][2], rows[name][-1]
+        assert validity.startswith(("VALID", "INVALID")), (name, validity)
+        assert value not in ("", "—") and unit, (name, rows[name])
+    assert rows["EP_RI"][2] == "GB/W"
+    assert all(s is PhaseStatus.COMPLETED for s in view.timeline.status.values())
+    assert view.timeline.run_bar.value() == 100
+    # the plots got live data, and the histogram its confidence lines
+    assert len(view.plots.curve_data("power")[0]) > 20
+    assert len(view.plots.curve_data("ep")[0]) >= 6
+    assert len(view.plots.curve_data("histogram")[0]) > 3
+    assert len(view.plots.hist_lines) == 5  # four confidence levels + the ceiling
+    assert view.banner.isVisible() and "NON-COMPLIANT" in view.banner.text()
+    run_id = view.session.run_id
+    assert stored_status(station, run_id) is RunStatus.COMPLETED
+    station.show_start_page()
+    assert station.start_page.runs.rowCount() == 1
+    assert station.start_page.runs.item(0, 1).text() == "COMPLETED"
+
+
+def test_pause_resume_then_abort_with_confirmation(qtbot, station: MainWindow) -> None:
+    run_id = start_smoke(station)
+    view = station.run_view
+    wait_for_event(qtbot, station, ev.PowerSamples)
+    qtbot.mouseClick(view.pause_button, Qt.MouseButton.LeftButton)
+    assert view.resume_button.isEnabled() and not view.pause_button.isEnabled()
+    paused = wait_for_event(qtbot, station, ev.PhaseFinished,
+                            lambda e: e.error == "paused by the operator")
+    assert view.timeline.status[paused.phase.index] is PhaseStatus.ABORTED
+    qtbot.mouseClick(view.resume_button, Qt.MouseButton.LeftButton)
+    restarted = wait_for_event(qtbot, station, ev.PhaseStarted,
+                               lambda e: e.phase.index == paused.phase.index)
+    assert view.timeline.status[restarted.phase.index] is PhaseStatus.RUNNING
+    station.answers.append(False)  # "No": the run goes on
+    qtbot.mouseClick(view.abort_button, Qt.MouseButton.LeftButton)
+    assert view.running and view.abort_button.isEnabled()
+    with qtbot.waitSignal(view.ended, timeout=RUN_TIMEOUT_MS) as ended:
+        station.answers.append(True)
+        qtbot.mouseClick(view.abort_button, Qt.MouseButton.LeftButton)
+    assert ended.args[0].status is RunStatus.ABORTED
+    assert "restarted from its beginning" in view.log.toPlainText()
+    assert stored_status(station, run_id) is RunStatus.ABORTED
+
+
+def test_abort_asks_with_a_real_dialog_defaulting_to_no(qtbot, station: MainWindow) -> None:
+    from ui.run_view import ask_yes_no
+
+    station.run_view.confirm = ask_yes_no
+    start_smoke(station)
+    wait_for_event(qtbot, station, ev.PowerSamples)
+    seen = []
+
+    def answer(button: QMessageBox.StandardButton) -> None:
+        box = QApplication.activeModalWidget()
+        seen.append((box.text(), box.defaultButton() is box.button(QMessageBox.StandardButton.No)))
+        box.button(button).click()
+
+    QTimer.singleShot(50, lambda: answer(QMessageBox.StandardButton.No))
+    assert station.run_view.ask_abort() is False
+    assert seen and "Abort this run" in seen[0][0] and seen[0][1]
+    QTimer.singleShot(50, lambda: answer(QMessageBox.StandardButton.Yes))
+    with qtbot.waitSignal(station.run_view.ended, timeout=RUN_TIMEOUT_MS):
+        assert station.run_view.ask_abort() is True
+
+
+def test_closing_mid_run_asks_then_aborts_and_waits_for_the_worker(qtbot,
+                                                                   station: MainWindow) -> None:
+    run_id = start_smoke(station)
+    wait_for_event(qtbot, station, ev.PowerSamples)
+    station.answers.append(False)
+    station.close()
+    assert station.isVisible() and station.run_view.running  # "No" keeps the run
+    station.answers.append(True)
+    station.close()
+    assert station.isVisible()  # still stopping: the window waits for the worker
+    qtbot.waitUntil(lambda: not station.isVisible(), timeout=RUN_TIMEOUT_MS)
+    assert not station.run_view.running
+    assert station.run_view.result.status is RunStatus.ABORTED
+    assert "window was closed" in station.run_view.result.error
+    assert stored_status(station, run_id) is RunStatus.ABORTED
+    settings = QSettings(station.settings.fileName(), QSettings.Format.IniFormat)
+    assert settings.value("main/geometry") is not None  # window state kept
+
+
+def test_a_stored_run_can_be_repeated_with_its_configuration(qtbot, station: MainWindow) -> None:
+    config = RunConfig(method="smoke", lab="sim-direct", taxonomy="online-2")
+    session = station.start_run(config)
+    wait_for_event(qtbot, station, ev.PowerSamples)
+    with qtbot.waitSignal(station.run_view.ended, timeout=RUN_TIMEOUT_MS):
+        station.run_view.abort("test")
+    station.show_start_page()
+    station.start_page.runs.selectRow(0)
+    assert station.start_page.selected_run_id() == session.run_id
+    qtbot.mouseClick(station.start_page.resume_button, Qt.MouseButton.LeftButton)
+    wizard = station.wizard
+    assert wizard.entries().method == "smoke"
+    assert wizard.entries().taxonomy == "online-2"
+    assert wizard.sut_page.serial.text() == config.sut.serial

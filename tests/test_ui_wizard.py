@@ -1,0 +1,180 @@
+"""The new-run wizard driven like a technician would: keyboard and clicks, invalid entries
+blocking Next with a visible message, Back keeping entries, live instrument test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWizard
+
+from app.records import RunConfig
+from drivers.simulators.meter import MeterSimulator
+from ui.wizard.connection import check_power_meter
+from ui.wizard.model import WizardEntries
+from ui.wizard.profiles import SutProfileStore
+from ui.wizard.wizard import NewRunWizard
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("STORWATT_DATA_DIR", str(tmp_path / "data"))
+    return tmp_path
+
+
+@pytest.fixture
+def wizard(qtbot, tmp_path: Path) -> NewRunWizard:
+    w = NewRunWizard(entries=WizardEntries(method="smoke"), simulated_lab="sim-direct",
+                     store=SutProfileStore(tmp_path / "profiles.json"))
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def click_next(qtbot, wizard: NewRunWizard) -> None:
+    qtbot.mouseClick(wizard.button(QWizard.WizardButton.NextButton), Qt.MouseButton.LeftButton)
+
+
+def fill_sut(qtbot, wizard: NewRunWizard, capacity: str = "7.3") -> None:
+    page = wizard.sut_page
+    for widget, text in ((page.vendor, "Acme"), (page.model, "Array 9"), (page.serial, "AC-1"),
+                         (page.capacity, capacity)):
+        widget.clear()
+        qtbot.keyClicks(widget, text)
+
+
+def test_negative_capacity_and_empty_serial_block_next_with_a_message(qtbot, wizard) -> None:
+    click_next(qtbot, wizard)
+    assert wizard.currentPage() is wizard.sut_page
+    fill_sut(qtbot, wizard, capacity="-3")
+    click_next(qtbot, wizard)
+    assert wizard.currentPage() is wizard.sut_page
+    assert wizard.sut_page.error.isVisible()
+    assert "greater than zero" in wizard.sut_page.error.text()
+    assert wizard.sut_page.capacity.hasFocus()  # the field to fix has the focus
+    wizard.sut_page.capacity.setText("7.3")
+    wizard.sut_page.serial.clear()
+    click_next(qtbot, wizard)
+    assert wizard.currentPage() is wizard.sut_page
+    assert "serial" in wizard.sut_page.error.text()
+    qtbot.keyClicks(wizard.sut_page.serial, "AC-1")
+    click_next(qtbot, wizard)
+    assert wizard.currentPage() is wizard.workload_page
+    assert not wizard.sut_page.error.isVisible()
+
+
+def test_local_fio_without_a_target_blocks_next(qtbot, wizard, tmp_path: Path) -> None:
+    click_next(qtbot, wizard)
+    fill_sut(qtbot, wizard)
+    click_next(qtbot, wizard)
+    page = wizard.workload_page
+    page.mode_buttons["local-fio"].click()
+    click_next(qtbot, wizard)
+    assert wizard.currentPage() is page
+    assert page.error.isVisible() and "target" in page.error.text()
+    qtbot.keyClicks(page.target_entry, str(tmp_path / "scratch.bin"))
+    qtbot.keyClick(page.target_entry, Qt.Key.Key_Return)
+    assert page.targets.count() == 1
+    assert "does not exist yet" in page.safety.text()
+    click_next(qtbot, wizard)
+    assert wizard.currentPage() is wizard.instruments_page
+    assert wizard.entries().targets == (str(tmp_path / "scratch.bin"),)
+
+
+def test_back_never_loses_entries_and_review_shows_the_plan(qtbot, wizard) -> None:
+    click_next(qtbot, wizard)
+    fill_sut(qtbot, wizard)
+    wizard.sut_page.capacity_unit.setCurrentText("GB")
+    wizard.sut_page.com_boxes["deduplication"].setChecked(True)
+    click_next(qtbot, wizard)
+    click_next(qtbot, wizard)
+    click_next(qtbot, wizard)
+    assert wizard.currentPage() is wizard.review_page
+    review = wizard.review_page
+    names = [review.table.item(r, 0).text() for r in range(review.table.rowCount())]
+    assert names[:2] == ["Pre-fill", "Intensity search"]
+    assert "COM deduplication" in names and "Ready idle" in names
+    assert "NON-COMPLIANT" in review.summary.text()
+    assert "7 GB" in review.summary.text() or "7 GB" in review.summary.text().replace(",", "")
+    for _ in range(3):
+        wizard.back()
+    assert wizard.currentPage() is wizard.sut_page
+    assert wizard.sut_page.vendor.text() == "Acme"
+    assert wizard.sut_page.capacity.text() == "7.3"
+    assert wizard.sut_page.capacity_unit.currentText() == "GB"
+    config = wizard.run_config()
+    assert config.sut.raw_capacity_bytes == 7_300_000_000  # 7.3 GB, decimal
+    assert config.sut.coms_declared == ("deduplication",)
+    assert config.lab == "sim-direct" and config.method == "smoke"
+
+
+def press_enter(qtbot, wizard: NewRunWizard) -> None:
+    """Enter presses the wizard's default button (Next, then Start) from any line field."""
+    qtbot.keyClick(wizard.focusWidget() or wizard, Qt.Key.Key_Return)
+
+
+def test_the_wizard_is_usable_from_the_keyboard(qtbot, wizard) -> None:
+    wizard.taxonomy_page.category.setFocus()
+    press_enter(qtbot, wizard)
+    assert wizard.currentPage() is wizard.sut_page
+    wizard.sut_page.vendor.setFocus()
+    for text in ("Acme", "Array 9", "AC-1", "12"):
+        qtbot.keyClicks(wizard.focusWidget(), text)
+        qtbot.keyClick(wizard.focusWidget(), Qt.Key.Key_Tab)
+    assert (wizard.sut_page.vendor.text(), wizard.sut_page.model.text(),
+            wizard.sut_page.serial.text(), wizard.sut_page.capacity.text()) == \
+        ("Acme", "Array 9", "AC-1", "12")
+    wizard.sut_page.serial.setFocus()
+    press_enter(qtbot, wizard)
+    assert wizard.currentPage() is wizard.workload_page
+
+
+def test_untestable_categories_are_shown_disabled_with_the_reason(qtbot, wizard) -> None:
+    page = wizard.taxonomy_page
+    model = page.category.model()
+    texts = {model.item(r).text(): model.item(r).isEnabled() for r in range(model.rowCount())}
+    untestable = [t for t, enabled in texts.items() if not enabled]
+    assert any("Adjunct" in t for t in untestable)
+    assert any("Interconnect" in t for t in untestable)
+    assert all("not testable" in t for t in untestable)
+    assert page.derived is not None and page.derived.taxonomy.startswith(page.category_id())
+
+
+def test_sut_profiles_are_saved_and_reloaded_in_the_page(qtbot, wizard) -> None:
+    click_next(qtbot, wizard)
+    fill_sut(qtbot, wizard)
+    page = wizard.sut_page
+    page.profile_name.setText("lab array")
+    qtbot.mouseClick(page.save_button, Qt.MouseButton.LeftButton)
+    assert page.profile_choice.findText("lab array") >= 0
+    page.vendor.clear()
+    page.capacity.setText("1")
+    qtbot.mouseClick(page.load_button, Qt.MouseButton.LeftButton)
+    assert page.vendor.text() == "Acme" and page.capacity.text() == "7.3"
+
+
+def test_connection_test_reads_the_simulated_lab(qtbot, wizard) -> None:
+    click_next(qtbot, wizard)
+    fill_sut(qtbot, wizard)
+    for _ in range(2):
+        click_next(qtbot, wizard)
+    page = wizard.instruments_page
+    assert page.meter_driver.findText("wt300") >= 0  # the registry's drivers are offered
+    qtbot.mouseClick(page.test_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.test_button.isEnabled(), timeout=5000)
+    text = page.result.text()
+    assert "SIM-PM" in text and " W ± " in text and "range 300 V" in text
+    assert "inlet" in text and "°C" in text
+
+
+def test_connection_test_speaks_to_a_wire_level_meter() -> None:
+    with MeterSimulator("wt310") as sim:
+        sim.set_state(123.4, 230.0)
+        report = check_power_meter("wt300", sim.resource, RunConfig())
+    assert report.ok, report.text
+    assert "WT310" in report.text and "123.4" in report.text
+    dead = check_power_meter("wt300", "TCPIP::127.0.0.1::1::SOCKET", RunConfig(),
+                             {"timeout_s": 0.3, "reconnect_attempts": 0})
+    assert not dead.ok and "wt300" in dead.text
