@@ -267,7 +267,7 @@ class Chart:
         x, y = layer.x, layer.y
         dense = len(x) > MAX_MARKERS
         if dense:
-            x, y = envelope(x, y, int(pw))
+            x, y = envelope(x, y, int(pw / 2))  # min+max per 2 pt: one vertex per point
         for xs, ys in _segments(x, y):
             X, Y = mx(xs), my(ys, layer.right)
             if len(X) > 1:
