@@ -114,19 +114,6 @@ def phase_window(run: StoredRun, phase: StoredPhase, interval_s: float) -> Phase
                        measured, intervals, run.t0)
 
 
-def attempt_of_samples(run: StoredRun, phase_index: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """1-based attempt number of each sample: samples before the last attempt's start belong
-    to earlier (paused) attempts; those are numbered 1 … attempts−1 together as ``attempts−1``
-    since only the last start time is stored."""
-    attempt = np.ones(len(t), dtype=np.int64)
-    for phase in run.phases:
-        if phase.t_start is None or phase.attempts <= 1:
-            continue
-        mask = phase_index == phase.index
-        attempt[mask] = np.where(t[mask] >= phase.t_start, phase.attempts, phase.attempts - 1)
-    return attempt
-
-
 @dataclass(frozen=True)
 class SampleWindows:
     """Per power sample: interval index in its phase's last attempt (−1 = none) and whether it
