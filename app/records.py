@@ -55,7 +55,7 @@ class SutDescription:
     model: str = "Simulated array"
     serial: str = "SIM-0001"
     raw_capacity_bytes: int = 7_300_000_000_000  # 7300 GB, the seed's example
-    drive_count: int = 24
+    drive_count: int = 50
     drive_type: str = "HDD"  # HDD | SSD
     raid: str = "RAID 6"
     coms_declared: tuple[str, ...] = ()  # ids from the method's [[coms]]

@@ -28,7 +28,7 @@ class SimulatedWorkloadEngine:
         self.fail_after_s = fail_after_s  # fault injection: the engine dies mid-phase
         self._profile: WorkloadProfile | None = None
         self._t0 = 0.0
-        self._emitted = 0
+        self._emitted_to = self._t0
         self._totals = [0, 0, 0, 0]  # read ios, write ios, read bytes, write bytes
         self._buckets: tuple | None = None
         self._finished = False
@@ -43,7 +43,7 @@ class SimulatedWorkloadEngine:
             raise WorkloadError(f"simulated engine already running {self._profile.name}")
         self._profile = profile
         self._t0 = self.clock.now()
-        self._emitted = 0
+        self._emitted_to = self._t0
         self._totals = [0, 0, 0, 0]
         self._finished = False
         point = self.sut.operating_point(profile)
@@ -72,9 +72,12 @@ class SimulatedWorkloadEngine:
         if self.fail_after_s is not None and now - self._t0 >= self.fail_after_s:
             horizon = min(horizon, self._t0 + self.fail_after_s)
         slices = []
-        while self._t0 + (self._emitted + 1) * self.slice_s <= horizon + 1e-9:
-            slices.append(self._slice(self._t0 + self._emitted * self.slice_s))
-            self._emitted += 1
+        # emit everything up to the horizon, in slices of at most slice_s, so the sequencer
+        # sees all IO up to "now" when it closes an interval
+        while self._emitted_to + 1e-6 < horizon:
+            t_end = min(horizon, self._emitted_to + self.slice_s)
+            slices.append(self._slice(self._emitted_to, t_end))
+            self._emitted_to = t_end
         if end is not None and now >= end:
             self._finished = True
         if self.fail_after_s is not None and now - self._t0 >= self.fail_after_s:
@@ -85,18 +88,19 @@ class SimulatedWorkloadEngine:
                 f"of {self._profile.name}")
         return slices
 
-    def _slice(self, t_start: float) -> WorkloadInterval:
+    def _slice(self, t_start: float, t_end: float) -> WorkloadInterval:
         p = self._profile
         assert p is not None and self._buckets is not None
         point = self.sut.operating_point(p)
-        ios = max(0, int(round(point.iops * self.slice_s * self.sut.noise(0.01))))
+        ios = max(0, int(round(point.iops * (t_end - t_start) * self.sut.noise(0.01))))
         reads = int(round(ios * p.read_pct / 100))
         writes = ios - reads
         values, probs = self._buckets
         counts = self.sut.multinomial(ios, probs)
-        bins = {int(v): int(c) for v, c in zip(values, counts) if c}
-        max_ms = max(bins) / 1e6 if bins else 0.0
-        avg_ms = (sum(v * c for v, c in bins.items()) / ios / 1e6) if ios else 0.0
+        nz = counts.nonzero()[0]
+        bins = dict(zip(values[nz].tolist(), counts[nz].tolist()))
+        max_ms = float(values[nz[-1]]) / 1e6 if nz.size else 0.0
+        avg_ms = float(values[nz] @ counts[nz]) / ios / 1e6 if ios else 0.0
         written = writes * p.block_size
         if written and p.kind in ("prefill", "com"):
             self.sut.record_write(written, *self._reduction(p))
@@ -104,7 +108,7 @@ class SimulatedWorkloadEngine:
         self._totals[1] += writes
         self._totals[2] += reads * p.block_size
         self._totals[3] += written
-        return WorkloadInterval(t_start, t_start + self.slice_s, reads, writes,
+        return WorkloadInterval(t_start, t_end, reads, writes,
                                 reads * p.block_size, written, avg_ms, max_ms, bins)
 
     @staticmethod
@@ -120,7 +124,7 @@ class SimulatedWorkloadEngine:
 
     def stop(self) -> WorkloadResult:
         p = self._profile
-        runtime = self._emitted * self.slice_s
+        runtime = self._emitted_to - self._t0 if p else 0.0
         self._profile = None
         self._finished = True
         self.sut.apply(None)

@@ -1,0 +1,127 @@
+"""``storwatt run``: execute a whole phase plan headless, store it, optionally write reports."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from app.console import ConsoleReporter, metrics_table
+from app.labs import LAB_KINDS, LabError
+from app.method.loader import MethodError
+from app.records import InstrumentConfig, RunConfig, RunStatus, SutDescription
+from drivers.interfaces import InstrumentError, WorkloadError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="run a test sequence headless and store it",
+                       description="Run a whole phase plan (conditioning, active profiles, "
+                       "ready idle, COM checks) and store every sample.")
+    p.add_argument("--lab", choices=LAB_KINDS, default="sim",
+                   help="sim = built-in simulated lab (default); local-fio = real IO with fio")
+    p.add_argument("--method", default="demo", help="method or variant name (default: demo)")
+    p.add_argument("--taxonomy", default="online-3", help="classification, e.g. online-3")
+    p.add_argument("--db", help="database URL (default: the station's SQLite file)")
+    p.add_argument("--out", type=Path, help="write the PDF and xlsx reports into this folder")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--quiet", action="store_true", help="phases and metrics only")
+    p.add_argument("--target", action="append", default=[],
+                   help="fio target file or block device (repeatable)")
+    p.add_argument("--target-size", default="64M",
+                   help="size of a scratch target file fio creates (local-fio), e.g. 256M")
+    p.add_argument("--load-host", action="append", default=[],
+                   help="fio --server load host HOST[:PORT] (repeatable)")
+    p.add_argument("--confirm-device", default="",
+                   help="type the block device name to allow a destructive run on it")
+    p.add_argument("--capacity-gb", type=float, help="SUT raw capacity in GB (10^9 bytes)")
+    p.add_argument("--drives", type=int, help="SUT drive count")
+    p.add_argument("--drive-type", choices=("HDD", "SSD"), help="SUT drive type")
+    p.add_argument("--com", action="append", default=[],
+                   help="declared capacity optimisation id (repeatable), e.g. deduplication")
+    p.add_argument("--meter-driver", default="sim")
+    p.add_argument("--meter-resource", default="")
+    p.add_argument("--thermo-driver", default="sim")
+    p.add_argument("--thermo-resource", default="")
+    p.add_argument("--operator", default="")
+    p.set_defaults(func=run_command)
+
+
+def config_from_args(args: argparse.Namespace) -> RunConfig:
+    sut = SutDescription()
+    if args.capacity_gb is not None:
+        if args.capacity_gb <= 0:
+            raise ValueError("--capacity-gb must be positive")
+        sut = replace(sut, raw_capacity_bytes=int(args.capacity_gb * 1e9))
+    if args.drives is not None:
+        sut = replace(sut, drive_count=args.drives)
+    if args.drive_type:
+        sut = replace(sut, drive_type=args.drive_type)
+    sut = replace(sut, coms_declared=tuple(args.com), coms_on_during_test=tuple(args.com),
+                  targets=tuple(args.target), load_hosts=tuple(args.load_host))
+    options = {"target_size": args.target_size, "confirm_device": args.confirm_device}
+    return RunConfig(method=args.method, taxonomy=args.taxonomy, lab=args.lab, sut=sut,
+                     power_meter=InstrumentConfig(args.meter_driver, args.meter_resource),
+                     temperature_meter=InstrumentConfig(args.thermo_driver, args.thermo_resource,
+                                                        options),
+                     operator=args.operator)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from app.session import open_session
+
+    try:
+        config = config_from_args(args)
+        reporter = ConsoleReporter(sys.stderr if args.json else sys.stdout, quiet=args.quiet)
+        session = open_session(config, db_url=args.db, listeners=[reporter])
+    except (MethodError, LabError, KeyError, ValueError, InstrumentError, WorkloadError) as exc:
+        print(f"storwatt run: {_message(exc)}", file=sys.stderr)
+        return 1
+    previous = signal.signal(signal.SIGINT, lambda *_: session.sequencer.abort(
+        "interrupted from the terminal (Ctrl-C)"))
+    try:
+        status = session.run()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return _finish(args, session, status)
+
+
+def _message(exc: Exception) -> str:
+    return exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+
+
+def _finish(args: argparse.Namespace, session, status: RunStatus) -> int:
+    metrics = session.sequencer.metrics
+    reports = _write_reports(args.out, session) if args.out else {}
+    if args.json:
+        print(json.dumps({"run_id": session.run_id, "status": str(status),
+                          "metrics": [_metric_json(m) for m in metrics],
+                          "reports": {k: str(v) for k, v in reports.items()}}, indent=2))
+    else:
+        print()
+        print(metrics_table(metrics))
+        print(f"\nRun {session.run_id} {status}; stored in {session.database.url}")
+        for kind, path in reports.items():
+            print(f"{kind} report: {path}")
+    return 0 if status is RunStatus.COMPLETED else 1
+
+
+def _metric_json(m) -> dict:
+    def num(x: float) -> float | None:
+        return x if x == x else None
+
+    return {"name": m.name, "value": num(m.value), "unit": m.unit, "valid": m.valid,
+            "reason": m.reason, "run_length_s": m.run_length_s, "avg_power_w": num(m.avg_power_w),
+            "ops_rate": num(m.ops_rate), "ops_unit": m.ops_unit,
+            "avg_response_ms": num(m.avg_response_ms)}
+
+
+def _write_reports(out: Path, session) -> dict[str, Path]:
+    try:
+        from app.reports.export import export_run
+    except ImportError:
+        print("reports: the report module is not available in this build", file=sys.stderr)
+        return {}
+    return export_run(session.database, session.run_id, out)

@@ -1,0 +1,120 @@
+"""Terminal presentation of a running sequence: progress lines and the final metrics table.
+
+A listener like any other: it only formats events, so the headless run shows exactly what the
+GUI shows (phase, progress with ETA, interval figures, stability, metrics with validity).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import TextIO
+
+from app.metrics.formatting import sig_digits
+from app.records import MetricResult
+from app.sequencer import events as ev
+
+
+def format_duration(seconds: float) -> str:
+    """'1 h 05 min', '3 min 20 s', '12 s' — what a technician reads at a glance."""
+    if seconds != seconds or seconds < 0:
+        return "—"
+    s = int(round(seconds))
+    h, rem = divmod(s, 3600)
+    m, sec = divmod(rem, 60)
+    if h:
+        return f"{h} h {m:02d} min"
+    if m:
+        return f"{m} min {sec:02d} s"
+    return f"{sec} s"
+
+
+def format_metric_value(m: MetricResult) -> str:
+    """Three significant digits at least (SPEC-NOTES §4); an invalid figure is never shown
+    as a bare number."""
+    if m.value != m.value or math.isinf(m.value):
+        return "—"
+    text = sig_digits(m.value, 3)
+    return text if m.valid else f"({text})"
+
+
+def metrics_table(metrics: list[MetricResult] | tuple[MetricResult, ...]) -> str:
+    rows = [f"{'Metric':<22} {'Value':>12} {'Unit':<9} {'Avg power':>11} {'Avg resp':>10}  Validity"]
+    for m in metrics:
+        watts = f"{m.avg_power_w:.3f} W" if m.avg_power_w == m.avg_power_w else "—"
+        resp = f"{m.avg_response_ms:.2f} ms" if m.avg_response_ms == m.avg_response_ms else "—"
+        validity = "VALID" if m.valid else f"INVALID: {m.reason}"
+        rows.append(f"{m.name:<22} {format_metric_value(m):>12} {m.unit:<9} {watts:>11} "
+                    f"{resp:>10}  {validity}")
+    return "\n".join(rows)
+
+
+class ConsoleReporter:
+    """Prints a readable log of the run; quiet mode prints phases and metrics only."""
+
+    def __init__(self, stream: TextIO | None = None, quiet: bool = False) -> None:
+        self.out = stream or sys.stdout
+        self.quiet = quiet
+        self._t0 = 0.0
+        self._last_progress = -math.inf
+
+    def __call__(self, event: ev.RunEvent) -> None:
+        handler = getattr(self, f"_on_{type(event).__name__}", None)
+        if handler:
+            handler(event)
+
+    def _print(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    def _on_RunStarted(self, e: ev.RunStarted) -> None:
+        self._t0 = e.t0
+        tag = "" if e.method_compliant else "  ** NON-COMPLIANT abbreviated variant **"
+        self._print(f"Run {e.run_id[:8]}  method {e.method_name} {e.method_version}{tag}")
+        self._print(f"  taxonomy {e.config.taxonomy}, lab {e.config.lab}, "
+                    f"{len(e.phases)} phases, planned {format_duration(e.planned_s)}")
+
+    def _on_InstrumentsIdentified(self, e: ev.InstrumentsIdentified) -> None:
+        thermo = e.temperature_meter.describe() if e.temperature_meter else "none"
+        self._print(f"  power meter: {e.power_meter.describe()} ({e.power_meter.resource})")
+        self._print(f"  thermometer: {thermo}; workload engine: {e.workload_engine}")
+
+    def _on_PhaseStarted(self, e: ev.PhaseStarted) -> None:
+        self._print(f"[{format_duration(e.t - self._t0):>12}] ▶ {e.phase.name} "
+                    f"(planned {format_duration(e.phase.planned_s)})")
+
+    def _on_PhaseFinished(self, e: ev.PhaseFinished) -> None:
+        err = f": {e.error}" if e.error else ""
+        self._print(f"[{format_duration(e.t - self._t0):>12}] ■ {e.phase.name} {e.status}{err}")
+
+    def _on_IntervalClosed(self, e: ev.IntervalClosed) -> None:
+        if self.quiet:
+            return
+        iv = e.interval
+        ops = f"{iv.ops_rate:10.1f} {iv.ops_unit:<5}" if iv.ops_unit else " " * 16
+        stab = {True: "stable", False: "NOT stable", None: ""}[iv.stable]
+        ep = f"EP {iv.ep:8.3f}  WMA {iv.wma:8.3f}" if iv.ep == iv.ep else ""
+        self._print(f"    interval {iv.index + 1:3d}  {iv.avg_power_w:8.2f} W  {ops} {ep} {stab}")
+
+    def _on_SearchResult(self, e: ev.SearchResult) -> None:
+        self._print(f"    intensity 100 for {e.profile}: queue depth {e.queue_depth} → "
+                    f"{e.ops_rate:.1f} {e.ops_unit} at {e.avg_response_ms:.2f} ms")
+
+    def _on_MetricComputed(self, e: ev.MetricComputed) -> None:
+        m = e.metric
+        state = "VALID" if m.valid else f"INVALID ({m.reason})"
+        self._print(f"    {m.name} = {format_metric_value(m)} {m.unit}  {state}")
+
+    def _on_Progress(self, e: ev.Progress) -> None:
+        if self.quiet or e.elapsed_s - self._last_progress < 10:
+            return
+        self._last_progress = e.elapsed_s
+        self._print(f"    progress {e.fraction * 100:5.1f} %  elapsed "
+                    f"{format_duration(e.elapsed_s)}  ETA {format_duration(e.eta_s)}")
+
+    def _on_LogMessage(self, e: ev.LogMessage) -> None:
+        if e.level != "INFO" or not self.quiet:
+            self._print(f"    {e.level}: {e.message}")
+
+    def _on_RunFinished(self, e: ev.RunFinished) -> None:
+        err = f" — {e.error}" if e.error else ""
+        self._print(f"Run finished: {e.status}{err}")

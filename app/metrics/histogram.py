@@ -1,0 +1,116 @@
+"""Response-time histograms on fio's json+ bin layout (SPEC-NOTES §5, §7, §9).
+
+fio reports completion latencies as ``clat_ns.bins``: bucket value in ns → IO count, only
+non-empty buckets, counts summing to the IO total. Keeping that layout end to end means a
+histogram merged from many one-second snapshots, jobs or load hosts is still exactly what fio
+would have printed for the whole run, and percentiles computed here reproduce fio's own: the
+level is the first bucket whose running count reaches p/100·N (fio's stat.c rule).
+Confidence levels are the PTS "number of nines" (99 % … 99.999 %, SPEC-NOTES §5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.metrics.errors import MetricsError
+
+DEFAULT_LEVELS = (99.0, 99.9, 99.99, 99.999)
+
+
+@dataclass(frozen=True, eq=False)
+class ResponseTimeHistogram:
+    """Sorted unique bucket values (ns) with their counts; immutable."""
+
+    values_ns: np.ndarray
+    counts: np.ndarray
+
+    @classmethod
+    def from_arrays(cls, values_ns: Iterable[int], counts: Iterable[int]) -> ResponseTimeHistogram:
+        v = np.asarray(list(values_ns) if not isinstance(values_ns, np.ndarray) else values_ns,
+                       dtype=np.int64)
+        c = np.asarray(list(counts) if not isinstance(counts, np.ndarray) else counts,
+                       dtype=np.int64)
+        if v.shape != c.shape:
+            raise MetricsError(f"{v.size} bucket values but {c.size} counts")
+        if np.any(c < 0):
+            raise MetricsError("negative bucket count")
+        if np.any(v < 0):
+            raise MetricsError("negative bucket value")
+        uniq, inverse = np.unique(v, return_inverse=True)
+        summed = np.bincount(inverse, weights=c, minlength=uniq.size).astype(np.int64)
+        keep = summed > 0
+        values, totals = uniq[keep], summed[keep]
+        values.setflags(write=False)
+        totals.setflags(write=False)
+        return cls(values, totals)
+
+    @classmethod
+    def from_bins(cls, bins: Mapping[int | str, int]) -> ResponseTimeHistogram:
+        """From a fio ``clat_ns.bins`` mapping (keys may be JSON strings)."""
+        try:
+            return cls.from_arrays([int(k) for k in bins], [int(c) for c in bins.values()])
+        except (TypeError, ValueError) as exc:
+            raise MetricsError(f"not a fio bins mapping: {exc}") from None
+
+    @classmethod
+    def merge(cls, *hists: ResponseTimeHistogram) -> ResponseTimeHistogram:
+        """Sum of histograms (jobs, load hosts, seconds); associative and commutative."""
+        if not hists:
+            return cls.from_arrays([], [])
+        return cls.from_arrays(np.concatenate([h.values_ns for h in hists]),
+                               np.concatenate([h.counts for h in hists]))
+
+    @classmethod
+    def difference(cls, later: ResponseTimeHistogram,
+                   earlier: ResponseTimeHistogram) -> ResponseTimeHistogram:
+        """Per-interval histogram from two cumulative snapshots (fio --status-interval)."""
+        values = np.union1d(later.values_ns, earlier.values_ns)
+        diff = later._counts_at(values) - earlier._counts_at(values)
+        if np.any(diff < 0):
+            bad = int(values[np.argmin(diff)])
+            raise MetricsError(f"later snapshot has fewer IOs than the earlier one in bucket "
+                               f"{bad} ns: snapshots out of order or from different runs")
+        return cls.from_arrays(values, diff)
+
+    def _counts_at(self, values: np.ndarray) -> np.ndarray:
+        pos = np.searchsorted(self.values_ns, values)
+        pos_c = np.minimum(pos, max(self.values_ns.size - 1, 0))
+        hit = (pos < self.values_ns.size) & (self.values_ns[pos_c] == values) if \
+            self.values_ns.size else np.zeros(values.shape, bool)
+        return np.where(hit, self.counts[pos_c] if self.counts.size else 0, 0)
+
+    @property
+    def total(self) -> int:
+        return int(self.counts.sum())
+
+    def percentile(self, p: float) -> float:
+        """Bucket value (ns) at percentile ``p``: first bucket whose running count ≥ p/100·N."""
+        if not 0 < p <= 100:
+            raise MetricsError(f"percentile must be in (0, 100], got {p}")
+        if self.total == 0:
+            raise MetricsError("empty histogram has no percentiles")
+        threshold = p / 100.0 * self.total
+        idx = int(np.searchsorted(np.cumsum(self.counts), threshold, side="left"))
+        return float(self.values_ns[min(idx, self.values_ns.size - 1)])
+
+    def confidence_levels(self, levels: Sequence[float] = DEFAULT_LEVELS) -> dict[float, float]:
+        """Response time in **ms** at each confidence level (PTS number of nines)."""
+        return {float(level): self.percentile(level) / 1e6 for level in levels}
+
+    def count_above(self, ceiling_ns: float) -> int:
+        """IOs in buckets above the response-time ceiling."""
+        return int(self.counts[self.values_ns > ceiling_ns].sum())
+
+    def mean_ns(self) -> float:
+        if self.total == 0:
+            raise MetricsError("empty histogram has no mean")
+        return float(np.dot(self.values_ns.astype(float), self.counts) / self.total)
+
+    def to_bins(self) -> dict[int, int]:
+        return {int(v): int(c) for v, c in zip(self.values_ns, self.counts)}
+
+    def to_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.values_ns, self.counts

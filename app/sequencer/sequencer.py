@@ -1,0 +1,418 @@
+"""The phase sequencer: executes a method's phase plan against a lab.
+
+Runs on one worker thread (``run()`` blocks); the GUI and CLI control it only through
+``pause()``, ``resume()`` and ``abort()``, which set flags the loop checks — threads are never
+killed. Everything the run produces is published as events (``app.sequencer.events``) to the
+listeners, which store, print or plot it. Time comes from an injectable ``Clock`` so tests run a
+multi-hour plan in milliseconds.
+
+Pause semantics: the Emerald method requires each phase to be one uninterrupted sequence
+(SPEC-NOTES §2), so a pause stops the workload at once and, on resume, the current phase is
+restarted from its beginning. Samples of the interrupted attempt stay stored as evidence; only
+the final attempt counts for the phase's metric.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import uuid
+from collections.abc import Iterable
+from datetime import datetime, timezone
+
+from app.method.model import Method
+from app.records import (MetricResult, PhaseInfo, PhaseKind, PhaseStatus, RunConfig,
+                         RunStatus)
+from app.sequencer import events as ev
+from app.sequencer.com import com_result
+from app.sequencer.lab import Lab
+from app.sequencer.plan import build_phases, search_profiles
+from app.sequencer.recorder import PhaseRecorder
+from app.sequencer.sampler import MeterLost, MeterSampler
+from app.sequencer.search import choose_intensity
+from drivers.clock import Clock, MonotonicClock
+from drivers.interfaces import (InstrumentError, WorkloadError, WorkloadInterval,
+                                WorkloadProfile)
+
+
+class RunAborted(Exception):
+    """The operator (or a closing window) asked the run to stop."""
+
+
+class _Paused(Exception):
+    """Internal: the current phase attempt was interrupted by a pause."""
+
+
+class Sequencer:
+    def __init__(self, method: Method, config: RunConfig, lab: Lab,
+                 clock: Clock | None = None, listeners: Iterable[ev.RunListener] = (),
+                 run_id: str | None = None) -> None:
+        self.method = method
+        self.config = config
+        self.lab = lab
+        self.clock = clock or MonotonicClock()
+        self.listeners = list(listeners)
+        self.run_id = run_id or uuid.uuid4().hex
+        self.phases = build_phases(method, config)
+        self.plan = method.plan_for(config.category)
+        self.status = RunStatus.RUNNING
+        self.metrics: list[MetricResult] = []
+        self.search: dict[str, ev.SearchResult] = {}
+        self._abort = threading.Event()
+        self._pause = threading.Event()
+        self._wake = threading.Event()
+        self._abort_reason = ""
+        self._t0 = 0.0
+        self._done_s = 0.0  # planned seconds of finished phases (for progress)
+        self._last_progress = -math.inf
+        self._power = MeterSampler(lab.power_meter, method.sample_period_s, "power meter")
+        temp_period = min(method.sample_period_s * 5, method.instruments.max_temperature_interval_s)
+        self._temp = (MeterSampler(lab.temperature_meter, temp_period, "thermometer")
+                      if lab.temperature_meter else None)
+
+    # --- control (any thread) ---------------------------------------------------------------
+    def pause(self) -> None:
+        self._pause.set()
+        self._wake.set()
+
+    def resume(self) -> None:
+        self._pause.clear()
+        self._wake.set()
+
+    def abort(self, reason: str = "aborted by the operator") -> None:
+        self._abort_reason = reason
+        self._abort.set()
+        self._wake.set()
+
+    @property
+    def paused(self) -> bool:
+        return self._pause.is_set()
+
+    @property
+    def planned_s(self) -> float:
+        return sum(p.planned_s for p in self.phases)
+
+    # --- publication --------------------------------------------------------------------------
+    def publish(self, event: ev.RunEvent) -> None:
+        for listener in self.listeners:
+            listener(event)
+
+    def log(self, message: str, level: str = "INFO", phase: int | None = None) -> None:
+        self.publish(ev.LogMessage(level, message, self.clock.now(), phase))
+
+    # --- run ------------------------------------------------------------------------------
+    def run(self) -> RunStatus:
+        """Execute the whole plan; returns the final status. Never raises for run failures."""
+        self._t0 = self.clock.now()
+        self.publish(ev.RunStarted(
+            self.run_id, self.config, self.method.name, self.method.version,
+            self.method.compliant, self.phases, self._t0,
+            datetime.now(timezone.utc).isoformat(timespec="seconds"), self.planned_s))
+        error = ""
+        try:
+            self._open_instruments()
+            for phase in self.phases:
+                self._run_phase(phase)
+            self.status = RunStatus.COMPLETED
+        except RunAborted:
+            self.status, error = RunStatus.ABORTED, self._abort_reason
+        except (InstrumentError, WorkloadError) as exc:
+            self.status, error = RunStatus.FAILED, str(exc)
+            self.log(f"run failed: {exc}", "ERROR")
+        finally:
+            self._close_instruments()
+        self.publish(ev.RunFinished(self.status, self.clock.now(), tuple(self.metrics), error))
+        return self.status
+
+    def _open_instruments(self) -> None:
+        power_id = self.lab.power_meter.open()
+        temp_id = self.lab.temperature_meter.open() if self.lab.temperature_meter else None
+        engine = self.lab.engine.check()
+        self.publish(ev.InstrumentsIdentified(power_id, temp_id, engine))
+        self.log(f"power meter: {power_id.describe()}; workload engine: {engine}")
+
+    def _close_instruments(self) -> None:
+        try:
+            if self.lab.engine.running:
+                self.lab.engine.stop()
+        except WorkloadError as exc:
+            self.log(f"stopping the workload engine: {exc}", "WARNING")
+
+    # --- phases ---------------------------------------------------------------------------
+    def _run_phase(self, phase: PhaseInfo) -> None:
+        self.publish(ev.PhaseStarted(phase, self.clock.now()))
+        while True:
+            try:
+                recorder = self._execute(phase)
+                break
+            except _Paused:
+                self._finish_phase(phase, PhaseStatus.ABORTED, "paused by the operator")
+                self._wait_for_resume()
+                self.log(f"{phase.name} restarted from its beginning after a pause "
+                         "(the method requires an uninterrupted phase)", "WARNING", phase.index)
+                self.publish(ev.PhaseStarted(phase, self.clock.now()))
+            except RunAborted:
+                self._finish_phase(phase, PhaseStatus.ABORTED, self._abort_reason)
+                raise
+            except (InstrumentError, WorkloadError) as exc:
+                self._finish_phase(phase, PhaseStatus.FAILED, str(exc))
+                raise
+        self._publish_phase_results(phase, recorder)
+        self._finish_phase(phase, PhaseStatus.COMPLETED, "", recorder.workload_result)
+        self._done_s += phase.planned_s
+
+    def _finish_phase(self, phase: PhaseInfo, status: PhaseStatus, error: str,
+                      workload=None) -> None:
+        self.publish(ev.PhaseFinished(phase, status, self.clock.now(), error, workload))
+
+    def _wait_for_resume(self) -> None:
+        while self._pause.is_set():
+            if self._abort.is_set():
+                raise RunAborted(self._abort_reason)
+            self._wake.wait(0.5)
+            self._wake.clear()
+        if self._abort.is_set():
+            raise RunAborted(self._abort_reason)
+
+    def _execute(self, phase: PhaseInfo) -> PhaseRecorder:
+        recorder = self._new_recorder(phase)
+        if phase.kind is PhaseKind.SEARCH:
+            self._search_phase(recorder)
+        elif phase.kind is PhaseKind.READY_IDLE:
+            self._drive(recorder, None, phase.planned_s)
+        else:
+            if phase.kind is PhaseKind.COM_CHECK:
+                recorder.capacity_before = self._capacity()
+            self._drive(recorder, self._workload_for(phase), phase.planned_s or None)
+        return recorder
+
+    def _capacity(self) -> tuple[int, int] | None:
+        probe = self.lab.capacity_probe
+        return probe() if probe else None
+
+    def _new_recorder(self, phase: PhaseInfo) -> PhaseRecorder:
+        unit = ""
+        if phase.kind is PhaseKind.ACTIVE and phase.profile:
+            unit = self.method.profile(phase.profile).ops_unit
+        now = self.clock.now()
+        self._power.restart(now)
+        if self._temp:
+            self._temp.restart(now)
+        return PhaseRecorder(phase, self.method, now, self._t0, unit)
+
+    # --- workloads --------------------------------------------------------------------------
+    def _workload_for(self, phase: PhaseInfo) -> WorkloadProfile:
+        plan = self.plan
+        if phase.kind is PhaseKind.PREFILL:
+            bs = int(plan.prefill_block_kib * 1024)
+            return WorkloadProfile("PREFILL", bs, 0.0, False, bs, queue_depth=16, kind="prefill",
+                                   duration_s=phase.planned_s or None)
+        if phase.kind is PhaseKind.COM_CHECK:
+            return WorkloadProfile(phase.profile or "COM", 256 * 1024, 0.0, False, 256 * 1024,
+                                   queue_depth=16, kind="com", duration_s=phase.planned_s)
+        assert phase.profile is not None
+        profile = self.method.profile(phase.profile)
+        kind = "conditioning" if phase.kind is PhaseKind.CONDITIONING else "active"
+        duration = phase.planned_s + 2 * self.lab.workload_latency_s
+        if profile.intensity_of:
+            return self._derived_intensity(profile.name, duration, kind)
+        found = self.search.get(profile.name)
+        qd = found.queue_depth if found else self.method.search.queue_depths[-1]
+        jobs = found.jobs if found else self.method.search.jobs
+        return profile.to_workload(queue_depth=qd, jobs=jobs, duration_s=duration, kind=kind)
+
+    def _derived_intensity(self, name: str, duration: float, kind: str) -> WorkloadProfile:
+        """MW2: a fixed fraction of the reference profile's measured IOPS, split per direction
+        (SPEC-NOTES §2: 25 % of MW1's IO; §9: ``rate_iops=R,W`` keeps the mix)."""
+        profile = self.method.profile(name)
+        ref = profile.intensity_of
+        assert ref is not None
+        measured = next((m.ops_rate for m in self.metrics if m.name == self.method.profile(
+            ref).metric and m.ops_rate == m.ops_rate), None)
+        if measured is None and ref in self.search:
+            measured = self.search[ref].ops_rate
+        if measured is None:
+            raise WorkloadError(f"{name} needs the measured IOPS of {ref}, which has not run")
+        total = max(2, round(measured * profile.intensity_pct / 100))
+        reads = round(total * profile.read_pct / 100)
+        ref_search = self.search.get(ref)
+        qd = ref_search.queue_depth if ref_search else self.method.search.queue_depths[-1]
+        jobs = ref_search.jobs if ref_search else self.method.search.jobs
+        return profile.to_workload(queue_depth=qd, jobs=jobs, rate_iops=(reads, total - reads),
+                                   duration_s=duration, kind=kind)
+
+    def _search_phase(self, recorder: PhaseRecorder) -> None:
+        """First pass: find 'intensity 100' for each profile (SPEC-NOTES §2)."""
+        cfg = self.method.search
+        for name in search_profiles(self.method, self.plan):
+            profile = self.method.profile(name)
+            probes: list[tuple[int, float, float]] = []
+            for qd in cfg.queue_depths:
+                wp = profile.to_workload(queue_depth=qd, jobs=cfg.jobs, kind="search",
+                                         duration_s=cfg.probe_s + 2 * self.lab.workload_latency_s)
+                slices = self._drive(recorder, wp, cfg.probe_s)
+                probes.append(_probe_figures(qd, slices, profile.ops_unit, cfg.probe_s))
+                if _probe_over_limit(probes, profile.random, self.method.response_time.max_avg_ms):
+                    break
+            result = choose_intensity(name, probes, profile.random, profile.ops_unit, cfg.jobs,
+                                      self.method.response_time.max_avg_ms)
+            self.search[name] = result
+            self.publish(result)
+            self.log(f"intensity search {name}: queue depth {result.queue_depth} × "
+                     f"{result.jobs} job(s) → {result.ops_rate:.1f} {result.ops_unit} at "
+                     f"{result.avg_response_ms:.2f} ms", phase=recorder.phase.index)
+
+    def _drive(self, recorder: PhaseRecorder, profile: WorkloadProfile | None,
+               duration_s: float | None) -> list[WorkloadInterval]:
+        """Run one workload segment (or idle) while sampling; returns its workload slices."""
+        engine, latency = self.lab.engine, self.lab.workload_latency_s
+        start = self.clock.now()
+        end = None if duration_s is None else start + duration_s
+        slices: list[WorkloadInterval] = []
+        if profile is not None:
+            engine.start(profile)
+        try:
+            while True:
+                self._check_flags()
+                now = self.clock.now()
+                self._sample(recorder, now)
+                if profile is not None:
+                    slices += self._collect(recorder, engine.poll())
+                self._close_intervals(recorder, now)
+                if end is not None and now >= end + (latency if profile else 0):
+                    break
+                if profile is not None and end is None and not engine.running:
+                    break
+                self._sleep(recorder, now, end, latency)
+        finally:
+            if profile is not None:
+                recorder.workload_result = engine.stop()
+        if profile is not None:
+            slices += self._collect(recorder, [s for s in self._drain(engine) if s.t_end <= (
+                end or math.inf) + latency])
+        self._close_intervals(recorder, self.clock.now())
+        return slices
+
+    @staticmethod
+    def _drain(engine) -> list[WorkloadInterval]:
+        try:
+            return engine.poll()
+        except WorkloadError:
+            return []
+
+    def _collect(self, recorder: PhaseRecorder,
+                 slices: list[WorkloadInterval]) -> list[WorkloadInterval]:
+        if slices:
+            recorder.add_workload(slices)
+            self.publish(ev.WorkloadIntervals(recorder.phase.index, tuple(slices)))
+        return slices
+
+    def _check_flags(self) -> None:
+        if self._abort.is_set():
+            raise RunAborted(self._abort_reason)
+        if self._pause.is_set():
+            raise _Paused()
+
+    def _sample(self, recorder: PhaseRecorder, now: float) -> None:
+        idx = recorder.phase.index
+        try:
+            power = self._power.poll(now)
+        except MeterLost:
+            self._report_gaps(idx)
+            raise
+        if power:
+            recorder.add_power(power)
+            self.publish(ev.PowerSamples(idx, tuple(power)))
+            self._progress(recorder, now)
+        if self._temp:
+            temps = self._temp.poll(now)
+            if temps:
+                self.publish(ev.TemperatureSamples(idx, tuple(temps)))
+        self._report_gaps(idx)
+
+    def _report_gaps(self, phase_index: int) -> None:
+        for sampler in (self._power, self._temp):
+            for gap in sampler.take_gaps() if sampler else ():
+                self.log(f"sample gap {gap.t_from - self._t0:.1f}–{gap.t_to - self._t0:.1f} s: "
+                         f"{gap.reason}", "WARNING", phase_index)
+
+    def _close_intervals(self, recorder: PhaseRecorder, now: float) -> None:
+        latency = self.lab.workload_latency_s if recorder.ops_unit else 0.0
+        for record in recorder.close_due(now, latency):
+            self.publish(ev.IntervalClosed(record))
+
+    def _sleep(self, recorder: PhaseRecorder, now: float, end: float | None,
+               latency: float) -> None:
+        deadlines = [self._power.next_due]
+        if self._temp:
+            deadlines.append(self._temp.next_due)
+        if end is not None:
+            deadlines.append(end + latency)
+        next_close = recorder.t_start + (len(recorder.intervals) + 1) * recorder.interval_s
+        deadlines.append(next_close + (latency if recorder.ops_unit else 0.0))
+        if self.lab.engine.running or latency:
+            deadlines.append(now + max(0.05, min(0.5, self.method.sample_period_s)))
+        self._wake.clear()
+        if not (self._abort.is_set() or self._pause.is_set()):
+            self.clock.sleep_until(min(deadlines), self._wake)
+
+    def _progress(self, recorder: PhaseRecorder, now: float) -> None:
+        if now - self._last_progress < 1.0:
+            return
+        self._last_progress = now
+        planned = recorder.phase.planned_s
+        in_phase = now - recorder.t_start
+        phase_fraction = min(1.0, in_phase / planned) if planned else 0.0
+        done = self._done_s + min(in_phase, planned)
+        total = self.planned_s
+        self.publish(ev.Progress(now - self._t0, max(0.0, total - done),
+                                 done / total if total else 0.0, recorder.phase.index,
+                                 phase_fraction))
+
+    # --- results -------------------------------------------------------------------------------
+    def _publish_phase_results(self, phase: PhaseInfo, recorder: PhaseRecorder) -> None:
+        metric: MetricResult | None = None
+        if phase.kind is PhaseKind.ACTIVE and phase.profile:
+            profile = self.method.profile(phase.profile)
+            metric = recorder.active_result(profile.metric, profile.metric_unit)
+            self._publish_histogram(phase, recorder)
+        elif phase.kind is PhaseKind.READY_IDLE:
+            metric = recorder.ready_idle_result(self.config.sut.raw_capacity_bytes)
+        elif phase.kind is PhaseKind.COM_CHECK and phase.profile:
+            written = recorder.workload_result.write_bytes if recorder.workload_result else 0
+            metric = com_result(phase, phase.profile.removeprefix("COM-"), written,
+                                recorder.capacity_before, self._capacity())
+        if metric is not None:
+            self.metrics.append(metric)
+            self.publish(ev.MetricComputed(metric))
+            if not metric.valid:
+                self.log(f"{metric.name} INVALID: {metric.reason}", "WARNING", phase.index)
+
+    def _publish_histogram(self, phase: PhaseInfo, recorder: PhaseRecorder) -> None:
+        hist = recorder.histogram()
+        if hist.total == 0:
+            return
+        rt = self.method.response_time
+        levels = hist.confidence_levels(rt.confidence_levels)
+        self.publish(ev.HistogramReady(phase.index, phase.profile or "", hist.to_bins(), levels,
+                                       rt.ceiling_ms, hist.count_above(rt.ceiling_ms * 1e6)))
+
+
+def _probe_figures(qd: int, slices: list[WorkloadInterval], unit: str,
+                   probe_s: float) -> tuple[int, float, float]:
+    ios = sum(s.ios for s in slices)
+    nbytes = sum(s.read_bytes + s.write_bytes for s in slices)
+    span = sum(s.duration_s for s in slices) or probe_s
+    rate = ios / span if unit == "IOPS" else nbytes / 2**20 / span
+    resp = sum(s.avg_resp_ms * s.ios for s in slices) / ios if ios else math.nan
+    return qd, rate, resp
+
+
+def _probe_over_limit(probes: list[tuple[int, float, float]], random: bool,
+                      limit_ms: float) -> bool:
+    """Stop probing once a random profile crosses the response-time limit, or a sequential
+    one stops gaining throughput (< 2 % over the previous probe)."""
+    _, rate, resp = probes[-1]
+    if random:
+        return not resp <= limit_ms
+    return len(probes) > 1 and rate < probes[-2][1] * 1.02

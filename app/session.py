@@ -1,0 +1,75 @@
+"""One run from configuration to stored result: method, lab, sequencer and storage together.
+
+The CLI, the GUI and ``--self-test`` all start runs through :class:`RunSession`, so a run is
+stored, identified and closed the same way whoever started it. The session never runs the
+sequencer itself on the caller's thread unless asked: ``start()`` uses a worker thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from app.labs import build_lab
+from app.method.loader import load_method
+from app.method.model import Method
+from app.records import RunConfig, RunStatus
+from app.sequencer.events import RunListener
+from app.sequencer.lab import Lab
+from app.sequencer.sequencer import Sequencer
+from app.storage.db import Database, open_database
+from app.storage.writer import RunWriter
+from drivers.clock import Clock, MonotonicClock
+
+
+@dataclass
+class RunSession:
+    config: RunConfig
+    method: Method
+    database: Database
+    lab: Lab
+    sequencer: Sequencer
+    writer: RunWriter
+    _thread: threading.Thread | None = field(default=None, repr=False)
+
+    @property
+    def run_id(self) -> str:
+        return self.sequencer.run_id
+
+    def run(self) -> RunStatus:
+        """Run on the calling thread (CLI, tests); always closes the lab and flushes storage."""
+        try:
+            return self.sequencer.run()
+        finally:
+            self.close()
+
+    def start(self) -> threading.Thread:
+        """Run on a worker thread; ``join()`` it or watch the RunFinished event."""
+        self._thread = threading.Thread(target=self.run, name=f"run-{self.run_id[:8]}",
+                                        daemon=True)
+        self._thread.start()
+        return self._thread
+
+    def close(self) -> None:
+        self.lab.close()
+        self.writer.close()
+
+
+def open_session(config: RunConfig, *, db_url: str | None = None,
+                 listeners: Iterable[RunListener] = (), clock: Clock | None = None,
+                 method: Method | None = None) -> RunSession:
+    """Prepare a run: validate the method and taxonomy, open storage, build the lab."""
+    method = method or load_method(config.method)
+    method.plan_for(config.category)  # raises with the list of testable categories
+    clock = clock or MonotonicClock()
+    database = open_database(db_url)
+    writer = RunWriter(database)
+    lab = build_lab(config, clock)
+    try:
+        sequencer = Sequencer(method, config, lab, clock, [writer, *listeners])
+    except Exception:
+        lab.close()
+        writer.close()
+        raise
+    return RunSession(config, method, database, lab, sequencer, writer)
