@@ -350,7 +350,8 @@ class Sequencer:
             deadlines.append(end + latency)
         next_close = recorder.t_start + (len(recorder.intervals) + 1) * recorder.interval_s
         deadlines.append(next_close + (latency if recorder.ops_unit else 0.0))
-        if self.lab.engine.running or latency:
+        if latency and self.lab.engine.running:
+            # engines that report asynchronously (fio) are polled between samples too
             deadlines.append(now + max(0.05, min(0.5, self.method.sample_period_s)))
         self._wake.clear()
         if not (self._abort.is_set() or self._pause.is_set()):
