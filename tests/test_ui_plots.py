@@ -125,3 +125,22 @@ def test_plots_follow_a_switch_to_a_dark_palette(qtbot) -> None:
     plots.setPalette(dark)
     assert plots.colours.background == "#1e1e1e"
     assert plots.power_widget.backgroundBrush().color().name() == "#1e1e1e"
+
+
+def test_the_io_plot_shows_both_axes_data_until_zoomed_by_hand(qtbot) -> None:
+    plots = LivePlots(redraw_ms=10_000)
+    qtbot.addWidget(plots)
+    plots.start_run(started(), load_method("smoke"))
+    plots.ingest([
+        ev.WorkloadIntervals(0, (WorkloadInterval(T0, T0 + 1, 700, 300, 0, 0, 2.0, 5.0),)),
+        ev.WorkloadIntervals(1, (WorkloadInterval(T0 + 30, T0 + 31, 0, 40, 0, 40 * 2**20,
+                                                  2.0, 5.0),)),
+    ])
+    plots.redraw()
+    lo, hi = plots.ops_right.item.vb.viewRange()[0]
+    assert lo <= 1 and hi >= 31  # the MiB/s point at 31 s is not cut off
+    plots.ops_right.item.vb.sigRangeChangedManually.emit([True, True])
+    plots.ingest([ev.WorkloadIntervals(1, (WorkloadInterval(T0 + 90, T0 + 91, 0, 40, 0,
+                                                            40 * 2**20, 2.0, 5.0),))])
+    plots.redraw()
+    assert plots.ops_right.item.vb.viewRange()[0][1] < 91  # the technician's zoom is kept

@@ -80,7 +80,9 @@ class MetricsTable(QTableWidget):
         self._set_row(row, (m.name, format_metric_value(m), m.unit, _num(m.avg_power_w, ".3f"),
                             ops, _num(m.avg_response_ms, ".2f"), validity))
         colour = VALID_COLOUR if m.valid else INVALID_COLOUR
-        self.item(row, len(COLUMNS) - 1).setForeground(QBrush(colour))
+        validity_item = self.item(row, len(COLUMNS) - 1)
+        validity_item.setForeground(QBrush(colour))
+        validity_item.setToolTip(validity)  # the whole reason, however long
         self.item(row, 1).setToolTip(m.reason or "valid")
 
     def _set_row(self, row: int, texts: Sequence[str]) -> None:

@@ -23,6 +23,11 @@ from ui.series import GrowableSeries
 from ui.theme import PlotColours, apply_plot_theme, plot_colours, system_is_dark
 
 REDRAW_INTERVAL_MS = 250
+#: response-time axis ticks (log10 view coordinates → label in ms), 1-2-5 per decade
+LOG_MS_TICKS = [(math.log10(m * 10.0**k), f"{m * 10.0**k:g}")
+                for k in range(-3, 6) for m in (1, 2, 5)]
+LOG_COUNT_TICKS = [(math.log10(m * 10**k), f"{m * 10**k:,}") for k in range(0, 10)
+                   for m in (1, 2, 5)]
 STEM_BASE = 0.8  # stems start just under one IO on the log count axis
 SYMBOL_LIMIT = 600  # EP intervals drawn with markers up to this many points
 
@@ -90,6 +95,29 @@ class _DualAxisPlot:
         self.right.setXLink(self.item)
         self.item.vb.sigResized.connect(self._sync)
         self._sync()
+        # the x range follows both axes' data until the technician zooms or pans by hand
+        self.follow = True
+        for vb in (self.item.vb, self.right):
+            vb.sigRangeChangedManually.connect(self._stop_following)
+
+    def _stop_following(self, *_args) -> None:
+        self.follow = False
+
+    def fit_x(self, *series: GrowableSeries) -> None:
+        """Show the union of the series' x spans: the left view box alone would auto-range on
+        its own curve and cut off the right axis' data (e.g. MiB/s after the IOPS phases)."""
+        if not self.follow:
+            return
+        spans = [s.view()[0] for s in series if len(s)]
+        if not spans:
+            return
+        lo, hi = min(x[0] for x in spans), max(x[-1] for x in spans)
+        view_lo, view_hi = self.item.vb.viewRange()[0]
+        if hi <= lo or (view_lo <= lo and hi <= view_hi and hi >= view_hi - 0.1 * (
+                view_hi - view_lo)):
+            return  # data still inside the view: re-ranging every redraw would cost a relayout
+        # 5 % headroom on the right, so the range moves once per 5 % of growth
+        self.item.vb.setXRange(lo, hi + 0.05 * (hi - lo), padding=0.01)
 
     def _sync(self) -> None:
         self.right.setGeometry(self.item.vb.sceneBoundingRect())
@@ -145,7 +173,6 @@ class LivePlots(QWidget):
         ep = self.ep_widget.getPlotItem()
         ep.setLabel("left", "EPᵢ (IOPS/W or MiB/s/W)")
         ep.getAxis("left").enableAutoSIPrefix(False)
-        ep.addLegend(offset=(10, 10))
         self.curves["band_hi"] = _curve(ep, c.wma, "", 1, pg.QtCore.Qt.PenStyle.DotLine)
         self.curves["band_lo"] = _curve(ep, c.wma, "", 1, pg.QtCore.Qt.PenStyle.DotLine)
         self.band = pg.FillBetweenItem(self.curves["band_hi"], self.curves["band_lo"],
@@ -153,7 +180,8 @@ class LivePlots(QWidget):
         ep.addItem(self.band)
         self.curves["ep"] = _curve(ep, c.efficiency, "EPᵢ")
         self.curves["wma"] = _curve(ep, c.wma, "WMA")
-        self.band_label = QLabel("stability band: ± — % of the WMA")
+        self.band_label = QLabel("")
+        self.band_label.setWordWrap(True)
 
         self.hist_widget = pg.PlotWidget()
         self.hist_widget.setTitle("Response-time histogram (measurement interval)")
@@ -161,6 +189,8 @@ class LivePlots(QWidget):
         hist.setLogMode(x=True, y=True)
         hist.setLabel("bottom", "response time (ms, log)")
         hist.setLabel("left", "IOs per bin (log)")
+        hist.getAxis("bottom").setTicks([LOG_MS_TICKS])  # 1-2-5 steps: log minors collide
+        hist.getAxis("left").setTicks([LOG_COUNT_TICKS])
         hist.showGrid(x=True, y=True, alpha=0.25)
         # one stem per fio latency bucket: buckets are irregular, so bars would mislead
         self.hist_curve = pg.PlotDataItem(pen=pg.mkPen(c.iops, width=2), connect="pairs")
@@ -222,8 +252,10 @@ class LivePlots(QWidget):
         if method is not None:
             self._tolerance = method.stability.tolerance_pct
             self.band_label.setText(
-                f"Dotted band: WMA ± {self._tolerance:g} % (stability criterion, "
-                f"{method.stability.wma_points}-point weighted moving average)")
+                f"<span style='color:{self.colours.efficiency}'>● EPᵢ</span> per interval · "
+                f"<span style='color:{self.colours.wma}'>━ WMA</span> "
+                f"({method.stability.wma_points}-point weighted moving average) · shaded: "
+                f"WMA ± {self._tolerance:g} %, the stability band")
         self._dirty = True
 
     def ingest(self, batch: Iterable[ev.RunEvent]) -> None:
@@ -312,9 +344,13 @@ class LivePlots(QWidget):
         if not (ms > 0 and math.isfinite(ms)):
             return
         # InfiniteLine has no log mode: place it in the log10 coordinates of the view.
-        # labels sit left of their line, stepped down, so clustered levels stay readable
-        opts = {"position": 0.95 - 0.09 * len(self.hist_lines), "color": colour,
-                "anchors": [(1, 0.5), (1, 0.5)]}
+        # labels sit left of their line on the plot's background, stepped down so clustered
+        # levels stay readable; the ceiling (drawn last) goes on top
+        step = len(self.hist_lines)
+        background = pg.mkColor(self.colours.background)
+        background.setAlpha(210)
+        opts = {"position": 0.97 if label == "ceiling" else 0.88 - 0.09 * step,
+                "color": colour, "anchors": [(1, 0.5), (1, 0.5)], "fill": background}
         line = pg.InfiniteLine(pos=math.log10(ms), angle=90, pen=pg.mkPen(colour, style=style),
                                label=label, labelOpts=opts)
         self.hist_widget.getPlotItem().addItem(line)
@@ -330,6 +366,8 @@ class LivePlots(QWidget):
         for name, curve in self.curves.items():
             x, y = self.series[name].view()
             curve.setData(x, y)
+        self.power_right.fit_x(self.series["power"], self.series["temperature"])
+        self.ops_right.fit_x(self.series["iops"], self.series["mibs"])
         # interval markers help read a short phase; on a long run they would only cost time
         ep = self.curves["ep"]
         want = "o" if len(self.series["ep"]) <= SYMBOL_LIMIT else None

@@ -50,6 +50,7 @@ class RunView(QWidget):
         self.bridge: RunBridge | None = None
         self.result: ev.RunFinished | None = None
         self._thread: threading.Thread | None = None
+        self._t0: float | None = None
         self._join_timer = QTimer(self)
         self._join_timer.setInterval(50)
         self._join_timer.timeout.connect(self._check_worker)
@@ -104,7 +105,7 @@ class RunView(QWidget):
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(self.plots)
         right.addWidget(bottom)
-        right.setSizes([640, 240])
+        right.setSizes([590, 290])
         main = QSplitter(Qt.Orientation.Horizontal)
         main.addWidget(self.timeline)
         main.addWidget(right)
@@ -205,6 +206,7 @@ class RunView(QWidget):
             f"{cfg.sut.vendor} {cfg.sut.model} (s/n {cfg.sut.serial}) · taxonomy "
             f"{cfg.taxonomy} · lab {cfg.lab} · started {e.wall_start_iso} · planned "
             f"{format_duration(e.planned_s)}")
+        self._t0 = e.t0
         self.banner.setVisible(not e.method_compliant)
         self.banner.setText("NON-COMPLIANT abbreviated variant")
         self.timeline.plan(e.phases)
@@ -239,6 +241,6 @@ class RunView(QWidget):
         self.append_log(e.level, e.message)
 
     def _on_RunFinished(self, e: ev.RunFinished) -> None:
-        self.timeline.finished(e)
+        self.timeline.finished(e, e.t - self._t0 if self._t0 is not None else None)
         self.append_log("INFO" if e.status is RunStatus.COMPLETED else "WARNING",
                         f"run {e.status.value}" + (f": {e.error}" if e.error else ""))

@@ -89,7 +89,9 @@ class PhaseTimeline(QWidget):
         self.eta.setText(f"Elapsed {format_duration(e.elapsed_s)} · "
                          f"remaining about {format_duration(e.eta_s)}")
 
-    def finished(self, e: ev.RunFinished) -> None:
+    def finished(self, e: ev.RunFinished, elapsed_s: float | None = None) -> None:
         if e.status.value == "COMPLETED":
             self.run_bar.setValue(100)
+        if elapsed_s is not None:
+            self.eta.setText(f"Finished after {format_duration(elapsed_s)}")
         self.current.setText(f"Run {e.status.value}" + (f": {e.error}" if e.error else ""))

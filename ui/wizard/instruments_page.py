@@ -57,6 +57,7 @@ class InstrumentsPage(EntryPage):
         form.addRow("Result:", self.result)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addStretch(1)
         layout.addWidget(self.error)
         self.widgets = {"meter_resource": self.meter_resource,
                         "thermo_resource": self.thermo_resource}

@@ -65,6 +65,7 @@ class WorkloadPage(EntryPage):
         self.remove_button.clicked.connect(self.remove_target)
         self.safety = QLabel("")
         self.safety.setWordWrap(True)
+        self.safety.hide()
         self.targets.currentTextChanged.connect(self._show_safety)
         self.hosts = QPlainTextEdit()
         self.hosts.setTabChangesFocus(True)
@@ -99,6 +100,7 @@ class WorkloadPage(EntryPage):
         form.addRow("", self.method_note)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addStretch(1)  # spare height below the form, not between its rows
         layout.addWidget(self.error)
         self.widgets = {"targets": self.target_entry, "load_hosts": self.hosts,
                         "method": self.method}
@@ -151,6 +153,7 @@ class WorkloadPage(EntryPage):
 
     def _show_safety(self, path: str) -> None:
         self.safety.setText(target_safety(path) if path else "")
+        self.safety.setVisible(bool(path))
 
     def _mode_changed(self) -> None:
         mode = self.mode() if any(b.isChecked() for b in self.mode_buttons.values()) else ""
