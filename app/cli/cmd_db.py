@@ -22,6 +22,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     info.add_argument("--db", help="database URL (default: the station's SQLite file)")
     info.add_argument("--json", action="store_true", help="print as JSON")
     info.set_defaults(func=info_command)
+    copy = group.add_parser("copy", help="copy runs from one database into another "
+                            "(e.g. a station's SQLite file into the lab's PostgreSQL)")
+    copy.add_argument("--from", dest="source", required=True, help="source database URL")
+    copy.add_argument("--to", dest="destination", required=True, help="destination URL")
+    copy.add_argument("--run", action="append", help="copy only this run id (repeatable)")
+    copy.set_defaults(func=copy_command)
 
 
 def upgrade_command(args: argparse.Namespace) -> int:
@@ -53,4 +59,23 @@ def info_command(args: argparse.Namespace) -> int:
         return 0
     for key, value in facts.items():
         print(f"{key.replace('_', ' '):24} {value}")
+    return 0
+
+
+def copy_command(args: argparse.Namespace) -> int:
+    from app.storage.transfer import copy_runs
+
+    try:
+        source = open_database(args.source)
+        destination = open_database(args.destination)
+        try:
+            ids = [source.resolve_run_id(r) for r in args.run] if args.run else None
+            report = copy_runs(source, destination, ids)
+        finally:
+            source.close()
+            destination.close()
+    except StorageError as exc:
+        print(f"storwatt db copy: {exc}", file=sys.stderr)
+        return 1
+    print(report.summary())
     return 0

@@ -119,9 +119,11 @@ def _metric_json(m) -> dict:
 
 
 def _write_reports(out: Path, session) -> dict[str, Path]:
+    from app.reports.export import ReportError, export_run
+
     try:
-        from app.reports.export import export_run
-    except ImportError:
-        print("reports: the report module is not available in this build", file=sys.stderr)
+        return export_run(session.database, session.run_id, out)
+    except (ReportError, OSError) as exc:
+        print(f"storwatt run: the run is stored, but its reports could not be written: {exc}",
+              file=sys.stderr)
         return {}
-    return export_run(session.database, session.run_id, out)

@@ -1,0 +1,86 @@
+"""Copy runs between databases: a station's SQLite file into the lab-wide PostgreSQL store.
+
+Runs are identified by their UUID, so copying twice (or copying from several stations that
+share runs) never duplicates one. Each run is copied in one destination transaction: a copy
+interrupted half-way leaves the destination without that run, never with half of it. Runs
+still RUNNING at the source are skipped — they are not evidence yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, Table, insert, select
+
+from app.records import RunStatus
+from app.storage.db import Database
+from app.storage.schema import Base, Run, Station, Sut
+
+#: tables whose rows belong to one run (they carry ``run_id``), in dependency order
+RUN_CHILD_TABLES: tuple[Table, ...] = tuple(
+    t for t in Base.metadata.sorted_tables if "run_id" in t.c and t.name != "runs")
+
+
+@dataclass
+class CopyReport:
+    copied: list[str] = field(default_factory=list)
+    skipped_existing: list[str] = field(default_factory=list)
+    skipped_running: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (f"{len(self.copied)} run(s) copied, {len(self.skipped_existing)} already present, "
+                f"{len(self.skipped_running)} still running (skipped)")
+
+
+def copy_runs(source: Database, destination: Database,
+              run_ids: Iterable[str] | None = None) -> CopyReport:
+    """Copy every run (or the given UUIDs) missing from ``destination``."""
+    report = CopyReport()
+    wanted = set(run_ids) if run_ids is not None else None
+    with source.engine.connect() as src:
+        runs = src.execute(select(Run.__table__)).mappings().all()
+        for run in runs:
+            if wanted is not None and run["uuid"] not in wanted:
+                continue
+            if run["status"] == RunStatus.RUNNING:
+                report.skipped_running.append(run["uuid"])
+                continue
+            with destination.engine.begin() as dst:
+                if dst.execute(select(Run.id).where(Run.uuid == run["uuid"])).first():
+                    report.skipped_existing.append(run["uuid"])
+                    continue
+                _copy_one(src, dst, dict(run))
+            report.copied.append(run["uuid"])
+    return report
+
+
+def _copy_one(src: Connection, dst: Connection, run: dict[str, Any]) -> None:
+    old_id = run.pop("id")
+    run["station_id"] = _same_row(src, dst, Station.__table__, run["station_id"], ("name",))
+    run["sut_id"] = _same_row(src, dst, Sut.__table__, run["sut_id"],
+                              ("vendor", "model", "serial"))
+    new_id = dst.execute(insert(Run.__table__).values(**run).returning(Run.id)).scalar_one()
+    for table in RUN_CHILD_TABLES:
+        rows = [dict(r) for r in src.execute(
+            select(table).where(table.c.run_id == old_id)).mappings()]
+        for row in rows:
+            row.pop("id", None)
+            row["run_id"] = new_id
+        if rows:
+            dst.execute(insert(table), rows)
+
+
+def _same_row(src: Connection, dst: Connection, table: Table, row_id: int | None,
+              key: tuple[str, ...]) -> int | None:
+    """The destination id of the row identified by ``key`` (created if missing)."""
+    if row_id is None:
+        return None
+    row = dict(src.execute(select(table).where(table.c.id == row_id)).mappings().one())
+    row.pop("id")
+    cond = [table.c[k] == row[k] for k in key]
+    found = dst.execute(select(table.c.id).where(*cond)).scalar()
+    if found is not None:
+        return found
+    return dst.execute(insert(table).values(**row).returning(table.c.id)).scalar_one()
