@@ -76,6 +76,7 @@ def test_wizard_click_through_to_a_completed_smoke_run(qtbot, station: MainWindo
         qtbot.mouseClick(next_button, Qt.MouseButton.LeftButton)
     assert wizard.currentPage() is wizard.review_page
     assert wizard.review_page.config.method == "smoke"
+    qtbot.keyClicks(wizard.review_page.operator, "J. Tech")
     view = station.run_view
     with qtbot.waitSignal(view.ended, timeout=RUN_TIMEOUT_MS) as ended:
         qtbot.mouseClick(wizard.button(QWizard.WizardButton.FinishButton),
@@ -97,6 +98,7 @@ def test_wizard_click_through_to_a_completed_smoke_run(qtbot, station: MainWindo
     assert len(view.plots.hist_lines) == 5  # four confidence levels + the ceiling
     assert view.banner.isVisible() and "NON-COMPLIANT" in view.banner.text()
     run_id = view.session.run_id
+    assert view.session.config.operator == "J. Tech"
     assert stored_status(station, run_id) is RunStatus.COMPLETED
     station.show_start_page()
     assert station.start_page.runs.rowCount() == 1

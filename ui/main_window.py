@@ -169,7 +169,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Select a run in the list first.")
 
     def _wizard_accepted(self) -> None:
-        config = self.wizard.review_page.config or self.wizard.run_config()
+        config = self.wizard.run_config()  # includes what was typed on the review page
         self.start_run(config)
 
     def start_run(self, config: RunConfig) -> RunSession | None:

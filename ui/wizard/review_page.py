@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout)
+from PySide6.QtWidgets import (QAbstractItemView, QFormLayout, QHeaderView, QLabel, QLineEdit,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout)
 
 from app.console import format_duration
 from app.method.loader import MethodError, load_method
 from app.records import RunConfig
 from app.sequencer.plan import build_phases
-from ui.wizard.base import EntryPage
+from ui.wizard.base import EntryPage, with_changes
 from ui.wizard.model import EntryError, WizardEntries, config_from_wizard
 
 GB = 10**9
@@ -72,12 +72,23 @@ class ReviewPage(EntryPage):
             QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.total = QLabel("")
+        self.operator = QLineEdit()
+        self.operator.setPlaceholderText("your name, as it should appear in the report")
+        operator_row = QFormLayout()
+        operator_row.addRow("&Operator:", self.operator)
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.total)
+        layout.addLayout(operator_row)
         layout.addWidget(self.error)
         self.config: RunConfig | None = None
+
+    def collect(self, e: WizardEntries) -> WizardEntries:
+        return with_changes(e, operator=self.operator.text())
+
+    def load(self, e: WizardEntries) -> None:
+        self.operator.setText(e.operator)
 
     def initializePage(self) -> None:  # noqa: N802 (Qt naming)
         self.clear_error()
