@@ -100,7 +100,8 @@ def test_wizard_click_through_to_a_completed_smoke_run(qtbot, station: MainWindo
     run_id = view.session.run_id
     assert view.session.config.operator == "J. Tech"
     assert stored_status(station, run_id) is RunStatus.COMPLETED
-    station.show_start_page()
+    qtbot.mouseClick(view.home_button, Qt.MouseButton.LeftButton)
+    assert station.stack.currentWidget() is station.start_page
     assert station.start_page.runs.rowCount() == 1
     assert station.start_page.runs.item(0, 1).text() == "COMPLETED"
 

@@ -59,6 +59,7 @@ class MainWindow(QMainWindow):
         self.start_page.new_run.connect(lambda: self.new_run())
         self.start_page.resume_run.connect(self.repeat_run)
         self.run_view.ended.connect(self._run_ended)
+        self.run_view.home_requested.connect(self.show_start_page)
         self._build_menus()
         self.resize(1500, 950)
         self._restore_state()

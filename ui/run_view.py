@@ -41,6 +41,7 @@ class RunView(QWidget):
     """Shows one run. ``ended`` fires once the worker thread has finished (storage closed)."""
 
     ended = Signal(object)  # RunFinished
+    home_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None, *, confirm: Confirm = ask_yes_no,
                  dark: bool | None = None) -> None:
@@ -78,6 +79,9 @@ class RunView(QWidget):
         self.pause_button.clicked.connect(self.pause)
         self.resume_button.clicked.connect(self.resume)
         self.abort_button.clicked.connect(self.ask_abort)
+        self.home_button = QPushButton("Start pa&ge")
+        self.home_button.setToolTip("Back to the start page (the run's results stay stored)")
+        self.home_button.clicked.connect(self.home_requested)
         self.state = QLabel("")
         self.timeline = PhaseTimeline()
         self.timeline.setMinimumWidth(300)
@@ -96,7 +100,7 @@ class RunView(QWidget):
         head.addLayout(titles, 1)
         head.addWidget(self.banner)
         head.addWidget(self.state)
-        for b in (self.pause_button, self.resume_button, self.abort_button):
+        for b in (self.pause_button, self.resume_button, self.abort_button, self.home_button):
             head.addWidget(b)
         bottom = QSplitter(Qt.Orientation.Horizontal)
         bottom.addWidget(self.metrics)
@@ -119,10 +123,13 @@ class RunView(QWidget):
         self.pause_button.setEnabled(running and not paused)
         self.resume_button.setEnabled(running and paused)
         self.abort_button.setEnabled(running)
+        self.home_button.setEnabled(not running)
 
     # --- run life cycle -------------------------------------------------------------------
     def start(self, session: RunSession, bridge: RunBridge) -> None:
         """Show ``session`` (opened with ``bridge`` among its listeners) and start it."""
+        if self.bridge is not None:
+            self.bridge.deleteLater()  # the previous run's bridge has delivered everything
         self.session, self.bridge, self.result = session, bridge, None
         bridge.setParent(self)
         bridge.events.connect(self.ingest)
@@ -173,6 +180,7 @@ class RunView(QWidget):
     def _on_finished(self, e: ev.RunFinished) -> None:
         self.result = e
         self._set_controls(running=False)
+        self.home_button.setEnabled(False)  # until the worker has closed the lab and storage
         self.state.setText(e.status.value)
 
     def _check_worker(self) -> None:
@@ -181,6 +189,7 @@ class RunView(QWidget):
         self._join_timer.stop()
         if self.bridge is not None:
             self.bridge.stop()  # last events
+        self.home_button.setEnabled(True)
         result = self.result or ev.RunFinished(RunStatus.FAILED, 0.0, error="worker ended "
                                                "without a result")
         self.result = result
