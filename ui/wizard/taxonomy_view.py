@@ -60,6 +60,10 @@ class ManualTaxonomy:
 
     automatic = False
 
+    def __init__(self, why: str = "automatic classification is not available in this build"
+                 ) -> None:
+        self.why = why
+
     def categories(self) -> list[CategoryChoice]:
         seen: dict[str, CategoryChoice] = {}
         for method in all_methods().values():
@@ -75,14 +79,21 @@ class ManualTaxonomy:
     def derive(self, category: str, answers: dict[str, Any]) -> Derived:
         level = int(answers.get("level", 1))
         return Derived(f"{category}-{level}", f"{_title(category)} {level}", (),
-                       "chosen by hand (automatic classification is not available in this "
-                       "build)")
+                       f"chosen by hand ({self.why})")
 
 
 def current_taxonomy():
+    """The automatic classification when the installed taxonomy module can be driven (checked
+    by deriving once), else the manual choice — the wizard must open either way."""
     module = taxonomy_module()
     if module is None:
         return ManualTaxonomy()
     from ui.wizard.taxonomy_auto import AutomaticTaxonomy
 
-    return AutomaticTaxonomy(module)
+    try:
+        auto = AutomaticTaxonomy(module)
+        first = next(c for c in auto.categories() if c.testable)
+        auto.derive(first.id, {q.name: q.default for q in auto.questions(first.id)})
+    except Exception as exc:  # noqa: BLE001 — any mismatch falls back, with the reason shown
+        return ManualTaxonomy(f"automatic classification unavailable: {exc}")
+    return auto
