@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from app.labs import build_lab
 from app.method.loader import load_method
 from app.method.model import Method
+from app.method.taxonomy import load_taxonomy, parse_taxonomy_id
 from app.records import RunConfig, RunStatus
 from app.sequencer.events import RunListener
 from app.sequencer.lab import Lab
@@ -61,6 +62,7 @@ def open_session(config: RunConfig, *, db_url: str | None = None,
                  method: Method | None = None) -> RunSession:
     """Prepare a run: validate the method and taxonomy, open storage, build the lab."""
     method = method or load_method(config.method)
+    parse_taxonomy_id(load_taxonomy(method), config.taxonomy)  # names the valid ids
     method.plan_for(config.category)  # raises with the list of testable categories
     clock = clock or MonotonicClock()
     database = open_database(db_url)
