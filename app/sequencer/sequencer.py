@@ -290,7 +290,7 @@ class Sequencer:
         if profile is not None:
             slices += self._collect(recorder, [s for s in self._drain(engine) if s.t_end <= (
                 end or math.inf) + latency])
-        self._close_intervals(recorder, self.clock.now())
+        self._close_intervals(recorder, self.clock.now(), final=True)
         return slices
 
     @staticmethod
@@ -336,8 +336,12 @@ class Sequencer:
                 self.log(f"sample gap {gap.t_from - self._t0:.1f}–{gap.t_to - self._t0:.1f} s: "
                          f"{gap.reason}", "WARNING", phase_index)
 
-    def _close_intervals(self, recorder: PhaseRecorder, now: float) -> None:
-        latency = self.lab.workload_latency_s if recorder.ops_unit else 0.0
+    def _close_intervals(self, recorder: PhaseRecorder, now: float, final: bool = False) -> None:
+        """Close due intervals; an engine without live figures (fio client mode) reports
+        only when it stops, so its phase's intervals close after the final results."""
+        if recorder.ops_unit and not final and not getattr(self.lab.engine, "live", True):
+            return
+        latency = self.lab.workload_latency_s if recorder.ops_unit and not final else 0.0
         for record in recorder.close_due(now, latency):
             self.publish(ev.IntervalClosed(record))
 

@@ -1,0 +1,83 @@
+"""The ``local-fio`` lab: real IO with fio, meters as configured (or clearly simulated).
+
+Without a configured power meter the power and temperature come from the simulated SUT,
+made to follow the profile fio is running, and every output says they are SIMULATED — real
+IO figures next to simulated watts are a rehearsal, not a measurement.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from app.labs import LabError, simulated_sut
+from app.records import RunConfig
+from app.sequencer.lab import Lab
+from app.sim_lab import configured_meters
+from drivers.clock import Clock
+from drivers.fio.engine import FioEngine
+from drivers.interfaces import WorkloadInterval, WorkloadProfile, WorkloadResult
+from drivers.sim.meters import SimulatedPowerMeter, SimulatedThermometer
+from drivers.sim.sut import SimulatedSut
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(I?B?)\s*$", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """'64M' → 67108864 (K/M/G/T are binary multiples, as fio reads them)."""
+    match = _SIZE.match(text or "")
+    if not match:
+        raise LabError(f"size {text!r} is not a number with an optional K/M/G/T suffix")
+    factor = 1024 ** " KMGT".index(match.group(2).upper() or " ")
+    return int(float(match.group(1)) * factor)
+
+
+@dataclass
+class SutFollowingEngine:
+    """Wraps the fio engine so the simulated SUT's power follows the running profile."""
+
+    engine: FioEngine
+    sut: SimulatedSut
+
+    @property
+    def name(self) -> str:
+        return self.engine.name
+
+    @property
+    def live(self) -> bool:
+        return self.engine.live
+
+    @property
+    def running(self) -> bool:
+        return self.engine.running
+
+    def check(self) -> str:
+        return self.engine.check()
+
+    def start(self, profile: WorkloadProfile) -> None:
+        self.engine.start(profile)
+        self.sut.apply(profile)
+
+    def poll(self) -> list[WorkloadInterval]:
+        return self.engine.poll()
+
+    def stop(self) -> WorkloadResult:
+        self.sut.apply(None)
+        return self.engine.stop()
+
+
+def fio_lab(config: RunConfig, clock: Clock) -> Lab:
+    if not config.sut.targets:
+        raise LabError("local-fio needs at least one --target (a scratch file or a block device)")
+    options = config.temperature_meter.options
+    engine = FioEngine(config.sut.targets, clock=clock, load_hosts=config.sut.load_hosts,
+                       target_size=parse_size(options.get("target_size", "64M")),
+                       confirm_device=options.get("confirm_device", ""))
+    sut = simulated_sut(config)
+    simulated = config.power_meter.driver == "sim"
+    lab = Lab(SimulatedPowerMeter(sut), SutFollowingEngine(engine, sut) if simulated else engine,
+              SimulatedThermometer(sut), None, 1.2,
+              "fio on " + ", ".join(config.sut.targets)
+              + ("; power and temperature SIMULATED (no meter configured)" if simulated else ""))
+    configured_meters(lab, config.power_meter, config.temperature_meter)
+    return lab

@@ -1,0 +1,1 @@
+"""fio as the workload engine: job files, stream parsing, process control, target safety."""

@@ -1,0 +1,105 @@
+"""Run one fio process safely: own process group, parent-death signal, graceful stop.
+
+SPEC-NOTES §9: SIGINT/SIGTERM make fio exit (128) with a complete final JSON document, but a
+SIGKILL leaves its worker processes orphaned. So fio starts in its own process group, is
+stopped with SIGINT to the group and escalated to SIGTERM and SIGKILL only if it does not
+exit, and on Linux asks the kernel to send it SIGTERM if the station dies (PR_SET_PDEATHSIG)
+so a crashed station never leaves fio writing to a device. argv lists only, never a shell.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Sequence
+
+from drivers.fio.stream import DocumentSplitter
+
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except OSError:
+        pass
+
+
+class FioProcess:
+    """A running fio whose JSON documents arrive on a queue, stamped with ``clock()``."""
+
+    def __init__(self, argv: Sequence[str], clock: Callable[[], float], cwd: str | None = None):
+        self.argv = list(argv)
+        self.clock = clock
+        self.documents: queue.Queue[tuple[float, dict]] = queue.Queue()
+        self.splitter = DocumentSplitter()
+        self._stderr: list[str] = []
+        self.stopped_by_us = False
+        self.proc = subprocess.Popen(
+            self.argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, text=True,
+            start_new_session=True,
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+        self._readers = [threading.Thread(target=self._read_stdout, daemon=True),
+                         threading.Thread(target=self._read_stderr, daemon=True)]
+        for t in self._readers:
+            t.start()
+
+    def _read_stdout(self) -> None:
+        assert self.proc.stdout is not None
+        for chunk in iter(lambda: self.proc.stdout.readline(), ""):
+            for doc in self.splitter.feed(chunk):
+                self.documents.put((self.clock(), doc))
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self._stderr.append(line.rstrip())
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    @property
+    def exited(self) -> bool:
+        return self.proc.poll() is not None
+
+    @property
+    def returncode(self) -> int | None:
+        return self.proc.poll()
+
+    def stderr_text(self) -> str:
+        lines = [ln for ln in self._stderr + self.splitter.text_lines if ln]
+        return "\n".join(lines[-8:])
+
+    def drain(self) -> list[tuple[float, dict]]:
+        out = []
+        while True:
+            try:
+                out.append(self.documents.get_nowait())
+            except queue.Empty:
+                return out
+
+    def stop(self, grace_s: float = 5.0, term_s: float = 3.0) -> int:
+        """SIGINT to the group, then SIGTERM, then SIGKILL; waits for the readers."""
+        if not self.exited:
+            self.stopped_by_us = True
+            for sig, wait_s in ((signal.SIGINT, grace_s), (signal.SIGTERM, term_s),
+                                (signal.SIGKILL, 5.0)):
+                try:
+                    os.killpg(self.proc.pid, sig)
+                except ProcessLookupError:
+                    break
+                try:
+                    self.proc.wait(wait_s)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
+        self.proc.wait()
+        for t in self._readers:
+            t.join(5.0)
+        return self.proc.returncode

@@ -1,0 +1,137 @@
+"""Parse fio's ``--output-format=json+ --status-interval=N`` output into per-interval slices.
+
+SPEC-NOTES §9 (checked by hand on fio 3.33): the stream is *cumulative*, pretty-printed JSON
+documents back to back with no separator, sometimes with plain text lines between them
+(``fio: terminating on signal 2``); the last document is the final one. Each document is
+split with ``json.JSONDecoder().raw_decode`` from the next ``{``; consecutive snapshots are
+differenced (IO counts, bytes, latency sums, ``clat_ns.bins``) so the slices telescope exactly
+to fio's final totals. Idle directions carry no ``bins`` key. In client/server mode fio prints
+one document whose ``client_stats`` holds every host's snapshots in order.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from drivers.interfaces import WorkloadError, WorkloadInterval
+
+_DECODER = json.JSONDecoder()
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Cumulative figures of one fio report (reads and writes merged, all jobs summed)."""
+
+    runtime_ms: float  # job_runtime summed over jobs
+    read_ios: int
+    write_ios: int
+    read_bytes: int
+    write_bytes: int
+    lat_sum_ns: float  # Σ mean × N over directions: lets a slice's mean be differenced
+    bins: dict[int, int] = field(default_factory=dict)
+    error: int = 0
+    host: str = ""
+
+    @property
+    def ios(self) -> int:
+        return self.read_ios + self.write_ios
+
+
+EMPTY = Snapshot(0.0, 0, 0, 0, 0, 0.0)
+
+
+class DocumentSplitter:
+    """Incremental splitter: feed text as it arrives, get complete documents back."""
+
+    def __init__(self) -> None:
+        self._buffer = ""
+        self.text_lines: list[str] = []  # non-JSON lines fio printed between documents
+
+    def feed(self, chunk: str) -> list[dict[str, Any]]:
+        self._buffer += chunk
+        docs = []
+        while True:
+            start = self._buffer.find("{")
+            if start < 0:
+                self._keep_text(self._buffer)
+                self._buffer = ""
+                return docs
+            self._keep_text(self._buffer[:start])
+            try:
+                doc, end = _DECODER.raw_decode(self._buffer, start)
+            except json.JSONDecodeError:
+                self._buffer = self._buffer[start:]  # incomplete: wait for more text
+                return docs
+            docs.append(doc)
+            self._buffer = self._buffer[end:]
+
+    def _keep_text(self, text: str) -> None:
+        self.text_lines += [line.strip() for line in text.splitlines() if line.strip()]
+
+    @property
+    def pending(self) -> str:
+        """Unparsed tail (a truncated document when fio died mid-print)."""
+        return self._buffer
+
+
+def _direction(d: dict[str, Any]) -> tuple[int, int, float, dict[int, int]]:
+    clat = d.get("clat_ns", {})
+    n = int(clat.get("N", 0))
+    bins = {int(k): int(v) for k, v in clat.get("bins", {}).items()}
+    return int(d.get("total_ios", 0)), int(d.get("io_bytes", 0)), float(clat.get("mean", 0.0)) * n, bins
+
+
+def snapshot_of_jobs(jobs: list[dict[str, Any]], host: str = "") -> Snapshot:
+    """Sum the job entries of one report (one entry with ``group_reporting``)."""
+    totals = [0.0, 0, 0, 0, 0, 0.0]
+    bins: dict[int, int] = {}
+    error = 0
+    for job in jobs:
+        r_ios, r_bytes, r_lat, r_bins = _direction(job.get("read", {}))
+        w_ios, w_bytes, w_lat, w_bins = _direction(job.get("write", {}))
+        for i, v in enumerate((float(job.get("job_runtime", 0)), r_ios, w_ios, r_bytes,
+                               w_bytes, r_lat + w_lat)):
+            totals[i] += v
+        for b in (r_bins, w_bins):
+            for k, v in b.items():
+                bins[k] = bins.get(k, 0) + v
+        error = error or int(job.get("error", 0))
+    return Snapshot(totals[0], int(totals[1]), int(totals[2]), int(totals[3]), int(totals[4]),
+                    totals[5], bins, error, host)
+
+
+def snapshot_of_document(doc: dict[str, Any]) -> Snapshot:
+    if "jobs" not in doc:
+        raise WorkloadError("fio printed a JSON document without 'jobs'")
+    return snapshot_of_jobs(doc["jobs"])
+
+
+def difference(cur: Snapshot, prev: Snapshot, t_start: float, t_end: float) -> WorkloadInterval:
+    """The slice between two cumulative snapshots."""
+    r_ios, w_ios = cur.read_ios - prev.read_ios, cur.write_ios - prev.write_ios
+    if r_ios < 0 or w_ios < 0:
+        raise WorkloadError("fio snapshots went backwards (IO counts decreased)")
+    bins = {k: v - prev.bins.get(k, 0) for k, v in cur.bins.items()}
+    bins = {k: v for k, v in bins.items() if v > 0}
+    ios = r_ios + w_ios
+    avg_ms = (cur.lat_sum_ns - prev.lat_sum_ns) / ios / 1e6 if ios else 0.0
+    max_ms = max(bins) / 1e6 if bins else 0.0
+    return WorkloadInterval(t_start, t_end, r_ios, w_ios, cur.read_bytes - prev.read_bytes,
+                            cur.write_bytes - prev.write_bytes, avg_ms, max_ms, bins, cur.host)
+
+
+def client_snapshots(doc: dict[str, Any]) -> dict[str, list[Snapshot]]:
+    """Per-host snapshot series from a client/server document (``client_stats``).
+
+    fio adds an "All clients" summary entry without bins; it is skipped (SPEC-NOTES §9: merge
+    per-client bins yourself).
+    """
+    series: dict[str, list[Snapshot]] = {}
+    for entry in doc.get("client_stats", []):
+        if entry.get("jobname") == "All clients":
+            continue
+        host = f"{entry.get('hostname', '')}:{entry.get('port', '')}"
+        series.setdefault(host, []).append(snapshot_of_jobs([entry], host))
+    return series
