@@ -7,17 +7,17 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from app.cli.main import main
 from app.method.loader import MethodError, all_methods, load_method, load_method_file
 from app.paths import methods_dir
 
 BASE = (methods_dir() / "emerald-block-v3.toml").read_text()
 
 
-def write_variant(tmp_path: Path, body: str, name: str = "bad.toml") -> Path:
+def write_variant(tmp_path: Path, body: str, name: str = "bad.toml",
+                  header: str = 'base = "emerald-block-v3.toml"\ncompliant = false\n') -> Path:
     (tmp_path / "emerald-block-v3.toml").write_text(BASE)
     path = tmp_path / name
-    path.write_text('base = "emerald-block-v3.toml"\n' + body)
+    path.write_text(header + body)
     return path
 
 
@@ -25,8 +25,10 @@ def test_shipped_methods_load_and_variants_are_non_compliant() -> None:
     methods = all_methods()
     assert {"emerald-block-v3", "demo", "smoke"} <= set(methods)
     assert methods["emerald-block-v3"].compliant
+    assert "NON-COMPLIANT" not in methods["emerald-block-v3"].label
     for name in ("demo", "smoke"):
         assert not methods[name].compliant
+        assert methods[name].variant_of == "emerald-block-v3"
         assert "NON-COMPLIANT" in methods[name].label
     compliant = methods["emerald-block-v3"]
     plan = compliant.plan_for("online")
@@ -43,14 +45,23 @@ def test_method_objects_are_immutable() -> None:
         method.interval_s = 5  # type: ignore[misc]
 
 
+UNKNOWN_STEP = ('[[plans]]\nname = "p"\ncategories = ["online"]\nready_idle_intervals = 1\n'
+                'active = [{ profile = "MW1", stabilisation_intervals = 1, '
+                'measurement_intervals = 1 }, { profile = "ZZ", stabilisation_intervals = 1, '
+                'measurement_intervals = 1 }]\n')
+
+
 @pytest.mark.parametrize("body,key,reason", [
-    ('name = "x"\nversion = "1"\n[stability]\nweights = [2, 1]\n', "stability",
-     "weights has 2 entries but wma_points is 10"),
-    ('name = "x"\nversion = "1"\ninterval_s = "sixty"\n', "interval_s", "valid number"),
-    ('name = "x"\nversion = "1"\n[[plans]]\nname = "p"\ncategories = ["online"]\n'
-     'ready_idle_intervals = 1\nactive = [{ profile = "ZZ", stabilisation_intervals = 1, '
-     'measurement_intervals = 1 }]\n', "(top level)", "unknown profile 'ZZ'"),
-    ('name = "x"\nversion = "1"\nsurprise = 1\n', "surprise", "Extra inputs"),
+    ('[stability]\nweights = [2, 1]\n', "stability", "weights has 2 entries but wma_points is 10"),
+    ('interval_s = "sixty"\n', "interval_s", "valid number"),
+    ('[search]\nqueue_depths = "many"\n', "search.queue_depths", "valid tuple"),
+    ('[[profiles]]\nname = "MW1"\n', "profiles.0.title", "Field required"),
+    (UNKNOWN_STEP, "plans.0.active.1.profile", "unknown profile 'ZZ' (profiles: MW1, MW2"),
+    ('[[plans]]\nname = "p"\ncategories = ["online"]\nready_idle_intervals = 1\n'
+     'conditioning_profile = "HOT"\nactive = []\n', "plans.0.conditioning_profile",
+     "unknown profile 'HOT'"),
+    ('surprise = 1\n', "surprise", "Extra inputs"),
+    ('sample_period_s = 10.0\n', "sample_period_s", "exceeds instruments.max_power_interval_s"),
 ])
 def test_invalid_definitions_name_file_key_and_reason(tmp_path: Path, body: str, key: str,
                                                       reason: str) -> None:
@@ -58,50 +69,80 @@ def test_invalid_definitions_name_file_key_and_reason(tmp_path: Path, body: str,
     with pytest.raises(MethodError) as err:
         load_method_file(path)
     message = str(err.value)
-    assert str(path) in message and f"key '{key}'" in message and reason in message
+    assert message.startswith(f"{path}: ")
+    assert reason in message
+    if key != "(top level)":
+        assert f"key '{key}'" in message
+
+
+def test_a_profile_reference_in_intensity_of_must_exist(tmp_path: Path) -> None:
+    path = tmp_path / "m.toml"
+    path.write_text(BASE.replace('intensity_of = "MW1"', 'intensity_of = "MW9"'))
+    with pytest.raises(MethodError, match=r"key 'profiles\.1\.intensity_of': profile MW2: 'MW9'"):
+        load_method_file(path)
 
 
 def test_missing_key_in_a_standalone_file(tmp_path: Path) -> None:
     path = tmp_path / "m.toml"
     path.write_text(BASE.replace('\ninterval_s = 60.0', '\n'))
-    with pytest.raises(MethodError, match=r"key 'interval_s': Field required"):
+    with pytest.raises(MethodError, match=r"m\.toml: invalid .*\n  key 'interval_s': Field required"):
         load_method_file(path)
 
 
-@pytest.mark.parametrize("text,reason", [("name = [", "not valid TOML"),
-                                         ('base = "nowhere.toml"\n', "file not found")])
-def test_unreadable_files(tmp_path: Path, text: str, reason: str) -> None:
+@pytest.mark.parametrize("text,reason", [
+    ('name = "x"\nversion = = 2\n', r"m\.toml: not valid TOML: .*line 2"),
+    ('base = "nowhere.toml"\ncompliant = false\n', r"m\.toml: key 'base': base file .*nowhere"
+                                                   r"\.toml not found"),
+    ('base = 3\ncompliant = false\n', r"m\.toml: key 'base': must name a method file"),
+    ('base = "emerald-block-v3.toml"\n', r"m\.toml: key 'compliant': a variant must state"),
+])
+def test_unreadable_files_and_bad_base_references(tmp_path: Path, text: str, reason: str) -> None:
+    (tmp_path / "emerald-block-v3.toml").write_text(BASE)
     path = tmp_path / "m.toml"
     path.write_text(text)
     with pytest.raises(MethodError, match=reason):
         load_method_file(path)
 
 
+def test_a_missing_file_names_itself(tmp_path: Path) -> None:
+    with pytest.raises(MethodError, match=r"absent\.toml: file not found"):
+        load_method_file(tmp_path / "absent.toml")
+
+
+def test_a_variant_of_a_method_cannot_claim_compliance(tmp_path: Path) -> None:
+    path = write_variant(tmp_path, 'name = "lab"\nvariant_of = "emerald-block-v3"\n',
+                         header='base = "emerald-block-v3.toml"\ncompliant = true\n')
+    with pytest.raises(MethodError, match=r"key 'compliant': a variant of emerald-block-v3 is "
+                                          r"abbreviated and must say compliant = false"):
+        load_method_file(path)
+
+
 def test_circular_base_chain(tmp_path: Path) -> None:
-    (tmp_path / "a.toml").write_text('base = "b.toml"\n')
-    (tmp_path / "b.toml").write_text('base = "a.toml"\n')
+    (tmp_path / "a.toml").write_text('base = "b.toml"\ncompliant = false\n')
+    (tmp_path / "b.toml").write_text('base = "a.toml"\ncompliant = false\n')
     with pytest.raises(MethodError, match="circular"):
         load_method_file(tmp_path / "a.toml")
 
 
-def test_unknown_method_lists_the_known_ones(capsys) -> None:
-    assert main(["methods", "show", "nonexistent"]) == 1
-    err = capsys.readouterr().err
-    assert "unknown method 'nonexistent'" in err and "demo" in err
+def test_a_variant_inherits_and_overrides_key_by_key(tmp_path: Path) -> None:
+    path = write_variant(tmp_path, 'name = "lab-rt"\nversion = "3.0.0-lab1"\n'
+                                   'variant_of = "emerald-block-v3"\n'
+                                   '[response_time]\nmax_avg_ms = 20.0\n')
+    method = load_method_file(path)
+    base = load_method_file(tmp_path / "emerald-block-v3.toml")
+    assert method.response_time.max_avg_ms == 20.0
+    assert method.response_time.confidence_levels == base.response_time.confidence_levels
+    assert method.plans == base.plans and not method.compliant
+    assert method.label == "lab-rt 3.0.0-lab1 [NON-COMPLIANT abbreviated variant]"
 
 
-def test_methods_list_shows_durations_and_compliance(capsys) -> None:
-    assert main(["methods", "list"]) == 0
-    out = capsys.readouterr().out
-    assert "emerald-block-v3" in out and "COMPLIANT" in out and "NON-COMPLIANT" in out
-    assert "18 h 00 min" in out  # 12 h conditioning + 6 × 40 min + 2 h ready idle
-    assert "Pre-fill → Intensity search → Conditioning → MW1 → MW2 → RW → RR → SW → SR" in out
-
-
-def test_methods_show_json(capsys) -> None:
-    import json
-
-    assert main(["methods", "show", "smoke", "--json"]) == 0
-    data = json.loads(capsys.readouterr().out)
-    assert data["compliant"] is False and data["interval_s"] == 1.0
-    assert [p["name"] for p in data["profiles"]] == ["MW1", "MW2", "RW", "RR", "SW", "SR"]
+@pytest.mark.parametrize("second,reason", [
+    ('name = "emerald-block-v3"\n', r"key 'name': 'emerald-block-v3' is already the name of"),
+    ('name = "lab"\nvariant_of = "emerald-v9"\n', r"key 'variant_of': no method named "
+                                                  r"'emerald-v9'; known: emerald-block-v3, lab"),
+])
+def test_a_methods_folder_with_clashing_names_or_dangling_variants(tmp_path: Path, second: str,
+                                                                   reason: str) -> None:
+    write_variant(tmp_path, second, name="second.toml")
+    with pytest.raises(MethodError, match=r"second\.toml: " + reason):
+        all_methods(tmp_path)

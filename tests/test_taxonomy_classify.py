@@ -153,4 +153,4 @@ def test_cli_classify_prints_the_classification_and_reasons(capsys) -> None:
 def test_cli_run_refuses_an_undefined_level(capsys, tmp_path) -> None:
     assert main(["run", "--taxonomy", "removable-4", "--db",
                  f"sqlite:///{tmp_path / 'x.db'}"]) == 1
-    assert "Removable Media Library 4 is not defined" in capsys.readouterr().err
+    assert "Removable 4 is not defined" in capsys.readouterr().err

@@ -1,19 +1,24 @@
 """``storwatt methods`` and ``storwatt taxonomy``: what the station can run, and how a SUT
-classifies."""
+classifies — so a technician can check a method file and a product's level before a run."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from typing import Any
+from typing import Any, Callable
 
 from app.console import format_duration
 from app.method.loader import MethodError, all_methods, load_method
-from app.method.model import Method
-from app.method.taxonomy import SutAttributes, classify, load_taxonomy
-from app.records import RunConfig, SutDescription
-from app.sequencer.plan import build_phases
+from app.method.model import Method, PhasePlan
+from app.method.taxonomy import (DEFAULT_METHOD, Category, NEEDS, SutAttributes, Taxonomy, TaxonomyError,
+                                 allowed, classify, load_taxonomy)
+
+#: --flag → SutAttributes field, for the yes/no answers
+ANSWER_FLAGS = {"consumer": "consumer_component", "controller": "integrated_controller",
+                "protection": "storage_protection", "no-spof": "no_spof",
+                "non-disruptive": "non_disruptive_service", "fba-ckd": "fba_ckd",
+                "robotics": "robotics"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,141 +26,199 @@ def register(sub: argparse._SubParsersAction) -> None:
     ms = m.add_subparsers(dest="methods_command", metavar="ACTION", required=True)
     ls = ms.add_parser("list", help="every method and variant with phases and durations")
     ls.add_argument("--json", action="store_true")
-    ls.set_defaults(func=list_command)
+    ls.set_defaults(func=_guarded("methods", list_command))
     show = ms.add_parser("show", help="one method in full")
-    show.add_argument("name")
+    show.add_argument("name", help="method name or path to a .toml method file")
     show.add_argument("--json", action="store_true")
-    show.set_defaults(func=show_command)
+    show.set_defaults(func=_guarded("methods", show_command))
 
     t = sub.add_parser("taxonomy", help="taxonomy categories and classification")
     ts = t.add_subparsers(dest="taxonomy_command", metavar="ACTION", required=True)
     tl = ts.add_parser("list", help="categories, levels and their requirements")
-    tl.add_argument("--method", default="emerald-block-v3")
-    tl.set_defaults(func=taxonomy_list_command)
+    tl.add_argument("--method", default=DEFAULT_METHOD)
+    tl.add_argument("--json", action="store_true")
+    tl.set_defaults(func=_guarded("taxonomy", taxonomy_list_command))
     tc = ts.add_parser("classify", help="derive the classification from the SUT's attributes")
-    tc.add_argument("--method", default="emerald-block-v3")
-    tc.add_argument("--category", required=True)
+    tc.add_argument("--method", default=DEFAULT_METHOD)
+    tc.add_argument("--category", required=True, help="online, near-online, removable, virtual")
     tc.add_argument("--connectivity", choices=("not-specified", "host", "network"),
                     default="not-specified")
-    for flag, help_text in (("consumer", "a consumer/component product"),
-                            ("controller", "integrated storage controller"),
-                            ("protection", "storage protection (RAID …)"),
-                            ("no-spof", "no single point of failure"),
-                            ("non-disruptive", "non-disruptive serviceability"),
-                            ("fba-ckd", "FBA/CKD support"), ("robotics", "robotics")):
-        tc.add_argument(f"--{flag}", action="store_true", help=help_text)
+    for flag, attr in ANSWER_FLAGS.items():
+        tc.add_argument(f"--{flag}", dest=attr, action="store_true",
+                        help=f"the product has: {NEEDS[attr][0]}")
     tc.add_argument("--max-drives", type=int, default=1,
                     help="maximum configuration (drives) the product supports")
+    tc.add_argument("--request", metavar="ID",
+                    help="check that this taxonomy id (e.g. online-3) is allowed by the answers")
     tc.add_argument("--json", action="store_true")
-    tc.set_defaults(func=classify_command)
+    tc.set_defaults(func=_guarded("taxonomy", classify_command))
 
 
-def plan_summary(method: Method) -> list[dict[str, Any]]:
-    """Per plan: categories, phases in execution order and total duration (no COMs)."""
-    out = []
-    for plan in method.plans:
-        config = RunConfig(method=method.name, taxonomy=f"{plan.categories[0]}-1",
-                           sut=SutDescription())
-        phases = build_phases(method, config)
-        out.append({"plan": plan.name, "categories": list(plan.categories),
-                    "phases": [p.name for p in phases],
-                    "duration_s": method.plan_duration_s(plan),
-                    "com_check_s_each": plan.com_check_intervals * method.interval_s})
-    return out
+def _guarded(group: str, command: Callable[[argparse.Namespace], int]
+             ) -> Callable[[argparse.Namespace], int]:
+    """One-line error and exit 1 for a bad method file or a refused classification."""
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return command(args)
+        except (MethodError, TaxonomyError) as exc:
+            print(f"storwatt {group}: {exc}", file=sys.stderr)
+            return 1
+    return run
 
 
-def method_summary(method: Method) -> dict[str, Any]:
-    return {"name": method.name, "version": method.version, "compliant": method.compliant,
-            "variant_of": method.variant_of, "interval_s": method.interval_s,
-            "title": method.title, "plans": plan_summary(method)}
+def _duration(method: Method, intervals: int) -> str:
+    return format_duration(intervals * method.interval_s)
 
+
+# --- storwatt methods ---------------------------------------------------------------------
 
 def list_command(args: argparse.Namespace) -> int:
-    try:
-        methods = all_methods()
-    except MethodError as exc:
-        print(f"storwatt methods: {exc}", file=sys.stderr)
-        return 1
-    summaries = [method_summary(m) for m in methods.values()]
+    summaries = [m.summary() for m in all_methods().values()]
     if args.json:
-        print(json.dumps(summaries, indent=2))
+        print(json.dumps([s.to_dict() for s in summaries], indent=2))
         return 0
     for s in summaries:
-        tag = "COMPLIANT" if s["compliant"] else "NON-COMPLIANT abbreviated variant"
-        print(f"{s['name']:<18} {s['version']:<20} {tag}  (interval {s['interval_s']:g} s)")
-        for plan in s["plans"]:
-            print(f"    {'/'.join(plan['categories']):<22} {format_duration(plan['duration_s']):>13}"
-                  f"  + pre-fill/search  {' → '.join(plan['phases'])}")
+        tag = "COMPLIANT" if s.compliant else f"NON-COMPLIANT abbreviated variant of {s.variant_of}"
+        print(f"{s.name}  {s.version}  {tag}  (interval {s.interval_s:g} s)")
+        for plan in s.plans:
+            print(f"    {'/'.join(plan.categories):<22} {format_duration(plan.duration_s):>13}  "
+                  f"{' → '.join(plan.phases)}")
+            extra = (["pre-fill"] if "Pre-fill" in plan.phases else []) + [
+                f"intensity search ≤ {format_duration(plan.search_max_s)}",
+                f"{format_duration(plan.com_check_s_each)} per declared COM"]
+            print(f"    {'':<22} {'':>13}  not counted: {', '.join(extra)}")
     return 0
 
 
 def show_command(args: argparse.Namespace) -> int:
-    try:
-        method = load_method(args.name)
-    except MethodError as exc:
-        print(f"storwatt methods show: {exc}", file=sys.stderr)
-        return 1
+    method = load_method(args.name)
     if args.json:
-        print(json.dumps(method.model_dump(mode="json") | {"plans_summary": plan_summary(method)},
+        print(json.dumps(method.model_dump(mode="json")
+                         | {"label": method.label, "summary": method.summary().to_dict()},
                          indent=2))
         return 0
-    print(f"{method.label}\n{method.title}\n{method.description}\n")
-    print(f"interval {method.interval_s:g} s, sampling every {method.sample_period_s:g} s")
-    st, rt = method.stability, method.response_time
-    print(f"stability: {st.wma_points}-point WMA, weights {list(st.weights)}, "
-          f"±{st.tolerance_pct:g} %")
-    print(f"response time: average ≤ {rt.max_avg_ms:g} ms, ceiling {rt.ceiling_ms:g} ms, "
-          f"confidence levels {', '.join(f'{c:g} %' for c in rt.confidence_levels)}\n")
-    print(f"{'Profile':<6} {'IO size':>9} {'R/W':>8} {'Intensity':>10} {'Align':>9} "
-          f"{'Pattern':<11} Metric")
-    for p in method.profiles:
-        ref = f" of {p.intensity_of}" if p.intensity_of else ""
-        print(f"{p.name:<6} {p.block_size_kib:>5g} KiB {p.read_pct:>3g}/{100 - p.read_pct:<3g} "
-              f"{p.intensity_pct:>6g}{ref:<4} {p.align_kib:>5g} KiB {p.pattern:<11} "
-              f"{p.metric} ({p.metric_unit})")
-    for plan in method.plans:
-        print(f"\nplan {plan.name} ({', '.join(plan.categories)}): pre-fill "
-              f"{'yes' if plan.prefill else 'no'}, conditioning {plan.conditioning_profile} × "
-              f"{format_duration(plan.conditioning_intervals * method.interval_s)}")
-        for step in plan.active:
-            print(f"    {step.profile:<4} stabilisation "
-                  f"{format_duration(step.stabilisation_intervals * method.interval_s):>12}, "
-                  f"measurement {format_duration(step.measurement_intervals * method.interval_s)}")
-        print(f"    ready idle {format_duration(plan.ready_idle_intervals * method.interval_s)}; "
-              f"each COM check {format_duration(plan.com_check_intervals * method.interval_s)}")
-    inst = method.instruments
-    print(f"\ninstruments: power sample ≤ {inst.max_power_interval_s:g} s, uncertainty ≤ "
-          f"{inst.max_uncertainty_pct:g} %, temperature resolution "
-          f"{inst.temperature_resolution_c:g} °C every ≤ {inst.max_temperature_interval_s:g} s")
-    print("COMs: " + ", ".join(f"{c.id} ({c.title})" for c in method.coms))
+    for block in (_header(method), _profiles_table(method), *map(
+            lambda p: _plan_block(method, p), method.plans), _rules(method),
+            _instruments(method), _coms(method)):
+        print("\n".join(block) + "\n")
     return 0
 
+
+def _header(method: Method) -> list[str]:
+    lines = [method.label + ("  COMPLIANT" if method.compliant else ""), method.title]
+    if method.description:
+        lines.append(method.description)
+    lines.append(f"interval {method.interval_s:g} s, power sampled every "
+                 f"{method.sample_period_s:g} s, taxonomy {method.taxonomy_file}")
+    return lines
+
+
+def _profiles_table(method: Method) -> list[str]:
+    rows = [f"{'Profile':<8}{'IO size':>10}{'Read/Write':>12}{'Intensity':>16}{'Align':>10}  "
+            f"{'Pattern':<11}Metric"]
+    for p in method.profiles:
+        intensity = f"{p.intensity_pct:g} %" + (f" of {p.intensity_of}" if p.intensity_of else "")
+        rows.append(f"{p.name:<8}{p.block_size_kib:>6g} KiB{f'{p.read_pct:g}/{100 - p.read_pct:g}':>12}"
+                    f"{intensity:>16}{p.align_kib:>6g} KiB  {p.pattern:<11}"
+                    f"{p.metric} ({p.metric_unit})")
+    return rows
+
+
+def _plan_block(method: Method, plan: PhasePlan) -> list[str]:
+    summary = next(s for s in method.summary().plans if s.name == plan.name)
+    prefill = "no"
+    if plan.prefill:
+        prefill = (f"{plan.prefill_block_kib:g} KiB sequential writes"
+                   + (f", at most {_duration(method, plan.prefill_max_intervals)}"
+                      if plan.prefill_max_intervals else " over the whole capacity"))
+    lines = [f"Plan {plan.name} ({', '.join(plan.categories)}): "
+             f"{format_duration(summary.duration_s)} timed",
+             f"    pre-fill          {prefill}",
+             f"    intensity search  ≤ {format_duration(summary.search_max_s)} "
+             f"({', '.join(method.search_profiles(plan))})"]
+    if plan.conditioning_intervals:
+        lines.append(f"    conditioning      {plan.conditioning_profile} for "
+                     f"{_duration(method, plan.conditioning_intervals)}")
+    for step in plan.active:
+        lines.append(f"    {step.profile:<17} {_duration(method, step.stabilisation_intervals)} "
+                     f"stabilisation + {_duration(method, step.measurement_intervals)} measurement")
+    lines.append(f"    ready idle        {_duration(method, plan.ready_idle_intervals)}")
+    lines.append(f"    COM check         {_duration(method, plan.com_check_intervals)} "
+                 f"per declared COM")
+    return lines
+
+
+def _rules(method: Method) -> list[str]:
+    st, rt, se = method.stability, method.response_time, method.search
+    weights = ", ".join(f"{w:g}" for w in st.weights)
+    return [f"Stability: every interval's efficiency within ±{st.tolerance_pct:g} % of the "
+            f"{st.wma_points}-point weighted moving average (weights {weights}, newest first)",
+            f"Response time: average ≤ {rt.max_avg_ms:g} ms at intensity 100, ceiling "
+            f"{rt.ceiling_ms:g} ms, confidence levels "
+            + ", ".join(f"{c:g} %" for c in rt.confidence_levels),
+            f"Intensity search: {se.probe_s:g} s per probe, queue depths "
+            f"{', '.join(map(str, se.queue_depths))}, {se.jobs} job(s)"]
+
+
+def _instruments(method: Method) -> list[str]:
+    inst = method.instruments
+    bands = ", ".join((f"±{b.abs_w:g} W up to {b.up_to_w:g} W" if b.up_to_w is not None
+                       else f"±{b.abs_w:g} W above") for b in inst.min_accuracy)
+    volts = ", ".join(f"{v.min_v:g}–{v.max_v:g} V {v.phases}-phase" for v in inst.voltage_ranges)
+    return ["Instruments:",
+            f"    power reading at least every {inst.max_power_interval_s:g} s, "
+            f"uncertainty ≤ {inst.max_uncertainty_pct:g} %",
+            f"    minimum accuracy {bands}",
+            f"    input {volts}, {inst.frequency_hz[0]:g}–{inst.frequency_hz[1]:g} Hz",
+            f"    temperature resolution {inst.temperature_resolution_c:g} °C, "
+            f"a reading at least every {inst.max_temperature_interval_s:g} s"]
+
+
+def _coms(method: Method) -> list[str]:
+    return ["Capacity optimisation methods (tested when declared):"] + [
+        f"    {c.id:<18} {c.title}" for c in method.coms]
+
+
+# --- storwatt taxonomy --------------------------------------------------------------------
 
 def taxonomy_list_command(args: argparse.Namespace) -> int:
     taxonomy = load_taxonomy(load_method(args.method))
-    for cat in taxonomy.categories:
-        state = "" if cat.testable else f"  — not testable: {cat.reason}"
-        print(f"{cat.title} ({cat.id}){state}")
-        for lv in cat.levels:
-            reqs = {k: v for k, v in lv.model_dump().items() if v is not None and k != "level"}
-            print(f"    {cat.title} {lv.level} ({taxonomy.level_names.get(lv.level, '')}): "
-                  + ", ".join(f"{k}={v}" for k, v in reqs.items()))
+    if args.json:
+        print(json.dumps(taxonomy.model_dump(mode="json"), indent=2))
+        return 0
+    print("\n\n".join(_category_block(taxonomy, c) for c in taxonomy.categories))
     return 0
+
+
+def _category_block(taxonomy: Taxonomy, category: Category) -> str:
+    head = (f"{category.title} ({category.id}): access {category.access_pattern or '—'}, "
+            f"MaxTTFD {category.max_ttfd or '—'}, user-accessible data "
+            f"{category.user_accessible_data}")
+    if not category.testable:
+        return f"{head}\n    not testable: {category.reason}"
+    lines = [head]
+    for n in taxonomy.levels():
+        req = category.level(n)
+        name = f"{category.level_label(n)} ({taxonomy.level_name(n)})"
+        lines.append(f"    {name:<34} " + ("not defined" if req is None else
+                                             "needs " + "; ".join(req.requirement_texts())))
+    return "\n".join(lines)
 
 
 def classify_command(args: argparse.Namespace) -> int:
     taxonomy = load_taxonomy(load_method(args.method))
-    answers = SutAttributes(args.category, args.connectivity, args.consumer, args.controller,
-                            args.protection, args.no_spof, args.non_disruptive, args.fba_ckd,
-                            args.max_drives, args.robotics)
-    try:
-        result = classify(taxonomy, answers)
-    except ValueError as exc:
-        print(f"storwatt taxonomy classify: {exc}", file=sys.stderr)
-        return 1
+    answers = SutAttributes(category=args.category, connectivity=args.connectivity,
+                            max_drive_count=args.max_drives,
+                            **{attr: getattr(args, attr) for attr in ANSWER_FLAGS.values()})
+    result = classify(taxonomy, answers)
+    if args.request:
+        allowed(result, args.request)
     if args.json:
-        print(json.dumps({"id": result.id, "label": result.label,
-                          "ruled_out": [list(r) for r in result.ruled_out]}, indent=2))
+        print(json.dumps({"category": result.category, "level": result.level, "id": result.id,
+                          "label": result.label, "eligible": list(result.eligible),
+                          "ruled_out": [r._asdict() for r in result.ruled_out]}, indent=2))
     else:
         print(result.explanation)
+        if args.request:
+            print(f"Requested {args.request}: allowed by the answers.")
     return 0

@@ -43,20 +43,37 @@ def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
 
 
 def _resolve(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """The file's keys over its ``base`` chain; a variant must state ``compliant`` itself so an
+    abbreviated copy never inherits its base's compliance by accident."""
     if path in seen:
         raise MethodError(f"{path}: circular 'base' chain: {' -> '.join(map(str, seen))}")
     data = _read_toml(path)
     base_name = data.pop("base", None)
     if base_name is None:
         return data
-    return _merge(_resolve(path.parent / base_name, seen + (path,)), data)
+    if not isinstance(base_name, str) or not base_name.endswith(".toml"):
+        raise MethodError(f"{path}: key 'base': must name a method file like "
+                          f"\"emerald-block-v3.toml\", got {base_name!r}")
+    if "compliant" not in data:
+        raise MethodError(f"{path}: key 'compliant': a variant must state compliant = false "
+                          f"(or true) itself; it is not inherited from {base_name}")
+    base_path = path.parent / base_name
+    if not base_path.is_file():
+        raise MethodError(f"{path}: key 'base': base file {base_path} not found")
+    return _merge(_resolve(base_path, seen + (path,)), data)
 
 
-def _describe(exc: ValidationError) -> str:
+def describe_validation_error(exc: ValidationError) -> str:
+    """One line per problem: ``key 'a.0.b': reason`` (cross-reference checks name their own
+    key inside the message)."""
     lines = []
     for err in exc.errors():
-        key = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        lines.append(f"  key '{key}': {err['msg']}")
+        key = ".".join(str(p) for p in err["loc"])
+        message = err["msg"].removeprefix("Value error, ")
+        if key:
+            lines.append(f"  key '{key}': {message}")
+        else:
+            lines.extend(f"  {line}" for line in message.splitlines())
     return "\n".join(lines)
 
 
@@ -66,7 +83,7 @@ def load_method_file(path: Path) -> Method:
     try:
         return Method.model_validate(data)
     except ValidationError as exc:
-        raise MethodError(f"{path}: invalid method definition:\n{_describe(exc)}") from None
+        raise MethodError(f"{path}: invalid method definition:\n{describe_validation_error(exc)}") from None
 
 
 def method_files(directory: Path | None = None) -> list[Path]:
@@ -77,9 +94,17 @@ def method_files(directory: Path | None = None) -> list[Path]:
 @lru_cache(maxsize=None)
 def _load_all(directory: Path) -> dict[str, Method]:
     methods: dict[str, Method] = {}
+    origin: dict[str, Path] = {}
     for path in method_files(directory):
         method = load_method_file(path)
-        methods[method.name] = method
+        if method.name in methods:
+            raise MethodError(f"{path}: key 'name': {method.name!r} is already the name of "
+                              f"{origin[method.name]}")
+        methods[method.name], origin[method.name] = method, path
+    for name, method in methods.items():
+        if method.variant_of is not None and method.variant_of not in methods:
+            raise MethodError(f"{origin[name]}: key 'variant_of': no method named "
+                              f"{method.variant_of!r}; known: {', '.join(sorted(methods))}")
     return methods
 
 

@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from app.method.summary import MethodSummary, PlanSummary
 from drivers.interfaces import WorkloadProfile
 
 KIB = 1024
@@ -184,22 +185,45 @@ class Method(Frozen):
 
     @model_validator(mode="after")
     def _references_resolve(self) -> "Method":
-        names = {p.name for p in self.profiles}
-        for p in self.profiles:
-            if p.intensity_of is not None and p.intensity_of not in names:
-                raise ValueError(f"profile {p.name}: intensity_of {p.intensity_of!r} is not a profile")
-            if p.intensity_pct < 100 and p.intensity_of is None:
-                raise ValueError(f"profile {p.name}: intensity below 100 needs intensity_of")
-        for plan in self.plans:
-            for step in plan.active:
-                if step.profile not in names:
-                    raise ValueError(f"plan {plan.name}: unknown profile {step.profile!r}")
-            if plan.conditioning_profile and plan.conditioning_profile not in names:
-                raise ValueError(
-                    f"plan {plan.name}: unknown conditioning profile {plan.conditioning_profile!r}")
+        """Cross-references a field type cannot check; each problem names its key path."""
+        problems = self._reference_problems()
         if self.sample_period_s > self.instruments.max_power_interval_s:
-            raise ValueError("sample_period_s exceeds instruments.max_power_interval_s")
+            problems.append(("sample_period_s", f"{self.sample_period_s:g} s exceeds "
+                             f"instruments.max_power_interval_s "
+                             f"({self.instruments.max_power_interval_s:g} s, SPEC-NOTES §3)"))
+        if self.variant_of is not None and self.compliant:
+            problems.append(("compliant", f"a variant of {self.variant_of} is abbreviated and "
+                             "must say compliant = false"))
+        if problems:
+            raise ValueError("\n".join(f"key '{key}': {why}" for key, why in problems))
         return self
+
+    def _reference_problems(self) -> list[tuple[str, str]]:
+        names = [p.name for p in self.profiles]
+        known = f"(profiles: {', '.join(names)})"
+        problems = []
+        if len(set(names)) != len(names):
+            problems.append(("profiles", f"a profile name is listed twice {known}"))
+        for i, p in enumerate(self.profiles):
+            if p.intensity_of is not None and p.intensity_of not in names:
+                problems.append((f"profiles.{i}.intensity_of",
+                                 f"profile {p.name}: {p.intensity_of!r} is not a profile {known}"))
+            if p.intensity_pct < 100 and p.intensity_of is None:
+                problems.append((f"profiles.{i}.intensity_of",
+                                 f"profile {p.name}: intensity below 100 needs intensity_of"))
+        for i, plan in enumerate(self.plans):
+            for j, step in enumerate(plan.active):
+                if step.profile not in names:
+                    problems.append((f"plans.{i}.active.{j}.profile",
+                                     f"plan {plan.name}: unknown profile {step.profile!r} {known}"))
+            if plan.conditioning_profile and plan.conditioning_profile not in names:
+                problems.append((f"plans.{i}.conditioning_profile",
+                                 f"plan {plan.name}: unknown profile "
+                                 f"{plan.conditioning_profile!r} {known}"))
+        categories = [c for plan in self.plans for c in plan.categories]
+        if len(set(categories)) != len(categories):
+            problems.append(("plans", f"a category is in more than one plan ({categories})"))
+        return problems
 
     # --- look-ups -------------------------------------------------------------------------
     @property
@@ -233,3 +257,39 @@ class Method(Frozen):
 
     def plan_duration_s(self, plan: PhasePlan, declared_coms: int = 0) -> float:
         return self.plan_intervals(plan, declared_coms) * self.interval_s
+
+    def search_profiles(self, plan: PhasePlan) -> tuple[str, ...]:
+        """Profiles at intensity 100 need a search probe; MW2 derives from MW1 (SPEC-NOTES §2)."""
+        return tuple(s.profile for s in plan.active if self.profile(s.profile).intensity_pct >= 100)
+
+    def phase_names(self, plan: PhasePlan) -> tuple[str, ...]:
+        """Phases in execution order (SPEC-NOTES §2), COM checks omitted: pre-fill → intensity
+        search → conditioning → active profiles → ready idle."""
+        names = ["Pre-fill"] if plan.prefill else []
+        if self.search.queue_depths and self.search_profiles(plan):
+            names.append("Intensity search")
+        if plan.conditioning_intervals:
+            names.append("Conditioning")
+        return tuple(names + [s.profile for s in plan.active] + ["Ready idle"])
+
+    def summary(self) -> MethodSummary:
+        """Name, version, compliance and per plan the phases and timed duration."""
+        return MethodSummary(self.name, self.version, self.title, self.label, self.compliant,
+                             self.variant_of, self.interval_s,
+                             tuple(self._plan_summary(plan) for plan in self.plans))
+
+    def _plan_summary(self, plan: PhasePlan) -> PlanSummary:
+        search_s = (len(self.search.queue_depths) * len(self.search_profiles(plan))
+                    * self.search.probe_s)
+        com_s = plan.com_check_intervals * self.interval_s
+        excluded = []
+        if plan.prefill:
+            excluded.append(f"pre-fill up to {plan.prefill_max_intervals * self.interval_s:g} s"
+                            if plan.prefill_max_intervals else
+                            f"pre-fill of the whole capacity ({plan.prefill_block_kib:g} KiB "
+                            "sequential writes)")
+        if search_s:
+            excluded.append(f"intensity search up to {search_s:g} s")
+        note = f"excludes {', '.join(excluded + [f'{com_s:g} s per declared COM'])}"
+        return PlanSummary(plan.name, plan.categories, self.phase_names(plan),
+                           self.plan_duration_s(plan), search_s, com_s, note)
