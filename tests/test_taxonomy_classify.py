@@ -6,14 +6,15 @@ wrong requirement in the data file fails here.
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
 
 from app.cli.main import main
 from app.method.loader import load_method
-from app.method.taxonomy import (SutAttributes, check_requested, classify, load_taxonomy,
-                                 parse_taxonomy_id, unmet)
+from app.method.taxonomy import (SutAttributes, TaxonomyError, allowed, check_requested,
+                                 classify, load_taxonomy, parse_taxonomy_id, unmet)
 
 TAX = load_taxonomy(load_method("emerald-block-v3"))
 R = True  # "Required"
@@ -94,6 +95,25 @@ def test_every_required_cell_rules_its_level_out_when_unmet(category: str, level
             assert dict(result.ruled_out)[level].endswith(missing[0])
 
 
+YES_NO = ("consumer_component", "integrated_controller", "storage_protection", "no_spof",
+          "non_disruptive_service", "fba_ckd", "robotics")
+
+
+@pytest.mark.parametrize("category,level,attr",
+                         [(c, lv, a) for (c, lv), req in sorted(SEED.items())
+                          for a in YES_NO + ("conn",) if a not in req])
+def test_every_optional_cell_leaves_its_level_alone(category: str, level: int,
+                                                   attr: str) -> None:
+    """The seed's "Optional" (and unlisted) cells: either answer still meets the level."""
+    good = answers_for(category, level)
+    requirements = TAX.category(category).level(level)
+    if attr == "conn":
+        variants = [replace(good, connectivity=c) for c in ("not-specified", "host", "network")]
+    else:
+        variants = [replace(good, **{attr: value}) for value in (False, True)]
+    assert all(not unmet(requirements, v) for v in variants)
+
+
 def _classifiable(a: SutAttributes) -> bool:
     try:
         classify(TAX, a)
@@ -124,9 +144,53 @@ def test_a_high_end_online_array_explains_why_mainframe_is_ruled_out() -> None:
     result = classify(TAX, a)
     assert result.label == "Online 5"
     assert result.ruled_out == ((6, "Online 6 needs FBA/CKD support"),)
-    check_requested(result, "online-3")
-    with pytest.raises(ValueError, match="ruled out"):
-        check_requested(result, "online-6")
+    assert str(result.ruled_out[0]) == "Online 6 needs FBA/CKD support"  # the wizard shows str()
+    assert result.eligible == (2, 3, 4, 5)
+    assert allowed(result, "online-3") == ("online", 3)
+    with pytest.raises(TaxonomyError, match="online-6 is ruled out by the answers: Online 6 "
+                                            "needs FBA/CKD support"):
+        allowed(result, "online-6")
+    assert check_requested is allowed
+
+
+@pytest.mark.parametrize("requested,reason", [
+    ("online-1", "Online 1 needs to be a consumer/component product"),  # below, still unmet
+    ("near-online-3", "the answers are for category online"),
+    ("online-9", "level 9 is not defined"),
+])
+def test_a_requested_level_the_answers_do_not_meet_is_refused(requested: str,
+                                                              reason: str) -> None:
+    result = classify(TAX, SutAttributes("online", "network", False, True, True, True, True,
+                                         False, 500))
+    with pytest.raises(TaxonomyError, match=reason):
+        allowed(result, requested)
+
+
+@pytest.mark.parametrize("category", ["online", "near-online", "removable", "virtual"])
+def test_unanswered_questions_classify_as_level_1(category: str) -> None:
+    result = classify(TAX, SutAttributes(category))
+    assert result.level == 1 and result.eligible == (1,)
+    assert [r.level for r in result.ruled_out] == [6, 5, 4, 3, 2]
+
+
+def test_answers_meeting_no_level_are_refused_with_every_reason() -> None:
+    # a non-consumer online product with two host-connected drives: neither Online 1 nor 2
+    with pytest.raises(TaxonomyError) as err:
+        classify(TAX, SutAttributes("online", "host", consumer_component=False,
+                                    max_drive_count=2))
+    text = str(err.value)
+    assert "meet no Online level" in text
+    assert "Online 2 needs a maximum configuration of >= 4 drives (answered 2)" in text
+    assert "Online 1 needs to be a consumer/component product" in text
+
+
+@pytest.mark.parametrize("kwargs,reason", [({"connectivity": "wifi"}, "connectivity 'wifi'"),
+                                           ({"max_drive_count": -1}, "whole number"),
+                                           ({"max_drive_count": 2.5}, "whole number"),
+                                           ({"robotics": "yes"}, "robotics must be yes/no")])
+def test_malformed_answers_are_refused(kwargs: dict, reason: str) -> None:
+    with pytest.raises(TaxonomyError, match=reason):
+        SutAttributes("online", **kwargs)
 
 
 @pytest.mark.parametrize("tid", ["adjunct-1", "interconnect-2"])
@@ -148,6 +212,29 @@ def test_cli_classify_prints_the_classification_and_reasons(capsys) -> None:
                  "--controller", "--protection", "--max-drives", "48"]) == 0
     out = capsys.readouterr().out
     assert "Online 3" in out and "Online 4 needs no single point of failure" in out
+
+
+def test_cli_classify_json_and_requested_level(capsys) -> None:
+    args = ["taxonomy", "classify", "--category", "removable", "--robotics", "--max-drives", "3"]
+    assert main(args + ["--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["id"], data["label"], data["eligible"]) == ("removable-2", "Removable 2", [2])
+    assert data["ruled_out"][-1] == {"level": 3, "reason": "Removable 3 needs a maximum "
+                                     "configuration of >= 5 drives (answered 3)"}
+    assert main(args + ["--request", "removable-2"]) == 0
+    assert "Requested removable-2: allowed" in capsys.readouterr().out
+    assert main(args + ["--request", "removable-3"]) == 1
+    assert "removable-3 is ruled out by the answers" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("category,message", [
+    ("adjunct", "Adjunct Product cannot be tested"),
+    ("tape", "unknown taxonomy category 'tape'; categories: online, near-online"),
+])
+def test_cli_classify_refuses_untestable_or_unknown_categories(capsys, category: str,
+                                                               message: str) -> None:
+    assert main(["taxonomy", "classify", "--category", category]) == 1
+    assert message in capsys.readouterr().err
 
 
 def test_cli_run_refuses_an_undefined_level(capsys, tmp_path) -> None:

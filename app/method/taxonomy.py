@@ -317,8 +317,8 @@ def allowed(classification: Classification, requested_id: str) -> tuple[str, int
     naming what rules it out otherwise (SPEC-NOTES §1: no level the answers rule out)."""
     head, _, level = requested_id.rpartition("-")
     if head != classification.category:
-        raise TaxonomyError(f"{requested_id} is ruled out: the answers describe a "
-                            f"{classification.category} product ({classification.label})")
+        raise TaxonomyError(f"{requested_id} is ruled out: the answers are for category "
+                            f"{classification.category} ({classification.label})")
     if not level.isdigit():
         raise TaxonomyError(f"taxonomy {requested_id!r} is not CATEGORY-LEVEL")
     if int(level) in classification.eligible:
