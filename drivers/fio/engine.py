@@ -87,6 +87,7 @@ class FioEngine:
         self._profile: WorkloadProfile | None = None
         self._job = ""
         self._error = ""
+        self._reported = False  # the failure was already raised to the sequencer
         self._pending: list[WorkloadInterval] = []
 
     # --- checks ---------------------------------------------------------------------------
@@ -116,14 +117,17 @@ class FioEngine:
     def _options(self) -> JobOptions:
         files = [c for c in self.target_checks() if c.kind == "file"] if not self.hosts else []
         size = self.target_size if (self.hosts or files) else None
+        # on load hosts the station cannot check the targets; an explicit scratch size is the
+        # operator's decision to let fio create them there
         return JobOptions(self.targets, self.ioengine,
-                          self.direct if self.direct is not None else not files, size)
+                          self.direct if self.direct is not None else not files, size,
+                          allow_file_create=bool(self.hosts and self.target_size))
 
     # --- run --------------------------------------------------------------------------------
     def start(self, profile: WorkloadProfile) -> None:
         if self.running:
             raise WorkloadError(f"fio is still running {self._profile.name if self._profile else ''}")
-        self._profile, self._error = profile, ""
+        self._profile, self._error, self._reported = profile, "", False
         self._job = job_text(profile, self._options())
         path = self.workdir / f"{profile.name}.fio"
         path.write_text(self._job)
@@ -202,6 +206,7 @@ class FioEngine:
             else:
                 self._error = f"{where} exited with code {code}: {detail}"
             if not final:
+                self._reported = True
                 raise WorkloadError(self._error)
 
     def stop(self) -> WorkloadResult:
@@ -219,4 +224,7 @@ class FioEngine:
                                        f"({', '.join(self.hosts) if self.hosts else 'local'})",
                                 job_text=self._job, error=self._error)
         self._procs = {}
+        if self._error and not self._reported:
+            self._reported = True
+            raise WorkloadError(self._error)
         return result

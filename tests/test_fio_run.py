@@ -1,0 +1,53 @@
+"""`storwatt run --lab local-fio`: the abbreviated sequence with real fio, stored for real."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from app.cli.main import main
+from app.records import RunStatus
+from app.storage.db import open_database
+
+pytestmark = [pytest.mark.fio,
+              pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")]
+
+
+def test_smoke_sequence_with_real_fio_stores_intervals_and_histograms(tmp_path: Path,
+                                                                      capsys) -> None:
+    db = f"sqlite:///{tmp_path / 'fio.db'}"
+    target = tmp_path / "scratch.dat"
+    code = main(["run", "--lab", "local-fio", "--target", str(target), "--target-size", "16M",
+                 "--method", "smoke", "--taxonomy", "online-2", "--db", db, "--json", "--quiet"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["status"] == "COMPLETED"
+    run = open_database(db).load_run(out["run_id"])
+    assert run.status is RunStatus.COMPLETED
+    assert run.workload_engine.startswith("fio-3")
+    active = [iv for iv in run.intervals if iv.ops_unit in ("IOPS", "MiB/s")]
+    assert active and all(iv.ops_rate > 0 for iv in active)
+    assert {h.profile for h in run.histograms} == {"MW1", "MW2", "RW", "RR", "SW", "SR"}
+    assert all(sum(h.bins.values()) > 0 for h in run.histograms)
+    jobs = "\n".join(run.job_files.values())
+    assert "rate_iops=" in jobs and "ioengine=" in jobs  # MW2 ran rate-limited per direction
+    ep = {m.name: m for m in run.metrics}
+    assert set(ep) >= {"EP_MW1", "EP_MW2", "EP_RW", "EP_RR", "EP_SW", "EP_SR", "EP_RI"}
+    assert all(m.ops_rate > 0 for n, m in ep.items() if n != "EP_RI")
+
+
+def test_local_fio_without_a_target_is_refused(tmp_path: Path, capsys) -> None:
+    assert main(["run", "--lab", "local-fio", "--method", "smoke",
+                 "--db", f"sqlite:///{tmp_path / 'x.db'}"]) == 1
+    assert "needs at least one --target" in capsys.readouterr().err
+
+
+def test_a_missing_target_without_scratch_size_is_refused(tmp_path: Path, capsys) -> None:
+    assert main(["run", "--lab", "local-fio", "--target", str(tmp_path / "typo.dat"),
+                 "--target-size", "0", "--method", "smoke",
+                 "--db", f"sqlite:///{tmp_path / 'x.db'}"]) == 1
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    assert "FAILED" in text and "typo.dat" in text and "silently create" in text
