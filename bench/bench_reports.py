@@ -14,7 +14,7 @@ import json
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 if __package__ in (None, ""):
@@ -31,20 +31,13 @@ from app.storage.writer import RunWriter  # noqa: E402
 from drivers.clock import FakeClock  # noqa: E402
 from drivers.sim.engine import SimulatedWorkloadEngine  # noqa: E402
 from drivers.sim.meters import SimulatedPowerMeter, SimulatedThermometer  # noqa: E402
+from bench.figure import BenchResult
 
 COMMAND = ".venv/bin/python bench/bench_reports.py"
 GOAL_S = 5.0
 RUN_HOURS = 8.0
 
 
-@dataclass(frozen=True)
-class BenchResult:
-    name: str
-    value: float
-    unit: str
-    goal: str
-    passed: bool
-    command: str = COMMAND
 
 
 def eight_hour_method():

@@ -12,7 +12,7 @@ import argparse
 import json
 import os
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -23,20 +23,13 @@ if __package__ in (None, ""):
 from drivers.clock import MonotonicClock  # noqa: E402
 from drivers.meters.registry import open_power_meter  # noqa: E402
 from drivers.simulators import MeterSimulator  # noqa: E402
+from bench.figure import BenchResult
 
 COMMAND = ".venv/bin/python bench/bench_sampling.py"
 JITTER_GOAL_MS = 10.0
 PERIOD_S = 1.0
 
 
-@dataclass(frozen=True)
-class BenchResult:
-    name: str
-    value: float
-    unit: str
-    goal: str
-    passed: bool
-    command: str = COMMAND
 
 
 def sample_lateness(seconds: float, period: float = PERIOD_S) -> tuple[np.ndarray, int]:

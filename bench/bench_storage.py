@@ -12,7 +12,7 @@ import json
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 if __package__ in (None, ""):
@@ -22,20 +22,13 @@ from app.sequencer.events import PowerSamples  # noqa: E402
 from app.storage.db import open_database  # noqa: E402
 from app.storage.synthetic import power_sample, run_started  # noqa: E402
 from app.storage.writer import RunWriter  # noqa: E402
+from bench.figure import BenchResult
 
-COMMAND = ".venv/bin/python bench/bench_storage.py"
+COMMAND = ".venv/bin/python -m bench.run_all storage"
 INGEST_GOAL = 20_000.0
 BATCH = 100  # samples per PowerSamples event (the sampler publishes small batches)
 
 
-@dataclass(frozen=True)
-class BenchResult:
-    name: str
-    value: float
-    unit: str
-    goal: str
-    passed: bool
-    command: str = COMMAND
 
 
 def bench(samples: int = 200_000) -> list[BenchResult]:

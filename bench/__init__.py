@@ -1,0 +1,1 @@
+"""Performance benchmarks: ``make bench`` runs them all and rewrites docs/performance.md."""

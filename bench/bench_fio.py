@@ -1,0 +1,69 @@
+"""fio alone vs fio driven by the station, side by side in one run (issue 5 bench).
+
+The same null-ioengine job on a /dev/shm file runs twice: once as a bare
+``fio --output-format=json`` and once through ``FioEngine`` (json+ stream every second,
+reader thread, differencing, polling as the sequencer does). The IOPS ratio shows what the
+station's observation costs the workload (goal ≥ 0.98).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from bench.figure import BenchResult
+from drivers.clock import MonotonicClock
+from drivers.fio.engine import FioEngine
+from drivers.fio.jobs import JobOptions, job_text
+from drivers.interfaces import WorkloadProfile
+
+COMMAND = ".venv/bin/python -m bench.run_all fio"
+SECONDS = 5.0
+REPEATS = 3
+PROFILE = WorkloadProfile("RR", 4096, 100, True, 4096, queue_depth=1, jobs=1,
+                          duration_s=SECONDS)
+
+
+def fio_alone(folder: Path, target: str) -> float:
+    job = folder / "alone.fio"
+    job.write_text(job_text(PROFILE, JobOptions((target,), "null", False, 64 << 20)))
+    out = subprocess.run(["fio", "--output-format=json", str(job)], capture_output=True,
+                         text=True, check=True).stdout
+    j = json.loads(out[out.find("{"):])["jobs"][0]
+    return j["read"]["total_ios"] / (j["job_runtime"] / 1000)
+
+
+def fio_through_station(folder: Path, target: str) -> float:
+    engine = FioEngine([target], clock=MonotonicClock(), ioengine="null", target_size=64 << 20,
+                       direct=False, workdir=folder)
+    engine.check()
+    engine.start(PROFILE)
+    while engine.running:
+        engine.poll()
+        time.sleep(0.25)
+    result = engine.stop()
+    engine.poll()
+    return result.read_ios / result.runtime_s
+
+
+def bench() -> list[BenchResult]:
+    with tempfile.TemporaryDirectory(dir="/dev/shm") as shm, \
+            tempfile.TemporaryDirectory() as work:
+        target = str(Path(shm) / "target.dat")
+        Path(target).write_bytes(b"\0" * 4096)
+        alone_runs, station_runs = [], []
+        for _ in range(REPEATS):  # interleaved so machine load hits both alike
+            alone_runs.append(fio_alone(Path(work), target))
+            station_runs.append(fio_through_station(Path(work), target))
+    alone, station = statistics.median(alone_runs), statistics.median(station_runs)
+    ratio = station / alone
+    return [BenchResult("fio alone (null engine, 4 KiB random read, median of 3)", round(alone), "IOPS",
+                        "reference", None, COMMAND),
+            BenchResult("fio through the station (json+ stream, 1 s status, median of 3)", round(station),
+                        "IOPS", "reference", None, COMMAND),
+            BenchResult("station / alone IOPS ratio", round(ratio, 4), "", "≥ 0.98",
+                        ratio >= 0.98, COMMAND)]
