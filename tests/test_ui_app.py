@@ -62,3 +62,28 @@ def test_the_start_page_lists_stored_runs_and_health(qtbot, tmp_path: Path,
     assert "NON-COMPLIANT" in page.runs.item(0, 2).text()
     assert "Database" in page.health.text() and "fio" in page.health.text()
     assert url.removeprefix("sqlite:///") in window.statusBar().currentMessage()
+
+
+def test_window_state_is_kept_and_ctrl_q_quits(qtbot, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from PySide6.QtCore import Qt
+
+    from ui.main_window import MainWindow
+
+    monkeypatch.setenv("STORWATT_DATA_DIR", str(tmp_path / "data"))
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    ini = str(tmp_path / "ui.ini")
+    first = MainWindow(db_url=url, settings=QSettings(ini, QSettings.Format.IniFormat))
+    qtbot.addWidget(first)
+    first.show()
+    qtbot.waitExposed(first)
+    first.resize(first.minimumSizeHint().width(), first.minimumSizeHint().height() + 30)
+    height = first.height()  # the offscreen screen is narrow: width and position get clamped
+    assert height != 950  # not the default size
+    first.activateWindow()  # shortcuts go to the active window
+    qtbot.waitUntil(first.isActiveWindow)
+    qtbot.keyClick(first, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: not first.isVisible())
+    second = MainWindow(db_url=url, settings=QSettings(ini, QSettings.Format.IniFormat))
+    qtbot.addWidget(second)
+    assert second.height() == height

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.records import RunConfig, SutDescription
+from app.records import InstrumentConfig, RunConfig, SutDescription
 from ui.wizard.model import (EntryError, WizardEntries, config_from_wizard, entries_from_config,
                              parse_capacity)
 from ui.wizard.profiles import ProfileStoreError, SutProfileStore
@@ -43,10 +43,14 @@ def test_local_fio_needs_a_target_and_load_hosts_need_hosts() -> None:
         config_from_wizard(replace(GOOD, workload_mode="local-fio", targets=(" ",)))
     assert err.value.field == "targets"
     with pytest.raises(EntryError) as err:
-        config_from_wizard(replace(GOOD, workload_mode="load-hosts"))
+        config_from_wizard(replace(GOOD, workload_mode="load-hosts", targets=("/data/f",)))
     assert err.value.field == "load_hosts"
+    with pytest.raises(EntryError) as err:  # the hosts need a target path too
+        config_from_wizard(replace(GOOD, workload_mode="load-hosts", load_hosts=("h1",)))
+    assert err.value.field == "targets"
     with pytest.raises(EntryError, match="Not a host"):
-        config_from_wizard(replace(GOOD, workload_mode="load-hosts", load_hosts=("a b:1",)))
+        config_from_wizard(replace(GOOD, workload_mode="load-hosts", load_hosts=("a b:1",),
+                                   targets=("/data/f",)))
 
 
 def test_hardware_meter_needs_an_address() -> None:
@@ -72,7 +76,10 @@ def test_a_stored_config_round_trips_through_the_wizard_entries() -> None:
     original = RunConfig(method="demo", taxonomy="near-online-2", lab="local-fio",
                          sut=SutDescription(vendor="V", model="M", serial="S",
                                             raw_capacity_bytes=146_000_000_000, drive_count=3,
-                                            drive_type="SSD", load_hosts=("h1:8765",)))
+                                            drive_type="SSD", load_hosts=("h1:8765",),
+                                            targets=("/data/scratch.bin",)),
+                         temperature_meter=InstrumentConfig(
+                             options={"target_size": "1G", "confirm_device": ""}))
     again = config_from_wizard(entries_from_config(original))
     assert again == original
 
@@ -89,3 +96,16 @@ def test_sut_profiles_are_saved_and_loaded(tmp_path: Path) -> None:
     (tmp_path / "profiles.json").write_text("{broken")
     with pytest.raises(ProfileStoreError, match="profiles.json"):
         store.load_all()
+
+
+def test_unsafe_targets_are_refused_by_the_fio_safety_check(tmp_path: Path) -> None:
+    with pytest.raises(EntryError) as err:  # a directory is neither a file nor a device
+        config_from_wizard(replace(GOOD, workload_mode="local-fio", targets=(str(tmp_path),)))
+    assert err.value.field == "targets" and "neither a file nor a block device" in str(err.value)
+    with pytest.raises(EntryError, match="scratch size"):
+        config_from_wizard(replace(GOOD, workload_mode="local-fio",
+                                   targets=(str(tmp_path / "new.bin"),), target_size="lots"))
+    config = config_from_wizard(replace(GOOD, workload_mode="local-fio", target_size="16M",
+                                        targets=(str(tmp_path / "new.bin"),)))
+    assert config.temperature_meter.options["target_size"] == "16M"  # read by app.fio_lab
+    assert entries_from_config(config).target_size == "16M"

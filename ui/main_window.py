@@ -70,14 +70,14 @@ class MainWindow(QMainWindow):
         action = QAction(text, self)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
-        action.triggered.connect(slot)
+        action.triggered.connect(lambda _checked=False: slot())  # never pass 'checked' on
         menu.addAction(action)
         return action
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
         file = bar.addMenu("&File")
-        self.new_action = self._action(file, "&New run…", lambda: self.new_run(),
+        self.new_action = self._action(file, "&New run…", self.new_run,
                                        QKeySequence.StandardKey.New)
         self.repeat_action = self._action(file, "&Repeat selected run’s set-up…",
                                           self._repeat_selected, "Ctrl+R")
@@ -147,7 +147,7 @@ class MainWindow(QMainWindow):
         if entries is None:  # the simulated array as a worked example; edit for real SUTs
             entries = replace(entries_from_config(RunConfig(method=self.default_method,
                                                             lab=self.lab)),
-                              simulated_lab=self.lab)
+                              simulated_lab=self.lab, taxonomy="", classification_reason="")
         self.wizard = NewRunWizard(self, entries=entries, simulated_lab=self.lab)
         self.wizard.accepted.connect(self._wizard_accepted)
         self.wizard.open()

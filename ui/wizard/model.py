@@ -35,7 +35,7 @@ class EntryError(ValueError):
 class WizardEntries:
     """Raw wizard entries (strings as typed, choices as picked)."""
 
-    taxonomy: str = "online-3"
+    taxonomy: str = ""  # derived on the classification page; set only when repeating a run
     classification_reason: str = ""
     vendor: str = ""
     model: str = ""
@@ -50,6 +50,8 @@ class WizardEntries:
     workload_mode: str = "simulated"
     simulated_lab: str = "sim"  # "sim" (loopback meters) or "sim-direct"
     targets: tuple[str, ...] = ()
+    target_size: str = "64M"  # scratch file fio creates for a missing target file
+    confirm_device: str = ""  # a block device's name, typed to allow a destructive run
     load_hosts: tuple[str, ...] = ()
     method: str = "demo"
     meter_driver: str = "sim"
@@ -103,9 +105,17 @@ def check_workload(e: WizardEntries) -> str:
     """The lab kind for the workload choice; local fio needs targets, load hosts need hosts."""
     if e.workload_mode not in WORKLOAD_MODES:
         raise EntryError("workload_mode", f"unknown workload choice {e.workload_mode!r}")
-    if e.workload_mode == "local-fio" and not [t for t in e.targets if t.strip()]:
-        raise EntryError("targets", "Local fio needs at least one target (a scratch file or a "
-                         "block device): add one to the targets list.")
+    if e.workload_mode != "simulated" and not [t for t in e.targets if t.strip()]:
+        where = "on the load hosts" if e.workload_mode == "load-hosts" else "on this station"
+        raise EntryError("targets", f"fio needs at least one target {where} (a scratch file "
+                         "or a block device): add one to the targets list.")
+    if e.workload_mode == "local-fio":  # remote paths are checked by the hosts' fio
+        from ui.wizard.targets import target_safety  # the fio driver's own check
+
+        for target in (t.strip() for t in e.targets if t.strip()):
+            verdict = target_safety(target, e.target_size, e.confirm_device)
+            if not verdict.ok:
+                raise EntryError("targets", verdict.text.lstrip("✘ "))
     if e.workload_mode == "load-hosts":
         hosts = [h.strip() for h in e.load_hosts if h.strip()]
         if not hosts:
@@ -140,6 +150,9 @@ def config_from_wizard(e: WizardEntries) -> RunConfig:
              if e.workload_mode == "load-hosts" else ())
     sut = replace(sut, targets=targets, load_hosts=hosts)
     meter, thermo = check_instruments(e)
+    if lab == "local-fio":  # where app.fio_lab reads the scratch size and the confirmation
+        thermo = replace(thermo, options={**thermo.options, "target_size": e.target_size,
+                                          "confirm_device": e.confirm_device})
     return RunConfig(method=e.method, taxonomy=e.taxonomy, lab=lab, sut=sut, power_meter=meter,
                      temperature_meter=thermo, operator=e.operator.strip(),
                      classification_reason=e.classification_reason)
@@ -159,6 +172,8 @@ def entries_from_config(config: RunConfig) -> WizardEntries:
         capacity_unit=unit, drive_count=sut.drive_count, drive_type=sut.drive_type,
         raid=sut.raid, coms=tuple(sut.coms_declared), notes=sut.notes, workload_mode=mode,
         simulated_lab=config.lab if mode == "simulated" else "sim", targets=sut.targets,
+        target_size=str(config.temperature_meter.options.get("target_size", "64M")),
+        confirm_device=str(config.temperature_meter.options.get("confirm_device", "")),
         load_hosts=sut.load_hosts, method=config.method,
         meter_driver=config.power_meter.driver, meter_resource=config.power_meter.resource,
         thermo_driver=config.temperature_meter.driver,

@@ -1,34 +1,46 @@
-"""What the workload page says about a target before anything writes to it."""
+"""What the workload page says about a target before anything writes to it.
+
+The verdict is the fio driver's own safety check (``drivers.fio.safety.check_target``: exists
+or is created on purpose, not mounted, not the system disk, a block device only when its name
+was typed to confirm), so the wizard refuses exactly what the run would refuse, before Start.
+"""
 
 from __future__ import annotations
 
 import importlib
-import os
-import stat
-from pathlib import Path
+from dataclasses import dataclass
 
 
-def _safety_module():
+@dataclass(frozen=True)
+class TargetVerdict:
+    ok: bool
+    text: str
+
+
+def _module(name: str):
     try:
-        return importlib.import_module("drivers.fio.safety")
+        return importlib.import_module(name)
     except ImportError:
         return None
 
 
-def target_safety(path: str) -> str:
-    """One line for the technician: what the target is and whether a run may write to it."""
-    module = _safety_module()
-    checker = getattr(module, "describe_target", None) if module else None
-    if checker is not None:
-        return str(checker(path))
-    p = Path(path)
-    if not p.exists():
-        return f"{path}: does not exist yet; fio will create a scratch file of the chosen size."
-    mode = os.stat(p).st_mode
-    if stat.S_ISBLK(mode):
-        return (f"{path}: BLOCK DEVICE — a run overwrites all its data; the run asks you to "
-                "type the device name to confirm.")
-    if stat.S_ISREG(mode):
-        size_gb = p.stat().st_size / 1e9
-        return f"{path}: existing file ({size_gb:.3g} GB); its content is overwritten."
-    return f"{path}: neither a file nor a block device; fio cannot use it."
+def scratch_size_bytes(text: str) -> int:
+    """'64M' → bytes, as fio reads sizes (binary multiples); ValueError when unreadable."""
+    fio_lab = _module("app.fio_lab")
+    if fio_lab is None:
+        raise ValueError("local fio runs are not available in this build")
+    return fio_lab.parse_size(text)
+
+
+def target_safety(path: str, scratch_size: str = "64M", confirm_device: str = "") -> TargetVerdict:
+    safety = _module("drivers.fio.safety")
+    if safety is None:
+        return TargetVerdict(False, f"{path}: cannot be checked (no fio driver in this build)")
+    try:
+        size = scratch_size_bytes(scratch_size)
+    except ValueError as exc:
+        return TargetVerdict(False, f"scratch size: {exc}")
+    check = safety.check_target(path, writing=True, create_size=size,
+                                confirm_device=confirm_device)
+    mark = "✔" if check.ok else "✘"
+    return TargetVerdict(check.ok, f"{mark} {path}: {check.reason}")

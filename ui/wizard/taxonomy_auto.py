@@ -38,7 +38,7 @@ def _fields(cls: type) -> list[tuple[str, Any, Any]]:
 
 
 def _question(name: str, kind: Any, default: Any) -> Question:
-    label = name.replace("_", " ").capitalize()
+    label = _LABELS.get(name) or name.replace("_", " ").capitalize()
     origin = typing.get_origin(kind)
     args = [a for a in typing.get_args(kind) if a is not type(None)]
     if origin is typing.Union and len(args) == 1:  # Optional[X]
@@ -57,12 +57,36 @@ def _question(name: str, kind: Any, default: Any) -> Question:
     raise TypeError(f"attribute {name}: cannot ask a {kind!r}")
 
 
+#: level-requirement keys that are answered through a differently named attribute
+_REQUIREMENT_ATTRIBUTE = {"max_config": "max_drive_count"}
+_LABELS = {"connectivity": "Connectivity", "consumer_component": "Consumer/component product",
+           "integrated_controller": "Integrated storage controller",
+           "storage_protection": "Storage protection (RAID, mirroring …)",
+           "no_spof": "No single point of failure",
+           "non_disruptive_service": "Non-disruptive serviceability",
+           "fba_ckd": "FBA/CKD support", "max_drive_count": "Maximum configuration (drives)",
+           "robotics": "Robotics"}
+
+
+def _load(module: Any, method: Any) -> Any:
+    """``load_taxonomy(method)`` (the taxonomy file a method names), or without arguments."""
+    params = inspect.signature(module.load_taxonomy).parameters
+    return module.load_taxonomy(method) if params else module.load_taxonomy()
+
+
+def _reason_text(item: Any) -> str:
+    """A ruled-out entry: ``(level, why)`` pairs or plain text."""
+    if isinstance(item, tuple) and len(item) == 2:
+        return str(item[1])
+    return str(item)
+
+
 class AutomaticTaxonomy:
     automatic = True
 
-    def __init__(self, module: Any) -> None:
+    def __init__(self, module: Any, method: Any = None) -> None:
         self.module = module
-        self.taxonomy = module.load_taxonomy()
+        self.taxonomy = _load(module, method)
         self.attributes_type = module.SutAttributes
         self._fields = {n: (t, d) for n, t, d in _fields(self.attributes_type)}
         self._questions = [_question(n, t, d) for n, (t, d) in self._fields.items()
@@ -82,7 +106,20 @@ class AutomaticTaxonomy:
         return choices
 
     def questions(self, category: str) -> list[Question]:
-        return list(self._questions)
+        """The attributes some level of this category requires (all of them if the taxonomy
+        does not say), so a Removable library is never asked about FBA/CKD."""
+        relevant = self._relevant(category)
+        return [q for q in self._questions if not relevant or q.name in relevant]
+
+    def _relevant(self, category: str) -> set[str]:
+        found = next((c for c in getattr(self.taxonomy, "categories", ())
+                      if getattr(c, "id", None) == category), None)
+        names: set[str] = set()
+        for level in getattr(found, "levels", ()) or ():
+            data = level.model_dump() if hasattr(level, "model_dump") else vars(level)
+            names |= {_REQUIREMENT_ATTRIBUTE.get(k, k) for k, v in data.items()
+                      if v is not None and k != "level"}
+        return names & set(self._fields)
 
     def _attributes(self, category: str, answers: dict[str, Any]) -> Any:
         values: dict[str, Any] = {}
@@ -99,15 +136,15 @@ class AutomaticTaxonomy:
 
     def derive(self, category: str, answers: dict[str, Any]) -> Derived:
         attrs = self._attributes(category, answers)
-        params = inspect.signature(self.module.classify).parameters
-        kwargs = {}
-        for name in params:
+        kwargs: dict[str, Any] = {}
+        for name in inspect.signature(self.module.classify).parameters:
             if name in ("taxonomy", "tax"):
                 kwargs[name] = self.taxonomy
             elif name == "category":
                 kwargs[name] = category
-        positional = [attrs] if len(params) - len(kwargs) >= 1 else []
-        result = self.module.classify(*positional, **kwargs)
-        ruled = tuple(str(r) for r in getattr(result, "ruled_out", ()) or ())
+            elif attrs is not None:
+                kwargs[name], attrs = attrs, None  # the first other parameter: the answers
+        result = self.module.classify(**kwargs)
+        ruled = tuple(_reason_text(r) for r in getattr(result, "ruled_out", ()) or ())
         return Derived(str(result.id), str(result.label), ruled,
                        str(getattr(result, "reason", "") or ""))

@@ -143,6 +143,8 @@ class TaxonomyPage(EntryPage):
         return with_changes(e, taxonomy=self.derived.taxonomy, classification_reason=reason)
 
     def load(self, e: WizardEntries) -> None:
+        """Pre-fill from an earlier run: its classification stands until an answer changes
+        (runs store the derived classification and its reason, not every answer)."""
         head, _, level = e.taxonomy.rpartition("-")
         category = head if level.isdigit() else e.taxonomy
         index = self.category.findData(category, 256)
@@ -150,6 +152,15 @@ class TaxonomyPage(EntryPage):
             self.category.setCurrentIndex(index)
         if "level" in self.answer_widgets and level.isdigit():
             self.set_answer("level", int(level))
+        if e.taxonomy and self.derived is not None and self.derived.taxonomy != e.taxonomy:
+            label = f"{category.replace('-', ' ').title()} {level}"
+            self.derived = Derived(e.taxonomy, label, (), "as classified for the earlier run"
+                                   + (f": {e.classification_reason}"
+                                      if e.classification_reason else ""))
+            self.derived_label.setText(f"<b>Classification kept from the earlier run:</b> "
+                                       f"{label} (<code>{e.taxonomy}</code>). Change an "
+                                       "answer to derive it again.")
+            self.ruled_out.setText(e.classification_reason)
 
     def check(self, e: WizardEntries) -> None:
         if self.derived is None or not e.taxonomy:

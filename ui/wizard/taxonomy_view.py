@@ -82,6 +82,14 @@ class ManualTaxonomy:
                        f"chosen by hand ({self.why})")
 
 
+def reference_method():
+    """The method whose taxonomy file the wizard asks about: the compliant one when installed
+    (abbreviated variants inherit its taxonomy)."""
+    methods = all_methods()
+    compliant = [m for m in methods.values() if m.compliant]
+    return (compliant or list(methods.values()) or [None])[0]
+
+
 def current_taxonomy():
     """The automatic classification when the installed taxonomy module can be driven (checked
     by deriving once), else the manual choice — the wizard must open either way."""
@@ -91,7 +99,7 @@ def current_taxonomy():
     from ui.wizard.taxonomy_auto import AutomaticTaxonomy
 
     try:
-        auto = AutomaticTaxonomy(module)
+        auto = AutomaticTaxonomy(module, reference_method())
         first = next(c for c in auto.categories() if c.testable)
         auto.derive(first.id, {q.name: q.default for q in auto.questions(first.id)})
     except Exception as exc:  # noqa: BLE001 — any mismatch falls back, with the reason shown

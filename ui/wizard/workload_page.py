@@ -61,8 +61,17 @@ class WorkloadPage(EntryPage):
         self.target_entry.returnPressed.connect(self.add_target)
         self.add_button = QPushButton("&Add target")
         self.add_button.clicked.connect(self.add_target)
-        self.remove_button = QPushButton("Remo&ve")
+        self.remove_button = QPushButton("&Remove")
         self.remove_button.clicked.connect(self.remove_target)
+        self.target_size = QLineEdit("64M")
+        self.target_size.setToolTip("size of the scratch file fio creates for a target file "
+                                    "that does not exist yet (K/M/G/T = binary multiples)")
+        self.confirm_device = QLineEdit()
+        self.confirm_device.setPlaceholderText("type a block device's name (e.g. /dev/sdX) to "
+                                               "allow overwriting it")
+        for entry in (self.target_size, self.confirm_device):
+            entry.textChanged.connect(lambda _t: self._show_safety(
+                self.targets.currentItem().text() if self.targets.currentItem() else ""))
         self.safety = QLabel("")
         self.safety.setWordWrap(True)
         self.safety.hide()
@@ -90,6 +99,10 @@ class WorkloadPage(EntryPage):
         tb.setContentsMargins(0, 0, 0, 0)
         tb.addWidget(self.targets)
         tb.addLayout(target_row)
+        options = QFormLayout()
+        options.addRow("Scratch file si&ze:", self.target_size)
+        options.addRow("Confirm de&vice:", self.confirm_device)
+        tb.addLayout(options)
         tb.addWidget(self.safety)
         form = QFormLayout()
         form.addRow("IO source:", modes)
@@ -115,6 +128,8 @@ class WorkloadPage(EntryPage):
         return with_changes(
             e, workload_mode=self.mode(), simulated_lab=self.simulated_lab,
             targets=tuple(self.targets.item(i).text() for i in range(self.targets.count())),
+            target_size=self.target_size.text().strip(),
+            confirm_device=self.confirm_device.text().strip(),
             load_hosts=tuple(h for h in self.hosts.toPlainText().splitlines() if h.strip()),
             method=self.method.currentData() or "")
 
@@ -123,6 +138,8 @@ class WorkloadPage(EntryPage):
         self.simulated_lab = e.simulated_lab
         self.targets.clear()
         self.targets.addItems(list(e.targets))
+        self.target_size.setText(e.target_size)
+        self.confirm_device.setText(e.confirm_device)
         self.hosts.setPlainText("\n".join(e.load_hosts))
         self.select_method(e.method)
 
@@ -152,12 +169,17 @@ class WorkloadPage(EntryPage):
             self.targets.takeItem(row)
 
     def _show_safety(self, path: str) -> None:
-        self.safety.setText(target_safety(path) if path else "")
-        self.safety.setVisible(bool(path))
+        if self.mode() == "load-hosts":  # a path on the hosts, not on this station
+            path = ""
+        verdict = target_safety(path, self.target_size.text().strip(),
+                                self.confirm_device.text().strip()) if path else None
+        self.safety.setText(verdict.text if verdict else "")
+        self.safety.setStyleSheet("" if verdict is None or verdict.ok else "color: #c03030;")
+        self.safety.setVisible(verdict is not None)
 
     def _mode_changed(self) -> None:
         mode = self.mode() if any(b.isChecked() for b in self.mode_buttons.values()) else ""
-        self.target_box.setEnabled(mode == "local-fio")
+        self.target_box.setEnabled(mode in ("local-fio", "load-hosts"))
         self.hosts.setEnabled(mode == "load-hosts")
 
     def _method_changed(self) -> None:
