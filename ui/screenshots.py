@@ -59,6 +59,13 @@ def capture(folder: Path, method: str = "smoke", lab: str = "sim") -> list[Path]
     settle(app)
     shots = []
     wizard = window.new_run()
+    taxonomy = wizard.taxonomy_page
+    answers = {"connectivity": "network", "consumer_component": False,
+               "integrated_controller": True, "storage_protection": True,
+               "max_drive_count": 50}  # a mid-range array: Online 3
+    for name, value in answers.items():
+        if name in taxonomy.answer_widgets:
+            taxonomy.set_answer(name, value)
     settle(app)
     shots.append(save(wizard, folder, "wizard-1-classification"))
     wizard.next()
