@@ -16,8 +16,24 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.metrics.errors import MetricsError
+from drivers.fio.buckets import PLAT_NR, bucket_value
 
 DEFAULT_LEVELS = (99.0, 99.9, 99.99, 99.999)
+
+
+#: every value a fio json+ bins key can take, ascending
+FIO_BUCKETS = bucket_value(np.arange(PLAT_NR))
+
+
+def _fio_index(values: np.ndarray) -> np.ndarray | None:
+    idx = np.searchsorted(FIO_BUCKETS, values).clip(max=FIO_BUCKETS.size - 1)
+    return _frozen(idx) if np.array_equal(FIO_BUCKETS[idx], values) else None
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a, dtype=np.int64)
+    a.setflags(write=False)
+    return a
 
 
 @dataclass(frozen=True, eq=False)
@@ -26,6 +42,9 @@ class ResponseTimeHistogram:
 
     values_ns: np.ndarray
     counts: np.ndarray
+    #: fio bucket index of each value, when every value is a fio bucket midpoint (json+ keys
+    #: always are): lets ``merge`` sum thousands of snapshots with one bincount
+    bucket_idx: np.ndarray | None = None
 
     @classmethod
     def from_arrays(cls, values_ns: Iterable[int], counts: Iterable[int]) -> ResponseTimeHistogram:
@@ -43,9 +62,7 @@ class ResponseTimeHistogram:
         summed = np.bincount(inverse, weights=c, minlength=uniq.size).astype(np.int64)
         keep = summed > 0
         values, totals = uniq[keep], summed[keep]
-        values.setflags(write=False)
-        totals.setflags(write=False)
-        return cls(values, totals)
+        return cls(_frozen(values), _frozen(totals), _fio_index(values))
 
     @classmethod
     def from_bins(cls, bins: Mapping[int | str, int]) -> ResponseTimeHistogram:
@@ -57,11 +74,22 @@ class ResponseTimeHistogram:
 
     @classmethod
     def merge(cls, *hists: ResponseTimeHistogram) -> ResponseTimeHistogram:
-        """Sum of histograms (jobs, load hosts, seconds); associative and commutative."""
+        """Sum of histograms (jobs, load hosts, seconds); associative and commutative.
+
+        fio json+ keys are bucket midpoints, each with a fixed bucket index (computed once per
+        snapshot); when every input has them the sum is one linear-time ``bincount`` over the
+        1856 buckets (bench: docs/performance.md). Other keys fall back to a sort-based sum.
+        """
         if not hists:
             return cls.from_arrays([], [])
-        return cls.from_arrays(np.concatenate([h.values_ns for h in hists]),
-                               np.concatenate([h.counts for h in hists]))
+        counts = np.concatenate([h.counts for h in hists])
+        if all(h.bucket_idx is not None for h in hists):
+            idx = np.concatenate([h.bucket_idx for h in hists])
+            sums = np.bincount(idx, weights=counts, minlength=FIO_BUCKETS.size).astype(np.int64)
+            nz = np.flatnonzero(sums)
+            return cls(_frozen(FIO_BUCKETS[nz]), _frozen(sums[nz]), _frozen(nz))
+        values = np.concatenate([h.values_ns for h in hists])
+        return cls.from_arrays(values, counts)
 
     @classmethod
     def difference(cls, later: ResponseTimeHistogram,

@@ -1,0 +1,242 @@
+"""The measurement core against the seed's numbers, hand computations and real fio output."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.metrics.efficiency import (active_metric, periodic_efficiency, ready_idle_metric,
+                                    stability, weighted_moving_average)
+from app.metrics.errors import (EmptySamplesError, LengthMismatchError, MetricsError,
+                                NonFiniteError, NonMonotonicError, NonPositivePowerError)
+from app.metrics.formatting import format_capacity, format_quantity, sig_digits
+from app.metrics.histogram import ResponseTimeHistogram
+from app.metrics.intervals import build_intervals, interval_means, interval_ops
+from app.metrics.steady_state import steady_state
+from drivers.fio.stream import DocumentSplitter
+
+FIO = Path(__file__).parent / "fixtures" / "fio"
+WEIGHTS = (10, 9, 8, 7, 6, 5, 4, 3, 2, 1)
+
+
+# --- seed numbers (SPEC-NOTES §4) ------------------------------------------------------------
+
+def test_ready_idle_metric_of_the_seed_sample_report() -> None:
+    value = ready_idle_metric(7_300_000_000_000, 592.692)
+    assert value == pytest.approx(12.317, abs=5e-4)
+    assert sig_digits(value, 3) == "12.3"
+
+
+@pytest.mark.parametrize("value,text", [(592.692, "593"), (12.317, "12.3"), (3.01, "3.01"),
+                                        (0.001234, "0.00123"), (123456.0, "123456"),
+                                        (9.996, "10.0"), (1.22, "1.22"), (0.0, "0.00"),
+                                        (float("nan"), "—"), (float("inf"), "—")])
+def test_three_significant_digits(value: float, text: str) -> None:
+    assert sig_digits(value, 3) == text
+
+
+def test_units_never_mix_gb_and_gib() -> None:
+    assert format_capacity(7_300_000_000_000, "GB") == "7300 GB"
+    assert format_capacity(2**30, "GiB") == "1.00 GiB"
+    with pytest.raises(ValueError):
+        format_quantity(1.0, "GB/GiB")
+    with pytest.raises(ValueError):
+        format_capacity(1, "gigs")
+
+
+# --- stability, by hand ----------------------------------------------------------------------
+
+def test_wma_uses_the_leading_weights_for_early_intervals() -> None:
+    ep = np.array([10.0, 12.0, 11.0])
+    # i=0: 10; i=1: (10·12 + 9·10)/19 = 210/19; i=2: (10·11 + 9·12 + 8·10)/27 = 298/27
+    assert weighted_moving_average(ep, WEIGHTS) == pytest.approx([10.0, 210 / 19, 298 / 27])
+
+
+def test_a_hand_computed_stable_phase() -> None:
+    # 10 stabilisation-free intervals alternating 100 and 102: the WMA at interval 10 is
+    # (10·102 + 9·100 + 8·102 + 7·100 + 6·102 + 5·100 + 4·102 + 3·100 + 2·102 + 1·100)/55
+    # = (102·30 + 100·25)/55 = 5560/55 = 101.0909…; every EP stays within ±5 % of its WMA.
+    ep = np.array([100.0, 102.0] * 5)
+    verdict = stability(ep, WEIGHTS, 5.0)
+    assert verdict.stable and verdict.reason == ""
+    assert verdict.wma[-1] == pytest.approx(5560 / 55)
+    assert np.max(np.abs(verdict.deviation_pct)) < 2.0
+
+
+def test_a_hand_computed_unstable_phase() -> None:
+    # 9 intervals at 100 then one at 110: WMA_10 = (10·110 + 45·100)/55 = 5600/55 = 101.818…
+    # deviation = (110 − 101.818)/101.818 = +8.04 % > 5 %: not stable, interval 10 named.
+    ep = np.array([100.0] * 9 + [110.0])
+    verdict = stability(ep, WEIGHTS, 5.0)
+    assert not verdict.stable and verdict.worst_index == 9
+    assert verdict.deviation_pct[9] == pytest.approx((110 - 5600 / 55) / (5600 / 55) * 100)
+    assert "interval 10 deviates +8.0 %" in verdict.reason
+
+
+def test_stabilisation_intervals_do_not_count_but_feed_the_wma() -> None:
+    ep = np.array([50.0, 100.0, 100.0, 100.0])
+    assert not stability(ep, WEIGHTS, 5.0, measurement_start=0).stable
+    late = stability(ep, WEIGHTS, 5.0, measurement_start=3)
+    # WMA_3 = (10·100 + 9·100 + 8·100 + 7·50)/34 = 3050/34 = 89.71 → EP 100 is +11.5 %
+    assert not late.stable and late.wma[3] == pytest.approx(3050 / 34)
+    assert "interval 4 deviates +11.5 %" in late.reason
+
+
+def test_a_missing_efficiency_in_the_measurement_window_is_not_stable() -> None:
+    verdict = stability(np.array([100.0, np.nan, 100.0]), WEIGHTS, 5.0)
+    assert not verdict.stable and "no efficiency" in verdict.reason
+
+
+# --- active metric and bad input -------------------------------------------------------------
+
+def test_active_metric_is_rate_over_power() -> None:
+    assert active_metric(1_800_000, 1800, 100.0) == pytest.approx(10.0)
+
+
+@pytest.mark.parametrize("ops,dur,watts,error", [
+    (100, 60, 0.0, NonPositivePowerError), (100, 60, -5.0, NonPositivePowerError),
+    (100, 60, float("nan"), NonFiniteError), (float("inf"), 60, 100, NonFiniteError),
+    (100, 0, 100, MetricsError)])
+def test_bad_inputs_raise_typed_errors(ops, dur, watts, error) -> None:
+    with pytest.raises(error):
+        active_metric(ops, dur, watts)
+
+
+def test_periodic_efficiency_is_nan_not_a_number_for_bad_power() -> None:
+    ep = periodic_efficiency(np.array([10.0, 10.0, 10.0]), np.array([5.0, 0.0, np.nan]))
+    assert ep[0] == 2.0 and math.isnan(ep[1]) and math.isnan(ep[2])
+
+
+def test_interval_means_skip_unusable_and_nonfinite_samples_and_show_gaps() -> None:
+    t = np.array([0.0, 0.5, 1.0, 1.5, 3.5])
+    w = np.array([100.0, np.inf, 102.0, 104.0, 99.0])
+    usable = np.array([True, True, True, False, True])
+    means, counts = interval_means(t, w, usable, 0.0, 1.0, 4)
+    assert means[0] == 100.0 and means[1] == 102.0 and math.isnan(means[2]) and means[3] == 99
+    assert list(counts) == [1, 1, 0, 1]
+
+
+@pytest.mark.parametrize("t,w,error", [
+    (np.array([1.0, 0.5]), np.array([1.0, 1.0]), NonMonotonicError),
+    (np.array([0.0, 1.0]), np.array([1.0]), LengthMismatchError)])
+def test_interval_means_reject_bad_input(t, w, error) -> None:
+    with pytest.raises(error):
+        interval_means(t, w, None, 0.0, 1.0, 2)
+
+
+def test_empty_inputs() -> None:
+    means, counts = interval_means(np.array([]), np.array([]), None, 0.0, 60.0, 2)
+    assert np.isnan(means).all() and not counts.any()
+    with pytest.raises(EmptySamplesError):
+        stability(np.array([]), WEIGHTS, 5.0)
+    with pytest.raises(EmptySamplesError):
+        steady_state([])
+
+
+def test_build_intervals_counts_slices_by_their_end() -> None:
+    figs = build_intervals(np.arange(0, 120, 1.0), np.full(120, 200.0), None,
+                           np.arange(1, 121, 1.0), np.full(120, 1000.0), np.full(120, 8192 * 1000.0),
+                           0.0, 60.0, 2, "IOPS")
+    assert [f.ops_rate for f in figs] == [1000.0, 1000.0]
+    assert [f.ep for f in figs] == [5.0, 5.0]
+    ios, _ = interval_ops(np.array([60.0, 60.5]), np.array([1.0, 2.0]), np.zeros(2), 0, 60, 2)
+    assert list(ios) == [1.0, 2.0]
+
+
+# --- histograms on real fio output (SPEC-NOTES §9) -------------------------------------------
+
+def _fio_final_doc() -> dict:
+    splitter = DocumentSplitter()
+    return splitter.feed((FIO / "status_stream_randrw.txt").read_text())[-1]
+
+
+@pytest.mark.parametrize("direction", ["read", "write"])
+def test_percentiles_equal_fios_own(direction: str) -> None:
+    clat = _fio_final_doc()["jobs"][0][direction]["clat_ns"]
+    hist = ResponseTimeHistogram.from_bins(clat["bins"])
+    assert hist.total == clat["N"]
+    for level, value in clat["percentile"].items():
+        assert hist.percentile(float(level)) == value, level
+
+
+def test_percentiles_of_a_read_only_job_and_its_idle_direction() -> None:
+    job = json.loads((FIO / "read_only.json").read_text())["jobs"][0]
+    hist = ResponseTimeHistogram.from_bins(job["read"]["clat_ns"]["bins"])
+    for level, value in job["read"]["clat_ns"]["percentile"].items():
+        assert hist.percentile(float(level)) == value
+    assert ResponseTimeHistogram.from_bins(job["write"]["clat_ns"].get("bins", {})).total == 0
+
+
+def test_difference_of_cumulative_snapshots_sums_back_to_the_final() -> None:
+    docs = DocumentSplitter().feed((FIO / "status_stream_randrw.txt").read_text())
+    snaps = [ResponseTimeHistogram.from_bins(d["jobs"][0]["read"]["clat_ns"]["bins"])
+             for d in docs]
+    parts = [snaps[0]] + [ResponseTimeHistogram.difference(b, a)
+                          for a, b in zip(snaps, snaps[1:])]
+    merged = ResponseTimeHistogram.merge(*parts)
+    assert merged.to_bins() == snaps[-1].to_bins()
+    with pytest.raises(MetricsError, match="fewer IOs"):
+        ResponseTimeHistogram.difference(snaps[0], snaps[-1])
+
+
+def test_confidence_levels_and_ceiling() -> None:
+    hist = ResponseTimeHistogram.from_bins({1_000_000: 99_000, 5_000_000: 990, 20_000_000: 9,
+                                            40_000_000: 1})
+    levels = hist.confidence_levels((99.0, 99.9, 99.99, 99.999))
+    # N = 100,000: 99.99 % needs 99,990 IOs, reached inside the 5 ms bucket (99,000 + 990);
+    # 99.999 % needs 99,999, reached in the 20 ms bucket — fio's first-bucket rule
+    assert levels == {99.0: 1.0, 99.9: 5.0, 99.99: 5.0, 99.999: 20.0}
+    assert hist.count_above(30e6) == 1
+    with pytest.raises(MetricsError):
+        ResponseTimeHistogram.from_bins({1: -1})
+
+
+bins = st.dictionaries(st.integers(1, 10**9), st.integers(0, 10**6), max_size=30)
+
+
+@given(bins, bins, bins)
+@settings(max_examples=60, deadline=None)
+def test_merge_is_associative_and_commutative(a, b, c) -> None:
+    ha, hb, hc = (ResponseTimeHistogram.from_bins(x) for x in (a, b, c))
+    left = ResponseTimeHistogram.merge(ResponseTimeHistogram.merge(ha, hb), hc)
+    right = ResponseTimeHistogram.merge(ha, ResponseTimeHistogram.merge(hb, hc))
+    assert left.to_bins() == right.to_bins() == ResponseTimeHistogram.merge(hc, ha, hb).to_bins()
+    assert ResponseTimeHistogram.difference(ResponseTimeHistogram.merge(ha, hb),
+                                            hb).to_bins() == ha.to_bins()
+
+
+@given(st.lists(st.tuples(st.floats(0, 600, allow_nan=False), st.floats(1, 2000)),
+                min_size=1, max_size=200), st.randoms())
+@settings(max_examples=60, deadline=None)
+def test_interval_averages_do_not_depend_on_sample_order(samples, rnd) -> None:
+    ordered = sorted(samples)
+    shuffled = list(samples)
+    rnd.shuffle(shuffled)
+    t1, w1 = map(np.array, zip(*ordered))
+    t2, w2 = map(np.array, zip(*sorted(shuffled)))
+    m1, c1 = interval_means(t1, w1, None, 0.0, 60.0, 10)
+    m2, c2 = interval_means(t2, w2, None, 0.0, 60.0, 10)
+    assert np.array_equal(c1, c2)
+    assert np.allclose(m1, m2, equal_nan=True, rtol=1e-12)
+    if len(set(shuffled)) > 1 and [s[0] for s in shuffled] != sorted(s[0] for s in shuffled):
+        ts, ws = map(np.array, zip(*shuffled))
+        with pytest.raises(NonMonotonicError):
+            interval_means(ts, ws, None, 0.0, 60.0, 10)
+
+
+# --- PTS steady state (SPEC-NOTES §5) --------------------------------------------------------
+
+def test_pts_steady_state_window() -> None:
+    # rounds 3–7 (900, 1010, 1005, 995, 1002): average 982.4, range 110 = 11.2 % ≤ 20 %,
+    # least-squares slope × 4 rounds = 7.7 % ≤ 10 % → steady at round index 6
+    steady = steady_state([1000, 1400, 900, 1010, 1005, 995, 1002, 998])
+    assert steady.steady and steady.round_index == 6
+    assert steady.range_pct == pytest.approx(110 / 982.4 * 100)
+    drifting = steady_state([1000 + 60 * i for i in range(25)])
+    assert not drifting.steady and drifting.gave_up and "25 rounds" in drifting.reason
