@@ -16,15 +16,12 @@ from drivers.sim.sut import SimulatedSut
 K_READ, K_RANGE = 0.001, 0.0005
 
 
-class SimulatedPowerMeter:
-    def __init__(self, sut: SimulatedSut, range_w: float = 1200.0,
-                 fail_after: int | None = None) -> None:
+class _SimulatedInstrument:
+    """Identity and life cycle shared by the in-process simulated meters."""
+
+    def __init__(self, sut: SimulatedSut, model: str, resource: str) -> None:
         self.sut = sut
-        self.range_w = range_w
-        self.fail_after = fail_after
-        self.reads = 0
-        self.identity = InstrumentIdentity("StorWatt", "SIM-PM", "0001", "1.0", "sim://power",
-                                           "sim")
+        self.identity = InstrumentIdentity("StorWatt", model, "0001", "1.0", resource, "sim")
 
     def open(self) -> InstrumentIdentity:
         return self.identity
@@ -34,6 +31,15 @@ class SimulatedPowerMeter:
 
     def close(self) -> None:
         pass
+
+
+class SimulatedPowerMeter(_SimulatedInstrument):
+    def __init__(self, sut: SimulatedSut, range_w: float = 1200.0,
+                 fail_after: int | None = None) -> None:
+        super().__init__(sut, "SIM-PM", "sim://power")
+        self.range_w = range_w
+        self.fail_after = fail_after
+        self.reads = 0
 
     def read(self, t: float) -> PowerSample:
         self.reads += 1
@@ -45,19 +51,9 @@ class SimulatedPowerMeter:
         return PowerSample(t, watts, volts, amps, pf, hz, 300.0, self.range_w / 300.0, unc, flags)
 
 
-class SimulatedThermometer:
+class SimulatedThermometer(_SimulatedInstrument):
     def __init__(self, sut: SimulatedSut) -> None:
-        self.sut = sut
-        self.identity = InstrumentIdentity("StorWatt", "SIM-TC", "0001", "1.0", "sim://temp", "sim")
-
-    def open(self) -> InstrumentIdentity:
-        return self.identity
-
-    def identify(self) -> InstrumentIdentity:
-        return self.identity
-
-    def close(self) -> None:
-        pass
+        super().__init__(sut, "SIM-TC", "sim://temp")
 
     def read(self, t: float) -> TemperatureSample:
         return TemperatureSample(t, self.sut.inlet_celsius())
