@@ -16,7 +16,7 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 if __package__ in (None, ""):
@@ -25,21 +25,13 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import numpy as np  # noqa: E402
 
+from bench.figure import BenchResult  # noqa: E402
+
 COMMAND = "QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_ui.py"
 DAY_S = 24 * 3600
 REDRAW_GOAL_MS = 16.0
 LATENCY_GOAL_MS = 50.0
 CURVES = ("power", "temperature", "iops", "mibs", "ep", "wma")
-
-
-@dataclass(frozen=True)
-class BenchResult:
-    name: str
-    value: float
-    unit: str
-    goal: str
-    passed: bool
-    command: str = COMMAND
 
 
 def _fill_day(plots) -> None:
@@ -75,7 +67,7 @@ def bench_redraw(repeats: int = 40) -> BenchResult:
     plots.close()
     median = statistics.median(times)
     return BenchResult("plot redraw, 24 h × 6 curves (median)", round(median, 2), "ms",
-                       f"≤ {REDRAW_GOAL_MS:g} ms", median <= REDRAW_GOAL_MS)
+                       f"≤ {REDRAW_GOAL_MS:g} ms", median <= REDRAW_GOAL_MS, COMMAND)
 
 
 def bench_latency(method: str = "smoke", lab: str = "sim-direct",
@@ -120,7 +112,8 @@ def bench_latency(method: str = "smoke", lab: str = "sim-direct",
         view.close()
     p99 = float(np.percentile(lateness, 99)) if lateness else float("nan")
     return BenchResult(f"event-loop latency p99, {method} run ({lab})", round(p99, 2), "ms",
-                       f"≤ {LATENCY_GOAL_MS:g} ms", p99 <= LATENCY_GOAL_MS)
+                       f"≤ {LATENCY_GOAL_MS:g} ms", p99 <= LATENCY_GOAL_MS,
+                       f"{COMMAND} --method {method} --lab {lab}")
 
 
 def bench(method: str = "smoke", lab: str = "sim-direct") -> list[BenchResult]:
