@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,12 +14,9 @@ from app.metrics.efficiency import (active_metric, periodic_efficiency, ready_id
 from app.metrics.errors import (EmptySamplesError, LengthMismatchError, MetricsError,
                                 NonFiniteError, NonMonotonicError, NonPositivePowerError)
 from app.metrics.formatting import format_capacity, format_quantity, sig_digits
-from app.metrics.histogram import ResponseTimeHistogram
-from app.metrics.intervals import build_intervals, interval_means, interval_ops
+from app.metrics.intervals import interval_means
 from app.metrics.steady_state import steady_state
-from drivers.fio.stream import DocumentSplitter
 
-FIO = Path(__file__).parent / "fixtures" / "fio"
 WEIGHTS = (10, 9, 8, 7, 6, 5, 4, 3, 2, 1)
 
 
@@ -139,77 +134,7 @@ def test_empty_inputs() -> None:
         steady_state([])
 
 
-def test_build_intervals_counts_slices_by_their_end() -> None:
-    figs = build_intervals(np.arange(0, 120, 1.0), np.full(120, 200.0), None,
-                           np.arange(1, 121, 1.0), np.full(120, 1000.0), np.full(120, 8192 * 1000.0),
-                           0.0, 60.0, 2, "IOPS")
-    assert [f.ops_rate for f in figs] == [1000.0, 1000.0]
-    assert [f.ep for f in figs] == [5.0, 5.0]
-    ios, _ = interval_ops(np.array([60.0, 60.5]), np.array([1.0, 2.0]), np.zeros(2), 0, 60, 2)
-    assert list(ios) == [1.0, 2.0]
-
-
-# --- histograms on real fio output (SPEC-NOTES §9) -------------------------------------------
-
-def _fio_final_doc() -> dict:
-    splitter = DocumentSplitter()
-    return splitter.feed((FIO / "status_stream_randrw.txt").read_text())[-1]
-
-
-@pytest.mark.parametrize("direction", ["read", "write"])
-def test_percentiles_equal_fios_own(direction: str) -> None:
-    clat = _fio_final_doc()["jobs"][0][direction]["clat_ns"]
-    hist = ResponseTimeHistogram.from_bins(clat["bins"])
-    assert hist.total == clat["N"]
-    for level, value in clat["percentile"].items():
-        assert hist.percentile(float(level)) == value, level
-
-
-def test_percentiles_of_a_read_only_job_and_its_idle_direction() -> None:
-    job = json.loads((FIO / "read_only.json").read_text())["jobs"][0]
-    hist = ResponseTimeHistogram.from_bins(job["read"]["clat_ns"]["bins"])
-    for level, value in job["read"]["clat_ns"]["percentile"].items():
-        assert hist.percentile(float(level)) == value
-    assert ResponseTimeHistogram.from_bins(job["write"]["clat_ns"].get("bins", {})).total == 0
-
-
-def test_difference_of_cumulative_snapshots_sums_back_to_the_final() -> None:
-    docs = DocumentSplitter().feed((FIO / "status_stream_randrw.txt").read_text())
-    snaps = [ResponseTimeHistogram.from_bins(d["jobs"][0]["read"]["clat_ns"]["bins"])
-             for d in docs]
-    parts = [snaps[0]] + [ResponseTimeHistogram.difference(b, a)
-                          for a, b in zip(snaps, snaps[1:])]
-    merged = ResponseTimeHistogram.merge(*parts)
-    assert merged.to_bins() == snaps[-1].to_bins()
-    with pytest.raises(MetricsError, match="fewer IOs"):
-        ResponseTimeHistogram.difference(snaps[0], snaps[-1])
-
-
-def test_confidence_levels_and_ceiling() -> None:
-    hist = ResponseTimeHistogram.from_bins({1_000_000: 99_000, 5_000_000: 990, 20_000_000: 9,
-                                            40_000_000: 1})
-    levels = hist.confidence_levels((99.0, 99.9, 99.99, 99.999))
-    # N = 100,000: 99.99 % needs 99,990 IOs, reached inside the 5 ms bucket (99,000 + 990);
-    # 99.999 % needs 99,999, reached in the 20 ms bucket — fio's first-bucket rule
-    assert levels == {99.0: 1.0, 99.9: 5.0, 99.99: 5.0, 99.999: 20.0}
-    assert hist.count_above(30e6) == 1
-    with pytest.raises(MetricsError):
-        ResponseTimeHistogram.from_bins({1: -1})
-
-
-bins = st.dictionaries(st.integers(1, 10**9), st.integers(0, 10**6), max_size=30)
-
-
-@given(bins, bins, bins)
-@settings(max_examples=60, deadline=None)
-def test_merge_is_associative_and_commutative(a, b, c) -> None:
-    ha, hb, hc = (ResponseTimeHistogram.from_bins(x) for x in (a, b, c))
-    left = ResponseTimeHistogram.merge(ResponseTimeHistogram.merge(ha, hb), hc)
-    right = ResponseTimeHistogram.merge(ha, ResponseTimeHistogram.merge(hb, hc))
-    assert left.to_bins() == right.to_bins() == ResponseTimeHistogram.merge(hc, ha, hb).to_bins()
-    assert ResponseTimeHistogram.difference(ResponseTimeHistogram.merge(ha, hb),
-                                            hb).to_bins() == ha.to_bins()
-
+# --- interval averages: ordering is the caller's concern ------------------------------------
 
 @given(st.lists(st.tuples(st.floats(0, 600, allow_nan=False), st.floats(1, 2000)),
                 min_size=1, max_size=200), st.randoms())

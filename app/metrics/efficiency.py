@@ -19,66 +19,114 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.metrics.errors import (EmptySamplesError, MetricsError, NonFiniteError,
-                                NonPositivePowerError)
+from app.metrics.errors import (EmptySamplesError, LengthMismatchError, MetricsError,
+                                NonFiniteError, NonPositivePowerError)
 
 GB = 10**9
 
 
-def periodic_efficiency(ops_rate: np.ndarray, avg_power_w: np.ndarray) -> np.ndarray:
-    """EP_i = O_i / P_i; NaN where the power is missing, non-finite or not positive (such an
-    interval has no efficiency — the stability verdict then names it)."""
+def efficiency_gaps(ops_rate: np.ndarray, avg_power_w: np.ndarray) -> list[str]:
+    """Why each interval has no EP_i ("" where it has one).
+
+    SPEC-NOTES §3/§4: an interval without usable power samples is a gap to be named, never
+    filled; the stability verdict and the reports quote these reasons.
+    """
     o = np.asarray(ops_rate, dtype=float)
     p = np.asarray(avg_power_w, dtype=float)
-    valid = np.isfinite(o) & np.isfinite(p) & (p > 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(valid, o / np.where(valid, p, 1.0), np.nan)
+    if o.shape != p.shape:
+        raise LengthMismatchError(f"{o.size} operation rates but {p.size} power averages")
+    reasons = []
+    for rate, watts in zip(o.tolist(), p.tolist()):
+        if not np.isfinite(watts):
+            reasons.append("no usable power sample")
+        elif watts <= 0:
+            reasons.append(f"average power {watts:g} W is not positive")
+        elif not np.isfinite(rate) or rate < 0:
+            reasons.append(f"operations rate {rate:g} is not a non-negative number")
+        else:
+            reasons.append("")
+    return reasons
+
+
+def periodic_efficiency(ops_rate: np.ndarray, avg_power_w: np.ndarray) -> np.ndarray:
+    """EP_i = O_i / P_i (SPEC-NOTES §4); NaN where :func:`efficiency_gaps` names a reason
+    (missing, non-finite or non-positive power, or a bad operations rate)."""
+    o = np.asarray(ops_rate, dtype=float)
+    p = np.asarray(avg_power_w, dtype=float)
+    if o.shape != p.shape:
+        raise LengthMismatchError(f"{o.size} operation rates but {p.size} power averages")
+    valid = np.isfinite(o) & (o >= 0) & np.isfinite(p) & (p > 0)
+    return np.divide(o, p, out=np.full(o.shape, np.nan), where=valid)
+
+
+def _check_weights(weights: Sequence[float]) -> np.ndarray:
+    w = np.asarray(weights, dtype=float)
+    if w.ndim != 1 or w.size == 0 or not np.all(np.isfinite(w)) or np.any(w <= 0):
+        raise MetricsError(f"WMA weights must be a non-empty list of positive numbers, got "
+                           f"{list(np.atleast_1d(weights))}")
+    return w
 
 
 def weighted_moving_average(ep: np.ndarray, weights: Sequence[float]) -> np.ndarray:
-    """WMA_i of ``ep`` with ``weights`` given newest first (SPEC-NOTES §4)."""
+    """WMA_i of ``ep`` with ``weights`` given newest first (SPEC-NOTES §4: 10, 9, …, 1).
+
+    WMA_i = Σ_k w_k·EP_{i-k} / Σ_k w_k for k < min(i + 1, len(weights)): before a full window
+    exists the available points take the leading (newest) weights. A full convolution's first
+    n terms are exactly these numerators; a NaN only spoils the windows that contain it.
+    """
     x = np.asarray(ep, dtype=float)
-    w = np.asarray(weights, dtype=float)
-    if w.size == 0 or np.any(w <= 0):
-        raise MetricsError("WMA weights must be a non-empty list of positive numbers")
-    n = x.size
-    out = np.empty(n)
-    for i in range(n):
-        k = min(i + 1, w.size)
-        window = x[i - k + 1:i + 1][::-1]  # newest first
-        out[i] = float(np.dot(window, w[:k]) / w[:k].sum())
-    return out
+    w = _check_weights(weights)
+    if x.size == 0:
+        return np.empty(0)
+    numerators = np.convolve(x, w)[:x.size]
+    denominators = np.cumsum(w)[np.minimum(np.arange(x.size), w.size - 1)]
+    return numerators / denominators
 
 
 @dataclass(frozen=True)
 class StabilityVerdict:
-    """Outcome of the stability rule over a phase's intervals."""
+    """Outcome of the stability rule over a phase's intervals (SPEC-NOTES §4)."""
 
     stable: bool
     wma: np.ndarray
-    deviation_pct: np.ndarray  # (EP_i − WMA_i) / WMA_i × 100, per interval
+    deviation_pct: np.ndarray  # (EP_i − WMA_i) / WMA_i × 100, per interval (NaN: no figure)
     worst_index: int | None  # measurement interval with the largest |deviation|
     reason: str  # why not stable ("" when stable)
 
 
 def stability(ep: np.ndarray, weights: Sequence[float], tolerance_pct: float,
               measurement_start: int = 0) -> StabilityVerdict:
-    """Every EP_i with i ≥ ``measurement_start`` must lie within ±tolerance of WMA_i."""
+    """Stable when |EP_i − WMA_i| ≤ tolerance·WMA_i for every i ≥ ``measurement_start``.
+
+    SPEC-NOTES §4: the WMA runs over the whole phase, so the stabilisation intervals before
+    ``measurement_start`` feed it without being judged. A NaN EP or a non-positive WMA in the
+    measurement window makes the phase not stable, with the interval named (1-based).
+    """
     x = np.asarray(ep, dtype=float)
     if x.size == 0:
         raise EmptySamplesError("no intervals to judge stability on")
+    if not (np.isfinite(tolerance_pct) and tolerance_pct > 0):
+        raise MetricsError(f"stability tolerance must be a positive percentage, got "
+                           f"{tolerance_pct}")
+    if measurement_start < 0:
+        raise MetricsError(f"measurement start must be an interval index ≥ 0, got "
+                           f"{measurement_start}")
     wma = weighted_moving_average(x, weights)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        dev = (x - wma) / wma * 100
+    judged = np.isfinite(x) & np.isfinite(wma) & (wma > 0)
+    dev = np.divide(x - wma, wma, out=np.full(x.shape, np.nan), where=judged) * 100
+    if measurement_start >= x.size:
+        return StabilityVerdict(False, wma, dev, None,
+                                f"no measurement interval yet ({x.size} of "
+                                f"{measurement_start + 1} intervals)")
+    unjudged = np.flatnonzero(~judged[measurement_start:])
+    if unjudged.size:
+        bad = measurement_start + int(unjudged[0])
+        why = ("has no efficiency (no usable power)" if not np.isfinite(x[bad])
+               else "has a weighted moving average of zero (no IO)")
+        return StabilityVerdict(False, wma, dev, bad, f"interval {bad + 1} {why}")
     window = dev[measurement_start:]
-    if window.size == 0:
-        return StabilityVerdict(False, wma, dev, None, "no measurement interval yet")
-    if not np.all(np.isfinite(window)):
-        bad = measurement_start + int(np.flatnonzero(~np.isfinite(window))[0])
-        return StabilityVerdict(False, wma, dev, bad,
-                                f"interval {bad + 1} has no efficiency (no power or no IO)")
     worst = measurement_start + int(np.argmax(np.abs(window)))
-    if abs(dev[worst]) > tolerance_pct:
+    if abs(x[worst] - wma[worst]) > tolerance_pct / 100 * wma[worst]:
         return StabilityVerdict(False, wma, dev, worst,
                                 f"interval {worst + 1} deviates {dev[worst]:+.1f} % from the "
                                 f"weighted moving average (limit ±{tolerance_pct:g} %)")
@@ -86,6 +134,7 @@ def stability(ep: np.ndarray, weights: Sequence[float], tolerance_pct: float,
 
 
 def _require_power(avg_power_w: float) -> None:
+    """A reported metric needs a real average power (SPEC-NOTES §3: no silent numbers)."""
     if not np.isfinite(avg_power_w):
         raise NonFiniteError("average power is not a finite number (no usable samples?)")
     if avg_power_w <= 0:
@@ -95,16 +144,22 @@ def _require_power(avg_power_w: float) -> None:
 def active_metric(total_ops: float, duration_s: float, avg_power_w: float) -> float:
     """(operations / duration) / average power: IOPS/W or MiB/s/W (SPEC-NOTES §4)."""
     _require_power(avg_power_w)
-    if not duration_s > 0:
-        raise MetricsError(f"measurement duration must be positive, got {duration_s} s")
-    if not np.isfinite(total_ops) or total_ops < 0:
-        raise NonFiniteError(f"operation count {total_ops} is not a non-negative number")
+    if not (np.isfinite(duration_s) and duration_s > 0):
+        raise MetricsError(f"measurement duration must be a positive number of seconds, got "
+                           f"{duration_s}")
+    if not np.isfinite(total_ops):
+        raise NonFiniteError(f"operation count {total_ops} is not a finite number")
+    if total_ops < 0:
+        raise MetricsError(f"operation count {total_ops} is negative")
     return float(total_ops / duration_s / avg_power_w)
 
 
 def ready_idle_metric(raw_capacity_bytes: int, avg_power_w: float) -> float:
     """EP_RI in GB/W, GB = 10⁹ bytes (SPEC-NOTES §4: 7300 GB at 592.692 W → 12.317 GB/W)."""
     _require_power(avg_power_w)
+    if isinstance(raw_capacity_bytes, bool) or not isinstance(raw_capacity_bytes, (int, np.integer)):
+        raise MetricsError(f"raw capacity must be a whole number of bytes, got "
+                           f"{raw_capacity_bytes!r}")
     if raw_capacity_bytes <= 0:
         raise MetricsError(f"raw capacity must be positive, got {raw_capacity_bytes} bytes")
     return float(raw_capacity_bytes / GB / avg_power_w)

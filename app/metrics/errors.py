@@ -25,3 +25,7 @@ class NonPositivePowerError(MetricsError):
 
 class LengthMismatchError(MetricsError):
     """Parallel arrays (times and values) of different lengths."""
+
+
+class UnitMixError(MetricsError):
+    """A unit string is unknown or mixes decimal (GB) and binary (GiB) prefixes."""

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+from app.metrics.errors import UnitMixError
+
 GB = 10**9
 GIB = 2**30
 
@@ -34,23 +36,43 @@ def sig_digits(value: float, n: int = 3) -> str:
     return text
 
 
+DECIMAL_PREFIXED = ("kB", "MB", "GB", "TB", "PB")  # SPEC-NOTES §4: 1 GB = 10⁹ B
+BINARY_PREFIXED = ("KiB", "MiB", "GiB", "TiB", "PiB")  # 1 GiB = 2³⁰ B, 1 MiB = 2²⁰ B
+
+
 def bytes_to_gb(n: int | float) -> float:
+    """Bytes in decimal GB (10⁹ B), the unit of EP_RI (SPEC-NOTES §4)."""
     return float(n) / GB
 
 
 def bytes_to_gib(n: int | float) -> float:
+    """Bytes in binary GiB (2³⁰ B) — never to be combined with GB in one figure (§4)."""
     return float(n) / GIB
+
+
+def _unit_families(unit: str) -> set[str]:
+    parts = unit.replace("·", "/").replace("*", "/").split("/")
+    families = set()
+    for part in (p.strip() for p in parts):
+        if part in DECIMAL_PREFIXED:
+            families.add("decimal")
+        elif part in BINARY_PREFIXED:
+            families.add("binary")
+    return families
 
 
 def format_capacity(n_bytes: int | float, unit: str = "GB", digits: int = 3) -> str:
     """Capacity in exactly one unit family (decimal GB/TB or binary GiB/TiB)."""
     if unit not in CAPACITY_UNITS:
-        raise ValueError(f"unknown capacity unit {unit!r}; use one of {', '.join(CAPACITY_UNITS)}")
+        raise UnitMixError(f"unknown capacity unit {unit!r}; use one of {', '.join(CAPACITY_UNITS)}")
     return f"{sig_digits(n_bytes / CAPACITY_UNITS[unit], digits)} {unit}"
 
 
 def format_quantity(value: float, unit: str, digits: int = 3) -> str:
-    """'12.3 GB/W' — refuses a unit that mixes decimal and binary prefixes."""
-    if ("GB" in unit and "GiB" in unit) or ("MB" in unit and "MiB" in unit):
-        raise ValueError(f"unit {unit!r} mixes decimal and binary prefixes")
+    """'12.3 GB/W' — refuses a unit that mixes decimal and binary prefixes (SPEC-NOTES §4)."""
+    if not isinstance(unit, str) or not unit.strip():
+        raise UnitMixError(f"a quantity needs an explicit unit string, got {unit!r}")
+    if len(_unit_families(unit)) > 1:
+        raise UnitMixError(f"unit {unit!r} mixes decimal (GB, MB…) and binary (GiB, MiB…) "
+                           f"prefixes; convert to one family first")
     return f"{sig_digits(value, digits)} {unit}"
