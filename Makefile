@@ -33,3 +33,13 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache
+
+# Lab-PC deliverables (docs/install.md): PyInstaller bundle, .deb and .tar.gz in dist/.
+PACKAGE_STAMP := $(VENV)/.package-installed
+
+$(PACKAGE_STAMP): $(STAMP) pyproject.toml
+	$(PY) -m pip install --quiet -e '.[package]'
+	touch $@
+
+package: $(PACKAGE_STAMP)
+	PY="$(abspath $(PY))" DIST=dist packaging/linux/build.sh
