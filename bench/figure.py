@@ -1,4 +1,9 @@
-"""The one record every benchmark returns: a measured figure against its goal."""
+"""The one record every benchmark returns: a measured figure against its goal.
+
+Contract (bench/README.md): a module ``bench/bench_<area>.py`` exposes ``run() -> list[Figure]``
+(``bench()`` is accepted too); ``python -m bench.run_all`` prints the figures and writes them to
+docs/performance.md keyed by ``name``, so a name must be unique across all benches.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,14 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class BenchResult:
-    name: str
-    value: float
-    unit: str
-    goal: str
-    passed: bool | None
-    command: str = ""
+class Figure:
+    name: str  # unique across benches: rows of docs/performance.md are keyed by it
+    value: float  # measured, never estimated; NaN when the measurement could not be made
+    unit: str  # "ms", "s", "IOPS", "" for a ratio …
+    goal: str  # human text: "≤ 200 ms", "reference", "informative"
+    passed: bool | None  # None: no goal to meet (a reference figure)
+    command: str = ""  # how to reproduce; run_all fills in its own command when empty
+
+
+#: the name the first benches were written against; same type
+BenchResult = Figure

@@ -45,34 +45,43 @@ class ResponseTimeHistogram:
     values_ns: np.ndarray
     counts: np.ndarray
     #: fio bucket index of each value, when every value is a fio bucket midpoint (json+ keys
-    #: always are): lets ``merge`` sum thousands of snapshots with one bincount
+    #: always are): lets ``merge`` sum thousands of snapshots with one scatter-add
     bucket_idx: np.ndarray | None = None
 
     @classmethod
     def from_arrays(cls, values_ns: Iterable[int], counts: Iterable[int]) -> ResponseTimeHistogram:
-        v = np.asarray(list(values_ns) if not isinstance(values_ns, np.ndarray) else values_ns,
+        """From parallel bucket values (ns) and counts, in any order, repeats summed.
+
+        Counts are summed as int64 (exact); empty buckets are dropped, as fio drops them.
+        """
+        v = np.asarray(values_ns if isinstance(values_ns, np.ndarray) else list(values_ns),
                        dtype=np.int64)
-        c = np.asarray(list(counts) if not isinstance(counts, np.ndarray) else counts,
+        c = np.asarray(counts if isinstance(counts, np.ndarray) else list(counts),
                        dtype=np.int64)
-        if v.shape != c.shape:
+        if v.ndim != 1 or v.shape != c.shape:
             raise MetricsError(f"{v.size} bucket values but {c.size} counts")
         if np.any(c < 0):
             raise MetricsError("negative bucket count")
         if np.any(v < 0):
             raise MetricsError("negative bucket value")
-        uniq, inverse = np.unique(v, return_inverse=True)
-        summed = np.bincount(inverse, weights=c, minlength=uniq.size).astype(np.int64)
-        keep = summed > 0
-        values, totals = uniq[keep], summed[keep]
+        if v.size > 1 and not np.all(v[1:] > v[:-1]):  # fio prints keys ascending: rarely taken
+            v, inverse = np.unique(v, return_inverse=True)
+            summed = np.zeros(v.size, dtype=np.int64)
+            np.add.at(summed, inverse, c)
+            c = summed
+        keep = c > 0
+        values, totals = v[keep], c[keep]
         return cls(_frozen(values), _frozen(totals), _fio_index(values))
 
     @classmethod
     def from_bins(cls, bins: Mapping[int | str, int]) -> ResponseTimeHistogram:
-        """From a fio ``clat_ns.bins`` mapping (keys may be JSON strings)."""
+        """From a fio ``clat_ns.bins`` mapping (keys are JSON strings of ns, SPEC-NOTES §9)."""
         try:
-            return cls.from_arrays([int(k) for k in bins], [int(c) for c in bins.values()])
-        except (TypeError, ValueError) as exc:
+            values = np.fromiter(map(int, bins.keys()), dtype=np.int64, count=len(bins))
+            counts = np.fromiter(map(int, bins.values()), dtype=np.int64, count=len(bins))
+        except (TypeError, ValueError, AttributeError, OverflowError) as exc:
             raise MetricsError(f"not a fio bins mapping: {exc}") from None
+        return cls.from_arrays(values, counts)
 
     @classmethod
     def merge(cls, *hists: ResponseTimeHistogram) -> ResponseTimeHistogram:
