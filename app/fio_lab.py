@@ -69,10 +69,9 @@ class SutFollowingEngine:
 def fio_lab(config: RunConfig, clock: Clock) -> Lab:
     if not config.sut.targets:
         raise LabError("local-fio needs at least one --target (a scratch file or a block device)")
-    options = config.temperature_meter.options
     engine = FioEngine(config.sut.targets, clock=clock, load_hosts=config.sut.load_hosts,
-                       target_size=parse_size(options.get("target_size", "64M")),
-                       confirm_device=options.get("confirm_device", ""))
+                       target_size=parse_size(config.target_size),
+                       confirm_device=config.confirm_device)
     sut = simulated_sut(config)
     simulated = config.power_meter.driver == "sim"
     lab = Lab(SimulatedPowerMeter(sut), SutFollowingEngine(engine, sut) if simulated else engine,

@@ -78,6 +78,10 @@ class RunConfig:
     operator: str = ""
     station: str = ""
     classification_reason: str = ""
+    #: local-fio: size of the scratch file created for a target that does not exist yet
+    target_size: str = "64M"
+    #: local-fio: the block device name the operator typed to allow a destructive run
+    confirm_device: str = ""
 
     @property
     def category(self) -> str:

@@ -43,8 +43,7 @@ def configured_meters(lab: Lab, power: InstrumentConfig, thermo: InstrumentConfi
 
 
 def _options(cfg: InstrumentConfig) -> dict:
-    options = {k: v for k, v in cfg.options.items()
-               if k not in ("target_size", "confirm_device")}
+    options = dict(cfg.options)
     if cfg.calibration_date:
         options["calibration_date"] = cfg.calibration_date
     return options

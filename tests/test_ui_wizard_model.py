@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.records import InstrumentConfig, RunConfig, SutDescription
+from app.records import RunConfig, SutDescription
 from ui.wizard.model import (EntryError, WizardEntries, config_from_wizard, entries_from_config,
                              parse_capacity)
 from ui.wizard.profiles import ProfileStoreError, SutProfileStore
@@ -78,8 +78,7 @@ def test_a_stored_config_round_trips_through_the_wizard_entries() -> None:
                                             raw_capacity_bytes=146_000_000_000, drive_count=3,
                                             drive_type="SSD", load_hosts=("h1:8765",),
                                             targets=("/data/scratch.bin",)),
-                         temperature_meter=InstrumentConfig(
-                             options={"target_size": "1G", "confirm_device": ""}))
+                         target_size="1G")
     again = config_from_wizard(entries_from_config(original))
     assert again == original
 
@@ -107,5 +106,5 @@ def test_unsafe_targets_are_refused_by_the_fio_safety_check(tmp_path: Path) -> N
                                    targets=(str(tmp_path / "new.bin"),), target_size="lots"))
     config = config_from_wizard(replace(GOOD, workload_mode="local-fio", target_size="16M",
                                         targets=(str(tmp_path / "new.bin"),)))
-    assert config.temperature_meter.options["target_size"] == "16M"  # read by app.fio_lab
+    assert config.target_size == "16M"  # read by app.fio_lab
     assert entries_from_config(config).target_size == "16M"

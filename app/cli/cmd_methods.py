@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Callable
+from typing import Callable
 
 from app.console import format_duration
 from app.method.loader import MethodError, all_methods, load_method

@@ -61,12 +61,11 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         sut = replace(sut, drive_type=args.drive_type)
     sut = replace(sut, coms_declared=tuple(args.com), coms_on_during_test=tuple(args.com),
                   targets=tuple(args.target), load_hosts=tuple(args.load_host))
-    options = {"target_size": args.target_size, "confirm_device": args.confirm_device}
     return RunConfig(method=args.method, taxonomy=args.taxonomy, lab=args.lab, sut=sut,
                      power_meter=InstrumentConfig(args.meter_driver, args.meter_resource),
-                     temperature_meter=InstrumentConfig(args.thermo_driver, args.thermo_resource,
-                                                        options),
-                     operator=args.operator)
+                     temperature_meter=InstrumentConfig(args.thermo_driver, args.thermo_resource),
+                     operator=args.operator, target_size=args.target_size,
+                     confirm_device=args.confirm_device)
 
 
 def run_command(args: argparse.Namespace) -> int:

@@ -25,7 +25,7 @@ from xml.sax.saxutils import escape
 
 from app.records import PhaseKind
 from app.reports import charts
-from app.reports.content import INVALID, NOT_MEASURED, VALID, MetricLine, ReportContent
+from app.reports.content import INVALID, VALID, MetricLine, ReportContent
 from app.reports.text import (DASH, fmt_duration, fmt_seconds, fmt_sig, invalid_value, is_number,
                               pdf_safe)
 

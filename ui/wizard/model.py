@@ -150,12 +150,10 @@ def config_from_wizard(e: WizardEntries) -> RunConfig:
              if e.workload_mode == "load-hosts" else ())
     sut = replace(sut, targets=targets, load_hosts=hosts)
     meter, thermo = check_instruments(e)
-    if lab == "local-fio":  # where app.fio_lab reads the scratch size and the confirmation
-        thermo = replace(thermo, options={**thermo.options, "target_size": e.target_size,
-                                          "confirm_device": e.confirm_device})
     return RunConfig(method=e.method, taxonomy=e.taxonomy, lab=lab, sut=sut, power_meter=meter,
                      temperature_meter=thermo, operator=e.operator.strip(),
-                     classification_reason=e.classification_reason)
+                     classification_reason=e.classification_reason,
+                     target_size=e.target_size, confirm_device=e.confirm_device)
 
 
 def entries_from_config(config: RunConfig) -> WizardEntries:
@@ -172,8 +170,7 @@ def entries_from_config(config: RunConfig) -> WizardEntries:
         capacity_unit=unit, drive_count=sut.drive_count, drive_type=sut.drive_type,
         raid=sut.raid, coms=tuple(sut.coms_declared), notes=sut.notes, workload_mode=mode,
         simulated_lab=config.lab if mode == "simulated" else "sim", targets=sut.targets,
-        target_size=str(config.temperature_meter.options.get("target_size", "64M")),
-        confirm_device=str(config.temperature_meter.options.get("confirm_device", "")),
+        target_size=config.target_size, confirm_device=config.confirm_device,
         load_hosts=sut.load_hosts, method=config.method,
         meter_driver=config.power_meter.driver, meter_resource=config.power_meter.resource,
         thermo_driver=config.temperature_meter.driver,
