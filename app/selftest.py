@@ -93,7 +93,8 @@ def _check_run(ctx: _Context) -> str:
         raise SelfTestError(f"smoke run {ctx.run_id[:8]} ended {status}, not COMPLETED")
     metrics = session.sequencer.metrics
     valid = sum(1 for m in metrics if m.valid)
-    return f"smoke run {ctx.run_id[:8]} on lab {ctx.lab!r} COMPLETED, {valid}/{len(metrics)} metrics valid"
+    return (f"smoke run {ctx.run_id[:8]} on lab {ctx.lab!r} COMPLETED, "
+            f"{valid}/{len(metrics)} metrics valid")
 
 
 def _check_reports(ctx: _Context) -> str:

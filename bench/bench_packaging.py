@@ -64,7 +64,8 @@ def ensure_bundle() -> str | None:
 
 
 def folder_mib(folder: Path) -> float:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink()) / MIB
+    files = (p for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+    return sum(p.stat().st_size for p in files) / MIB
 
 
 def start_seconds(exe: Path, launches: int = LAUNCHES) -> list[float]:

@@ -35,7 +35,7 @@ def numeric_version(version: str) -> tuple[int, int, int, int]:
 
 
 def debian_version(version: str) -> str:
-    """PEP 440 pre-releases sort before the release in Debian only with ``~``: 1.0rc1 → 1.0~rc1."""
+    """Debian sorts a pre-release before its release only with ``~``: 1.0rc1 → 1.0~rc1."""
     return re.sub(r"(?<=\d)(a|b|rc|dev)", r"~\1", version.replace("-", "~"))
 
 

@@ -49,7 +49,8 @@ def dist(tmp_path_factory) -> Path:
            "WORK": str(work / "build")}
     result = subprocess.run([str(BUILD_SCRIPT)], cwd=ROOT, env=env, capture_output=True,
                             text=True, timeout=BUILD_TIMEOUT_S)
-    assert result.returncode == 0, f"build.sh failed:\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}"
+    assert result.returncode == 0, \
+        f"build.sh failed:\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}"
     return work / "dist"
 
 
