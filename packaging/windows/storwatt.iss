@@ -65,8 +65,9 @@ Source: "{#FioExe}"; DestDir: "{app}"; DestName: "fio.exe"; Components: fio; Fla
 Type: filesandordirs; Name: "{app}\_internal"
 
 [Icons]
+; cmd /k drops the outermost pair of quotes of a line with more than two, hence the extra pair.
 Name: "{group}\StorWatt"; Filename: "{app}\storwatt-gui.exe"; Comment: "Storage power-efficiency test station"
-Name: "{group}\StorWatt self-test"; Filename: "{cmd}"; Parameters: "/k ""{app}\storwatt.exe"" --self-test"; WorkingDir: "{userdocs}"; IconFilename: "{app}\storwatt.exe"
+Name: "{group}\StorWatt self-test"; Filename: "{cmd}"; Parameters: "/k """"{app}\storwatt.exe"" --self-test"""; WorkingDir: "{userdocs}"; IconFilename: "{app}\storwatt.exe"
 Name: "{group}\Uninstall StorWatt"; Filename: "{uninstallexe}"
 Name: "{autodesktop}\StorWatt"; Filename: "{app}\storwatt-gui.exe"; Tasks: desktopicon
 
