@@ -144,10 +144,10 @@ def merge(old: dict[str, Section], new: dict[str, Section]) -> dict[str, Section
 
 def main(argv: list[str]) -> int:
     names = modules(argv)
-    stamp = f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {machine()}"
     new: dict[str, Section] = {}
     for name in names:
         figures = run_module(name)
+        stamp = f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {machine()}"
         for f in figures:
             mark = {True: "PASS", False: "MISS", None: "info"}[f.passed]
             print(f"[{mark}] {name}: {f.name} = {_value_text(f.value)} {f.unit} "

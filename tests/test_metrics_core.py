@@ -165,3 +165,22 @@ def test_pts_steady_state_window() -> None:
     assert steady.range_pct == pytest.approx(110 / 982.4 * 100)
     drifting = steady_state([1000 + 60 * i for i in range(25)])
     assert not drifting.steady and drifting.gave_up and "25 rounds" in drifting.reason
+
+
+def test_pts_steady_state_bad_rounds_and_parameters() -> None:
+    with pytest.raises(NonFiniteError, match="round 2"):
+        steady_state([1000, float("nan"), 1000, 1000, 1000])
+    with pytest.raises(MetricsError):
+        steady_state([1000] * 5, window=1)
+    with pytest.raises(MetricsError):
+        steady_state([1000] * 5, max_range_pct=0)
+    early = steady_state([1000, 1500, 700])
+    assert not early.steady and not early.gave_up and "in 3 rounds so far" in early.reason
+
+
+def test_pts_steady_state_gives_up_at_the_configured_round() -> None:
+    # steady only from round 8 on; with max_rounds=6 the tool must give up first
+    rounds = [100, 300, 100, 300, 100, 300, 100, 100, 100, 100, 100, 100]
+    assert steady_state(rounds).round_index == 10
+    verdict = steady_state(rounds, max_rounds=6)
+    assert not verdict.steady and verdict.gave_up and "within 6 rounds" in verdict.reason

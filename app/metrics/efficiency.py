@@ -60,6 +60,7 @@ def periodic_efficiency(ops_rate: np.ndarray, avg_power_w: np.ndarray) -> np.nda
 
 
 def _check_weights(weights: Sequence[float]) -> np.ndarray:
+    """The WMA weights of the method file (§4: 10 … 1): finite and positive, or an error."""
     w = np.asarray(weights, dtype=float)
     if w.ndim != 1 or w.size == 0 or not np.all(np.isfinite(w)) or np.any(w <= 0):
         raise MetricsError(f"WMA weights must be a non-empty list of positive numbers, got "

@@ -1,31 +1,36 @@
-"""Typed errors of the measurement core: bad input is named, never turned into a number."""
+"""Typed errors of the measurement core: bad input is named, never turned into a number.
+
+SPEC-NOTES §3 (flagged samples are never averaged silently) and §4 (an invalid phase is shown
+as invalid) are why the core raises or returns an explicit NaN instead of guessing.
+"""
 
 from __future__ import annotations
 
 
 class MetricsError(ValueError):
-    """A metric cannot be computed from these samples; the message says why."""
+    """A metric cannot be computed from these samples; the message says why (SPEC-NOTES §4)."""
 
 
 class EmptySamplesError(MetricsError):
-    """No (usable) samples where some were required."""
+    """No (usable) samples where some were required (§4: a figure needs its samples)."""
 
 
 class NonMonotonicError(MetricsError):
-    """Time stamps go backwards: samples were reordered or the clock jumped."""
+    """Time stamps go backwards: samples were reordered or the clock jumped (§4 intervals are
+    by time stamp, so order is the caller's job)."""
 
 
 class NonFiniteError(MetricsError):
-    """NaN or infinity where a finite number is required."""
+    """NaN or infinity where a finite number is required (§3: NaN/over-range are flags)."""
 
 
 class NonPositivePowerError(MetricsError):
-    """Average power is zero or negative: the meter or its wiring is wrong."""
+    """Average power is zero or negative: the meter or its wiring is wrong (§4: EP = O / P)."""
 
 
 class LengthMismatchError(MetricsError):
-    """Parallel arrays (times and values) of different lengths."""
+    """Parallel arrays (times and values) of different lengths (§4: one value per sample)."""
 
 
 class UnitMixError(MetricsError):
-    """A unit string is unknown or mixes decimal (GB) and binary (GiB) prefixes."""
+    """A unit string is unknown or mixes decimal (GB) and binary (GiB) prefixes (§4)."""

@@ -18,7 +18,8 @@ CAPACITY_UNITS = {"GB": GB, "TB": 10**12, "GiB": GIB, "TiB": 2**40}
 
 
 def sig_digits(value: float, n: int = 3) -> str:
-    """``value`` with at least ``n`` significant digits, in plain notation.
+    """``value`` with at least ``n`` significant digits, in plain notation (SPEC-NOTES §4:
+    592.692 W → "593", 12.317 GB/W → "12.3", 3.01 MiB/s/W → "3.01").
 
     Integer digits are never dropped (123456 → "123456"); small values keep ``n`` significant
     digits (0.001234 → "0.00123"); NaN/inf give "—" so a missing figure never reads as a number.
@@ -51,6 +52,7 @@ def bytes_to_gib(n: int | float) -> float:
 
 
 def _unit_families(unit: str) -> set[str]:
+    """Prefix families ("decimal", "binary") used by the parts of a unit like "GB/W" (§4)."""
     parts = unit.replace("·", "/").replace("*", "/").split("/")
     families = set()
     for part in (p.strip() for p in parts):
@@ -62,7 +64,7 @@ def _unit_families(unit: str) -> set[str]:
 
 
 def format_capacity(n_bytes: int | float, unit: str = "GB", digits: int = 3) -> str:
-    """Capacity in exactly one unit family (decimal GB/TB or binary GiB/TiB)."""
+    """Capacity in exactly one unit family, decimal GB/TB or binary GiB/TiB (SPEC-NOTES §4)."""
     if unit not in CAPACITY_UNITS:
         raise UnitMixError(f"unknown capacity unit {unit!r}; use one of {', '.join(CAPACITY_UNITS)}")
     return f"{sig_digits(n_bytes / CAPACITY_UNITS[unit], digits)} {unit}"

@@ -28,11 +28,13 @@ _MERGE_CHUNK = 512
 
 
 def _fio_index(values: np.ndarray) -> np.ndarray | None:
+    """fio bucket index of each value, or None if any value is not a bucket midpoint (§9)."""
     idx = np.searchsorted(FIO_BUCKETS, values).clip(max=FIO_BUCKETS.size - 1)
     return _frozen(idx) if np.array_equal(FIO_BUCKETS[idx], values) else None
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
+    """Read-only int64 copy: a histogram is a record (§9 counts are exact integers)."""
     a = np.ascontiguousarray(a, dtype=np.int64)
     a.setflags(write=False)
     return a
@@ -40,7 +42,7 @@ def _frozen(a: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class ResponseTimeHistogram:
-    """Sorted unique bucket values (ns) with their counts; immutable."""
+    """Sorted unique bucket values (ns) with their counts; immutable (SPEC-NOTES §7, §9)."""
 
     values_ns: np.ndarray
     counts: np.ndarray
@@ -109,7 +111,8 @@ class ResponseTimeHistogram:
     @classmethod
     def difference(cls, later: ResponseTimeHistogram,
                    earlier: ResponseTimeHistogram) -> ResponseTimeHistogram:
-        """Per-interval histogram from two cumulative snapshots (fio --status-interval)."""
+        """Per-interval histogram from two cumulative snapshots (fio --status-interval prints
+        cumulative documents, SPEC-NOTES §9); a count going down is an error, not a zero."""
         values = np.union1d(later.values_ns, earlier.values_ns)
         diff = later._counts_at(values) - earlier._counts_at(values)
         if np.any(diff < 0):
@@ -119,6 +122,7 @@ class ResponseTimeHistogram:
         return cls.from_arrays(values, diff)
 
     def _counts_at(self, values: np.ndarray) -> np.ndarray:
+        """Count of each of ``values`` in this histogram, 0 where absent (for §9 differences)."""
         pos = np.searchsorted(self.values_ns, values)
         pos_c = np.minimum(pos, max(self.values_ns.size - 1, 0))
         hit = (pos < self.values_ns.size) & (self.values_ns[pos_c] == values) if \
@@ -127,10 +131,12 @@ class ResponseTimeHistogram:
 
     @property
     def total(self) -> int:
+        """N, the IO count; equals fio's ``clat_ns.N`` (SPEC-NOTES §9)."""
         return int(self.counts.sum())
 
     def percentile(self, p: float) -> float:
-        """Bucket value (ns) at percentile ``p``: first bucket whose running count ≥ p/100·N."""
+        """Bucket value (ns) at percentile ``p``: the first bucket whose running count reaches
+        p/100·N — fio's own rule, so the result equals fio's ``clat_ns.percentile`` (§9)."""
         if not (np.isfinite(p) and 0 < p <= 100):
             raise MetricsError(f"percentile must be in (0, 100], got {p}")
         if self.total == 0:
@@ -140,20 +146,24 @@ class ResponseTimeHistogram:
         return float(self.values_ns[min(idx, self.values_ns.size - 1)])
 
     def confidence_levels(self, levels: Sequence[float] = DEFAULT_LEVELS) -> dict[float, float]:
-        """Response time in **ms** at each confidence level (PTS number of nines)."""
+        """Response time in **ms** at each confidence level (PTS number of nines, SPEC-NOTES §5)."""
         return {float(level): self.percentile(level) / 1e6 for level in levels}
 
     def count_above(self, ceiling_ns: float) -> int:
-        """IOs in buckets above the response-time ceiling."""
+        """IOs in buckets above the response-time ceiling line (SPEC-NOTES §5)."""
         return int(self.counts[self.values_ns > ceiling_ns].sum())
 
     def mean_ns(self) -> float:
+        """Mean of the bucket values weighted by count: within a bucket's width of fio's exact
+        mean (§9 buckets are ~1.6 % wide); the response-time average of §2 uses fio's own."""
         if self.total == 0:
             raise MetricsError("empty histogram has no mean")
         return float(np.dot(self.values_ns.astype(float), self.counts) / self.total)
 
     def to_bins(self) -> dict[int, int]:
+        """Back to fio's json+ ``bins`` layout (§9), e.g. for storage."""
         return {int(v): int(c) for v, c in zip(self.values_ns, self.counts)}
 
     def to_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(bucket values in ns, counts), ascending, read-only — for plots of the §5 histogram."""
         return self.values_ns, self.counts

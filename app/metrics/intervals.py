@@ -19,7 +19,7 @@ MIB = 2**20
 
 
 def _check_times(t: np.ndarray) -> None:
-    """Time stamps must be finite and non-decreasing: ordering is the caller's job, and a
+    """Time stamps must be finite and non-decreasing (SPEC-NOTES §4 intervals go by time): ordering is the caller's job, and a
     backwards step means reordered samples or a clock jump, which must not be averaged over."""
     if not np.all(np.isfinite(t)):
         raise NonFiniteError("sample time stamps contain NaN or infinity")
@@ -31,6 +31,7 @@ def _check_times(t: np.ndarray) -> None:
 
 
 def _check_grid(start_s: float, interval_s: float, count: int) -> None:
+    """A finite start, a positive interval length (the method's minute, §4), count ≥ 0."""
     if not np.isfinite(start_s):
         raise NonFiniteError(f"interval start must be a finite time, got {start_s}")
     if not (np.isfinite(interval_s) and interval_s > 0):
@@ -41,7 +42,8 @@ def _check_grid(start_s: float, interval_s: float, count: int) -> None:
 
 
 def interval_index(t: np.ndarray, start_s: float, interval_s: float, count: int) -> np.ndarray:
-    """Index of the interval ``[start + i·L, start + (i+1)·L)`` each time falls in; -1 outside."""
+    """Index of the interval ``[start + i·L, start + (i+1)·L)`` each time falls in; -1 outside
+    (SPEC-NOTES §4: a sample belongs to the interval holding its time stamp)."""
     _check_grid(start_s, interval_s, count)
     idx = np.floor((np.asarray(t, dtype=float) - start_s) / interval_s).astype(np.int64)
     return np.where((idx >= 0) & (idx < count), idx, -1)
@@ -51,6 +53,9 @@ def interval_means(t: np.ndarray, values: np.ndarray, usable: np.ndarray | None,
                    start_s: float, interval_s: float,
                    count: int) -> tuple[np.ndarray, np.ndarray]:
     """Mean of the usable samples in each interval, and how many samples went into it.
+
+    SPEC-NOTES §4: P_i is the mean of the meter samples in interval i; §3: flagged samples
+    (``usable`` False) are kept as evidence but never averaged.
 
     NaN/inf values are unusable whatever ``usable`` says. An interval with no usable sample has
     mean NaN and count 0.
@@ -121,7 +126,7 @@ class IntervalFigures:
 
 @dataclass(frozen=True)
 class PhaseIntervals:
-    """The complete intervals of a phase and the partial tail left out of them.
+    """The complete intervals of a phase and the partial tail left out of them (§4).
 
     A partial last interval is reported, never stretched to a full one: its length and the
     power samples in it are kept so a report can say what was not counted.
@@ -133,11 +138,13 @@ class PhaseIntervals:
 
     @property
     def has_partial(self) -> bool:
+        """True when the phase did not end on an interval boundary."""
         return self.partial_s > 0
 
 
 def complete_intervals(start_s: float, end_s: float, interval_s: float) -> tuple[int, float]:
-    """How many whole intervals fit in [start, end), and the length of the remainder."""
+    """How many whole intervals (§4: one minute by default) fit in [start, end), and the
+    length of the remainder, which no figure includes."""
     if not (np.isfinite(start_s) and np.isfinite(end_s)) or end_s < start_s:
         raise MetricsError(f"phase must end after it starts, got {start_s} … {end_s} s")
     if not interval_s > 0:
