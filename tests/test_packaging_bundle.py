@@ -24,7 +24,8 @@ BUILD_SCRIPT = ROOT / "packaging" / "linux" / "build.sh"
 GUI_PROBE = ROOT / "packaging" / "linux" / "gui_probe.py"
 BUILD_TIMEOUT_S = 420  # ~100 s on 2 cores; the whole module must stay under 8 minutes
 
-pytestmark = pytest.mark.slow
+# the module fixture builds everything (~2 min on 2 cores) inside the first test
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(480)]
 
 
 def _ensure_pyinstaller() -> None:
