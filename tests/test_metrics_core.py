@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 from app.metrics.efficiency import (active_metric, periodic_efficiency, ready_idle_metric,
                                     stability, weighted_moving_average)
 from app.metrics.errors import (EmptySamplesError, LengthMismatchError, MetricsError,
-                                NonFiniteError, NonMonotonicError, NonPositivePowerError)
-from app.metrics.formatting import format_capacity, format_quantity, sig_digits
+                                NonFiniteError, NonMonotonicError, NonPositivePowerError,
+                                UnitMixError)
+from app.metrics.formatting import (bytes_to_gb, bytes_to_gib, format_capacity, format_quantity,
+                                    sig_digits)
 from app.metrics.intervals import interval_means
 from app.metrics.steady_state import steady_state
 
@@ -184,3 +186,31 @@ def test_pts_steady_state_gives_up_at_the_configured_round() -> None:
     assert steady_state(rounds).round_index == 10
     verdict = steady_state(rounds, max_rounds=6)
     assert not verdict.steady and verdict.gave_up and "within 6 rounds" in verdict.reason
+
+
+@pytest.mark.parametrize("capacity", [0, -1, 1.5, float("nan"), True, "7300 GB"])
+def test_ready_idle_metric_refuses_a_bad_capacity(capacity) -> None:
+    with pytest.raises(MetricsError, match="capacity"):
+        ready_idle_metric(capacity, 592.692)
+
+
+def test_ready_idle_metric_refuses_bad_power() -> None:
+    with pytest.raises(NonPositivePowerError):
+        ready_idle_metric(7_300_000_000_000, 0.0)
+    with pytest.raises(NonFiniteError):
+        ready_idle_metric(7_300_000_000_000, float("nan"))
+    assert ready_idle_metric(7.3e12, 592.692) == pytest.approx(12.317, abs=5e-4)
+
+
+@pytest.mark.parametrize("unit", ["GB/GiB", "TB/GiB", "MiB/s per MB", "MB·MiB"])
+def test_mixed_unit_families_are_refused(unit: str) -> None:
+    with pytest.raises(UnitMixError):
+        format_quantity(1.0, unit)
+
+
+def test_single_family_units_format_with_three_digits() -> None:
+    assert format_quantity(12.317, "GB/W") == "12.3 GB/W"
+    assert format_quantity(3.0149, "MiB/s/W") == "3.01 MiB/s/W"
+    assert format_quantity(592.692, "W") == "593 W"
+    assert format_quantity(-12.317, "GB/W") == "-12.3 GB/W"
+    assert bytes_to_gb(7_300_000_000_000) == 7300.0 and bytes_to_gib(2**31) == 2.0

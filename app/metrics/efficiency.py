@@ -158,7 +158,9 @@ def active_metric(total_ops: float, duration_s: float, avg_power_w: float) -> fl
 def ready_idle_metric(raw_capacity_bytes: int, avg_power_w: float) -> float:
     """EP_RI in GB/W, GB = 10⁹ bytes (SPEC-NOTES §4: 7300 GB at 592.692 W → 12.317 GB/W)."""
     _require_power(avg_power_w)
-    if isinstance(raw_capacity_bytes, bool) or not isinstance(raw_capacity_bytes, (int, np.integer)):
+    whole = isinstance(raw_capacity_bytes, (int, np.integer)) or (
+        isinstance(raw_capacity_bytes, float) and raw_capacity_bytes.is_integer())
+    if isinstance(raw_capacity_bytes, bool) or not whole:
         raise MetricsError(f"raw capacity must be a whole number of bytes, got "
                            f"{raw_capacity_bytes!r}")
     if raw_capacity_bytes <= 0:

@@ -8,6 +8,7 @@ and one figure never mixes the two.
 from __future__ import annotations
 
 import math
+import re
 
 from app.metrics.errors import UnitMixError
 
@@ -24,6 +25,8 @@ def sig_digits(value: float, n: int = 3) -> str:
     Integer digits are never dropped (123456 → "123456"); small values keep ``n`` significant
     digits (0.001234 → "0.00123"); NaN/inf give "—" so a missing figure never reads as a number.
     """
+    if n < 1:
+        raise ValueError(f"significant digits must be ≥ 1, got {n}")
     if value is None or not math.isfinite(value):
         return "—"
     if value == 0:
@@ -53,9 +56,8 @@ def bytes_to_gib(n: int | float) -> float:
 
 def _unit_families(unit: str) -> set[str]:
     """Prefix families ("decimal", "binary") used by the parts of a unit like "GB/W" (§4)."""
-    parts = unit.replace("·", "/").replace("*", "/").split("/")
     families = set()
-    for part in (p.strip() for p in parts):
+    for part in re.findall(r"[A-Za-z]+", unit):
         if part in DECIMAL_PREFIXED:
             families.add("decimal")
         elif part in BINARY_PREFIXED:

@@ -15,7 +15,13 @@ import numpy as np
 from app.metrics.errors import (LengthMismatchError, MetricsError, NonFiniteError,
                                 NonMonotonicError)
 
-MIB = 2**20
+MIB = 2**20  # SPEC-NOTES §4: 1 MiB = 2²⁰ B
+
+#: time stamps are float seconds; a phase end within 1 µs of a boundary closes that interval
+#: (guards against 1799.9999999 s counting as a partial interval)
+_BOUNDARY_SLACK_S = 1e-6
+
+OPS_UNITS = ("IOPS", "MiB/s")  # SPEC-NOTES §4: IOPS for random, MiB/s for sequential profiles
 
 
 def _check_times(t: np.ndarray) -> None:
@@ -63,7 +69,8 @@ def interval_means(t: np.ndarray, values: np.ndarray, usable: np.ndarray | None,
     t = np.asarray(t, dtype=float)
     v = np.asarray(values, dtype=float)
     if t.shape != v.shape or (usable is not None and np.shape(usable) != t.shape):
-        raise LengthMismatchError(f"{t.size} time stamps but {v.size} values")
+        raise LengthMismatchError(f"{t.size} time stamps, {v.size} values and "
+                                  f"{'no' if usable is None else np.size(usable)} usable flags")
     _check_times(t)
     ok = np.isfinite(v) if usable is None else (np.asarray(usable, dtype=bool) & np.isfinite(v))
     idx = interval_index(t, start_s, interval_s, count)
@@ -104,13 +111,6 @@ def interval_ops(wl_t_end: np.ndarray, wl_ios: np.ndarray, wl_bytes: np.ndarray,
             np.bincount(idx[keep], weights=nbytes[keep], minlength=count)[:count])
 
 
-#: time stamps are float seconds; a phase end within 1 µs of a boundary closes that interval
-#: (guards against 1799.9999999 s counting as a partial interval)
-_BOUNDARY_SLACK_S = 1e-6
-
-OPS_UNITS = ("IOPS", "MiB/s")  # SPEC-NOTES §4: IOPS for random, MiB/s for sequential profiles
-
-
 @dataclass(frozen=True)
 class IntervalFigures:
     """Figures of one complete interval (SPEC-NOTES §4)."""
@@ -145,10 +145,9 @@ class PhaseIntervals:
 def complete_intervals(start_s: float, end_s: float, interval_s: float) -> tuple[int, float]:
     """How many whole intervals (§4: one minute by default) fit in [start, end), and the
     length of the remainder, which no figure includes."""
-    if not (np.isfinite(start_s) and np.isfinite(end_s)) or end_s < start_s:
+    _check_grid(start_s, interval_s, 0)
+    if not np.isfinite(end_s) or end_s < start_s:
         raise MetricsError(f"phase must end after it starts, got {start_s} … {end_s} s")
-    if not interval_s > 0:
-        raise MetricsError(f"interval length must be positive, got {interval_s}")
     count = int(np.floor((end_s - start_s + _BOUNDARY_SLACK_S) / interval_s))
     partial = end_s - (start_s + count * interval_s)
     return count, (partial if partial > _BOUNDARY_SLACK_S else 0.0)
