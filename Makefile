@@ -10,7 +10,7 @@ OUT    ?= out
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,package]'
 	touch $(STAMP)
 
 venv: $(STAMP)

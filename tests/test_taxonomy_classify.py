@@ -241,3 +241,4 @@ def test_cli_run_refuses_an_undefined_level(capsys, tmp_path) -> None:
     assert main(["run", "--taxonomy", "removable-4", "--db",
                  f"sqlite:///{tmp_path / 'x.db'}"]) == 1
     assert "Removable 4 is not defined" in capsys.readouterr().err
+

@@ -13,6 +13,7 @@ from app.console import ConsoleReporter, metrics_table
 from app.labs import LAB_KINDS, LabError
 from app.method.loader import MethodError
 from app.records import InstrumentConfig, RunConfig, RunStatus, SutDescription
+from app.storage.errors import StorageError
 from drivers.interfaces import InstrumentError, WorkloadError
 
 
@@ -75,13 +76,17 @@ def run_command(args: argparse.Namespace) -> int:
         config = config_from_args(args)
         reporter = ConsoleReporter(sys.stderr if args.json else sys.stdout, quiet=args.quiet)
         session = open_session(config, db_url=args.db, listeners=[reporter])
-    except (MethodError, LabError, KeyError, ValueError, InstrumentError, WorkloadError) as exc:
+    except (MethodError, LabError, KeyError, ValueError, InstrumentError, WorkloadError,
+            StorageError) as exc:
         print(f"storwatt run: {_message(exc)}", file=sys.stderr)
         return 1
     previous = signal.signal(signal.SIGINT, lambda *_: session.sequencer.abort(
         "interrupted from the terminal (Ctrl-C)"))
     try:
         status = session.run()
+    except StorageError as exc:  # the writer could not store everything: say so, never hide it
+        print(f"storwatt run: {exc}", file=sys.stderr)
+        return 1
     finally:
         signal.signal(signal.SIGINT, previous)
     return _finish(args, session, status)
