@@ -1,0 +1,84 @@
+"""``storwatt audit``: QA notes and dispositions of stored runs (append-only, see
+:mod:`app.storage.audit`).
+
+    storwatt audit add RUN_ID --note TEXT --author NAME
+    storwatt audit add RUN_ID --accept|--reject --reason TEXT --author NAME
+    storwatt audit list RUN_ID [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+
+from app.storage.audit import add_audit_entry, audit_entries
+from app.storage.db import open_database
+from app.storage.errors import StorageError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("audit", help="QA notes and accept/reject dispositions of stored runs")
+    group = p.add_subparsers(dest="audit_command", metavar="ACTION", required=True)
+    add = group.add_parser("add", help="append a note or a disposition (never edits the run)")
+    add.add_argument("run_id", metavar="RUN_ID", help="run id or an unambiguous prefix")
+    what = add.add_mutually_exclusive_group(required=True)
+    what.add_argument("--note", help="a note to append")
+    what.add_argument("--accept", action="store_true", help="QA accepts the run")
+    what.add_argument("--reject", action="store_true", help="QA rejects the run")
+    add.add_argument("--reason", help="why the run is accepted or rejected (required with "
+                     "--accept/--reject)")
+    add.add_argument("--author", required=True, help="who writes the entry")
+    ls = group.add_parser("list", help="a run's audit trail, oldest first")
+    ls.add_argument("run_id", metavar="RUN_ID", help="run id or an unambiguous prefix")
+    ls.add_argument("--json", action="store_true", help="print as JSON")
+    for parser in (add, ls):
+        parser.add_argument("--db", help="database URL (default: the station's SQLite file)")
+    add.set_defaults(func=add_command)
+    ls.set_defaults(func=list_command)
+
+
+def add_command(args: argparse.Namespace) -> int:
+    if args.note is not None and args.reason:
+        print("storwatt audit add: --reason goes with --accept/--reject; a note is its own "
+              "text", file=sys.stderr)
+        return 2
+    if args.note is None and not (args.reason or "").strip():
+        print("storwatt audit add: --accept/--reject needs --reason (why)", file=sys.stderr)
+        return 2
+    kind, disposition = (("note", None) if args.note is not None else
+                         ("disposition", "accepted" if args.accept else "rejected"))
+    try:
+        database = open_database(args.db)
+        try:
+            entry = add_audit_entry(database, args.run_id, kind,
+                                    args.note if args.note is not None else args.reason,
+                                    args.author, disposition)
+        finally:
+            database.close()
+    except StorageError as exc:
+        print(f"storwatt audit add: {exc}", file=sys.stderr)
+        return 1
+    print(f"run {entry.run_id}: {entry.describe()}")
+    return 0
+
+
+def list_command(args: argparse.Namespace) -> int:
+    try:
+        database = open_database(args.db)
+        try:
+            entries = audit_entries(database, args.run_id)
+        finally:
+            database.close()
+    except StorageError as exc:
+        print(f"storwatt audit list: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps([asdict(e) for e in entries], indent=2, default=str))
+    elif not entries:
+        print("no notes or dispositions for this run")
+    else:
+        for e in entries:
+            print(e.describe())
+    return 0
