@@ -1,16 +1,18 @@
 """fio as the station's workload engine, locally or on several load hosts.
 
 Local: one ``fio --output-format=json+ --status-interval=1`` process; each cumulative
-document is differenced against the previous one into a slice ending when the document
-arrived (station clock). Several load hosts: fio's own client/server mode, one client
-process per host so every ``--client=HOST`` is paired with its job file (SPEC-NOTES §9: an
-unpaired list silently runs on the last host only). In client mode fio 3.33 prints its
-per-second snapshots only when the run ends (as ``client_stats``), so those figures are not
-live: ``live`` is False and the sequencer closes the phase's intervals after the run.
+document is differenced against the previous one into an interval that ends when the
+document arrived on the station clock (``stream.IntervalSeries`` says why). Several load
+hosts: one client process per host (``clients``); fio 3.33 prints a client's per-second
+reports only when the run ends, so ``live`` is False and the intervals arrive after the run.
+
+Failures raise :class:`FioRunError` (a ``WorkloadError``) once, carrying every interval of the
+profile so far; ``poll()`` after ``stop()`` still returns the intervals not yet handed out.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
 import subprocess
@@ -19,15 +21,24 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from drivers.clock import Clock
-from drivers.fio.jobs import JobOptions, job_text
+from drivers.fio import clients
+from drivers.fio.jobs import JobOptions, default_ioengine, job_text
 from drivers.fio.process import FioProcess
-from drivers.fio.safety import TargetCheck, check_targets, create_scratch_file
-from drivers.fio.stream import (EMPTY, Snapshot, client_snapshots, difference,
-                                snapshot_of_document)
+from drivers.fio.safety import TargetCheck, check_targets, create_scratch_file, describe
+from drivers.fio.stream import IntervalSeries, snapshot_of_document, snapshot_of_jobs
 from drivers.interfaces import WorkloadError, WorkloadInterval, WorkloadProfile, WorkloadResult
 
 MIN_VERSION = (3, 0)
-DEFAULT_PORT = 8765
+DEFAULT_PORT = clients.DEFAULT_PORT
+client_argument = clients.client_argument  # kept importable from here
+
+
+class FioRunError(WorkloadError):
+    """fio failed mid-phase; ``intervals`` holds every interval measured before the failure."""
+
+    def __init__(self, message: str, intervals: Sequence[WorkloadInterval] = ()) -> None:
+        super().__init__(message)
+        self.intervals = tuple(intervals)
 
 
 def fio_version(binary: str) -> tuple[str, tuple[int, int]]:
@@ -47,65 +58,105 @@ def fio_version(binary: str) -> tuple[str, tuple[int, int]]:
     version = (int(match.group(1)), int(match.group(2)))
     if version < MIN_VERSION:
         raise WorkloadError(f"{text} is too old: StorWatt needs fio ≥ "
-                            f"{MIN_VERSION[0]}.{MIN_VERSION[1]} (json+ output)")
+                            f"{MIN_VERSION[0]}.{MIN_VERSION[1]} (json+ output); install a "
+                            "current fio")
     return text, version
 
 
-def client_argument(host: str) -> str:
-    """``host[:port]`` → fio's ``--client`` value ``host,port``."""
-    name, _, port = host.rpartition(":") if ":" in host else (host, "", "")
-    port = port or str(DEFAULT_PORT)
-    if not name or not port.isdigit() or "," in name:
-        raise WorkloadError(f"load host {host!r} is not HOST[:PORT]")
-    return f"{name},{port}"
+def engine_loadable(binary: str, ioengine: str) -> bool:
+    """Whether this fio can load ``ioengine`` (``--enghelp`` exits 0 even when it cannot)."""
+    try:
+        done = subprocess.run([binary, f"--enghelp={ioengine}"], capture_output=True,
+                              text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    text = (done.stdout + done.stderr).lower()
+    return done.returncode == 0 and "not loadable" not in text and "not found" not in text
+
+
+def job_count(profile: WorkloadProfile) -> int:
+    """fio processes of a profile: ``job_runtime`` is summed over them under group_reporting."""
+    return len(profile.streams) if profile.streams else max(1, profile.jobs)
+
+
+def writes(profile: WorkloadProfile) -> bool:
+    """Whether a profile destroys data on its targets (decides the safety check)."""
+    return (profile.kind in ("prefill", "com") or profile.read_pct < 100
+            or any(s[4] < 100 for s in profile.streams))
 
 
 class FioEngine:
-    """``WorkloadEngine`` driving real fio."""
+    """``WorkloadEngine`` driving real fio.
+
+    ``allow_destructive`` must be True (and ``confirm_device`` the device name the operator
+    typed) before any write phase may touch a block device; plain files need neither.
+    ``watchdog_margin_s`` is added to a timed profile's duration and passed as fio's own
+    ``--timeout``, a cap that holds even if the station and its parent-death signal both fail.
+    """
 
     name = "fio"
 
     def __init__(self, targets: Sequence[str], *, clock: Clock, fio_binary: str = "fio",
                  load_hosts: Sequence[str] = (), workdir: Path | None = None,
-                 target_size: int | None = None, ioengine: str | None = None,
-                 direct: bool | None = None, confirm_device: str = "",
-                 mounts_path: str = "/proc/mounts") -> None:
+                 target_size: int | None = None, direct: bool | None = None,
+                 ioengine: str | None = None, allow_destructive: bool = False,
+                 confirm_device: str = "", mounts_path: str = "/proc/mounts",
+                 sys_block: str = "/sys/block", stop_grace_s: float = 5.0,
+                 stop_term_s: float = 3.0, watchdog_margin_s: float = 60.0) -> None:
         self.targets = tuple(targets)
         self.clock = clock
         self.binary = fio_binary
         self.hosts = tuple(load_hosts)
+        for host in self.hosts:
+            clients.parse_host(host)
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="storwatt-fio-"))
         self.target_size = target_size
         self.ioengine = ioengine
         self.direct = direct
+        self.allow_destructive = allow_destructive
         self.confirm_device = confirm_device
-        self.mounts_path = mounts_path
+        self.mounts_path, self.sys_block = mounts_path, sys_block
+        self.stop_timeouts = (stop_grace_s, stop_term_s)
+        self.watchdog_margin_s = watchdog_margin_s
         self.version = ""
         self.live = not self.hosts
         self._procs: dict[str, FioProcess] = {}
-        self._last: dict[str, tuple[float, Snapshot]] = {}
+        self._series: dict[str, IntervalSeries] = {}
         self._profile: WorkloadProfile | None = None
         self._job = ""
         self._error = ""
         self._reported = False  # the failure was already raised to the sequencer
         self._pending: list[WorkloadInterval] = []
+        self.intervals: list[WorkloadInterval] = []  # every interval of the current profile
 
     # --- checks ---------------------------------------------------------------------------
-    def target_checks(self) -> list[TargetCheck]:
-        return check_targets(self.targets, writing=True, create_size=self.target_size,
-                             mounts_path=self.mounts_path, confirm_device=self.confirm_device)
+    def target_checks(self, writing: bool = True) -> list[TargetCheck]:
+        """One record per local target, for the GUI and for the refusal message."""
+        confirm = self.confirm_device if self.allow_destructive else ""
+        return check_targets(self.targets, writing=writing, create_size=self.target_size,
+                             mounts_path=self.mounts_path, sys_block=self.sys_block,
+                             confirm_device=confirm, allow_destructive=self.allow_destructive)
 
     def check(self) -> str:
+        """"fio-3.33 (local) on /tmp/x.dat (file, 64 MiB)"; WorkloadError when unusable."""
         self.version, _ = fio_version(self.binary)
         if not self.targets:
             raise WorkloadError("no fio target: give at least one file or block device")
-        if not self.hosts:
-            self._check_local_targets()
-        where = ", ".join(self.hosts) if self.hosts else "local"
-        return f"{self.version} ({where}) on {', '.join(self.targets)}"
+        if self.hosts:
+            return f"{self.version} (load hosts {', '.join(self.hosts)}) on " \
+                   + ", ".join(self.targets)
+        checks = self._safe_targets(writing=True)
+        self.ioengine = self._resolve_ioengine()
+        return f"{self.version} (local) on " + ", ".join(describe(c) for c in checks)
 
-    def _check_local_targets(self) -> None:
-        checks = self.target_checks()
+    def _resolve_ioengine(self) -> str:
+        if self.ioengine:
+            return self.ioengine
+        wanted = default_ioengine()
+        return wanted if wanted != "libaio" or engine_loadable(self.binary, wanted) else "psync"
+
+    def _safe_targets(self, writing: bool) -> list[TargetCheck]:
+        checks = self.target_checks(writing)
         bad = [c for c in checks if not c.ok]
         if bad:
             raise WorkloadError("refusing fio targets: " +
@@ -113,38 +164,55 @@ class FioEngine:
         for c in checks:
             if c.kind == "missing" and self.target_size:
                 create_scratch_file(c.path, self.target_size)
+        return checks
 
     def _options(self) -> JobOptions:
-        files = [c for c in self.target_checks() if c.kind == "file"] if not self.hosts else []
-        size = self.target_size if (self.hosts or files) else None
-        # on load hosts the station cannot check the targets; an explicit scratch size is the
-        # operator's decision to let fio create them there
-        return JobOptions(self.targets, self.ioengine,
-                          self.direct if self.direct is not None else not files, size,
-                          allow_file_create=bool(self.hosts and self.target_size))
+        if self.hosts:
+            # the station cannot check a load host's targets; an explicit scratch size is the
+            # operator's decision to let fio create them there
+            return JobOptions(self.targets, self.ioengine, bool(self.direct), self.target_size,
+                              allow_file_create=bool(self.target_size))
+        files = [c for c in self.target_checks(False) if c.kind in ("file", "missing")]
+        direct = self.direct if self.direct is not None else not files
+        return JobOptions(self.targets, self.ioengine, direct,
+                          self.target_size if files else None)
 
     # --- run --------------------------------------------------------------------------------
     def start(self, profile: WorkloadProfile) -> None:
         if self.running:
             raise WorkloadError(f"fio is still running {self._profile.name if self._profile else ''}")
+        if not self.version:
+            self.check()
+        if not self.hosts:
+            self._safe_targets(writing=writes(profile))
         self._profile, self._error, self._reported = profile, "", False
+        self._pending, self.intervals = [], []
         self._job = job_text(profile, self._options())
         path = self.workdir / f"{profile.name}.fio"
         path.write_text(self._job)
         self._parse_only(path)
-        self._last = {}
-        argv_tail = ["--output-format=json+", "--status-interval=1", str(path)]
+        extra = self._watchdog(profile)
         if self.hosts:
-            self._procs = {h: FioProcess([self.binary, f"--client={client_argument(h)}",
-                                          *argv_tail], self.clock.now) for h in self.hosts}
+            argvs = {h: clients.client_argv(self.binary, h, path, extra) for h in self.hosts}
         else:
-            self._procs = {"": FioProcess([self.binary, *argv_tail], self.clock.now)}
+            argvs = {"": [self.binary, "--output-format=json+", "--status-interval=1", *extra,
+                          str(path)]}
         t0 = self.clock.now()
-        self._last = {h: (t0, EMPTY) for h in self._procs}
+        self._procs = {h: FioProcess(argv, self.clock.now)
+                       for h, argv in argvs.items()}
+        self._series = {h: IntervalSeries(t0, h) for h in self._procs}
+
+    def _watchdog(self, profile: WorkloadProfile) -> list[str]:
+        if profile.duration_s is None or not math.isfinite(profile.duration_s):
+            return []
+        return [f"--timeout={math.ceil(profile.duration_s + self.watchdog_margin_s)}"]
 
     def _parse_only(self, path: Path) -> None:
-        done = subprocess.run([self.binary, "--parse-only", str(path)], capture_output=True,
-                              text=True, timeout=30)
+        try:
+            done = subprocess.run([self.binary, "--parse-only", str(path)], capture_output=True,
+                                  text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise WorkloadError(f"cannot check the job file {path.name} with fio: {exc}") from None
         if done.returncode != 0:
             message = (done.stderr or done.stdout).strip().splitlines()
             raise WorkloadError(f"fio rejected the job file {path.name}: "
@@ -155,76 +223,76 @@ class FioEngine:
         return any(not p.exited for p in self._procs.values())
 
     def poll(self) -> list[WorkloadInterval]:
-        """Slices since the last call (after ``stop()``: the ones its final documents gave)."""
+        """Intervals since the last call (after ``stop()``: the ones its final documents gave)."""
+        if self._procs and self.live:
+            self._pending += self._local_intervals()
+        if self._procs:
+            self._raise_on_failure(final=False)
         pending, self._pending = self._pending, []
-        if not self._procs:
-            return pending
-        slices = self._local_slices() if self.live else []
-        self._raise_on_failure(final=False)
-        return pending + slices
+        return pending
 
-    def _local_slices(self) -> list[WorkloadInterval]:
-        proc = self._procs.get("")
-        if proc is None:
-            return []
-        slices = []
+    def _local_intervals(self) -> list[WorkloadInterval]:
+        proc, series = self._procs[""], self._series[""]
+        out = []
         for arrived, doc in proc.drain():
-            snap = snapshot_of_document(doc)
-            t_prev, prev = self._last[""]
-            if snap.ios >= prev.ios and (snap.ios > prev.ios or snap.runtime_ms > prev.runtime_ms):
-                slices.append(difference(snap, prev, t_prev, arrived))
-                self._last[""] = (arrived, snap)
-        return slices
+            interval = series.add(arrived, snapshot_of_document(doc))
+            if interval is not None:
+                out.append(interval)
+        self.intervals += out
+        return out
 
-    def _host_slices(self) -> list[WorkloadInterval]:
-        """Reconstruct per-host slices from the client document printed at the end."""
-        slices = []
-        jobs = self._profile.jobs if self._profile else 1
+    def _host_intervals(self) -> list[WorkloadInterval]:
+        jobs = job_count(self._profile) if self._profile else 1
+        out: list[WorkloadInterval] = []
         for host, proc in self._procs.items():
             for arrived, doc in proc.drain():
-                for series in client_snapshots(doc).values():
-                    final_ms = series[-1].runtime_ms
-                    prev, t_prev = EMPTY, None
-                    for snap in series:
-                        t_end = arrived - (final_ms - snap.runtime_ms) / jobs / 1000
-                        t_start = t_prev if t_prev is not None else \
-                            t_end - snap.runtime_ms / jobs / 1000
-                        slices.append(difference(snap, prev, t_start, t_end))
-                        prev, t_prev = snap, t_end
-                    self._last[host] = (arrived, prev)
-        return sorted(slices, key=lambda s: s.t_end)
+                got = clients.host_intervals(doc, arrived, host, jobs)
+                if got:
+                    self._series[host].last = snapshot_of_jobs(clients.client_entries(doc)[-1:],
+                                                               host)
+                out += got
+        out.sort(key=lambda s: s.t_end)
+        self.intervals += out
+        return out
 
     def _raise_on_failure(self, final: bool) -> None:
         for host, proc in self._procs.items():
             code = proc.returncode
-            if code is None or proc.stopped_by_us or code == 0:
+            if code is None or proc.stopped_by_us or code == 0 or self._error:
                 continue
             where = f"load host {host}" if host else "fio"
             detail = proc.stderr_text() or f"exit code {code}"
-            if "connect" in detail.lower() or "refused" in detail.lower():
-                self._error = f"{where} refused the connection: {detail}"
+            if host and clients.connection_refused(detail):
+                self._error = f"{where} refused the connection (is `fio --server` running " \
+                              f"there?): {detail}"
             else:
                 self._error = f"{where} exited with code {code}: {detail}"
-            if not final:
-                self._reported = True
-                raise WorkloadError(self._error)
+        if self._error and not final and not self._reported:
+            self._reported = True
+            raise FioRunError(self._error, self.intervals)
 
     def stop(self) -> WorkloadResult:
         if not self._procs:
-            return WorkloadResult(0, 0, 0, 0, 0.0, engine=self.version or "fio", job_text=self._job)
-        codes = [p.stop() for p in self._procs.values()]
-        self._pending = self._host_slices() if not self.live else self._local_slices()
+            return WorkloadResult(0, 0, 0, 0, 0.0, engine=self.version or "fio",
+                                  job_text=self._job, error=self._error)
+        codes = [p.stop(*self.stop_timeouts) for p in self._procs.values()]
+        self._pending += self._local_intervals() if self.live else self._host_intervals()
         self._raise_on_failure(final=True)
-        totals = [sum(getattr(s, f) for _, s in self._last.values())
-                  for f in ("read_ios", "write_ios", "read_bytes", "write_bytes")]
-        runtime = max((s.runtime_ms for _, s in self._last.values()), default=0.0) / 1000 / \
-            max(1, self._profile.jobs if self._profile else 1)
-        result = WorkloadResult(*totals, runtime_s=runtime, exit_code=max(codes, default=0),
-                                engine=f"{self.version or 'fio'} "
-                                       f"({', '.join(self.hosts) if self.hosts else 'local'})",
-                                job_text=self._job, error=self._error)
+        result = self._result(max(codes, default=0))
         self._procs = {}
         if self._error and not self._reported:
             self._reported = True
-            raise WorkloadError(self._error)
+            raise FioRunError(self._error, self.intervals)
         return result
+
+    def _result(self, exit_code: int) -> WorkloadResult:
+        """Totals from fio's last document per host (the intervals telescope to them)."""
+        last = [s.last for s in self._series.values()]
+        totals = [sum(getattr(s, f) for s in last)
+                  for f in ("read_ios", "write_ios", "read_bytes", "write_bytes")]
+        jobs = job_count(self._profile) if self._profile else 1
+        runtime = max((s.runtime_ms for s in last), default=0.0) / 1000 / jobs
+        where = ", ".join(self.hosts) if self.hosts else "local"
+        return WorkloadResult(*totals, runtime_s=runtime, exit_code=exit_code,
+                              engine=f"{self.version or 'fio'} ({where})", job_text=self._job,
+                              error=self._error)

@@ -3,11 +3,14 @@
 Every value that reaches the file is validated: a job file is a program, and a newline or a
 stray ``=`` in a target name would inject options. Targets may be several files or devices
 (``filename=a:b``); ``rate_iops`` is always given per direction (``R,W``) because a single
-value caps *each* direction and loses the 70/30 mix (SPEC-NOTES §9).
+value caps *each* direction and loses the 70/30 mix (SPEC-NOTES §9). The hot band is one job
+section per stream with ``offset``/``size`` for its address range and ``flow`` for its share
+(SPEC-NOTES §2); ``group_reporting`` folds them into one reported job.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from dataclasses import dataclass
@@ -19,6 +22,10 @@ _SAFE_PATH = re.compile(r"^[A-Za-z0-9_./+@-][A-Za-z0-9_./+@ -]*$")
 #: data-reduction content of the COM check data sets (SPEC-NOTES §6, §9: verify by hashing)
 COM_DATA = {"deduplication": ("dedupe_percentage", 50), "compression":
             ("buffer_compress_percentage", 50)}
+#: percentiles fio reports next to the bins: the confidence levels of SPEC-NOTES §5
+PERCENTILES = "99:99.9:99.99:99.999"
+#: resolution of the hot band's ``flow`` weights: shares are given in 0.01 % steps
+FLOW_SCALE = 100
 
 
 @dataclass(frozen=True)
@@ -32,59 +39,108 @@ class JobOptions:
     allow_file_create: bool = False
 
 
-def default_ioengine() -> str:
-    return "windowsaio" if sys.platform.startswith("win") else "libaio"
+def default_ioengine(platform: str = sys.platform) -> str:
+    """The asynchronous engine of the platform (the engine checks libaio is loadable)."""
+    return "windowsaio" if platform.startswith("win") else "libaio"
 
 
 def _check_name(value: str, what: str) -> str:
-    if not _SAFE_NAME.match(value):
+    if not isinstance(value, str) or not _SAFE_NAME.match(value):
         raise WorkloadError(f"{what} {value!r} may only use letters, digits and _.+- (max 64)")
     return value
 
 
 def _check_target(path: str) -> str:
-    if not path or not _SAFE_PATH.match(path) or ":" in path or "\n" in path:
+    if not isinstance(path, str) or not path or not _SAFE_PATH.match(path):
         raise WorkloadError(f"target {path!r} contains characters fio cannot take in a job "
                             "file (':' separates targets; no newlines or '=')")
     return path.replace(" ", "\\ ")
 
 
 def _int_in(value: int, lo: int, hi: int, what: str) -> int:
-    if not isinstance(value, int) or not lo <= value <= hi:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise WorkloadError(f"{what} {value!r} outside {lo}…{hi}")
     return value
 
 
-def profile_lines(p: WorkloadProfile) -> list[str]:
-    """The options of one profile's job section."""
-    _check_name(p.name, "profile name")
-    bs = _int_in(p.block_size, 512, 64 * 2**20, "block size")
+def _pct(value: float, what: str) -> float:
+    if not isinstance(value, (int, float)) or not math.isfinite(value) or not 0 <= value <= 100:
+        raise WorkloadError(f"{what} {value!r} outside 0…100 %")
+    return float(value)
+
+
+def _block_size(value: int) -> int:
+    bs = _int_in(value, 512, 64 * 2**20, "block size")
     if bs % 512:
         raise WorkloadError(f"block size {bs} is not a multiple of 512 bytes")
-    if not 0 <= p.read_pct <= 100:
-        raise WorkloadError(f"read percentage {p.read_pct} outside 0…100")
-    mode = {(True, 100.0): "randread", (True, 0.0): "randwrite", (False, 100.0): "read",
-            (False, 0.0): "write"}.get((p.random, float(p.read_pct)))
-    lines = [f"bs={bs}", f"blockalign={_int_in(p.align, 512, 64 * 2**20, 'alignment')}",
-             f"iodepth={_int_in(p.queue_depth, 1, 4096, 'queue depth')}",
-             f"numjobs={_int_in(p.jobs, 1, 256, 'jobs')}"]
-    if mode:
-        lines.insert(0, f"rw={mode}")
+    return bs
+
+
+def rw_lines(read_pct: float, random: bool) -> list[str]:
+    """``rw=`` (and ``rwmixread=`` for a mix) of a read percentage and pattern."""
+    read_pct = _pct(read_pct, "read percentage")
+    pure = {100.0: "randread" if random else "read", 0.0: "randwrite" if random else "write"}
+    if read_pct in pure:
+        return [f"rw={pure[read_pct]}"]
+    return [f"rw={'randrw' if random else 'rw'}", f"rwmixread={round(read_pct)}"]
+
+
+def _duration_lines(p: WorkloadProfile) -> list[str]:
+    if p.duration_s is None:
+        return []
+    if not isinstance(p.duration_s, (int, float)) or not 0 < p.duration_s < 10**7:
+        raise WorkloadError(f"duration {p.duration_s!r} s is not a positive number of seconds")
+    runtime = f"runtime={max(1, round(p.duration_s * 1000))}ms"
+    # pre-fill ends when the target is written once; a duration only caps it
+    return [runtime] if p.kind == "prefill" else ["time_based=1", runtime]
+
+
+def profile_lines(p: WorkloadProfile) -> list[str]:
+    """The options of one profile's job section (streams excluded)."""
+    _check_name(p.name, "profile name")
+    bs = _block_size(p.block_size)
+    if p.kind == "prefill":  # SPEC-NOTES §2: sequential writes over the whole capacity
+        lines = ["rw=write"]
     else:
-        lines[:0] = [f"rw={'randrw' if p.random else 'rw'}", f"rwmixread={round(p.read_pct)}"]
+        lines = rw_lines(p.read_pct, p.random)
+    lines += [f"bs={bs}", f"blockalign={_int_in(p.align, 512, 64 * 2**20, 'alignment')}",
+              f"iodepth={_int_in(p.queue_depth, 1, 4096, 'queue depth')}",
+              f"numjobs={_int_in(p.jobs, 1, 256, 'jobs')}"]
     if p.rate_iops is not None:
+        if len(p.rate_iops) != 2:
+            raise WorkloadError(f"rate_iops {p.rate_iops!r} must be (read, write)")
         r, w = (_int_in(v, 0, 10**8, "rate_iops") for v in p.rate_iops)
-        lines.append(f"rate_iops={r},{w}")
-    if p.duration_s is not None:
-        if p.duration_s <= 0:
-            raise WorkloadError(f"duration {p.duration_s} s is not positive")
-        lines += ["time_based=1", f"runtime={max(1, round(p.duration_s * 1000))}ms"]
+        lines.append(f"rate_iops={r},{w}")  # per direction, SPEC-NOTES §9
+    lines += _duration_lines(p)
     if p.kind == "com":
         com = p.name.removeprefix("COM-")
         if com in COM_DATA:
             key, pct = COM_DATA[com]
             lines += [f"{key}={pct}", "refill_buffers=1"]
     return lines
+
+
+def stream_sections(p: WorkloadProfile) -> list[str]:
+    """One job section per hot-band stream: its range, its mix and its ``flow`` share."""
+    total = sum(_pct(s[3], "stream share") for s in p.streams)
+    if not 99.0 <= total <= 101.0:
+        raise WorkloadError(f"hot-band shares of {p.name} add up to {total:g} %, not 100 %")
+    common = [f"iodepth={_int_in(p.queue_depth, 1, 4096, 'queue depth')}", "flow_id=1",
+              *_duration_lines(p)]
+    if p.rate_iops is not None:
+        raise WorkloadError("a rate limit on a multi-stream profile is not supported: "
+                            "fio's flow weights already set each stream's share")
+    out: list[str] = []
+    for name, offset, size, share, read_pct, random, bs in p.streams:
+        offset, size = _pct(offset, "stream offset"), _pct(size, "stream size")
+        if offset + size > 100 or size <= 0:
+            raise WorkloadError(f"stream {name!r} covers {offset:g} % + {size:g} % of the target")
+        bsv = _block_size(bs)
+        out += ["", f"[{_check_name(p.name, 'profile name')}-{_check_name(name, 'stream name')}]",
+                *rw_lines(read_pct, bool(random)), f"bs={bsv}", f"blockalign={bsv}",
+                f"offset={offset:g}%", f"size={size:g}%",
+                f"flow={max(1, round(share * FLOW_SCALE))}", *common]
+    return out
 
 
 def job_text(profile: WorkloadProfile, options: JobOptions) -> str:
@@ -94,12 +150,14 @@ def job_text(profile: WorkloadProfile, options: JobOptions) -> str:
     engine = _check_name(options.ioengine or default_ioengine(), "ioengine")
     lines = ["[global]", f"ioengine={engine}", f"direct={int(options.direct)}",
              "filename=" + ":".join(_check_target(t) for t in options.targets),
-             "group_reporting=1", "percentile_list=99:99.9:99.99:99.999",
+             "group_reporting=1", f"percentile_list={PERCENTILES}",
              f"allow_file_create={int(options.allow_file_create)}"]
     if options.size is not None:
         lines.append(f"size={_int_in(options.size, 4096, 2**62, 'size')}")
     if profile.kind == "prefill":
-        lines.append("# pre-fill: 256 KiB sequential writes over the whole target (SPEC-NOTES §2)")
-    lines += ["", f"[{_check_name(profile.name, 'profile name')}]", *profile_lines(profile)]
+        lines.append("# pre-fill: sequential writes over the whole target (SPEC-NOTES §2)")
+    if profile.streams:
+        lines += stream_sections(profile)
+    else:
+        lines += ["", f"[{_check_name(profile.name, 'profile name')}]", *profile_lines(profile)]
     return "\n".join(lines) + "\n"
-

@@ -23,11 +23,19 @@ from drivers.fio.stream import DocumentSplitter
 PR_SET_PDEATHSIG = 1
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except OSError:
-        pass
+def _death_watch(parent: int) -> Callable[[], None]:
+    """preexec_fn: SIGTERM this child when the station dies, and exit at once if it already
+    died between fork and prctl (then the signal would never come)."""
+
+    def arm() -> None:  # pragma: no cover - runs in the child between fork and exec
+        try:
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        except OSError:
+            pass
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return arm
 
 
 class FioProcess:
@@ -43,7 +51,7 @@ class FioProcess:
         self.proc = subprocess.Popen(
             self.argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, text=True,
             start_new_session=True,
-            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+            preexec_fn=_death_watch(os.getpid()) if sys.platform.startswith("linux") else None)
         self._readers = [threading.Thread(target=self._read_stdout, daemon=True),
                          threading.Thread(target=self._read_stderr, daemon=True)]
         for t in self._readers:
@@ -84,12 +92,13 @@ class FioProcess:
             except queue.Empty:
                 return out
 
-    def stop(self, grace_s: float = 5.0, term_s: float = 3.0) -> int:
-        """SIGINT to the group, then SIGTERM, then SIGKILL; waits for the readers."""
+    def stop(self, grace_s: float = 5.0, term_s: float = 3.0, kill_s: float = 5.0) -> int:
+        """SIGINT to the group (fio then prints its final document), then SIGTERM, then
+        SIGKILL to the whole group so no worker survives; waits for the readers."""
         if not self.exited:
             self.stopped_by_us = True
             for sig, wait_s in ((signal.SIGINT, grace_s), (signal.SIGTERM, term_s),
-                                (signal.SIGKILL, 5.0)):
+                                (signal.SIGKILL, kill_s)):
                 try:
                     os.killpg(self.proc.pid, sig)
                 except ProcessLookupError:
@@ -100,6 +109,10 @@ class FioProcess:
                 except subprocess.TimeoutExpired:
                     continue
         self.proc.wait()
+        try:  # a worker that outlived its parent must not keep writing to the target
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
         for t in self._readers:
             t.join(5.0)
         return self.proc.returncode

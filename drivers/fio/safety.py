@@ -17,6 +17,8 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class TargetCheck:
+    """The verdict on one target, as the GUI shows it before anything writes."""
+
     path: str
     kind: str  # "file" | "block" | "missing" | "other"
     size_bytes: int
@@ -59,7 +61,9 @@ def _block_size(path: str) -> int:
 
 def check_target(path: str, *, writing: bool, create_size: int | None = None,
                  mounts_path: str = "/proc/mounts", sys_block: str = "/sys/block",
-                 confirm_device: str = "") -> TargetCheck:
+                 confirm_device: str = "", allow_destructive: bool = True) -> TargetCheck:
+    """Check one target; ``allow_destructive=False`` refuses every write to a block device
+    (the station's setting), ``confirm_device`` must repeat the device's path exactly."""
     real = os.path.realpath(path)
     mounts = _mounts(mounts_path)
     root_dev = next((dev for dev, mnt in mounts.items() if mnt == "/"), "")
@@ -89,7 +93,9 @@ def check_target(path: str, *, writing: bool, create_size: int | None = None,
         problems.append("holds mounted partitions (" + ", ".join(mounted_parts) + ")")
     if is_system:
         problems.append("is on the system disk")
-    if writing and not problems and confirm_device != path:
+    if writing and not problems and not allow_destructive:
+        problems.append("destructive runs on block devices are not enabled for this station")
+    elif writing and not problems and confirm_device != path:
         problems.append(f"writing destroys its data: type the device name ({path}) to confirm")
     ok = not problems
     return TargetCheck(path, "block", size, mounted_here, is_system, ok,
@@ -107,3 +113,11 @@ def create_scratch_file(path: str, size: int) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     with target.open("wb") as fh:
         fh.truncate(size)
+
+
+def describe(check: TargetCheck) -> str:
+    """"/tmp/x.dat (file, 64 MiB)" for the engine's check line."""
+    size = check.size_bytes
+    text = f"{size / 2**30:.1f} GiB" if size >= 2**30 else f"{size / 2**20:g} MiB"
+    kind = "scratch file to create" if check.kind == "missing" else check.kind
+    return f"{check.path} ({kind}, {text})"
