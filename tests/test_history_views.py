@@ -1,0 +1,233 @@
+"""History view on SQLite and PostgreSQL: filter/sort/search, open a run, compare two runs,
+record a QA disposition and prove the run's data did not change."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from datetime import date
+
+import pytest
+import sqlalchemy as sa
+
+import pg_server
+from app.records import MetricResult, RunStatus
+from app.sequencer import events as ev
+from app.storage import schema as s
+from app.storage.audit import audit_entries
+from app.storage.db import open_database
+from app.storage.history import HistoryFilter
+from app.storage.synthetic import full_run
+from app.storage.writer import RunWriter
+from bench.bench_history import fill_history
+from ui.history.view import HistoryView
+
+BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
+    bool(pg_server.available()), reason=pg_server.available() or "available"))]
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def server_url(request, tmp_path_factory):
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path_factory.mktemp('hist') / 'runs.db'}"
+    else:
+        with pg_server.postgres_server() as url:
+            yield url
+
+
+def _store(database, events) -> str:
+    writer = RunWriter(database)
+    for event in events:
+        writer(event)
+    writer.close()
+    return events[0].run_id
+
+
+def _run(t0: float = 1000.0) -> list:
+    """The synthetic run with its interval records moved inside their phase's last attempt
+    (the storage fixture places them a minute before the phase end, outside a 20 s phase)."""
+    out = []
+    for e in full_run(t0):
+        if isinstance(e, ev.IntervalClosed):
+            r = e.interval
+            end_of_phase = r.start_s + 60 - r.index
+            start = end_of_phase - 5 + r.index
+            e = ev.IntervalClosed(replace(r, start_s=start, end_s=start + 1))
+        out.append(e)
+    return out
+
+
+def _slower_run() -> list:
+    """The synthetic run with a lower EP_RR, to compare against the plain one."""
+    events = []
+    for e in _run(2000.0):
+        if isinstance(e, ev.MetricComputed) and e.metric.name == "EP_RR":
+            e = ev.MetricComputed(MetricResult("EP_RR", 26.37, "IOPS/W", True, "", 1800.0,
+                                               455.0, 12000.0, "IOPS", 2.6, 1))
+        if isinstance(e, ev.RunFinished):
+            e = ev.RunFinished(e.status, e.t, (MetricResult(
+                "EP_RR", 26.37, "IOPS/W", True, "", 1800.0, 455.0, 12000.0, "IOPS", 2.6, 1),
+                e.metrics[1]))
+        events.append(e)
+    return events
+
+
+@pytest.fixture(scope="module")
+def stored(server_url):
+    """A database with two full runs and 300 list-only runs; cleaned out afterwards."""
+    database = open_database(server_url)
+    with database.read() as conn:  # module-scoped server: start from an empty history
+        conn.execute(sa.delete(s.Run))
+    first = _store(database, _run())
+    second = _store(database, _slower_run())
+    bulk = fill_history(database, 300)
+    yield database, first, second, bulk
+    database.close()
+
+
+@pytest.fixture()
+def view(qtbot, stored):
+    database = stored[0]
+    widget = HistoryView(database)
+    qtbot.addWidget(widget)
+    widget.resize(1400, 800)
+    return widget
+
+
+def test_list_filter_search_and_sort(view, stored) -> None:
+    _, first, second, bulk = stored
+    assert view.model.rowCount() == 302
+    assert view.count.text() == "302 runs"
+    view.search.setText(first[:8])  # typing filters at once
+    assert view.proxy.visible_run_ids() == [first]
+    assert view.count.text() == "1 of 302 runs"
+    view.apply_filter(HistoryFilter(statuses=frozenset({"INVALID"})))
+    shown = set(view.proxy.visible_run_ids())
+    assert {first, second} <= shown  # EP_RI INVALID in the synthetic runs
+    status_col = view.model.column_index("Status")
+    texts = {view.proxy.index(r, status_col).data() for r in range(view.proxy.rowCount())}
+    assert all("INVALID" in t for t in texts)
+    view.apply_filter(HistoryFilter(statuses=frozenset({"ABORTED"}),
+                                    date_from=date(2024, 1, 10), date_to=date(2024, 1, 20)))
+    rows = {r.run_id: r for r in view.model.rows}
+    got = view.proxy.visible_run_ids()
+    assert got and all(rows[i].status is RunStatus.ABORTED
+                       and "2024-01-10" <= rows[i].started_wall[:10] <= "2024-01-20"
+                       for i in got)
+    view.apply_filter(HistoryFilter(taxonomy="online-3", sut="SN-0007"))
+    assert all(rows[i].taxonomy == "online-3" and "SN-0007" in rows[i].sut
+               for i in view.proxy.visible_run_ids())
+    view.clear_filters()
+    view.sort_by("Started (UTC)", descending=False)
+    started = [view.proxy.index(r, view.model.column_index("Started (UTC)")).data()
+               for r in range(view.proxy.rowCount())]
+    assert started == sorted(started)
+    view.sort_by("EP_RR", descending=True)
+    col = view.model.column_index("EP_RR")
+    values = [view.model.rows[r].metric("EP_RR") for r in range(5)]
+    assert [m.value for m in values] == sorted((m.value for m in values), reverse=True)
+    assert view.proxy.headerData(col, sa_horizontal()) == "EP_RR (IOPS/W)"
+
+
+def sa_horizontal():
+    from PySide6.QtCore import Qt
+    return Qt.Orientation.Horizontal
+
+
+def test_column_chooser_hides_and_shows(view) -> None:
+    menu = view.column_menu()
+    operator = next(a for a in menu.actions() if a.text() == "Operator")
+    lab = next(a for a in menu.actions() if a.text() == "Lab")
+    assert operator.isChecked() and not lab.isChecked()  # Lab hidden by default
+    operator.setChecked(False)
+    assert view.table.isColumnHidden(view.model.column_index("Operator"))
+    lab.setChecked(True)
+    assert not view.table.isColumnHidden(view.model.column_index("Lab"))
+
+
+def test_open_detail_shows_plots_metrics_and_evidence(view, stored, tmp_path) -> None:
+    database, first, _, _ = stored
+    view.search.setText(first[:8])
+    view.table.selectRow(0)
+    assert view.open_button.isEnabled() and not view.compare_button.isEnabled()
+    view.open_selected()
+    detail = view.tabs.currentWidget()
+    assert detail.run.run_id == first
+    run = database.load_run(first)
+    # whole run: every usable power sample drawn (NaN gaps between phases only)
+    x, y = detail.plots.curve_data("power")
+    assert np.count_nonzero(np.isfinite(y)) == int(run.power.usable.sum())
+    detail.phase_choice.setCurrentIndex(2)  # phase index 1, the RR active phase
+    x, y = detail.plots.curve_data("power")
+    phase = run.power.for_phase(1)
+    assert np.count_nonzero(np.isfinite(y)) == int(phase.usable.sum())
+    ep_x, ep_y = detail.plots.curve_data("ep")
+    assert len(ep_y) == 5 and ep_y[0] == pytest.approx(29.3)  # 2 + 3 intervals, last attempt
+    assert "RR" in detail.plots.histograms
+    rows = {r[0]: r for r in detail.metrics.rows()}
+    assert rows["EP_RR"][-1] == "VALID"
+    assert rows["EP_RI"][-1] == "INVALID: power not stable"
+    assert any("power not stable" in detail.problems.item(i).text()
+               for i in range(detail.problems.count()))
+    instruments = detail.instruments
+    assert "WT310E" in instruments.item(0, 1).text()
+    assert instruments.item(0, 4).text() == "2024-01-15"  # calibration date
+    assert "300 V" in instruments.item(0, 5).text()  # voltage range
+    assert "rw=randrw" in detail.job_text.toPlainText()
+    assert "EP_RI INVALID" in detail.log.toPlainText()
+    pdf = detail.export_pdf(tmp_path / "r.pdf")
+    xlsx = detail.export_xlsx(tmp_path / "r.xlsx")
+    assert pdf.read_bytes()[:5] == b"%PDF-" and xlsx.read_bytes()[:2] == b"PK"
+
+
+def test_compare_two_runs_with_deltas_and_overlays(view, stored) -> None:
+    _, first, second, _ = stored
+    compare = view.compare([first, second])
+    assert view.tabs.currentWidget() is compare
+    rows = {r[0]: r for r in compare.rows()}
+    # EP_RR: 29.3 (baseline) vs 26.37 → −2.93 and −10.0 %
+    name, unit, base, other, diff, pct = rows["EP_RR"]
+    assert (unit, base, other) == ("IOPS/W", "29.3", "26.4")
+    assert diff == "−2.93" and pct == "−10.0 %"
+    assert rows["EP_RI"][2].endswith("INVALID") and rows["EP_RI"][4] == "—"
+    assert len(compare.power_curves) == len(compare.ep_curves) == 2
+    x, y = compare.power_curves[1].getOriginalDataset()
+    assert np.nanmax(y) > 0 and len(y) == len(view.database.load_run(second).power)
+    items = compare.hist_plot.getPlotItem().items
+    stems = [i for i in items if i.__class__.__name__ == "PlotDataItem"]
+    levels = [i for i in items if i.__class__.__name__ == "InfiniteLine"]
+    assert len(stems) == 2 and len(levels) == 2  # 90 % level per run (99.9 % is NaN)
+    assert "confidence levels" in compare.hist_note.text()
+
+
+def test_disposition_is_audited_and_run_data_unchanged(view, stored) -> None:
+    database, first, second, _ = stored
+    before = database.load_run(second)
+    detail = view.open_detail(second)
+    detail.author.setText("Q. A. Lead")
+    detail.audit_text.setPlainText("EP_RR 10 % below the reference: rejected")
+    detail.reject_button.click()
+    assert "Recorded" in detail.audit_state.text()
+    detail.audit_text.setPlainText("")
+    detail.accept_button.click()  # no reason → refused, nothing written
+    assert "reason" in detail.audit_state.text()
+    detail.add_entry("note", "re-test scheduled", "Q. A. Lead")
+    entries = audit_entries(database, second)
+    assert [(e.kind.value, e.disposition and e.disposition.value) for e in entries] == [
+        ("disposition", "rejected"), ("note", None)]
+    after = database.load_run(second)
+    assert after.samples_sha256 == before.samples_sha256
+    assert [(m.name, m.valid, m.reason) for m in after.metrics] == [
+        (m.name, m.valid, m.reason) for m in before.metrics]
+    assert all(a.value == b.value or (math.isnan(a.value) and math.isnan(b.value))
+               for a, b in zip(after.metrics, before.metrics))
+    assert after.config_snapshot == before.config_snapshot and after.status is before.status
+    # the list shows the latest disposition
+    row = next(r for r in view.model.rows if r.run_id == second)
+    assert row.disposition == "rejected" and row.disposition_author == "Q. A. Lead"
+    with pytest.raises(Exception, match="append-only"):
+        with database.read() as conn:
+            conn.execute(sa.text("UPDATE audit_entries SET text = 'edited'"))
+
+
+import numpy as np  # noqa: E402

@@ -1,0 +1,1 @@
+"""QA's run history: find, inspect, compare and audit stored runs (issue 8)."""

@@ -1,0 +1,296 @@
+"""One stored run for QA: plots per phase, metrics with every INVALID reason, instruments,
+job files, the event log, the audit trail, and PDF/xlsx export.
+
+Everything shown comes from the stored run (``load_run``) and the report's own content model
+(:func:`app.reports.content.build_content`), so the detail says what the report says.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QBrush, QFont, QFontDatabase
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
+                               QLineEdit, QListWidget, QMessageBox, QPlainTextEdit, QPushButton,
+                               QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
+
+from app.console import format_duration
+from app.reports.content import ReportContent, build_content
+from app.reports.export import ReportError, report_stem, write_reports
+from app.storage.audit import AuditEntry, AuditError, add_audit_entry, audit_entries
+from app.storage.db import Database
+from app.storage.errors import StorageError
+from app.storage.stored import StoredRun
+from ui.history.stored_plots import show_stored
+from ui.metrics_table import INVALID_COLOUR, MetricsTable
+from ui.plots import LivePlots
+
+INSTRUMENT_COLUMNS = ("Role", "Identity", "Resource", "Driver", "Calibration", "Ranges",
+                      "Samples", "Excluded", "Worst uncertainty", "Notes")
+
+
+def _title_font(widget: QWidget) -> QFont:
+    font = QFont(widget.font())
+    font.setPointSizeF(font.pointSizeF() * 1.25)
+    font.setBold(True)
+    return font
+
+
+def _mono() -> QFont:
+    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+
+
+def _clock(seconds: float) -> str:
+    s = int(round(seconds)) if math.isfinite(seconds) else 0
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+class RunDetailView(QWidget):
+    """Detail of one run. ``audited`` fires after an audit entry was added."""
+
+    audited = Signal(str)
+
+    def __init__(self, database: Database, run_id: str, *, read_only: bool = False,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.database = database
+        self.read_only = read_only
+        self.run: StoredRun = database.load_run(run_id)
+        self.content: ReportContent = build_content(self.run)
+        self._build()
+        self.show_phase(None)
+        self.refresh_audit()
+
+    # --- layout -------------------------------------------------------------------------------
+    def _build(self) -> None:
+        run = self.run
+        self.title = QLabel(f"Run {run.run_id[:8]} — {run.method_name} {run.method_version}")
+        self.title.setFont(_title_font(self.title))
+        self.title.setToolTip(run.run_id)
+        invalid = [m for m in self.content.metrics if not m.valid]
+        status = run.status.value + (f" · {len(invalid)} metric(s) INVALID or not measured"
+                                     if invalid else " · all metrics VALID")
+        self.status = QLabel(status)
+        self.status.setStyleSheet(f"font-weight: bold; color: "
+                                  f"{'#c83232' if invalid else '#289646'};")
+        sut = run.config.sut
+        self.subtitle = QLabel(
+            f"{sut.vendor} {sut.model} (s/n {sut.serial}) · taxonomy {run.taxonomy} · "
+            f"station {run.config.station or '—'} · operator {run.config.operator or '—'} · "
+            f"started {run.started_wall[:19].replace('T', ' ')} UTC · duration "
+            f"{format_duration(run.duration_s) if run.duration_s is not None else '—'}")
+        self.subtitle.setWordWrap(True)
+        self.banner = QLabel("NON-COMPLIANT abbreviated variant")
+        self.banner.setStyleSheet("color: white; background: #b03030; padding: 3px 8px;"
+                                  "border-radius: 3px; font-weight: bold;")
+        self.banner.setVisible(not run.method_compliant)
+        self.pdf_button = QPushButton("Export &PDF…")
+        self.xlsx_button = QPushButton("Export &xlsx…")
+        self.pdf_button.clicked.connect(lambda: self.export_pdf())
+        self.xlsx_button.clicked.connect(lambda: self.export_xlsx())
+        head = QHBoxLayout()
+        titles = QVBoxLayout()
+        titles.addWidget(self.title)
+        titles.addWidget(self.subtitle)
+        head.addLayout(titles, 1)
+        head.addWidget(self.banner)
+        head.addWidget(self.status)
+        head.addWidget(self.pdf_button)
+        head.addWidget(self.xlsx_button)
+
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._plots_tab(), "Plots")
+        self.tabs.addTab(self._metrics_tab(), "Metrics")
+        self.tabs.addTab(self._instruments_tab(), "Instruments")
+        self.tabs.addTab(self._job_files_tab(), "Job files")
+        self.tabs.addTab(self._log_tab(), "Event log")
+        self.tabs.addTab(self._audit_tab(), "QA audit")
+        layout = QVBoxLayout(self)
+        layout.addLayout(head)
+        layout.addWidget(self.tabs, 1)
+
+    def _plots_tab(self) -> QWidget:
+        page = QWidget()
+        self.phase_choice = QComboBox()
+        self.phase_choice.setAccessibleName("Phase")
+        self.phase_choice.addItem("Whole run", None)
+        for p in self.run.phases:
+            self.phase_choice.addItem(f"{p.index + 1}. {p.info.name} — {p.status.value}"
+                                      + (f" ({p.attempts} attempts)" if p.attempts > 1 else ""),
+                                      p.index)
+        self.phase_choice.currentIndexChanged.connect(
+            lambda i: self.show_phase(self.phase_choice.itemData(i)))
+        self.plots = LivePlots(redraw_ms=10_000)  # static: redrawn on phase change only
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Phase:"))
+        row.addWidget(self.phase_choice, 1)
+        layout = QVBoxLayout(page)
+        layout.addLayout(row)
+        layout.addWidget(self.plots, 1)
+        return page
+
+    def _metrics_tab(self) -> QWidget:
+        page = QWidget()
+        self.metrics = MetricsTable()
+        self.metrics.plan(self.content.method, [p.info for p in self.run.phases])
+        for metric in self.run.metrics:
+            self.metrics.add_metric(metric)
+        last = self.metrics.columnCount() - 1
+        for row in range(self.metrics.rowCount()):  # "pending" means something else here
+            item = self.metrics.item(row, last)
+            if item is not None and item.text() == "pending":
+                line = self.content.metric_line(self.metrics.item(row, 0).text())
+                item.setText(f"NOT MEASURED: {line.reason}" if line else "NOT MEASURED")
+                item.setForeground(QBrush(INVALID_COLOUR))
+        self.problems = QListWidget()
+        self.problems.setAccessibleName("Problems")
+        self.problems.addItems(self.content.problems or ["No problem found: every expected "
+                                                         "metric is present and VALID."])
+        layout = QVBoxLayout(page)
+        layout.addWidget(self.metrics, 2)
+        layout.addWidget(QLabel("Why a metric is INVALID or missing (as in the report):"))
+        layout.addWidget(self.problems, 1)
+        return page
+
+    def _instruments_tab(self) -> QWidget:
+        table = QTableWidget(len(self.content.instruments), len(INSTRUMENT_COLUMNS))
+        table.setHorizontalHeaderLabels(INSTRUMENT_COLUMNS)
+        table.verticalHeader().setVisible(False)
+        for row, i in enumerate(self.content.instruments):
+            worst = (f"{i.worst_uncertainty_pct:.3g} % at {_clock(i.worst_uncertainty_t)}"
+                     if math.isfinite(i.worst_uncertainty_pct) else "—")
+            for col, text in enumerate((i.role, i.identity, i.resource, i.driver, i.calibration,
+                                        i.ranges, f"{i.samples:,}", f"{i.flagged:,}", worst,
+                                        i.notes)):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                table.setItem(row, col, item)
+        table.resizeColumnsToContents()
+        self.instruments = table
+        return table
+
+    def _job_files_tab(self) -> QWidget:
+        page = QWidget()
+        self.job_choice = QComboBox()
+        self.job_text = QPlainTextEdit()
+        self.job_text.setReadOnly(True)
+        self.job_text.setFont(_mono())
+        jobs = self.run.job_files
+        for index, text in jobs.items():
+            self.job_choice.addItem(f"{index + 1}. {self.run.phase(index).info.name}", text)
+        self.job_choice.currentIndexChanged.connect(
+            lambda i: self.job_text.setPlainText(self.job_choice.itemData(i) or ""))
+        if jobs:
+            self.job_text.setPlainText(self.job_choice.itemData(0))
+        else:
+            self.job_text.setPlainText("No workload job file stored for this run.")
+        layout = QVBoxLayout(page)
+        layout.addWidget(self.job_choice)
+        layout.addWidget(self.job_text, 1)
+        return page
+
+    def _log_tab(self) -> QWidget:
+        self.log = QPlainTextEdit()
+        self.log.setReadOnly(True)
+        self.log.setFont(_mono())
+        self.log.setPlainText("\n".join(f"[{_clock(e.t)}] {e.level:<7} {e.message}"
+                                        for e in self.run.events) or "No events stored.")
+        return self.log
+
+    def _audit_tab(self) -> QWidget:
+        page = QWidget()
+        self.audit_list = QListWidget()
+        self.audit_list.setAccessibleName("Audit trail")
+        self.audit_list.setWordWrap(True)
+        self.author = QLineEdit()
+        self.author.setPlaceholderText("your name (recorded with the entry)")
+        self.audit_text = QPlainTextEdit()
+        self.audit_text.setPlaceholderText("Note, or the reason for accepting / rejecting")
+        self.audit_text.setMaximumHeight(90)
+        self.note_button = QPushButton("Add &note")
+        self.accept_button = QPushButton("&Accept run")
+        self.reject_button = QPushButton("Re&ject run")
+        self.note_button.clicked.connect(lambda: self._submit("note", None))
+        self.accept_button.clicked.connect(lambda: self._submit("disposition", "accepted"))
+        self.reject_button.clicked.connect(lambda: self._submit("disposition", "rejected"))
+        explain = QLabel("The run's data never changes: notes and dispositions are added to "
+                         "its audit trail, newest last, and cannot be edited or removed.")
+        explain.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow("Author:", self.author)
+        form.addRow("Text:", self.audit_text)
+        buttons = QHBoxLayout()
+        for b in (self.note_button, self.accept_button, self.reject_button):
+            buttons.addWidget(b)
+            b.setEnabled(not self.read_only)
+        buttons.addStretch(1)
+        self.audit_state = QLabel("Read-only: the database shown is not the one you asked "
+                                  "for, so nothing is written." if self.read_only else "")
+        self.audit_state.setWordWrap(True)
+        layout = QVBoxLayout(page)
+        layout.addWidget(explain)
+        layout.addWidget(self.audit_list, 1)
+        layout.addLayout(form)
+        layout.addLayout(buttons)
+        layout.addWidget(self.audit_state)
+        return page
+
+    # --- actions ------------------------------------------------------------------------------
+    def show_phase(self, phase_index: int | None) -> None:
+        show_stored(self.plots, self.run, self.content.method, phase_index)
+
+    def refresh_audit(self) -> list[AuditEntry]:
+        entries = audit_entries(self.database, self.run.run_id)
+        self.audit_list.clear()
+        self.audit_list.addItems([e.describe() for e in entries] or ["No notes or "
+                                                                     "dispositions yet."])
+        return entries
+
+    def add_entry(self, kind: str, text: str, author: str,
+                  disposition: str | None = None) -> AuditEntry:
+        """Append an audit entry (raises AuditError / StorageError; read-only refuses)."""
+        if self.read_only:
+            raise AuditError("this history is read-only (fallback database): nothing is "
+                             "written")
+        entry = add_audit_entry(self.database, self.run.run_id, kind, text, author, disposition)
+        self.refresh_audit()
+        self.audited.emit(self.run.run_id)
+        return entry
+
+    def _submit(self, kind: str, disposition: str | None) -> None:
+        try:
+            entry = self.add_entry(kind, self.audit_text.toPlainText(), self.author.text(),
+                                   disposition)
+        except StorageError as exc:
+            self.audit_state.setText(str(exc))
+            self.audit_state.setStyleSheet("color: #c83232;")
+            return
+        self.audit_text.clear()
+        self.audit_state.setStyleSheet("")
+        self.audit_state.setText(f"Recorded: {entry.describe()}")
+
+    def _ask_path(self, suffix: str, kind: str) -> Path | None:
+        name, _ = QFileDialog.getSaveFileName(self, f"Export {kind}",
+                                              f"{report_stem(self.run)}.{suffix}",
+                                              f"{kind} (*.{suffix})")
+        return Path(name) if name else None
+
+    def export_pdf(self, path: Path | None = None) -> Path | None:
+        return self._export("pdf", "PDF report", path)
+
+    def export_xlsx(self, path: Path | None = None) -> Path | None:
+        return self._export("xlsx", "xlsx workbook", path)
+
+    def _export(self, suffix: str, kind: str, path: Path | None) -> Path | None:
+        path = path or self._ask_path(suffix, kind)
+        if path is None:
+            return None
+        try:
+            written = write_reports(self.run, **{suffix: Path(path)})[suffix]
+        except ReportError as exc:
+            QMessageBox.warning(self, "Export failed", str(exc))
+            return None
+        self.status.setToolTip(f"exported {written}")
+        return written

@@ -1,0 +1,325 @@
+"""The run history window: find runs, open one in detail, compare several.
+
+The first tab lists every run (:class:`~ui.history.model.RunsTableModel`, no samples loaded);
+filters act at once; a right click on the header chooses the columns. A run opens in its own
+tab (double-click or Enter), and "Compare" opens the selected runs side by side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+from PySide6.QtCore import QDate, Qt
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDateEdit, QHBoxLayout, QLabel,
+                               QLineEdit, QMenu, QPushButton, QTableView, QTabWidget,
+                               QVBoxLayout, QWidget)
+
+from app.records import RunStatus
+from app.storage.db import Database
+from app.storage.errors import StorageError
+from app.storage.history import INVALID, HistoryFilter, history_rows
+from ui.history.compare import CompareView
+from ui.history.detail import RunDetailView
+from ui.history.model import RunsFilterProxy, RunsTableModel
+from ui.history.source import HistorySource, open_source
+
+RESIZE_SAMPLE_ROWS = 60
+NO_DATE = QDate(2000, 1, 1)  # the date edits' "any" value
+STATUS_CHOICES = ("Any status", *(s.value for s in RunStatus), INVALID)
+
+
+def _date(edit: QDateEdit) -> date | None:
+    value = edit.date()
+    return None if value == NO_DATE else date(value.year(), value.month(), value.day())
+
+
+class HistoryView(QWidget):
+    """The history window. Give it an open ``database``, or a ``url`` to open (with the
+    read-only local fallback of :func:`ui.history.source.open_source`)."""
+
+    def __init__(self, database: Database | None = None, *, url: str | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("StorWatt — run history")
+        self.source = (HistorySource(database, database.url, False, "") if database
+                       else open_source(url))
+        self._url = url
+        self.model = RunsTableModel()
+        self.proxy = RunsFilterProxy()
+        self.proxy.setSourceModel(self.model)
+        self._build()
+        self.reload()
+
+    @property
+    def database(self) -> Database | None:
+        return self.source.database
+
+    # --- layout -------------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.where = QLabel("")
+        self.where.setWordWrap(True)
+        self.problem = QLabel("")
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet("color: white; background: #b03030; padding: 4px 8px;"
+                                   "border-radius: 3px;")
+        self.problem.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.reconnect_button = QPushButton("Re&connect")
+        self.reconnect_button.clicked.connect(self.reconnect)
+
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search id, SUT, method, station, operator, status, QA…")
+        self.search.setClearButtonEnabled(True)
+        self.date_from, self.date_to = QDateEdit(), QDateEdit()
+        for edit, tip in ((self.date_from, "from"), (self.date_to, "to")):
+            edit.setCalendarPopup(True)
+            edit.setMinimumDate(NO_DATE)
+            edit.setSpecialValueText("any")
+            edit.setDate(NO_DATE)
+            edit.setDisplayFormat("yyyy-MM-dd")
+            edit.setToolTip(f"started on or after / before this UTC date ({tip}); "
+                            "'any' = no limit")
+        self.status_choice = QComboBox()
+        self.status_choice.addItems(STATUS_CHOICES)
+        self.status_choice.setItemData(len(STATUS_CHOICES) - 1,
+                                       "runs with at least one INVALID metric",
+                                       Qt.ItemDataRole.ToolTipRole)
+        self.taxonomy_choice = QComboBox()
+        self.sut_choice = QComboBox()
+        self.clear_button = QPushButton("C&lear filters")
+        self.clear_button.clicked.connect(self.clear_filters)
+        self.count = QLabel("")
+        for signal in (self.search.textChanged, self.date_from.dateChanged,
+                       self.date_to.dateChanged, self.status_choice.currentIndexChanged,
+                       self.taxonomy_choice.currentIndexChanged,
+                       self.sut_choice.currentIndexChanged):
+            signal.connect(self._filters_changed)
+
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.setAlternatingRowColors(True)
+        self.table.setAccessibleName("Runs")
+        header = self.table.horizontalHeader()
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        header.customContextMenuRequested.connect(self._column_menu)
+        header.setToolTip("Click to sort; right-click to choose columns")
+        # column widths from the first rows only: measuring 10,000 rows would take seconds
+        header.setResizeContentsPrecision(RESIZE_SAMPLE_ROWS)
+        self.table.doubleClicked.connect(lambda index: self.open_detail(
+            self.proxy.run_id(index.row())))
+        QShortcut(QKeySequence(Qt.Key.Key_Return), self.table, self.open_selected)
+        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+
+        self.open_button = QPushButton("&Open run")
+        self.compare_button = QPushButton("Co&mpare selected")
+        self.open_button.clicked.connect(self.open_selected)
+        self.compare_button.clicked.connect(self.compare_selected)
+        self.hint = QLabel("Select one run to open it, two or more (Ctrl/Shift+click) to "
+                           "compare them.")
+
+        top = QHBoxLayout()
+        top.addWidget(self.where, 1)
+        top.addWidget(self.reconnect_button)
+        filters = QHBoxLayout()
+        filters.addWidget(self.search, 3)
+        for label, widget in (("From", self.date_from), ("to", self.date_to),
+                              ("Status", self.status_choice),
+                              ("Taxonomy", self.taxonomy_choice), ("SUT", self.sut_choice)):
+            filters.addWidget(QLabel(label))
+            filters.addWidget(widget, 1 if widget is self.sut_choice else 0)
+        filters.addWidget(self.clear_button)
+        actions = QHBoxLayout()
+        actions.addWidget(self.count)
+        actions.addStretch(1)
+        actions.addWidget(self.hint)
+        actions.addWidget(self.open_button)
+        actions.addWidget(self.compare_button)
+        runs_page = QWidget()
+        page = QVBoxLayout(runs_page)
+        page.addLayout(filters)
+        page.addWidget(self.table, 1)
+        page.addLayout(actions)
+
+        self.tabs = QTabWidget()
+        self.tabs.setTabsClosable(True)
+        self.tabs.tabCloseRequested.connect(self._close_tab)
+        self.tabs.addTab(runs_page, "Runs")
+        self.tabs.tabBar().setTabButton(0, self.tabs.tabBar().ButtonPosition.RightSide, None)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.problem)
+        layout.addWidget(self.tabs, 1)
+        self._selection_changed()
+
+    # --- data ---------------------------------------------------------------------------------
+    def reload(self) -> None:
+        """Re-read the run list (keeps the filters)."""
+        s = self.source
+        mode = "read-only fallback" if s.read_only else "read and audit"
+        self.where.setText(f"<b>Database:</b> {s.url} ({mode})")
+        self.problem.setText(s.problem)
+        self.problem.setVisible(bool(s.problem))
+        rows = []
+        if s.database is not None:
+            try:
+                rows = history_rows(s.database)
+            except StorageError as exc:
+                self.problem.setText(str(exc))
+                self.problem.setVisible(True)
+        self.model.set_rows(rows)
+        self._fill_choice(self.taxonomy_choice, "Any taxonomy", {r.taxonomy for r in rows})
+        self._fill_choice(self.sut_choice, "Any SUT", {r.sut for r in rows})
+        self._hide_default_columns()
+        self.table.resizeColumnsToContents()
+        self._update_count()
+
+    def reconnect(self) -> None:
+        if self.source.database is not None and self._url is None and not self.source.problem:
+            self.reload()
+            return
+        if self.source.database is not None:
+            self.source.database.close()
+        self.source = open_source(self._url)
+        self.reload()
+
+    def _fill_choice(self, combo: QComboBox, any_text: str, values: set[str]) -> None:
+        current = combo.currentText()
+        combo.blockSignals(True)
+        combo.clear()
+        combo.addItem(any_text, "")
+        for value in sorted(v for v in values if v):
+            combo.addItem(value, value)
+        combo.setCurrentIndex(max(0, combo.findText(current)))
+        combo.blockSignals(False)
+
+    def _hide_default_columns(self) -> None:
+        for i, column in enumerate(self.model.columns):
+            self.table.setColumnHidden(i, not column.visible)
+
+    # --- filters ------------------------------------------------------------------------------
+    def current_filter(self) -> HistoryFilter:
+        status = self.status_choice.currentText()
+        return HistoryFilter(
+            text=self.search.text(), date_from=_date(self.date_from),
+            date_to=_date(self.date_to),
+            statuses=frozenset() if self.status_choice.currentIndex() == 0 else
+            frozenset({status}), taxonomy=self.taxonomy_choice.currentData() or "",
+            sut=self.sut_choice.currentData() or "")
+
+    def _filters_changed(self, *_args) -> None:
+        self.proxy.set_filter(self.current_filter())
+        self._update_count()
+
+    def apply_filter(self, wanted: HistoryFilter) -> None:
+        """Set the filter widgets to ``wanted`` and filter (one re-filter, not six)."""
+        widgets = (self.search, self.date_from, self.date_to, self.status_choice,
+                   self.taxonomy_choice, self.sut_choice)
+        for w in widgets:
+            w.blockSignals(True)
+        self.search.setText(wanted.text)
+        for edit, value in ((self.date_from, wanted.date_from), (self.date_to, wanted.date_to)):
+            edit.setDate(QDate(value.year, value.month, value.day) if value else NO_DATE)
+        status = next(iter(wanted.statuses), "")
+        self.status_choice.setCurrentIndex(max(0, self.status_choice.findText(status))
+                                           if status else 0)
+        for combo, value in ((self.taxonomy_choice, wanted.taxonomy),
+                             (self.sut_choice, wanted.sut)):
+            found = combo.findData(value) if value else 0
+            if value and found < 0:  # a SUT fragment typed elsewhere: keep it as a choice
+                combo.addItem(value, value)
+                found = combo.count() - 1
+            combo.setCurrentIndex(found)
+        for w in widgets:
+            w.blockSignals(False)
+        self.proxy.set_filter(wanted)
+        self._update_count()
+
+    def clear_filters(self) -> None:
+        self.apply_filter(HistoryFilter())
+
+    def _update_count(self) -> None:
+        shown, total = self.proxy.rowCount(), self.model.rowCount()
+        self.count.setText(f"{shown:,} of {total:,} runs" if shown != total
+                           else f"{total:,} runs")
+
+    def sort_by(self, title: str, descending: bool = False) -> None:
+        order = Qt.SortOrder.DescendingOrder if descending else Qt.SortOrder.AscendingOrder
+        self.table.sortByColumn(self.model.column_index(title), order)
+
+    # --- columns ------------------------------------------------------------------------------
+    def column_menu(self) -> QMenu:
+        """The column chooser (checkable action per column)."""
+        menu = QMenu(self)
+        for i, column in enumerate(self.model.columns):
+            action = QAction(column.title, menu)
+            action.setCheckable(True)
+            action.setChecked(not self.table.isColumnHidden(i))
+            action.toggled.connect(lambda on, i=i: self.table.setColumnHidden(i, not on))
+            menu.addAction(action)
+        return menu
+
+    def _column_menu(self, pos) -> None:
+        self.column_menu().exec(self.table.horizontalHeader().mapToGlobal(pos))
+
+    # --- opening ------------------------------------------------------------------------------
+    def selected_run_ids(self) -> list[str]:
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        return [self.proxy.run_id(r) for r in rows]
+
+    def _selection_changed(self, *_args) -> None:
+        n = len(self.selected_run_ids())
+        self.open_button.setEnabled(n == 1)
+        self.compare_button.setEnabled(n >= 2)
+
+    def open_selected(self) -> None:
+        ids = self.selected_run_ids()
+        if len(ids) == 1:
+            self.open_detail(ids[0])
+        elif len(ids) > 1:
+            self.compare(ids)
+
+    def open_detail(self, run_id: str) -> RunDetailView | None:
+        try:
+            detail = RunDetailView(self.database, run_id, read_only=self.source.read_only)
+        except StorageError as exc:
+            self._show_problem(f"cannot open run {run_id[:8]}: {exc}")
+            return None
+        detail.audited.connect(lambda _run_id: self.reload())
+        self.tabs.setCurrentIndex(self.tabs.addTab(detail, f"Run {run_id[:8]}"))
+        return detail
+
+    def compare(self, run_ids: Sequence[str]) -> CompareView | None:
+        try:
+            view = CompareView(self.database, run_ids)
+        except (StorageError, ValueError) as exc:
+            self._show_problem(f"cannot compare: {exc}")
+            return None
+        title = "Compare " + " · ".join(r[:8] for r in run_ids[:3])
+        self.tabs.setCurrentIndex(self.tabs.addTab(view, title + (" …" if len(run_ids) > 3
+                                                                 else "")))
+        return view
+
+    def compare_selected(self) -> CompareView | None:
+        return self.compare(self.selected_run_ids())
+
+    def _show_problem(self, text: str) -> None:
+        self.problem.setText(text)
+        self.problem.setVisible(True)
+
+    def _close_tab(self, index: int) -> None:
+        if index > 0:
+            widget = self.tabs.widget(index)
+            self.tabs.removeTab(index)
+            widget.deleteLater()
+
+    def closeEvent(self, event) -> None:  # noqa: N802 (Qt naming)
+        if self.source.database is not None and self._url is not None:
+            self.source.database.close()  # opened here; a database passed in is the caller's
+        super().closeEvent(event)
