@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import socket
@@ -15,12 +14,8 @@ import pytest
 
 from app.metrics.histogram import ResponseTimeHistogram
 from drivers.clock import MonotonicClock
-from drivers.fio.engine import FioEngine, client_argument, fio_version
-from drivers.fio.jobs import JobOptions, job_text
-from drivers.fio.safety import check_target
-from drivers.fio.stream import (EMPTY, DocumentSplitter, client_snapshots, difference,
-                                snapshot_of_document, snapshot_of_jobs)
-from drivers.interfaces import WorkloadError, WorkloadProfile
+from drivers.fio.engine import FioEngine, FioRunError, client_argument, fio_version
+from drivers.interfaces import WorkloadError, WorkloadProfile, WorkloadResult
 
 FIX = Path(__file__).parent / "fixtures" / "fio"
 pytestmark = pytest.mark.fio
@@ -30,108 +25,12 @@ needs_fio = pytest.mark.skipif(not any(os.access(os.path.join(p, "fio"), os.X_OK
 MW1 = WorkloadProfile("MW1", 8192, 70, True, 8192, queue_depth=1, jobs=1)
 
 
-def split(text: str, chunk: int = 997) -> tuple[list[dict], DocumentSplitter]:
-    splitter = DocumentSplitter()
-    docs = []
-    for i in range(0, len(text), chunk):
-        docs += splitter.feed(text[i:i + chunk])
-    return docs, splitter
-
-
-def slices_of(docs: list[dict]):
-    prev, out = EMPTY, []
-    for k, doc in enumerate(docs):
-        snap = snapshot_of_document(doc)
-        out.append(difference(snap, prev, k, k + 1))
-        prev = snap
-    return out, prev
-
-
-def test_cumulative_stream_split_in_arbitrary_chunks_telescopes_to_the_final_totals() -> None:
-    docs, splitter = split((FIX / "status_stream_randrw.txt").read_text())
-    assert len(docs) == 4 and splitter.pending == ""
-    slices, final = slices_of(docs)
-    job = docs[-1]["jobs"][0]
-    assert sum(s.read_ios for s in slices) == job["read"]["total_ios"]
-    assert sum(s.write_ios for s in slices) == job["write"]["total_ios"]
-    assert sum(s.read_bytes + s.write_bytes for s in slices) == \
-        job["read"]["io_bytes"] + job["write"]["io_bytes"]
-    merged = ResponseTimeHistogram.merge(*(ResponseTimeHistogram.from_bins(s.latency_bins)
-                                           for s in slices))
-    assert merged.total == final.ios == job["read"]["clat_ns"]["N"] + job["write"]["clat_ns"]["N"]
-    # the interval mean latency is differenced exactly: weighted mean of slices == fio's mean
-    mean_ms = sum(s.avg_resp_ms * s.ios for s in slices) / final.ios
-    expected = (job["read"]["clat_ns"]["mean"] * job["read"]["clat_ns"]["N"]
-                + job["write"]["clat_ns"]["mean"] * job["write"]["clat_ns"]["N"]) / final.ios / 1e6
-    assert mean_ms == pytest.approx(expected, rel=1e-9)
-
-
-def test_sigint_terminated_stream_with_text_between_documents() -> None:
-    docs, splitter = split((FIX / "sigint_stream.txt").read_text(), chunk=4096)
-    assert any("terminating on signal 2" in line for line in splitter.text_lines)
-    assert len(docs) >= 2
-    slices, final = slices_of(docs)
-    assert final.write_ios == docs[-1]["jobs"][0]["write"]["total_ios"] > 0
-    assert sum(s.write_ios for s in slices) == final.write_ios
-
-
-def test_idle_direction_without_bins() -> None:
-    doc = json.loads((FIX / "read_only.json").read_text())
-    assert "bins" not in doc["jobs"][0]["write"]["clat_ns"]
-    snap = snapshot_of_jobs(doc["jobs"])
-    assert snap.write_ios == 0 and snap.read_ios == doc["jobs"][0]["read"]["total_ios"]
-    assert sum(snap.bins.values()) == snap.read_ios
-
-
-def test_client_server_document_gives_per_host_series_without_the_summary() -> None:
-    text = (FIX / "client_one_host.json").read_text()
-    doc = json.loads(text[text.find("{"):])
-    series = client_snapshots(doc)
-    assert list(series) == ["127.0.0.1:18765"]
-    snaps = series["127.0.0.1:18765"]
-    assert [s.ios for s in snaps] == sorted(s.ios for s in snaps) and len(snaps) == 4
-
-
-def test_truncated_tail_stays_pending() -> None:
-    text = (FIX / "status_stream_randrw.txt").read_text()
-    docs, splitter = split(text[: len(text) - 500])
-    assert len(docs) == 3 and splitter.pending.startswith("{")
-
-
-def test_job_text_keeps_the_mix_and_refuses_injection(tmp_path: Path) -> None:
-    mw2 = WorkloadProfile("MW2", 8192, 70, True, 8192, 16, 1, (700, 300), 60.0)
-    text = job_text(mw2, JobOptions((str(tmp_path / "a.dat"), str(tmp_path / "b.dat"))))
-    assert "rate_iops=700,300" in text and "rw=randrw" in text and "rwmixread=70" in text
-    assert f"filename={tmp_path}/a.dat:{tmp_path}/b.dat" in text and "runtime=60000ms" in text
-    for bad in ("/tmp/x\nioengine=sync", "/tmp/a:b", "", "/tmp/x=1"):
-        with pytest.raises(WorkloadError):
-            job_text(mw2, JobOptions((bad,)))
-    with pytest.raises(WorkloadError, match="multiple of 512"):
-        job_text(WorkloadProfile("X", 1000, 0, False, 512), JobOptions(("/tmp/x",)))
-
-
 def test_client_argument_pairs_host_and_port() -> None:
     assert client_argument("lab-host-1") == "lab-host-1,8765"
     assert client_argument("10.0.0.5:9000") == "10.0.0.5,9000"
-    with pytest.raises(WorkloadError):
-        client_argument("host:port")
-
-
-def test_missing_targets_are_refused_unless_a_scratch_size_is_given(tmp_path: Path) -> None:
-    missing = str(tmp_path / "typo.dat")
-    check = check_target(missing, writing=True)
-    assert not check.ok and "silently create" in check.reason
-    assert check_target(missing, writing=True, create_size=1 << 20).ok
-    assert check_target("/dev/null", writing=True).kind == "other"
-
-
-def test_the_system_disk_is_refused() -> None:
-    root = next((line.split()[0] for line in open("/proc/mounts") if line.split()[1] == "/"
-                 and line.startswith("/dev/")), None)
-    if root is None or not Path(root).is_block_device():
-        pytest.skip("/ is not on a block device here")
-    check = check_target(root, writing=True, confirm_device=root)
-    assert not check.ok and "system disk" in check.reason
+    for bad in ("host:port", "a,b:1", "h:70000", "", "h:"):
+        with pytest.raises(WorkloadError, match="HOST\\[:PORT\\]"):
+            client_argument(bad)
 
 
 # --- real fio ---------------------------------------------------------------------------------
@@ -155,10 +54,14 @@ def run_for(engine: FioEngine, profile: WorkloadProfile, seconds: float):
 @needs_fio
 def test_a_real_fio_run_reconciles_with_its_final_document(tmp_path: Path) -> None:
     engine = engine_for(tmp_path)
-    assert "fio-3" in engine.check() and (tmp_path / "target.dat").exists()
+    assert engine.check() == f"fio-3.33 (local) on {tmp_path / 'target.dat'} (file, 8 MiB)"
+    assert (tmp_path / "target.dat").stat().st_size == 8 << 20  # created by us, not by fio
     profile = WorkloadProfile("MW1", 8192, 70, True, 8192, duration_s=2.5)
     slices, result = run_for(engine, profile, 6)
-    assert len(slices) >= 2
+    assert len(slices) >= 2 and not engine.running
+    assert all(s.latency_bins and 0 < s.avg_resp_ms <= s.max_resp_ms for s in slices)
+    assert slices[0].t_start < slices[0].t_end and all(
+        a.t_end == b.t_start for a, b in zip(slices, slices[1:]))  # contiguous, no gaps
     assert sum(s.ios for s in slices) == result.read_ios + result.write_ios > 0
     assert sum(sum(s.latency_bins.values()) for s in slices) == result.read_ios + result.write_ios
     assert 0.6 < result.read_ios / (result.read_ios + result.write_ios) < 0.8
@@ -172,9 +75,14 @@ def test_stop_leaves_no_fio_process(tmp_path: Path) -> None:
     engine.check()
     engine.start(WorkloadProfile("RR", 8192, 100, True, 8192, duration_s=60))
     time.sleep(1.5)
-    pids = [p.pid for p in engine._procs.values()]
+    procs = list(engine._procs.values())
+    assert "--timeout=120" in procs[0].argv  # fio's own cap: 60 s + 60 s margin
+    pids = [p.pid for p in procs]
+    assert os.getpgid(pids[0]) == pids[0]  # its own process group
     result = engine.stop()
-    assert result.read_ios > 0
+    assert result.read_ios > 0 and result.exit_code != 0
+    assert engine.stop() == WorkloadResult(0, 0, 0, 0, 0.0, engine="fio-3.33",
+                                           job_text=result.job_text)  # idempotent
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.killpg(pid, 0)
@@ -226,8 +134,21 @@ def fake_fio(tmp_path: Path, body: str) -> str:
 
 def test_fio_too_old(tmp_path: Path) -> None:
     binary = fake_fio(tmp_path, 'echo "fio-2.1"\n')
-    with pytest.raises(WorkloadError, match="too old"):
-        fio_version(binary)
+    with pytest.raises(WorkloadError, match="fio-2.1 is too old: StorWatt needs fio ≥ 3.0"):
+        engine_for(tmp_path, fio_binary=binary).check()
+    with pytest.raises(WorkloadError, match="does not look like fio"):
+        fio_version(fake_fio(tmp_path, 'echo "hello"\n'))
+
+
+@needs_fio
+def test_a_bad_target_is_refused_before_fio_runs(tmp_path: Path) -> None:
+    engine = FioEngine([str(tmp_path / "typo.dat")], clock=MonotonicClock(), workdir=tmp_path,
+                       ioengine="psync")
+    with pytest.raises(WorkloadError, match="typo.dat: does not exist.*silently create"):
+        engine.check()
+    with pytest.raises(WorkloadError, match="typo.dat"):
+        engine.start(MW1)
+    assert not (tmp_path / "typo.dat").exists() and not engine.running
 
 
 def test_job_rejected_by_parse_only(tmp_path: Path) -> None:
@@ -264,14 +185,16 @@ esac
     while time.monotonic() < deadline:
         try:
             got += engine.poll()
-        except WorkloadError as exc:
+        except FioRunError as exc:
             error = exc
             break
         time.sleep(0.1)
-    engine.stop()
+    result = engine.stop()  # the failure was raised once; stop() reports it, no re-raise
+    got += engine.poll()
     assert error is not None and "exited with code 3" in str(error)
-    assert "Input/output error" in str(error)
-    assert len(got) == 1 and got[0].ios > 0  # the slice before the failure is kept
+    assert "Input/output error" in str(error) and "Input/output error" in result.error
+    assert len(got) == 1 and got[0].ios > 0  # the interval before the failure is kept
+    assert error.intervals == tuple(got) == tuple(engine.intervals)
 
 
 def _free_port() -> int:
@@ -282,10 +205,11 @@ def _free_port() -> int:
 
 @needs_fio
 def test_a_load_host_refusing_the_connection(tmp_path: Path) -> None:
-    engine = engine_for(tmp_path, load_hosts=[f"127.0.0.1:{_free_port()}"])
+    host = f"127.0.0.1:{_free_port()}"
+    engine = engine_for(tmp_path, load_hosts=[host])
     engine.check()
     engine.start(WorkloadProfile("MW1", 8192, 70, True, 8192, duration_s=2))
-    with pytest.raises(WorkloadError, match="127.0.0.1"):
+    with pytest.raises(FioRunError, match=f"load host {host} refused the connection"):
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
             engine.poll()
@@ -320,8 +244,24 @@ def test_two_load_hosts_each_run_their_job_and_bins_merge(tmp_path: Path,
     slices, result = run_for(engine, WorkloadProfile("RR", 8192, 100, True, 8192,
                                                      duration_s=2.0), 15)
     hosts = {s.host for s in slices}
-    assert hosts == {f"127.0.0.1:{p.split(':')[1]}" for p in two_fio_servers}
+    assert hosts == set(two_fio_servers)
+    for host in hosts:  # each host's intervals are contiguous and cover its own run
+        mine = [s for s in slices if s.host == host]
+        assert len(mine) >= 2 and all(a.t_end == b.t_start for a, b in zip(mine, mine[1:]))
     assert sum(s.ios for s in slices) == result.read_ios > 0
     merged = ResponseTimeHistogram.merge(*(ResponseTimeHistogram.from_bins(s.latency_bins)
                                            for s in slices))
     assert merged.total == result.read_ios
+
+
+@needs_fio
+def test_a_short_hot_band_run_merges_its_thirteen_streams(tmp_path: Path) -> None:
+    from tests.test_fio_jobs import HOTBAND
+    engine = engine_for(tmp_path)
+    engine.check()
+    profile = WorkloadProfile("HOTBAND", 8192, 70, True, 8192, queue_depth=1, duration_s=1.5,
+                              streams=HOTBAND.streams)
+    slices, result = run_for(engine, profile, 8)
+    assert result.read_ios > 0 and result.write_ios > 0 and slices
+    assert sum(s.ios for s in slices) == result.read_ios + result.write_ios
+    assert 0.5 < result.runtime_s < 4  # job_runtime summed over 13 streams, divided back

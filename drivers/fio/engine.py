@@ -161,10 +161,10 @@ class FioEngine:
         if bad:
             raise WorkloadError("refusing fio targets: " +
                                 "; ".join(f"{c.path}: {c.reason}" for c in bad))
-        for c in checks:
-            if c.kind == "missing" and self.target_size:
-                create_scratch_file(c.path, self.target_size)
-        return checks
+        missing = [c for c in checks if c.kind == "missing" and self.target_size]
+        for c in missing:
+            create_scratch_file(c.path, self.target_size)
+        return self.target_checks(writing) if missing else checks
 
     def _options(self) -> JobOptions:
         if self.hosts:

@@ -24,8 +24,8 @@ COM_DATA = {"deduplication": ("dedupe_percentage", 50), "compression":
             ("buffer_compress_percentage", 50)}
 #: percentiles fio reports next to the bins: the confidence levels of SPEC-NOTES §5
 PERCENTILES = "99:99.9:99.99:99.999"
-#: resolution of the hot band's ``flow`` weights: shares are given in 0.01 % steps
-FLOW_SCALE = 100
+#: resolution of the hot band's ``flow`` weights: 0.1 % steps (fio caps flow at 1000)
+FLOW_SCALE = 10
 
 
 @dataclass(frozen=True)

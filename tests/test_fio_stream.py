@@ -1,0 +1,140 @@
+"""fio output parsing on REAL captures (fio 3.33, this project's build image).
+
+tests/fixtures/fio/ — how each capture was made:
+  status_stream_randrw.txt  fio --output-format=json+ --status-interval=1, psync randrw 8 KiB,
+                            3 s: cumulative documents back to back
+  sigint_stream.txt         the same, write job stopped with SIGINT (text line between documents)
+  read_only.json            pure random-read job: the idle write direction has no bins
+  client_one_host.json      fio --client=127.0.0.1,18765 job (one fio --server on loopback)
+  client_two_servers.txt    fio --client=127.0.0.1,28771 two.fio --client=127.0.0.1,28772 two.fio
+                            --output-format=json+ --status-interval=1 (two loopback servers)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.metrics.histogram import ResponseTimeHistogram
+from drivers.fio import clients
+from drivers.fio.stream import (EMPTY, DocumentSplitter, IntervalSeries, client_snapshots,
+                                difference, snapshot_of_document, snapshot_of_jobs)
+from drivers.interfaces import WorkloadError
+
+FIX = Path(__file__).parent / "fixtures" / "fio"
+
+
+def split(text: str, chunk: int = 997) -> tuple[list[dict], DocumentSplitter]:
+    splitter = DocumentSplitter()
+    docs = []
+    for i in range(0, len(text), chunk):
+        docs += splitter.feed(text[i:i + chunk])
+    return docs, splitter
+
+
+def slices_of(docs: list[dict]):
+    prev, out = EMPTY, []
+    for k, doc in enumerate(docs):
+        snap = snapshot_of_document(doc)
+        out.append(difference(snap, prev, k, k + 1))
+        prev = snap
+    return out, prev
+
+
+def test_cumulative_stream_split_in_arbitrary_chunks_telescopes_to_the_final_totals() -> None:
+    docs, splitter = split((FIX / "status_stream_randrw.txt").read_text())
+    assert len(docs) == 4 and splitter.pending == ""
+    slices, final = slices_of(docs)
+    job = docs[-1]["jobs"][0]
+    assert sum(s.read_ios for s in slices) == job["read"]["total_ios"]
+    assert sum(s.write_ios for s in slices) == job["write"]["total_ios"]
+    assert sum(s.read_bytes + s.write_bytes for s in slices) == \
+        job["read"]["io_bytes"] + job["write"]["io_bytes"]
+    merged = ResponseTimeHistogram.merge(*(ResponseTimeHistogram.from_bins(s.latency_bins)
+                                           for s in slices))
+    assert merged.total == final.ios == job["read"]["clat_ns"]["N"] + job["write"]["clat_ns"]["N"]
+    # the interval mean latency is differenced exactly: weighted mean of slices == fio's mean
+    mean_ms = sum(s.avg_resp_ms * s.ios for s in slices) / final.ios
+    expected = (job["read"]["clat_ns"]["mean"] * job["read"]["clat_ns"]["N"]
+                + job["write"]["clat_ns"]["mean"] * job["write"]["clat_ns"]["N"]) / final.ios / 1e6
+    assert mean_ms == pytest.approx(expected, rel=1e-9)
+
+
+def test_sigint_terminated_stream_with_text_between_documents() -> None:
+    docs, splitter = split((FIX / "sigint_stream.txt").read_text(), chunk=4096)
+    assert any("terminating on signal 2" in line for line in splitter.text_lines)
+    assert len(docs) >= 2
+    slices, final = slices_of(docs)
+    assert final.write_ios == docs[-1]["jobs"][0]["write"]["total_ios"] > 0
+    assert sum(s.write_ios for s in slices) == final.write_ios
+
+
+def test_idle_direction_without_bins() -> None:
+    doc = json.loads((FIX / "read_only.json").read_text())
+    assert "bins" not in doc["jobs"][0]["write"]["clat_ns"]
+    snap = snapshot_of_jobs(doc["jobs"])
+    assert snap.write_ios == 0 and snap.read_ios == doc["jobs"][0]["read"]["total_ios"]
+    assert sum(snap.bins.values()) == snap.read_ios
+
+
+def test_client_server_document_gives_per_host_series_without_the_summary() -> None:
+    text = (FIX / "client_one_host.json").read_text()
+    doc = json.loads(text[text.find("{"):])
+    series = client_snapshots(doc)
+    assert list(series) == ["127.0.0.1:18765"]
+    snaps = series["127.0.0.1:18765"]
+    assert [s.ios for s in snaps] == sorted(s.ios for s in snaps) and len(snaps) == 4
+
+
+def test_truncated_tail_stays_pending() -> None:
+    text = (FIX / "status_stream_randrw.txt").read_text()
+    docs, splitter = split(text[: len(text) - 500])
+    assert len(docs) == 3 and splitter.pending.startswith("{")
+
+
+def test_interval_max_is_exact_when_the_cumulative_max_grew() -> None:
+    docs, _ = split((FIX / "status_stream_randrw.txt").read_text())
+    slices, final = slices_of(docs)
+    assert max(s.max_resp_ms for s in slices) == pytest.approx(final.max_ns / 1e6)
+    for s in slices:  # never below the slice's own highest bucket's lower half
+        assert s.max_resp_ms * 1e6 >= max(s.latency_bins) * 63 / 64
+
+
+def test_interval_series_skips_repeated_documents_and_anchors_on_arrival() -> None:
+    docs, _ = split((FIX / "status_stream_randrw.txt").read_text())
+    series = IntervalSeries(100.0)
+    first = series.add(101.0, snapshot_of_document(docs[0]))
+    assert first is not None and (first.t_start, first.t_end) == (100.0, 101.0)
+    assert series.add(101.5, snapshot_of_document(docs[0])) is None  # same document again
+    second = series.add(102.0, snapshot_of_document(docs[1]))
+    assert second is not None and second.t_start == 101.0 and second.ios > 0
+
+
+def test_a_document_without_jobs_is_a_clear_error() -> None:
+    with pytest.raises(WorkloadError, match="without 'jobs'"):
+        snapshot_of_document({"fio version": "fio-3.33"})
+
+
+def test_two_server_capture_gives_each_host_its_series_and_merged_bins() -> None:
+    text = (FIX / "client_two_servers.txt").read_text()
+    docs, _ = split(text)
+    assert len(docs) == 1
+    grouped = clients.hosts_by_entry(docs[0])
+    assert sorted(grouped) == ["127.0.0.1:28771", "127.0.0.1:28772"]  # "All clients" dropped
+    merged, total = ResponseTimeHistogram.merge(), 0
+    for host, entries in grouped.items():
+        intervals = clients.entry_intervals(entries, 50.0, host)
+        final = entries[-1]["read"]
+        assert sum(i.read_ios for i in intervals) == final["total_ios"] > 0
+        assert intervals[-1].t_end == 50.0 and all(i.host == host for i in intervals)
+        assert all(a.t_end <= b.t_start + 1e-9 for a, b in zip(intervals, intervals[1:]))
+        merged = ResponseTimeHistogram.merge(
+            merged, *(ResponseTimeHistogram.from_bins(i.latency_bins) for i in intervals))
+        total += final["total_ios"]
+    assert merged.total == total  # per-host bins merged by us: fio's summary has none
+    summary = next(e for e in docs[0]["client_stats"] if e["jobname"] == "All clients")
+    assert "bins" not in summary["read"]["clat_ns"]
+    with pytest.raises(WorkloadError, match="holds 2 hosts"):
+        clients.host_intervals(docs[0], 50.0, "127.0.0.1:28771")
