@@ -28,6 +28,11 @@ class TargetCheck:
     reason: str
 
 
+def read_mounts(mounts_path: str = "/proc/mounts") -> dict[str, str]:
+    """Mounted source device → mount point (public: the GUI shows it next to a target)."""
+    return _mounts(mounts_path)
+
+
 def _mounts(mounts_path: str) -> dict[str, str]:
     """Mounted source device → mount point, from /proc/mounts."""
     table: dict[str, str] = {}
@@ -65,8 +70,6 @@ def check_target(path: str, *, writing: bool, create_size: int | None = None,
     """Check one target; ``allow_destructive=False`` refuses every write to a block device
     (the station's setting), ``confirm_device`` must repeat the device's path exactly."""
     real = os.path.realpath(path)
-    mounts = _mounts(mounts_path)
-    root_dev = next((dev for dev, mnt in mounts.items() if mnt == "/"), "")
     try:
         st = os.stat(real)
     except FileNotFoundError:
@@ -80,12 +83,21 @@ def check_target(path: str, *, writing: bool, create_size: int | None = None,
         return TargetCheck(path, "file", st.st_size, "", False, True, "regular file")
     if not stat.S_ISBLK(st.st_mode):
         return TargetCheck(path, "other", 0, "", False, False, "neither a file nor a block device")
+    return block_check(path, real, _block_size(real), mounts=_mounts(mounts_path),
+                       sys_block=sys_block, writing=writing, confirm_device=confirm_device,
+                       allow_destructive=allow_destructive)
+
+
+def block_check(path: str, real: str, size: int, *, mounts: dict[str, str], sys_block: str,
+                writing: bool, confirm_device: str, allow_destructive: bool) -> TargetCheck:
+    """The verdict on a block device from the mount table and the /sys/block tree (both
+    injectable, so tests never touch a real device)."""
+    root_dev = next((dev for dev, mnt in mounts.items() if mnt == "/"), "")
     disk = _disk_of(real, sys_block)
     mounted_here = mounts.get(real, "")
     mounted_parts = sorted(mnt for dev, mnt in mounts.items() if _disk_of(dev, sys_block) == disk
                            and dev != real)
     is_system = bool(root_dev) and _disk_of(root_dev, sys_block) == disk
-    size = _block_size(real)
     problems = []
     if mounted_here:
         problems.append(f"mounted at {mounted_here}")
