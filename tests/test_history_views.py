@@ -189,7 +189,7 @@ def test_compare_two_runs_with_deltas_and_overlays(view, stored) -> None:
     name, unit, base, other, diff, pct = rows["EP_RR"]
     assert (unit, base, other) == ("IOPS/W", "29.3", "26.4")
     assert diff == "−2.93" and pct == "−10.0 %"
-    assert rows["EP_RI"][2].endswith("INVALID") and rows["EP_RI"][4] == "—"
+    assert rows["EP_RI"][2] == "INVALID (no value)" and rows["EP_RI"][4] == "—"
     assert len(compare.power_curves) == len(compare.ep_curves) == 2
     x, y = compare.power_curves[1].getOriginalDataset()
     assert np.nanmax(y) > 0 and len(y) == len(view.database.load_run(second).power)

@@ -136,7 +136,9 @@ class CompareView(QWidget):
                 text = "not measured" if m is None else format_metric_value(m)
                 tip = "" if m is None else ("VALID" if m.valid else f"INVALID: {m.reason}")
                 ok = m is not None and m.valid
-                cells.append((text + ("" if ok or m is None else " INVALID"), tip, ok))
+                if m is not None and not m.valid:  # never a bare dash beside a real number
+                    text = "INVALID (no value)" if text == "—" else f"{text} INVALID"
+                cells.append((text, tip, ok))
                 if i:
                     diff, pct = metric_delta(base.value if base else math.nan,
                                              m.value if m else math.nan)
