@@ -231,3 +231,17 @@ def test_disposition_is_audited_and_run_data_unchanged(view, stored) -> None:
 
 
 import numpy as np  # noqa: E402
+
+
+def test_main_window_opens_the_history_with_ctrl_h(qtbot, tmp_path, monkeypatch) -> None:
+    from ui.main_window import MainWindow
+
+    monkeypatch.setenv("STORWATT_SETTINGS", str(tmp_path / "ui.ini"))
+    window = MainWindow(lab="sim-direct", db_url=f"sqlite:///{tmp_path / 'h.db'}")
+    qtbot.addWidget(window)
+    action = next(a for a in window.findChildren(type(window.quit_action))
+                  if a.text() == "Run &history…")
+    assert action.shortcut().toString() == "Ctrl+H"
+    action.trigger()
+    qtbot.addWidget(window.history)
+    assert window.history.isVisible()

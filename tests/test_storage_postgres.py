@@ -8,6 +8,7 @@ import pytest
 import pg_server
 from app.cli.main import main
 from app.records import RunStatus
+from app.storage.audit import add_audit_entry, audit_entries
 from app.storage.db import open_database
 from app.storage.synthetic import full_run
 from app.storage.transfer import copy_runs
@@ -51,6 +52,8 @@ def test_postgres_holds_the_same_run_as_sqlite(pg_url: str, tmp_path) -> None:
 def test_db_copy_moves_runs_once(pg_url: str, tmp_path, capsys) -> None:
     station = f"sqlite:///{tmp_path / 'station.db'}"
     run_id = _store_synthetic(station)
+    add_audit_entry(open_database(station), run_id, "disposition", "EP figures checked",
+                    "qa-anna", "accepted")
     before = {r.run_id for r in open_database(pg_url).list_runs()}
     assert main(["db", "copy", "--from", station, "--to", pg_url]) == 0
     assert "1 run(s) copied" in capsys.readouterr().out
@@ -62,6 +65,8 @@ def test_db_copy_moves_runs_once(pg_url: str, tmp_path, capsys) -> None:
     original = open_database(station).load_run(run_id)
     assert copied.samples_sha256 == original.samples_sha256
     assert len(copied.intervals) == len(original.intervals)
+    audit = audit_entries(open_database(pg_url), run_id)
+    assert [(e.author, e.text) for e in audit] == [("qa-anna", "EP figures checked")]
 
 
 def test_copy_skips_running_runs(tmp_path) -> None:

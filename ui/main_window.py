@@ -24,6 +24,7 @@ from app.storage.db import Database, open_database
 from drivers.interfaces import InstrumentError, WorkloadError
 from ui.bridge import RunBridge
 from ui.health import station_health
+from ui.history.view import HistoryView
 from ui.run_view import Confirm, RunView, ask_yes_no
 from ui.settings import station_settings
 from ui.start_page import StartPage
@@ -93,6 +94,7 @@ class MainWindow(QMainWindow):
                      QKeySequence.StandardKey.Refresh)
         self._action(view, "&Run view", lambda: self.stack.setCurrentWidget(self.run_view),
                      "Ctrl+2")
+        self._action(view, "Run &history…", self.show_history, "Ctrl+H")
         help_menu = bar.addMenu("&Help")
         self._action(help_menu, "&About StorWatt", self._about)
         # Quit must work even from a focused table (QKeySequence.Quit is empty on some desktops)
@@ -140,6 +142,13 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentWidget(self.start_page)
 
     # --- starting runs ----------------------------------------------------------------------
+    def show_history(self) -> HistoryView:
+        """QA's history window (find, inspect, compare past runs) on this station's database."""
+        self.history = HistoryView(url=self.db_url)
+        self.history.resize(1500, 900)
+        self.history.show()
+        return self.history
+
     def new_run(self, entries: WizardEntries | None = None) -> NewRunWizard | None:
         if self.run_view.running:
             self.statusBar().showMessage("A run is in progress: finish or abort it first.")

@@ -336,7 +336,8 @@ class LivePlots(QWidget):
                     pg.QtCore.Qt.PenStyle.SolidLine)
         total = int(counts.sum())
         self.hist_widget.setTitle(f"Response-time histogram — {profile}, {total:,} IOs")
-        values = " · ".join(f"{level:g} %: {ms:.3g} ms" for level, ms in levels)
+        values = " · ".join(f"{level:g} %: " + (f"{ms:.3g} ms" if math.isfinite(ms) else
+                                                  "not available") for level, ms in levels)
         self.hist_note.setText(f"Confidence levels (dashed): {values}. Ceiling (red): "
                                f"{h.ceiling_ms:g} ms, {h.above_ceiling:,} IOs above.")
 
