@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from app.reports.export import ReportError, report_stem, write_reports
-from app.storage.db import open_database
+from app.storage.db import load_one_run
 from app.storage.errors import StorageError
 
 
@@ -25,11 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def report_command(args: argparse.Namespace) -> int:
     try:
-        database = open_database(args.db)
-        try:
-            run = database.load_run(args.run_id)
-        finally:
-            database.close()
+        run = load_one_run(args.db, args.run_id)
         pdf, xlsx = args.pdf, args.xlsx
         if pdf is None and xlsx is None:
             stem = report_stem(run)

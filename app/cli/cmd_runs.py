@@ -9,7 +9,7 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
-from app.storage.db import open_database
+from app.storage.db import load_one_run, open_database
 from app.storage.errors import StorageError
 from app.storage.stored import RunSummary, StoredRun
 
@@ -70,11 +70,7 @@ def _summary_json(r: RunSummary) -> dict[str, Any]:
 
 def show_command(args: argparse.Namespace) -> int:
     try:
-        database = open_database(args.db)
-        try:
-            run = database.load_run(args.run_id)
-        finally:
-            database.close()
+        run = load_one_run(args.db, args.run_id)
     except StorageError as exc:
         print(f"storwatt runs show: {exc}", file=sys.stderr)
         return 1

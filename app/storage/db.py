@@ -195,3 +195,13 @@ def mark_interrupted(conn: Connection) -> list[str]:
                   "up to then is kept"))
         marked.append(uuid)
     return marked
+
+
+def load_one_run(url: str | None, run_id: str) -> StoredRun:
+    """Open the database, load one run (id or unique prefix) and close it again — what a
+    one-shot command (report, runs show) needs."""
+    database = open_database(url)
+    try:
+        return database.load_run(run_id)
+    finally:
+        database.close()
