@@ -71,7 +71,8 @@ def fio_lab(config: RunConfig, clock: Clock) -> Lab:
         raise LabError("local-fio needs at least one --target (a scratch file or a block device)")
     engine = FioEngine(config.sut.targets, clock=clock, load_hosts=config.sut.load_hosts,
                        target_size=parse_size(config.target_size),
-                       confirm_device=config.confirm_device)
+                       confirm_device=config.confirm_device,
+                       allow_destructive=bool(config.confirm_device))
     sut = simulated_sut(config)
     simulated = config.power_meter.driver == "sim"
     lab = Lab(SimulatedPowerMeter(sut), SutFollowingEngine(engine, sut) if simulated else engine,
