@@ -55,7 +55,6 @@ class ConsoleReporter:
     def __init__(self, stream: TextIO | None = None, quiet: bool = False) -> None:
         self.out = stream or sys.stdout
         self.quiet = quiet
-        self._t0 = 0.0
         self._last_progress = -math.inf
 
     def __call__(self, event: ev.RunEvent) -> None:
@@ -67,7 +66,6 @@ class ConsoleReporter:
         print(text, file=self.out, flush=True)
 
     def _on_RunStarted(self, e: ev.RunStarted) -> None:
-        self._t0 = e.t0
         tag = "" if e.method_compliant else "  ** NON-COMPLIANT abbreviated variant **"
         self._print(f"Run {e.run_id[:8]}  method {e.method_name} {e.method_version}{tag}")
         self._print(f"  taxonomy {e.config.taxonomy}, lab {e.config.lab}, "
@@ -79,12 +77,12 @@ class ConsoleReporter:
         self._print(f"  thermometer: {thermo}; workload engine: {e.workload_engine}")
 
     def _on_PhaseStarted(self, e: ev.PhaseStarted) -> None:
-        self._print(f"[{format_duration(e.t - self._t0):>12}] ▶ {e.phase.name} "
+        self._print(f"[{format_duration(e.t):>12}] ▶ {e.phase.name} "
                     f"(planned {format_duration(e.phase.planned_s)})")
 
     def _on_PhaseFinished(self, e: ev.PhaseFinished) -> None:
         err = f": {e.error}" if e.error else ""
-        self._print(f"[{format_duration(e.t - self._t0):>12}] ■ {e.phase.name} {e.status}{err}")
+        self._print(f"[{format_duration(e.t):>12}] ■ {e.phase.name} {e.status}{err}")
 
     def _on_IntervalClosed(self, e: ev.IntervalClosed) -> None:
         if self.quiet:

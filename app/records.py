@@ -7,7 +7,7 @@ must never be mutated after publication. Units are in the field names where they
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 from typing import Any
 
 
@@ -35,6 +35,29 @@ class PhaseStatus(StrEnum):
     ABORTED = "ABORTED"
     FAILED = "FAILED"
     SKIPPED = "SKIPPED"
+
+
+class Window(IntEnum):
+    """Where a sample or workload slice lies within its phase attempt.
+
+    Tagged once, by the phase recorder, when the sample arrives; the recorder averages by these
+    tags and storage keeps them, so a report selects exactly the samples a figure came from
+    without re-deriving any boundary (method-notes §2, §4).
+    """
+
+    OUTSIDE = 0  # no metric window (search, pre-fill, conditioning, past the plan)
+    STABILISATION = 1
+    MEASUREMENT = 2
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A sample's place in the run record: phase attempt (1-based), interval index within the
+    attempt (−1 = none) and window."""
+
+    attempt: int
+    interval: int
+    window: Window
 
 
 @dataclass(frozen=True)
@@ -129,6 +152,7 @@ class IntervalRecord:
     wma: float  # weighted moving average of ep (nan until defined)
     in_measurement: bool
     stable: bool | None  # verdict so far for measurement intervals, None before
+    attempt: int = 1  # the phase attempt this interval belongs to (>1 after a pause)
 
 
 @dataclass(frozen=True)

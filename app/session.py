@@ -8,7 +8,7 @@ sequencer itself on the caller's thread unless asked: ``start()`` uses a worker 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from app.labs import build_lab
@@ -45,9 +45,17 @@ class RunSession:
         finally:
             self.close()
 
-    def start(self) -> threading.Thread:
-        """Run on a worker thread; ``join()`` it or watch the RunFinished event."""
-        self._thread = threading.Thread(target=self.run, name=f"run-{self.run_id[:8]}",
+    def start(self, on_end: Callable[[], None] | None = None) -> threading.Thread:
+        """Run on a worker thread. ``on_end`` is called on that thread once the run is over
+        and storage is closed (the GUI turns it into a signal instead of polling the thread)."""
+        def work() -> None:
+            try:
+                self.run()
+            finally:
+                if on_end is not None:
+                    on_end()
+
+        self._thread = threading.Thread(target=work, name=f"run-{self.run_id[:8]}",
                                         daemon=True)
         self._thread.start()
         return self._thread

@@ -20,7 +20,7 @@ if __package__ in (None, ""):
 
 from app.sequencer.events import PowerSamples  # noqa: E402
 from app.storage.db import open_database  # noqa: E402
-from app.storage.synthetic import power_sample, run_started  # noqa: E402
+from app.storage.synthetic import outside, power_sample, run_started  # noqa: E402
 from app.storage.writer import RunWriter  # noqa: E402
 from bench.figure import BenchResult
 
@@ -37,7 +37,7 @@ def bench(samples: int = 200_000) -> list[BenchResult]:
         database = open_database(f"sqlite:///{path}")
         writer = RunWriter(database)
         events = [PowerSamples(0, tuple(power_sample(1.0 + (i + k) * 0.01, i + k)
-                                        for k in range(BATCH)))
+                                        for k in range(BATCH)), outside(BATCH))
                   for i in range(0, samples, BATCH)]
         writer(run_started(0.0, "bench-run"))
         start = time.perf_counter()

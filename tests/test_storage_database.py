@@ -19,7 +19,7 @@ from app.storage.errors import (CorruptDatabaseError, DatabaseLockedError,
                                 DatabaseUnreachableError, DiskFullError, SchemaTooNewError,
                                 StorageError, WriterError)
 from app.storage.schema import Base
-from app.storage.synthetic import full_run, power_sample, run_started
+from app.storage.synthetic import full_run, outside, power_sample, run_started
 from app.storage.writer import RunWriter
 
 
@@ -36,7 +36,7 @@ def test_migrations_create_exactly_the_model_schema(url: str) -> None:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
         assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 5000
-    assert database.schema_version() == migrate.head() == "0002"
+    assert database.schema_version() == migrate.head() == "0003"
 
 
 def _unfinished_run(url: str) -> str:
@@ -123,7 +123,7 @@ def test_newer_schema_is_refused_with_both_versions(url: str) -> None:
         conn.exec_driver_sql("UPDATE alembic_version SET version_num = '0007'")
     with pytest.raises(SchemaTooNewError) as info:
         open_database(url)
-    assert (info.value.found, info.value.supported) == ("0007", "0002")
+    assert (info.value.found, info.value.supported) == ("0007", "0003")
     assert "0007" in str(info.value) and "0002" in str(info.value)
 
 
@@ -161,7 +161,7 @@ def test_full_disk_keeps_samples_queued_reports_and_recovers(url: str) -> None:
     with database.engine.connect() as conn:
         limit["pages"] = conn.exec_driver_sql("PRAGMA page_count").scalar()
     samples = [power_sample(i * 0.01, i) for i in range(5000)]
-    writer(ev.PowerSamples(0, tuple(samples)))
+    writer(ev.PowerSamples(0, tuple(samples), outside(len(samples))))
     deadline = time.monotonic() + 5
     while not writer.failed and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -187,7 +187,8 @@ def test_close_reports_events_it_could_not_store(url: str) -> None:
     database.writer_engine = full_engine
     writer = RunWriter(database, retry_interval_s=0.05)
     writer(run_started(0.0, "never-stored"))
-    writer(ev.PowerSamples(0, tuple(power_sample(i * 0.01, i) for i in range(5000))))
+    writer(ev.PowerSamples(0, tuple(power_sample(i * 0.01, i) for i in range(5000)),
+                           outside(5000)))
     with pytest.raises(WriterError, match="could not be stored"):
         writer.close(timeout=0.5)
     with pytest.raises(WriterError, match="closed"):

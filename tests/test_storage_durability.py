@@ -34,7 +34,7 @@ def child(url: str) -> None:
     from app.records import RunStatus  # noqa: F401  (import cost before 'ready')
     from app.sequencer.events import PowerSamples
     from app.storage.db import open_database
-    from app.storage.synthetic import power_sample, run_started
+    from app.storage.synthetic import outside, power_sample, run_started
     from app.storage.writer import RunWriter
 
     writer = RunWriter(open_database(url))
@@ -44,8 +44,9 @@ def child(url: str) -> None:
     seq = 0
     while True:
         t = time.monotonic()
-        writer(PowerSamples(0, tuple(power_sample(t + k * 1e-4, seq + k)
-                                     for k in range(BATCH))))
+        # run-relative stamps, as the sequencer publishes them
+        writer(PowerSamples(0, tuple(power_sample(t + k * 1e-4 - t0, seq + k)
+                                     for k in range(BATCH)), outside(BATCH)))
         seq += BATCH
         print(f"batch {t!r}", flush=True)
         time.sleep(PERIOD_S)

@@ -52,7 +52,7 @@ def test_run_header_and_config_round_trip(stored) -> None:
     assert run.config == started.config
     assert (run.method_name, run.method_version, run.method_compliant) == ("demo", "1.0", False)
     assert run.status is RunStatus.COMPLETED and run.t0 == T0
-    assert run.duration_s == pytest.approx(events[-1].t - T0)
+    assert run.duration_s == pytest.approx(events[-1].t)
     assert run.started_wall == started.wall_start_iso and run.finished_wall
     assert run.workload_engine == "simulated SUT"
     assert run.power_meter == of(events, ev.InstrumentsIdentified)[0].power_meter
@@ -66,7 +66,7 @@ def test_power_samples_round_trip_with_nan_none_and_flags(stored) -> None:
     assert len(run.power) == len(sent) == 4 * 60
     for i, (phase, p) in enumerate(sent):
         assert run.power.phase_index[i] == phase
-        assert run.power.t[i] == p.t - T0
+        assert run.power.t[i] == p.t
         for name, value in (("watts", p.watts), ("volts", p.volts), ("amps", p.amps),
                             ("pf", p.pf), ("freq_hz", p.freq_hz)):
             assert same(getattr(run.power, name)[i], value), name
@@ -98,7 +98,7 @@ def test_results_round_trip(stored) -> None:
     assert not ri.valid and ri.reason == "power not stable" and math.isnan(ri.value)
     logs = of(events, ev.LogMessage)
     assert [(e.t, e.level, e.message, e.phase_index) for e in run.events] == [
-        (m.t - T0, m.level, m.message, m.phase_index) for m in logs]
+        (m.t, m.level, m.message, m.phase_index) for m in logs]
 
 
 def test_phases_and_workload_round_trip(stored) -> None:
@@ -108,7 +108,7 @@ def test_phases_and_workload_round_trip(stored) -> None:
     restarted = run.phase(1)
     assert restarted.attempts == 2 and restarted.error == ""
     last_start = [e for e in of(events, ev.PhaseStarted) if e.phase.index == 1][-1]
-    assert restarted.t_start == last_start.t - T0
+    assert restarted.t_start == last_start.t
     finished = [e for e in of(events, ev.PhaseFinished) if e.status is PhaseStatus.COMPLETED]
     assert [p.workload for p in run.phases] == [e.workload for e in finished]
     assert run.job_files == {0: "[MW1]\nrw=randrw\n", 1: "[RR]\nrw=randrw\n"}
@@ -116,10 +116,10 @@ def test_phases_and_workload_round_trip(stored) -> None:
     assert len(run.workload) == len(sent)
     for got, (phase, w) in zip(run.workload, sent):
         assert got.phase_index == phase and got.interval.host == w.host
-        assert (got.interval.t_start, got.interval.t_end) == (w.t_start - T0, w.t_end - T0)
+        assert (got.interval.t_start, got.interval.t_end) == (w.t_start, w.t_end)
         assert got.interval.ios == w.ios and same(got.interval.avg_resp_ms, w.avg_resp_ms)
     temps = [t for b in of(events, ev.TemperatureSamples) for t in b.samples]
-    assert np.array_equal(run.temperature.t, [t.t - T0 for t in temps])
+    assert np.array_equal(run.temperature.t, [t.t for t in temps])
     assert list(run.temperature.usable) == [t.usable for t in temps]
 
 
@@ -128,7 +128,8 @@ def test_samples_digest_is_stable_and_sensitive(stored, tmp_path: Path) -> None:
     assert database.load_run(run.run_id).samples_sha256 == run.samples_sha256
     other = f"sqlite:///{tmp_path / 'other.db'}"
     store(other, events)  # same samples in another database → same digest
-    changed = [ev.PowerSamples(e.phase_index, e.samples[:-1]) if isinstance(e, ev.PowerSamples)
+    changed = [ev.PowerSamples(e.phase_index, e.samples[:-1], e.placements[:-1])
+               if isinstance(e, ev.PowerSamples)
                else e for e in events]
     changed_url = f"sqlite:///{tmp_path / 'changed.db'}"
     store(changed_url, changed)
@@ -158,3 +159,18 @@ def test_flag_codes_are_lossless(flags: frozenset[str]) -> None:
     code = encode_flags(flags)
     assert decode_flags(code) == flags
     assert code is None or len(code) <= 20
+
+
+def test_attempts_and_placements_round_trip(stored) -> None:
+    """Every attempt is a row, and every sample and slice keeps the tags it was sent with."""
+    _, events, run = stored
+    phase1 = [(a.attempt, a.status) for a in run.attempts if a.phase_index == 1]
+    assert phase1 == [(1, PhaseStatus.ABORTED), (2, PhaseStatus.COMPLETED)]
+    assert run.last_attempt(1).attempt == 2 and run.last_attempts()[1] == 2
+    placed = [p for b in of(events, ev.PowerSamples) for p in b.placements]
+    assert run.power.attempt.tolist() == [p.attempt for p in placed]
+    assert run.power.interval.tolist() == [p.interval for p in placed]
+    assert run.power.window.tolist() == [int(p.window) for p in placed]
+    sent = [(b.attempt, w) for b in of(events, ev.WorkloadIntervals) for w in b.windows]
+    assert [(w.attempt, w.window) for w in run.workload] == sent
+    assert {r.attempt for r in run.attempt_intervals(1)} == {2}

@@ -12,14 +12,16 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from app.method.loader import load_method  # noqa: E402
-from app.records import IntervalRecord, PhaseInfo, PhaseKind, RunConfig, RunStatus  # noqa: E402
+from app.records import (IntervalRecord, PhaseInfo, PhaseKind, RunConfig, RunStatus,  # noqa: E402
+                         Window)
+from app.storage.synthetic import outside  # noqa: E402
 from app.sequencer import events as ev  # noqa: E402
 from drivers.interfaces import PowerSample, TemperatureSample, WorkloadInterval  # noqa: E402
 from ui.bridge import RunBridge  # noqa: E402
 from ui.plots import LivePlots, phase_units  # noqa: E402
 from ui.series import GrowableSeries  # noqa: E402
 
-T0 = 500.0
+T0 = 500.0  # the station clock at run start: provenance only, event times are run-relative
 PHASES = (PhaseInfo(0, PhaseKind.ACTIVE, "RR", "RR", 10.0, 0, 10),
           PhaseInfo(1, PhaseKind.ACTIVE, "SW", "SW", 10.0, 0, 10))
 
@@ -27,6 +29,14 @@ PHASES = (PhaseInfo(0, PhaseKind.ACTIVE, "RR", "RR", 10.0, 0, 10),
 def started() -> ev.RunStarted:
     return ev.RunStarted("r1", RunConfig(method="smoke"), "smoke", "1", False, PHASES, T0,
                          "2026-01-01T00:00:00+00:00", 20.0)
+
+
+def power(phase: int, samples: tuple) -> ev.PowerSamples:
+    return ev.PowerSamples(phase, samples, outside(len(samples)))
+
+
+def workload(phase: int, *slices: WorkloadInterval) -> ev.WorkloadIntervals:
+    return ev.WorkloadIntervals(phase, slices, 1, (Window.OUTSIDE,) * len(slices))
 
 
 def interval(phase: int, i: int, ep: float, wma: float) -> ev.IntervalClosed:
@@ -58,13 +68,13 @@ def test_events_reach_every_curve(qtbot) -> None:
     plots = LivePlots(redraw_ms=10_000)
     qtbot.addWidget(plots)
     plots.start_run(started(), load_method("smoke"))
-    samples = tuple(PowerSample(T0 + i, 590.0 + i) for i in range(5))
+    samples = tuple(PowerSample(float(i), 590.0 + i) for i in range(5))
     plots.ingest([
-        ev.PowerSamples(0, samples),
-        ev.TemperatureSamples(0, (TemperatureSample(T0 + 1, 22.5),)),
-        ev.WorkloadIntervals(0, (WorkloadInterval(T0, T0 + 1, 700, 300, 0, 0, 2.0, 5.0),)),
-        ev.WorkloadIntervals(1, (WorkloadInterval(T0 + 10, T0 + 11, 0, 40, 0, 40 * 2**20, 2.0,
-                                                  5.0),)),
+        power(0, samples),
+        ev.TemperatureSamples(0, (TemperatureSample(1.0, 22.5),), outside(1)),
+        workload(0, WorkloadInterval(0.0, 1.0, 700, 300, 0, 0, 2.0, 5.0)),
+        workload(1, WorkloadInterval(10.0, 11.0, 0, 40, 0, 40 * 2**20, 2.0,
+                                                  5.0)),
         interval(0, 0, 2.0, 2.0), interval(0, 1, 2.2, 2.1),
         ev.HistogramReady(0, "RR", {1_000_000: 10, 2_000_000: 5, 50_000_000: 1},
                           {99.0: 2.0, 99.9: 50.0}, 30.0, 1),
@@ -90,8 +100,8 @@ def test_flagged_samples_are_gaps_not_values(qtbot) -> None:
     plots = LivePlots(redraw_ms=10_000)
     qtbot.addWidget(plots)
     plots.start_run(started(), None)
-    plots.ingest([ev.PowerSamples(0, (PowerSample(T0, 100.0),
-                                      PowerSample(T0 + 1, 1e9, flags=frozenset({"overrange"}))))])
+    plots.ingest([power(0, (PowerSample(0.0, 100.0),
+                            PowerSample(1.0, 1e9, flags=frozenset({"overrange"}))))])
     plots.redraw()
     assert plots.curve_data("power")[1][0] == 100.0
     assert math.isnan(plots.curve_data("power")[1][1])
@@ -132,15 +142,15 @@ def test_the_io_plot_shows_both_axes_data_until_zoomed_by_hand(qtbot) -> None:
     qtbot.addWidget(plots)
     plots.start_run(started(), load_method("smoke"))
     plots.ingest([
-        ev.WorkloadIntervals(0, (WorkloadInterval(T0, T0 + 1, 700, 300, 0, 0, 2.0, 5.0),)),
-        ev.WorkloadIntervals(1, (WorkloadInterval(T0 + 30, T0 + 31, 0, 40, 0, 40 * 2**20,
-                                                  2.0, 5.0),)),
+        workload(0, WorkloadInterval(0.0, 1.0, 700, 300, 0, 0, 2.0, 5.0)),
+        workload(1, WorkloadInterval(30.0, 31.0, 0, 40, 0, 40 * 2**20,
+                                                  2.0, 5.0)),
     ])
     plots.redraw()
     lo, hi = plots.ops_right.item.vb.viewRange()[0]
     assert lo <= 1 and hi >= 31  # the MiB/s point at 31 s is not cut off
     plots.ops_right.item.vb.sigRangeChangedManually.emit([True, True])
-    plots.ingest([ev.WorkloadIntervals(1, (WorkloadInterval(T0 + 90, T0 + 91, 0, 40, 0,
-                                                            40 * 2**20, 2.0, 5.0),))])
+    plots.ingest([workload(1, WorkloadInterval(90.0, 91.0, 0, 40, 0,
+                                               40 * 2**20, 2.0, 5.0))])
     plots.redraw()
     assert plots.ops_right.item.vb.viewRange()[0][1] < 91  # the technician's zoom is kept

@@ -131,7 +131,6 @@ class LivePlots(QWidget):
                  redraw_ms: int = REDRAW_INTERVAL_MS) -> None:
         super().__init__(parent)
         self.colours: PlotColours = apply_plot_theme(dark)
-        self._t0 = 0.0
         self._units: dict[int, str] = {}
         self._tolerance = float("nan")
         self._last_phase: int | None = None
@@ -241,12 +240,12 @@ class LivePlots(QWidget):
 
     # --- data -------------------------------------------------------------------------------
     def start_run(self, started: ev.RunStarted, method: Method | None) -> None:
-        """Reset for a new run: time origin, per-phase units, stability tolerance."""
+        """Reset for a new run: per-phase units, stability tolerance (event times are
+        run-relative already)."""
         for s in self.series.values():
             s.clear()
         self.histograms.clear()
         self.hist_choice.clear()
-        self._t0 = started.t0
         self._units = phase_units(method, started.phases)
         self._last_phase = None
         if method is not None:
@@ -265,14 +264,14 @@ class LivePlots(QWidget):
                 handler(self, event)
 
     def _on_power(self, e: ev.PowerSamples) -> None:
-        xs = np.fromiter((s.t for s in e.samples), float, len(e.samples)) - self._t0
+        xs = np.fromiter((s.t for s in e.samples), float, len(e.samples))
         ys = np.fromiter((s.watts if s.usable else math.nan for s in e.samples), float,
                          len(e.samples))
         self.series["power"].extend(xs, ys)
         self._dirty = True
 
     def _on_temperature(self, e: ev.TemperatureSamples) -> None:
-        xs = np.fromiter((s.t for s in e.samples), float, len(e.samples)) - self._t0
+        xs = np.fromiter((s.t for s in e.samples), float, len(e.samples))
         ys = np.fromiter((s.celsius if s.usable else math.nan for s in e.samples), float,
                          len(e.samples))
         self.series["temperature"].extend(xs, ys)
@@ -282,7 +281,7 @@ class LivePlots(QWidget):
         unit = self._units.get(e.phase_index, "IOPS")
         keep, gap = ("iops", "mibs") if unit == "IOPS" else ("mibs", "iops")
         for s in e.intervals:
-            x = s.t_end - self._t0
+            x = s.t_end
             self.series[keep].append(x, s.iops if keep == "iops" else s.mib_per_s)
             self.series[gap].break_line(x)
         self._dirty = True

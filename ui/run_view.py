@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMessageBox, QPlainTextEdit, QPushButton,
                                QSplitter, QVBoxLayout, QWidget)
@@ -41,6 +41,7 @@ class RunView(QWidget):
     """Shows one run. ``ended`` fires once the worker thread has finished (storage closed)."""
 
     ended = Signal(object)  # RunFinished
+    _worker_done = Signal()  # the run's worker thread has finished (emitted on that thread)
     home_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None, *, confirm: Confirm = ask_yes_no,
@@ -51,10 +52,8 @@ class RunView(QWidget):
         self.bridge: RunBridge | None = None
         self.result: ev.RunFinished | None = None
         self._thread: threading.Thread | None = None
-        self._t0: float | None = None
-        self._join_timer = QTimer(self)
-        self._join_timer.setInterval(50)
-        self._join_timer.timeout.connect(self._check_worker)
+        # emitted on the worker thread when it is done; Qt queues it to the GUI thread
+        self._worker_done.connect(self._on_worker_done)
         self._build(dark)
 
     # --- layout -------------------------------------------------------------------------------
@@ -136,8 +135,7 @@ class RunView(QWidget):
         bridge.finished.connect(self._on_finished)
         self._set_controls(running=True)
         self.state.setText("Running")
-        self._thread = session.start()
-        self._join_timer.start()
+        self._thread = session.start(on_end=self._worker_done.emit)
 
     @property
     def running(self) -> bool:
@@ -183,10 +181,10 @@ class RunView(QWidget):
         self.home_button.setEnabled(False)  # until the worker has closed the lab and storage
         self.state.setText(e.status.value)
 
-    def _check_worker(self) -> None:
-        if self.running:
-            return
-        self._join_timer.stop()
+    def _on_worker_done(self) -> None:
+        """The worker thread has closed the lab and storage: deliver the last events, end."""
+        if self._thread is not None:
+            self._thread.join()
         if self.bridge is not None:
             self.bridge.stop()  # last events
         self.home_button.setEnabled(True)
@@ -215,7 +213,6 @@ class RunView(QWidget):
             f"{cfg.sut.vendor} {cfg.sut.model} (s/n {cfg.sut.serial}) · taxonomy "
             f"{cfg.taxonomy} · lab {cfg.lab} · started {e.wall_start_iso} · planned "
             f"{format_duration(e.planned_s)}")
-        self._t0 = e.t0
         self.banner.setVisible(not e.method_compliant)
         self.banner.setText("NON-COMPLIANT abbreviated variant")
         self.timeline.plan(e.phases)
@@ -250,6 +247,6 @@ class RunView(QWidget):
         self.append_log(e.level, e.message)
 
     def _on_RunFinished(self, e: ev.RunFinished) -> None:
-        self.timeline.finished(e, e.t - self._t0 if self._t0 is not None else None)
+        self.timeline.finished(e, e.t)
         self.append_log("INFO" if e.status is RunStatus.COMPLETED else "WARNING",
                         f"run {e.status.value}" + (f": {e.error}" if e.error else ""))

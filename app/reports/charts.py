@@ -1,6 +1,6 @@
 """The report's charts: per-phase power/temperature, operations rate, periodic efficiency with
-its weighted moving average and tolerance band (SPEC-NOTES §4), and response-time histograms
-with confidence levels and ceiling (SPEC-NOTES §5). All data comes from the stored run.
+its weighted moving average and tolerance band (method-notes §4), and response-time histograms
+with confidence levels and ceiling (method-notes §5). All data comes from the stored run.
 """
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ from reportlab.lib import colors
 
 from app.reports.plot import DASHED_BLUE, SOLID_BLACK, Chart, Style
 from app.reports.text import pdf_safe
-from app.reports.windows import PhaseWindow, last_attempt_intervals
 from app.sequencer.events import HistogramReady
-from app.storage.stored import StoredPhase, StoredRun
+from app.storage.stored import StoredAttempt, StoredPhase, StoredRun
 
 BAND_FILL = colors.HexColor("#e4e4e4")
 BAR_FILL = colors.HexColor("#9db3d6")
@@ -34,10 +33,10 @@ def time_unit(span_s: float) -> tuple[float, str]:
     return 1.0, "s"
 
 
-def _phase_origin(phase: StoredPhase, window: PhaseWindow | None) -> float:
-    """Run-relative start of the phase's last attempt (the recorder's start when known)."""
-    if window is not None:
-        return window.t_start_station - window.t0
+def _phase_origin(phase: StoredPhase, attempt: StoredAttempt | None) -> float:
+    """Run-relative start of the phase's last attempt."""
+    if attempt is not None:
+        return attempt.t_start
     return phase.t_start or 0.0
 
 
@@ -46,20 +45,26 @@ def _phase_span(run: StoredRun, phase: StoredPhase, origin: float) -> float:
     return max(1.0, end - origin)
 
 
-def _mark_window(chart: Chart, window: PhaseWindow | None, origin: float, div: float) -> None:
-    if window is None or not window.measured:
+def _last(attempts: np.ndarray, attempt: StoredAttempt | None) -> np.ndarray:
+    """Mask of the entries tagged with the phase's last attempt."""
+    return attempts == (attempt.attempt if attempt is not None else 1)
+
+
+def _mark_window(chart: Chart, attempt: StoredAttempt | None, origin: float,
+                 div: float) -> None:
+    if attempt is None or not attempt.has_window:
         return
-    chart.vline((window.start_s - origin) / div, "measurement window", WINDOW_STYLE)
-    chart.vline((window.end_s - origin) / div, "", WINDOW_STYLE)
+    chart.vline((attempt.window_start_s - origin) / div, "measurement window", WINDOW_STYLE)
+    chart.vline((attempt.window_end_s - origin) / div, "", WINDOW_STYLE)
 
 
-def power_chart(run: StoredRun, phase: StoredPhase, window: PhaseWindow | None,
+def power_chart(run: StoredRun, phase: StoredPhase, attempt: StoredAttempt | None,
                 width: float, height: float) -> Drawing:
     """Usable power samples and inlet temperature of the phase's last attempt."""
-    origin = _phase_origin(phase, window)
+    origin = _phase_origin(phase, attempt)
     div, unit = time_unit(_phase_span(run, phase, origin))
     power = run.power.for_phase(phase.index)
-    keep = power.t >= origin
+    keep = _last(power.attempt, attempt)
     usable = power.usable[keep]
     t = (power.t[keep] - origin) / div
     watts = np.where(usable, power.watts[keep], np.nan)
@@ -72,28 +77,28 @@ def power_chart(run: StoredRun, phase: StoredPhase, window: PhaseWindow | None,
             watts).any() else 0.0), f"excluded sample ({int(flagged.sum())})",
             Style(colors.HexColor("#b00020"), 0.0, None, "cross"))
     temp = run.temperature
-    mask = (temp.phase_index == phase.index) & (temp.t >= origin)
+    mask = (temp.phase_index == phase.index) & _last(temp.attempt, attempt)
     if mask.any():
         celsius = np.where(temp.usable[mask], temp.celsius[mask], np.nan)
         chart.line((temp.t[mask] - origin) / div, celsius, "inlet temperature", DASHED_BLUE,
                    right=True)
-    _mark_window(chart, window, origin, div)
+    _mark_window(chart, attempt, origin, div)
     return chart.drawing()
 
 
-def ops_chart(run: StoredRun, phase: StoredPhase, window: PhaseWindow | None,
+def ops_chart(run: StoredRun, phase: StoredPhase, attempt: StoredAttempt | None,
               width: float, height: float) -> Drawing | None:
     """Operations rate per interval (the metric's basis) over the engine's own slices."""
-    intervals = last_attempt_intervals(run, phase)
+    intervals = run.attempt_intervals(phase.index)
     if not intervals or not intervals[0].ops_unit:
         return None
-    origin = _phase_origin(phase, window)
+    origin = _phase_origin(phase, attempt)
     div, unit = time_unit(_phase_span(run, phase, origin))
     ops_unit = intervals[0].ops_unit
     chart = Chart(width, height, pdf_safe(f"{phase.info.name}: operations rate"),
                   f"time since phase start ({unit})", ops_unit, y_min=0.0)
     slices = [w.interval for w in run.workload if w.phase_index == phase.index
-              and w.interval.t_start >= origin - 1e-9]
+              and w.attempt == (attempt.attempt if attempt is not None else 1)]
     if slices:
         mid = np.array([(s.t_start + s.t_end) / 2 - origin for s in slices]) / div
         rate = np.array([s.iops if ops_unit == "IOPS" else s.mib_per_s for s in slices])
@@ -101,18 +106,18 @@ def ops_chart(run: StoredRun, phase: StoredPhase, window: PhaseWindow | None,
     mid = np.array([(r.start_s + r.end_s) / 2 - origin for r in intervals]) / div
     chart.line(mid, [r.ops_rate for r in intervals], "per interval", Style(colors.black, 1.0,
                                                                            None, "circle"))
-    _mark_window(chart, window, origin, div)
+    _mark_window(chart, attempt, origin, div)
     return chart.drawing()
 
 
-def efficiency_chart(run: StoredRun, phase: StoredPhase, window: PhaseWindow | None,
+def efficiency_chart(run: StoredRun, phase: StoredPhase, attempt: StoredAttempt | None,
                      tolerance_pct: float | None, width: float, height: float) -> Drawing | None:
     """Periodic efficiency EP_i, its weighted moving average and the ±tolerance band around
-    the WMA over the measurement intervals (the stability rule, SPEC-NOTES §4)."""
-    intervals = last_attempt_intervals(run, phase)
+    the WMA over the measurement intervals (the stability rule, method-notes §4)."""
+    intervals = run.attempt_intervals(phase.index)
     if not intervals or not intervals[0].ops_unit:
         return None
-    origin = _phase_origin(phase, window)
+    origin = _phase_origin(phase, attempt)
     div, unit = time_unit(_phase_span(run, phase, origin))
     mid = np.array([(r.start_s + r.end_s) / 2 - origin for r in intervals]) / div
     ep = np.array([r.ep for r in intervals])
@@ -128,7 +133,7 @@ def efficiency_chart(run: StoredRun, phase: StoredPhase, window: PhaseWindow | N
     chart.line(mid, ep, "EP per interval", Style(colors.black, 1.0, None, "circle"))
     chart.line(mid, wma, "weighted moving average", Style(colors.HexColor("#c25400"), 1.2,
                                                           (4, 2), "square"))
-    _mark_window(chart, window, origin, div)
+    _mark_window(chart, attempt, origin, div)
     return chart.drawing()
 
 

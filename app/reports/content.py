@@ -1,7 +1,7 @@
 """What a report says about a stored run, independent of the output format.
 
-Built only from the stored run (:class:`~app.storage.stored.StoredRun`) and the method named
-in it. Every expected metric gets a line: VALID, INVALID (with the stored reason) or NOT
+Built only from the stored run (:class:`~app.storage.stored.StoredRun`), including the method
+it recorded; every figure is the one the record holds (reports format, they never recompute). Every expected metric gets a line: VALID, INVALID (with the stored reason) or NOT
 MEASURED (with the reason derived from the phase and run status) — a missing or invalid figure
 must never look like a result (SPEC-NOTES §4).
 """
@@ -16,8 +16,7 @@ import numpy as np
 from app.method.loader import load_method
 from app.method.model import Method
 from app.records import MetricResult, PhaseKind, PhaseStatus, RunStatus
-from app.reports.windows import PhaseWindow, phase_window
-from app.storage.stored import StoredPhase, StoredRun
+from app.storage.stored import StoredAttempt, StoredPhase, StoredRun
 from drivers.interfaces import FLAG_UNCERTAINTY_HIGH, FLAG_UNCERTAINTY_UNKNOWN, InstrumentIdentity
 
 VALID, INVALID, NOT_MEASURED = "VALID", "INVALID", "NOT MEASURED"
@@ -39,7 +38,7 @@ class MetricLine:
     status: str  # VALID | INVALID | NOT MEASURED
     reason: str
     result: MetricResult | None
-    window: PhaseWindow | None
+    attempt: StoredAttempt | None  # the phase attempt the figure came from
 
     @property
     def valid(self) -> bool:
@@ -82,7 +81,7 @@ class ReportContent:
     run: StoredRun
     method: Method | None
     method_note: str  # why the method file could not be used / differs, or ""
-    windows: dict[int, PhaseWindow]
+    attempts: dict[int, StoredAttempt]  # phase index → its last attempt
     metrics: tuple[MetricLine, ...]
     coms: tuple[ComLine, ...]
     instruments: tuple[InstrumentSummary, ...]
@@ -114,32 +113,32 @@ class ReportContent:
 
 def build_content(run: StoredRun) -> ReportContent:
     method, note = _method_of(run)
-    interval_s = method.interval_s if method else _guess_interval(run)
-    windows = {p.index: w for p in run.phases
-               if (w := phase_window(run, p, interval_s)) is not None}
-    metrics = tuple(_metric_line(run, method, name, windows) for name in _expected_metrics(run,
-                                                                                        method))
+    attempts = {p.index: a for p in run.phases if (a := run.last_attempt(p.index)) is not None}
+    metrics = tuple(_metric_line(run, method, name, attempts)
+                    for name in _expected_metrics(run, method))
     coms = _com_lines(run, method)
     instruments = _instruments(run)
     problems = _problems(run, metrics, coms, note)
-    return ReportContent(run, method, note, windows, metrics, coms, instruments, problems)
+    return ReportContent(run, method, note, attempts, metrics, coms, instruments, problems)
 
 
 def _method_of(run: StoredRun) -> tuple[Method | None, str]:
+    """The method the run recorded; runs stored before the record kept it fall back to the
+    installed file of that name, and the report says so."""
+    if run.method is not None:
+        return run.method, ""
     try:
         method = load_method(run.method_name)
     except (KeyError, ValueError, OSError) as exc:
-        return None, (f"method {run.method_name!r} is not installed on this station ({exc}); "
-                      "titles, stability band and confidence levels come from the stored run")
+        return None, (f"this run did not record its method, and {run.method_name!r} is not "
+                      f"installed on this station ({exc}); titles, stability band and "
+                      "confidence levels come from the stored run")
     if method.version != run.method_version:
-        return method, (f"the installed method file is version {method.version}; the run used "
-                        f"{run.method_version} (titles and rules shown from the installed file)")
-    return method, ""
-
-
-def _guess_interval(run: StoredRun) -> float:
-    lengths = [r.end_s - r.start_s for r in run.intervals]
-    return float(np.median(lengths)) if lengths else 60.0
+        return method, (f"this run did not record its method; the installed file is version "
+                        f"{method.version}, the run used {run.method_version} (titles and rules "
+                        "shown from the installed file)")
+    return method, ("this run did not record its method (stored before StorWatt kept it); "
+                    "titles and rules shown from the installed file of the same version")
 
 
 def _expected_metrics(run: StoredRun, method: Method | None) -> list[str]:
@@ -180,7 +179,7 @@ def _phase_for_metric(run: StoredRun, method: Method | None, name: str) -> Store
 
 
 def _metric_line(run: StoredRun, method: Method | None, name: str,
-                 windows: dict[int, PhaseWindow]) -> MetricLine:
+                 attempts: dict[int, StoredAttempt]) -> MetricLine:
     profile = _profile_for(method, name)
     title = IDLE_TITLE if name == IDLE_METRIC else (profile.title if profile else name)
     stored = run.metric(name)
@@ -188,15 +187,15 @@ def _metric_line(run: StoredRun, method: Method | None, name: str,
     if stored is not None:
         index = stored.phase_index if stored.phase_index is not None else (
             phase.index if phase else None)
-        window = windows.get(index) if index is not None else None
+        attempt = attempts.get(index) if index is not None else None
         unit = stored.unit
         if stored.valid and _finite(stored.value):
-            return MetricLine(name, title, unit, VALID, "", stored, window)
+            return MetricLine(name, title, unit, VALID, "", stored, attempt)
         reason = stored.reason or "the value could not be computed"
-        return MetricLine(name, title, unit, INVALID, reason, stored, window)
+        return MetricLine(name, title, unit, INVALID, reason, stored, attempt)
     unit = "GB/W" if name == IDLE_METRIC else (profile.metric_unit if profile else "")
     return MetricLine(name, title, unit, NOT_MEASURED, _why_missing(run, phase, name), None,
-                      windows.get(phase.index) if phase else None)
+                      attempts.get(phase.index) if phase else None)
 
 
 def _finite(value: float) -> bool:

@@ -277,9 +277,10 @@ def _phases_section(c: ReportContent) -> list:
     rows = [[B("#"), B("Phase"), B("Status"), B("Attempts"), B("Start"), B("End"),
              B("Measurement window"), B("Notes")]]
     for phase in c.run.phases:
-        w = c.windows.get(phase.index)
-        window = (f"{fmt_seconds(w.start_s)} – {fmt_seconds(w.end_s)} ({w.measured} × "
-                  f"{c.interval_s:g} s)" if w and w.measured else DASH)
+        a = c.attempts.get(phase.index)
+        window = (f"{fmt_seconds(a.window_start_s)} – {fmt_seconds(a.window_end_s)} "
+                  f"({phase.info.measurement_intervals} × {c.interval_s:g} s)"
+                  if a and a.has_window else DASH)
         rows.append([P(phase.index), P(phase.info.name), P(phase.status.value),
                      P(phase.attempts), P(fmt_seconds(phase.t_start)),
                      P(fmt_seconds(phase.t_end)), P(window), P(phase.error)])
@@ -339,15 +340,15 @@ def _phase_charts(c: ReportContent) -> list:
     for phase in c.run.phases:
         if phase.t_start is None:
             continue
-        window = c.windows.get(phase.index)
+        attempt = c.attempts.get(phase.index)
         restarted = (f" — attempt {phase.attempts} of {phase.attempts}, charts show the last"
                      if phase.attempts > 1 else "")
         block = [P(f"{phase.index}. {phase.info.name} ({phase.info.kind.value}) — "
                    f"{phase.status.value}{restarted}", "h2"),
-                 charts.power_chart(c.run, phase, window, BODY_W, height)]
+                 charts.power_chart(c.run, phase, attempt, BODY_W, height)]
         if phase.info.kind is PhaseKind.ACTIVE:
-            for drawing in (charts.ops_chart(c.run, phase, window, BODY_W, height),
-                            charts.efficiency_chart(c.run, phase, window, tolerance, BODY_W,
+            for drawing in (charts.ops_chart(c.run, phase, attempt, BODY_W, height),
+                            charts.efficiency_chart(c.run, phase, attempt, tolerance, BODY_W,
                                                     height)):
                 if drawing is not None:
                     block.append(drawing)

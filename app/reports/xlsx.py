@@ -20,7 +20,6 @@ from xlsxwriter.worksheet import Worksheet
 
 from app.records import PhaseKind
 from app.reports.content import VALID, ReportContent
-from app.reports.windows import assign_samples, last_attempt_intervals
 
 TDR_SHEET = "Test Data Report"
 METRIC_COLUMNS = ("metric", "value", "unit", "validity", "reason", "description",
@@ -236,11 +235,11 @@ def _phases_sheet(w: _Writer, c: ReportContent) -> None:
     sheet = w.book.add_worksheet("Phases")
     rows = []
     for p in c.run.phases:
-        win = c.windows.get(p.index)
-        has = win is not None and win.measured
+        last = c.attempts.get(p.index)
+        has = last is not None and last.has_window
         rows.append([p.index, p.info.name, p.info.kind.value, p.info.profile or "",
                      p.status.value, p.attempts, p.t_start, p.t_end,
-                     win.start_s if has else None, win.end_s if has else None,
+                     last.window_start_s if has else None, last.window_end_s if has else None,
                      p.info.stabilisation_intervals, p.info.measurement_intervals, c.interval_s,
                      p.error])
     w.table(sheet, PHASE_COLUMNS, rows)
@@ -252,13 +251,10 @@ def interval_rows(c: ReportContent) -> list[list]:
     run = c.run
     rows = []
     for phase in run.phases:
-        last = {r.index: r for r in last_attempt_intervals(run, phase)}
-        win = c.windows.get(phase.index)
+        last = c.attempts.get(phase.index)
         for r in (r for r in run.intervals if r.phase_index == phase.index):
-            is_last = last.get(r.index) is r
-            attempt = phase.attempts if is_last else max(1, phase.attempts - 1)
-            in_window = bool(is_last and win is not None and
-                             win.first_measured <= r.index < win.first_measured + win.measured)
+            attempt = r.attempt
+            in_window = bool(last is not None and r.attempt == last.attempt and r.in_measurement)
             ops = r.ops_rate * c.interval_s if r.ops_unit else None
             rows.append([r.phase_index, r.profile or "", r.index, r.start_s, r.end_s,
                          r.avg_power_w, r.ops_rate, r.ops_unit, r.avg_response_ms, r.ep, r.wma,
@@ -290,17 +286,20 @@ def _samples_sheet(w: _Writer, c: ReportContent) -> int:
     """Every power sample; temperature = the last usable reading at or before the sample."""
     run = c.run
     power, temp = run.power, run.temperature
-    assigned = assign_samples(run, c.windows)
+    in_window = power.measured_in(run.last_attempts())
+    last = np.array([c.attempts[int(i)].attempt if int(i) in c.attempts else -1
+                     for i in power.phase_index], dtype=np.int64)
+    placed = np.where(power.attempt == last, power.interval, -1)
     ok_c = temp.celsius[temp.usable]
     pos = np.searchsorted(temp.t[temp.usable], power.t, side="right") - 1
     temp_c = ok_c[np.clip(pos, 0, None)] if len(ok_c) else np.full(len(power), np.nan)
     temp_c = np.where(pos >= 0, temp_c, np.nan)
-    interval = assigned.interval.astype(object)
-    interval[assigned.interval < 0] = None
+    interval = placed.astype(object)
+    interval[placed < 0] = None
     data = [_column(power.t), power.phase_index.tolist(), _column(power.watts),
             _column(power.volts), _column(power.amps), _column(power.pf),
             _column(power.uncertainty_pct), _flag_text(power.flags), _column(temp_c),
-            interval.tolist(), _true_or_empty(assigned.in_window),
+            interval.tolist(), _true_or_empty(in_window),
             _true_or_empty(~power.usable)]
     sheet = w.book.add_worksheet("Samples")
     count = w.columns(sheet, SAMPLE_COLUMNS, data)

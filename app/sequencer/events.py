@@ -3,16 +3,19 @@
 Listeners (the storage writer, the CLI progress printer, the GUI's Qt bridge) receive them
 through a plain callback so the sequencer stays free of Qt and of storage. Listeners are
 called on the sequencer thread: they must return quickly (queue the work, never block on IO).
-Time stamps ``t`` are station-clock seconds; ``run_t`` values are seconds since run start.
+Every time in an event (``t``, sample and slice times, interval bounds) is **run-relative**:
+seconds since the run started, stamped once by the sequencer, which works on a
+:class:`~app.sequencer.run_clock.RunClock`. No listener keeps a ``t0`` of its own; ``RunStarted.t0``
+records the station clock at the start for provenance only.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
-from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseStatus, RunConfig,
-                         RunStatus)
+from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseStatus, Placement,
+                         RunConfig, RunStatus, Window)
 from drivers.interfaces import (InstrumentIdentity, PowerSample, TemperatureSample,
                                 WorkloadInterval, WorkloadResult)
 
@@ -25,9 +28,12 @@ class RunStarted:
     method_version: str
     method_compliant: bool
     phases: tuple[PhaseInfo, ...]
-    t0: float  # station clock at run start
+    t0: float  # station clock at run start (provenance only: every event time is run-relative)
     wall_start_iso: str
     planned_s: float
+    #: the resolved method as run (app.method.record.resolved_method); {} only in synthetic
+    #: streams that stand in for a sequencer
+    method_json: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -39,8 +45,17 @@ class InstrumentsIdentified:
 
 @dataclass(frozen=True)
 class PhaseStarted:
+    """An attempt of a phase begins (attempt > 1: restarted after a pause).
+
+    ``window_start_s``/``window_end_s`` bound the attempt's planned measurement window (equal
+    when the phase has none), so the stored attempt says which part of it a metric covers.
+    """
+
     phase: PhaseInfo
     t: float
+    attempt: int = 1
+    window_start_s: float = 0.0
+    window_end_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -50,24 +65,34 @@ class PhaseFinished:
     t: float
     error: str = ""
     workload: WorkloadResult | None = None
+    attempt: int = 1
 
 
 @dataclass(frozen=True)
 class PowerSamples:
+    """Power samples with their place in the record (one :class:`Placement` per sample)."""
+
     phase_index: int
     samples: tuple[PowerSample, ...]
+    placements: tuple[Placement, ...]
 
 
 @dataclass(frozen=True)
 class TemperatureSamples:
     phase_index: int
     samples: tuple[TemperatureSample, ...]
+    placements: tuple[Placement, ...]
 
 
 @dataclass(frozen=True)
 class WorkloadIntervals:
+    """Workload slices of one attempt; ``windows`` says per slice which window holds most of it
+    (the rule the response-time histogram uses)."""
+
     phase_index: int
     intervals: tuple[WorkloadInterval, ...]
+    attempt: int
+    windows: tuple[Window, ...]
 
 
 @dataclass(frozen=True)

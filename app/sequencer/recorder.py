@@ -1,10 +1,13 @@
 """Live bookkeeping of one phase: closes intervals as time passes and computes the phase metric.
 
-The sequencer feeds it meter samples and workload slices in arrival order; it closes each
-interval once its end (plus the engine's reporting latency) has passed, computing average
-power, operations rate, periodic efficiency, the weighted moving average and the stability
-verdict so far (SPEC-NOTES §4), all through ``app.metrics`` so the live figures and the
-reports share one implementation.
+The sequencer feeds it meter samples and workload slices in arrival order, all in run-relative
+seconds. Each sample is *placed* once, on arrival — attempt, interval index, stabilisation or
+measurement window (:class:`~app.records.Placement`) — and every average is taken over the
+samples so placed, so the stored tags select exactly the samples a figure came from. It
+closes each interval once its end (plus the engine's reporting latency) has passed, computing
+average power, operations rate, periodic efficiency, the weighted moving average and the
+stability verdict so far (method-notes §4), all through ``app.metrics``. These figures are the
+record's: reports and views only format them.
 """
 
 from __future__ import annotations
@@ -20,8 +23,7 @@ from app.metrics.efficiency import (active_metric, periodic_efficiency, ready_id
                                     stability)
 from app.metrics.errors import MetricsError
 from app.metrics.histogram import ResponseTimeHistogram
-from app.metrics.intervals import interval_means
-from app.records import IntervalRecord, MetricResult, PhaseInfo, PhaseKind
+from app.records import IntervalRecord, MetricResult, PhaseInfo, PhaseKind, Placement, Window
 from drivers.interfaces import (FLAG_UNCERTAINTY_HIGH, PowerSample, WorkloadInterval,
                                 WorkloadResult)
 
@@ -34,12 +36,13 @@ class PhaseRecorder:
 
     phase: PhaseInfo
     method: Method
-    t_start: float  # station clock at the start of this attempt
-    run_t0: float
+    t_start: float  # run-relative start of this attempt
+    attempt: int = 1
     ops_unit: str = ""  # IOPS | MiB/s | "" (no workload)
     power_t: list[float] = field(default_factory=list)
     power_w: list[float] = field(default_factory=list)
     power_ok: list[bool] = field(default_factory=list)
+    power_interval: list[int] = field(default_factory=list)
     uncertainty_high: int = 0
     slices: list[WorkloadInterval] = field(default_factory=list)
     slice_end: list[float] = field(default_factory=list)
@@ -56,13 +59,67 @@ class PhaseRecorder:
     def planned_intervals(self) -> int:
         return max(1, round(self.phase.planned_s / self.interval_s)) if self.phase.planned_s else 0
 
+    @property
+    def measured_intervals(self) -> range:
+        """Indices of the intervals that form the metric's measurement window."""
+        if self.phase.kind is PhaseKind.ACTIVE:
+            first = self.phase.stabilisation_intervals
+            return range(first, first + self.phase.measurement_intervals)
+        if self.phase.kind is PhaseKind.READY_IDLE:
+            return range(self.phase.measurement_intervals)
+        return range(0)
+
+    # --- placement ---------------------------------------------------------------------------
+    def interval_bounds(self, i: int) -> tuple[float, float]:
+        """``[start, end)`` of interval ``i`` (the one formula every figure uses)."""
+        start = self.t_start + i * self.interval_s
+        return start, start + self.interval_s
+
+    def interval_of(self, t: float) -> int:
+        """Index of the interval holding ``t``, −1 before the first or past the plan."""
+        i = math.floor((t - self.t_start) / self.interval_s)
+        for candidate in (i - 1, i, i + 1):
+            start, end = self.interval_bounds(candidate)
+            if start <= t < end:
+                i = candidate
+                break
+        else:
+            return -1
+        limit = self.planned_intervals
+        return i if 0 <= i and (not limit or i < limit) else -1
+
+    def window_of_interval(self, i: int) -> Window:
+        if i < 0:
+            return Window.OUTSIDE
+        if i in self.measured_intervals:
+            return Window.MEASUREMENT
+        if self.phase.kind is PhaseKind.ACTIVE and i < self.phase.stabilisation_intervals:
+            return Window.STABILISATION
+        return Window.OUTSIDE
+
+    def place(self, t: float) -> Placement:
+        i = self.interval_of(t)
+        return Placement(self.attempt, i, self.window_of_interval(i))
+
     # --- feeding -----------------------------------------------------------------------------
-    def add_power(self, samples: list[PowerSample]) -> None:
+    def add_power(self, samples: list[PowerSample]) -> tuple[Placement, ...]:
+        """Keep the samples and return where each one lies (published with them)."""
+        placements = []
         for s in samples:
+            where = self.place(s.t)
+            placements.append(where)
             self.power_t.append(s.t)
             self.power_w.append(s.watts)
             self.power_ok.append(s.usable)
+            self.power_interval.append(where.interval)
             self.uncertainty_high += FLAG_UNCERTAINTY_HIGH in s.flags
+        return tuple(placements)
+
+    def slice_window(self, s: WorkloadInterval) -> Window:
+        """The window holding most of slice ``s`` (the histogram's rule)."""
+        start, end = self.measurement_window()
+        return Window.MEASUREMENT if end > start and _overlap(s, start, end) >= 0.5 \
+            else Window.OUTSIDE
 
     def add_workload(self, slices: list[WorkloadInterval]) -> None:
         for s in sorted(slices, key=lambda s: s.t_end):
@@ -77,21 +134,21 @@ class PhaseRecorder:
         closed = []
         limit = self.planned_intervals or math.inf
         while len(self.intervals) < limit:
-            end = self.t_start + (len(self.intervals) + 1) * self.interval_s
+            _, end = self.interval_bounds(len(self.intervals))
             if end + latency_s > now + 1e-9:
                 break
             closed.append(self._close(len(self.intervals)))
         return closed
 
-    def _window_power(self, start: float, end: float) -> tuple[float, int]:
-        lo = bisect.bisect_left(self.power_t, start)
-        hi = bisect.bisect_left(self.power_t, end)
-        if hi <= lo:
+    def _placed_power(self, intervals: range) -> tuple[float, int]:
+        """Mean of the usable samples placed in ``intervals`` (and how many there were)."""
+        if not intervals:
             return math.nan, 0
-        means, counts = interval_means(np.asarray(self.power_t[lo:hi]),
-                                       np.asarray(self.power_w[lo:hi]),
-                                       np.asarray(self.power_ok[lo:hi]), start, end - start, 1)
-        return float(means[0]), int(counts[0])
+        placed = np.asarray(self.power_interval, dtype=np.int64)
+        mask = ((placed >= intervals.start) & (placed < intervals.stop)
+                & np.asarray(self.power_ok, dtype=bool))
+        count = int(mask.sum())
+        return (float(np.mean(np.asarray(self.power_w)[mask])) if count else math.nan), count
 
     def _window_slices(self, start: float, end: float) -> list[WorkloadInterval]:
         """Workload slices overlapping [start, end) (slices arrive in time order)."""
@@ -122,9 +179,8 @@ class PhaseRecorder:
         return float(ops), resp
 
     def _close(self, i: int) -> IntervalRecord:
-        start = self.t_start + i * self.interval_s
-        end = start + self.interval_s
-        watts, n = self._window_power(start, end)
+        start, end = self.interval_bounds(i)
+        watts, n = self._placed_power(range(i, i + 1))
         if self.ops_unit:
             ops, resp = self._window_ops(start, end)
             rate = ops / self.interval_s
@@ -133,10 +189,10 @@ class PhaseRecorder:
             rate, resp, ep = math.nan, math.nan, math.nan
         self.eps.append(ep)
         wma, stable = self._stability_so_far()
-        in_meas = i >= self.phase.stabilisation_intervals
-        record = IntervalRecord(self.phase.index, self.phase.profile, i, start - self.run_t0,
-                                end - self.run_t0, watts, n, rate, self.ops_unit, resp, ep, wma,
-                                in_meas, stable if in_meas else None)
+        in_meas = self.window_of_interval(i) is Window.MEASUREMENT
+        record = IntervalRecord(self.phase.index, self.phase.profile, i, start, end, watts, n,
+                                rate, self.ops_unit, resp, ep, wma, in_meas,
+                                stable if in_meas else None, self.attempt)
         self.intervals.append(record)
         return record
 
@@ -151,8 +207,11 @@ class PhaseRecorder:
 
     # --- phase result ------------------------------------------------------------------------
     def measurement_window(self) -> tuple[float, float]:
-        start = self.t_start + self.phase.stabilisation_intervals * self.interval_s
-        return start, start + self.phase.measurement_intervals * self.interval_s
+        """Run-relative ``[start, end)`` of the measured intervals (empty: start == end)."""
+        window = self.measured_intervals
+        if not window:
+            return self.t_start, self.t_start
+        return self.interval_bounds(window.start)[0], self.interval_bounds(window.stop - 1)[1]
 
     def histogram(self) -> ResponseTimeHistogram:
         """Response-time histogram of the measurement window (merged fio bins)."""
@@ -171,7 +230,7 @@ class PhaseRecorder:
         """The profile's EP metric over its measurement interval, with validity and reason."""
         start, end = self.measurement_window()
         duration = end - start
-        watts, n = self._window_power(start, end)
+        watts, n = self._placed_power(self.measured_intervals)
         ops, resp = self._window_ops(start, end)
         reasons = self._validity_problems(watts, n, aborted)
         rule = self.method.stability
@@ -194,10 +253,9 @@ class PhaseRecorder:
                             math.nan, self.ops_unit, resp, self.phase.index)
 
     def ready_idle_result(self, raw_capacity_bytes: int, aborted: bool = False) -> MetricResult:
-        """EP_RI = raw capacity (GB) / average ready-idle power (SPEC-NOTES §4)."""
-        start = self.t_start
-        end = start + self.phase.measurement_intervals * self.interval_s
-        watts, n = self._window_power(start, end)
+        """EP_RI = raw capacity (GB) / average ready-idle power (method-notes §4)."""
+        start, end = self.measurement_window()
+        watts, n = self._placed_power(self.measured_intervals)
         reasons = self._validity_problems(watts, n, aborted)
         value = math.nan
         try:

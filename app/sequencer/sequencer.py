@@ -4,12 +4,13 @@ Runs on one worker thread (``run()`` blocks); the GUI and CLI control it only th
 ``pause()``, ``resume()`` and ``abort()``, which set flags the loop checks — threads are never
 killed. Everything the run produces is published as events (``app.sequencer.events``) to the
 listeners, which store, print or plot it. Time comes from an injectable ``Clock`` so tests run a
-multi-hour plan in milliseconds.
+multi-hour plan in milliseconds. The sequencer works on a :class:`RunClock` (the station clock
+re-based to the run start), so every time it publishes is run-relative, stamped once here.
 
 Pause semantics: the Emerald method requires each phase to be one uninterrupted sequence
-(SPEC-NOTES §2), so a pause stops the workload at once and, on resume, the current phase is
-restarted from its beginning. Samples of the interrupted attempt stay stored as evidence; only
-the final attempt counts for the phase's metric.
+(method-notes §2), so a pause stops the workload at once and, on resume, the current phase is
+restarted from its beginning as a new *attempt*. Samples of the interrupted attempt stay
+stored as evidence, tagged with their attempt; only the final attempt counts for the metric.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ import math
 import threading
 import uuid
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime, timezone
 
 from app.method.model import Method
+from app.method.record import resolved_method
 from app.records import (MetricResult, PhaseInfo, PhaseKind, PhaseStatus, RunConfig,
                          RunStatus)
 from app.sequencer import events as ev
@@ -28,6 +31,7 @@ from app.sequencer.com import com_result
 from app.sequencer.lab import Lab
 from app.sequencer.plan import build_phases, search_profiles
 from app.sequencer.recorder import PhaseRecorder
+from app.sequencer.run_clock import RunClock
 from app.sequencer.sampler import MeterLost, MeterSampler
 from app.sequencer.search import choose_intensity
 from drivers.clock import Clock, MonotonicClock
@@ -50,7 +54,8 @@ class Sequencer:
         self.method = method
         self.config = config
         self.lab = lab
-        self.clock = clock or MonotonicClock()
+        self.station_clock = clock or MonotonicClock()
+        self.clock = RunClock(self.station_clock, self.station_clock.now())
         self.listeners = list(listeners)
         self.run_id = run_id or uuid.uuid4().hex
         self.phases = build_phases(method, config)
@@ -62,7 +67,6 @@ class Sequencer:
         self._pause = threading.Event()
         self._wake = threading.Event()
         self._abort_reason = ""
-        self._t0 = 0.0
         self._done_s = 0.0  # planned seconds of finished phases (for progress)
         self._last_progress = -math.inf
         self._power = MeterSampler(lab.power_meter, method.sample_period_s, "power meter")
@@ -103,11 +107,12 @@ class Sequencer:
     # --- run ------------------------------------------------------------------------------
     def run(self) -> RunStatus:
         """Execute the whole plan; returns the final status. Never raises for run failures."""
-        self._t0 = self.clock.now()
+        self.clock = RunClock(self.station_clock, self.station_clock.now())
         self.publish(ev.RunStarted(
             self.run_id, self.config, self.method.name, self.method.version,
-            self.method.compliant, self.phases, self._t0,
-            datetime.now(timezone.utc).isoformat(timespec="seconds"), self.planned_s))
+            self.method.compliant, self.phases, self.clock.t0,
+            datetime.now(timezone.utc).isoformat(timespec="seconds"), self.planned_s,
+            resolved_method(self.method)))
         error = ""
         try:
             self._open_instruments()
@@ -140,30 +145,35 @@ class Sequencer:
 
     # --- phases ---------------------------------------------------------------------------
     def _run_phase(self, phase: PhaseInfo) -> None:
-        self.publish(ev.PhaseStarted(phase, self.clock.now()))
+        attempt = 1
         while True:
+            recorder = self._new_recorder(phase, attempt)
+            window_start, window_end = recorder.measurement_window()
+            self.publish(ev.PhaseStarted(phase, recorder.t_start, attempt, window_start,
+                                         window_end))
             try:
-                recorder = self._execute(phase)
+                self._execute(recorder)
                 break
             except _Paused:
-                self._finish_phase(phase, PhaseStatus.ABORTED, "paused by the operator")
+                self._finish_phase(recorder, PhaseStatus.ABORTED, "paused by the operator")
                 self._wait_for_resume()
                 self.log(f"{phase.name} restarted from its beginning after a pause "
                          "(the method requires an uninterrupted phase)", "WARNING", phase.index)
-                self.publish(ev.PhaseStarted(phase, self.clock.now()))
+                attempt += 1
             except RunAborted:
-                self._finish_phase(phase, PhaseStatus.ABORTED, self._abort_reason)
+                self._finish_phase(recorder, PhaseStatus.ABORTED, self._abort_reason)
                 raise
             except (InstrumentError, WorkloadError) as exc:
-                self._finish_phase(phase, PhaseStatus.FAILED, str(exc))
+                self._finish_phase(recorder, PhaseStatus.FAILED, str(exc))
                 raise
         self._publish_phase_results(phase, recorder)
-        self._finish_phase(phase, PhaseStatus.COMPLETED, "", recorder.workload_result)
+        self._finish_phase(recorder, PhaseStatus.COMPLETED, "", recorder.workload_result)
         self._done_s += phase.planned_s
 
-    def _finish_phase(self, phase: PhaseInfo, status: PhaseStatus, error: str,
+    def _finish_phase(self, recorder: PhaseRecorder, status: PhaseStatus, error: str,
                       workload=None) -> None:
-        self.publish(ev.PhaseFinished(phase, status, self.clock.now(), error, workload))
+        self.publish(ev.PhaseFinished(recorder.phase, status, self.clock.now(), error, workload,
+                                      recorder.attempt))
 
     def _wait_for_resume(self) -> None:
         while self._pause.is_set():
@@ -174,8 +184,8 @@ class Sequencer:
         if self._abort.is_set():
             raise RunAborted(self._abort_reason)
 
-    def _execute(self, phase: PhaseInfo) -> PhaseRecorder:
-        recorder = self._new_recorder(phase)
+    def _execute(self, recorder: PhaseRecorder) -> None:
+        phase = recorder.phase
         if phase.kind is PhaseKind.SEARCH:
             self._search_phase(recorder)
         elif phase.kind is PhaseKind.READY_IDLE:
@@ -184,13 +194,12 @@ class Sequencer:
             if phase.kind is PhaseKind.COM_CHECK:
                 recorder.capacity_before = self._capacity()
             self._drive(recorder, self._workload_for(phase), phase.planned_s or None)
-        return recorder
 
     def _capacity(self) -> tuple[int, int] | None:
         probe = self.lab.capacity_probe
         return probe() if probe else None
 
-    def _new_recorder(self, phase: PhaseInfo) -> PhaseRecorder:
+    def _new_recorder(self, phase: PhaseInfo, attempt: int) -> PhaseRecorder:
         unit = ""
         if phase.kind is PhaseKind.ACTIVE and phase.profile:
             unit = self.method.profile(phase.profile).ops_unit
@@ -198,7 +207,7 @@ class Sequencer:
         self._power.restart(now)
         if self._temp:
             self._temp.restart(now)
-        return PhaseRecorder(phase, self.method, now, self._t0, unit)
+        return PhaseRecorder(phase, self.method, now, attempt, unit)
 
     # --- workloads --------------------------------------------------------------------------
     def _workload_for(self, phase: PhaseInfo) -> WorkloadProfile:
@@ -223,7 +232,7 @@ class Sequencer:
 
     def _derived_intensity(self, name: str, duration: float, kind: str) -> WorkloadProfile:
         """MW2: a fixed fraction of the reference profile's measured IOPS, split per direction
-        (SPEC-NOTES §2: 25 % of MW1's IO; §9: ``rate_iops=R,W`` keeps the mix)."""
+        (method-notes §2: 25 % of MW1's IO; §9: ``rate_iops=R,W`` keeps the mix)."""
         profile = self.method.profile(name)
         ref = profile.intensity_of
         assert ref is not None
@@ -242,7 +251,7 @@ class Sequencer:
                                    duration_s=duration, kind=kind)
 
     def _search_phase(self, recorder: PhaseRecorder) -> None:
-        """First pass: find 'intensity 100' for each profile (SPEC-NOTES §2)."""
+        """First pass: find 'intensity 100' for each profile (method-notes §2)."""
         cfg = self.method.search
         for name in search_profiles(self.method, self.plan):
             profile = self.method.profile(name)
@@ -288,8 +297,8 @@ class Sequencer:
             if profile is not None:
                 recorder.workload_result = engine.stop()
         if profile is not None:
-            slices += self._collect(recorder, [s for s in self._drain(engine) if s.t_end <= (
-                end or math.inf) + latency])
+            slices += self._collect(recorder, self._drain(engine),
+                                    until=(end or math.inf) + latency)
         self._close_intervals(recorder, self.clock.now(), final=True)
         return slices
 
@@ -300,11 +309,18 @@ class Sequencer:
         except WorkloadError:
             return []
 
-    def _collect(self, recorder: PhaseRecorder,
-                 slices: list[WorkloadInterval]) -> list[WorkloadInterval]:
+    def _collect(self, recorder: PhaseRecorder, slices: list[WorkloadInterval],
+                 until: float = math.inf) -> list[WorkloadInterval]:
+        """Re-base the engine's slices to run time once (dropping any that end after
+        ``until``: the tail of a stopped engine), record and publish them."""
+        slices = [rebased for s in slices
+                  if (rebased := replace(s, t_start=self.clock.to_run(s.t_start),
+                                         t_end=self.clock.to_run(s.t_end))).t_end <= until]
         if slices:
             recorder.add_workload(slices)
-            self.publish(ev.WorkloadIntervals(recorder.phase.index, tuple(slices)))
+            self.publish(ev.WorkloadIntervals(recorder.phase.index, tuple(slices),
+                                              recorder.attempt,
+                                              tuple(recorder.slice_window(s) for s in slices)))
         return slices
 
     def _check_flags(self) -> None:
@@ -321,19 +337,20 @@ class Sequencer:
             self._report_gaps(idx)
             raise
         if power:
-            recorder.add_power(power)
-            self.publish(ev.PowerSamples(idx, tuple(power)))
+            placements = recorder.add_power(power)
+            self.publish(ev.PowerSamples(idx, tuple(power), placements))
             self._progress(recorder, now)
         if self._temp:
             temps = self._temp.poll(now)
             if temps:
-                self.publish(ev.TemperatureSamples(idx, tuple(temps)))
+                self.publish(ev.TemperatureSamples(idx, tuple(temps),
+                                                   tuple(recorder.place(x.t) for x in temps)))
         self._report_gaps(idx)
 
     def _report_gaps(self, phase_index: int) -> None:
         for sampler in (self._power, self._temp):
             for gap in sampler.take_gaps() if sampler else ():
-                self.log(f"sample gap {gap.t_from - self._t0:.1f}–{gap.t_to - self._t0:.1f} s: "
+                self.log(f"sample gap {gap.t_from:.1f}–{gap.t_to:.1f} s: "
                          f"{gap.reason}", "WARNING", phase_index)
 
     def _close_intervals(self, recorder: PhaseRecorder, now: float, final: bool = False) -> None:
@@ -352,7 +369,7 @@ class Sequencer:
             deadlines.append(self._temp.next_due)
         if end is not None:
             deadlines.append(end + latency)
-        next_close = recorder.t_start + (len(recorder.intervals) + 1) * recorder.interval_s
+        _, next_close = recorder.interval_bounds(len(recorder.intervals))
         deadlines.append(next_close + (latency if recorder.ops_unit else 0.0))
         if latency and self.lab.engine.running:
             # engines that report asynchronously (fio) are polled between samples too
@@ -370,7 +387,7 @@ class Sequencer:
         phase_fraction = min(1.0, in_phase / planned) if planned else 0.0
         done = self._done_s + min(in_phase, planned)
         total = self.planned_s
-        self.publish(ev.Progress(now - self._t0, max(0.0, total - done),
+        self.publish(ev.Progress(now, max(0.0, total - done),
                                  done / total if total else 0.0, recorder.phase.index,
                                  phase_fraction))
 

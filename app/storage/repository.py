@@ -15,19 +15,21 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseKind, PhaseStatus,
-                         RunStatus)
+                         RunStatus, Window)
 from app.sequencer.events import HistogramReady, SearchResult
 from app.storage import schema as s
 from app.storage.codec import decode_flags, nan_if_none
 from app.storage.db import Database
 from app.storage.errors import AmbiguousRunIdError, RunNotFoundError
-from app.storage.stored import (PowerArrays, RunSummary, StoredEvent, StoredPhase, StoredRun,
-                                StoredWorkloadSlice, TemperatureArrays, frozen_array)
+from app.storage.stored import (PowerArrays, RunSummary, StoredAttempt, StoredEvent,
+                                StoredPhase, StoredRun, StoredWorkloadSlice, TemperatureArrays,
+                                frozen_array)
 from drivers.interfaces import InstrumentIdentity, WorkloadInterval, WorkloadResult
 
 DIGEST_HEADER = b"storwatt-samples-v1\n"
 POWER_COLUMNS = ("phase_index", "t", "watts", "volts", "amps", "pf", "freq", "range_v",
                  "range_a", "uncertainty_pct")
+PLACEMENT_COLUMNS = ("attempt", "interval_idx", "window_code")
 
 
 # --- listing ----------------------------------------------------------------------------------
@@ -100,10 +102,12 @@ def load_run(database: Database, run_id: str) -> StoredRun:
         return StoredRun(
             run_id=uuid, config_snapshot=run.config, method_name=run.method_name,
             method_version=run.method_version, method_compliant=run.method_compliant,
+            method_json=run.method_json, method_sha256=run.method_sha256,
             status=RunStatus(run.status), started_wall=run.started_wall,
             finished_wall=run.finished_wall, t0=run.t0, planned_s=run.planned_s,
             duration_s=run.duration_s, error=run.error, workload_engine=run.workload_engine,
-            phases=_phases(conn, pk), power_meter=identities.get("power_meter"),
+            phases=_phases(conn, pk), attempts=_attempts(conn, pk),
+            power_meter=identities.get("power_meter"),
             temperature_meter=identities.get("temperature_meter"),
             metrics=_metrics(conn, pk), intervals=_intervals(conn, pk),
             histograms=_histograms(conn, pk), search_results=_searches(conn, pk),
@@ -124,12 +128,20 @@ def _columns(conn: Connection, table: sa.Table, names: Sequence[str], pk: int) -
     return [tuple(r) for r in conn.execute(query)]
 
 
+def _placements(rows: list[tuple]) -> dict[str, np.ndarray]:
+    """The placement columns (the last three of each row) as read-only int64 arrays."""
+    tags = np.array([r[-3:] for r in rows], dtype=np.int64).reshape(len(rows), 3)
+    return {"attempt": frozen_array(tags[:, 0], np.int64),
+            "interval": frozen_array(tags[:, 1], np.int64),
+            "window": frozen_array(tags[:, 2], np.int64)}
+
+
 def _power(conn: Connection, pk: int) -> tuple[PowerArrays, list[str]]:
     table = s.PowerSampleRow.__table__
-    rows = _columns(conn, table, (*POWER_COLUMNS, "flags"), pk)
-    codes = [r[-1] or "" for r in rows]
-    numbers = np.array([r[:-1] for r in rows], dtype=np.float64).reshape(len(rows),
-                                                                         len(POWER_COLUMNS))
+    rows = _columns(conn, table, (*POWER_COLUMNS, "flags", *PLACEMENT_COLUMNS), pk)
+    codes = [r[len(POWER_COLUMNS)] or "" for r in rows]
+    numbers = np.array([r[:len(POWER_COLUMNS)] for r in rows],
+                       dtype=np.float64).reshape(len(rows), len(POWER_COLUMNS))
     col = {name: numbers[:, i] for i, name in enumerate(POWER_COLUMNS)}
     arrays = PowerArrays(
         phase_index=frozen_array(col["phase_index"], np.int64), t=frozen_array(col["t"], float),
@@ -138,18 +150,19 @@ def _power(conn: Connection, pk: int) -> tuple[PowerArrays, list[str]]:
         freq_hz=frozen_array(col["freq"], float), range_v=frozen_array(col["range_v"], float),
         range_a=frozen_array(col["range_a"], float),
         uncertainty_pct=frozen_array(col["uncertainty_pct"], float),
-        flags=_flag_array(codes))
+        flags=_flag_array(codes), **_placements(rows))
     return arrays, codes
 
 
 def _temperature(conn: Connection, pk: int) -> tuple[TemperatureArrays, list[str]]:
     rows = _columns(conn, s.TemperatureSampleRow.__table__,
-                    ("phase_index", "t", "celsius", "flags"), pk)
+                    ("phase_index", "t", "celsius", "flags", *PLACEMENT_COLUMNS), pk)
     codes = [r[3] or "" for r in rows]
     numbers = np.array([r[:3] for r in rows], dtype=np.float64).reshape(len(rows), 3)
     return TemperatureArrays(frozen_array(numbers[:, 0], np.int64),
                              frozen_array(numbers[:, 1], float),
-                             frozen_array(numbers[:, 2], float), _flag_array(codes)), codes
+                             frozen_array(numbers[:, 2], float), _flag_array(codes),
+                             **_placements(rows)), codes
 
 
 def _flag_array(codes: list[str]) -> np.ndarray:
@@ -205,6 +218,14 @@ def _phases(conn: Connection, pk: int) -> tuple[StoredPhase, ...]:
         for p in _rows(conn, s.Phase, pk, s.Phase.idx))
 
 
+def _attempts(conn: Connection, pk: int) -> tuple[StoredAttempt, ...]:
+    return tuple(
+        StoredAttempt(a.phase_index, a.attempt, a.t_start, a.t_end, PhaseStatus(a.status),
+                      a.error, a.window_start_s, a.window_end_s)
+        for a in _rows(conn, s.PhaseAttemptRow, pk, s.PhaseAttemptRow.phase_index,
+                       s.PhaseAttemptRow.attempt))
+
+
 def _instruments(conn: Connection, pk: int) -> dict[str, InstrumentIdentity]:
     return {i.role: InstrumentIdentity(i.vendor, i.model, i.serial, i.firmware, i.resource,
                                        i.driver, i.calibration_date)
@@ -224,7 +245,7 @@ def _intervals(conn: Connection, pk: int) -> tuple[IntervalRecord, ...]:
         IntervalRecord(r.phase_index, r.profile, r.idx, r.start_s, r.end_s,
                        nan_if_none(r.avg_power_w), r.n_power_samples, nan_if_none(r.ops_rate),
                        r.ops_unit, nan_if_none(r.avg_response_ms), nan_if_none(r.ep),
-                       nan_if_none(r.wma), r.in_measurement, r.stable)
+                       nan_if_none(r.wma), r.in_measurement, r.stable, r.attempt)
         for r in _rows(conn, s.IntervalRow, pk, s.IntervalRow.phase_index, s.IntervalRow.idx))
 
 
@@ -256,5 +277,6 @@ def _workload(conn: Connection, pk: int) -> tuple[StoredWorkloadSlice, ...]:
     return tuple(
         StoredWorkloadSlice(w.phase_index, WorkloadInterval(
             w.t_start, w.t_end, w.read_ios, w.write_ios, w.read_bytes, w.write_bytes,
-            nan_if_none(w.avg_resp_ms), nan_if_none(w.max_resp_ms), {}, w.host))
+            nan_if_none(w.avg_resp_ms), nan_if_none(w.max_resp_ms), {}, w.host),
+            w.attempt, Window(w.window_code))
         for w in _rows(conn, s.WorkloadIntervalRow, pk, s.WorkloadIntervalRow.t_start))

@@ -8,15 +8,20 @@ Design choices, so the sample tables stay small and fast:
   report never needs the station clock of the PC that recorded the run;
 * a float column that is ``NULL`` means "not a number / not reported" (SQLite stores NaN as
   NULL anyway), and sample flags are a short code string (see :mod:`app.storage.codec`);
-* sample tables are indexed on ``(run_id, t)``: every read is "this run, in time order".
+* sample tables are indexed on ``(run_id, t)``: every read is "this run, in time order";
+* every sample, slice and interval carries its *placement* as the recorder tagged it (phase
+  attempt, interval index, window: ``app.records.Window``), so a report selects the samples a
+  figure came from by these tags and never re-derives a boundary;
+* the run keeps the resolved method it ran (``method_json``, base and variant merged) and its
+  SHA-256, so a report never depends on the method files installed later.
 
 Migrations in ``app/storage/migrations/versions`` create the same schema; a test compares them.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import (JSON, BigInteger, Boolean, Float, ForeignKey, Index, Integer, String,
-                        Text, UniqueConstraint)
+from sqlalchemy import (JSON, BigInteger, Boolean, Float, ForeignKey, Index, Integer,
+                        SmallInteger, String, Text, UniqueConstraint)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -61,6 +66,9 @@ class Run(Base):
     method_name: Mapped[str] = mapped_column(String(100))
     method_version: Mapped[str] = mapped_column(String(50))
     method_compliant: Mapped[bool] = mapped_column(Boolean)
+    #: the resolved method as run (canonical JSON of app.method.model.Method) and its SHA-256
+    method_json: Mapped[dict | None] = mapped_column(JSON)
+    method_sha256: Mapped[str | None] = mapped_column(String(64))
     taxonomy: Mapped[str] = mapped_column(String(50))
     lab: Mapped[str] = mapped_column(String(50))
     operator: Mapped[str] = mapped_column(String(200), default="")
@@ -108,6 +116,25 @@ class Phase(Base):
     workload_error: Mapped[str | None] = mapped_column(Text)
 
 
+class PhaseAttemptRow(Base):
+    """One attempt of a phase (a pause restarts the phase as a new attempt, method-notes §2);
+    ``window_start_s``/``window_end_s`` bound its planned measurement window."""
+
+    __tablename__ = "phase_attempts"
+    __table_args__ = (UniqueConstraint("run_id", "phase_index", "attempt",
+                                       name="uq_phase_attempts_run_phase_attempt"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(run_fk())
+    phase_index: Mapped[int] = mapped_column(Integer)
+    attempt: Mapped[int] = mapped_column(Integer)
+    t_start: Mapped[float] = mapped_column(Float)
+    t_end: Mapped[float | None] = mapped_column(Float)
+    status: Mapped[str] = mapped_column(String(20))  # PhaseStatus
+    error: Mapped[str] = mapped_column(Text, default="")
+    window_start_s: Mapped[float] = mapped_column(Float)
+    window_end_s: Mapped[float] = mapped_column(Float)
+
+
 class PowerSampleRow(Base):
     __tablename__ = "power_samples"
     __table_args__ = (Index("ix_power_samples_run_t", "run_id", "t"),)
@@ -124,6 +151,9 @@ class PowerSampleRow(Base):
     range_a: Mapped[float | None] = mapped_column(Float)
     uncertainty_pct: Mapped[float | None] = mapped_column(Float)
     flags: Mapped[str | None] = mapped_column(String(40))  # codec.encode_flags; NULL = none
+    attempt: Mapped[int] = mapped_column(Integer, default=1)
+    interval_idx: Mapped[int] = mapped_column(Integer, default=-1)
+    window_code: Mapped[int] = mapped_column(SmallInteger, default=0)  # app.records.Window
 
 
 class TemperatureSampleRow(Base):
@@ -135,6 +165,9 @@ class TemperatureSampleRow(Base):
     t: Mapped[float] = mapped_column(Float)
     celsius: Mapped[float | None] = mapped_column(Float)
     flags: Mapped[str | None] = mapped_column(String(40))
+    attempt: Mapped[int] = mapped_column(Integer, default=1)
+    interval_idx: Mapped[int] = mapped_column(Integer, default=-1)
+    window_code: Mapped[int] = mapped_column(SmallInteger, default=0)
 
 
 class WorkloadIntervalRow(Base):
@@ -154,6 +187,8 @@ class WorkloadIntervalRow(Base):
     avg_resp_ms: Mapped[float | None] = mapped_column(Float)
     max_resp_ms: Mapped[float | None] = mapped_column(Float)
     host: Mapped[str] = mapped_column(String(200), default="")
+    attempt: Mapped[int] = mapped_column(Integer, default=1)
+    window_code: Mapped[int] = mapped_column(SmallInteger, default=0)  # histogram rule
 
 
 class HistogramRow(Base):
@@ -169,7 +204,7 @@ class HistogramRow(Base):
 
 
 class IntervalRow(Base):
-    """IntervalRecord: one closed measurement interval (SPEC-NOTES §4)."""
+    """IntervalRecord: one closed measurement interval (method-notes §4)."""
 
     __tablename__ = "intervals"
     __table_args__ = (Index("ix_intervals_run_phase", "run_id", "phase_index", "idx"),)
@@ -189,6 +224,7 @@ class IntervalRow(Base):
     wma: Mapped[float | None] = mapped_column(Float)
     in_measurement: Mapped[bool] = mapped_column(Boolean)
     stable: Mapped[bool | None] = mapped_column(Boolean)
+    attempt: Mapped[int] = mapped_column(Integer, default=1)
 
 
 class MetricRow(Base):

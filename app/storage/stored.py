@@ -5,6 +5,10 @@ clock) everywhere: phases, samples, intervals, log events. "No value" is ``NaN``
 in float fields (SQL ``NULL``), so a missing volts reading and a NaN reading look the same.
 Sample arrays are read-only numpy arrays sorted by time; use :meth:`PowerArrays.between` to
 cut a phase or interval out of them without copying.
+
+Every sample, slice and interval carries the placement the recorder gave it when it arrived
+(phase attempt, interval index, :class:`~app.records.Window`), and the run keeps its phase
+attempts and the resolved method it ran: views select by these, they never re-derive a window.
 """
 
 from __future__ import annotations
@@ -14,8 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from app.method.model import Method
+from app.method.record import method_from_record
 from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo,
-                         PhaseStatus, RunConfig, RunStatus, SutDescription)
+                         PhaseStatus, RunConfig, RunStatus, SutDescription, Window)
 from app.sequencer.events import HistogramReady, SearchResult
 from drivers.interfaces import (EXCLUDING_FLAGS, InstrumentIdentity, WorkloadInterval,
                                 WorkloadResult)
@@ -32,7 +38,7 @@ class PowerArrays:
     """Power meter samples, one entry per sample, sorted by ``t``.
 
     ``flags`` holds a frozenset of flag names per sample (``drivers.interfaces.FLAG_*``);
-    ``usable`` is the mask of samples that may enter an average (SPEC-NOTES §3).
+    ``usable`` is the mask of samples that may enter an average (method-notes §3).
     """
 
     phase_index: np.ndarray  # int64
@@ -46,6 +52,9 @@ class PowerArrays:
     range_a: np.ndarray
     uncertainty_pct: np.ndarray
     flags: np.ndarray  # object: frozenset[str]
+    attempt: np.ndarray  # int64, 1-based phase attempt
+    interval: np.ndarray  # int64, interval index in its attempt, −1 = none
+    window: np.ndarray  # int64, app.records.Window
 
     def __len__(self) -> int:
         return len(self.t)
@@ -54,6 +63,12 @@ class PowerArrays:
     def usable(self) -> np.ndarray:
         clean = np.fromiter((not (f & EXCLUDING_FLAGS) for f in self.flags), bool, len(self))
         return clean & ~np.isnan(self.watts)
+
+    def measured_in(self, attempts: dict[int, int]) -> np.ndarray:
+        """Mask of samples in the measurement window of their phase's attempt
+        ``attempts[phase_index]`` (the samples a phase metric averaged, usable or not)."""
+        wanted = np.array([attempts.get(int(i), -1) for i in self.phase_index], dtype=np.int64)
+        return (self.window == Window.MEASUREMENT) & (self.attempt == wanted)
 
     def between(self, t_start: float, t_end: float) -> PowerArrays:
         """Samples with ``t_start <= t < t_end`` (views, no copy)."""
@@ -71,6 +86,9 @@ class TemperatureArrays:
     t: np.ndarray
     celsius: np.ndarray
     flags: np.ndarray  # object: frozenset[str]
+    attempt: np.ndarray
+    interval: np.ndarray
+    window: np.ndarray
 
     def __len__(self) -> int:
         return len(self.t)
@@ -100,12 +118,33 @@ class StoredPhase:
 
 
 @dataclass(frozen=True)
+class StoredAttempt:
+    """One attempt of a phase, as the sequencer announced and ended it (run-relative s)."""
+
+    phase_index: int
+    attempt: int
+    t_start: float
+    t_end: float | None
+    status: PhaseStatus
+    error: str
+    window_start_s: float  # the attempt's measurement window; equal bounds = none
+    window_end_s: float
+
+    @property
+    def has_window(self) -> bool:
+        return self.window_end_s > self.window_start_s
+
+
+@dataclass(frozen=True)
 class StoredWorkloadSlice:
     """A workload interval (run-relative times; per-slice latency bins are not stored — the
-    phase's merged histogram is in ``StoredRun.histograms``)."""
+    phase's merged histogram is in ``StoredRun.histograms``), with the attempt it belongs to
+    and whether most of it lies in that attempt's measurement window."""
 
     phase_index: int
     interval: WorkloadInterval
+    attempt: int = 1
+    window: Window = Window.OUTSIDE
 
 
 @dataclass(frozen=True)
@@ -149,6 +188,8 @@ class StoredRun:
     method_name: str
     method_version: str
     method_compliant: bool
+    method_json: dict[str, Any] | None  # the resolved method as run (None: stored before 0.2)
+    method_sha256: str | None
     status: RunStatus
     started_wall: str  # ISO 8601 UTC
     finished_wall: str | None
@@ -158,6 +199,7 @@ class StoredRun:
     error: str
     workload_engine: str
     phases: tuple[StoredPhase, ...]
+    attempts: tuple[StoredAttempt, ...]
     power_meter: InstrumentIdentity | None
     temperature_meter: InstrumentIdentity | None
     metrics: tuple[MetricResult, ...]
@@ -186,6 +228,31 @@ class StoredRun:
 
     def phase(self, index: int) -> StoredPhase:
         return next(p for p in self.phases if p.index == index)
+
+    @property
+    def method(self) -> Method | None:
+        """The method exactly as the run used it, from the record (None for runs stored
+        before the record kept it)."""
+        return method_from_record(self.method_json) if self.method_json else None
+
+    def last_attempt(self, phase_index: int) -> StoredAttempt | None:
+        """The attempt whose samples count for the phase's figures (the latest one)."""
+        found = [a for a in self.attempts if a.phase_index == phase_index]
+        return max(found, key=lambda a: a.attempt) if found else None
+
+    def last_attempts(self) -> dict[int, int]:
+        """Phase index → number of its last attempt (phases that started)."""
+        return {a.phase_index: a.attempt for a in sorted(self.attempts,
+                                                         key=lambda a: a.attempt)}
+
+    def attempt_intervals(self, phase_index: int,
+                          attempt: int | None = None) -> tuple[IntervalRecord, ...]:
+        """Interval records of one attempt of a phase (by default its last), in order."""
+        if attempt is None:
+            last = self.last_attempt(phase_index)
+            attempt = last.attempt if last else 1
+        return tuple(r for r in self.intervals
+                     if r.phase_index == phase_index and r.attempt == attempt)
 
     def metric(self, name: str) -> MetricResult | None:
         return next((m for m in self.metrics if m.name == name), None)

@@ -1,7 +1,8 @@
 """Synthetic run event streams: for the storage benchmark, its tests and crash drills.
 
 They exercise every event type and every awkward value (NaN, ``None``, flags, unknown flags,
-restarted phases) with plausible numbers, without a sequencer or instruments.
+restarted phases) with plausible numbers, without a sequencer or instruments. Like the
+sequencer's, their times are run-relative; ``t0`` is only the station clock they claim.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import uuid
 from collections.abc import Iterator
 
 from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseKind, PhaseStatus,
-                         RunConfig, RunStatus, SutDescription)
+                         Placement, RunConfig, RunStatus, SutDescription, Window)
 from app.sequencer import events as ev
 from drivers import interfaces as di
 
@@ -20,6 +21,11 @@ PHASES = (
     PhaseInfo(1, PhaseKind.ACTIVE, "RR", "RR", 120.0, 2, 3),
     PhaseInfo(2, PhaseKind.READY_IDLE, "Ready idle", None, 60.0, 0, 1),
 )
+
+
+def outside(count: int, attempt: int = 1) -> tuple[Placement, ...]:
+    """Placements for ``count`` samples that lie in no interval (a stand-in recorder's tags)."""
+    return (Placement(attempt, -1, Window.OUTSIDE),) * count
 
 
 def power_sample(t: float, seq: int) -> di.PowerSample:
@@ -52,38 +58,41 @@ def full_run(t0: float = 1000.0, samples_per_phase: int = 40,
         di.InstrumentIdentity("Yokogawa", "WT310E", "C2XX", "F1.03", "TCPIP::127.0.0.1", "wt300",
                               "2024-01-15"),
         di.InstrumentIdentity("Sim", "Thermo", driver="sim"), "simulated SUT")
-    t, seq = t0, 0
+    t, seq = 0.0, 0
     yield ev.SearchResult("RR", 32, 2, 12000.5, "IOPS", 9.8, (8400, 3600),
                           ((8, 5000.0, 2.1), (32, 12000.5, 9.8)))
     for phase in PHASES:
         attempts = 2 if phase.index == 1 else 1
-        for attempt in range(attempts):
-            yield ev.PhaseStarted(phase, t)
-            yield ev.LogMessage("INFO", f"{phase.name} started (attempt {attempt + 1})", t,
+        for attempt in range(1, attempts + 1):
+            yield ev.PhaseStarted(phase, t, attempt, t, t)
+            yield ev.LogMessage("INFO", f"{phase.name} started (attempt {attempt})", t,
                                 phase.index)
             power = []
             for _ in range(samples_per_phase):
                 t += 0.5
                 power.append(power_sample(t, seq))
                 seq += 1
-            yield ev.PowerSamples(phase.index, tuple(power))
+            yield ev.PowerSamples(phase.index, tuple(power), outside(len(power), attempt))
             yield ev.TemperatureSamples(phase.index, (
                 di.TemperatureSample(t - 1.0, 23.4),
-                di.TemperatureSample(t, float("nan"), frozenset({di.FLAG_SENSOR_ERROR}))))
+                di.TemperatureSample(t, float("nan"), frozenset({di.FLAG_SENSOR_ERROR}))),
+                outside(2, attempt))
             if phase.profile:
                 yield ev.WorkloadIntervals(phase.index, (
                     di.WorkloadInterval(t - 2.0, t - 1.0, 800, 200, 800 * 8192, 200 * 8192, 1.5,
                                         20.0, {50_000: 700, 2_000_000: 300}, "127.0.0.1:8765"),
                     di.WorkloadInterval(t - 1.0, t, 810, 190, 810 * 8192, 190 * 8192,
-                                        float("nan"), 21.0)))
-            if attempt + 1 < attempts:
-                yield ev.PhaseFinished(phase, PhaseStatus.ABORTED, t, "paused by the operator")
+                                        float("nan"), 21.0)), attempt,
+                    (Window.OUTSIDE, Window.MEASUREMENT))
+            if attempt < attempts:
+                yield ev.PhaseFinished(phase, PhaseStatus.ABORTED, t, "paused by the operator",
+                                       attempt=attempt)
         for i in range(phase.stabilisation_intervals + phase.measurement_intervals):
             yield ev.IntervalClosed(IntervalRecord(
-                phase.index, phase.profile, i, (t - t0) - 60 + i, (t - t0) - 59 + i,
+                phase.index, phase.profile, i, t - 60 + i, t - 59 + i,
                 410.0 + i, 120, 12000.0 if phase.profile else math.nan,
                 "IOPS" if phase.profile else "", 2.5, 29.3, math.nan if i == 0 else 29.1,
-                i >= phase.stabilisation_intervals, None if i == 0 else True))
+                i >= phase.stabilisation_intervals, None if i == 0 else True, attempts))
         workload = (di.WorkloadResult(10_000, 2_000, 10_000 * 8192, 2_000 * 8192, 55.0, 0,
                                       "simulated SUT", f"[{phase.profile}]\nrw=randrw\n")
                     if phase.profile else None)
@@ -92,8 +101,8 @@ def full_run(t0: float = 1000.0, samples_per_phase: int = 40,
                                     {90.0: 1.5, 99.9: float("nan")}, 30.0, 0)
             yield ev.MetricComputed(MetricResult("EP_RR", 29.3, "IOPS/W", True, "", 1800.0,
                                                  410.0, 12000.0, "IOPS", 2.5, phase.index))
-        yield ev.Progress(t - t0, 10.0, 0.5, phase.index, 1.0)
-        yield ev.PhaseFinished(phase, PhaseStatus.COMPLETED, t, "", workload)
+        yield ev.Progress(t, 10.0, 0.5, phase.index, 1.0)
+        yield ev.PhaseFinished(phase, PhaseStatus.COMPLETED, t, "", workload, attempts)
     idle = MetricResult("EP_RI", float("nan"), "GB/W", False, "power not stable", 600.0)
     yield ev.MetricComputed(idle)
     yield ev.LogMessage("WARNING", "EP_RI INVALID: power not stable", t, None)

@@ -28,6 +28,7 @@ from sqlalchemy.engine import Connection
 from app.records import PhaseInfo, PhaseStatus, RunStatus
 from app.sequencer import events as ev
 from app.storage import schema as s
+from app.method.record import method_sha256
 from app.storage.codec import encode_flags, opt_float
 from app.storage.db import Database, writer_identity
 from app.storage.errors import StorageError, WriterError, classify
@@ -44,7 +45,6 @@ class _RunState:
     """What the writer knows about the run being written (committed together with rows)."""
 
     pk: int | None = None
-    t0: float = 0.0
 
 
 @dataclass
@@ -268,13 +268,16 @@ def _on_run_started(conn: Connection, _s: _RunState, _b: _Batch, e: ev.RunStarte
     pk = conn.execute(s.Run.__table__.insert().values(
         uuid=e.run_id, station_id=station, sut_id=sut, config=cfg.snapshot(),
         method_name=e.method_name, method_version=e.method_version,
-        method_compliant=e.method_compliant, taxonomy=cfg.taxonomy, lab=cfg.lab,
+        method_compliant=e.method_compliant,
+        method_json=e.method_json or None,
+        method_sha256=method_sha256(e.method_json) if e.method_json else None,
+        taxonomy=cfg.taxonomy, lab=cfg.lab,
         operator=cfg.operator, status=RunStatus.RUNNING.value, started_wall=e.wall_start_iso,
         t0=e.t0, planned_s=e.planned_s, error="", workload_engine="", writer_host=host,
         writer_pid=pid, heartbeat_wall=time.time())).inserted_primary_key[0]
     if e.phases:
         conn.execute(s.Phase.__table__.insert(), [_phase_row(pk, p) for p in e.phases])
-    return _RunState(pk, e.t0)
+    return _RunState(pk)
 
 
 def _on_instruments(conn: Connection, st: _RunState, _b: _Batch,
@@ -308,14 +311,22 @@ def _on_phase_started(conn: Connection, st: _RunState, _b: _Batch,
                       e: ev.PhaseStarted) -> None:
     _ensure_phase(conn, st, e.phase)
     conn.execute(_phase_where(st, e.phase.index).values(
-        status=PhaseStatus.RUNNING.value, t_start=e.t - st.t0, t_end=None, error="",
-        attempts=s.Phase.attempts + 1))
+        status=PhaseStatus.RUNNING.value, t_start=e.t, t_end=None, error="",
+        attempts=e.attempt))
+    conn.execute(s.PhaseAttemptRow.__table__.insert().values(
+        run_id=st.pk, phase_index=e.phase.index, attempt=e.attempt, t_start=e.t, t_end=None,
+        status=PhaseStatus.RUNNING.value, error="", window_start_s=e.window_start_s,
+        window_end_s=e.window_end_s))
 
 
 def _on_phase_finished(conn: Connection, st: _RunState, _b: _Batch,
                        e: ev.PhaseFinished) -> None:
     _ensure_phase(conn, st, e.phase)
-    values: dict[str, Any] = dict(status=e.status.value, t_end=e.t - st.t0, error=e.error)
+    attempts = s.PhaseAttemptRow
+    conn.execute(sa.update(attempts).where(
+        attempts.run_id == st.pk, attempts.phase_index == e.phase.index,
+        attempts.attempt == e.attempt).values(status=e.status.value, t_end=e.t, error=e.error))
+    values: dict[str, Any] = dict(status=e.status.value, t_end=e.t, error=e.error)
     w = e.workload
     if w is not None:
         values.update(read_ios=w.read_ios, write_ios=w.write_ios, read_bytes=w.read_bytes,
@@ -326,30 +337,36 @@ def _on_phase_finished(conn: Connection, st: _RunState, _b: _Batch,
 
 
 def _on_power(_c: Connection, st: _RunState, batch: _Batch, e: ev.PowerSamples) -> None:
-    t0, pk, i = st.t0, st.pk, e.phase_index
+    pk, i = st.pk, e.phase_index
     batch.add(s.PowerSampleRow.__table__, [
-        {"run_id": pk, "phase_index": i, "t": p.t - t0, "watts": opt_float(p.watts),
+        {"run_id": pk, "phase_index": i, "t": p.t, "watts": opt_float(p.watts),
          "volts": opt_float(p.volts), "amps": opt_float(p.amps), "pf": opt_float(p.pf),
          "freq": opt_float(p.freq_hz), "range_v": opt_float(p.range_v),
          "range_a": opt_float(p.range_a), "uncertainty_pct": opt_float(p.uncertainty_pct),
-         "flags": encode_flags(p.flags)} for p in e.samples])
+         "flags": encode_flags(p.flags), "attempt": where.attempt,
+         "interval_idx": where.interval, "window_code": int(where.window)}
+        for p, where in zip(e.samples, e.placements, strict=True)])
 
 
 def _on_temperature(_c: Connection, st: _RunState, batch: _Batch,
                     e: ev.TemperatureSamples) -> None:
     batch.add(s.TemperatureSampleRow.__table__, [
-        {"run_id": st.pk, "phase_index": e.phase_index, "t": x.t - st.t0,
-         "celsius": opt_float(x.celsius), "flags": encode_flags(x.flags)} for x in e.samples])
+        {"run_id": st.pk, "phase_index": e.phase_index, "t": x.t,
+         "celsius": opt_float(x.celsius), "flags": encode_flags(x.flags),
+         "attempt": where.attempt, "interval_idx": where.interval,
+         "window_code": int(where.window)}
+        for x, where in zip(e.samples, e.placements, strict=True)])
 
 
 def _on_workload(_c: Connection, st: _RunState, batch: _Batch,
                  e: ev.WorkloadIntervals) -> None:
     batch.add(s.WorkloadIntervalRow.__table__, [
-        {"run_id": st.pk, "phase_index": e.phase_index, "t_start": w.t_start - st.t0,
-         "t_end": w.t_end - st.t0, "read_ios": w.read_ios, "write_ios": w.write_ios,
+        {"run_id": st.pk, "phase_index": e.phase_index, "t_start": w.t_start,
+         "t_end": w.t_end, "read_ios": w.read_ios, "write_ios": w.write_ios,
          "read_bytes": w.read_bytes, "write_bytes": w.write_bytes,
          "avg_resp_ms": opt_float(w.avg_resp_ms), "max_resp_ms": opt_float(w.max_resp_ms),
-         "host": w.host} for w in e.intervals])
+         "host": w.host, "attempt": e.attempt, "window_code": int(window)}
+        for w, window in zip(e.intervals, e.windows, strict=True)])
 
 
 def _on_interval(conn: Connection, st: _RunState, _b: _Batch, e: ev.IntervalClosed) -> None:
@@ -359,7 +376,7 @@ def _on_interval(conn: Connection, st: _RunState, _b: _Batch, e: ev.IntervalClos
         start_s=r.start_s, end_s=r.end_s, avg_power_w=opt_float(r.avg_power_w),
         n_power_samples=r.n_power_samples, ops_rate=opt_float(r.ops_rate), ops_unit=r.ops_unit,
         avg_response_ms=opt_float(r.avg_response_ms), ep=opt_float(r.ep), wma=opt_float(r.wma),
-        in_measurement=r.in_measurement, stable=r.stable))
+        in_measurement=r.in_measurement, stable=r.stable, attempt=r.attempt))
 
 
 def _on_histogram(conn: Connection, st: _RunState, _b: _Batch, e: ev.HistogramReady) -> None:
@@ -396,7 +413,7 @@ def _on_metric(conn: Connection, st: _RunState, _b: _Batch, e: ev.MetricComputed
 
 def _on_log(conn: Connection, st: _RunState, _b: _Batch, e: ev.LogMessage) -> None:
     conn.execute(s.EventRow.__table__.insert().values(
-        run_id=st.pk, t=e.t - st.t0, level=e.level, message=e.message,
+        run_id=st.pk, t=e.t, level=e.level, message=e.message,
         phase_index=e.phase_index))
 
 
@@ -404,7 +421,7 @@ def _on_run_finished(conn: Connection, st: _RunState, _b: _Batch, e: ev.RunFinis
     for metric in e.metrics:
         _store_metric(conn, st, metric)
     conn.execute(sa.update(s.Run).where(s.Run.id == st.pk).values(
-        status=e.status.value, duration_s=e.t - st.t0, error=e.error, writer_pid=None,
+        status=e.status.value, duration_s=e.t, error=e.error, writer_pid=None,
         finished_wall=datetime.now(timezone.utc).isoformat(timespec="seconds")))
 
 

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGridLayout, QHBoxL
 
 from app.console import format_metric_value
 from app.metrics.formatting import sig_digits
-from app.reports.windows import last_attempt_intervals
 from app.storage.db import Database
 from app.storage.history import metric_names
 from app.storage.stored import StoredRun
@@ -198,7 +197,7 @@ class CompareView(QWidget):
         each phase's start so runs with different search or pre-fill phases still line up."""
         xs, ys, offset = [], [], 0.0
         for phase in run.phases:
-            records = [r for r in last_attempt_intervals(run, phase) if math.isfinite(r.ep)]
+            records = [r for r in run.attempt_intervals(phase.index) if math.isfinite(r.ep)]
             if not records:
                 continue
             start = records[0].start_s

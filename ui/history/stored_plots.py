@@ -14,15 +14,13 @@ import math
 import numpy as np
 
 from app.method.model import Method
-from app.reports.windows import last_attempt_intervals
 from app.sequencer import events as ev
 from app.storage.stored import StoredPhase, StoredRun
 from ui.plots import LivePlots
 
 
 def run_started(run: StoredRun) -> ev.RunStarted:
-    """The RunStarted the plots need, in run-relative time (t0 = 0: stored times are
-    already relative to the run start)."""
+    """The RunStarted the plots need (stored times are run-relative, as live events are)."""
     return ev.RunStarted(run.run_id, run.config, run.method_name, run.method_version,
                          run.method_compliant, tuple(p.info for p in run.phases), 0.0,
                          run.started_wall, run.planned_s)
@@ -64,10 +62,12 @@ def show_stored(plots: LivePlots, run: StoredRun, method: Method | None,
                       temperature.phase_index[keep_t])
     batch: list[ev.RunEvent] = []
     for phase in phases:
-        slices = tuple(w.interval for w in run.workload if w.phase_index == phase.index)
-        if slices:
-            batch.append(ev.WorkloadIntervals(phase.index, slices))
-        batch.extend(ev.IntervalClosed(r) for r in last_attempt_intervals(run, phase))
+        stored = [w for w in run.workload if w.phase_index == phase.index]
+        for attempt in sorted({w.attempt for w in stored}):
+            mine = [w for w in stored if w.attempt == attempt]
+            batch.append(ev.WorkloadIntervals(phase.index, tuple(w.interval for w in mine),
+                                              attempt, tuple(w.window for w in mine)))
+        batch.extend(ev.IntervalClosed(r) for r in run.attempt_intervals(phase.index))
     batch.extend(h for h in run.histograms if h.phase_index in wanted)
     plots.ingest(batch)
     plots.redraw()
