@@ -96,12 +96,11 @@ def record_run(db_path: Path, method: str = "demo", taxonomy: str = "online-3",
 
 def pause_once_in(profile: str, after_intervals: int = 2) -> Hook:
     """A hook pausing the run once inside ``profile``; a timer lets 5 s of station time pass
-    and resumes it. The phase restarts and its metric must come from the second attempt only.
-    (The pause must take station time: attempts are told apart by the last start time.)"""
+    and resumes it. The phase restarts and its metric must come from the second attempt only."""
     done = threading.Event()
 
     def resume(seq: Sequencer) -> None:
-        seq.clock.advance(5.0)
+        seq.station_clock.advance(5.0)
         seq.resume()
 
     def hook(seq: Sequencer, event: ev.RunEvent) -> None:
