@@ -143,13 +143,14 @@ def _info_rows(c: ReportContent) -> list[tuple[str, str]]:
 
 def _metric_row(c: ReportContent, line) -> list:
     r = line.result
-    w = line.window
+    a = line.attempt
     return [line.name, r.value if r else None, line.unit, line.status, line.reason,
             f"{line.title} — {line.unit_text}", r.run_length_s / 60 if r else None,
             r.avg_response_ms if r else None, r.avg_power_w if r else None,
             r.ops_rate if r else None, r.ops_unit if r else "",
-            (r.phase_index if r and r.phase_index is not None else (w.phase_index if w else None)),
-            w.start_s if w and w.measured else None, w.end_s if w and w.measured else None,
+            (r.phase_index if r and r.phase_index is not None else (a.phase_index if a else None)),
+            a.window_start_s if a and a.has_window else None,
+            a.window_end_s if a and a.has_window else None,
             r.run_length_s if r else None]
 
 
