@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from app.records import RunConfig
@@ -37,14 +38,15 @@ def simulated_sut(config: RunConfig, seed: int = 1) -> SimulatedSut:
     return SimulatedSut(spec, seed=seed)
 
 
-def build_lab(config: RunConfig, clock: Clock) -> Lab:
+def build_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = ()) -> Lab:
+    """``protected``: paths a real workload must never write (``app.protected``)."""
     if config.lab not in LAB_KINDS:
         raise LabError(f"unknown lab {config.lab!r}; choose one of {', '.join(LAB_KINDS)}")
     if config.lab == "sim-direct":
         return _sim_direct(config, clock)
     if config.lab == "sim":
         return _sim_wire(config, clock)
-    return _local_fio(config, clock)
+    return _local_fio(config, clock, protected)
 
 
 def _sim_direct(config: RunConfig, clock: Clock) -> Lab:
@@ -71,7 +73,7 @@ def _sim_wire(config: RunConfig, clock: Clock) -> Lab:
     return lab
 
 
-def _local_fio(config: RunConfig, clock: Clock) -> Lab:
+def _local_fio(config: RunConfig, clock: Clock, protected: Sequence[str]) -> Lab:
     from app.fio_lab import fio_lab
 
-    return fio_lab(config, clock)
+    return fio_lab(config, clock, protected)

@@ -78,9 +78,11 @@ class RunConfig:
     operator: str = ""
     station: str = ""
     classification_reason: str = ""
-    #: local-fio: size of the scratch file created for a target that does not exist yet
-    target_size: str = "64M"
-    #: local-fio: the block device name the operator typed to allow a destructive run
+    #: local-fio: size of the scratch file created for a target that does not exist yet;
+    #: "" = create none (a missing target is then refused)
+    target_size: str = ""
+    #: local-fio: the target paths (block devices, existing files) the operator typed to allow
+    #: overwriting them, comma separated (the field keeps its first name for stored runs)
     confirm_device: str = ""
 
     @property

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QMainWindow, QMessageBox, QStackedWidget
 from app.labs import LabError
 from app.method.loader import MethodError
 from app.paths import default_db_url
+from app.protected import station_paths
 from app.records import RunConfig
 from app.sequencer import events as ev
 from app.session import RunSession, open_session
@@ -157,7 +158,8 @@ class MainWindow(QMainWindow):
             entries = replace(entries_from_config(RunConfig(method=self.default_method,
                                                             lab=self.lab)),
                               simulated_lab=self.lab, taxonomy="", classification_reason="")
-        self.wizard = NewRunWizard(self, entries=entries, simulated_lab=self.lab)
+        self.wizard = NewRunWizard(self, entries=entries, simulated_lab=self.lab,
+                                   protected=station_paths(self.db_url))
         self.wizard.accepted.connect(self._wizard_accepted)
         self.wizard.open()
         return self.wizard

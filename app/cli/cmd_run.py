@@ -30,13 +30,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--quiet", action="store_true", help="phases and metrics only")
     p.add_argument("--target", action="append", default=[],
-                   help="fio target file or block device (repeatable)")
-    p.add_argument("--target-size", default="64M",
-                   help="size of a scratch target file fio creates (local-fio), e.g. 256M")
+                   help="fio target (repeatable): a scratch file to create (needs "
+                   "--target-size), a scratch file StorWatt created before, or an existing "
+                   "file or block device confirmed with --confirm-target")
+    p.add_argument("--target-size", default="",
+                   help="create a missing --target as a scratch file of this size, e.g. 256M "
+                   "(without it a missing target is refused)")
     p.add_argument("--load-host", action="append", default=[],
                    help="fio --server load host HOST[:PORT] (repeatable)")
-    p.add_argument("--confirm-device", default="",
-                   help="type the block device name to allow a destructive run on it")
+    p.add_argument("--confirm-target", "--confirm-device", dest="confirm_target",
+                   action="append", default=[], metavar="PATH",
+                   help="type a --target's path exactly to allow overwriting that block device "
+                   "or existing file (repeatable)")
     p.add_argument("--capacity-gb", type=float, help="SUT raw capacity in GB (10^9 bytes)")
     p.add_argument("--drives", type=int, help="SUT drive count")
     p.add_argument("--drive-type", choices=("HDD", "SSD"), help="SUT drive type")
@@ -66,7 +71,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
                      power_meter=InstrumentConfig(args.meter_driver, args.meter_resource),
                      temperature_meter=InstrumentConfig(args.thermo_driver, args.thermo_resource),
                      operator=args.operator, target_size=args.target_size,
-                     confirm_device=args.confirm_device)
+                     confirm_device=",".join(args.confirm_target))
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -75,7 +80,8 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         config = config_from_args(args)
         reporter = ConsoleReporter(sys.stderr if args.json else sys.stdout, quiet=args.quiet)
-        session = open_session(config, db_url=args.db, listeners=[reporter])
+        session = open_session(config, db_url=args.db, listeners=[reporter],
+                               report_folder=args.out)
     except (MethodError, LabError, KeyError, ValueError, InstrumentError, WorkloadError,
             StorageError) as exc:
         print(f"storwatt run: {_message(exc)}", file=sys.stderr)

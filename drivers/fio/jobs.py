@@ -19,6 +19,8 @@ from drivers.interfaces import WorkloadError, WorkloadProfile
 
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
 _SAFE_PATH = re.compile(r"^[A-Za-z0-9_./+@-][A-Za-z0-9_./+@ -]*$")
+#: a Windows physical drive, the one form with backslashes fio takes as is
+WINDOWS_DRIVE = re.compile(r"^\\\\\.\\PhysicalDrive(\d{1,3})$", re.IGNORECASE)
 #: data-reduction content of the COM check data sets (SPEC-NOTES §6, §9: verify by hashing)
 COM_DATA = {"deduplication": ("dedupe_percentage", 50), "compression":
             ("buffer_compress_percentage", 50)}
@@ -50,10 +52,22 @@ def _check_name(value: str, what: str) -> str:
     return value
 
 
+def target_problem(path: str) -> str:
+    """Why ``path`` cannot go into a job file's ``filename=`` ("" when it can).
+
+    ':' separates fio targets, so a Windows drive-letter path (``D:\\x.dat``) is refused rather
+    than escaped: give it relative to the current folder, with '/' (docs/fio.md).
+    """
+    if isinstance(path, str) and path and (_SAFE_PATH.match(path) or WINDOWS_DRIVE.match(path)):
+        return ""
+    return (f"target {path!r} contains characters fio cannot take in a job file (':' "
+            "separates targets, so no drive letters; no backslashes, newlines or '=')")
+
+
 def _check_target(path: str) -> str:
-    if not isinstance(path, str) or not path or not _SAFE_PATH.match(path):
-        raise WorkloadError(f"target {path!r} contains characters fio cannot take in a job "
-                            "file (':' separates targets; no newlines or '=')")
+    problem = target_problem(path)
+    if problem:
+        raise WorkloadError(problem)
     return path.replace(" ", "\\ ")
 
 
