@@ -40,10 +40,17 @@ SYSTEM_ROOTS = ("/proc", "/sys", "/etc", "/boot", "/usr")
 MIN_SCRATCH_BYTES = 4096
 
 
+def _on_windows() -> bool:
+    return sys.platform.startswith("win")
+
+
 def _default_system_roots() -> tuple[str, ...]:
-    if sys.platform.startswith("win"):
-        return (os.environ.get("SystemRoot", r"C:\Windows"),)
-    return SYSTEM_ROOTS
+    return (os.environ.get("SystemRoot", r"C:\Windows"),) if _on_windows() else SYSTEM_ROOTS
+
+
+def _default_dev_root() -> str:
+    """No /dev on Windows (``realpath('/dev')`` would be ``C:/dev``, an ordinary folder)."""
+    return "" if _on_windows() else "/dev"
 
 
 @dataclass(frozen=True)
@@ -56,7 +63,7 @@ class HostFacts:
 
     mounts_path: str = "/proc/mounts"
     sys_block: str = "/sys/block"
-    dev_root: str = "/dev"
+    dev_root: str = field(default_factory=_default_dev_root)
     system_roots: tuple[str, ...] = field(default_factory=_default_system_roots)
     windows: WindowsFacts | None = None
 
