@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from app.labs import build_lab
 from app.method.loader import load_method
@@ -72,11 +72,13 @@ def open_session(config: RunConfig, *, db_url: str | None = None,
     clock = clock or MonotonicClock()
     database = open_database(db_url)
     writer = RunWriter(database)
-    lab = build_lab(config, clock, protected=station_paths(database.url, report_folder))
-    try:
+    lab: Lab | None = None
+    try:  # a refused target or a lab that cannot be built must not leave the writer running
+        lab = build_lab(config, clock, protected=station_paths(database.url, report_folder))
         sequencer = Sequencer(method, config, lab, clock, [writer, *listeners])
     except Exception:
-        lab.close()
+        if lab is not None:
+            lab.close()
         writer.close()
         raise
     return RunSession(config, method, database, lab, sequencer, writer)

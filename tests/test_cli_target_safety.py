@@ -10,6 +10,7 @@ import hashlib
 import shutil
 import stat
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -73,8 +74,10 @@ def test_a_typed_path_accepts_an_existing_file(tmp_path: Path) -> None:
     old.write_bytes(b"\0" * (1 << 20))
     db = f"sqlite:///{tmp_path / 'x.db'}"
     args = [*RUN, "--target", str(old), "--db", db]
+    threads = set(threading.enumerate())
     with pytest.raises(WorkloadError, match="type the path"):
         open_session(config_from_args(build_parser().parse_args(args)), db_url=db)
+    assert set(threading.enumerate()) <= threads  # the refused session left no writer running
     for flag in ("--confirm-target", "--confirm-device"):  # the old name keeps working
         config = config_from_args(build_parser().parse_args([*args, flag, str(old)]))
         assert config.confirm_device == str(old) and config.target_size == ""
