@@ -107,7 +107,7 @@ esac
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
     code = main([*RUN, "--target", str(tmp_path / "scratch.dat"), "--target-size", "1M",
                  "--db", f"sqlite:///{tmp_path / 'x.db'}", "--quiet"])
-    assert code == 1 and "Input/output error" in capsys.readouterr().out
+    assert code == 1 and "fio exited with code 3" in capsys.readouterr().out
     job = Path((tmp_path / "jobs.log").read_text().splitlines()[0])
     assert job.parent.name.startswith("storwatt-fio-") and job.parent.parent == temp
     assert not list(temp.iterdir())  # the job folder went with the run
