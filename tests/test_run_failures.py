@@ -74,12 +74,13 @@ def test_an_unexpected_error_in_the_recorder_ends_the_run_failed_with_its_traceb
     assert "return 1 / 0" in shown
 
 
+def _broken_add_power(self, samples):
+    raise IndexError("list index out of range")
+
+
 def test_an_unexpected_error_while_sampling_fails_the_running_phase(
         tmp_path: Path, monkeypatch) -> None:
-    def broken(self, samples):
-        raise IndexError("list index out of range")
-
-    monkeypatch.setattr(PhaseRecorder, "add_power", broken)
+    monkeypatch.setattr(PhaseRecorder, "add_power", _broken_add_power)
     seen = Events()
     session, url = _session(tmp_path, seen)
     assert session.run() is RunStatus.FAILED
@@ -88,6 +89,21 @@ def test_an_unexpected_error_while_sampling_fails_the_running_phase(
     assert [p.status for p in run.phases if p.status is PhaseStatus.RUNNING] == []
     assert run.phases[0].status is PhaseStatus.FAILED
     assert "IndexError" in run.phases[0].error
+
+
+def test_the_cli_prints_the_reason_and_where_the_traceback_is(tmp_path: Path, monkeypatch,
+                                                              capsys) -> None:
+    from app.cli.main import main
+
+    monkeypatch.setattr(PhaseRecorder, "add_power", _broken_add_power)
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    assert main(["run", "--lab", "sim-direct", "--db", url, "--quiet"]) == 1
+    out = capsys.readouterr().out
+    (run,) = open_database(url).list_runs()
+    assert f"Run {run.run_id} FAILED" in out
+    assert "Reason: unexpected error IndexError: list index out of range" in out
+    assert f"storwatt runs show {run.run_id[:8]} --db {url}" in out
+    assert "Traceback" not in out and "lines in the run's stored log" in out
 
 
 class BrokenTerminal:

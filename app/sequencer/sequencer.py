@@ -60,6 +60,7 @@ class Sequencer:
         self.phases = build_phases(method, config)
         self.plan = method.plan_for(config.category)
         self.status = RunStatus.RUNNING
+        self.error = ""  # why the run did not complete (RunFinished.error)
         self.metrics: list[MetricResult] = []
         self.search: dict[str, ev.SearchResult] = {}
         self._abort = threading.Event()
@@ -147,6 +148,7 @@ class Sequencer:
                                          "ERROR"))
         finally:
             self._close_instruments()
+        self.error = error
         final.append(ev.RunFinished(self.status, self.clock.now(), tuple(self.metrics), error))
         self._publish_final(*final)
         return self.status
