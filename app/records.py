@@ -35,6 +35,12 @@ class PhaseStatus(StrEnum):
     ABORTED = "ABORTED"
     FAILED = "FAILED"
     SKIPPED = "SKIPPED"
+    INTERRUPTED = "INTERRUPTED"  # RUNNING when the station stopped (set at the next start-up)
+
+    @property
+    def cut_short(self) -> bool:
+        """The phase started but did not run to its end."""
+        return self in (PhaseStatus.ABORTED, PhaseStatus.FAILED, PhaseStatus.INTERRUPTED)
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,20 @@
-"""Launch the station GUI: one QApplication, the main window, the system's light/dark look."""
+"""Launch the station GUI: one QApplication, the main window, the system's light/dark look,
+and stop signals handled like Abort."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QApplication
 
 from ui.qt_runtime import QtRuntimeError, check_qt_runtime
 from ui.settings import APPLICATION, ORGANISATION
+from ui.signal_watcher import StopSignalWatcher
+
+if TYPE_CHECKING:
+    from ui.main_window import MainWindow
 
 
 def application(argv: Sequence[str] | None = None) -> QApplication:
@@ -34,7 +40,19 @@ def run_gui(lab: str = "sim", db_url: str | None = None,
 
     window = MainWindow(lab=lab, db_url=db_url)
     window.show()
-    return qt_app.exec()
+    return exec_until_stopped(qt_app, window)
+
+
+def exec_until_stopped(qt_app: QApplication, window: MainWindow) -> int:
+    """Run the event loop until the application quits. A stop signal (service stop, logout,
+    Ctrl-C in the launching terminal) aborts the window's run as Abort does, waits for it to
+    end (stored, lab released), then quits."""
+    watcher = StopSignalWatcher()
+    watcher.stop_requested.connect(window.quit_on_signal)
+    try:
+        return qt_app.exec()
+    finally:
+        watcher.uninstall()
 
 
 if __name__ == "__main__":  # pragma: no cover

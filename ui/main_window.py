@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QMessageBox, QStackedWidget
+from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QStackedWidget
 
 from app.labs import LabError
 from app.method.loader import MethodError
@@ -51,6 +51,7 @@ class MainWindow(QMainWindow):
         self.wizard: NewRunWizard | None = None
         self.session: RunSession | None = None
         self._close_after_run = False
+        self._quit_after_run = False
         self.setWindowTitle("StorWatt — storage power-efficiency test station")
         self.start_page = StartPage()
         self.run_view = RunView(confirm=confirm)
@@ -215,10 +216,26 @@ class MainWindow(QMainWindow):
                                      + f" — stored in {self.db_url}")
         if self._close_after_run:
             self.close()
+            if self._quit_after_run:
+                QApplication.quit()
         else:
             self.refresh()
 
     # --- closing ----------------------------------------------------------------------------
+    def quit_on_signal(self, reason: str) -> None:
+        """A stop signal (service stop, logout): abort the run as Abort does but without asking
+        (nobody may be there to answer), wait for the worker to end, then quit."""
+        self._quit_after_run = True
+        if not self.run_view.running:
+            self.close()
+            QApplication.quit()
+            return
+        if self._close_after_run:
+            return  # already stopping
+        self._close_after_run = True
+        self.run_view.abort(reason)
+        self.statusBar().showMessage(f"Stopping the run safely before quitting: {reason}")
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt naming)
         if self.run_view.running:
             event.ignore()

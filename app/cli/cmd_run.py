@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -14,6 +13,7 @@ from app.labs import LAB_KINDS, LabError
 from app.method.loader import MethodError
 from app.records import InstrumentConfig, RunConfig, RunStatus, SutDescription
 from app.storage.errors import StorageError
+from app.stop_signals import is_hang_up, leave_terminal, stop_signals_handled
 from drivers.interfaces import InstrumentError, WorkloadError
 
 
@@ -86,16 +86,20 @@ def run_command(args: argparse.Namespace) -> int:
             StorageError) as exc:
         print(f"storwatt run: {_message(exc)}", file=sys.stderr)
         return 1
-    previous = signal.signal(signal.SIGINT, lambda *_: session.sequencer.abort(
-        "interrupted from the terminal (Ctrl-C)"))
-    try:
-        status = session.run()
-    except StorageError as exc:  # the writer could not store everything: say so, never hide it
-        print(f"storwatt run: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    return _finish(args, session, status)
+
+    def stop(signum: int, reason: str) -> None:
+        if is_hang_up(signum):
+            leave_terminal()
+        session.sequencer.abort(reason)
+
+    # handled until the reports are written: a stop signal then is a no-op, not a lost report
+    with stop_signals_handled(stop):
+        try:
+            status = session.run()
+        except StorageError as exc:  # the writer could not store everything: say so
+            print(f"storwatt run: {exc}", file=sys.stderr)
+            return 1
+        return _finish(args, session, status)
 
 
 def _message(exc: Exception) -> str:
@@ -107,12 +111,19 @@ def _finish(args: argparse.Namespace, session, status: RunStatus) -> int:
     reports = _write_reports(args.out, session) if args.out else {}
     if args.json:
         print(json.dumps({"run_id": session.run_id, "status": str(status),
+                          "error": session.sequencer.error,
                           "metrics": [_metric_json(m) for m in metrics],
                           "reports": {k: str(v) for k, v in reports.items()}}, indent=2))
     else:
         print()
         print(metrics_table(metrics))
         print(f"\nRun {session.run_id} {status}; stored in {session.database.url}")
+        if session.sequencer.error:
+            print(f"Reason: {session.sequencer.error}")
+        if status is RunStatus.FAILED:
+            db = f" --db {args.db}" if args.db else ""
+            print(f"The run's event log, with the traceback of an unexpected error: "
+                  f"storwatt runs show {session.run_id[:8]}{db}")
         for kind, path in reports.items():
             print(f"{kind} report: {path}")
     return 0 if status is RunStatus.COMPLETED else 1

@@ -100,6 +100,8 @@ def run_json(run: StoredRun) -> dict[str, Any]:
                     "error": p.error} for p in run.phases],
         "metrics": [{"name": m.name, "value": _num(m.value), "unit": m.unit, "valid": m.valid,
                      "reason": m.reason} for m in run.metrics],
+        "errors": [{"t": e.t, "phase_index": e.phase_index, "message": e.message}
+                   for e in run.events if e.level == "ERROR"],
         "counts": {"power_samples": len(run.power), "temperature_samples": len(run.temperature),
                    "workload_intervals": len(run.workload), "intervals": len(run.intervals),
                    "log_events": len(run.events)},
@@ -119,10 +121,15 @@ def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
     lines.append(f"Workload    {run.workload_engine or '—'}")
     lines.append("\nPhases")
     for p in run.phases:
-        lines.append(f"  {p.index:>2} {p.info.name:20} {p.status:10} "
+        lines.append(f"  {p.index:>2} {p.info.name:20} {p.status:11} "
                      f"{_fmt(p.t_start, 6):>8} … {_fmt(p.t_end, 6):<8}"
                      + (f" ×{p.attempts}" if p.attempts > 1 else "")
                      + (f"  {p.error}" if p.error else ""))
+    if data["errors"]:
+        lines.append("\nErrors (from the run's event log)")
+        for error in data["errors"]:
+            lines.append(f"  at {_fmt(error['t'], 6)} s: "
+                         + error["message"].rstrip().replace("\n", "\n    "))
     lines.append("\nMetrics")
     for m in run.metrics:
         shown = f"{_fmt(m.value, 5)} {m.unit}" if m.valid else f"INVALID: {m.reason}"
