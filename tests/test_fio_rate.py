@@ -30,7 +30,7 @@ needs_fio = pytest.mark.skipif(shutil.which("fio") is None, reason="fio not inst
 
 
 def mw2(total: int, jobs: int, duration_s: float | None = 60) -> WorkloadProfile:
-    """MW2 as the sequencer derives it: 70 % of the total as reads (sequencer._derived_intensity)."""
+    """MW2 as the sequencer derives it: 70 % of the total as reads (``_derived_intensity``)."""
     reads = round(total * 0.7)
     return WorkloadProfile("MW2", 8 * KIB, 70, True, 8 * KIB, queue_depth=16, jobs=jobs,
                            rate_iops=(reads, total - reads), duration_s=duration_s)

@@ -51,8 +51,9 @@ class ConfidenceLevel:
     def shown_ms(self) -> float | None:
         """The response time a view may show or draw; None when the level is not supported
         (also for records stored before the rule, whose small-N levels carry a number)."""
-        ok = self.ms is not None and math.isfinite(self.ms) and self.ios >= min_ios(self.level_pct)
-        return float(self.ms) if ok else None  # type: ignore[arg-type]
+        if self.ms is None or not math.isfinite(self.ms) or self.ios < min_ios(self.level_pct):
+            return None
+        return float(self.ms)
 
     def value_text(self) -> str:
         """"1.23 ms", or "n/a (5,000 IOs)" when the IO count cannot support the level."""

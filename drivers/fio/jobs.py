@@ -9,9 +9,9 @@ share (docs/method-notes.md §2); ``group_reporting`` folds them into one report
 
 A profile's ``rate_iops`` is the rate the *whole* workload must run at, but fio applies
 ``rate_iops`` to each job, and every load host runs its own job file (measured on fio 3.33:
-``numjobs=4, rate_iops=70,30`` ran 280/120 IOPS; method-notes §10). So the total is split over jobs × hosts,
-integer shares that differ by at most one and add up to the total exactly (70 over 4 jobs:
-18, 18, 17, 17); jobs with the same share share a section (``numjobs``).
+``numjobs=4, rate_iops=70,30`` ran 280/120 IOPS; method-notes §10). So the total is split
+over jobs × hosts, integer shares that differ by at most one and add up to the total exactly
+(70 over 4 jobs: 18, 18, 17, 17); jobs with the same share share a section (``numjobs``).
 
 Response time is fio's total latency, submission to completion (``lat_ns``): fio only prints
 its percentiles and bins with ``lat_percentiles=1``; ``clat_percentiles=0`` drops the
@@ -169,7 +169,7 @@ def rated_sections(p: WorkloadProfile, host: int, hosts: int) -> list[str]:
     for k, ((reads, writes), count) in enumerate(groups, 1):
         header = name if len(groups) == 1 else f"{name}-{k}"
         out += ["", f"[{header}]", *profile_lines(p), f"numjobs={count}",
-                f"rate_iops={reads},{writes}"]  # per direction, method-notes §9
+                f"rate_iops={reads},{writes}"]  # per direction: method-notes §9
     return out
 
 

@@ -35,11 +35,14 @@ def sections(text: str) -> list[dict[str, str]]:
     return [{**common, **own} for own in options.values()]
 
 
+def _cap(value: str) -> float:
+    return float(value) if value and float(value) > 0 else NO_LIMIT
+
+
 def _direction_caps(value: str) -> tuple[float, float]:
     parts = [p.strip() for p in value.split(",")]
-    read = parts[0]
-    write = parts[1] if len(parts) > 1 else read  # one value caps each direction
-    return tuple(float(v) if v and float(v) > 0 else NO_LIMIT for v in (read, write))  # type: ignore[return-value]
+    write = parts[1] if len(parts) > 1 else parts[0]  # one value caps each direction
+    return _cap(parts[0]), _cap(write)
 
 
 def applied_rate(job_files: Iterable[str]) -> tuple[float, float]:
