@@ -49,9 +49,15 @@ def build_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = ()) ->
     return _local_fio(config, clock, protected)
 
 
+def simulated_engine(sut: SimulatedSut, config: RunConfig,
+                     clock: Clock) -> SimulatedWorkloadEngine:
+    """The simulated engine, running (and rate-splitting) as many load hosts as configured."""
+    return SimulatedWorkloadEngine(sut, clock, load_hosts=max(1, len(config.sut.load_hosts)))
+
+
 def _sim_direct(config: RunConfig, clock: Clock) -> Lab:
     sut = simulated_sut(config)
-    return Lab(SimulatedPowerMeter(sut), SimulatedWorkloadEngine(sut, clock),
+    return Lab(SimulatedPowerMeter(sut), simulated_engine(sut, config, clock),
                SimulatedThermometer(sut), sut.used_capacity_bytes, 0.0,
                "simulated SUT, in-process simulated meters")
 
@@ -61,7 +67,7 @@ def _sim_wire(config: RunConfig, clock: Clock) -> Lab:
     from app.sim_lab import configured_meters, wire_simulated_meters
 
     sut = simulated_sut(config)
-    lab = Lab(SimulatedPowerMeter(sut), SimulatedWorkloadEngine(sut, clock),
+    lab = Lab(SimulatedPowerMeter(sut), simulated_engine(sut, config, clock),
               SimulatedThermometer(sut), sut.used_capacity_bytes, 0.0,
               "simulated SUT behind loopback meter simulators")
     try:

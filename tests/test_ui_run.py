@@ -95,7 +95,10 @@ def test_wizard_click_through_to_a_completed_smoke_run(qtbot, station: MainWindo
     assert len(view.plots.curve_data("power")[0]) > 20
     assert len(view.plots.curve_data("ep")[0]) >= 6
     assert len(view.plots.curve_data("histogram")[0]) > 3
-    assert len(view.plots.hist_lines) == 5  # four confidence levels + the ceiling
+    # a line per confidence level the IO count supports (N >= 1/(1 - p)), + the ceiling
+    shown = view.plots.histograms[view.plots.hist_choice.currentText()]
+    supported = [lvl for lvl in shown.levels() if lvl.shown_ms is not None]
+    assert 1 <= len(supported) and len(view.plots.hist_lines) == len(supported) + 1
     assert view.banner.isVisible() and "NON-COMPLIANT" in view.banner.text()
     run_id = view.session.run_id
     assert view.session.config.operator == "J. Tech"

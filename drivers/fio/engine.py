@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from drivers.clock import Clock
@@ -200,16 +201,13 @@ class FioEngine:
             self._safe_targets(writing=writes(profile))
         self._profile, self._error, self._reported = profile, "", False
         self._pending, self.intervals = [], []
-        self._job = job_text(profile, self._options())
-        path = self.workdir() / f"{profile.name}.fio"
-        path.write_text(self._job)
-        self._parse_only(path)
+        paths = self._job_files(profile)
         extra = self._watchdog(profile)
         if self.hosts:
-            argvs = {h: clients.client_argv(self.binary, h, path, extra) for h in self.hosts}
+            argvs = {h: clients.client_argv(self.binary, h, paths[h], extra) for h in self.hosts}
         else:
             argvs = {"": [self.binary, "--output-format=json+", "--status-interval=1", *extra,
-                          str(path)]}
+                          str(paths[""])]}
         t0 = self.clock.now()
         self._procs = {h: FioProcess(argv, self.clock.now)
                        for h, argv in argvs.items()}
@@ -233,6 +231,21 @@ class FioEngine:
             if self._own_workdir is not None:
                 shutil.rmtree(self._own_workdir, ignore_errors=True)
                 self._own_workdir = None
+
+    def _job_files(self, profile: WorkloadProfile) -> dict[str, Path]:
+        """One checked job file per load host ("" = local): each runs its host's share of a
+        rate cap (``jobs.rate_shares``), so the hosts together run the profile's rate."""
+        hosts = self.hosts or ("",)
+        paths, texts = {}, []
+        for i, host in enumerate(hosts):
+            text = job_text(profile, replace(self._options(), host=i, hosts=len(hosts)))
+            paths[host] = self.workdir() / (f"{profile.name}-host{i + 1}.fio" if host
+                                          else f"{profile.name}.fio")
+            paths[host].write_text(text)
+            self._parse_only(paths[host])
+            texts.append(f"# load host {host}\n{text}" if host else text)
+        self._job = "\n".join(texts)
+        return paths
 
     def _watchdog(self, profile: WorkloadProfile) -> list[str]:
         if profile.duration_s is None or not math.isfinite(profile.duration_s):
