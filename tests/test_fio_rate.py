@@ -18,6 +18,7 @@ import pytest
 from drivers.clock import FakeClock, MonotonicClock
 from drivers.fio.engine import FioEngine
 from drivers.fio.jobs import JobOptions, job_text, rate_shares, split_evenly
+from drivers.fio.verdict import TargetPolicy
 from drivers.interfaces import WorkloadError, WorkloadProfile
 from drivers.sim import engine as sim_engine
 from drivers.sim.engine import SimulatedWorkloadEngine, as_fio_runs
@@ -137,7 +138,8 @@ MW1_IOPS = 2000
 def mw2_share_on_real_fio(tmp_path: Path, **engine_kw) -> float:
     """MW2 (25 % of MW1_IOPS, jobs = 4) run for real: its measured IOPS over MW1_IOPS."""
     engine = FioEngine([str(tmp_path / "target.dat")], clock=MonotonicClock(),
-                       target_size=8 << 20, ioengine="null", workdir=tmp_path, **engine_kw)
+                       policy=TargetPolicy(create_size=8 << 20), ioengine="null",
+                       workdir=tmp_path, **engine_kw)
     engine.check()
     engine.start(mw2(round(MW1_IOPS * 0.25), 4, duration_s=3))
     deadline = time.monotonic() + 30

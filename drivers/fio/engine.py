@@ -88,6 +88,10 @@ def writes(profile: WorkloadProfile) -> bool:
             or any(s[4] < 100 for s in profile.streams))
 
 
+#: fio engines that do no file IO and so cannot take a target's size from the file
+DISKLESS_ENGINES = ("null",)
+
+
 class FioEngine:
     """``WorkloadEngine`` driving real fio.
 
@@ -187,9 +191,12 @@ class FioEngine:
                               allow_file_create=bool(self.target_size))
         # every local target exists by now: fio takes each file's own size and so never
         # unlinks and re-lays out a file (which it does to one smaller than ``size=``)
-        files = [c for c in self.target_checks(False) if c.kind in ("file", "scratch")]
+        checks = self.target_checks(False)
+        files = [c for c in checks if c.kind in ("file", "scratch")]
         direct = self.direct if self.direct is not None else not files
-        return JobOptions(self.targets, self.ioengine, direct, None)
+        # a diskless engine (null) never looks at the files, so it must be told their size
+        size = min(c.size_bytes for c in checks) if self.ioengine in DISKLESS_ENGINES else None
+        return JobOptions(self.targets, self.ioengine, direct, size)
 
     # --- run --------------------------------------------------------------------------------
     def start(self, profile: WorkloadProfile) -> None:
