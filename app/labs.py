@@ -13,14 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from app.records import RunConfig
+from app.records import LAB_KINDS, RunConfig
 from app.sequencer.lab import Lab
 from drivers.clock import Clock
 from drivers.sim.engine import SimulatedWorkloadEngine
 from drivers.sim.meters import SimulatedPowerMeter, SimulatedThermometer
 from drivers.sim.sut import HDD_15K, SSD_SAS, SimSutSpec, SimulatedSut
-
-LAB_KINDS = ("sim", "sim-direct", "local-fio")
 
 
 class LabError(ValueError):

@@ -71,13 +71,18 @@ class SutDescription:
     notes: str = ""
 
 
+#: what ``RunConfig.lab`` may name (built by :func:`app.labs.build_lab`); here, with the record,
+#: so the command line can offer the choices without importing the simulators
+LAB_KINDS = ("sim", "sim-direct", "local-fio")
+
+
 @dataclass(frozen=True)
 class RunConfig:
     """Everything that defines a run; stored as a snapshot with it (never edited after)."""
 
     method: str = "demo"
     taxonomy: str = "online-3"  # category id + level, e.g. "near-online-2"
-    lab: str = "sim"  # sim | local-fio | hardware
+    lab: str = "sim"  # one of LAB_KINDS
     sut: SutDescription = field(default_factory=SutDescription)
     power_meter: InstrumentConfig = field(default_factory=InstrumentConfig)
     temperature_meter: InstrumentConfig = field(default_factory=InstrumentConfig)

@@ -49,6 +49,15 @@ def _unfinished_run(url: str) -> str:
     return events[0].run_id, database, writer
 
 
+def test_every_revision_file_is_listed() -> None:
+    """Revisions are imported by name, not discovered: a file left out would never run."""
+    from app.storage.migrations import versions
+
+    files = {p.stem for p in Path(versions.__file__).parent.glob("*.py")} - {"__init__"}
+    assert files == {m.__name__.rsplit(".", 1)[1] for m in migrate.REVISION_MODULES}
+    assert [r.id for r in migrate.revisions()] == sorted(r.id for r in migrate.revisions())
+
+
 def test_running_run_becomes_interrupted_on_reopen(url: str) -> None:
     run_id, database, writer = _unfinished_run(url)
     live = open_database(url)  # the writer is alive in this process: leave the run alone

@@ -8,10 +8,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from app.console import ConsoleReporter, metrics_table
-from app.labs import LAB_KINDS, LabError
-from app.method.loader import MethodError
-from app.records import InstrumentConfig, RunConfig, RunStatus, SutDescription
+from app.records import LAB_KINDS, InstrumentConfig, RunConfig, RunStatus, SutDescription
 from app.storage.errors import StorageError
 from app.stop_signals import is_hang_up, leave_terminal, stop_signals_handled
 from drivers.interfaces import InstrumentError, WorkloadError
@@ -75,6 +72,9 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    from app.console import ConsoleReporter
+    from app.labs import LabError
+    from app.method.loader import MethodError
     from app.session import open_session
 
     try:
@@ -107,6 +107,8 @@ def _message(exc: Exception) -> str:
 
 
 def _finish(args: argparse.Namespace, session, status: RunStatus) -> int:
+    from app.console import metrics_table
+
     metrics = session.sequencer.metrics
     reports = _write_reports(args.out, session) if args.out else {}
     if args.json:

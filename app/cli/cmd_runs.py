@@ -7,11 +7,12 @@ import json
 import math
 import sys
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.storage.db import load_one_run, open_database
 from app.storage.errors import StorageError
-from app.storage.stored import RunSummary, StoredRun
+
+if TYPE_CHECKING:  # numpy and SQLAlchemy: imported where a command runs
+    from app.storage.stored import RunSummary, StoredRun
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,6 +40,8 @@ def _fmt(x: float | None, digits: int = 3) -> str:
 
 
 def list_command(args: argparse.Namespace) -> int:
+    from app.storage.db import open_database
+
     try:
         database = open_database(args.db)
         try:
@@ -69,6 +72,8 @@ def _summary_json(r: RunSummary) -> dict[str, Any]:
 
 
 def show_command(args: argparse.Namespace) -> int:
+    from app.storage.db import load_one_run
+
     try:
         run = load_one_run(args.db, args.run_id)
     except StorageError as exc:

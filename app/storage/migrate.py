@@ -1,16 +1,15 @@
 """Schema upgrades with alembic, driven from code (no ``alembic.ini``, no script folder).
 
-Revisions are the modules of :mod:`app.storage.migrations.versions`, imported normally so they
-are found installed and frozen alike. Each one runs inside the caller's transaction through
-alembic's ``Operations`` and the revision is recorded in alembic's own ``alembic_version``
+Revisions are the modules of :mod:`app.storage.migrations.versions`, each named in
+:data:`REVISION_MODULES` and imported by an ordinary import statement, so they are found
+installed and frozen alike (tests/test_storage_database.py checks none is left out). Each one
+runs inside the caller's transaction through alembic's ``Operations`` and the revision is recorded in alembic's own ``alembic_version``
 table, so the ``alembic`` command line still understands the database. SQLite runs DDL
 transactionally here (see :mod:`app.storage.db`), so a crash mid-upgrade leaves the old schema.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
@@ -21,7 +20,10 @@ from alembic.operations import Operations
 from sqlalchemy.engine import Connection
 
 from app.storage.errors import SchemaTooNewError, StorageError
-from app.storage.migrations import versions
+from app.storage.migrations.versions import v0001_initial, v0002_audit
+
+#: every schema revision; a new ``vNNNN_*.py`` is added here
+REVISION_MODULES: tuple[ModuleType, ...] = (v0001_initial, v0002_audit)
 
 VERSION_TABLE = sa.Table("alembic_version", sa.MetaData(),
                          sa.Column("version_num", sa.String(32), primary_key=True))
@@ -37,10 +39,7 @@ class Revision:
 @cache
 def revisions() -> tuple[Revision, ...]:
     """All revisions in upgrade order; the chain is checked so a bad revision fails loudly."""
-    found = []
-    for info in pkgutil.iter_modules(versions.__path__):
-        module = importlib.import_module(f"{versions.__name__}.{info.name}")
-        found.append(Revision(module.revision, module.down_revision, module))
+    found = [Revision(m.revision, m.down_revision, m) for m in REVISION_MODULES]
     found.sort(key=lambda r: int(r.id))
     previous = None
     for rev in found:

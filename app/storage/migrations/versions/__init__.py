@@ -1,1 +1,2 @@
-"""Revision modules, one per schema version: ``NNNN_description.py`` (see the parent package)."""
+"""Revision modules, one per schema version: ``vNNNN_description.py``, listed in
+:data:`app.storage.migrate.REVISION_MODULES` (see the parent package)."""
