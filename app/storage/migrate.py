@@ -1,7 +1,7 @@
 """Schema upgrades with alembic, driven from code (no ``alembic.ini``, no script folder).
 
 Revisions are the modules of :mod:`app.storage.migrations.versions`, each named in
-:data:`REVISION_MODULES` and imported by an ordinary import statement, so they are found
+:func:`revision_modules` and imported by an ordinary import statement, so they are found
 installed and frozen alike (tests/test_storage_database.py checks none is left out). Each one
 runs inside the caller's transaction through alembic's ``Operations`` and the revision is recorded in alembic's own ``alembic_version``
 table, so the ``alembic`` command line still understands the database. SQLite runs DDL
@@ -20,10 +20,6 @@ from alembic.operations import Operations
 from sqlalchemy.engine import Connection
 
 from app.storage.errors import SchemaTooNewError, StorageError
-from app.storage.migrations.versions import v0001_initial, v0002_audit
-
-#: every schema revision; a new ``vNNNN_*.py`` is added here
-REVISION_MODULES: tuple[ModuleType, ...] = (v0001_initial, v0002_audit)
 
 VERSION_TABLE = sa.Table("alembic_version", sa.MetaData(),
                          sa.Column("version_num", sa.String(32), primary_key=True))
@@ -36,10 +32,18 @@ class Revision:
     module: ModuleType
 
 
+def revision_modules() -> tuple[ModuleType, ...]:
+    """Every schema revision; a new ``vNNNN_*.py`` is added here. Imported on first use, not
+    with this module: a revision may use the storage modules that import this one."""
+    from app.storage.migrations.versions import v0001_initial, v0002_audit
+
+    return (v0001_initial, v0002_audit)
+
+
 @cache
 def revisions() -> tuple[Revision, ...]:
     """All revisions in upgrade order; the chain is checked so a bad revision fails loudly."""
-    found = [Revision(m.revision, m.down_revision, m) for m in REVISION_MODULES]
+    found = [Revision(m.revision, m.down_revision, m) for m in revision_modules()]
     found.sort(key=lambda r: int(r.id))
     previous = None
     for rev in found:

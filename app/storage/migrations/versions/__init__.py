@@ -1,2 +1,2 @@
 """Revision modules, one per schema version: ``vNNNN_description.py``, listed in
-:data:`app.storage.migrate.REVISION_MODULES` (see the parent package)."""
+:func:`app.storage.migrate.revision_modules` (see the parent package)."""
