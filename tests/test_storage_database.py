@@ -70,6 +70,17 @@ def test_each_storage_module_imports_first_in_a_fresh_interpreter(module: str) -
     assert result.returncode == 0, result.stderr[-500:]
 
 
+def test_an_up_to_date_database_opens_without_alembic(tmp_path: Path) -> None:
+    """Every GUI and CLI start opens the database: alembic loads only when a revision runs."""
+    url = f"sqlite:///{tmp_path / 'station.db'}"
+    open_database(url).close()  # creates it: alembic runs here
+    code = ("import sys; from app.storage.db import open_database; "
+            f"d = open_database({url!r}); print(d.schema_version(), 'alembic' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=60, cwd=Path(__file__).resolve().parent.parent, check=True)
+    assert result.stdout.split() == [migrate.head(), "False"]
+
+
 def test_running_run_becomes_interrupted_on_reopen(url: str) -> None:
     run_id, database, writer = _unfinished_run(url)
     live = open_database(url)  # the writer is alive in this process: leave the run alone

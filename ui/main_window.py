@@ -9,6 +9,7 @@ the worker thread has finished (so the lab is released and storage flushed).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -25,12 +26,14 @@ from app.storage.db import Database, open_database
 from drivers.interfaces import InstrumentError, WorkloadError
 from ui.bridge import RunBridge
 from ui.health import station_health
-from ui.history.view import HistoryView
 from ui.run_view import Confirm, RunView, ask_yes_no
 from ui.settings import station_settings
 from ui.start_page import StartPage
 from ui.wizard.model import WizardEntries, entries_from_config
-from ui.wizard.wizard import NewRunWizard
+
+if TYPE_CHECKING:  # loaded when first opened: not on the way to the first painted window
+    from ui.history.view import HistoryView
+    from ui.wizard.wizard import NewRunWizard
 
 RECENT_RUNS = 30
 START_ERRORS = (MethodError, LabError, KeyError, ValueError, InstrumentError, WorkloadError,
@@ -146,6 +149,8 @@ class MainWindow(QMainWindow):
     # --- starting runs ----------------------------------------------------------------------
     def show_history(self) -> HistoryView:
         """QA's history window (find, inspect, compare past runs) on this station's database."""
+        from ui.history.view import HistoryView
+
         self.history = HistoryView(url=self.db_url)
         self.history.resize(1500, 900)
         self.history.show()
@@ -159,6 +164,8 @@ class MainWindow(QMainWindow):
             entries = replace(entries_from_config(RunConfig(method=self.default_method,
                                                             lab=self.lab)),
                               simulated_lab=self.lab, taxonomy="", classification_reason="")
+        from ui.wizard.wizard import NewRunWizard
+
         self.wizard = NewRunWizard(self, entries=entries, simulated_lab=self.lab,
                                    protected=station_paths(self.db_url))
         self.wizard.accepted.connect(self._wizard_accepted)

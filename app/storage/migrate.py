@@ -3,8 +3,9 @@
 Revisions are the modules of :mod:`app.storage.migrations.versions`, each named in
 :func:`revision_modules` and imported by an ordinary import statement, so they are found
 installed and frozen alike (tests/test_storage_database.py checks none is left out). Each one
-runs inside the caller's transaction through alembic's ``Operations`` and the revision is recorded in alembic's own ``alembic_version``
-table, so the ``alembic`` command line still understands the database. SQLite runs DDL
+runs inside the caller's transaction through alembic's ``Operations`` and the revision is
+recorded in alembic's own ``alembic_version`` table, so the ``alembic`` command line still
+understands the database. Alembic itself is imported only when a revision has to run. SQLite runs DDL
 transactionally here (see :mod:`app.storage.db`), so a crash mid-upgrade leaves the old schema.
 """
 
@@ -15,8 +16,6 @@ from functools import cache
 from types import ModuleType
 
 import sqlalchemy as sa
-from alembic.migration import MigrationContext
-from alembic.operations import Operations
 from sqlalchemy.engine import Connection
 
 from app.storage.errors import SchemaTooNewError, StorageError
@@ -58,8 +57,14 @@ def head() -> str:
 
 
 def current_revision(conn: Connection) -> str | None:
-    """The schema revision stored in the database, ``None`` for an empty database."""
-    return MigrationContext.configure(conn).get_current_revision()
+    """The schema revision stored in the database, ``None`` for an empty database.
+
+    Read from alembic's ``alembic_version`` table directly: every open asks, and loading
+    alembic only when there is something to upgrade keeps it off the GUI's and the CLI's
+    start-up (docs/performance.md)."""
+    if not sa.inspect(conn).has_table(VERSION_TABLE.name):
+        return None
+    return conn.execute(sa.select(VERSION_TABLE.c.version_num)).scalar()
 
 
 def pending(current: str | None, url: str) -> list[Revision]:
@@ -82,6 +87,9 @@ def upgrade_connection(conn: Connection, url: str) -> str:
     todo = pending(current, url)
     if not todo:
         return current or head()
+    from alembic.migration import MigrationContext
+    from alembic.operations import Operations
+
     ctx = MigrationContext.configure(conn)
     with Operations.context(ctx):
         for rev in todo:
