@@ -12,8 +12,9 @@
   server, as a technician's desktop), else on Qt's offscreen platform; the row says which.
 
 Each launch is a new process (interpreter, imports, Qt all start from nothing) in a private
-data and settings folder; the files are in the page cache after the first launch, so the
-median of 5 is the start a technician sees on the second and later launches.
+data and settings folder; the first GUI launch creates the station database there, the others
+open it as a station does every day. The files are in the page cache after the first launch,
+so the median of 5 is the start a technician sees on the second and later launches.
 Run: ``.venv/bin/python -m bench.run_all startup``.
 """
 
@@ -123,7 +124,10 @@ def measure(where: str, storwatt: list[str], version_goal_s: float,
 
 
 def run() -> list[Figure]:
-    rows = [_median_row("Python alone: python -c pass (the floor)",
+    # start-up times scale with how busy the shared machine is: say how busy it was
+    rows = [Figure("1-minute load average when the start-up bench began",
+                   round(os.getloadavg()[0], 2), "", "informative", None, COMMAND),
+            _median_row("Python alone: python -c pass (the floor)",
                         version_seconds([sys.executable, "-c", "pass"]), None)]
     with display() as screen:
         platform = "Xvfb" if screen["QT_QPA_PLATFORM"] == "xcb" else "offscreen"
