@@ -18,7 +18,7 @@ from app.records import InstrumentConfig, RunConfig, SutDescription
 CAPACITY_UNITS = {"GB": 10**9, "TB": 10**12}
 DRIVE_TYPES = ("HDD", "SSD")
 RAID_LEVELS = ("RAID 0", "RAID 1", "RAID 5", "RAID 6", "RAID 10", "JBOD")
-#: how the workload page's choice maps to a lab kind (app.labs.LAB_KINDS)
+#: how the workload page's choice maps to a lab kind (app.records.LAB_KINDS)
 WORKLOAD_MODES = {"simulated": "sim", "local-fio": "local-fio", "load-hosts": "local-fio"}
 _HOST = re.compile(r"^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:]+\](:\d{1,5})?$")
 

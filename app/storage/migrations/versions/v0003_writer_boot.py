@@ -8,7 +8,6 @@ A process id alone cannot tell a crashed run from a live one once the computer h
 from __future__ import annotations
 
 import sqlalchemy as sa
-from alembic import op
 
 revision = "0003"
 down_revision = "0002"
@@ -17,5 +16,7 @@ depends_on = None
 
 
 def upgrade() -> None:
+    from alembic import op  # here, not at the top: alembic loads only to upgrade
+
     with op.batch_alter_table("runs") as batch:
         batch.add_column(sa.Column("writer_boot", sa.String(length=100), nullable=True))
