@@ -110,8 +110,11 @@ class ConsoleReporter:
                     f"{format_duration(e.elapsed_s)}  ETA {format_duration(e.eta_s)}")
 
     def _on_LogMessage(self, e: ev.LogMessage) -> None:
+        """One line per message: a traceback stays in the stored log (``runs show``)."""
         if e.level != "INFO" or not self.quiet:
-            self._print(f"    {e.level}: {e.message}")
+            first, *rest = e.message.splitlines() or [""]
+            more = f"  (+{len(rest)} lines in the run's stored log)" if rest else ""
+            self._print(f"    {e.level}: {first}{more}")
 
     def _on_RunFinished(self, e: ev.RunFinished) -> None:
         err = f" — {e.error}" if e.error else ""

@@ -35,6 +35,12 @@ class PhaseStatus(StrEnum):
     ABORTED = "ABORTED"
     FAILED = "FAILED"
     SKIPPED = "SKIPPED"
+    INTERRUPTED = "INTERRUPTED"  # RUNNING when the station stopped (set at the next start-up)
+
+    @property
+    def cut_short(self) -> bool:
+        """The phase started but did not run to its end."""
+        return self in (PhaseStatus.ABORTED, PhaseStatus.FAILED, PhaseStatus.INTERRUPTED)
 
 
 class Window(IntEnum):
@@ -88,22 +94,29 @@ class SutDescription:
     notes: str = ""
 
 
+#: what ``RunConfig.lab`` may name (built by :func:`app.labs.build_lab`); here, with the record,
+#: so the command line can offer the choices without importing the simulators
+LAB_KINDS = ("sim", "sim-direct", "local-fio")
+
+
 @dataclass(frozen=True)
 class RunConfig:
     """Everything that defines a run; stored as a snapshot with it (never edited after)."""
 
     method: str = "demo"
     taxonomy: str = "online-3"  # category id + level, e.g. "near-online-2"
-    lab: str = "sim"  # sim | local-fio | hardware
+    lab: str = "sim"  # one of LAB_KINDS
     sut: SutDescription = field(default_factory=SutDescription)
     power_meter: InstrumentConfig = field(default_factory=InstrumentConfig)
     temperature_meter: InstrumentConfig = field(default_factory=InstrumentConfig)
     operator: str = ""
     station: str = ""
     classification_reason: str = ""
-    #: local-fio: size of the scratch file created for a target that does not exist yet
-    target_size: str = "64M"
-    #: local-fio: the block device name the operator typed to allow a destructive run
+    #: local-fio: size of the scratch file created for a target that does not exist yet;
+    #: "" = create none (a missing target is then refused)
+    target_size: str = ""
+    #: local-fio: the target paths (block devices, existing files) the operator typed to allow
+    #: overwriting them, comma separated (the field keeps its first name for stored runs)
     confirm_device: str = ""
 
     @property

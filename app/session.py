@@ -10,11 +10,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from app.labs import build_lab
 from app.method.loader import load_method
 from app.method.model import Method
 from app.method.taxonomy import load_taxonomy, parse_taxonomy_id
+from app.protected import station_paths
 from app.records import RunConfig, RunStatus
 from app.sequencer.events import RunListener
 from app.sequencer.lab import Lab
@@ -67,19 +69,24 @@ class RunSession:
 
 def open_session(config: RunConfig, *, db_url: str | None = None,
                  listeners: Iterable[RunListener] = (), clock: Clock | None = None,
-                 method: Method | None = None) -> RunSession:
-    """Prepare a run: validate the method and taxonomy, open storage, build the lab."""
+                 method: Method | None = None, report_folder: Path | None = None) -> RunSession:
+    """Prepare a run: validate the method and taxonomy, open storage, build the lab.
+
+    ``report_folder``: where the caller will write the reports; like the database and the data
+    directory, the lab's workload must never write there."""
     method = method or load_method(config.method)
     parse_taxonomy_id(load_taxonomy(method), config.taxonomy)  # names the valid ids
     method.plan_for(config.category)  # raises with the list of testable categories
     clock = clock or MonotonicClock()
     database = open_database(db_url)
     writer = RunWriter(database)
-    lab = build_lab(config, clock)
-    try:
+    lab: Lab | None = None
+    try:  # a refused target or a lab that cannot be built must not leave the writer running
+        lab = build_lab(config, clock, protected=station_paths(database.url, report_folder))
         sequencer = Sequencer(method, config, lab, clock, [writer, *listeners])
     except Exception:
-        lab.close()
+        if lab is not None:
+            lab.close()
         writer.close()
         raise
     return RunSession(config, method, database, lab, sequencer, writer)

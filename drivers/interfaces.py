@@ -155,7 +155,9 @@ class WorkloadProfile:
     """One IO profile as a workload engine needs it (converted from the method model).
 
     ``queue_depth`` × ``jobs`` is the outstanding IO; ``rate_iops`` caps the rate per direction
-    (``(read, write)``, SPEC-NOTES §9: fio needs ``rate_iops=R,W`` or the mix is lost).
+    (``(read, write)``, SPEC-NOTES §9: fio needs ``rate_iops=R,W`` or the mix is lost) and is
+    the *total* over all jobs and load hosts: engines split it (fio caps each job, method-notes
+    §10).
     ``duration_s`` is how long the engine should run before it stops by itself; the sequencer
     may stop it earlier. ``kind`` is ``"active"``, ``"prefill"``, ``"conditioning"``, ``"search"``.
     """
@@ -184,9 +186,10 @@ class WorkloadProfile:
 class WorkloadInterval:
     """What the workload did between ``t_start`` and ``t_end`` (station clock, seconds).
 
-    ``latency_bins`` uses fio's json+ layout (SPEC-NOTES §9): completion-latency bucket
-    midpoint in **nanoseconds** → IO count in this interval, only non-empty buckets, reads and
-    writes merged. ``avg_resp_ms`` and ``max_resp_ms`` cover reads and writes together.
+    ``latency_bins`` uses fio's json+ layout (SPEC-NOTES §9): total-latency (``lat_ns``,
+    submission to completion) bucket midpoint in **nanoseconds** → IO count in this interval,
+    only non-empty buckets, reads and writes merged. ``avg_resp_ms`` and ``max_resp_ms`` are
+    total latency too, over reads and writes together.
     ``host`` names the load host ("" for local).
     """
 

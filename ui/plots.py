@@ -328,15 +328,16 @@ class LivePlots(QWidget):
         self.hist_curve.setData(np.repeat(self.bins_ms, 2),
                                 np.column_stack([np.full(keep.sum(), STEM_BASE),
                                                  self.bin_counts]).ravel())
-        levels = sorted(h.confidence_ms.items())
-        for level, ms in levels:
-            self._vline(ms, f"{level:g} %", self.colours.level, pg.QtCore.Qt.PenStyle.DashLine)
+        levels = h.levels()
+        for lvl in levels:
+            if (ms := lvl.shown_ms) is not None:
+                self._vline(ms, f"{lvl.level_pct:g} %", self.colours.level,
+                            pg.QtCore.Qt.PenStyle.DashLine)
         self._vline(h.ceiling_ms, "ceiling", self.colours.ceiling,
                     pg.QtCore.Qt.PenStyle.SolidLine)
         total = int(counts.sum())
         self.hist_widget.setTitle(f"Response-time histogram — {profile}, {total:,} IOs")
-        values = " · ".join(f"{level:g} %: " + (f"{ms:.3g} ms" if math.isfinite(ms) else
-                                                  "not available") for level, ms in levels)
+        values = " · ".join(lvl.text() for lvl in levels)
         self.hist_note.setText(f"Confidence levels (dashed): {values}. Ceiling (red): "
                                f"{h.ceiling_ms:g} ms, {h.above_ceiling:,} IOs above.")
 

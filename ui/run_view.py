@@ -69,6 +69,11 @@ class RunView(QWidget):
         self.banner.setStyleSheet("color: white; background: #b03030; padding: 3px 8px;"
                                   "border-radius: 3px; font-weight: bold;")
         self.banner.hide()
+        self.outcome = QLabel("")  # why the run did not complete, in its header
+        self.outcome.setWordWrap(True)
+        self.outcome.setAccessibleName("Run outcome")
+        self.outcome.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.outcome.hide()
         self.pause_button = QPushButton("&Pause")
         self.resume_button = QPushButton("&Resume")
         self.abort_button = QPushButton("&Abort…")
@@ -96,6 +101,7 @@ class RunView(QWidget):
         titles = QVBoxLayout()
         titles.addWidget(self.title)
         titles.addWidget(self.subtitle)
+        titles.addWidget(self.outcome)
         head.addLayout(titles, 1)
         head.addWidget(self.banner)
         head.addWidget(self.state)
@@ -130,6 +136,7 @@ class RunView(QWidget):
         if self.bridge is not None:
             self.bridge.deleteLater()  # the previous run's bridge has delivered everything
         self.session, self.bridge, self.result = session, bridge, None
+        self.outcome.hide()
         bridge.setParent(self)
         bridge.events.connect(self.ingest)
         bridge.finished.connect(self._on_finished)
@@ -180,6 +187,18 @@ class RunView(QWidget):
         self._set_controls(running=False)
         self.home_button.setEnabled(False)  # until the worker has closed the lab and storage
         self.state.setText(e.status.value)
+        self._show_outcome(e)
+
+    def _show_outcome(self, e: ev.RunFinished) -> None:
+        """A run that did not complete says why in its header, where it cannot be missed;
+        the details (a traceback for an unexpected error) are in the event log."""
+        if e.status is RunStatus.COMPLETED:
+            return
+        where = " — details in the event log" if e.status is RunStatus.FAILED else ""
+        self.outcome.setText(f"{e.status.value}: {e.error or 'no reason recorded'}{where}")
+        colour = "#b03030" if e.status is RunStatus.FAILED else "#b06a00"
+        self.outcome.setStyleSheet(f"color: {colour}; font-weight: bold;")
+        self.outcome.show()
 
     def _on_worker_done(self) -> None:
         """The worker thread has closed the lab and storage: deliver the last events, end."""
@@ -188,10 +207,11 @@ class RunView(QWidget):
         if self.bridge is not None:
             self.bridge.stop()  # last events
         self.home_button.setEnabled(True)
-        result = self.result or ev.RunFinished(RunStatus.FAILED, 0.0, error="worker ended "
-                                               "without a result")
-        self.result = result
-        self.ended.emit(result)
+        if self.result is None:
+            self.result = ev.RunFinished(RunStatus.FAILED, 0.0,
+                                         error="worker ended without a result")
+            self._show_outcome(self.result)
+        self.ended.emit(self.result)
 
     # --- events -------------------------------------------------------------------------------
     def ingest(self, batch: Iterable[ev.RunEvent]) -> None:

@@ -7,8 +7,6 @@ import json
 import sys
 from collections import Counter
 
-from app.storage import migrate
-from app.storage.db import open_database
 from app.storage.errors import StorageError
 
 
@@ -31,6 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def upgrade_command(args: argparse.Namespace) -> int:
+    from app.storage import migrate
+
     try:
         version = migrate.upgrade(args.db)
     except StorageError as exc:
@@ -41,6 +41,9 @@ def upgrade_command(args: argparse.Namespace) -> int:
 
 
 def info_command(args: argparse.Namespace) -> int:
+    from app.storage import migrate
+    from app.storage.db import open_database
+
     try:
         database = open_database(args.db)
         try:
@@ -63,6 +66,7 @@ def info_command(args: argparse.Namespace) -> int:
 
 
 def copy_command(args: argparse.Namespace) -> int:
+    from app.storage.db import open_database
     from app.storage.transfer import copy_runs
 
     try:

@@ -20,30 +20,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from app.method.loader import MethodError, describe_validation_error, load_method
 from app.method.model import Method
+from app.method.taxonomy_terms import DEFAULT_METHOD, NEEDS
 from app.paths import methods_dir
-
-#: the method whose taxonomy the wizard and ``storwatt taxonomy`` use when none is named
-DEFAULT_METHOD = "emerald-block-v3"
 
 Connectivity = Literal["not-specified", "host", "network"]
 #: connectivity is ordered: a network-connected product is also connected to hosts
 CONNECTIVITY_RANK = {name: rank for rank, name in enumerate(get_args(Connectivity))}
 Comparator = Literal[">=", ">", "<=", "=="]
 COMPARATORS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "==": operator.eq}
-
-#: yes/no attribute → (text when required, text when prohibited), read as "Online 4 needs …"
-NEEDS = {
-    "consumer_component": ("to be a consumer/component product",
-                           "not to be a consumer/component product"),
-    "integrated_controller": ("an integrated storage controller",
-                              "no integrated storage controller"),
-    "storage_protection": ("storage protection", "no storage protection"),
-    "no_spof": ("no single point of failure", "a single point of failure"),
-    "non_disruptive_service": ("non-disruptive serviceability",
-                               "no non-disruptive serviceability"),
-    "fba_ckd": ("FBA/CKD support", "no FBA/CKD support"),
-    "robotics": ("robotics", "no robotics"),
-}
 
 
 class TaxonomyError(ValueError):

@@ -152,15 +152,15 @@ def bin_edges_ms(midpoints_ns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def histogram_chart(hist: HistogramReady, title: str, width: float, height: float) -> Drawing:
     ns = np.array(sorted(hist.bins), dtype=float)
     counts = np.array([hist.bins[int(k)] for k in ns], dtype=float)
-    chart = Chart(width, height, pdf_safe(title), "completion latency (ms, log scale)",
+    chart = Chart(width, height, pdf_safe(title), "response time, total latency (ms, log scale)",
                   "IO count (log scale)", log_x=True, log_y=True)
     if len(ns):
         lo, hi = bin_edges_ms(ns)
         chart.bars(lo, hi, counts, "IOs per latency bucket", Style(colors.HexColor("#1f3b66"),
                                                                    0.3), BAR_FILL)
-    for style, (level, ms) in zip(LEVEL_STYLES * 2, sorted(hist.confidence_ms.items())):
-        if ms == ms and ms > 0:
-            chart.vline(ms, pdf_safe(f"{level:g} % <= {ms:.3g} ms"), style)
+    for style, lvl in zip(LEVEL_STYLES * 2, hist.levels()):
+        if (ms := lvl.shown_ms) is not None and ms > 0:
+            chart.vline(ms, pdf_safe(lvl.text()), style)
     if hist.ceiling_ms == hist.ceiling_ms and hist.ceiling_ms > 0:
         chart.vline(hist.ceiling_ms, f"ceiling {hist.ceiling_ms:g} ms ({hist.above_ceiling} "
                                      "IOs above)", CEILING_STYLE)

@@ -360,13 +360,13 @@ def _histograms(c: ReportContent) -> list:
     story: list = [PageBreak(), P("Response-time histograms", "h1")]
     if not c.run.histograms:
         return story + [P("No response-time histogram was stored for this run.", "body")]
-    story.append(P("Completion-latency histogram of each profile's measurement window (fio "
-                   "json+ buckets), with the confidence levels (SPEC-NOTES §5) and the "
-                   "response-time ceiling.", "small"))
+    story.append(P("Response-time (total latency, fio lat_ns) histogram of each profile's "
+                   "measurement window (fio json+ buckets), with the confidence levels "
+                   "(SPEC-NOTES §5; n/a when the IO count cannot support a level, "
+                   "N < 1/(1 − p)) and the response-time ceiling.", "small"))
     for hist in c.run.histograms:
         total = sum(hist.bins.values())
-        levels = ", ".join(f"{lvl:g} %: {fmt_sig(ms)} ms" for lvl, ms in
-                           sorted(hist.confidence_ms.items()))
+        levels = ", ".join(lvl.text() for lvl in hist.levels())
         story.append(KeepTogether([
             charts.histogram_chart(hist, f"{hist.profile} (phase {hist.phase_index}): "
                                          f"{total} IOs", BODY_W, 62 * mm),

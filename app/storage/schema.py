@@ -81,9 +81,10 @@ class Run(Base):
     error: Mapped[str] = mapped_column(Text, default="")
     workload_engine: Mapped[str] = mapped_column(Text, default="")
     # Who is writing the run right now: lets open_database tell a live run in another
-    # process from one whose station crashed (see Database.mark_interrupted).
+    # process from one whose station crashed (see app.storage.liveness).
     writer_host: Mapped[str | None] = mapped_column(String(200))
     writer_pid: Mapped[int | None] = mapped_column(Integer)
+    writer_boot: Mapped[str | None] = mapped_column(String(100))  # liveness.boot_id()
     heartbeat_wall: Mapped[float | None] = mapped_column(Float)  # unix time of last commit
 
 

@@ -30,8 +30,9 @@ from app.sequencer import events as ev
 from app.storage import schema as s
 from app.method.record import method_sha256
 from app.storage.codec import encode_flags, opt_float
-from app.storage.db import Database, writer_identity
+from app.storage.db import Database
 from app.storage.errors import StorageError, WriterError, classify
+from app.storage.liveness import HEARTBEAT_INTERVAL_S, writer_identity
 
 log = logging.getLogger(__name__)
 
@@ -143,7 +144,8 @@ class RunWriter:
         stopping = False
         while True:
             wait = self.commit_interval_s - (time.monotonic() - last_commit)
-            stopping |= self._take(max(wait, 0.01) if self._pending else None, flushes)
+            idle_wait = HEARTBEAT_INTERVAL_S if self._state.pk is not None else None
+            stopping |= self._take(max(wait, 0.01) if self._pending else idle_wait, flushes)
             now = time.monotonic()
             due = now - last_commit >= self.commit_interval_s or flushes or stopping
             if self._pending and due:
@@ -151,6 +153,9 @@ class RunWriter:
                     last_commit = now
                 elif self._abandon.wait(self.retry_interval_s):
                     break
+            elif self._state.pk is not None and now - last_commit >= HEARTBEAT_INTERVAL_S:
+                self._beat()  # idle (a paused run): still alive, not to be taken for crashed
+                last_commit = now
             if not self._pending:
                 for marker in flushes:
                     marker.done.set()
@@ -203,6 +208,15 @@ class RunWriter:
                 except Exception:  # noqa: BLE001 - a broken callback must not stop storage
                     log.exception("run writer error callback failed")
 
+    def _beat(self) -> None:
+        """Refresh the heartbeat of a run with nothing to store; a failure here is left to
+        the next real commit to report."""
+        try:
+            with self._engine.begin() as conn:
+                _beat_run(conn, self._state.pk)
+        except Exception as exc:  # noqa: BLE001 - retried at the next beat
+            log.debug("run writer: heartbeat not stored: %s", exc)
+
     def _release_run(self) -> None:
         """Closed before RunFinished: give the run up so the next open marks it INTERRUPTED."""
         if self._state.pk is None:
@@ -230,10 +244,14 @@ def _apply_all(conn: Connection, state: _RunState, events: list[ev.RunEvent]) ->
         state = handler(conn, state, batch, event) or state
     batch.insert_all(conn)
     if state.pk is not None:
-        conn.execute(sa.update(s.Run).where(s.Run.id == state.pk)
-                     .where(s.Run.status == RunStatus.RUNNING.value)
-                     .values(heartbeat_wall=time.time()))
+        _beat_run(conn, state.pk)
     return state
+
+
+def _beat_run(conn: Connection, pk: int) -> None:
+    conn.execute(sa.update(s.Run).where(s.Run.id == pk)
+                 .where(s.Run.status == RunStatus.RUNNING.value)
+                 .values(heartbeat_wall=time.time()))
 
 
 def _get_or_create(conn: Connection, table: sa.Table, key: dict[str, Any],
@@ -264,7 +282,6 @@ def _on_run_started(conn: Connection, _s: _RunState, _b: _Batch, e: ev.RunStarte
                           "serial": cfg.sut.serial},
                          {"raw_capacity_bytes": cfg.sut.raw_capacity_bytes,
                           "drive_count": cfg.sut.drive_count, "drive_type": cfg.sut.drive_type})
-    host, pid = writer_identity()
     pk = conn.execute(s.Run.__table__.insert().values(
         uuid=e.run_id, station_id=station, sut_id=sut, config=cfg.snapshot(),
         method_name=e.method_name, method_version=e.method_version,
@@ -273,8 +290,8 @@ def _on_run_started(conn: Connection, _s: _RunState, _b: _Batch, e: ev.RunStarte
         method_sha256=method_sha256(e.method_json) if e.method_json else None,
         taxonomy=cfg.taxonomy, lab=cfg.lab,
         operator=cfg.operator, status=RunStatus.RUNNING.value, started_wall=e.wall_start_iso,
-        t0=e.t0, planned_s=e.planned_s, error="", workload_engine="", writer_host=host,
-        writer_pid=pid, heartbeat_wall=time.time())).inserted_primary_key[0]
+        t0=e.t0, planned_s=e.planned_s, error="", workload_engine="",
+        heartbeat_wall=time.time(), **writer_identity())).inserted_primary_key[0]
     if e.phases:
         conn.execute(s.Phase.__table__.insert(), [_phase_row(pk, p) for p in e.phases])
     return _RunState(pk)

@@ -131,7 +131,7 @@ class SimulatedSut:
         outstanding = max(1, p.queue_depth * p.jobs)
         # closed-queue saturation: one outstanding IO per drive keeps ~63 % of drives busy
         iops = max_iops * (1 - math.exp(-outstanding / s.drive_count))
-        if p.rate_iops is not None:
+        if p.rate_iops is not None:  # the total fio applies (engine.as_fio_runs)
             iops = min(iops, float(sum(p.rate_iops)))
         resp_ms = max(outstanding / iops * 1000 if p.rate_iops is None
                       else service_s * 1000, service_s * 1000)

@@ -4,13 +4,14 @@ thread and shows the text, so a slow or dead instrument never freezes the wizard
 
 from __future__ import annotations
 
-import importlib
 import time
 from dataclasses import dataclass
 
 from app.labs import simulated_sut
 from app.records import RunConfig
 from drivers.interfaces import InstrumentError, PowerMeter, PowerSample
+from drivers.meters.registry import (POWER_DRIVERS, TEMPERATURE_DRIVERS, open_power_meter,
+                                     open_temperature_meter)
 from drivers.sim.meters import SimulatedPowerMeter, SimulatedThermometer
 
 SIMULATED = "sim"
@@ -22,29 +23,19 @@ class ConnectionReport:
     text: str
 
 
-def _registry():
-    try:
-        return importlib.import_module("drivers.meters.registry")
-    except ImportError:
-        return None
-
-
 def power_drivers() -> list[str]:
     """Names the power-meter registry offers (``drivers.meters.registry.POWER_DRIVERS``)."""
-    return sorted(getattr(_registry(), "POWER_DRIVERS", {}))
+    return sorted(POWER_DRIVERS)
 
 
 def temperature_drivers() -> list[str]:
-    return sorted(getattr(_registry(), "TEMPERATURE_DRIVERS", {}))
+    return sorted(TEMPERATURE_DRIVERS)
 
 
 def _open_meter(driver: str, resource: str, config: RunConfig, options: dict) -> PowerMeter:
     if driver == SIMULATED:
         return SimulatedPowerMeter(simulated_sut(config))
-    registry = _registry()
-    if registry is None:
-        raise InstrumentError("no hardware meter drivers in this build")
-    return registry.open_power_meter(driver, resource, **options)
+    return open_power_meter(driver, resource, **options)
 
 
 def describe_sample(s: PowerSample) -> str:
@@ -88,10 +79,7 @@ def check_thermometer(driver: str, resource: str, config: RunConfig) -> Connecti
         if driver == SIMULATED:
             meter = SimulatedThermometer(simulated_sut(config))
         else:
-            registry = _registry()
-            if registry is None:
-                raise InstrumentError("no hardware thermometer drivers in this build")
-            meter = registry.open_temperature_meter(driver, resource)
+            meter = open_temperature_meter(driver, resource)
         identity = meter.open()
         try:
             sample = meter.read(time.monotonic())

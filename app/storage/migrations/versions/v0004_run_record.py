@@ -1,4 +1,4 @@
-"""0003: the run record as the one authority — phase attempts, placement tags, method as run.
+"""0004: the run record as the one authority — phase attempts, placement tags, method as run.
 
 Adds ``phase_attempts``; ``attempt``/``interval_idx``/``window_code`` on samples, ``attempt``/
 ``window_code`` on workload slices, ``attempt`` on intervals; ``method_json``/``method_sha256`` on
@@ -22,10 +22,9 @@ from __future__ import annotations
 import math
 
 import sqlalchemy as sa
-from alembic import op
 
-revision = "0003"
-down_revision = "0002"
+revision = "0004"
+down_revision = "0003"
 branch_labels = None
 depends_on = None
 
@@ -33,6 +32,8 @@ OUTSIDE, STABILISATION, MEASUREMENT = 0, 1, 2
 
 
 def _tag_columns(table: str, interval: bool, window: bool = True) -> None:
+    from alembic import op  # here, not at the top: alembic loads only to upgrade
+
     op.add_column(table, sa.Column("attempt", sa.Integer(), nullable=False, server_default="1"))
     if interval:
         op.add_column(table, sa.Column("interval_idx", sa.Integer(), nullable=False,
@@ -43,6 +44,8 @@ def _tag_columns(table: str, interval: bool, window: bool = True) -> None:
 
 
 def upgrade() -> None:
+    from alembic import op  # here, not at the top: alembic loads only to upgrade
+
     op.create_table('phase_attempts',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('run_id', sa.Integer(), nullable=False),
