@@ -9,6 +9,7 @@ sequencer re-bases their slices once, as they arrive.
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
 
@@ -26,7 +27,17 @@ class RunClock:
         return self.station.now() - self.t0
 
     def sleep_until(self, deadline: float, wake: threading.Event | None = None) -> bool:
-        return self.station.sleep_until(deadline + self.t0, wake)
+        return self.station.sleep_until(self.to_station(deadline), wake)
+
+    def to_station(self, run_t: float) -> float:
+        """The earliest station time whose run time is not before ``run_t``: ``run_t + t0``
+        rounded up where float subtraction would land just short, so a sleep until a
+        deadline always wakes at or after it (else a sampler waits forever for ``now`` to
+        reach a due time that is 1 ulp away)."""
+        station_t = run_t + self.t0
+        while station_t - self.t0 < run_t:
+            station_t = math.nextafter(station_t, math.inf)
+        return station_t
 
     def to_run(self, station_t: float) -> float:
         """A station-clock time stamp (a workload engine's) in run-relative seconds."""

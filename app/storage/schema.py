@@ -4,7 +4,7 @@ Design choices, so the sample tables stay small and fast:
 
 * every table references runs by the integer ``runs.id``; the public UUID lives once, in
   ``runs.uuid`` (a 36-character key on 100 000 sample rows would double their size);
-* times in child tables are **run-relative seconds** (station clock minus ``runs.t0``), so a
+* times in child tables are **run-relative seconds** (stamped so by the sequencer), so a
   report never needs the station clock of the PC that recorded the run;
 * a float column that is ``NULL`` means "not a number / not reported" (SQLite stores NaN as
   NULL anyway), and sample flags are a short code string (see :mod:`app.storage.codec`);
