@@ -1,11 +1,11 @@
-"""fio job files from a ``WorkloadProfile`` (SPEC-NOTES §2 profiles, §7 and §9 fio facts).
+"""fio job files from a ``WorkloadProfile`` (method-notes §2 profiles, §7 and §9 fio facts).
 
 Every value that reaches the file is validated: a job file is a program, and a newline or a
 stray ``=`` in a target name would inject options. Targets may be several files or devices
 (``filename=a:b``); ``rate_iops`` is always given per direction (``R,W``) because a single
-value caps *each* direction and loses the 70/30 mix (SPEC-NOTES §9). The hot band is one job
+value caps *each* direction and loses the 70/30 mix (method-notes §9). The hot band is one job
 section per stream with ``offset``/``size`` for its address range and ``flow`` for its share
-(SPEC-NOTES §2); ``group_reporting`` folds them into one reported job.
+(method-notes §2); ``group_reporting`` folds them into one reported job.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from drivers.interfaces import WorkloadError, WorkloadProfile
 
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
 _SAFE_PATH = re.compile(r"^[A-Za-z0-9_./+@-][A-Za-z0-9_./+@ -]*$")
-#: data-reduction content of the COM check data sets (SPEC-NOTES §6, §9: verify by hashing)
+#: data-reduction content of the COM check data sets (method-notes §6, §9: verify by hashing)
 COM_DATA = {"deduplication": ("dedupe_percentage", 50), "compression":
             ("buffer_compress_percentage", 50)}
-#: percentiles fio reports next to the bins: the confidence levels of SPEC-NOTES §5
+#: percentiles fio reports next to the bins: the confidence levels of method-notes §5
 PERCENTILES = "99:99.9:99.99:99.999"
 #: resolution of the hot band's ``flow`` weights: 0.1 % steps (fio caps flow at 1000)
 FLOW_SCALE = 10
@@ -99,7 +99,7 @@ def profile_lines(p: WorkloadProfile) -> list[str]:
     """The options of one profile's job section (streams excluded)."""
     _check_name(p.name, "profile name")
     bs = _block_size(p.block_size)
-    if p.kind == "prefill":  # SPEC-NOTES §2: sequential writes over the whole capacity
+    if p.kind == "prefill":  # method-notes §2: sequential writes over the whole capacity
         lines = ["rw=write"]
     else:
         lines = rw_lines(p.read_pct, p.random)
@@ -110,7 +110,7 @@ def profile_lines(p: WorkloadProfile) -> list[str]:
         if len(p.rate_iops) != 2:
             raise WorkloadError(f"rate_iops {p.rate_iops!r} must be (read, write)")
         r, w = (_int_in(v, 0, 10**8, "rate_iops") for v in p.rate_iops)
-        lines.append(f"rate_iops={r},{w}")  # per direction, SPEC-NOTES §9
+        lines.append(f"rate_iops={r},{w}")  # per direction, method-notes §9
     lines += _duration_lines(p)
     if p.kind == "com":
         com = p.name.removeprefix("COM-")
@@ -155,7 +155,7 @@ def job_text(profile: WorkloadProfile, options: JobOptions) -> str:
     if options.size is not None:
         lines.append(f"size={_int_in(options.size, 4096, 2**62, 'size')}")
     if profile.kind == "prefill":
-        lines.append("# pre-fill: sequential writes over the whole target (SPEC-NOTES §2)")
+        lines.append("# pre-fill: sequential writes over the whole target (method-notes §2)")
     if profile.streams:
         lines += stream_sections(profile)
     else:

@@ -1,7 +1,7 @@
 """Refuse targets whose data a write phase would destroy, or that fio would invent.
 
 Writing to a block device destroys its data, and a mistyped path with ``size=`` is silently
-*created* and benchmarked by fio (SPEC-NOTES §9). So before any write phase every target is
+*created* and benchmarked by fio (method-notes §9). So before any write phase every target is
 checked: it must exist (or be a scratch file the station creates on purpose), must not be
 mounted, must not hold mounted partitions, and must not be the disk holding ``/``; a block
 device additionally needs the operator to type its name to confirm.

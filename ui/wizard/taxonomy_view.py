@@ -1,7 +1,7 @@
 """The taxonomy questions as the wizard shows them, independent of Qt.
 
 When ``app.method.taxonomy`` is installed the technician answers the classification attributes
-and the level is *derived* (SPEC-NOTES §1: the highest level whose required attributes are all
+and the level is *derived* (method-notes §1: the highest level whose required attributes are all
 met, with the reason each higher level is ruled out). Without it the page falls back to an
 explicit category + level choice, and says so.
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 from app.method.loader import all_methods
 
-#: categories with no test procedure (SPEC-NOTES §1): shown, never selectable
+#: categories with no test procedure (method-notes §1): shown, never selectable
 UNTESTABLE = {"adjunct": "Adjunct Product", "interconnect": "Interconnect Element"}
 UNTESTABLE_REASON = "the method defines no test procedure for this category"
 
