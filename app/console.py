@@ -30,7 +30,7 @@ def format_duration(seconds: float) -> str:
 
 
 def format_metric_value(m: MetricResult) -> str:
-    """Three significant digits at least (SPEC-NOTES §4); an invalid figure is never shown
+    """Three significant digits at least (method-notes §4); an invalid figure is never shown
     as a bare number."""
     if m.value != m.value or math.isinf(m.value):
         return "—"

@@ -1,6 +1,6 @@
 """The report's charts: per-phase power/temperature, operations rate, periodic efficiency with
-its weighted moving average and tolerance band (SPEC-NOTES §4), and response-time histograms
-with confidence levels and ceiling (SPEC-NOTES §5). All data comes from the stored run.
+its weighted moving average and tolerance band (method-notes §4), and response-time histograms
+with confidence levels and ceiling (method-notes §5). All data comes from the stored run.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def ops_chart(run: StoredRun, phase: StoredPhase, window: PhaseWindow | None,
 def efficiency_chart(run: StoredRun, phase: StoredPhase, window: PhaseWindow | None,
                      tolerance_pct: float | None, width: float, height: float) -> Drawing | None:
     """Periodic efficiency EP_i, its weighted moving average and the ±tolerance band around
-    the WMA over the measurement intervals (the stability rule, SPEC-NOTES §4)."""
+    the WMA over the measurement intervals (the stability rule, method-notes §4)."""
     intervals = last_attempt_intervals(run, phase)
     if not intervals or not intervals[0].ops_unit:
         return None

@@ -7,7 +7,7 @@ listeners, which store, print or plot it. Time comes from an injectable ``Clock`
 multi-hour plan in milliseconds.
 
 Pause semantics: the Emerald method requires each phase to be one uninterrupted sequence
-(SPEC-NOTES §2), so a pause stops the workload at once and, on resume, the current phase is
+(method-notes §2), so a pause stops the workload at once and, on resume, the current phase is
 restarted from its beginning. Samples of the interrupted attempt stay stored as evidence; only
 the final attempt counts for the phase's metric.
 """
@@ -258,7 +258,7 @@ class Sequencer:
 
     def _derived_intensity(self, name: str, duration: float, kind: str) -> WorkloadProfile:
         """MW2: a fixed fraction of the reference profile's measured IOPS, split per direction
-        (SPEC-NOTES §2: 25 % of MW1's IO; §9: ``rate_iops=R,W`` keeps the mix)."""
+        (method-notes §2: 25 % of MW1's IO; §9: ``rate_iops=R,W`` keeps the mix)."""
         profile = self.method.profile(name)
         ref = profile.intensity_of
         assert ref is not None
@@ -277,7 +277,7 @@ class Sequencer:
                                    duration_s=duration, kind=kind)
 
     def _search_phase(self, recorder: PhaseRecorder) -> None:
-        """First pass: find 'intensity 100' for each profile (SPEC-NOTES §2)."""
+        """First pass: find 'intensity 100' for each profile (method-notes §2)."""
         cfg = self.method.search
         for name in search_profiles(self.method, self.plan):
             profile = self.method.profile(name)

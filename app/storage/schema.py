@@ -170,7 +170,7 @@ class HistogramRow(Base):
 
 
 class IntervalRow(Base):
-    """IntervalRecord: one closed measurement interval (SPEC-NOTES §4)."""
+    """IntervalRecord: one closed measurement interval (method-notes §4)."""
 
     __tablename__ = "intervals"
     __table_args__ = (Index("ix_intervals_run_phase", "run_id", "phase_index", "idx"),)
