@@ -69,19 +69,12 @@ class Durability:
         """One sentence for the technician: where the run is and what to do."""
         if self.in_database:
             return f"stored in {self.database}"
-        kept = kept_message(self.error, self.samples, self.journals)
+        where = ", ".join(str(p) for p in self.journals)
         if isinstance(self.error, DiskFullError):
-            return (f"{kept}; free space on the disk holding {self.database}, then import "
-                    "with storwatt db recover")
-        return (f"{kept}; import with storwatt db recover once the database works again "
-                f"({self.error})")
-
-
-def kept_message(error: StorageError | None, samples: int, journals: tuple[Path, ...]) -> str:
-    where = ", ".join(str(p) for p in journals)
-    if isinstance(error, DiskFullError):
-        return f"disk full: {samples} samples kept in JOURNAL {where}"
-    return f"run stored in JOURNAL {where}"
+            return (f"disk full: {self.samples} samples kept in JOURNAL {where}; free space on "
+                    f"the disk holding {self.database}, then import with storwatt db recover")
+        return (f"run stored in JOURNAL {where}; import with storwatt db recover once the "
+                f"database works again ({self.error})")
 
 
 class _Flush:
@@ -340,11 +333,16 @@ class RunWriter:
         first = not self._failed
         self._failed, self._error = True, error
         if first:
-            samples = sum(len(e.event.samples) for _, e in self._pending
-                          if isinstance(e.event, (ev.PowerSamples, ev.TemperatureSamples)))
-            journals = tuple(j.path for j in self._journals.values())
-            log.error("run writer: %s — %s, retrying every %g s", error,
-                      kept_message(error, samples, journals), self.retry_interval_s)
+            journal = self._journals.get(self._run)
+            where = (f"JOURNAL {journal.path}" if journal else
+                     f"memory only (no journal: {self._journal_error})")
+            if isinstance(error, DiskFullError):
+                samples = sum(len(e.event.samples) for _, e in self._pending
+                              if isinstance(e.event, (ev.PowerSamples, ev.TemperatureSamples)))
+                kept = f"disk full: {samples} samples kept in {where} ({error})"
+            else:
+                kept = f"{error} — {len(self._pending)} events kept in {where}"
+            log.error("run writer: %s; retrying every %g s", kept, self.retry_interval_s)
             if self.on_error:
                 try:
                     self.on_error(error)
