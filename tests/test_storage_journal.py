@@ -3,8 +3,8 @@ leaves the run in its journal, imported at the next start or by ``storwatt db re
 
 Runs are the smoke method on the in-process simulated lab with a fake clock (a whole run in a
 fraction of a second); a listener counts what the sequencer produced, so every check compares
-the database with the exact number of samples and metrics of the run. The journal modules are imported inside
-the tests so the behaviour tests run (and fail) on a StorWatt without them.
+the database with the exact number of samples and metrics of the run. The journal modules are
+imported inside the tests so the behaviour tests run (and fail) on a StorWatt without them.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from app.records import RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.storage.db import Database, open_database
 from app.storage.errors import DiskFullError, classify
-from app.storage.synthetic import full_run, power_sample, run_started
+from app.storage.synthetic import full_run, run_started
 from app.storage.writer import RunWriter
 from drivers.clock import FakeClock
 from drivers.interfaces import FLAG_OVERRANGE, FLAG_UNCERTAINTY_UNKNOWN, PowerSample

@@ -283,9 +283,11 @@ def _parse_header(block: bytes, path: Path) -> JournalHeader:
                          fields["reserved_bytes"])
 
 
-def read_journal(path: Path) -> JournalContents:
-    """Every intact record; a torn or corrupt tail ends the reading (offset in ``torn_at``)."""
-    data = path.read_bytes()
+def read_journal(path: Path, fd: int | None = None) -> JournalContents:
+    """Every intact record; a torn or corrupt tail ends the reading (offset in ``torn_at``).
+    ``fd``: read through this (locked) descriptor — on Windows a locked file cannot be read
+    through another one."""
+    data = path.read_bytes() if fd is None else _read_all(fd)
     header = _parse_header(data[:HEADER_SIZE], path)
     records: list[JournalRecord] = []
     offset, torn_at = HEADER_SIZE, None
@@ -311,6 +313,14 @@ def read_journal(path: Path) -> JournalContents:
         if offset < len(data):
             torn_at = offset  # a record header cut short by the end of the file
     return JournalContents(path, header, tuple(records), torn_at)
+
+
+def _read_all(fd: int) -> bytes:
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(fd, 2**20):
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def open_for_import(path: Path) -> int:

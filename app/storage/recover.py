@@ -111,7 +111,7 @@ def import_journal(database: Database, path: Path) -> ImportResult:
     """Import one journal and delete it (raises JournalInUseError if a writer holds it)."""
     fd = open_for_import(path)
     try:
-        contents = read_journal(path)
+        contents = read_journal(path, fd)
         result = _store(database, contents)
     finally:
         os.close(fd)

@@ -174,7 +174,8 @@ class RunWriter:
 
     def _outcome(self) -> Durability:
         url = self.database.url
-        left = [entry for _, entry in self._pending]
+        # events before any RunStarted are never stored (the database ignores them too)
+        left = [entry for run, entry in self._pending if run is not None]
         stuck = self._thread.is_alive() or self._crash is not None
         if not left and not stuck:
             return Durability(url)
