@@ -439,3 +439,30 @@ def test_a_sample_fits_the_reservation_bound() -> None:
         sizes.append((journal.end - 4096) / batch)
         journal.discard()
     assert max(sizes) < SAMPLE_BOUND_B, sizes
+
+
+def test_the_journal_is_emptied_when_the_database_works_again_and_reused(
+        tmp_path: Path) -> None:
+    from app.storage.journal import journal_path, read_journal
+
+    path = tmp_path / "runs.db"
+    database = open_database(f"sqlite:///{path}", busy_timeout_s=0.1)
+    writer = RunWriter(database, retry_interval_s=0.05)
+    events = [e for e in full_run(run_id="twice-locked") if not isinstance(e, ev.Progress)]
+    journal = journal_path("twice-locked")
+    for part in (events[:8], events[8:16]):  # locked twice, released twice
+        lock = Lock(path)
+        lock.take()
+        for event in part:
+            writer(event)
+        assert not writer.flush(0.5)
+        kept = read_journal(journal).records  # exactly what the database refused
+        assert [type(r.event) for r in kept] == [type(e) for e in part]
+        lock.release()
+        assert writer.flush(5.0) and not writer.failed
+        assert read_journal(journal).records == ()  # all in the database: emptied, kept
+    for event in events[16:]:
+        writer(event)
+    assert writer.close().in_database and not journal.exists()
+    run = database.load_run("twice-locked")
+    assert len(run.power) == _power_count(events) and run.status is RunStatus.COMPLETED
