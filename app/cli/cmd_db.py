@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 from collections import Counter
+from contextlib import closing
 from pathlib import Path
 
 from app.storage.errors import StorageError
@@ -101,11 +102,8 @@ def copy_command(args: argparse.Namespace) -> int:
 
 def recover_command(args: argparse.Namespace) -> int:
     try:
-        database = open_database(args.db, recover_journals=False)
-        try:
+        with closing(open_database(args.db, recover_journals=False)) as database:
             report = recover(database, args.journal)
-        finally:
-            database.close()
     except StorageError as exc:
         print(f"storwatt db recover: {exc}", file=sys.stderr)
         return 1
