@@ -11,8 +11,6 @@ from contextlib import closing
 from pathlib import Path
 
 from app.storage.errors import StorageError
-from app.storage.journal import journal_dir
-from app.storage.recover import recover
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -101,6 +99,10 @@ def copy_command(args: argparse.Namespace) -> int:
 
 
 def recover_command(args: argparse.Namespace) -> int:
+    from app.storage.db import open_database
+    from app.storage.journal import journal_dir
+    from app.storage.recover import recover
+
     try:
         with closing(open_database(args.db, recover_journals=False)) as database:
             report = recover(database, args.journal)

@@ -9,9 +9,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
-
 #: Below this much free space a "disk I/O error" on a SQLite file is a full disk.
 DISK_FULL_FREE_BYTES = 1024 * 1024
 
@@ -102,6 +99,9 @@ def classify(exc: BaseException, url: str) -> StorageError:
 def _sqlite_disk_full(url: str) -> bool:
     """SQLite reports a write into a full WAL as a plain "disk I/O error"; the free space of
     the database's folder tells a full disk from a failing one."""
+    from sqlalchemy.engine import make_url  # here: this module loads with every command
+    from sqlalchemy.exc import ArgumentError
+
     try:
         parsed = make_url(url)
         if parsed.get_backend_name() != "sqlite" or not parsed.database:

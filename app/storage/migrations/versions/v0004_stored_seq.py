@@ -8,7 +8,6 @@ above it, which makes the import idempotent. Runs stored before this revision ke
 from __future__ import annotations
 
 import sqlalchemy as sa
-from alembic import op
 
 revision = "0004"
 down_revision = "0003"
@@ -17,4 +16,6 @@ depends_on = None
 
 
 def upgrade() -> None:
+    from alembic import op  # here, not at the top: alembic loads only to upgrade
+
     op.add_column("runs", sa.Column("stored_seq", sa.BigInteger(), nullable=True))
