@@ -57,6 +57,7 @@ class ConsoleReporter:
         self.quiet = quiet
         self._t0 = 0.0
         self._last_progress = -math.inf
+        self.finished: ev.RunFinished | None = None
 
     def __call__(self, event: ev.RunEvent) -> None:
         handler = getattr(self, f"_on_{type(event).__name__}", None)
@@ -119,5 +120,11 @@ class ConsoleReporter:
             self._print(f"    {e.level}: {first}{more}")
 
     def _on_RunFinished(self, e: ev.RunFinished) -> None:
-        err = f" — {e.error}" if e.error else ""
-        self._print(f"Run finished: {e.status}{err}")
+        # not printed yet: the final status is shown once the run is durable (print_final)
+        self.finished = e
+
+    def print_final(self, where: str) -> None:
+        """The final status line, once the caller knows ``where`` the run is stored."""
+        e = self.finished
+        status = f"{e.status}" + (f" — {e.error}" if e.error else "") if e else "not reported"
+        self._print(f"Run finished: {status}; {where}")
