@@ -30,7 +30,7 @@ def format_duration(seconds: float) -> str:
 
 
 def format_metric_value(m: MetricResult) -> str:
-    """Three significant digits at least (SPEC-NOTES §4); an invalid figure is never shown
+    """Three significant digits at least (method-notes §4); an invalid figure is never shown
     as a bare number."""
     if m.value != m.value or math.isinf(m.value):
         return "—"
@@ -56,6 +56,7 @@ class ConsoleReporter:
         self.out = stream or sys.stdout
         self.quiet = quiet
         self._last_progress = -math.inf
+        self.finished: ev.RunFinished | None = None
 
     def __call__(self, event: ev.RunEvent) -> None:
         handler = getattr(self, f"_on_{type(event).__name__}", None)
@@ -117,5 +118,11 @@ class ConsoleReporter:
             self._print(f"    {e.level}: {first}{more}")
 
     def _on_RunFinished(self, e: ev.RunFinished) -> None:
-        err = f" — {e.error}" if e.error else ""
-        self._print(f"Run finished: {e.status}{err}")
+        # not printed yet: the final status is shown once the run is durable (print_final)
+        self.finished = e
+
+    def print_final(self, where: str) -> None:
+        """The final status line, once the caller knows ``where`` the run is stored."""
+        e = self.finished
+        status = f"{e.status}" + (f" — {e.error}" if e.error else "") if e else "not reported"
+        self._print(f"Run finished: {status}; {where}")

@@ -149,7 +149,7 @@ class PhaseInfo:
 
 @dataclass(frozen=True)
 class IntervalRecord:
-    """One closed (one-minute, in the compliant method) interval of a phase (SPEC-NOTES §4)."""
+    """One closed (one-minute, in the compliant method) interval of a phase (method-notes §4)."""
 
     phase_index: int
     profile: str | None

@@ -22,8 +22,12 @@ from app.sequencer.events import RunListener
 from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer
 from app.storage.db import Database, open_database
-from app.storage.writer import RunWriter
+from app.storage.writer import Durability, RunWriter
 from drivers.clock import Clock, MonotonicClock
+
+#: How long the end of a run waits for a failing database before leaving the run in its
+#: journal (a backup tool's lock or a short outage clears in this time; a full disk does not).
+DURABLE_WAIT_S = 60.0
 
 
 @dataclass
@@ -34,6 +38,8 @@ class RunSession:
     lab: Lab
     sequencer: Sequencer
     writer: RunWriter
+    #: where the run ended up, set when the session closes (database, or the run journal)
+    stored: Durability | None = None
     _thread: threading.Thread | None = field(default=None, repr=False)
 
     @property
@@ -63,8 +69,10 @@ class RunSession:
         return self._thread
 
     def close(self) -> None:
+        """Close the lab, then make the run durable: in the database, or after
+        :data:`DURABLE_WAIT_S` in its journal (raises WriterError if neither took it)."""
         self.lab.close()
-        self.writer.close()
+        self.stored = self.writer.close(DURABLE_WAIT_S)
 
 
 def open_session(config: RunConfig, *, db_url: str | None = None,
@@ -79,7 +87,7 @@ def open_session(config: RunConfig, *, db_url: str | None = None,
     method.plan_for(config.category)  # raises with the list of testable categories
     clock = clock or MonotonicClock()
     database = open_database(db_url)
-    writer = RunWriter(database)
+    writer = RunWriter(database, samples_per_s=1.0 / method.sample_period_s)
     lab: Lab | None = None
     try:  # a refused target or a lab that cannot be built must not leave the writer running
         lab = build_lab(config, clock, protected=station_paths(database.url, report_folder))

@@ -1,4 +1,4 @@
-"""Response-time histograms against real fio json+ output (SPEC-NOTES §5, §7, §9).
+"""Response-time histograms against real fio json+ output (method-notes §5, §7, §9).
 
 Fixtures in tests/fixtures/metrics/ were captured with fio 3.33 on this project's CI image:
   fio_randrw_jsonplus.json       fio --name=t --ioengine=psync --rw=randrw --bs=4k --size=8M

@@ -74,7 +74,7 @@ def test_full_compliant_online_plan_runs_in_order_on_a_fake_clock() -> None:
         assert m.run_length_s == 30 * 60 if m.name != "EP_RI" else 120 * 60
     # EP_RI of the seed's sample system: 7300 GB at ~592.7 W → ~12.3 GB/W
     assert rec.metric("EP_RI").value == pytest.approx(12.317, rel=0.01)
-    # MW2 runs at 25 % of MW1's measured IOPS (SPEC-NOTES §2)
+    # MW2 runs at 25 % of MW1's measured IOPS (method-notes §2)
     assert rec.metric("EP_MW2").ops_rate == pytest.approx(
         0.25 * rec.metric("EP_MW1").ops_rate, rel=0.03)
     assert rec.metric("COM_deduplication").valid

@@ -38,7 +38,7 @@ def test_migrations_create_exactly_the_model_schema(url: str) -> None:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
         assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 5000
-    assert database.schema_version() == migrate.head() == "0004"
+    assert database.schema_version() == migrate.head() == "0005"
 
 
 def _unfinished_run(url: str) -> str:
@@ -206,8 +206,8 @@ def test_full_disk_keeps_samples_queued_reports_and_recovers(url: str) -> None:
     assert len(database.load_run("full-disk-run").power) == 5000
 
 
-def test_close_reports_events_it_could_not_store(url: str) -> None:
-    database = open_database(url)
+def _full_writer_engine(database) -> None:
+    """The writer's connections see a database that cannot grow (SQLite's own "full")."""
     engine_factory = database.writer_engine
 
     def full_engine():
@@ -217,11 +217,34 @@ def test_close_reports_events_it_could_not_store(url: str) -> None:
         return engine
 
     database.writer_engine = full_engine
+
+
+def test_close_leaves_what_the_database_refused_in_the_journal(url: str) -> None:
+    database = open_database(url)
+    _full_writer_engine(database)
     writer = RunWriter(database, retry_interval_s=0.05)
     writer(run_started(0.0, "never-stored"))
     writer(ev.PowerSamples(0, tuple(power_sample(i * 0.01, i) for i in range(5000)),
                            outside(5000)))
-    with pytest.raises(WriterError, match="could not be stored"):
-        writer.close(timeout=0.5)
+    stored = writer.close(timeout=0.5)
+    assert not stored.in_database and stored.samples == 5000 and stored.events == 2
+    assert stored.message().startswith("disk full: 5000 samples kept in JOURNAL ")
+    assert "storwatt db recover" in stored.message()
+    assert all(p.exists() for p in stored.journals)
     with pytest.raises(WriterError, match="closed"):
         writer(run_started(0.0))
+
+
+def test_close_raises_for_events_neither_database_nor_journal_took(url: str,
+                                                                   tmp_path: Path) -> None:
+    database = open_database(url)
+    _full_writer_engine(database)
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the journal folder should be")
+    writer = RunWriter(database, retry_interval_s=0.05, journal_dir=blocker)
+    writer(run_started(0.0, "nowhere"))
+    writer(ev.PowerSamples(0, tuple(power_sample(i * 0.01, i) for i in range(5000)),
+                           outside(5000)))
+    with pytest.raises(WriterError, match="could not be stored .* nor in the run journal"):
+        writer.close(timeout=0.5)
+    assert isinstance(writer.journal_error, StorageError)

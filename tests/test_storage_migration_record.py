@@ -1,6 +1,6 @@
-"""Migration 0004 back-fills runs stored before the record kept attempts and placements.
+"""Migration 0005 back-fills runs stored before the record kept attempts and placements.
 
-An old run is written with plain SQL into a database at revision 0003 (the old writer's
+An old run is written with plain SQL into a database at revision 0004 (the old writer's
 layout: one phase row holding only its last attempt's start), then opened; the tags must say
 which samples the old reports counted — earlier attempt, stabilisation, measurement, past the
 plan — so old runs read exactly as new ones do.
@@ -71,7 +71,7 @@ def old_run(url: str) -> None:
 
 def test_old_runs_get_the_tags_their_reports_used(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'old.db'}"
-    database_at(url, "0003")
+    database_at(url, "0004")
     old_run(url)
     run = open_database(url).load_run(RUN)
     t = run.power.t

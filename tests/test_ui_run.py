@@ -234,3 +234,35 @@ def test_a_stop_signal_aborts_the_run_without_asking_then_quits(
     assert "SIGTERM" in station.run_view.result.error
     assert stored_status(station, run_id) is RunStatus.ABORTED
     assert station.answers == [False]
+
+
+def test_a_run_the_database_refused_is_announced_and_imported_at_the_next_start(
+        qtbot, station: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Database locked for the whole run: the window says the run is in its journal (a dialog,
+    once storage is closed), and the next start of the station imports it."""
+    import sqlite3
+
+    import app.session
+
+    monkeypatch.setattr(app.session, "DURABLE_WAIT_S", 1.0)
+    holder = sqlite3.connect(tmp_path / "x.db", isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        run_id = start_smoke(station)
+        qtbot.waitUntil(lambda: not station.run_view.running and station.run_view.home_button
+                        .isEnabled(), timeout=RUN_TIMEOUT_MS)
+        qtbot.waitUntil(lambda: station.error_box is not None, timeout=5_000)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    text = station.error_box.text()
+    assert "not in the database: run stored in JOURNAL" in text and "db recover" in text
+    station.session.database.close()
+
+    restarted = MainWindow(lab="sim-direct", db_url=station.db_url,
+                           settings=QSettings(str(tmp_path / "ui2.ini"),
+                                              QSettings.Format.IniFormat))
+    qtbot.addWidget(restarted)
+    assert [r.run_id for r in restarted.database.recovered.imported] == [run_id]
+    assert restarted.start_page.runs.item(0, 1).text() == "COMPLETED"
+    assert stored_status(restarted, run_id) is RunStatus.COMPLETED

@@ -48,7 +48,7 @@ class DurationAxis(pg.AxisItem):
 
 def phase_units(method: Method | None, phases: Sequence[PhaseInfo]) -> dict[int, str]:
     """IOPS for random profiles, MiB/s for sequential ones and for pre-fill / COM writes
-    (256 KiB sequential, SPEC-NOTES §2)."""
+    (256 KiB sequential, method-notes §2)."""
     units: dict[int, str] = {}
     for p in phases:
         if p.kind in (PhaseKind.PREFILL, PhaseKind.COM_CHECK):

@@ -96,9 +96,10 @@ def run_command(args: argparse.Namespace) -> int:
     with stop_signals_handled(stop):
         try:
             status = session.run()
-        except StorageError as exc:  # the writer could not store everything: say so
+        except StorageError as exc:  # neither the database nor the journal took everything
             print(f"storwatt run: {exc}", file=sys.stderr)
             return 1
+        reporter.print_final(session.stored.message())  # only now is the run durable
         return _finish(args, session, status)
 
 
@@ -110,16 +111,22 @@ def _finish(args: argparse.Namespace, session, status: RunStatus) -> int:
     from app.console import metrics_table
 
     metrics = session.sequencer.metrics
-    reports = _write_reports(args.out, session) if args.out else {}
+    stored = session.stored
+    if args.out and not stored.in_database:
+        print(f"storwatt run: reports not written: {stored.message()}, then "
+              f"storwatt report {session.run_id}", file=sys.stderr)
+    reports = _write_reports(args.out, session) if args.out and stored.in_database else {}
     if args.json:
         print(json.dumps({"run_id": session.run_id, "status": str(status),
                           "error": session.sequencer.error,
+                          "stored": "database" if stored.in_database else "journal",
+                          "journals": [str(p) for p in stored.journals],
                           "metrics": [_metric_json(m) for m in metrics],
                           "reports": {k: str(v) for k, v in reports.items()}}, indent=2))
     else:
         print()
         print(metrics_table(metrics))
-        print(f"\nRun {session.run_id} {status}; stored in {session.database.url}")
+        print(f"\nRun {session.run_id} {status}; {stored.message()}")
         if session.sequencer.error:
             print(f"Reason: {session.sequencer.error}")
         if status is RunStatus.FAILED:
@@ -128,7 +135,7 @@ def _finish(args: argparse.Namespace, session, status: RunStatus) -> int:
                   f"storwatt runs show {session.run_id[:8]}{db}")
         for kind, path in reports.items():
             print(f"{kind} report: {path}")
-    return 0 if status is RunStatus.COMPLETED else 1
+    return 0 if status is RunStatus.COMPLETED and stored.in_database else 1
 
 
 def _metric_json(m) -> dict:

@@ -1,4 +1,4 @@
-"""Response-time histograms on fio's json+ bin layout (SPEC-NOTES §5, §7, §9).
+"""Response-time histograms on fio's json+ bin layout (method-notes §5, §7, §9).
 
 fio reports total latencies (submission to completion, the host's response time) as
 ``lat_ns.bins`` when the job sets ``lat_percentiles=1``: bucket value in ns → IO count, only
@@ -6,7 +6,7 @@ non-empty buckets, counts summing to the IO total. Keeping that layout end to en
 histogram merged from many one-second snapshots, jobs or load hosts is still exactly what fio
 would have printed for the whole run, and percentiles computed here reproduce fio's own: the
 level is the first bucket whose running count reaches p/100·N (fio's stat.c rule).
-Confidence levels are the PTS "number of nines" (99 % … 99.999 %, SPEC-NOTES §5). A level
+Confidence levels are the PTS "number of nines" (99 % … 99.999 %, method-notes §5). A level
 p says something only when at least one IO in 1/(1 − p) lies beyond it, so it needs
 N ≥ 1/(1 − p) IOs (99.999 % needs 100,000); below that it is "not supported" and every view
 shows "n/a (N IOs)" instead of a number (fio itself prints one from any N).
@@ -92,7 +92,7 @@ def _frozen(a: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class ResponseTimeHistogram:
-    """Sorted unique bucket values (ns) with their counts; immutable (SPEC-NOTES §7, §9)."""
+    """Sorted unique bucket values (ns) with their counts; immutable (method-notes §7, §9)."""
 
     values_ns: np.ndarray
     counts: np.ndarray
@@ -127,7 +127,7 @@ class ResponseTimeHistogram:
 
     @classmethod
     def from_bins(cls, bins: Mapping[int | str, int]) -> ResponseTimeHistogram:
-        """From a fio ``lat_ns.bins`` mapping (keys are JSON strings of ns, SPEC-NOTES §9)."""
+        """From a fio ``lat_ns.bins`` mapping (keys are JSON strings of ns, method-notes §9)."""
         try:
             values = np.fromiter(map(int, bins.keys()), dtype=np.int64, count=len(bins))
             counts = np.fromiter(map(int, bins.values()), dtype=np.int64, count=len(bins))
@@ -139,7 +139,7 @@ class ResponseTimeHistogram:
     def merge(cls, *hists: ResponseTimeHistogram) -> ResponseTimeHistogram:
         """Sum of histograms (jobs, load hosts, seconds); associative and commutative.
 
-        fio json+ keys are bucket midpoints (SPEC-NOTES §9), which map to a bucket index and
+        fio json+ keys are bucket midpoints (method-notes §9), which map to a bucket index and
         back unchanged; when every key does, the sum is an integer scatter-add into fio's
         ≤ 1856 buckets, done in chunks so the working set stays in cache (10,000 one-second
         snapshots in a few tens of ms against the 200 ms goal). Other keys fall back to a
@@ -162,7 +162,7 @@ class ResponseTimeHistogram:
     def difference(cls, later: ResponseTimeHistogram,
                    earlier: ResponseTimeHistogram) -> ResponseTimeHistogram:
         """Per-interval histogram from two cumulative snapshots (fio --status-interval prints
-        cumulative documents, SPEC-NOTES §9); a count going down is an error, not a zero."""
+        cumulative documents, method-notes §9); a count going down is an error, not a zero."""
         values = np.union1d(later.values_ns, earlier.values_ns)
         diff = later._counts_at(values) - earlier._counts_at(values)
         if np.any(diff < 0):
@@ -181,7 +181,7 @@ class ResponseTimeHistogram:
 
     @property
     def total(self) -> int:
-        """N, the IO count; equals fio's ``lat_ns.N`` (SPEC-NOTES §9)."""
+        """N, the IO count; equals fio's ``lat_ns.N`` (method-notes §9)."""
         return int(self.counts.sum())
 
     def percentile(self, p: float) -> float:
@@ -197,14 +197,14 @@ class ResponseTimeHistogram:
 
     def confidence_levels(self, levels: Sequence[float] = DEFAULT_LEVELS
                           ) -> dict[float, float | None]:
-        """Response time in **ms** at each confidence level (PTS number of nines, SPEC-NOTES
+        """Response time in **ms** at each confidence level (PTS number of nines, method-notes
         §5); ``None`` for a level the IO count does not support (N < 1/(1 − p))."""
         n = self.total
         return {float(level): self.percentile(level) / 1e6 if n >= min_ios(level) else None
                 for level in levels}
 
     def count_above(self, ceiling_ns: float) -> int:
-        """IOs in buckets above the response-time ceiling line (SPEC-NOTES §5)."""
+        """IOs in buckets above the response-time ceiling line (method-notes §5)."""
         return int(self.counts[self.values_ns > ceiling_ns].sum())
 
     def mean_ns(self) -> float:

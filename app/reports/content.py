@@ -3,7 +3,7 @@
 Built only from the stored run (:class:`~app.storage.stored.StoredRun`), including the method
 it recorded; every figure is the one the record holds (reports format, they never recompute). Every expected metric gets a line: VALID, INVALID (with the stored reason) or NOT
 MEASURED (with the reason derived from the phase and run status) — a missing or invalid figure
-must never look like a result (SPEC-NOTES §4).
+must never look like a result (method-notes §4).
 """
 
 from __future__ import annotations

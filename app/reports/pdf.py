@@ -246,7 +246,7 @@ def _metrics_page(c: ReportContent) -> list:
     spans = [("SPAN", (1, i), (-1, i)) for i in range(2, len(rows), 2)]
     story.append(grid_table(rows, widths, extra=spans))
     story += [P("Power-related numbers are reported to at least three significant digits "
-                "(SPEC-NOTES §4); the xlsx export holds full precision. A value in parentheses "
+                "(method-notes §4); the xlsx export holds full precision. A value in parentheses "
                 "is INVALID and is not a result. IOPS = I/Os per second; 1 MiB = 2^20 bytes.",
                 "small"), _com_table(c)]
     return story
@@ -362,7 +362,7 @@ def _histograms(c: ReportContent) -> list:
         return story + [P("No response-time histogram was stored for this run.", "body")]
     story.append(P("Response-time (total latency, fio lat_ns) histogram of each profile's "
                    "measurement window (fio json+ buckets), with the confidence levels "
-                   "(SPEC-NOTES §5; n/a when the IO count cannot support a level, "
+                   "(method-notes §5; n/a when the IO count cannot support a level, "
                    "N < 1/(1 − p)) and the response-time ceiling.", "small"))
     for hist in c.run.histograms:
         total = sum(hist.bins.values())

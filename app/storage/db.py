@@ -27,6 +27,7 @@ from app.storage.liveness import Machine, WriterMark, orphan_reason
 from app.storage.schema import Phase, PowerSampleRow, Run
 
 if TYPE_CHECKING:
+    from app.storage.recover import RecoveryReport
     from app.storage.repository import RunSummary, StoredRun
 
 DEFAULT_BUSY_TIMEOUT_S = 5.0
@@ -74,6 +75,7 @@ class Database:
     engine: Engine
     busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S
     interrupted: tuple[str, ...] = field(default=())  # runs marked INTERRUPTED at open
+    recovered: RecoveryReport | None = None  # run journals imported at open (app.storage.recover)
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
@@ -110,10 +112,11 @@ class Database:
 
 def open_database(url: str | None = None, *,
                   busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
-                  machine: Machine | None = None) -> Database:
-    """Open the database at ``url`` (default: the station's file), upgrading its schema and
+                  machine: Machine | None = None, recover_journals: bool = True) -> Database:
+    """Open the database at ``url`` (default: the station's file), upgrading its schema,
     marking runs whose station crashed as INTERRUPTED (judged as seen from ``machine``, this
-    one unless a test injects another). Raises a :class:`StorageError`
+    one unless a test injects another) and importing the run journals left for it
+    (``recover_journals``, see :mod:`app.storage.recover`). Raises a :class:`StorageError`
     subclass with an actionable message (locked, disk full, corrupt, unreachable, too new)."""
     url = url or default_db_url()
     try:
@@ -131,6 +134,9 @@ def open_database(url: str | None = None, *,
     except sa.exc.SQLAlchemyError as exc:
         engine.dispose()
         raise classify(exc, url) from exc
+    if recover_journals:
+        from app.storage.recover import recover_at_open
+        database.recovered = recover_at_open(database)
     return database
 
 
@@ -151,12 +157,12 @@ def mark_interrupted(conn: Connection, machine: Machine | None = None) -> list[s
     for pk, uuid, *writer in runs:
         reason = orphan_reason(WriterMark(*writer), machine)
         if reason:
-            _interrupt(conn, pk, reason)
+            interrupt_run(conn, pk, reason)
             marked.append(uuid)
     return marked
 
 
-def _interrupt(conn: Connection, pk: int, reason: str) -> None:
+def interrupt_run(conn: Connection, pk: int, reason: str) -> None:
     """Mark one run and the phase it was cut in INTERRUPTED, saying which phase and why."""
     last_t = conn.execute(sa.select(sa.func.max(PowerSampleRow.t))
                           .where(PowerSampleRow.run_id == pk)).scalar()

@@ -86,6 +86,9 @@ class Run(Base):
     writer_pid: Mapped[int | None] = mapped_column(Integer)
     writer_boot: Mapped[str | None] = mapped_column(String(100))  # liveness.boot_id()
     heartbeat_wall: Mapped[float | None] = mapped_column(Float)  # unix time of last commit
+    # The writer's sequence number of the last event of this run in the database: importing
+    # the run journal applies only later events, so an import never duplicates rows.
+    stored_seq: Mapped[int | None] = mapped_column(BigInteger)
 
 
 class Phase(Base):

@@ -1,4 +1,4 @@
-"""fio job files from a ``WorkloadProfile`` (SPEC-NOTES §2 profiles, §7 and §9 fio facts).
+"""fio job files from a ``WorkloadProfile`` (method-notes §2 profiles, §7 and §9 fio facts).
 
 Every value that reaches the file is validated: a job file is a program, and a newline or a
 stray ``=`` in a target name would inject options. Targets may be several files or devices
@@ -33,10 +33,10 @@ _SAFE_NAME = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
 _SAFE_PATH = re.compile(r"^[A-Za-z0-9_./+@-][A-Za-z0-9_./+@ -]*$")
 #: a Windows physical drive, the one form with backslashes fio takes as is
 WINDOWS_DRIVE = re.compile(r"^\\\\\.\\PhysicalDrive(\d{1,3})$", re.IGNORECASE)
-#: data-reduction content of the COM check data sets (SPEC-NOTES §6, §9: verify by hashing)
+#: data-reduction content of the COM check data sets (method-notes §6, §9: verify by hashing)
 COM_DATA = {"deduplication": ("dedupe_percentage", 50), "compression":
             ("buffer_compress_percentage", 50)}
-#: percentiles fio reports next to the bins: the confidence levels of SPEC-NOTES §5
+#: percentiles fio reports next to the bins: the confidence levels of method-notes §5
 PERCENTILES = "99:99.9:99.99:99.999"
 #: resolution of the hot band's ``flow`` weights: 0.1 % steps (fio caps flow at 1000)
 FLOW_SCALE = 10
@@ -131,7 +131,7 @@ def profile_lines(p: WorkloadProfile) -> list[str]:
     """The options of one profile's job sections (streams, job count and rate excluded)."""
     _check_name(p.name, "profile name")
     bs = _block_size(p.block_size)
-    if p.kind == "prefill":  # SPEC-NOTES §2: sequential writes over the whole capacity
+    if p.kind == "prefill":  # method-notes §2: sequential writes over the whole capacity
         lines = ["rw=write"]
     else:
         lines = rw_lines(p.read_pct, p.random)
@@ -223,7 +223,7 @@ def job_text(profile: WorkloadProfile, options: JobOptions) -> str:
     if options.size is not None:
         lines.append(f"size={_int_in(options.size, 4096, 2**62, 'size')}")
     if profile.kind == "prefill":
-        lines.append("# pre-fill: sequential writes over the whole target (SPEC-NOTES §2)")
+        lines.append("# pre-fill: sequential writes over the whole target (method-notes §2)")
     if profile.streams:
         lines += stream_sections(profile)
     elif profile.rate_iops is not None:

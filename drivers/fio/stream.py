@@ -1,6 +1,6 @@
 """Parse fio's ``--output-format=json+ --status-interval=N`` output into per-interval slices.
 
-SPEC-NOTES §9 (checked by hand on fio 3.33): the stream is *cumulative*, pretty-printed JSON
+method-notes §9 (checked by hand on fio 3.33): the stream is *cumulative*, pretty-printed JSON
 documents back to back with no separator, sometimes with plain text lines between them
 (``fio: terminating on signal 2``); the last document is the final one. Each document is
 split with ``json.JSONDecoder().raw_decode`` from the next ``{``; consecutive snapshots are
@@ -144,7 +144,7 @@ def difference(cur: Snapshot, prev: Snapshot, t_start: float, t_end: float) -> W
 def client_snapshots(doc: dict[str, Any]) -> dict[str, list[Snapshot]]:
     """Per-host snapshot series from a client/server document (``client_stats``).
 
-    fio adds an "All clients" summary entry without bins; it is skipped (SPEC-NOTES §9: merge
+    fio adds an "All clients" summary entry without bins; it is skipped (method-notes §9: merge
     per-client bins yourself).
     """
     series: dict[str, list[Snapshot]] = {}

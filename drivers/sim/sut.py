@@ -10,7 +10,7 @@ The model is deliberately simple but physically shaped, so that every part of th
 * **Random IO** is seek-bound on HDDs (service time ≈ 4.5 ms per IO per drive, 15K RPM) and flat
   on SSDs; throughput follows a closed-queue saturation curve in the outstanding IO and the
   response time follows Little's law, so an intensity-100 search meets a 30 ms limit at a finite
-  queue depth (SPEC-NOTES §2).
+  queue depth (method-notes §2).
 * **Sequential IO** is bandwidth-bound per drive and capped by the controller.
 * **Writes** cost more back-end work under parity RAID (write penalty after write-back cache).
 * **COMs**: declared capacity optimisations reduce the physical capacity a data set uses,

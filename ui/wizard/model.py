@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from app.records import InstrumentConfig, RunConfig, SutDescription
 
-#: decimal units, SPEC-NOTES §4: 1 GB = 10⁹ B (never GiB in a capacity figure)
+#: decimal units, method-notes §4: 1 GB = 10⁹ B (never GiB in a capacity figure)
 CAPACITY_UNITS = {"GB": 10**9, "TB": 10**12}
 DRIVE_TYPES = ("HDD", "SSD")
 RAID_LEVELS = ("RAID 0", "RAID 1", "RAID 5", "RAID 6", "RAID 10", "JBOD")

@@ -15,7 +15,7 @@ from typing import Any
 from app.method import taxonomy as taxonomy_rules
 from app.method.loader import all_methods
 
-#: categories with no test procedure (SPEC-NOTES §1): shown, never selectable
+#: categories with no test procedure (method-notes §1): shown, never selectable
 UNTESTABLE = {"adjunct": "Adjunct Product", "interconnect": "Interconnect Element"}
 UNTESTABLE_REASON = "the method defines no test procedure for this category"
 

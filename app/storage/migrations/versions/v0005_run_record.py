@@ -1,4 +1,4 @@
-"""0004: the run record as the one authority — phase attempts, placement tags, method as run.
+"""0005: the run record as the one authority — phase attempts, placement tags, method as run.
 
 Adds ``phase_attempts``; ``attempt``/``interval_idx``/``window_code`` on samples, ``attempt``/
 ``window_code`` on workload slices, ``attempt`` on intervals; ``method_json``/``method_sha256`` on
@@ -23,8 +23,8 @@ import math
 
 import sqlalchemy as sa
 
-revision = "0004"
-down_revision = "0003"
+revision = "0005"
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 
