@@ -47,10 +47,10 @@ HEADER_SIZE = 4096
 SUFFIX = ".swj"
 _HEAD = struct.Struct("<16sHII")  # magic, version, header JSON length, its CRC-32
 _RECORD = struct.Struct("<II")  # payload length, CRC-32 of the payload
-#: Journal bytes of one power or temperature sample, batched as the sequencer publishes them
-#: (≈ 200 B typical, ≈ 420 B for a worst-case sample published alone; checked by
-#: tests/test_storage_journal.py).
-SAMPLE_BOUND_B = 512
+#: Journal bytes of one power or temperature sample with its placement, batched as the
+#: sequencer publishes them (≈ 300 B typical, ≈ 530 B for a worst-case sample published
+#: alone; checked by tests/test_storage_journal.py).
+SAMPLE_BOUND_B = 640
 #: Phases, intervals, log lines, metrics, histograms of any plan, and workload slices (≤ 2/s).
 FIXED_BOUND_B = 4 * 2**20
 WORKLOAD_EVENTS_PER_S = 2.0
