@@ -29,7 +29,8 @@ class MeterLost(InstrumentError):
 
 @dataclass
 class SampleGap:
-    """Grid points without a sample, with the reason (stored as an event)."""
+    """Grid points without a sample, with the reason (stored as an event); ``missed == 0`` is
+    a note about the meter at ``t_from`` (reconnected, reconnect failed)."""
 
     t_from: float
     t_to: float
