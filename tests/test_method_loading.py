@@ -58,7 +58,8 @@ UNKNOWN_STEP = ('[[plans]]\nname = "p"\ncategories = ["online"]\nready_idle_inte
     ('[[profiles]]\nname = "MW1"\n', "profiles.0.title", "Field required"),
     (UNKNOWN_STEP, "plans.0.active.1.profile", "unknown profile 'ZZ' (profiles: MW1, MW2"),
     ('[[plans]]\nname = "p"\ncategories = ["online"]\nready_idle_intervals = 1\n'
-     'conditioning_profile = "HOT"\nactive = []\n', "plans.0.conditioning_profile",
+     'conditioning_profile = "HOT"\nactive = [{ profile = "MW1", stabilisation_intervals = 0, '
+     'measurement_intervals = 1 }]\n', "plans.0.conditioning_profile",
      "unknown profile 'HOT'"),
     ('surprise = 1\n', "surprise", "Extra inputs"),
     ('sample_period_s = 10.0\n', "sample_period_s", "exceeds instruments.max_power_interval_s"),
@@ -146,3 +147,57 @@ def test_a_methods_folder_with_clashing_names_or_dangling_variants(tmp_path: Pat
     write_variant(tmp_path, second, name="second.toml")
     with pytest.raises(MethodError, match=r"second\.toml: " + reason):
         all_methods(tmp_path)
+
+
+ONLY_MW2 = ('[[plans]]\nname = "p"\ncategories = ["online"]\nready_idle_intervals = 1\n'
+            'active = [{ profile = "MW2", stabilisation_intervals = 0, '
+            'measurement_intervals = 1 }]\n')
+
+
+@pytest.mark.parametrize("body,line", [
+    ('[search]\nqueue_depths = []\n', "key 'search.queue_depths': Tuple should have at least 1 "
+                                      "item after validation, not 0 (got [])"),
+    ('[search]\nqueue_depths = [1, 8, 4]\n', "key 'search.queue_depths': queue depths must rise "
+                                             "strictly"),
+    ('[stability]\nweights = [10, 9, 8, 7, 6, 5, 4, 3, nan, 1]\n',
+     "key 'stability.weights.8': Input should be a finite number (got nan)"),
+    ('interval_s = 0.001\n', "key 'interval_s': Input should be greater than or equal to 1 "
+                             "(got 0.001)"),
+    ('interval_s = inf\n', "key 'interval_s': Input should be a finite number (got inf)"),
+    ('[search]\njobs = true\n', "key 'search.jobs': Input should be a valid integer (got True)"),
+    (ONLY_MW2, "key 'plans.0.active.0.profile': plan p: MW2 runs at 25 % of MW1's measured "
+               "IOPS, but MW1 is neither searched in this plan nor run before MW2"),
+    (ONLY_MW2.replace("active", "conditioning_intervals = 3\nactive"),
+     "key 'plans.0.conditioning_profile': plan p: 3 conditioning intervals need a "
+     "conditioning_profile"),
+    ('interval_s = 3600.0\n', "key 'plans.0': plan online would last up to 1141.5 h with every "
+                              "COM checked (limit 168 h)"),
+])
+def test_every_number_and_list_is_checked(tmp_path: Path, body: str, line: str) -> None:
+    with pytest.raises(MethodError) as err:
+        load_method_file(write_variant(tmp_path, body))
+    assert line in str(err.value)
+
+
+@pytest.mark.parametrize("text,size", [("block_size_kib = 8", "0.3"),
+                                       ("block_size_kib = 8", "1e-09"),
+                                       ("align_kib = 8", "-1"),
+                                       ("prefill_block_kib = 256", "0"),
+                                       ("prefill_block_kib = 256", "0.75")])
+def test_block_sizes_are_whole_sectors_of_fio_size(tmp_path: Path, text: str, size: str) -> None:
+    path = tmp_path / "m.toml"
+    path.write_text(BASE.replace(text, text.split("=")[0] + "= " + size, 1))
+    key = text.split(" ")[0]
+    with pytest.raises(MethodError, match=rf"key '(profiles|plans)\.0\.{key}': .*(0\.5|512 B)"):
+        load_method_file(path)
+
+
+def test_a_bad_inherited_value_names_the_base_file_that_set_it(tmp_path: Path) -> None:
+    path = write_variant(tmp_path, 'name = "lab"\nvariant_of = "emerald-block-v3"\n')
+    base = tmp_path / "emerald-block-v3.toml"
+    base.write_text(BASE.replace("tolerance_pct = 5.0", "tolerance_pct = nan"))
+    with pytest.raises(MethodError) as err:
+        load_method_file(path)
+    assert str(err.value).startswith(f"{path}: ")
+    assert (f"key 'stability.tolerance_pct': Input should be a finite number (got nan) "
+            f"[stability.tolerance_pct is set in {base}]") in str(err.value)

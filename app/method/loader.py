@@ -8,13 +8,14 @@ and the reason, because a lab editing a method file needs to know exactly what t
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from app.method.model import Method
+from app.method.model import Method, MethodProblems
 from app.paths import methods_dir
 
 
@@ -32,6 +33,10 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise MethodError(f"{path}: not valid TOML: {exc}") from None
 
 
+#: which file set each key of a merged method: key path → file (tables key by key, arrays whole)
+Origins = dict[tuple[str, ...], Path]
+
+
 def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     merged = dict(base)
     for key, value in override.items():
@@ -42,15 +47,25 @@ def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _resolve(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
-    """The file's keys over its ``base`` chain; a variant must state ``compliant`` itself so an
-    abbreviated copy never inherits its base's compliance by accident."""
+def _origins(data: dict[str, Any], path: Path, prefix: tuple[str, ...] = ()) -> Origins:
+    found: Origins = {}
+    for key, value in data.items():
+        found[prefix + (key,)] = path
+        if isinstance(value, dict):
+            found.update(_origins(value, path, prefix + (key,)))
+    return found
+
+
+def _resolve(path: Path, seen: tuple[Path, ...] = ()) -> tuple[dict[str, Any], Origins]:
+    """The file's keys over its ``base`` chain, and which file set each; a variant must state
+    ``compliant`` itself so an abbreviated copy never inherits its base's compliance by
+    accident."""
     if path in seen:
         raise MethodError(f"{path}: circular 'base' chain: {' -> '.join(map(str, seen))}")
     data = _read_toml(path)
     base_name = data.pop("base", None)
     if base_name is None:
-        return data
+        return data, _origins(data, path)
     if not isinstance(base_name, str) or not base_name.endswith(".toml"):
         raise MethodError(f"{path}: key 'base': must name a method file like "
                           f"\"emerald-block-v3.toml\", got {base_name!r}")
@@ -60,30 +75,78 @@ def _resolve(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
     base_path = path.parent / base_name
     if not base_path.is_file():
         raise MethodError(f"{path}: key 'base': base file {base_path} not found")
-    return _merge(_resolve(base_path, seen + (path,)), data)
+    base, origins = _resolve(base_path, seen + (path,))
+    return _merge(base, data), {**origins, **_origins(data, path)}
 
 
-def describe_validation_error(exc: ValidationError) -> str:
-    """One line per problem: ``key 'a.0.b': reason`` (cross-reference checks name their own
-    key inside the message)."""
+def describe_validation_error(exc: ValidationError,
+                              where: Callable[[str], str] = lambda key: "") -> str:
+    """One line per problem: ``key 'a.0.b': reason (got VALUE)``; ``where(key)`` may add
+    which file set the key. Cross-key problems (:class:`MethodProblems`) name their keys."""
     lines = []
-    for err in exc.errors():
-        key = ".".join(str(p) for p in err["loc"])
+    errors = exc.errors()
+    for err in errors:
+        if _followed_from(err, errors):
+            continue
+        loc = ".".join(str(p) for p in err["loc"])
+        cause = err.get("ctx", {}).get("error")
+        if isinstance(cause, MethodProblems):
+            for problem in cause.problems:
+                keys = [".".join(filter(None, (loc, k))) for k in problem.keys]
+                notes = "".join(where(k) for k in keys)
+                lines.append(f"  key '{keys[0]}': {problem.why}{notes}")
+            continue
         message = err["msg"].removeprefix("Value error, ")
-        if key:
-            lines.append(f"  key '{key}': {message}")
+        if loc:
+            lines.append(f"  key '{loc}': {message}{_evidence(err)}{where(loc)}")
         else:
             lines.extend(f"  {line}" for line in message.splitlines())
     return "\n".join(lines)
 
 
+def _followed_from(err: Any, errors: list[Any]) -> bool:
+    """pydantic also calls a list with one invalid entry "too short": only the entry counts."""
+    n = len(err["loc"])
+    return err["type"] == "too_short" and any(
+        len(other["loc"]) > n and other["loc"][:n] == err["loc"] for other in errors)
+
+
+def _evidence(err: Any) -> str:
+    """The offending value, when it is short enough to quote."""
+    value = err.get("input")
+    if err["type"] == "missing" or not isinstance(value, (bool, int, float, str, list)):
+        return ""
+    text = repr(value)
+    return f" (got {text})" if len(text) <= 40 and text not in err["msg"] else ""
+
+
 def load_method_file(path: Path) -> Method:
     """Load one method file (resolving its ``base`` chain) and validate it."""
-    data = _resolve(Path(path))
+    path = Path(path)
+    data, origins = _resolve(path)
+    files = sorted({str(f) for f in origins.values()})
+
+    def where(key: str) -> str:
+        """Which file set a key another file than ``path`` set, or (a missing key of a
+        variant) that no file of the chain sets it."""
+        parts = tuple(key.split("."))
+        for n in range(len(parts), 0, -1):
+            origin = origins.get(parts[:n])
+            if origin is not None:
+                return f" [{key} is set in {origin}]" if origin != path else ""
+        return f" [set in none of {', '.join(files)}]" if len(files) > 1 else ""
+
     try:
         return Method.model_validate(data)
     except ValidationError as exc:
-        raise MethodError(f"{path}: invalid method definition:\n{describe_validation_error(exc)}") from None
+        hint = ""
+        missing = any(err["type"] == "missing" for err in exc.errors())
+        if missing and len(files) == 1 and "variant_of" in data:
+            hint = (f"\n  (no key 'base' in this variant: a variant names its base file, "
+                    f"e.g. base = \"{data['variant_of']}.toml\", and inherits the keys it "
+                    "does not set)")
+        raise MethodError(f"{path}: invalid method definition:\n"
+                          f"{describe_validation_error(exc, where)}{hint}") from None
 
 
 def method_files(directory: Path | None = None) -> list[Path]:

@@ -10,37 +10,71 @@ and the counts and are marked non-compliant.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
+from app.method.fields import (MAX_PLAN_S, BlockKiB, Count, Flag, IntervalSeconds, Jobs,
+                               Milliseconds, Name, NonEmpty, Number, OpenPercent, Percent, Period,
+                               Positive, PositiveCount, QueueDepth, WmaPoints)
 from app.method.summary import MethodSummary, PlanSummary
 from drivers.interfaces import WorkloadProfile
 
 KIB = 1024
 
 
-class Frozen(BaseModel):
-    """Base for method records: immutable, unknown keys rejected (a typo is an error)."""
+@dataclass(frozen=True)
+class Problem:
+    """A rule across keys that a field type cannot check: the key to fix, then any other key
+    involved (the loader says which file each comes from), and why."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    keys: tuple[str, ...]
+    why: str
+
+
+class MethodProblems(ValueError):
+    """Raised by the cross-key checks; carries every :class:`Problem` at once."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(f"key '{p.keys[0]}': {p.why}" for p in problems))
+
+
+class Frozen(BaseModel):
+    """Base for method records: immutable, unknown keys rejected (a typo is an error), and no
+    NaN or infinity anywhere (see ``app.method.fields`` for the ranges)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 class IOProfile(Frozen):
     """One IO profile row of the method (method-notes §2 table)."""
 
-    name: str
+    name: Name
     title: str
-    block_size_kib: float = Field(gt=0)
-    read_pct: float = Field(ge=0, le=100)
+    block_size_kib: BlockKiB
+    read_pct: Percent
     #: 100 = "enough IO to reach the response-time limit / max throughput";
     #: anything else is a percentage of ``intensity_of``'s measured IOPS (MW2 = 25 % of MW1).
-    intensity_pct: float = Field(gt=0, le=100)
+    intensity_pct: Percent
     intensity_of: str | None = None
-    align_kib: float = Field(gt=0)
+    align_kib: BlockKiB
     pattern: Literal["random", "sequential"]
     metric: str  # EP_MW1 …
     metric_unit: Literal["IOPS/W", "MiB/s/W"]
+
+    @field_validator("intensity_pct")
+    @classmethod
+    def _some_io(cls, v: float) -> float:
+        if v <= 0:
+            raise ValueError("must be above 0 % (a profile without IO measures nothing)")
+        return v
+
+    @property
+    def derived(self) -> bool:
+        """Runs at a share of another profile's measured IOPS instead of being searched."""
+        return self.intensity_pct < 100
 
     @property
     def random(self) -> bool:
@@ -71,34 +105,35 @@ class IOProfile(Frozen):
 class ActiveStep(Frozen):
     """One profile of the active test: stabilisation then measurement (method-notes §2)."""
 
-    profile: str
-    stabilisation_intervals: int = Field(ge=0)
-    measurement_intervals: int = Field(ge=1)
+    profile: Name
+    stabilisation_intervals: Count
+    measurement_intervals: PositiveCount
 
 
 class PhasePlan(Frozen):
     """The four continuous phases for a set of taxonomy categories."""
 
-    name: str
-    categories: tuple[str, ...]
-    prefill: bool = True
-    prefill_block_kib: float = 256
+    name: Name
+    categories: NonEmpty[Name]
+    prefill: Flag = True
+    prefill_block_kib: BlockKiB = 256
     #: abbreviated variants only: stop the pre-fill after this many intervals (None = fill the
     #: whole target, as the method asks)
-    prefill_max_intervals: int | None = Field(default=None, ge=1)
-    conditioning_profile: str | None = None
-    conditioning_intervals: int = Field(ge=0, default=0)
-    active: tuple[ActiveStep, ...]
-    ready_idle_intervals: int = Field(ge=1)
-    com_check_intervals: int = Field(ge=0, default=0)
+    prefill_max_intervals: PositiveCount | None = None
+    conditioning_profile: Name | None = None
+    conditioning_intervals: Count = 0
+    active: NonEmpty[ActiveStep]
+    ready_idle_intervals: PositiveCount
+    #: every declared COM gets a check of this length, so it needs time (≥ 1 interval)
+    com_check_intervals: PositiveCount = 1
 
 
 class StabilityRule(Frozen):
     """Weighted moving average of periodic efficiency (method-notes §4, configurable)."""
 
-    wma_points: int = Field(ge=1)
-    weights: tuple[float, ...]  # newest first
-    tolerance_pct: float = Field(gt=0, lt=100)
+    wma_points: WmaPoints
+    weights: NonEmpty[Number]  # newest first
+    tolerance_pct: OpenPercent
 
     @model_validator(mode="after")
     def _weights_match(self) -> "StabilityRule":
@@ -106,16 +141,16 @@ class StabilityRule(Frozen):
             raise ValueError(
                 f"weights has {len(self.weights)} entries but wma_points is {self.wma_points}")
         if any(w <= 0 for w in self.weights):
-            raise ValueError("weights must all be positive")
+            raise ValueError(f"weights must all be above 0 (got {list(self.weights)})")
         return self
 
 
 class ResponseTimeRule(Frozen):
     """Response-time limit for 'intensity 100' and the histogram's levels (method-notes §2, §5)."""
 
-    max_avg_ms: float = Field(gt=0)
-    ceiling_ms: float = Field(gt=0)
-    confidence_levels: tuple[float, ...]
+    max_avg_ms: Milliseconds
+    ceiling_ms: Milliseconds
+    confidence_levels: NonEmpty[Number]
 
     @field_validator("confidence_levels")
     @classmethod
@@ -128,102 +163,188 @@ class ResponseTimeRule(Frozen):
 class IntensitySearch(Frozen):
     """The first pass that finds 'intensity 100' per profile (method-notes §2)."""
 
-    probe_s: float = Field(gt=0)  # how long each queue-depth probe runs
-    queue_depths: tuple[int, ...]  # tried in order until the limit is crossed
-    jobs: int = Field(ge=1, default=1)
+    probe_s: Period  # how long each queue-depth probe runs
+    queue_depths: NonEmpty[QueueDepth]  # tried in order until the limit is crossed
+    jobs: Jobs = 1
+
+    @field_validator("queue_depths")
+    @classmethod
+    def _rising(cls, v: tuple[int, ...]) -> tuple[int, ...]:
+        if any(b <= a for a, b in zip(v, v[1:])):
+            raise ValueError(f"queue depths must rise strictly, each probe loading the SUT "
+                             f"more than the last (got {list(v)})")
+        return v
 
 
 class AccuracyBand(Frozen):
     """Minimum absolute accuracy below a power level (method-notes §3)."""
 
-    up_to_w: float | None = None  # None = no upper bound
-    abs_w: float = Field(gt=0)
+    up_to_w: Positive | None = None  # None = no upper bound
+    abs_w: Positive
 
 
 class VoltageRange(Frozen):
     phases: Literal[1, 3]
-    min_v: float
-    max_v: float
+    min_v: Positive
+    max_v: Positive
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "VoltageRange":
+        if self.min_v > self.max_v:
+            raise ValueError(f"min_v {self.min_v:g} V is above max_v {self.max_v:g} V")
+        return self
 
 
 class InstrumentLimits(Frozen):
-    max_power_interval_s: float = Field(gt=0)
-    max_uncertainty_pct: float = Field(gt=0)
-    min_accuracy: tuple[AccuracyBand, ...]
-    voltage_ranges: tuple[VoltageRange, ...]
-    frequency_hz: tuple[float, float]
-    temperature_resolution_c: float = Field(gt=0)
-    max_temperature_interval_s: float = Field(gt=0)
+    max_power_interval_s: Period
+    max_uncertainty_pct: OpenPercent
+    min_accuracy: NonEmpty[AccuracyBand]
+    voltage_ranges: NonEmpty[VoltageRange]
+    frequency_hz: tuple[Positive, Positive]
+    temperature_resolution_c: Positive
+    max_temperature_interval_s: Period
+
+    @field_validator("frequency_hz")
+    @classmethod
+    def _band(cls, v: tuple[float, float]) -> tuple[float, float]:
+        if v[0] > v[1]:
+            raise ValueError(f"the lower frequency {v[0]:g} Hz is above the upper {v[1]:g} Hz")
+        return v
 
 
 class ComDefinition(Frozen):
     """A capacity-optimisation method the vendor may declare (method-notes §2 phase 4)."""
 
-    id: str
+    id: Name
     title: str
 
 
 class Method(Frozen):
     """A versioned test method or abbreviated variant of one."""
 
-    name: str
-    version: str
+    name: Name
+    version: Name
     title: str
-    compliant: bool
+    compliant: Flag
     variant_of: str | None = None
     description: str = ""
-    interval_s: float = Field(gt=0)
-    sample_period_s: float = Field(gt=0)
-    taxonomy_file: str
+    interval_s: IntervalSeconds
+    sample_period_s: Period
+    taxonomy_file: Name
     stability: StabilityRule
     response_time: ResponseTimeRule
     search: IntensitySearch
     instruments: InstrumentLimits
-    profiles: tuple[IOProfile, ...]
-    plans: tuple[PhasePlan, ...]
-    coms: tuple[ComDefinition, ...]
+    profiles: NonEmpty[IOProfile]
+    plans: NonEmpty[PhasePlan]
+    coms: NonEmpty[ComDefinition]
 
     @model_validator(mode="after")
     def _references_resolve(self) -> "Method":
-        """Cross-references a field type cannot check; each problem names its key path."""
+        """Rules across keys that a field type cannot check; each problem names its keys."""
         problems = self._reference_problems()
-        if self.sample_period_s > self.instruments.max_power_interval_s:
-            problems.append(("sample_period_s", f"{self.sample_period_s:g} s exceeds "
-                             f"instruments.max_power_interval_s "
-                             f"({self.instruments.max_power_interval_s:g} s, method-notes §3)"))
+        if not problems:  # the run-order rules look profiles up by name
+            problems += self._run_order_problems()
+        period, limit = self.sample_period_s, self.instruments.max_power_interval_s
+        if period > limit:
+            problems.append(Problem(("sample_period_s", "instruments.max_power_interval_s"),
+                                    f"{period:g} s exceeds instruments.max_power_interval_s "
+                                    f"({limit:g} s, method-notes §3)"))
+        if period > self.interval_s:
+            problems.append(Problem(("sample_period_s", "interval_s"),
+                                    f"{period:g} s is longer than interval_s "
+                                    f"({self.interval_s:g} s): an interval needs a sample"))
         if self.variant_of is not None and self.compliant:
-            problems.append(("compliant", f"a variant of {self.variant_of} is abbreviated and "
-                             "must say compliant = false"))
+            problems.append(Problem(("compliant",), f"a variant of {self.variant_of} is "
+                                    "abbreviated and must say compliant = false"))
         if problems:
-            raise ValueError("\n".join(f"key '{key}': {why}" for key, why in problems))
+            raise MethodProblems(problems)
         return self
 
-    def _reference_problems(self) -> list[tuple[str, str]]:
+    def _reference_problems(self) -> list[Problem]:
         names = [p.name for p in self.profiles]
         known = f"(profiles: {', '.join(names)})"
         problems = []
         if len(set(names)) != len(names):
-            problems.append(("profiles", f"a profile name is listed twice {known}"))
+            problems.append(Problem(("profiles",), f"a profile name is listed twice {known}"))
         for i, p in enumerate(self.profiles):
             if p.intensity_of is not None and p.intensity_of not in names:
-                problems.append((f"profiles.{i}.intensity_of",
-                                 f"profile {p.name}: {p.intensity_of!r} is not a profile {known}"))
-            if p.intensity_pct < 100 and p.intensity_of is None:
-                problems.append((f"profiles.{i}.intensity_of",
-                                 f"profile {p.name}: intensity below 100 needs intensity_of"))
+                problems.append(Problem((f"profiles.{i}.intensity_of", "profiles"),
+                                        f"profile {p.name}: {p.intensity_of!r} is not a "
+                                        f"profile {known}"))
+            if p.derived and p.intensity_of is None:
+                problems.append(Problem((f"profiles.{i}.intensity_of",
+                                         f"profiles.{i}.intensity_pct"),
+                                        f"profile {p.name}: intensity_pct {p.intensity_pct:g} "
+                                        "(below 100) needs intensity_of, the profile whose "
+                                        "measured IOPS it takes a share of"))
         for i, plan in enumerate(self.plans):
             for j, step in enumerate(plan.active):
                 if step.profile not in names:
-                    problems.append((f"plans.{i}.active.{j}.profile",
-                                     f"plan {plan.name}: unknown profile {step.profile!r} {known}"))
+                    problems.append(Problem((f"plans.{i}.active.{j}.profile", "profiles"),
+                                            f"plan {plan.name}: unknown profile "
+                                            f"{step.profile!r} {known}"))
             if plan.conditioning_profile and plan.conditioning_profile not in names:
-                problems.append((f"plans.{i}.conditioning_profile",
-                                 f"plan {plan.name}: unknown profile "
-                                 f"{plan.conditioning_profile!r} {known}"))
+                problems.append(Problem((f"plans.{i}.conditioning_profile", "profiles"),
+                                        f"plan {plan.name}: unknown profile "
+                                        f"{plan.conditioning_profile!r} {known}"))
         categories = [c for plan in self.plans for c in plan.categories]
         if len(set(categories)) != len(categories):
-            problems.append(("plans", f"a category is in more than one plan ({categories})"))
+            problems.append(Problem(("plans",),
+                                    f"a category is in more than one plan ({categories})"))
+        ids = [c.id for c in self.coms]
+        if len(set(ids)) != len(ids):
+            problems.append(Problem(("coms",), f"a COM id is listed twice ({ids})"))
         return problems
+
+    def _run_order_problems(self) -> list[Problem]:
+        """What a run would only find out hours in: a conditioning phase without a workload,
+        a derived intensity whose reference has no measured IOPS yet, a plan of weeks."""
+        problems = []
+        for i, plan in enumerate(self.plans):
+            if plan.conditioning_intervals and plan.conditioning_profile is None:
+                problems.append(Problem((f"plans.{i}.conditioning_profile",
+                                         f"plans.{i}.conditioning_intervals"),
+                                        f"plan {plan.name}: {plan.conditioning_intervals} "
+                                        "conditioning intervals need a conditioning_profile"))
+            measured = set(self.search_profiles(plan))
+            if plan.conditioning_intervals:
+                problems += self._reference_measured(plan, f"plans.{i}.conditioning_profile",
+                                                     plan.conditioning_profile, measured)
+            for j, step in enumerate(plan.active):
+                problems += self._reference_measured(plan, f"plans.{i}.active.{j}.profile",
+                                                     step.profile, measured)
+                measured.add(step.profile)  # its metric carries measured IOPS from here on
+            total_s = self._plan_max_s(plan)
+            if total_s > MAX_PLAN_S:
+                problems.append(Problem((f"plans.{i}", "interval_s"),
+                                        f"plan {plan.name} would last up to {total_s / 3600:g} h "
+                                        f"with every COM checked (limit "
+                                        f"{MAX_PLAN_S / 3600:g} h); check interval_s, the "
+                                        "interval counts and search.probe_s"))
+        return problems
+
+    def _reference_measured(self, plan: PhasePlan, key: str, name: str | None,
+                            measured: set[str]) -> list[Problem]:
+        if name is None or not self.profile(name).derived:
+            return []
+        profile = self.profile(name)
+        if profile.intensity_of in measured:
+            return []
+        index = [p.name for p in self.profiles].index(name)
+        return [Problem((key, f"profiles.{index}.intensity_of"),
+                        f"plan {plan.name}: {name} runs at {profile.intensity_pct:g} % of "
+                        f"{profile.intensity_of}'s measured IOPS, but {profile.intensity_of} "
+                        f"is neither searched in this plan nor run before {name}")]
+
+    def _plan_max_s(self, plan: PhasePlan) -> float:
+        """The longest a plan can take, pre-fill aside: timed part, whole search, every COM."""
+        return (self.plan_duration_s(plan, len(self.coms)) + self._search_max_s(plan)
+                + (plan.prefill_max_intervals or 0) * self.interval_s)
+
+    def _search_max_s(self, plan: PhasePlan) -> float:
+        return len(self.search.queue_depths) * len(self.search_profiles(plan)) * \
+            self.search.probe_s
 
     # --- look-ups -------------------------------------------------------------------------
     @property
@@ -279,8 +400,7 @@ class Method(Frozen):
                              tuple(self._plan_summary(plan) for plan in self.plans))
 
     def _plan_summary(self, plan: PhasePlan) -> PlanSummary:
-        search_s = (len(self.search.queue_depths) * len(self.search_profiles(plan))
-                    * self.search.probe_s)
+        search_s = self._search_max_s(plan)
         com_s = plan.com_check_intervals * self.interval_s
         excluded = []
         if plan.prefill:

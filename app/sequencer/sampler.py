@@ -29,7 +29,8 @@ class MeterLost(InstrumentError):
 
 @dataclass
 class SampleGap:
-    """Grid points without a sample, with the reason (stored as an event)."""
+    """Grid points without a sample, with the reason (stored as an event); ``missed == 0`` is
+    a note about the meter at ``t_from`` (reconnected, reconnect failed)."""
 
     t_from: float
     t_to: float
@@ -82,13 +83,19 @@ class MeterSampler(Generic[S]):
         return [sample]
 
     def _try_reconnect(self) -> None:
+        """Reopen the meter (the driver backs off between attempts) and say how it went, so
+        the run log shows where the measurement resumed and with which meter."""
         reconnect = getattr(self.meter, "reconnect", None)
         if callable(reconnect):
             try:
-                reconnect()
+                identity = reconnect()
             except InstrumentError as exc:
-                self.gaps.append(SampleGap(self.next_due, self.next_due, 0,
-                                           f"{self.name}: reconnect failed: {exc}"))
+                self._note(f"reconnect failed: {exc}")
+            else:
+                self._note(f"reconnected to {identity.describe()}")
+
+    def _note(self, what: str) -> None:
+        self.gaps.append(SampleGap(self.next_due, self.next_due, 0, f"{self.name}: {what}"))
 
     def take_gaps(self) -> list[SampleGap]:
         gaps, self.gaps = self.gaps, []

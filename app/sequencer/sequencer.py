@@ -385,8 +385,10 @@ class Sequencer:
     def _report_gaps(self, phase_index: int) -> None:
         for sampler in (self._power, self._temp):
             for gap in sampler.take_gaps() if sampler else ():
-                self.log(f"sample gap {gap.t_from:.1f}–{gap.t_to:.1f} s: "
-                         f"{gap.reason}", "WARNING", phase_index)
+                start = gap.t_from
+                self.log(f"sample gap {start:.1f}–{gap.t_to:.1f} s: {gap.reason}"
+                         if gap.missed else f"{gap.reason} (at {start:.1f} s)",
+                         "WARNING", phase_index)
 
     def _close_intervals(self, recorder: PhaseRecorder, now: float, final: bool = False) -> None:
         """Close due intervals; an engine without live figures (fio client mode) reports

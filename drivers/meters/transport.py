@@ -67,7 +67,12 @@ def parse_host_port(resource: str, default_port: int) -> tuple[str, int]:
 
 
 class VisaTransport:
-    """A pyvisa resource with explicit terminations (pyvisa-py sockets need them, §8)."""
+    """A pyvisa resource with explicit terminations (pyvisa-py sockets need them, §8).
+
+    pyvisa keeps one ``ResourceManager`` per backend and hands the same object to every
+    caller, and closing it closes every session it opened. So a transport owns its resource
+    only: closing (or reconnecting) the power meter must never end the thermometer's session.
+    """
 
     def __init__(self, resource: str, *, backend: str = "@py", read_termination: str = "\n",
                  write_termination: str = "\n", timeout_s: float = 2.0) -> None:
@@ -76,12 +81,11 @@ class VisaTransport:
         self.resource = check_visa_resource(resource)
         self.timeout_s = timeout_s
         try:
-            self._rm = pyvisa.ResourceManager(backend)
-            self._res = self._rm.open_resource(
+            self._res = pyvisa.ResourceManager(backend).open_resource(
                 self.resource, read_termination=read_termination,
                 write_termination=write_termination, timeout=int(timeout_s * 1000),
                 open_timeout=int(timeout_s * 1000))
-        except (pyvisa.Error, OSError, ValueError, Exception) as exc:  # pyvisa-py raises bare
+        except Exception as exc:  # noqa: BLE001 — pyvisa-py raises bare exceptions too
             raise InstrumentError(f"cannot open {self.resource} with VISA backend "
                                   f"{backend or 'default'!r}: {exc}; check the address, cable "
                                   "and that the meter's interface is enabled") from None
@@ -93,6 +97,12 @@ class VisaTransport:
         return self._call(self._res.read)
 
     def _call(self, fn, *args):
+        """One pyvisa call; whatever it raises is a transport failure for the driver.
+
+        Besides ``VisaIOError`` (any status code) pyvisa raises ``InvalidSession`` for a
+        session closed under it, and pyvisa-py lets bare socket, decoding and internal errors
+        through; none of them may escape a driver as a traceback that ends the run.
+        """
         import pyvisa
 
         try:
@@ -103,15 +113,19 @@ class VisaTransport:
                                         f"{self.timeout_s:g} s; check power, cable and "
                                         "address, then reconnect") from None
             raise InstrumentError(f"{self.resource}: connection lost ({exc})") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InstrumentError(f"{self.resource}: connection lost ({exc})") from None
+        except pyvisa.errors.InvalidSession:
+            raise InstrumentError(f"{self.resource}: the VISA session was closed; "
+                                  "reconnect") from None
+        except Exception as exc:  # noqa: BLE001 — pyvisa-py's bare errors, see above
+            raise InstrumentError(f"{self.resource}: connection lost "
+                                  f"({type(exc).__name__}: {exc})") from None
 
     def close(self) -> None:
-        for closer in (self._res.close, self._rm.close):
-            try:
-                closer()
-            except Exception:  # noqa: BLE001 — closing a dead session must not mask the cause
-                pass
+        """Close this resource only (never the shared ResourceManager, see the class)."""
+        try:
+            self._res.close()
+        except Exception:  # noqa: BLE001 — closing a dead session must not mask the cause
+            pass
 
 
 class SocketTransport:

@@ -1,0 +1,57 @@
+"""Value types of a method file: every number finite and in a range the station can run, every
+list non-empty.
+
+Method files are edited by hand. A NaN, an ``inf``, a 0 or three extra zeros must stop at load
+time with the key named, not crash a run or spin it in a loop hours later. The bounds are what
+the station can execute: fio's limits (block sizes 512 B to 64 MiB in 512 B steps, queue depth
+1–4096, 1–256 jobs), 0.1 s as the fastest useful meter sampling, 1 s as the shortest interval
+(fio reports once a second) and one week as the longest plan (docs/method.md lists them all).
+Integers and booleans are strict: ``true`` is no count and ``1`` no boolean.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, TypeVar
+
+from pydantic import AfterValidator, Field, Strict
+
+T = TypeVar("T")
+
+#: one interval count in a plan (100 000 one-second intervals is already 28 h)
+MAX_INTERVALS = 100_000
+#: the fastest sampling a meter is asked for, and the shortest interval
+MIN_PERIOD_S, MIN_INTERVAL_S = 0.1, 1.0
+#: the longest time one setting may ask for (an interval, a probe, a sampling limit)
+MAX_SETTING_S = 3600.0
+#: the longest plan (timed part, intensity search and every COM check): a week
+MAX_PLAN_S = 7 * 24 * 3600.0
+#: fio's block-size limits (drivers/fio/jobs.py), in KiB
+MIN_BLOCK_KIB, MAX_BLOCK_KIB = 0.5, 64 * 1024.0
+
+
+def _whole_sectors(kib: float) -> float:
+    if (kib * 2) % 1:
+        raise ValueError(f"{kib:g} KiB is not a whole multiple of 512 B (0.5 KiB)")
+    return kib
+
+
+Count = Annotated[int, Strict(), Field(ge=0, le=MAX_INTERVALS)]
+PositiveCount = Annotated[int, Strict(), Field(ge=1, le=MAX_INTERVALS)]
+Flag = Annotated[bool, Strict()]
+Name = Annotated[str, Field(min_length=1)]
+Number = Annotated[float, Strict()]  # finite: the models set allow_inf_nan=False
+Percent = Annotated[float, Strict(), Field(ge=0, le=100)]
+#: a tolerance or limit in percent: 0 and 100 would accept nothing or everything
+OpenPercent = Annotated[float, Strict(), Field(gt=0, lt=100)]
+Positive = Annotated[float, Strict(), Field(gt=0)]
+IntervalSeconds = Annotated[float, Strict(), Field(ge=MIN_INTERVAL_S, le=MAX_SETTING_S)]
+Period = Annotated[float, Strict(), Field(ge=MIN_PERIOD_S, le=MAX_SETTING_S)]
+BlockKiB = Annotated[float, Strict(), Field(ge=MIN_BLOCK_KIB, le=MAX_BLOCK_KIB),
+                     AfterValidator(_whole_sectors)]
+QueueDepth = Annotated[int, Strict(), Field(ge=1, le=4096)]
+Jobs = Annotated[int, Strict(), Field(ge=1, le=256)]
+WmaPoints = Annotated[int, Strict(), Field(ge=1, le=1000)]
+Milliseconds = Annotated[float, Strict(), Field(gt=0, le=60_000)]
+
+#: a list in the file that must hold at least one entry
+NonEmpty = Annotated[tuple[T, ...], Field(min_length=1)]
