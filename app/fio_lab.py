@@ -2,7 +2,8 @@
 
 Without a configured power meter the power and temperature come from the simulated SUT,
 made to follow the profile fio is running, and every output says they are SIMULATED — real
-IO figures next to simulated watts are a rehearsal, not a measurement.
+IO figures next to simulated watts are a rehearsal, not a measurement. With a real power meter
+the thermometer must be real too: the simulated one is never used in its place.
 """
 
 from __future__ import annotations
@@ -104,10 +105,16 @@ def fio_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = ()) -> L
     engine.verify_targets()  # refused before the run is stored or any file is made
     sut = simulated_sut(config)
     simulated = config.power_meter.driver == "sim"
+    # a simulated inlet beside a real power meter would pass for a measurement: without a
+    # configured thermometer there is none, and every metric says it is INVALID for want of
+    # an inlet reading (method-notes §3)
+    no_thermometer = not simulated and config.temperature_meter.driver == "sim"
     lab = Lab(SimulatedPowerMeter(sut), SutFollowingEngine(engine, sut) if simulated else engine,
-              SimulatedThermometer(sut), None, 1.2,
+              None if no_thermometer else SimulatedThermometer(sut), None, 1.2,
               "fio on " + ", ".join(config.sut.targets)
-              + ("; power and temperature SIMULATED (no meter configured)" if simulated else ""))
+              + ("; power and temperature SIMULATED (no meter configured)" if simulated else "")
+              + ("; no inlet thermometer configured: every metric INVALID" if no_thermometer
+                 else ""))
     lab.closers.append(engine.close)  # stops fio and removes the job folder, also on failure
     configured_meters(lab, config.power_meter, config.temperature_meter)
     return lab
