@@ -159,6 +159,14 @@ def test_readings_without_an_evaluable_uncertainty_are_counted_and_never_average
     assert sr.avg_power_w == pytest.approx(metrics(clean)["EP_SR"].avg_power_w, rel=0.01)
 
 
+def test_a_1_2_percent_uncertainty_invalidates_every_metric() -> None:
+    # ±(0.1 % of reading + 0.05 % of a 13 kW range) at ~600–730 W: 1.0–1.2 %
+    wide_range = lambda sut: SimulatedPowerMeter(sut, range_w=13_000.0)  # noqa: E731
+    seq, _ = run(power=wide_range)
+    ri = metrics(seq)["EP_RI"]  # ~593 W idle: 1.2 % on every sample
+    assert not ri.valid and "power sample(s) above the 1 % uncertainty limit" in ri.reason
+
+
 # --- supply (item 5) ----------------------------------------------------------------------------
 def test_a_150_volt_supply_invalidates_every_metric_naming_the_range_and_worst_value() -> None:
     seq, events = run(spec={"volts": 150.0})
