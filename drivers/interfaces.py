@@ -100,6 +100,8 @@ class PowerSample:
     range_a: float | None = None
     uncertainty_pct: float | None = None
     flags: frozenset[str] = frozenset()
+    #: the watts reading's resolution as the meter sent it (W per last digit), None unknown
+    resolution_w: float | None = None
 
     @property
     def usable(self) -> bool:

@@ -167,6 +167,33 @@ def test_a_1_2_percent_uncertainty_invalidates_every_metric() -> None:
     assert not ri.valid and "power sample(s) above the 1 % uncertainty limit" in ri.reason
 
 
+# --- the "Minimum Accuracy" table read as the meter's resolution (item 3) ---------------------
+def test_a_meter_reading_in_10_watt_steps_fails_the_accuracy_table() -> None:
+    coarse = lambda sut: SimulatedPowerMeter(sut, resolution_w=10.0)  # noqa: E731
+    seq, _ = run(power=coarse)
+    for m in seq.metrics:
+        assert not m.valid
+        assert re.search(r"(\d+) of \1 power sample\(s\) of the measurement window read coarser "
+                         r"than the method's minimum-accuracy table, read as the meter's "
+                         r"resolution \(worst 10 W at \d+\.0 W where 1 W is required; "
+                         r"instruments.min_accuracy; method-notes §3\)", m.reason), m.reason
+    seq, _ = run(power=lambda sut: SimulatedPowerMeter(sut, resolution_w=1.0))
+    assert_all_valid(seq)
+
+
+def test_the_resolution_comes_from_the_digits_the_meter_sent_and_the_band_from_the_power() -> None:
+    from app.sequencer.conformance import resolution_problem
+    from drivers.meters.values import decode
+
+    assert [decode(t).resolution for t in ("592.7", "47.51E+00", "0.59E+03", "+206.40E-3")] == \
+        pytest.approx([0.1, 0.01, 10.0, 1e-5])
+    limits = load_method("demo").instruments
+    # 8 W read to 0.1 W: the table asks 0.01 W up to 10 W; 50 W to 0.1 W is enough
+    assert "worst 0.1 W at 8.0 W where 0.01 W is required" in resolution_problem(
+        [(8.0, 0.1), (50.0, 0.1)], limits)
+    assert resolution_problem([(50.0, 0.1), (150.0, 1.0), (9.0, None)], limits) is None
+
+
 # --- supply (item 5) ----------------------------------------------------------------------------
 def test_a_150_volt_supply_invalidates_every_metric_naming_the_range_and_worst_value() -> None:
     seq, events = run(spec={"volts": 150.0})

@@ -10,6 +10,7 @@ and the counts and are marked non-compliant.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -249,6 +250,14 @@ class InstrumentLimits(Frozen):
             if len(set(names)) != len(names):
                 raise ValueError(f"{what} lists one entry twice ({', '.join(names)})")
         return self
+
+    def required_resolution_w(self, watts: float) -> float | None:
+        """The "Minimum Accuracy" step for a reading of ``watts``, read as the resolution the
+        meter must resolve (method-notes §3): the tightest band that holds it."""
+        holding = [b for b in self.min_accuracy if b.up_to_w is None or watts <= b.up_to_w]
+        if not holding:
+            return None
+        return min(holding, key=lambda b: math.inf if b.up_to_w is None else b.up_to_w).abs_w
 
     def supply(self, declared: str) -> VoltageRange:
         """The voltage range a SUT set-up declared by id; a KeyError lists the choices."""

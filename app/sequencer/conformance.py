@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from app.method.model import InletClass, Method, VoltageRange
+from app.method.model import InletClass, InstrumentLimits, Method, VoltageRange
 from app.records import SutDescription
 from drivers.interfaces import (FLAG_FREQUENCY_OUT_OF_RANGE, FLAG_GARBAGE, FLAG_INVALID,
                                 FLAG_NO_DATA, FLAG_OVERRANGE, FLAG_RANGE_CHANGE,
@@ -46,19 +46,14 @@ class SiteRules:
     """The method's limits on the readings, bound to what the SUT set-up declared."""
 
     supply: VoltageRange
-    frequency_hz: tuple[float, float]
     inlet: InletClass
-    temperature_resolution_c: float
-    max_temperature_interval_s: float
-    max_flagged_power_samples: int
+    limits: InstrumentLimits
 
     @classmethod
     def declared(cls, method: Method, sut: SutDescription) -> "SiteRules":
         """Raises KeyError (listing the choices) for a supply or class the method lacks."""
         limits = method.instruments
-        return cls(limits.supply(sut.supply), limits.frequency_hz,
-                   limits.inlet_class(sut.ashrae_class), limits.temperature_resolution_c,
-                   limits.max_temperature_interval_s, limits.max_flagged_power_samples)
+        return cls(limits.supply(sut.supply), limits.inlet_class(sut.ashrae_class), limits)
 
     def supply_flags(self, sample: PowerSample) -> frozenset[str]:
         """The sample's flags plus a supply flag for volts or Hz outside the declared range
@@ -69,7 +64,7 @@ class SiteRules:
         added = set()
         if not self.supply.min_v <= sample.volts <= self.supply.max_v:  # NaN fails too
             added.add(FLAG_VOLTAGE_OUT_OF_RANGE)
-        low, high = self.frequency_hz
+        low, high = self.limits.frequency_hz
         if not low <= sample.freq_hz <= high:
             added.add(FLAG_FREQUENCY_OUT_OF_RANGE)
         return sample.flags | added
@@ -95,15 +90,35 @@ def flagged_power_problem(flags_by_interval: Sequence[tuple[int, frozenset[str]]
             "(instruments.max_flagged_power_samples; method-notes §3)")
 
 
+def resolution_problem(readings: Sequence[tuple[float, float | None]],
+                       limits: InstrumentLimits) -> str | None:
+    """Usable (watts, resolution the meter sent) of a window against the "Minimum Accuracy"
+    table read as the required resolution (method-notes §3); readings whose resolution the
+    driver could not tell are not judged here."""
+    coarse = []
+    for watts, resolution in readings:
+        need = limits.required_resolution_w(watts) if resolution is not None else None
+        if need is not None and resolution > need * (1 + 1e-9):
+            coarse.append((watts, resolution, need))
+    if not coarse:
+        return None
+    watts, resolution, need = max(coarse, key=lambda c: c[1] / c[2])
+    return (f"{len(coarse)} of {len(readings)} power sample(s) of the measurement window read "
+            f"coarser than the method's minimum-accuracy table, read as the meter's resolution "
+            f"(worst {resolution:g} W at {watts:.1f} W where {need:g} W is required; "
+            "instruments.min_accuracy; method-notes §3)")
+
+
 def supply_problems(samples: Sequence[tuple[float, float, frozenset[str]]],
                     rules: SiteRules) -> list[str]:
     """(volts, Hz, flags) of a window's samples: one reason per supply quantity out of range."""
     problems = []
+    low_hz, high_hz = rules.limits.frequency_hz
     checks = ((FLAG_VOLTAGE_OUT_OF_RANGE, 0, "V", "voltage", rules.supply.min_v,
                rules.supply.max_v, f"the declared supply {rules.supply.id} "
                f"({rules.supply.describe()})", "voltage_ranges"),
-              (FLAG_FREQUENCY_OUT_OF_RANGE, 1, "Hz", "frequency", *rules.frequency_hz,
-               f"{rules.frequency_hz[0]:g}–{rules.frequency_hz[1]:g} Hz", "frequency_hz"))
+              (FLAG_FREQUENCY_OUT_OF_RANGE, 1, "Hz", "frequency", low_hz, high_hz,
+               f"{low_hz:g}–{high_hz:g} Hz", "frequency_hz"))
     for flag, column, unit, quantity, low, high, allowed, key in checks:
         values = [s[column] for s in samples if flag in s[2]]
         if values:
@@ -140,16 +155,17 @@ def temperature_problems(readings: Sequence[tuple[float, float]], start: float, 
                 "SUT inlet is required (method-notes §3)"]
     problems = []
     gap = longest_gap((t for t, _ in inside), start, end)
-    limit = rules.max_temperature_interval_s
+    limit = rules.limits.max_temperature_interval_s
     if gap > limit:
         problems.append(f"inlet temperature missing for {gap:.1f} s (limit {limit:g} s, "
                         "instruments.max_temperature_interval_s; method-notes §3)")
     celsius = [c for _, c in inside]
-    grid = readings_grid(celsius, rules.temperature_resolution_c)
+    required = rules.limits.temperature_resolution_c
+    grid = readings_grid(celsius, required)
     if grid is not None:
         problems.append(f"inlet readings show no step finer than {grid:g} °C (all "
                         f"{len(celsius)} readings on a {grid:g} °C grid; the method requires "
-                        f"{rules.temperature_resolution_c:g} °C, "
+                        f"{required:g} °C, "
                         "instruments.temperature_resolution_c; method-notes §3)")
     inlet = rules.inlet
     outside = [c for c in celsius if not inlet.min_c <= c <= inlet.max_c]

@@ -27,7 +27,8 @@ from app.metrics.errors import MetricsError
 from app.metrics.histogram import ResponseTimeHistogram
 from app.records import IntervalRecord, MetricResult, PhaseInfo, PhaseKind, Placement, Window
 from app.sequencer.conformance import (SiteRules, flagged_power_problem, longest_gap,
-                                       supply_problems, temperature_problems)
+                                       resolution_problem, supply_problems,
+                                       temperature_problems)
 from drivers.interfaces import (FLAG_UNCERTAINTY_HIGH, PowerSample, TemperatureSample,
                                 WorkloadInterval, WorkloadResult)
 
@@ -50,6 +51,7 @@ class PhaseRecorder:
     power_interval: list[int] = field(default_factory=list)
     power_flags: list[frozenset[str]] = field(default_factory=list)
     power_supply: list[tuple[float, float]] = field(default_factory=list)  # (volts, Hz)
+    power_resolution: list[float | None] = field(default_factory=list)  # W, as the meter sent
     uncertainty_high: int = 0
     inlet: list[tuple[float, float]] = field(default_factory=list)  # usable (t, °C)
     slices: list[WorkloadInterval] = field(default_factory=list)
@@ -128,6 +130,7 @@ class PhaseRecorder:
             self.power_interval.append(where.interval)
             self.power_flags.append(s.flags)
             self.power_supply.append((s.volts, s.freq_hz))
+            self.power_resolution.append(s.resolution_w)
             self.uncertainty_high += FLAG_UNCERTAINTY_HIGH in s.flags
         return tuple(kept), tuple(placements)
 
@@ -301,15 +304,22 @@ class PhaseRecorder:
         if gap > self.method.instruments.max_power_interval_s:
             problems.append(f"power samples missing for {gap:.1f} s (limit "
                             f"{self.method.instruments.max_power_interval_s:g} s)")
+        return problems + self._reading_problems(start, end)
+
+    def _reading_problems(self, start: float, end: float) -> list[str]:
+        """The method's rules on the window's readings (``app.sequencer.conformance``):
+        flagged power, the meter's resolution, the supply, the inlet temperature."""
         window = self.measured_intervals
         measured = [i for i, interval in enumerate(self.power_interval) if interval in window]
+        limits = self.site.limits
         flagged = flagged_power_problem([(self.power_interval[i], self.power_flags[i])
-                                         for i in measured], self.site.max_flagged_power_samples)
-        problems += [flagged] if flagged else []
-        problems += supply_problems([(*self.power_supply[i], self.power_flags[i])
-                                     for i in measured], self.site)
-        problems += temperature_problems(self.inlet, start, end, self.site)
-        return problems
+                                         for i in measured], limits.max_flagged_power_samples)
+        coarse = resolution_problem([(self.power_w[i], self.power_resolution[i])
+                                     for i in measured if self.power_ok[i]], limits)
+        return ([p for p in (flagged, coarse) if p]
+                + supply_problems([(*self.power_supply[i], self.power_flags[i])
+                                   for i in measured], self.site)
+                + temperature_problems(self.inlet, start, end, self.site))
 
     def _evidence_window(self) -> tuple[float, float]:
         """Where readings must be continuous: the measurement window, or the whole ready-idle
