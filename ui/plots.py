@@ -30,6 +30,9 @@ LOG_COUNT_TICKS = [(math.log10(m * 10**k), f"{m * 10**k:,}") for k in range(0, 1
                    for m in (1, 2, 5)]
 STEM_BASE = 0.8  # stems start just under one IO on the log count axis
 SYMBOL_LIMIT = 600  # EP intervals drawn with markers up to this many points
+HIST_TITLE = "Response-time histogram (measurement interval)"
+HIST_WAITING = ("No histogram yet: one appears when an active profile's measurement interval "
+                "completes.")
 
 
 class DurationAxis(pg.AxisItem):
@@ -184,7 +187,7 @@ class LivePlots(QWidget):
         self.band_label.setWordWrap(True)
 
         self.hist_widget = pg.PlotWidget()
-        self.hist_widget.setTitle("Response-time histogram (measurement interval)")
+        self.hist_widget.setTitle(HIST_TITLE)
         hist = self.hist_widget.getPlotItem()
         hist.setLogMode(x=True, y=True)
         hist.setLabel("bottom", "response time (ms, log)")
@@ -196,12 +199,12 @@ class LivePlots(QWidget):
         self.hist_curve = pg.PlotDataItem(pen=pg.mkPen(c.iops, width=2), connect="pairs")
         hist.addItem(self.hist_curve)
         self.hist_lines: list[pg.InfiniteLine] = []
+        self.bins_ms, self.bin_counts = np.empty(0), np.empty(0)
         self.hist_widget.setMinimumSize(320, 200)
         self.hist_choice = QComboBox()
         self.hist_choice.setAccessibleName("Histogram profile")
         self.hist_choice.currentTextChanged.connect(self._show_histogram)
-        self.hist_note = QLabel("No histogram yet: one appears when an active profile's "
-                                "measurement interval completes.")
+        self.hist_note = QLabel(HIST_WAITING)
         self.hist_note.setWordWrap(True)
 
         grid = QGridLayout(self)
@@ -240,12 +243,33 @@ class LivePlots(QWidget):
                 axis.setTextPen(colours.foreground)
 
     # --- data -------------------------------------------------------------------------------
-    def start_run(self, started: ev.RunStarted, method: Method | None) -> None:
-        """Reset for a new run: time origin, per-phase units, stability tolerance."""
+    def reset(self) -> None:
+        """Empty every plot: curves, histogram with its confidence and ceiling lines, the
+        stability band's caption (a new run must never show the previous run's data)."""
         for s in self.series.values():
             s.clear()
         self.histograms.clear()
         self.hist_choice.clear()
+        self._clear_histogram()
+        self.hist_widget.setTitle(HIST_TITLE)
+        self.hist_note.setText(HIST_WAITING)
+        self.band_label.clear()
+        self._last_phase = None
+        for plot in (self.power_right, self.ops_right):
+            plot.follow = True  # a hand zoom on the last run does not freeze the new one
+        self.redraw()
+
+    def _clear_histogram(self) -> None:
+        item = self.hist_widget.getPlotItem()
+        for line in self.hist_lines:
+            item.removeItem(line)
+        self.hist_lines.clear()
+        self.bins_ms, self.bin_counts = np.empty(0), np.empty(0)
+        self.hist_curve.setData([], [])
+
+    def start_run(self, started: ev.RunStarted, method: Method | None) -> None:
+        """Reset for a new run: time origin, per-phase units, stability tolerance."""
+        self.reset()
         self._t0 = started.t0
         self._units = phase_units(method, started.phases)
         self._last_phase = None
@@ -318,10 +342,7 @@ class LivePlots(QWidget):
         h = self.histograms.get(profile)
         if h is None:
             return
-        item = self.hist_widget.getPlotItem()
-        for line in self.hist_lines:
-            item.removeItem(line)
-        self.hist_lines.clear()
+        self._clear_histogram()
         ns = np.array(sorted(h.bins), dtype=float)
         counts = np.array([h.bins[int(k)] for k in ns], dtype=float)
         keep = counts > 0
@@ -380,7 +401,7 @@ class LivePlots(QWidget):
     def curve_data(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """What a curve holds (tests assert on data, never on pixels)."""
         if name == "histogram":  # the bins, not the stems' drawing coordinates
-            return getattr(self, "bins_ms", np.empty(0)), getattr(self, "bin_counts", np.empty(0))
+            return self.bins_ms, self.bin_counts
         else:
             x, y = self.curves[name].getOriginalDataset()
         empty = np.empty(0)

@@ -1,0 +1,200 @@
+"""The technician's rough edges (issue 17, items 1, 3, 8–11): a new run starts on an empty
+view, Enter never starts a run, INVALID is worded and coloured the same everywhere, the
+metrics table reads like the report, the finished run exports, the Run menu follows the run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QWizard
+
+from app.records import MetricResult, PhaseInfo, PhaseKind, RunConfig, RunStatus
+from app.run_verdict import Tone, run_verdict
+from app.sequencer import events as ev
+from app.storage.stored import RunSummary
+from tests.test_ui_run import RUN_TIMEOUT_MS, start_smoke, station, wait_for_event  # noqa: F401
+from ui.main_window import MainWindow
+from ui.metrics_table import MetricsTable
+from ui.report_export import FOLDER_KEY, ReportExportBar
+from ui.start_page import StartPage
+from ui.status_style import TONE_COLOURS
+from ui import report_export
+from ui.wizard.model import WizardEntries, entries_from_config
+
+
+def abort_after_histogram(qtbot, window: MainWindow) -> str:
+    """A smoke run stopped once it has shown a histogram (and so confidence lines, EPs)."""
+    run_id = start_smoke(window)
+    wait_for_event(qtbot, window, ev.HistogramReady)
+    with qtbot.waitSignal(window.run_view.ended, timeout=RUN_TIMEOUT_MS):
+        window.run_view.abort("test")
+    return run_id
+
+
+# --- 1 ----------------------------------------------------------------------------------------
+def test_a_new_run_starts_with_an_empty_run_view(qtbot, station: MainWindow) -> None:
+    abort_after_histogram(qtbot, station)
+    view = station.run_view
+    assert len(view.plots.curve_data("histogram")[0]) and view.plots.hist_lines
+    assert view.log.toPlainText() and view.metrics.rowCount()
+    start_smoke(station)  # nothing of the new run has been delivered yet
+    assert len(view.plots.curve_data("histogram")[0]) == 0
+    assert view.plots.hist_lines == [] and view.plots.hist_choice.count() == 0
+    assert "No histogram yet" in view.plots.hist_note.text()
+    assert view.plots.band_label.text() == ""
+    for name in ("power", "ep", "wma", "band_hi", "iops"):
+        assert len(view.plots.curve_data(name)[0]) == 0, name
+    assert view.log.toPlainText() == ""
+    assert view.metrics.rowCount() == 0 and view.timeline.table.rowCount() == 0
+    assert not view.export.isVisible()
+
+
+# --- 3 ----------------------------------------------------------------------------------------
+def to_review(qtbot, window: MainWindow, entries: WizardEntries | None = None):
+    wizard = window.new_run(entries)
+    for _ in range(4):
+        qtbot.mouseClick(wizard.button(QWizard.WizardButton.NextButton),
+                         Qt.MouseButton.LeftButton)
+    assert wizard.currentPage() is wizard.review_page
+    return wizard
+
+
+def test_enter_on_the_review_page_never_starts_a_run(qtbot, station: MainWindow) -> None:
+    wizard = to_review(qtbot, station)
+    operator = wizard.review_page.operator
+    operator.setFocus()
+    qtbot.keyClicks(operator, "J. Tech")
+    qtbot.keyClick(operator, Qt.Key.Key_Return)
+    start = wizard.button(QWizard.WizardButton.FinishButton)
+    start.setFocus()
+    qtbot.keyClick(start, Qt.Key.Key_Enter)
+    assert wizard.isVisible() and station.session is None and not station.run_view.running
+    assert "click “Start run”" in wizard.review_page.error.text()
+    with qtbot.waitSignal(station.run_view.ended, timeout=RUN_TIMEOUT_MS):  # a click starts
+        qtbot.mouseClick(start, Qt.MouseButton.LeftButton)
+        assert station.session is not None
+        station.run_view.abort("test")
+
+
+def test_a_compliant_run_asks_with_its_duration_and_end_time(qtbot, station) -> None:
+    config = RunConfig(method="emerald-block-v3", lab="sim-direct")
+    wizard = to_review(qtbot, station, entries_from_config(config))
+    asked: list[str] = []
+    wizard.review_page.confirm = lambda _p, _t, text: asked.append(text) or False
+    qtbot.mouseClick(wizard.button(QWizard.WizardButton.FinishButton),
+                     Qt.MouseButton.LeftButton)
+    assert wizard.isVisible() and station.session is None  # "No" keeps the wizard open
+    assert asked and "takes about" in asked[0] and "should end about" in asked[0]
+    assert "h" in asked[0].split("takes about")[1].split(" and ")[0]  # hours, not seconds
+
+
+# --- 8 ----------------------------------------------------------------------------------------
+def test_invalid_metrics_are_worded_and_coloured_the_same_everywhere(qtbot,
+                                                                      station) -> None:
+    verdict = run_verdict(RunStatus.COMPLETED, 2)
+    assert verdict.text == "COMPLETED — 2 metrics INVALID" and verdict.tone is Tone.WARNING
+    assert run_verdict(RunStatus.COMPLETED).tone is Tone.GOOD
+    assert run_verdict(RunStatus.FAILED, 1).tone is Tone.BAD
+    summary = RunSummary("r" * 32, RunStatus.COMPLETED, "smoke", "1", False, "online-2", "sim",
+                         "", "", "SUT", "2026-01-01T00:00:00", None, 60.0, 60.0, "")
+    page = StartPage()
+    qtbot.addWidget(page)
+    page.show_runs([summary], invalid={summary.run_id: 2})
+    item = page.runs.item(0, 1)
+    assert item.text() == verdict.text
+    assert item.foreground().color() == TONE_COLOURS[Tone.WARNING]
+    bad = MetricResult("EP_RR", 1.0, "IOPS/W", False, "unstable")
+    station.run_view.show_verdict(ev.RunFinished(RunStatus.COMPLETED, 1.0, (bad,)))
+    assert station.run_view.state.text() == "COMPLETED — 1 metric INVALID"
+    assert TONE_COLOURS[Tone.WARNING].name() in station.run_view.state.styleSheet()
+
+
+def test_the_start_page_counts_a_stored_runs_invalid_metrics(qtbot, station) -> None:
+    run_id = abort_after_histogram(qtbot, station)
+    station.show_start_page()
+    from app.storage.history import invalid_metric_counts
+
+    n = invalid_metric_counts(station.database, [run_id]).get(run_id, 0)
+    assert station.start_page.runs.item(0, 1).text() == run_verdict(RunStatus.ABORTED, n).text
+
+
+# --- 9 ----------------------------------------------------------------------------------------
+def test_metrics_table_reads_like_the_report(qtbot) -> None:
+    table = MetricsTable()
+    qtbot.addWidget(table)
+    phases = [PhaseInfo(0, PhaseKind.READY_IDLE, "Ready idle", None, 60.0),
+              PhaseInfo(1, PhaseKind.ACTIVE, "RR", "RR", 60.0),
+              PhaseInfo(2, PhaseKind.ACTIVE, "RW", "RW", 60.0)]
+    table.plan(None, phases)
+    table.add_metric(MetricResult("EP_RI", 12.317, "GB/W", True, avg_power_w=592.692,
+                                  ops_rate=7300.0, ops_unit="GB", phase_index=0))
+    table.add_metric(MetricResult("EP_RR", 3.014, "IOPS/W", True, avg_power_w=592.692,
+                                  ops_rate=1786.4, ops_unit="IOPS", avg_response_ms=4.567,
+                                  phase_index=1))
+    table.finish(RunStatus.ABORTED)
+    rows = {r[0]: r for r in table.rows()}
+    assert "7300" not in rows["EP_RI"][4] and "idle" in rows["EP_RI"][4]
+    assert rows["EP_RI"][3] == "593"  # three significant digits, as the PDF prints it
+    assert rows["EP_RR"][4] == "1786 IOPS"
+    assert rows["RR" if "RR" in rows else "EP_RR"][-1] == "VALID"
+    assert rows["RW"][-1] == "not measured (aborted)"
+
+
+# --- 10 ---------------------------------------------------------------------------------------
+def test_the_finished_run_exports_from_the_documents_folder(qtbot, station, tmp_path,
+                                                           monkeypatch) -> None:
+    abort_after_histogram(qtbot, station)
+    bar = station.run_view.export
+    assert bar.isVisible()
+    proposed: list[Path] = []
+    target = tmp_path / "reports"
+    target.mkdir()
+
+    def ask(_parent, _caption, start, _filter):
+        proposed.append(Path(start))
+        return str(target / Path(start).name), ""
+
+    bar.ask = ask
+    saved = bar.export("pdf")
+    assert saved is not None and saved.is_file() and saved.parent == target
+    assert proposed[0].parent == report_export.documents_folder()  # never the checkout
+    assert Path.cwd() != proposed[0].parent
+    assert f"Saved to {saved}" == bar.saved_label.text() and bar.open_button.isVisible()
+    opened: list[Path] = []
+    bar.opener = opened.append
+    qtbot.mouseClick(bar.open_button, Qt.MouseButton.LeftButton)
+    assert opened == [target]
+    assert bar.export("xlsx").is_file()
+    assert proposed[1].parent == target  # the last folder used
+    assert Path(str(station.settings.value(FOLDER_KEY))) == target
+
+
+def test_export_bar_hides_without_a_run(qtbot, tmp_path) -> None:
+    bar = ReportExportBar(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(bar)
+    assert bar.isHidden() and bar.export("pdf") is None
+
+
+# --- 11 ---------------------------------------------------------------------------------------
+def test_run_menu_actions_follow_the_run(qtbot, station: MainWindow) -> None:
+    actions = (station.pause_action, station.resume_action, station.abort_action)
+    assert not any(a.isEnabled() for a in actions)
+    start_smoke(station)
+    assert station.pause_action.isEnabled() and station.abort_action.isEnabled()
+    assert not station.resume_action.isEnabled()
+    wait_for_event(qtbot, station, ev.PowerSamples)
+    station.pause_action.trigger()
+    assert station.resume_action.isEnabled() and not station.pause_action.isEnabled()
+    with qtbot.waitSignal(station.run_view.ended, timeout=RUN_TIMEOUT_MS):
+        station.run_view.abort("test")
+    assert not any(a.isEnabled() for a in actions)
+
+
+@pytest.fixture(autouse=True)
+def _documents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep the export tests out of the real documents folder."""
+    docs = tmp_path / "Documents"
+    docs.mkdir()
+    monkeypatch.setattr("ui.report_export.documents_folder", lambda: docs)
