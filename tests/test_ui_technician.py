@@ -4,6 +4,7 @@ metrics table reads like the report, the finished run exports, the Run menu foll
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,17 +12,22 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QWizard
 
 from app.records import MetricResult, PhaseInfo, PhaseKind, RunConfig, RunStatus
+from app.labs import build_lab
 from app.run_verdict import Tone, run_verdict
 from app.sequencer import events as ev
 from app.storage.stored import RunSummary
 from tests.test_ui_run import RUN_TIMEOUT_MS, start_smoke, station, wait_for_event  # noqa: F401
+from tests.test_ui_wizard import click_next, pass_connection_test
 from ui.main_window import MainWindow
 from ui.metrics_table import MetricsTable
 from ui.report_export import FOLDER_KEY, ReportExportBar
 from ui.start_page import StartPage
 from ui.status_style import TONE_COLOURS
 from ui import report_export
+from drivers.clock import MonotonicClock
 from ui.wizard.model import WizardEntries, entries_from_config
+from ui.wizard.profiles import SutProfileStore
+from ui.wizard.wizard import NewRunWizard
 
 
 def abort_after_histogram(qtbot, window: MainWindow) -> str:
@@ -51,12 +57,65 @@ def test_a_new_run_starts_with_an_empty_run_view(qtbot, station: MainWindow) -> 
     assert not view.export.isVisible()
 
 
+# --- 2 ----------------------------------------------------------------------------------------
+@pytest.fixture
+def wire_wizard(qtbot, tmp_path: Path) -> NewRunWizard:
+    """The wizard of a station on the default ``sim`` lab (production drivers on loopback
+    meter simulators), at the instruments page."""
+    wizard = NewRunWizard(entries=entries_from_config(RunConfig(method="smoke")),
+                          simulated_lab="sim", store=SutProfileStore(tmp_path / "p.json"))
+    qtbot.addWidget(wizard)
+    wizard.show()
+    for _ in range(3):
+        click_next(qtbot, wizard)
+    assert wizard.currentPage() is wizard.instruments_page
+    return wizard
+
+
+def test_connection_test_reads_the_meter_the_run_reads(qtbot, wire_wizard) -> None:
+    pass_connection_test(qtbot, wire_wizard)
+    tested = wire_wizard.instruments_page.result.text()
+    lab = build_lab(wire_wizard.run_config(), MonotonicClock())
+    try:
+        run_meter = lab.power_meter.open().describe()
+    finally:
+        lab.close()
+    assert "WT310" in run_meter and run_meter in tested and "SIM-PM" not in tested
+
+
+def test_next_needs_a_passed_test_of_the_current_settings_or_a_recorded_override(
+        qtbot, wire_wizard) -> None:
+    page = wire_wizard.instruments_page
+    click_next_plain(qtbot, wire_wizard)
+    assert wire_wizard.currentPage() is page and "Test connection" in page.error.text()
+    pass_connection_test(qtbot, wire_wizard)
+    page.thermo_driver.setCurrentText("none")  # a changed setting makes the result stale
+    assert page.result.text() == "Not tested yet." and page.verdict() == ""
+    click_next_plain(qtbot, wire_wizard)
+    assert wire_wizard.currentPage() is page
+    page.override.setChecked(True)
+    click_next_plain(qtbot, wire_wizard)
+    assert wire_wizard.currentPage() is wire_wizard.review_page
+    assert "OVERRIDE" in wire_wizard.review_page.summary.text()
+    assert wire_wizard.run_config().instrument_check.startswith("OVERRIDE")
+    wire_wizard.back()
+    pass_connection_test(qtbot, wire_wizard)  # "none" thermometer: the run records none
+    assert "no thermometer" in page.result.text()
+    click_next_plain(qtbot, wire_wizard)
+    summary = wire_wizard.review_page.summary.text()
+    assert "Connection test:</b> passed: power meter" in summary
+    assert "WT310" in wire_wizard.run_config().instrument_check
+
+
+def click_next_plain(qtbot, wizard: NewRunWizard) -> None:
+    qtbot.mouseClick(wizard.button(QWizard.WizardButton.NextButton), Qt.MouseButton.LeftButton)
+
+
 # --- 3 ----------------------------------------------------------------------------------------
 def to_review(qtbot, window: MainWindow, entries: WizardEntries | None = None):
     wizard = window.new_run(entries)
     for _ in range(4):
-        qtbot.mouseClick(wizard.button(QWizard.WizardButton.NextButton),
-                         Qt.MouseButton.LeftButton)
+        click_next(qtbot, wizard)
     assert wizard.currentPage() is wizard.review_page
     return wizard
 
@@ -88,6 +147,42 @@ def test_a_compliant_run_asks_with_its_duration_and_end_time(qtbot, station) -> 
     assert wizard.isVisible() and station.session is None  # "No" keeps the wizard open
     assert asked and "takes about" in asked[0] and "should end about" in asked[0]
     assert "h" in asked[0].split("takes about")[1].split(" and ")[0]  # hours, not seconds
+
+
+# --- 4 ----------------------------------------------------------------------------------------
+ANSWERS = {"connectivity": "network", "consumer_component": False,
+           "integrated_controller": True, "storage_protection": True, "max_drive_count": 50}
+
+
+def test_repeating_a_run_restores_its_classification_answers(qtbot, station) -> None:
+    first = station.new_run()
+    page = first.taxonomy_page
+    for name, value in ANSWERS.items():
+        page.set_answer(name, value)
+    config = replace(first.run_config(), method="smoke", lab="sim-direct")
+    first.reject()
+    assert config.taxonomy == "online-3" and config.classification_answers["max_drive_count"] == 50
+    session = station.start_run(config)
+    with qtbot.waitSignal(station.run_view.ended, timeout=RUN_TIMEOUT_MS):
+        station.run_view.abort("test")
+    station.show_start_page()
+    station.start_page.runs.selectRow(0)
+    qtbot.mouseClick(station.start_page.resume_button, Qt.MouseButton.LeftButton)
+    repeated = station.wizard.taxonomy_page
+    assert {k: repeated.answers()[k] for k in ANSWERS} == ANSWERS  # not the defaults
+    assert repeated.derived.taxonomy == "online-3"
+    assert "kept from the earlier run" not in repeated.derived_label.text()
+    assert station.wizard.run_config().classification_answers == config.classification_answers
+    station.wizard.reject()
+    # double-click = the run's details (in the history window), not a new run
+    rect = station.start_page.runs.visualRect(station.start_page.runs.model().index(0, 0))
+    viewport = station.start_page.runs.viewport()
+    qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=rect.center())  # press, then
+    qtbot.mouseDClick(viewport, Qt.MouseButton.LeftButton, pos=rect.center())  # double
+    history = station.history
+    assert history.isVisible() and history.tabs.count() == 2
+    assert history.tabs.widget(1).run.run_id == session.run_id
+    history.close()
 
 
 # --- 8 ----------------------------------------------------------------------------------------

@@ -61,6 +61,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.stack)
         self.start_page.new_run.connect(lambda: self.new_run())
         self.start_page.resume_run.connect(self.repeat_run)
+        self.start_page.details_requested.connect(self.show_run_details)
         self.run_view.ended.connect(self._run_ended)
         self.run_view.home_requested.connect(self.show_start_page)
         self._build_menus()
@@ -159,6 +160,12 @@ class MainWindow(QMainWindow):
         self.history.resize(1500, 900)
         self.history.show()
         return self.history
+
+    def show_run_details(self, run_id: str) -> HistoryView:
+        """A recent run's details: the history window with that run's tab open."""
+        history = self.show_history()
+        history.open_detail(run_id)
+        return history
 
     def new_run(self, entries: WizardEntries | None = None) -> NewRunWizard | None:
         if self.run_view.running:

@@ -23,6 +23,7 @@ RUN_COLUMNS = ("Started (UTC)", "Status", "Method", "Taxonomy", "SUT", "Lab", "D
 class StartPage(QWidget):
     new_run = Signal()
     resume_run = Signal(str)  # run id whose configuration to reuse
+    details_requested = Signal(str)  # run id to open in the history's detail view
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -55,7 +56,8 @@ class StartPage(QWidget):
         self.runs.setAccessibleName("Recent runs")
         self.runs.itemSelectionChanged.connect(
             lambda: self.resume_button.setEnabled(bool(self.runs.selectedItems())))
-        self.runs.doubleClicked.connect(self._resume)
+        self.runs.setToolTip("Double-click a run to open its details")
+        self.runs.doubleClicked.connect(self._details)
         self.runs_note = QLabel("")
         self.health = QLabel("")
         self.health.setWordWrap(True)
@@ -113,6 +115,11 @@ class StartPage(QWidget):
         if not rows:
             return None
         return self.runs.item(rows[0].row(), 0).data(256)
+
+    def _details(self) -> None:
+        run_id = self.selected_run_id()
+        if run_id:
+            self.details_requested.emit(run_id)
 
     def _resume(self) -> None:
         run_id = self.selected_run_id()

@@ -173,6 +173,7 @@ def _cover(c: ReportContent) -> list:
         ("Finished (UTC)", run.finished_wall or "not finished"),
         ("Duration", fmt_duration(run.duration_s)),
         ("Station", config.station or "not recorded"),
+        ("Instrument connection test", config.instrument_check or "not recorded"),
         ("Operator", config.operator or "not recorded"),
         ("Lab", config.lab),
         ("Workload engine", run.workload_engine or "not recorded"),

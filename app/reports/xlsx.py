@@ -138,6 +138,7 @@ def _info_rows(c: ReportContent) -> list[tuple[str, str]]:
         ("Run status", run.status.value + (f": {run.error}" if run.error else "")),
         ("Started (UTC)", run.started_wall), ("Finished (UTC)", run.finished_wall or ""),
         ("Station", config.station), ("Operator", config.operator),
+        ("Instrument connection test", config.instrument_check),
         ("Samples SHA-256", run.samples_sha256),
     ]
 

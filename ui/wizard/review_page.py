@@ -4,6 +4,7 @@ NON-COMPLIANT here as everywhere."""
 
 from __future__ import annotations
 
+import html
 from datetime import datetime, timedelta
 
 from PySide6.QtWidgets import (QAbstractItemView, QFormLayout, QHeaderView, QLabel, QLineEdit,
@@ -54,6 +55,7 @@ def summary_text(config: RunConfig, compliant: bool) -> str:
         f"<b>Power meter:</b> {config.power_meter.driver} {config.power_meter.resource}; "
         f"<b>thermometer:</b> {config.temperature_meter.driver} "
         f"{config.temperature_meter.resource}",
+        f"<b>Connection test:</b> {html.escape(config.instrument_check or 'not run')}",
     ]
     return "<br>".join(lines)
 
