@@ -174,6 +174,7 @@ def _cover(c: ReportContent) -> list:
         ("Duration", fmt_duration(run.duration_s)),
         ("Station", config.station or "not recorded"),
         ("Instrument connection test", config.instrument_check or "not recorded"),
+        ("QA disposition", c.disposition_text),
         ("Operator", config.operator or "not recorded"),
         ("Lab", config.lab),
         ("Workload engine", run.workload_engine or "not recorded"),
@@ -376,7 +377,7 @@ def _histograms(c: ReportContent) -> list:
 
 
 def _events(c: ReportContent) -> list:
-    events = list(c.run.events)
+    events = list(c.events)
     story: list = [PageBreak(), P("Event log", "h1")]
     if not events:
         return story + [P("No events were stored.", "body")]
@@ -393,6 +394,20 @@ def _events(c: ReportContent) -> list:
     if left_out:
         story.append(P(f"{left_out} events in the middle of the log are left out here; the xlsx "
                        "export's Events sheet has all of them.", "small"))
+    return story + _audit(c)
+
+
+def _audit(c: ReportContent) -> list:
+    """QA's notes and dispositions (append-only; the latest disposition is the run's)."""
+    story: list = [P("QA audit trail", "h2"), P(f"Disposition: {c.disposition_text}", "body")]
+    if not c.run.audit:
+        return story + [P("No QA notes or dispositions were recorded.", "small")]
+    rows = [[B("Recorded (UTC)"), B("Entry"), B("By"), B("Text")]]
+    for e in c.run.audit:
+        what = e.disposition.value.upper() if e.disposition else e.kind.value
+        rows.append([P(e.created_wall[:19].replace("T", " ")), P(what), P(e.author),
+                     P(e.text)])
+    story.append(grid_table(rows, [30 * mm, 20 * mm, 30 * mm, BODY_W - 80 * mm]))
     return story
 
 

@@ -8,6 +8,7 @@ Everything shown comes from the stored run (``load_run``) and the report's own c
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Signal
@@ -243,6 +244,7 @@ class RunDetailView(QWidget):
 
     def refresh_audit(self) -> list[AuditEntry]:
         entries = audit_entries(self.database, self.run.run_id)
+        self.run = replace(self.run, audit=tuple(entries))  # exports carry the latest trail
         self.audit_list.clear()
         self.audit_list.addItems([e.describe() for e in entries] or ["No notes or "
                                                                      "dispositions yet."])
