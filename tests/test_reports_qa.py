@@ -80,3 +80,12 @@ def test_a_run_without_review_says_so(tmp_path: Path) -> None:
     content = build_content(load_run(database, events[0].run_id))
     database.close()
     assert content.disposition is None and content.disposition_text == "not yet reviewed by QA"
+
+
+def test_the_pdf_says_the_ceiling_is_informational(exported) -> None:
+    """Issue 17, item 7: IOs above the ceiling next to a VALID metric need the rule beside it."""
+    _, paths = exported
+    text = " ".join(" ".join(page.extract_text().split())
+                    for page in PdfReader(paths["pdf"]).pages)
+    assert "ceiling is informational" in text
+    assert "AVERAGE response time of the measurement interval" in text

@@ -185,6 +185,23 @@ def test_repeating_a_run_restores_its_classification_answers(qtbot, station) -> 
     history.close()
 
 
+# --- 7 ----------------------------------------------------------------------------------------
+def test_the_histogram_says_what_the_ceiling_means_for_validity(qtbot) -> None:
+    from app.method.loader import load_method
+    from app.storage.synthetic import run_started
+    from ui.plots import LivePlots
+
+    plots = LivePlots()
+    qtbot.addWidget(plots)
+    plots.start_run(run_started(0.0), load_method("emerald-block-v3"))
+    plots.ingest([ev.HistogramReady(3, "MW1", {5_000_000: 90_000, 40_000_000: 1194},
+                                    {99.0: 35.0}, 30.0, 1194)])
+    note = plots.hist_note.text()
+    assert "1,194 IOs above" in note and "ceiling is informational" in note
+    assert "AVERAGE response time" in note and "limit (30 ms)" in note
+    assert plots.hist_widget.toolTip() and "INVALID" in plots.hist_widget.toolTip()
+
+
 # --- 8 ----------------------------------------------------------------------------------------
 def test_invalid_metrics_are_worded_and_coloured_the_same_everywhere(qtbot,
                                                                       station) -> None:

@@ -17,6 +17,7 @@ from PySide6.QtCore import QEvent, QTimer
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from app.method.model import Method
+from app.metrics.histogram import ceiling_meaning
 from app.records import PhaseInfo, PhaseKind
 from app.sequencer import events as ev
 from ui.series import GrowableSeries
@@ -137,6 +138,7 @@ class LivePlots(QWidget):
         self._t0 = 0.0
         self._units: dict[int, str] = {}
         self._tolerance = float("nan")
+        self._max_avg_ms: float | None = None  # the method's average response-time limit
         self._last_phase: int | None = None
         self.series = {name: GrowableSeries() for name in (
             "power", "temperature", "iops", "mibs", "ep", "wma", "band_hi", "band_lo")}
@@ -252,6 +254,7 @@ class LivePlots(QWidget):
         self.hist_choice.clear()
         self._clear_histogram()
         self.hist_widget.setTitle(HIST_TITLE)
+        self.hist_widget.setToolTip("")
         self.hist_note.setText(HIST_WAITING)
         self.band_label.clear()
         self._last_phase = None
@@ -275,6 +278,7 @@ class LivePlots(QWidget):
         self._last_phase = None
         if method is not None:
             self._tolerance = method.stability.tolerance_pct
+            self._max_avg_ms = method.response_time.max_avg_ms
             self.band_label.setText(
                 f"<span style='color:{self.colours.efficiency}'>● EPᵢ</span> per interval · "
                 f"<span style='color:{self.colours.wma}'>━ WMA</span> "
@@ -359,8 +363,10 @@ class LivePlots(QWidget):
         self.hist_widget.setTitle(f"Response-time histogram — {profile}, {total:,} IOs")
         values = " · ".join(f"{level:g} %: " + (f"{ms:.3g} ms" if math.isfinite(ms) else
                                                   "not available") for level, ms in levels)
+        meaning = ceiling_meaning(h.ceiling_ms, h.above_ceiling, self._max_avg_ms)
         self.hist_note.setText(f"Confidence levels (dashed): {values}. Ceiling (red): "
-                               f"{h.ceiling_ms:g} ms, {h.above_ceiling:,} IOs above.")
+                               f"{h.ceiling_ms:g} ms, {h.above_ceiling:,} IOs above. {meaning}")
+        self.hist_widget.setToolTip(meaning)
 
     def _vline(self, ms: float, label: str, colour: str, style) -> None:
         if not (ms > 0 and math.isfinite(ms)):

@@ -23,6 +23,7 @@ from reportlab.platypus import (BaseDocTemplate, Frame, KeepTogether, PageBreak,
                                 PageTemplate, Paragraph, Preformatted, Spacer, Table, TableStyle)
 from xml.sax.saxutils import escape
 
+from app.metrics.histogram import ceiling_meaning
 from app.records import PhaseKind
 from app.reports import charts
 from app.reports.content import INVALID, VALID, MetricLine, ReportContent
@@ -364,6 +365,7 @@ def _histograms(c: ReportContent) -> list:
     story.append(P("Completion-latency histogram of each profile's measurement window (fio "
                    "json+ buckets), with the confidence levels (SPEC-NOTES §5) and the "
                    "response-time ceiling.", "small"))
+    max_avg_ms = c.method.response_time.max_avg_ms if c.method else None
     for hist in c.run.histograms:
         total = sum(hist.bins.values())
         levels = ", ".join(f"{lvl:g} %: {fmt_sig(ms)} ms" for lvl, ms in
@@ -372,7 +374,9 @@ def _histograms(c: ReportContent) -> list:
             charts.histogram_chart(hist, f"{hist.profile} (phase {hist.phase_index}): "
                                          f"{total} IOs", BODY_W, 62 * mm),
             P(f"Confidence levels — {levels or DASH}; ceiling {fmt_sig(hist.ceiling_ms)} ms, "
-              f"{hist.above_ceiling} IOs above it.", "small"), Spacer(1, 3 * mm)]))
+              f"{hist.above_ceiling} IOs above it. "
+              + ceiling_meaning(hist.ceiling_ms, hist.above_ceiling, max_avg_ms), "small"),
+            Spacer(1, 3 * mm)]))
     return story
 
 
