@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QWizard
@@ -183,6 +184,78 @@ def test_repeating_a_run_restores_its_classification_answers(qtbot, station) -> 
     assert history.isVisible() and history.tabs.count() == 2
     assert history.tabs.widget(1).run.run_id == session.run_id
     history.close()
+
+
+# --- 6 ----------------------------------------------------------------------------------------
+@pytest.fixture
+def plots(qtbot):
+    from ui.plots import LivePlots
+
+    widget = LivePlots(redraw_ms=10_000)
+    qtbot.addWidget(widget)
+    return widget
+
+
+def test_time_axes_are_sensible_before_data_and_never_repeat_a_label(plots) -> None:
+    for widget in (plots.power_widget, plots.ops_widget, plots.ep_widget):
+        axis = widget.getPlotItem().getAxis("bottom")
+        assert widget.getPlotItem().vb.viewRange()[0] == [0.0, 60.0]
+        assert not axis.autoSIPrefix and "x0.001" not in axis.labelString()
+    axis = plots.power_widget.getPlotItem().getAxis("bottom")
+    for lo, hi, pixels in ((0, 5, 600), (0, 95, 320), (3, 7 * 3600, 900), (0, 30 * 3600, 1500),
+                           (-6.6, 6.6, 400)):
+        labels = [text for spacing, values in axis.tickValues(lo, hi, pixels)
+                  for text in axis.tickStrings(values, 1.0, spacing)]
+        assert len(labels) == len(set(labels)), (lo, hi, labels)
+
+
+def test_dual_axes_are_keyed_to_their_curves_colours(plots) -> None:
+    c = plots.colours
+    for widget, left, right in ((plots.power_widget, c.power, c.temperature),
+                                (plots.ops_widget, c.iops, c.mibs)):
+        item = widget.getPlotItem()
+        assert item.getAxis("left").labelStyle["color"] == left
+        assert item.getAxis("right").labelStyle["color"] == right
+        assert item.getAxis("left").textPen().color().name() == left
+
+
+def test_level_labels_never_meet_the_ceiling_label(plots) -> None:
+    from app.storage.synthetic import run_started
+
+    plots.start_run(run_started(0.0), None)
+    # levels bunched right at the ceiling: the case that used to overlap
+    plots.ingest([ev.HistogramReady(3, "MW1", {29_000_000: 10, 31_000_000: 5},
+                                    {99.0: 29.0, 99.9: 30.5, 99.99: 31.0, 99.999: 31.0},
+                                    30.0, 5)])
+    *levels, ceiling = plots.hist_lines
+    level_rows = [line.label.orthoPos for line in levels]
+    assert len(set(level_rows)) == len(levels)  # stacked, one row each
+    assert min(level_rows) - ceiling.label.orthoPos >= 0.4  # a wide gap in any plot size
+
+
+def test_a_restarted_phase_is_drawn_apart_from_its_earlier_attempt(plots) -> None:
+    from app.storage.synthetic import run_started
+
+    plots.start_run(run_started(0.0), None)
+    phase = PhaseInfo(0, PhaseKind.ACTIVE, "MW1", "MW1", 60.0, 0, 3)
+
+    def intervals(start: float) -> list:
+        return [ev.IntervalClosed(_record(start + i)) for i in range(3)]
+
+    plots.ingest([ev.PhaseStarted(phase, 0.0), *intervals(0.0),
+                  ev.PhaseStarted(phase, 10.0), *intervals(10.0)])
+    plots.redraw()
+    x, wma = plots.curve_data("wma")
+    gaps = np.flatnonzero(np.isnan(wma))
+    assert len(gaps) == 1 and x[gaps[0] - 1] < 10.0 < x[gaps[0] + 1]
+    assert [m.label.format for m in plots.restart_markers] == ["MW1 restarted"]
+
+
+def _record(t: float):
+    from app.records import IntervalRecord
+
+    return IntervalRecord(0, "MW1", int(t), t, t + 1.0, 500.0, 4, 1000.0, "IOPS", 2.0, 2.0,
+                          2.0, True, True)
 
 
 # --- 7 ----------------------------------------------------------------------------------------

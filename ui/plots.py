@@ -36,8 +36,32 @@ HIST_WAITING = ("No histogram yet: one appears when an active profile's measurem
                 "completes.")
 
 
+#: tick steps of the run-time axis (s): whole seconds, minutes and hours only, so two ticks
+#: never print the same h:mm:ss label
+TIME_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600,
+              43200, 86400)
+EMPTY_SPAN_S = 60.0  # the run-time axes before any data: 0:00 … 1:00
+LEVEL_LABEL_TOP, LEVEL_LABEL_STEP, CEILING_LABEL_AT = 0.95, 0.12, 0.06
+
+
+def time_step(span_s: float, pixels: float, min_px: float = 70.0) -> float:
+    """The smallest step of :data:`TIME_STEPS` leaving ``min_px`` pixels per label."""
+    wanted = span_s * min_px / max(pixels, 1.0)
+    return next((s for s in TIME_STEPS if s >= wanted), TIME_STEPS[-1])
+
+
 class DurationAxis(pg.AxisItem):
-    """Run time as h:mm:ss (seconds alone are unreadable once a run passes an hour)."""
+    """Run time as h:mm:ss (seconds alone are unreadable once a run passes an hour), ticks on
+    whole seconds/minutes/hours and no SI scaling ("(x0.001)" means nothing for a time)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.enableAutoSIPrefix(False)
+
+    def tickSpacing(self, minVal, maxVal, size):  # noqa: N802 (Qt naming)
+        major = time_step(maxVal - minVal, size)
+        minor = next((s for s in reversed(TIME_STEPS) if s < major and major % s == 0), major)
+        return [(major, 0), (minor, 0)]
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 (Qt naming)
         out = []
@@ -104,6 +128,20 @@ class _DualAxisPlot:
         for vb in (self.item.vb, self.right):
             vb.sigRangeChangedManually.connect(self._stop_following)
 
+    def key_axes(self, left_colour: str, right_colour: str) -> None:
+        """Each y axis (label, line, tick labels) in its curve's colour: with two scales on
+        one plot, the colour says which curve an axis belongs to."""
+        for side, colour in (("left", left_colour), ("right", right_colour)):
+            axis = self.item.getAxis(side)
+            axis.setPen(pg.mkPen(colour))
+            axis.setTextPen(pg.mkPen(colour))
+            self.item.setLabel(side, axis.labelText, units=axis.labelUnits, color=colour)
+
+    def reset_view(self) -> None:
+        """Follow the data again, from the empty 0:00 … 1:00 view (a new run)."""
+        self.follow = True
+        self.item.vb.setXRange(0, EMPTY_SPAN_S, padding=0)
+
     def _stop_following(self, *_args) -> None:
         self.follow = False
 
@@ -157,6 +195,7 @@ class LivePlots(QWidget):
         # no grid on the live plots: pyqtgraph's grid costs 10× the curves to paint
         widget.setLabel("bottom", "run time (h:mm:ss)")
         widget.setMinimumSize(320, 200)
+        widget.getPlotItem().setXRange(0, EMPTY_SPAN_S, padding=0)
         return widget
 
     def _build(self) -> None:
@@ -167,12 +206,14 @@ class LivePlots(QWidget):
         self.power_item = power.item
         self.curves = {"power": _curve(power.item, c.power, "power (W)"),
                        "temperature": _curve(power.right, c.temperature, "temperature (°C)")}
+        power.key_axes(c.power, c.temperature)
 
         self.ops_widget = self._plot_widget("IO rate")
         ops = _DualAxisPlot(self.ops_widget, "IOPS", "", "Throughput", "MiB/s")
         self.ops_right = ops
         self.curves["iops"] = _curve(ops.item, c.iops, "IOPS")
         self.curves["mibs"] = _curve(ops.right, c.mibs, "MiB/s")
+        ops.key_axes(c.iops, c.mibs)
 
         self.ep_widget = self._plot_widget("Periodic efficiency EPᵢ per interval")
         ep = self.ep_widget.getPlotItem()
@@ -185,6 +226,8 @@ class LivePlots(QWidget):
         ep.addItem(self.band)
         self.curves["ep"] = _curve(ep, c.efficiency, "EPᵢ")
         self.curves["wma"] = _curve(ep, c.wma, "WMA")
+        self.restart_markers: list[pg.InfiniteLine] = []
+        self._seen_phases: set[int] = set()
         self.band_label = QLabel("")
         self.band_label.setWordWrap(True)
 
@@ -259,7 +302,12 @@ class LivePlots(QWidget):
         self.band_label.clear()
         self._last_phase = None
         for plot in (self.power_right, self.ops_right):
-            plot.follow = True  # a hand zoom on the last run does not freeze the new one
+            plot.reset_view()  # a hand zoom on the last run does not freeze the new one
+        self.ep_widget.getPlotItem().setXRange(0, EMPTY_SPAN_S, padding=0)
+        self._seen_phases: set[int] = set()
+        for marker in self.restart_markers:
+            self.ep_widget.getPlotItem().removeItem(marker)
+        self.restart_markers.clear()
         self.redraw()
 
     def _clear_histogram(self) -> None:
@@ -315,6 +363,24 @@ class LivePlots(QWidget):
             self.series[gap].break_line(x)
         self._dirty = True
 
+    def _on_phase_started(self, e: ev.PhaseStarted) -> None:
+        """A phase seen before is a restart (after a pause): its earlier attempt must stay
+        apart from the new attempt's curve and WMA, with a marker saying why."""
+        if e.phase.index in self._seen_phases:
+            restart_at = e.t - self._t0
+            for name in ("ep", "wma", "band_hi", "band_lo", "iops", "mibs"):
+                self.series[name].break_line(restart_at)
+            marker = pg.InfiniteLine(
+                pos=restart_at, angle=90,
+                pen=pg.mkPen(self.colours.level, style=pg.QtCore.Qt.PenStyle.DotLine),
+                label=f"{e.phase.name} restarted", labelOpts={
+                    "position": 0.9, "color": self.colours.foreground,
+                    "anchors": [(0, 0.5), (0, 0.5)]})
+            self.ep_widget.getPlotItem().addItem(marker)
+            self.restart_markers.append(marker)
+            self._dirty = True
+        self._seen_phases.add(e.phase.index)
+
     def _on_interval(self, e: ev.IntervalClosed) -> None:
         iv = e.interval
         if not math.isfinite(iv.ep):
@@ -339,7 +405,7 @@ class LivePlots(QWidget):
 
     _handlers = {ev.PowerSamples: _on_power, ev.TemperatureSamples: _on_temperature,
                  ev.WorkloadIntervals: _on_workload, ev.IntervalClosed: _on_interval,
-                 ev.HistogramReady: _on_histogram}
+                 ev.HistogramReady: _on_histogram, ev.PhaseStarted: _on_phase_started}
 
     # --- histogram --------------------------------------------------------------------------
     def _show_histogram(self, profile: str) -> None:
@@ -374,10 +440,13 @@ class LivePlots(QWidget):
         # InfiniteLine has no log mode: place it in the log10 coordinates of the view.
         # labels sit left of their line on the plot's background, stepped down so clustered
         # levels stay readable; the ceiling (drawn last) goes on top
+        # levels stack down from the top, the ceiling's label sits at the bottom: the two
+        # groups can never overlap, however close the lines are
         step = len(self.hist_lines)
         background = pg.mkColor(self.colours.background)
         background.setAlpha(210)
-        opts = {"position": 0.97 if label == "ceiling" else 0.88 - 0.09 * step,
+        opts = {"position": CEILING_LABEL_AT if label == "ceiling" else
+                LEVEL_LABEL_TOP - LEVEL_LABEL_STEP * step,
                 "color": colour, "anchors": [(1, 0.5), (1, 0.5)], "fill": background}
         line = pg.InfiniteLine(pos=math.log10(ms), angle=90, pen=pg.mkPen(colour, style=style),
                                label=label, labelOpts=opts)
