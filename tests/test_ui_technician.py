@@ -182,6 +182,7 @@ def test_repeating_a_run_restores_its_classification_answers(qtbot, station) -> 
     qtbot.mouseDClick(viewport, Qt.MouseButton.LeftButton, pos=rect.center())  # double
     history = station.history
     assert history.isVisible() and history.tabs.count() == 2
+    qtbot.waitUntil(lambda: hasattr(history.tabs.widget(1), "run"), timeout=20_000)
     assert history.tabs.widget(1).run.run_id == session.run_id
     history.close()
 

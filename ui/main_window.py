@@ -164,7 +164,7 @@ class MainWindow(QMainWindow):
     def show_run_details(self, run_id: str) -> HistoryView:
         """A recent run's details: the history window with that run's tab open."""
         history = self.show_history()
-        history.open_detail(run_id)
+        history.load_detail(run_id)
         return history
 
     def new_run(self, entries: WizardEntries | None = None) -> NewRunWizard | None:

@@ -54,12 +54,18 @@ class RunDetailView(QWidget):
     audited = Signal(str)
 
     def __init__(self, database: Database, run_id: str, *, read_only: bool = False,
+                 loaded: tuple[StoredRun, ReportContent] | None = None,
                  parent: QWidget | None = None) -> None:
+        """``loaded``: the run and its report content when already read (in the background,
+        ``ui.history.loader``); otherwise they are read here."""
         super().__init__(parent)
         self.database = database
         self.read_only = read_only
-        self.run: StoredRun = database.load_run(run_id)
-        self.content: ReportContent = build_content(self.run)
+        if loaded is None:
+            run = database.load_run(run_id)
+            loaded = run, build_content(run)
+        self.run: StoredRun = loaded[0]
+        self.content: ReportContent = loaded[1]
         self._build()
         self.show_phase(None)
         self.refresh_audit()
