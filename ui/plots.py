@@ -50,6 +50,13 @@ def time_step(span_s: float, pixels: float, min_px: float = 70.0) -> float:
     return next((s for s in TIME_STEPS if s >= wanted), TIME_STEPS[-1])
 
 
+def _empty_time_range(plot: pg.PlotItem) -> None:
+    """0:00 … 1:00 until data arrives (pyqtgraph's empty view is -0.5 … 0.5, which the time
+    axis would print as a negative time), then the x range follows the data again."""
+    plot.setXRange(0, EMPTY_SPAN_S, padding=0)
+    plot.enableAutoRange(axis="x")
+
+
 class DurationAxis(pg.AxisItem):
     """Run time as h:mm:ss (seconds alone are unreadable once a run passes an hour), ticks on
     whole seconds/minutes/hours and no SI scaling ("(x0.001)" means nothing for a time)."""
@@ -140,7 +147,7 @@ class _DualAxisPlot:
     def reset_view(self) -> None:
         """Follow the data again, from the empty 0:00 … 1:00 view (a new run)."""
         self.follow = True
-        self.item.vb.setXRange(0, EMPTY_SPAN_S, padding=0)
+        _empty_time_range(self.item)
 
     def _stop_following(self, *_args) -> None:
         self.follow = False
@@ -195,7 +202,7 @@ class LivePlots(QWidget):
         # no grid on the live plots: pyqtgraph's grid costs 10× the curves to paint
         widget.setLabel("bottom", "run time (h:mm:ss)")
         widget.setMinimumSize(320, 200)
-        widget.getPlotItem().setXRange(0, EMPTY_SPAN_S, padding=0)
+        _empty_time_range(widget.getPlotItem())
         return widget
 
     def _build(self) -> None:
@@ -303,7 +310,7 @@ class LivePlots(QWidget):
         self._last_phase = None
         for plot in (self.power_right, self.ops_right):
             plot.reset_view()  # a hand zoom on the last run does not freeze the new one
-        self.ep_widget.getPlotItem().setXRange(0, EMPTY_SPAN_S, padding=0)
+        _empty_time_range(self.ep_widget.getPlotItem())
         self._seen_phases: set[int] = set()
         for marker in self.restart_markers:
             self.ep_widget.getPlotItem().removeItem(marker)

@@ -58,7 +58,8 @@ def open_folder(path: Path) -> None:
 class ReportExportBar(QWidget):
     """Export PDF / Export xlsx buttons, then "Saved to … [Open folder]".
 
-    ``load`` returns the stored run to export (called once, at the first export)."""
+    ``load`` returns the stored run to export, as it is now (called at every export, so a QA
+    disposition added meanwhile is in the report)."""
 
     def __init__(self, settings: QSettings, parent: QWidget | None = None, *,
                  ask: SaveDialog = QFileDialog.getSaveFileName,
@@ -66,7 +67,6 @@ class ReportExportBar(QWidget):
         super().__init__(parent)
         self.settings, self.ask, self.opener = settings, ask, opener
         self._load: Callable[[], StoredRun] | None = None
-        self._run: StoredRun | None = None
         self.saved: Path | None = None
         self.pdf_button = QPushButton("Export &PDF…")
         self.xlsx_button = QPushButton("Export &xlsx…")
@@ -85,7 +85,7 @@ class ReportExportBar(QWidget):
 
     def set_run(self, load: Callable[[], StoredRun] | None) -> None:
         """Offer export for the run ``load`` returns; ``None`` hides the bar (run going on)."""
-        self._load, self._run, self.saved = load, None, None
+        self._load, self.saved = load, None
         self.saved_label.clear()
         self.open_button.hide()
         self.setVisible(load is not None)
@@ -94,12 +94,11 @@ class ReportExportBar(QWidget):
         if self._load is None:
             return None
         try:
-            if self._run is None:
-                self._run = self._load()
-            path = path or ask_report_path(self, self.settings, self._run, suffix, self.ask)
+            run = self._load()
+            path = path or ask_report_path(self, self.settings, run, suffix, self.ask)
             if path is None:
                 return None
-            written = write_reports(self._run, **{suffix: path})[suffix]
+            written = write_reports(run, **{suffix: Path(path)})[suffix]
         except (ReportError, StorageError, OSError) as exc:
             QMessageBox.warning(self, "Export failed", str(exc))
             return None

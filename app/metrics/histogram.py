@@ -178,6 +178,6 @@ def ceiling_meaning(ceiling_ms: float, above: int, max_avg_ms: float | None = No
     above it do not make a metric INVALID. Without this, "1,194 IOs above 30 ms" next to a
     VALID metric reads like a contradiction."""
     limit = f" ({max_avg_ms:g} ms)" if max_avg_ms is not None else ""
-    return (f"The {ceiling_ms:g} ms ceiling is informational: {above:,} IOs above it do not "
-            f"make the metric INVALID. Validity is judged on the AVERAGE response time of the "
-            f"measurement interval against the method's limit{limit}.")
+    return (f"The {ceiling_ms:g} ms ceiling is informational: IOs above it ({above:,} here) "
+            f"do not make the metric INVALID. Validity is judged on the AVERAGE response time "
+            f"of the measurement interval against the method's limit{limit}.")
