@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from app.records import RunConfig
 from app.sequencer.lab import Lab
 from drivers.clock import Clock
-from drivers.interfaces import PowerMeter, TemperatureMeter
+from drivers.interfaces import PowerMeter, TemperatureMeter, WorkloadEngine
 from drivers.sim.engine import SimulatedWorkloadEngine
 from drivers.sim.meters import SimulatedPowerMeter, SimulatedThermometer
 from drivers.sim.sut import HDD_15K, SSD_SAS, SimSutSpec, SimulatedSut
@@ -76,8 +76,9 @@ def open_lab_meters(config: RunConfig, sut: SimulatedSut | None = None) -> LabMe
     return meters
 
 
-def lab_with_meters(meters: LabMeters, engine, capacity_probe, workload_latency_s: float,
-                    description: str) -> Lab:
+def lab_with_meters(meters: LabMeters, engine: WorkloadEngine,
+                    capacity_probe: Callable[[], tuple[int, int]] | None,
+                    workload_latency_s: float, description: str) -> Lab:
     """A lab around already opened meters (closing the lab closes them)."""
     return Lab(meters.power_meter, engine, meters.temperature_meter, capacity_probe,
                workload_latency_s, description, meters.closers)
