@@ -298,13 +298,22 @@ def test_invalid_metrics_are_worded_and_coloured_the_same_everywhere(qtbot,
     assert TONE_COLOURS[Tone.WARNING].name() in station.run_view.state.styleSheet()
 
 
-def test_the_start_page_counts_a_stored_runs_invalid_metrics(qtbot, station) -> None:
-    run_id = abort_after_histogram(qtbot, station)
-    station.show_start_page()
+def test_start_page_and_history_show_a_stored_run_alike(qtbot, station) -> None:
     from app.storage.history import invalid_metric_counts
 
+    run_id = abort_after_histogram(qtbot, station)
+    station.show_start_page()
     n = invalid_metric_counts(station.database, [run_id]).get(run_id, 0)
-    assert station.start_page.runs.item(0, 1).text() == run_verdict(RunStatus.ABORTED, n).text
+    shown = station.start_page.runs.item(0, 1)
+    assert shown.text() == run_verdict(RunStatus.ABORTED, n).text
+    history = station.show_history()
+    model = history.model
+    status = next(c for c, col in enumerate(model.columns) if col.title == "Status")
+    index = model.index(0, status)
+    assert model.data(index) == shown.text()
+    assert model.data(index, Qt.ItemDataRole.ForegroundRole).color() == \
+        shown.foreground().color()
+    history.close()
 
 
 # --- 9 ----------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import sqlalchemy as sa
 
 from app.records import RunStatus
-from app.run_verdict import run_verdict
+from app.run_verdict import RunVerdict, run_verdict
 from app.storage import schema as s
 from app.storage.audit import latest_dispositions_query
 from app.storage.db import Database
@@ -62,9 +62,13 @@ class HistoryRow:
     haystack: str = field(default="", compare=False, repr=False)  # lower-case search text
 
     @property
+    def verdict(self) -> RunVerdict:
+        """The same wording and tone as the start page and the run header."""
+        return run_verdict(self.status, sum(not m.valid for m in self.metrics))
+
+    @property
     def status_text(self) -> str:
-        """The same wording as the start page and the run header (``app.run_verdict``)."""
-        return run_verdict(self.status, sum(not m.valid for m in self.metrics)).text
+        return self.verdict.text
 
     def metric(self, name: str) -> KeyMetric | None:
         return next((m for m in self.metrics if m.name == name), None)
