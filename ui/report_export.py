@@ -27,9 +27,10 @@ KINDS = {"pdf": "PDF report", "xlsx": "xlsx workbook"}
 
 
 def documents_folder() -> Path:
-    """The user's documents folder (home when the desktop names none)."""
+    """The user's documents folder, or home when the desktop names none or it does not exist
+    (a dialog pointed at a missing folder would fall back to the working directory)."""
     found = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
-    return Path(found) if found else Path.home()
+    return Path(found) if found and Path(found).is_dir() else Path.home()
 
 
 def start_folder(settings: QSettings) -> Path:
