@@ -5,9 +5,16 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 OUT    ?= out
 
-.PHONY: run test bench gui demo package clean
+.PHONY: run test bench gui demo package clean system-deps
 
-$(STAMP): pyproject.toml
+# Debian/Ubuntu packages (Qt's xcb libraries, fio, Xvfb, PostgreSQL …): checked on every run
+# with one dpkg-query call, installed only when something is missing (README, "fresh machine").
+system-deps:
+	@scripts/install-system-deps.sh
+
+# order-only: python3-venv must be there before the venv is made, but a check that finds
+# everything installed must not rebuild the venv
+$(STAMP): pyproject.toml | system-deps
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test,package]'
@@ -17,7 +24,7 @@ venv: $(STAMP)
 
 # Opens the station on the built-in simulated lab; without a display the same
 # run happens in the terminal and the report is written to $(OUT)/.
-run: $(STAMP)
+run: system-deps $(STAMP)
 	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
 		$(VENV)/bin/storwatt gui --lab sim; \
 	else \
@@ -25,7 +32,7 @@ run: $(STAMP)
 		$(VENV)/bin/storwatt run --lab sim --method demo --taxonomy online-3 --out $(OUT); \
 	fi
 
-test: $(STAMP)
+test: system-deps $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest $(PYTEST_ARGS)
 
 bench: $(STAMP)

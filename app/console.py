@@ -30,7 +30,7 @@ def format_duration(seconds: float) -> str:
 
 
 def format_metric_value(m: MetricResult) -> str:
-    """Three significant digits at least (SPEC-NOTES §4); an invalid figure is never shown
+    """Three significant digits at least (method-notes §4); an invalid figure is never shown
     as a bare number."""
     if m.value != m.value or math.isinf(m.value):
         return "—"
@@ -57,6 +57,7 @@ class ConsoleReporter:
         self.quiet = quiet
         self._t0 = 0.0
         self._last_progress = -math.inf
+        self.finished: ev.RunFinished | None = None
 
     def __call__(self, event: ev.RunEvent) -> None:
         handler = getattr(self, f"_on_{type(event).__name__}", None)
@@ -112,9 +113,18 @@ class ConsoleReporter:
                     f"{format_duration(e.elapsed_s)}  ETA {format_duration(e.eta_s)}")
 
     def _on_LogMessage(self, e: ev.LogMessage) -> None:
+        """One line per message: a traceback stays in the stored log (``runs show``)."""
         if e.level != "INFO" or not self.quiet:
-            self._print(f"    {e.level}: {e.message}")
+            first, *rest = e.message.splitlines() or [""]
+            more = f"  (+{len(rest)} lines in the run's stored log)" if rest else ""
+            self._print(f"    {e.level}: {first}{more}")
 
     def _on_RunFinished(self, e: ev.RunFinished) -> None:
-        err = f" — {e.error}" if e.error else ""
-        self._print(f"Run finished: {e.status}{err}")
+        # not printed yet: the final status is shown once the run is durable (print_final)
+        self.finished = e
+
+    def print_final(self, where: str) -> None:
+        """The final status line, once the caller knows ``where`` the run is stored."""
+        e = self.finished
+        status = f"{e.status}" + (f" — {e.error}" if e.error else "") if e else "not reported"
+        self._print(f"Run finished: {status}; {where}")

@@ -7,15 +7,16 @@ IO figures next to simulated watts are a rehearsal, not a measurement.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app import units
-
 from app.labs import LabError, lab_with_meters, open_lab_meters, simulated_sut
 from app.records import RunConfig
 from app.sequencer.lab import Lab
 from drivers.clock import Clock
 from drivers.fio.engine import FioEngine
+from drivers.fio.safety import TargetCheck, TargetPolicy, check_target
 from drivers.interfaces import WorkloadInterval, WorkloadProfile, WorkloadResult
 from drivers.sim.sut import SimulatedSut
 
@@ -25,6 +26,17 @@ def parse_size(text: str) -> int:
         return units.parse_size(text)
     except units.UnitError as exc:
         raise LabError(f"size {text!r}: {exc}") from None
+
+
+def scratch_size(text: str) -> int | None:
+    """The scratch size the operator gave; None ("" or "0") means: create no file."""
+    return (parse_size(text) if text.strip() else 0) or None
+
+
+def confirmations(text: str) -> tuple[str, ...]:
+    """The target paths typed to confirm, stored comma separated in ``RunConfig.confirm_device``
+    (a target never contains ',': ``drivers.fio.jobs`` refuses it in a job file)."""
+    return tuple(p.strip() for p in text.split(",") if p.strip())
 
 
 @dataclass
@@ -61,16 +73,39 @@ class SutFollowingEngine:
         return self.engine.stop()
 
 
-def fio_lab(config: RunConfig, clock: Clock) -> Lab:
+def target_policy(target_size: str, confirm: str, protected: Sequence[str]) -> TargetPolicy:
+    """The fio driver's rules for a run from what the operator typed (CLI or wizard): a typed
+    confirmation is also the station's consent to write to a block device."""
+    confirmed = confirmations(confirm)
+    return TargetPolicy(protected=tuple(protected), confirmed=confirmed,
+                        allow_destructive=bool(confirmed), create_size=scratch_size(target_size))
+
+
+def target_check(path: str, *, target_size: str, confirm: str,
+                 protected: Sequence[str]) -> TargetCheck:
+    """The verdict a run would give ``path``, for the wizard to show before Start."""
+    return check_target(path, writing=True,
+                        policy=target_policy(target_size, confirm, protected))
+
+
+def fio_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = ()) -> Lab:
+    """``protected``: the station's own files, never a target (``app.protected``)."""
     if not config.sut.targets:
         raise LabError("local-fio needs at least one --target (a scratch file or a block device)")
     engine = FioEngine(config.sut.targets, clock=clock, load_hosts=config.sut.load_hosts,
-                       target_size=parse_size(config.target_size),
-                       confirm_device=config.confirm_device,
-                       allow_destructive=bool(config.confirm_device))
+                       policy=target_policy(config.target_size, config.confirm_device,
+                                            protected))
+    engine.verify_targets()  # refused before the run is stored or any file is made
     sut = simulated_sut(config)
     simulated = config.power_meter.driver == "sim"
-    return lab_with_meters(
-        open_lab_meters(config, sut), SutFollowingEngine(engine, sut) if simulated else engine,
-        None, 1.2, "fio on " + ", ".join(config.sut.targets)
+    try:  # the meters exactly as the wizard's connection test opens them
+        meters = open_lab_meters(config, sut)
+    except Exception:
+        engine.close()
+        raise
+    lab = lab_with_meters(
+        meters, SutFollowingEngine(engine, sut) if simulated else engine, None, 1.2,
+        "fio on " + ", ".join(config.sut.targets)
         + ("; power and temperature SIMULATED (no meter configured)" if simulated else ""))
+    lab.closers.append(engine.close)  # stops fio and removes the job folder, also on failure
+    return lab

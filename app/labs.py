@@ -10,18 +10,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from app.records import RunConfig
+from app.records import LAB_KINDS, RunConfig
 from app.sequencer.lab import Lab
 from drivers.clock import Clock
 from drivers.interfaces import PowerMeter, TemperatureMeter, WorkloadEngine
 from drivers.sim.engine import SimulatedWorkloadEngine
 from drivers.sim.meters import SimulatedPowerMeter, SimulatedThermometer
 from drivers.sim.sut import HDD_15K, SSD_SAS, SimSutSpec, SimulatedSut
-
-LAB_KINDS = ("sim", "sim-direct", "local-fio")
 
 
 class LabError(ValueError):
@@ -84,19 +82,26 @@ def lab_with_meters(meters: LabMeters, engine: WorkloadEngine,
                workload_latency_s, description, meters.closers)
 
 
-def build_lab(config: RunConfig, clock: Clock) -> Lab:
+def build_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = ()) -> Lab:
+    """``protected``: paths a real workload must never write (``app.protected``)."""
     if config.lab not in LAB_KINDS:
         raise LabError(f"unknown lab {config.lab!r}; choose one of {', '.join(LAB_KINDS)}")
     if config.lab == "sim-direct":
         return _sim_direct(config, clock)
     if config.lab == "sim":
         return _sim_wire(config, clock)
-    return _local_fio(config, clock)
+    return _local_fio(config, clock, protected)
+
+
+def simulated_engine(sut: SimulatedSut, config: RunConfig,
+                     clock: Clock) -> SimulatedWorkloadEngine:
+    """The simulated engine, running (and rate-splitting) as many load hosts as configured."""
+    return SimulatedWorkloadEngine(sut, clock, load_hosts=max(1, len(config.sut.load_hosts)))
 
 
 def _sim_direct(config: RunConfig, clock: Clock) -> Lab:
     sut = simulated_sut(config)
-    return lab_with_meters(open_lab_meters(config, sut), SimulatedWorkloadEngine(sut, clock),
+    return lab_with_meters(open_lab_meters(config, sut), simulated_engine(sut, config, clock),
                            sut.used_capacity_bytes, 0.0,
                            "simulated SUT, in-process simulated meters")
 
@@ -104,12 +109,12 @@ def _sim_direct(config: RunConfig, clock: Clock) -> Lab:
 def _sim_wire(config: RunConfig, clock: Clock) -> Lab:
     """Simulated SUT behind loopback meter simulators, read by the production drivers."""
     sut = simulated_sut(config)
-    return lab_with_meters(open_lab_meters(config, sut), SimulatedWorkloadEngine(sut, clock),
+    return lab_with_meters(open_lab_meters(config, sut), simulated_engine(sut, config, clock),
                            sut.used_capacity_bytes, 0.0,
                            "simulated SUT behind loopback meter simulators")
 
 
-def _local_fio(config: RunConfig, clock: Clock) -> Lab:
+def _local_fio(config: RunConfig, clock: Clock, protected: Sequence[str]) -> Lab:
     from app.fio_lab import fio_lab
 
-    return fio_lab(config, clock)
+    return fio_lab(config, clock, protected)

@@ -35,6 +35,12 @@ class PhaseStatus(StrEnum):
     ABORTED = "ABORTED"
     FAILED = "FAILED"
     SKIPPED = "SKIPPED"
+    INTERRUPTED = "INTERRUPTED"  # RUNNING when the station stopped (set at the next start-up)
+
+    @property
+    def cut_short(self) -> bool:
+        """The phase started but did not run to its end."""
+        return self in (PhaseStatus.ABORTED, PhaseStatus.FAILED, PhaseStatus.INTERRUPTED)
 
 
 @dataclass(frozen=True)
@@ -65,13 +71,18 @@ class SutDescription:
     notes: str = ""
 
 
+#: what ``RunConfig.lab`` may name (built by :func:`app.labs.build_lab`); here, with the record,
+#: so the command line can offer the choices without importing the simulators
+LAB_KINDS = ("sim", "sim-direct", "local-fio")
+
+
 @dataclass(frozen=True)
 class RunConfig:
     """Everything that defines a run; stored as a snapshot with it (never edited after)."""
 
     method: str = "demo"
     taxonomy: str = "online-3"  # category id + level, e.g. "near-online-2"
-    lab: str = "sim"  # sim | local-fio | hardware
+    lab: str = "sim"  # one of LAB_KINDS
     sut: SutDescription = field(default_factory=SutDescription)
     power_meter: InstrumentConfig = field(default_factory=InstrumentConfig)
     temperature_meter: InstrumentConfig = field(default_factory=InstrumentConfig)
@@ -81,9 +92,11 @@ class RunConfig:
     #: the classification questions as answered (attribute → answer), so a repeated set-up
     #: shows the answers that gave ``taxonomy``, not the questions' defaults
     classification_answers: dict[str, Any] = field(default_factory=dict)
-    #: local-fio: size of the scratch file created for a target that does not exist yet
-    target_size: str = "64M"
-    #: local-fio: the block device name the operator typed to allow a destructive run
+    #: local-fio: size of the scratch file created for a target that does not exist yet;
+    #: "" = create none (a missing target is then refused)
+    target_size: str = ""
+    #: local-fio: the target paths (block devices, existing files) the operator typed to allow
+    #: overwriting them, comma separated (the field keeps its first name for stored runs)
     confirm_device: str = ""
     #: the wizard's instrument connection test: "passed: …", or "OVERRIDE: …" when the
     #: operator went on without a passed test ("" = not started from the wizard)
@@ -119,7 +132,7 @@ class PhaseInfo:
 
 @dataclass(frozen=True)
 class IntervalRecord:
-    """One closed (one-minute, in the compliant method) interval of a phase (SPEC-NOTES §4)."""
+    """One closed (one-minute, in the compliant method) interval of a phase (method-notes §4)."""
 
     phase_index: int
     profile: str | None

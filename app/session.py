@@ -10,18 +10,24 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from app.labs import build_lab
 from app.method.loader import load_method
 from app.method.model import Method
 from app.method.taxonomy import load_taxonomy, parse_taxonomy_id
+from app.protected import station_paths
 from app.records import RunConfig, RunStatus
 from app.sequencer.events import RunListener
 from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer
 from app.storage.db import Database, open_database
-from app.storage.writer import RunWriter
+from app.storage.writer import Durability, RunWriter
 from drivers.clock import Clock, MonotonicClock
+
+#: How long the end of a run waits for a failing database before leaving the run in its
+#: journal (a backup tool's lock or a short outage clears in this time; a full disk does not).
+DURABLE_WAIT_S = 60.0
 
 
 @dataclass
@@ -32,6 +38,8 @@ class RunSession:
     lab: Lab
     sequencer: Sequencer
     writer: RunWriter
+    #: where the run ended up, set when the session closes (database, or the run journal)
+    stored: Durability | None = None
     _thread: threading.Thread | None = field(default=None, repr=False)
 
     @property
@@ -53,25 +61,32 @@ class RunSession:
         return self._thread
 
     def close(self) -> None:
+        """Close the lab, then make the run durable: in the database, or after
+        :data:`DURABLE_WAIT_S` in its journal (raises WriterError if neither took it)."""
         self.lab.close()
-        self.writer.close()
+        self.stored = self.writer.close(DURABLE_WAIT_S)
 
 
 def open_session(config: RunConfig, *, db_url: str | None = None,
                  listeners: Iterable[RunListener] = (), clock: Clock | None = None,
-                 method: Method | None = None) -> RunSession:
-    """Prepare a run: validate the method and taxonomy, open storage, build the lab."""
+                 method: Method | None = None, report_folder: Path | None = None) -> RunSession:
+    """Prepare a run: validate the method and taxonomy, open storage, build the lab.
+
+    ``report_folder``: where the caller will write the reports; like the database and the data
+    directory, the lab's workload must never write there."""
     method = method or load_method(config.method)
     parse_taxonomy_id(load_taxonomy(method), config.taxonomy)  # names the valid ids
     method.plan_for(config.category)  # raises with the list of testable categories
     clock = clock or MonotonicClock()
     database = open_database(db_url)
-    writer = RunWriter(database)
-    lab = build_lab(config, clock)
-    try:
+    writer = RunWriter(database, samples_per_s=1.0 / method.sample_period_s)
+    lab: Lab | None = None
+    try:  # a refused target or a lab that cannot be built must not leave the writer running
+        lab = build_lab(config, clock, protected=station_paths(database.url, report_folder))
         sequencer = Sequencer(method, config, lab, clock, [writer, *listeners])
     except Exception:
-        lab.close()
+        if lab is not None:
+            lab.close()
         writer.close()
         raise
     return RunSession(config, method, database, lab, sequencer, writer)

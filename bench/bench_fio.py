@@ -18,6 +18,7 @@ from bench.figure import Figure
 from drivers.clock import MonotonicClock
 from drivers.fio.engine import FioEngine
 from drivers.fio.jobs import JobOptions, job_text
+from drivers.fio.safety import TargetPolicy, create_scratch_file
 from drivers.fio.stream import DocumentSplitter
 from drivers.interfaces import WorkloadProfile
 
@@ -40,8 +41,8 @@ def fio_alone(folder: Path, target: str, *flags: str) -> float:
 
 
 def fio_through_station(folder: Path, target: str) -> float:
-    engine = FioEngine([target], clock=MonotonicClock(), ioengine="null", target_size=64 << 20,
-                       direct=False, workdir=folder)
+    engine = FioEngine([target], clock=MonotonicClock(), ioengine="null", direct=False,
+                       policy=TargetPolicy(create_size=64 << 20), workdir=folder)
     engine.check()
     engine.start(PROFILE)
     while engine.running:
@@ -56,7 +57,7 @@ def run() -> list[Figure]:
     with tempfile.TemporaryDirectory(dir="/dev/shm") as shm, \
             tempfile.TemporaryDirectory() as work:
         target = str(Path(shm) / "target.dat")
-        Path(target).write_bytes(b"\0" * 4096)
+        create_scratch_file(target, 64 << 20)  # sparse; the null engine never writes it
         alone_runs, flagged_runs, station_runs = [], [], []
         for _ in range(REPEATS):  # interleaved so machine load hits all alike
             alone_runs.append(fio_alone(Path(work), target))

@@ -22,7 +22,7 @@ from bench.figure import Figure
 from drivers.sim.latency import lognormal_bucket_probabilities
 
 COMMAND = "python -m bench.run_all metrics"
-WEIGHTS = (10, 9, 8, 7, 6, 5, 4, 3, 2, 1)  # SPEC-NOTES §4 default
+WEIGHTS = (10, 9, 8, 7, 6, 5, 4, 3, 2, 1)  # method-notes §4 default
 LEVELS = (99.0, 99.9, 99.99, 99.999, 99.9999)
 REPEATS = 5
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Protocol, runtime_checkable
 
 # ---------------------------------------------------------------------------------------------
-# Sample flags. A flagged sample is stored but never averaged silently (SPEC-NOTES §3).
+# Sample flags. A flagged sample is stored but never averaged silently (method-notes §3).
 # ---------------------------------------------------------------------------------------------
 FLAG_NO_DATA = "no_data"  # meter reported NAN / "no data" / -1 (first integration not done)
 FLAG_OVERRANGE = "overrange"  # INF, 9.9E37, ±999.99E+9, OVR bits, current above fixed range
@@ -79,7 +79,7 @@ class InstrumentIdentity:
 class PowerSample:
     """One reading of the SUT's input power.
 
-    ``uncertainty_pct`` is the relative uncertainty of ``watts`` (SPEC-NOTES §8:
+    ``uncertainty_pct`` is the relative uncertainty of ``watts`` (method-notes §8:
     ``u = (k_read·reading + k_range·range) / reading``), or ``None`` when it cannot be
     evaluated (then ``FLAG_UNCERTAINTY_UNKNOWN`` is set). Values that the meter marked as
     special (NaN, over-range …) are carried as ``float('nan')`` with a flag, never as numbers.
@@ -104,7 +104,7 @@ class PowerSample:
 
 @dataclass(frozen=True, slots=True)
 class TemperatureSample:
-    """Inlet temperature in °C (resolution 0.1 °C required, SPEC-NOTES §3)."""
+    """Inlet temperature in °C (resolution 0.1 °C required, method-notes §3)."""
 
     t: float
     celsius: float
@@ -155,7 +155,9 @@ class WorkloadProfile:
     """One IO profile as a workload engine needs it (converted from the method model).
 
     ``queue_depth`` × ``jobs`` is the outstanding IO; ``rate_iops`` caps the rate per direction
-    (``(read, write)``, SPEC-NOTES §9: fio needs ``rate_iops=R,W`` or the mix is lost).
+    (``(read, write)``, method-notes §9: fio needs ``rate_iops=R,W`` or the mix is lost) and is
+    the *total* over all jobs and load hosts: engines split it (fio caps each job, method-notes
+    §10).
     ``duration_s`` is how long the engine should run before it stops by itself; the sequencer
     may stop it earlier. ``kind`` is ``"active"``, ``"prefill"``, ``"conditioning"``, ``"search"``.
     """
@@ -176,7 +178,7 @@ class WorkloadProfile:
 
     @property
     def ops_unit(self) -> str:
-        """IOPS for random profiles, MiB/s for sequential ones (SPEC-NOTES §4)."""
+        """IOPS for random profiles, MiB/s for sequential ones (method-notes §4)."""
         return "IOPS" if self.random else "MiB/s"
 
 
@@ -184,9 +186,10 @@ class WorkloadProfile:
 class WorkloadInterval:
     """What the workload did between ``t_start`` and ``t_end`` (station clock, seconds).
 
-    ``latency_bins`` uses fio's json+ layout (SPEC-NOTES §9): completion-latency bucket
-    midpoint in **nanoseconds** → IO count in this interval, only non-empty buckets, reads and
-    writes merged. ``avg_resp_ms`` and ``max_resp_ms`` cover reads and writes together.
+    ``latency_bins`` uses fio's json+ layout (method-notes §9): total-latency (``lat_ns``,
+    submission to completion) bucket midpoint in **nanoseconds** → IO count in this interval,
+    only non-empty buckets, reads and writes merged. ``avg_resp_ms`` and ``max_resp_ms`` are
+    total latency too, over reads and writes together.
     ``host`` names the load host ("" for local).
     """
 

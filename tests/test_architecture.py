@@ -1,4 +1,6 @@
-"""Contract: the domain core and the drivers never import Qt or the GUI (brief: ui → app → drivers)."""
+"""Contract: the domain core and the drivers never import Qt or the GUI (brief: ui → app → drivers),
+and the project's own modules are imported by ``import`` statements only, so this scan sees
+every edge (a module named in a string would slip past it)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 FORBIDDEN_IN_CORE = ("PySide6", "pyqtgraph", "ui", "shiboken6")
 FORBIDDEN_IN_DRIVERS = FORBIDDEN_IN_CORE + ("app", "sqlalchemy", "alembic")
+PROJECT_PACKAGES = ("app", "ui", "drivers")
+DYNAMIC_IMPORTERS = ("import_module", "__import__")
 
 
 def imported_roots(path: Path) -> set[str]:
@@ -42,3 +46,39 @@ def test_checker_sees_a_violation(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("from PySide6.QtCore import QObject\nimport ui.main\n")
     assert {"PySide6", "ui"} <= imported_roots(bad)
+
+
+def string_imports(path: Path) -> list[str]:
+    """Calls that import a module named at run time: ``importlib.import_module(x)``,
+    ``import_module(x)``, ``__import__(x)``. A literal naming a third-party module is allowed;
+    a project module or a computed name (which could be one) is reported as ``line: source``."""
+    source = path.read_text(encoding="utf-8")
+    found = []
+    for node in ast.walk(ast.parse(source, filename=str(path))):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name not in DYNAMIC_IMPORTERS:
+            continue
+        target = node.args[0]
+        literal = target.value if isinstance(target, ast.Constant) else None
+        if isinstance(literal, str) and literal.split(".")[0] not in PROJECT_PACKAGES:
+            continue
+        found.append(f"{node.lineno}: {ast.get_source_segment(source, node)}")
+    return found
+
+
+def test_project_modules_are_never_imported_by_name() -> None:
+    offenders = {str(p.relative_to(ROOT)): string_imports(p)
+                 for package in PROJECT_PACKAGES for p in python_files(package)}
+    offenders = {k: v for k, v in offenders.items() if v}
+    assert not offenders, f"import these with an import statement instead: {offenders}"
+
+
+def test_checker_sees_a_string_import(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("import importlib\nfrom importlib import import_module\n"
+                   "importlib.import_module('ui.app')\nimport_module(f'app.cli.{name}')\n"
+                   "__import__('drivers.fio')\nimportlib.import_module('PySide6.QtSvg')\n")
+    assert [line.split(":")[0] for line in string_imports(bad)] == ["3", "4", "5"]

@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 from app.metrics.histogram import ResponseTimeHistogram
 from drivers.clock import MonotonicClock
 from drivers.fio.engine import FioEngine, FioRunError, client_argument, fio_version
+from drivers.fio.safety import TargetPolicy
 from drivers.interfaces import WorkloadError, WorkloadProfile, WorkloadResult
 
 FIX = Path(__file__).parent / "fixtures" / "fio"
@@ -37,7 +39,8 @@ def test_client_argument_pairs_host_and_port() -> None:
 
 def engine_for(tmp_path: Path, **kw) -> FioEngine:
     return FioEngine([str(tmp_path / "target.dat")], clock=MonotonicClock(),
-                     target_size=8 << 20, ioengine="psync", workdir=tmp_path, **kw)
+                     policy=TargetPolicy(create_size=8 << 20), ioengine="psync",
+                     workdir=tmp_path, **kw)
 
 
 def run_for(engine: FioEngine, profile: WorkloadProfile, seconds: float):
@@ -54,7 +57,8 @@ def run_for(engine: FioEngine, profile: WorkloadProfile, seconds: float):
 @needs_fio
 def test_a_real_fio_run_reconciles_with_its_final_document(tmp_path: Path) -> None:
     engine = engine_for(tmp_path)
-    assert engine.check() == f"fio-3.33 (local) on {tmp_path / 'target.dat'} (file, 8 MiB)"
+    assert engine.check() == \
+        f"fio-3.33 (local) on {tmp_path / 'target.dat'} (scratch file, 8 MiB)"
     assert (tmp_path / "target.dat").stat().st_size == 8 << 20  # created by us, not by fio
     profile = WorkloadProfile("MW1", 8192, 70, True, 8192, duration_s=2.5)
     slices, result = run_for(engine, profile, 6)
@@ -97,9 +101,11 @@ sys.path.insert(0, {str(Path(__file__).parent.parent)!r})
 from pathlib import Path
 from drivers.clock import MonotonicClock
 from drivers.fio.engine import FioEngine
+from drivers.fio.safety import TargetPolicy
 from drivers.interfaces import WorkloadProfile
-e = FioEngine([{str(tmp_path / 't.dat')!r}], clock=MonotonicClock(), target_size=8 << 20,
-              ioengine="psync", workdir=Path({str(tmp_path)!r}))
+e = FioEngine([{str(tmp_path / 't.dat')!r}], clock=MonotonicClock(),
+              policy=TargetPolicy(create_size=8 << 20), ioengine="psync",
+              workdir=Path({str(tmp_path)!r}))
 e.check()
 e.start(WorkloadProfile("RR", 8192, 100, True, 8192, duration_s=120))
 print(list(e._procs.values())[0].pid, flush=True)
@@ -138,6 +144,54 @@ def test_fio_too_old(tmp_path: Path) -> None:
         engine_for(tmp_path, fio_binary=binary).check()
     with pytest.raises(WorkloadError, match="does not look like fio"):
         fio_version(fake_fio(tmp_path, 'echo "hello"\n'))
+
+
+RW = WorkloadProfile("RW", 4096, 0, True, 4096, queue_depth=1, jobs=1, duration_s=1)
+
+
+@needs_fio
+def test_a_scratch_file_is_kept_and_recognised_on_the_next_run(tmp_path: Path) -> None:
+    target = tmp_path / "target.dat"
+    first = engine_for(tmp_path)
+    first.check()
+    inode = target.stat().st_ino
+    run_for(first, RW, 5)
+    second = FioEngine([str(target)], clock=MonotonicClock(), ioengine="psync",
+                       workdir=tmp_path)  # the next run: no scratch size, nothing to create
+    assert second.check().endswith("(scratch file, 8 MiB)")
+    _, result = run_for(second, RW, 5)
+    assert result.write_ios > 0
+    assert (target.stat().st_ino, target.stat().st_size) == (inode, 8 << 20)
+
+
+@needs_fio
+def test_a_confirmed_existing_file_is_written_in_place(tmp_path: Path) -> None:
+    target = tmp_path / "old.bin"
+    target.write_bytes(b"\1" * (1 << 20))
+    before = target.stat()
+    engine = FioEngine([str(target)], clock=MonotonicClock(), ioengine="psync", workdir=tmp_path,
+                       policy=TargetPolicy(confirmed=(str(target),), create_size=8 << 20))
+    engine.check()
+    _, result = run_for(engine, RW, 5)
+    after = target.stat()
+    assert result.write_ios > 0  # fio wrote into it, never unlinked or re-laid it out
+    assert (after.st_ino, after.st_size) == (before.st_ino, before.st_size)
+
+
+@needs_fio
+def test_the_job_folder_is_made_at_start_and_removed_by_close(tmp_path: Path,
+                                                              monkeypatch) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    engine = FioEngine([str(tmp_path / "typo.dat")], clock=MonotonicClock(), ioengine="psync")
+    with pytest.raises(WorkloadError):
+        engine.check()
+    assert not list(tmp_path.glob("storwatt-fio-*"))  # a refused run makes no folder
+    engine = FioEngine([str(tmp_path / "t.dat")], clock=MonotonicClock(), ioengine="psync",
+                       policy=TargetPolicy(create_size=1 << 20))
+    engine.start(WorkloadProfile("RR", 4096, 100, True, 4096, duration_s=30))
+    assert len(list(tmp_path.glob("storwatt-fio-*"))) == 1
+    engine.close()  # mid-phase, as after a failure: fio stopped, folder gone
+    assert not engine.running and not list(tmp_path.glob("storwatt-fio-*"))
 
 
 @needs_fio

@@ -18,7 +18,7 @@ SIX = [WorkloadProfile("MW1", 8 * KIB, 70, True, 8 * KIB, duration_s=60),
        WorkloadProfile("RR", 8 * KIB, 100, True, 8 * KIB),
        WorkloadProfile("SW", 256 * KIB, 0, False, 256 * KIB),
        WorkloadProfile("SR", 256 * KIB, 100, False, 256 * KIB)]
-# SPEC-NOTES §2 hot band: 13 streams
+# method-notes §2 hot band: 13 streams
 HOT = (tuple((f"sr{i}", 0, 100, 5, 100, False, 256 * KIB) for i in range(5))
        + tuple((f"sw{i}", 0, 100, 5, 0, False, 256 * KIB) for i in range(3))
        + (("uni", 0, 100, 6, 50, True, 8 * KIB), ("hot1", 10, 8, 28, 70, True, 8 * KIB),
@@ -46,7 +46,7 @@ def test_the_six_profiles_map_to_their_rw_modes() -> None:
         assert o["bs"] == o["blockalign"] == str(p.block_size)
         assert o["iodepth"] == "16" and o["numjobs"] == "1"
     mw2 = options_of(job_text(SIX[1], JobOptions(("/tmp/x.dat",))), "MW2")
-    assert mw2["rate_iops"] == "700,300"  # per direction, never one value (SPEC-NOTES §9)
+    assert mw2["rate_iops"] == "700,300"  # per direction, never one value (method-notes §9)
     assert mw2["time_based"] == "1" and mw2["runtime"] == "60000ms"
     assert "runtime" not in options_of(job_text(SIX[2], JobOptions(("/tmp/x",))), "RW")
 

@@ -53,6 +53,6 @@ def test_a_missing_target_without_scratch_size_is_refused(tmp_path: Path, capsys
     assert main(["run", "--lab", "local-fio", "--target", str(tmp_path / "typo.dat"),
                  "--target-size", "0", "--method", "smoke",
                  "--db", f"sqlite:///{tmp_path / 'x.db'}"]) == 1
-    captured = capsys.readouterr()
-    text = captured.out + captured.err
-    assert "FAILED" in text and "typo.dat" in text and "silently create" in text
+    err = capsys.readouterr().err  # refused before the run is stored or anything is made
+    assert "refusing fio targets" in err and "typo.dat" in err and "silently create" in err
+    assert not (tmp_path / "typo.dat").exists()

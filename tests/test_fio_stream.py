@@ -1,6 +1,8 @@
 """fio output parsing on REAL captures (fio 3.33, this project's build image).
 
-tests/fixtures/fio/ — how each capture was made:
+tests/fixtures/fio/ — how each capture was made (every job with the station's latency and
+random options: lat_percentiles=1 clat_percentiles=0 random_generator=tausworthe64
+randrepeat=0 percentile_list=99:99.9:99.99:99.999, so bins are total latency, lat_ns):
   status_stream_randrw.txt  fio --output-format=json+ --status-interval=1, psync randrw 8 KiB,
                             3 s: cumulative documents back to back
   sigint_stream.txt         the same, write job stopped with SIGINT (text line between documents)
@@ -54,12 +56,37 @@ def test_cumulative_stream_split_in_arbitrary_chunks_telescopes_to_the_final_tot
         job["read"]["io_bytes"] + job["write"]["io_bytes"]
     merged = ResponseTimeHistogram.merge(*(ResponseTimeHistogram.from_bins(s.latency_bins)
                                            for s in slices))
-    assert merged.total == final.ios == job["read"]["clat_ns"]["N"] + job["write"]["clat_ns"]["N"]
+    assert merged.total == final.ios == job["read"]["lat_ns"]["N"] + job["write"]["lat_ns"]["N"]
     # the interval mean latency is differenced exactly: weighted mean of slices == fio's mean
     mean_ms = sum(s.avg_resp_ms * s.ios for s in slices) / final.ios
-    expected = (job["read"]["clat_ns"]["mean"] * job["read"]["clat_ns"]["N"]
-                + job["write"]["clat_ns"]["mean"] * job["write"]["clat_ns"]["N"]) / final.ios / 1e6
+    expected = (job["read"]["lat_ns"]["mean"] * job["read"]["lat_ns"]["N"]
+                + job["write"]["lat_ns"]["mean"] * job["write"]["lat_ns"]["N"]) / final.ios / 1e6
     assert mean_ms == pytest.approx(expected, rel=1e-9)
+
+
+def test_response_time_is_total_latency_not_completion_latency() -> None:
+    """Mean, max and bins come from lat_ns (submission to completion), never clat_ns."""
+    docs, _ = split((FIX / "status_stream_randrw.txt").read_text())
+    job = docs[-1]["jobs"][0]
+    snap = snapshot_of_document(docs[-1])
+    lat = [job[d]["lat_ns"] for d in ("read", "write")]
+    clat = [job[d]["clat_ns"] for d in ("read", "write")]
+    assert snap.lat_sum_ns == pytest.approx(sum(x["mean"] * x["N"] for x in lat), rel=1e-12)
+    assert snap.lat_sum_ns > sum(x["mean"] * x["N"] for x in clat)  # submission time included
+    assert snap.max_ns == max(x["max"] for x in lat)
+    merged = {}
+    for x in lat:
+        for k, v in x["bins"].items():
+            merged[int(k)] = merged.get(int(k), 0) + v
+    assert snap.bins == merged
+
+
+def test_a_document_without_total_latency_bins_is_refused() -> None:
+    """A completion-only capture (no lat_percentiles=1) must not pass for a response time."""
+    doc = json.loads((FIX / "read_only.json").read_text())
+    del doc["jobs"][0]["read"]["lat_ns"]["bins"]
+    with pytest.raises(WorkloadError, match="lat_percentiles=1"):
+        snapshot_of_document(doc)
 
 
 def test_sigint_terminated_stream_with_text_between_documents() -> None:
@@ -73,7 +100,7 @@ def test_sigint_terminated_stream_with_text_between_documents() -> None:
 
 def test_idle_direction_without_bins() -> None:
     doc = json.loads((FIX / "read_only.json").read_text())
-    assert "bins" not in doc["jobs"][0]["write"]["clat_ns"]
+    assert "bins" not in doc["jobs"][0]["write"]["lat_ns"]
     snap = snapshot_of_jobs(doc["jobs"])
     assert snap.write_ios == 0 and snap.read_ios == doc["jobs"][0]["read"]["total_ios"]
     assert sum(snap.bins.values()) == snap.read_ios
@@ -135,6 +162,6 @@ def test_two_server_capture_gives_each_host_its_series_and_merged_bins() -> None
         total += final["total_ios"]
     assert merged.total == total  # per-host bins merged by us: fio's summary has none
     summary = next(e for e in docs[0]["client_stats"] if e["jobname"] == "All clients")
-    assert "bins" not in summary["read"]["clat_ns"]
+    assert "bins" not in summary["read"]["lat_ns"]
     with pytest.raises(WorkloadError, match="holds 2 hosts"):
         clients.host_intervals(docs[0], 50.0, "127.0.0.1:28771")

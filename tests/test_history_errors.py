@@ -9,6 +9,7 @@ import pytest
 
 import pg_server
 from app.cli.main import main
+from app.storage import migrate
 from app.storage.db import open_database
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
@@ -67,7 +68,7 @@ def test_newer_schema_is_refused_with_versions(qtbot, tmp_path, local_run) -> No
         conn.execute("UPDATE alembic_version SET version_num = '0099'")
     view = _fallback_view(qtbot, url)
     assert "schema version 0099" in view.problem.text()
-    assert "supports up to version 0002" in view.problem.text()
+    assert f"supports up to version {migrate.head()}" in view.problem.text()
     assert view.source.read_only
 
 

@@ -32,7 +32,7 @@ def test_shipped_methods_load_and_variants_are_non_compliant() -> None:
         assert "NON-COMPLIANT" in methods[name].label
     compliant = methods["emerald-block-v3"]
     plan = compliant.plan_for("online")
-    # SPEC-NOTES §2: each profile ≥ 40 min (10 stabilisation + 30 measurement), 2 h idle
+    # method-notes §2: each profile ≥ 40 min (10 stabilisation + 30 measurement), 2 h idle
     assert all(s.stabilisation_intervals == 10 and s.measurement_intervals == 30
                for s in plan.active)
     assert plan.ready_idle_intervals * compliant.interval_s == 7200

@@ -28,7 +28,7 @@ def test_compliant_summary_figures() -> None:
     s = load_method("emerald-block-v3").summary()
     assert (s.name, s.compliant, s.variant_of, s.interval_s) == ("emerald-block-v3", True, None, 60)
     online, library = s.plans
-    # SPEC-NOTES §2: 12 h conditioning + 6 × (10 + 30) min + 2 h ready idle
+    # method-notes §2: 12 h conditioning + 6 × (10 + 30) min + 2 h ready idle
     assert online.duration_s == 18 * 3600
     # 5 searched profiles (MW2 derives from MW1) × 9 queue depths × 120 s
     assert online.search_max_s == 5 * 9 * 120

@@ -22,7 +22,7 @@ from app.metrics.steady_state import steady_state
 WEIGHTS = (10, 9, 8, 7, 6, 5, 4, 3, 2, 1)
 
 
-# --- seed numbers (SPEC-NOTES §4) ------------------------------------------------------------
+# --- seed numbers (method-notes §4) ------------------------------------------------------------
 
 def test_ready_idle_metric_of_the_seed_sample_report() -> None:
     value = ready_idle_metric(7_300_000_000_000, 592.692)
@@ -160,7 +160,7 @@ def test_interval_averages_do_not_depend_on_sample_order(samples, rnd) -> None:
             interval_means(t, w, None, 0.0, 60.0, 10)
 
 
-# --- PTS steady state (SPEC-NOTES §5) --------------------------------------------------------
+# --- PTS steady state (method-notes §5) --------------------------------------------------------
 
 def test_pts_steady_state_window() -> None:
     # rounds 3–7 (900, 1010, 1005, 995, 1002): average 982.4, range 110 = 11.2 % ≤ 20 %,

@@ -1,9 +1,12 @@
-"""Response-time histograms against real fio json+ output (SPEC-NOTES §5, §7, §9).
+"""Response-time histograms against real fio json+ output (method-notes §5, §7, §9).
 
 Fixtures in tests/fixtures/metrics/ were captured with fio 3.33 on this project's CI image:
   fio_randrw_jsonplus.json       fio --name=t --ioengine=psync --rw=randrw --bs=4k --size=8M
                                  --filename=/tmp/x.dat --runtime=2 --time_based
                                  --output-format=json+ --percentile_list=99:99.9:99.99:99.999
+                                 --lat_percentiles=1 --clat_percentiles=0
+                                 --random_generator=tausworthe64 --randrepeat=0
+                                 (bins and percentiles of total latency, lat_ns)
   fio_randrw_status_stream.txt   the same with --runtime=3 --status-interval=1 (cumulative
                                  snapshots back to back)
 """
@@ -20,7 +23,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.metrics.errors import MetricsError
-from app.metrics.histogram import FIO_BUCKETS, ResponseTimeHistogram
+from app.metrics.histogram import (FIO_BUCKETS, ConfidenceLevel, ResponseTimeHistogram,
+                                   confidence_records, min_ios)
 from drivers.fio.stream import DocumentSplitter
 
 FIXTURES = Path(__file__).parent / "fixtures" / "metrics"
@@ -34,32 +38,57 @@ def _final_job() -> dict:
 def _snapshots(direction: str) -> list[ResponseTimeHistogram]:
     docs = DocumentSplitter().feed((FIXTURES / "fio_randrw_status_stream.txt").read_text())
     assert len(docs) >= 3, "fixture must hold several cumulative snapshots"
-    return [H.from_bins(d["jobs"][0][direction]["clat_ns"]["bins"]) for d in docs]
+    return [H.from_bins(d["jobs"][0][direction]["lat_ns"]["bins"]) for d in docs]
 
 
 @pytest.mark.parametrize("direction", ["read", "write"])
 def test_percentiles_equal_fios_own_on_a_real_capture(direction: str) -> None:
-    clat = _final_job()[direction]["clat_ns"]
-    hist = H.from_bins(clat["bins"])
-    assert hist.total == clat["N"] > 1000
-    assert len(clat["percentile"]) == 4
-    for level, value in clat["percentile"].items():
+    lat = _final_job()[direction]["lat_ns"]
+    hist = H.from_bins(lat["bins"])
+    assert hist.total == lat["N"] > 1000
+    assert len(lat["percentile"]) == 4
+    for level, value in lat["percentile"].items():
         assert hist.percentile(float(level)) == value, level
     levels = hist.confidence_levels((99.0, 99.9, 99.99, 99.999))
-    assert levels == {float(k): v / 1e6 for k, v in clat["percentile"].items()}
+    # fio prints every level from any N; the station only those the IO count supports
+    assert 10_000 <= hist.total < 100_000 and levels[99.999] is None
+    assert levels == {float(k): v / 1e6 if hist.total >= min_ios(float(k)) else None
+                      for k, v in lat["percentile"].items()}
+
+
+def test_a_level_needs_one_over_one_minus_p_ios() -> None:
+    assert [min_ios(p) for p in (90, 99.0, 99.9, 99.99, 99.999)] == \
+        [10, 100, 1000, 10_000, 100_000]  # exact: no binary-float 100,001
+    enough = H.from_bins({1_000_000: 99_990, 5_000_000: 10})
+    assert enough.total == 100_000 and enough.confidence_levels()[99.999] == 5.0
+    short = H.from_bins({1_000_000: 99_989, 5_000_000: 10})
+    assert short.confidence_levels() == {99.0: 1.0, 99.9: 1.0, 99.99: 5.0, 99.999: None}
+    assert H.from_bins({1_000_000: 99}).confidence_levels() == dict.fromkeys(
+        (99.0, 99.9, 99.99, 99.999))
+
+
+def test_every_view_gets_the_same_text_for_a_level() -> None:
+    small = H.from_bins({1_000_000: 4_000, 3_000_000: 1_000})
+    records = confidence_records(small.confidence_levels(), small.total)
+    assert [r.text() for r in records] == ["99 %: 3.00 ms", "99.9 %: 3.00 ms",
+                                           "99.99 %: n/a (5,000 IOs)",
+                                           "99.999 %: n/a (5,000 IOs)"]
+    assert [r.shown_ms for r in records] == [3.0, 3.0, None, None]
+    # a record stored before the rule (a number at an unsupported level) reads the same
+    assert ConfidenceLevel(99.999, 2.5, 5_000).value_text() == "n/a (5,000 IOs)"
 
 
 @pytest.mark.parametrize("direction", ["read", "write"])
 def test_percentiles_of_the_last_cumulative_snapshot_equal_fios(direction: str) -> None:
     docs = DocumentSplitter().feed((FIXTURES / "fio_randrw_status_stream.txt").read_text())
-    clat = docs[-1]["jobs"][0][direction]["clat_ns"]
-    hist = H.from_bins(clat["bins"])
-    for level, value in clat["percentile"].items():
+    lat = docs[-1]["jobs"][0][direction]["lat_ns"]
+    hist = H.from_bins(lat["bins"])
+    for level, value in lat["percentile"].items():
         assert hist.percentile(float(level)) == value, level
 
 
 def test_every_fio_key_is_a_known_bucket_so_merging_takes_the_fast_path() -> None:
-    hist = H.from_bins(_final_job()["read"]["clat_ns"]["bins"])
+    hist = H.from_bins(_final_job()["read"]["lat_ns"]["bins"])
     assert hist.bucket_idx is not None
     assert np.array_equal(FIO_BUCKETS[hist.bucket_idx], hist.values_ns)
 
@@ -76,10 +105,10 @@ def test_differences_of_cumulative_snapshots_telescope_to_the_final() -> None:
 
 def test_read_and_write_merge_to_the_sum_of_both() -> None:
     job = _final_job()
-    read, write = (H.from_bins(job[d]["clat_ns"]["bins"]) for d in ("read", "write"))
+    read, write = (H.from_bins(job[d]["lat_ns"]["bins"]) for d in ("read", "write"))
     both = H.merge(read, write)
-    assert both.total == job["read"]["clat_ns"]["N"] + job["write"]["clat_ns"]["N"]
-    for value, count in job["write"]["clat_ns"]["bins"].items():
+    assert both.total == job["read"]["lat_ns"]["N"] + job["write"]["lat_ns"]["N"]
+    for value, count in job["write"]["lat_ns"]["bins"].items():
         assert both.to_bins()[int(value)] >= count
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import cmd_db, cmd_runs
+from app.storage import migrate
 from app.storage.db import open_database
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
@@ -72,11 +73,11 @@ def test_runs_show_rejects_ambiguous_and_unknown_ids(url: str, capsys) -> None:
 def test_db_info_and_upgrade(url: str, tmp_path: Path, capsys) -> None:
     assert storwatt("db", "info", "--json", "--db", url) == 0
     info = json.loads(capsys.readouterr().out)
-    assert info["schema_version"] == info["latest_schema_version"] == "0002"
+    assert info["schema_version"] == info["latest_schema_version"] == migrate.head()
     assert info["runs_by_status"] == {"COMPLETED": 2}
     fresh = f"sqlite:///{tmp_path / 'fresh.db'}"
     assert storwatt("db", "upgrade", "--db", fresh) == 0
-    assert "version 0002" in capsys.readouterr().out
+    assert f"version {migrate.head()}" in capsys.readouterr().out
     corrupt = tmp_path / "bad.db"
     corrupt.write_bytes(b"garbage" * 1000)
     assert storwatt("db", "info", "--db", f"sqlite:///{corrupt}") == 1

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -36,7 +38,7 @@ def test_migrations_create_exactly_the_model_schema(url: str) -> None:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
         assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 5000
-    assert database.schema_version() == migrate.head() == "0002"
+    assert database.schema_version() == migrate.head() == "0004"
 
 
 def _unfinished_run(url: str) -> str:
@@ -47,6 +49,36 @@ def _unfinished_run(url: str) -> str:
         writer(event)
     assert writer.flush(5.0)
     return events[0].run_id, database, writer
+
+
+def test_every_revision_file_is_listed() -> None:
+    """Revisions are imported by name, not discovered: a file left out would never run."""
+    from app.storage.migrations import versions
+
+    files = {p.stem for p in Path(versions.__file__).parent.glob("*.py")} - {"__init__"}
+    assert files == {m.__name__.rsplit(".", 1)[1] for m in migrate.revision_modules()}
+    assert [r.id for r in migrate.revisions()] == sorted(r.id for r in migrate.revisions())
+
+
+@pytest.mark.parametrize("module", ["app.storage.db", "app.storage.migrate",
+                                    "app.storage.audit", "app.session"])
+def test_each_storage_module_imports_first_in_a_fresh_interpreter(module: str) -> None:
+    """``app.storage`` re-exports nothing (the CLI catches its errors without SQLAlchemy), so
+    an import cycle between db, migrate and a revision would show only in some orders."""
+    result = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
+                            text=True, timeout=60, cwd=Path(__file__).resolve().parent.parent)
+    assert result.returncode == 0, result.stderr[-500:]
+
+
+def test_an_up_to_date_database_opens_without_alembic(tmp_path: Path) -> None:
+    """Every GUI and CLI start opens the database: alembic loads only when a revision runs."""
+    url = f"sqlite:///{tmp_path / 'station.db'}"
+    open_database(url).close()  # creates it: alembic runs here
+    code = ("import sys; from app.storage.db import open_database; "
+            f"d = open_database({url!r}); print(d.schema_version(), 'alembic' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=60, cwd=Path(__file__).resolve().parent.parent, check=True)
+    assert result.stdout.split() == [migrate.head(), "False"]
 
 
 def test_running_run_becomes_interrupted_on_reopen(url: str) -> None:
@@ -123,8 +155,8 @@ def test_newer_schema_is_refused_with_both_versions(url: str) -> None:
         conn.exec_driver_sql("UPDATE alembic_version SET version_num = '0007'")
     with pytest.raises(SchemaTooNewError) as info:
         open_database(url)
-    assert (info.value.found, info.value.supported) == ("0007", "0002")
-    assert "0007" in str(info.value) and "0002" in str(info.value)
+    assert (info.value.found, info.value.supported) == ("0007", migrate.head())
+    assert "0007" in str(info.value) and migrate.head() in str(info.value)
 
 
 def test_foreign_revision_is_refused(url: str) -> None:
@@ -174,8 +206,8 @@ def test_full_disk_keeps_samples_queued_reports_and_recovers(url: str) -> None:
     assert len(database.load_run("full-disk-run").power) == 5000
 
 
-def test_close_reports_events_it_could_not_store(url: str) -> None:
-    database = open_database(url)
+def _full_writer_engine(database) -> None:
+    """The writer's connections see a database that cannot grow (SQLite's own "full")."""
     engine_factory = database.writer_engine
 
     def full_engine():
@@ -185,10 +217,32 @@ def test_close_reports_events_it_could_not_store(url: str) -> None:
         return engine
 
     database.writer_engine = full_engine
+
+
+def test_close_leaves_what_the_database_refused_in_the_journal(url: str) -> None:
+    database = open_database(url)
+    _full_writer_engine(database)
     writer = RunWriter(database, retry_interval_s=0.05)
     writer(run_started(0.0, "never-stored"))
     writer(ev.PowerSamples(0, tuple(power_sample(i * 0.01, i) for i in range(5000))))
-    with pytest.raises(WriterError, match="could not be stored"):
-        writer.close(timeout=0.5)
+    stored = writer.close(timeout=0.5)
+    assert not stored.in_database and stored.samples == 5000 and stored.events == 2
+    assert stored.message().startswith("disk full: 5000 samples kept in JOURNAL ")
+    assert "storwatt db recover" in stored.message()
+    assert all(p.exists() for p in stored.journals)
     with pytest.raises(WriterError, match="closed"):
         writer(run_started(0.0))
+
+
+def test_close_raises_for_events_neither_database_nor_journal_took(url: str,
+                                                                   tmp_path: Path) -> None:
+    database = open_database(url)
+    _full_writer_engine(database)
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the journal folder should be")
+    writer = RunWriter(database, retry_interval_s=0.05, journal_dir=blocker)
+    writer(run_started(0.0, "nowhere"))
+    writer(ev.PowerSamples(0, tuple(power_sample(i * 0.01, i) for i in range(5000))))
+    with pytest.raises(WriterError, match="could not be stored .* nor in the run journal"):
+        writer.close(timeout=0.5)
+    assert isinstance(writer.journal_error, StorageError)

@@ -66,8 +66,8 @@ def test_events_reach_every_curve(qtbot) -> None:
         ev.WorkloadIntervals(1, (WorkloadInterval(T0 + 10, T0 + 11, 0, 40, 0, 40 * 2**20, 2.0,
                                                   5.0),)),
         interval(0, 0, 2.0, 2.0), interval(0, 1, 2.2, 2.1),
-        ev.HistogramReady(0, "RR", {1_000_000: 10, 2_000_000: 5, 50_000_000: 1},
-                          {99.0: 2.0, 99.9: 50.0}, 30.0, 1),
+        ev.HistogramReady(0, "RR", {1_000_000: 10_000, 2_000_000: 500, 50_000_000: 20},
+                          {99.0: 2.0, 99.9: 50.0}, 30.0, 20),
     ])
     plots.redraw()
     x, y = plots.curve_data("power")
@@ -81,7 +81,7 @@ def test_events_reach_every_curve(qtbot) -> None:
     hi, lo = plots.curve_data("band_hi")[1], plots.curve_data("band_lo")[1]
     assert hi[-1] == pytest.approx(2.1 * 1.05) and lo[-1] == pytest.approx(2.1 * 0.95)
     hx, hy = plots.curve_data("histogram")
-    assert hx.tolist() == [1.0, 2.0, 50.0] and hy.tolist() == [10, 5, 1]
+    assert hx.tolist() == [1.0, 2.0, 50.0] and hy.tolist() == [10_000, 500, 20]
     positions = sorted(round(10 ** line.value(), 6) for line in plots.hist_lines)
     assert positions == [2.0, 30.0, 50.0]  # 99 %, ceiling, 99.9 % (log10 view coordinates)
 

@@ -95,7 +95,10 @@ def test_wizard_click_through_to_a_completed_smoke_run(qtbot, station: MainWindo
     assert len(view.plots.curve_data("power")[0]) > 20
     assert len(view.plots.curve_data("ep")[0]) >= 6
     assert len(view.plots.curve_data("histogram")[0]) > 3
-    assert len(view.plots.hist_lines) == 5  # four confidence levels + the ceiling
+    # a line per confidence level the IO count supports (N >= 1/(1 - p)), + the ceiling
+    shown = view.plots.histograms[view.plots.hist_choice.currentText()]
+    supported = [lvl for lvl in shown.levels() if lvl.shown_ms is not None]
+    assert 1 <= len(supported) and len(view.plots.hist_lines) == len(supported) + 1
     assert view.banner.isVisible() and "NON-COMPLIANT" in view.banner.text()
     run_id = view.session.run_id
     assert view.session.config.operator == "J. Tech"
@@ -184,3 +187,82 @@ def test_a_stored_run_can_be_repeated_with_its_configuration(qtbot, station: Mai
     assert wizard.entries().method == "smoke"
     assert wizard.entries().taxonomy == "online-2"
     assert wizard.sut_page.serial.text() == config.sut.serial
+
+
+def test_an_unexpected_error_shows_its_reason_in_the_header_and_its_traceback_in_the_log(
+        qtbot, station: MainWindow, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.sequencer.recorder import PhaseRecorder
+
+    def broken(self, samples):
+        raise IndexError("list index out of range")
+
+    monkeypatch.setattr(PhaseRecorder, "add_power", broken)
+    run_id = start_smoke(station)
+    with qtbot.waitSignal(station.run_view.ended, timeout=RUN_TIMEOUT_MS) as ended:
+        pass
+    assert ended.args[0].status is RunStatus.FAILED
+    view = station.run_view
+    assert view.outcome.isVisible()
+    assert view.outcome.text() == ("FAILED: unexpected error IndexError: list index out of "
+                                   "range — details in the event log")
+    log = view.log.toPlainText()
+    assert "Traceback (most recent call last)" in log and 'raise IndexError("list' in log
+    assert stored_status(station, run_id) is RunStatus.FAILED
+
+
+def test_a_stop_signal_aborts_the_run_without_asking_then_quits(
+        qtbot, station: MainWindow, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import signal
+
+    from ui.signal_watcher import StopSignalWatcher
+
+    quits: list[bool] = []
+    monkeypatch.setattr(QApplication, "quit", staticmethod(lambda: quits.append(True)))
+    watcher = StopSignalWatcher()
+    watcher.stop_requested.connect(station.quit_on_signal)
+    try:
+        run_id = start_smoke(station)
+        wait_for_event(qtbot, station, ev.PowerSamples)
+        station.answers.append(False)  # a question would be answered "No": none is asked
+        os.kill(os.getpid(), signal.SIGTERM)
+        qtbot.waitUntil(lambda: bool(quits), timeout=RUN_TIMEOUT_MS)
+    finally:
+        watcher.uninstall()
+    assert not station.isVisible() and not station.run_view.running
+    assert station.run_view.result.status is RunStatus.ABORTED
+    assert "SIGTERM" in station.run_view.result.error
+    assert stored_status(station, run_id) is RunStatus.ABORTED
+    assert station.answers == [False]
+
+
+def test_a_run_the_database_refused_is_announced_and_imported_at_the_next_start(
+        qtbot, station: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Database locked for the whole run: the window says the run is in its journal (a dialog,
+    once storage is closed), and the next start of the station imports it."""
+    import sqlite3
+
+    import app.session
+
+    monkeypatch.setattr(app.session, "DURABLE_WAIT_S", 1.0)
+    holder = sqlite3.connect(tmp_path / "x.db", isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        run_id = start_smoke(station)
+        qtbot.waitUntil(lambda: not station.run_view.running and station.run_view.home_button
+                        .isEnabled(), timeout=RUN_TIMEOUT_MS)
+        qtbot.waitUntil(lambda: station.error_box is not None, timeout=5_000)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    text = station.error_box.text()
+    assert "not in the database: run stored in JOURNAL" in text and "db recover" in text
+    station.session.database.close()
+
+    restarted = MainWindow(lab="sim-direct", db_url=station.db_url,
+                           settings=QSettings(str(tmp_path / "ui2.ini"),
+                                              QSettings.Format.IniFormat))
+    qtbot.addWidget(restarted)
+    assert [r.run_id for r in restarted.database.recovered.imported] == [run_id]
+    assert restarted.start_page.runs.item(0, 1).text() == "COMPLETED"
+    assert stored_status(restarted, run_id) is RunStatus.COMPLETED

@@ -225,10 +225,11 @@ def test_level_labels_never_meet_the_ceiling_label(plots) -> None:
 
     plots.start_run(run_started(0.0), None)
     # levels bunched right at the ceiling: the case that used to overlap
-    plots.ingest([ev.HistogramReady(3, "MW1", {29_000_000: 10, 31_000_000: 5},
+    plots.ingest([ev.HistogramReady(3, "MW1", {29_000_000: 150_000, 31_000_000: 50_000},
                                     {99.0: 29.0, 99.9: 30.5, 99.99: 31.0, 99.999: 31.0},
-                                    30.0, 5)])
+                                    30.0, 50_000)])  # 200,000 IOs: all four levels drawn
     *levels, ceiling = plots.hist_lines
+    assert len(levels) == 4
     level_rows = [line.label.orthoPos for line in levels]
     assert len(set(level_rows)) == len(levels)  # stacked, one row each
     assert min(level_rows) - ceiling.label.orthoPos >= 0.4  # a wide gap in any plot size

@@ -87,6 +87,8 @@ def test_local_fio_without_a_target_blocks_next(qtbot, wizard, tmp_path: Path) -
     qtbot.keyClicks(page.target_entry, str(tmp_path / "scratch.bin"))
     qtbot.keyClick(page.target_entry, Qt.Key.Key_Return)
     assert page.targets.count() == 1
+    assert "give a scratch size" in page.safety.text()  # no size: nothing is created
+    qtbot.keyClicks(page.target_size, "64M")
     assert "will be created" in page.safety.text()  # the fio driver's own safety check
     click_next(qtbot, wizard)
     assert wizard.currentPage() is wizard.instruments_page
@@ -188,3 +190,40 @@ def test_connection_test_speaks_to_a_wire_level_meter() -> None:
     dead = check_power_meter("wt300", "TCPIP::127.0.0.1::1::SOCKET", RunConfig(),
                              {"timeout_s": 0.3, "reconnect_attempts": 0})
     assert not dead.ok and "wt300" in dead.text
+
+
+def test_workload_page_refuses_station_files_and_needs_a_typed_path(qtbot, tmp_path: Path) -> None:
+    db = tmp_path / "station.db"
+    db.write_bytes(b"SQLite format 3\0")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("a lab's notes")
+    w = NewRunWizard(entries=WizardEntries(method="smoke"), simulated_lab="sim-direct",
+                     store=SutProfileStore(tmp_path / "profiles.json"), protected=(str(db),))
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    click_next(qtbot, w)
+    fill_sut(qtbot, w)
+    click_next(qtbot, w)
+    page = w.workload_page
+    page.mode_buttons["local-fio"].click()
+    for target in (db, notes):
+        qtbot.keyClicks(page.target_entry, str(target))
+        qtbot.keyClick(page.target_entry, Qt.Key.Key_Return)
+    page.targets.setCurrentRow(0)
+    qtbot.keyClicks(page.confirm_device, str(db))  # typing the database's path changes nothing
+    assert page.safety.text().startswith("✘") and "belongs to the station" in page.safety.text()
+    page.confirm_device.clear()
+    page.targets.setCurrentRow(1)
+    assert "✘" in page.safety.text() and f"type the path ({notes})" in page.safety.text()
+    page.targets.setCurrentRow(0)
+    page.remove_target()
+    click_next(qtbot, w)  # the unconfirmed existing file blocks Next
+    assert w.currentPage() is page and "type the path" in page.error.text()
+    qtbot.keyClicks(page.confirm_device, str(notes))
+    page.targets.setCurrentRow(0)
+    assert page.safety.text().startswith("✔") and "confirmed" in page.safety.text()
+    click_next(qtbot, w)
+    assert w.currentPage() is w.instruments_page
+    assert w.run_config().confirm_device == str(notes)
+    assert notes.read_text() == "a lab's notes" and db.read_bytes() == b"SQLite format 3\0"

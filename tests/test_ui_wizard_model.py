@@ -61,7 +61,8 @@ def test_hardware_meter_needs_an_address() -> None:
 
 def test_config_from_wizard_carries_every_entry() -> None:
     config = config_from_wizard(replace(GOOD, workload_mode="local-fio",
-                                        targets=("/tmp/a", ""), notes=" rack 4 "))
+                                        targets=("/tmp/a", ""), notes=" rack 4 ",
+                                        target_size="64M"))
     assert config.lab == "local-fio"
     assert config.method == "smoke" and config.taxonomy == "online-2"
     sut = config.sut

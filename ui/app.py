@@ -1,14 +1,22 @@
-"""Launch the station GUI: one QApplication, the main window, the system's light/dark look."""
+"""Launch the station GUI: one QApplication, the main window, the system's light/dark look,
+and stop signals handled like Abort."""
 
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtWidgets import QApplication, QWidget
 
 from ui.qt_runtime import QtRuntimeError, check_qt_runtime
 from ui.settings import APPLICATION, ORGANISATION
+from ui.signal_watcher import StopSignalWatcher
+
+if TYPE_CHECKING:
+    from ui.main_window import MainWindow
 
 
 def application(argv: Sequence[str] | None = None) -> QApplication:
@@ -21,8 +29,34 @@ def application(argv: Sequence[str] | None = None) -> QApplication:
     return QApplication(list(argv or sys.argv[:1]))
 
 
+class FirstPaintExit(QObject):
+    """Quits the application once ``window`` has been painted for the first time, printing
+    when (``storwatt gui --exit-after-first-paint``, measured by bench/bench_startup.py).
+
+    Watches every widget's paint event application-wide: the first one inside the window
+    starts a zero-delay timer, which fires only after Qt's synchronous paint-and-flush pass
+    over the whole window, so the time printed is that of a window really on screen."""
+
+    def __init__(self, window: QWidget) -> None:
+        super().__init__(window)
+        self._window = window
+        QApplication.instance().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (event.type() == QEvent.Type.Paint and isinstance(watched, QWidget)
+                and watched.window() is self._window):
+            QApplication.instance().removeEventFilter(self)
+            QTimer.singleShot(0, self._painted)
+        return False
+
+    def _painted(self) -> None:
+        print(f"storwatt gui: first paint at {time.time():.3f} (seconds since the epoch)",
+              flush=True)
+        QApplication.instance().quit()
+
+
 def run_gui(lab: str = "sim", db_url: str | None = None,
-            argv: Sequence[str] | None = None) -> int:
+            argv: Sequence[str] | None = None, exit_after_first_paint: bool = False) -> int:
     """Open the main window and run the event loop until it closes; returns the exit code."""
     qt_app = application(argv)
     try:
@@ -33,8 +67,22 @@ def run_gui(lab: str = "sim", db_url: str | None = None,
     from ui.main_window import MainWindow  # after QApplication: pyqtgraph reads the palette
 
     window = MainWindow(lab=lab, db_url=db_url)
+    if exit_after_first_paint:
+        FirstPaintExit(window)
     window.show()
-    return qt_app.exec()
+    return exec_until_stopped(qt_app, window)
+
+
+def exec_until_stopped(qt_app: QApplication, window: MainWindow) -> int:
+    """Run the event loop until the application quits. A stop signal (service stop, logout,
+    Ctrl-C in the launching terminal) aborts the window's run as Abort does, waits for it to
+    end (stored, lab released), then quits."""
+    watcher = StopSignalWatcher()
+    watcher.stop_requested.connect(window.quit_on_signal)
+    try:
+        return qt_app.exec()
+    finally:
+        watcher.uninstall()
 
 
 if __name__ == "__main__":  # pragma: no cover

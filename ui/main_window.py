@@ -9,14 +9,16 @@ the worker thread has finished (so the lab is released and storage flushed).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QMessageBox, QStackedWidget
+from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QStackedWidget
 
 from app.labs import LabError
 from app.method.loader import MethodError
 from app.paths import default_db_url
+from app.protected import station_paths
 from app.records import RunConfig
 from app.sequencer import events as ev
 from app.session import RunSession, open_session
@@ -26,12 +28,14 @@ from drivers.interfaces import InstrumentError, WorkloadError
 from ui.bridge import RunBridge
 from ui.confirm import Confirm, ask_yes_no
 from ui.health import station_health
-from ui.history.view import HistoryView
 from ui.run_view import RunView
 from ui.settings import station_settings
 from ui.start_page import StartPage
 from ui.wizard.model import WizardEntries, entries_from_config
-from ui.wizard.wizard import NewRunWizard
+
+if TYPE_CHECKING:  # loaded when first opened: not on the way to the first painted window
+    from ui.history.view import HistoryView
+    from ui.wizard.wizard import NewRunWizard
 
 RECENT_RUNS = 30
 START_ERRORS = (MethodError, LabError, KeyError, ValueError, InstrumentError, WorkloadError,
@@ -52,6 +56,7 @@ class MainWindow(QMainWindow):
         self.wizard: NewRunWizard | None = None
         self.session: RunSession | None = None
         self._close_after_run = False
+        self._quit_after_run = False
         self.setWindowTitle("StorWatt — storage power-efficiency test station")
         self.start_page = StartPage()
         self.run_view = RunView(confirm=confirm, settings=self.settings)
@@ -156,6 +161,8 @@ class MainWindow(QMainWindow):
     # --- starting runs ----------------------------------------------------------------------
     def show_history(self) -> HistoryView:
         """QA's history window (find, inspect, compare past runs) on this station's database."""
+        from ui.history.view import HistoryView
+
         self.history = HistoryView(url=self.db_url)
         self.history.resize(1500, 900)
         self.history.show()
@@ -175,8 +182,10 @@ class MainWindow(QMainWindow):
             entries = replace(entries_from_config(RunConfig(method=self.default_method,
                                                             lab=self.lab)),
                               simulated_lab=self.lab, taxonomy="", classification_reason="")
+        from ui.wizard.wizard import NewRunWizard
+
         self.wizard = NewRunWizard(self, entries=entries, simulated_lab=self.lab,
-                                   confirm=self.confirm)
+                                   protected=station_paths(self.db_url), confirm=self.confirm)
         self.wizard.accepted.connect(self._wizard_accepted)
         self.wizard.open()
         return self.wizard
@@ -227,15 +236,37 @@ class MainWindow(QMainWindow):
         self.error_box = box
 
     def _run_ended(self, result: ev.RunFinished) -> None:
+        """The worker has closed storage: say where the run is (the database, or its journal
+        when the database could not take it — then as a dialog, it must not be missed)."""
+        stored = self.session.stored if self.session is not None else None
+        where = stored.message() if stored is not None else f"stored in {self.db_url}"
         self.statusBar().showMessage(f"Run {result.status.value}"
                                      + (f": {result.error}" if result.error else "")
-                                     + f" — stored in {self.db_url}")
+                                     + f" — {where}")
+        if stored is not None and not stored.in_database and not self._close_after_run:
+            self.show_error(f"Run {result.status.value}, but not in the database: {where}")
         if self._close_after_run:
             self.close()
+            if self._quit_after_run:
+                QApplication.quit()
         else:
             self.refresh()
 
     # --- closing ----------------------------------------------------------------------------
+    def quit_on_signal(self, reason: str) -> None:
+        """A stop signal (service stop, logout): abort the run as Abort does but without asking
+        (nobody may be there to answer), wait for the worker to end, then quit."""
+        self._quit_after_run = True
+        if not self.run_view.running:
+            self.close()
+            QApplication.quit()
+            return
+        if self._close_after_run:
+            return  # already stopping
+        self._close_after_run = True
+        self.run_view.abort(reason)
+        self.statusBar().showMessage(f"Stopping the run safely before quitting: {reason}")
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt naming)
         if self.run_view.running:
             event.ignore()

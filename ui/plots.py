@@ -83,7 +83,7 @@ class DurationAxis(pg.AxisItem):
 
 def phase_units(method: Method | None, phases: Sequence[PhaseInfo]) -> dict[int, str]:
     """IOPS for random profiles, MiB/s for sequential ones and for pre-fill / COM writes
-    (256 KiB sequential, SPEC-NOTES §2)."""
+    (256 KiB sequential, method-notes §2)."""
     units: dict[int, str] = {}
     for p in phases:
         if p.kind in (PhaseKind.PREFILL, PhaseKind.COM_CHECK):
@@ -427,15 +427,16 @@ class LivePlots(QWidget):
         self.hist_curve.setData(np.repeat(self.bins_ms, 2),
                                 np.column_stack([np.full(keep.sum(), STEM_BASE),
                                                  self.bin_counts]).ravel())
-        levels = sorted(h.confidence_ms.items())
-        for level, ms in levels:
-            self._vline(ms, f"{level:g} %", self.colours.level, pg.QtCore.Qt.PenStyle.DashLine)
+        levels = h.levels()
+        for lvl in levels:
+            if (ms := lvl.shown_ms) is not None:
+                self._vline(ms, f"{lvl.level_pct:g} %", self.colours.level,
+                            pg.QtCore.Qt.PenStyle.DashLine)
         self._vline(h.ceiling_ms, "ceiling", self.colours.ceiling,
                     pg.QtCore.Qt.PenStyle.SolidLine)
         total = int(counts.sum())
         self.hist_widget.setTitle(f"Response-time histogram — {profile}, {total:,} IOs")
-        values = " · ".join(f"{level:g} %: " + (f"{ms:.3g} ms" if math.isfinite(ms) else
-                                                  "not available") for level, ms in levels)
+        values = " · ".join(lvl.text() for lvl in levels)
         meaning = ceiling_meaning(h.ceiling_ms, h.above_ceiling, self._max_avg_ms)
         self.hist_note.setText(f"Confidence levels (dashed): {values}. Ceiling (red): "
                                f"{h.ceiling_ms:g} ms, {h.above_ceiling:,} IOs above. {meaning}")
@@ -445,10 +446,9 @@ class LivePlots(QWidget):
         if not (ms > 0 and math.isfinite(ms)):
             return
         # InfiniteLine has no log mode: place it in the log10 coordinates of the view.
-        # labels sit left of their line on the plot's background, stepped down so clustered
-        # levels stay readable; the ceiling (drawn last) goes on top
-        # levels stack down from the top, the ceiling's label sits at the bottom: the two
-        # groups can never overlap, however close the lines are
+        # labels sit left of their line on the plot's background; levels stack down from the
+        # top, the ceiling's label sits at the bottom: the two groups never overlap, however
+        # close the lines are
         step = len(self.hist_lines)
         background = pg.mkColor(self.colours.background)
         background.setAlpha(210)

@@ -3,7 +3,8 @@
 The save dialog starts in the folder the technician last exported to (kept in QSettings), or
 in their documents folder the first time — never in the process's working directory, which for
 a station started from a checkout is the source tree. After a save the bar says where the file
-went and offers to open that folder.
+went and offers to open that folder. The report libraries load at the first export, not with
+the station's first window.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton,
                                QWidget)
 
-from app.reports.export import ReportError, report_stem, write_reports
 from app.storage.errors import StorageError
 from app.storage.stored import StoredRun
 
@@ -42,6 +42,8 @@ def start_folder(settings: QSettings) -> Path:
 def ask_report_path(parent: QWidget, settings: QSettings, run: StoredRun, suffix: str,
                     ask: SaveDialog = QFileDialog.getSaveFileName) -> Path | None:
     """Ask where to save ``run``'s report; remembers the chosen folder for next time."""
+    from app.reports.export import report_stem  # reportlab and xlsxwriter: first export only
+
     kind = KINDS[suffix]
     proposed = start_folder(settings) / f"{report_stem(run)}.{suffix}"
     name, _ = ask(parent, f"Export {kind}", str(proposed), f"{kind} (*.{suffix})")
@@ -94,6 +96,8 @@ class ReportExportBar(QWidget):
     def export(self, suffix: str, path: Path | None = None) -> Path | None:
         if self._load is None:
             return None
+        from app.reports.export import ReportError, write_reports  # first export only
+
         try:
             run = self._load()
             path = path or ask_report_path(self, self.settings, run, suffix, self.ask)

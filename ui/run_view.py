@@ -69,6 +69,11 @@ class RunView(QWidget):
         self.banner.setStyleSheet("color: white; background: #b03030; padding: 3px 8px;"
                                   "border-radius: 3px; font-weight: bold;")
         self.banner.hide()
+        self.outcome = QLabel("")  # why the run did not complete, in its header
+        self.outcome.setWordWrap(True)
+        self.outcome.setAccessibleName("Run outcome")
+        self.outcome.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.outcome.hide()
         self.pause_button = QPushButton("&Pause")
         self.resume_button = QPushButton("&Resume")
         self.abort_button = QPushButton("&Abort…")
@@ -97,6 +102,7 @@ class RunView(QWidget):
         titles = QVBoxLayout()
         titles.addWidget(self.title)
         titles.addWidget(self.subtitle)
+        titles.addWidget(self.outcome)
         head.addLayout(titles, 1)
         head.addWidget(self.banner)
         head.addWidget(self.state)
@@ -149,6 +155,7 @@ class RunView(QWidget):
         self.title.setText("Starting run…")
         self.subtitle.clear()
         self.banner.hide()
+        self.outcome.hide()
         self.state.clear()
         self.state.setStyleSheet("")
         self.state.setToolTip("")
@@ -202,6 +209,7 @@ class RunView(QWidget):
         self._set_controls(running=False)
         self.home_button.setEnabled(False)  # until the worker has closed the lab and storage
         self.show_verdict(e)
+        self._show_outcome(e)
 
     def show_verdict(self, e: ev.RunFinished) -> None:
         """The run's outcome in the header, worded and coloured as on the start page."""
@@ -211,6 +219,17 @@ class RunView(QWidget):
         if verdict.tone is not Tone.GOOD:
             self.state.setToolTip(e.error or "see the metrics table for each INVALID reason")
 
+    def _show_outcome(self, e: ev.RunFinished) -> None:
+        """A run that did not complete says why in its header, where it cannot be missed;
+        the details (a traceback for an unexpected error) are in the event log."""
+        if e.status is RunStatus.COMPLETED:
+            return
+        where = " — details in the event log" if e.status is RunStatus.FAILED else ""
+        self.outcome.setText(f"{e.status.value}: {e.error or 'no reason recorded'}{where}")
+        colour = "#b03030" if e.status is RunStatus.FAILED else "#b06a00"
+        self.outcome.setStyleSheet(f"color: {colour}; font-weight: bold;")
+        self.outcome.show()
+
     def _check_worker(self) -> None:
         if self.running:
             return
@@ -218,13 +237,15 @@ class RunView(QWidget):
         if self.bridge is not None:
             self.bridge.stop()  # last events
         self.home_button.setEnabled(True)
-        result = self.result or ev.RunFinished(RunStatus.FAILED, 0.0, error="worker ended "
-                                               "without a result")
-        self.result = result
+        if self.result is None:
+            self.result = ev.RunFinished(RunStatus.FAILED, 0.0,
+                                         error="worker ended without a result")
+            self.show_verdict(self.result)
+            self._show_outcome(self.result)
         if self.session is not None:  # the run is stored and closed: offer its reports
             session = self.session
             self.export.set_run(lambda: session.database.load_run(session.run_id))
-        self.ended.emit(result)
+        self.ended.emit(self.result)
 
     # --- events -------------------------------------------------------------------------------
     def ingest(self, batch: Iterable[ev.RunEvent]) -> None:

@@ -13,8 +13,6 @@ import json
 import sys
 from dataclasses import asdict
 
-from app.storage.audit import add_audit_entry, audit_entries
-from app.storage.db import open_database
 from app.storage.errors import StorageError
 
 
@@ -40,6 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def add_command(args: argparse.Namespace) -> int:
+    from app.storage.audit import add_audit_entry
+    from app.storage.db import open_database
+
     if args.note is not None and args.reason:
         print("storwatt audit add: --reason goes with --accept/--reject; a note is its own "
               "text", file=sys.stderr)
@@ -65,6 +66,9 @@ def add_command(args: argparse.Namespace) -> int:
 
 
 def list_command(args: argparse.Namespace) -> int:
+    from app.storage.audit import audit_entries
+    from app.storage.db import open_database
+
     try:
         database = open_database(args.db)
         try:

@@ -1,4 +1,5 @@
-"""``storwatt db``: upgrade the run database's schema and show what it holds."""
+"""``storwatt db``: upgrade the run database's schema, show what it holds, copy runs, and import
+run journals (``recover``)."""
 
 from __future__ import annotations
 
@@ -6,14 +7,14 @@ import argparse
 import json
 import sys
 from collections import Counter
+from contextlib import closing
+from pathlib import Path
 
-from app.storage import migrate
-from app.storage.db import open_database
 from app.storage.errors import StorageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("db", help="database maintenance (upgrade, info)")
+    p = sub.add_parser("db", help="database maintenance (upgrade, info, copy, recover)")
     group = p.add_subparsers(dest="db_command", metavar="ACTION", required=True)
     up = group.add_parser("upgrade", help="bring the database schema to this version's")
     up.add_argument("--db", help="database URL (default: the station's SQLite file)")
@@ -28,9 +29,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     copy.add_argument("--to", dest="destination", required=True, help="destination URL")
     copy.add_argument("--run", action="append", help="copy only this run id (repeatable)")
     copy.set_defaults(func=copy_command)
+    rec = group.add_parser("recover", help="import run journals (runs the database could not "
+                           "take when they ended) into the database",
+                           description="Without --journal: every journal in the station's "
+                           "journal folder that belongs to this database. Importing twice "
+                           "never duplicates anything; a journal is deleted once imported.")
+    rec.add_argument("--db", help="database URL (default: the station's SQLite file)")
+    rec.add_argument("--journal", action="append", type=Path, metavar="FILE",
+                     help="import this journal file (repeatable), e.g. one copied from "
+                          "another station")
+    rec.set_defaults(func=recover_command)
 
 
 def upgrade_command(args: argparse.Namespace) -> int:
+    from app.storage import migrate
+
     try:
         version = migrate.upgrade(args.db)
     except StorageError as exc:
@@ -41,6 +54,9 @@ def upgrade_command(args: argparse.Namespace) -> int:
 
 
 def info_command(args: argparse.Namespace) -> int:
+    from app.storage import migrate
+    from app.storage.db import open_database
+
     try:
         database = open_database(args.db)
         try:
@@ -63,6 +79,7 @@ def info_command(args: argparse.Namespace) -> int:
 
 
 def copy_command(args: argparse.Namespace) -> int:
+    from app.storage.db import open_database
     from app.storage.transfer import copy_runs
 
     try:
@@ -79,3 +96,21 @@ def copy_command(args: argparse.Namespace) -> int:
         return 1
     print(report.summary())
     return 0
+
+
+def recover_command(args: argparse.Namespace) -> int:
+    from app.storage.db import open_database
+    from app.storage.journal import journal_dir
+    from app.storage.recover import recover
+
+    try:
+        with closing(open_database(args.db, recover_journals=False)) as database:
+            report = recover(database, args.journal)
+    except StorageError as exc:
+        print(f"storwatt db recover: {exc}", file=sys.stderr)
+        return 1
+    for line in report.lines():
+        print(line)
+    if not (report.imported or report.in_use or report.failed):
+        print(f"no run journals for {database.url} in {journal_dir()}: nothing to recover")
+    return 1 if report.failed else 0

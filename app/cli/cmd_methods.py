@@ -6,13 +6,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from app.console import format_duration
-from app.method.loader import MethodError, all_methods, load_method
-from app.method.model import Method, PhasePlan
-from app.method.taxonomy import (DEFAULT_METHOD, Category, NEEDS, SutAttributes, Taxonomy, TaxonomyError,
-                                 allowed, classify, load_taxonomy)
+from app.method.taxonomy_terms import DEFAULT_METHOD, NEEDS
+
+if TYPE_CHECKING:  # the method model needs pydantic: imported where a command runs
+    from app.method.model import Method, PhasePlan
+    from app.method.taxonomy import Category, Taxonomy
 
 #: --flag → SutAttributes field, for the yes/no answers
 ANSWER_FLAGS = {"consumer": "consumer_component", "controller": "integrated_controller",
@@ -58,6 +58,9 @@ def _guarded(group: str, command: Callable[[argparse.Namespace], int]
              ) -> Callable[[argparse.Namespace], int]:
     """One-line error and exit 1 for a bad method file or a refused classification."""
     def run(args: argparse.Namespace) -> int:
+        from app.method.loader import MethodError
+        from app.method.taxonomy import TaxonomyError
+
         try:
             return command(args)
         except (MethodError, TaxonomyError) as exc:
@@ -67,12 +70,17 @@ def _guarded(group: str, command: Callable[[argparse.Namespace], int]
 
 
 def _duration(method: Method, intervals: int) -> str:
+    from app.console import format_duration
+
     return format_duration(intervals * method.interval_s)
 
 
 # --- storwatt methods ---------------------------------------------------------------------
 
 def list_command(args: argparse.Namespace) -> int:
+    from app.console import format_duration
+    from app.method.loader import all_methods
+
     summaries = [m.summary() for m in all_methods().values()]
     if args.json:
         print(json.dumps([s.to_dict() for s in summaries], indent=2))
@@ -91,6 +99,8 @@ def list_command(args: argparse.Namespace) -> int:
 
 
 def show_command(args: argparse.Namespace) -> int:
+    from app.method.loader import load_method
+
     method = load_method(args.name)
     if args.json:
         print(json.dumps(method.model_dump(mode="json")
@@ -125,6 +135,8 @@ def _profiles_table(method: Method) -> list[str]:
 
 
 def _plan_block(method: Method, plan: PhasePlan) -> list[str]:
+    from app.console import format_duration
+
     summary = next(s for s in method.summary().plans if s.name == plan.name)
     prefill = "no"
     if plan.prefill:
@@ -182,6 +194,9 @@ def _coms(method: Method) -> list[str]:
 # --- storwatt taxonomy --------------------------------------------------------------------
 
 def taxonomy_list_command(args: argparse.Namespace) -> int:
+    from app.method.loader import load_method
+    from app.method.taxonomy import load_taxonomy
+
     taxonomy = load_taxonomy(load_method(args.method))
     if args.json:
         print(json.dumps(taxonomy.model_dump(mode="json"), indent=2))
@@ -206,6 +221,9 @@ def _category_block(taxonomy: Taxonomy, category: Category) -> str:
 
 
 def classify_command(args: argparse.Namespace) -> int:
+    from app.method.loader import load_method
+    from app.method.taxonomy import SutAttributes, allowed, classify, load_taxonomy
+
     taxonomy = load_taxonomy(load_method(args.method))
     answers = SutAttributes(category=args.category, connectivity=args.connectivity,
                             max_drive_count=args.max_drives,

@@ -7,8 +7,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.reports.export import ReportError, report_stem, write_reports
-from app.storage.db import load_one_run
 from app.storage.errors import StorageError
 
 
@@ -24,6 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def report_command(args: argparse.Namespace) -> int:
+    from app.reports.export import ReportError, report_stem, write_reports
+    from app.storage.db import load_one_run
+
     try:
         run = load_one_run(args.db, args.run_id)
         pdf, xlsx = args.pdf, args.xlsx

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
 
-from app.console import ConsoleReporter, metrics_table
-from app.labs import LAB_KINDS, LabError
-from app.method.loader import MethodError
-from app.records import InstrumentConfig, RunConfig, RunStatus, SutDescription
+from app.records import LAB_KINDS, InstrumentConfig, RunConfig, RunStatus, SutDescription
 from app.storage.errors import StorageError
+from app.stop_signals import is_hang_up, leave_terminal, stop_signals_handled
 from drivers.interfaces import InstrumentError, WorkloadError
 
 
@@ -30,13 +27,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--quiet", action="store_true", help="phases and metrics only")
     p.add_argument("--target", action="append", default=[],
-                   help="fio target file or block device (repeatable)")
-    p.add_argument("--target-size", default="64M",
-                   help="size of a scratch target file fio creates (local-fio), e.g. 256M")
+                   help="fio target (repeatable): a scratch file to create (needs "
+                   "--target-size), a scratch file StorWatt created before, or an existing "
+                   "file or block device confirmed with --confirm-target")
+    p.add_argument("--target-size", default="",
+                   help="create a missing --target as a scratch file of this size, e.g. 256M "
+                   "(without it a missing target is refused)")
     p.add_argument("--load-host", action="append", default=[],
                    help="fio --server load host HOST[:PORT] (repeatable)")
-    p.add_argument("--confirm-device", default="",
-                   help="type the block device name to allow a destructive run on it")
+    p.add_argument("--confirm-target", "--confirm-device", dest="confirm_target",
+                   action="append", default=[], metavar="PATH",
+                   help="type a --target's path exactly to allow overwriting that block device "
+                   "or existing file (repeatable)")
     p.add_argument("--capacity-gb", type=float, help="SUT raw capacity in GB (10^9 bytes)")
     p.add_argument("--drives", type=int, help="SUT drive count")
     p.add_argument("--drive-type", choices=("HDD", "SSD"), help="SUT drive type")
@@ -66,30 +68,39 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
                      power_meter=InstrumentConfig(args.meter_driver, args.meter_resource),
                      temperature_meter=InstrumentConfig(args.thermo_driver, args.thermo_resource),
                      operator=args.operator, target_size=args.target_size,
-                     confirm_device=args.confirm_device)
+                     confirm_device=",".join(args.confirm_target))
 
 
 def run_command(args: argparse.Namespace) -> int:
+    from app.console import ConsoleReporter
+    from app.labs import LabError
+    from app.method.loader import MethodError
     from app.session import open_session
 
     try:
         config = config_from_args(args)
         reporter = ConsoleReporter(sys.stderr if args.json else sys.stdout, quiet=args.quiet)
-        session = open_session(config, db_url=args.db, listeners=[reporter])
+        session = open_session(config, db_url=args.db, listeners=[reporter],
+                               report_folder=args.out)
     except (MethodError, LabError, KeyError, ValueError, InstrumentError, WorkloadError,
             StorageError) as exc:
         print(f"storwatt run: {_message(exc)}", file=sys.stderr)
         return 1
-    previous = signal.signal(signal.SIGINT, lambda *_: session.sequencer.abort(
-        "interrupted from the terminal (Ctrl-C)"))
-    try:
-        status = session.run()
-    except StorageError as exc:  # the writer could not store everything: say so, never hide it
-        print(f"storwatt run: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    return _finish(args, session, status)
+
+    def stop(signum: int, reason: str) -> None:
+        if is_hang_up(signum):
+            leave_terminal()
+        session.sequencer.abort(reason)
+
+    # handled until the reports are written: a stop signal then is a no-op, not a lost report
+    with stop_signals_handled(stop):
+        try:
+            status = session.run()
+        except StorageError as exc:  # neither the database nor the journal took everything
+            print(f"storwatt run: {exc}", file=sys.stderr)
+            return 1
+        reporter.print_final(session.stored.message())  # only now is the run durable
+        return _finish(args, session, status)
 
 
 def _message(exc: Exception) -> str:
@@ -97,19 +108,34 @@ def _message(exc: Exception) -> str:
 
 
 def _finish(args: argparse.Namespace, session, status: RunStatus) -> int:
+    from app.console import metrics_table
+
     metrics = session.sequencer.metrics
-    reports = _write_reports(args.out, session) if args.out else {}
+    stored = session.stored
+    if args.out and not stored.in_database:
+        print(f"storwatt run: reports not written: {stored.message()}, then "
+              f"storwatt report {session.run_id}", file=sys.stderr)
+    reports = _write_reports(args.out, session) if args.out and stored.in_database else {}
     if args.json:
         print(json.dumps({"run_id": session.run_id, "status": str(status),
+                          "error": session.sequencer.error,
+                          "stored": "database" if stored.in_database else "journal",
+                          "journals": [str(p) for p in stored.journals],
                           "metrics": [_metric_json(m) for m in metrics],
                           "reports": {k: str(v) for k, v in reports.items()}}, indent=2))
     else:
         print()
         print(metrics_table(metrics))
-        print(f"\nRun {session.run_id} {status}; stored in {session.database.url}")
+        print(f"\nRun {session.run_id} {status}; {stored.message()}")
+        if session.sequencer.error:
+            print(f"Reason: {session.sequencer.error}")
+        if status is RunStatus.FAILED:
+            db = f" --db {args.db}" if args.db else ""
+            print(f"The run's event log, with the traceback of an unexpected error: "
+                  f"storwatt runs show {session.run_id[:8]}{db}")
         for kind, path in reports.items():
             print(f"{kind} report: {path}")
-    return 0 if status is RunStatus.COMPLETED else 1
+    return 0 if status is RunStatus.COMPLETED and stored.in_database else 1
 
 
 def _metric_json(m) -> dict:

@@ -7,11 +7,12 @@ import json
 import math
 import sys
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.storage.db import load_one_run, open_database
 from app.storage.errors import StorageError
-from app.storage.stored import RunSummary, StoredRun
+
+if TYPE_CHECKING:  # numpy and SQLAlchemy: imported where a command runs
+    from app.storage.stored import RunSummary, StoredRun
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,6 +40,8 @@ def _fmt(x: float | None, digits: int = 3) -> str:
 
 
 def list_command(args: argparse.Namespace) -> int:
+    from app.storage.db import open_database
+
     try:
         database = open_database(args.db)
         try:
@@ -69,6 +72,8 @@ def _summary_json(r: RunSummary) -> dict[str, Any]:
 
 
 def show_command(args: argparse.Namespace) -> int:
+    from app.storage.db import load_one_run
+
     try:
         run = load_one_run(args.db, args.run_id)
     except StorageError as exc:
@@ -100,6 +105,8 @@ def run_json(run: StoredRun) -> dict[str, Any]:
                     "error": p.error} for p in run.phases],
         "metrics": [{"name": m.name, "value": _num(m.value), "unit": m.unit, "valid": m.valid,
                      "reason": m.reason} for m in run.metrics],
+        "errors": [{"t": e.t, "phase_index": e.phase_index, "message": e.message}
+                   for e in run.events if e.level == "ERROR"],
         "counts": {"power_samples": len(run.power), "temperature_samples": len(run.temperature),
                    "workload_intervals": len(run.workload), "intervals": len(run.intervals),
                    "log_events": len(run.events)},
@@ -119,10 +126,15 @@ def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
     lines.append(f"Workload    {run.workload_engine or '—'}")
     lines.append("\nPhases")
     for p in run.phases:
-        lines.append(f"  {p.index:>2} {p.info.name:20} {p.status:10} "
+        lines.append(f"  {p.index:>2} {p.info.name:20} {p.status:11} "
                      f"{_fmt(p.t_start, 6):>8} … {_fmt(p.t_end, 6):<8}"
                      + (f" ×{p.attempts}" if p.attempts > 1 else "")
                      + (f"  {p.error}" if p.error else ""))
+    if data["errors"]:
+        lines.append("\nErrors (from the run's event log)")
+        for error in data["errors"]:
+            lines.append(f"  at {_fmt(error['t'], 6)} s: "
+                         + error["message"].rstrip().replace("\n", "\n    "))
     lines.append("\nMetrics")
     for m in run.metrics:
         shown = f"{_fmt(m.value, 5)} {m.unit}" if m.valid else f"INVALID: {m.reason}"

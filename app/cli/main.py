@@ -1,30 +1,36 @@
-"""Entry point of the ``storwatt`` command.
+"""Entry point of the ``storwatt`` command line of the domain core.
 
 Sub-command groups live in ``app/cli/cmd_*.py``; each exposes ``register(subparsers)`` and sets
-``func`` on its parser. They are discovered here so adding a group touches one file only.
+``func`` on its parser. They are imported by name here (not discovered at run time) so the
+layering test sees every edge, and registering them must stay cheap: ``storwatt --version``
+and ``--help`` build every parser, so a group imports its heavy libraries (SQLAlchemy,
+reportlab, numpy, pydantic …) inside its command functions (tests/test_cli_startup.py).
+
+The installed ``storwatt`` adds the GUI's own group on top (:mod:`ui.cli`); ``app`` never
+imports ``ui``.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import pkgutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import app
-import app.cli as cli_pkg
+from app.cli import (cmd_audit, cmd_db, cmd_instruments, cmd_methods, cmd_report, cmd_run,
+                     cmd_runs)
 
 
-def command_modules() -> list[str]:
-    """Names of the ``app.cli.cmd_*`` modules, sorted for a stable ``--help``."""
-    return sorted(
-        f"app.cli.{m.name}" for m in pkgutil.iter_modules(cli_pkg.__path__)
-        if m.name.startswith("cmd_")
-    )
+#: a group's ``register(subparsers)``: adds its sub-commands to ``storwatt``
+Register = Callable[[argparse._SubParsersAction], None]
+
+#: in ``--help`` order
+COMMAND_GROUPS: tuple[Register, ...] = (
+    cmd_audit.register, cmd_db.register, cmd_instruments.register, cmd_methods.register,
+    cmd_report.register, cmd_run.register, cmd_runs.register)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(groups: Sequence[Register] = COMMAND_GROUPS) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="storwatt",
         description="StorWatt: storage power-efficiency test station (SNIA Emerald method).",
@@ -34,13 +40,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="load the methods, run the smoke sequence on the simulated lab "
                         "into a temporary database and write a PDF + xlsx; exit 0 on success")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in command_modules():
-        importlib.import_module(name).register(sub)
+    for register in groups:
+        register(sub)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+def main(argv: Sequence[str] | None = None,
+         groups: Sequence[Register] = COMMAND_GROUPS) -> int:
+    parser = build_parser(groups)
     args = parser.parse_args(argv)
     if args.self_test:
         from app.selftest import run_self_test

@@ -2,7 +2,7 @@
 
 A method (``resources/methods/*.toml``) declares everything the station must not hard-code:
 taxonomy, IO profiles, the phase plan per category, instrument limits, the interval length,
-the stability rule and the response-time limit (SPEC-NOTES intro: "the method is data").
+the stability rule and the response-time limit (method-notes intro: "the method is data").
 Durations in a phase plan are counted in *intervals* of ``interval_s`` seconds: 60 s in the
 compliant method, so they read as minutes there; abbreviated variants shorten ``interval_s``
 and the counts and are marked non-compliant.
@@ -27,7 +27,7 @@ class Frozen(BaseModel):
 
 
 class IOProfile(Frozen):
-    """One IO profile row of the method (SPEC-NOTES §2 table)."""
+    """One IO profile row of the method (method-notes §2 table)."""
 
     name: str
     title: str
@@ -69,7 +69,7 @@ class IOProfile(Frozen):
 
 
 class ActiveStep(Frozen):
-    """One profile of the active test: stabilisation then measurement (SPEC-NOTES §2)."""
+    """One profile of the active test: stabilisation then measurement (method-notes §2)."""
 
     profile: str
     stabilisation_intervals: int = Field(ge=0)
@@ -94,7 +94,7 @@ class PhasePlan(Frozen):
 
 
 class StabilityRule(Frozen):
-    """Weighted moving average of periodic efficiency (SPEC-NOTES §4, configurable)."""
+    """Weighted moving average of periodic efficiency (method-notes §4, configurable)."""
 
     wma_points: int = Field(ge=1)
     weights: tuple[float, ...]  # newest first
@@ -111,7 +111,7 @@ class StabilityRule(Frozen):
 
 
 class ResponseTimeRule(Frozen):
-    """Response-time limit for 'intensity 100' and the histogram's levels (SPEC-NOTES §2, §5)."""
+    """Response-time limit for 'intensity 100' and the histogram's levels (method-notes §2, §5)."""
 
     max_avg_ms: float = Field(gt=0)
     ceiling_ms: float = Field(gt=0)
@@ -126,7 +126,7 @@ class ResponseTimeRule(Frozen):
 
 
 class IntensitySearch(Frozen):
-    """The first pass that finds 'intensity 100' per profile (SPEC-NOTES §2)."""
+    """The first pass that finds 'intensity 100' per profile (method-notes §2)."""
 
     probe_s: float = Field(gt=0)  # how long each queue-depth probe runs
     queue_depths: tuple[int, ...]  # tried in order until the limit is crossed
@@ -134,7 +134,7 @@ class IntensitySearch(Frozen):
 
 
 class AccuracyBand(Frozen):
-    """Minimum absolute accuracy below a power level (SPEC-NOTES §3)."""
+    """Minimum absolute accuracy below a power level (method-notes §3)."""
 
     up_to_w: float | None = None  # None = no upper bound
     abs_w: float = Field(gt=0)
@@ -157,7 +157,7 @@ class InstrumentLimits(Frozen):
 
 
 class ComDefinition(Frozen):
-    """A capacity-optimisation method the vendor may declare (SPEC-NOTES §2 phase 4)."""
+    """A capacity-optimisation method the vendor may declare (method-notes §2 phase 4)."""
 
     id: str
     title: str
@@ -190,7 +190,7 @@ class Method(Frozen):
         if self.sample_period_s > self.instruments.max_power_interval_s:
             problems.append(("sample_period_s", f"{self.sample_period_s:g} s exceeds "
                              f"instruments.max_power_interval_s "
-                             f"({self.instruments.max_power_interval_s:g} s, SPEC-NOTES §3)"))
+                             f"({self.instruments.max_power_interval_s:g} s, method-notes §3)"))
         if self.variant_of is not None and self.compliant:
             problems.append(("compliant", f"a variant of {self.variant_of} is abbreviated and "
                              "must say compliant = false"))
@@ -259,11 +259,11 @@ class Method(Frozen):
         return self.plan_intervals(plan, declared_coms) * self.interval_s
 
     def search_profiles(self, plan: PhasePlan) -> tuple[str, ...]:
-        """Profiles at intensity 100 need a search probe; MW2 derives from MW1 (SPEC-NOTES §2)."""
+        """Profiles at intensity 100 need a search probe; MW2 derives from MW1 (method-notes §2)."""
         return tuple(s.profile for s in plan.active if self.profile(s.profile).intensity_pct >= 100)
 
     def phase_names(self, plan: PhasePlan) -> tuple[str, ...]:
-        """Phases in execution order (SPEC-NOTES §2), COM checks omitted: pre-fill → intensity
+        """Phases in execution order (method-notes §2), COM checks omitted: pre-fill → intensity
         search → conditioning → active profiles → ready idle."""
         names = ["Pre-fill"] if plan.prefill else []
         if self.search.queue_depths and self.search_profiles(plan):

@@ -1,6 +1,6 @@
 """Taxonomy: derive a SUT's classification (e.g. Online 3) from its attributes, with reasons.
 
-SPEC-NOTES §1: the classification is the highest level whose required attributes are all met;
+method-notes §1: the classification is the highest level whose required attributes are all met;
 the technician may not pick a level the answers rule out, and the station shows why each
 higher level is ruled out. The requirement tables are data (``taxonomy-*.toml``, named by the
 method's ``taxonomy_file``), loaded and validated here into immutable objects, so a lab that
@@ -20,30 +20,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from app.method.loader import MethodError, describe_validation_error, load_method
 from app.method.model import Method
+from app.method.taxonomy_terms import DEFAULT_METHOD, NEEDS
 from app.paths import methods_dir
-
-#: the method whose taxonomy the wizard and ``storwatt taxonomy`` use when none is named
-DEFAULT_METHOD = "emerald-block-v3"
 
 Connectivity = Literal["not-specified", "host", "network"]
 #: connectivity is ordered: a network-connected product is also connected to hosts
 CONNECTIVITY_RANK = {name: rank for rank, name in enumerate(get_args(Connectivity))}
 Comparator = Literal[">=", ">", "<=", "=="]
 COMPARATORS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "==": operator.eq}
-
-#: yes/no attribute → (text when required, text when prohibited), read as "Online 4 needs …"
-NEEDS = {
-    "consumer_component": ("to be a consumer/component product",
-                           "not to be a consumer/component product"),
-    "integrated_controller": ("an integrated storage controller",
-                              "no integrated storage controller"),
-    "storage_protection": ("storage protection", "no storage protection"),
-    "no_spof": ("no single point of failure", "a single point of failure"),
-    "non_disruptive_service": ("non-disruptive serviceability",
-                               "no non-disruptive serviceability"),
-    "fba_ckd": ("FBA/CKD support", "no FBA/CKD support"),
-    "robotics": ("robotics", "no robotics"),
-}
 
 
 class TaxonomyError(ValueError):
@@ -164,7 +148,7 @@ class Taxonomy(_Frozen):
 
 @dataclass(frozen=True)
 class SutAttributes:
-    """The wizard's answers about the product (SPEC-NOTES §1 attribute list).
+    """The wizard's answers about the product (method-notes §1 attribute list).
 
     The defaults describe the smallest product (a consumer/component device with one drive and
     no robotics) so unanswered questions classify as level 1 of every category."""
@@ -314,7 +298,7 @@ def parse_taxonomy_id(taxonomy: Taxonomy, tid: str) -> tuple[str, int]:
 
 def allowed(classification: Classification, requested_id: str) -> tuple[str, int]:
     """The requested ``category-level`` if the answers meet its requirements; a TaxonomyError
-    naming what rules it out otherwise (SPEC-NOTES §1: no level the answers rule out)."""
+    naming what rules it out otherwise (method-notes §1: no level the answers rule out)."""
     head, _, level = requested_id.rpartition("-")
     if head != classification.category:
         raise TaxonomyError(f"{requested_id} is ruled out: the answers are for category "

@@ -1,6 +1,6 @@
 """Measurement core: intervals, efficiency, stability, histograms, formatting (pure numpy).
 
-Every rule here comes from SPEC-NOTES §4 (metrics), §5 (response-time quality) and §9 (fio's
+Every rule here comes from method-notes §4 (metrics), §5 (response-time quality) and §9 (fio's
 bin layout); callers get a number, an explicit NaN with a reason, or a typed error.
 """
 

@@ -1,6 +1,6 @@
 """Power efficiency, its weighted moving average, stability, and the reported metrics.
 
-Rules from SPEC-NOTES §4 (seed emerald-measurement-spec-training.txt, "Metric Stability":
+Rules from method-notes §4 (seed emerald-measurement-spec-training.txt, "Metric Stability":
 "10 point weighted average of periodic power efficiency of one minute intervals through the
 complete measurement interval"):
 
@@ -28,7 +28,7 @@ GB = 10**9
 def efficiency_gaps(ops_rate: np.ndarray, avg_power_w: np.ndarray) -> list[str]:
     """Why each interval has no EP_i ("" where it has one).
 
-    SPEC-NOTES §3/§4: an interval without usable power samples is a gap to be named, never
+    method-notes §3/§4: an interval without usable power samples is a gap to be named, never
     filled; the stability verdict and the reports quote these reasons.
     """
     o = np.asarray(ops_rate, dtype=float)
@@ -49,7 +49,7 @@ def efficiency_gaps(ops_rate: np.ndarray, avg_power_w: np.ndarray) -> list[str]:
 
 
 def periodic_efficiency(ops_rate: np.ndarray, avg_power_w: np.ndarray) -> np.ndarray:
-    """EP_i = O_i / P_i (SPEC-NOTES §4); NaN where :func:`efficiency_gaps` names a reason
+    """EP_i = O_i / P_i (method-notes §4); NaN where :func:`efficiency_gaps` names a reason
     (missing, non-finite or non-positive power, or a bad operations rate)."""
     o = np.asarray(ops_rate, dtype=float)
     p = np.asarray(avg_power_w, dtype=float)
@@ -69,7 +69,7 @@ def _check_weights(weights: Sequence[float]) -> np.ndarray:
 
 
 def weighted_moving_average(ep: np.ndarray, weights: Sequence[float]) -> np.ndarray:
-    """WMA_i of ``ep`` with ``weights`` given newest first (SPEC-NOTES §4: 10, 9, …, 1).
+    """WMA_i of ``ep`` with ``weights`` given newest first (method-notes §4: 10, 9, …, 1).
 
     WMA_i = Σ_k w_k·EP_{i-k} / Σ_k w_k for k < min(i + 1, len(weights)): before a full window
     exists the available points take the leading (newest) weights. A full convolution's first
@@ -86,7 +86,7 @@ def weighted_moving_average(ep: np.ndarray, weights: Sequence[float]) -> np.ndar
 
 @dataclass(frozen=True)
 class StabilityVerdict:
-    """Outcome of the stability rule over a phase's intervals (SPEC-NOTES §4)."""
+    """Outcome of the stability rule over a phase's intervals (method-notes §4)."""
 
     stable: bool
     wma: np.ndarray
@@ -99,7 +99,7 @@ def stability(ep: np.ndarray, weights: Sequence[float], tolerance_pct: float,
               measurement_start: int = 0) -> StabilityVerdict:
     """Stable when |EP_i − WMA_i| ≤ tolerance·WMA_i for every i ≥ ``measurement_start``.
 
-    SPEC-NOTES §4: the WMA runs over the whole phase, so the stabilisation intervals before
+    method-notes §4: the WMA runs over the whole phase, so the stabilisation intervals before
     ``measurement_start`` feed it without being judged. A NaN EP or a non-positive WMA in the
     measurement window makes the phase not stable, with the interval named (1-based).
     """
@@ -135,7 +135,7 @@ def stability(ep: np.ndarray, weights: Sequence[float], tolerance_pct: float,
 
 
 def _require_power(avg_power_w: float) -> None:
-    """A reported metric needs a real average power (SPEC-NOTES §3: no silent numbers)."""
+    """A reported metric needs a real average power (method-notes §3: no silent numbers)."""
     if not np.isfinite(avg_power_w):
         raise NonFiniteError("average power is not a finite number (no usable samples?)")
     if avg_power_w <= 0:
@@ -143,7 +143,7 @@ def _require_power(avg_power_w: float) -> None:
 
 
 def active_metric(total_ops: float, duration_s: float, avg_power_w: float) -> float:
-    """(operations / duration) / average power: IOPS/W or MiB/s/W (SPEC-NOTES §4)."""
+    """(operations / duration) / average power: IOPS/W or MiB/s/W (method-notes §4)."""
     _require_power(avg_power_w)
     if not (np.isfinite(duration_s) and duration_s > 0):
         raise MetricsError(f"measurement duration must be a positive number of seconds, got "
@@ -156,7 +156,7 @@ def active_metric(total_ops: float, duration_s: float, avg_power_w: float) -> fl
 
 
 def ready_idle_metric(raw_capacity_bytes: int, avg_power_w: float) -> float:
-    """EP_RI in GB/W, GB = 10⁹ bytes (SPEC-NOTES §4: 7300 GB at 592.692 W → 12.317 GB/W)."""
+    """EP_RI in GB/W, GB = 10⁹ bytes (method-notes §4: 7300 GB at 592.692 W → 12.317 GB/W)."""
     _require_power(avg_power_w)
     whole = isinstance(raw_capacity_bytes, (int, np.integer)) or (
         isinstance(raw_capacity_bytes, float) and raw_capacity_bytes.is_integer())

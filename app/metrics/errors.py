@@ -1,6 +1,6 @@
 """Typed errors of the measurement core: bad input is named, never turned into a number.
 
-SPEC-NOTES §3 (flagged samples are never averaged silently) and §4 (an invalid phase is shown
+method-notes §3 (flagged samples are never averaged silently) and §4 (an invalid phase is shown
 as invalid) are why the core raises or returns an explicit NaN instead of guessing.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 
 class MetricsError(ValueError):
-    """A metric cannot be computed from these samples; the message says why (SPEC-NOTES §4)."""
+    """A metric cannot be computed from these samples; the message says why (method-notes §4)."""
 
 
 class EmptySamplesError(MetricsError):

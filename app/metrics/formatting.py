@@ -1,6 +1,6 @@
 """Number formatting for reports: significant digits and unambiguous capacity units.
 
-SPEC-NOTES §4: power-related numbers are reported with at least three significant digits (the
+method-notes §4: power-related numbers are reported with at least three significant digits (the
 seed's sample report shows 592.692 W, 12.317 GB/W, 3.01 MiB/s/W); 1 GB = 10⁹ B, 1 GiB = 2³⁰ B,
 and one figure never mixes the two.
 """
@@ -19,7 +19,7 @@ CAPACITY_UNITS = {"GB": GB, "TB": 10**12, "GiB": GIB, "TiB": 2**40}
 
 
 def sig_digits(value: float, n: int = 3) -> str:
-    """``value`` with at least ``n`` significant digits, in plain notation (SPEC-NOTES §4:
+    """``value`` with at least ``n`` significant digits, in plain notation (method-notes §4:
     592.692 W → "593", 12.317 GB/W → "12.3", 3.01 MiB/s/W → "3.01").
 
     Integer digits are never dropped (123456 → "123456"); small values keep ``n`` significant
@@ -40,12 +40,12 @@ def sig_digits(value: float, n: int = 3) -> str:
     return text
 
 
-DECIMAL_PREFIXED = ("kB", "MB", "GB", "TB", "PB")  # SPEC-NOTES §4: 1 GB = 10⁹ B
+DECIMAL_PREFIXED = ("kB", "MB", "GB", "TB", "PB")  # method-notes §4: 1 GB = 10⁹ B
 BINARY_PREFIXED = ("KiB", "MiB", "GiB", "TiB", "PiB")  # 1 GiB = 2³⁰ B, 1 MiB = 2²⁰ B
 
 
 def bytes_to_gb(n: int | float) -> float:
-    """Bytes in decimal GB (10⁹ B), the unit of EP_RI (SPEC-NOTES §4)."""
+    """Bytes in decimal GB (10⁹ B), the unit of EP_RI (method-notes §4)."""
     return float(n) / GB
 
 
@@ -66,14 +66,14 @@ def _unit_families(unit: str) -> set[str]:
 
 
 def format_capacity(n_bytes: int | float, unit: str = "GB", digits: int = 3) -> str:
-    """Capacity in exactly one unit family, decimal GB/TB or binary GiB/TiB (SPEC-NOTES §4)."""
+    """Capacity in exactly one unit family, decimal GB/TB or binary GiB/TiB (method-notes §4)."""
     if unit not in CAPACITY_UNITS:
         raise UnitMixError(f"unknown capacity unit {unit!r}; use one of {', '.join(CAPACITY_UNITS)}")
     return f"{sig_digits(n_bytes / CAPACITY_UNITS[unit], digits)} {unit}"
 
 
 def format_quantity(value: float, unit: str, digits: int = 3) -> str:
-    """'12.3 GB/W' — refuses a unit that mixes decimal and binary prefixes (SPEC-NOTES §4)."""
+    """'12.3 GB/W' — refuses a unit that mixes decimal and binary prefixes (method-notes §4)."""
     if not isinstance(unit, str) or not unit.strip():
         raise UnitMixError(f"a quantity needs an explicit unit string, got {unit!r}")
     if len(_unit_families(unit)) > 1:

@@ -1,24 +1,74 @@
-"""Response-time histograms on fio's json+ bin layout (SPEC-NOTES §5, §7, §9).
+"""Response-time histograms on fio's json+ bin layout (method-notes §5, §7, §9).
 
-fio reports completion latencies as ``clat_ns.bins``: bucket value in ns → IO count, only
+fio reports total latencies (submission to completion, the host's response time) as
+``lat_ns.bins`` when the job sets ``lat_percentiles=1``: bucket value in ns → IO count, only
 non-empty buckets, counts summing to the IO total. Keeping that layout end to end means a
 histogram merged from many one-second snapshots, jobs or load hosts is still exactly what fio
 would have printed for the whole run, and percentiles computed here reproduce fio's own: the
 level is the first bucket whose running count reaches p/100·N (fio's stat.c rule).
-Confidence levels are the PTS "number of nines" (99 % … 99.999 %, SPEC-NOTES §5).
+Confidence levels are the PTS "number of nines" (99 % … 99.999 %, method-notes §5). A level
+p says something only when at least one IO in 1/(1 − p) lies beyond it, so it needs
+N ≥ 1/(1 − p) IOs (99.999 % needs 100,000); below that it is "not supported" and every view
+shows "n/a (N IOs)" instead of a number (fio itself prints one from any N).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 import numpy as np
 
 from app.metrics.errors import MetricsError
+from app.metrics.formatting import sig_digits
 from drivers.fio.buckets import PLAT_NR, bucket_value
 
 DEFAULT_LEVELS = (99.0, 99.9, 99.99, 99.999)
+
+
+def min_ios(level_pct: float) -> int:
+    """IOs a confidence level needs, N ≥ 1/(1 − p): 99 % → 100, 99.999 % → 100,000.
+
+    Computed in decimal from the level as written, so 99.999 gives exactly 100,000 (in
+    binary floating point 1/(1 − 0.99999) is 100,000.0000008 and would ask for one more)."""
+    p = Decimal(repr(float(level_pct)))
+    if not 0 < p < 100:
+        raise MetricsError(f"confidence level must be in (0, 100) %, got {level_pct}")
+    return math.ceil(Decimal(100) / (Decimal(100) - p))
+
+
+@dataclass(frozen=True)
+class ConfidenceLevel:
+    """One confidence level of a histogram as every view shows it (one rule, one text)."""
+
+    level_pct: float
+    ms: float | None  # None: the IO count does not support this level
+    ios: int
+
+    @property
+    def shown_ms(self) -> float | None:
+        """The response time a view may show or draw; None when the level is not supported
+        (also for records stored before the rule, whose small-N levels carry a number)."""
+        if self.ms is None or not math.isfinite(self.ms) or self.ios < min_ios(self.level_pct):
+            return None
+        return float(self.ms)
+
+    def value_text(self) -> str:
+        """"1.23 ms", or "n/a (5,000 IOs)" when the IO count cannot support the level."""
+        ms = self.shown_ms
+        return f"n/a ({self.ios:,} IOs)" if ms is None else f"{sig_digits(ms)} ms"
+
+    def text(self) -> str:
+        return f"{self.level_pct:g} %: {self.value_text()}"
+
+
+def confidence_records(confidence_ms: Mapping[float, float | None],
+                       ios: int) -> tuple[ConfidenceLevel, ...]:
+    """A stored histogram's levels, ascending, each with its support by the IO count."""
+    return tuple(ConfidenceLevel(float(level), ms, int(ios))
+                 for level, ms in sorted(confidence_ms.items()))
 
 
 #: every value a fio json+ bins key can take, ascending
@@ -42,7 +92,7 @@ def _frozen(a: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class ResponseTimeHistogram:
-    """Sorted unique bucket values (ns) with their counts; immutable (SPEC-NOTES §7, §9)."""
+    """Sorted unique bucket values (ns) with their counts; immutable (method-notes §7, §9)."""
 
     values_ns: np.ndarray
     counts: np.ndarray
@@ -77,7 +127,7 @@ class ResponseTimeHistogram:
 
     @classmethod
     def from_bins(cls, bins: Mapping[int | str, int]) -> ResponseTimeHistogram:
-        """From a fio ``clat_ns.bins`` mapping (keys are JSON strings of ns, SPEC-NOTES §9)."""
+        """From a fio ``lat_ns.bins`` mapping (keys are JSON strings of ns, method-notes §9)."""
         try:
             values = np.fromiter(map(int, bins.keys()), dtype=np.int64, count=len(bins))
             counts = np.fromiter(map(int, bins.values()), dtype=np.int64, count=len(bins))
@@ -89,7 +139,7 @@ class ResponseTimeHistogram:
     def merge(cls, *hists: ResponseTimeHistogram) -> ResponseTimeHistogram:
         """Sum of histograms (jobs, load hosts, seconds); associative and commutative.
 
-        fio json+ keys are bucket midpoints (SPEC-NOTES §9), which map to a bucket index and
+        fio json+ keys are bucket midpoints (method-notes §9), which map to a bucket index and
         back unchanged; when every key does, the sum is an integer scatter-add into fio's
         ≤ 1856 buckets, done in chunks so the working set stays in cache (10,000 one-second
         snapshots in a few tens of ms against the 200 ms goal). Other keys fall back to a
@@ -112,7 +162,7 @@ class ResponseTimeHistogram:
     def difference(cls, later: ResponseTimeHistogram,
                    earlier: ResponseTimeHistogram) -> ResponseTimeHistogram:
         """Per-interval histogram from two cumulative snapshots (fio --status-interval prints
-        cumulative documents, SPEC-NOTES §9); a count going down is an error, not a zero."""
+        cumulative documents, method-notes §9); a count going down is an error, not a zero."""
         values = np.union1d(later.values_ns, earlier.values_ns)
         diff = later._counts_at(values) - earlier._counts_at(values)
         if np.any(diff < 0):
@@ -131,12 +181,12 @@ class ResponseTimeHistogram:
 
     @property
     def total(self) -> int:
-        """N, the IO count; equals fio's ``clat_ns.N`` (SPEC-NOTES §9)."""
+        """N, the IO count; equals fio's ``lat_ns.N`` (method-notes §9)."""
         return int(self.counts.sum())
 
     def percentile(self, p: float) -> float:
         """Bucket value (ns) at percentile ``p``: the first bucket whose running count reaches
-        p/100·N — fio's own rule, so the result equals fio's ``clat_ns.percentile`` (§9)."""
+        p/100·N — fio's own rule, so the result equals fio's ``lat_ns.percentile`` (§9)."""
         if not (np.isfinite(p) and 0 < p <= 100):
             raise MetricsError(f"percentile must be in (0, 100], got {p}")
         if self.total == 0:
@@ -145,12 +195,16 @@ class ResponseTimeHistogram:
         idx = int(np.searchsorted(np.cumsum(self.counts), threshold, side="left"))
         return float(self.values_ns[min(idx, self.values_ns.size - 1)])
 
-    def confidence_levels(self, levels: Sequence[float] = DEFAULT_LEVELS) -> dict[float, float]:
-        """Response time in **ms** at each confidence level (PTS number of nines, SPEC-NOTES §5)."""
-        return {float(level): self.percentile(level) / 1e6 for level in levels}
+    def confidence_levels(self, levels: Sequence[float] = DEFAULT_LEVELS
+                          ) -> dict[float, float | None]:
+        """Response time in **ms** at each confidence level (PTS number of nines, method-notes
+        §5); ``None`` for a level the IO count does not support (N < 1/(1 − p))."""
+        n = self.total
+        return {float(level): self.percentile(level) / 1e6 if n >= min_ios(level) else None
+                for level in levels}
 
     def count_above(self, ceiling_ns: float) -> int:
-        """IOs in buckets above the response-time ceiling line (SPEC-NOTES §5)."""
+        """IOs in buckets above the response-time ceiling line (method-notes §5)."""
         return int(self.counts[self.values_ns > ceiling_ns].sum())
 
     def mean_ns(self) -> float:

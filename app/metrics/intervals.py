@@ -1,9 +1,9 @@
-"""One-minute intervals from time-stamped samples (SPEC-NOTES §4).
+"""One-minute intervals from time-stamped samples (method-notes §4).
 
 The method computes every figure per one-minute interval: the interval's average power is the
 mean of the meter samples whose time stamp lies in it, its operations rate the IO completed in
 it. An interval without a usable sample gets NaN — a gap is explicit and never interpolated
-(SPEC-NOTES §3: flagged samples are evidence, not numbers to average silently).
+(method-notes §3: flagged samples are evidence, not numbers to average silently).
 """
 
 from __future__ import annotations
@@ -15,17 +15,17 @@ import numpy as np
 from app.metrics.errors import (LengthMismatchError, MetricsError, NonFiniteError,
                                 NonMonotonicError)
 
-MIB = 2**20  # SPEC-NOTES §4: 1 MiB = 2²⁰ B
+MIB = 2**20  # method-notes §4: 1 MiB = 2²⁰ B
 
 #: time stamps are float seconds; a phase end within 1 µs of a boundary closes that interval
 #: (guards against 1799.9999999 s counting as a partial interval)
 _BOUNDARY_SLACK_S = 1e-6
 
-OPS_UNITS = ("IOPS", "MiB/s")  # SPEC-NOTES §4: IOPS for random, MiB/s for sequential profiles
+OPS_UNITS = ("IOPS", "MiB/s")  # method-notes §4: IOPS for random, MiB/s for sequential profiles
 
 
 def _check_times(t: np.ndarray) -> None:
-    """Time stamps must be finite and non-decreasing (SPEC-NOTES §4 intervals go by time): ordering is the caller's job, and a
+    """Time stamps must be finite and non-decreasing (method-notes §4 intervals go by time): ordering is the caller's job, and a
     backwards step means reordered samples or a clock jump, which must not be averaged over."""
     if not np.all(np.isfinite(t)):
         raise NonFiniteError("sample time stamps contain NaN or infinity")
@@ -49,7 +49,7 @@ def _check_grid(start_s: float, interval_s: float, count: int) -> None:
 
 def interval_index(t: np.ndarray, start_s: float, interval_s: float, count: int) -> np.ndarray:
     """Index of the interval ``[start + i·L, start + (i+1)·L)`` each time falls in; -1 outside
-    (SPEC-NOTES §4: a sample belongs to the interval holding its time stamp)."""
+    (method-notes §4: a sample belongs to the interval holding its time stamp)."""
     _check_grid(start_s, interval_s, count)
     idx = np.floor((np.asarray(t, dtype=float) - start_s) / interval_s).astype(np.int64)
     return np.where((idx >= 0) & (idx < count), idx, -1)
@@ -60,7 +60,7 @@ def interval_means(t: np.ndarray, values: np.ndarray, usable: np.ndarray | None,
                    count: int) -> tuple[np.ndarray, np.ndarray]:
     """Mean of the usable samples in each interval, and how many samples went into it.
 
-    SPEC-NOTES §4: P_i is the mean of the meter samples in interval i; §3: flagged samples
+    method-notes §4: P_i is the mean of the meter samples in interval i; §3: flagged samples
     (``usable`` False) are kept as evidence but never averaged.
 
     NaN/inf values are unusable whatever ``usable`` says. An interval with no usable sample has
@@ -86,8 +86,8 @@ def interval_ops(wl_t_end: np.ndarray, wl_ios: np.ndarray, wl_bytes: np.ndarray,
                  start_s: float, interval_s: float, count: int) -> tuple[np.ndarray, np.ndarray]:
     """IOs and bytes per interval from workload slices, each allotted by its end time.
 
-    The workload reports in slices (fio's one-second status snapshots, differenced — SPEC-NOTES
-    §9); O_i of SPEC-NOTES §4 is the IO completed in interval i, so a slice counts wholly in
+    The workload reports in slices (fio's one-second status snapshots, differenced — method-notes
+    §9); O_i of method-notes §4 is the IO completed in interval i, so a slice counts wholly in
     the interval holding its end, and one ending exactly on a boundary belongs to the interval
     it closes (end in (a, b]). Slices are never split pro rata: that would invent IO timing.
     """
@@ -113,7 +113,7 @@ def interval_ops(wl_t_end: np.ndarray, wl_ios: np.ndarray, wl_bytes: np.ndarray,
 
 @dataclass(frozen=True)
 class IntervalFigures:
-    """Figures of one complete interval (SPEC-NOTES §4)."""
+    """Figures of one complete interval (method-notes §4)."""
 
     start_s: float
     end_s: float
@@ -155,7 +155,7 @@ def complete_intervals(start_s: float, end_s: float, interval_s: float) -> tuple
 
 def operations_rate(ios: np.ndarray, nbytes: np.ndarray, interval_s: float,
                     ops_unit: str) -> np.ndarray:
-    """IOPS (ios / L) or MiB/s (bytes / 2²⁰ / L), the operations rate O_i of SPEC-NOTES §4."""
+    """IOPS (ios / L) or MiB/s (bytes / 2²⁰ / L), the operations rate O_i of method-notes §4."""
     if ops_unit == "IOPS":
         return np.asarray(ios, dtype=float) / interval_s
     if ops_unit == "MiB/s":
@@ -169,7 +169,7 @@ def build_intervals(power_t: np.ndarray, power_w: np.ndarray, usable: np.ndarray
                     ops_unit: str) -> PhaseIntervals:
     """Complete intervals of the phase [start, end): power, operations rate and EP_i.
 
-    SPEC-NOTES §4: every figure is per one-minute interval (``interval_s`` is the method's
+    method-notes §4: every figure is per one-minute interval (``interval_s`` is the method's
     length); the partial tail after the last whole interval is counted, not averaged.
     """
     from app.metrics.efficiency import periodic_efficiency

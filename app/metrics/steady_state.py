@@ -1,4 +1,4 @@
-"""SNIA PTS steady-state check (SPEC-NOTES §5, seed pts-synthetic-workload-tutorial.txt).
+"""SNIA PTS steady-state check (method-notes §5, seed pts-synthetic-workload-tutorial.txt).
 
 A tracked variable (IOPS, say) is at steady state when, over a window of 5 rounds, its range
 (max − min) is within 20 % of the window average and the least-squares line across the window
@@ -19,7 +19,7 @@ from app.metrics.errors import EmptySamplesError, MetricsError, NonFiniteError
 
 @dataclass(frozen=True)
 class SteadyStateVerdict:
-    """Outcome of the PTS steady-state rule (SPEC-NOTES §5) over the rounds seen so far."""
+    """Outcome of the PTS steady-state rule (method-notes §5) over the rounds seen so far."""
 
     steady: bool
     round_index: int | None  # last round (0-based) of the first steady window

@@ -1,6 +1,6 @@
 """The report's charts: per-phase power/temperature, operations rate, periodic efficiency with
-its weighted moving average and tolerance band (SPEC-NOTES §4), and response-time histograms
-with confidence levels and ceiling (SPEC-NOTES §5). All data comes from the stored run.
+its weighted moving average and tolerance band (method-notes §4), and response-time histograms
+with confidence levels and ceiling (method-notes §5). All data comes from the stored run.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def ops_chart(run: StoredRun, phase: StoredPhase, window: PhaseWindow | None,
 def efficiency_chart(run: StoredRun, phase: StoredPhase, window: PhaseWindow | None,
                      tolerance_pct: float | None, width: float, height: float) -> Drawing | None:
     """Periodic efficiency EP_i, its weighted moving average and the ±tolerance band around
-    the WMA over the measurement intervals (the stability rule, SPEC-NOTES §4)."""
+    the WMA over the measurement intervals (the stability rule, method-notes §4)."""
     intervals = last_attempt_intervals(run, phase)
     if not intervals or not intervals[0].ops_unit:
         return None
@@ -147,15 +147,15 @@ def bin_edges_ms(midpoints_ns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def histogram_chart(hist: HistogramReady, title: str, width: float, height: float) -> Drawing:
     ns = np.array(sorted(hist.bins), dtype=float)
     counts = np.array([hist.bins[int(k)] for k in ns], dtype=float)
-    chart = Chart(width, height, pdf_safe(title), "completion latency (ms, log scale)",
+    chart = Chart(width, height, pdf_safe(title), "response time, total latency (ms, log scale)",
                   "IO count (log scale)", log_x=True, log_y=True)
     if len(ns):
         lo, hi = bin_edges_ms(ns)
         chart.bars(lo, hi, counts, "IOs per latency bucket", Style(colors.HexColor("#1f3b66"),
                                                                    0.3), BAR_FILL)
-    for style, (level, ms) in zip(LEVEL_STYLES * 2, sorted(hist.confidence_ms.items())):
-        if ms == ms and ms > 0:
-            chart.vline(ms, pdf_safe(f"{level:g} % <= {ms:.3g} ms"), style)
+    for style, lvl in zip(LEVEL_STYLES * 2, hist.levels()):
+        if (ms := lvl.shown_ms) is not None and ms > 0:
+            chart.vline(ms, pdf_safe(lvl.text()), style)
     if hist.ceiling_ms == hist.ceiling_ms and hist.ceiling_ms > 0:
         chart.vline(hist.ceiling_ms, f"ceiling {hist.ceiling_ms:g} ms ({hist.above_ceiling} "
                                      "IOs above)", CEILING_STYLE)

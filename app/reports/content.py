@@ -3,7 +3,7 @@
 Built only from the stored run (:class:`~app.storage.stored.StoredRun`) and the method named
 in it. Every expected metric gets a line: VALID, INVALID (with the stored reason) or NOT
 MEASURED (with the reason derived from the phase and run status) — a missing or invalid figure
-must never look like a result (SPEC-NOTES §4).
+must never look like a result (method-notes §4).
 """
 
 from __future__ import annotations
@@ -228,7 +228,7 @@ def _why_missing(run: StoredRun, phase: StoredPhase | None, name: str) -> str:
         return f"the run's plan has no {what}"
     if phase.status is PhaseStatus.PENDING:
         return f"phase {phase.info.name} never started: {run_state}"
-    if phase.status in (PhaseStatus.ABORTED, PhaseStatus.FAILED):
+    if phase.status.cut_short:
         detail = f": {phase.error}" if phase.error else ""
         return f"phase {phase.info.name} {phase.status.value}{detail}"
     if phase.status is PhaseStatus.RUNNING:
@@ -342,7 +342,7 @@ def _problems(run: StoredRun, metrics: tuple[MetricLine, ...], coms: tuple[ComLi
     if run.status is not RunStatus.COMPLETED:
         problems.append(f"run {run.status.value}" + (f": {run.error}" if run.error else ""))
     for phase in run.phases:
-        if phase.status in (PhaseStatus.ABORTED, PhaseStatus.FAILED):
+        if phase.status.cut_short:
             problems.append(f"phase {phase.info.name} {phase.status.value}"
                             + (f": {phase.error}" if phase.error else ""))
         elif phase.attempts > 1:

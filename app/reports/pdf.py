@@ -249,7 +249,7 @@ def _metrics_page(c: ReportContent) -> list:
     spans = [("SPAN", (1, i), (-1, i)) for i in range(2, len(rows), 2)]
     story.append(grid_table(rows, widths, extra=spans))
     story += [P("Power-related numbers are reported to at least three significant digits "
-                "(SPEC-NOTES §4); the xlsx export holds full precision. A value in parentheses "
+                "(method-notes §4); the xlsx export holds full precision. A value in parentheses "
                 "is INVALID and is not a result. IOPS = I/Os per second; 1 MiB = 2^20 bytes.",
                 "small"), _com_table(c)]
     return story
@@ -362,14 +362,14 @@ def _histograms(c: ReportContent) -> list:
     story: list = [PageBreak(), P("Response-time histograms", "h1")]
     if not c.run.histograms:
         return story + [P("No response-time histogram was stored for this run.", "body")]
-    story.append(P("Completion-latency histogram of each profile's measurement window (fio "
-                   "json+ buckets), with the confidence levels (SPEC-NOTES §5) and the "
-                   "response-time ceiling.", "small"))
+    story.append(P("Response-time (total latency, fio lat_ns) histogram of each profile's "
+                   "measurement window (fio json+ buckets), with the confidence levels "
+                   "(method-notes §5; n/a when the IO count cannot support a level, "
+                   "N < 1/(1 − p)) and the response-time ceiling.", "small"))
     max_avg_ms = c.method.response_time.max_avg_ms if c.method else None
     for hist in c.run.histograms:
         total = sum(hist.bins.values())
-        levels = ", ".join(f"{lvl:g} %: {fmt_sig(ms)} ms" for lvl, ms in
-                           sorted(hist.confidence_ms.items()))
+        levels = ", ".join(lvl.text() for lvl in hist.levels())
         story.append(KeepTogether([
             charts.histogram_chart(hist, f"{hist.profile} (phase {hist.phase_index}): "
                                          f"{total} IOs", BODY_W, 62 * mm),

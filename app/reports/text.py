@@ -1,6 +1,6 @@
 """Number and text formatting shared by the PDF and the xlsx display formats.
 
-Power-related figures are printed with at least three significant digits (SPEC-NOTES §4) via
+Power-related figures are printed with at least three significant digits (method-notes §4) via
 :func:`app.metrics.formatting.sig_digits`; cells and storage keep full precision. A number
 that is not valid is never printed bare: callers use :func:`invalid_value` (parentheses).
 """

@@ -5,7 +5,7 @@ The sequencer's :class:`~app.sequencer.recorder.PhaseRecorder` computes a metric
 
 * intervals ``i`` cover ``[t_start + i·Δ, t_start + i·Δ + Δ)`` (Δ = the method's interval);
 * active profiles: the window starts at ``t_start + stabilisation·Δ`` and lasts
-  ``measurement·Δ``; ready idle: it starts at ``t_start`` (SPEC-NOTES §2, §4);
+  ``measurement·Δ``; ready idle: it starts at ``t_start`` (method-notes §2, §4);
 * a power sample counts when ``start <= t < end`` and it is usable (no excluding flag, finite
   watts); workload slices count when their end lies in ``(start, end]``.
 

@@ -39,7 +39,7 @@ SAMPLE_COLUMNS = ("t_s", "phase", "watts", "volts", "amps", "pf", "uncertainty_p
 TEMPERATURE_COLUMNS = ("t_s", "phase", "celsius", "flags")
 BIN_COLUMNS = ("phase", "profile", "bin_ns", "bin_ms", "count", "cumulative_pct")
 LEVEL_COLUMNS = ("phase", "profile", "level_pct", "response_ms", "ceiling_ms", "above_ceiling",
-                 "total_ios")
+                 "total_ios", "shown_as")
 LEVEL_FIRST_COL = len(BIN_COLUMNS) + 1  # one empty column between the two tables
 SEARCH_COLUMNS = ("profile", "queue_depth", "jobs", "ops_rate", "ops_unit", "avg_response_ms",
                   "rate_read_iops", "rate_write_iops", "probes")
@@ -328,9 +328,10 @@ def _histograms_sheet(w: _Writer, c: ReportContent) -> None:
             running += h.bins[ns]
             bins.append([h.phase_index, h.profile, ns, ns / 1e6, h.bins[ns],
                          100.0 * running / total if total else None])
-        for level, ms in sorted(h.confidence_ms.items()):
-            levels.append([h.phase_index, h.profile, level, ms, h.ceiling_ms, h.above_ceiling,
-                           total])
+        for lvl in h.levels():  # response_ms empty where the IO count cannot support it
+            levels.append([h.phase_index, h.profile, lvl.level_pct,
+                           lvl.shown_ms, h.ceiling_ms, h.above_ceiling,
+                           total, lvl.value_text()])
     # side by side, written row by row (constant_memory flushes each finished row)
     gap = [None] * (LEVEL_FIRST_COL - len(BIN_COLUMNS))
     width = len(BIN_COLUMNS)

@@ -1,4 +1,4 @@
-"""Capacity-optimisation (COM) heuristic checks, run after ready idle (SPEC-NOTES §2 phase 4).
+"""Capacity-optimisation (COM) heuristic checks, run after ready idle (method-notes §2 phase 4).
 
 Data-reduction COMs (deduplication, compression) are verified by writing a data set with a
 known reducible share and comparing the logical bytes written with the physical capacity the

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from app.metrics.histogram import ConfidenceLevel, confidence_records
 from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseStatus, RunConfig,
                          RunStatus)
 from drivers.interfaces import (InstrumentIdentity, PowerSample, TemperatureSample,
@@ -82,9 +83,18 @@ class HistogramReady:
     phase_index: int
     profile: str
     bins: dict[int, int]
-    confidence_ms: dict[float, float]  # level % → response time ms
+    #: level % → response time ms; None where the IO count does not support the level
+    confidence_ms: dict[float, float | None]
     ceiling_ms: float
     above_ceiling: int
+
+    @property
+    def ios(self) -> int:
+        return sum(self.bins.values())
+
+    def levels(self) -> tuple[ConfidenceLevel, ...]:
+        """The confidence levels as every view shows them ("n/a (N IOs)" when unsupported)."""
+        return confidence_records(self.confidence_ms, self.ios)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Turn a method's phase plan into the concrete list of phases a run executes.
 
-Order (SPEC-NOTES §2): pre-fill → intensity search (first pass) → conditioning → active
+Order (method-notes §2): pre-fill → intensity search (first pass) → conditioning → active
 profiles in the method's order → ready idle → one COM check per declared COM. The search runs
 after pre-fill so it probes a filled SUT, and before conditioning because conditioning runs MW1
 at the intensity the search found.

@@ -3,7 +3,7 @@
 The sequencer feeds it meter samples and workload slices in arrival order; it closes each
 interval once its end (plus the engine's reporting latency) has passed, computing average
 power, operations rate, periodic efficiency, the weighted moving average and the stability
-verdict so far (SPEC-NOTES §4), all through ``app.metrics`` so the live figures and the
+verdict so far (method-notes §4), all through ``app.metrics`` so the live figures and the
 reports share one implementation.
 """
 
@@ -194,7 +194,7 @@ class PhaseRecorder:
                             math.nan, self.ops_unit, resp, self.phase.index)
 
     def ready_idle_result(self, raw_capacity_bytes: int, aborted: bool = False) -> MetricResult:
-        """EP_RI = raw capacity (GB) / average ready-idle power (SPEC-NOTES §4)."""
+        """EP_RI = raw capacity (GB) / average ready-idle power (method-notes §4)."""
         start = self.t_start
         end = start + self.phase.measurement_intervals * self.interval_s
         watts, n = self._window_power(start, end)

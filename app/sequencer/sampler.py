@@ -3,7 +3,7 @@
 Each meter is polled on a fixed grid ``t0 + k·period`` (the OpenHTF monitor idea): a slow
 reply delays one sample but never shifts the grid, so the average rate stays exact over a
 24-hour run. When the sequencer falls more than a period behind, missed grid points are
-skipped and recorded as a gap — never interpolated (SPEC-NOTES §3: samples are evidence).
+skipped and recorded as a gap — never interpolated (method-notes §3: samples are evidence).
 A meter that stops answering gets reconnect attempts with back-off; only after
 ``max_failures`` consecutive failures does the sampler give up and raise :class:`MeterLost`.
 """

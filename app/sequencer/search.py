@@ -1,4 +1,4 @@
-"""Choosing 'intensity 100' from the search probes (SPEC-NOTES §2).
+"""Choosing 'intensity 100' from the search probes (method-notes §2).
 
 Random profiles: the highest outstanding IO whose average response time stays within the
 method's limit (default 30 ms, the SPC-1 threshold). Sequential profiles: the probe with the

@@ -7,15 +7,17 @@ listeners, which store, print or plot it. Time comes from an injectable ``Clock`
 multi-hour plan in milliseconds.
 
 Pause semantics: the Emerald method requires each phase to be one uninterrupted sequence
-(SPEC-NOTES §2), so a pause stops the workload at once and, on resume, the current phase is
+(method-notes §2), so a pause stops the workload at once and, on resume, the current phase is
 restarted from its beginning. Samples of the interrupted attempt stay stored as evidence; only
 the final attempt counts for the phase's metric.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
+import traceback
 import uuid
 from collections.abc import Iterable
 from datetime import datetime, timezone
@@ -33,6 +35,8 @@ from app.sequencer.search import choose_intensity
 from drivers.clock import Clock, MonotonicClock
 from drivers.interfaces import (InstrumentError, WorkloadError, WorkloadInterval,
                                 WorkloadProfile)
+
+_log = logging.getLogger(__name__)
 
 
 class RunAborted(Exception):
@@ -56,6 +60,7 @@ class Sequencer:
         self.phases = build_phases(method, config)
         self.plan = method.plan_for(config.category)
         self.status = RunStatus.RUNNING
+        self.error = ""  # why the run did not complete (RunFinished.error)
         self.metrics: list[MetricResult] = []
         self.search: dict[str, ev.SearchResult] = {}
         self._abort = threading.Event()
@@ -98,17 +103,35 @@ class Sequencer:
             listener(event)
 
     def log(self, message: str, level: str = "INFO", phase: int | None = None) -> None:
-        self.publish(ev.LogMessage(level, message, self.clock.now(), phase))
+        self.publish(self._log_event(message, level, phase))
+
+    def _log_event(self, message: str, level: str, phase: int | None = None) -> ev.LogMessage:
+        return ev.LogMessage(level, message, self.clock.now(), phase)
+
+    def _publish_final(self, *events: ev.RunEvent) -> None:
+        """The run's last events reach every listener even if one of them fails: a listener
+        broken mid-run (a terminal closed by SIGHUP) must not keep the final status from
+        storage."""
+        for event in events:
+            for listener in self.listeners:
+                try:
+                    listener(event)
+                except Exception:  # noqa: BLE001 - the others must still get the event
+                    _log.exception("run %s: a listener failed on %s", self.run_id,
+                                   type(event).__name__)
 
     # --- run ------------------------------------------------------------------------------
     def run(self) -> RunStatus:
-        """Execute the whole plan; returns the final status. Never raises for run failures."""
+        """Execute the whole plan; returns the final status. Never raises for run failures:
+        an unexpected error (a bug, not an instrument or workload failure) ends the run FAILED
+        with its traceback in the run's log, so every run ends with a final status."""
         self._t0 = self.clock.now()
         self.publish(ev.RunStarted(
             self.run_id, self.config, self.method.name, self.method.version,
             self.method.compliant, self.phases, self._t0,
             datetime.now(timezone.utc).isoformat(timespec="seconds"), self.planned_s))
         error = ""
+        final: list[ev.RunEvent] = []
         try:
             self._open_instruments()
             for phase in self.phases:
@@ -118,10 +141,16 @@ class Sequencer:
             self.status, error = RunStatus.ABORTED, self._abort_reason
         except (InstrumentError, WorkloadError) as exc:
             self.status, error = RunStatus.FAILED, str(exc)
-            self.log(f"run failed: {exc}", "ERROR")
+            final.append(self._log_event(f"run failed: {exc}", "ERROR"))
+        except Exception as exc:  # noqa: BLE001 - a bug must still end the run, stored
+            self.status, error = RunStatus.FAILED, failure_reason(exc)
+            final.append(self._log_event(f"run failed: {error}\n{traceback.format_exc()}",
+                                         "ERROR"))
         finally:
             self._close_instruments()
-        self.publish(ev.RunFinished(self.status, self.clock.now(), tuple(self.metrics), error))
+        self.error = error
+        final.append(ev.RunFinished(self.status, self.clock.now(), tuple(self.metrics), error))
+        self._publish_final(*final)
         return self.status
 
     def _open_instruments(self) -> None:
@@ -135,8 +164,9 @@ class Sequencer:
         try:
             if self.lab.engine.running:
                 self.lab.engine.stop()
-        except WorkloadError as exc:
-            self.log(f"stopping the workload engine: {exc}", "WARNING")
+        except Exception as exc:  # noqa: BLE001 - the run's outcome is decided already
+            self._publish_final(self._log_event(
+                f"stopping the workload engine: {failure_reason(exc)}", "WARNING"))
 
     # --- phases ---------------------------------------------------------------------------
     def _run_phase(self, phase: PhaseInfo) -> None:
@@ -144,6 +174,7 @@ class Sequencer:
         while True:
             try:
                 recorder = self._execute(phase)
+                self._publish_phase_results(phase, recorder)
                 break
             except _Paused:
                 self._finish_phase(phase, PhaseStatus.ABORTED, "paused by the operator")
@@ -154,10 +185,14 @@ class Sequencer:
             except RunAborted:
                 self._finish_phase(phase, PhaseStatus.ABORTED, self._abort_reason)
                 raise
-            except (InstrumentError, WorkloadError) as exc:
-                self._finish_phase(phase, PhaseStatus.FAILED, str(exc))
+            except Exception as exc:
+                if self._abort.is_set():  # e.g. fio killed by the same SIGTERM as the station
+                    self.log(f"{phase.name}: {failure_reason(exc)} after the stop request",
+                             "WARNING", phase.index)
+                    self._finish_phase(phase, PhaseStatus.ABORTED, self._abort_reason)
+                    raise RunAborted(self._abort_reason) from exc
+                self._finish_phase(phase, PhaseStatus.FAILED, failure_reason(exc))
                 raise
-        self._publish_phase_results(phase, recorder)
         self._finish_phase(phase, PhaseStatus.COMPLETED, "", recorder.workload_result)
         self._done_s += phase.planned_s
 
@@ -223,7 +258,7 @@ class Sequencer:
 
     def _derived_intensity(self, name: str, duration: float, kind: str) -> WorkloadProfile:
         """MW2: a fixed fraction of the reference profile's measured IOPS, split per direction
-        (SPEC-NOTES §2: 25 % of MW1's IO; §9: ``rate_iops=R,W`` keeps the mix)."""
+        (method-notes §2: 25 % of MW1's IO; §9: ``rate_iops=R,W`` keeps the mix)."""
         profile = self.method.profile(name)
         ref = profile.intensity_of
         assert ref is not None
@@ -242,7 +277,7 @@ class Sequencer:
                                    duration_s=duration, kind=kind)
 
     def _search_phase(self, recorder: PhaseRecorder) -> None:
-        """First pass: find 'intensity 100' for each profile (SPEC-NOTES §2)."""
+        """First pass: find 'intensity 100' for each profile (method-notes §2)."""
         cfg = self.method.search
         for name in search_profiles(self.method, self.plan):
             profile = self.method.profile(name)
@@ -401,6 +436,16 @@ class Sequencer:
         levels = hist.confidence_levels(rt.confidence_levels)
         self.publish(ev.HistogramReady(phase.index, phase.profile or "", hist.to_bins(), levels,
                                        rt.ceiling_ms, hist.count_above(rt.ceiling_ms * 1e6)))
+
+
+def failure_reason(exc: BaseException) -> str:
+    """One line saying why a run or phase failed: an instrument or workload error's own
+    message, or for anything else (a bug) the exception type too, since its message alone
+    ("division by zero", "list index out of range") names no cause."""
+    if isinstance(exc, (InstrumentError, WorkloadError)):
+        return str(exc)
+    first = str(exc).strip().splitlines()
+    return f"unexpected error {type(exc).__name__}" + (f": {first[0]}" if first else "")
 
 
 def _probe_figures(qd: int, slices: list[WorkloadInterval], unit: str,

@@ -10,10 +10,6 @@ applied only to SQLite.
 
 from __future__ import annotations
 
-import os
-import socket
-import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,17 +20,17 @@ from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine, make_url
 
 from app.paths import default_db_url
-from app.records import RunStatus
+from app.records import PhaseStatus, RunStatus
 from app.storage import migrate
 from app.storage.errors import StorageError, classify
-from app.storage.schema import PowerSampleRow, Run
+from app.storage.liveness import Machine, WriterMark, orphan_reason
+from app.storage.schema import Phase, PowerSampleRow, Run
 
 if TYPE_CHECKING:
+    from app.storage.recover import RecoveryReport
     from app.storage.repository import RunSummary, StoredRun
 
 DEFAULT_BUSY_TIMEOUT_S = 5.0
-#: A RUNNING run whose writer is on another host is orphaned after this long without a commit.
-STALE_HEARTBEAT_S = 120.0
 
 
 def _is_sqlite(url: str) -> bool:
@@ -79,6 +75,7 @@ class Database:
     engine: Engine
     busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S
     interrupted: tuple[str, ...] = field(default=())  # runs marked INTERRUPTED at open
+    recovered: RecoveryReport | None = None  # run journals imported at open (app.storage.recover)
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
@@ -114,9 +111,12 @@ class Database:
 
 
 def open_database(url: str | None = None, *,
-                  busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> Database:
-    """Open the database at ``url`` (default: the station's file), upgrading its schema and
-    marking runs whose station crashed as INTERRUPTED. Raises a :class:`StorageError`
+                  busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
+                  machine: Machine | None = None, recover_journals: bool = True) -> Database:
+    """Open the database at ``url`` (default: the station's file), upgrading its schema,
+    marking runs whose station crashed as INTERRUPTED (judged as seen from ``machine``, this
+    one unless a test injects another) and importing the run journals left for it
+    (``recover_journals``, see :mod:`app.storage.recover`). Raises a :class:`StorageError`
     subclass with an actionable message (locked, disk full, corrupt, unreachable, too new)."""
     url = url or default_db_url()
     try:
@@ -127,74 +127,56 @@ def open_database(url: str | None = None, *,
     try:
         with engine.begin() as conn:
             migrate.upgrade_connection(conn, url)
-            database.interrupted = tuple(mark_interrupted(conn))
+            database.interrupted = tuple(mark_interrupted(conn, machine))
     except StorageError:
         engine.dispose()
         raise
     except sa.exc.SQLAlchemyError as exc:
         engine.dispose()
         raise classify(exc, url) from exc
+    if recover_journals:
+        from app.storage.recover import recover_at_open
+        database.recovered = recover_at_open(database)
     return database
 
 
 # --- crash recovery ---------------------------------------------------------------------------
 
-def writer_identity() -> tuple[str, int]:
-    """(host, pid) recorded on a run while this process writes it."""
-    return socket.gethostname(), os.getpid()
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process with this id exists on this machine (never signals it)."""
-    if sys.platform == "win32":  # os.kill(pid, 0) would terminate the process on Windows
-        import ctypes
-
-        handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)  # QUERY_LIMITED_INFO
-        if not handle:
-            return False
-        code = ctypes.c_ulong()
-        ctypes.windll.kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
-        ctypes.windll.kernel32.CloseHandle(handle)
-        return code.value == 259  # STILL_ACTIVE
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _orphaned(host: str | None, pid: int | None, heartbeat: float | None) -> bool:
-    """A RUNNING run is orphaned when no live writer owns it any more."""
-    if pid is None:
-        return True  # its writer closed without a RunFinished
-    if host == socket.gethostname():
-        return not pid_alive(pid)
-    return heartbeat is None or time.time() - heartbeat > STALE_HEARTBEAT_S
-
-
-def mark_interrupted(conn: Connection) -> list[str]:
+def mark_interrupted(conn: Connection, machine: Machine | None = None) -> list[str]:
     """RUNNING runs whose writer is gone → INTERRUPTED (their samples stay as stored).
 
     A run still being written by a live process (the GUI reading while the CLI runs, or this
-    very process) is left alone, which is why the writer records its host and pid.
+    very process) is left alone, which is why the writer records who it is and beats a
+    heartbeat (the rule is :func:`app.storage.liveness.orphan_reason`).
     """
+    machine = machine or Machine()
     runs = conn.execute(sa.select(Run.id, Run.uuid, Run.writer_host, Run.writer_pid,
-                                  Run.heartbeat_wall)
+                                  Run.writer_boot, Run.heartbeat_wall)
                         .where(Run.status == RunStatus.RUNNING.value)).all()
     marked = []
-    for pk, uuid, host, pid, heartbeat in runs:
-        if not _orphaned(host, pid, heartbeat):
-            continue
-        last_t = conn.execute(sa.select(sa.func.max(PowerSampleRow.t))
-                              .where(PowerSampleRow.run_id == pk)).scalar()
-        conn.execute(sa.update(Run).where(Run.id == pk).values(
-            status=RunStatus.INTERRUPTED.value, duration_s=last_t, writer_pid=None,
-            error="the station stopped while this run was in progress; everything stored "
-                  "up to then is kept"))
-        marked.append(uuid)
+    for pk, uuid, *writer in runs:
+        reason = orphan_reason(WriterMark(*writer), machine)
+        if reason:
+            interrupt_run(conn, pk, reason)
+            marked.append(uuid)
     return marked
+
+
+def interrupt_run(conn: Connection, pk: int, reason: str) -> None:
+    """Mark one run and the phase it was cut in INTERRUPTED, saying which phase and why."""
+    last_t = conn.execute(sa.select(sa.func.max(PowerSampleRow.t))
+                          .where(PowerSampleRow.run_id == pk)).scalar()
+    running = (Phase.run_id == pk, Phase.status == PhaseStatus.RUNNING.value)
+    cut = conn.execute(sa.select(Phase.idx, Phase.name).where(*running)
+                       .order_by(Phase.idx)).all()
+    conn.execute(sa.update(Phase).where(*running).values(
+        status=PhaseStatus.INTERRUPTED.value, t_end=last_t,
+        error="cut short: the station stopped during this phase"))
+    during = "".join(f" during phase {idx} {name}" for idx, name in cut)
+    conn.execute(sa.update(Run).where(Run.id == pk).values(
+        status=RunStatus.INTERRUPTED.value, duration_s=last_t, writer_pid=None,
+        error=f"the station stopped{during} ({reason}); everything stored up to then is "
+              "kept"))
 
 
 def load_one_run(url: str | None, run_id: str) -> StoredRun:

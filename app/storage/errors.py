@@ -6,6 +6,12 @@ file or URL and the next step; callers catch :class:`StorageError` to handle the
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+#: Below this much free space a "disk I/O error" on a SQLite file is a full disk.
+DISK_FULL_FREE_BYTES = 1024 * 1024
+
 
 class StorageError(Exception):
     """Base class of every storage problem reported to the user."""
@@ -71,10 +77,11 @@ def classify(exc: BaseException, url: str) -> StorageError:
         return DatabaseLockedError(
             f"database {url} is locked by another program (another StorWatt, a backup tool or "
             f"a database browser?): close it and try again ({text})")
-    if "disk is full" in low or "no space left" in low:
+    if "disk is full" in low or "no space left" in low or (
+            "disk i/o error" in low and _sqlite_disk_full(url)):
         return DiskFullError(
-            f"the disk holding {url} is full: free some space; samples are kept in memory and "
-            f"written as soon as space is available ({text})")
+            f"the disk holding {url} is full: free some space; run events are kept in the run "
+            f"journal and stored as soon as space is available ({text})")
     if "file is not a database" in low or "malformed" in low or "not a database" in low:
         return CorruptDatabaseError(
             f"{url} is not a readable StorWatt database (the file is damaged or is something "
@@ -87,3 +94,19 @@ def classify(exc: BaseException, url: str) -> StorageError:
             f"cannot open database {url}: check the URL, that its folder exists and is writable, "
             f"or that the database server is running ({text})")
     return StorageError(f"database {url}: {text}")
+
+
+def _sqlite_disk_full(url: str) -> bool:
+    """SQLite reports a write into a full WAL as a plain "disk I/O error"; the free space of
+    the database's folder tells a full disk from a failing one."""
+    from sqlalchemy.engine import make_url  # here: this module loads with every command
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+        if parsed.get_backend_name() != "sqlite" or not parsed.database:
+            return False
+        return shutil.disk_usage(Path(parsed.database).resolve().parent).free \
+            < DISK_FULL_FREE_BYTES
+    except (OSError, ValueError, ArgumentError):
+        return False

@@ -1,27 +1,24 @@
 """Schema upgrades with alembic, driven from code (no ``alembic.ini``, no script folder).
 
-Revisions are the modules of :mod:`app.storage.migrations.versions`, imported normally so they
-are found installed and frozen alike. Each one runs inside the caller's transaction through
-alembic's ``Operations`` and the revision is recorded in alembic's own ``alembic_version``
-table, so the ``alembic`` command line still understands the database. SQLite runs DDL
+Revisions are the modules of :mod:`app.storage.migrations.versions`, each named in
+:func:`revision_modules` and imported by an ordinary import statement, so they are found
+installed and frozen alike (tests/test_storage_database.py checks none is left out). Each one
+runs inside the caller's transaction through alembic's ``Operations`` and the revision is
+recorded in alembic's own ``alembic_version`` table, so the ``alembic`` command line still
+understands the database. Alembic itself is imported only when a revision has to run. SQLite runs DDL
 transactionally here (see :mod:`app.storage.db`), so a crash mid-upgrade leaves the old schema.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
 
 import sqlalchemy as sa
-from alembic.migration import MigrationContext
-from alembic.operations import Operations
 from sqlalchemy.engine import Connection
 
 from app.storage.errors import SchemaTooNewError, StorageError
-from app.storage.migrations import versions
 
 VERSION_TABLE = sa.Table("alembic_version", sa.MetaData(),
                          sa.Column("version_num", sa.String(32), primary_key=True))
@@ -34,13 +31,19 @@ class Revision:
     module: ModuleType
 
 
+def revision_modules() -> tuple[ModuleType, ...]:
+    """Every schema revision; a new ``vNNNN_*.py`` is added here. Imported on first use, not
+    with this module: a revision may use the storage modules that import this one."""
+    from app.storage.migrations.versions import (v0001_initial, v0002_audit, v0003_writer_boot,
+                                                 v0004_stored_seq)
+
+    return (v0001_initial, v0002_audit, v0003_writer_boot, v0004_stored_seq)
+
+
 @cache
 def revisions() -> tuple[Revision, ...]:
     """All revisions in upgrade order; the chain is checked so a bad revision fails loudly."""
-    found = []
-    for info in pkgutil.iter_modules(versions.__path__):
-        module = importlib.import_module(f"{versions.__name__}.{info.name}")
-        found.append(Revision(module.revision, module.down_revision, module))
+    found = [Revision(m.revision, m.down_revision, m) for m in revision_modules()]
     found.sort(key=lambda r: int(r.id))
     previous = None
     for rev in found:
@@ -55,8 +58,14 @@ def head() -> str:
 
 
 def current_revision(conn: Connection) -> str | None:
-    """The schema revision stored in the database, ``None`` for an empty database."""
-    return MigrationContext.configure(conn).get_current_revision()
+    """The schema revision stored in the database, ``None`` for an empty database.
+
+    Read from alembic's ``alembic_version`` table directly: every open asks, and loading
+    alembic only when there is something to upgrade keeps it off the GUI's and the CLI's
+    start-up (docs/performance.md)."""
+    if not sa.inspect(conn).has_table(VERSION_TABLE.name):
+        return None
+    return conn.execute(sa.select(VERSION_TABLE.c.version_num)).scalar()
 
 
 def pending(current: str | None, url: str) -> list[Revision]:
@@ -79,6 +88,9 @@ def upgrade_connection(conn: Connection, url: str) -> str:
     todo = pending(current, url)
     if not todo:
         return current or head()
+    from alembic.migration import MigrationContext
+    from alembic.operations import Operations
+
     ctx = MigrationContext.configure(conn)
     with Operations.context(ctx):
         for rev in todo:

@@ -234,7 +234,7 @@ def _intervals(conn: Connection, pk: int) -> tuple[IntervalRecord, ...]:
 def _histograms(conn: Connection, pk: int) -> tuple[HistogramReady, ...]:
     return tuple(
         HistogramReady(h.phase_index, h.profile, dict(zip(h.bins["ns"], h.bins["count"])),
-                       {float(k): nan_if_none(v) for k, v in h.confidence_ms.items()},
+                       {float(k): v for k, v in h.confidence_ms.items()},  # None: n/a
                        nan_if_none(h.ceiling_ms), h.above_ceiling)
         for h in _rows(conn, s.HistogramRow, pk, s.HistogramRow.phase_index))
 

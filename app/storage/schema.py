@@ -73,10 +73,14 @@ class Run(Base):
     error: Mapped[str] = mapped_column(Text, default="")
     workload_engine: Mapped[str] = mapped_column(Text, default="")
     # Who is writing the run right now: lets open_database tell a live run in another
-    # process from one whose station crashed (see Database.mark_interrupted).
+    # process from one whose station crashed (see app.storage.liveness).
     writer_host: Mapped[str | None] = mapped_column(String(200))
     writer_pid: Mapped[int | None] = mapped_column(Integer)
+    writer_boot: Mapped[str | None] = mapped_column(String(100))  # liveness.boot_id()
     heartbeat_wall: Mapped[float | None] = mapped_column(Float)  # unix time of last commit
+    # The writer's sequence number of the last event of this run in the database: importing
+    # the run journal applies only later events, so an import never duplicates rows.
+    stored_seq: Mapped[int | None] = mapped_column(BigInteger)
 
 
 class Phase(Base):
@@ -169,7 +173,7 @@ class HistogramRow(Base):
 
 
 class IntervalRow(Base):
-    """IntervalRecord: one closed measurement interval (SPEC-NOTES §4)."""
+    """IntervalRecord: one closed measurement interval (method-notes §4)."""
 
     __tablename__ = "intervals"
     __table_args__ = (Index("ix_intervals_run_phase", "run_id", "phase_index", "idx"),)

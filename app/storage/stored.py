@@ -35,7 +35,7 @@ class PowerArrays:
     """Power meter samples, one entry per sample, sorted by ``t``.
 
     ``flags`` holds a frozenset of flag names per sample (``drivers.interfaces.FLAG_*``);
-    ``usable`` is the mask of samples that may enter an average (SPEC-NOTES §3).
+    ``usable`` is the mask of samples that may enter an average (method-notes §3).
     """
 
     phase_index: np.ndarray  # int64

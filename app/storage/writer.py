@@ -2,13 +2,21 @@
 
 ``RunWriter(database)`` is a :class:`~app.sequencer.events.RunListener`: calling it only puts
 the event on a queue. One writer thread, with its own connection, takes everything queued,
-applies it in one transaction (samples batched with ``executemany``) and commits at least every
+applies it in one transaction (:mod:`app.storage.apply`) and commits at least every
 ``commit_interval_s`` — so a crash of the station loses at most about a second of samples.
 
-If a commit fails (disk full, database locked) the transaction is rolled back, the events stay
-pending, :attr:`RunWriter.failed` turns True, ``on_error`` is called once, and the writer
-retries until the problem clears: samples are never dropped silently. ``close()`` drains the
-queue and raises :class:`WriterError` if events could not be stored by its deadline.
+Nothing is dropped when the database fails. When a run starts, its journal
+(:mod:`app.storage.journal`) is pre-allocated for the planned run. If a commit fails (disk
+full, database locked) the transaction is rolled back, the events stay pending **and are
+written to the journal**, as is every event arriving while the failure lasts; :attr:`failed`
+turns True, ``on_error`` is called once, and the writer retries the database until it works.
+Once the database holds every event the journal is emptied, and deleted when its run ends.
+:meth:`RunWriter.close` waits (bounded) for the database and returns a :class:`Durability`
+saying where the run is: in the database, or in the journal for ``storwatt db recover`` (or
+the next start, which imports it). Only events neither could take raise :class:`WriterError`.
+
+Journalling only on failure (not ahead of every commit) keeps a healthy run at the ingest rate
+it had before; bench/bench_storage.py measures both paths.
 """
 
 from __future__ import annotations
@@ -18,48 +26,55 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection
 
-from app.records import PhaseInfo, PhaseStatus, RunStatus
+from app.records import RunStatus
 from app.sequencer import events as ev
 from app.storage import schema as s
-from app.storage.codec import encode_flags, opt_float
-from app.storage.db import Database, writer_identity
-from app.storage.errors import StorageError, WriterError, classify
+from app.storage.apply import Entry, RunState, apply_events, beat_run
+from app.storage.db import Database
+from app.storage.errors import DiskFullError, StorageError, WriterError, classify
+from app.storage.journal import (JournalError, JournalFile, journal_path, new_header,
+                                 reserve_bytes)
+from app.storage.liveness import HEARTBEAT_INTERVAL_S
 
 log = logging.getLogger(__name__)
 
 COMMIT_INTERVAL_S = 0.5  # ≤ 1 s of samples at risk in a crash (brief: "at most ~1 s")
 RETRY_INTERVAL_S = 1.0
+#: Sizes the journal reservation when the caller does not say (the demo method's 5 Hz).
+DEFAULT_SAMPLES_PER_S = 5.0
 ErrorCallback = Callable[[StorageError], None]
 
 
 @dataclass(frozen=True)
-class _RunState:
-    """What the writer knows about the run being written (committed together with rows)."""
+class Durability:
+    """Where :meth:`RunWriter.close` left the runs it was given."""
 
-    pk: int | None = None
-    t0: float = 0.0
+    database: str
+    journals: tuple[Path, ...] = ()  # journals holding events the database does not have
+    events: int = 0  # events only in those journals
+    samples: int = 0  # power and temperature samples among them
+    error: StorageError | None = None  # why the database did not take them
 
+    @property
+    def in_database(self) -> bool:
+        return not self.journals
 
-@dataclass
-class _Batch:
-    """Sample rows collected during one transaction, inserted with one executemany each."""
-
-    rows: dict[sa.Table, list[dict[str, Any]]] = field(default_factory=dict)
-
-    def add(self, table: sa.Table, rows: list[dict[str, Any]]) -> None:
-        self.rows.setdefault(table, []).extend(rows)
-
-    def insert_all(self, conn: Connection) -> None:
-        for table, rows in self.rows.items():
-            if rows:
-                conn.execute(table.insert(), rows)
+    def message(self) -> str:
+        """One sentence for the technician: where the run is and what to do."""
+        if self.in_database:
+            return f"stored in {self.database}"
+        where = ", ".join(str(p) for p in self.journals)
+        if isinstance(self.error, DiskFullError):
+            return (f"disk full: {self.samples} samples kept in JOURNAL {where}; free space on "
+                    f"the disk holding {self.database}, then import with storwatt db recover")
+        return (f"run stored in JOURNAL {where}; import with storwatt db recover once the "
+                f"database works again ({self.error})")
 
 
 class _Flush:
@@ -75,20 +90,33 @@ class RunWriter:
 
     def __init__(self, database: Database, *, on_error: ErrorCallback | None = None,
                  commit_interval_s: float = COMMIT_INTERVAL_S,
-                 retry_interval_s: float = RETRY_INTERVAL_S) -> None:
+                 retry_interval_s: float = RETRY_INTERVAL_S,
+                 samples_per_s: float = DEFAULT_SAMPLES_PER_S,
+                 journal_dir: Path | None = None) -> None:
         self.database = database
         self.on_error = on_error
         self.commit_interval_s = commit_interval_s
         self.retry_interval_s = retry_interval_s
+        self.samples_per_s = samples_per_s
+        self.journal_dir = journal_dir
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._pending: list[ev.RunEvent] = []
-        self._state = _RunState()
+        self._pending: list[tuple[str | None, Entry]] = []  # (run id, entry)
+        self._seq = 0
+        self._spilled = 0  # highest sequence number written to a journal
+        self._run: str | None = None  # run of the last RunStarted taken
+        self._journals: dict[str, JournalFile] = {}
+        self._reserve: dict[str, int] = {}  # run id → bytes to pre-allocate
+        self._journal_error: JournalError | None = None
+        self._state = RunState()
         self._error: StorageError | None = None
         self._failed = False
         self._closed = False
+        self._durability: Durability | None = None
         self._abandon = threading.Event()
         self._engine = database.writer_engine()
-        self._thread = threading.Thread(target=self._loop, name="run-writer", daemon=True)
+        self._crash: BaseException | None = None
+        self._thread = threading.Thread(target=self._run_thread, name="run-writer",
+                                        daemon=True)
         self._thread.start()
 
     # --- listener side (sequencer thread) ----------------------------------------------------
@@ -110,6 +138,11 @@ class RunWriter:
         return self._error
 
     @property
+    def journal_error(self) -> JournalError | None:
+        """The most recent journal problem (no reservation, unwritable journal), if any."""
+        return self._journal_error
+
+    @property
     def backlog(self) -> int:
         """Events received but not yet committed."""
         return self._queue.qsize() + len(self._pending)
@@ -120,37 +153,77 @@ class RunWriter:
         self._queue.put(marker)
         return marker.done.wait(timeout) and not self._failed
 
-    def close(self, timeout: float = 10.0) -> None:
-        """Store everything queued, stop the thread; raises WriterError if events were lost."""
-        if self._closed:
-            return
+    def close(self, timeout: float = 10.0) -> Durability:
+        """Store everything queued and stop the thread, waiting up to ``timeout`` s for the
+        database; what it did not take by then stays in the journal (see :class:`Durability`).
+        Raises :class:`WriterError` only for events that are in neither."""
+        if self._durability is not None:
+            return self._durability
         self._closed = True
+        if self._failed:
+            log.warning("run writer: waiting up to %.0f s for the database (%s); %d events are "
+                        "safe in the run journal meanwhile", timeout, self._error, self.backlog)
         self._queue.put(_STOP)
         self._thread.join(timeout)
         if self._thread.is_alive():
             self._abandon.set()
-            self._thread.join(self.retry_interval_s + 5.0)
+            self._thread.join(self.retry_interval_s + self.database.busy_timeout_s + 5.0)
         self._engine.dispose()
-        lost = self.backlog
-        if lost:
-            raise WriterError(f"{lost} run events could not be stored in {self.database.url}: "
-                              f"{self._error or 'the writer did not finish in time'}")
+        self._durability = self._outcome()
+        return self._durability
+
+    def _outcome(self) -> Durability:
+        url = self.database.url
+        # events before any RunStarted are never stored (the database ignores them too)
+        left = [entry for run, entry in self._pending if run is not None]
+        stuck = self._thread.is_alive() or self._crash is not None
+        if not left and not stuck:
+            return Durability(url)
+        unjournaled = sum(1 for e in left if e.seq > self._spilled) + self._queue.qsize()
+        if unjournaled or stuck:
+            why = self._error or self._crash or "the writer did not finish in time"
+            raise WriterError(
+                f"{max(unjournaled, 1)} run events could not be stored in {url} nor in the run "
+                f"journal: {why}"
+                + (f"; journal: {self._journal_error}" if self._journal_error else ""))
+        journals = tuple(sorted({journal_path(run, self.journal_dir)
+                                 for run, e in self._pending if run is not None}))
+        samples = sum(len(e.event.samples) for e in left
+                      if isinstance(e.event, (ev.PowerSamples, ev.TemperatureSamples)))
+        return Durability(url, journals, len(left), samples, self._error)
 
     # --- writer thread ---------------------------------------------------------------------
+    def _run_thread(self) -> None:
+        try:
+            self._loop()
+        except BaseException as exc:  # noqa: BLE001 - close() must learn that events are stuck
+            log.exception("run writer: stopped by an unexpected error")
+            self._crash = exc
+
     def _loop(self) -> None:
         last_commit = time.monotonic()
         flushes: list[_Flush] = []
         stopping = False
         while True:
             wait = self.commit_interval_s - (time.monotonic() - last_commit)
-            stopping |= self._take(max(wait, 0.01) if self._pending else None, flushes)
+            idle_wait = HEARTBEAT_INTERVAL_S if self._state.pk is not None else None
+            stopping |= self._take(max(wait, 0.01) if self._pending else idle_wait, flushes)
+            if self._failed:
+                self._spill()  # while the database fails, every event goes to the journal
             now = time.monotonic()
             due = now - last_commit >= self.commit_interval_s or flushes or stopping
             if self._pending and due:
                 if self._commit():
                     last_commit = now
-                elif self._abandon.wait(self.retry_interval_s):
-                    break
+                else:
+                    self._spill()
+                    if self._abandon.wait(self.retry_interval_s):
+                        self._take(0.001, flushes)
+                        self._spill()
+                        break
+            elif self._state.pk is not None and now - last_commit >= HEARTBEAT_INTERVAL_S:
+                self._beat()  # idle (a paused run): still alive, not to be taken for crashed
+                last_commit = now
             if not self._pending:
                 for marker in flushes:
                     marker.done.set()
@@ -158,6 +231,8 @@ class RunWriter:
                 if stopping:
                     self._release_run()
                     break
+        for journal in self._journals.values():
+            journal.close()  # kept for the import: it holds events the database lacks
         for marker in flushes:
             marker.done.set()
 
@@ -173,38 +248,123 @@ class RunWriter:
                 elif isinstance(item, _Flush):
                     flushes.append(item)
                 else:
-                    self._pending.append(item)
+                    self._add(item)
                 item = self._queue.get_nowait()
         except queue.Empty:
             pass
         return stopping
 
+    def _add(self, event: ev.RunEvent) -> None:
+        if isinstance(event, ev.RunStarted):
+            self._run = event.run_id
+            self._reserve[event.run_id] = reserve_bytes(event.planned_s, self.samples_per_s)
+            try:
+                self._journal(event.run_id)  # reserve the space now, before a disk fills up
+            except JournalError:
+                pass  # reported; a later spill tries again
+        self._seq += 1
+        self._pending.append((self._run, Entry(self._seq, event)))
+
+    def _journal(self, run_id: str) -> JournalFile:
+        journal = self._journals.get(run_id)
+        if journal is None:
+            size = self._reserve[run_id]
+            try:
+                journal = JournalFile.create(journal_path(run_id, self.journal_dir),
+                                             new_header(run_id, self.database.url, size))
+            except JournalError as exc:
+                self._journal_problem(exc)
+                raise
+            self._journals[run_id] = journal
+        return journal
+
+    def _journal_problem(self, exc: JournalError) -> None:
+        if str(exc) != str(self._journal_error):
+            log.error("run writer: %s; should the database fail, events are kept in memory "
+                      "only", exc)
+        self._journal_error = exc
+
+    def _spill(self) -> None:
+        """Write pending events not yet journaled to their run's journal, in order."""
+        todo = [(run, e) for run, e in self._pending if e.seq > self._spilled]
+        start = 0
+        while start < len(todo):
+            run = todo[start][0]
+            end = start
+            while end < len(todo) and todo[end][0] == run:
+                end += 1
+            if run is not None:  # events before any RunStarted are not stored at all
+                try:
+                    self._journal(run).append((e.seq, _journal_form(e.event))
+                                              for _, e in todo[start:end])
+                except JournalError as exc:
+                    self._journal_problem(exc)
+                    return
+            self._spilled = todo[end - 1][1].seq
+            start = end
+
     def _commit(self) -> bool:
         """Apply all pending events in one transaction; on failure keep them for a retry."""
         try:
             with self._engine.begin() as conn:
-                state = _apply_all(conn, self._state, self._pending)
+                state = apply_events(conn, self._state, [e for _, e in self._pending])
         except Exception as exc:  # noqa: BLE001 - any failure must keep the events
             self._report(classify(exc, self.database.url))
             return False
+        recovered = self._failed
         self._state = state
         self._pending.clear()
         self._failed = False
+        self._retire_journals()
+        if recovered:
+            log.warning("run writer: the database works again; every kept event is stored")
         return True
+
+    def _retire_journals(self) -> None:
+        """Everything is in the database: empty the current run's journal (its reservation
+        stays for the next failure), delete those of earlier runs."""
+        for run, journal in list(self._journals.items()):
+            if run == self._run:
+                journal.reset()
+            else:
+                journal.discard()
+                del self._journals[run]
 
     def _report(self, error: StorageError) -> None:
         first = not self._failed
         self._failed, self._error = True, error
         if first:
-            log.error("run writer: %s (%d events kept, retrying)", error, len(self._pending))
+            journal = self._journals.get(self._run)
+            where = (f"JOURNAL {journal.path}" if journal else
+                     f"memory only (no journal: {self._journal_error})")
+            if isinstance(error, DiskFullError):
+                samples = sum(len(e.event.samples) for _, e in self._pending
+                              if isinstance(e.event, (ev.PowerSamples, ev.TemperatureSamples)))
+                kept = f"disk full: {samples} samples kept in {where} ({error})"
+            else:
+                kept = f"{error} — {len(self._pending)} events kept in {where}"
+            log.error("run writer: %s; retrying every %g s", kept, self.retry_interval_s)
             if self.on_error:
                 try:
                     self.on_error(error)
                 except Exception:  # noqa: BLE001 - a broken callback must not stop storage
                     log.exception("run writer error callback failed")
 
+    def _beat(self) -> None:
+        """Refresh the heartbeat of a run with nothing to store; a failure here is left to
+        the next real commit to report."""
+        try:
+            with self._engine.begin() as conn:
+                beat_run(conn, self._state.pk)
+        except Exception as exc:  # noqa: BLE001 - retried at the next beat
+            log.debug("run writer: heartbeat not stored: %s", exc)
+
     def _release_run(self) -> None:
-        """Closed before RunFinished: give the run up so the next open marks it INTERRUPTED."""
+        """Closing: delete emptied journals; a run closed before RunFinished is given up so
+        the next open marks it INTERRUPTED."""
+        for journal in self._journals.values():
+            journal.discard()
+        self._journals.clear()
         if self._state.pk is None:
             return
         try:
@@ -216,212 +376,13 @@ class RunWriter:
             log.warning("run writer: could not release the run: %s", exc)
 
 
-# --- event → rows -----------------------------------------------------------------------------
-
-def _apply_all(conn: Connection, state: _RunState, events: list[ev.RunEvent]) -> _RunState:
-    batch = _Batch()
-    for event in events:
-        handler = _HANDLERS.get(type(event))
-        if handler is None:
-            continue
-        if state.pk is None and not isinstance(event, ev.RunStarted):
-            log.warning("run writer: %s before RunStarted ignored", type(event).__name__)
-            continue
-        state = handler(conn, state, batch, event) or state
-    batch.insert_all(conn)
-    if state.pk is not None:
-        conn.execute(sa.update(s.Run).where(s.Run.id == state.pk)
-                     .where(s.Run.status == RunStatus.RUNNING.value)
-                     .values(heartbeat_wall=time.time()))
-    return state
+def _journal_form(event: ev.RunEvent) -> ev.RunEvent:
+    """What the database stores of an event: workload slices without their latency bins
+    (never stored, and up to kilobytes per slice)."""
+    if isinstance(event, ev.WorkloadIntervals):
+        return replace(event, intervals=tuple(replace(w, latency_bins={})
+                                              for w in event.intervals))
+    return event
 
 
-def _get_or_create(conn: Connection, table: sa.Table, key: dict[str, Any],
-                   values: dict[str, Any]) -> int:
-    where = [table.c[k] == v for k, v in key.items()]
-    pk = conn.execute(sa.select(table.c.id).where(*where)).scalar()
-    if pk is None:
-        return conn.execute(table.insert().values(**key, **values)).inserted_primary_key[0]
-    if values:
-        conn.execute(table.update().where(table.c.id == pk).values(**values))
-    return pk
-
-
-def _phase_row(pk: int, phase: PhaseInfo) -> dict[str, Any]:
-    return dict(run_id=pk, idx=phase.index, kind=phase.kind.value, name=phase.name,
-                profile=phase.profile, planned_s=phase.planned_s,
-                stabilisation_intervals=phase.stabilisation_intervals,
-                measurement_intervals=phase.measurement_intervals,
-                status=PhaseStatus.PENDING.value, attempts=0, error="")
-
-
-def _on_run_started(conn: Connection, _s: _RunState, _b: _Batch, e: ev.RunStarted) -> _RunState:
-    cfg = e.config
-    station = (_get_or_create(conn, s.Station.__table__, {"name": cfg.station}, {})
-               if cfg.station else None)
-    sut = _get_or_create(conn, s.Sut.__table__,
-                         {"vendor": cfg.sut.vendor, "model": cfg.sut.model,
-                          "serial": cfg.sut.serial},
-                         {"raw_capacity_bytes": cfg.sut.raw_capacity_bytes,
-                          "drive_count": cfg.sut.drive_count, "drive_type": cfg.sut.drive_type})
-    host, pid = writer_identity()
-    pk = conn.execute(s.Run.__table__.insert().values(
-        uuid=e.run_id, station_id=station, sut_id=sut, config=cfg.snapshot(),
-        method_name=e.method_name, method_version=e.method_version,
-        method_compliant=e.method_compliant, taxonomy=cfg.taxonomy, lab=cfg.lab,
-        operator=cfg.operator, status=RunStatus.RUNNING.value, started_wall=e.wall_start_iso,
-        t0=e.t0, planned_s=e.planned_s, error="", workload_engine="", writer_host=host,
-        writer_pid=pid, heartbeat_wall=time.time())).inserted_primary_key[0]
-    if e.phases:
-        conn.execute(s.Phase.__table__.insert(), [_phase_row(pk, p) for p in e.phases])
-    return _RunState(pk, e.t0)
-
-
-def _on_instruments(conn: Connection, st: _RunState, _b: _Batch,
-                    e: ev.InstrumentsIdentified) -> None:
-    table = s.InstrumentRow.__table__
-    conn.execute(sa.update(s.Run).where(s.Run.id == st.pk).values(
-        workload_engine=e.workload_engine))
-    for role, ident in (("power_meter", e.power_meter), ("temperature_meter",
-                                                         e.temperature_meter)):
-        conn.execute(table.delete().where(table.c.run_id == st.pk, table.c.role == role))
-        if ident is not None:
-            conn.execute(table.insert().values(
-                run_id=st.pk, role=role, vendor=ident.vendor, model=ident.model,
-                serial=ident.serial, firmware=ident.firmware, resource=ident.resource,
-                driver=ident.driver, calibration_date=ident.calibration_date))
-
-
-def _phase_where(st: _RunState, index: int) -> Any:
-    return sa.update(s.Phase).where(s.Phase.run_id == st.pk, s.Phase.idx == index)
-
-
-def _ensure_phase(conn: Connection, st: _RunState, phase: PhaseInfo) -> None:
-    """A phase outside the announced plan (should not happen) is stored rather than lost."""
-    exists = conn.execute(sa.select(s.Phase.id).where(s.Phase.run_id == st.pk,
-                                                      s.Phase.idx == phase.index)).scalar()
-    if exists is None:
-        conn.execute(s.Phase.__table__.insert().values(**_phase_row(st.pk, phase)))
-
-
-def _on_phase_started(conn: Connection, st: _RunState, _b: _Batch,
-                      e: ev.PhaseStarted) -> None:
-    _ensure_phase(conn, st, e.phase)
-    conn.execute(_phase_where(st, e.phase.index).values(
-        status=PhaseStatus.RUNNING.value, t_start=e.t - st.t0, t_end=None, error="",
-        attempts=s.Phase.attempts + 1))
-
-
-def _on_phase_finished(conn: Connection, st: _RunState, _b: _Batch,
-                       e: ev.PhaseFinished) -> None:
-    _ensure_phase(conn, st, e.phase)
-    values: dict[str, Any] = dict(status=e.status.value, t_end=e.t - st.t0, error=e.error)
-    w = e.workload
-    if w is not None:
-        values.update(read_ios=w.read_ios, write_ios=w.write_ios, read_bytes=w.read_bytes,
-                      write_bytes=w.write_bytes, runtime_s=opt_float(w.runtime_s),
-                      exit_code=w.exit_code, engine=w.engine, job_text=w.job_text,
-                      workload_error=w.error)
-    conn.execute(_phase_where(st, e.phase.index).values(**values))
-
-
-def _on_power(_c: Connection, st: _RunState, batch: _Batch, e: ev.PowerSamples) -> None:
-    t0, pk, i = st.t0, st.pk, e.phase_index
-    batch.add(s.PowerSampleRow.__table__, [
-        {"run_id": pk, "phase_index": i, "t": p.t - t0, "watts": opt_float(p.watts),
-         "volts": opt_float(p.volts), "amps": opt_float(p.amps), "pf": opt_float(p.pf),
-         "freq": opt_float(p.freq_hz), "range_v": opt_float(p.range_v),
-         "range_a": opt_float(p.range_a), "uncertainty_pct": opt_float(p.uncertainty_pct),
-         "flags": encode_flags(p.flags)} for p in e.samples])
-
-
-def _on_temperature(_c: Connection, st: _RunState, batch: _Batch,
-                    e: ev.TemperatureSamples) -> None:
-    batch.add(s.TemperatureSampleRow.__table__, [
-        {"run_id": st.pk, "phase_index": e.phase_index, "t": x.t - st.t0,
-         "celsius": opt_float(x.celsius), "flags": encode_flags(x.flags)} for x in e.samples])
-
-
-def _on_workload(_c: Connection, st: _RunState, batch: _Batch,
-                 e: ev.WorkloadIntervals) -> None:
-    batch.add(s.WorkloadIntervalRow.__table__, [
-        {"run_id": st.pk, "phase_index": e.phase_index, "t_start": w.t_start - st.t0,
-         "t_end": w.t_end - st.t0, "read_ios": w.read_ios, "write_ios": w.write_ios,
-         "read_bytes": w.read_bytes, "write_bytes": w.write_bytes,
-         "avg_resp_ms": opt_float(w.avg_resp_ms), "max_resp_ms": opt_float(w.max_resp_ms),
-         "host": w.host} for w in e.intervals])
-
-
-def _on_interval(conn: Connection, st: _RunState, _b: _Batch, e: ev.IntervalClosed) -> None:
-    r = e.interval
-    conn.execute(s.IntervalRow.__table__.insert().values(
-        run_id=st.pk, phase_index=r.phase_index, profile=r.profile, idx=r.index,
-        start_s=r.start_s, end_s=r.end_s, avg_power_w=opt_float(r.avg_power_w),
-        n_power_samples=r.n_power_samples, ops_rate=opt_float(r.ops_rate), ops_unit=r.ops_unit,
-        avg_response_ms=opt_float(r.avg_response_ms), ep=opt_float(r.ep), wma=opt_float(r.wma),
-        in_measurement=r.in_measurement, stable=r.stable))
-
-
-def _on_histogram(conn: Connection, st: _RunState, _b: _Batch, e: ev.HistogramReady) -> None:
-    ns = sorted(e.bins)
-    conn.execute(s.HistogramRow.__table__.insert().values(
-        run_id=st.pk, phase_index=e.phase_index, profile=e.profile,
-        bins={"ns": ns, "count": [e.bins[k] for k in ns]},
-        confidence_ms={repr(float(k)): opt_float(v) for k, v in e.confidence_ms.items()},
-        ceiling_ms=opt_float(e.ceiling_ms), above_ceiling=e.above_ceiling))
-
-
-def _on_search(conn: Connection, st: _RunState, _b: _Batch, e: ev.SearchResult) -> None:
-    rate = e.rate_iops or (None, None)
-    conn.execute(s.SearchResultRow.__table__.insert().values(
-        run_id=st.pk, profile=e.profile, queue_depth=e.queue_depth, jobs=e.jobs,
-        ops_rate=opt_float(e.ops_rate), ops_unit=e.ops_unit,
-        avg_response_ms=opt_float(e.avg_response_ms), rate_read_iops=rate[0],
-        rate_write_iops=rate[1],
-        probes=[[qd, opt_float(r), opt_float(ms)] for qd, r, ms in e.probes]))
-
-
-def _store_metric(conn: Connection, st: _RunState, m: Any) -> None:
-    """Insert or replace by name: RunFinished repeats the metrics MetricComputed announced."""
-    values = dict(value=opt_float(m.value), unit=m.unit, valid=m.valid, reason=m.reason,
-                  run_length_s=m.run_length_s, avg_power_w=opt_float(m.avg_power_w),
-                  ops_rate=opt_float(m.ops_rate), ops_unit=m.ops_unit,
-                  avg_response_ms=opt_float(m.avg_response_ms), phase_index=m.phase_index)
-    _get_or_create(conn, s.MetricRow.__table__, {"run_id": st.pk, "name": m.name}, values)
-
-
-def _on_metric(conn: Connection, st: _RunState, _b: _Batch, e: ev.MetricComputed) -> None:
-    _store_metric(conn, st, e.metric)
-
-
-def _on_log(conn: Connection, st: _RunState, _b: _Batch, e: ev.LogMessage) -> None:
-    conn.execute(s.EventRow.__table__.insert().values(
-        run_id=st.pk, t=e.t - st.t0, level=e.level, message=e.message,
-        phase_index=e.phase_index))
-
-
-def _on_run_finished(conn: Connection, st: _RunState, _b: _Batch, e: ev.RunFinished) -> None:
-    for metric in e.metrics:
-        _store_metric(conn, st, metric)
-    conn.execute(sa.update(s.Run).where(s.Run.id == st.pk).values(
-        status=e.status.value, duration_s=e.t - st.t0, error=e.error, writer_pid=None,
-        finished_wall=datetime.now(timezone.utc).isoformat(timespec="seconds")))
-
-
-_HANDLERS: dict[type, Callable[..., _RunState | None]] = {
-    ev.RunStarted: _on_run_started,
-    ev.InstrumentsIdentified: _on_instruments,
-    ev.PhaseStarted: _on_phase_started,
-    ev.PhaseFinished: _on_phase_finished,
-    ev.PowerSamples: _on_power,
-    ev.TemperatureSamples: _on_temperature,
-    ev.WorkloadIntervals: _on_workload,
-    ev.IntervalClosed: _on_interval,
-    ev.HistogramReady: _on_histogram,
-    ev.SearchResult: _on_search,
-    ev.MetricComputed: _on_metric,
-    ev.LogMessage: _on_log,
-    ev.RunFinished: _on_run_finished,
-}
-
-__all__ = ["RunWriter", "COMMIT_INTERVAL_S"]
+__all__ = ["RunWriter", "Durability", "COMMIT_INTERVAL_S"]

@@ -1,7 +1,7 @@
 """fio's latency bucket layout (stat.h: FIO_IO_U_PLAT_BITS = 6, 29 groups).
 
 Values below 128 ns have a bucket each; above, every power-of-two range is split into 64 equal
-buckets, and json+ prints each bucket's midpoint in ns (SPEC-NOTES §7, §9). The simulated SUT
+buckets, and json+ prints each bucket's midpoint in ns (method-notes §7, §9). The simulated SUT
 uses this to produce fio-identical histograms; the metrics core uses it to merge many
 snapshots in linear time (a json+ key always maps back to itself).
 """

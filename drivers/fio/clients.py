@@ -1,9 +1,9 @@
-"""Several load hosts through fio's own client/server mode (SPEC-NOTES §7, §9).
+"""Several load hosts through fio's own client/server mode (method-notes §7, §9).
 
 Each load host runs ``fio --server`` (default port 8765). The station starts **one client
 process per host**, each ``--client=HOST,PORT`` immediately followed by its job file: fio pairs
 a ``--client`` with the job files after it, and ``--client=A --client=B job`` silently runs
-only on B (SPEC-NOTES §9). One process per host also gives each host its own exit code and
+only on B (method-notes §9). One process per host also gives each host its own exit code and
 error text, so a refused connection names its host.
 
 Measured on fio 3.33 (docs/fio.md): in client mode neither ``--status-interval`` snapshots,
@@ -61,7 +61,7 @@ def connection_refused(text: str) -> bool:
 
 def client_entries(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """The per-host report entries of a client document, without fio's "All clients" sum
-    (it has no bins, SPEC-NOTES §9: merge the per-host bins instead)."""
+    (it has no bins, method-notes §9: merge the per-host bins instead)."""
     if "client_stats" not in doc:
         raise WorkloadError("fio client printed a document without 'client_stats'")
     return [e for e in doc["client_stats"] if e.get("jobname") != ALL_CLIENTS]

@@ -13,18 +13,21 @@ profile so far; ``poll()`` after ``stop()`` still returns the intervals not yet 
 from __future__ import annotations
 
 import math
+import os
 import re
 import shutil
 import subprocess
 import tempfile
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from drivers.clock import Clock
 from drivers.fio import clients
 from drivers.fio.jobs import JobOptions, default_ioengine, job_text
 from drivers.fio.process import FioProcess
-from drivers.fio.safety import TargetCheck, check_targets, create_scratch_file, describe
+from drivers.fio.safety import (HostFacts, TargetCheck, TargetPolicy, check_targets,
+                                create_scratch_file, describe)
 from drivers.fio.stream import IntervalSeries, snapshot_of_document, snapshot_of_jobs
 from drivers.interfaces import WorkloadError, WorkloadInterval, WorkloadProfile, WorkloadResult
 
@@ -85,23 +88,30 @@ def writes(profile: WorkloadProfile) -> bool:
             or any(s[4] < 100 for s in profile.streams))
 
 
+#: fio engines that do no file IO and so cannot take a target's size from the file
+DISKLESS_ENGINES = ("null",)
+
+
 class FioEngine:
     """``WorkloadEngine`` driving real fio.
 
-    ``allow_destructive`` must be True (and ``confirm_device`` the device name the operator
-    typed) before any write phase may touch a block device; plain files need neither.
+    Before anything is created or written every local target passes ``drivers.fio.safety``
+    under ``policy`` (the paths typed to confirm, the protected paths, the scratch size; its
+    ``create_size`` is also the scratch size fio may create on load hosts); ``facts`` says
+    where the mount table, /sys/block and /dev are read (tests inject fakes).
     ``watchdog_margin_s`` is added to a timed profile's duration and passed as fio's own
     ``--timeout``, a cap that holds even if the station and its parent-death signal both fail.
+    Job files go to ``workdir``, or to a ``storwatt-fio-*`` folder made at the first start
+    and removed by ``close()``.
     """
 
     name = "fio"
 
     def __init__(self, targets: Sequence[str], *, clock: Clock, fio_binary: str = "fio",
                  load_hosts: Sequence[str] = (), workdir: Path | None = None,
-                 target_size: int | None = None, direct: bool | None = None,
-                 ioengine: str | None = None, allow_destructive: bool = False,
-                 confirm_device: str = "", mounts_path: str = "/proc/mounts",
-                 sys_block: str = "/sys/block", stop_grace_s: float = 5.0,
+                 policy: TargetPolicy = TargetPolicy(allow_destructive=False),
+                 direct: bool | None = None, ioengine: str | None = None,
+                 facts: HostFacts = HostFacts(), stop_grace_s: float = 5.0,
                  stop_term_s: float = 3.0, watchdog_margin_s: float = 60.0) -> None:
         self.targets = tuple(targets)
         self.clock = clock
@@ -109,13 +119,13 @@ class FioEngine:
         self.hosts = tuple(load_hosts)
         for host in self.hosts:
             clients.parse_host(host)
-        self.workdir = Path(workdir or tempfile.mkdtemp(prefix="storwatt-fio-"))
-        self.target_size = target_size
+        self._given_workdir = workdir
+        self._own_workdir: Path | None = None
+        self.target_size = policy.create_size
         self.ioengine = ioengine
         self.direct = direct
-        self.allow_destructive = allow_destructive
-        self.confirm_device = confirm_device
-        self.mounts_path, self.sys_block = mounts_path, sys_block
+        self.policy = policy
+        self.facts = facts
         self.stop_timeouts = (stop_grace_s, stop_term_s)
         self.watchdog_margin_s = watchdog_margin_s
         self.version = ""
@@ -132,10 +142,7 @@ class FioEngine:
     # --- checks ---------------------------------------------------------------------------
     def target_checks(self, writing: bool = True) -> list[TargetCheck]:
         """One record per local target, for the GUI and for the refusal message."""
-        confirm = self.confirm_device if self.allow_destructive else ""
-        return check_targets(self.targets, writing=writing, create_size=self.target_size,
-                             mounts_path=self.mounts_path, sys_block=self.sys_block,
-                             confirm_device=confirm, allow_destructive=self.allow_destructive)
+        return check_targets(self.targets, writing=writing, policy=self.policy, facts=self.facts)
 
     def check(self) -> str:
         """"fio-3.33 (local) on /tmp/x.dat (file, 64 MiB)"; WorkloadError when unusable."""
@@ -155,15 +162,25 @@ class FioEngine:
         wanted = default_ioengine()
         return wanted if wanted != "libaio" or engine_loadable(self.binary, wanted) else "psync"
 
-    def _safe_targets(self, writing: bool) -> list[TargetCheck]:
-        checks = self.target_checks(writing)
+    def verify_targets(self, writing: bool = True) -> list[TargetCheck]:
+        """The local targets' verdicts; WorkloadError naming every refused one and why.
+        Creates nothing, so a caller can refuse a run before it stores or makes anything."""
+        checks = self.target_checks(writing) if not self.hosts else []
         bad = [c for c in checks if not c.ok]
         if bad:
             raise WorkloadError("refusing fio targets: " +
                                 "; ".join(f"{c.path}: {c.reason}" for c in bad))
-        missing = [c for c in checks if c.kind == "missing" and self.target_size]
-        for c in missing:
-            create_scratch_file(c.path, self.target_size)
+        return checks
+
+    def _safe_targets(self, writing: bool) -> list[TargetCheck]:
+        checks = self.verify_targets(writing)
+        missing = [c for c in checks if c.kind == "missing"]
+        for c in missing:  # only now: every target passed, so nothing is made for a refused run
+            try:
+                create_scratch_file(os.path.realpath(c.path), c.size_bytes)
+            except OSError as exc:
+                raise WorkloadError(f"cannot create the scratch file {c.path}: "
+                                    f"{exc.strerror or exc}") from None
         return self.target_checks(writing) if missing else checks
 
     def _options(self) -> JobOptions:
@@ -172,10 +189,14 @@ class FioEngine:
             # operator's decision to let fio create them there
             return JobOptions(self.targets, self.ioengine, bool(self.direct), self.target_size,
                               allow_file_create=bool(self.target_size))
-        files = [c for c in self.target_checks(False) if c.kind in ("file", "missing")]
+        # every local target exists by now: fio takes each file's own size and so never
+        # unlinks and re-lays out a file (which it does to one smaller than ``size=``)
+        checks = self.target_checks(False)
+        files = [c for c in checks if c.kind in ("file", "scratch")]
         direct = self.direct if self.direct is not None else not files
-        return JobOptions(self.targets, self.ioengine, direct,
-                          self.target_size if files else None)
+        # a diskless engine (null) never looks at the files, so it must be told their size
+        size = min(c.size_bytes for c in checks) if self.ioengine in DISKLESS_ENGINES else None
+        return JobOptions(self.targets, self.ioengine, direct, size)
 
     # --- run --------------------------------------------------------------------------------
     def start(self, profile: WorkloadProfile) -> None:
@@ -187,20 +208,51 @@ class FioEngine:
             self._safe_targets(writing=writes(profile))
         self._profile, self._error, self._reported = profile, "", False
         self._pending, self.intervals = [], []
-        self._job = job_text(profile, self._options())
-        path = self.workdir / f"{profile.name}.fio"
-        path.write_text(self._job)
-        self._parse_only(path)
+        paths = self._job_files(profile)
         extra = self._watchdog(profile)
         if self.hosts:
-            argvs = {h: clients.client_argv(self.binary, h, path, extra) for h in self.hosts}
+            argvs = {h: clients.client_argv(self.binary, h, paths[h], extra) for h in self.hosts}
         else:
             argvs = {"": [self.binary, "--output-format=json+", "--status-interval=1", *extra,
-                          str(path)]}
+                          str(paths[""])]}
         t0 = self.clock.now()
         self._procs = {h: FioProcess(argv, self.clock.now)
                        for h, argv in argvs.items()}
         self._series = {h: IntervalSeries(t0, h) for h in self._procs}
+
+    def workdir(self) -> Path:
+        """The job-file folder, made on first use (after the target checks passed)."""
+        if self._given_workdir is not None:
+            return Path(self._given_workdir)
+        if self._own_workdir is None:
+            self._own_workdir = Path(tempfile.mkdtemp(prefix="storwatt-fio-"))
+        return self._own_workdir
+
+    def close(self) -> None:
+        """End of the run, also after a failure: stop fio, remove the job folder we made."""
+        try:
+            for proc in self._procs.values():
+                proc.stop(*self.stop_timeouts)
+        finally:
+            self._procs = {}
+            if self._own_workdir is not None:
+                shutil.rmtree(self._own_workdir, ignore_errors=True)
+                self._own_workdir = None
+
+    def _job_files(self, profile: WorkloadProfile) -> dict[str, Path]:
+        """One checked job file per load host ("" = local): each runs its host's share of a
+        rate cap (``jobs.rate_shares``), so the hosts together run the profile's rate."""
+        hosts = self.hosts or ("",)
+        paths, texts = {}, []
+        for i, host in enumerate(hosts):
+            text = job_text(profile, replace(self._options(), host=i, hosts=len(hosts)))
+            paths[host] = self.workdir() / (f"{profile.name}-host{i + 1}.fio" if host
+                                          else f"{profile.name}.fio")
+            paths[host].write_text(text)
+            self._parse_only(paths[host])
+            texts.append(f"# load host {host}\n{text}" if host else text)
+        self._job = "\n".join(texts)
+        return paths
 
     def _watchdog(self, profile: WorkloadProfile) -> list[str]:
         if profile.duration_s is None or not math.isfinite(profile.duration_s):

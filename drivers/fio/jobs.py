@@ -1,11 +1,22 @@
-"""fio job files from a ``WorkloadProfile`` (SPEC-NOTES §2 profiles, §7 and §9 fio facts).
+"""fio job files from a ``WorkloadProfile`` (method-notes §2 profiles, §7 and §9 fio facts).
 
 Every value that reaches the file is validated: a job file is a program, and a newline or a
 stray ``=`` in a target name would inject options. Targets may be several files or devices
 (``filename=a:b``); ``rate_iops`` is always given per direction (``R,W``) because a single
-value caps *each* direction and loses the 70/30 mix (SPEC-NOTES §9). The hot band is one job
-section per stream with ``offset``/``size`` for its address range and ``flow`` for its share
-(SPEC-NOTES §2); ``group_reporting`` folds them into one reported job.
+value caps *each* direction and loses the 70/30 mix (docs/method-notes.md §9). The hot band is
+one job section per stream with ``offset``/``size`` for its address range and ``flow`` for its
+share (docs/method-notes.md §2); ``group_reporting`` folds them into one reported job.
+
+A profile's ``rate_iops`` is the rate the *whole* workload must run at, but fio applies
+``rate_iops`` to each job, and every load host runs its own job file (measured on fio 3.33:
+``numjobs=4, rate_iops=70,30`` ran 280/120 IOPS; method-notes §10). So the total is split
+over jobs × hosts, integer shares that differ by at most one and add up to the total exactly
+(70 over 4 jobs: 18, 18, 17, 17); jobs with the same share share a section (``numjobs``).
+
+Response time is fio's total latency, submission to completion (``lat_ns``): fio only prints
+its percentiles and bins with ``lat_percentiles=1``; ``clat_percentiles=0`` drops the
+completion-only bins nobody reads. Random offsets come from ``tausworthe64`` with
+``randrepeat=0``: uniform over [0, 2^64 − 1] and a new sequence each run (method-notes §10).
 """
 
 from __future__ import annotations
@@ -14,18 +25,25 @@ import math
 import re
 import sys
 from dataclasses import dataclass
+from itertools import groupby
 
 from drivers.interfaces import WorkloadError, WorkloadProfile
 
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
 _SAFE_PATH = re.compile(r"^[A-Za-z0-9_./+@-][A-Za-z0-9_./+@ -]*$")
-#: data-reduction content of the COM check data sets (SPEC-NOTES §6, §9: verify by hashing)
+#: a Windows physical drive, the one form with backslashes fio takes as is
+WINDOWS_DRIVE = re.compile(r"^\\\\\.\\PhysicalDrive(\d{1,3})$", re.IGNORECASE)
+#: data-reduction content of the COM check data sets (method-notes §6, §9: verify by hashing)
 COM_DATA = {"deduplication": ("dedupe_percentage", 50), "compression":
             ("buffer_compress_percentage", 50)}
-#: percentiles fio reports next to the bins: the confidence levels of SPEC-NOTES §5
+#: percentiles fio reports next to the bins: the confidence levels of method-notes §5
 PERCENTILES = "99:99.9:99.99:99.999"
 #: resolution of the hot band's ``flow`` weights: 0.1 % steps (fio caps flow at 1000)
 FLOW_SCALE = 10
+#: options of every job file: total-latency bins and percentiles (lat_ns), and the random
+#: generator of method-notes §10
+LATENCY_AND_RANDOM = ("lat_percentiles=1", "clat_percentiles=0",
+                      "random_generator=tausworthe64", "randrepeat=0")
 
 
 @dataclass(frozen=True)
@@ -37,6 +55,8 @@ class JobOptions:
     direct: bool = True
     size: int | None = None  # bytes per target; None = whole device / existing file
     allow_file_create: bool = False
+    host: int = 0  # this job file is for load host ``host`` of ``hosts`` (rate share)
+    hosts: int = 1
 
 
 def default_ioengine(platform: str = sys.platform) -> str:
@@ -50,10 +70,22 @@ def _check_name(value: str, what: str) -> str:
     return value
 
 
+def target_problem(path: str) -> str:
+    """Why ``path`` cannot go into a job file's ``filename=`` ("" when it can).
+
+    ':' separates fio targets, so a Windows drive-letter path (``D:\\x.dat``) is refused rather
+    than escaped: give it relative to the current folder, with '/' (docs/fio.md).
+    """
+    if isinstance(path, str) and path and (_SAFE_PATH.match(path) or WINDOWS_DRIVE.match(path)):
+        return ""
+    return (f"target {path!r} contains characters fio cannot take in a job file (':' "
+            "separates targets, so no drive letters; no backslashes, newlines or '=')")
+
+
 def _check_target(path: str) -> str:
-    if not isinstance(path, str) or not path or not _SAFE_PATH.match(path):
-        raise WorkloadError(f"target {path!r} contains characters fio cannot take in a job "
-                            "file (':' separates targets; no newlines or '=')")
+    problem = target_problem(path)
+    if problem:
+        raise WorkloadError(problem)
     return path.replace(" ", "\\ ")
 
 
@@ -96,21 +128,15 @@ def _duration_lines(p: WorkloadProfile) -> list[str]:
 
 
 def profile_lines(p: WorkloadProfile) -> list[str]:
-    """The options of one profile's job section (streams excluded)."""
+    """The options of one profile's job sections (streams, job count and rate excluded)."""
     _check_name(p.name, "profile name")
     bs = _block_size(p.block_size)
-    if p.kind == "prefill":  # SPEC-NOTES §2: sequential writes over the whole capacity
+    if p.kind == "prefill":  # method-notes §2: sequential writes over the whole capacity
         lines = ["rw=write"]
     else:
         lines = rw_lines(p.read_pct, p.random)
     lines += [f"bs={bs}", f"blockalign={_int_in(p.align, 512, 64 * 2**20, 'alignment')}",
-              f"iodepth={_int_in(p.queue_depth, 1, 4096, 'queue depth')}",
-              f"numjobs={_int_in(p.jobs, 1, 256, 'jobs')}"]
-    if p.rate_iops is not None:
-        if len(p.rate_iops) != 2:
-            raise WorkloadError(f"rate_iops {p.rate_iops!r} must be (read, write)")
-        r, w = (_int_in(v, 0, 10**8, "rate_iops") for v in p.rate_iops)
-        lines.append(f"rate_iops={r},{w}")  # per direction, SPEC-NOTES §9
+              f"iodepth={_int_in(p.queue_depth, 1, 4096, 'queue depth')}"]
     lines += _duration_lines(p)
     if p.kind == "com":
         com = p.name.removeprefix("COM-")
@@ -118,6 +144,47 @@ def profile_lines(p: WorkloadProfile) -> list[str]:
             key, pct = COM_DATA[com]
             lines += [f"{key}={pct}", "refill_buffers=1"]
     return lines
+
+
+def split_evenly(total: int, parts: int) -> list[int]:
+    """``total`` as ``parts`` integers that differ by at most one and add up to it exactly,
+    larger shares first (70 over 4 → 18, 18, 17, 17)."""
+    whole, rest = divmod(total, parts)
+    return [whole + 1] * rest + [whole] * (parts - rest)
+
+
+def rate_shares(p: WorkloadProfile, host: int = 0, hosts: int = 1) -> list[tuple[int, int]]:
+    """The (read, write) ``rate_iops`` of each of load host ``host``'s jobs: the profile's
+    total split over jobs × hosts, so fio's per-job caps add up to the total.
+
+    fio reads a 0 as "no limit", so a direction the profile uses must give every job at
+    least one IOPS; a rate too low for that many jobs is refused rather than run unlimited.
+    """
+    if p.rate_iops is None or len(p.rate_iops) != 2:
+        raise WorkloadError(f"rate_iops {p.rate_iops!r} must be (read, write)")
+    rate = [_int_in(v, 0, 10**8, "rate_iops") for v in p.rate_iops]
+    jobs, hosts = _int_in(p.jobs, 1, 256, "jobs"), _int_in(hosts, 1, 256, "load hosts")
+    slots = slice(_int_in(host, 0, hosts - 1, "load host index") * jobs, (host + 1) * jobs)
+    reads, writes = (split_evenly(v, jobs * hosts)[slots] for v in rate)
+    used = (("read", rate[0], reads, p.read_pct > 0), ("write", rate[1], writes, p.read_pct < 100))
+    for what, total, shares, in_use in used:
+        if in_use and min(shares) == 0:
+            raise WorkloadError(
+                f"rate_iops {what} {total} cannot be split over {jobs} jobs × {hosts} load "
+                f"hosts: a job would get 0, which fio reads as no limit; use fewer jobs")
+    return list(zip(reads, writes))
+
+
+def rated_sections(p: WorkloadProfile, host: int, hosts: int) -> list[str]:
+    """One section per distinct per-job rate share, with ``numjobs`` jobs at that share."""
+    groups = [(share, len(list(same))) for share, same in groupby(rate_shares(p, host, hosts))]
+    name = _check_name(p.name, "profile name")
+    out: list[str] = []
+    for k, ((reads, writes), count) in enumerate(groups, 1):
+        header = name if len(groups) == 1 else f"{name}-{k}"
+        out += ["", f"[{header}]", *profile_lines(p), f"numjobs={count}",
+                f"rate_iops={reads},{writes}"]  # per direction: method-notes §9
+    return out
 
 
 def stream_sections(p: WorkloadProfile) -> list[str]:
@@ -144,20 +211,24 @@ def stream_sections(p: WorkloadProfile) -> list[str]:
 
 
 def job_text(profile: WorkloadProfile, options: JobOptions) -> str:
-    """A complete job file for one profile over all targets."""
+    """A complete job file for one profile over all targets, for load host
+    ``options.host`` of ``options.hosts`` (each host runs its share of a rate cap)."""
     if not options.targets:
         raise WorkloadError("no fio target given")
     engine = _check_name(options.ioengine or default_ioengine(), "ioengine")
     lines = ["[global]", f"ioengine={engine}", f"direct={int(options.direct)}",
              "filename=" + ":".join(_check_target(t) for t in options.targets),
-             "group_reporting=1", f"percentile_list={PERCENTILES}",
+             "group_reporting=1", f"percentile_list={PERCENTILES}", *LATENCY_AND_RANDOM,
              f"allow_file_create={int(options.allow_file_create)}"]
     if options.size is not None:
         lines.append(f"size={_int_in(options.size, 4096, 2**62, 'size')}")
     if profile.kind == "prefill":
-        lines.append("# pre-fill: sequential writes over the whole target (SPEC-NOTES §2)")
+        lines.append("# pre-fill: sequential writes over the whole target (method-notes §2)")
     if profile.streams:
         lines += stream_sections(profile)
+    elif profile.rate_iops is not None:
+        lines += rated_sections(profile, options.host, options.hosts)
     else:
-        lines += ["", f"[{_check_name(profile.name, 'profile name')}]", *profile_lines(profile)]
+        lines += ["", f"[{_check_name(profile.name, 'profile name')}]", *profile_lines(profile),
+                  f"numjobs={_int_in(profile.jobs, 1, 256, 'jobs')}"]
     return "\n".join(lines) + "\n"

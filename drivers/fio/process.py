@@ -1,6 +1,6 @@
 """Run one fio process safely: own process group, parent-death signal, graceful stop.
 
-SPEC-NOTES §9: SIGINT/SIGTERM make fio exit (128) with a complete final JSON document, but a
+method-notes §9: SIGINT/SIGTERM make fio exit (128) with a complete final JSON document, but a
 SIGKILL leaves its worker processes orphaned. So fio starts in its own process group, is
 stopped with SIGINT to the group and escalated to SIGTERM and SIGKILL only if it does not
 exit, and on Linux asks the kernel to send it SIGTERM if the station dies (PR_SET_PDEATHSIG)

@@ -1,31 +1,71 @@
 """Refuse targets whose data a write phase would destroy, or that fio would invent.
 
-Writing to a block device destroys its data, and a mistyped path with ``size=`` is silently
-*created* and benchmarked by fio (SPEC-NOTES §9). So before any write phase every target is
-checked: it must exist (or be a scratch file the station creates on purpose), must not be
-mounted, must not hold mounted partitions, and must not be the disk holding ``/``; a block
-device additionally needs the operator to type its name to confirm.
+Writing destroys a target's data, and a mistyped path with ``size=`` is silently *created* and
+benchmarked by fio (docs/method-notes.md §9). So before anything is created or written, every
+target is checked, and only these are accepted:
+
+* a missing path whose folder exists, when the operator gave a scratch size: the station
+  creates the file itself (after every check passed) and records it in a sidecar
+  ``<file>.storwatt`` (``scratch``);
+* a file the station created before, recognised by that sidecar;
+* any other existing regular file, or a block device that is not mounted, holds no mounted
+  partition and is not the system disk, only when the operator typed its path to confirm.
+
+Never: a path under /dev that is not an existing block device, anything under /proc, /sys,
+/etc, /boot or /usr (after resolving symlinks), and the ``protected`` paths the caller names
+(the station's database, its journals, the report folder, the data directory). Windows device
+paths and drive letters follow the same rules (``windows_targets``).
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
-from pathlib import Path
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from drivers.fio.jobs import target_problem
+from drivers.fio.scratch import (create_scratch_file, scratch_mismatch, sidecar_path,
+                                 stale_sidecar)
+from drivers.fio.verdict import TargetCheck, TargetPolicy, confirmation_problem, refused
+from drivers.fio.windows_targets import WindowsFacts, is_windows_form, windows_check
+
+__all__ = ["TargetCheck", "TargetPolicy", "HostFacts", "check_target", "check_targets",
+           "block_check", "create_scratch_file", "describe", "read_mounts"]
+
+#: system folders no run may write into, whatever was typed
+SYSTEM_ROOTS = ("/proc", "/sys", "/etc", "/boot", "/usr")
+#: fio's smallest ``size=`` (drivers.fio.jobs checks the same bound)
+MIN_SCRATCH_BYTES = 4096
+
+
+def _on_windows() -> bool:
+    return sys.platform.startswith("win")
+
+
+def _default_system_roots() -> tuple[str, ...]:
+    return (os.environ.get("SystemRoot", r"C:\Windows"),) if _on_windows() else SYSTEM_ROOTS
+
+
+def _default_dev_root() -> str:
+    """No /dev on Windows (``realpath('/dev')`` would be ``C:/dev``, an ordinary folder)."""
+    return "" if _on_windows() else "/dev"
 
 
 @dataclass(frozen=True)
-class TargetCheck:
-    """The verdict on one target, as the GUI shows it before anything writes."""
+class HostFacts:
+    """Where this machine's facts are read; tests point them at fakes so no device is touched.
 
-    path: str
-    kind: str  # "file" | "block" | "missing" | "other"
-    size_bytes: int
-    mounted_at: str
-    is_system: bool
-    ok: bool
-    reason: str
+    ``windows``: the Windows drive facts; None gathers them when a Windows device path or a
+    drive letter is checked (on other platforms that finds no drives).
+    """
+
+    mounts_path: str = "/proc/mounts"
+    sys_block: str = "/sys/block"
+    dev_root: str = field(default_factory=_default_dev_root)
+    system_roots: tuple[str, ...] = field(default_factory=_default_system_roots)
+    windows: WindowsFacts | None = None
 
 
 def read_mounts(mounts_path: str = "/proc/mounts") -> dict[str, str]:
@@ -64,32 +104,100 @@ def _block_size(path: str) -> int:
         return 0
 
 
-def check_target(path: str, *, writing: bool, create_size: int | None = None,
-                 mounts_path: str = "/proc/mounts", sys_block: str = "/sys/block",
-                 confirm_device: str = "", allow_destructive: bool = True) -> TargetCheck:
-    """Check one target; ``allow_destructive=False`` refuses every write to a block device
-    (the station's setting), ``confirm_device`` must repeat the device's path exactly."""
+def check_target(path: str, *, writing: bool, policy: TargetPolicy = TargetPolicy(),
+                 facts: HostFacts = HostFacts()) -> TargetCheck:
+    """The verdict on one target; nothing is created or opened for writing here."""
+    if is_windows_form(path):
+        return windows_check(path, facts.windows, writing=writing, policy=policy)
+    problem = target_problem(path)
+    if problem:
+        return refused(path, "other", problem)
     real = os.path.realpath(path)
     try:
-        st = os.stat(real)
+        st: os.stat_result | None = os.stat(real)
     except FileNotFoundError:
-        if create_size:
-            return TargetCheck(path, "missing", create_size, "", False, True,
-                               f"scratch file of {create_size} bytes will be created")
-        return TargetCheck(path, "missing", 0, "", False, False,
-                           "does not exist (fio would silently create and benchmark a new "
-                           "file: give a scratch size to create one on purpose)")
-    if stat.S_ISREG(st.st_mode):
-        return TargetCheck(path, "file", st.st_size, "", False, True, "regular file")
-    if not stat.S_ISBLK(st.st_mode):
-        return TargetCheck(path, "other", 0, "", False, False, "neither a file nor a block device")
-    return block_check(path, real, _block_size(real), mounts=_mounts(mounts_path),
-                       sys_block=sys_block, writing=writing, confirm_device=confirm_device,
-                       allow_destructive=allow_destructive)
+        st = None
+    except OSError as exc:
+        return refused(path, "other", f"cannot be inspected: {exc.strerror or exc}")
+    is_block = st is not None and stat.S_ISBLK(st.st_mode)
+    kind = "missing" if st is None else "file" if stat.S_ISREG(st.st_mode) else \
+        "block" if is_block else "other"
+    forbidden = _forbidden_place(real, facts, policy.protected)
+    if forbidden:
+        return refused(path, kind, forbidden)
+    if facts.dev_root and _inside(real, facts.dev_root) and not is_block:
+        return refused(path, kind, f"is under {facts.dev_root} but is not an existing block "
+                       "device (a mistyped device name must never become a file there)")
+    if st is None:
+        return _missing(path, real, policy)
+    if kind == "file":
+        return _existing_file(path, real, st, writing=writing, policy=policy)
+    if not is_block:
+        return refused(path, kind, "neither a file nor a block device")
+    return block_check(path, real, _block_size(real), mounts=_mounts(facts.mounts_path),
+                       sys_block=facts.sys_block, writing=writing, policy=policy)
+
+
+def _inside(path: str, folder: str) -> bool:
+    """``path`` is ``folder`` or lies inside it (both resolved, compared as the OS does)."""
+    path = os.path.normcase(path)
+    folder = os.path.normcase(os.path.realpath(folder))
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _forbidden_place(real: str, facts: HostFacts, protected: Sequence[str]) -> str:
+    for root in facts.system_roots:
+        if _inside(real, root):
+            return f"is under {root} (a system folder): never a target"
+    for place in protected:
+        if place and _inside(real, place):
+            return (f"belongs to the station ({place}: its database, reports or data "
+                    "folder): never a target")
+    return ""
+
+
+def _missing(path: str, real: str, policy: TargetPolicy) -> TargetCheck:
+    size = policy.create_size
+    if not size:
+        return refused(path, "missing", "does not exist (fio would silently create and "
+                       "benchmark a new file: give a scratch size, --target-size, to create "
+                       "one on purpose)")
+    folder = os.path.dirname(real)
+    if not os.path.isdir(folder):
+        return refused(path, "missing", f"its folder {folder} does not exist (the station "
+                       "creates scratch files, never folders: create it first)")
+    if size < MIN_SCRATCH_BYTES:
+        return refused(path, "missing", f"a scratch size of {size} bytes is below fio's "
+                       f"minimum of {MIN_SCRATCH_BYTES}")
+    if not stale_sidecar(real):
+        return refused(path, "missing", f"{sidecar_path(real)} exists and is not a StorWatt "
+                       "sidecar: move it away first")
+    return TargetCheck(path, "missing", size, "", False, True,
+                       f"scratch file of {size} bytes will be created")
+
+
+def _existing_file(path: str, real: str, st: os.stat_result, *, writing: bool,
+                   policy: TargetPolicy) -> TargetCheck:
+    """The station's own scratch file, or someone's file that only a typed path unlocks."""
+    mismatch = scratch_mismatch(real, st)
+    size = policy.create_size
+    if not mismatch:
+        if size and size != st.st_size:
+            return refused(path, "scratch", f"the station's scratch file has {st.st_size} "
+                           f"bytes but the scratch size asks {size}: give the same size or "
+                           f"none, or delete it and {sidecar_path(real).name}", st.st_size)
+        return TargetCheck(path, "scratch", st.st_size, "", False, True,
+                           f"the station's scratch file ({sidecar_path(real).name})")
+    problem = confirmation_problem(path, "file", writing=writing, policy=policy)
+    if problem:
+        return refused(path, "file", f"an existing file ({mismatch}); {problem}", st.st_size)
+    reason = "existing file, confirmed: its contents will be overwritten" if writing else \
+        "existing file, read only"
+    return TargetCheck(path, "file", st.st_size, "", False, True, reason)
 
 
 def block_check(path: str, real: str, size: int, *, mounts: dict[str, str], sys_block: str,
-                writing: bool, confirm_device: str, allow_destructive: bool) -> TargetCheck:
+                writing: bool, policy: TargetPolicy) -> TargetCheck:
     """The verdict on a block device from the mount table and the /sys/block tree (both
     injectable, so tests never touch a real device)."""
     root_dev = next((dev for dev, mnt in mounts.items() if mnt == "/"), "")
@@ -105,31 +213,24 @@ def block_check(path: str, real: str, size: int, *, mounts: dict[str, str], sys_
         problems.append("holds mounted partitions (" + ", ".join(mounted_parts) + ")")
     if is_system:
         problems.append("is on the system disk")
-    if writing and not problems and not allow_destructive:
-        problems.append("destructive runs on block devices are not enabled for this station")
-    elif writing and not problems and confirm_device != path:
-        problems.append(f"writing destroys its data: type the device name ({path}) to confirm")
+    if not problems:
+        problems += filter(None, [confirmation_problem(path, "block device", writing=writing,
+                                                       policy=policy)])
     ok = not problems
     return TargetCheck(path, "block", size, mounted_here, is_system, ok,
                        "; ".join(problems) if problems else "block device, confirmed")
 
 
-def check_targets(paths: list[str] | tuple[str, ...], *, writing: bool,
-                  create_size: int | None = None, **kwargs) -> list[TargetCheck]:
-    return [check_target(p, writing=writing, create_size=create_size, **kwargs) for p in paths]
+def check_targets(paths: Sequence[str], *, writing: bool, policy: TargetPolicy = TargetPolicy(),
+                  facts: HostFacts = HostFacts()) -> list[TargetCheck]:
+    return [check_target(p, writing=writing, policy=policy, facts=facts) for p in paths]
 
 
-def create_scratch_file(path: str, size: int) -> None:
-    """Allocate a scratch target (the station's own decision, never fio's)."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with target.open("wb") as fh:
-        fh.truncate(size)
+_KIND_WORDS = {"missing": "scratch file to create", "scratch": "scratch file"}
 
 
 def describe(check: TargetCheck) -> str:
-    """"/tmp/x.dat (file, 64 MiB)" for the engine's check line."""
+    """"/tmp/x.dat (scratch file, 64 MiB)" for the engine's check line."""
     size = check.size_bytes
     text = f"{size / 2**30:.1f} GiB" if size >= 2**30 else f"{size / 2**20:g} MiB"
-    kind = "scratch file to create" if check.kind == "missing" else check.kind
-    return f"{check.path} ({kind}, {text})"
+    return f"{check.path} ({_KIND_WORDS.get(check.kind, check.kind)}, {text})"

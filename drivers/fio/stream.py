@@ -1,12 +1,16 @@
 """Parse fio's ``--output-format=json+ --status-interval=N`` output into per-interval slices.
 
-SPEC-NOTES §9 (checked by hand on fio 3.33): the stream is *cumulative*, pretty-printed JSON
+method-notes §9 (checked by hand on fio 3.33): the stream is *cumulative*, pretty-printed JSON
 documents back to back with no separator, sometimes with plain text lines between them
 (``fio: terminating on signal 2``); the last document is the final one. Each document is
 split with ``json.JSONDecoder().raw_decode`` from the next ``{``; consecutive snapshots are
-differenced (IO counts, bytes, latency sums, ``clat_ns.bins``) so the slices telescope exactly
+differenced (IO counts, bytes, latency sums, ``lat_ns.bins``) so the slices telescope exactly
 to fio's final totals. Idle directions carry no ``bins`` key. In client/server mode fio prints
 one document whose ``client_stats`` holds every host's snapshots in order.
+
+Response time is fio's *total* latency ``lat_ns`` (submission to completion, what the host
+sees), never ``clat_ns`` (completion only): mean, max and bins all come from it, and the job
+files ask for its bins with ``lat_percentiles=1`` (drivers/fio/jobs.py, method-notes §10).
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ class Snapshot:
     bins: dict[int, int] = field(default_factory=dict)
     error: int = 0
     host: str = ""
-    max_ns: int = 0  # cumulative clat max over directions
+    max_ns: int = 0  # cumulative total-latency (lat_ns) max over directions
 
     @property
     def ios(self) -> int:
@@ -78,12 +82,18 @@ class DocumentSplitter:
 
 
 def _direction(d: dict[str, Any]) -> tuple[int, int, float, dict[int, int], int]:
-    """IOs, bytes, latency sum, bins and max of one direction (idle ones have no bins)."""
-    clat = d.get("clat_ns", {})
-    n = int(clat.get("N", 0))
-    bins = {int(k): int(v) for k, v in clat.get("bins", {}).items()}
+    """IOs, bytes, total-latency sum, bins and max of one direction (idle ones have no bins).
+
+    A direction that did IO without ``lat_ns`` bins came from a job file without
+    ``lat_percentiles=1``: refused, so a completion-only histogram never passes for one."""
+    lat = d.get("lat_ns", {})
+    n = int(lat.get("N", 0))
+    if n and "bins" not in lat:
+        raise WorkloadError("fio printed no lat_ns bins (total latency): the job file needs "
+                            "lat_percentiles=1")
+    bins = {int(k): int(v) for k, v in lat.get("bins", {}).items()}
     return (int(d.get("total_ios", 0)), int(d.get("io_bytes", 0)),
-            float(clat.get("mean", 0.0)) * n, bins, int(clat.get("max", 0)) if n else 0)
+            float(lat.get("mean", 0.0)) * n, bins, int(lat.get("max", 0)) if n else 0)
 
 
 def snapshot_of_jobs(jobs: list[dict[str, Any]], host: str = "") -> Snapshot:
@@ -134,7 +144,7 @@ def difference(cur: Snapshot, prev: Snapshot, t_start: float, t_end: float) -> W
 def client_snapshots(doc: dict[str, Any]) -> dict[str, list[Snapshot]]:
     """Per-host snapshot series from a client/server document (``client_stats``).
 
-    fio adds an "All clients" summary entry without bins; it is skipped (SPEC-NOTES §9: merge
+    fio adds an "All clients" summary entry without bins; it is skipped (method-notes §9: merge
     per-client bins yourself).
     """
     series: dict[str, list[Snapshot]] = {}

@@ -1,4 +1,4 @@
-"""Accuracy specifications and per-sample uncertainty (SPEC-NOTES §3, §8).
+"""Accuracy specifications and per-sample uncertainty (method-notes §3, §8).
 
 ``u = (k_read·reading + k_range·range) / reading``; the power range is the product of the
 voltage and current ranges. The k values are data in each driver (published-style figures for
@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-#: Per-sample uncertainty limit of the method: 1 % of the reading (SPEC-NOTES §3).
+#: Per-sample uncertainty limit of the method: 1 % of the reading (method-notes §3).
 UNCERTAINTY_LIMIT_PCT = 1.0
 
 

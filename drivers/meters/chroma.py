@@ -1,4 +1,4 @@
-"""Chroma 66202/66203/66204 digital power meters (SPEC-NOTES §8).
+"""Chroma 66202/66203/66204 digital power meters (method-notes §8).
 
 Set-up: ``SYST:TRAN:SEP 0`` (comma) and ``SYST:TRAN:TERM 0`` (LF); reading ``MEAS? V,I,W,PF,
 FREQ`` (``FETC?`` on old firmware: option ``fetch=True``) → NR2 fields. In-band markers of the

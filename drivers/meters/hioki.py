@@ -1,4 +1,4 @@
-"""Hioki PW3335/PW3336 power meters over the LAN socket (CRLF), SPEC-NOTES §8.
+"""Hioki PW3335/PW3336 power meters over the LAN socket (CRLF), method-notes §8.
 
 Replies are 10-character NR3 fields (``+230.05E+0``); ±999.99E+9 over-range, ±888.88E+9
 scaling error, ±777.77E+9 no data. Accuracy (power, 45–66 Hz): ±(0.1 % rdg + 0.1 % rng).

@@ -1,6 +1,6 @@
 """Power-meter base: ranging, reading assembly, special values and per-sample uncertainty.
 
-Reference practice (SPEC-NOTES §3): a ranging pass on auto range, then fixed ranges; every
+Reference practice (method-notes §3): a ranging pass on auto range, then fixed ranges; every
 sample carries its uncertainty (limit 1 %); over-range, no-data and "can't evaluate" samples
 are flagged, never averaged silently.
 """

@@ -1,6 +1,6 @@
 """Thermometers: Keysight 34970A/DAQ970A thermocouple channel and Digi Watchport/H/T.
 
-Inlet temperature at 0.1 °C resolution, at least every 60 s (SPEC-NOTES §3). An open
+Inlet temperature at 0.1 °C resolution, at least every 60 s (method-notes §3). An open
 thermocouple (+9.9E+37) or "Sensor Error" is a flagged NaN, never a temperature.
 """
 

@@ -1,4 +1,4 @@
-"""Decoding meter replies into numbers or flagged NaNs (SPEC-NOTES §3, §8).
+"""Decoding meter replies into numbers or flagged NaNs (method-notes §3, §8).
 
 A special value (NAN, INF, 9.9E37, Hioki ±999.99E+9, Chroma -1/-2/-3, PTD -1, "Error") must
 never reach an average as a number: it becomes ``nan`` plus the flag that says why.

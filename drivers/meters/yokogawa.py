@@ -1,4 +1,4 @@
-"""Yokogawa WT300 family (WT310/WT310E/WT330/WT333E) and WT210 (488.2 mode), SPEC-NOTES §8.
+"""Yokogawa WT300 family (WT310/WT310E/WT330/WT333E) and WT210 (488.2 mode), method-notes §8.
 
 Accuracy (45–66 Hz, power): WT300 ±(0.1 % of reading + 0.05 % of range), WT210 ±(0.1 % of
 reading + 0.1 % of range); the 5–200 mA ranges of the WT310E are looser.

@@ -1,18 +1,46 @@
 """Workload engine for the simulated SUT: the same ``WorkloadEngine`` contract as fio.
 
 It turns the SUT model's operating point into one-second slices (``WorkloadInterval``) with
-per-second noise and a fio-layout latency histogram, timed by the station clock, so a fake
-clock runs hours of simulated IO in milliseconds and a real clock runs it live.
+per-second noise and a fio-layout latency histogram (total latency, as fio's ``lat_ns``),
+timed by the station clock, so a fake clock runs hours of simulated IO in milliseconds and a
+real clock runs it live.
+
+A rate-capped profile runs at the rate fio would run it: the engine writes the job files the
+real engine would (one per simulated load host) and applies their ``rate_iops`` the way fio
+does (per job × jobs × hosts, ``fio_rate``), so a job file asking for the wrong total shows up
+in the simulated lab as the wrong IOPS.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from drivers.clock import Clock
+from drivers.fio.jobs import JobOptions, job_text
 from drivers.interfaces import WorkloadError, WorkloadInterval, WorkloadProfile, WorkloadResult
+from drivers.sim.fio_rate import NO_LIMIT, applied_rate
 from drivers.sim.latency import lognormal_bucket_probabilities
 from drivers.sim.sut import SimulatedSut
 
 ENGINE_NAME = "simulated SUT"
+#: stands in for the SUT's volumes in the job files the simulated engine writes (never run)
+SIM_TARGET = ("simulated-sut",)
+
+
+def as_fio_runs(profile: WorkloadProfile, load_hosts: int = 1) -> WorkloadProfile:
+    """The profile as fio would run it on ``load_hosts`` hosts: every host's jobs add to the
+    outstanding IO, and ``rate_iops`` becomes the total cap fio applies from the job files."""
+    hosts = max(1, load_hosts)
+    total = replace(profile, jobs=profile.jobs * hosts)
+    if profile.rate_iops is None:
+        return total
+    files = [job_text(profile, JobOptions(SIM_TARGET, "null", host=i, hosts=hosts))
+             for i in range(hosts)]
+    read, write = applied_rate(files)
+    caps = (read if profile.read_pct > 0 else 0.0, write if profile.read_pct < 100 else 0.0)
+    if NO_LIMIT in caps:
+        return replace(total, rate_iops=None)
+    return replace(total, rate_iops=(int(caps[0]), int(caps[1])))
 
 
 class SimulatedWorkloadEngine:
@@ -21,12 +49,14 @@ class SimulatedWorkloadEngine:
     name = ENGINE_NAME
 
     def __init__(self, sut: SimulatedSut, clock: Clock, slice_s: float = 1.0,
-                 fail_after_s: float | None = None) -> None:
+                 fail_after_s: float | None = None, load_hosts: int = 1) -> None:
         self.sut = sut
         self.clock = clock
         self.slice_s = slice_s
         self.fail_after_s = fail_after_s  # fault injection: the engine dies mid-phase
-        self._profile: WorkloadProfile | None = None
+        self.load_hosts = load_hosts
+        self._profile: WorkloadProfile | None = None  # as fio would run it (``as_fio_runs``)
+        self._asked: WorkloadProfile | None = None  # as the sequencer asked for it
         self._t0 = 0.0
         self._emitted_to = self._t0
         self._totals = [0, 0, 0, 0]  # read ios, write ios, read bytes, write bytes
@@ -41,14 +71,14 @@ class SimulatedWorkloadEngine:
     def start(self, profile: WorkloadProfile) -> None:
         if self._profile is not None:
             raise WorkloadError(f"simulated engine already running {self._profile.name}")
-        self._profile = profile
+        self._asked, self._profile = profile, as_fio_runs(profile, self.load_hosts)
         self._t0 = self.clock.now()
         self._emitted_to = self._t0
         self._totals = [0, 0, 0, 0]
         self._finished = False
-        point = self.sut.operating_point(profile)
+        point = self.sut.operating_point(self._profile)
         self._buckets = lognormal_bucket_probabilities(point.avg_resp_ms)
-        self.sut.apply(profile)
+        self.sut.apply(self._profile)
 
     @property
     def running(self) -> bool:
@@ -123,9 +153,9 @@ class SimulatedWorkloadEngine:
         return 0.0, 0.0
 
     def stop(self) -> WorkloadResult:
-        p = self._profile
+        p = self._asked
         runtime = self._emitted_to - self._t0 if p else 0.0
-        self._profile = None
+        self._profile = self._asked = None
         self._finished = True
         self.sut.apply(None)
         return WorkloadResult(*self._totals, runtime_s=runtime, engine=ENGINE_NAME,

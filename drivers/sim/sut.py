@@ -10,7 +10,7 @@ The model is deliberately simple but physically shaped, so that every part of th
 * **Random IO** is seek-bound on HDDs (service time ≈ 4.5 ms per IO per drive, 15K RPM) and flat
   on SSDs; throughput follows a closed-queue saturation curve in the outstanding IO and the
   response time follows Little's law, so an intensity-100 search meets a 30 ms limit at a finite
-  queue depth (SPEC-NOTES §2).
+  queue depth (method-notes §2).
 * **Sequential IO** is bandwidth-bound per drive and capped by the controller.
 * **Writes** cost more back-end work under parity RAID (write penalty after write-back cache).
 * **COMs**: declared capacity optimisations reduce the physical capacity a data set uses,
@@ -131,7 +131,7 @@ class SimulatedSut:
         outstanding = max(1, p.queue_depth * p.jobs)
         # closed-queue saturation: one outstanding IO per drive keeps ~63 % of drives busy
         iops = max_iops * (1 - math.exp(-outstanding / s.drive_count))
-        if p.rate_iops is not None:
+        if p.rate_iops is not None:  # the total fio applies (engine.as_fio_runs)
             iops = min(iops, float(sum(p.rate_iops)))
         resp_ms = max(outstanding / iops * 1000 if p.rate_iops is None
                       else service_s * 1000, service_s * 1000)

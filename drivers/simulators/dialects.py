@@ -2,7 +2,7 @@
 
 The dialects keep the instrument state a driver can change (ranges, auto range, measurement
 items, error queue) so a driver that forgets a set-up command gets the wrong answer here too.
-A fixed range read above 140 % of full scale is over-range, like the WT300 (SPEC-NOTES §8).
+A fixed range read above 140 % of full scale is over-range, like the WT300 (method-notes §8).
 """
 
 from __future__ import annotations

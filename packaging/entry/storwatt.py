@@ -3,7 +3,7 @@
 import multiprocessing
 import sys
 
-from app.cli.main import main
+from ui.cli import main
 
 if __name__ == "__main__":
     multiprocessing.freeze_support()  # a frozen child process must not rerun the CLI

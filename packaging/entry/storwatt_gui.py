@@ -7,7 +7,7 @@ extra arguments (``--lab``, ``--db``) pass through to the ``gui`` command.
 import multiprocessing
 import sys
 
-from app.cli.main import main
+from ui.cli import main
 
 if __name__ == "__main__":
     multiprocessing.freeze_support()

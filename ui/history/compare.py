@@ -275,12 +275,12 @@ class CompareView(QWidget):
             item.addItem(pg.PlotDataItem(np.repeat(ms * shift, 2), np.column_stack(
                 [np.full(len(ms), base), share]).ravel(), connect="pairs",
                 pen=pg.mkPen(colour, width=2)))
-            levels = sorted((k, v) for k, v in h.confidence_ms.items() if v > 0
-                            and math.isfinite(v))
-            for level, value in levels:
-                item.addItem(pg.InfiniteLine(pos=math.log10(value), angle=90,
-                                             pen=pg.mkPen(colour, style=Qt.PenStyle.DashLine)))
-            text = ", ".join(f"{level:g} % {value:.3g} ms" for level, value in levels)
+            levels = h.levels()
+            for lvl in levels:
+                if (value := lvl.shown_ms) is not None and value > 0:
+                    item.addItem(pg.InfiniteLine(pos=math.log10(value), angle=90,
+                                                 pen=pg.mkPen(colour, style=Qt.PenStyle.DashLine)))
+            text = ", ".join(lvl.text() for lvl in levels)
             notes.append(f"<span style='color:{colour}'>━</span> {run.run_id[:8]}: "
                          f"{sum(h.bins.values()):,} IOs; confidence levels (dashed) "
                          f"{text or 'not computed'}")

@@ -4,13 +4,13 @@ thread and shows the text, so a slow or dead instrument never freezes the wizard
 
 from __future__ import annotations
 
-import importlib
 import time
 from dataclasses import dataclass, replace
 
 from app.labs import open_lab_meters
 from app.records import InstrumentConfig, RunConfig
 from drivers.interfaces import InstrumentError, PowerMeter, PowerSample, TemperatureMeter
+from drivers.meters.registry import POWER_DRIVERS, TEMPERATURE_DRIVERS
 
 SIMULATED = "sim"
 
@@ -21,20 +21,13 @@ class ConnectionReport:
     text: str
 
 
-def _registry():
-    try:
-        return importlib.import_module("drivers.meters.registry")
-    except ImportError:
-        return None
-
-
 def power_drivers() -> list[str]:
     """Names the power-meter registry offers (``drivers.meters.registry.POWER_DRIVERS``)."""
-    return sorted(getattr(_registry(), "POWER_DRIVERS", {}))
+    return sorted(POWER_DRIVERS)
 
 
 def temperature_drivers() -> list[str]:
-    return sorted(getattr(_registry(), "TEMPERATURE_DRIVERS", {}))
+    return sorted(TEMPERATURE_DRIVERS)
 
 
 def describe_sample(s: PowerSample) -> str:

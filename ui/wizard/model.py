@@ -8,16 +8,17 @@ disagree about what is valid.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from app import units
 from app.records import InstrumentConfig, RunConfig, SutDescription
 
-#: decimal units, SPEC-NOTES §4: 1 GB = 10⁹ B (never GiB in a capacity figure)
+#: decimal units, method-notes §4: 1 GB = 10⁹ B (never GiB in a capacity figure)
 CAPACITY_UNITS = {"GB": 10**9, "TB": 10**12}
 DRIVE_TYPES = ("HDD", "SSD")
 RAID_LEVELS = ("RAID 0", "RAID 1", "RAID 5", "RAID 6", "RAID 10", "JBOD")
-#: how the workload page's choice maps to a lab kind (app.labs.LAB_KINDS)
+#: how the workload page's choice maps to a lab kind (app.records.LAB_KINDS)
 WORKLOAD_MODES = {"simulated": "sim", "local-fio": "local-fio", "load-hosts": "local-fio"}
 _HOST = re.compile(r"^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:]+\](:\d{1,5})?$")
 
@@ -52,8 +53,8 @@ class WizardEntries:
     workload_mode: str = "simulated"
     simulated_lab: str = "sim"  # "sim" (loopback meters) or "sim-direct"
     targets: tuple[str, ...] = ()
-    target_size: str = "64M"  # scratch file fio creates for a missing target file
-    confirm_device: str = ""  # a block device's name, typed to allow a destructive run
+    target_size: str = ""  # scratch file the station creates for a missing target ("": none)
+    confirm_device: str = ""  # target paths typed to allow overwriting them, comma separated
     load_hosts: tuple[str, ...] = ()
     method: str = "demo"
     meter_driver: str = "sim"
@@ -107,8 +108,9 @@ def check_sut(e: WizardEntries) -> SutDescription:
                           coms_on_during_test=tuple(e.coms), notes=e.notes.strip())
 
 
-def check_workload(e: WizardEntries) -> str:
-    """The lab kind for the workload choice; local fio needs targets, load hosts need hosts."""
+def check_workload(e: WizardEntries, protected: Sequence[str] = ()) -> str:
+    """The lab kind for the workload choice; local fio needs targets, load hosts need hosts.
+    ``protected``: the station's own files (``app.protected``), refused as targets."""
     if e.workload_mode not in WORKLOAD_MODES:
         raise EntryError("workload_mode", f"unknown workload choice {e.workload_mode!r}")
     if e.workload_mode != "simulated" and not [t for t in e.targets if t.strip()]:
@@ -119,7 +121,7 @@ def check_workload(e: WizardEntries) -> str:
         from ui.wizard.targets import target_safety  # the fio driver's own check
 
         for target in (t.strip() for t in e.targets if t.strip()):
-            verdict = target_safety(target, e.target_size, e.confirm_device)
+            verdict = target_safety(target, e.target_size, e.confirm_device, protected)
             if not verdict.ok:
                 raise EntryError("targets", verdict.text.lstrip("✘ "))
     if e.workload_mode == "load-hosts":

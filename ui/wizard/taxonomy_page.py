@@ -1,6 +1,6 @@
 """Taxonomy page: the product category and the classification attributes; the level is
 derived from the answers and the reasons higher levels are ruled out are shown. Adjunct
-Product and Interconnect Element appear disabled, with the reason (SPEC-NOTES §1)."""
+Product and Interconnect Element appear disabled, with the reason (method-notes §1)."""
 
 from __future__ import annotations
 

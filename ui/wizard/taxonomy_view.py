@@ -1,20 +1,21 @@
 """The taxonomy questions as the wizard shows them, independent of Qt.
 
-When ``app.method.taxonomy`` is installed the technician answers the classification attributes
-and the level is *derived* (SPEC-NOTES §1: the highest level whose required attributes are all
-met, with the reason each higher level is ruled out). Without it the page falls back to an
-explicit category + level choice, and says so.
+The technician answers the classification attributes and the level is *derived* by
+``app.method.taxonomy`` (docs/method-notes.md §1: the highest level whose required attributes
+are all met, with the reason each higher level is ruled out). When that cannot be driven (a method's
+taxonomy file does not fit) the page falls back to an explicit category + level choice, and
+says so.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.method import taxonomy as taxonomy_rules
 from app.method.loader import all_methods
 
-#: categories with no test procedure (SPEC-NOTES §1): shown, never selectable
+#: categories with no test procedure (method-notes §1): shown, never selectable
 UNTESTABLE = {"adjunct": "Adjunct Product", "interconnect": "Interconnect Element"}
 UNTESTABLE_REASON = "the method defines no test procedure for this category"
 
@@ -42,13 +43,6 @@ class Derived:
     label: str
     ruled_out: tuple[str, ...] = field(default_factory=tuple)
     reason: str = ""
-
-
-def taxonomy_module():
-    try:
-        return importlib.import_module("app.method.taxonomy")
-    except ImportError:
-        return None
 
 
 def _title(category_id: str) -> str:
@@ -91,15 +85,13 @@ def reference_method():
 
 
 def current_taxonomy():
-    """The automatic classification when the installed taxonomy module can be driven (checked
-    by deriving once), else the manual choice — the wizard must open either way."""
-    module = taxonomy_module()
-    if module is None:
-        return ManualTaxonomy()
+    """The automatic classification when the taxonomy module (``taxonomy_rules``, replaced by
+    test doubles) can be driven (checked by deriving once), else the manual choice — the
+    wizard must open either way."""
     from ui.wizard.taxonomy_auto import AutomaticTaxonomy
 
     try:
-        auto = AutomaticTaxonomy(module, reference_method())
+        auto = AutomaticTaxonomy(taxonomy_rules, reference_method())
         first = next(c for c in auto.categories() if c.testable)
         auto.derive(first.id, {q.name: q.default for q in auto.questions(first.id)})
     except Exception as exc:  # noqa: BLE001 — any mismatch falls back, with the reason shown

@@ -7,6 +7,7 @@ fill their widgets only from :meth:`NewRunWizard.load`), and every rule that blo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from PySide6.QtCore import QEvent, QObject, Qt
@@ -28,7 +29,10 @@ from ui.wizard.workload_page import WorkloadPage
 class NewRunWizard(QWizard):
     def __init__(self, parent: QWidget | None = None, *, entries: WizardEntries | None = None,
                  simulated_lab: str = "sim", store: SutProfileStore | None = None,
-                 confirm: Confirm = ask_yes_no) -> None:
+                 protected: Sequence[str] = (), confirm: Confirm = ask_yes_no) -> None:
+        """``protected``: the station's own files (``app.protected.station_paths``), which the
+        workload page refuses as fio targets; ``confirm`` asks before a compliant (hours-long)
+        run starts."""
         super().__init__(parent)
         self.setWindowTitle("New run — StorWatt")
         self.setWizardStyle(QWizard.WizardStyle.ClassicStyle)
@@ -40,7 +44,7 @@ class NewRunWizard(QWizard):
         self.base = replace(entries or WizardEntries(), simulated_lab=simulated_lab)
         self.taxonomy_page = TaxonomyPage()
         self.sut_page = SutPage(store)
-        self.workload_page = WorkloadPage(simulated_lab)
+        self.workload_page = WorkloadPage(simulated_lab, protected)
         self.instruments_page = InstrumentsPage()
         self.review_page = ReviewPage(confirm)
         self.pages: list[EntryPage] = [self.taxonomy_page, self.sut_page, self.workload_page,

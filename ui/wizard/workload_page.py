@@ -4,6 +4,7 @@ hosts), the targets with their safety check, and the test method or abbreviated 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFormLayout, QHBoxLayout, QLabel,
@@ -37,9 +38,13 @@ def method_label(m: Method) -> str:
 
 
 class WorkloadPage(EntryPage):
-    def __init__(self, simulated_lab: str = "sim") -> None:
+    """``protected``: the station's own files (``app.protected``), refused as targets here
+    exactly as the run refuses them."""
+
+    def __init__(self, simulated_lab: str = "sim", protected: Sequence[str] = ()) -> None:
         super().__init__("Workload", "Choose where the IO runs and which method to follow.")
         self.simulated_lab = simulated_lab
+        self.protected = tuple(protected)
         self.mode_group = QButtonGroup(self)
         self.mode_buttons: dict[str, QRadioButton] = {}
         modes = QVBoxLayout()
@@ -63,12 +68,14 @@ class WorkloadPage(EntryPage):
         self.add_button.clicked.connect(self.add_target)
         self.remove_button = QPushButton("&Remove")
         self.remove_button.clicked.connect(self.remove_target)
-        self.target_size = QLineEdit("64M")
-        self.target_size.setToolTip("size of the scratch file fio creates for a target file "
-                                    "that does not exist yet (K/M/G/T = binary multiples)")
+        self.target_size = QLineEdit("")
+        self.target_size.setPlaceholderText("e.g. 64M, only to create a missing target")
+        self.target_size.setToolTip("size of the scratch file the station creates for a target "
+                                    "that does not exist yet (K/M/G/T = binary multiples); "
+                                    "empty: a missing target is refused")
         self.confirm_device = QLineEdit()
-        self.confirm_device.setPlaceholderText("type a block device's name (e.g. /dev/sdX) to "
-                                               "allow overwriting it")
+        self.confirm_device.setPlaceholderText("type a block device's or existing file's path "
+                                               "to allow overwriting it (several: a,b)")
         for entry in (self.target_size, self.confirm_device):
             entry.textChanged.connect(lambda _t: self._show_safety(
                 self.targets.currentItem().text() if self.targets.currentItem() else ""))
@@ -101,7 +108,7 @@ class WorkloadPage(EntryPage):
         tb.addLayout(target_row)
         options = QFormLayout()
         options.addRow("Scratch file si&ze:", self.target_size)
-        options.addRow("Confirm de&vice:", self.confirm_device)
+        options.addRow("Confirm tar&get:", self.confirm_device)
         tb.addLayout(options)
         tb.addWidget(self.safety)
         form = QFormLayout()
@@ -144,7 +151,7 @@ class WorkloadPage(EntryPage):
         self.select_method(e.method)
 
     def check(self, e: WizardEntries) -> None:
-        check_workload(e)
+        check_workload(e, self.protected)
 
     def select_method(self, name: str) -> None:
         index = self.method.findData(name)
@@ -172,7 +179,8 @@ class WorkloadPage(EntryPage):
         if self.mode() == "load-hosts":  # a path on the hosts, not on this station
             path = ""
         verdict = target_safety(path, self.target_size.text().strip(),
-                                self.confirm_device.text().strip()) if path else None
+                                self.confirm_device.text().strip(),
+                                self.protected) if path else None
         self.safety.setText(verdict.text if verdict else "")
         self.safety.setStyleSheet("" if verdict is None or verdict.ok else "color: #c03030;")
         self.safety.setVisible(verdict is not None)

@@ -1,1 +1,2 @@
-"""Revision modules, one per schema version: ``NNNN_description.py`` (see the parent package)."""
+"""Revision modules, one per schema version: ``vNNNN_description.py``, listed in
+:func:`app.storage.migrate.revision_modules` (see the parent package)."""

@@ -8,7 +8,6 @@ that upgrading to head gives the tables the models describe.
 from __future__ import annotations
 
 import sqlalchemy as sa
-from alembic import op
 
 revision = "0001"
 down_revision = None
@@ -17,6 +16,8 @@ depends_on = None
 
 
 def upgrade() -> None:
+    from alembic import op  # here, not at the top: alembic loads only to upgrade
+
     op.create_table('stations',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('name', sa.String(length=200), nullable=False),
@@ -235,6 +236,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    from alembic import op  # here, not at the top: alembic loads only to upgrade
+
     op.drop_index('ix_workload_intervals_run_t', table_name='workload_intervals')
     op.drop_table('workload_intervals')
     op.drop_index('ix_temperature_samples_run_t', table_name='temperature_samples')

@@ -8,7 +8,6 @@ and PostgreSQL, so the trail cannot be rewritten even outside StorWatt; deleting
 from __future__ import annotations
 
 import sqlalchemy as sa
-from alembic import op
 
 import app.storage.audit  # noqa: F401 — registers the model on schema.Base for schema checks
 
@@ -44,6 +43,8 @@ POSTGRES_TRIGGER = ("CREATE TRIGGER audit_entries_append_only BEFORE UPDATE OR D
 
 
 def upgrade() -> None:
+    from alembic import op  # here, not at the top: alembic loads only to upgrade
+
     op.create_table('audit_entries',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('run_id', sa.Integer(), nullable=False),

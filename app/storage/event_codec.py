@@ -1,0 +1,96 @@
+"""A stable, self-describing byte form of run events, for the run journal.
+
+The journal must be readable by a later StorWatt after a crash, so events are written as
+plain JSON that names every field: a dataclass is ``{"$": "PowerSample", "t": …}``, an enum
+``{"$e": "RunStatus", "v": "COMPLETED"}``; tuples, frozensets and dicts with non-string keys
+are tagged so they come back as the same types; NaN and ±inf are tagged as ``{"$f": "nan"}``
+so the text is standard JSON. A field added later with a default still decodes old journals.
+Only the types listed in :data:`TYPES` are accepted when decoding (nothing is executed).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from enum import Enum
+from typing import Any
+
+from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo, PhaseKind,
+                         PhaseStatus, RunConfig, RunStatus, SutDescription)
+from app.sequencer import events as ev
+from drivers.interfaces import (InstrumentIdentity, PowerSample, TemperatureSample,
+                                WorkloadInterval, WorkloadResult)
+
+TYPES: dict[str, type] = {cls.__name__: cls for cls in (
+    ev.RunStarted, ev.InstrumentsIdentified, ev.PhaseStarted, ev.PhaseFinished,
+    ev.PowerSamples, ev.TemperatureSamples, ev.WorkloadIntervals, ev.IntervalClosed,
+    ev.HistogramReady, ev.SearchResult, ev.MetricComputed, ev.LogMessage, ev.RunFinished,
+    RunConfig, SutDescription, InstrumentConfig, PhaseInfo, IntervalRecord, MetricResult,
+    InstrumentIdentity, PowerSample, TemperatureSample, WorkloadInterval, WorkloadResult,
+    RunStatus, PhaseKind, PhaseStatus)}
+
+
+class EventCodecError(ValueError):
+    """The bytes are not an event this StorWatt can rebuild (unknown type or field)."""
+
+
+def event_to_json(event: ev.RunEvent) -> Any:
+    """The event as JSON-ready values (``json.dumps(..., allow_nan=False)`` accepts them)."""
+    return _encode(event)
+
+
+def event_from_json(value: Any) -> ev.RunEvent:
+    """Inverse of :func:`event_to_json` on the parsed JSON."""
+    try:
+        event = _decode(value)
+    except (TypeError, KeyError, ValueError) as exc:
+        raise EventCodecError(f"not a StorWatt run event: {exc!r}") from exc
+    if not isinstance(event, ev.RunEvent):
+        raise EventCodecError(f"not a StorWatt run event: {type(event).__name__}")
+    return event
+
+
+def _encode(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, str)) and not isinstance(value, Enum):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else {"$f": repr(value)}
+    if isinstance(value, Enum):
+        return {"$e": type(value).__name__, "v": value.value}
+    if dataclasses.is_dataclass(value):
+        if type(value).__name__ not in TYPES:
+            raise EventCodecError(f"{type(value).__name__} is not journaled")
+        out = {"$": type(value).__name__}
+        for f in dataclasses.fields(value):
+            out[f.name] = _encode(getattr(value, f.name))
+        return out
+    if isinstance(value, tuple):
+        return {"$t": [_encode(v) for v in value]}
+    if isinstance(value, frozenset):
+        return {"$s": sorted(_encode(v) for v in value)}
+    if isinstance(value, list):
+        return [_encode(v) for v in value]
+    if isinstance(value, dict):
+        return {"$d": [[_encode(k), _encode(v)] for k, v in value.items()]}
+    raise EventCodecError(f"cannot journal a {type(value).__name__}")
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "$" in value:
+        cls = TYPES[value["$"]]
+        return cls(**{k: _decode(v) for k, v in value.items() if k != "$"})
+    if "$e" in value:
+        return TYPES[value["$e"]](value["v"])
+    if "$f" in value:
+        return float(value["$f"])
+    if "$t" in value:
+        return tuple(_decode(v) for v in value["$t"])
+    if "$s" in value:
+        return frozenset(_decode(v) for v in value["$s"])
+    if "$d" in value:
+        return {_decode(k): _decode(v) for k, v in value["$d"]}
+    raise EventCodecError(f"untagged object {sorted(value)[:3]}")

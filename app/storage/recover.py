@@ -1,0 +1,156 @@
+"""Importing run journals into the database: at every open, and with ``storwatt db recover``.
+
+A journal holds the events its writer could not commit (see :mod:`app.storage.writer`). The
+import applies, in one transaction, the events numbered above the run's ``runs.stored_seq``
+(all of them for a run the database does not have yet) with the writer's own code
+(:mod:`app.storage.apply`), and deletes the file only after that transaction committed. So an
+import interrupted at any point, or repeated, stores every event exactly once. A journal whose
+writer is still running is locked and left alone; one with a torn tail (a crash mid-write)
+gives every intact record and says where the tail was cut.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from app.records import RunStatus
+from app.sequencer import events as ev
+from app.storage import schema as s
+from app.storage.apply import Entry, RunState, apply_events
+from app.storage.db import Database, interrupt_run
+from app.storage.errors import StorageError, classify
+from app.storage.journal import (SUFFIX, JournalContents, JournalError, JournalInUseError,
+                                 database_key, journal_dir, open_for_import, read_header,
+                                 read_journal)
+
+log = logging.getLogger(__name__)
+
+UNFINISHED = "its run journal, imported now, ends before the run did"
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    path: Path
+    run_id: str
+    applied: int  # events stored by this import
+    already: int  # events the database had already
+    power_samples: int  # power samples among the applied events
+    torn_at: int | None  # byte offset of an ignored torn tail
+
+    def describe(self) -> str:
+        text = (f"run {self.run_id}: {self.applied} events ({self.power_samples} power samples) "
+                f"imported from {self.path}")
+        if self.already:
+            text += f"; {self.already} were already in the database"
+        if self.torn_at is not None:
+            text += (f"; the record at byte {self.torn_at} was cut short by a crash while it was "
+                     "written and is ignored")
+        return text
+
+
+@dataclass(frozen=True)
+class RecoveryReport:
+    imported: tuple[ImportResult, ...] = ()
+    in_use: tuple[Path, ...] = ()  # journals a running StorWatt still writes
+    failed: tuple[tuple[Path, str], ...] = ()  # journals left in place, and why
+
+    def lines(self) -> list[str]:
+        out = [r.describe() for r in self.imported]
+        out += [f"{p}: in use by a running StorWatt; imported after that run ends"
+                for p in self.in_use]
+        out += [f"{p}: NOT imported, the journal is kept: {why}" for p, why in self.failed]
+        return out
+
+
+def journals_for(url: str, directory: Path | None = None) -> list[Path]:
+    """Journals in the station's journal folder that belong to the database at ``url``
+    (and those whose header cannot be read, so they are reported rather than forgotten)."""
+    folder = directory or journal_dir()
+    if not folder.is_dir():
+        return []
+    key = database_key(url)
+    found = []
+    for path in sorted(folder.glob(f"*{SUFFIX}")):
+        try:
+            if read_header(path).database == key:
+                found.append(path)
+        except (JournalError, OSError):
+            found.append(path)
+    return found
+
+
+def recover(database: Database, paths: Iterable[Path] | None = None) -> RecoveryReport:
+    """Import ``paths`` (default: every journal of this database) into ``database``."""
+    imported, in_use, failed = [], [], []
+    for path in (journals_for(database.url) if paths is None else paths):
+        try:
+            imported.append(import_journal(database, Path(path)))
+        except JournalInUseError:
+            in_use.append(Path(path))
+        except (StorageError, OSError) as exc:
+            failed.append((Path(path), str(exc)))
+    return RecoveryReport(tuple(imported), tuple(in_use), tuple(failed))
+
+
+def recover_at_open(database: Database) -> RecoveryReport:
+    """What opening the station does: import, never fail the open, say what happened."""
+    report = recover(database)
+    for line in report.lines():
+        log.warning("run journal: %s", line)
+    return report
+
+
+def import_journal(database: Database, path: Path) -> ImportResult:
+    """Import one journal and delete it (raises JournalInUseError if a writer holds it)."""
+    fd = open_for_import(path)
+    try:
+        contents = read_journal(path, fd)
+        result = _store(database, contents)
+    finally:
+        os.close(fd)
+    path.unlink(missing_ok=True)
+    return result
+
+
+def _store(database: Database, contents: JournalContents) -> ImportResult:
+    run_id = contents.header.run_id
+    try:
+        with database.engine.begin() as conn:
+            row = conn.execute(sa.select(s.Run.id, s.Run.t0, s.Run.started_wall,
+                                         s.Run.stored_seq).where(s.Run.uuid == run_id)).first()
+            if row is None:
+                state, done = RunState(), 0
+            else:
+                state = RunState.of_stored_run(row.id, row.t0, row.started_wall)
+                done = row.stored_seq or 0
+            todo = [Entry(r.seq, r.event) for r in contents.records if r.seq > done
+                    and not (row is not None and isinstance(r.event, ev.RunStarted))]
+            if row is None and todo and not isinstance(todo[0].event, ev.RunStarted):
+                raise JournalError(
+                    f"run journal {contents.path} continues run {run_id}, which is not in "
+                    f"{database.url}: import it into the database that run was stored in "
+                    "(storwatt db recover --db URL --journal FILE)")
+            state = apply_events(conn, state, todo)
+            if state.pk is not None:
+                _settle(conn, state.pk, len(todo))
+    except sa.exc.DBAPIError as exc:
+        raise classify(exc, database.url) from exc
+    return ImportResult(contents.path, run_id, len(todo), len(contents.records) - len(todo),
+                        sum(len(e.event.samples) for e in todo
+                            if isinstance(e.event, ev.PowerSamples)),
+                        contents.torn_at)
+
+
+def _settle(conn: Connection, pk: int, applied: int) -> None:
+    """A run still without its RunFinished after the import is over — its writer released
+    the journal —: INTERRUPTED, with the duration and the phase of what is now stored."""
+    status = conn.execute(sa.select(s.Run.status).where(s.Run.id == pk)).scalar()
+    if status == RunStatus.RUNNING.value or (status == RunStatus.INTERRUPTED.value and applied):
+        interrupt_run(conn, pk, UNFINISHED)

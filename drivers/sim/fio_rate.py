@@ -1,0 +1,57 @@
+"""How fio applies ``rate_iops`` from job files: the simulated lab's model of fio's rule.
+
+The simulated engine runs the *same* job files the real one would (``drivers.fio.jobs``, one
+per load host) through this model, so a job file that asks fio for the wrong total rate makes
+the simulated SUT run the wrong rate too: the simulated lab cannot hide that class of bug.
+
+fio's rule (fio 3.33, method-notes §10): ``rate_iops`` caps *each job*; ``numjobs=N`` makes
+N jobs of a section; ``[global]`` options apply to every section; every load host runs its
+own job file. ``rate_iops=X`` caps each direction at X, ``R,W`` reads at R and writes at W,
+and an empty or 0 value means no limit for that direction.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+NO_LIMIT = math.inf
+
+
+def sections(text: str) -> list[dict[str, str]]:
+    """The job sections of a job file, each with the ``[global]`` options it inherits."""
+    options: dict[str, dict[str, str]] = {}
+    current: dict[str, str] | None = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            current = options.setdefault(line[1:-1], {})
+        elif current is not None:
+            key, _, value = line.partition("=")
+            current[key.strip()] = value.strip()
+    common = options.pop("global", {})
+    return [{**common, **own} for own in options.values()]
+
+
+def _cap(value: str) -> float:
+    return float(value) if value and float(value) > 0 else NO_LIMIT
+
+
+def _direction_caps(value: str) -> tuple[float, float]:
+    parts = [p.strip() for p in value.split(",")]
+    write = parts[1] if len(parts) > 1 else parts[0]  # one value caps each direction
+    return _cap(parts[0]), _cap(write)
+
+
+def applied_rate(job_files: Iterable[str]) -> tuple[float, float]:
+    """(read, write) IOPS cap fio applies in total over all job files (load hosts):
+    the per-job cap × jobs, summed; ``NO_LIMIT`` for a direction any job leaves unlimited."""
+    read = write = 0.0
+    for text in job_files:
+        for job in sections(text):
+            jobs = int(job.get("numjobs", "1"))
+            r, w = _direction_caps(job.get("rate_iops", ""))
+            read, write = read + r * jobs, write + w * jobs
+    return read, write

@@ -1,0 +1,114 @@
+"""The docs a newcomer navigates by must stay true to the tree.
+
+``docs/architecture.md`` names files and the classes or functions in them
+(``path::Name``); a rename that forgets the page would send a reader to nothing, so every
+named path must exist and every named symbol must be defined there. The code cites the
+project's own method notes, never a file outside the repository.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+NOTES = ROOT / "docs" / "method-notes.md"
+
+#: a backticked repository path, optionally followed by ::Name or ::Class.method
+PATH_REF = re.compile(r"`((?:app|ui|drivers|tests|bench|docs|resources|packaging)/[\w./*-]*)"
+                      r"(?:::([\w.]+))?`")
+MD_LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+NOTES_SECTIONS = ("Taxonomy", "Test sequence", "Instruments", "Metrics",
+                  "Response-time quality", "Other workloads in the seeds",
+                  "fio facts that matter", "Instrument protocols", "fio driver traps",
+                  "More facts")
+
+
+def path_references(text: str) -> list[tuple[str, str | None]]:
+    return [(m.group(1), m.group(2)) for m in PATH_REF.finditer(text)]
+
+
+def defined_names(path: Path) -> set[str]:
+    """Top-level names of a module, and ``Class.method`` for methods of its classes."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+            if isinstance(node, ast.ClassDef):
+                names.update(f"{node.name}.{item.name}" for item in node.body
+                             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
+def broken_references(text: str, root: Path) -> list[str]:
+    problems = []
+    for rel, name in path_references(text):
+        target = root / rel
+        if "*" in rel:
+            if not list(root.glob(rel)):
+                problems.append(f"{rel}: matches no file")
+            continue
+        if not target.exists():
+            problems.append(f"{rel}: no such file or folder")
+        elif name and name not in defined_names(target):
+            problems.append(f"{rel}::{name}: not defined in {rel}")
+    return problems
+
+
+def test_architecture_names_only_existing_paths_and_symbols() -> None:
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    assert len(path_references(text)) > 40, "the domain-word table should name its modules"
+    assert broken_references(text, ROOT) == []
+
+
+def test_the_check_sees_a_stale_path_and_a_renamed_symbol(tmp_path: Path) -> None:
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "mod.py").write_text("class Kept:\n    def run(self): ...\n")
+    text = ("`app/mod.py::Kept` `app/mod.py::Kept.run` `app/mod.py::Gone` "
+            "`app/missing.py` `app/*.toml`")
+    assert broken_references(text, tmp_path) == [
+        "app/mod.py::Gone: not defined in app/mod.py",
+        "app/missing.py: no such file or folder",
+        "app/*.toml: matches no file",
+    ]
+
+
+@pytest.mark.parametrize("doc", [ARCHITECTURE, NOTES, ROOT / "README.md"],
+                         ids=lambda p: p.name)
+def test_relative_links_resolve(doc: Path) -> None:
+    text = doc.read_text(encoding="utf-8")
+    missing = [link for link in MD_LINK.findall(text)
+               if "://" not in link and not (doc.parent / link).exists()]
+    assert missing == []
+
+
+def test_readme_links_the_architecture_and_the_method_notes() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "docs/architecture.md" in readme and "docs/method-notes.md" in readme
+
+
+def test_method_notes_keep_the_cited_section_numbers() -> None:
+    headings = re.findall(r"^## (\d+)\. (.+)$", NOTES.read_text(encoding="utf-8"), re.M)
+    assert headings == [(str(i), title) for i, title in enumerate(NOTES_SECTIONS, start=1)]
+
+
+def test_citations_point_into_the_repository() -> None:
+    """Sources outside the repository cannot be followed by a reader: cite method-notes."""
+    outside = ("SPEC" + "-NOTES", "../" + "shared")
+    offenders = []
+    for folder in ("app", "ui", "drivers", "tests", "bench", "docs", "packaging", "resources"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.suffix not in {".py", ".md", ".toml", ".json", ".yaml", ".sh", ".spec"}:
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+            offenders += [f"{path.relative_to(ROOT)}: {word}" for word in outside if word in text]
+    assert offenders == []
