@@ -144,7 +144,7 @@ class RunView(QWidget):
         bridge.finished.connect(self._on_finished)
         self._set_controls(running=True)
         self.state.setText("Running")
-        self._thread = session.start(on_end=self._worker_done.emit)
+        self._thread = session.start(on_end=self._announce_worker_done)
 
     def clear(self) -> None:
         """Forget the previous run before a new one starts: its histogram, confidence levels,
@@ -226,6 +226,14 @@ class RunView(QWidget):
         colour = "#b03030" if e.status is RunStatus.FAILED else "#b06a00"
         self.outcome.setStyleSheet(f"color: {colour}; font-weight: bold;")
         self.outcome.show()
+
+    def _announce_worker_done(self) -> None:
+        """Called on the worker thread as it ends; the view may already be gone (a window
+        closed mid-run), and then there is nobody left to tell."""
+        try:
+            self._worker_done.emit()
+        except RuntimeError:  # "Signal source has been deleted"
+            pass
 
     def _on_worker_done(self) -> None:
         """The worker thread has closed the lab and storage: deliver the last events, end."""
