@@ -8,31 +8,25 @@ the thermometer must be real too: the simulated one is never used in its place.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.labs import LabError, simulated_sut
+from app import units
+from app.labs import LabError, lab_with_meters, open_lab_meters, simulated_sut
 from app.records import RunConfig
 from app.sequencer.lab import Lab
-from app.sim_lab import configured_meters
 from drivers.clock import Clock
 from drivers.fio.engine import FioEngine
 from drivers.fio.safety import TargetCheck, TargetPolicy, check_target
 from drivers.interfaces import WorkloadInterval, WorkloadProfile, WorkloadResult
-from drivers.sim.meters import SimulatedPowerMeter, SimulatedThermometer
 from drivers.sim.sut import SimulatedSut
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(I?B?)\s*$", re.IGNORECASE)
-
-
 def parse_size(text: str) -> int:
-    """'64M' → 67108864 (K/M/G/T are binary multiples, as fio reads them)."""
-    match = _SIZE.match(text or "")
-    if not match:
-        raise LabError(f"size {text!r} is not a number with an optional K/M/G/T suffix")
-    factor = 1024 ** " KMGT".index(match.group(2).upper() or " ")
-    return int(float(match.group(1)) * factor)
+    """'64M' → 67108864 (K/M/G/T are binary multiples, as fio reads them; ``app.units``)."""
+    try:
+        return units.parse_size(text)
+    except units.UnitError as exc:
+        raise LabError(f"size {text!r}: {exc}") from None
 
 
 def scratch_size(text: str) -> int | None:
@@ -105,16 +99,16 @@ def fio_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = ()) -> L
     engine.verify_targets()  # refused before the run is stored or any file is made
     sut = simulated_sut(config)
     simulated = config.power_meter.driver == "sim"
-    # a simulated inlet beside a real power meter would pass for a measurement: without a
-    # configured thermometer there is none, and every metric says it is INVALID for want of
-    # an inlet reading (method-notes §3)
-    no_thermometer = not simulated and config.temperature_meter.driver == "sim"
-    lab = Lab(SimulatedPowerMeter(sut), SutFollowingEngine(engine, sut) if simulated else engine,
-              None if no_thermometer else SimulatedThermometer(sut), None, 1.2,
-              "fio on " + ", ".join(config.sut.targets)
-              + ("; power and temperature SIMULATED (no meter configured)" if simulated else "")
-              + ("; no inlet thermometer configured: every metric INVALID" if no_thermometer
-                 else ""))
+    try:  # the meters exactly as the wizard's connection test opens them
+        meters = open_lab_meters(config, sut)
+    except Exception:
+        engine.close()
+        raise
+    lab = lab_with_meters(
+        meters, SutFollowingEngine(engine, sut) if simulated else engine, None, 1.2,
+        "fio on " + ", ".join(config.sut.targets)
+        + ("; power and temperature SIMULATED (no meter configured)" if simulated else "")
+        + ("; no inlet thermometer: every metric INVALID" if meters.temperature_meter is None
+           else ""))
     lab.closers.append(engine.close)  # stops fio and removes the job folder, also on failure
-    configured_meters(lab, config.power_meter, config.temperature_meter)
     return lab

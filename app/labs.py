@@ -10,12 +10,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 
-from app.records import LAB_KINDS, RunConfig
+from app.records import LAB_KINDS, SIMULATED_LABS, RunConfig
 from app.sequencer.lab import Lab
 from drivers.clock import Clock
+from drivers.interfaces import PowerMeter, TemperatureMeter, WorkloadEngine
 from drivers.sim.engine import SimulatedWorkloadEngine
 from drivers.sim.meters import SimulatedPowerMeter, SimulatedThermometer
 from drivers.sim.sut import HDD_15K, SSD_SAS, SimSutSpec, SimulatedSut
@@ -34,6 +35,59 @@ def simulated_sut(config: RunConfig, seed: int = 1) -> SimulatedSut:
     spec = SimSutSpec(drive=replace(drive, capacity_bytes=per_drive), drive_count=count,
                       raid=sut.raid, coms=tuple(sut.coms_on_during_test))
     return SimulatedSut(spec, seed=seed)
+
+
+@dataclass
+class LabMeters:
+    """The meters a run of ``config`` reads, opened exactly as the run opens them.
+
+    One code path for the run and for the wizard's "Test connection": the connection test
+    must identify the very instrument (driver, resource, simulator model) the run will read.
+    """
+
+    power_meter: PowerMeter
+    temperature_meter: TemperatureMeter | None
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def close(self) -> None:
+        Lab.close(self)  # type: ignore[arg-type]  # same newest-first, never-raising close
+
+
+def open_lab_meters(config: RunConfig, sut: SimulatedSut | None = None) -> LabMeters:
+    """``sim-direct``: in-process simulated meters; ``sim``: the production drivers on
+    loopback simulators (WT310, DAQ970A), then any configured meter; ``local-fio``: the
+    configured meters, the simulated ones where none is configured — but no simulated
+    thermometer beside a real power meter."""
+    from app.sim_lab import NO_THERMOMETER, configured_meters, wire_simulated_meters
+
+    sut = sut or simulated_sut(config)
+    meters = LabMeters(SimulatedPowerMeter(sut), SimulatedThermometer(sut))
+    try:
+        if config.lab == "sim":
+            wire_simulated_meters(meters, sut)
+        if config.lab != "sim-direct":
+            configured_meters(meters, config.power_meter, config.temperature_meter)
+    except Exception:
+        meters.close()
+        raise
+    if config.temperature_meter.driver == NO_THERMOMETER or _inlet_would_be_simulated(config):
+        meters.temperature_meter = None
+    return meters
+
+
+def _inlet_would_be_simulated(config: RunConfig) -> bool:
+    """A real power meter beside the simulated thermometer: its inlet would pass for a
+    measured one, so there is no thermometer and every metric says so (method-notes §3)."""
+    return (config.lab not in SIMULATED_LABS and config.power_meter.driver != "sim"
+            and config.temperature_meter.driver == "sim")
+
+
+def lab_with_meters(meters: LabMeters, engine: WorkloadEngine,
+                    capacity_probe: Callable[[], tuple[int, int]] | None,
+                    workload_latency_s: float, description: str) -> Lab:
+    """A lab around already opened meters (closing the lab closes them)."""
+    return Lab(meters.power_meter, engine, meters.temperature_meter, capacity_probe,
+               workload_latency_s, description, meters.closers)
 
 
 def build_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = ()) -> Lab:
@@ -55,26 +109,17 @@ def simulated_engine(sut: SimulatedSut, config: RunConfig,
 
 def _sim_direct(config: RunConfig, clock: Clock) -> Lab:
     sut = simulated_sut(config)
-    return Lab(SimulatedPowerMeter(sut), simulated_engine(sut, config, clock),
-               SimulatedThermometer(sut), sut.used_capacity_bytes, 0.0,
-               "simulated SUT, in-process simulated meters")
+    return lab_with_meters(open_lab_meters(config, sut), simulated_engine(sut, config, clock),
+                           sut.used_capacity_bytes, 0.0,
+                           "simulated SUT, in-process simulated meters")
 
 
 def _sim_wire(config: RunConfig, clock: Clock) -> Lab:
     """Simulated SUT behind loopback meter simulators, read by the production drivers."""
-    from app.sim_lab import configured_meters, wire_simulated_meters
-
     sut = simulated_sut(config)
-    lab = Lab(SimulatedPowerMeter(sut), simulated_engine(sut, config, clock),
-              SimulatedThermometer(sut), sut.used_capacity_bytes, 0.0,
-              "simulated SUT behind loopback meter simulators")
-    try:
-        wire_simulated_meters(lab, sut)
-        configured_meters(lab, config.power_meter, config.temperature_meter)
-    except Exception:
-        lab.close()
-        raise
-    return lab
+    return lab_with_meters(open_lab_meters(config, sut), simulated_engine(sut, config, clock),
+                           sut.used_capacity_bytes, 0.0,
+                           "simulated SUT behind loopback meter simulators")
 
 
 def _local_fio(config: RunConfig, clock: Clock, protected: Sequence[str]) -> Lab:

@@ -121,12 +121,18 @@ class RunConfig:
     operator: str = ""
     station: str = ""
     classification_reason: str = ""
+    #: the classification questions as answered (attribute → answer), so a repeated set-up
+    #: shows the answers that gave ``taxonomy``, not the questions' defaults
+    classification_answers: dict[str, Any] = field(default_factory=dict)
     #: local-fio: size of the scratch file created for a target that does not exist yet;
     #: "" = create none (a missing target is then refused)
     target_size: str = ""
     #: local-fio: the target paths (block devices, existing files) the operator typed to allow
     #: overwriting them, comma separated (the field keeps its first name for stored runs)
     confirm_device: str = ""
+    #: the wizard's instrument connection test: "passed: …", or "OVERRIDE: …" when the
+    #: operator went on without a passed test ("" = not started from the wizard)
+    instrument_check: str = ""
 
     @property
     def category(self) -> str:

@@ -15,6 +15,7 @@ from drivers.simulators import ElectricalState, MeterSimulator, ThermometerSimul
 
 SIM_POWER_MODEL, SIM_POWER_DRIVER = "wt310", "wt300"
 SIM_THERMO_MODEL, SIM_THERMO_DRIVER = "daq970a", "daq970a"
+NO_THERMOMETER = "none"  # the technician chose to record no inlet temperature
 
 
 def wire_simulated_meters(lab: Lab, sut: SimulatedSut) -> None:
@@ -36,7 +37,7 @@ def configured_meters(lab: Lab, power: InstrumentConfig, thermo: InstrumentConfi
     if power.driver != "sim":
         lab.power_meter = open_power_meter(power.driver, power.resource, **_options(power))
         lab.closers.append(lab.power_meter.close)
-    if thermo.driver != "sim":
+    if thermo.driver not in ("sim", NO_THERMOMETER):
         lab.temperature_meter = open_temperature_meter(thermo.driver, thermo.resource,
                                                        **_options(thermo))
         lab.closers.append(lab.temperature_meter.close)

@@ -330,7 +330,7 @@ def test_local_fio_with_a_real_power_meter_never_uses_the_simulated_thermometer(
         lab = fio_lab(config, FakeClock())
         try:
             assert lab.temperature_meter is None
-            assert "no inlet thermometer configured: every metric INVALID" in lab.description
+            assert "no inlet thermometer: every metric INVALID" in lab.description
         finally:
             lab.close()
         rehearsal = fio_lab(replace(config, power_meter=InstrumentConfig()), FakeClock())

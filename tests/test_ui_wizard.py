@@ -33,7 +33,17 @@ def wizard(qtbot, tmp_path: Path) -> NewRunWizard:
     return w
 
 
+def pass_connection_test(qtbot, wizard: NewRunWizard) -> None:
+    page = wizard.instruments_page
+    qtbot.mouseClick(page.test_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.test_button.isEnabled(), timeout=10_000)
+    assert page.verdict().startswith("passed"), page.result.text()
+
+
 def click_next(qtbot, wizard: NewRunWizard) -> None:
+    """Next, as a technician does it: on the instruments page, after a passed test."""
+    if wizard.currentPage() is wizard.instruments_page and not wizard.instruments_page.verdict():
+        pass_connection_test(qtbot, wizard)
     qtbot.mouseClick(wizard.button(QWizard.WizardButton.NextButton), Qt.MouseButton.LeftButton)
 
 
