@@ -20,6 +20,7 @@ from xlsxwriter.worksheet import Worksheet
 
 from app.records import PhaseKind
 from app.reports.content import VALID, ReportContent
+from app.reports.xlsx_rows import ColumnSheet
 
 TDR_SHEET = "Test Data Report"
 METRIC_COLUMNS = ("metric", "value", "unit", "validity", "reason", "description",
@@ -101,27 +102,15 @@ class _Writer:
         sheet.freeze_panes(first_row + 1, 0)
         return count
 
-    def columns(self, sheet: Worksheet, columns: Sequence[str], data: Sequence[list]) -> int:
-        """Column-wise data (lists of equal length, None = empty cell) under a header row.
-        Each column is written with one typed call (numbers, booleans, strings): the per-cell
-        type dispatch of ``write()`` is the export's bottleneck on long runs."""
+    def columns(self, name: str, columns: Sequence[str], data: Sequence[list]) -> Worksheet:
+        """A new sheet of column-wise data (lists of equal length, None = empty cell) under a
+        header row. The data goes in as one block (app/reports/xlsx_rows.py): written cell by
+        cell, XlsxWriter's per-call cost made this the export's bottleneck on long runs."""
+        sheet = self.book.add_worksheet(name, worksheet_class=ColumnSheet)
         sheet.write_row(0, 0, columns, self.header)
         sheet.freeze_panes(1, 0)
-        writers = [(col, _typed_writer(sheet, values)) for col, values in enumerate(data)]
-        for row, values in enumerate(zip(*data), start=1):  # row order: constant_memory
-            for (col, write), value in zip(writers, values):
-                if value is not None:
-                    write(row, col, value)
-        return len(data[0]) if data else 0
-
-
-def _typed_writer(sheet: Worksheet, values: list):
-    first = next((v for v in values if v is not None), None)
-    if isinstance(first, bool):
-        return sheet.write_boolean
-    if isinstance(first, (int, float)):
-        return sheet.write_number
-    return sheet.write_string
+        sheet.write_columns(1, data)
+        return sheet
 
 
 # --- Test Data Report sheet ----------------------------------------------------------------------
@@ -305,17 +294,15 @@ def _samples_sheet(w: _Writer, c: ReportContent) -> int:
             _column(power.uncertainty_pct), _flag_text(power.flags), _column(temp_c),
             interval.tolist(), _true_or_empty(in_window),
             _true_or_empty(~power.usable)]
-    sheet = w.book.add_worksheet("Samples")
-    count = w.columns(sheet, SAMPLE_COLUMNS, data)
+    sheet = w.columns("Samples", SAMPLE_COLUMNS, data)
     sheet.set_column(0, len(SAMPLE_COLUMNS) - 1, 11)
-    return count
+    return len(power)
 
 
 def _temperature_sheet(w: _Writer, c: ReportContent) -> None:
     temp = c.run.temperature
-    sheet = w.book.add_worksheet("Temperature")
-    w.columns(sheet, TEMPERATURE_COLUMNS, [_column(temp.t), temp.phase_index.tolist(),
-                                           _column(temp.celsius), _flag_text(temp.flags)])
+    w.columns("Temperature", TEMPERATURE_COLUMNS, [_column(temp.t), temp.phase_index.tolist(),
+                                                  _column(temp.celsius), _flag_text(temp.flags)])
 
 
 def _histograms_sheet(w: _Writer, c: ReportContent) -> None:
