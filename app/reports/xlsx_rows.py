@@ -3,9 +3,9 @@
 WHY: XlsxWriter spends ~8 µs per cell in its per-call bookkeeping (argument conversion,
 dimension checks, a cell record, then the XML), so the Samples sheet of an 8-hour run at 1 Hz
 (~37 000 rows × 12 columns) alone took ~3 s of the export. Rendering the same ``<row>``/``<c>``
-elements directly costs well under 1 µs a cell. The XML is exactly what XlsxWriter writes in
-``constant_memory`` mode (numbers as ``%.16G``, booleans ``t="b"``, strings inline, empty
-cells omitted), so the file reads back the same; tests/test_reports_xlsx_rows.py compares the
+elements directly costs well under 1 µs a cell. The XML is exactly what XlsxWriter's
+``write()`` produces in ``constant_memory`` mode (numbers as ``%.16G``, booleans ``t="b"``,
+strings inline, empty cells omitted), so the file reads back the same; tests/test_reports_xlsx_rows.py compares the
 two cell by cell and fails if an XlsxWriter upgrade changes what the shortcut relies on.
 
 The shortcut uses XlsxWriter's constant-memory row stream (the worksheet's temporary row file,
@@ -22,25 +22,35 @@ from xlsxwriter.utility import xl_col_to_name
 from xlsxwriter.worksheet import Worksheet
 
 
+#: XlsxWriter's cell-text limit (Excel's); longer strings are cut there as write_string does
+MAX_STRING = 32767
+
+
 def _cells(letter: str, first_excel_row: int, values: Sequence) -> list[str]:
-    """One column's ``<c>`` elements ('' where the value is None); the type of the first
-    non-empty value decides the cell type for the whole column, as a typed column write does."""
-    first = next((v for v in values if v is not None), None)
+    """One column's ``<c>`` elements, typed per value as XlsxWriter's ``write()`` does (None,
+    "" and NaN/inf leave the cell empty); a column of plain numbers takes a shorter path."""
     rows = range(first_excel_row, first_excel_row + len(values))
-    if first is None:
-        return [""] * len(values)
-    if isinstance(first, bool):
-        return ["" if v is None else f'<c r="{letter}{r}" t="b"><v>{int(v)}</v></c>'
-                for r, v in zip(rows, values)]
-    if isinstance(first, (int, float)):
+    if {type(v) for v in values} <= {float, int, type(None)}:
         return ["" if v is None or not math.isfinite(v)  # NaN/inf: empty, never an error
                 else f'<c r="{letter}{r}"><v>{v:.16G}</v></c>' for r, v in zip(rows, values)]
-    return ["" if v is None else _string_cell(letter, r, str(v)) for r, v in zip(rows, values)]
+    return [_cell(letter, r, v) for r, v in zip(rows, values)]
 
 
-def _string_cell(letter: str, row: int, text: str) -> str:
-    preserve = ' xml:space="preserve"' if text[:1].isspace() or text[-1:].isspace() else ""
-    return f'<c r="{letter}{row}" t="inlineStr"><is><t{preserve}>{escape(text)}</t></is></c>'
+def _cell(letter: str, row: int, value) -> str:
+    if value is None or value == "":
+        return ""
+    if isinstance(value, bool):
+        return f'<c r="{letter}{row}" t="b"><v>{int(value)}</v></c>'
+    if isinstance(value, (int, float)):
+        if not math.isfinite(value):
+            return ""
+        return f'<c r="{letter}{row}"><v>{value:.16G}</v></c>'
+    if isinstance(value, str):
+        text = value[:MAX_STRING]
+        preserve = ' xml:space="preserve"' if text[:1].isspace() or text[-1:].isspace() else ""
+        return f'<c r="{letter}{row}" t="inlineStr"><is><t{preserve}>{escape(text)}</t></is></c>'
+    raise TypeError(f"cell {letter}{row}: cannot write a {type(value).__name__} ({value!r}); "
+                    "only numbers, booleans and text go into the export")
 
 
 def rows_xml(first_row: int, columns: Sequence[Sequence]) -> str:
