@@ -72,7 +72,7 @@ def _column(values: np.ndarray) -> list:
 
 
 class _Writer:
-    """Typed row writing with one header format (kept small: XlsxWriter does the rest)."""
+    """Data sheets (header row + one block of data) and the formats of the summary sheet."""
 
     def __init__(self, workbook: Workbook) -> None:
         self.book = workbook

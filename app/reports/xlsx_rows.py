@@ -1,12 +1,13 @@
-"""Long column-wise tables written into an XlsxWriter sheet as ready-made row XML.
+"""The export's data sheets written into an XlsxWriter sheet as ready-made row XML.
 
 WHY: XlsxWriter spends ~8 µs per cell in its per-call bookkeeping (argument conversion,
 dimension checks, a cell record, then the XML), so the Samples sheet of an 8-hour run at 1 Hz
 (~37 000 rows × 12 columns) alone took ~3 s of the export. Rendering the same ``<row>``/``<c>``
 elements directly costs well under 1 µs a cell. The XML is exactly what XlsxWriter's
 ``write()`` produces in ``constant_memory`` mode (numbers as ``%.16G``, booleans ``t="b"``,
-strings inline, empty cells omitted), so the file reads back the same; tests/test_reports_xlsx_rows.py compares the
-two cell by cell and fails if an XlsxWriter upgrade changes what the shortcut relies on.
+strings inline, empty cells omitted), so the file reads back the same:
+tests/test_reports_xlsx_rows.py compares the two byte for byte and fails if an XlsxWriter
+upgrade changes what the shortcut relies on.
 
 The shortcut uses XlsxWriter's constant-memory row stream (the worksheet's temporary row file,
 its one-row buffer and its dimension record): the only place those private names are touched.
