@@ -10,7 +10,7 @@ import math
 import sys
 from typing import TextIO
 
-from app.metrics.formatting import sig_digits
+from app.metrics.formatting import format_figure
 from app.records import MetricResult
 from app.sequencer import events as ev
 
@@ -30,19 +30,22 @@ def format_duration(seconds: float) -> str:
 
 
 def format_metric_value(m: MetricResult) -> str:
-    """Three significant digits at least (method-notes §4); an invalid figure is never shown
+    """The figure as the report prints it (method-notes §4); an invalid figure is never shown
     as a bare number."""
-    if m.value != m.value or math.isinf(m.value):
-        return "—"
-    text = sig_digits(m.value, 3)
-    return text if m.valid else f"({text})"
+    text = format_figure(m.value)
+    return text if m.valid or text == "—" else f"({text})"
+
+
+def _with_unit(value: float, unit: str) -> str:
+    text = format_figure(value)
+    return text if text == "—" else f"{text} {unit}"
 
 
 def metrics_table(metrics: list[MetricResult] | tuple[MetricResult, ...]) -> str:
     rows = [f"{'Metric':<22} {'Value':>12} {'Unit':<9} {'Avg power':>11} {'Avg resp':>10}  Validity"]
     for m in metrics:
-        watts = f"{m.avg_power_w:.3f} W" if m.avg_power_w == m.avg_power_w else "—"
-        resp = f"{m.avg_response_ms:.2f} ms" if m.avg_response_ms == m.avg_response_ms else "—"
+        watts = _with_unit(m.avg_power_w, "W")
+        resp = _with_unit(m.avg_response_ms, "ms")
         validity = "VALID" if m.valid else f"INVALID: {m.reason}"
         rows.append(f"{m.name:<22} {format_metric_value(m):>12} {m.unit:<9} {watts:>11} "
                     f"{resp:>10}  {validity}")
@@ -89,14 +92,16 @@ class ConsoleReporter:
         if self.quiet:
             return
         iv = e.interval
-        ops = f"{iv.ops_rate:10.1f} {iv.ops_unit:<5}" if iv.ops_unit else " " * 16
+        ops = f"{format_figure(iv.ops_rate):>10} {iv.ops_unit:<5}" if iv.ops_unit else " " * 16
         stab = {True: "stable", False: "NOT stable", None: ""}[iv.stable]
-        ep = f"EP {iv.ep:8.3f}  WMA {iv.wma:8.3f}" if iv.ep == iv.ep else ""
-        self._print(f"    interval {iv.index + 1:3d}  {iv.avg_power_w:8.2f} W  {ops} {ep} {stab}")
+        ep = (f"EP {format_figure(iv.ep):>8}  WMA {format_figure(iv.wma):>8}" if iv.ep == iv.ep
+              else "")
+        self._print(f"    interval {iv.index + 1:3d}  {format_figure(iv.avg_power_w):>8} W  {ops} {ep} "
+                    f"{stab}")
 
     def _on_SearchResult(self, e: ev.SearchResult) -> None:
         self._print(f"    intensity 100 for {e.profile}: queue depth {e.queue_depth} → "
-                    f"{e.ops_rate:.1f} {e.ops_unit} at {e.avg_response_ms:.2f} ms")
+                    f"{format_figure(e.ops_rate)} {e.ops_unit} at {format_figure(e.avg_response_ms)} ms")
 
     def _on_MetricComputed(self, e: ev.MetricComputed) -> None:
         m = e.metric

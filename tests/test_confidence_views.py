@@ -16,7 +16,7 @@ from openpyxl import load_workbook
 from pypdf import PdfReader
 from reportlab.graphics.shapes import Group, String
 
-from app.metrics.formatting import sig_digits
+from app.metrics.formatting import format_figure
 from app.reports import charts
 from app.reports.export import export_run
 from app.reports.xlsx import LEVEL_COLUMNS, LEVEL_FIRST_COL
@@ -51,7 +51,7 @@ def test_pdf_says_n_a_with_the_io_count(recorded) -> None:
     text = re.sub(r"\s+", " ", " ".join(p.extract_text() for p in PdfReader(paths["pdf"]).pages))
     for hist in run.histograms:
         assert na_text(hist) in text, hist.profile
-        assert f"99 %: {sig_digits(hist.confidence_ms[99.0])} ms" in text
+        assert f"99 %: {format_figure(hist.confidence_ms[99.0])} ms" in text
 
 
 def _strings(node) -> list[str]:

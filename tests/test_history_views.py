@@ -186,10 +186,10 @@ def test_compare_two_runs_with_deltas_and_overlays(view, stored) -> None:
     compare = view.compare([first, second])
     assert view.tabs.currentWidget() is compare
     rows = {r[0]: r for r in compare.rows()}
-    # EP_RR: 29.3 (baseline) vs 26.37 → −2.93 and −10.0 %
+    # EP_RR: 29.3 (baseline) vs 26.37 → −2.93 and −10 %, printed with the report digits (§4)
     name, unit, base, other, diff, pct = rows["EP_RR"]
-    assert (unit, base, other) == ("IOPS/W", "29.3", "26.4")
-    assert diff == "−2.93" and pct == "−10.0 %"
+    assert (unit, base, other) == ("IOPS/W", "29.300", "26.370")
+    assert diff == "−2.930" and pct == "−10.000 %"
     assert rows["EP_RI"][2] == "INVALID (no value)" and rows["EP_RI"][4] == "—"
     assert len(compare.power_curves) == len(compare.ep_curves) == 2
     x, y = compare.power_curves[1].getOriginalDataset()

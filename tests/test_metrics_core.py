@@ -15,7 +15,7 @@ from app.metrics.errors import (EmptySamplesError, LengthMismatchError, MetricsE
                                 NonFiniteError, NonMonotonicError, NonPositivePowerError,
                                 UnitMixError)
 from app.metrics.formatting import (bytes_to_gb, bytes_to_gib, format_capacity, format_quantity,
-                                    sig_digits)
+                                    format_figure)
 from app.metrics.intervals import interval_means
 from app.metrics.steady_state import steady_state
 
@@ -27,20 +27,12 @@ WEIGHTS = (10, 9, 8, 7, 6, 5, 4, 3, 2, 1)
 def test_ready_idle_metric_of_the_seed_sample_report() -> None:
     value = ready_idle_metric(7_300_000_000_000, 592.692)
     assert value == pytest.approx(12.317, abs=5e-4)
-    assert sig_digits(value, 3) == "12.3"
-
-
-@pytest.mark.parametrize("value,text", [(592.692, "593"), (12.317, "12.3"), (3.01, "3.01"),
-                                        (0.001234, "0.00123"), (123456.0, "123456"),
-                                        (9.996, "10.0"), (1.22, "1.22"), (0.0, "0.00"),
-                                        (float("nan"), "—"), (float("inf"), "—")])
-def test_three_significant_digits(value: float, text: str) -> None:
-    assert sig_digits(value, 3) == text
+    assert format_figure(value) == "12.317"
 
 
 def test_units_never_mix_gb_and_gib() -> None:
-    assert format_capacity(7_300_000_000_000, "GB") == "7300 GB"
-    assert format_capacity(2**30, "GiB") == "1.00 GiB"
+    assert format_capacity(7_300_000_000_000, "GB") == "7300.000 GB"
+    assert format_capacity(2**30, "GiB") == "1.000 GiB"
     with pytest.raises(ValueError):
         format_quantity(1.0, "GB/GiB")
     with pytest.raises(ValueError):
@@ -191,7 +183,7 @@ def test_pts_steady_state_gives_up_at_the_configured_round() -> None:
     assert not verdict.steady and verdict.gave_up and "within 6 rounds" in verdict.reason
 
 
-@pytest.mark.parametrize("capacity", [0, -1, 1.5, float("nan"), True, "7300 GB"])
+@pytest.mark.parametrize("capacity", [0, -1, 1.5, float("nan"), True, "7300.000 GB"])
 def test_ready_idle_metric_refuses_a_bad_capacity(capacity) -> None:
     with pytest.raises(MetricsError, match="capacity"):
         ready_idle_metric(capacity, 592.692)
@@ -212,8 +204,8 @@ def test_mixed_unit_families_are_refused(unit: str) -> None:
 
 
 def test_single_family_units_format_with_three_digits() -> None:
-    assert format_quantity(12.317, "GB/W") == "12.3 GB/W"
-    assert format_quantity(3.0149, "MiB/s/W") == "3.01 MiB/s/W"
-    assert format_quantity(592.692, "W") == "593 W"
-    assert format_quantity(-12.317, "GB/W") == "-12.3 GB/W"
+    assert format_quantity(12.317, "GB/W") == "12.317 GB/W"
+    assert format_quantity(3.0149, "MiB/s/W") == "3.015 MiB/s/W"
+    assert format_quantity(592.692, "W") == "592.692 W"
+    assert format_quantity(-12.317, "GB/W") == "-12.317 GB/W"
     assert bytes_to_gb(7_300_000_000_000) == 7300.0 and bytes_to_gib(2**31) == 2.0

@@ -70,7 +70,7 @@ def test_a_level_needs_one_over_one_minus_p_ios() -> None:
 def test_every_view_gets_the_same_text_for_a_level() -> None:
     small = H.from_bins({1_000_000: 4_000, 3_000_000: 1_000})
     records = confidence_records(small.confidence_levels(), small.total)
-    assert [r.text() for r in records] == ["99 %: 3.00 ms", "99.9 %: 3.00 ms",
+    assert [r.text() for r in records] == ["99 %: 3.000 ms", "99.9 %: 3.000 ms",
                                            "99.99 %: n/a (5,000 IOs)",
                                            "99.999 %: n/a (5,000 IOs)"]
     assert [r.shown_ms for r in records] == [3.0, 3.0, None, None]

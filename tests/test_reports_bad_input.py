@@ -115,6 +115,6 @@ def test_invalid_metric_value_is_parenthesised_in_xlsx_display(tmp_path: Path) -
     book = openpyxl.load_workbook(paths["xlsx"])
     sheet = book["Test Data Report"]
     row = next(r for r in sheet.iter_rows() if r[0].value == "EP_RR")
-    assert row[1].number_format == "(General)" and row[3].value == "INVALID"
+    assert row[1].number_format == "(0.000)" and row[3].value == "INVALID"
     assert row[4].value == "not stable: EP 7 % off"
-    assert "EP_RR (29.3) IOPS/W" in text_of(paths["pdf"])
+    assert "EP_RR (29.300) IOPS/W" in text_of(paths["pdf"])

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from app.metrics.formatting import sig_digits
+from app.metrics.formatting import format_figure
 from app.records import PhaseKind, RunStatus
 from app.reports.export import export_run
 from tests.test_reports_runs import DegradingMeter, abort_at, record_run
@@ -44,11 +44,11 @@ def test_metrics_page_shows_each_metric_with_three_significant_digits(good) -> N
     for name in ("EP_RI", "EP_RR", "EP_RW", "EP_SR", "EP_SW", "EP_MW1", "EP_MW2"):
         metric = run.metric(name)
         assert metric is not None and metric.valid
-        assert re.search(rf"{name} {re.escape(sig_digits(metric.value, 3))}\b", metrics_page), \
+        assert re.search(rf"{name} {re.escape(format_figure(metric.value))}\b", metrics_page), \
             name
     assert metrics_page.count("VALID") >= 7 and "INVALID:" not in metrics_page
     idle = run.metric("EP_RI")
-    assert f"{sig_digits(idle.avg_power_w, 3)} W" in metrics_page
+    assert f"{format_figure(idle.avg_power_w)} W" in metrics_page
     assert "7300 GB" in metrics_page
     assert "Deduplication YES YES PASSED" in metrics_page
 
@@ -89,9 +89,9 @@ def test_invalid_phase_is_reported_invalid_with_reason(tmp_path: Path) -> None:
     sw = run.metric("EP_SW")
     assert not sw.valid and "uncertainty" in sw.reason
     text = " ".join(pdf_pages(export_run(recorded.database, recorded.run_id, tmp_path)["pdf"]))
-    value = f"({sig_digits(sw.value, 3)})"
+    value = f"({format_figure(sw.value)})"
     assert re.search(rf"EP_SW {re.escape(value)} MiB/s/W .*INVALID: \d+ power sample", text)
-    assert f"EP_SW {sig_digits(sw.value, 3)} " not in text  # never printed as if valid
+    assert f"EP_SW {format_figure(sw.value)} " not in text  # never printed as if valid
     assert "EP_SR" in text and run.metric("EP_SR").valid
 
 

@@ -333,8 +333,8 @@ def test_metrics_table_reads_like_the_report(qtbot) -> None:
     table.finish(RunStatus.ABORTED)
     rows = {r[0]: r for r in table.rows()}
     assert "7300" not in rows["EP_RI"][4] and "idle" in rows["EP_RI"][4]
-    assert rows["EP_RI"][3] == "593"  # three significant digits, as the PDF prints it
-    assert rows["EP_RR"][4] == "1786 IOPS"
+    assert rows["EP_RI"][3] == "592.692"  # three decimals, as the PDF prints it (method-notes §4)
+    assert rows["EP_RR"][4] == "1786.400 IOPS"
     assert rows["RR" if "RR" in rows else "EP_RR"][-1] == "VALID"
     assert rows["RW"][-1] == "not measured (aborted)"
 

@@ -15,7 +15,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from app.console import format_metric_value
-from app.metrics.formatting import sig_digits
+from app.metrics.formatting import format_figure
 from app.method.model import Method
 from app.records import MetricResult, PhaseInfo, PhaseKind, RunStatus
 
@@ -73,15 +73,15 @@ class MetricsTable(QTableWidget):
             row = self.rowCount()
             self.insertRow(row)
         idle = m.unit.endswith("GB/W")  # EP_RI: capacity per watt, no IO at ready idle
-        ops = "— (idle)" if idle else (f"{sig_digits(m.ops_rate)} {m.ops_unit}".strip()
+        ops = "— (idle)" if idle else (f"{format_figure(m.ops_rate)} {m.ops_unit}".strip()
                                        if math.isfinite(m.ops_rate) else "—")
         validity = "VALID" if m.valid else f"INVALID: {m.reason}"
         # the report's digits (three significant, docs/method-notes.md §4), so the table and
         # the PDF never show the same power differently
-        self._set_row(row, (m.name, format_metric_value(m), m.unit, sig_digits(m.avg_power_w),
-                            ops, sig_digits(m.avg_response_ms), validity))
+        self._set_row(row, (m.name, format_metric_value(m), m.unit, format_figure(m.avg_power_w),
+                            ops, format_figure(m.avg_response_ms), validity))
         if idle and math.isfinite(m.ops_rate):
-            self.item(row, 2).setToolTip(f"raw capacity {sig_digits(m.ops_rate)} GB ÷ average "
+            self.item(row, 2).setToolTip(f"raw capacity {format_figure(m.ops_rate)} GB ÷ average "
                                          "ready-idle power")
         colour = VALID_COLOUR if m.valid else INVALID_COLOUR
         validity_item = self.item(row, len(COLUMNS) - 1)

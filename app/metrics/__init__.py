@@ -11,7 +11,7 @@ from app.metrics.errors import (EmptySamplesError, LengthMismatchError, MetricsE
                                 NonFiniteError, NonMonotonicError, NonPositivePowerError,
                                 UnitMixError)
 from app.metrics.formatting import (bytes_to_gb, bytes_to_gib, format_capacity, format_quantity,
-                                    sig_digits)
+                                    format_figure)
 from app.metrics.histogram import DEFAULT_LEVELS, ResponseTimeHistogram
 from app.metrics.intervals import (IntervalFigures, PhaseIntervals, build_intervals,
                                    complete_intervals, interval_means, interval_ops,
@@ -24,5 +24,5 @@ __all__ = ["DEFAULT_LEVELS", "EmptySamplesError", "IntervalFigures", "LengthMism
            "UnitMixError", "active_metric", "build_intervals", "bytes_to_gb", "bytes_to_gib",
            "complete_intervals", "efficiency_gaps", "format_capacity", "format_quantity",
            "interval_means", "interval_ops", "operations_rate", "periodic_efficiency",
-           "ready_idle_metric", "sig_digits", "stability", "steady_state",
+           "ready_idle_metric", "format_figure", "stability", "steady_state",
            "weighted_moving_average"]

@@ -1,14 +1,15 @@
 """Number formatting for reports: significant digits and unambiguous capacity units.
 
-method-notes §4: power-related numbers are reported with at least three significant digits (the
-seed's sample report shows 592.692 W, 12.317 GB/W, 3.01 MiB/s/W); 1 GB = 10⁹ B, 1 GiB = 2³⁰ B,
-and one figure never mixes the two.
+method-notes §4: figures are reported as the seed's sample Test Data Report prints them, three
+decimals and at least three significant digits (592.692 W, 12.317 GB/W, 0.0123); 1 GB = 10⁹ B,
+1 GiB = 2³⁰ B, and one figure never mixes the two.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from decimal import ROUND_HALF_UP, Decimal
 
 from app.metrics.errors import UnitMixError
 
@@ -18,26 +19,54 @@ GIB = 2**30
 CAPACITY_UNITS = {"GB": GB, "TB": 10**12, "GiB": GIB, "TiB": 2**40}
 
 
-def sig_digits(value: float, n: int = 3) -> str:
-    """``value`` with at least ``n`` significant digits, in plain notation (method-notes §4:
-    592.692 W → "593", 12.317 GB/W → "12.3", 3.01 MiB/s/W → "3.01").
+#: The seed's sample Test Data Report prints figures with three decimals (method-notes §4).
+FIGURE_DECIMALS = 3
+#: ... and a small figure with as many more as it takes to show three significant digits.
+FIGURE_SIGNIFICANT = 3
 
-    Integer digits are never dropped (123456 → "123456"); small values keep ``n`` significant
-    digits (0.001234 → "0.00123"); NaN/inf give "—" so a missing figure never reads as a number.
+
+def _decimal(value: float) -> Decimal:
+    """The decimal number a float prints as (``repr``), so 9.1555 is 9.1555 and not the binary
+    neighbour 9.15549999…: rounding half up must act on the value the reader sees."""
+    return Decimal(repr(float(value)))
+
+
+def figure_decimals(value: float) -> int:
+    """How many decimals :func:`format_figure` prints for ``value``: three, or more where a
+    small figure needs them to reach three significant digits (0.0123 → 4). The xlsx number
+    format uses the same count, so a cell shows what the PDF prints."""
+    d = _decimal(value)
+    if d == 0 or not d.is_finite():
+        return FIGURE_DECIMALS
+    decimals = max(FIGURE_DECIMALS, FIGURE_SIGNIFICANT - 1 - d.adjusted())
+    # rounding may carry into a new leading digit (0.00099995 → 0.001000): one decimal fewer
+    if decimals > FIGURE_DECIMALS and _rounded(d, decimals).adjusted() > d.adjusted():
+        decimals -= 1
+    return decimals
+
+
+def _rounded(d: Decimal, decimals: int) -> Decimal:
+    return d.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+
+
+def format_figure(value: float | None) -> str:
+    """A reported figure as the seed's sample Test Data Report prints it (method-notes §4):
+    592.692 W, 12.317 GB/W, 0.0123, rounded half up on the decimal value (9.1555 → "9.156").
+
+    The one formatter of metric, power and response-time figures for the PDF, the CLI, the GUI
+    tables and the history views; storage and xlsx cells keep full precision. NaN, infinity and
+    None give "—" so a missing figure never reads as a number.
     """
-    if n < 1:
-        raise ValueError(f"significant digits must be ≥ 1, got {n}")
     if value is None or not math.isfinite(value):
         return "—"
-    if value == 0:
-        return "0." + "0" * (n - 1) if n > 1 else "0"
-    magnitude = math.floor(math.log10(abs(value)))
-    decimals = max(0, n - 1 - magnitude)
-    text = f"{value:.{decimals}f}"
-    # rounding may carry into a new digit (9.996 → "10.00"): recompute once
-    if decimals and len(text.replace("-", "").replace(".", "").lstrip("0")) > n:
-        text = f"{value:.{decimals - 1}f}"
-    return text
+    rounded = _rounded(_decimal(value), figure_decimals(value))
+    return f"{abs(rounded) if rounded == 0 else rounded:f}"
+
+
+def excel_number_format(value: float) -> str:
+    """The xlsx number format that shows ``value`` with :func:`format_figure`'s decimals
+    (Excel rounds half away from zero on display, as ROUND_HALF_UP does)."""
+    return "0." + "0" * figure_decimals(value)
 
 
 DECIMAL_PREFIXED = ("kB", "MB", "GB", "TB", "PB")  # method-notes §4: 1 GB = 10⁹ B
@@ -65,18 +94,18 @@ def _unit_families(unit: str) -> set[str]:
     return families
 
 
-def format_capacity(n_bytes: int | float, unit: str = "GB", digits: int = 3) -> str:
+def format_capacity(n_bytes: int | float, unit: str = "GB") -> str:
     """Capacity in exactly one unit family, decimal GB/TB or binary GiB/TiB (method-notes §4)."""
     if unit not in CAPACITY_UNITS:
         raise UnitMixError(f"unknown capacity unit {unit!r}; use one of {', '.join(CAPACITY_UNITS)}")
-    return f"{sig_digits(n_bytes / CAPACITY_UNITS[unit], digits)} {unit}"
+    return f"{format_figure(n_bytes / CAPACITY_UNITS[unit])} {unit}"
 
 
-def format_quantity(value: float, unit: str, digits: int = 3) -> str:
-    """'12.3 GB/W' — refuses a unit that mixes decimal and binary prefixes (method-notes §4)."""
+def format_quantity(value: float, unit: str) -> str:
+    """'12.317 GB/W' — refuses a unit that mixes decimal and binary prefixes (method-notes §4)."""
     if not isinstance(unit, str) or not unit.strip():
         raise UnitMixError(f"a quantity needs an explicit unit string, got {unit!r}")
     if len(_unit_families(unit)) > 1:
         raise UnitMixError(f"unit {unit!r} mixes decimal (GB, MB…) and binary (GiB, MiB…) "
                            f"prefixes; convert to one family first")
-    return f"{sig_digits(value, digits)} {unit}"
+    return f"{format_figure(value)} {unit}"

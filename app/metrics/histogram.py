@@ -22,7 +22,7 @@ from decimal import Decimal
 import numpy as np
 
 from app.metrics.errors import MetricsError
-from app.metrics.formatting import sig_digits
+from app.metrics.formatting import format_figure
 from drivers.fio.buckets import PLAT_NR, bucket_value
 
 DEFAULT_LEVELS = (99.0, 99.9, 99.99, 99.999)
@@ -58,7 +58,7 @@ class ConfidenceLevel:
     def value_text(self) -> str:
         """"1.23 ms", or "n/a (5,000 IOs)" when the IO count cannot support the level."""
         ms = self.shown_ms
-        return f"n/a ({self.ios:,} IOs)" if ms is None else f"{sig_digits(ms)} ms"
+        return f"n/a ({self.ios:,} IOs)" if ms is None else f"{format_figure(ms)} ms"
 
     def text(self) -> str:
         return f"{self.level_pct:g} %: {self.value_text()}"

@@ -15,6 +15,7 @@ import numpy as np
 
 from app.method.loader import load_method
 from app.method.model import Method
+from app.metrics.formatting import format_figure
 from app.records import MetricResult, PhaseKind, PhaseStatus, RunStatus
 from app.reports.run_log import complete_log
 from app.storage.audit import AuditEntry, AuditKind
@@ -259,8 +260,8 @@ def _com_result(run: StoredRun, com: str, metric: MetricResult | None, declared:
                       and (p.info.profile or "").removeprefix("COM-") == com), None)
         return "NOT TESTED: " + _why_missing(run, phase, f"COM_{com}")
     if metric.valid and _finite(metric.value):
-        return f"PASSED (data-reduction ratio {metric.value:.3f})"
-    ratio = f" (ratio {metric.value:.3f})" if _finite(metric.value) else ""
+        return f"PASSED (data-reduction ratio {format_figure(metric.value)})"
+    ratio = f" (ratio {format_figure(metric.value)})" if _finite(metric.value) else ""
     return f"NOT PASSED{ratio}: {metric.reason or 'no reason stored'}"
 
 

@@ -1,7 +1,7 @@
 """Number and text formatting shared by the PDF and the xlsx display formats.
 
-Power-related figures are printed with at least three significant digits (method-notes §4) via
-:func:`app.metrics.formatting.sig_digits`; cells and storage keep full precision. A number
+Figures are printed as the seed's sample report prints them (method-notes §4) via
+:func:`app.metrics.formatting.format_figure`; cells and storage keep full precision. A number
 that is not valid is never printed bare: callers use :func:`invalid_value` (parentheses).
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from app.metrics.formatting import sig_digits
+from app.metrics.formatting import format_figure
 
 DASH = "—"
 
@@ -25,14 +25,14 @@ def is_number(value: float | None) -> bool:
     return value is not None and not (isinstance(value, float) and math.isnan(value))
 
 
-def fmt_sig(value: float | None, digits: int = 3) -> str:
-    """``value`` with at least ``digits`` significant digits; a dash when there is none."""
-    return sig_digits(value, digits) if is_number(value) else DASH
+def fmt_sig(value: float | None) -> str:
+    """A figure as the report prints it (method-notes §4); a dash when there is none."""
+    return format_figure(value) if is_number(value) else DASH
 
 
-def invalid_value(value: float | None, digits: int = 3) -> str:
+def invalid_value(value: float | None) -> str:
     """An INVALID figure: in parentheses, so it cannot be read as a valid result."""
-    return f"({fmt_sig(value, digits)})" if is_number(value) else DASH
+    return f"({fmt_sig(value)})" if is_number(value) else DASH
 
 
 def fmt_fixed(value: float | None, decimals: int = 1, unit: str = "") -> str:

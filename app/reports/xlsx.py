@@ -16,9 +16,11 @@ from pathlib import Path
 
 import numpy as np
 import xlsxwriter
+from xlsxwriter.format import Format
 from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
+from app.metrics.formatting import excel_number_format
 from app.records import PhaseKind
 from app.reports.content import VALID, ReportContent
 from app.reports.xlsx_rows import ColumnSheet
@@ -83,10 +85,20 @@ class _Writer:
         self.banner = workbook.add_format({"bold": True, "font_color": "white",
                                            "bg_color": "black"})
         self.section = workbook.add_format({"bold": True, "font_size": 11, "bottom": 1})
-        self.invalid = workbook.add_format({"num_format": "(General)", "font_color": "#7F7F7F",
-                                            "italic": True})
         self.invalid_text = workbook.add_format({"bold": True})
         self.seconds = workbook.add_format({"num_format": "0.000"})
+        self._figures: dict[tuple[str, bool], Format] = {}
+
+    def figure(self, value: float, valid: bool = True) -> Format:
+        """The display format that shows ``value`` with the PDF's digits (method-notes §4);
+        an INVALID figure in grey parentheses. Formats are shared per digit count."""
+        digits = excel_number_format(value)
+        key = (digits, valid)
+        if key not in self._figures:
+            self._figures[key] = self.book.add_format(
+                {"num_format": digits} if valid else
+                {"num_format": f"({digits})", "font_color": "#7F7F7F", "italic": True})
+        return self._figures[key]
 
     def table(self, name: str, columns: Sequence[str | None], rows: Iterable[Sequence]
               ) -> Worksheet:
@@ -204,13 +216,18 @@ def _tdr_sheet(w: _Writer, c: ReportContent) -> tuple[Worksheet, int, int]:
     return sheet, header, row + 1
 
 
+#: Metric-row columns holding reported figures: shown with the PDF's digits (method-notes §4).
+FIGURE_COLUMNS = frozenset(METRIC_COLUMNS.index(name) for name in (
+    "value", "run_length_min", "avg_latency_ms", "avg_power_w", "ops_rate"))
+
+
 def _write_metric(w: _Writer, sheet: Worksheet, row: int, values: list, valid: bool) -> None:
     for col, value in enumerate(values):
         value = _cell(value)
         if value is None:
             continue
-        if col == 1 and not valid:
-            sheet.write_number(row, col, value, w.invalid)
+        if col in FIGURE_COLUMNS and isinstance(value, float):
+            sheet.write_number(row, col, value, w.figure(value, valid or col != 1))
         elif col == 3 and not valid:
             sheet.write_string(row, col, value, w.invalid_text)
         else:

@@ -25,6 +25,7 @@ from dataclasses import replace
 from datetime import datetime, timezone
 
 from app.method.model import Method
+from app.metrics.formatting import format_figure
 from app.method.record import resolved_method
 from app.records import (MetricResult, PhaseInfo, PhaseKind, PhaseStatus, RunConfig,
                          RunStatus)
@@ -306,8 +307,8 @@ class Sequencer:
             self.search[name] = result
             self.publish(result)
             self.log(f"intensity search {name}: queue depth {result.queue_depth} × "
-                     f"{result.jobs} job(s) → {result.ops_rate:.1f} {result.ops_unit} at "
-                     f"{result.avg_response_ms:.2f} ms", phase=recorder.phase.index)
+                     f"{result.jobs} job(s) → {format_figure(result.ops_rate)} {result.ops_unit} "
+                     f"at {format_figure(result.avg_response_ms)} ms", phase=recorder.phase.index)
 
     def _drive(self, recorder: PhaseRecorder, profile: WorkloadProfile | None,
                duration_s: float | None) -> list[WorkloadInterval]:

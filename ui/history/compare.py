@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGridLayout, QHBoxL
                                QWidget)
 
 from app.console import format_metric_value
-from app.metrics.formatting import sig_digits
+from app.metrics.formatting import format_figure
 from app.reports.content import TDR_ORDER
 from app.storage.db import Database
 from app.storage.stored import StoredRun
@@ -45,7 +45,7 @@ def metric_delta(base: float, value: float) -> tuple[float, float]:
 def _signed(value: float, unit: str = "") -> str:
     if not math.isfinite(value):
         return "—"
-    text = sig_digits(abs(value), 3)
+    text = format_figure(abs(value))
     return f"{'+' if value >= 0 else '−'}{text}{unit}"
 
 

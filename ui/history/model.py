@@ -20,7 +20,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyMod
 from PySide6.QtGui import QBrush, QColor
 
 from app.console import format_duration
-from app.metrics.formatting import sig_digits
+from app.metrics.formatting import format_figure
 from app.run_verdict import Tone
 from app.storage.history import HistoryFilter, HistoryRow, metric_names
 from ui.status_style import TONE_COLOURS, verdict_colour
@@ -62,7 +62,7 @@ def _metric_column(name: str, unit: str) -> Column:
         m = row.metric(name)
         if m is None or not math.isfinite(m.value):
             return "—" if m is None or m.valid else "INVALID"
-        value = sig_digits(m.value, 3)
+        value = format_figure(m.value)
         return value if m.valid else f"({value}) INVALID"
 
     def key(row: HistoryRow) -> float | None:

@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass, replace
 
 from app.labs import open_lab_meters
+from app.metrics.formatting import format_figure
 from app.records import InstrumentConfig, RunConfig
 from drivers.interfaces import InstrumentError, PowerMeter, PowerSample, TemperatureMeter
 from drivers.meters.registry import POWER_DRIVERS, TEMPERATURE_DRIVERS
@@ -40,7 +41,7 @@ def describe_sample(s: PowerSample) -> str:
         ranges.append(f"{s.range_a:g} A")
     range_text = " / ".join(ranges) if ranges else "unknown (auto range?)"
     flags = f"; flags: {', '.join(sorted(s.flags))}" if s.flags else ""
-    return (f"reading {s.watts:.3f} W {unc} at {s.volts:.1f} V, {s.freq_hz:.1f} Hz, PF "
+    return (f"reading {format_figure(s.watts)} W {unc} at {s.volts:.1f} V, {s.freq_hz:.1f} Hz, PF "
             f"{s.pf:.3f}; range {range_text}{flags}")
 
 
