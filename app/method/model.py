@@ -135,6 +135,9 @@ class StabilityRule(Frozen):
     wma_points: WmaPoints
     weights: NonEmpty[Number]  # newest first
     tolerance_pct: OpenPercent
+    #: how far the EP_i may drift across the measurement window (least-squares line, % of the
+    #: window's mean EP): the project's reading of the WMA rule, method-notes §4
+    max_drift_pct: OpenPercent
 
     @model_validator(mode="after")
     def _weights_match(self) -> "StabilityRule":

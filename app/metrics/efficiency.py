@@ -7,7 +7,10 @@ complete measurement interval"):
 * periodic efficiency ``EP_i = O_i / P_i`` per interval;
 * WMA_i = Σ w_k·EP_{i-k} / Σ w_k over the last ``len(weights)`` intervals, weights newest first
   (10, 9, …, 1 by default); early intervals use the available points with the leading weights;
-* stable when every EP_i of the measurement interval lies within ±tolerance of WMA_i;
+* stable when every EP_i of the measurement interval lies within ±tolerance of WMA_i, and the
+  EP_i did not drift across it by more than the method's drift limit (the project's reading,
+  method-notes §4: a WMA that already contains EP_i lags a steady drift by ~3 intervals and
+  would pass a 1 %/min drift);
 * active metric = (operations in the measurement interval / its duration) / average power;
 * EP_RI = raw capacity in GB (10⁹ B) / average ready-idle power.
 """
@@ -95,9 +98,22 @@ class StabilityVerdict:
     reason: str  # why not stable ("" when stable)
 
 
+def drift_pct(values: np.ndarray) -> float:
+    """Signed change of the least-squares line through ``values`` from the first to the last
+    point, in % of their mean: how far a steady trend moved across the window (PTS's "slope
+    excursion", method-notes §4, §5). Robust to one noisy end point, unlike first-to-last."""
+    v = np.asarray(values, dtype=float)
+    if v.size < 2:
+        return 0.0
+    slope = float(np.polyfit(np.arange(v.size), v, 1)[0])
+    return slope * (v.size - 1) / abs(float(v.mean())) * 100
+
+
 def stability(ep: np.ndarray, weights: Sequence[float], tolerance_pct: float,
-              measurement_start: int = 0) -> StabilityVerdict:
-    """Stable when |EP_i − WMA_i| ≤ tolerance·WMA_i for every i ≥ ``measurement_start``.
+              measurement_start: int = 0, max_drift_pct: float | None = None
+              ) -> StabilityVerdict:
+    """Stable when |EP_i − WMA_i| ≤ tolerance·WMA_i for every i ≥ ``measurement_start`` and,
+    given ``max_drift_pct``, the EP_i of the window drift by at most that (:func:`drift_pct`).
 
     method-notes §4: the WMA runs over the whole phase, so the stabilisation intervals before
     ``measurement_start`` feed it without being judged. A NaN EP or a non-positive WMA in the
@@ -131,6 +147,12 @@ def stability(ep: np.ndarray, weights: Sequence[float], tolerance_pct: float,
         return StabilityVerdict(False, wma, dev, worst,
                                 f"interval {worst + 1} deviates {dev[worst]:+.1f} % from the "
                                 f"weighted moving average (limit ±{tolerance_pct:g} %)")
+    drift = drift_pct(x[measurement_start:])
+    if max_drift_pct is not None and abs(drift) > max_drift_pct:
+        return StabilityVerdict(False, wma, dev, worst,
+                                f"EP drifted {drift:+.1f} % across the measurement window "
+                                f"({x.size - measurement_start} intervals, least-squares line; "
+                                f"limit ±{max_drift_pct:g} %, stability.max_drift_pct)")
     return StabilityVerdict(True, wma, dev, worst, "")
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.metrics.efficiency import drift_pct
 from app.metrics.errors import EmptySamplesError, MetricsError, NonFiniteError
 
 
@@ -34,8 +35,7 @@ def _window_figures(w: np.ndarray) -> tuple[float, float, float]:
     """(average, range %, slope excursion %) of one window; the §5 measures."""
     avg = float(w.mean())
     rng = float(w.max() - w.min()) / abs(avg) * 100
-    slope = float(np.polyfit(np.arange(w.size), w, 1)[0])
-    return avg, rng, abs(slope * (w.size - 1)) / abs(avg) * 100
+    return avg, rng, abs(drift_pct(w))
 
 
 def steady_state(values: Sequence[float], window: int = 5, max_range_pct: float = 20.0,

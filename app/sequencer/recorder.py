@@ -226,7 +226,8 @@ class PhaseRecorder:
         rule = self.method.stability
         verdict = stability(np.asarray(self.eps), rule.weights, rule.tolerance_pct,
                             measurement_start=min(self.phase.stabilisation_intervals,
-                                                  len(self.eps) - 1))
+                                                  len(self.eps) - 1),
+                            max_drift_pct=rule.max_drift_pct)
         return float(verdict.wma[-1]), bool(verdict.stable)
 
     # --- phase result ------------------------------------------------------------------------
@@ -261,7 +262,7 @@ class PhaseRecorder:
         meas_first = self.phase.stabilisation_intervals
         if len(self.eps) >= self.phase.stabilisation_intervals + self.phase.measurement_intervals:
             verdict = stability(np.asarray(self.eps), rule.weights, rule.tolerance_pct,
-                                measurement_start=meas_first)
+                                measurement_start=meas_first, max_drift_pct=rule.max_drift_pct)
             if not verdict.stable:
                 reasons.append(f"not stable: {verdict.reason}")
         limit = self.method.response_time.max_avg_ms
