@@ -19,10 +19,13 @@ import pytest
 from app.method.loader import load_method
 from app.method.model import Method
 from app.metrics.efficiency import drift_pct, stability
+from app.records import PhaseKind, Window
+from app.sequencer import events as ev
 from drivers.interfaces import PowerSample
 from drivers.sim.meters import SimulatedPowerMeter
 from drivers.sim.sut import SimulatedSut
 from tests.test_conformance import ProfileClock, metrics, run
+from tests.test_reports_runs import record_run
 
 WEIGHTS = (10, 9, 8, 7, 6, 5, 4, 3, 2, 1)
 
@@ -90,3 +93,71 @@ def test_a_stable_run_with_compliant_windows_stays_valid() -> None:
     seq, _ = run(long_windows())
     bad = [(m.name, m.reason) for m in seq.metrics if not m.valid]
     assert not bad, bad
+
+
+# --- stabilisation extends until the WMA criterion holds (method-notes §4) ---------------------
+
+class SettlingPowerMeter(SimulatedPowerMeter):
+    """Power 20 % high for the first two intervals of ``profile`` (a cold enclosure's fans):
+    the WMA criterion then fails at the end of intervals 2, 3 and 4 and holds from interval 5
+    (weights 10…1, ±5 %), so a 3-interval stabilisation needs exactly 3 more."""
+
+    def __init__(self, inner: SimulatedPowerMeter, profile: str, interval_s: float) -> None:
+        super().__init__(inner.sut)
+        self.since, self.interval_s = ProfileClock(inner.sut, profile), interval_s
+
+    def read(self, t: float) -> PowerSample:
+        sample = super().read(t)
+        since = self.since(t)
+        if since is None or since >= 2 * self.interval_s:
+            return sample
+        return replace(sample, watts=sample.watts * 1.2)
+
+
+def test_a_settling_profile_gets_three_more_stabilisation_intervals_and_is_valid(
+        tmp_path) -> None:
+    demo = load_method("demo")
+    events: list[ev.RunEvent] = []
+    recorded = record_run(tmp_path / "run.db",
+                          meter=lambda power: SettlingPowerMeter(power, "SW", demo.interval_s),
+                          hook=lambda _seq, event: events.append(event))
+    run = recorded.database.load_run(recorded.run_id)
+    sw_phase = next(p for p in run.phases if p.info.profile == "SW")
+    attempt = run.last_attempt(sw_phase.index)
+    planned = sw_phase.info.stabilisation_intervals
+    assert planned == 3
+    # the stored window starts 3 intervals later than planned and keeps its 10 intervals
+    assert attempt.window_start_s == pytest.approx(attempt.t_start + 6 * demo.interval_s)
+    assert attempt.window_end_s - attempt.window_start_s == pytest.approx(10 * demo.interval_s)
+    sw = {m.name: m for m in run.metrics}["EP_SW"]
+    assert sw.valid, sw.reason
+    assert sw.run_length_s == pytest.approx(10 * demo.interval_s)
+    # every stored tag of the phase follows the recorded window, samples of the extension too
+    p = run.power
+    extension = 0
+    for i in range(len(p)):
+        if p.phase_index[i] != sw_phase.index:
+            continue
+        inside = attempt.window_start_s <= p.t[i] < attempt.window_end_s
+        assert (p.window[i] == Window.MEASUREMENT) == inside, p.t[i]
+        extension += (attempt.t_start + planned * demo.interval_s <= p.t[i]
+                      < attempt.window_start_s)
+    assert extension >= 3 * demo.interval_s / demo.sample_period_s - 1
+    intervals = list(run.attempt_intervals(sw_phase.index))
+    assert len(intervals) == 16 and [r.in_measurement for r in intervals].count(True) == 10
+    extended = [e for e in events if isinstance(e, ev.StabilisationExtended)]
+    assert [e.stabilisation_intervals for e in extended] == [4, 5, 6]
+
+
+def test_stabilisation_never_extends_beyond_the_method_limit() -> None:
+    method = load_method("demo")
+    method = method.model_copy(update={"stability": method.stability.model_copy(
+        update={"max_stabilisation_intervals": 4})})
+    seq, events = run(method, power=lambda sut: SettlingPowerMeter(SimulatedPowerMeter(sut),
+                                                                   "SW", method.interval_s))
+    extended = [e for e in events if isinstance(e, ev.StabilisationExtended)
+                and e.phase_index == next(p.index for p in seq.phases
+                                          if p.profile == "SW" and p.kind is PhaseKind.ACTIVE)]
+    assert [e.stabilisation_intervals for e in extended] == [4]
+    sw = metrics(seq)["EP_SW"]
+    assert not sw.valid and "deviates" in sw.reason  # the window started before it settled

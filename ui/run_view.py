@@ -292,6 +292,9 @@ class RunView(QWidget):
         self.timeline.phase_started(e)
         self.append_log("INFO", f"▶ {e.phase.name}")
 
+    def _on_StabilisationExtended(self, e: ev.StabilisationExtended) -> None:
+        self.timeline.stabilisation_extended(e)
+
     def _on_PhaseFinished(self, e: ev.PhaseFinished) -> None:
         self.timeline.phase_finished(e)
         self.append_log("INFO", f"■ {e.phase.name} {e.status.value}"

@@ -80,6 +80,15 @@ class PhaseTimeline(QWidget):
         self.table.selectRow(e.phase.index)
         self.table.scrollToItem(self.table.item(e.phase.index, 0))
 
+    def stabilisation_extended(self, e: ev.StabilisationExtended) -> None:
+        """Stabilisation grew (method-notes §4): the phase's planned and latest end."""
+        name = self.phases[e.phase_index].name if e.phase_index < len(self.phases) else ""
+        self.current.setText(
+            f"Phase {e.phase_index + 1} of {len(self.phases)}: {name} — stabilisation extended "
+            f"to {e.stabilisation_intervals} intervals; planned end "
+            f"{format_duration(e.window_end_s - e.extension_s)}, latest end "
+            f"{format_duration(e.window_end_s)}")
+
     def phase_finished(self, e: ev.PhaseFinished) -> None:
         self._set_status(e.phase.index, e.status, e.error)
         if e.status is PhaseStatus.COMPLETED:

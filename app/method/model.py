@@ -138,6 +138,10 @@ class StabilityRule(Frozen):
     #: how far the EP_i may drift across the measurement window (least-squares line, % of the
     #: window's mean EP): the project's reading of the WMA rule, method-notes §4
     max_drift_pct: OpenPercent
+    #: stabilisation extends interval by interval while the WMA criterion fails at its end,
+    #: up to this many intervals in all (method-notes §4: the WMA shows "when it is appropriate
+    #: to start a measurement interval"); a plan's own count above it is never cut
+    max_stabilisation_intervals: Count
 
     @model_validator(mode="after")
     def _weights_match(self) -> "StabilityRule":

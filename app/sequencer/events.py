@@ -60,6 +60,21 @@ class PhaseStarted:
 
 
 @dataclass(frozen=True)
+class StabilisationExtended:
+    """The WMA criterion failed at the end of the stabilisation (method-notes §4), so it grows
+    by one interval and the attempt's measurement window moves to these bounds; the phase now
+    ends ``extension_s`` later than planned."""
+
+    phase_index: int
+    attempt: int
+    t: float
+    stabilisation_intervals: int
+    window_start_s: float
+    window_end_s: float
+    extension_s: float
+
+
+@dataclass(frozen=True)
 class PhaseFinished:
     phase: PhaseInfo
     status: PhaseStatus
@@ -166,7 +181,8 @@ class RunFinished:
     error: str = ""
 
 
-RunEvent = (RunStarted | InstrumentsIdentified | PhaseStarted | PhaseFinished | PowerSamples
+RunEvent = (RunStarted | InstrumentsIdentified | PhaseStarted | StabilisationExtended
+            | PhaseFinished | PowerSamples
             | TemperatureSamples | WorkloadIntervals | IntervalClosed | HistogramReady
             | SearchResult | MetricComputed | Progress | LogMessage | RunFinished)
 

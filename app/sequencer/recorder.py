@@ -10,6 +10,11 @@ stability verdict so far (method-notes §4), all through ``app.metrics``. These 
 record's: reports and views only format them. A phase metric is also INVALID when its window's
 readings break the method's rules on them — flagged power, supply, inlet temperature — which
 ``app.sequencer.conformance`` words with their evidence (method-notes §3, §10).
+
+Stabilisation of an active profile extends one interval at a time while the WMA criterion fails
+at its end (method-notes §4), so the measurement window starts where the record says it did.
+Samples that arrive after the planned window start but before that decision are held back and
+placed once it is taken: a tag is never published and then contradicted.
 """
 
 from __future__ import annotations
@@ -60,6 +65,12 @@ class PhaseRecorder:
     eps: list[float] = field(default_factory=list)
     workload_result: WorkloadResult | None = None
     capacity_before: tuple[int, int] | None = None  # COM checks: SUT usage at phase start
+    #: the engine reports while it runs, so the stabilisation's end can be judged on the fly
+    live: bool = True
+    #: stabilisation intervals added because the WMA criterion failed at the planned end (§4)
+    extra_stabilisation: int = 0
+    held_power: list[PowerSample] = field(default_factory=list)  # placed when decided
+    held_temperature: list[TemperatureSample] = field(default_factory=list)
 
     @property
     def interval_s(self) -> float:
@@ -67,13 +78,34 @@ class PhaseRecorder:
 
     @property
     def planned_intervals(self) -> int:
-        return max(1, round(self.phase.planned_s / self.interval_s)) if self.phase.planned_s else 0
+        """The phase's intervals, including any stabilisation extension decided so far."""
+        if not self.phase.planned_s:
+            return 0
+        return max(1, round(self.phase.planned_s / self.interval_s)) + self.extra_stabilisation
+
+    @property
+    def extension_s(self) -> float:
+        """How much longer than planned the phase runs (stabilisation extension)."""
+        return self.extra_stabilisation * self.interval_s
+
+    @property
+    def stabilisation_intervals(self) -> int:
+        return self.phase.stabilisation_intervals + self.extra_stabilisation
+
+    @property
+    def may_extend(self) -> bool:
+        """Whether the stabilisation can still grow (an active profile, below the method's
+        limit, its last stabilisation interval not yet judged)."""
+        return (self.live and self.phase.kind is PhaseKind.ACTIVE and bool(self.ops_unit)
+                and 0 < self.stabilisation_intervals
+                < self.method.stability.max_stabilisation_intervals
+                and len(self.intervals) < self.stabilisation_intervals)
 
     @property
     def measured_intervals(self) -> range:
         """Indices of the intervals that form the metric's measurement window."""
         if self.phase.kind is PhaseKind.ACTIVE:
-            first = self.phase.stabilisation_intervals
+            first = self.stabilisation_intervals
             return range(first, first + self.phase.measurement_intervals)
         if self.phase.kind is PhaseKind.READY_IDLE:
             return range(self.phase.measurement_intervals)
@@ -103,7 +135,7 @@ class PhaseRecorder:
             return Window.OUTSIDE
         if i in self.measured_intervals:
             return Window.MEASUREMENT
-        if self.phase.kind is PhaseKind.ACTIVE and i < self.phase.stabilisation_intervals:
+        if self.phase.kind is PhaseKind.ACTIVE and i < self.stabilisation_intervals:
             return Window.STABILISATION
         return Window.OUTSIDE
 
@@ -111,19 +143,29 @@ class PhaseRecorder:
         i = self.interval_of(t)
         return Placement(self.attempt, i, self.window_of_interval(i))
 
+    def _undecided(self, t: float) -> bool:
+        """Whether ``t`` lies past the stabilisation whose end is still to be judged (its
+        window tag depends on that verdict)."""
+        return self.may_extend and (t - self.t_start) >= self.stabilisation_intervals \
+            * self.interval_s - 1e-9
+
     # --- feeding -----------------------------------------------------------------------------
     def add_power(self, samples: list[PowerSample]
                   ) -> tuple[tuple[PowerSample, ...], tuple[Placement, ...]]:
-        """Keep the samples, flagged for the declared supply, and return them with where each
-        one lies (both published: the stored sample carries the supply flag)."""
+        """Keep the samples, flagged for the declared supply, and return those whose window is
+        decided with where each one lies (both published: the stored sample carries the supply
+        flag); the others are held until :meth:`release_held`."""
         kept, placements = [], []
         for s in samples:
             flags = self.site.supply_flags(s)
             if flags != s.flags:
                 s = replace(s, flags=flags)
             where = self.place(s.t)
-            kept.append(s)
-            placements.append(where)
+            if self.held_power or self._undecided(s.t):
+                self.held_power.append(s)
+            else:
+                kept.append(s)
+                placements.append(where)
             self.power_t.append(s.t)
             self.power_w.append(s.watts)
             self.power_ok.append(s.usable)
@@ -134,10 +176,30 @@ class PhaseRecorder:
             self.uncertainty_high += FLAG_UNCERTAINTY_HIGH in s.flags
         return tuple(kept), tuple(placements)
 
-    def add_temperature(self, samples: list[TemperatureSample]) -> tuple[Placement, ...]:
-        """Keep the usable inlet readings and return where each sample lies."""
+    def add_temperature(self, samples: list[TemperatureSample]
+                        ) -> tuple[tuple[TemperatureSample, ...], tuple[Placement, ...]]:
+        """Keep the usable inlet readings; return the samples whose window is decided with
+        where each lies (the others are held, as in :meth:`add_power`)."""
         self.inlet.extend((s.t, s.celsius) for s in samples if s.usable)
-        return tuple(self.place(s.t) for s in samples)
+        decided = []
+        for s in samples:
+            if self.held_temperature or self._undecided(s.t):
+                self.held_temperature.append(s)
+            else:
+                decided.append(s)
+        return tuple(decided), tuple(self.place(s.t) for s in decided)
+
+    def release_held(self) -> tuple[tuple[tuple[PowerSample, ...], tuple[Placement, ...]],
+                                    tuple[tuple[TemperatureSample, ...], tuple[Placement, ...]]]:
+        """The held samples with their placements, once the stabilisation's end is decided
+        (empty tuples while it is not)."""
+        if self.may_extend or not (self.held_power or self.held_temperature):
+            return ((), ()), ((), ())
+        power, temps = tuple(self.held_power), tuple(self.held_temperature)
+        self.held_power.clear()
+        self.held_temperature.clear()
+        return ((power, tuple(self.place(s.t) for s in power)),
+                (temps, tuple(self.place(s.t) for s in temps)))
 
     def slice_window(self, s: WorkloadInterval) -> Window:
         """The window holding most of slice ``s`` (the histogram's rule)."""
@@ -213,6 +275,9 @@ class PhaseRecorder:
             rate, resp, ep = math.nan, math.nan, math.nan
         self.eps.append(ep)
         wma, stable = self._stability_so_far()
+        if self.may_extend and i == self.stabilisation_intervals - 1 \
+                and not self._wma_holds(ep, wma):
+            self.extra_stabilisation += 1
         in_meas = self.window_of_interval(i) is Window.MEASUREMENT
         record = IntervalRecord(self.phase.index, self.phase.profile, i, start, end, watts, n,
                                 rate, self.ops_unit, resp, ep, wma, in_meas,
@@ -220,12 +285,18 @@ class PhaseRecorder:
         self.intervals.append(record)
         return record
 
+    def _wma_holds(self, ep: float, wma: float) -> bool:
+        """The WMA criterion at one interval: |EP_i − WMA_i| ≤ tolerance·WMA_i (§4)."""
+        tolerance = self.method.stability.tolerance_pct / 100
+        return math.isfinite(ep) and math.isfinite(wma) and wma > 0 \
+            and abs(ep - wma) <= tolerance * wma
+
     def _stability_so_far(self) -> tuple[float, bool | None]:
         if not self.ops_unit:
             return math.nan, None
         rule = self.method.stability
         verdict = stability(np.asarray(self.eps), rule.weights, rule.tolerance_pct,
-                            measurement_start=min(self.phase.stabilisation_intervals,
+                            measurement_start=min(self.stabilisation_intervals,
                                                   len(self.eps) - 1),
                             max_drift_pct=rule.max_drift_pct)
         return float(verdict.wma[-1]), bool(verdict.stable)
@@ -259,8 +330,8 @@ class PhaseRecorder:
         ops, resp = self._window_ops(start, end)
         reasons = self._validity_problems(watts, n, aborted)
         rule = self.method.stability
-        meas_first = self.phase.stabilisation_intervals
-        if len(self.eps) >= self.phase.stabilisation_intervals + self.phase.measurement_intervals:
+        meas_first = self.stabilisation_intervals
+        if len(self.eps) >= meas_first + self.phase.measurement_intervals:
             verdict = stability(np.asarray(self.eps), rule.weights, rule.tolerance_pct,
                                 measurement_start=meas_first, max_drift_pct=rule.max_drift_pct)
             if not verdict.stable:

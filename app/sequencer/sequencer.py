@@ -77,6 +77,7 @@ class Sequencer:
         self._wake = threading.Event()
         self._abort_reason = ""
         self._done_s = 0.0  # planned seconds of finished phases (for progress)
+        self._extension_s = 0.0  # stabilisation extensions of finished phases (§4)
         self._last_progress = -math.inf
         self._power = MeterSampler(lab.power_meter, method.sample_period_s, "power meter")
         temp_period = min(method.sample_period_s * 5, method.instruments.max_temperature_interval_s)
@@ -207,7 +208,8 @@ class Sequencer:
                 self._finish_phase(recorder, PhaseStatus.FAILED, failure_reason(exc))
                 raise
         self._finish_phase(recorder, PhaseStatus.COMPLETED, "", recorder.workload_result)
-        self._done_s += phase.planned_s
+        self._done_s += phase.planned_s + recorder.extension_s
+        self._extension_s += recorder.extension_s
 
     def _finish_phase(self, recorder: PhaseRecorder, status: PhaseStatus, error: str,
                       workload=None) -> None:
@@ -246,7 +248,8 @@ class Sequencer:
         self._power.restart(now)
         if self._temp:
             self._temp.restart(now)
-        return PhaseRecorder(phase, self.method, self.site, now, attempt, unit)
+        return PhaseRecorder(phase, self.method, self.site, now, attempt, unit,
+                             live=getattr(self.lab.engine, "live", True))
 
     # --- workloads --------------------------------------------------------------------------
     def _workload_for(self, phase: PhaseInfo) -> WorkloadProfile:
@@ -261,7 +264,12 @@ class Sequencer:
         assert phase.profile is not None
         profile = self.method.profile(phase.profile)
         kind = "conditioning" if phase.kind is PhaseKind.CONDITIONING else "active"
-        duration = phase.planned_s + 2 * self.lab.workload_latency_s
+        # room for the longest stabilisation the method allows; the sequencer stops the engine
+        # at the phase's recorded end (method-notes §4)
+        extension = max(0, self.method.stability.max_stabilisation_intervals
+                        - phase.stabilisation_intervals) if phase.kind is PhaseKind.ACTIVE else 0
+        duration = (phase.planned_s + extension * self.method.interval_s
+                    + 2 * self.lab.workload_latency_s)
         if profile.intensity_of:
             return self._derived_intensity(profile.name, duration, kind)
         found = self.search.get(profile.name)
@@ -283,6 +291,9 @@ class Sequencer:
             raise WorkloadError(f"{name} needs the measured IOPS of {ref}, which has not run")
         total = max(2, round(measured * profile.intensity_pct / 100))
         reads = round(total * profile.read_pct / 100)
+        # a direction the profile uses keeps at least 1 IOPS: fio reads a 0 rate as no limit
+        reads = min(max(reads, 1 if profile.read_pct > 0 else 0),
+                    total - 1 if profile.read_pct < 100 else total)
         ref_search = self.search.get(ref)
         qd = ref_search.queue_depth if ref_search else self.method.search.queue_depths[-1]
         jobs = ref_search.jobs if ref_search else self.method.search.jobs
@@ -312,10 +323,12 @@ class Sequencer:
 
     def _drive(self, recorder: PhaseRecorder, profile: WorkloadProfile | None,
                duration_s: float | None) -> list[WorkloadInterval]:
-        """Run one workload segment (or idle) while sampling; returns its workload slices."""
+        """Run one workload segment (or idle) while sampling; returns its workload slices.
+        The segment ends ``duration_s`` after it began plus any stabilisation extension the
+        recorder decides on the way (method-notes §4)."""
         engine, latency = self.lab.engine, self.lab.workload_latency_s
         start = self.clock.now()
-        end = None if duration_s is None else start + duration_s
+        end = None
         slices: list[WorkloadInterval] = []
         if profile is not None:
             engine.start(profile)
@@ -323,6 +336,7 @@ class Sequencer:
             while True:
                 self._check_flags()
                 now = self.clock.now()
+                end = None if duration_s is None else start + duration_s + recorder.extension_s
                 self._sample(recorder, now)
                 if profile is not None:
                     slices += self._collect(recorder, engine.poll())
@@ -376,15 +390,22 @@ class Sequencer:
             self._report_gaps(idx)
             raise
         if power:
-            flagged, placements = recorder.add_power(power)
-            self.publish(ev.PowerSamples(idx, flagged, placements))
+            self._publish_samples(idx, recorder.add_power(power), ((), ()))
             self._progress(recorder, now)
         if self._temp:
             temps = self._temp.poll(now)
             if temps:
-                self.publish(ev.TemperatureSamples(idx, tuple(temps),
-                                                   recorder.add_temperature(temps)))
+                self._publish_samples(idx, ((), ()), recorder.add_temperature(temps))
         self._report_gaps(idx)
+
+    def _publish_samples(self, idx: int, power: tuple[tuple, tuple], temps: tuple[tuple, tuple]
+                         ) -> None:
+        """Publish samples whose place in the record is decided (the recorder holds back those
+        past a stabilisation end still to be judged)."""
+        if power[0]:
+            self.publish(ev.PowerSamples(idx, *power))
+        if temps[0]:
+            self.publish(ev.TemperatureSamples(idx, *temps))
 
     def _report_gaps(self, phase_index: int) -> None:
         for sampler in (self._power, self._temp):
@@ -400,8 +421,26 @@ class Sequencer:
         if recorder.ops_unit and not final and not getattr(self.lab.engine, "live", True):
             return
         latency = self.lab.workload_latency_s if recorder.ops_unit and not final else 0.0
+        extended = recorder.extra_stabilisation
         for record in recorder.close_due(now, latency):
             self.publish(ev.IntervalClosed(record))
+        if recorder.extra_stabilisation > extended:
+            self._announce_extension(recorder, now)
+        self._publish_samples(recorder.phase.index, *recorder.release_held())
+
+    def _announce_extension(self, recorder: PhaseRecorder, now: float) -> None:
+        """Record the moved measurement window (storage, reports and views follow it)."""
+        start, end = recorder.measurement_window()
+        phase = recorder.phase
+        self.publish(ev.StabilisationExtended(phase.index, recorder.attempt, now,
+                                              recorder.stabilisation_intervals, start, end,
+                                              recorder.extension_s))
+        self.log(f"{phase.name}: the EP of the last stabilisation interval lies outside "
+                 f"±{self.method.stability.tolerance_pct:g} % of its weighted moving average; "
+                 f"stabilisation extended to {recorder.stabilisation_intervals} intervals "
+                 f"(method-notes §4), measurement window now {start:.1f}–{end:.1f} s "
+                 f"(planned end {end - recorder.extension_s:.1f} s, latest end {end:.1f} s)",
+                 "INFO", phase.index)
 
     def _sleep(self, recorder: PhaseRecorder, now: float, end: float | None,
                latency: float) -> None:
@@ -423,11 +462,11 @@ class Sequencer:
         if now - self._last_progress < 1.0:
             return
         self._last_progress = now
-        planned = recorder.phase.planned_s
+        planned = recorder.phase.planned_s + recorder.extension_s  # the latest end
         in_phase = now - recorder.t_start
         phase_fraction = min(1.0, in_phase / planned) if planned else 0.0
         done = self._done_s + min(in_phase, planned)
-        total = self.planned_s
+        total = self.planned_s + self._extension_s + recorder.extension_s
         self.publish(ev.Progress(now, max(0.0, total - done),
                                  done / total if total else 0.0, recorder.phase.index,
                                  phase_fraction))

@@ -179,6 +179,16 @@ def _on_phase_started(conn: Connection, st: RunState, _b: _Batch,
         window_end_s=e.window_end_s))
 
 
+def _on_stabilisation_extended(conn: Connection, st: RunState, _b: _Batch,
+                               e: ev.StabilisationExtended) -> None:
+    """The recorded measurement window of the attempt moves (method-notes §4)."""
+    attempts = s.PhaseAttemptRow
+    conn.execute(sa.update(attempts).where(
+        attempts.run_id == st.pk, attempts.phase_index == e.phase_index,
+        attempts.attempt == e.attempt).values(window_start_s=e.window_start_s,
+                                              window_end_s=e.window_end_s))
+
+
 def _on_phase_finished(conn: Connection, st: RunState, _b: _Batch,
                        e: ev.PhaseFinished) -> None:
     _ensure_phase(conn, st, e.phase)
@@ -296,6 +306,7 @@ _HANDLERS: dict[type, Callable[..., RunState | None]] = {
     ev.RunStarted: _on_run_started,
     ev.InstrumentsIdentified: _on_instruments,
     ev.PhaseStarted: _on_phase_started,
+    ev.StabilisationExtended: _on_stabilisation_extended,
     ev.PhaseFinished: _on_phase_finished,
     ev.PowerSamples: _on_power,
     ev.TemperatureSamples: _on_temperature,
