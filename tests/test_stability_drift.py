@@ -161,3 +161,22 @@ def test_stabilisation_never_extends_beyond_the_method_limit() -> None:
     assert [e.stabilisation_intervals for e in extended] == [4]
     sw = metrics(seq)["EP_SW"]
     assert not sw.valid and "deviates" in sw.reason  # the window started before it settled
+
+
+def test_conditioning_shows_its_stability() -> None:
+    seq, events = run("demo")
+    conditioning = next(p.index for p in seq.phases if p.kind is PhaseKind.CONDITIONING)
+    intervals = [e.interval for e in events if isinstance(e, ev.IntervalClosed)
+                 and e.interval.phase_index == conditioning]
+    assert intervals and all(r.ep > 0 and r.wma > 0 and r.stable is not None for r in intervals)
+
+
+def test_the_review_page_shows_the_planned_and_the_latest_end() -> None:
+    from app.records import RunConfig
+    from ui.wizard.review_page import plan_rows
+
+    rows, total_s, latest_s, _ = plan_rows(RunConfig(method="demo", taxonomy="removable-1"))
+    sw = next(r for r in rows if r[0] == "SW")
+    # 3 + 10 planned intervals of 1 s; stabilisation may grow to 30: 27 s more at most
+    assert sw[2] == "13 s (latest 40 s)"
+    assert latest_s == total_s + 2 * 27.0

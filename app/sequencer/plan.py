@@ -44,3 +44,13 @@ def build_phases(method: Method, config: RunConfig) -> tuple[PhaseInfo, ...]:
     for com in config.sut.coms_declared:
         add(PhaseKind.COM_CHECK, f"COM {com}", f"COM-{com}", plan.com_check_intervals * L)
     return tuple(phases)
+
+
+def latest_extension_s(method: Method, phase: PhaseInfo) -> float:
+    """How much longer than planned ``phase`` may run: an active profile's stabilisation
+    extends until the WMA criterion holds, up to ``stability.max_stabilisation_intervals``
+    (method-notes §4). The engine gets this room; the review page shows the latest end."""
+    if phase.kind is not PhaseKind.ACTIVE:
+        return 0.0
+    extra = method.stability.max_stabilisation_intervals - phase.stabilisation_intervals
+    return max(0, extra) * method.interval_s

@@ -279,9 +279,12 @@ class PhaseRecorder:
                 and not self._wma_holds(ep, wma):
             self.extra_stabilisation += 1
         in_meas = self.window_of_interval(i) is Window.MEASUREMENT
+        if self.phase.kind is PhaseKind.CONDITIONING:  # shows whether the SUT has settled (§4)
+            stable = self._wma_holds(ep, wma)
         record = IntervalRecord(self.phase.index, self.phase.profile, i, start, end, watts, n,
                                 rate, self.ops_unit, resp, ep, wma, in_meas,
-                                stable if in_meas else None, self.attempt)
+                                stable if in_meas or self.phase.kind is PhaseKind.CONDITIONING
+                                else None, self.attempt)
         self.intervals.append(record)
         return record
 

@@ -33,7 +33,7 @@ from app.sequencer import events as ev
 from app.sequencer.com import com_result
 from app.sequencer.conformance import SiteRules
 from app.sequencer.lab import Lab
-from app.sequencer.plan import build_phases, search_profiles
+from app.sequencer.plan import build_phases, latest_extension_s, search_profiles
 from app.sequencer.recorder import PhaseRecorder
 from app.sequencer.run_clock import RunClock
 from app.sequencer.sampler import MeterLost, MeterSampler
@@ -242,8 +242,8 @@ class Sequencer:
 
     def _new_recorder(self, phase: PhaseInfo, attempt: int) -> PhaseRecorder:
         unit = ""
-        if phase.kind is PhaseKind.ACTIVE and phase.profile:
-            unit = self.method.profile(phase.profile).ops_unit
+        if phase.kind in (PhaseKind.ACTIVE, PhaseKind.CONDITIONING) and phase.profile:
+            unit = self.method.profile(phase.profile).ops_unit  # conditioning shows its EP too
         now = self.clock.now()
         self._power.restart(now)
         if self._temp:
@@ -266,9 +266,7 @@ class Sequencer:
         kind = "conditioning" if phase.kind is PhaseKind.CONDITIONING else "active"
         # room for the longest stabilisation the method allows; the sequencer stops the engine
         # at the phase's recorded end (method-notes §4)
-        extension = max(0, self.method.stability.max_stabilisation_intervals
-                        - phase.stabilisation_intervals) if phase.kind is PhaseKind.ACTIVE else 0
-        duration = (phase.planned_s + extension * self.method.interval_s
+        duration = (phase.planned_s + latest_extension_s(self.method, phase)
                     + 2 * self.lab.workload_latency_s)
         if profile.intensity_of:
             return self._derived_intensity(profile.name, duration, kind)

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFormLayout, QHeaderView, QLab
 from app.console import format_duration
 from app.method.loader import MethodError, load_method
 from app.records import RunConfig
-from app.sequencer.plan import build_phases
+from app.sequencer.plan import build_phases, latest_extension_s
 from ui.confirm import Confirm, ask_yes_no
 from ui.wizard.base import EntryPage, with_changes
 from ui.wizard.model import EntryError, WizardEntries, config_from_wizard
@@ -21,20 +21,26 @@ from ui.wizard.model import EntryError, WizardEntries, config_from_wizard
 GB = 10**9
 
 
-def plan_rows(config: RunConfig) -> tuple[list[tuple[str, str, str, str]], float, bool]:
-    """(phase, kind, planned, intervals) rows, total planned seconds, method compliant."""
+def plan_rows(config: RunConfig) -> tuple[list[tuple[str, str, str, str]], float, float, bool]:
+    """(phase, kind, planned, intervals) rows, total planned seconds, the latest total if every
+    stabilisation extends to the method's limit (method-notes §4), method compliant."""
     method = load_method(config.method)
     phases = build_phases(method, config)
     rows = []
     for p in phases:
         planned = format_duration(p.planned_s) if p.planned_s else "until the target is full"
+        extension = latest_extension_s(method, p)
+        if extension:
+            planned += f" (latest {format_duration(p.planned_s + extension)})"
         intervals = ""
         if p.measurement_intervals:
             intervals = f"{p.measurement_intervals} measurement intervals"
             if p.stabilisation_intervals:
                 intervals = f"{p.stabilisation_intervals} stabilisation + " + intervals
         rows.append((p.name, p.kind.value.replace("_", " "), planned, intervals))
-    return rows, sum(p.planned_s for p in phases), method.compliant
+    total = sum(p.planned_s for p in phases)
+    return rows, total, total + sum(latest_extension_s(method, p) for p in phases), \
+        method.compliant
 
 
 def summary_text(config: RunConfig, compliant: bool) -> str:
@@ -100,7 +106,7 @@ class ReviewPage(EntryPage):
         self.clear_error()
         try:
             config = config_from_wizard(self.entries())
-            rows, total_s, compliant = plan_rows(config)
+            rows, total_s, latest_s, compliant = plan_rows(config)
         except (EntryError, MethodError, KeyError) as exc:
             self.config = None
             self.show_error(getattr(exc, "message", None) or str(exc))
@@ -113,10 +119,13 @@ class ReviewPage(EntryPage):
             for c, text in enumerate(row):
                 self.table.setItem(r, c, QTableWidgetItem(text))
         end = datetime.now() + timedelta(seconds=total_s)
+        latest = datetime.now() + timedelta(seconds=latest_s)
         prefill = " plus the pre-fill (runs until the target is full)" if any(
             row[2].startswith("until") for row in rows) else ""
         self.total.setText(f"<b>Total planned:</b> {format_duration(total_s)}{prefill}; "
-                           f"expected end about {end:%Y-%m-%d %H:%M} if started now.")
+                           f"expected end about {end:%Y-%m-%d %H:%M} if started now; latest "
+                           f"{latest:%Y-%m-%d %H:%M} if every stabilisation extends to the "
+                           f"method's limit.")
 
     def hint_start(self) -> None:
         """Enter was pressed: say how a run is started instead of starting it."""
