@@ -59,7 +59,7 @@ def _origins(data: dict[str, Any], path: Path, prefix: tuple[str, ...] = ()) -> 
 def _resolve(path: Path, seen: tuple[Path, ...] = ()) -> tuple[dict[str, Any], Origins]:
     """The file's keys over its ``base`` chain, and which file set each; a variant must state
     ``compliant`` itself so an abbreviated copy never inherits its base's compliance by
-    accident."""
+    accident, and may not set ``[compliance]`` (the minimums a run is judged against)."""
     if path in seen:
         raise MethodError(f"{path}: circular 'base' chain: {' -> '.join(map(str, seen))}")
     data = _read_toml(path)
@@ -72,6 +72,10 @@ def _resolve(path: Path, seen: tuple[Path, ...] = ()) -> tuple[dict[str, Any], O
     if "compliant" not in data:
         raise MethodError(f"{path}: key 'compliant': a variant must state compliant = false "
                           f"(or true) itself; it is not inherited from {base_name}")
+    if "compliance" in data:
+        raise MethodError(f"{path}: key 'compliance': a variant may not set the compliance "
+                          f"minimums; they are {base_name}'s alone (docs/method-notes.md §2, "
+                          "§3), so a shortened run can never read as compliant")
     base_path = path.parent / base_name
     if not base_path.is_file():
         raise MethodError(f"{path}: key 'base': base file {base_path} not found")
