@@ -128,7 +128,7 @@ def _method_criteria(method: Method, m: ComplianceMinimums,
     yield _each_at_least("Measurement", "measurement", m.min_measurement_s,
                          ((p.name, p.measurement_intervals * interval) for p in active))
     idle = [p.info for p in run.phases if p.info.kind is PhaseKind.READY_IDLE]
-    yield _each_at_least("Ready idle", "ready idle", m.min_ready_idle_s,
+    yield _each_at_least("Ready idle", "", m.min_ready_idle_s,
                          ((p.name, p.planned_s) for p in idle), missing="no ready idle phase")
     period = method.sample_period_s
     yield Criterion("Sample period", period <= m.max_sample_period_s,
@@ -142,12 +142,13 @@ def _each_at_least(name: str, what: str, minimum: float,
                    durations: Iterable[tuple[str, float]],
                    missing: str = "no active profile phase") -> Criterion:
     durations = list(durations)
-    short = [f"{phase} {what} {_s(d)} < {_s(minimum)}" for phase, d in durations if d < minimum]
+    short = [" ".join(filter(None, (phase, what, f"{_s(d)} < {_s(minimum)}")))
+             for phase, d in durations if d < minimum]
     if not durations:
         return Criterion(name, False, missing)
     if short:
         return Criterion(name, False, "; ".join(short))
-    return Criterion(name, True, f"{what} ≥ {_s(minimum)} in every phase "
+    return Criterion(name, True, f"{what or 'length'} ≥ {_s(minimum)} in every phase "
                                  f"({', '.join(p for p, _ in durations)})")
 
 

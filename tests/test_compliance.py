@@ -93,7 +93,7 @@ def test_one_second_copy_claiming_compliance_is_non_compliant(tmp_path, monkeypa
     assert not verdict.compliant
     assert failed(verdict)["Interval length"] == "interval 1 s < 60 s"
     assert "SW stabilisation 10 s < 600 s" in failed(verdict)["Stabilisation"]
-    assert "Ready idle ready idle 120 s < 7200 s" in failed(verdict)["Ready idle"]
+    assert "Ready idle 120 s < 7200 s" in failed(verdict)["Ready idle"]
     assert verdict.summary().startswith("NON-COMPLIANT: interval 1 s < 60 s")
 
 
@@ -176,3 +176,45 @@ def test_a_real_identity_is_not_simulated() -> None:
     assert split_simulator_prefix("YOKOGAWA,WT310E,C2X,F1.03") == ("",
                                                                     "YOKOGAWA,WT310E,C2X,F1.03")
     assert not _real("YOKOGAWA", "WT310E", "wt300", 30).simulated
+
+
+def test_every_view_formats_the_one_verdict(tmp_path, monkeypatch, capsys):
+    """PDF (banner on every page, a block listing every criterion), xlsx Test Data Report rows
+    and ``runs show`` all print the derived verdict of a 1 s copy that claims compliance."""
+    import openpyxl
+
+    from app.cli.main import main
+    from app.reports.export import export_run
+    from app.storage.db import open_database
+    from tests.test_reports_pdf import pdf_pages
+    from app.reports.xlsx import TDR_SHEET
+
+    text = (methods_dir() / f"{COMPLIANT}.toml").read_text(encoding="utf-8")
+    copy = tmp_path / "fast-copy.toml"
+    copy.write_text(text.replace("interval_s = 60.0          #", "interval_s = 1.0  #", 1),
+                    encoding="utf-8")
+    run = record(tmp_path, monkeypatch, method=str(copy))
+    database = open_database(f"sqlite:///{tmp_path / 'r.db'}")
+    paths = export_run(database, run.run_id, tmp_path)
+
+    pages = pdf_pages(paths["pdf"])
+    banner = "NON-COMPLIANT (not met: interval length, stabilisation, measurement, ready idle)"
+    assert all(banner in page for page in pages)
+    assert "SIMULATED" not in pages[0]  # real identities: only the numbers fail
+    block = pages[0].split("Compliance: NON-COMPLIANT", 1)[1].split("Result summary")[0]
+    for criterion in run.compliance.criteria:
+        assert criterion.name in block
+    assert "Interval length NOT MET interval 1 s < 60 s" in block
+    assert "Every metric the method asks for is VALID" not in pages[0]
+
+    book = openpyxl.load_workbook(paths["xlsx"], read_only=True)
+    rows = {r[0]: r[1] for r in book[TDR_SHEET].iter_rows(values_only=True) if r and r[0]}
+    assert rows["Compliance"] == "NON-COMPLIANT"
+    assert rows["Compliance: Interval length"] == "NOT MET: interval 1 s < 60 s"
+    assert rows["Compliance: Calibration"].startswith("MET: within 365 days")
+
+    capsys.readouterr()
+    assert main(["runs", "show", run.run_id[:8], "--db", f"sqlite:///{tmp_path / 'r.db'}"]) == 0
+    out = capsys.readouterr().out
+    assert "Compliance  NON-COMPLIANT (derived from the record" in out
+    assert "  NOT MET  Interval length: interval 1 s < 60 s" in out
