@@ -218,3 +218,15 @@ def test_every_view_formats_the_one_verdict(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "Compliance  NON-COMPLIANT (derived from the record" in out
     assert "  NOT MET  Interval length: interval 1 s < 60 s" in out
+
+
+def test_a_copy_may_not_loosen_the_shipped_minimums(tmp_path):
+    """A whole copy carries the [compliance] table; changing it is refused, so the minimums
+    a run is judged against are always the shipped ones."""
+    text = (methods_dir() / f"{COMPLIANT}.toml").read_text(encoding="utf-8")
+    copy = tmp_path / "loose-copy.toml"
+    copy.write_text(text.replace("interval_s = 60.0                   #",
+                                 "interval_s = 1.0                   #", 1), encoding="utf-8")
+    with pytest.raises(MethodError, match=r"\n  key 'compliance\.interval_s': differs from the "
+                                          r"shipped compliance minimums \(emerald-block-v3\)$"):
+        load_method_file(copy)
