@@ -125,7 +125,10 @@ def _furniture(content: ReportContent):
             canvas.setFillColor(colors.black)
             canvas.rect(MARGIN, top - 6.5 * mm, BODY_W, 5 * mm, stroke=0, fill=1)
             canvas.setFillColor(colors.white)
-            canvas.setFont("Helvetica-Bold", 8.5)
+            # the banner names every criterion not met: smaller type rather than cut off
+            size = min(8.5, 8.5 * (BODY_W - 4 * mm) /
+                       canvas.stringWidth(banner, "Helvetica-Bold", 8.5))
+            canvas.setFont("Helvetica-Bold", size)
             canvas.drawCentredString(PAGE_W / 2, top - 5 * mm, banner)
             canvas.setFillColor(colors.black)
         canvas.setStrokeColor(GRID)
@@ -144,10 +147,8 @@ def _cover(c: ReportContent) -> list:
     sut = config.sut
     story: list = [Spacer(1, 6 * mm), P("Storage Power-Efficiency Test Data Report", "title")]
     if not c.compliant:
-        banner = Table([[P(f"{c.compliance.banner()}. {run.method_name} "
-                           f"{run.method_version}: these figures are not a reportable result; "
-                           "the compliance block below names every criterion not met.",
-                           "banner")]],
+        banner = Table([[P(f"{c.compliance.banner()}. The compliance block below gives the "
+                           "evidence for every criterion.", "banner")]],
                        colWidths=[BODY_W])
         banner.setStyle(TableStyle([("BACKGROUND", (0, 0), (-1, -1), colors.black),
                                     ("TOPPADDING", (0, 0), (-1, -1), 6),
