@@ -20,7 +20,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from app.method.model import ComplianceMinimums, Method
-from app.records import PhaseInfo, PhaseKind, PhaseStatus
+from app.records import PhaseInfo, PhaseKind, PhaseStatus, RunStatus
 from drivers.interfaces import InstrumentIdentity
 
 if TYPE_CHECKING:  # the stored run builds its verdict with this module
@@ -178,10 +178,20 @@ def _instruments(run: StoredRun) -> list[tuple[str, InstrumentIdentity | None, s
 
 
 def _run_criteria(run: StoredRun, m: ComplianceMinimums | None) -> list[Criterion]:
-    return [_real_instruments(run), _uninterrupted(run), _calibration(run, m),
+    return [_completed(run), _real_instruments(run), _uninterrupted(run), _calibration(run, m),
             Criterion("Configuration unchanged", True,
                       "the record holds one configuration snapshot, taken at the start; the "
                       "station offers no way to change it during a run")]
+
+
+def _completed(run: StoredRun) -> Criterion:
+    """The planned durations count only if the run and each phase ran to their end."""
+    short = [f"{p.info.name} {p.status.value}" for p in run.phases
+             if p.status not in (PhaseStatus.COMPLETED, PhaseStatus.SKIPPED)]
+    if run.status is not RunStatus.COMPLETED or short:
+        return Criterion("Run completed", False, f"run {run.status.value}"
+                         + (f": {', '.join(short)}" if short else ""))
+    return Criterion("Run completed", True, "the run and every phase COMPLETED")
 
 
 def _real_instruments(run: StoredRun) -> Criterion:

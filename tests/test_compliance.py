@@ -19,6 +19,7 @@ import pytest
 from app.compliance import ComplianceVerdict
 from app.method.loader import MethodError, load_method_file
 from app.paths import methods_dir
+from app.records import PhaseKind
 from app.storage.stored import StoredRun
 from drivers.interfaces import InstrumentIdentity
 from drivers.sim.engine import SimulatedWorkloadEngine
@@ -75,7 +76,7 @@ def test_compliant_plan_on_real_calibrated_instruments_is_compliant(tmp_path, mo
     assert run.compliance.summary() == "COMPLIANT"
     names = [c.name for c in run.compliance.criteria]
     assert names == ["Interval length", "Stabilisation", "Measurement", "Ready idle",
-                     "Sample period", "Profile set", "Real instruments",
+                     "Sample period", "Profile set", "Run completed", "Real instruments",
                      "Uninterrupted active sequence", "Calibration", "Configuration unchanged"]
 
 
@@ -230,3 +231,8 @@ def test_a_copy_may_not_loosen_the_shipped_minimums(tmp_path):
     with pytest.raises(MethodError, match=r"\n  key 'compliance\.interval_s': differs from the "
                                           r"shipped compliance minimums \(emerald-block-v3\)$"):
         load_method_file(copy)
+
+
+def test_an_aborted_run_is_non_compliant_naming_what_did_not_finish(tmp_path, monkeypatch):
+    run = record(tmp_path, monkeypatch, hook=runs.abort_at(PhaseKind.READY_IDLE))
+    assert failed(run.compliance) == {"Run completed": "run ABORTED: Ready idle ABORTED"}
