@@ -236,3 +236,14 @@ def test_a_copy_may_not_loosen_the_shipped_minimums(tmp_path):
 def test_an_aborted_run_is_non_compliant_naming_what_did_not_finish(tmp_path, monkeypatch):
     run = record(tmp_path, monkeypatch, hook=runs.abort_at(PhaseKind.READY_IDLE))
     assert failed(run.compliance) == {"Run completed": "run ABORTED: Ready idle ABORTED"}
+
+
+def test_the_pyvisa_sim_meters_identify_as_simulated() -> None:
+    from drivers.meters.registry import open_power_meter
+    from tests.test_instruments_pyvisa_sim import BACKEND
+
+    meter = open_power_meter("wt300", "USB0::0x0B21::0x0025::SIM000001::INSTR",
+                             backend=BACKEND)
+    identity = meter.open()
+    meter.close()
+    assert identity.simulated and identity.vendor == "STORWATT-SIM YOKOGAWA"
