@@ -59,6 +59,11 @@ class WorkloadError(Exception):
     """The workload engine failed (fio missing, job rejected, exited non-zero, host refused)."""
 
 
+#: how every simulated instrument's vendor begins (``STORWATT-SIM YOKOGAWA``, ``StorWatt``)
+SIMULATED_VENDOR = "STORWATT"
+SIMULATOR_IDN_PREFIX = "STORWATT-SIM"
+
+
 @dataclass(frozen=True, slots=True)
 class InstrumentIdentity:
     """Who answered: kept with every run so a report names the exact meter used."""
@@ -70,6 +75,13 @@ class InstrumentIdentity:
     resource: str = ""  # VISA resource string / host:port
     driver: str = ""
     calibration_date: str = ""  # ISO date, entered by the lab (meters do not report it)
+
+    @property
+    def simulated(self) -> bool:
+        """A simulator answered: the wire simulators prefix their vendor with
+        ``STORWATT-SIM`` and the in-process ones are vendor ``StorWatt``; a run on either is
+        never compliant (app.compliance)."""
+        return self.vendor.upper().startswith(SIMULATED_VENDOR)
 
     def describe(self) -> str:
         parts = [self.vendor, self.model]

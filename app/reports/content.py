@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.compliance import ComplianceVerdict
 from app.method.loader import load_method
 from app.method.model import Method
 from app.records import MetricResult, PhaseKind, PhaseStatus, RunStatus
@@ -91,13 +92,18 @@ class ReportContent:
     events: tuple[StoredEvent, ...] = ()  # the complete log (``app.reports.run_log``)
 
     @property
+    def compliance(self) -> ComplianceVerdict:
+        """The run's derived verdict (app.compliance); views only format it."""
+        return self.run.compliance
+
+    @property
     def compliant(self) -> bool:
-        return self.run.method_compliant
+        return self.compliance.compliant
 
     @property
     def method_label(self) -> str:
         label = f"{self.run.method_name} {self.run.method_version}"
-        return label if self.compliant else f"{label} — NON-COMPLIANT abbreviated variant"
+        return label if self.compliant else f"{label} — {self.compliance.label}"
 
     @property
     def interval_s(self) -> float:
@@ -335,9 +341,7 @@ def _instruments(run: StoredRun) -> tuple[InstrumentSummary, ...]:
 def _problems(run: StoredRun, metrics: tuple[MetricLine, ...], coms: tuple[ComLine, ...],
               method_note: str) -> tuple[str, ...]:
     problems = []
-    if not run.method_compliant:
-        problems.append(f"method {run.method_name} {run.method_version} is an abbreviated "
-                        "variant: NON-COMPLIANT, not a reportable result")
+    problems += [f"NON-COMPLIANT ({c.name}): {c.evidence}" for c in run.compliance.failures]
     if run.status is not RunStatus.COMPLETED:
         problems.append(f"run {run.status.value}" + (f": {run.error}" if run.error else ""))
     for phase in run.phases:

@@ -14,10 +14,12 @@ attempts and the resolved method it ran: views select by these, they never re-de
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from app.compliance import ComplianceVerdict, assess_compliance
 from app.method.model import Method
 from app.method.record import method_from_record
 from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo,
@@ -276,6 +278,12 @@ class StoredRun:
         """The method exactly as the run used it, from the record (None for runs stored
         before the record kept it)."""
         return method_from_record(self.method_json) if self.method_json else None
+
+    @cached_property
+    def compliance(self) -> ComplianceVerdict:
+        """Whether this run is a compliant measurement, derived once per loaded run from the
+        record alone (app.compliance); ``method_compliant`` is only the method file's claim."""
+        return assess_compliance(self)
 
     def last_attempt(self, phase_index: int) -> StoredAttempt | None:
         """The attempt whose samples count for the phase's figures (the latest one)."""
