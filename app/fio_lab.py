@@ -19,8 +19,8 @@ from drivers.clock import Clock
 from drivers.fio.engine import FioEngine
 from drivers.fio.safety import TargetCheck, TargetPolicy, check_target
 from drivers.interfaces import WorkloadInterval, WorkloadProfile, WorkloadResult
-from drivers.sim.meters import SimulatedPowerMeter, SimulatedThermometer
-from drivers.sim.sut import SimulatedSut
+from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
+from drivers.simulators.sut import SimulatedSut
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(I?B?)\s*$", re.IGNORECASE)
 

@@ -16,9 +16,9 @@ from dataclasses import replace
 from app.records import LAB_KINDS, RunConfig
 from app.sequencer.lab import Lab
 from drivers.clock import Clock
-from drivers.sim.engine import SimulatedWorkloadEngine
-from drivers.sim.meters import SimulatedPowerMeter, SimulatedThermometer
-from drivers.sim.sut import HDD_15K, SSD_SAS, SimSutSpec, SimulatedSut
+from drivers.simulators.engine import SimulatedWorkloadEngine
+from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
+from drivers.simulators.sut import HDD_15K, SSD_SAS, SimSutSpec, SimulatedSut
 
 
 class LabError(ValueError):

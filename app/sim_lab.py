@@ -10,7 +10,7 @@ from __future__ import annotations
 from app.records import InstrumentConfig
 from app.sequencer.lab import Lab
 from drivers.meters.registry import open_power_meter, open_temperature_meter
-from drivers.sim.sut import SimulatedSut
+from drivers.simulators.sut import SimulatedSut
 from drivers.simulators import ElectricalState, MeterSimulator, ThermometerSimulator
 
 SIM_POWER_MODEL, SIM_POWER_DRIVER = "wt310", "wt300"

@@ -19,7 +19,7 @@ from app.metrics.efficiency import stability
 from app.metrics.histogram import ResponseTimeHistogram
 from app.metrics.intervals import build_intervals
 from bench.figure import Figure
-from drivers.sim.latency import lognormal_bucket_probabilities
+from drivers.simulators.latency import lognormal_bucket_probabilities
 
 COMMAND = "python -m bench.run_all metrics"
 WEIGHTS = (10, 9, 8, 7, 6, 5, 4, 3, 2, 1)  # method-notes §4 default

@@ -29,8 +29,8 @@ from app.sequencer.sequencer import Sequencer  # noqa: E402
 from app.storage.db import open_database  # noqa: E402
 from app.storage.writer import RunWriter  # noqa: E402
 from drivers.clock import FakeClock  # noqa: E402
-from drivers.sim.engine import SimulatedWorkloadEngine  # noqa: E402
-from drivers.sim.meters import SimulatedPowerMeter, SimulatedThermometer  # noqa: E402
+from drivers.simulators.engine import SimulatedWorkloadEngine  # noqa: E402
+from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer  # noqa: E402
 from bench.figure import BenchResult
 
 COMMAND = ".venv/bin/python bench/bench_reports.py"

@@ -82,3 +82,24 @@ def test_checker_sees_a_string_import(tmp_path: Path) -> None:
                    "importlib.import_module('ui.app')\nimport_module(f'app.cli.{name}')\n"
                    "__import__('drivers.fio')\nimportlib.import_module('PySide6.QtSvg')\n")
     assert [line.split(":")[0] for line in string_imports(bad)] == ["3", "4", "5"]
+
+
+def test_one_simulators_folder() -> None:
+    """Every simulator lives in ``drivers/simulators/``: a reader looking for "the simulator"
+    finds one folder, not ``drivers/sim/`` beside it (issue 13)."""
+    packages = sorted(str(p.parent.relative_to(ROOT)) for p in (ROOT / "drivers").rglob("__init__.py")
+                      if "sim" in p.parent.name)
+    assert packages == ["drivers/simulators"]
+
+
+def test_in_process_meters_never_identify_as_a_real_instrument() -> None:
+    """A run on the in-process meters must never be mistaken for one on real hardware: their
+    identity names StorWatt and a SIM model, and the driver field says ``sim``."""
+    from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
+    from drivers.simulators.sut import SimulatedSut
+
+    sut = SimulatedSut()
+    for meter in (SimulatedPowerMeter(sut), SimulatedThermometer(sut)):
+        identity = meter.open()
+        assert identity.vendor == "StorWatt" and identity.model.startswith("SIM-")
+        assert identity.driver == "sim"

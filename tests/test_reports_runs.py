@@ -22,8 +22,8 @@ from app.storage.db import Database, open_database
 from app.storage.writer import RunWriter
 from drivers.clock import FakeClock
 from drivers.interfaces import FLAG_UNCERTAINTY_HIGH, PowerSample
-from drivers.sim.engine import SimulatedWorkloadEngine
-from drivers.sim.meters import SimulatedPowerMeter, SimulatedThermometer
+from drivers.simulators.engine import SimulatedWorkloadEngine
+from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
 
 Hook = Callable[[Sequencer, ev.RunEvent], None]
 

@@ -12,7 +12,7 @@ from app.records import RunConfig
 from drivers.interfaces import InstrumentError, PowerMeter, PowerSample
 from drivers.meters.registry import (POWER_DRIVERS, TEMPERATURE_DRIVERS, open_power_meter,
                                      open_temperature_meter)
-from drivers.sim.meters import SimulatedPowerMeter, SimulatedThermometer
+from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
 
 SIMULATED = "sim"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from drivers.interfaces import (FLAG_UNCERTAINTY_HIGH, InstrumentIdentity, InstrumentTimeout,
                                 PowerSample, TemperatureSample)
-from drivers.sim.sut import SimulatedSut
+from drivers.simulators.sut import SimulatedSut
 
 #: accuracy of the simulated analyzer: ±(0.1 % of reading + 0.05 % of range)
 K_READ, K_RANGE = 0.001, 0.0005

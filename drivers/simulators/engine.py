@@ -18,9 +18,9 @@ from dataclasses import replace
 from drivers.clock import Clock
 from drivers.fio.jobs import JobOptions, job_text
 from drivers.interfaces import WorkloadError, WorkloadInterval, WorkloadProfile, WorkloadResult
-from drivers.sim.fio_rate import NO_LIMIT, applied_rate
-from drivers.sim.latency import lognormal_bucket_probabilities
-from drivers.sim.sut import SimulatedSut
+from drivers.simulators.fio_rate import NO_LIMIT, applied_rate
+from drivers.simulators.latency import lognormal_bucket_probabilities
+from drivers.simulators.sut import SimulatedSut
 
 ENGINE_NAME = "simulated SUT"
 #: stands in for the SUT's volumes in the job files the simulated engine writes (never run)
