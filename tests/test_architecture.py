@@ -103,3 +103,10 @@ def test_in_process_meters_never_identify_as_a_real_instrument() -> None:
         identity = meter.open()
         assert identity.vendor == "StorWatt" and identity.model.startswith("SIM-")
         assert identity.driver == "sim"
+
+
+def test_no_module_reads_as_a_serial_port() -> None:
+    """In an instrument application "COM" reads as a serial port: the capacity-optimisation
+    checks live in a module named for what they are (issue 13)."""
+    assert not sorted(str(p.relative_to(ROOT)) for package in PROJECT_PACKAGES
+                      for p in python_files(package) if p.stem.lower() == "com")

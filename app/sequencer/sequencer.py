@@ -29,7 +29,7 @@ from app.method.record import resolved_method
 from app.records import (MetricResult, PhaseInfo, PhaseKind, PhaseStatus, RunConfig,
                          RunStatus)
 from app.sequencer import events as ev
-from app.sequencer.com import com_result
+from app.sequencer.capacity_optimisation import com_result
 from app.sequencer.lab import Lab
 from app.sequencer.plan import build_phases, search_profiles
 from app.sequencer.recorder import PhaseRecorder
