@@ -12,7 +12,7 @@ wall-clock skew. Wall-clock time is stored once per run, at its start.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 # ---------------------------------------------------------------------------------------------
 # Sample flags. A flagged sample is stored but never averaged silently (method-notes §3).
@@ -264,6 +264,3 @@ class WorkloadEngine(Protocol):
     @property
     def running(self) -> bool: ...
 
-
-#: A station-clock source; ``time.monotonic`` in production, a fake clock in tests.
-ClockFn = Callable[[], float]
