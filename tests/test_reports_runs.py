@@ -45,6 +45,13 @@ class DegradingMeter:
     def identify(self):
         return self.inner.identify()
 
+    def reconnect(self):
+        return self.inner.reconnect()
+
+    @property
+    def ranges(self):
+        return self.inner.ranges
+
     def read(self, t: float) -> PowerSample:
         sample = self.inner.read(t)
         if self.bad:

@@ -393,7 +393,7 @@ class Sequencer:
     def _close_intervals(self, recorder: PhaseRecorder, now: float, final: bool = False) -> None:
         """Close due intervals; an engine without live figures (fio client mode) reports
         only when it stops, so its phase's intervals close after the final results."""
-        if recorder.ops_unit and not final and not getattr(self.lab.engine, "live", True):
+        if recorder.ops_unit and not final and not self.lab.engine.live:
             return
         latency = self.lab.workload_latency_s if recorder.ops_unit and not final else 0.0
         for record in recorder.close_due(now, latency):

@@ -47,6 +47,7 @@ class SimulatedWorkloadEngine:
     """Drives :class:`SimulatedSut`; emits one interval per ``slice_s`` of station time."""
 
     name = ENGINE_NAME
+    live = True  # one slice per ``slice_s`` as the station clock passes
 
     def __init__(self, sut: SimulatedSut, clock: Clock, slice_s: float = 1.0,
                  fail_after_s: float | None = None, load_hosts: int = 1) -> None:
