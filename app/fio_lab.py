@@ -11,15 +11,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.labs import LabError, simulated_sut
 from app.records import RunConfig
-from app.sequencer.lab import Lab
-from app.sim_lab import configured_meters
+from app.sequencer.lab import LabError
 from drivers.clock import Clock
 from drivers.fio.engine import FioEngine
 from drivers.fio.safety import TargetCheck, TargetPolicy, check_target
 from drivers.interfaces import WorkloadInterval, WorkloadProfile, WorkloadResult
-from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
 from drivers.simulators.sut import SimulatedSut
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(I?B?)\s*$", re.IGNORECASE)
@@ -94,20 +91,21 @@ def target_check(path: str, *, target_size: str, confirm: str,
                         policy=target_policy(target_size, confirm, protected))
 
 
-def fio_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = ()) -> Lab:
-    """``protected``: the station's own files, never a target (``app.protected``)."""
+def fio_engine(config: RunConfig, clock: Clock, protected: Sequence[str] = ()) -> FioEngine:
+    """The fio engine for the configured targets, its targets already checked: a refused
+    target stops the build before the run is stored or any file is made. ``protected``: the
+    station's own files, never a target (``app.protected``)."""
     if not config.sut.targets:
         raise LabError("local-fio needs at least one --target (a scratch file or a block device)")
     engine = FioEngine(config.sut.targets, clock=clock, load_hosts=config.sut.load_hosts,
                        policy=target_policy(config.target_size, config.confirm_device,
                                             protected))
-    engine.verify_targets()  # refused before the run is stored or any file is made
-    sut = simulated_sut(config)
-    simulated = config.power_meter.driver == "sim"
-    lab = Lab(SimulatedPowerMeter(sut), SutFollowingEngine(engine, sut) if simulated else engine,
-              SimulatedThermometer(sut), None, 1.2,
-              "fio on " + ", ".join(config.sut.targets)
-              + ("; power and temperature SIMULATED (no meter configured)" if simulated else ""))
-    lab.closers.append(engine.close)  # stops fio and removes the job folder, also on failure
-    configured_meters(lab, config.power_meter, config.temperature_meter)
-    return lab
+    engine.verify_targets()
+    return engine
+
+
+def fio_description(config: RunConfig, power_simulated: bool) -> str:
+    """What the lab is, saying SIMULATED when the watts are not measured."""
+    return ("fio on " + ", ".join(config.sut.targets)
+            + ("; power and temperature SIMULATED (no meter configured)" if power_simulated
+               else ""))

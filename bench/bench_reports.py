@@ -20,7 +20,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.labs import simulated_sut  # noqa: E402
+from app.sim_lab import simulated_sut  # noqa: E402
 from app.method.loader import load_method  # noqa: E402
 from app.records import RunConfig, SutDescription  # noqa: E402
 from app.reports.export import export_run  # noqa: E402

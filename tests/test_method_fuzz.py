@@ -20,7 +20,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
-from app.labs import simulated_sut
+from app.sim_lab import simulated_sut
 from app.method.loader import MethodError, load_method_file
 from app.method.model import Method
 from app.paths import methods_dir

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from app.labs import simulated_sut
+from app.sim_lab import simulated_sut
 from app.method.loader import load_method
 from app.records import PhaseKind, RunConfig, RunStatus, SutDescription
 from app.sequencer import events as ev

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from app.labs import simulated_sut
+from app.sim_lab import simulated_sut
 from app.method.loader import load_method
 from app.records import PhaseStatus, RunConfig, RunStatus, SutDescription
 from app.sequencer import events as ev

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from app.labs import simulated_sut
+from app.sim_lab import simulated_sut
 from app.records import RunConfig
 from drivers.interfaces import InstrumentError, PowerMeter, PowerSample
 from drivers.meters.registry import (POWER_DRIVERS, TEMPERATURE_DRIVERS, open_power_meter,
