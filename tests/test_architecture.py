@@ -13,6 +13,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 FORBIDDEN_IN_CORE = ("PySide6", "pyqtgraph", "ui", "shiboken6")
 FORBIDDEN_IN_DRIVERS = FORBIDDEN_IN_CORE + ("app", "sqlalchemy", "alembic")
+#: the measurement core is pure numbers: it takes samples and bins, never a driver (issue 13)
+FORBIDDEN_IN_METRICS = FORBIDDEN_IN_CORE + ("drivers", "sqlalchemy")
 PROJECT_PACKAGES = ("app", "ui", "drivers")
 DYNAMIC_IMPORTERS = ("import_module", "__import__")
 
@@ -33,6 +35,7 @@ def python_files(package: str) -> list[Path]:
 
 
 @pytest.mark.parametrize("package,forbidden", [("app", FORBIDDEN_IN_CORE),
+                                               ("app/metrics", FORBIDDEN_IN_METRICS),
                                                ("drivers", FORBIDDEN_IN_DRIVERS)])
 def test_layer_never_imports_upwards(package: str, forbidden: tuple[str, ...]) -> None:
     offenders = {
