@@ -16,15 +16,13 @@ from typing import NamedTuple
 
 import sqlalchemy as sa
 
-from app.records import RunStatus
+from app.records import RunStatus, in_metric_order
 from app.storage import schema as s
 from app.storage.audit import latest_dispositions_query
 from app.storage.db import Database
 
 #: the history's own status for a run with any INVALID metric (shown beside its RunStatus)
 INVALID = "INVALID"
-#: metric columns in the order of the seed's Test Data Report; others follow by name
-METRIC_ORDER = ("EP_RI", "EP_RR", "EP_RW", "EP_SR", "EP_SW", "EP_MW1", "EP_MW2")
 
 
 class KeyMetric(NamedTuple):
@@ -109,9 +107,7 @@ def _row(r: sa.Row, metrics: tuple[KeyMetric, ...], disposition: str,
 
 def metric_names(rows: list[HistoryRow]) -> list[str]:
     """Every metric name present, the Emerald ones first in report order."""
-    present = {m.name for r in rows for m in r.metrics}
-    known = [n for n in METRIC_ORDER if n in present]
-    return known + sorted(present - set(known))
+    return in_metric_order(sorted({m.name for r in rows for m in r.metrics}))
 
 
 @dataclass(frozen=True)
