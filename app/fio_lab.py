@@ -2,15 +2,16 @@
 
 Without a configured power meter the power and temperature come from the simulated SUT,
 made to follow the profile fio is running, and every output says they are SIMULATED — real
-IO figures next to simulated watts are a rehearsal, not a measurement.
+IO figures next to simulated watts are a rehearsal, not a measurement. With a real power meter
+the thermometer must be real too: the simulated one is never used in its place.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app import units
 from app.records import RunConfig
 from app.sequencer.lab import LabError
 from drivers.clock import Clock
@@ -19,16 +20,13 @@ from drivers.fio.safety import TargetCheck, TargetPolicy, check_target
 from drivers.interfaces import WorkloadInterval, WorkloadProfile, WorkloadResult
 from drivers.simulators.sut import SimulatedSut
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(I?B?)\s*$", re.IGNORECASE)
-
 
 def parse_size(text: str) -> int:
-    """'64M' → 67108864 (K/M/G/T are binary multiples, as fio reads them)."""
-    match = _SIZE.match(text or "")
-    if not match:
-        raise LabError(f"size {text!r} is not a number with an optional K/M/G/T suffix")
-    factor = 1024 ** " KMGT".index(match.group(2).upper() or " ")
-    return int(float(match.group(1)) * factor)
+    """'64M' → 67108864 (K/M/G/T are binary multiples, as fio reads them; ``app.units``)."""
+    try:
+        return units.parse_size(text)
+    except units.UnitError as exc:
+        raise LabError(f"size {text!r}: {exc}") from None
 
 
 def scratch_size(text: str) -> int | None:
@@ -104,8 +102,10 @@ def fio_engine(config: RunConfig, clock: Clock, protected: Sequence[str] = ()) -
     return engine
 
 
-def fio_description(config: RunConfig, power_simulated: bool) -> str:
-    """What the lab is, saying SIMULATED when the watts are not measured."""
+def fio_description(config: RunConfig, power_simulated: bool, thermometer: bool) -> str:
+    """What the lab is, saying SIMULATED when the watts are not measured and that every
+    metric is INVALID without an inlet thermometer."""
     return ("fio on " + ", ".join(config.sut.targets)
             + ("; power and temperature SIMULATED (no meter configured)" if power_simulated
-               else ""))
+               else "")
+            + ("" if thermometer else "; no inlet thermometer: every metric INVALID"))

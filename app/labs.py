@@ -7,10 +7,16 @@
 * ``local-fio`` — real IO with fio against the configured targets; meters as configured, or
   the in-process simulated meters (clearly labelled SIMULATED) when none are.
 
-In ``sim`` and ``local-fio`` a meter whose driver is not ``sim`` is the real driver. What each
-instrument will be is decided once (:func:`plan_lab`); :func:`build_lab` then sets each piece up
-in turn and registers its tear-down as it goes, so a piece that fails to set up leaves nothing
-behind (the pieces before it are torn down, newest first).
+In ``sim`` and ``local-fio`` a meter whose driver is not ``sim`` is the real driver. A thermometer
+driver ``none`` records no inlet temperature, and a real power meter never gets the simulated
+thermometer beside it: its inlet would pass for a measured one (method-notes §3), so there is
+none and every metric says so.
+
+What each instrument will be is decided once (:func:`plan_lab`); :func:`build_lab` then sets each
+piece up in turn and registers its tear-down as it goes, so a piece that fails to set up leaves
+nothing behind (the pieces before it are torn down, newest first). The wizard's "Test
+connection" sets the meters up through the same code (:func:`open_lab_meters`), so it identifies
+the very instrument the run will read.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from enum import Enum
 from typing import Any
 
 from app.fio_lab import SutFollowingEngine, fio_description, fio_engine
-from app.records import LAB_KINDS, InstrumentConfig, RunConfig
+from app.records import LAB_KINDS, SIMULATED_LABS, InstrumentConfig, RunConfig
 from app.sequencer.lab import Lab, LabError, Teardown
 from app.sim_lab import (SIM_POWER_DRIVER, SIM_THERMO_DRIVER, power_simulator, simulated_engine,
                          simulated_sut, thermometer_simulator)
@@ -34,8 +40,9 @@ from drivers.simulators.sut import SimulatedSut
 
 #: how long after an interval's end fio's figures for it arrive
 FIO_LATENCY_S = 1.2
-SIMULATED_LABS = {"sim": "simulated SUT behind loopback meter simulators",
-                  "sim-direct": "simulated SUT, in-process simulated meters"}
+LAB_DESCRIPTIONS = {"sim": "simulated SUT behind loopback meter simulators",
+                    "sim-direct": "simulated SUT, in-process simulated meters"}
+NO_THERMOMETER = "none"  # the technician chose to record no inlet temperature
 
 
 class Source(Enum):
@@ -44,6 +51,7 @@ class Source(Enum):
     IN_PROCESS = "in-process simulated meter"
     WIRE_SIMULATOR = "production driver on a loopback simulator"
     DRIVER = "configured driver"
+    NONE = "no instrument"
 
 
 @dataclass(frozen=True)
@@ -60,6 +68,7 @@ class LabPlan:
 
 
 def plan_lab(config: RunConfig) -> LabPlan:
+    """Each instrument's source for ``config``, or :class:`LabError` for an unknown lab."""
     if config.lab not in LAB_KINDS:
         raise LabError(f"unknown lab {config.lab!r}; choose one of {', '.join(LAB_KINDS)}")
     simulated = Source.WIRE_SIMULATOR if config.lab == "sim" else Source.IN_PROCESS
@@ -69,7 +78,32 @@ def plan_lab(config: RunConfig) -> LabPlan:
             return simulated
         return Source.DRIVER
 
-    return LabPlan(config.lab, source(config.power_meter), source(config.temperature_meter))
+    power, temperature = source(config.power_meter), source(config.temperature_meter)
+    if config.temperature_meter.driver == NO_THERMOMETER or (
+            config.lab not in SIMULATED_LABS and power is Source.DRIVER
+            and temperature is not Source.DRIVER):
+        temperature = Source.NONE
+    return LabPlan(config.lab, power, temperature)
+
+
+@dataclass(frozen=True)
+class LabMeters:
+    """A lab's meters, set up exactly as the run sets them up; closing tears them down."""
+
+    power_meter: PowerMeter
+    temperature_meter: TemperatureMeter | None
+    teardown: Teardown
+
+    def close(self) -> None:
+        self.teardown.run()
+
+
+def open_lab_meters(config: RunConfig, sut: SimulatedSut | None = None) -> LabMeters:
+    """The meters a run of ``config`` reads (same lab kind, drivers, resources, simulators),
+    for the wizard's connection test; constructed, not yet opened."""
+    plan = plan_lab(config)
+    with Teardown() as teardown:
+        return _set_up_meters(plan, config, sut or simulated_sut(config), teardown)
 
 
 @dataclass(frozen=True)
@@ -93,10 +127,8 @@ def build_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = ()) ->
     sut = simulated_sut(config)
     with Teardown() as teardown:
         engine, description = _set_up_workload(plan, config, clock, protected, sut, teardown)
-        power: PowerMeter = _set_up_meter(_POWER, plan.power, config.power_meter, sut, teardown)
-        thermometer: TemperatureMeter = _set_up_meter(_TEMPERATURE, plan.temperature,
-                                                      config.temperature_meter, sut, teardown)
-        return Lab(power, engine, thermometer,
+        meters = _set_up_meters(plan, config, sut, teardown)
+        return Lab(meters.power_meter, engine, meters.temperature_meter,
                    None if plan.real_io else sut.used_capacity_bytes,
                    FIO_LATENCY_S if plan.real_io else 0.0, description, teardown)
 
@@ -104,12 +136,21 @@ def build_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = ()) ->
 def _set_up_workload(plan: LabPlan, config: RunConfig, clock: Clock, protected: Sequence[str],
                      sut: SimulatedSut, teardown: Teardown) -> tuple[WorkloadEngine, str]:
     if not plan.real_io:
-        return simulated_engine(sut, config, clock), SIMULATED_LABS[plan.kind]
+        return simulated_engine(sut, config, clock), LAB_DESCRIPTIONS[plan.kind]
     engine = fio_engine(config, clock, protected)
     teardown.register(engine.close)  # stops fio and removes the job folder, also on failure
     power_simulated = plan.power is Source.IN_PROCESS
     return (SutFollowingEngine(engine, sut) if power_simulated else engine,
-            fio_description(config, power_simulated))
+            fio_description(config, power_simulated, plan.temperature is not Source.NONE))
+
+
+def _set_up_meters(plan: LabPlan, config: RunConfig, sut: SimulatedSut,
+                   teardown: Teardown) -> LabMeters:
+    power = _set_up_meter(_POWER, plan.power, config.power_meter, sut, teardown)
+    thermometer = (None if plan.temperature is Source.NONE else
+                   _set_up_meter(_TEMPERATURE, plan.temperature, config.temperature_meter, sut,
+                                 teardown))
+    return LabMeters(power, thermometer, teardown)
 
 
 def _set_up_meter(kind: _MeterKind, source: Source, config: InstrumentConfig, sut: SimulatedSut,

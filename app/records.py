@@ -84,7 +84,8 @@ class SutDescription:
     vendor: str = "StorWatt"
     model: str = "Simulated array"
     serial: str = "SIM-0001"
-    raw_capacity_bytes: int = 7_300_000_000_000  # 7300 GB, the seed's example
+    #: 7300 GB, the seed's example: only the simulated labs may take it as a default
+    raw_capacity_bytes: int = 7_300_000_000_000
     drive_count: int = 50
     drive_type: str = "HDD"  # HDD | SSD
     raid: str = "RAID 6"
@@ -93,7 +94,15 @@ class SutDescription:
     load_hosts: tuple[str, ...] = ()  # "host[:port]" of fio --server instances
     targets: tuple[str, ...] = ()  # files or block devices
     notes: str = ""
+    #: the nominal supply, one of the method's ``voltage_ranges`` by id (method-notes §3);
+    #: the default is the simulated SUT's 230 V / 50 Hz
+    supply: str = "1P-200-240"
+    #: the ASHRAE class the SUT is specified for: its inlet's allowable range (method-notes §10)
+    ashrae_class: str = "A2"
 
+
+#: labs whose SUT is the simulated one, so the example SUT description above is theirs
+SIMULATED_LABS = ("sim", "sim-direct")
 
 #: what ``RunConfig.lab`` may name (built by :func:`app.labs.build_lab`); here, with the record,
 #: so the command line can offer the choices without importing the simulators
@@ -113,12 +122,18 @@ class RunConfig:
     operator: str = ""
     station: str = ""
     classification_reason: str = ""
+    #: the classification questions as answered (attribute → answer), so a repeated set-up
+    #: shows the answers that gave ``taxonomy``, not the questions' defaults
+    classification_answers: dict[str, Any] = field(default_factory=dict)
     #: local-fio: size of the scratch file created for a target that does not exist yet;
     #: "" = create none (a missing target is then refused)
     target_size: str = ""
     #: local-fio: the target paths (block devices, existing files) the operator typed to allow
     #: overwriting them, comma separated (the field keeps its first name for stored runs)
     confirm_device: str = ""
+    #: the wizard's instrument connection test: "passed: …", or "OVERRIDE: …" when the
+    #: operator went on without a passed test ("" = not started from the wizard)
+    instrument_check: str = ""
 
     @property
     def category(self) -> str:

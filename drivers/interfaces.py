@@ -25,11 +25,16 @@ FLAG_UNCERTAINTY_HIGH = "uncertainty_high"  # uncertainty above the method's lim
 FLAG_UNCERTAINTY_UNKNOWN = "uncertainty_unknown"  # range/accuracy unknown: cannot evaluate
 FLAG_SENSOR_ERROR = "sensor_error"  # thermometer: open thermocouple, "Sensor Error"
 FLAG_GARBAGE = "garbage"  # reply could not be parsed at all
+# Set by the phase recorder, not the meter: the reading is good, the SUT's supply is not the
+# declared one (method-notes §3); the phase is INVALID but the watts stay in the average.
+FLAG_VOLTAGE_OUT_OF_RANGE = "voltage_out_of_range"
+FLAG_FREQUENCY_OUT_OF_RANGE = "frequency_out_of_range"
 
-#: Flags that exclude a sample from averages (they stay in storage and reports).
+#: Flags that exclude a sample from averages (they stay in storage and reports). A reading
+#: whose uncertainty cannot be evaluated is not known to be good (method-notes §3).
 EXCLUDING_FLAGS = frozenset(
     {FLAG_NO_DATA, FLAG_OVERRANGE, FLAG_RANGE_CHANGE, FLAG_INVALID, FLAG_SENSOR_ERROR,
-     FLAG_GARBAGE}
+     FLAG_GARBAGE, FLAG_UNCERTAINTY_UNKNOWN}
 )
 
 
@@ -95,6 +100,8 @@ class PowerSample:
     range_a: float | None = None
     uncertainty_pct: float | None = None
     flags: frozenset[str] = frozenset()
+    #: the watts reading's resolution as the meter sent it (W per last digit), None unknown
+    resolution_w: float | None = None
 
     @property
     def usable(self) -> bool:

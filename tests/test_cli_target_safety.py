@@ -22,7 +22,8 @@ from app.storage.db import open_database
 from drivers.interfaces import WorkloadError
 
 pytestmark = pytest.mark.fio
-RUN = ["run", "--lab", "local-fio", "--method", "smoke", "--taxonomy", "online-2"]
+RUN = ["run", "--lab", "local-fio", "--method", "smoke", "--taxonomy", "online-2",
+       "--capacity-gb", "0.016", "--supply", "1P-200-240", "--ashrae-class", "A2"]
 
 
 def digest(path: Path) -> str:

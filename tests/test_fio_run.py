@@ -12,6 +12,9 @@ from app.cli.main import main
 from app.records import RunStatus
 from app.storage.db import open_database
 
+#: what a run outside the simulated labs must declare about its SUT (cmd_run)
+DECLARED = ("--capacity-gb", "0.016", "--supply", "1P-200-240", "--ashrae-class", "A2")
+
 pytestmark = [pytest.mark.fio,
               pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")]
 
@@ -21,8 +24,9 @@ def test_smoke_sequence_with_real_fio_stores_intervals_and_histograms(tmp_path: 
                                                                       capsys) -> None:
     db = f"sqlite:///{tmp_path / 'fio.db'}"
     target = tmp_path / "scratch.dat"
-    code = main(["run", "--lab", "local-fio", "--target", str(target), "--target-size", "16M",
-                 "--method", "smoke", "--taxonomy", "online-2", "--db", db, "--json", "--quiet"])
+    code = main(["run", "--lab", "local-fio", *DECLARED, "--target", str(target),
+                 "--target-size", "16M", "--method", "smoke", "--taxonomy", "online-2",
+                 "--db", db, "--json", "--quiet"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["status"] == "COMPLETED"
     run = open_database(db).load_run(out["run_id"])
@@ -44,13 +48,13 @@ def test_smoke_sequence_with_real_fio_stores_intervals_and_histograms(tmp_path: 
 
 
 def test_local_fio_without_a_target_is_refused(tmp_path: Path, capsys) -> None:
-    assert main(["run", "--lab", "local-fio", "--method", "smoke",
+    assert main(["run", "--lab", "local-fio", *DECLARED, "--method", "smoke",
                  "--db", f"sqlite:///{tmp_path / 'x.db'}"]) == 1
     assert "needs at least one --target" in capsys.readouterr().err
 
 
 def test_a_missing_target_without_scratch_size_is_refused(tmp_path: Path, capsys) -> None:
-    assert main(["run", "--lab", "local-fio", "--target", str(tmp_path / "typo.dat"),
+    assert main(["run", "--lab", "local-fio", *DECLARED, "--target", str(tmp_path / "typo.dat"),
                  "--target-size", "0", "--method", "smoke",
                  "--db", f"sqlite:///{tmp_path / 'x.db'}"]) == 1
     err = capsys.readouterr().err  # refused before the run is stored or anything is made

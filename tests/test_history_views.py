@@ -145,12 +145,13 @@ def test_column_chooser_hides_and_shows(view) -> None:
     assert not view.table.isColumnHidden(view.model.column_index("Lab"))
 
 
-def test_open_detail_shows_plots_metrics_and_evidence(view, stored, tmp_path) -> None:
+def test_open_detail_shows_plots_metrics_and_evidence(qtbot, view, stored, tmp_path) -> None:
     database, first, _, _ = stored
     view.search.setText(first[:8])
     view.table.selectRow(0)
     assert view.open_button.isEnabled() and not view.compare_button.isEnabled()
-    view.open_selected()
+    with qtbot.waitSignal(view.detail_opened, timeout=30_000):  # loads in the background
+        view.open_selected()
     detail = view.tabs.currentWidget()
     assert detail.run.run_id == first
     run = database.load_run(first)

@@ -62,6 +62,10 @@ def test_the_plan_decides_every_instrument_once() -> None:
         "sim-direct", Source.IN_PROCESS, Source.IN_PROCESS)  # sim-direct ignores drivers
     assert plan_lab(RunConfig(lab="local-fio")) == LabPlan("local-fio", Source.IN_PROCESS,
                                                            Source.IN_PROCESS)
+    # a real power meter never gets the simulated inlet beside it; "none" records no inlet
+    assert plan_lab(RunConfig(lab="local-fio", power_meter=real)).temperature is Source.NONE
+    assert plan_lab(RunConfig(lab="sim-direct", temperature_meter=InstrumentConfig(
+        driver="none"))).temperature is Source.NONE
     with pytest.raises(ValueError, match="unknown lab 'moon'; choose one of sim, sim-direct"):
         plan_lab(RunConfig(lab="moon"))
 

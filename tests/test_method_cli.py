@@ -48,7 +48,8 @@ def test_show_prints_profiles_plans_rules_instruments_and_coms(capsys) -> None:
             "99 %, 99.9 %, 99.99 %, 99.999 %",
             "power reading at least every 5 s, uncertainty ≤ 1 %",
             "±0.01 W up to 10 W, ±0.1 W up to 100 W, ±1 W above",
-            "200–480 V 3-phase, 47–63 Hz",
+            "200–480 V three phase (--supply 3P-200-480), 47–63 Hz",
+            "inlet allowable range by ASHRAE class (--ashrae-class): A1 15–32 °C",
             "temperature resolution 0.1 °C",
             "parity-raid        Parity RAID"):
         assert expected in out, expected

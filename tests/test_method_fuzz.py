@@ -151,7 +151,11 @@ def sequence(method: Method, path: Path) -> None:
         coms = tuple(c.id for c in method.coms[:1])
         config = RunConfig(method=method.name, taxonomy=f"{plan.categories[0]}-1",
                            lab="sim-direct",
-                           sut=SutDescription(coms_declared=coms, coms_on_during_test=coms))
+                           sut=SutDescription(coms_declared=coms, coms_on_during_test=coms,
+                                              # a set-up the (mutated) method accepts
+                                              supply=method.instruments.voltage_ranges[0].id,
+                                              ashrae_class=method.instruments.inlet_classes[0]
+                                              .name))
         phases = build_phases(method, config)
         samples = sum(p.planned_s for p in phases) / method.sample_period_s
         if samples > MAX_SEQUENCED_SAMPLES or plan.prefill and not plan.prefill_max_intervals:

@@ -53,6 +53,15 @@ def old_run(url: str) -> None:
             "stabilisation_intervals, measurement_intervals, status, attempts, t_start, t_end, "
             "error) VALUES (:r, 0, 'active', 'RR', 'RR', 50.0, 2, 3, 'COMPLETED', 2, 99.5, "
             "170.0, '')"), {"r": run})
+        conn.execute(sa.text(  # conditioning before it: the old recorder flagged its intervals
+            "INSERT INTO phases (run_id, idx, kind, name, profile, planned_s, "
+            "stabilisation_intervals, measurement_intervals, status, attempts, t_start, t_end, "
+            "error) VALUES (:r, 1, 'conditioning', 'Conditioning', 'MW1', 10.0, 0, 0, "
+            "'COMPLETED', 1, 0.0, 10.0, '')"), {"r": run})
+        conn.execute(sa.text(
+            "INSERT INTO intervals (run_id, phase_index, profile, idx, start_s, end_s, "
+            "n_power_samples, ops_unit, in_measurement) VALUES (:r, 1, 'MW1', 0, 0.0, 10.0, "
+            "10, '', 1)"), {"r": run})
         for i in range(5):
             conn.execute(sa.text(
                 "INSERT INTO intervals (run_id, phase_index, profile, idx, start_s, end_s, "
@@ -82,7 +91,7 @@ def test_old_runs_get_the_tags_their_reports_used(tmp_path: Path) -> None:
     for when, (interval, window) in expected.items():
         i = int((t == when).nonzero()[0][0])
         assert (run.power.interval[i], run.power.window[i]) == (interval, window), when
-    (attempt,) = run.attempts
+    (attempt,) = [a for a in run.attempts if a.phase_index == 0]
     assert (attempt.attempt, attempt.t_start, attempt.status) == (2, 100.0,
                                                                   PhaseStatus.COMPLETED)
     assert (attempt.window_start_s, attempt.window_end_s) == (120.0, 150.0)
@@ -91,3 +100,5 @@ def test_old_runs_get_the_tags_their_reports_used(tmp_path: Path) -> None:
         (1, Window.OUTSIDE), (2, Window.OUTSIDE), (2, Window.MEASUREMENT),
         (2, Window.OUTSIDE)]  # 149.6–150.6: less than half inside the window
     assert run.method is None and run.method_sha256 is None
+    (conditioning,) = run.attempt_intervals(1)
+    assert not conditioning.in_measurement  # a phase without a metric has no window

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWizard
 from app.records import PhaseStatus, RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.storage.db import open_database
+from tests.test_ui_wizard import click_next
 from ui.main_window import MainWindow
 
 SMOKE_METRICS = {"EP_MW1", "EP_MW2", "EP_RW", "EP_RR", "EP_SW", "EP_SR", "EP_RI"}
@@ -71,9 +72,8 @@ def test_wizard_click_through_to_a_completed_smoke_run(qtbot, station: MainWindo
     qtbot.keyClick(station, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)  # Ctrl+N
     wizard = station.wizard
     assert wizard is not None and wizard.isVisible()
-    next_button = wizard.button(QWizard.WizardButton.NextButton)
     for _ in range(4):
-        qtbot.mouseClick(next_button, Qt.MouseButton.LeftButton)
+        click_next(qtbot, wizard)
     assert wizard.currentPage() is wizard.review_page
     assert wizard.review_page.config.method == "smoke"
     qtbot.keyClicks(wizard.review_page.operator, "J. Tech")

@@ -23,10 +23,12 @@ from app.records import RunConfig
 from app.sequencer import events as ev
 from app.session import RunSession, open_session
 from app.storage.db import Database, open_database
+from app.storage.history import invalid_metric_counts
 from drivers.interfaces import InstrumentError, WorkloadError
 from ui.bridge import RunBridge
+from ui.confirm import Confirm, ask_yes_no
 from ui.health import station_health
-from ui.run_view import Confirm, RunView, ask_yes_no
+from ui.run_view import RunView
 from ui.settings import station_settings
 from ui.start_page import StartPage
 from ui.wizard.model import WizardEntries, entries_from_config
@@ -57,16 +59,19 @@ class MainWindow(QMainWindow):
         self._quit_after_run = False
         self.setWindowTitle("StorWatt — storage power-efficiency test station")
         self.start_page = StartPage()
-        self.run_view = RunView(confirm=confirm)
+        self.run_view = RunView(confirm=confirm, settings=self.settings)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.start_page)
         self.stack.addWidget(self.run_view)
         self.setCentralWidget(self.stack)
         self.start_page.new_run.connect(lambda: self.new_run())
         self.start_page.resume_run.connect(self.repeat_run)
+        self.start_page.details_requested.connect(self.show_run_details)
         self.run_view.ended.connect(self._run_ended)
         self.run_view.home_requested.connect(self.show_start_page)
         self._build_menus()
+        self.run_view.controls_changed.connect(self._run_actions_follow)
+        self._run_actions_follow(False, False)
         self.resize(1500, 950)
         self._restore_state()
         self.refresh()
@@ -106,6 +111,12 @@ class MainWindow(QMainWindow):
         if self.quit_action.shortcut().isEmpty():
             self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
 
+    def _run_actions_follow(self, running: bool, paused: bool) -> None:
+        """The Run menu offers only what the run view's buttons offer (nothing without a run)."""
+        self.pause_action.setEnabled(running and not paused)
+        self.resume_action.setEnabled(running and paused)
+        self.abort_action.setEnabled(running)
+
     def _about(self) -> None:
         import app
 
@@ -133,10 +144,11 @@ class MainWindow(QMainWindow):
             if self.database is None:
                 self.database = open_database(self.db_url)
             runs = self.database.list_runs(limit=RECENT_RUNS)
+            invalid = invalid_metric_counts(self.database, [r.run_id for r in runs])
         except Exception as exc:  # noqa: BLE001 — storage errors are shown, the GUI stays up
-            runs, error = [], str(exc)
+            runs, invalid, error = [], {}, str(exc)
         interrupted = len(self.database.interrupted) if self.database else 0
-        self.start_page.show_runs(runs, error)
+        self.start_page.show_runs(runs, error, invalid)
         self.start_page.show_health(station_health(
             self.db_url, error, interrupted, str(self.settings.value("last/meter", ""))))
         self.statusBar().showMessage(f"Database: {self.db_url}")
@@ -156,6 +168,12 @@ class MainWindow(QMainWindow):
         self.history.show()
         return self.history
 
+    def show_run_details(self, run_id: str) -> HistoryView:
+        """A recent run's details: the history window with that run's tab open."""
+        history = self.show_history()
+        history.load_detail(run_id)
+        return history
+
     def new_run(self, entries: WizardEntries | None = None) -> NewRunWizard | None:
         if self.run_view.running:
             self.statusBar().showMessage("A run is in progress: finish or abort it first.")
@@ -167,7 +185,7 @@ class MainWindow(QMainWindow):
         from ui.wizard.wizard import NewRunWizard
 
         self.wizard = NewRunWizard(self, entries=entries, simulated_lab=self.lab,
-                                   protected=station_paths(self.db_url))
+                                   protected=station_paths(self.db_url), confirm=self.confirm)
         self.wizard.accepted.connect(self._wizard_accepted)
         self.wizard.open()
         return self.wizard

@@ -18,13 +18,15 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from app.console import format_metric_value
+from app.metrics.formatting import sig_digits
 from app.method.model import Method
-from app.records import IDLE_METRIC, MetricResult, PhaseInfo, PhaseKind, metric_rank
+from app.records import IDLE_METRIC, MetricResult, PhaseInfo, PhaseKind, RunStatus, metric_rank
 
 COLUMNS = ("Metric", "Value", "Unit", "Avg power (W)", "IO rate", "Avg response (ms)",
            "Validity")
 VALID_COLOUR = QColor(40, 150, 70)
 INVALID_COLOUR = QColor(200, 50, 50)
+PENDING = "pending"
 
 
 def planned_metric_names(method: Method | None, phases: Sequence[PhaseInfo]) -> dict[int, str]:
@@ -44,10 +46,6 @@ def planned_metric_names(method: Method | None, phases: Sequence[PhaseInfo]) -> 
         elif p.kind is PhaseKind.COM_CHECK:
             names[p.index] = p.name
     return names
-
-
-def _num(value: float, fmt: str) -> str:
-    return format(value, fmt) if math.isfinite(value) else "—"
 
 
 class MetricsTable(QTableWidget):
@@ -71,23 +69,41 @@ class MetricsTable(QTableWidget):
             row = self.rowCount()
             self.insertRow(row)
             self._row_of_phase[index] = row
-            self._set_row(row, (name, "", "", "", "", "", "pending"))
+            self._set_row(row, (name, "", "", "", "", "", PENDING))
 
     def add_metric(self, m: MetricResult) -> None:
         row = self._row_of_phase.get(m.phase_index) if m.phase_index is not None else None
         if row is None:
             row = self.rowCount()
             self.insertRow(row)
-        ops = f"{_num(m.ops_rate, '.1f')} {m.ops_unit}".strip() if math.isfinite(
-            m.ops_rate) else "—"
+        idle = m.unit.endswith("GB/W")  # EP_RI: capacity per watt, no IO at ready idle
+        ops = "— (idle)" if idle else (f"{sig_digits(m.ops_rate)} {m.ops_unit}".strip()
+                                       if math.isfinite(m.ops_rate) else "—")
         validity = "VALID" if m.valid else f"INVALID: {m.reason}"
-        self._set_row(row, (m.name, format_metric_value(m), m.unit, _num(m.avg_power_w, ".3f"),
-                            ops, _num(m.avg_response_ms, ".2f"), validity))
+        # the report's digits (three significant, docs/method-notes.md §4), so the table and
+        # the PDF never show the same power differently
+        self._set_row(row, (m.name, format_metric_value(m), m.unit, sig_digits(m.avg_power_w),
+                            ops, sig_digits(m.avg_response_ms), validity))
+        if idle and math.isfinite(m.ops_rate):
+            self.item(row, 2).setToolTip(f"raw capacity {sig_digits(m.ops_rate)} GB ÷ average "
+                                         "ready-idle power")
         colour = VALID_COLOUR if m.valid else INVALID_COLOUR
         validity_item = self.item(row, len(COLUMNS) - 1)
         validity_item.setForeground(QBrush(colour))
         validity_item.setToolTip(validity)  # the whole reason, however long
         self.item(row, 1).setToolTip(m.reason or "valid")
+
+    def finish(self, status: RunStatus) -> None:
+        """At the run's end, rows still pending were never measured: say so and why, so an
+        aborted run's empty rows are not read as "still to come"."""
+        if status is RunStatus.COMPLETED:
+            return
+        note = f"not measured ({status.value.lower()})"
+        for row in range(self.rowCount()):
+            validity = self.item(row, len(COLUMNS) - 1)
+            if validity is not None and validity.text() == PENDING:
+                validity.setText(note)
+                validity.setForeground(QBrush(INVALID_COLOUR))
 
     def _set_row(self, row: int, texts: Sequence[str]) -> None:
         for col, text in enumerate(texts):

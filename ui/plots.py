@@ -17,6 +17,7 @@ from PySide6.QtCore import QEvent, QTimer
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from app.method.model import Method
+from app.metrics.histogram import ceiling_meaning
 from app.records import PhaseInfo, PhaseKind
 from app.sequencer import events as ev
 from ui.series import GrowableSeries
@@ -30,10 +31,44 @@ LOG_COUNT_TICKS = [(math.log10(m * 10**k), f"{m * 10**k:,}") for k in range(0, 1
                    for m in (1, 2, 5)]
 STEM_BASE = 0.8  # stems start just under one IO on the log count axis
 SYMBOL_LIMIT = 600  # EP intervals drawn with markers up to this many points
+HIST_TITLE = "Response-time histogram (measurement interval)"
+HIST_WAITING = ("No histogram yet: one appears when an active profile's measurement interval "
+                "completes.")
+
+
+#: tick steps of the run-time axis (s): whole seconds, minutes and hours only, so two ticks
+#: never print the same h:mm:ss label
+TIME_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600,
+              43200, 86400)
+EMPTY_SPAN_S = 60.0  # the run-time axes before any data: 0:00 … 1:00
+LEVEL_LABEL_TOP, LEVEL_LABEL_STEP, CEILING_LABEL_AT = 0.95, 0.12, 0.06
+
+
+def time_step(span_s: float, pixels: float, min_px: float = 70.0) -> float:
+    """The smallest step of :data:`TIME_STEPS` leaving ``min_px`` pixels per label."""
+    wanted = span_s * min_px / max(pixels, 1.0)
+    return next((s for s in TIME_STEPS if s >= wanted), TIME_STEPS[-1])
+
+
+def _empty_time_range(plot: pg.PlotItem) -> None:
+    """0:00 … 1:00 until data arrives (pyqtgraph's empty view is -0.5 … 0.5, which the time
+    axis would print as a negative time), then the x range follows the data again."""
+    plot.setXRange(0, EMPTY_SPAN_S, padding=0)
+    plot.enableAutoRange(axis="x")
 
 
 class DurationAxis(pg.AxisItem):
-    """Run time as h:mm:ss (seconds alone are unreadable once a run passes an hour)."""
+    """Run time as h:mm:ss (seconds alone are unreadable once a run passes an hour), ticks on
+    whole seconds/minutes/hours and no SI scaling ("(x0.001)" means nothing for a time)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.enableAutoSIPrefix(False)
+
+    def tickSpacing(self, minVal, maxVal, size):  # noqa: N802 (Qt naming)
+        major = time_step(maxVal - minVal, size)
+        minor = next((s for s in reversed(TIME_STEPS) if s < major and major % s == 0), major)
+        return [(major, 0), (minor, 0)]
 
     def tickStrings(self, values, scale, spacing):  # noqa: N802 (Qt naming)
         out = []
@@ -100,6 +135,20 @@ class _DualAxisPlot:
         for vb in (self.item.vb, self.right):
             vb.sigRangeChangedManually.connect(self._stop_following)
 
+    def key_axes(self, left_colour: str, right_colour: str) -> None:
+        """Each y axis (label, line, tick labels) in its curve's colour: with two scales on
+        one plot, the colour says which curve an axis belongs to."""
+        for side, colour in (("left", left_colour), ("right", right_colour)):
+            axis = self.item.getAxis(side)
+            axis.setPen(pg.mkPen(colour))
+            axis.setTextPen(pg.mkPen(colour))
+            self.item.setLabel(side, axis.labelText, units=axis.labelUnits, color=colour)
+
+    def reset_view(self) -> None:
+        """Follow the data again, from the empty 0:00 … 1:00 view (a new run)."""
+        self.follow = True
+        _empty_time_range(self.item)
+
     def _stop_following(self, *_args) -> None:
         self.follow = False
 
@@ -133,6 +182,7 @@ class LivePlots(QWidget):
         self.colours: PlotColours = apply_plot_theme(dark)
         self._units: dict[int, str] = {}
         self._tolerance = float("nan")
+        self._max_avg_ms: float | None = None  # the method's average response-time limit
         self._last_phase: int | None = None
         self.series = {name: GrowableSeries() for name in (
             "power", "temperature", "iops", "mibs", "ep", "wma", "band_hi", "band_lo")}
@@ -151,6 +201,7 @@ class LivePlots(QWidget):
         # no grid on the live plots: pyqtgraph's grid costs 10× the curves to paint
         widget.setLabel("bottom", "run time (h:mm:ss)")
         widget.setMinimumSize(320, 200)
+        _empty_time_range(widget.getPlotItem())
         return widget
 
     def _build(self) -> None:
@@ -161,12 +212,14 @@ class LivePlots(QWidget):
         self.power_item = power.item
         self.curves = {"power": _curve(power.item, c.power, "power (W)"),
                        "temperature": _curve(power.right, c.temperature, "temperature (°C)")}
+        power.key_axes(c.power, c.temperature)
 
         self.ops_widget = self._plot_widget("IO rate")
         ops = _DualAxisPlot(self.ops_widget, "IOPS", "", "Throughput", "MiB/s")
         self.ops_right = ops
         self.curves["iops"] = _curve(ops.item, c.iops, "IOPS")
         self.curves["mibs"] = _curve(ops.right, c.mibs, "MiB/s")
+        ops.key_axes(c.iops, c.mibs)
 
         self.ep_widget = self._plot_widget("Periodic efficiency EPᵢ per interval")
         ep = self.ep_widget.getPlotItem()
@@ -179,11 +232,12 @@ class LivePlots(QWidget):
         ep.addItem(self.band)
         self.curves["ep"] = _curve(ep, c.efficiency, "EPᵢ")
         self.curves["wma"] = _curve(ep, c.wma, "WMA")
+        self.restart_markers: list[pg.InfiniteLine] = []
         self.band_label = QLabel("")
         self.band_label.setWordWrap(True)
 
         self.hist_widget = pg.PlotWidget()
-        self.hist_widget.setTitle("Response-time histogram (measurement interval)")
+        self.hist_widget.setTitle(HIST_TITLE)
         hist = self.hist_widget.getPlotItem()
         hist.setLogMode(x=True, y=True)
         hist.setLabel("bottom", "response time (ms, log)")
@@ -195,12 +249,12 @@ class LivePlots(QWidget):
         self.hist_curve = pg.PlotDataItem(pen=pg.mkPen(c.iops, width=2), connect="pairs")
         hist.addItem(self.hist_curve)
         self.hist_lines: list[pg.InfiniteLine] = []
+        self.bins_ms, self.bin_counts = np.empty(0), np.empty(0)
         self.hist_widget.setMinimumSize(320, 200)
         self.hist_choice = QComboBox()
         self.hist_choice.setAccessibleName("Histogram profile")
         self.hist_choice.currentTextChanged.connect(self._show_histogram)
-        self.hist_note = QLabel("No histogram yet: one appears when an active profile's "
-                                "measurement interval completes.")
+        self.hist_note = QLabel(HIST_WAITING)
         self.hist_note.setWordWrap(True)
 
         grid = QGridLayout(self)
@@ -239,17 +293,44 @@ class LivePlots(QWidget):
                 axis.setTextPen(colours.foreground)
 
     # --- data -------------------------------------------------------------------------------
-    def start_run(self, started: ev.RunStarted, method: Method | None) -> None:
-        """Reset for a new run: per-phase units, stability tolerance (event times are
-        run-relative already)."""
+    def reset(self) -> None:
+        """Empty every plot: curves, histogram with its confidence and ceiling lines, the
+        stability band's caption (a new run must never show the previous run's data)."""
         for s in self.series.values():
             s.clear()
         self.histograms.clear()
         self.hist_choice.clear()
+        self._clear_histogram()
+        self.hist_widget.setTitle(HIST_TITLE)
+        self.hist_widget.setToolTip("")
+        self.hist_note.setText(HIST_WAITING)
+        self.band_label.clear()
+        self._last_phase = None
+        for plot in (self.power_right, self.ops_right):
+            plot.reset_view()  # a hand zoom on the last run does not freeze the new one
+        _empty_time_range(self.ep_widget.getPlotItem())
+        for marker in self.restart_markers:
+            self.ep_widget.getPlotItem().removeItem(marker)
+        self.restart_markers.clear()
+        self.redraw()
+
+    def _clear_histogram(self) -> None:
+        item = self.hist_widget.getPlotItem()
+        for line in self.hist_lines:
+            item.removeItem(line)
+        self.hist_lines.clear()
+        self.bins_ms, self.bin_counts = np.empty(0), np.empty(0)
+        self.hist_curve.setData([], [])
+
+    def start_run(self, started: ev.RunStarted, method: Method | None) -> None:
+        """Reset for a new run: per-phase units, stability tolerance (event times are
+        run-relative already)."""
+        self.reset()
         self._units = phase_units(method, started.phases)
         self._last_phase = None
         if method is not None:
             self._tolerance = method.stability.tolerance_pct
+            self._max_avg_ms = method.response_time.max_avg_ms
             self.band_label.setText(
                 f"<span style='color:{self.colours.efficiency}'>● EPᵢ</span> per interval · "
                 f"<span style='color:{self.colours.wma}'>━ WMA</span> "
@@ -286,6 +367,23 @@ class LivePlots(QWidget):
             self.series[gap].break_line(x)
         self._dirty = True
 
+    def _on_phase_started(self, e: ev.PhaseStarted) -> None:
+        """A later attempt of a phase is a restart (after a pause): its earlier attempt must
+        stay apart from the new attempt's curve and WMA, with a marker saying why."""
+        if e.attempt > 1:
+            restart_at = e.t
+            for name in ("ep", "wma", "band_hi", "band_lo", "iops", "mibs"):
+                self.series[name].break_line(restart_at)
+            marker = pg.InfiniteLine(
+                pos=restart_at, angle=90,
+                pen=pg.mkPen(self.colours.level, style=pg.QtCore.Qt.PenStyle.DotLine),
+                label=f"{e.phase.name} restarted", labelOpts={
+                    "position": 0.9, "color": self.colours.foreground,
+                    "anchors": [(0, 0.5), (0, 0.5)]})
+            self.ep_widget.getPlotItem().addItem(marker)
+            self.restart_markers.append(marker)
+            self._dirty = True
+
     def _on_interval(self, e: ev.IntervalClosed) -> None:
         iv = e.interval
         if not math.isfinite(iv.ep):
@@ -310,17 +408,14 @@ class LivePlots(QWidget):
 
     _handlers = {ev.PowerSamples: _on_power, ev.TemperatureSamples: _on_temperature,
                  ev.WorkloadIntervals: _on_workload, ev.IntervalClosed: _on_interval,
-                 ev.HistogramReady: _on_histogram}
+                 ev.HistogramReady: _on_histogram, ev.PhaseStarted: _on_phase_started}
 
     # --- histogram --------------------------------------------------------------------------
     def _show_histogram(self, profile: str) -> None:
         h = self.histograms.get(profile)
         if h is None:
             return
-        item = self.hist_widget.getPlotItem()
-        for line in self.hist_lines:
-            item.removeItem(line)
-        self.hist_lines.clear()
+        self._clear_histogram()
         ns = np.array(sorted(h.bins), dtype=float)
         counts = np.array([h.bins[int(k)] for k in ns], dtype=float)
         keep = counts > 0
@@ -338,19 +433,23 @@ class LivePlots(QWidget):
         total = int(counts.sum())
         self.hist_widget.setTitle(f"Response-time histogram — {profile}, {total:,} IOs")
         values = " · ".join(lvl.text() for lvl in levels)
+        meaning = ceiling_meaning(h.ceiling_ms, h.above_ceiling, self._max_avg_ms)
         self.hist_note.setText(f"Confidence levels (dashed): {values}. Ceiling (red): "
-                               f"{h.ceiling_ms:g} ms, {h.above_ceiling:,} IOs above.")
+                               f"{h.ceiling_ms:g} ms, {h.above_ceiling:,} IOs above. {meaning}")
+        self.hist_widget.setToolTip(meaning)
 
     def _vline(self, ms: float, label: str, colour: str, style) -> None:
         if not (ms > 0 and math.isfinite(ms)):
             return
         # InfiniteLine has no log mode: place it in the log10 coordinates of the view.
-        # labels sit left of their line on the plot's background, stepped down so clustered
-        # levels stay readable; the ceiling (drawn last) goes on top
+        # labels sit left of their line on the plot's background; levels stack down from the
+        # top, the ceiling's label sits at the bottom: the two groups never overlap, however
+        # close the lines are
         step = len(self.hist_lines)
         background = pg.mkColor(self.colours.background)
         background.setAlpha(210)
-        opts = {"position": 0.97 if label == "ceiling" else 0.88 - 0.09 * step,
+        opts = {"position": CEILING_LABEL_AT if label == "ceiling" else
+                LEVEL_LABEL_TOP - LEVEL_LABEL_STEP * step,
                 "color": colour, "anchors": [(1, 0.5), (1, 0.5)], "fill": background}
         line = pg.InfiniteLine(pos=math.log10(ms), angle=90, pen=pg.mkPen(colour, style=style),
                                label=label, labelOpts=opts)
@@ -380,7 +479,7 @@ class LivePlots(QWidget):
     def curve_data(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """What a curve holds (tests assert on data, never on pixels)."""
         if name == "histogram":  # the bins, not the stems' drawing coordinates
-            return getattr(self, "bins_ms", np.empty(0)), getattr(self, "bin_counts", np.empty(0))
+            return self.bins_ms, self.bin_counts
         else:
             x, y = self.curves[name].getOriginalDataset()
         empty = np.empty(0)

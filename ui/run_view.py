@@ -9,32 +9,28 @@ the sequencer's thread-safe ``pause``/``resume``/``abort`` flags, so the GUI nev
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMessageBox, QPlainTextEdit, QPushButton,
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
                                QSplitter, QVBoxLayout, QWidget)
 
 from app.console import format_duration, format_metric_value
 from app.records import RunStatus
+from app.run_verdict import Tone, run_verdict
 from app.sequencer import events as ev
 from app.session import RunSession
 from ui.bridge import RunBridge
+from ui.confirm import Confirm, ask_yes_no
 from ui.metrics_table import MetricsTable
 from ui.plots import LivePlots
+from ui.report_export import ReportExportBar
+from ui.settings import station_settings
+from ui.status_style import verdict_style
 from ui.timeline import PhaseTimeline
 
-Confirm = Callable[[QWidget, str, str], bool]
 LOG_LINES = 5000
-
-
-def ask_yes_no(parent: QWidget, title: str, text: str) -> bool:
-    """Modal yes/no question; 'No' is the default so Enter never aborts a run by accident."""
-    answer = QMessageBox.question(parent, title, text,
-                                  QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                                  QMessageBox.StandardButton.No)
-    return answer == QMessageBox.StandardButton.Yes
 
 
 class RunView(QWidget):
@@ -43,11 +39,14 @@ class RunView(QWidget):
     ended = Signal(object)  # RunFinished
     _worker_done = Signal()  # the run's worker thread has finished (emitted on that thread)
     home_requested = Signal()
+    #: (running, paused) whenever the controls change, so menus can follow the buttons
+    controls_changed = Signal(bool, bool)
 
     def __init__(self, parent: QWidget | None = None, *, confirm: Confirm = ask_yes_no,
-                 dark: bool | None = None) -> None:
+                 dark: bool | None = None, settings: QSettings | None = None) -> None:
         super().__init__(parent)
         self.confirm = confirm
+        self.settings = settings or station_settings()
         self.session: RunSession | None = None
         self.bridge: RunBridge | None = None
         self.result: ev.RunFinished | None = None
@@ -92,6 +91,7 @@ class RunView(QWidget):
         self.plots = LivePlots(dark=dark)
         self.metrics = MetricsTable()
         self.log = QPlainTextEdit()
+        self.export = ReportExportBar(self.settings)
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(LOG_LINES)
         self.log.setAccessibleName("Event log")
@@ -121,6 +121,7 @@ class RunView(QWidget):
         main.setSizes([310, 1200])
         layout = QVBoxLayout(self)
         layout.addLayout(head)
+        layout.addWidget(self.export)
         layout.addWidget(main, 1)
         self._set_controls(running=False)
 
@@ -129,20 +130,38 @@ class RunView(QWidget):
         self.resume_button.setEnabled(running and paused)
         self.abort_button.setEnabled(running)
         self.home_button.setEnabled(not running)
+        self.controls_changed.emit(running, paused)
 
     # --- run life cycle -------------------------------------------------------------------
     def start(self, session: RunSession, bridge: RunBridge) -> None:
         """Show ``session`` (opened with ``bridge`` among its listeners) and start it."""
         if self.bridge is not None:
             self.bridge.deleteLater()  # the previous run's bridge has delivered everything
+        self.clear()
         self.session, self.bridge, self.result = session, bridge, None
-        self.outcome.hide()
         bridge.setParent(self)
         bridge.events.connect(self.ingest)
         bridge.finished.connect(self._on_finished)
         self._set_controls(running=True)
         self.state.setText("Running")
-        self._thread = session.start(on_end=self._worker_done.emit)
+        self._thread = session.start(on_end=self._announce_worker_done)
+
+    def clear(self) -> None:
+        """Forget the previous run before a new one starts: its histogram, confidence levels,
+        efficiency band, metrics, timeline and log must never pass for the new run's (a run
+        that fails before its first event would otherwise show the last run's results)."""
+        self.title.setText("Starting run…")
+        self.subtitle.clear()
+        self.banner.hide()
+        self.outcome.hide()
+        self.state.clear()
+        self.state.setStyleSheet("")
+        self.state.setToolTip("")
+        self.log.clear()
+        self.timeline.plan(())
+        self.metrics.plan(None, ())
+        self.plots.reset()
+        self.export.set_run(None)
 
     @property
     def running(self) -> bool:
@@ -186,8 +205,16 @@ class RunView(QWidget):
         self.result = e
         self._set_controls(running=False)
         self.home_button.setEnabled(False)  # until the worker has closed the lab and storage
-        self.state.setText(e.status.value)
+        self.show_verdict(e)
         self._show_outcome(e)
+
+    def show_verdict(self, e: ev.RunFinished) -> None:
+        """The run's outcome in the header, worded and coloured as on the start page."""
+        verdict = run_verdict(e.status, sum(not m.valid for m in e.metrics))
+        self.state.setText(verdict.text)
+        self.state.setStyleSheet(verdict_style(verdict))
+        if verdict.tone is not Tone.GOOD:
+            self.state.setToolTip(e.error or "see the metrics table for each INVALID reason")
 
     def _show_outcome(self, e: ev.RunFinished) -> None:
         """A run that did not complete says why in its header, where it cannot be missed;
@@ -200,6 +227,14 @@ class RunView(QWidget):
         self.outcome.setStyleSheet(f"color: {colour}; font-weight: bold;")
         self.outcome.show()
 
+    def _announce_worker_done(self) -> None:
+        """Called on the worker thread as it ends; the view may already be gone (a window
+        closed mid-run), and then there is nobody left to tell."""
+        try:
+            self._worker_done.emit()
+        except RuntimeError:  # "Signal source has been deleted"
+            pass
+
     def _on_worker_done(self) -> None:
         """The worker thread has closed the lab and storage: deliver the last events, end."""
         if self._thread is not None:
@@ -210,7 +245,11 @@ class RunView(QWidget):
         if self.result is None:
             self.result = ev.RunFinished(RunStatus.FAILED, 0.0,
                                          error="worker ended without a result")
+            self.show_verdict(self.result)
             self._show_outcome(self.result)
+        if self.session is not None:  # the run is stored and closed: offer its reports
+            session = self.session
+            self.export.set_run(lambda: session.database.load_run(session.run_id))
         self.ended.emit(self.result)
 
     # --- events -------------------------------------------------------------------------------
@@ -268,5 +307,6 @@ class RunView(QWidget):
 
     def _on_RunFinished(self, e: ev.RunFinished) -> None:
         self.timeline.finished(e, e.t)
+        self.metrics.finish(e.status)
         self.append_log("INFO" if e.status is RunStatus.COMPLETED else "WARNING",
                         f"run {e.status.value}" + (f": {e.error}" if e.error else ""))

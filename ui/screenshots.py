@@ -2,8 +2,8 @@
 
 ``xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python -m ui.screenshots docs/screenshots``
 drives the real GUI on a throw-away database: fills the wizard as a technician would, starts
-the ``smoke`` method on the simulated lab, captures the run mid-run and at its end, then the
-start page with the run listed.
+the ``smoke`` method on the simulated lab, captures the run mid-run and at its end (after an
+export, so the "Saved to …" bar shows), then the start page with the run listed.
 """
 
 from __future__ import annotations
@@ -100,6 +100,8 @@ def capture(folder: Path, method: str = "smoke", lab: str = "sim") -> list[Path]
     shots.append(save(window, folder, "run-view-mid-run"))
     wait_until(app, lambda: not view.running and view.result is not None, timeout_s=180)
     settle(app, 0.6)
+    view.export.export("pdf", work / "report.pdf")  # shows "Saved to …"
+    settle(app, 0.3)
     shots.append(save(window, folder, "run-view-completed"))
     window.show_start_page()
     settle(app)

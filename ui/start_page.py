@@ -3,28 +3,27 @@ the recent runs from storage, and the station's health."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
                                QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
 
 from app.console import format_duration
-from app.records import RunStatus
+from app.run_verdict import run_verdict
 from ui.health import HealthItem
+from ui.status_style import verdict_colour
 
 RUN_COLUMNS = ("Started (UTC)", "Status", "Method", "Taxonomy", "SUT", "Lab", "Duration",
                "Run id")
-STATUS_COLOURS = {RunStatus.COMPLETED: QColor(40, 150, 70), RunStatus.ABORTED: QColor(200, 120, 20),
-                  RunStatus.FAILED: QColor(200, 50, 50),
-                  RunStatus.INTERRUPTED: QColor(200, 50, 50)}
 
 
 class StartPage(QWidget):
     new_run = Signal()
     resume_run = Signal(str)  # run id whose configuration to reuse
+    details_requested = Signal(str)  # run id to open in the history's detail view
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -57,7 +56,8 @@ class StartPage(QWidget):
         self.runs.setAccessibleName("Recent runs")
         self.runs.itemSelectionChanged.connect(
             lambda: self.resume_button.setEnabled(bool(self.runs.selectedItems())))
-        self.runs.doubleClicked.connect(self._resume)
+        self.runs.setToolTip("Double-click a run to open its details")
+        self.runs.doubleClicked.connect(self._details)
         self.runs_note = QLabel("")
         self.health = QLabel("")
         self.health.setWordWrap(True)
@@ -80,18 +80,22 @@ class StartPage(QWidget):
         layout.addWidget(recent, 1)
         layout.addWidget(health)
 
-    def show_runs(self, runs: Sequence, error: str = "") -> None:
+    def show_runs(self, runs: Sequence, error: str = "",
+                  invalid: Mapping[str, int] | None = None) -> None:
+        """``invalid``: run id → number of INVALID metrics (``invalid_metric_counts``)."""
+        invalid = invalid or {}
         self.runs.setRowCount(len(runs))
         for r, run in enumerate(runs):
             duration = format_duration(run.duration_s) if run.duration_s is not None else "—"
-            values = (run.started_wall.replace("T", " ")[:19], run.status.value,
+            verdict = run_verdict(run.status, invalid.get(run.run_id, 0))
+            values = (run.started_wall.replace("T", " ")[:19], verdict.text,
                       f"{run.method_name} {run.method_version}"
                       + ("" if run.method_compliant else " (NON-COMPLIANT)"),
                       run.taxonomy, run.sut, run.lab, duration, run.run_id[:8])
             for c, text in enumerate(values):
                 item = QTableWidgetItem(text)
-                if c == 1 and run.status in STATUS_COLOURS:
-                    item.setForeground(QBrush(STATUS_COLOURS[run.status]))
+                if c == 1:
+                    item.setForeground(QBrush(verdict_colour(verdict)))
                 if c == 0:
                     item.setData(256, run.run_id)  # Qt.UserRole: the full id
                 self.runs.setItem(r, c, item)
@@ -111,6 +115,11 @@ class StartPage(QWidget):
         if not rows:
             return None
         return self.runs.item(rows[0].row(), 0).data(256)
+
+    def _details(self) -> None:
+        run_id = self.selected_run_id()
+        if run_id:
+            self.details_requested.emit(run_id)
 
     def _resume(self) -> None:
         run_id = self.selected_run_id()

@@ -60,6 +60,8 @@ class PhaseTimeline(QWidget):
                 self.table.setItem(p.index, col, QTableWidgetItem(text))
         self.phase_bar.setValue(0)
         self.run_bar.setValue(0)
+        self.eta.setText("Elapsed — · ETA —")
+        self.current.setText("Waiting for the run to start…")
 
     def _set_status(self, index: int, status: PhaseStatus, detail: str = "") -> None:
         self.status[index] = status

@@ -176,14 +176,18 @@ def _instruments(method: Method) -> list[str]:
     inst = method.instruments
     bands = ", ".join((f"±{b.abs_w:g} W up to {b.up_to_w:g} W" if b.up_to_w is not None
                        else f"±{b.abs_w:g} W above") for b in inst.min_accuracy)
-    volts = ", ".join(f"{v.min_v:g}–{v.max_v:g} V {v.phases}-phase" for v in inst.voltage_ranges)
+    volts = ", ".join(f"{v.describe()} (--supply {v.id})" for v in inst.voltage_ranges)
+    inlet = ", ".join(f"{c.name} {c.min_c:g}–{c.max_c:g} °C" for c in inst.inlet_classes)
     return ["Instruments:",
             f"    power reading at least every {inst.max_power_interval_s:g} s, "
             f"uncertainty ≤ {inst.max_uncertainty_pct:g} %",
             f"    minimum accuracy {bands}",
             f"    input {volts}, {inst.frequency_hz[0]:g}–{inst.frequency_hz[1]:g} Hz",
+            f"    at most {inst.max_flagged_power_samples} flagged power sample(s) per "
+            "measurement window",
             f"    temperature resolution {inst.temperature_resolution_c:g} °C, "
-            f"a reading at least every {inst.max_temperature_interval_s:g} s"]
+            f"a reading at least every {inst.max_temperature_interval_s:g} s",
+            f"    inlet allowable range by ASHRAE class (--ashrae-class): {inlet}"]
 
 
 def _coms(method: Method) -> list[str]:

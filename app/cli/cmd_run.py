@@ -8,7 +8,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from app.records import LAB_KINDS, InstrumentConfig, RunConfig, RunStatus, SutDescription
+from app.records import (LAB_KINDS, SIMULATED_LABS, InstrumentConfig, RunConfig, RunStatus,
+                         SutDescription)
 from app.storage.errors import StorageError
 from app.stop_signals import is_hang_up, leave_terminal, stop_signals_handled
 from drivers.interfaces import InstrumentError, WorkloadError
@@ -39,7 +40,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                    action="append", default=[], metavar="PATH",
                    help="type a --target's path exactly to allow overwriting that block device "
                    "or existing file (repeatable)")
-    p.add_argument("--capacity-gb", type=float, help="SUT raw capacity in GB (10^9 bytes)")
+    p.add_argument("--capacity-gb", type=float,
+                   help="SUT raw capacity in GB (10^9 bytes); required outside the simulated "
+                   "labs (EP_RI divides it by idle power)")
+    p.add_argument("--supply", help="SUT nominal supply, one of the method's voltage ranges: "
+                   "1P-100-120, 1P-200-240 or 3P-200-480 (storwatt methods show lists them); "
+                   "required outside the simulated labs (simulated SUT: 1P-200-240)")
+    p.add_argument("--ashrae-class", help="ASHRAE class the SUT is specified for (A1 … A4): "
+                   "the inlet's allowable range; required outside the simulated labs "
+                   "(simulated SUT: A2)")
     p.add_argument("--drives", type=int, help="SUT drive count")
     p.add_argument("--drive-type", choices=("HDD", "SSD"), help="SUT drive type")
     p.add_argument("--com", action="append", default=[],
@@ -52,8 +61,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_command)
 
 
+#: what a real SUT must declare: the simulated SUT's example values would be made-up facts
+#: about it (a wrong capacity gives a wrong EP_RI; a wrong supply or class checks nothing)
+DECLARED_OUTSIDE_SIMULATION = (("capacity_gb", "--capacity-gb"), ("supply", "--supply"),
+                               ("ashrae_class", "--ashrae-class"))
+
+
 def config_from_args(args: argparse.Namespace) -> RunConfig:
+    if args.lab not in SIMULATED_LABS:
+        missing = [flag for key, flag in DECLARED_OUTSIDE_SIMULATION
+                   if getattr(args, key) is None]
+        if missing:
+            raise ValueError(f"--lab {args.lab} needs {', '.join(missing)}: the defaults "
+                             "describe the simulated SUT (7300 GB, 1P-200-240, A2), not yours "
+                             "(method-notes §3, §4)")
     sut = SutDescription()
+    if args.supply is not None:
+        sut = replace(sut, supply=args.supply)
+    if args.ashrae_class is not None:
+        sut = replace(sut, ashrae_class=args.ashrae_class)
     if args.capacity_gb is not None:
         if args.capacity_gb <= 0:
             raise ValueError("--capacity-gb must be positive")

@@ -52,6 +52,8 @@ QueueDepth = Annotated[int, Strict(), Field(ge=1, le=4096)]
 Jobs = Annotated[int, Strict(), Field(ge=1, le=256)]
 WmaPoints = Annotated[int, Strict(), Field(ge=1, le=1000)]
 Milliseconds = Annotated[float, Strict(), Field(gt=0, le=60_000)]
+#: an air temperature a data centre can have (inlet class bounds)
+Celsius = Annotated[float, Strict(), Field(ge=-40, le=85)]
 
 #: a list in the file that must hold at least one entry
 NonEmpty = Annotated[tuple[T, ...], Field(min_length=1)]

@@ -10,12 +10,13 @@ and the counts and are marked non-compliant.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
-from app.method.fields import (MAX_PLAN_S, BlockKiB, Count, Flag, IntervalSeconds, Jobs,
+from app.method.fields import (MAX_PLAN_S, BlockKiB, Celsius, Count, Flag, IntervalSeconds, Jobs,
                                Milliseconds, Name, NonEmpty, Number, OpenPercent, Percent, Period,
                                Positive, PositiveCount, QueueDepth, WmaPoints)
 from app.method.summary import MethodSummary, PlanSummary
@@ -184,6 +185,9 @@ class AccuracyBand(Frozen):
 
 
 class VoltageRange(Frozen):
+    """A nominal supply the method accepts (method-notes §3); a SUT set-up declares one by
+    its :attr:`id`, e.g. ``1P-200-240``."""
+
     phases: Literal[1, 3]
     min_v: Positive
     max_v: Positive
@@ -192,6 +196,29 @@ class VoltageRange(Frozen):
     def _ordered(self) -> "VoltageRange":
         if self.min_v > self.max_v:
             raise ValueError(f"min_v {self.min_v:g} V is above max_v {self.max_v:g} V")
+        return self
+
+    @property
+    def id(self) -> str:
+        return f"{self.phases}P-{self.min_v:g}-{self.max_v:g}"
+
+    def describe(self) -> str:
+        phase = "single phase" if self.phases == 1 else "three phase"
+        return f"{self.min_v:g}–{self.max_v:g} V {phase}"
+
+
+class InletClass(Frozen):
+    """An ASHRAE thermal class's allowable inlet range (method-notes §10); the SUT set-up
+    declares which class the SUT is specified for."""
+
+    name: Name
+    min_c: Celsius
+    max_c: Celsius
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "InletClass":
+        if self.min_c >= self.max_c:
+            raise ValueError(f"min_c {self.min_c:g} °C is not below max_c {self.max_c:g} °C")
         return self
 
 
@@ -203,6 +230,10 @@ class InstrumentLimits(Frozen):
     frequency_hz: tuple[Positive, Positive]
     temperature_resolution_c: Positive
     max_temperature_interval_s: Period
+    inlet_classes: NonEmpty[InletClass]
+    #: flagged power samples (over-range, no data, invalid, uncertainty not evaluable …) a
+    #: measurement window may hold before its metric is INVALID (method-notes §3: none)
+    max_flagged_power_samples: Count = 0
 
     @field_validator("frequency_hz")
     @classmethod
@@ -210,6 +241,39 @@ class InstrumentLimits(Frozen):
         if v[0] > v[1]:
             raise ValueError(f"the lower frequency {v[0]:g} Hz is above the upper {v[1]:g} Hz")
         return v
+
+    @model_validator(mode="after")
+    def _declarable(self) -> "InstrumentLimits":
+        """A SUT set-up names its supply and class: each name must pick exactly one."""
+        for what, names in (("voltage_ranges", [r.id for r in self.voltage_ranges]),
+                            ("inlet_classes", [c.name for c in self.inlet_classes])):
+            if len(set(names)) != len(names):
+                raise ValueError(f"{what} lists one entry twice ({', '.join(names)})")
+        return self
+
+    def required_resolution_w(self, watts: float) -> float | None:
+        """The "Minimum Accuracy" step for a reading of ``watts``, read as the resolution the
+        meter must resolve (method-notes §3): the tightest band that holds it."""
+        holding = [b for b in self.min_accuracy if b.up_to_w is None or watts <= b.up_to_w]
+        if not holding:
+            return None
+        return min(holding, key=lambda b: math.inf if b.up_to_w is None else b.up_to_w).abs_w
+
+    def supply(self, declared: str) -> VoltageRange:
+        """The voltage range a SUT set-up declared by id; a KeyError lists the choices."""
+        for r in self.voltage_ranges:
+            if r.id == declared:
+                return r
+        raise KeyError(f"supply {declared!r} is not one of the method's voltage ranges "
+                       f"({', '.join(r.id for r in self.voltage_ranges)})")
+
+    def inlet_class(self, declared: str) -> InletClass:
+        """The ASHRAE class a SUT set-up declared; a KeyError lists the choices."""
+        for c in self.inlet_classes:
+            if c.name == declared:
+                return c
+        raise KeyError(f"ASHRAE class {declared!r} is not one of the method's inlet classes "
+                       f"({', '.join(c.name for c in self.inlet_classes)})")
 
 
 class ComDefinition(Frozen):

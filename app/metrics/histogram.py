@@ -212,3 +212,17 @@ class ResponseTimeHistogram:
     def to_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """(bucket values in ns, counts), ascending, read-only — for plots of the §5 histogram."""
         return self.values_ns, self.counts
+
+
+def ceiling_meaning(ceiling_ms: float, above: int, max_avg_ms: float | None = None) -> str:
+    """What the response-time ceiling line means for validity, in one sentence for the GUI
+    and the report (docs/method-notes.md §2, §5).
+
+    The method's rule is on the AVERAGE response time of the measurement interval; the ceiling
+    is the application's line on the histogram (PTS), shown so the tail can be judged — IOs
+    above it do not make a metric INVALID. Without this, "1,194 IOs above 30 ms" next to a
+    VALID metric reads like a contradiction."""
+    limit = f" ({max_avg_ms:g} ms)" if max_avg_ms is not None else ""
+    return (f"The {ceiling_ms:g} ms ceiling is informational: IOs above it ({above:,} here) "
+            f"do not make the metric INVALID. Validity is judged on the AVERAGE response time "
+            f"of the measurement interval against the method's limit{limit}.")

@@ -17,7 +17,9 @@ from app.method.loader import load_method
 from app.method.model import Method
 from app.records import (IDLE_METRIC, MetricResult, PhaseKind, PhaseStatus, RunStatus,
                          in_metric_order)
-from app.storage.stored import StoredAttempt, StoredPhase, StoredRun
+from app.reports.run_log import complete_log
+from app.storage.audit import AuditEntry, AuditKind
+from app.storage.stored import StoredAttempt, StoredEvent, StoredPhase, StoredRun
 from drivers.interfaces import FLAG_UNCERTAINTY_HIGH, FLAG_UNCERTAINTY_UNKNOWN, InstrumentIdentity
 
 VALID, INVALID, NOT_MEASURED = "VALID", "INVALID", "NOT MEASURED"
@@ -84,6 +86,7 @@ class ReportContent:
     coms: tuple[ComLine, ...]
     instruments: tuple[InstrumentSummary, ...]
     problems: tuple[str, ...]  # everything missing or invalid, in plain words
+    events: tuple[StoredEvent, ...] = ()  # the complete log (``app.reports.run_log``)
 
     @property
     def compliant(self) -> bool:
@@ -103,6 +106,20 @@ class ReportContent:
         sut = self.run.config.sut
         return " ".join(p for p in (sut.vendor, sut.model) if p) or "unnamed SUT"
 
+    @property
+    def disposition(self) -> AuditEntry | None:
+        """QA's latest disposition entry (the run's disposition), or None."""
+        return next((e for e in reversed(self.run.audit) if e.kind is AuditKind.DISPOSITION),
+                    None)
+
+    @property
+    def disposition_text(self) -> str:
+        d = self.disposition
+        if d is None:
+            return "not yet reviewed by QA"
+        return (f"{d.disposition.value.upper()} by {d.author} on "
+                f"{d.created_wall[:19].replace('T', ' ')} UTC: {d.text}")
+
     def metric_line(self, name: str) -> MetricLine | None:
         return next((m for m in self.metrics if m.name == name), None)
 
@@ -117,7 +134,8 @@ def build_content(run: StoredRun) -> ReportContent:
     coms = _com_lines(run, method)
     instruments = _instruments(run)
     problems = _problems(run, metrics, coms, note)
-    return ReportContent(run, method, note, attempts, metrics, coms, instruments, problems)
+    return ReportContent(run, method, note, attempts, metrics, coms, instruments, problems,
+                         complete_log(run))
 
 
 def _method_of(run: StoredRun) -> tuple[Method | None, str]:

@@ -23,6 +23,7 @@ from reportlab.platypus import (BaseDocTemplate, Frame, KeepTogether, PageBreak,
                                 PageTemplate, Paragraph, Preformatted, Spacer, Table, TableStyle)
 from xml.sax.saxutils import escape
 
+from app.metrics.histogram import ceiling_meaning
 from app.records import PhaseKind
 from app.reports import charts
 from app.reports.content import INVALID, VALID, MetricLine, ReportContent
@@ -173,6 +174,8 @@ def _cover(c: ReportContent) -> list:
         ("Finished (UTC)", run.finished_wall or "not finished"),
         ("Duration", fmt_duration(run.duration_s)),
         ("Station", config.station or "not recorded"),
+        ("Instrument connection test", config.instrument_check or "not recorded"),
+        ("QA disposition", c.disposition_text),
         ("Operator", config.operator or "not recorded"),
         ("Lab", config.lab),
         ("Workload engine", run.workload_engine or "not recorded"),
@@ -364,6 +367,7 @@ def _histograms(c: ReportContent) -> list:
                    "measurement window (fio json+ buckets), with the confidence levels "
                    "(method-notes §5; n/a when the IO count cannot support a level, "
                    "N < 1/(1 − p)) and the response-time ceiling.", "small"))
+    max_avg_ms = c.method.response_time.max_avg_ms if c.method else None
     for hist in c.run.histograms:
         total = sum(hist.bins.values())
         levels = ", ".join(lvl.text() for lvl in hist.levels())
@@ -371,12 +375,14 @@ def _histograms(c: ReportContent) -> list:
             charts.histogram_chart(hist, f"{hist.profile} (phase {hist.phase_index}): "
                                          f"{total} IOs", BODY_W, 62 * mm),
             P(f"Confidence levels — {levels or DASH}; ceiling {fmt_sig(hist.ceiling_ms)} ms, "
-              f"{hist.above_ceiling} IOs above it.", "small"), Spacer(1, 3 * mm)]))
+              f"{hist.above_ceiling} IOs above it. "
+              + ceiling_meaning(hist.ceiling_ms, hist.above_ceiling, max_avg_ms), "small"),
+            Spacer(1, 3 * mm)]))
     return story
 
 
 def _events(c: ReportContent) -> list:
-    events = list(c.run.events)
+    events = list(c.events)
     story: list = [PageBreak(), P("Event log", "h1")]
     if not events:
         return story + [P("No events were stored.", "body")]
@@ -393,6 +399,20 @@ def _events(c: ReportContent) -> list:
     if left_out:
         story.append(P(f"{left_out} events in the middle of the log are left out here; the xlsx "
                        "export's Events sheet has all of them.", "small"))
+    return story + _audit(c)
+
+
+def _audit(c: ReportContent) -> list:
+    """QA's notes and dispositions (append-only; the latest disposition is the run's)."""
+    story: list = [P("QA audit trail", "h2"), P(f"Disposition: {c.disposition_text}", "body")]
+    if not c.run.audit:
+        return story + [P("No QA notes or dispositions were recorded.", "small")]
+    rows = [[B("Recorded (UTC)"), B("Entry"), B("By"), B("Text")]]
+    for e in c.run.audit:
+        what = e.disposition.value.upper() if e.disposition else e.kind.value
+        rows.append([P(e.created_wall[:19].replace("T", " ")), P(what), P(e.author),
+                     P(e.text)])
+    story.append(grid_table(rows, [30 * mm, 20 * mm, 30 * mm, BODY_W - 80 * mm]))
     return story
 
 

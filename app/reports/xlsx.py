@@ -43,6 +43,7 @@ LEVEL_FIRST_COL = len(BIN_COLUMNS) + 1  # one empty column between the two table
 SEARCH_COLUMNS = ("profile", "queue_depth", "jobs", "ops_rate", "ops_unit", "avg_response_ms",
                   "rate_read_iops", "rate_write_iops", "probes")
 EVENT_COLUMNS = ("t_s", "level", "phase", "message")
+AUDIT_COLUMNS = ("recorded_utc", "kind", "disposition", "author", "text")
 
 
 def _cell(value):
@@ -137,6 +138,8 @@ def _info_rows(c: ReportContent) -> list[tuple[str, str]]:
         ("Run status", run.status.value + (f": {run.error}" if run.error else "")),
         ("Started (UTC)", run.started_wall), ("Finished (UTC)", run.finished_wall or ""),
         ("Station", config.station), ("Operator", config.operator),
+        ("Instrument connection test", config.instrument_check),
+        ("QA disposition", c.disposition_text),
         ("Samples SHA-256", run.samples_sha256),
     ]
 
@@ -352,9 +355,18 @@ def _search_sheet(w: _Writer, c: ReportContent) -> None:
 def _events_sheet(w: _Writer, c: ReportContent) -> None:
     sheet = w.book.add_worksheet("Events")
     w.table(sheet, EVENT_COLUMNS, ([e.t, e.level, e.phase_index, e.message]
-                                   for e in c.run.events))
+                                   for e in c.events))
     sheet.set_column(0, 2, 10)
     sheet.set_column(3, 3, 120)
+
+
+def _audit_sheet(w: _Writer, c: ReportContent) -> None:
+    sheet = w.book.add_worksheet("QA audit")
+    w.table(sheet, AUDIT_COLUMNS, ([e.created_wall, e.kind.value,
+                                    e.disposition.value if e.disposition else "", e.author,
+                                    e.text] for e in c.run.audit))
+    sheet.set_column(0, 3, 22)
+    sheet.set_column(4, 4, 100)
 
 
 # --- charts ----------------------------------------------------------------------------------------
@@ -427,6 +439,7 @@ def build_xlsx(content: ReportContent, path: Path) -> Path:
     _histograms_sheet(w, content)
     _search_sheet(w, content)
     _events_sheet(w, content)
+    _audit_sheet(w, content)
     _charts(w, content, tdr, chart_row, intervals, n_samples)
     workbook.close()
     return path

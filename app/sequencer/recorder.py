@@ -7,14 +7,16 @@ samples so placed, so the stored tags select exactly the samples a figure came f
 closes each interval once its end (plus the engine's reporting latency) has passed, computing
 average power, operations rate, periodic efficiency, the weighted moving average and the
 stability verdict so far (method-notes §4), all through ``app.metrics``. These figures are the
-record's: reports and views only format them.
+record's: reports and views only format them. A phase metric is also INVALID when its window's
+readings break the method's rules on them — flagged power, supply, inlet temperature — which
+``app.sequencer.conformance`` words with their evidence (method-notes §3, §10).
 """
 
 from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -25,8 +27,11 @@ from app.metrics.errors import MetricsError
 from app.metrics.histogram import ResponseTimeHistogram
 from app.records import (IDLE_METRIC, IntervalRecord, MetricResult, PhaseInfo, PhaseKind,
                          Placement, Window)
-from drivers.interfaces import (FLAG_UNCERTAINTY_HIGH, PowerSample, WorkloadInterval,
-                                WorkloadResult)
+from app.sequencer.conformance import (SiteRules, flagged_power_problem, longest_gap,
+                                       resolution_problem, supply_problems,
+                                       temperature_problems)
+from drivers.interfaces import (FLAG_UNCERTAINTY_HIGH, PowerSample, TemperatureSample,
+                                WorkloadInterval, WorkloadResult)
 
 MIB = 2**20
 
@@ -37,6 +42,7 @@ class PhaseRecorder:
 
     phase: PhaseInfo
     method: Method
+    site: SiteRules  # the method's rules on the readings, bound to the SUT set-up
     t_start: float  # run-relative start of this attempt
     attempt: int = 1
     ops_unit: str = ""  # IOPS | MiB/s | "" (no workload)
@@ -44,7 +50,11 @@ class PhaseRecorder:
     power_w: list[float] = field(default_factory=list)
     power_ok: list[bool] = field(default_factory=list)
     power_interval: list[int] = field(default_factory=list)
+    power_flags: list[frozenset[str]] = field(default_factory=list)
+    power_supply: list[tuple[float, float]] = field(default_factory=list)  # (volts, Hz)
+    power_resolution: list[float | None] = field(default_factory=list)  # W, as the meter sent
     uncertainty_high: int = 0
+    inlet: list[tuple[float, float]] = field(default_factory=list)  # usable (t, °C)
     slices: list[WorkloadInterval] = field(default_factory=list)
     slice_end: list[float] = field(default_factory=list)
     intervals: list[IntervalRecord] = field(default_factory=list)
@@ -103,18 +113,32 @@ class PhaseRecorder:
         return Placement(self.attempt, i, self.window_of_interval(i))
 
     # --- feeding -----------------------------------------------------------------------------
-    def add_power(self, samples: list[PowerSample]) -> tuple[Placement, ...]:
-        """Keep the samples and return where each one lies (published with them)."""
-        placements = []
+    def add_power(self, samples: list[PowerSample]
+                  ) -> tuple[tuple[PowerSample, ...], tuple[Placement, ...]]:
+        """Keep the samples, flagged for the declared supply, and return them with where each
+        one lies (both published: the stored sample carries the supply flag)."""
+        kept, placements = [], []
         for s in samples:
+            flags = self.site.supply_flags(s)
+            if flags != s.flags:
+                s = replace(s, flags=flags)
             where = self.place(s.t)
+            kept.append(s)
             placements.append(where)
             self.power_t.append(s.t)
             self.power_w.append(s.watts)
             self.power_ok.append(s.usable)
             self.power_interval.append(where.interval)
+            self.power_flags.append(s.flags)
+            self.power_supply.append((s.volts, s.freq_hz))
+            self.power_resolution.append(s.resolution_w)
             self.uncertainty_high += FLAG_UNCERTAINTY_HIGH in s.flags
-        return tuple(placements)
+        return tuple(kept), tuple(placements)
+
+    def add_temperature(self, samples: list[TemperatureSample]) -> tuple[Placement, ...]:
+        """Keep the usable inlet readings and return where each sample lies."""
+        self.inlet.extend((s.t, s.celsius) for s in samples if s.usable)
+        return tuple(self.place(s.t) for s in samples)
 
     def slice_window(self, s: WorkloadInterval) -> Window:
         """The window holding most of slice ``s`` (the histogram's rule)."""
@@ -276,19 +300,34 @@ class PhaseRecorder:
         if self.uncertainty_high:
             problems.append(f"{self.uncertainty_high} power sample(s) above the "
                             f"{self.method.instruments.max_uncertainty_pct:g} % uncertainty limit")
-        gap = self._longest_power_gap()
+        start, end = self._evidence_window()
+        gap = longest_gap((t for t, ok in zip(self.power_t, self.power_ok) if ok), start, end)
         if gap > self.method.instruments.max_power_interval_s:
             problems.append(f"power samples missing for {gap:.1f} s (limit "
                             f"{self.method.instruments.max_power_interval_s:g} s)")
-        return problems
+        return problems + self._reading_problems(start, end)
 
-    def _longest_power_gap(self) -> float:
-        start, end = self.measurement_window()
+    def _reading_problems(self, start: float, end: float) -> list[str]:
+        """The method's rules on the window's readings (``app.sequencer.conformance``):
+        flagged power, the meter's resolution, the supply, the inlet temperature."""
+        window = self.measured_intervals
+        measured = [i for i, interval in enumerate(self.power_interval) if interval in window]
+        limits = self.site.limits
+        flagged = flagged_power_problem([(self.power_interval[i], self.power_flags[i])
+                                         for i in measured], limits.max_flagged_power_samples)
+        coarse = resolution_problem([(self.power_w[i], self.power_resolution[i])
+                                     for i in measured if self.power_ok[i]], limits)
+        return ([p for p in (flagged, coarse) if p]
+                + supply_problems([(*self.power_supply[i], self.power_flags[i])
+                                   for i in measured], self.site)
+                + temperature_problems(self.inlet, start, end, self.site))
+
+    def _evidence_window(self) -> tuple[float, float]:
+        """Where readings must be continuous: the measurement window, or the whole ready-idle
+        phase (its metric is the phase's average)."""
         if self.phase.kind is PhaseKind.READY_IDLE:
-            start, end = self.t_start, self.t_start + self.phase.planned_s
-        ts = [start] + [t for t, ok in zip(self.power_t, self.power_ok)
-                        if ok and start <= t < end] + [end]
-        return max(b - a for a, b in zip(ts, ts[1:]))
+            return self.t_start, self.t_start + self.phase.planned_s
+        return self.measurement_window()
 
 
 def _overlap(s: WorkloadInterval, start: float, end: float) -> float:

@@ -30,6 +30,7 @@ from app.records import (MetricResult, PhaseInfo, PhaseKind, PhaseStatus, RunCon
                          RunStatus)
 from app.sequencer import events as ev
 from app.sequencer.capacity_optimisation import com_result
+from app.sequencer.conformance import SiteRules
 from app.sequencer.lab import Lab
 from app.sequencer.plan import build_phases, search_profiles
 from app.sequencer.recorder import PhaseRecorder
@@ -63,6 +64,8 @@ class Sequencer:
         self.listeners = list(listeners)
         self.run_id = run_id or uuid.uuid4().hex
         self.phases = build_phases(method, config)
+        #: refuses (KeyError) a supply or ASHRAE class the method does not know, before any IO
+        self.site = SiteRules.declared(method, config.sut)
         self.plan = method.plan_for(config.category)
         self.status = RunStatus.RUNNING
         self.error = ""  # why the run did not complete (RunFinished.error)
@@ -242,7 +245,7 @@ class Sequencer:
         self._power.restart(now)
         if self._temp:
             self._temp.restart(now)
-        return PhaseRecorder(phase, self.method, now, attempt, unit)
+        return PhaseRecorder(phase, self.method, self.site, now, attempt, unit)
 
     # --- workloads --------------------------------------------------------------------------
     def _workload_for(self, phase: PhaseInfo) -> WorkloadProfile:
@@ -372,14 +375,14 @@ class Sequencer:
             self._report_gaps(idx)
             raise
         if power:
-            placements = recorder.add_power(power)
-            self.publish(ev.PowerSamples(idx, tuple(power), placements))
+            flagged, placements = recorder.add_power(power)
+            self.publish(ev.PowerSamples(idx, flagged, placements))
             self._progress(recorder, now)
         if self._temp:
             temps = self._temp.poll(now)
             if temps:
                 self.publish(ev.TemperatureSamples(idx, tuple(temps),
-                                                   tuple(recorder.place(x.t) for x in temps)))
+                                                   recorder.add_temperature(temps)))
         self._report_gaps(idx)
 
     def _report_gaps(self, phase_index: int) -> None:

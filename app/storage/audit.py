@@ -126,11 +126,16 @@ def add_audit_entry(database: Database, run_id: str, kind: str, text: str, autho
 def audit_entries(database: Database, run_id: str) -> list[AuditEntry]:
     """A run's audit trail, oldest first."""
     uuid = resolve_run_id(database, run_id)
+    with database.read() as conn:
+        return audit_trail(conn, uuid)
+
+
+def audit_trail(conn: sa.Connection, uuid: str) -> list[AuditEntry]:
+    """The audit trail of the run ``uuid`` on an open connection (``load_run`` reads it with
+    the run, so every report carries the QA disposition)."""
     query = (sa.select(AuditEntryRow).join(s.Run, s.Run.id == AuditEntryRow.run_id)
              .where(s.Run.uuid == uuid).order_by(AuditEntryRow.id))
-    with database.read() as conn:
-        rows = conn.execute(query).all()
-    return [_entry(uuid, r) for r in rows]
+    return [_entry(uuid, r) for r in conn.execute(query).all()]
 
 
 def _entry(uuid: str, r: sa.Row) -> AuditEntry:

@@ -22,6 +22,8 @@ FLAG_CODES: dict[str, str] = {
     di.FLAG_UNCERTAINTY_UNKNOWN: "K",
     di.FLAG_SENSOR_ERROR: "S",
     di.FLAG_GARBAGE: "G",
+    di.FLAG_VOLTAGE_OUT_OF_RANGE: "V",
+    di.FLAG_FREQUENCY_OUT_OF_RANGE: "F",
 }
 CODE_FLAGS: dict[str, str] = {code: flag for flag, code in FLAG_CODES.items()}
 NO_FLAGS: frozenset[str] = frozenset()

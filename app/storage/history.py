@@ -17,6 +17,7 @@ from typing import NamedTuple
 import sqlalchemy as sa
 
 from app.records import RunStatus, in_metric_order
+from app.run_verdict import RunVerdict, run_verdict
 from app.storage import schema as s
 from app.storage.audit import latest_dispositions_query
 from app.storage.db import Database
@@ -59,8 +60,13 @@ class HistoryRow:
     haystack: str = field(default="", compare=False, repr=False)  # lower-case search text
 
     @property
+    def verdict(self) -> RunVerdict:
+        """The same wording and tone as the start page and the run header."""
+        return run_verdict(self.status, sum(not m.valid for m in self.metrics))
+
+    @property
     def status_text(self) -> str:
-        return f"{self.status.value} · {INVALID}" if self.any_invalid else self.status.value
+        return self.verdict.text
 
     def metric(self, name: str) -> KeyMetric | None:
         return next((m for m in self.metrics if m.name == name), None)
@@ -142,3 +148,18 @@ class HistoryFilter:
 
     def mask(self, rows: list[HistoryRow]) -> list[bool]:
         return [self.matches(r) for r in rows]
+
+
+def invalid_metric_counts(database: Database, run_ids: list[str]) -> dict[str, int]:
+    """run id → how many of its stored metrics are INVALID (runs with none are absent).
+
+    The start page lists runs from ``list_runs`` (no metrics); this one grouped query lets it
+    show "COMPLETED — 2 metrics INVALID" like the history does, without loading the runs."""
+    if not run_ids:
+        return {}
+    query = (sa.select(s.Run.uuid, sa.func.count())
+             .join(s.MetricRow, s.MetricRow.run_id == s.Run.id)
+             .where(s.Run.uuid.in_(run_ids), s.MetricRow.valid.is_(False))
+             .group_by(s.Run.uuid))
+    with database.read() as conn:
+        return {uuid: int(n) for uuid, n in conn.execute(query)}

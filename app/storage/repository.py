@@ -92,6 +92,8 @@ def resolve_run_id(database: Database, prefix: str) -> str:
 
 def load_run(database: Database, run_id: str) -> StoredRun:
     """Everything stored about one run (``run_id`` may be an unambiguous prefix)."""
+    from app.storage.audit import audit_trail  # audit builds on this module
+
     uuid = resolve_run_id(database, run_id)
     with database.read() as conn:
         run = conn.execute(sa.select(s.Run.__table__).where(s.Run.uuid == uuid)).one()
@@ -113,7 +115,8 @@ def load_run(database: Database, run_id: str) -> StoredRun:
             histograms=_histograms(conn, pk), search_results=_searches(conn, pk),
             events=_events(conn, pk), workload=_workload(conn, pk), power=power,
             temperature=temperature,
-            samples_sha256=samples_digest(power, power_codes, temperature, temp_codes))
+            samples_sha256=samples_digest(power, power_codes, temperature, temp_codes),
+            audit=tuple(audit_trail(conn, uuid)))
 
 
 def _rows(conn: Connection, entity: Any, pk: int, *order: Any) -> Sequence[Any]:

@@ -14,7 +14,7 @@ attempts and the resolved method it ran: views select by these, they never re-de
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,6 +25,9 @@ from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseIn
 from app.sequencer.events import HistogramReady, SearchResult
 from drivers.interfaces import (EXCLUDING_FLAGS, InstrumentIdentity, WorkloadInterval,
                                 WorkloadResult)
+
+if TYPE_CHECKING:  # audit builds on the repository, which builds on this module
+    from app.storage.audit import AuditEntry
 
 
 def frozen_array(values: Any, dtype: Any) -> np.ndarray:
@@ -211,6 +214,9 @@ class StoredRun:
     power: PowerArrays
     temperature: TemperatureArrays
     samples_sha256: str
+    #: QA's audit trail when the run was loaded, oldest first (``app.storage.audit``); the
+    #: latest disposition entry is the run's disposition
+    audit: tuple[AuditEntry, ...] = ()
 
     @property
     def config(self) -> RunConfig:

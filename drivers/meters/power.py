@@ -117,7 +117,7 @@ class PowerMeterBase(Instrument):
             flags.add(FLAG_UNCERTAINTY_HIGH)
         return PowerSample(t, watts, values["volts"].value, values["amps"].value,
                            values["pf"].value, values["freq_hz"].value, range_v, range_a,
-                           uncertainty, frozenset(flags))
+                           uncertainty, frozenset(flags), values["watts"].resolution)
 
     def _fetch(self) -> dict[str, Decoded]:
         reading = self._reading()

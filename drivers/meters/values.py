@@ -24,6 +24,8 @@ _NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-
 class Decoded:
     value: float
     flags: frozenset[str] = frozenset()
+    #: the step of the last digit the meter sent (``47.51E+00`` → 0.01), None for no number
+    resolution: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +63,18 @@ def parse_number(text: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
+def reading_resolution(text: str) -> float | None:
+    """The value of one step in the last digit of a number as sent: a meter prints the digits
+    its range resolves, so this is its reading resolution (method-notes §3). ``592.7`` → 0.1,
+    ``47.51E+00`` → 0.01, ``0.59E+03`` → 10; None when ``text`` is no number."""
+    m = _NUMBER.match(text)
+    if not m:
+        return None
+    mantissa, _, exponent = m.group(1).lower().partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    return 10.0 ** (int(exponent or 0) - decimals)
+
+
 def decode(token: str, specials: SpecialValues = GENERIC, sensor: bool = False) -> Decoded:
     """One reply field → value or flagged NaN. ``sensor`` maps range/no-data to sensor error."""
     text = token.strip()
@@ -79,7 +93,7 @@ def decode(token: str, specials: SpecialValues = GENERIC, sensor: bool = False) 
         else:
             flag = specials.match(value)
             if flag is None:
-                return Decoded(value)
+                return Decoded(value, resolution=reading_resolution(text))
     if sensor and flag in (FLAG_OVERRANGE, FLAG_NO_DATA, FLAG_INVALID):
         flag = FLAG_SENSOR_ERROR
     return Decoded(NAN, frozenset({flag}))

@@ -41,9 +41,10 @@ class _SimulatedInstrument:
 
 class SimulatedPowerMeter(_SimulatedInstrument):
     def __init__(self, sut: SimulatedSut, range_w: float = 1200.0,
-                 fail_after: int | None = None) -> None:
+                 fail_after: int | None = None, resolution_w: float = 0.01) -> None:
         super().__init__(sut, "SIM-PM", "sim://power")
         self.range_w = range_w
+        self.resolution_w = resolution_w  # reads are rounded to it, as a display would
         self.fail_after = fail_after
         self.reads = 0
 
@@ -58,9 +59,11 @@ class SimulatedPowerMeter(_SimulatedInstrument):
         if self.fail_after is not None and self.reads > self.fail_after:
             raise InstrumentTimeout("simulated power meter stopped answering (fault injection)")
         watts, volts, amps, pf, hz = self.sut.electrical_state()
+        watts = round(watts / self.resolution_w) * self.resolution_w
         unc = (K_READ * watts + K_RANGE * self.range_w) / watts * 100
         flags = frozenset({FLAG_UNCERTAINTY_HIGH}) if unc > 1.0 else frozenset()
-        return PowerSample(t, watts, volts, amps, pf, hz, *self.ranges, unc, flags)
+        return PowerSample(t, watts, volts, amps, pf, hz, *self.ranges, unc, flags,
+                           self.resolution_w)
 
 
 class SimulatedThermometer(_SimulatedInstrument):

@@ -3,6 +3,9 @@ curves, and overlaid response-time histograms with each run's confidence levels.
 
 The first run chosen is the baseline: every delta is "this run − baseline", absolute and in %
 of the baseline, so a QA engineer reads "+4.1 %" as "better efficiency than the reference".
+Runs of different methods or variants are compared only under a warning (their figures are
+not the same measurement); histograms are overlaid as the fraction of each run's IOs, so a
+short run's histogram is not hidden under a long one's; metrics follow the report's order.
 """
 
 from __future__ import annotations
@@ -20,11 +23,11 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGridLayout, QHBoxL
 
 from app.console import format_metric_value
 from app.metrics.formatting import sig_digits
+from app.records import METRIC_ORDER
 from app.storage.db import Database
-from app.storage.history import metric_names
 from app.storage.stored import StoredRun
 from ui.metrics_table import INVALID_COLOUR
-from ui.plots import LOG_COUNT_TICKS, LOG_MS_TICKS, STEM_BASE, DurationAxis
+from ui.plots import LOG_MS_TICKS, DurationAxis
 from ui.theme import apply_plot_theme
 
 #: one colour per compared run, readable on light and dark backgrounds
@@ -46,8 +49,42 @@ def _signed(value: float, unit: str = "") -> str:
     return f"{'+' if value >= 0 else '−'}{text}{unit}"
 
 
+#: percent-of-IOs axis ticks (log10 view coordinates → label), 1-2-5 per decade
+LOG_PERCENT_TICKS = [(math.log10(m * 10.0**k), f"{m * 10.0**k:g} %")
+                     for k in range(-7, 3) for m in (1, 2, 5) if m * 10.0**k <= 100]
+
+
 def run_label(run: StoredRun) -> str:
     return f"{run.run_id[:8]} {run.started_wall[:10]}"
+
+
+def method_variant(run: StoredRun) -> str:
+    return (f"{run.method_name} {run.method_version}"
+            + ("" if run.method_compliant else " (NON-COMPLIANT variant)"))
+
+
+def mixed_methods_warning(runs: Sequence[StoredRun]) -> str:
+    """'' when every run used the same method, version and variant; else what differs."""
+    variants = list(dict.fromkeys(method_variant(r) for r in runs))
+    if len(variants) < 2:
+        return ""
+    return ("⚠ These runs used different methods or variants (" + " · ".join(variants)
+            + "): their figures are not the same measurement — compare with care.")
+
+
+def report_order(names: set[str]) -> list[str]:
+    """Metric names in the one metric order (METRIC_ORDER), others after by name."""
+    known = [n for n in METRIC_ORDER if n in names]
+    return known + sorted(names - set(known))
+
+
+def io_fractions(bins: dict[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """(bin response times in ms, % of the histogram's IOs) of the non-empty bins."""
+    ns = np.array(sorted(bins), dtype=float)
+    counts = np.array([bins[int(k)] for k in ns], dtype=float)
+    keep = counts > 0
+    total = counts.sum()
+    return ns[keep] / 1e6, (counts[keep] / total * 100 if total else counts[keep])
 
 
 class CompareView(QWidget):
@@ -72,6 +109,11 @@ class CompareView(QWidget):
         self.legend = QLabel(f"<b>Comparing {len(self.runs)} runs</b> (baseline: first) — "
                              + legend)
         self.legend.setWordWrap(True)
+        self.warning = QLabel(mixed_methods_warning(self.runs))
+        self.warning.setWordWrap(True)
+        self.warning.setAccessibleName("Comparison warning")
+        self.warning.setStyleSheet("color: #b06000; font-weight: bold;")
+        self.warning.setVisible(bool(self.warning.text()))
         self.table = self._metrics_table()
         self.power_plot = self._time_plot("Input power per run (run time)", "Power (W)")
         self.ep_plot = self._time_plot("Periodic efficiency EPᵢ per interval (time in phase)",
@@ -81,9 +123,9 @@ class CompareView(QWidget):
         hist = self.hist_plot.getPlotItem()
         hist.setLogMode(x=True, y=True)
         hist.setLabel("bottom", "response time (ms, log)")
-        hist.setLabel("left", "IOs per bin (log)")
+        hist.setLabel("left", "share of the run's IOs per bin (log)")
         hist.getAxis("bottom").setTicks([LOG_MS_TICKS])
-        hist.getAxis("left").setTicks([LOG_COUNT_TICKS])
+        hist.getAxis("left").setTicks([LOG_PERCENT_TICKS])
         hist.showGrid(x=True, y=True, alpha=0.25)
         self.profile_choice = QComboBox()
         self.profile_choice.setAccessibleName("Profile")
@@ -108,6 +150,7 @@ class CompareView(QWidget):
         grid.addWidget(self.table, 1, 0)
         layout = QVBoxLayout(self)
         layout.addWidget(self.legend)
+        layout.addWidget(self.warning)
         layout.addLayout(grid, 1)
         if profiles:
             self.show_profile(profiles[0])
@@ -116,7 +159,7 @@ class CompareView(QWidget):
 
     # --- metrics ------------------------------------------------------------------------------
     def _metrics_table(self) -> QTableWidget:
-        names = metric_names([_Row(r) for r in self.runs])
+        names = report_order({m.name for r in self.runs for m in r.metrics})
         headers = ["Metric", "Unit"]
         for i, run in enumerate(self.runs):
             headers.append(run_label(run))
@@ -207,10 +250,16 @@ class CompareView(QWidget):
         return np.array(xs, float), np.array(ys, float)
 
     def show_profile(self, profile: str) -> None:
-        """Overlay every run's histogram of ``profile`` with its confidence levels."""
+        """Overlay every run's histogram of ``profile`` (as % of its IOs) with its confidence
+        levels."""
         item = self.hist_plot.getPlotItem()
         item.clear()
-        self.hist_plot.setTitle(f"Response-time histograms — {profile}")
+        self.hist_plot.setTitle(f"Response-time histograms — {profile} (% of each run's IOs)")
+        self.hist_data: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        found = [h for r in self.runs for h in r.histograms if h.profile == profile]
+        shares = [io_fractions(h.bins)[1] for h in found]
+        # stems start under the smallest share shown, so every bin of every run is visible
+        base = 0.5 * min((s.min() for s in shares if len(s)), default=1e-3)
         notes = []
         for i, run in enumerate(self.runs):
             colour = RUN_COLOURS[i % len(RUN_COLOURS)]
@@ -218,14 +267,12 @@ class CompareView(QWidget):
             if h is None:
                 notes.append(f"{run.run_id[:8]}: no histogram")
                 continue
-            ns = np.array(sorted(h.bins), dtype=float)
-            counts = np.array([h.bins[int(k)] for k in ns], dtype=float)
-            keep = counts > 0
-            ms, counts = ns[keep] / 1e6, counts[keep]
+            ms, share = io_fractions(h.bins)
+            self.hist_data[run.run_id] = (ms, share)
             # a small per-run offset on the log axis keeps overlapping stems apart
             shift = 10 ** (0.01 * i)
             item.addItem(pg.PlotDataItem(np.repeat(ms * shift, 2), np.column_stack(
-                [np.full(len(ms), STEM_BASE), counts]).ravel(), connect="pairs",
+                [np.full(len(ms), base), share]).ravel(), connect="pairs",
                 pen=pg.mkPen(colour, width=2)))
             levels = h.levels()
             for lvl in levels:
@@ -234,13 +281,7 @@ class CompareView(QWidget):
                                                  pen=pg.mkPen(colour, style=Qt.PenStyle.DashLine)))
             text = ", ".join(lvl.text() for lvl in levels)
             notes.append(f"<span style='color:{colour}'>━</span> {run.run_id[:8]}: "
-                         f"{int(counts.sum()):,} IOs; confidence levels (dashed) "
+                         f"{sum(h.bins.values()):,} IOs; confidence levels (dashed) "
                          f"{text or 'not computed'}")
         self.hist_note.setText("<br>".join(notes))
 
-
-class _Row:
-    """Adapter so :func:`metric_names` orders a StoredRun's metrics like the history list."""
-
-    def __init__(self, run: StoredRun) -> None:
-        self.metrics = run.metrics

@@ -8,17 +8,18 @@ Everything shown comes from the stored run (``load_run``) and the report's own c
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QBrush, QFont, QFontDatabase
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
-                               QLineEdit, QListWidget, QMessageBox, QPlainTextEdit, QPushButton,
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel,
+                               QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
                                QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from app.console import format_duration
 from app.reports.content import ReportContent, build_content
-from app.reports.export import ReportError, report_stem, write_reports
+from app.run_verdict import run_verdict
 from app.storage.audit import AuditEntry, AuditError, add_audit_entry, audit_entries
 from app.storage.db import Database
 from app.storage.errors import StorageError
@@ -26,6 +27,9 @@ from app.storage.stored import StoredRun
 from ui.history.stored_plots import show_stored
 from ui.metrics_table import INVALID_COLOUR, MetricsTable
 from ui.plots import LivePlots
+from ui.report_export import ReportExportBar
+from ui.settings import station_settings
+from ui.status_style import verdict_style
 
 INSTRUMENT_COLUMNS = ("Role", "Identity", "Resource", "Driver", "Calibration", "Ranges",
                       "Samples", "Excluded", "Worst uncertainty", "Notes")
@@ -53,12 +57,18 @@ class RunDetailView(QWidget):
     audited = Signal(str)
 
     def __init__(self, database: Database, run_id: str, *, read_only: bool = False,
+                 loaded: tuple[StoredRun, ReportContent] | None = None,
                  parent: QWidget | None = None) -> None:
+        """``loaded``: the run and its report content when already read (in the background,
+        ``ui.history.loader``); otherwise they are read here."""
         super().__init__(parent)
         self.database = database
         self.read_only = read_only
-        self.run: StoredRun = database.load_run(run_id)
-        self.content: ReportContent = build_content(self.run)
+        if loaded is None:
+            run = database.load_run(run_id)
+            loaded = run, build_content(run)
+        self.run: StoredRun = loaded[0]
+        self.content: ReportContent = loaded[1]
         self._build()
         self.show_phase(None)
         self.refresh_audit()
@@ -69,12 +79,12 @@ class RunDetailView(QWidget):
         self.title = QLabel(f"Run {run.run_id[:8]} — {run.method_name} {run.method_version}")
         self.title.setFont(_title_font(self.title))
         self.title.setToolTip(run.run_id)
-        invalid = [m for m in self.content.metrics if not m.valid]
-        status = run.status.value + (f" · {len(invalid)} metric(s) INVALID or not measured"
-                                     if invalid else " · all metrics VALID")
-        self.status = QLabel(status)
-        self.status.setStyleSheet(f"font-weight: bold; color: "
-                                  f"{'#c83232' if invalid else '#289646'};")
+        verdict = run_verdict(run.status, sum(not m.valid for m in run.metrics))
+        self.status = QLabel(verdict.text)  # worded and coloured as on the start page
+        self.status.setStyleSheet(verdict_style(verdict))
+        missing = [m.name for m in self.content.metrics if not m.valid]
+        self.status.setToolTip("INVALID or not measured: " + ", ".join(missing) if missing
+                               else "all metrics VALID")
         sut = run.config.sut
         self.subtitle = QLabel(
             f"{sut.vendor} {sut.model} (s/n {sut.serial}) · taxonomy {run.taxonomy} · "
@@ -86,10 +96,9 @@ class RunDetailView(QWidget):
         self.banner.setStyleSheet("color: white; background: #b03030; padding: 3px 8px;"
                                   "border-radius: 3px; font-weight: bold;")
         self.banner.setVisible(not run.method_compliant)
-        self.pdf_button = QPushButton("Export &PDF…")
-        self.xlsx_button = QPushButton("Export &xlsx…")
-        self.pdf_button.clicked.connect(lambda: self.export_pdf())
-        self.xlsx_button.clicked.connect(lambda: self.export_xlsx())
+        # the run as it is now, audit trail included (refresh_audit keeps it current)
+        self.export = ReportExportBar(station_settings())
+        self.export.set_run(lambda: self.run)
         head = QHBoxLayout()
         titles = QVBoxLayout()
         titles.addWidget(self.title)
@@ -97,8 +106,6 @@ class RunDetailView(QWidget):
         head.addLayout(titles, 1)
         head.addWidget(self.banner)
         head.addWidget(self.status)
-        head.addWidget(self.pdf_button)
-        head.addWidget(self.xlsx_button)
 
         self.tabs = QTabWidget()
         self.tabs.addTab(self._plots_tab(), "Plots")
@@ -109,6 +116,7 @@ class RunDetailView(QWidget):
         self.tabs.addTab(self._audit_tab(), "QA audit")
         layout = QVBoxLayout(self)
         layout.addLayout(head)
+        layout.addWidget(self.export)
         layout.addWidget(self.tabs, 1)
 
     def _plots_tab(self) -> QWidget:
@@ -243,6 +251,7 @@ class RunDetailView(QWidget):
 
     def refresh_audit(self) -> list[AuditEntry]:
         entries = audit_entries(self.database, self.run.run_id)
+        self.run = replace(self.run, audit=tuple(entries))  # exports carry the latest trail
         self.audit_list.clear()
         self.audit_list.addItems([e.describe() for e in entries] or ["No notes or "
                                                                      "dispositions yet."])
@@ -271,26 +280,8 @@ class RunDetailView(QWidget):
         self.audit_state.setStyleSheet("")
         self.audit_state.setText(f"Recorded: {entry.describe()}")
 
-    def _ask_path(self, suffix: str, kind: str) -> Path | None:
-        name, _ = QFileDialog.getSaveFileName(self, f"Export {kind}",
-                                              f"{report_stem(self.run)}.{suffix}",
-                                              f"{kind} (*.{suffix})")
-        return Path(name) if name else None
-
     def export_pdf(self, path: Path | None = None) -> Path | None:
-        return self._export("pdf", "PDF report", path)
+        return self.export.export("pdf", path)
 
     def export_xlsx(self, path: Path | None = None) -> Path | None:
-        return self._export("xlsx", "xlsx workbook", path)
-
-    def _export(self, suffix: str, kind: str, path: Path | None) -> Path | None:
-        path = path or self._ask_path(suffix, kind)
-        if path is None:
-            return None
-        try:
-            written = write_reports(self.run, **{suffix: Path(path)})[suffix]
-        except ReportError as exc:
-            QMessageBox.warning(self, "Export failed", str(exc))
-            return None
-        self.status.setToolTip(f"exported {written}")
-        return written
+        return self.export.export("xlsx", path)

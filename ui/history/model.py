@@ -21,14 +21,14 @@ from PySide6.QtGui import QBrush, QColor
 
 from app.console import format_duration
 from app.metrics.formatting import sig_digits
-from app.records import RunStatus
+from app.run_verdict import Tone
 from app.storage.history import HistoryFilter, HistoryRow, metric_names
+from ui.status_style import TONE_COLOURS, verdict_colour
 
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 INVALID_COLOUR = QColor(200, 50, 50)
 ACCEPTED_COLOUR = QColor(40, 150, 70)
-STATUS_COLOURS = {RunStatus.ABORTED: QColor(190, 120, 0), RunStatus.FAILED: INVALID_COLOUR,
-                  RunStatus.INTERRUPTED: QColor(190, 120, 0)}
+NON_COMPLIANT_COLOUR = TONE_COLOURS[Tone.WARNING]
 
 
 @dataclass(frozen=True)
@@ -148,12 +148,11 @@ class RunsTableModel(QAbstractTableModel):
 
     def _colour(self, row: HistoryRow, column: Column) -> QBrush | None:
         if column.title == "Status":
-            colour = INVALID_COLOUR if row.any_invalid else STATUS_COLOURS.get(row.status)
-            return QBrush(colour) if colour else None
+            return QBrush(verdict_colour(row.verdict))
         if column.title == "QA" and row.disposition:
             return QBrush(ACCEPTED_COLOUR if row.disposition == "accepted" else INVALID_COLOUR)
         if column.title == "Method" and not row.method_compliant:
-            return QBrush(STATUS_COLOURS[RunStatus.ABORTED])
+            return QBrush(NON_COMPLIANT_COLOUR)
         name = column.title.split(" (")[0]
         metric = row.metric(name)
         if metric is not None and not metric.valid:

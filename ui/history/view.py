@@ -10,18 +10,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
-from PySide6.QtCore import QDate, Qt
+from PySide6.QtCore import QDate, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDateEdit, QHBoxLayout, QLabel,
                                QLineEdit, QMenu, QPushButton, QTableView, QTabWidget,
                                QVBoxLayout, QWidget)
 
 from app.records import RunStatus
+from app.reports.content import ReportContent, build_content
 from app.storage.db import Database
 from app.storage.errors import StorageError
 from app.storage.history import INVALID, HistoryFilter, history_rows
+from app.storage.stored import StoredRun
 from ui.history.compare import CompareView
 from ui.history.detail import RunDetailView
+from ui.history.loader import RunLoadTab
 from ui.history.model import RunsFilterProxy, RunsTableModel
 from ui.history.source import HistorySource, open_source
 
@@ -38,6 +41,9 @@ def _date(edit: QDateEdit) -> date | None:
 class HistoryView(QWidget):
     """The history window. Give it an open ``database``, or a ``url`` to open (with the
     read-only local fallback of :func:`ui.history.source.open_source`)."""
+
+    #: a run's detail tab replaced its loading tab (``load_detail``)
+    detail_opened = Signal(object)
 
     def __init__(self, database: Database | None = None, *, url: str | None = None,
                  parent: QWidget | None = None) -> None:
@@ -112,7 +118,7 @@ class HistoryView(QWidget):
         header.setToolTip("Click to sort; right-click to choose columns")
         # column widths from the first rows only: measuring 10,000 rows would take seconds
         header.setResizeContentsPrecision(RESIZE_SAMPLE_ROWS)
-        self.table.doubleClicked.connect(lambda index: self.open_detail(
+        self.table.doubleClicked.connect(lambda index: self.load_detail(
             self.proxy.run_id(index.row())))
         QShortcut(QKeySequence(Qt.Key.Key_Return), self.table, self.open_selected)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
@@ -281,18 +287,47 @@ class HistoryView(QWidget):
     def open_selected(self) -> None:
         ids = self.selected_run_ids()
         if len(ids) == 1:
-            self.open_detail(ids[0])
+            self.load_detail(ids[0])
         elif len(ids) > 1:
             self.compare(ids)
 
     def open_detail(self, run_id: str) -> RunDetailView | None:
+        """Open a run's detail, loading it on this thread (scripts, screenshots)."""
         try:
-            detail = RunDetailView(self.database, run_id, read_only=self.source.read_only)
+            run = self.database.load_run(run_id)
         except StorageError as exc:
             self._show_problem(f"cannot open run {run_id[:8]}: {exc}")
             return None
-        detail.audited.connect(lambda _run_id: self.reload())
+        detail = self._detail(run, build_content(run))
         self.tabs.setCurrentIndex(self.tabs.addTab(detail, f"Run {run_id[:8]}"))
+        return detail
+
+    def load_detail(self, run_id: str) -> RunLoadTab:
+        """Open a run's detail, loading it in the background (a 24 h run takes seconds):
+        a tab with a busy bar at once, replaced by the detail when the run is read."""
+        database = self.database
+        tab = RunLoadTab(run_id, lambda: database.load_run(run_id))
+        tab.loader.finished.connect(lambda run, content: self._loaded(tab, run, content))
+        tab.loader.errored.connect(tab.show_error)
+        self.tabs.setCurrentIndex(self.tabs.addTab(tab, f"Run {run_id[:8]} …"))
+        tab.loader.start()
+        return tab
+
+    def _loaded(self, tab: RunLoadTab, run: StoredRun, content: ReportContent) -> None:
+        index = self.tabs.indexOf(tab)
+        if index < 0:
+            return  # the tab was closed while the run loaded
+        detail = self._detail(run, content)
+        self.tabs.removeTab(index)
+        self.tabs.insertTab(index, detail, f"Run {run.run_id[:8]}")
+        self.tabs.setCurrentIndex(index)
+        tab.deleteLater()
+        self.detail_opened.emit(detail)
+
+    def _detail(self, run: StoredRun, content: ReportContent) -> RunDetailView:
+        detail = RunDetailView(self.database, run.run_id, read_only=self.source.read_only,
+                               loaded=(run, content))
+        detail.audited.connect(lambda _run_id: self.reload())
         return detail
 
     def compare(self, run_ids: Sequence[str]) -> CompareView | None:

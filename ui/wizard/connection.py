@@ -7,12 +7,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from app.sim_lab import simulated_sut
-from app.records import RunConfig
-from drivers.interfaces import InstrumentError, PowerMeter, PowerSample
-from drivers.meters.registry import (POWER_DRIVERS, TEMPERATURE_DRIVERS, open_power_meter,
-                                     open_temperature_meter)
-from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
+from app.labs import open_lab_meters
+from app.records import InstrumentConfig, RunConfig
+from drivers.interfaces import InstrumentError, PowerMeter, PowerSample, TemperatureMeter
+from drivers.meters.registry import POWER_DRIVERS, TEMPERATURE_DRIVERS
 
 SIMULATED = "sim"
 
@@ -32,12 +30,6 @@ def temperature_drivers() -> list[str]:
     return sorted(TEMPERATURE_DRIVERS)
 
 
-def _open_meter(driver: str, resource: str, config: RunConfig, options: dict) -> PowerMeter:
-    if driver == SIMULATED:
-        return SimulatedPowerMeter(simulated_sut(config))
-    return open_power_meter(driver, resource, **options)
-
-
 def describe_sample(s: PowerSample) -> str:
     unc = f"± {s.uncertainty_pct:.2f} %" if s.uncertainty_pct is not None else \
         "uncertainty cannot be evaluated"
@@ -52,41 +44,46 @@ def describe_sample(s: PowerSample) -> str:
             f"{s.pf:.3f}; range {range_text}{flags}")
 
 
-def check_power_meter(driver: str, resource: str, config: RunConfig,
-                     options: dict | None = None) -> ConnectionReport:
-    """Open, identify and read the meter once; always closes it again."""
-    try:
-        meter = _open_meter(driver, resource, config, options or {})
-    except (InstrumentError, KeyError, ValueError, OSError, ImportError) as exc:
-        return ConnectionReport(False, f"cannot open {driver} at {resource or '(none)'}: {exc}")
+def _read_power(meter: PowerMeter, label: str) -> ConnectionReport:
+    """Identify and read ``meter`` once (it is already constructed, not yet opened)."""
     try:
         identity = meter.open()
         sample = meter.read(time.monotonic())
     except (InstrumentError, OSError) as exc:
-        return ConnectionReport(False, f"{driver} at {resource or '(none)'}: {exc}")
-    finally:
-        try:
-            meter.close()
-        except (InstrumentError, OSError):
-            pass
+        return ConnectionReport(False, f"{label}: {exc}")
     return ConnectionReport(True, f"{identity.describe()} — {describe_sample(sample)}")
 
 
-def check_thermometer(driver: str, resource: str, config: RunConfig) -> ConnectionReport:
-    if driver == "none":
+def _read_thermometer(meter: TemperatureMeter | None, label: str) -> ConnectionReport:
+    if meter is None:
         return ConnectionReport(True, "no thermometer: inlet temperature will not be recorded")
     try:
-        if driver == SIMULATED:
-            meter = SimulatedThermometer(simulated_sut(config))
-        else:
-            meter = open_temperature_meter(driver, resource)
         identity = meter.open()
-        try:
-            sample = meter.read(time.monotonic())
-        finally:
-            meter.close()
+        sample = meter.read(time.monotonic())
     except (InstrumentError, OSError, ValueError) as exc:
-        return ConnectionReport(False, f"{driver} at {resource or '(none)'}: {exc}")
+        return ConnectionReport(False, f"{label}: {exc}")
     flags = f" (flags: {', '.join(sorted(sample.flags))})" if sample.flags else ""
     return ConnectionReport(True,
                             f"{identity.describe()} — inlet {sample.celsius:.1f} °C{flags}")
+
+
+def _where(cfg: InstrumentConfig) -> str:
+    return f"{cfg.driver} at {cfg.resource or '(none)'}"
+
+
+def check_lab_instruments(config: RunConfig) -> tuple[ConnectionReport, ConnectionReport]:
+    """Open the meters exactly as a run of ``config`` will (:func:`app.labs.open_lab_meters`:
+    same lab kind, driver, resource and simulator), identify and read each once, close them.
+    Returns the (power meter, thermometer) reports."""
+    try:
+        meters = open_lab_meters(config)
+    except (InstrumentError, KeyError, ValueError, OSError, ImportError) as exc:
+        failed = ConnectionReport(False, f"cannot open {_where(config.power_meter)}: {exc}")
+        return failed, ConnectionReport(False, "not tested: the power meter could not be "
+                                        "opened")
+    try:
+        return (_read_power(meters.power_meter, _where(config.power_meter)),
+                _read_thermometer(meters.temperature_meter, _where(config.temperature_meter)))
+    finally:
+        meters.close()
+

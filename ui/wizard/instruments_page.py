@@ -1,29 +1,33 @@
 """Instruments page: power meter and thermometer (driver + address), or the simulated lab's,
-with a live 'Test connection' that shows the identity, range and a reading with uncertainty."""
+with a live 'Test connection' that shows the identity, range and a reading with uncertainty.
+
+The test opens the meters exactly as the run will (``app.labs.open_lab_meters``), its result
+belongs to the settings it tested (changing a driver or address clears it), and Next needs a
+passed test or an explicit override that the run's configuration records."""
 
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QLabel, QLineEdit, QPushButton,
-                               QVBoxLayout)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QLabel, QLineEdit,
+                               QPushButton, QVBoxLayout)
 
 from app.records import RunConfig
 from ui.wizard.base import EntryPage, with_changes
-from ui.wizard.connection import (SIMULATED, ConnectionReport, check_power_meter,
-                                  check_thermometer, power_drivers,
-                                  temperature_drivers)
-from ui.wizard.model import EntryError, WizardEntries, check_instruments, check_sut
+from ui.wizard.connection import (SIMULATED, ConnectionReport, check_lab_instruments,
+                                  power_drivers, temperature_drivers)
+from ui.wizard.model import (EntryError, WizardEntries, check_instruments,
+                             check_instruments_tested, config_from_wizard)
 
 THERMO_DRIVERS = (SIMULATED, "none")
+NOT_TESTED = "Not tested yet."
 
 
 class _Reports(QObject):
     """Carries a connection report from the probe thread to the GUI thread (queued)."""
 
-    ready = Signal(object, object)  # ConnectionReport (power), ConnectionReport (thermo)
+    ready = Signal(object, object, object)  # settings tested, power report, thermo report
 
 
 class InstrumentsPage(EntryPage):
@@ -41,13 +45,22 @@ class InstrumentsPage(EntryPage):
         self.thermo_resource.setPlaceholderText("address (not needed for sim)")
         self.test_button = QPushButton("&Test connection")
         self.test_button.clicked.connect(self.test_connection)
-        self.result = QLabel("Not tested yet.")
+        self.result = QLabel(NOT_TESTED)
         self.result.setWordWrap(True)
         self.result.setAccessibleName("Connection test result")
+        self.override = QCheckBox("Continue &without a passed test (recorded with the run)")
+        self.override.setToolTip("For an instrument that cannot be reached from here yet: the "
+                                 "run's configuration and report say it was not tested.")
+        #: what the last passed test says, for the settings it tested
+        self.passed: tuple[tuple[str, ...], str] | None = None
         self._reports = _Reports(self)
         self._reports.ready.connect(self._show_reports)
         self.meter_driver.currentTextChanged.connect(self._driver_changed)
         self.thermo_driver.currentTextChanged.connect(self._driver_changed)
+        for field in (self.meter_driver, self.thermo_driver):
+            field.currentTextChanged.connect(self._settings_changed)
+        for field in (self.meter_resource, self.thermo_resource):
+            field.textChanged.connect(self._settings_changed)
         form = QFormLayout()
         form.addRow("&Power meter driver:", self.meter_driver)
         form.addRow("Power meter &address:", self.meter_resource)
@@ -55,19 +68,42 @@ class InstrumentsPage(EntryPage):
         form.addRow("Thermometer a&ddress:", self.thermo_resource)
         form.addRow("", self.test_button)
         form.addRow("Result:", self.result)
+        form.addRow("", self.override)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addStretch(1)
         layout.addWidget(self.error)
         self.widgets = {"meter_resource": self.meter_resource,
-                        "thermo_resource": self.thermo_resource}
+                        "thermo_resource": self.thermo_resource,
+                        "test_connection": self.test_button}
         self._driver_changed()
 
     def collect(self, e: WizardEntries) -> WizardEntries:
         return with_changes(e, meter_driver=self.meter_driver.currentText(),
                             meter_resource=self.meter_resource.text(),
                             thermo_driver=self.thermo_driver.currentText(),
-                            thermo_resource=self.thermo_resource.text())
+                            thermo_resource=self.thermo_resource.text(),
+                            instrument_check=self.verdict())
+
+    def settings(self) -> tuple[str, ...]:
+        """The instrument settings a test result belongs to."""
+        return (self.meter_driver.currentText(), self.meter_resource.text().strip(),
+                self.thermo_driver.currentText(), self.thermo_resource.text().strip())
+
+    def verdict(self) -> str:
+        """What the run records: the passed test, the operator's override, or nothing."""
+        if self.passed is not None and self.passed[0] == self.settings():
+            return f"passed: {self.passed[1]}"
+        if self.override.isChecked():
+            return "OVERRIDE: the operator continued without a passed connection test"
+        return ""
+
+    def _settings_changed(self) -> None:
+        """A result describes the settings it tested; any change makes it stale."""
+        if self.passed is not None or self.result.text() != NOT_TESTED:
+            self.passed = None
+            self.result.setText(NOT_TESTED)
+            self.result.setStyleSheet("")
 
     def load(self, e: WizardEntries) -> None:
         if self.meter_driver.findText(e.meter_driver) < 0:
@@ -81,6 +117,7 @@ class InstrumentsPage(EntryPage):
 
     def check(self, e: WizardEntries) -> None:
         check_instruments(e)
+        check_instruments_tested(e)
 
     def _driver_changed(self) -> None:
         self.meter_resource.setEnabled(self.meter_driver.currentText() != SIMULATED)
@@ -88,30 +125,30 @@ class InstrumentsPage(EntryPage):
 
     # --- connection test --------------------------------------------------------------------
     def test_connection(self) -> None:
-        e = self.entries()
-        try:
-            sut = check_sut(e)  # the simulated meters model the described SUT
-            check_instruments(e)
+        try:  # the run's own configuration: same lab kind, drivers, resources and SUT model
+            config = config_from_wizard(self.entries())
         except EntryError as exc:
             self.show_error(exc.message, exc.field)
             return
-        config = replace(RunConfig(), sut=sut)
         self.clear_error()
         self.test_button.setEnabled(False)
-        self.result.setText("Testing… (reading the meter once)")
-        threading.Thread(target=self._probe, args=(e, config), daemon=True,
+        self.result.setText("Testing… (opening the meters as the run will, reading once)")
+        self.result.setStyleSheet("")
+        threading.Thread(target=self._probe, args=(self.settings(), config), daemon=True,
                          name="instrument-probe").start()
 
-    def _probe(self, e: WizardEntries, config) -> None:
-        power = check_power_meter(e.meter_driver, e.meter_resource.strip(), config,
-                                  dict(e.meter_options))
-        thermo = check_thermometer(e.thermo_driver, e.thermo_resource.strip(), config)
-        self._reports.ready.emit(power, thermo)
+    def _probe(self, settings: tuple[str, ...], config: RunConfig) -> None:
+        self._reports.ready.emit(settings, *check_lab_instruments(config))
 
-    def _show_reports(self, power: ConnectionReport, thermo: ConnectionReport) -> None:
+    def _show_reports(self, settings: tuple[str, ...], power: ConnectionReport,
+                      thermo: ConnectionReport) -> None:
         self.test_button.setEnabled(True)
+        if settings != self.settings():
+            return  # the technician changed a setting while the test ran: it is stale
         mark = {True: "✔", False: "✘"}
         self.result.setText(f"{mark[power.ok]} Power meter: {power.text}\n"
                             f"{mark[thermo.ok]} Thermometer: {thermo.text}")
         self.result.setStyleSheet("" if power.ok and thermo.ok else "color: #c03030;")
+        self.passed = ((settings, f"power meter {power.text}; thermometer {thermo.text}")
+                       if power.ok and thermo.ok else None)
         self.last_reports = (power, thermo)

@@ -7,11 +7,11 @@ disagree about what is valid.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from app import units
 from app.records import InstrumentConfig, RunConfig, SutDescription
 
 #: decimal units, method-notes §4: 1 GB = 10⁹ B (never GiB in a capacity figure)
@@ -38,11 +38,13 @@ class WizardEntries:
 
     taxonomy: str = ""  # derived on the classification page; set only when repeating a run
     classification_reason: str = ""
+    classification_answers: dict = field(default_factory=dict)
     vendor: str = ""
     model: str = ""
     serial: str = ""
     capacity: str = ""
     capacity_unit: str = "TB"
+    decimal_point: str = "."  # the station's locale's, for "7,3 TB"
     drive_count: int = 1
     drive_type: str = "HDD"
     raid: str = "RAID 6"
@@ -61,22 +63,26 @@ class WizardEntries:
     thermo_resource: str = ""
     operator: str = ""
     meter_options: dict = field(default_factory=dict)
+    #: set by the instruments page: "passed: …" / "OVERRIDE: …"; never carried over from an
+    #: earlier run (the instruments must be tested again)
+    instrument_check: str = ""
 
 
-def parse_capacity(text: str, unit: str) -> int:
-    """'7.3', 'TB' → 7 300 000 000 000 bytes. Rejects empty, non-numeric, zero and negative."""
+def parse_capacity(text: str, unit: str, decimal_point: str = ".") -> int:
+    """'7.3', 'TB' → 7 300 000 000 000 bytes; a unit typed in the field ("7300 GB", "7,3 TB")
+    wins over the unit box (``app.units.parse_capacity``). Rejects empty, non-numeric, zero
+    and negative figures."""
     if unit not in CAPACITY_UNITS:
         raise EntryError("capacity_unit", f"unknown capacity unit {unit!r}; use GB or TB")
-    cleaned = text.strip().replace(",", ".")
-    if not cleaned:
+    if not text.strip():
         raise EntryError("capacity", "Enter the SUT's raw capacity (e.g. 7300 GB).")
     try:
-        value = float(cleaned)
-    except ValueError:
-        raise EntryError("capacity", f"Raw capacity {text!r} is not a number.") from None
-    if not math.isfinite(value) or value <= 0:
-        raise EntryError("capacity", f"Raw capacity must be greater than zero (got {text}).")
-    return int(round(value * CAPACITY_UNITS[unit]))
+        return units.parse_capacity(text, unit, decimal_point)
+    except units.UnitError as exc:
+        if "greater than zero" in str(exc):
+            raise EntryError("capacity", f"Raw capacity must be greater than zero (got "
+                             f"{text.strip()}).") from None
+        raise EntryError("capacity", f"Raw capacity: {exc}.") from None
 
 
 def format_capacity(raw_bytes: int) -> tuple[str, str]:
@@ -90,7 +96,7 @@ def check_sut(e: WizardEntries) -> SutDescription:
         if not getattr(e, name).strip():
             raise EntryError(name, f"Enter the SUT's {label}: it identifies the unit in the "
                              "report.")
-    capacity = parse_capacity(e.capacity, e.capacity_unit)
+    capacity = parse_capacity(e.capacity, e.capacity_unit, e.decimal_point)
     if e.drive_count < 1:
         raise EntryError("drive_count", "The SUT needs at least one drive.")
     if e.drive_type not in DRIVE_TYPES:
@@ -143,6 +149,15 @@ def check_instruments(e: WizardEntries) -> tuple[InstrumentConfig, InstrumentCon
             InstrumentConfig(e.thermo_driver, e.thermo_resource.strip()))
 
 
+def check_instruments_tested(e: WizardEntries) -> None:
+    """Next needs a passed connection test of the current settings, or the explicit override
+    (which the run's configuration records)."""
+    if not e.instrument_check:
+        raise EntryError("test_connection", "Click “Test connection” (it must pass), or tick "
+                         "“Continue without a passed test” — that choice is recorded with "
+                         "the run.")
+
+
 def config_from_wizard(e: WizardEntries) -> RunConfig:
     """The run configuration the wizard's entries describe; raises :class:`EntryError`."""
     sut = check_sut(e)
@@ -155,7 +170,9 @@ def config_from_wizard(e: WizardEntries) -> RunConfig:
     return RunConfig(method=e.method, taxonomy=e.taxonomy, lab=lab, sut=sut, power_meter=meter,
                      temperature_meter=thermo, operator=e.operator.strip(),
                      classification_reason=e.classification_reason,
-                     target_size=e.target_size, confirm_device=e.confirm_device)
+                     classification_answers=dict(e.classification_answers),
+                     target_size=e.target_size, confirm_device=e.confirm_device,
+                     instrument_check=e.instrument_check)
 
 
 def entries_from_config(config: RunConfig) -> WizardEntries:
@@ -168,6 +185,7 @@ def entries_from_config(config: RunConfig) -> WizardEntries:
         mode = "simulated"
     return WizardEntries(
         taxonomy=config.taxonomy, classification_reason=config.classification_reason,
+        classification_answers=dict(config.classification_answers),
         vendor=sut.vendor, model=sut.model, serial=sut.serial, capacity=capacity,
         capacity_unit=unit, drive_count=sut.drive_count, drive_type=sut.drive_type,
         raid=sut.raid, coms=tuple(sut.coms_declared), notes=sut.notes, workload_mode=mode,

@@ -4,6 +4,7 @@ NON-COMPLIANT here as everywhere."""
 
 from __future__ import annotations
 
+import html
 from datetime import datetime, timedelta
 
 from PySide6.QtWidgets import (QAbstractItemView, QFormLayout, QHeaderView, QLabel, QLineEdit,
@@ -13,6 +14,7 @@ from app.console import format_duration
 from app.method.loader import MethodError, load_method
 from app.records import RunConfig
 from app.sequencer.plan import build_phases
+from ui.confirm import Confirm, ask_yes_no
 from ui.wizard.base import EntryPage, with_changes
 from ui.wizard.model import EntryError, WizardEntries, config_from_wizard
 
@@ -53,14 +55,18 @@ def summary_text(config: RunConfig, compliant: bool) -> str:
         f"<b>Power meter:</b> {config.power_meter.driver} {config.power_meter.resource}; "
         f"<b>thermometer:</b> {config.temperature_meter.driver} "
         f"{config.temperature_meter.resource}",
+        f"<b>Connection test:</b> {html.escape(config.instrument_check or 'not run')}",
     ]
     return "<br>".join(lines)
 
 
 class ReviewPage(EntryPage):
-    def __init__(self) -> None:
+    def __init__(self, confirm: Confirm = ask_yes_no) -> None:
         super().__init__("Review and start", "Check the plan. Nothing has been started yet; "
-                         "Start begins the run at once.")
+                         "click Start run to begin (Enter does not start a run).")
+        self.confirm = confirm
+        self.total_s = 0.0
+        self.compliant = False
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
         self.table = QTableWidget(0, 4)
@@ -100,6 +106,7 @@ class ReviewPage(EntryPage):
             self.show_error(getattr(exc, "message", None) or str(exc))
             return
         self.config = config
+        self.total_s, self.compliant = total_s, compliant
         self.summary.setText(summary_text(config, compliant))
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
@@ -110,6 +117,23 @@ class ReviewPage(EntryPage):
             row[2].startswith("until") for row in rows) else ""
         self.total.setText(f"<b>Total planned:</b> {format_duration(total_s)}{prefill}; "
                            f"expected end about {end:%Y-%m-%d %H:%M} if started now.")
+
+    def hint_start(self) -> None:
+        """Enter was pressed: say how a run is started instead of starting it."""
+        self.show_error("Enter does not start a run: click “Start run” when the plan is "
+                        "right.")
+
+    def validatePage(self) -> bool:  # noqa: N802 (Qt naming)
+        """A compliant run lasts hours: ask once more, naming its length and end time."""
+        if not super().validatePage():
+            return False
+        if not self.compliant:
+            return True
+        end = datetime.now() + timedelta(seconds=self.total_s)
+        return self.confirm(self, "Start the run?",
+                            f"This compliant run takes about {format_duration(self.total_s)} "
+                            f"and should end about {end:%Y-%m-%d %H:%M} (plus any pre-fill). "
+                            "Start it now?")
 
     def check(self, e: WizardEntries) -> None:
         config = config_from_wizard(e)

@@ -3,6 +3,7 @@ bytes), drives, RAID, declared COMs, notes — with saved profiles to reuse."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout,
                                QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSpinBox,
                                QVBoxLayout)
@@ -49,7 +50,9 @@ class SutPage(EntryPage):
         self.model = QLineEdit()
         self.serial = QLineEdit()
         self.capacity = QLineEdit()
-        self.capacity.setPlaceholderText("e.g. 7300")
+        self.capacity.setPlaceholderText("e.g. 7300, 7300 GB or 7.3 TB")
+        self.capacity.setToolTip("A unit typed here (GB, TB, GiB …) wins over the unit box; "
+                                 "a decimal comma is fine (7,3 TB).")
         self.capacity_unit = QComboBox()
         self.capacity_unit.addItems(list(CAPACITY_UNITS))
         self.capacity_unit.setAccessibleName("Capacity unit")
@@ -109,6 +112,7 @@ class SutPage(EntryPage):
         return with_changes(
             e, vendor=self.vendor.text(), model=self.model.text(), serial=self.serial.text(),
             capacity=self.capacity.text(), capacity_unit=self.capacity_unit.currentText(),
+            decimal_point=QLocale().decimalPoint(),
             drive_count=self.drive_count.value(), drive_type=self.drive_type.currentText(),
             raid=self.raid.currentText(), notes=self.notes.toPlainText(),
             coms=tuple(k for k, box in self.com_boxes.items() if box.isChecked()))

@@ -140,11 +140,13 @@ class TaxonomyPage(EntryPage):
         reason = self.derived.reason or ""
         if self.derived.ruled_out:
             reason = (reason + "; " if reason else "") + "; ".join(self.derived.ruled_out)
-        return with_changes(e, taxonomy=self.derived.taxonomy, classification_reason=reason)
+        return with_changes(e, taxonomy=self.derived.taxonomy, classification_reason=reason,
+                            classification_answers=self.answers())
 
     def load(self, e: WizardEntries) -> None:
-        """Pre-fill from an earlier run: its classification stands until an answer changes
-        (runs store the derived classification and its reason, not every answer)."""
+        """Pre-fill from an earlier run: the answers it stored, so the fields show what gave
+        its classification. A run stored before answers were kept (or whose answers no
+        longer derive the same level) keeps its classification until an answer changes."""
         head, _, level = e.taxonomy.rpartition("-")
         category = head if level.isdigit() else e.taxonomy
         index = self.category.findData(category, 256)
@@ -152,6 +154,10 @@ class TaxonomyPage(EntryPage):
             self.category.setCurrentIndex(index)
         if "level" in self.answer_widgets and level.isdigit():
             self.set_answer("level", int(level))
+        for name, value in e.classification_answers.items():
+            if name in self.answer_widgets:
+                self.set_answer(name, value)
+        self.update_derived()
         if e.taxonomy and self.derived is not None and self.derived.taxonomy != e.taxonomy:
             label = f"{category.replace('-', ' ').title()} {level}"
             self.derived = Derived(e.taxonomy, label, (), "as classified for the earlier run"

@@ -10,9 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QWidget, QWizard
 
 from app.records import RunConfig
+from ui.confirm import Confirm, ask_yes_no
 from ui.wizard.base import EntryPage
 from ui.wizard.instruments_page import InstrumentsPage
 from ui.wizard.model import WizardEntries, config_from_wizard
@@ -26,9 +29,10 @@ from ui.wizard.workload_page import WorkloadPage
 class NewRunWizard(QWizard):
     def __init__(self, parent: QWidget | None = None, *, entries: WizardEntries | None = None,
                  simulated_lab: str = "sim", store: SutProfileStore | None = None,
-                 protected: Sequence[str] = ()) -> None:
+                 protected: Sequence[str] = (), confirm: Confirm = ask_yes_no) -> None:
         """``protected``: the station's own files (``app.protected.station_paths``), which the
-        workload page refuses as fio targets."""
+        workload page refuses as fio targets; ``confirm`` asks before a compliant (hours-long)
+        run starts."""
         super().__init__(parent)
         self.setWindowTitle("New run — StorWatt")
         self.setWizardStyle(QWizard.WizardStyle.ClassicStyle)
@@ -42,13 +46,36 @@ class NewRunWizard(QWizard):
         self.sut_page = SutPage(store)
         self.workload_page = WorkloadPage(simulated_lab, protected)
         self.instruments_page = InstrumentsPage()
-        self.review_page = ReviewPage()
+        self.review_page = ReviewPage(confirm)
         self.pages: list[EntryPage] = [self.taxonomy_page, self.sut_page, self.workload_page,
                                        self.instruments_page, self.review_page]
         for page in self.pages:
             self.addPage(page)
         self.resize(900, 680)
         self.load(self.base)
+        # Start is a deliberate click: Enter on the review page (e.g. after typing the
+        # operator's name) must not begin an hours-long run
+        self.button(QWizard.WizardButton.FinishButton).installEventFilter(self)
+
+    ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+
+    def _swallows_enter(self, event: QEvent) -> bool:
+        return (event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent)
+                and event.key() in self.ENTER_KEYS and self.currentPage() is self.review_page)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt naming)
+        if self._swallows_enter(event):
+            self.review_page.hint_start()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt naming)
+        """Enter on the focused Start button is swallowed too (Space still presses it)."""
+        if self._swallows_enter(event):
+            self.review_page.hint_start()
+            return True
+        return super().eventFilter(watched, event)
 
     def load(self, entries: WizardEntries) -> None:
         """Fill every page (used once at construction: a new run or a repeated set-up)."""

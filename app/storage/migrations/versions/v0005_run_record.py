@@ -12,7 +12,8 @@ used to re-derive at every export (frozen in this module so later code never nee
   one tag, and only the last attempt gets a ``phase_attempts`` row);
 * measurement window: intervals ``stabilisation … stabilisation + measurement − 1`` of an
   active phase, ``0 … measurement − 1`` of ready idle; slices belong to it when at least half
-  of each lies inside.
+  of each lies inside. ``intervals.in_measurement`` now means exactly that, so the old
+  recorder's TRUE on intervals of phases without a metric (conditioning, pre-fill …) is cleared.
 
 ``method_json`` stays NULL for such runs: what the method files said then is not known.
 """
@@ -72,6 +73,10 @@ def upgrade() -> None:
 
 
 def _backfill(conn: sa.Connection) -> None:
+    conn.execute(sa.text(
+        "UPDATE intervals SET in_measurement = :no WHERE EXISTS (SELECT 1 FROM phases WHERE "
+        "phases.run_id = intervals.run_id AND phases.idx = intervals.phase_index AND "
+        "phases.kind NOT IN ('active', 'ready_idle'))"), {"no": False})
     phases = conn.execute(sa.text(
         "SELECT run_id, idx, kind, planned_s, stabilisation_intervals, measurement_intervals, "
         "status, attempts, t_start, t_end, error FROM phases WHERE t_start IS NOT NULL")).all()

@@ -1,0 +1,199 @@
+"""The method's rules on the samples themselves: flagged power, supply, inlet temperature.
+
+A metric is only as good as the readings under it. Beside the arithmetic in ``app.metrics``,
+the method sets conditions on the readings (method-notes §3): no flagged power sample averaged
+away, the SUT on a nominal supply, the inlet read at 0.1 °C at least every minute and inside
+the SUT's declared ASHRAE class (method-notes §10). The phase recorder keeps the samples of
+each window and asks this module whether they meet those rules; each function returns the
+reasons a metric is INVALID, each naming the rule, its source and the evidence, so a reader of
+the report can check the verdict without the code.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from app.method.model import InletClass, InstrumentLimits, Method, VoltageRange
+from app.records import SutDescription
+from drivers.interfaces import (FLAG_FREQUENCY_OUT_OF_RANGE, FLAG_GARBAGE, FLAG_INVALID,
+                                FLAG_NO_DATA, FLAG_OVERRANGE, FLAG_RANGE_CHANGE,
+                                FLAG_UNCERTAINTY_UNKNOWN, FLAG_VOLTAGE_OUT_OF_RANGE, PowerSample)
+
+#: the flags the method's tolerance counts (``instruments.max_flagged_power_samples``), in the
+#: words a report uses; the high-uncertainty flag has its own rule (the 1 % limit)
+COUNTED_FLAGS: dict[str, str] = {
+    FLAG_OVERRANGE: "over-range",
+    FLAG_NO_DATA: "no-data",
+    FLAG_INVALID: "invalid",
+    FLAG_RANGE_CHANGE: "range-change",
+    FLAG_GARBAGE: "unreadable",
+    FLAG_UNCERTAINTY_UNKNOWN: "uncertainty-not-evaluable",
+}
+
+#: grids a thermometer's readings may all lie on, coarsest first (°C); a steady inlet read
+#: in whole degrees also lies on coarser grids, which would say nothing more
+_GRIDS_C = (1.0, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01)
+#: readings a window needs before their grid is evidence of the thermometer's resolution: a
+#: 0.1 °C sensor at a steady inlet can read whole degrees a few times in a row, never 20
+RESOLUTION_EVIDENCE_READINGS = 20
+
+
+@dataclass(frozen=True)
+class SiteRules:
+    """The method's limits on the readings, bound to what the SUT set-up declared."""
+
+    supply: VoltageRange
+    inlet: InletClass
+    limits: InstrumentLimits
+
+    @classmethod
+    def declared(cls, method: Method, sut: SutDescription) -> "SiteRules":
+        """Raises KeyError (listing the choices) for a supply or class the method lacks."""
+        limits = method.instruments
+        return cls(limits.supply(sut.supply), limits.inlet_class(sut.ashrae_class), limits)
+
+    def supply_flags(self, sample: PowerSample) -> frozenset[str]:
+        """The sample's flags plus a supply flag for volts or Hz outside the declared range
+        or not measured (a reading the meter could not take is not checked here: its own
+        flag already keeps it out of every average)."""
+        if not sample.usable:
+            return sample.flags
+        added = set()
+        if not self.supply.min_v <= sample.volts <= self.supply.max_v:  # NaN fails too
+            added.add(FLAG_VOLTAGE_OUT_OF_RANGE)
+        low, high = self.limits.frequency_hz
+        if not low <= sample.freq_hz <= high:
+            added.add(FLAG_FREQUENCY_OUT_OF_RANGE)
+        return sample.flags | added
+
+
+def flagged_power_problem(flags_by_interval: Sequence[tuple[int, frozenset[str]]],
+                          tolerance: int) -> str | None:
+    """Flagged samples of a window (interval index, flags) beyond the method's tolerance."""
+    per_interval: dict[int, int] = Counter()
+    by_flag: Counter[str] = Counter()
+    for interval, flags in flags_by_interval:
+        counted = [f for f in COUNTED_FLAGS if f in flags]
+        if counted:
+            per_interval[interval] += 1
+            by_flag.update(counted)
+    total = sum(per_interval.values())
+    if total <= tolerance:
+        return None
+    kinds = ", ".join(f"{by_flag[f]} {word}" for f, word in COUNTED_FLAGS.items() if by_flag[f])
+    where = ", ".join(f"#{i + 1}: {n}" for i, n in sorted(per_interval.items()))
+    return (f"{total} flagged power sample(s) in the measurement window ({kinds}; per interval "
+            f"{where}), beyond the method's tolerance of {tolerance} "
+            "(instruments.max_flagged_power_samples; method-notes §3)")
+
+
+def resolution_problem(readings: Sequence[tuple[float, float | None]],
+                       limits: InstrumentLimits) -> str | None:
+    """Usable (watts, resolution the meter sent) of a window against the "Minimum Accuracy"
+    table read as the required resolution (method-notes §3); readings whose resolution the
+    driver could not tell are not judged here."""
+    coarse = []
+    for watts, resolution in readings:
+        need = limits.required_resolution_w(watts) if resolution is not None else None
+        if need is not None and resolution > need * (1 + 1e-9):
+            coarse.append((watts, resolution, need))
+    if not coarse:
+        return None
+    watts, resolution, need = max(coarse, key=lambda c: c[1] / c[2])
+    return (f"{len(coarse)} of {len(readings)} power sample(s) of the measurement window read "
+            f"coarser than the method's minimum-accuracy table, read as the meter's resolution "
+            f"(worst {resolution:g} W at {watts:.1f} W where {need:g} W is required; "
+            "instruments.min_accuracy; method-notes §3)")
+
+
+def supply_problems(samples: Sequence[tuple[float, float, frozenset[str]]],
+                    rules: SiteRules) -> list[str]:
+    """(volts, Hz, flags) of a window's samples: one reason per supply quantity out of range."""
+    problems = []
+    low_hz, high_hz = rules.limits.frequency_hz
+    checks = ((FLAG_VOLTAGE_OUT_OF_RANGE, 0, "V", "voltage", rules.supply.min_v,
+               rules.supply.max_v, f"the declared supply {rules.supply.id} "
+               f"({rules.supply.describe()})", "voltage_ranges"),
+              (FLAG_FREQUENCY_OUT_OF_RANGE, 1, "Hz", "frequency", low_hz, high_hz,
+               f"{low_hz:g}–{high_hz:g} Hz", "frequency_hz"))
+    for flag, column, unit, quantity, low, high, allowed, key in checks:
+        values = [s[column] for s in samples if flag in s[2]]
+        if values:
+            problems.append(f"supply {quantity} outside {allowed} in {len(values)} of "
+                            f"{len(samples)} power sample(s) of the measurement window, worst "
+                            f"{_worst(values, low, high, unit)} (instruments.{key}; "
+                            "method-notes §3)")
+    return problems
+
+
+def _worst(values: Iterable[float], low: float, high: float, unit: str) -> str:
+    measured = [v for v in values if v == v]
+    if not measured:
+        return "not measured by the meter"
+    worst = max(measured, key=lambda v: max(low - v, v - high))
+    return f"{worst:.1f} {unit}"
+
+
+def longest_gap(times: Iterable[float], start: float, end: float) -> float:
+    """Longest stretch of [start, end) without a time in ``times`` (the edges count)."""
+    inside = sorted(t for t in times if start <= t < end)
+    edges = [start, *inside, end]
+    return max(b - a for a, b in zip(edges, edges[1:]))
+
+
+def temperature_problems(readings: Sequence[tuple[float, float]], start: float, end: float,
+                         rules: SiteRules) -> list[str]:
+    """Usable inlet readings (t, °C) against the rules for the window [start, end)."""
+    inside = [(t, c) for t, c in readings if start <= t < end]
+    if end <= start:
+        return []
+    if not inside:
+        return ["no inlet temperature reading in the measurement window: a thermometer at the "
+                "SUT inlet is required (method-notes §3)"]
+    problems = []
+    gap = longest_gap((t for t, _ in inside), start, end)
+    limit = rules.limits.max_temperature_interval_s
+    if gap > limit:
+        problems.append(f"inlet temperature missing for {gap:.1f} s (limit {limit:g} s, "
+                        "instruments.max_temperature_interval_s; method-notes §3)")
+    celsius = [c for _, c in inside]
+    required = rules.limits.temperature_resolution_c
+    grid = readings_grid(celsius, required)
+    if grid is not None:
+        problems.append(f"inlet readings show no step finer than {grid:g} °C (all "
+                        f"{len(celsius)} readings on a {grid:g} °C grid; the method requires "
+                        f"{required:g} °C, "
+                        "instruments.temperature_resolution_c; method-notes §3)")
+    inlet = rules.inlet
+    outside = [c for c in celsius if not inlet.min_c <= c <= inlet.max_c]
+    if outside:
+        worst = max(outside, key=lambda c: max(inlet.min_c - c, c - inlet.max_c))
+        problems.append(f"inlet {worst:.1f} °C outside ASHRAE {inlet.name}'s allowable "
+                        f"{inlet.min_c:g}–{inlet.max_c:g} °C in {len(outside)} of "
+                        f"{len(celsius)} reading(s) of the measurement window "
+                        "(instruments.inlet_classes; method-notes §10)")
+    return problems
+
+
+def readings_grid(celsius: Sequence[float], required: float) -> float | None:
+    """The coarsest grid coarser than ``required`` that every reading lies on, when there are
+    enough readings to call it the thermometer's resolution; None otherwise.
+
+    Meters do not report their resolution, so the readings are the evidence: a 1 °C sensor's
+    readings are all whole degrees. A grid that happens to hold a few readings of a finer
+    sensor proves nothing, hence the minimum count.
+    """
+    if len(celsius) < RESOLUTION_EVIDENCE_READINGS:
+        return None
+    for grid in (g for g in _GRIDS_C if g > required * (1 + 1e-9)):
+        if all(_on_grid(c, grid) for c in celsius):
+            return grid
+    return None
+
+
+def _on_grid(value: float, grid: float) -> bool:
+    steps = value / grid
+    return math.isclose(steps, round(steps), abs_tol=1e-6)

@@ -1,0 +1,76 @@
+"""Compare for QA (issue 17, item 12): a warning when the runs used different methods or
+variants, histograms overlaid as the share of each run's IOs, metrics in the report's order."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from app.records import METRIC_ORDER
+from app.sequencer import events as ev
+from app.storage.db import open_database
+from app.storage.synthetic import full_run
+from app.storage.writer import RunWriter
+from ui.history.compare import CompareView
+
+
+def _store(database, events) -> str:
+    writer = RunWriter(database)
+    for event in events:
+        writer(event)
+    assert writer.flush(10)
+    writer.close()
+    return events[0].run_id
+
+
+def _variant(events: list, scale: int = 1, **started) -> list:
+    """The synthetic run with another method (``started``) and ``scale`` × more IOs."""
+    out = []
+    for e in events:
+        if isinstance(e, ev.RunStarted):
+            e = replace(e, **started)
+        elif isinstance(e, ev.HistogramReady):
+            e = replace(e, bins={k: v * scale for k, v in e.bins.items()})
+        out.append(e)
+    return out
+
+
+@pytest.fixture()
+def database(tmp_path):
+    db = open_database(f"sqlite:///{tmp_path / 'c.db'}")
+    yield db
+    db.close()
+
+
+def test_runs_of_different_variants_are_compared_under_a_warning(qtbot, database) -> None:
+    plain = _store(database, list(full_run()))
+    same = _store(database, list(full_run(2000.0)))
+    other = _store(database, _variant(list(full_run(3000.0)), method_name="emerald-block-v3",
+                                      method_version="3.0", method_compliant=True))
+    mixed = CompareView(database, [plain, other])
+    qtbot.addWidget(mixed)
+    assert not mixed.warning.isHidden()
+    assert "demo 1.0 (NON-COMPLIANT variant)" in mixed.warning.text()
+    assert "emerald-block-v3 3.0" in mixed.warning.text()
+    alike = CompareView(database, [plain, same])
+    qtbot.addWidget(alike)
+    assert alike.warning.isHidden() and alike.warning.text() == ""
+
+
+def test_histograms_are_shares_of_each_runs_ios_and_metrics_in_report_order(qtbot,
+                                                                            database) -> None:
+    big = _store(database, _variant(list(full_run()), scale=100))
+    small = _store(database, list(full_run(2000.0)))
+    view = CompareView(database, [big, small])
+    qtbot.addWidget(view)
+    shares = view.hist_data
+    for run_id in (big, small):
+        assert np.isclose(shares[run_id][1].sum(), 100.0)  # % of that run's IOs
+    # a run with 100× fewer IOs is drawn at the same height, not hidden under the big one
+    assert np.isclose(shares[small][1].max(), shares[big][1].max(), rtol=0.05)
+    names = [row[0] for row in view.rows()]
+    ranked = [n for n in names if n in METRIC_ORDER]
+    assert ranked == [n for n in METRIC_ORDER if n in names]
+    assert names[:len(ranked)] == ranked  # report metrics first, others (COMs) after

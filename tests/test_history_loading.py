@@ -1,0 +1,74 @@
+"""Opening a long run in the history loads it in the background (issue 17, item 14): a busy
+tab at once, the window's event loop keeps running, the detail replaces the tab when done."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from PySide6.QtCore import QTimer
+
+from app.storage.db import open_database
+from app.storage.synthetic import full_run
+from app.storage.writer import RunWriter
+from ui.history.detail import RunDetailView
+from ui.history.view import HistoryView
+
+SLOW_S = 1.5
+
+
+@pytest.fixture()
+def stored(tmp_path):
+    database = open_database(f"sqlite:///{tmp_path / 'l.db'}")
+    writer = RunWriter(database)
+    events = list(full_run())
+    for e in events:
+        writer(e)
+    assert writer.flush(10)
+    writer.close()
+    yield database, events[0].run_id
+    database.close()
+
+
+def test_a_slow_run_loads_while_the_window_stays_responsive(qtbot, stored,
+                                                            monkeypatch) -> None:
+    database, run_id = stored
+    view = HistoryView(database)
+    qtbot.addWidget(view)
+    real_load = database.load_run
+
+    def slow_load(wanted: str):
+        time.sleep(SLOW_S)  # a 24 h run's worth of reading
+        return real_load(wanted)
+
+    monkeypatch.setattr(database, "load_run", slow_load)
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(time.monotonic()))
+    timer.start(20)
+    started = time.monotonic()
+    tab = view.load_detail(run_id)
+    assert time.monotonic() - started < 0.5  # returned at once
+    assert view.tabs.currentWidget() is tab and tab.progress.maximum() == 0  # busy bar
+    with qtbot.waitSignal(view.detail_opened, timeout=30_000) as opened:
+        pass
+    timer.stop()
+    detail = opened.args[0]
+    assert isinstance(detail, RunDetailView) and detail.run.run_id == run_id
+    assert view.tabs.currentWidget() is detail and view.tabs.indexOf(tab) < 0
+    during = [t for t in ticks if t < started + SLOW_S]
+    assert len(during) >= 10  # the event loop kept running while the run loaded
+
+
+def test_a_run_that_cannot_be_loaded_says_why_in_its_tab(qtbot, stored, monkeypatch) -> None:
+    database, run_id = stored
+    view = HistoryView(database)
+    qtbot.addWidget(view)
+
+    def broken(_wanted: str):
+        raise OSError("disk I/O error")
+
+    monkeypatch.setattr(database, "load_run", broken)
+    tab = view.load_detail(run_id)
+    qtbot.waitUntil(lambda: "disk I/O error" in tab.label.text(), timeout=10_000)
+    assert tab.progress.isHidden() and view.tabs.currentWidget() is tab
