@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QWizard
 from app.records import InstrumentConfig, RunConfig
 from drivers.simulators.meter import MeterSimulator
 from ui.wizard.connection import ConnectionReport, check_lab_instruments
-from ui.wizard.model import WizardEntries
+from ui.wizard.model import WizardEntries, config_from_wizard, entries_from_config
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.wizard import NewRunWizard
 
@@ -232,3 +232,19 @@ def test_workload_page_refuses_station_files_and_needs_a_typed_path(qtbot, tmp_p
     assert w.currentPage() is w.instruments_page
     assert w.run_config().confirm_device == str(notes)
     assert notes.read_text() == "a lab's notes" and db.read_bytes() == b"SQLite format 3\0"
+
+
+def test_the_sut_declares_its_supply_and_ashrae_class(qtbot, wizard) -> None:
+    """Every sample is checked against the declared supply and class, so the wizard asks for
+    them (choices from the method) and the run gets exactly what was chosen."""
+    click_next(qtbot, wizard)
+    fill_sut(qtbot, wizard)
+    page = wizard.sut_page
+    assert page.supply.findData("1P-100-120") >= 0 and page.ashrae_class.findData("A4") >= 0
+    page.supply.setCurrentIndex(page.supply.findData("1P-100-120"))
+    page.ashrae_class.setCurrentIndex(page.ashrae_class.findData("A4"))
+    entries = page.collect(wizard.entries())
+    sut = config_from_wizard(entries).sut
+    assert (sut.supply, sut.ashrae_class) == ("1P-100-120", "A4")
+    again = entries_from_config(config_from_wizard(entries))
+    assert (again.supply, again.ashrae_class) == ("1P-100-120", "A4")  # Repeat keeps them

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 
-from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
                                QSplitter, QVBoxLayout, QWidget)
@@ -33,11 +33,20 @@ from ui.timeline import PhaseTimeline
 LOG_LINES = 5000
 
 
+class WorkerDone(QObject):
+    """Announces, from the run's worker thread, that the worker has ended (storage closed).
+
+    Separate from the view on purpose: the worker keeps it alive until its last emit, so a
+    view closed mid-run is simply no longer connected (a signal of the view itself would be
+    emitted on a deleted object)."""
+
+    ended = Signal()
+
+
 class RunView(QWidget):
     """Shows one run. ``ended`` fires once the worker thread has finished (storage closed)."""
 
     ended = Signal(object)  # RunFinished
-    _worker_done = Signal()  # the run's worker thread has finished (emitted on that thread)
     home_requested = Signal()
     #: (running, paused) whenever the controls change, so menus can follow the buttons
     controls_changed = Signal(bool, bool)
@@ -51,8 +60,7 @@ class RunView(QWidget):
         self.bridge: RunBridge | None = None
         self.result: ev.RunFinished | None = None
         self._thread: threading.Thread | None = None
-        # emitted on the worker thread when it is done; Qt queues it to the GUI thread
-        self._worker_done.connect(self._on_worker_done)
+        self._worker_watch: WorkerDone | None = None
         self._build(dark)
 
     # --- layout -------------------------------------------------------------------------------
@@ -144,7 +152,11 @@ class RunView(QWidget):
         bridge.finished.connect(self._on_finished)
         self._set_controls(running=True)
         self.state.setText("Running")
-        self._thread = session.start(on_end=self._announce_worker_done)
+        # the worker emits on a watcher the view does not own: if the view is closed before
+        # the worker ends, Qt has dropped the connection and the emit reaches nobody
+        self._worker_watch = WorkerDone()
+        self._worker_watch.ended.connect(self._on_worker_done)
+        self._thread = session.start(on_end=self._worker_watch.ended.emit)
 
     def clear(self) -> None:
         """Forget the previous run before a new one starts: its histogram, confidence levels,
@@ -226,14 +238,6 @@ class RunView(QWidget):
         colour = "#b03030" if e.status is RunStatus.FAILED else "#b06a00"
         self.outcome.setStyleSheet(f"color: {colour}; font-weight: bold;")
         self.outcome.show()
-
-    def _announce_worker_done(self) -> None:
-        """Called on the worker thread as it ends; the view may already be gone (a window
-        closed mid-run), and then there is nobody left to tell."""
-        try:
-            self._worker_done.emit()
-        except RuntimeError:  # "Signal source has been deleted"
-            pass
 
     def _on_worker_done(self) -> None:
         """The worker thread has closed the lab and storage: deliver the last events, end."""

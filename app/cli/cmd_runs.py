@@ -6,7 +6,7 @@ import argparse
 import json
 import math
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from typing import TYPE_CHECKING, Any
 
 from app.storage.errors import StorageError
@@ -66,8 +66,12 @@ def list_command(args: argparse.Namespace) -> int:
 
 
 def _summary_json(r: RunSummary) -> dict[str, Any]:
-    data = asdict(r)
+    data = {f.name: getattr(r, f.name) for f in fields(r) if f.compare}  # not the haystack
     data["status"] = str(r.status)
+    data["verdict"] = r.status_text
+    data["metrics"] = [{"name": m.name, "value": m.value if math.isfinite(m.value) else None,
+                        "unit": m.unit, "valid": m.valid, "reason": m.reason}
+                       for m in r.metrics]
     return data
 
 

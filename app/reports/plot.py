@@ -65,14 +65,17 @@ def tick_label(value: float, ticks: list[float]) -> str:
 
 
 def envelope(x: np.ndarray, y: np.ndarray, columns: int) -> tuple[np.ndarray, np.ndarray]:
-    """Min/max per column of ``x`` in time order: keeps extremes, bounds the point count."""
+    """Min/max per column of ``x`` in time order: keeps extremes, bounds the point count.
+    NaN (an excluded sample) is ignored beside usable samples of its column, so it cannot take
+    a spike with it; a column holding only NaN stays NaN and draws as a gap."""
     if len(x) <= 2 * columns:
         return x, y
     edges = np.linspace(x[0], x[-1], columns + 1)
     bucket = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, columns - 1)
     starts = np.flatnonzero(np.r_[True, bucket[1:] != bucket[:-1]])
-    lo = np.minimum.reduceat(y, starts)
-    hi = np.maximum.reduceat(y, starts)
+    with np.errstate(invalid="ignore"):
+        lo = np.fmin.reduceat(y, starts)
+        hi = np.fmax.reduceat(y, starts)
     xs = x[starts]
     out_x = np.repeat(xs, 2)
     out_y = np.column_stack((lo, hi)).ravel()

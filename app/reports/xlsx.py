@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from datetime import datetime
 from collections.abc import Iterable, Sequence
+from itertools import zip_longest
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,7 @@ from xlsxwriter.worksheet import Worksheet
 
 from app.records import PhaseKind
 from app.reports.content import VALID, ReportContent
+from app.reports.xlsx_rows import ColumnSheet
 
 TDR_SHEET = "Test Data Report"
 METRIC_COLUMNS = ("metric", "value", "unit", "validity", "reason", "description",
@@ -70,7 +72,7 @@ def _column(values: np.ndarray) -> list:
 
 
 class _Writer:
-    """Typed row writing with one header format (kept small: XlsxWriter does the rest)."""
+    """Data sheets (header row + one block of data) and the formats of the summary sheet."""
 
     def __init__(self, workbook: Workbook) -> None:
         self.book = workbook
@@ -86,42 +88,24 @@ class _Writer:
         self.invalid_text = workbook.add_format({"bold": True})
         self.seconds = workbook.add_format({"num_format": "0.000"})
 
-    def table(self, sheet: Worksheet, columns: Sequence[str], rows: Iterable[Sequence],
-              first_row: int = 0, first_col: int = 0) -> int:
-        """Header + rows; returns the number of data rows written."""
-        for col, name in enumerate(columns):
-            if name is not None:
-                sheet.write_string(first_row, first_col + col, name, self.header)
-        count = 0
-        for count, row in enumerate(rows, start=1):
-            for col, value in enumerate(row):
-                value = _cell(value)
-                if value is not None:
-                    sheet.write(first_row + count, first_col + col, value)
-        sheet.freeze_panes(first_row + 1, 0)
-        return count
+    def table(self, name: str, columns: Sequence[str | None], rows: Iterable[Sequence]
+              ) -> Worksheet:
+        """A new sheet of row-wise data under a header row (a None column name leaves a gap)."""
+        data = [[_cell(v) for v in column] for column in zip_longest(*rows)]
+        return self.columns(name, columns, data)
 
-    def columns(self, sheet: Worksheet, columns: Sequence[str], data: Sequence[list]) -> int:
-        """Column-wise data (lists of equal length, None = empty cell) under a header row.
-        Each column is written with one typed call (numbers, booleans, strings): the per-cell
-        type dispatch of ``write()`` is the export's bottleneck on long runs."""
-        sheet.write_row(0, 0, columns, self.header)
+    def columns(self, name: str, columns: Sequence[str | None], data: Sequence[list]
+                ) -> Worksheet:
+        """A new sheet of column-wise data (lists of equal length, None = empty cell) under a
+        header row. The data goes in as one block (app/reports/xlsx_rows.py): written cell by
+        cell, XlsxWriter's per-call cost made this the export's bottleneck on long runs."""
+        sheet = self.book.add_worksheet(name, worksheet_class=ColumnSheet)
+        for col, title in enumerate(columns):
+            if title is not None:
+                sheet.write_string(0, col, title, self.header)
         sheet.freeze_panes(1, 0)
-        writers = [(col, _typed_writer(sheet, values)) for col, values in enumerate(data)]
-        for row, values in enumerate(zip(*data), start=1):  # row order: constant_memory
-            for (col, write), value in zip(writers, values):
-                if value is not None:
-                    write(row, col, value)
-        return len(data[0]) if data else 0
-
-
-def _typed_writer(sheet: Worksheet, values: list):
-    first = next((v for v in values if v is not None), None)
-    if isinstance(first, bool):
-        return sheet.write_boolean
-    if isinstance(first, (int, float)):
-        return sheet.write_number
-    return sheet.write_string
+        sheet.write_columns(1, data)
+        return sheet
 
 
 # --- Test Data Report sheet ----------------------------------------------------------------------
@@ -236,7 +220,6 @@ def _write_metric(w: _Writer, sheet: Worksheet, row: int, values: list, valid: b
 # --- data sheets ---------------------------------------------------------------------------------
 
 def _phases_sheet(w: _Writer, c: ReportContent) -> None:
-    sheet = w.book.add_worksheet("Phases")
     rows = []
     for p in c.run.phases:
         last = c.attempts.get(p.index)
@@ -246,7 +229,7 @@ def _phases_sheet(w: _Writer, c: ReportContent) -> None:
                      last.window_start_s if has else None, last.window_end_s if has else None,
                      p.info.stabilisation_intervals, p.info.measurement_intervals, c.interval_s,
                      p.error])
-    w.table(sheet, PHASE_COLUMNS, rows)
+    sheet = w.table("Phases", PHASE_COLUMNS, rows)
     sheet.set_column(0, 12, 13)
     sheet.set_column(13, 13, 50)
 
@@ -268,9 +251,8 @@ def interval_rows(c: ReportContent) -> list[list]:
 
 
 def _intervals_sheet(w: _Writer, c: ReportContent) -> tuple[Worksheet, list[list]]:
-    sheet = w.book.add_worksheet("Intervals")
     rows = interval_rows(c)
-    w.table(sheet, INTERVAL_COLUMNS, rows)
+    sheet = w.table("Intervals", INTERVAL_COLUMNS, rows)
     sheet.set_column(0, len(INTERVAL_COLUMNS) - 1, 12)
     return sheet, rows
 
@@ -305,21 +287,18 @@ def _samples_sheet(w: _Writer, c: ReportContent) -> int:
             _column(power.uncertainty_pct), _flag_text(power.flags), _column(temp_c),
             interval.tolist(), _true_or_empty(in_window),
             _true_or_empty(~power.usable)]
-    sheet = w.book.add_worksheet("Samples")
-    count = w.columns(sheet, SAMPLE_COLUMNS, data)
+    sheet = w.columns("Samples", SAMPLE_COLUMNS, data)
     sheet.set_column(0, len(SAMPLE_COLUMNS) - 1, 11)
-    return count
+    return len(power)
 
 
 def _temperature_sheet(w: _Writer, c: ReportContent) -> None:
     temp = c.run.temperature
-    sheet = w.book.add_worksheet("Temperature")
-    w.columns(sheet, TEMPERATURE_COLUMNS, [_column(temp.t), temp.phase_index.tolist(),
-                                           _column(temp.celsius), _flag_text(temp.flags)])
+    w.columns("Temperature", TEMPERATURE_COLUMNS, [_column(temp.t), temp.phase_index.tolist(),
+                                                  _column(temp.celsius), _flag_text(temp.flags)])
 
 
 def _histograms_sheet(w: _Writer, c: ReportContent) -> None:
-    sheet = w.book.add_worksheet("Histograms")
     bins, levels = [], []
     for h in c.run.histograms:
         total = sum(h.bins.values())
@@ -332,39 +311,36 @@ def _histograms_sheet(w: _Writer, c: ReportContent) -> None:
             levels.append([h.phase_index, h.profile, lvl.level_pct,
                            lvl.shown_ms, h.ceiling_ms, h.above_ceiling,
                            total, lvl.value_text()])
-    # side by side, written row by row (constant_memory flushes each finished row)
+    # side by side: bins from column A, confidence levels after one empty column
     gap = [None] * (LEVEL_FIRST_COL - len(BIN_COLUMNS))
     width = len(BIN_COLUMNS)
     rows = [(bins[i] if i < len(bins) else [None] * width) + gap
             + (levels[i] if i < len(levels) else []) for i in range(max(len(bins), len(levels)))]
-    w.table(sheet, [*BIN_COLUMNS, *gap, *LEVEL_COLUMNS], rows)
+    sheet = w.table("Histograms", [*BIN_COLUMNS, *gap, *LEVEL_COLUMNS], rows)
     sheet.set_column(0, LEVEL_FIRST_COL + len(LEVEL_COLUMNS), 12)
 
 
 def _search_sheet(w: _Writer, c: ReportContent) -> None:
-    sheet = w.book.add_worksheet("Search")
     rows = [[r.profile, r.queue_depth, r.jobs, r.ops_rate, r.ops_unit, r.avg_response_ms,
              r.rate_iops[0] if r.rate_iops else None, r.rate_iops[1] if r.rate_iops else None,
              "; ".join(f"qd {qd}: {rate!r} {r.ops_unit} @ {ms!r} ms" for qd, rate, ms in r.probes)]
             for r in c.run.search_results]
-    w.table(sheet, SEARCH_COLUMNS, rows)
+    sheet = w.table("Search", SEARCH_COLUMNS, rows)
     sheet.set_column(0, 7, 13)
     sheet.set_column(8, 8, 80)
 
 
 def _events_sheet(w: _Writer, c: ReportContent) -> None:
-    sheet = w.book.add_worksheet("Events")
-    w.table(sheet, EVENT_COLUMNS, ([e.t, e.level, e.phase_index, e.message]
-                                   for e in c.events))
+    sheet = w.table("Events", EVENT_COLUMNS, ([e.t, e.level, e.phase_index, e.message]
+                                              for e in c.events))
     sheet.set_column(0, 2, 10)
     sheet.set_column(3, 3, 120)
 
 
 def _audit_sheet(w: _Writer, c: ReportContent) -> None:
-    sheet = w.book.add_worksheet("QA audit")
-    w.table(sheet, AUDIT_COLUMNS, ([e.created_wall, e.kind.value,
-                                    e.disposition.value if e.disposition else "", e.author,
-                                    e.text] for e in c.run.audit))
+    sheet = w.table("QA audit", AUDIT_COLUMNS, ([e.created_wall, e.kind.value,
+                                                 e.disposition.value if e.disposition else "",
+                                                 e.author, e.text] for e in c.run.audit))
     sheet.set_column(0, 3, 22)
     sheet.set_column(4, 4, 100)
 
