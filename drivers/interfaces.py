@@ -12,7 +12,7 @@ wall-clock skew. Wall-clock time is stored once per run, at its start.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 # ---------------------------------------------------------------------------------------------
 # Sample flags. A flagged sample is stored but never averaged silently (method-notes §3).
@@ -134,9 +134,14 @@ class TemperatureSample:
         return not (self.flags & EXCLUDING_FLAGS) and self.celsius == self.celsius
 
 
+SampleT = TypeVar("SampleT", covariant=True)  # PowerSample or TemperatureSample
+
+
 @runtime_checkable
-class PowerMeter(Protocol):
-    """A power analyzer. Called from one sampler thread only; the driver holds its own lock."""
+class SampledInstrument(Protocol[SampleT]):
+    """What the sequencer's sampler needs from any meter: a reading on its grid and a way back
+    after the meter stopped answering. Called from one sampler thread only; the driver holds
+    its own lock."""
 
     def open(self) -> InstrumentIdentity: ...
 
@@ -144,7 +149,7 @@ class PowerMeter(Protocol):
 
     def identify(self) -> InstrumentIdentity: ...
 
-    def read(self, t: float) -> PowerSample:
+    def read(self, t: float) -> SampleT:
         """Take one reading; ``t`` is the station-clock time stamp to put on it.
 
         Raises :class:`InstrumentError` when the meter cannot be reached; a reply that arrives
@@ -152,16 +157,26 @@ class PowerMeter(Protocol):
         """
         ...
 
+    def reconnect(self) -> InstrumentIdentity:
+        """Reopen the connection after a failure (backing off between attempts) and return who
+        answered; raises :class:`InstrumentError` when the meter stays away, and
+        ``IdentityMismatch`` when another meter took its address."""
+        ...
+
 
 @runtime_checkable
-class TemperatureMeter(Protocol):
-    def open(self) -> InstrumentIdentity: ...
+class PowerMeter(SampledInstrument[PowerSample], Protocol):
+    """A power analyzer (method-notes §3: fixed ranges for the testing pass)."""
 
-    def close(self) -> None: ...
+    @property
+    def ranges(self) -> tuple[float, float] | None:
+        """Fixed (V, A) ranges in use, or None on auto range."""
+        ...
 
-    def identify(self) -> InstrumentIdentity: ...
 
-    def read(self, t: float) -> TemperatureSample: ...
+@runtime_checkable
+class TemperatureMeter(SampledInstrument[TemperatureSample], Protocol):
+    """An inlet thermometer (method-notes §3)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -265,9 +280,13 @@ class WorkloadEngine(Protocol):
     completed since the last call, possibly none) → ``stop()`` (idempotent; returns the totals).
     ``running`` turns False when the engine finished by itself (duration reached or failure);
     a failure is reported by ``poll()`` or ``stop()`` raising :class:`WorkloadError`.
+    ``live`` says whether ``poll()`` hands over each slice while the profile runs; fio in
+    client mode (load hosts) reports only at the end, so the sequencer must not close an
+    interval for want of figures that are still coming.
     """
 
     name: str
+    live: bool
 
     def check(self) -> str:
         """Verify the engine can run (binary found, version OK, targets safe); returns a
@@ -283,6 +302,3 @@ class WorkloadEngine(Protocol):
     @property
     def running(self) -> bool: ...
 
-
-#: A station-clock source; ``time.monotonic`` in production, a fake clock in tests.
-ClockFn = Callable[[], float]

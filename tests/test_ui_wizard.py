@@ -9,9 +9,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWizard
 
-from app.records import RunConfig
+from app.records import InstrumentConfig, RunConfig
 from drivers.simulators.meter import MeterSimulator
-from ui.wizard.connection import check_power_meter
+from ui.wizard.connection import ConnectionReport, check_lab_instruments
 from ui.wizard.model import WizardEntries, config_from_wizard, entries_from_config
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.wizard import NewRunWizard
@@ -184,12 +184,17 @@ def test_connection_test_reads_the_simulated_lab(qtbot, wizard) -> None:
 def test_connection_test_speaks_to_a_wire_level_meter() -> None:
     with MeterSimulator("wt310") as sim:
         sim.set_state(123.4, 230.0)
-        report = check_power_meter("wt300", sim.resource, RunConfig())
+        report = power_check(InstrumentConfig("wt300", sim.resource))
     assert report.ok, report.text
     assert "WT310" in report.text and "123.4" in report.text
-    dead = check_power_meter("wt300", "TCPIP::127.0.0.1::1::SOCKET", RunConfig(),
-                             {"timeout_s": 0.3, "reconnect_attempts": 0})
+    dead = power_check(InstrumentConfig("wt300", "TCPIP::127.0.0.1::1::SOCKET",
+                                        {"timeout_s": 0.3, "reconnect_attempts": 0}))
     assert not dead.ok and "wt300" in dead.text
+
+
+def power_check(meter: InstrumentConfig) -> ConnectionReport:
+    """The wizard's connection test of a sim lab whose power meter is ``meter``."""
+    return check_lab_instruments(RunConfig(power_meter=meter))[0]
 
 
 def test_workload_page_refuses_station_files_and_needs_a_typed_path(qtbot, tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QStackedWidget
 
-from app.labs import LabError
+from app.sequencer.lab import LabError
 from app.method.loader import MethodError
 from app.paths import default_db_url
 from app.protected import station_paths

@@ -99,7 +99,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
 
 def run_command(args: argparse.Namespace) -> int:
     from app.console import ConsoleReporter
-    from app.labs import LabError
+    from app.sequencer.lab import LabError
     from app.method.loader import MethodError
     from app.session import open_session
 

@@ -16,16 +16,14 @@ import numpy as np
 from app.compliance import ComplianceVerdict
 from app.method.loader import load_method
 from app.method.model import Method
-from app.records import MetricResult, PhaseKind, PhaseStatus, RunStatus
+from app.records import (IDLE_METRIC, MetricResult, PhaseKind, PhaseStatus, RunStatus,
+                         in_metric_order)
 from app.reports.run_log import complete_log
 from app.storage.audit import AuditEntry, AuditKind
 from app.storage.stored import StoredAttempt, StoredEvent, StoredPhase, StoredRun
 from drivers.interfaces import FLAG_UNCERTAINTY_HIGH, FLAG_UNCERTAINTY_UNKNOWN, InstrumentIdentity
 
 VALID, INVALID, NOT_MEASURED = "VALID", "INVALID", "NOT MEASURED"
-IDLE_METRIC = "EP_RI"
-#: order of the seed's sample Test Data Report (idle first, then RR RW SR SW MW1 MW2)
-TDR_ORDER = ("EP_RI", "EP_RR", "EP_RW", "EP_SR", "EP_SW", "EP_MW1", "EP_MW2")
 UNIT_TEXT = {"IOPS/W": "I/Os per second per watt", "MiB/s/W": "MiB per second per watt",
              "GB/W": "GB (10^9 bytes) per watt", "ratio": "logical / physical bytes"}
 IDLE_TITLE = "Ready idle (raw capacity per watt)"
@@ -178,9 +176,7 @@ def _expected_metrics(run: StoredRun, method: Method | None) -> list[str]:
     names += [m.name for m in run.metrics if m.name.startswith("EP_")]
     if not names:
         names = [IDLE_METRIC]
-    unique = list(dict.fromkeys(names))
-    rank = {name: i for i, name in enumerate(TDR_ORDER)}
-    return sorted(unique, key=lambda n: (rank.get(n, len(rank)), unique.index(n)))
+    return in_metric_order(names)
 
 
 def _profile_for(method: Method | None, metric: str):

@@ -8,19 +8,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
+from app.records import in_metric_order
 from app.storage.stored import RunSummary
 
 #: the history's own status for a run with any INVALID metric (shown beside its RunStatus)
 INVALID = "INVALID"
-#: metric columns in the order of the seed's Test Data Report; others follow by name
-METRIC_ORDER = ("EP_RI", "EP_RR", "EP_RW", "EP_SR", "EP_SW", "EP_MW1", "EP_MW2")
 
 
 def metric_names(rows: list[RunSummary]) -> list[str]:
     """Every metric name present, the Emerald ones first in report order."""
-    present = {m.name for r in rows for m in r.metrics}
-    known = [n for n in METRIC_ORDER if n in present]
-    return known + sorted(present - set(known))
+    return in_metric_order(sorted({m.name for r in rows for m in r.metrics}))
 
 
 @dataclass(frozen=True)
