@@ -12,14 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app import units
-from app.labs import LabError, lab_with_meters, open_lab_meters, simulated_sut
 from app.records import RunConfig
-from app.sequencer.lab import Lab
+from app.sequencer.lab import LabError
 from drivers.clock import Clock
 from drivers.fio.engine import FioEngine
 from drivers.fio.safety import TargetCheck, TargetPolicy, check_target
 from drivers.interfaces import WorkloadInterval, WorkloadProfile, WorkloadResult
-from drivers.sim.sut import SimulatedSut
+from drivers.simulators.sut import SimulatedSut
+
 
 def parse_size(text: str) -> int:
     """'64M' → 67108864 (K/M/G/T are binary multiples, as fio reads them; ``app.units``)."""
@@ -89,26 +89,23 @@ def target_check(path: str, *, target_size: str, confirm: str,
                         policy=target_policy(target_size, confirm, protected))
 
 
-def fio_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = ()) -> Lab:
-    """``protected``: the station's own files, never a target (``app.protected``)."""
+def fio_engine(config: RunConfig, clock: Clock, protected: Sequence[str] = ()) -> FioEngine:
+    """The fio engine for the configured targets, its targets already checked: a refused
+    target stops the build before the run is stored or any file is made. ``protected``: the
+    station's own files, never a target (``app.protected``)."""
     if not config.sut.targets:
         raise LabError("local-fio needs at least one --target (a scratch file or a block device)")
     engine = FioEngine(config.sut.targets, clock=clock, load_hosts=config.sut.load_hosts,
                        policy=target_policy(config.target_size, config.confirm_device,
                                             protected))
-    engine.verify_targets()  # refused before the run is stored or any file is made
-    sut = simulated_sut(config)
-    simulated = config.power_meter.driver == "sim"
-    try:  # the meters exactly as the wizard's connection test opens them
-        meters = open_lab_meters(config, sut)
-    except Exception:
-        engine.close()
-        raise
-    lab = lab_with_meters(
-        meters, SutFollowingEngine(engine, sut) if simulated else engine, None, 1.2,
-        "fio on " + ", ".join(config.sut.targets)
-        + ("; power and temperature SIMULATED (no meter configured)" if simulated else "")
-        + ("; no inlet thermometer: every metric INVALID" if meters.temperature_meter is None
-           else ""))
-    lab.closers.append(engine.close)  # stops fio and removes the job folder, also on failure
-    return lab
+    engine.verify_targets()
+    return engine
+
+
+def fio_description(config: RunConfig, power_simulated: bool, thermometer: bool) -> str:
+    """What the lab is, saying SIMULATED when the watts are not measured and that every
+    metric is INVALID without an inlet thermometer."""
+    return ("fio on " + ", ".join(config.sut.targets)
+            + ("; power and temperature SIMULATED (no meter configured)" if power_simulated
+               else "")
+            + ("" if thermometer else "; no inlet thermometer: every metric INVALID"))

@@ -1,128 +1,175 @@
-"""Build the lab a run uses from its configuration.
+"""Build the lab a run uses from its configuration: the one builder.
 
 * ``sim`` — the built-in simulated lab: the simulated SUT, reached through the wire-level meter
   simulators on loopback sockets and the production drivers (so the demo exercises the same
   code path as a real WT310), with the simulated workload engine.
 * ``sim-direct`` — the simulated SUT with in-process meters; for fast tests on a fake clock.
 * ``local-fio`` — real IO with fio against the configured targets; meters as configured, or
-  the simulated meters (clearly labelled SIMULATED) when none are.
+  the in-process simulated meters (clearly labelled SIMULATED) when none are.
+
+In ``sim`` and ``local-fio`` a meter whose driver is not ``sim`` is the real driver. A thermometer
+driver ``none`` records no inlet temperature, and a real power meter never gets the simulated
+thermometer beside it: its inlet would pass for a measured one (method-notes §3), so there is
+none and every metric says so.
+
+What each instrument will be is decided once (:func:`plan_lab`); :func:`build_lab` then sets each
+piece up in turn and registers its tear-down as it goes, so a piece that fails to set up leaves
+nothing behind (the pieces before it are torn down, newest first). The wizard's "Test
+connection" sets the meters up through the same code (:func:`open_lab_meters`), so it identifies
+the very instrument the run will read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
 
-from app.records import LAB_KINDS, SIMULATED_LABS, RunConfig
-from app.sequencer.lab import Lab
+from app.fio_lab import SutFollowingEngine, fio_description, fio_engine
+from app.records import LAB_KINDS, SIMULATED_LABS, InstrumentConfig, RunConfig
+from app.sequencer.lab import Lab, LabError, Teardown
+from app.sim_lab import (SIM_POWER_DRIVER, SIM_THERMO_DRIVER, power_simulator, simulated_engine,
+                         simulated_sut, thermometer_simulator)
 from drivers.clock import Clock
 from drivers.interfaces import PowerMeter, TemperatureMeter, WorkloadEngine
-from drivers.sim.engine import SimulatedWorkloadEngine
-from drivers.sim.meters import SimulatedPowerMeter, SimulatedThermometer
-from drivers.sim.sut import HDD_15K, SSD_SAS, SimSutSpec, SimulatedSut
+from drivers.meters.registry import open_power_meter, open_temperature_meter
+from drivers.simulators.server import LineServer
+from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
+from drivers.simulators.sut import SimulatedSut
+
+#: how long after an interval's end fio's figures for it arrive
+FIO_LATENCY_S = 1.2
+LAB_DESCRIPTIONS = {"sim": "simulated SUT behind loopback meter simulators",
+                    "sim-direct": "simulated SUT, in-process simulated meters"}
+NO_THERMOMETER = "none"  # the technician chose to record no inlet temperature
 
 
-class LabError(ValueError):
-    """The lab cannot be built from this configuration (message says what to fix)."""
+class Source(Enum):
+    """Where an instrument's readings come from."""
+
+    IN_PROCESS = "in-process simulated meter"
+    WIRE_SIMULATOR = "production driver on a loopback simulator"
+    DRIVER = "configured driver"
+    NONE = "no instrument"
 
 
-def simulated_sut(config: RunConfig, seed: int = 1) -> SimulatedSut:
-    """A simulated SUT shaped like the described one (drive count/type, RAID, COMs on)."""
-    sut = config.sut
-    drive = SSD_SAS if sut.drive_type.upper() == "SSD" else HDD_15K
-    count = max(1, sut.drive_count)
-    per_drive = max(1, sut.raw_capacity_bytes // count)
-    spec = SimSutSpec(drive=replace(drive, capacity_bytes=per_drive), drive_count=count,
-                      raid=sut.raid, coms=tuple(sut.coms_on_during_test))
-    return SimulatedSut(spec, seed=seed)
+@dataclass(frozen=True)
+class LabPlan:
+    """What each piece of a run's lab will be, decided once from its configuration."""
+
+    kind: str  # one of LAB_KINDS
+    power: Source
+    temperature: Source
+
+    @property
+    def real_io(self) -> bool:
+        return self.kind == "local-fio"
 
 
-@dataclass
+def plan_lab(config: RunConfig) -> LabPlan:
+    """Each instrument's source for ``config``, or :class:`LabError` for an unknown lab."""
+    if config.lab not in LAB_KINDS:
+        raise LabError(f"unknown lab {config.lab!r}; choose one of {', '.join(LAB_KINDS)}")
+    simulated = Source.WIRE_SIMULATOR if config.lab == "sim" else Source.IN_PROCESS
+
+    def source(instrument: InstrumentConfig) -> Source:
+        if config.lab == "sim-direct" or instrument.driver == "sim":
+            return simulated
+        return Source.DRIVER
+
+    power, temperature = source(config.power_meter), source(config.temperature_meter)
+    if config.temperature_meter.driver == NO_THERMOMETER or (
+            config.lab not in SIMULATED_LABS and power is Source.DRIVER
+            and temperature is not Source.DRIVER):
+        temperature = Source.NONE
+    return LabPlan(config.lab, power, temperature)
+
+
+@dataclass(frozen=True)
 class LabMeters:
-    """The meters a run of ``config`` reads, opened exactly as the run opens them.
-
-    One code path for the run and for the wizard's "Test connection": the connection test
-    must identify the very instrument (driver, resource, simulator model) the run will read.
-    """
+    """A lab's meters, set up exactly as the run sets them up; closing tears them down."""
 
     power_meter: PowerMeter
     temperature_meter: TemperatureMeter | None
-    closers: list[Callable[[], None]] = field(default_factory=list)
+    teardown: Teardown
 
     def close(self) -> None:
-        Lab.close(self)  # type: ignore[arg-type]  # same newest-first, never-raising close
+        self.teardown.run()
 
 
 def open_lab_meters(config: RunConfig, sut: SimulatedSut | None = None) -> LabMeters:
-    """``sim-direct``: in-process simulated meters; ``sim``: the production drivers on
-    loopback simulators (WT310, DAQ970A), then any configured meter; ``local-fio``: the
-    configured meters, the simulated ones where none is configured — but no simulated
-    thermometer beside a real power meter."""
-    from app.sim_lab import NO_THERMOMETER, configured_meters, wire_simulated_meters
-
-    sut = sut or simulated_sut(config)
-    meters = LabMeters(SimulatedPowerMeter(sut), SimulatedThermometer(sut))
-    try:
-        if config.lab == "sim":
-            wire_simulated_meters(meters, sut)
-        if config.lab != "sim-direct":
-            configured_meters(meters, config.power_meter, config.temperature_meter)
-    except Exception:
-        meters.close()
-        raise
-    if config.temperature_meter.driver == NO_THERMOMETER or _inlet_would_be_simulated(config):
-        meters.temperature_meter = None
-    return meters
+    """The meters a run of ``config`` reads (same lab kind, drivers, resources, simulators),
+    for the wizard's connection test; constructed, not yet opened."""
+    plan = plan_lab(config)
+    with Teardown() as teardown:
+        return _set_up_meters(plan, config, sut or simulated_sut(config), teardown)
 
 
-def _inlet_would_be_simulated(config: RunConfig) -> bool:
-    """A real power meter beside the simulated thermometer: its inlet would pass for a
-    measured one, so there is no thermometer and every metric says so (method-notes §3)."""
-    return (config.lab not in SIMULATED_LABS and config.power_meter.driver != "sim"
-            and config.temperature_meter.driver == "sim")
+@dataclass(frozen=True)
+class _MeterKind:
+    """How to set up one kind of meter from each source."""
+
+    in_process: Callable[[SimulatedSut], Any]
+    simulator: Callable[[SimulatedSut], LineServer]
+    simulator_driver: str
+    open_driver: Callable[..., Any]
 
 
-def lab_with_meters(meters: LabMeters, engine: WorkloadEngine,
-                    capacity_probe: Callable[[], tuple[int, int]] | None,
-                    workload_latency_s: float, description: str) -> Lab:
-    """A lab around already opened meters (closing the lab closes them)."""
-    return Lab(meters.power_meter, engine, meters.temperature_meter, capacity_probe,
-               workload_latency_s, description, meters.closers)
+_POWER = _MeterKind(SimulatedPowerMeter, power_simulator, SIM_POWER_DRIVER, open_power_meter)
+_TEMPERATURE = _MeterKind(SimulatedThermometer, thermometer_simulator, SIM_THERMO_DRIVER,
+                          open_temperature_meter)
 
 
 def build_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = ()) -> Lab:
     """``protected``: paths a real workload must never write (``app.protected``)."""
-    if config.lab not in LAB_KINDS:
-        raise LabError(f"unknown lab {config.lab!r}; choose one of {', '.join(LAB_KINDS)}")
-    if config.lab == "sim-direct":
-        return _sim_direct(config, clock)
-    if config.lab == "sim":
-        return _sim_wire(config, clock)
-    return _local_fio(config, clock, protected)
-
-
-def simulated_engine(sut: SimulatedSut, config: RunConfig,
-                     clock: Clock) -> SimulatedWorkloadEngine:
-    """The simulated engine, running (and rate-splitting) as many load hosts as configured."""
-    return SimulatedWorkloadEngine(sut, clock, load_hosts=max(1, len(config.sut.load_hosts)))
-
-
-def _sim_direct(config: RunConfig, clock: Clock) -> Lab:
+    plan = plan_lab(config)
     sut = simulated_sut(config)
-    return lab_with_meters(open_lab_meters(config, sut), simulated_engine(sut, config, clock),
-                           sut.used_capacity_bytes, 0.0,
-                           "simulated SUT, in-process simulated meters")
+    with Teardown() as teardown:
+        engine, description = _set_up_workload(plan, config, clock, protected, sut, teardown)
+        meters = _set_up_meters(plan, config, sut, teardown)
+        return Lab(meters.power_meter, engine, meters.temperature_meter,
+                   None if plan.real_io else sut.used_capacity_bytes,
+                   FIO_LATENCY_S if plan.real_io else 0.0, description, teardown)
 
 
-def _sim_wire(config: RunConfig, clock: Clock) -> Lab:
-    """Simulated SUT behind loopback meter simulators, read by the production drivers."""
-    sut = simulated_sut(config)
-    return lab_with_meters(open_lab_meters(config, sut), simulated_engine(sut, config, clock),
-                           sut.used_capacity_bytes, 0.0,
-                           "simulated SUT behind loopback meter simulators")
+def _set_up_workload(plan: LabPlan, config: RunConfig, clock: Clock, protected: Sequence[str],
+                     sut: SimulatedSut, teardown: Teardown) -> tuple[WorkloadEngine, str]:
+    if not plan.real_io:
+        return simulated_engine(sut, config, clock), LAB_DESCRIPTIONS[plan.kind]
+    engine = fio_engine(config, clock, protected)
+    teardown.register(engine.close)  # stops fio and removes the job folder, also on failure
+    power_simulated = plan.power is Source.IN_PROCESS
+    return (SutFollowingEngine(engine, sut) if power_simulated else engine,
+            fio_description(config, power_simulated, plan.temperature is not Source.NONE))
 
 
-def _local_fio(config: RunConfig, clock: Clock, protected: Sequence[str]) -> Lab:
-    from app.fio_lab import fio_lab
+def _set_up_meters(plan: LabPlan, config: RunConfig, sut: SimulatedSut,
+                   teardown: Teardown) -> LabMeters:
+    power = _set_up_meter(_POWER, plan.power, config.power_meter, sut, teardown)
+    thermometer = (None if plan.temperature is Source.NONE else
+                   _set_up_meter(_TEMPERATURE, plan.temperature, config.temperature_meter, sut,
+                                 teardown))
+    return LabMeters(power, thermometer, teardown)
 
-    return fio_lab(config, clock, protected)
+
+def _set_up_meter(kind: _MeterKind, source: Source, config: InstrumentConfig, sut: SimulatedSut,
+                  teardown: Teardown) -> Any:
+    if source is Source.IN_PROCESS:
+        meter = kind.in_process(sut)
+    elif source is Source.WIRE_SIMULATOR:
+        simulator = kind.simulator(sut)
+        simulator.start()
+        teardown.register(simulator.stop)
+        meter = kind.open_driver(kind.simulator_driver, simulator.resource)
+    else:
+        meter = kind.open_driver(config.driver, config.resource, **_options(config))
+    teardown.register(meter.close)
+    return meter
+
+
+def _options(config: InstrumentConfig) -> dict[str, Any]:
+    options = dict(config.options)
+    if config.calibration_date:
+        options["calibration_date"] = config.calibration_date
+    return options

@@ -6,6 +6,7 @@ must never be mutated after publication. Units are in the field names where they
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from enum import IntEnum, StrEnum
 from typing import Any
@@ -181,6 +182,24 @@ class IntervalRecord:
     in_measurement: bool
     stable: bool | None  # verdict so far for measurement intervals, None before
     attempt: int = 1  # the phase attempt this interval belongs to (>1 after a pause)
+
+
+#: the ready-idle metric (method-notes §4: raw capacity per watt)
+IDLE_METRIC = "EP_RI"
+#: the one order metrics are shown in everywhere (reports, history, compare): the seed's sample
+#: Test Data Report's, idle first, then RR RW SR SW MW1 MW2
+METRIC_ORDER = (IDLE_METRIC, "EP_RR", "EP_RW", "EP_SR", "EP_SW", "EP_MW1", "EP_MW2")
+
+
+def metric_rank(name: str) -> int:
+    """Sort key of :data:`METRIC_ORDER`; any other metric (a COM check) ranks after them all."""
+    return METRIC_ORDER.index(name) if name in METRIC_ORDER else len(METRIC_ORDER)
+
+
+def in_metric_order(names: Iterable[str]) -> list[str]:
+    """The names once each, the Emerald metrics first in :data:`METRIC_ORDER`, any others after
+    them in the order given (the sort is stable)."""
+    return sorted(dict.fromkeys(names), key=metric_rank)
 
 
 @dataclass(frozen=True)

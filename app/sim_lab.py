@@ -1,50 +1,48 @@
-"""Instruments of a lab: configured meters through their drivers, or the simulated ones.
+"""The simulated pieces a lab can be built from: the SUT, its engine and its meters.
 
-For the simulated lab the meters are wire-level simulators on loopback sockets (a Yokogawa
-WT310 and a Keysight DAQ970A) whose readings come from the simulated SUT, read by the same
-production drivers a real lab uses — so the demo and the GUI exercise the real code path.
+For the ``sim`` lab the meters are wire-level simulators on loopback sockets (a Yokogawa WT310
+and a Keysight DAQ970A) whose readings come from the simulated SUT, read by the same production
+drivers a real lab uses, so the demo and the GUI exercise the real code path. The in-process
+meters (``drivers.simulators.direct_meters``) read the SUT without a socket, for fake-clock runs
+and for ``local-fio`` without a configured meter.
 """
 
 from __future__ import annotations
 
-from app.records import InstrumentConfig
-from app.sequencer.lab import Lab
-from drivers.meters.registry import open_power_meter, open_temperature_meter
-from drivers.sim.sut import SimulatedSut
+from dataclasses import replace
+
+from app.records import RunConfig
+from drivers.clock import Clock
 from drivers.simulators import ElectricalState, MeterSimulator, ThermometerSimulator
+from drivers.simulators.engine import SimulatedWorkloadEngine
+from drivers.simulators.sut import HDD_15K, SSD_SAS, SimSutSpec, SimulatedSut
 
 SIM_POWER_MODEL, SIM_POWER_DRIVER = "wt310", "wt300"
 SIM_THERMO_MODEL, SIM_THERMO_DRIVER = "daq970a", "daq970a"
-NO_THERMOMETER = "none"  # the technician chose to record no inlet temperature
 
 
-def wire_simulated_meters(lab: Lab, sut: SimulatedSut) -> None:
-    """Replace the lab's meters with drivers talking to loopback simulators of the SUT."""
-    power_sim = MeterSimulator(SIM_POWER_MODEL,
-                               source=lambda: ElectricalState(*sut.electrical_state()))
-    thermo_sim = ThermometerSimulator(SIM_THERMO_MODEL, source=sut.inlet_celsius)
-    for sim in (power_sim, thermo_sim):
-        sim.start()
-        lab.closers.append(sim.stop)
-    lab.power_meter = open_power_meter(SIM_POWER_DRIVER, power_sim.resource)
-    lab.temperature_meter = open_temperature_meter(SIM_THERMO_DRIVER, thermo_sim.resource)
-    lab.closers.append(lab.power_meter.close)
-    lab.closers.append(lab.temperature_meter.close)
+def simulated_sut(config: RunConfig, seed: int = 1) -> SimulatedSut:
+    """A simulated SUT shaped like the described one (drive count/type, RAID, COMs on)."""
+    sut = config.sut
+    drive = SSD_SAS if sut.drive_type.upper() == "SSD" else HDD_15K
+    count = max(1, sut.drive_count)
+    per_drive = max(1, sut.raw_capacity_bytes // count)
+    spec = SimSutSpec(drive=replace(drive, capacity_bytes=per_drive), drive_count=count,
+                      raid=sut.raid, coms=tuple(sut.coms_on_during_test))
+    return SimulatedSut(spec, seed=seed)
 
 
-def configured_meters(lab: Lab, power: InstrumentConfig, thermo: InstrumentConfig) -> None:
-    """Use the configured drivers for every meter that is not ``sim``."""
-    if power.driver != "sim":
-        lab.power_meter = open_power_meter(power.driver, power.resource, **_options(power))
-        lab.closers.append(lab.power_meter.close)
-    if thermo.driver not in ("sim", NO_THERMOMETER):
-        lab.temperature_meter = open_temperature_meter(thermo.driver, thermo.resource,
-                                                       **_options(thermo))
-        lab.closers.append(lab.temperature_meter.close)
+def simulated_engine(sut: SimulatedSut, config: RunConfig,
+                     clock: Clock) -> SimulatedWorkloadEngine:
+    """The simulated engine, running (and rate-splitting) as many load hosts as configured."""
+    return SimulatedWorkloadEngine(sut, clock, load_hosts=max(1, len(config.sut.load_hosts)))
 
 
-def _options(cfg: InstrumentConfig) -> dict:
-    options = dict(cfg.options)
-    if cfg.calibration_date:
-        options["calibration_date"] = cfg.calibration_date
-    return options
+def power_simulator(sut: SimulatedSut) -> MeterSimulator:
+    """A loopback WT310 whose readings are the SUT's electrical state (not started)."""
+    return MeterSimulator(SIM_POWER_MODEL, source=lambda: ElectricalState(*sut.electrical_state()))
+
+
+def thermometer_simulator(sut: SimulatedSut) -> ThermometerSimulator:
+    """A loopback DAQ970A reading the SUT's inlet temperature (not started)."""
+    return ThermometerSimulator(SIM_THERMO_MODEL, source=sut.inlet_celsius)

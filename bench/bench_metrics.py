@@ -2,9 +2,10 @@
 
 Goals (docs/performance.md): merging 10,000 one-second json+ bin snapshots and reading five
 confidence levels ≤ 200 ms, so a 30-minute measurement interval (1,800 snapshots) or a long
-conditioning phase is summarised without a pause; one-minute intervals plus the stability
-verdict over 24 h of 1 Hz samples ≤ 1 s. Each figure is the median of several repeats: the
-build box is shared, and a single run mostly measures the neighbours.
+conditioning phase is summarised without a pause; the phase recorder placing a day of 1 Hz
+samples, closing its one-minute intervals and updating the stability verdict ≤ 8.64 s, i.e.
+≤ 0.1 ms of each live second. Each figure is the median of several repeats: the build box is
+shared, and a single run mostly measures the neighbours.
 """
 
 from __future__ import annotations
@@ -15,16 +16,18 @@ from collections.abc import Callable
 
 import numpy as np
 
-from app.metrics.efficiency import stability
 from app.metrics.histogram import ResponseTimeHistogram
-from app.metrics.intervals import build_intervals
+from app.method.loader import load_method
+from app.records import PhaseInfo, PhaseKind
+from app.sequencer.recorder import PhaseRecorder
 from bench.figure import Figure
-from drivers.sim.latency import lognormal_bucket_probabilities
+from drivers.interfaces import FLAG_OVERRANGE, PowerSample, WorkloadInterval
+from drivers.simulators.latency import lognormal_bucket_probabilities
 
 COMMAND = "python -m bench.run_all metrics"
-WEIGHTS = (10, 9, 8, 7, 6, 5, 4, 3, 2, 1)  # method-notes §4 default
 LEVELS = (99.0, 99.9, 99.99, 99.999, 99.9999)
 REPEATS = 5
+DAY_S = 86_400
 
 
 def _median_s(action: Callable[[], object], repeats: int = REPEATS) -> float:
@@ -65,29 +68,39 @@ def merge_figures() -> list[Figure]:
                    COMMAND)]
 
 
-def day_of_samples() -> tuple[tuple, float]:
-    """24 h of 1 Hz power samples (a few flagged) and one-second workload slices."""
-    seconds = 86_400
+def day_of_samples() -> tuple[list[list[PowerSample]], list[list[WorkloadInterval]]]:
+    """24 h of 1 Hz power samples (a few over-range) and one-second workload slices, in the
+    one-second batches the sequencer hands to the recorder."""
     rng = np.random.default_rng(1)
-    t = np.arange(seconds) + 0.5
-    watts = 600 + rng.normal(0, 2, seconds)
-    usable = rng.random(seconds) > 0.001  # ~86 over-range samples, skipped not averaged
-    ends = np.arange(1, seconds + 1, dtype=float)
-    ios = rng.poisson(5000, seconds).astype(float)
-    return (t, watts, usable, ends, ios, ios * 8192), float(seconds)
+    watts = 600 + rng.normal(0, 2, DAY_S)
+    over_range = rng.random(DAY_S) < 0.001  # ~86 over-range samples, skipped not averaged
+    ios = rng.poisson(5000, DAY_S)
+    power = [[PowerSample(i + 0.5, float("nan") if over_range[i] else float(watts[i]),
+                          flags=frozenset({FLAG_OVERRANGE}) if over_range[i] else frozenset())]
+             for i in range(DAY_S)]
+    slices = [[WorkloadInterval(float(i), i + 1.0, int(ios[i]), 0, int(ios[i]) * 8192, 0,
+                                0.2, 1.0)] for i in range(DAY_S)]
+    return power, slices
 
 
 def day_figure() -> Figure:
-    arrays, seconds = day_of_samples()
+    """The live path a run takes: the phase recorder places each sample, closes each
+    one-minute interval and updates the stability verdict as the day goes by."""
+    power, slices = day_of_samples()
+    method = load_method("emerald-block-v3")
+    phase = PhaseInfo(0, PhaseKind.ACTIVE, "Conditioning", "RR", float(DAY_S), 0, DAY_S // 60)
 
-    def intervals_and_stability() -> None:
-        phase = build_intervals(*arrays, 0.0, seconds, 60.0, "IOPS")
-        ep = np.array([f.ep for f in phase.figures])
-        stability(ep, WEIGHTS, 5.0, measurement_start=10)
+    def record_a_day() -> None:
+        recorder = PhaseRecorder(phase, method, 0.0, ops_unit="IOPS")
+        for second in range(DAY_S):
+            recorder.add_power(power[second])
+            recorder.add_workload(slices[second])
+            recorder.close_due(second + 1.0, 0.0)
 
-    day_s = _median_s(intervals_and_stability)
-    return Figure("one-minute intervals + stability, 24 h of 1 Hz samples (median of 5)",
-                  round(day_s, 3), "s", "≤ 1 s", day_s <= 1.0, COMMAND)
+    day_s = _median_s(record_a_day, repeats=3)
+    return Figure("recorder: place 24 h of 1 Hz samples, close one-minute intervals, stability "
+                  "(median of 3)", round(day_s, 3), "s", "≤ 8.64 s (0.1 ms per live second)", day_s <= 8.64,
+                  COMMAND)
 
 
 def run() -> list[Figure]:

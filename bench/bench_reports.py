@@ -30,7 +30,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.labs import simulated_sut  # noqa: E402
+from app.sim_lab import simulated_sut  # noqa: E402
 from app.method.loader import load_method  # noqa: E402
 from app.records import RunConfig, SutDescription  # noqa: E402
 from app.sequencer.lab import Lab  # noqa: E402
@@ -38,8 +38,8 @@ from app.sequencer.sequencer import Sequencer  # noqa: E402
 from app.storage.db import open_database  # noqa: E402
 from app.storage.writer import RunWriter  # noqa: E402
 from drivers.clock import FakeClock  # noqa: E402
-from drivers.sim.engine import SimulatedWorkloadEngine  # noqa: E402
-from drivers.sim.meters import SimulatedPowerMeter, SimulatedThermometer  # noqa: E402
+from drivers.simulators.engine import SimulatedWorkloadEngine  # noqa: E402
+from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer  # noqa: E402
 from bench.figure import BenchResult  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,7 +12,7 @@ wall-clock skew. Wall-clock time is stored once per run, at its start.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 # ---------------------------------------------------------------------------------------------
 # Sample flags. A flagged sample is stored but never averaged silently (method-notes §3).
@@ -59,6 +59,11 @@ class WorkloadError(Exception):
     """The workload engine failed (fio missing, job rejected, exited non-zero, host refused)."""
 
 
+#: how every simulated instrument's vendor begins (``STORWATT-SIM YOKOGAWA``, ``StorWatt``)
+SIMULATED_VENDOR = "STORWATT"
+SIMULATOR_IDN_PREFIX = "STORWATT-SIM"
+
+
 @dataclass(frozen=True, slots=True)
 class InstrumentIdentity:
     """Who answered: kept with every run so a report names the exact meter used."""
@@ -70,6 +75,13 @@ class InstrumentIdentity:
     resource: str = ""  # VISA resource string / host:port
     driver: str = ""
     calibration_date: str = ""  # ISO date, entered by the lab (meters do not report it)
+
+    @property
+    def simulated(self) -> bool:
+        """A simulator answered: the wire simulators prefix their vendor with
+        ``STORWATT-SIM`` and the in-process ones are vendor ``StorWatt``; a run on either is
+        never compliant (app.compliance)."""
+        return self.vendor.upper().startswith(SIMULATED_VENDOR)
 
     def describe(self) -> str:
         parts = [self.vendor, self.model]
@@ -122,9 +134,14 @@ class TemperatureSample:
         return not (self.flags & EXCLUDING_FLAGS) and self.celsius == self.celsius
 
 
+SampleT = TypeVar("SampleT", covariant=True)  # PowerSample or TemperatureSample
+
+
 @runtime_checkable
-class PowerMeter(Protocol):
-    """A power analyzer. Called from one sampler thread only; the driver holds its own lock."""
+class SampledInstrument(Protocol[SampleT]):
+    """What the sequencer's sampler needs from any meter: a reading on its grid and a way back
+    after the meter stopped answering. Called from one sampler thread only; the driver holds
+    its own lock."""
 
     def open(self) -> InstrumentIdentity: ...
 
@@ -132,7 +149,7 @@ class PowerMeter(Protocol):
 
     def identify(self) -> InstrumentIdentity: ...
 
-    def read(self, t: float) -> PowerSample:
+    def read(self, t: float) -> SampleT:
         """Take one reading; ``t`` is the station-clock time stamp to put on it.
 
         Raises :class:`InstrumentError` when the meter cannot be reached; a reply that arrives
@@ -140,16 +157,26 @@ class PowerMeter(Protocol):
         """
         ...
 
+    def reconnect(self) -> InstrumentIdentity:
+        """Reopen the connection after a failure (backing off between attempts) and return who
+        answered; raises :class:`InstrumentError` when the meter stays away, and
+        ``IdentityMismatch`` when another meter took its address."""
+        ...
+
 
 @runtime_checkable
-class TemperatureMeter(Protocol):
-    def open(self) -> InstrumentIdentity: ...
+class PowerMeter(SampledInstrument[PowerSample], Protocol):
+    """A power analyzer (method-notes §3: fixed ranges for the testing pass)."""
 
-    def close(self) -> None: ...
+    @property
+    def ranges(self) -> tuple[float, float] | None:
+        """Fixed (V, A) ranges in use, or None on auto range."""
+        ...
 
-    def identify(self) -> InstrumentIdentity: ...
 
-    def read(self, t: float) -> TemperatureSample: ...
+@runtime_checkable
+class TemperatureMeter(SampledInstrument[TemperatureSample], Protocol):
+    """An inlet thermometer (method-notes §3)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -253,9 +280,13 @@ class WorkloadEngine(Protocol):
     completed since the last call, possibly none) → ``stop()`` (idempotent; returns the totals).
     ``running`` turns False when the engine finished by itself (duration reached or failure);
     a failure is reported by ``poll()`` or ``stop()`` raising :class:`WorkloadError`.
+    ``live`` says whether ``poll()`` hands over each slice while the profile runs; fio in
+    client mode (load hosts) reports only at the end, so the sequencer must not close an
+    interval for want of figures that are still coming.
     """
 
     name: str
+    live: bool
 
     def check(self) -> str:
         """Verify the engine can run (binary found, version OK, targets safe); returns a
@@ -271,6 +302,3 @@ class WorkloadEngine(Protocol):
     @property
     def running(self) -> bool: ...
 
-
-#: A station-clock source; ``time.monotonic`` in production, a fake clock in tests.
-ClockFn = Callable[[], float]

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from app.cli.main import main
-from app.labs import simulated_sut
+from app.sim_lab import simulated_sut
 from app.method.loader import load_method
 from app.method.model import Method
 from app.records import InstrumentConfig, MetricResult, RunConfig, RunStatus, SutDescription
@@ -28,9 +28,9 @@ from drivers.clock import FakeClock
 from drivers.interfaces import (FLAG_FREQUENCY_OUT_OF_RANGE, FLAG_OVERRANGE, FLAG_SENSOR_ERROR,
                                 FLAG_UNCERTAINTY_UNKNOWN, FLAG_VOLTAGE_OUT_OF_RANGE, PowerSample,
                                 TemperatureSample)
-from drivers.sim.engine import SimulatedWorkloadEngine
-from drivers.sim.meters import SimulatedPowerMeter, SimulatedThermometer
-from drivers.sim.sut import SimulatedSut
+from drivers.simulators.engine import SimulatedWorkloadEngine
+from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
+from drivers.simulators.sut import SimulatedSut
 
 #: a media-library plan (no pre-fill, SW and SR): the shortest whole sequences
 SHORT = "removable-1"
@@ -317,7 +317,7 @@ def test_the_declared_set_up_reaches_the_run_config() -> None:
 @pytest.mark.fio
 def test_local_fio_with_a_real_power_meter_never_uses_the_simulated_thermometer(
         tmp_path: Path) -> None:
-    from app.fio_lab import fio_lab
+    from app.labs import build_lab
     from drivers.simulators import ElectricalState, MeterSimulator
 
     meter = MeterSimulator("wt310", source=lambda: ElectricalState(500.0, 230.0, 2.2, 0.99,
@@ -327,13 +327,13 @@ def test_local_fio_with_a_real_power_meter_never_uses_the_simulated_thermometer(
         config = RunConfig(lab="local-fio", sut=SutDescription(targets=(str(tmp_path / "t"),)),
                            power_meter=InstrumentConfig("wt300", meter.resource),
                            target_size="1M")
-        lab = fio_lab(config, FakeClock())
+        lab = build_lab(config, FakeClock())
         try:
             assert lab.temperature_meter is None
             assert "no inlet thermometer: every metric INVALID" in lab.description
         finally:
             lab.close()
-        rehearsal = fio_lab(replace(config, power_meter=InstrumentConfig()), FakeClock())
+        rehearsal = build_lab(replace(config, power_meter=InstrumentConfig()), FakeClock())
         try:  # all simulated, and labelled so: the simulated inlet goes with it
             assert isinstance(rehearsal.temperature_meter, SimulatedThermometer)
         finally:

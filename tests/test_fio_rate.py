@@ -20,10 +20,10 @@ from drivers.fio.engine import FioEngine
 from drivers.fio.jobs import JobOptions, job_text, rate_shares, split_evenly
 from drivers.fio.verdict import TargetPolicy
 from drivers.interfaces import WorkloadError, WorkloadProfile
-from drivers.sim import engine as sim_engine
-from drivers.sim.engine import SimulatedWorkloadEngine, as_fio_runs
-from drivers.sim.fio_rate import NO_LIMIT, applied_rate
-from drivers.sim.sut import SimulatedSut
+from drivers.simulators import engine as sim_engine
+from drivers.simulators.engine import SimulatedWorkloadEngine, as_fio_runs
+from drivers.simulators.fio_rate import NO_LIMIT, applied_rate
+from drivers.simulators.sut import SimulatedSut
 from tests.test_fio_engine import two_fio_servers  # noqa: F401  (fixture)
 
 KIB = 1024

@@ -21,7 +21,7 @@ import pytest
 
 from app.metrics.histogram import ResponseTimeHistogram
 from drivers.fio import clients
-from drivers.fio.stream import (EMPTY, DocumentSplitter, IntervalSeries, client_snapshots,
+from drivers.fio.stream import (EMPTY, DocumentSplitter, IntervalSeries,
                                 difference, snapshot_of_document, snapshot_of_jobs)
 from drivers.interfaces import WorkloadError
 
@@ -109,9 +109,9 @@ def test_idle_direction_without_bins() -> None:
 def test_client_server_document_gives_per_host_series_without_the_summary() -> None:
     text = (FIX / "client_one_host.json").read_text()
     doc = json.loads(text[text.find("{"):])
-    series = client_snapshots(doc)
+    series = clients.hosts_by_entry(doc)
     assert list(series) == ["127.0.0.1:18765"]
-    snaps = series["127.0.0.1:18765"]
+    snaps = [snapshot_of_jobs([e], "127.0.0.1:18765") for e in series["127.0.0.1:18765"]]
     assert [s.ios for s in snaps] == sorted(s.ios for s in snaps) and len(snaps) == 4
 
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from app.reports.content import TDR_ORDER
+from app.records import METRIC_ORDER
 from app.sequencer import events as ev
 from app.storage.db import open_database
 from app.storage.synthetic import full_run
@@ -71,6 +71,6 @@ def test_histograms_are_shares_of_each_runs_ios_and_metrics_in_report_order(qtbo
     # a run with 100× fewer IOs is drawn at the same height, not hidden under the big one
     assert np.isclose(shares[small][1].max(), shares[big][1].max(), rtol=0.05)
     names = [row[0] for row in view.rows()]
-    ranked = [n for n in names if n in TDR_ORDER]
-    assert ranked == [n for n in TDR_ORDER if n in names]
+    ranked = [n for n in names if n in METRIC_ORDER]
+    assert ranked == [n for n in METRIC_ORDER if n in names]
     assert names[:len(ranked)] == ranked  # report metrics first, others (COMs) after

@@ -109,7 +109,7 @@ def test_reconnect_to_a_different_meter_is_refused() -> None:
     first.stop()
     with MeterSimulator("wt330", port=port) as second:
         assert second.port == port
-        with pytest.raises(IdentityMismatch, match="instead of YOKOGAWA WT310"):
+        with pytest.raises(IdentityMismatch, match="instead of STORWATT-SIM YOKOGAWA WT310"):
             meter.reconnect()
 
 

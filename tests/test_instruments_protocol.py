@@ -3,14 +3,22 @@ recording simulator, compared with the expected sequence in fixtures/instruments
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 from pathlib import Path
 
 import pytest
 
-from drivers.meters.registry import open_power_meter, open_temperature_meter
+from drivers.clock import FakeClock
+from drivers.fio.engine import FioEngine
+from drivers.interfaces import PowerMeter, TemperatureMeter, WorkloadEngine
+from drivers.meters.registry import (POWER_DRIVERS, TEMPERATURE_DRIVERS, open_power_meter,
+                                     open_temperature_meter)
 from drivers.simulators import MeterSimulator, ThermometerSimulator
+from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
+from drivers.simulators.engine import SimulatedWorkloadEngine
+from drivers.simulators.sut import SimulatedSut
 
 TRANSCRIPTS = json.loads((Path(__file__).parent / "fixtures" / "instruments" /
                           "transcripts.json").read_text())
@@ -110,3 +118,40 @@ def test_concurrent_reads_never_interleave() -> None:
         meter.close()
     assert len(samples) == 120
     assert all(s.watts == 250.0 and not s.flags for s in samples)
+
+
+def test_every_meter_implements_the_whole_protocol_the_sequencer_uses() -> None:
+    """The sampler reads, reconnects and reports ranges through the protocol itself (issue
+    13: no duck typing): every registered driver and the in-process simulated meters have all
+    of it, and a simulated meter's reconnect answers with its (simulated) identity."""
+    resource = "TCPIP::127.0.0.1::1::SOCKET"
+    for cls in POWER_DRIVERS.values():
+        assert isinstance(cls(resource), PowerMeter), cls
+    for cls in TEMPERATURE_DRIVERS.values():
+        assert isinstance(cls(resource), TemperatureMeter), cls
+    sut = SimulatedSut()
+    meter, thermometer = SimulatedPowerMeter(sut, range_w=600.0), SimulatedThermometer(sut)
+    assert isinstance(meter, PowerMeter) and isinstance(thermometer, TemperatureMeter)
+    assert meter.ranges == (300.0, 2.0) and meter.read(0.0).range_a == 2.0
+    assert meter.reconnect().model == "SIM-PM" and thermometer.reconnect().model == "SIM-TC"
+
+
+def test_a_workload_engine_says_whether_its_figures_arrive_live() -> None:
+    """The sequencer waits for a non-live engine's figures (fio client mode) instead of closing
+    intervals without them; ``live`` is part of the protocol, not an optional attribute."""
+    engine = SimulatedWorkloadEngine(SimulatedSut(), FakeClock())
+    assert isinstance(engine, WorkloadEngine) and engine.live
+    assert not FioEngine(["/tmp/x"], clock=FakeClock(), load_hosts=("127.0.0.1",)).live
+    assert FioEngine(["/tmp/x"], clock=FakeClock()).live
+
+
+def test_the_sequencer_reaches_instruments_through_their_protocols_only() -> None:
+    """``getattr(meter, "reconnect", None)`` would skip a meter that lacks the method silently
+    (no reconnect, no log line); the protocol names it, so the code calls it."""
+    root = Path(__file__).resolve().parent.parent
+    for path in [*sorted((root / "app" / "sequencer").glob("*.py")),
+                 root / "app" / "cli" / "cmd_instruments.py"]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "getattr":
+                raise AssertionError(f"{path.name}:{node.lineno}: duck typing via getattr")
+        assert "type: ignore" not in path.read_text(encoding="utf-8"), path.name

@@ -20,7 +20,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
-from app.labs import simulated_sut
+from app.sim_lab import simulated_sut
 from app.method.loader import MethodError, load_method_file
 from app.method.model import Method
 from app.paths import methods_dir
@@ -30,8 +30,8 @@ from app.sequencer.lab import Lab
 from app.sequencer.plan import build_phases
 from app.sequencer.sequencer import Sequencer
 from drivers.clock import FakeClock
-from drivers.sim.engine import SimulatedWorkloadEngine
-from drivers.sim.meters import SimulatedPowerMeter, SimulatedThermometer
+from drivers.simulators.engine import SimulatedWorkloadEngine
+from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
 
 Path_ = tuple[str | int, ...]
 SHIPPED = {p.name: tomllib.loads(p.read_text()) for p in sorted(methods_dir().glob("*.toml"))

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from app.labs import simulated_sut
+from app.sim_lab import simulated_sut
 from app.method.loader import load_method
 from app.records import PhaseKind, RunConfig, RunStatus, SutDescription
 from app.sequencer import events as ev
@@ -22,8 +22,8 @@ from app.storage.db import Database, open_database
 from app.storage.writer import RunWriter
 from drivers.clock import FakeClock
 from drivers.interfaces import FLAG_UNCERTAINTY_HIGH, PowerSample
-from drivers.sim.engine import SimulatedWorkloadEngine
-from drivers.sim.meters import SimulatedPowerMeter, SimulatedThermometer
+from drivers.simulators.engine import SimulatedWorkloadEngine
+from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
 
 Hook = Callable[[Sequencer, ev.RunEvent], None]
 
@@ -44,6 +44,13 @@ class DegradingMeter:
 
     def identify(self):
         return self.inner.identify()
+
+    def reconnect(self):
+        return self.inner.reconnect()
+
+    @property
+    def ranges(self):
+        return self.inner.ranges
 
     def read(self, t: float) -> PowerSample:
         sample = self.inner.read(t)

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from app.labs import simulated_sut
+from app.sim_lab import simulated_sut
 from app.method.loader import load_method
 from app.records import PhaseStatus, RunConfig, RunStatus, SutDescription
 from app.sequencer import events as ev
@@ -15,8 +15,8 @@ from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer
 from drivers.clock import FakeClock
 from drivers.interfaces import PowerSample
-from drivers.sim.engine import SimulatedWorkloadEngine
-from drivers.sim.meters import SimulatedPowerMeter, SimulatedThermometer
+from drivers.simulators.engine import SimulatedWorkloadEngine
+from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
 
 ONLINE_ORDER = ["Pre-fill", "Intensity search", "Conditioning", "MW1", "MW2", "RW", "RR", "SW",
                 "SR", "Ready idle"]

@@ -22,8 +22,8 @@ from app.metrics.efficiency import drift_pct, stability
 from app.records import PhaseKind, Window
 from app.sequencer import events as ev
 from drivers.interfaces import PowerSample
-from drivers.sim.meters import SimulatedPowerMeter
-from drivers.sim.sut import SimulatedSut
+from drivers.simulators.direct_meters import SimulatedPowerMeter
+from drivers.simulators.sut import SimulatedSut
 from tests.test_conformance import ProfileClock, metrics, run
 from tests.test_reports_runs import record_run
 

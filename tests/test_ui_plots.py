@@ -154,3 +154,25 @@ def test_the_io_plot_shows_both_axes_data_until_zoomed_by_hand(qtbot) -> None:
                                                40 * 2**20, 2.0, 5.0))])
     plots.redraw()
     assert plots.ops_right.item.vb.viewRange()[0][1] < 91  # the technician's zoom is kept
+
+
+def test_a_stored_run_goes_in_through_the_data_interface(qtbot, tmp_path, monkeypatch) -> None:
+    """History reads data, not made-up events: no event reaches the widget, and a paused
+    phase's restart is marked from the stored attempts."""
+    from tests.test_reports_runs import pause_once_in, record_run
+    from ui.history.stored_plots import show_stored
+
+    recorded = record_run(tmp_path / "r.db", hook=pause_once_in("RW"))
+    run = recorded.database.load_run(recorded.run_id)
+
+    def no_events(self, batch) -> None:
+        raise AssertionError("the history fed the plots an event")
+
+    monkeypatch.setattr(LivePlots, "ingest", no_events)
+    plots = LivePlots(redraw_ms=10_000)
+    qtbot.addWidget(plots)
+    show_stored(plots, run, run.method)
+    assert len(plots.restart_markers) == 1  # RW's second attempt
+    drawn = plots.curve_data("power")[1]
+    assert np.isfinite(drawn).sum() == int(run.power.usable.sum())
+    assert set(plots.histograms) == {h.profile for h in run.histograms}

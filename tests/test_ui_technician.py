@@ -16,7 +16,7 @@ from app.records import MetricResult, PhaseInfo, PhaseKind, RunConfig, RunStatus
 from app.labs import build_lab
 from app.run_verdict import Tone, run_verdict
 from app.sequencer import events as ev
-from app.storage.stored import RunSummary
+from app.storage.stored import KeyMetric, RunSummary
 from tests.test_ui_run import RUN_TIMEOUT_MS, start_smoke, station, wait_for_event  # noqa: F401
 from tests.test_ui_wizard import click_next, pass_connection_test
 from ui.main_window import MainWindow
@@ -285,11 +285,13 @@ def test_invalid_metrics_are_worded_and_coloured_the_same_everywhere(qtbot,
     assert verdict.text == "COMPLETED — 2 metrics INVALID" and verdict.tone is Tone.WARNING
     assert run_verdict(RunStatus.COMPLETED).tone is Tone.GOOD
     assert run_verdict(RunStatus.FAILED, 1).tone is Tone.BAD
+    bad_key = KeyMetric("EP_RR", 1.0, "IOPS/W", False, "unstable")
     summary = RunSummary("r" * 32, RunStatus.COMPLETED, "smoke", "1", False, "online-2", "sim",
-                         "", "", "SUT", "2026-01-01T00:00:00", None, 60.0, 60.0, "")
+                         "", "", "SUT", "2026-01-01T00:00:00", None, 60.0, 60.0, "",
+                         (bad_key, bad_key._replace(name="EP_RW")))
     page = StartPage()
     qtbot.addWidget(page)
-    page.show_runs([summary], invalid={summary.run_id: 2})
+    page.show_runs([summary])
     item = page.runs.item(0, 1)
     assert item.text() == verdict.text
     assert item.foreground().color() == TONE_COLOURS[Tone.WARNING]
@@ -300,11 +302,10 @@ def test_invalid_metrics_are_worded_and_coloured_the_same_everywhere(qtbot,
 
 
 def test_start_page_and_history_show_a_stored_run_alike(qtbot, station) -> None:
-    from app.storage.history import invalid_metric_counts
-
     run_id = abort_after_histogram(qtbot, station)
     station.show_start_page()
-    n = invalid_metric_counts(station.database, [run_id]).get(run_id, 0)
+    (summary,) = [r for r in station.database.list_runs() if r.run_id == run_id]
+    n = summary.invalid_metrics
     shown = station.start_page.runs.item(0, 1)
     assert shown.text() == run_verdict(RunStatus.ABORTED, n).text
     history = station.show_history()

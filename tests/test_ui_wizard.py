@@ -9,10 +9,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWizard
 
-from app.records import RunConfig
+from app.records import InstrumentConfig, RunConfig
 from drivers.simulators.meter import MeterSimulator
-from ui.wizard.connection import check_power_meter
-from ui.wizard.model import WizardEntries
+from ui.wizard.connection import ConnectionReport, check_lab_instruments
+from ui.wizard.model import WizardEntries, config_from_wizard, entries_from_config
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.wizard import NewRunWizard
 
@@ -184,12 +184,17 @@ def test_connection_test_reads_the_simulated_lab(qtbot, wizard) -> None:
 def test_connection_test_speaks_to_a_wire_level_meter() -> None:
     with MeterSimulator("wt310") as sim:
         sim.set_state(123.4, 230.0)
-        report = check_power_meter("wt300", sim.resource, RunConfig())
+        report = power_check(InstrumentConfig("wt300", sim.resource))
     assert report.ok, report.text
     assert "WT310" in report.text and "123.4" in report.text
-    dead = check_power_meter("wt300", "TCPIP::127.0.0.1::1::SOCKET", RunConfig(),
-                             {"timeout_s": 0.3, "reconnect_attempts": 0})
+    dead = power_check(InstrumentConfig("wt300", "TCPIP::127.0.0.1::1::SOCKET",
+                                        {"timeout_s": 0.3, "reconnect_attempts": 0}))
     assert not dead.ok and "wt300" in dead.text
+
+
+def power_check(meter: InstrumentConfig) -> ConnectionReport:
+    """The wizard's connection test of a sim lab whose power meter is ``meter``."""
+    return check_lab_instruments(RunConfig(power_meter=meter))[0]
 
 
 def test_workload_page_refuses_station_files_and_needs_a_typed_path(qtbot, tmp_path: Path) -> None:
@@ -227,3 +232,19 @@ def test_workload_page_refuses_station_files_and_needs_a_typed_path(qtbot, tmp_p
     assert w.currentPage() is w.instruments_page
     assert w.run_config().confirm_device == str(notes)
     assert notes.read_text() == "a lab's notes" and db.read_bytes() == b"SQLite format 3\0"
+
+
+def test_the_sut_declares_its_supply_and_ashrae_class(qtbot, wizard) -> None:
+    """Every sample is checked against the declared supply and class, so the wizard asks for
+    them (choices from the method) and the run gets exactly what was chosen."""
+    click_next(qtbot, wizard)
+    fill_sut(qtbot, wizard)
+    page = wizard.sut_page
+    assert page.supply.findData("1P-100-120") >= 0 and page.ashrae_class.findData("A4") >= 0
+    page.supply.setCurrentIndex(page.supply.findData("1P-100-120"))
+    page.ashrae_class.setCurrentIndex(page.ashrae_class.findData("A4"))
+    entries = page.collect(wizard.entries())
+    sut = config_from_wizard(entries).sut
+    assert (sut.supply, sut.ashrae_class) == ("1P-100-120", "A4")
+    again = entries_from_config(config_from_wizard(entries))
+    assert (again.supply, again.ashrae_class) == ("1P-100-120", "A4")  # Repeat keeps them

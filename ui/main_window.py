@@ -15,7 +15,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QStackedWidget
 
-from app.labs import LabError
+from app.sequencer.lab import LabError
 from app.method.loader import MethodError
 from app.paths import default_db_url
 from app.protected import station_paths
@@ -23,7 +23,6 @@ from app.records import RunConfig
 from app.sequencer import events as ev
 from app.session import RunSession, open_session
 from app.storage.db import Database, open_database
-from app.storage.history import invalid_metric_counts
 from drivers.interfaces import InstrumentError, WorkloadError
 from ui.bridge import RunBridge
 from ui.confirm import Confirm, ask_yes_no
@@ -144,11 +143,10 @@ class MainWindow(QMainWindow):
             if self.database is None:
                 self.database = open_database(self.db_url)
             runs = self.database.list_runs(limit=RECENT_RUNS)
-            invalid = invalid_metric_counts(self.database, [r.run_id for r in runs])
         except Exception as exc:  # noqa: BLE001 — storage errors are shown, the GUI stays up
-            runs, invalid, error = [], {}, str(exc)
+            runs, error = [], str(exc)
         interrupted = len(self.database.interrupted) if self.database else 0
-        self.start_page.show_runs(runs, error, invalid)
+        self.start_page.show_runs(runs, error)
         self.start_page.show_health(station_health(
             self.db_url, error, interrupted, str(self.settings.value("last/meter", ""))))
         self.statusBar().showMessage(f"Database: {self.db_url}")

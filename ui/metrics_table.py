@@ -1,5 +1,8 @@
 """The metrics table of the run view: one row per planned metric, filled in as phases end.
 
+Rows follow the one metric order of every view and report (``app.records.METRIC_ORDER``), COM
+checks last.
+
 Rows are laid out when the run starts (every active profile, ready idle and each COM check) so
 the technician sees what is still to come; a value appears only with its validity, and an
 INVALID metric shows its reason next to a bracketed value (never as a bare, valid-looking
@@ -17,7 +20,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTab
 from app.console import format_metric_value
 from app.metrics.formatting import format_figure
 from app.method.model import Method
-from app.records import MetricResult, PhaseInfo, PhaseKind, RunStatus
+from app.records import IDLE_METRIC, MetricResult, PhaseInfo, PhaseKind, RunStatus, metric_rank
 
 COLUMNS = ("Metric", "Value", "Unit", "Avg power (W)", "IO rate", "Avg response (ms)",
            "Validity")
@@ -39,7 +42,7 @@ def planned_metric_names(method: Method | None, phases: Sequence[PhaseInfo]) -> 
                     pass
             names[p.index] = metric
         elif p.kind is PhaseKind.READY_IDLE:
-            names[p.index] = "EP_RI"
+            names[p.index] = IDLE_METRIC
         elif p.kind is PhaseKind.COM_CHECK:
             names[p.index] = p.name
     return names
@@ -61,7 +64,8 @@ class MetricsTable(QTableWidget):
     def plan(self, method: Method | None, phases: Sequence[PhaseInfo]) -> None:
         self.setRowCount(0)
         self._row_of_phase.clear()
-        for index, name in planned_metric_names(method, phases).items():
+        planned = planned_metric_names(method, phases).items()
+        for index, name in sorted(planned, key=lambda item: metric_rank(item[1])):
             row = self.rowCount()
             self.insertRow(row)
             self._row_of_phase[index] = row

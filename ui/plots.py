@@ -18,8 +18,9 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QVBoxLayout, QWidg
 
 from app.method.model import Method
 from app.metrics.histogram import ceiling_meaning
-from app.records import PhaseInfo, PhaseKind
+from app.records import IntervalRecord, PhaseInfo, PhaseKind
 from app.sequencer import events as ev
+from drivers.interfaces import WorkloadInterval
 from ui.series import GrowableSeries
 from ui.theme import PlotColours, apply_plot_theme, plot_colours, system_is_dark
 
@@ -173,6 +174,20 @@ class _DualAxisPlot:
         self.right.linkedViewChanged(self.item.vb, self.right.XAxis)
 
 
+def _extend_by_phase(series: GrowableSeries, t: np.ndarray, y: np.ndarray,
+                     phase: np.ndarray | None) -> None:
+    """Append samples; with ``phase``, a NaN between phases so a curve never bridges two."""
+    if not len(t):
+        return
+    if phase is None:
+        series.extend(t, y)
+        return
+    cuts = np.flatnonzero(np.diff(phase)) + 1
+    for part_t, part_y in zip(np.split(t, cuts), np.split(y, cuts)):
+        series.extend(part_t, part_y)
+        series.break_line(float(part_t[-1]))
+
+
 class LivePlots(QWidget):
     """The four live plots of the run view. Feed it event batches with :meth:`ingest`."""
 
@@ -323,10 +338,15 @@ class LivePlots(QWidget):
         self.hist_curve.setData([], [])
 
     def start_run(self, started: ev.RunStarted, method: Method | None) -> None:
-        """Reset for a new run: per-phase units, stability tolerance (event times are
-        run-relative already)."""
+        """Reset for a new run (event times are run-relative already)."""
+        self.configure(started.phases, method)
+
+    # --- the data interface: live events and stored runs both come through here --------------
+    def configure(self, phases: Sequence[PhaseInfo], method: Method | None) -> None:
+        """Empty the plots and set what a run's data is read with: per-phase IO units and
+        the method's stability tolerance and response-time limit."""
         self.reset()
-        self._units = phase_units(method, started.phases)
+        self._units = phase_units(method, phases)
         self._last_phase = None
         if method is not None:
             self._tolerance = method.stability.tolerance_pct
@@ -338,6 +358,78 @@ class LivePlots(QWidget):
                 f"WMA ± {self._tolerance:g} %, the stability band")
         self._dirty = True
 
+    def add_power(self, t: np.ndarray, watts: np.ndarray,
+                  phase: np.ndarray | None = None) -> None:
+        """Power samples (NaN where a sample may not be drawn: flagged ones never are);
+        with ``phase``, the curve breaks where the phase changes."""
+        _extend_by_phase(self.series["power"], t, watts, phase)
+        self._dirty = True
+
+    def add_temperature(self, t: np.ndarray, celsius: np.ndarray,
+                        phase: np.ndarray | None = None) -> None:
+        _extend_by_phase(self.series["temperature"], t, celsius, phase)
+        self._dirty = True
+
+    def add_workload(self, phase_index: int, slices: Iterable[WorkloadInterval]) -> None:
+        """Engine-reported slices, drawn as IOPS or MiB/s by the phase's profile."""
+        unit = self._units.get(phase_index, "IOPS")
+        keep, gap = ("iops", "mibs") if unit == "IOPS" else ("mibs", "iops")
+        for s in slices:
+            x = s.t_end
+            self.series[keep].append(x, s.iops if keep == "iops" else s.mib_per_s)
+            self.series[gap].break_line(x)
+        self._dirty = True
+
+    def mark_restart(self, t: float, phase_name: str) -> None:
+        """A phase restarted at ``t`` (after a pause): its earlier attempt stays apart from
+        the new attempt's curve and WMA, with a marker saying why."""
+        for name in ("ep", "wma", "band_hi", "band_lo", "iops", "mibs"):
+            self.series[name].break_line(t)
+        marker = pg.InfiniteLine(
+            pos=t, angle=90,
+            pen=pg.mkPen(self.colours.level, style=pg.QtCore.Qt.PenStyle.DotLine),
+            label=f"{phase_name} restarted", labelOpts={
+                "position": 0.9, "color": self.colours.foreground,
+                "anchors": [(0, 0.5), (0, 0.5)]})
+        self.ep_widget.getPlotItem().addItem(marker)
+        self.restart_markers.append(marker)
+        self._dirty = True
+
+    def add_intervals(self, records: Iterable[IntervalRecord]) -> None:
+        """Closed intervals: EP_i, its WMA and the stability band around it."""
+        tol = self._tolerance / 100 if math.isfinite(self._tolerance) else math.nan
+        for iv in records:
+            if not math.isfinite(iv.ep):
+                continue
+            if self._last_phase is not None and iv.phase_index != self._last_phase:
+                for name in ("ep", "wma", "band_hi", "band_lo"):
+                    self.series[name].break_line(iv.start_s)
+            self._last_phase = iv.phase_index
+            self.series["ep"].append(iv.end_s, iv.ep)
+            self.series["wma"].append(iv.end_s, iv.wma)
+            self.series["band_hi"].append(iv.end_s, iv.wma * (1 + tol))
+            self.series["band_lo"].append(iv.end_s, iv.wma * (1 - tol))
+            self._dirty = True
+
+    def add_histogram(self, h: ev.HistogramReady) -> None:
+        """A profile's response-time histogram (the newest one is shown)."""
+        self.histograms[h.profile] = h
+        if self.hist_choice.findText(h.profile) < 0:
+            self.hist_choice.addItem(h.profile)
+        self.hist_choice.setCurrentText(h.profile)  # follow the newest profile
+        self._show_histogram(h.profile)
+
+    def show_span(self, lo: float, hi: float) -> None:
+        """Show exactly this run-relative span (a live run only ever widens its x range)."""
+        for dual in (self.power_right, self.ops_right):
+            dual.follow = False
+            dual.item.vb.enableAutoRange(axis="y")
+            dual.right.enableAutoRange(axis="y")
+        self.ep_widget.getPlotItem().enableAutoRange(axis="y")
+        for widget in (self.power_widget, self.ops_widget, self.ep_widget):
+            widget.getPlotItem().setXRange(lo, hi, padding=0.02)
+
+    # --- live events ------------------------------------------------------------------------
     def ingest(self, batch: Iterable[ev.RunEvent]) -> None:
         for event in batch:
             handler = self._handlers.get(type(event))
@@ -345,70 +437,29 @@ class LivePlots(QWidget):
                 handler(self, event)
 
     def _on_power(self, e: ev.PowerSamples) -> None:
-        xs = np.fromiter((s.t for s in e.samples), float, len(e.samples))
-        ys = np.fromiter((s.watts if s.usable else math.nan for s in e.samples), float,
-                         len(e.samples))
-        self.series["power"].extend(xs, ys)
-        self._dirty = True
+        self.add_power(np.fromiter((s.t for s in e.samples), float, len(e.samples)),
+                       np.fromiter((s.watts if s.usable else math.nan for s in e.samples),
+                                   float, len(e.samples)))
 
     def _on_temperature(self, e: ev.TemperatureSamples) -> None:
-        xs = np.fromiter((s.t for s in e.samples), float, len(e.samples))
-        ys = np.fromiter((s.celsius if s.usable else math.nan for s in e.samples), float,
-                         len(e.samples))
-        self.series["temperature"].extend(xs, ys)
-        self._dirty = True
+        self.add_temperature(
+            np.fromiter((s.t for s in e.samples), float, len(e.samples)),
+            np.fromiter((s.celsius if s.usable else math.nan for s in e.samples), float,
+                        len(e.samples)))
 
     def _on_workload(self, e: ev.WorkloadIntervals) -> None:
-        unit = self._units.get(e.phase_index, "IOPS")
-        keep, gap = ("iops", "mibs") if unit == "IOPS" else ("mibs", "iops")
-        for s in e.intervals:
-            x = s.t_end
-            self.series[keep].append(x, s.iops if keep == "iops" else s.mib_per_s)
-            self.series[gap].break_line(x)
-        self._dirty = True
+        self.add_workload(e.phase_index, e.intervals)
 
     def _on_phase_started(self, e: ev.PhaseStarted) -> None:
-        """A later attempt of a phase is a restart (after a pause): its earlier attempt must
-        stay apart from the new attempt's curve and WMA, with a marker saying why."""
         if e.attempt > 1:
-            restart_at = e.t
-            for name in ("ep", "wma", "band_hi", "band_lo", "iops", "mibs"):
-                self.series[name].break_line(restart_at)
-            marker = pg.InfiniteLine(
-                pos=restart_at, angle=90,
-                pen=pg.mkPen(self.colours.level, style=pg.QtCore.Qt.PenStyle.DotLine),
-                label=f"{e.phase.name} restarted", labelOpts={
-                    "position": 0.9, "color": self.colours.foreground,
-                    "anchors": [(0, 0.5), (0, 0.5)]})
-            self.ep_widget.getPlotItem().addItem(marker)
-            self.restart_markers.append(marker)
-            self._dirty = True
+            self.mark_restart(e.t, e.phase.name)
 
     def _on_interval(self, e: ev.IntervalClosed) -> None:
-        iv = e.interval
-        if not math.isfinite(iv.ep):
-            return
-        if self._last_phase is not None and iv.phase_index != self._last_phase:
-            for name in ("ep", "wma", "band_hi", "band_lo"):
-                self.series[name].break_line(iv.start_s)
-        self._last_phase = iv.phase_index
-        self.series["ep"].append(iv.end_s, iv.ep)
-        self.series["wma"].append(iv.end_s, iv.wma)
-        tol = self._tolerance / 100 if math.isfinite(self._tolerance) else math.nan
-        self.series["band_hi"].append(iv.end_s, iv.wma * (1 + tol))
-        self.series["band_lo"].append(iv.end_s, iv.wma * (1 - tol))
-        self._dirty = True
-
-    def _on_histogram(self, e: ev.HistogramReady) -> None:
-        self.histograms[e.profile] = e
-        if self.hist_choice.findText(e.profile) < 0:
-            self.hist_choice.addItem(e.profile)
-        self.hist_choice.setCurrentText(e.profile)  # follow the newest profile
-        self._show_histogram(e.profile)
+        self.add_intervals((e.interval,))
 
     _handlers = {ev.PowerSamples: _on_power, ev.TemperatureSamples: _on_temperature,
                  ev.WorkloadIntervals: _on_workload, ev.IntervalClosed: _on_interval,
-                 ev.HistogramReady: _on_histogram, ev.PhaseStarted: _on_phase_started}
+                 ev.HistogramReady: add_histogram, ev.PhaseStarted: _on_phase_started}
 
     # --- histogram --------------------------------------------------------------------------
     def _show_histogram(self, profile: str) -> None:

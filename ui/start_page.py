@@ -3,7 +3,7 @@ the recent runs from storage, and the station's health."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QFont
@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeade
                                QWidget)
 
 from app.console import format_duration
-from app.run_verdict import run_verdict
+from app.storage.stored import RunSummary
 from ui.health import HealthItem
 from ui.status_style import verdict_colour
 
@@ -80,14 +80,11 @@ class StartPage(QWidget):
         layout.addWidget(recent, 1)
         layout.addWidget(health)
 
-    def show_runs(self, runs: Sequence, error: str = "",
-                  invalid: Mapping[str, int] | None = None) -> None:
-        """``invalid``: run id → number of INVALID metrics (``invalid_metric_counts``)."""
-        invalid = invalid or {}
+    def show_runs(self, runs: Sequence[RunSummary], error: str = "") -> None:
         self.runs.setRowCount(len(runs))
         for r, run in enumerate(runs):
             duration = format_duration(run.duration_s) if run.duration_s is not None else "—"
-            verdict = run_verdict(run.status, invalid.get(run.run_id, 0))
+            verdict = run.verdict
             values = (run.started_wall.replace("T", " ")[:19], verdict.text,
                       f"{run.method_name} {run.method_version}"
                       + ("" if run.method_compliant else " (NON-COMPLIANT)"),

@@ -21,7 +21,7 @@ from dataclasses import asdict
 from typing import Any
 
 from drivers.clock import MonotonicClock
-from drivers.interfaces import InstrumentError, PowerSample, TemperatureSample
+from drivers.interfaces import InstrumentError, PowerMeter, PowerSample, TemperatureSample
 
 SIM_MODELS = ("wt310", "wt310e", "wt330", "wt333e", "wt210", "chroma66202", "chroma66203",
               "chroma66204", "pw3335", "pw3336", "ptd", "ptd-temp", "daq970a", "34970a",
@@ -180,7 +180,7 @@ def _read(command: str, args: argparse.Namespace, power: bool) -> int:
         identity = meter.open()
         try:
             samples = _sample(meter, clock, args.count, args.interval)
-            ranges = getattr(meter, "ranges", None)
+            ranges = meter.ranges if isinstance(meter, PowerMeter) else None
         finally:
             meter.close()
     except InstrumentError as exc:

@@ -99,7 +99,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
 
 def run_command(args: argparse.Namespace) -> int:
     from app.console import ConsoleReporter
-    from app.labs import LabError
+    from app.sequencer.lab import LabError
     from app.method.loader import MethodError
     from app.session import open_session
 
@@ -142,17 +142,23 @@ def _finish(args: argparse.Namespace, session, status: RunStatus) -> int:
         print(f"storwatt run: reports not written: {stored.message()}, then "
               f"storwatt report {session.run_id}", file=sys.stderr)
     reports = _write_reports(args.out, session) if args.out and stored.in_database else {}
+    # derived from the stored record, like every report (app.compliance)
+    verdict = (session.database.load_run(session.run_id).compliance
+               if stored.in_database else None)
     if args.json:
         print(json.dumps({"run_id": session.run_id, "status": str(status),
                           "error": session.sequencer.error,
                           "stored": "database" if stored.in_database else "journal",
                           "journals": [str(p) for p in stored.journals],
                           "metrics": [_metric_json(m) for m in metrics],
+                          "compliance": verdict.as_json() if verdict else None,
                           "reports": {k: str(v) for k, v in reports.items()}}, indent=2))
     else:
         print()
         print(metrics_table(metrics))
         print(f"\nRun {session.run_id} {status}; {stored.message()}")
+        if verdict is not None:
+            print("\n".join(verdict.lines()))
         if session.sequencer.error:
             print(f"Reason: {session.sequencer.error}")
         if status is RunStatus.FAILED:

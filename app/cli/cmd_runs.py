@@ -6,7 +6,7 @@ import argparse
 import json
 import math
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from typing import TYPE_CHECKING, Any
 
 from app.storage.errors import StorageError
@@ -66,8 +66,12 @@ def list_command(args: argparse.Namespace) -> int:
 
 
 def _summary_json(r: RunSummary) -> dict[str, Any]:
-    data = asdict(r)
+    data = {f.name: getattr(r, f.name) for f in fields(r) if f.compare}  # not the haystack
     data["status"] = str(r.status)
+    data["verdict"] = r.status_text
+    data["metrics"] = [{"name": m.name, "value": m.value if math.isfinite(m.value) else None,
+                        "unit": m.unit, "valid": m.valid, "reason": m.reason}
+                       for m in r.metrics]
     return data
 
 
@@ -94,7 +98,8 @@ def run_json(run: StoredRun) -> dict[str, Any]:
     return {
         "run_id": run.run_id, "status": str(run.status), "error": run.error,
         "method": {"name": run.method_name, "version": run.method_version,
-                   "compliant": run.method_compliant},
+                   "claims_compliant": run.method_compliant},
+        "compliance": run.compliance.as_json(),
         "taxonomy": run.taxonomy, "started_wall": run.started_wall,
         "finished_wall": run.finished_wall, "planned_s": run.planned_s,
         "duration_s": run.duration_s, "workload_engine": run.workload_engine,
@@ -117,13 +122,14 @@ def run_json(run: StoredRun) -> dict[str, Any]:
 def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
     lines = [f"Run {run.run_id}  {run.status}" + (f"  ({run.error})" if run.error else ""),
              f"Method   {run.method_name} {run.method_version}"
-             f"{'' if run.method_compliant else '  (not compliant: demo/variant)'}",
+             f"{'' if run.method_compliant else '  (the method file claims: not compliant)'}",
              f"Taxonomy {run.taxonomy}    started {run.started_wall}    "
              f"duration {_fmt(run.duration_s, 6)} s of {_fmt(run.planned_s, 6)} s planned"]
     for role, ident in (("Power meter", run.power_meter),
                         ("Thermometer", run.temperature_meter)):
         lines.append(f"{role:12} {ident.describe() + '  ' + ident.resource if ident else '—'}")
     lines.append(f"Workload    {run.workload_engine or '—'}")
+    lines += run.compliance.lines()
     lines.append("\nPhases")
     for p in run.phases:
         lines.append(f"  {p.index:>2} {p.info.name:20} {p.status:11} "

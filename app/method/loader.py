@@ -59,7 +59,7 @@ def _origins(data: dict[str, Any], path: Path, prefix: tuple[str, ...] = ()) -> 
 def _resolve(path: Path, seen: tuple[Path, ...] = ()) -> tuple[dict[str, Any], Origins]:
     """The file's keys over its ``base`` chain, and which file set each; a variant must state
     ``compliant`` itself so an abbreviated copy never inherits its base's compliance by
-    accident."""
+    accident, and may not set ``[compliance]`` (the minimums a run is judged against)."""
     if path in seen:
         raise MethodError(f"{path}: circular 'base' chain: {' -> '.join(map(str, seen))}")
     data = _read_toml(path)
@@ -72,6 +72,10 @@ def _resolve(path: Path, seen: tuple[Path, ...] = ()) -> tuple[dict[str, Any], O
     if "compliant" not in data:
         raise MethodError(f"{path}: key 'compliant': a variant must state compliant = false "
                           f"(or true) itself; it is not inherited from {base_name}")
+    if "compliance" in data:
+        raise MethodError(f"{path}: key 'compliance': a variant may not set the compliance "
+                          f"minimums; they are {base_name}'s alone (docs/method-notes.md §2, "
+                          "§3), so a shortened run can never read as compliant")
     base_path = path.parent / base_name
     if not base_path.is_file():
         raise MethodError(f"{path}: key 'base': base file {base_path} not found")
@@ -137,7 +141,7 @@ def load_method_file(path: Path) -> Method:
         return f" [set in none of {', '.join(files)}]" if len(files) > 1 else ""
 
     try:
-        return Method.model_validate(data)
+        method = Method.model_validate(data)
     except ValidationError as exc:
         hint = ""
         missing = any(err["type"] == "missing" for err in exc.errors())
@@ -147,6 +151,41 @@ def load_method_file(path: Path) -> Method:
                     "does not set)")
         raise MethodError(f"{path}: invalid method definition:\n"
                           f"{describe_validation_error(exc, where)}{hint}") from None
+    _check_shipped_minimums(path, method, where)
+    return method
+
+
+def _check_shipped_minimums(path: Path, method: Method,
+                            where: Callable[[str], str]) -> None:
+    """Outside the shipped folder a ``[compliance]`` table must equal a shipped method's: a lab
+    may copy the compliant method (and its minimums) but not loosen the minimums a run is
+    judged against, or a copy could declare 1 s intervals compliant (docs/method-notes.md §2,
+    §3). Inside the folder the installation is the reference."""
+    shipped_dir = methods_dir().resolve()
+    if method.compliance is None or path.resolve().parent == shipped_dir:
+        return
+    shipped = sorted((m for m in _load_all(shipped_dir).values() if m.compliance is not None),
+                     key=lambda m: m.variant_of is not None)  # the method, then its variants
+    if any(m.compliance == method.compliance for m in shipped):
+        return
+    reference = shipped[0].compliance.model_dump(mode="json") if shipped else {}
+    keys = _differences(method.compliance.model_dump(mode="json"), reference, "compliance")
+    origin = f" ({shipped[0].name})" if shipped else ""
+    raise MethodError(f"{path}: the compliance minimums may be copied but not changed outside "
+                      f"{shipped_dir}:\n" + "\n".join(
+                          f"  key '{key}': differs from the shipped compliance minimums"
+                          f"{origin}{where(key)}" for key in keys))
+
+
+def _differences(ours: Any, shipped: Any, key: str) -> list[str]:
+    """The innermost keys where ``ours`` differs from ``shipped`` (JSON data)."""
+    if isinstance(ours, dict) and isinstance(shipped, dict):
+        return [d for k in sorted(ours.keys() | shipped.keys())
+                for d in _differences(ours.get(k), shipped.get(k), f"{key}.{k}")]
+    if isinstance(ours, list) and isinstance(shipped, list) and len(ours) == len(shipped):
+        return [d for i, (a, b) in enumerate(zip(ours, shipped))
+                for d in _differences(a, b, f"{key}.{i}")]
+    return [] if ours == shipped else [key]
 
 
 def method_files(directory: Path | None = None) -> list[Path]:

@@ -283,6 +283,36 @@ class InstrumentLimits(Frozen):
                        f"({', '.join(c.name for c in self.inlet_classes)})")
 
 
+class ProfileSet(Frozen):
+    """The active profiles a category must run, all of them (method-notes §2)."""
+
+    categories: NonEmpty[Name]
+    profiles: NonEmpty[Name]
+
+
+class ComplianceMinimums(Frozen):
+    """What a run must meet to be reported as compliant (method-notes §2, §3, §4).
+
+    Only the shipped method states these; a variant cannot set them (the loader refuses), so a
+    lab file can shorten a run but never make a shortened run read as compliant. The verdict
+    itself is :func:`app.compliance.assess_compliance`."""
+
+    interval_s: Positive
+    min_stabilisation_s: Positive
+    min_measurement_s: Positive
+    min_ready_idle_s: Positive
+    max_sample_period_s: Positive
+    max_calibration_age_days: PositiveCount
+    profile_sets: NonEmpty[ProfileSet]
+
+    def profiles_for(self, category: str) -> tuple[str, ...] | None:
+        """The profile set a category must run (None: the method states none for it)."""
+        for entry in self.profile_sets:
+            if category in entry.categories:
+                return entry.profiles
+        return None
+
+
 class ComDefinition(Frozen):
     """A capacity-optimisation method the vendor may declare (method-notes §2 phase 4)."""
 
@@ -296,6 +326,7 @@ class Method(Frozen):
     name: Name
     version: Name
     title: str
+    #: the file's claim only; compliance is derived (:mod:`app.compliance`)
     compliant: Flag
     variant_of: str | None = None
     description: str = ""
@@ -309,6 +340,7 @@ class Method(Frozen):
     profiles: NonEmpty[IOProfile]
     plans: NonEmpty[PhasePlan]
     coms: NonEmpty[ComDefinition]
+    compliance: ComplianceMinimums | None = None
 
     @model_validator(mode="after")
     def _references_resolve(self) -> "Method":

@@ -311,6 +311,3 @@ def allowed(classification: Classification, requested_id: str) -> tuple[str, int
     raise TaxonomyError(f"{requested_id} is ruled out by the answers: {why} "
                         f"(derived: {classification.label})")
 
-
-#: the earlier name of :func:`allowed`, kept for callers that only need the refusal
-check_requested = allowed

@@ -15,11 +15,6 @@ class EmptySamplesError(MetricsError):
     """No (usable) samples where some were required (§4: a figure needs its samples)."""
 
 
-class NonMonotonicError(MetricsError):
-    """Time stamps go backwards: samples were reordered or the clock jumped (§4 intervals are
-    by time stamp, so order is the caller's job)."""
-
-
 class NonFiniteError(MetricsError):
     """NaN or infinity where a finite number is required (§3: NaN/over-range are flags)."""
 
@@ -30,7 +25,3 @@ class NonPositivePowerError(MetricsError):
 
 class LengthMismatchError(MetricsError):
     """Parallel arrays (times and values) of different lengths (§4: one value per sample)."""
-
-
-class UnitMixError(MetricsError):
-    """A unit string is unknown or mixes decimal (GB) and binary (GiB) prefixes (§4)."""

@@ -1,23 +1,13 @@
-"""Number formatting for reports: significant digits and unambiguous capacity units.
+"""Number formatting for reports: the digits of every reported figure.
 
 method-notes §4: figures are reported as the seed's sample Test Data Report prints them, three
-decimals and at least three significant digits (592.692 W, 12.317 GB/W, 0.0123); 1 GB = 10⁹ B,
-1 GiB = 2³⁰ B, and one figure never mixes the two.
+decimals and at least three significant digits (592.692 W, 12.317 GB/W, 0.0123).
 """
 
 from __future__ import annotations
 
 import math
-import re
 from decimal import ROUND_HALF_UP, Decimal
-
-from app.metrics.errors import UnitMixError
-
-GB = 10**9
-GIB = 2**30
-
-CAPACITY_UNITS = {"GB": GB, "TB": 10**12, "GiB": GIB, "TiB": 2**40}
-
 
 #: The seed's sample Test Data Report prints figures with three decimals (method-notes §4).
 FIGURE_DECIMALS = 3
@@ -67,45 +57,3 @@ def excel_number_format(value: float) -> str:
     """The xlsx number format that shows ``value`` with :func:`format_figure`'s decimals
     (Excel rounds half away from zero on display, as ROUND_HALF_UP does)."""
     return "0." + "0" * figure_decimals(value)
-
-
-DECIMAL_PREFIXED = ("kB", "MB", "GB", "TB", "PB")  # method-notes §4: 1 GB = 10⁹ B
-BINARY_PREFIXED = ("KiB", "MiB", "GiB", "TiB", "PiB")  # 1 GiB = 2³⁰ B, 1 MiB = 2²⁰ B
-
-
-def bytes_to_gb(n: int | float) -> float:
-    """Bytes in decimal GB (10⁹ B), the unit of EP_RI (method-notes §4)."""
-    return float(n) / GB
-
-
-def bytes_to_gib(n: int | float) -> float:
-    """Bytes in binary GiB (2³⁰ B) — never to be combined with GB in one figure (§4)."""
-    return float(n) / GIB
-
-
-def _unit_families(unit: str) -> set[str]:
-    """Prefix families ("decimal", "binary") used by the parts of a unit like "GB/W" (§4)."""
-    families = set()
-    for part in re.findall(r"[A-Za-z]+", unit):
-        if part in DECIMAL_PREFIXED:
-            families.add("decimal")
-        elif part in BINARY_PREFIXED:
-            families.add("binary")
-    return families
-
-
-def format_capacity(n_bytes: int | float, unit: str = "GB") -> str:
-    """Capacity in exactly one unit family, decimal GB/TB or binary GiB/TiB (method-notes §4)."""
-    if unit not in CAPACITY_UNITS:
-        raise UnitMixError(f"unknown capacity unit {unit!r}; use one of {', '.join(CAPACITY_UNITS)}")
-    return f"{format_figure(n_bytes / CAPACITY_UNITS[unit])} {unit}"
-
-
-def format_quantity(value: float, unit: str) -> str:
-    """'12.317 GB/W' — refuses a unit that mixes decimal and binary prefixes (method-notes §4)."""
-    if not isinstance(unit, str) or not unit.strip():
-        raise UnitMixError(f"a quantity needs an explicit unit string, got {unit!r}")
-    if len(_unit_families(unit)) > 1:
-        raise UnitMixError(f"unit {unit!r} mixes decimal (GB, MB…) and binary (GiB, MiB…) "
-                           f"prefixes; convert to one family first")
-    return f"{format_figure(value)} {unit}"

@@ -23,7 +23,6 @@ import numpy as np
 
 from app.metrics.errors import MetricsError
 from app.metrics.formatting import format_figure
-from drivers.fio.buckets import PLAT_NR, bucket_value
 
 DEFAULT_LEVELS = (99.0, 99.9, 99.99, 99.999)
 
@@ -71,16 +70,21 @@ def confidence_records(confidence_ms: Mapping[float, float | None],
                  for level, ms in sorted(confidence_ms.items()))
 
 
-#: every value a fio json+ bins key can take, ascending
-FIO_BUCKETS = bucket_value(np.arange(PLAT_NR))
-#: histograms summed per scatter-add in ``merge``: ~150k entries, small enough to stay in cache
-_MERGE_CHUNK = 512
+#: histograms sorted together in ``merge``: ~75k entries, small enough to stay in cache
+_MERGE_CHUNK = 256
 
 
-def _fio_index(values: np.ndarray) -> np.ndarray | None:
-    """fio bucket index of each value, or None if any value is not a bucket midpoint (§9)."""
-    idx = np.searchsorted(FIO_BUCKETS, values).clip(max=FIO_BUCKETS.size - 1)
-    return _frozen(idx) if np.array_equal(FIO_BUCKETS[idx], values) else None
+def _summed(values: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unique values, ascending, with the sum of each one's counts (int64, exact).
+
+    One sort and one ``reduceat``: no knowledge of fio's bucket layout is needed to sum bins,
+    so the measurement core takes any value → count mapping."""
+    order = np.argsort(values, kind="stable")
+    values, counts = values[order], counts[order]
+    if values.size == 0:
+        return values, counts
+    starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+    return values[starts], np.add.reduceat(counts, starts)
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -96,9 +100,6 @@ class ResponseTimeHistogram:
 
     values_ns: np.ndarray
     counts: np.ndarray
-    #: fio bucket index of each value, when every value is a fio bucket midpoint (json+ keys
-    #: always are): lets ``merge`` sum thousands of snapshots with one scatter-add
-    bucket_idx: np.ndarray | None = None
 
     @classmethod
     def from_arrays(cls, values_ns: Iterable[int], counts: Iterable[int]) -> ResponseTimeHistogram:
@@ -116,14 +117,10 @@ class ResponseTimeHistogram:
             raise MetricsError("negative bucket count")
         if np.any(v < 0):
             raise MetricsError("negative bucket value")
-        if v.size > 1 and not np.all(v[1:] > v[:-1]):  # fio prints keys ascending: rarely taken
-            v, inverse = np.unique(v, return_inverse=True)
-            summed = np.zeros(v.size, dtype=np.int64)
-            np.add.at(summed, inverse, c)
-            c = summed
+        if v.size > 1 and not np.all(v[1:] > v[:-1]):  # fio prints keys ascending
+            v, c = _summed(v, c)
         keep = c > 0
-        values, totals = v[keep], c[keep]
-        return cls(_frozen(values), _frozen(totals), _fio_index(values))
+        return cls(_frozen(v[keep]), _frozen(c[keep]))
 
     @classmethod
     def from_bins(cls, bins: Mapping[int | str, int]) -> ResponseTimeHistogram:
@@ -139,24 +136,18 @@ class ResponseTimeHistogram:
     def merge(cls, *hists: ResponseTimeHistogram) -> ResponseTimeHistogram:
         """Sum of histograms (jobs, load hosts, seconds); associative and commutative.
 
-        fio json+ keys are bucket midpoints (method-notes §9), which map to a bucket index and
-        back unchanged; when every key does, the sum is an integer scatter-add into fio's
-        ≤ 1856 buckets, done in chunks so the working set stays in cache (10,000 one-second
-        snapshots in a few tens of ms against the 200 ms goal). Other keys fall back to a
-        sort-based sum. Counts stay int64 throughout: no float rounding of large totals.
+        The bins are summed by value, whatever layout they come in: fio's json+ keys are
+        bucket midpoints (method-notes §9), so a sum of fio bins is still fio's layout. Summed
+        in chunks that stay in cache, then the chunks' sums (10,000 one-second snapshots in
+        ~0.1 s against the 200 ms goal, docs/performance.md). Counts stay int64: no float rounding of large totals.
         """
         if not hists:
             return cls.from_arrays([], [])
-        if any(h.bucket_idx is None for h in hists):
-            return cls.from_arrays(np.concatenate([h.values_ns for h in hists]),
-                                   np.concatenate([h.counts for h in hists]))
-        sums = np.zeros(FIO_BUCKETS.size, dtype=np.int64)
-        for lo in range(0, len(hists), _MERGE_CHUNK):
-            part = hists[lo:lo + _MERGE_CHUNK]
-            np.add.at(sums, np.concatenate([h.bucket_idx for h in part]),
-                      np.concatenate([h.counts for h in part]))
-        nz = np.flatnonzero(sums)
-        return cls(_frozen(FIO_BUCKETS[nz]), _frozen(sums[nz]), _frozen(nz))
+        parts = [_summed(np.concatenate([h.values_ns for h in hists[lo:lo + _MERGE_CHUNK]]),
+                         np.concatenate([h.counts for h in hists[lo:lo + _MERGE_CHUNK]]))
+                 for lo in range(0, len(hists), _MERGE_CHUNK)]
+        return cls.from_arrays(np.concatenate([values for values, _ in parts]),
+                               np.concatenate([counts for _, counts in parts]))
 
     @classmethod
     def difference(cls, later: ResponseTimeHistogram,

@@ -13,19 +13,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.compliance import ComplianceVerdict
 from app.method.loader import load_method
 from app.method.model import Method
 from app.metrics.formatting import format_figure
-from app.records import MetricResult, PhaseKind, PhaseStatus, RunStatus
+from app.records import (IDLE_METRIC, MetricResult, PhaseKind, PhaseStatus, RunStatus,
+                         in_metric_order)
 from app.reports.run_log import complete_log
 from app.storage.audit import AuditEntry, AuditKind
 from app.storage.stored import StoredAttempt, StoredEvent, StoredPhase, StoredRun
 from drivers.interfaces import FLAG_UNCERTAINTY_HIGH, FLAG_UNCERTAINTY_UNKNOWN, InstrumentIdentity
 
 VALID, INVALID, NOT_MEASURED = "VALID", "INVALID", "NOT MEASURED"
-IDLE_METRIC = "EP_RI"
-#: order of the seed's sample Test Data Report (idle first, then RR RW SR SW MW1 MW2)
-TDR_ORDER = ("EP_RI", "EP_RR", "EP_RW", "EP_SR", "EP_SW", "EP_MW1", "EP_MW2")
 UNIT_TEXT = {"IOPS/W": "I/Os per second per watt", "MiB/s/W": "MiB per second per watt",
              "GB/W": "GB (10^9 bytes) per watt", "ratio": "logical / physical bytes"}
 IDLE_TITLE = "Ready idle (raw capacity per watt)"
@@ -92,13 +91,18 @@ class ReportContent:
     events: tuple[StoredEvent, ...] = ()  # the complete log (``app.reports.run_log``)
 
     @property
+    def compliance(self) -> ComplianceVerdict:
+        """The run's derived verdict (app.compliance); views only format it."""
+        return self.run.compliance
+
+    @property
     def compliant(self) -> bool:
-        return self.run.method_compliant
+        return self.compliance.compliant
 
     @property
     def method_label(self) -> str:
         label = f"{self.run.method_name} {self.run.method_version}"
-        return label if self.compliant else f"{label} — NON-COMPLIANT abbreviated variant"
+        return label if self.compliant else f"{label} — {self.compliance.label}"
 
     @property
     def interval_s(self) -> float:
@@ -173,9 +177,7 @@ def _expected_metrics(run: StoredRun, method: Method | None) -> list[str]:
     names += [m.name for m in run.metrics if m.name.startswith("EP_")]
     if not names:
         names = [IDLE_METRIC]
-    unique = list(dict.fromkeys(names))
-    rank = {name: i for i, name in enumerate(TDR_ORDER)}
-    return sorted(unique, key=lambda n: (rank.get(n, len(rank)), unique.index(n)))
+    return in_metric_order(names)
 
 
 def _profile_for(method: Method | None, metric: str):
@@ -336,9 +338,7 @@ def _instruments(run: StoredRun) -> tuple[InstrumentSummary, ...]:
 def _problems(run: StoredRun, metrics: tuple[MetricLine, ...], coms: tuple[ComLine, ...],
               method_note: str) -> tuple[str, ...]:
     problems = []
-    if not run.method_compliant:
-        problems.append(f"method {run.method_name} {run.method_version} is an abbreviated "
-                        "variant: NON-COMPLIANT, not a reportable result")
+    problems += [f"NON-COMPLIANT ({c.name}): {c.evidence}" for c in run.compliance.failures]
     if run.status is not RunStatus.COMPLETED:
         problems.append(f"run {run.status.value}" + (f": {run.error}" if run.error else ""))
     for phase in run.phases:

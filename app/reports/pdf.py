@@ -112,8 +112,7 @@ def _furniture(content: ReportContent):
     run = content.run
     title = pdf_safe(f"StorWatt Test Data Report — {content.product} — run {run.run_id[:8]}")
     method = pdf_safe(content.method_label)
-    banner = pdf_safe(f"NON-COMPLIANT — abbreviated method variant {run.method_name} "
-                      f"{run.method_version} — not a reportable result")
+    banner = pdf_safe(content.compliance.banner())
 
     def draw(canvas: Canvas, _doc) -> None:
         canvas.saveState()
@@ -126,7 +125,10 @@ def _furniture(content: ReportContent):
             canvas.setFillColor(colors.black)
             canvas.rect(MARGIN, top - 6.5 * mm, BODY_W, 5 * mm, stroke=0, fill=1)
             canvas.setFillColor(colors.white)
-            canvas.setFont("Helvetica-Bold", 8.5)
+            # the banner names every criterion not met: smaller type rather than cut off
+            size = min(8.5, 8.5 * (BODY_W - 4 * mm) /
+                       canvas.stringWidth(banner, "Helvetica-Bold", 8.5))
+            canvas.setFont("Helvetica-Bold", size)
             canvas.drawCentredString(PAGE_W / 2, top - 5 * mm, banner)
             canvas.setFillColor(colors.black)
         canvas.setStrokeColor(GRID)
@@ -145,9 +147,8 @@ def _cover(c: ReportContent) -> list:
     sut = config.sut
     story: list = [Spacer(1, 6 * mm), P("Storage Power-Efficiency Test Data Report", "title")]
     if not c.compliant:
-        banner = Table([[P(f"NON-COMPLIANT: {run.method_name} {run.method_version} is an "
-                           "abbreviated variant of the method. These figures are for rehearsal "
-                           "only and are not a reportable result.", "banner")]],
+        banner = Table([[P(f"{c.compliance.banner()}. The compliance block below gives the "
+                           "evidence for every criterion.", "banner")]],
                        colWidths=[BODY_W])
         banner.setStyle(TableStyle([("BACKGROUND", (0, 0), (-1, -1), colors.black),
                                     ("TOPPADDING", (0, 0), (-1, -1), 6),
@@ -166,8 +167,8 @@ def _cover(c: ReportContent) -> list:
                                  f"{', '.join(sut.targets) or 'simulated'}"),
     ]), P("Test", "h2"), key_values([
         ("Method", f"{run.method_name} {run.method_version}{method_title}"),
-        ("Compliance", "compliant method" if c.compliant else
-         "NON-COMPLIANT abbreviated variant"),
+        ("Compliance", c.compliance.label + ("" if c.run.method_compliant else
+                                             " (the method file claims: not compliant)")),
         ("Run id", run.run_id),
         ("Run status", run.status.value + (f": {run.error}" if run.error else "")),
         ("Started (UTC)", run.started_wall),
@@ -180,13 +181,27 @@ def _cover(c: ReportContent) -> list:
         ("Lab", config.lab),
         ("Workload engine", run.workload_engine or "not recorded"),
         ("Samples SHA-256", run.samples_sha256),
-    ]), P("Result summary", "h2")]
+    ]), *_compliance_block(c), P("Result summary", "h2")]
     if c.problems:
         story.append(P("The following is missing, invalid or qualifies the results:", "body"))
         story += [P(f"• {p}", "body") for p in c.problems]
     else:
         story.append(P("Every metric the method asks for is VALID.", "body"))
     return story
+
+
+UNMET = colors.HexColor("#f4cccc")  # a criterion not met: a row that also prints as grey
+
+
+def _compliance_block(c: ReportContent) -> list:
+    """Every compliance criterion with its verdict and evidence (app.compliance): the run is
+    compliant only when each one is met, whatever the method file claims."""
+    rows = [[B("Criterion"), B("Verdict"), B("Evidence")]]
+    rows += [[P(k.name), B(k.verdict), P(k.evidence)] for k in c.compliance.criteria]
+    unmet = [("BACKGROUND", (0, i), (-1, i), UNMET) for i, k in
+             enumerate(c.compliance.criteria, 1) if not k.met]
+    return [P(f"Compliance: {c.compliance.label}", "h2"),
+            grid_table(rows, [42 * mm, 18 * mm, BODY_W - 60 * mm], extra=unmet)]
 
 
 def metric_value_text(line: MetricLine) -> str:

@@ -31,8 +31,6 @@ class Style:
 # Distinct in greyscale: luminance steps plus dash/marker differences.
 SOLID_BLACK = Style(colors.black, 1.0)
 DASHED_BLUE = Style(colors.HexColor("#1f4e9c"), 1.0, (4, 2))
-DOTTED_ORANGE = Style(colors.HexColor("#c25400"), 1.2, (1, 1.5))
-DASHDOT_GREY = Style(colors.HexColor("#666666"), 1.0, (6, 2, 1, 2))
 
 
 @dataclass

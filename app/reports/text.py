@@ -35,13 +35,6 @@ def invalid_value(value: float | None) -> str:
     return f"({fmt_sig(value)})" if is_number(value) else DASH
 
 
-def fmt_fixed(value: float | None, decimals: int = 1, unit: str = "") -> str:
-    if not is_number(value):
-        return DASH
-    text = f"{value:,.{decimals}f}"
-    return f"{text} {unit}" if unit else text
-
-
 def fmt_seconds(seconds: float | None) -> str:
     """Run-relative time as ``h:mm:ss`` (``m:ss`` under an hour; tenths for short phases)."""
     if not is_number(seconds):

@@ -130,7 +130,8 @@ def _info_rows(c: ReportContent) -> list[tuple[str, str]]:
         ("Raw capacity (GB, 10^9 B)", sut.raw_capacity_bytes / 1e9),
         ("Taxonomy", run.taxonomy), ("Classification justification", config.classification_reason),
         ("Method", f"{run.method_name} {run.method_version}"),
-        ("Compliance", "compliant" if c.compliant else "NON-COMPLIANT abbreviated variant"),
+        ("Compliance", c.compliance.label),
+        *((f"Compliance: {k.name}", f"{k.verdict}: {k.evidence}") for k in c.compliance.criteria),
         ("Run status", run.status.value + (f": {run.error}" if run.error else "")),
         ("Started (UTC)", run.started_wall), ("Finished (UTC)", run.finished_wall or ""),
         ("Station", config.station), ("Operator", config.operator),
@@ -169,9 +170,7 @@ def _tdr_sheet(w: _Writer, c: ReportContent) -> tuple[Worksheet, int, int]:
     sheet.write(0, 0, "Test Data Report", w.title)
     row = 1
     if not c.compliant:
-        sheet.merge_range(row, 0, row, 5, f"NON-COMPLIANT: {c.run.method_name} "
-                          f"{c.run.method_version} is an abbreviated variant — not a reportable "
-                          "result", w.banner)
+        sheet.merge_range(row, 0, row, 5, c.compliance.banner(), w.banner)
         row += 1
     for key, value in _info_rows(c):
         sheet.write(row, 0, key, w.bold)

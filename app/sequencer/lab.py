@@ -2,19 +2,61 @@
 
 A ``Lab`` is what the sequencer talks to; how it was built (simulated meters on loopback
 sockets, real analyzers over VISA, fio or the simulated SUT) is the builder's business
-(``app.labs``). Closing a lab closes every instrument and simulator it started.
+(``app.labs.build_lab``). Each piece's tear-down is registered in the lab's :class:`Teardown`
+the moment that piece is set up (the idea of OpenHTF's plugs), so closing the lab, or a
+builder that fails half way, undoes exactly what was done, newest first.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import TracebackType
 
 from drivers.interfaces import PowerMeter, TemperatureMeter, WorkloadEngine
 
 
-@dataclass
+class LabError(ValueError):
+    """The lab cannot be built from this configuration (message says what to fix)."""
+
+
+class Teardown:
+    """Tear-down steps of a lab's pieces, run newest first, each at most once.
+
+    Newest first because a piece may depend on one set up before it (a driver on the loopback
+    simulator it talks to). Used as a context manager by a builder: leaving the block with an
+    exception tears down what was already set up, then lets the exception go on.
+    """
+
+    def __init__(self) -> None:
+        self._steps: list[Callable[[], None]] = []
+
+    def register(self, step: Callable[[], None]) -> None:
+        self._steps.append(step)
+
+    def run(self) -> None:
+        """Run every registered step, newest first; never raises: one failing step must not
+        leave the pieces set up before it running."""
+        while self._steps:
+            step = self._steps.pop()
+            try:
+                step()
+            except Exception:  # noqa: BLE001 - tearing down must go on for the rest
+                pass
+
+    def __enter__(self) -> Teardown:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if exc is not None:
+            self.run()
+
+
+@dataclass(frozen=True)
 class Lab:
+    """One run's instruments, decided once: the builder sets them, nothing replaces them."""
+
     power_meter: PowerMeter
     engine: WorkloadEngine
     temperature_meter: TemperatureMeter | None = None
@@ -23,13 +65,8 @@ class Lab:
     #: how long after an interval's end the engine's figures for it arrive (fio: ~1 s)
     workload_latency_s: float = 0.0
     description: str = ""
-    closers: list[Callable[[], None]] = field(default_factory=list)
+    teardown: Teardown = field(default_factory=Teardown)
 
     def close(self) -> None:
         """Close instruments and stop simulators, newest first; never raises."""
-        for closer in reversed(self.closers):
-            try:
-                closer()
-            except Exception:  # noqa: BLE001 - closing must go on for the rest
-                pass
-        self.closers.clear()
+        self.teardown.run()

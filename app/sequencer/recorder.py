@@ -30,7 +30,8 @@ from app.metrics.efficiency import (active_metric, periodic_efficiency, ready_id
                                     stability)
 from app.metrics.errors import MetricsError
 from app.metrics.histogram import ResponseTimeHistogram
-from app.records import IntervalRecord, MetricResult, PhaseInfo, PhaseKind, Placement, Window
+from app.records import (IDLE_METRIC, IntervalRecord, MetricResult, PhaseInfo, PhaseKind,
+                         Placement, Window)
 from app.sequencer.conformance import (SiteRules, flagged_power_problem, longest_gap,
                                        resolution_problem, supply_problems,
                                        temperature_problems)
@@ -361,7 +362,7 @@ class PhaseRecorder:
             value = ready_idle_metric(raw_capacity_bytes, watts)
         except MetricsError as exc:
             reasons.append(str(exc))
-        return MetricResult("EP_RI", value, "GB/W", not reasons and value == value,
+        return MetricResult(IDLE_METRIC, value, "GB/W", not reasons and value == value,
                             "; ".join(reasons), end - start, watts, raw_capacity_bytes / 1e9,
                             "GB", math.nan, self.phase.index)
 

@@ -12,15 +12,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, TypeVar
 
-from drivers.interfaces import InstrumentError
+from drivers.interfaces import InstrumentError, SampledInstrument
 
 S = TypeVar("S")
-
-
-class _Readable(Protocol[S]):  # type: ignore[misc]
-    def read(self, t: float) -> S: ...
 
 
 class MeterLost(InstrumentError):
@@ -40,7 +36,7 @@ class SampleGap:
 
 @dataclass
 class MeterSampler(Generic[S]):
-    meter: _Readable[S]
+    meter: SampledInstrument[S]
     period_s: float
     name: str
     max_failures: int = 5
@@ -85,14 +81,12 @@ class MeterSampler(Generic[S]):
     def _try_reconnect(self) -> None:
         """Reopen the meter (the driver backs off between attempts) and say how it went, so
         the run log shows where the measurement resumed and with which meter."""
-        reconnect = getattr(self.meter, "reconnect", None)
-        if callable(reconnect):
-            try:
-                identity = reconnect()
-            except InstrumentError as exc:
-                self._note(f"reconnect failed: {exc}")
-            else:
-                self._note(f"reconnected to {identity.describe()}")
+        try:
+            identity = self.meter.reconnect()
+        except InstrumentError as exc:
+            self._note(f"reconnect failed: {exc}")
+        else:
+            self._note(f"reconnected to {identity.describe()}")
 
     def _note(self, what: str) -> None:
         self.gaps.append(SampleGap(self.next_due, self.next_due, 0, f"{self.name}: {what}"))

@@ -30,7 +30,7 @@ from app.method.record import resolved_method
 from app.records import (MetricResult, PhaseInfo, PhaseKind, PhaseStatus, RunConfig,
                          RunStatus)
 from app.sequencer import events as ev
-from app.sequencer.com import com_result
+from app.sequencer.capacity_optimisation import com_result
 from app.sequencer.conformance import SiteRules
 from app.sequencer.lab import Lab
 from app.sequencer.plan import build_phases, latest_extension_s, search_profiles
@@ -416,7 +416,7 @@ class Sequencer:
     def _close_intervals(self, recorder: PhaseRecorder, now: float, final: bool = False) -> None:
         """Close due intervals; an engine without live figures (fio client mode) reports
         only when it stops, so its phase's intervals close after the final results."""
-        if recorder.ops_unit and not final and not getattr(self.lab.engine, "live", True):
+        if recorder.ops_unit and not final and not self.lab.engine.live:
             return
         latency = self.lab.workload_latency_s if recorder.ops_unit and not final else 0.0
         extended = recorder.extra_stabilisation

@@ -7,6 +7,8 @@ consistent snapshot (WAL). The read model types live in :mod:`app.storage.stored
 from __future__ import annotations
 
 import hashlib
+import math
+from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,7 +23,8 @@ from app.storage import schema as s
 from app.storage.codec import decode_flags, nan_if_none
 from app.storage.db import Database
 from app.storage.errors import AmbiguousRunIdError, RunNotFoundError
-from app.storage.stored import (PowerArrays, RunSummary, StoredAttempt, StoredEvent,
+from app.storage.stored import (KeyMetric, PowerArrays, RunSummary, StoredAttempt,
+                                StoredEvent,
                                 StoredPhase, StoredRun, StoredWorkloadSlice, TemperatureArrays,
                                 frozen_array)
 from drivers.interfaces import InstrumentIdentity, WorkloadInterval, WorkloadResult
@@ -37,9 +40,14 @@ PLACEMENT_COLUMNS = ("attempt", "interval_idx", "window_code")
 def list_runs(database: Database, *, status: RunStatus | str | None = None,
               method: str | None = None, sut_serial: str | None = None,
               since: str | None = None, limit: int | None = None) -> list[RunSummary]:
-    """Runs newest first; ``since`` is an ISO date/time compared with the start time."""
-    query = (sa.select(s.Run.__table__, s.Station.name.label("station"), s.Sut.vendor,
-                       s.Sut.model, s.Sut.serial)
+    """Runs newest first with their key metrics and latest QA disposition, in three queries
+    (runs, their metrics, their dispositions: 10,000 runs load at once for the history).
+    ``since`` is an ISO date/time compared with the start time."""
+    query = (sa.select(s.Run.id, s.Run.uuid, s.Run.status, s.Run.method_name,
+                       s.Run.method_version, s.Run.method_compliant, s.Run.taxonomy, s.Run.lab,
+                       s.Run.operator, s.Station.name.label("station"), s.Sut.vendor,
+                       s.Sut.model, s.Sut.serial, s.Run.started_wall, s.Run.finished_wall,
+                       s.Run.planned_s, s.Run.duration_s, s.Run.error)
              .outerjoin(s.Station, s.Run.station_id == s.Station.id)
              .outerjoin(s.Sut, s.Run.sut_id == s.Sut.id)
              .order_by(s.Run.started_wall.desc(), s.Run.id.desc()))
@@ -53,17 +61,37 @@ def list_runs(database: Database, *, status: RunStatus | str | None = None,
         query = query.where(s.Run.started_wall >= since)
     if limit is not None:
         query = query.limit(limit)
+    metrics = sa.select(s.MetricRow.run_id, s.MetricRow.name, s.MetricRow.value,
+                        s.MetricRow.unit, s.MetricRow.valid, s.MetricRow.reason)
+    from app.storage.audit import latest_dispositions_query  # audit builds on this module
+
+    decided_query = latest_dispositions_query()
     with database.read() as conn:
         rows = conn.execute(query).all()
-    return [_summary(row) for row in rows]
+        if limit is not None:  # a few runs: only theirs (all runs: no IN list of 10,000)
+            ids = [r.id for r in rows]
+            metrics = metrics.where(s.MetricRow.run_id.in_(ids))
+        by_run: dict[int, list[KeyMetric]] = defaultdict(list)
+        for pk, name, value, unit, valid, reason in conn.execute(metrics).all():
+            by_run[pk].append(KeyMetric(name, math.nan if value is None else value, unit,
+                                        bool(valid), reason or ""))
+        decided = {pk: (d, a) for pk, d, a in conn.execute(decided_query)}
+    return [_summary(r, tuple(by_run.get(r.id, ())), *decided.get(r.id, ("", "")))
+            for r in rows]
 
 
-def _summary(run: Any) -> RunSummary:
-    sut = " ".join(filter(None, (run.vendor, run.model, run.serial and f"s/n {run.serial}")))
-    return RunSummary(run.uuid, RunStatus(run.status), run.method_name, run.method_version,
-                      run.method_compliant, run.taxonomy, run.lab, run.operator,
-                      run.station or "", sut, run.started_wall, run.finished_wall,
-                      run.planned_s, run.duration_s, run.error)
+def _summary(r: Any, metrics: tuple[KeyMetric, ...], disposition: str,
+             author: str) -> RunSummary:
+    sut = " ".join(filter(None, (r.vendor, r.model, r.serial and f"s/n {r.serial}")))
+    row = RunSummary(r.uuid, RunStatus(r.status), r.method_name, r.method_version,
+                     bool(r.method_compliant), r.taxonomy, r.lab, r.operator or "",
+                     r.station or "", sut, r.started_wall, r.finished_wall, r.planned_s,
+                     r.duration_s, r.error or "", metrics, disposition or "", author or "")
+    text = " ".join((row.run_id, row.sut, row.method_name, row.method_version, row.taxonomy,
+                     row.lab, row.operator, row.station, row.status_text, row.disposition,
+                     row.error))
+    object.__setattr__(row, "haystack", text.lower())  # derived once, never compared
+    return row
 
 
 def resolve_run_id(database: Database, prefix: str) -> str:

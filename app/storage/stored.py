@@ -13,15 +13,18 @@ attempts and the resolved method it ran: views select by these, they never re-de
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, fields
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from app.compliance import ComplianceVerdict, assess_compliance
 from app.method.model import Method
 from app.method.record import method_from_record
 from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo,
                          PhaseStatus, RunConfig, RunStatus, SutDescription, Window)
+from app.run_verdict import RunVerdict, run_verdict
 from app.sequencer.events import HistogramReady, SearchResult
 from drivers.interfaces import (EXCLUDING_FLAGS, InstrumentIdentity, WorkloadInterval,
                                 WorkloadResult)
@@ -160,9 +163,20 @@ class StoredEvent:
     phase_index: int | None
 
 
+class KeyMetric(NamedTuple):
+    """A stored metric as a run list shows it (a tuple: 70,000 of them are built per load)."""
+
+    name: str
+    value: float  # NaN when not computed
+    unit: str
+    valid: bool
+    reason: str
+
+
 @dataclass(frozen=True)
 class RunSummary:
-    """One row of the run list (no samples loaded)."""
+    """One run of a run list — the start page, ``storwatt runs list``, the QA history — with
+    its key metrics and latest QA disposition (no samples, no configuration JSON)."""
 
     run_id: str
     status: RunStatus
@@ -174,11 +188,35 @@ class RunSummary:
     operator: str
     station: str
     sut: str  # "vendor model s/n serial"
-    started_wall: str
+    started_wall: str  # ISO 8601 UTC
     finished_wall: str | None
     planned_s: float
     duration_s: float | None
     error: str
+    metrics: tuple[KeyMetric, ...] = ()
+    disposition: str = ""  # latest QA disposition ("accepted"/"rejected") or ""
+    disposition_author: str = ""
+    haystack: str = field(default="", compare=False, repr=False)  # lower-case search text
+
+    @property
+    def invalid_metrics(self) -> int:
+        return sum(not m.valid for m in self.metrics)
+
+    @property
+    def any_invalid(self) -> bool:
+        return self.invalid_metrics > 0
+
+    @property
+    def verdict(self) -> RunVerdict:
+        """The same wording and tone on the start page, the run header and the history."""
+        return run_verdict(self.status, self.invalid_metrics)
+
+    @property
+    def status_text(self) -> str:
+        return self.verdict.text
+
+    def metric(self, name: str) -> KeyMetric | None:
+        return next((m for m in self.metrics if m.name == name), None)
 
 
 @dataclass(frozen=True, eq=False)
@@ -240,6 +278,12 @@ class StoredRun:
         """The method exactly as the run used it, from the record (None for runs stored
         before the record kept it)."""
         return method_from_record(self.method_json) if self.method_json else None
+
+    @cached_property
+    def compliance(self) -> ComplianceVerdict:
+        """Whether this run is a compliant measurement, derived once per loaded run from the
+        record alone (app.compliance); ``method_compliant`` is only the method file's claim."""
+        return assess_compliance(self)
 
     def last_attempt(self, phase_index: int) -> StoredAttempt | None:
         """The attempt whose samples count for the phase's figures (the latest one)."""

@@ -2,8 +2,8 @@
 
 Values below 128 ns have a bucket each; above, every power-of-two range is split into 64 equal
 buckets, and json+ prints each bucket's midpoint in ns (method-notes §7, §9). The simulated SUT
-uses this to produce fio-identical histograms; the metrics core uses it to merge many
-snapshots in linear time (a json+ key always maps back to itself).
+uses this to produce fio-identical histograms. The metrics core does not need it: it sums bins
+by value, and a sum of fio's midpoints stays on fio's layout.
 """
 
 from __future__ import annotations

@@ -141,21 +141,6 @@ def difference(cur: Snapshot, prev: Snapshot, t_start: float, t_end: float) -> W
                             cur.write_bytes - prev.write_bytes, avg_ms, max_ms, bins, cur.host)
 
 
-def client_snapshots(doc: dict[str, Any]) -> dict[str, list[Snapshot]]:
-    """Per-host snapshot series from a client/server document (``client_stats``).
-
-    fio adds an "All clients" summary entry without bins; it is skipped (method-notes §9: merge
-    per-client bins yourself).
-    """
-    series: dict[str, list[Snapshot]] = {}
-    for entry in doc.get("client_stats", []):
-        if entry.get("jobname") == "All clients":
-            continue
-        host = f"{entry.get('hostname', '')}:{entry.get('port', '')}"
-        series.setdefault(host, []).append(snapshot_of_jobs([entry], host))
-    return series
-
-
 class IntervalSeries:
     """Turns a host's cumulative documents into intervals, one per document that advanced.
 

@@ -12,7 +12,8 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
-from drivers.interfaces import IdentityMismatch, InstrumentError, InstrumentIdentity
+from drivers.interfaces import (SIMULATOR_IDN_PREFIX, IdentityMismatch, InstrumentError,
+                                InstrumentIdentity)
 from drivers.meters.transport import Transport, VisaTransport, check_visa_resource, query
 
 T = TypeVar("T")
@@ -22,6 +23,16 @@ def parse_idn(reply: str) -> tuple[str, str, str, str]:
     """``*IDN?`` → (vendor, model, serial, firmware); missing fields are empty."""
     parts = [p.strip() for p in reply.strip().split(",")] + ["", "", "", ""]
     return parts[0], parts[1], parts[2], parts[3]
+
+
+def split_simulator_prefix(reply: str) -> tuple[str, str]:
+    """(vendor prefix, the rest of the reply): StorWatt's wire simulators answer their identity
+    query with ``STORWATT-SIM`` before what the emulated model says, so the driver accepts the
+    model and the identity it returns says SIMULATED (a run on it is never compliant)."""
+    text = reply.strip()
+    if text.upper().startswith(SIMULATOR_IDN_PREFIX):
+        return f"{SIMULATOR_IDN_PREFIX} ", text[len(SIMULATOR_IDN_PREFIX):].strip()
+    return "", reply
 
 
 class Instrument:
@@ -79,10 +90,11 @@ class Instrument:
         return dict(self.options)
 
     def _identity_from(self, reply: str) -> InstrumentIdentity:
-        vendor, model, serial, firmware = parse_idn(reply)
+        simulator, answer = split_simulator_prefix(reply)
+        vendor, model, serial, firmware = parse_idn(answer)
         self._check_model(reply, vendor, model)
-        return InstrumentIdentity(vendor, model, serial, firmware, self.resource, self.DRIVER,
-                                  self.calibration_date)
+        return InstrumentIdentity(simulator + vendor, model, serial, firmware, self.resource,
+                                  self.DRIVER, self.calibration_date)
 
     def _check_model(self, reply: str, vendor: str, model: str) -> None:
         vendor_ok = not self.VENDORS or any(v.lower() in vendor.lower() for v in self.VENDORS)

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from drivers.interfaces import (FLAG_GARBAGE, FLAG_INVALID, FLAG_NO_DATA, IdentityMismatch,
                                 InstrumentError, InstrumentIdentity)
-from drivers.meters.base import Instrument
+from drivers.meters.base import Instrument, split_simulator_prefix
 from drivers.meters.commands import Control, Reading, on_off
 from drivers.meters.power import POWER_FIELDS, PowerMeterBase
 from drivers.meters.thermo import ThermometerBase
@@ -51,13 +51,14 @@ class PtdSession(Instrument):
                                timeout_s=self.timeout_s)
 
     def _identity_from(self, reply: str) -> InstrumentIdentity:
-        text = reply.strip()
+        simulator, text = split_simulator_prefix(reply)
+        text = text.strip()
         if "ptdaemon" not in text.lower():
             raise IdentityMismatch(f"{self.resource} answered Identify with {text!r}: this is "
                                    "not a PTDaemon; check host and port (8888 power, 8889 "
                                    "temperature)")
         version = re.search(r"version\s+(\S+)", text, re.IGNORECASE)
-        return InstrumentIdentity("SPEC", "PTDaemon", "", version.group(1) if version else "",
+        return InstrumentIdentity(simulator + "SPEC", "PTDaemon", "", version.group(1) if version else "",
                                   self.resource, self.DRIVER, self.calibration_date)
 
     def command_fields(self) -> dict[str, Any]:

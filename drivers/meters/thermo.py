@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from drivers.interfaces import InstrumentError, InstrumentIdentity, TemperatureSample
-from drivers.meters.base import Instrument
+from drivers.meters.base import Instrument, split_simulator_prefix
 from drivers.meters.commands import Reading
 from drivers.meters.values import GENERIC, SpecialValues, decode
 
@@ -67,7 +67,8 @@ class Watchport(ThermometerBase):
     READING = Reading("TC", ("celsius",))
 
     def _identity_from(self, reply: str) -> InstrumentIdentity:
-        model = reply.strip().split()[0] if reply.strip() else ""
+        simulator, answer = split_simulator_prefix(reply)
+        model = answer.strip().split()[0] if answer.strip() else ""
         self._check_model(reply, "Digi", model)
-        return InstrumentIdentity("Digi", model, "", "", self.resource, self.DRIVER,
+        return InstrumentIdentity(simulator + "Digi", model, "", "", self.resource, self.DRIVER,
                                   self.calibration_date)

@@ -12,6 +12,7 @@ import re
 import time
 from collections.abc import Callable
 
+from drivers.interfaces import SIMULATOR_IDN_PREFIX
 from drivers.simulators.faults import FaultKind
 from drivers.simulators.server import LineDialect
 from drivers.simulators.state import ElectricalState
@@ -313,7 +314,7 @@ class WatchportDialect(LineDialect):
     def respond(self, command: str, special: FaultKind | None) -> str | None:
         word = command.strip().upper()
         if word == "I":
-            return self.model
+            return f"{SIMULATOR_IDN_PREFIX} {self.model}"
         if word == "TC":
             return "Sensor Error" if special else f"{self.celsius():+.4f}C"
         return "Invalid Command"
@@ -342,7 +343,7 @@ class PtdDialect(LineDialect):
         cmd = command.strip()
         if cmd == "Identify":
             mode = "temperature" if self.celsius else "power"
-            return f"PTDaemon version {self.version} (StorWatt simulator, {mode})"
+            return f"{SIMULATOR_IDN_PREFIX} PTDaemon version {self.version} ({mode})"
         if cmd.startswith("Go,"):
             self.running = True
             return "Starting untimed measurement"

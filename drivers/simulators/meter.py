@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from drivers.interfaces import SIMULATOR_IDN_PREFIX
 from drivers.simulators.dialects import (ChromaDialect, DaqDialect, HiokiDialect, PtdDialect,
                                          WatchportDialect, WT210Dialect, WT300Dialect)
 from drivers.simulators.server import LineServer
@@ -28,6 +29,12 @@ DRIVER_FOR_MODEL = {**{m: "wt300" for m in WT300_MODELS}, "wt210": "wt210",
                     "chroma66204": "chroma66200", "pw3335": "pw3335", "pw3336": "pw3335",
                     "ptd": "ptd", "daq970a": "daq970a", "34970a": "daq970a",
                     "watchport": "watchport", "ptd-temp": "ptd-temp"}
+
+
+def _idn(vendor: str, model: str, firmware: str) -> str:
+    """The ``*IDN?`` reply of a simulated ``model``: ``STORWATT-SIM`` before the vendor, so
+    the driver accepts it and marks the identity simulated (app.compliance)."""
+    return f"{SIMULATOR_IDN_PREFIX} {vendor},{model},{SERIAL},{firmware}"
 
 
 class MeterSimulator(LineServer):
@@ -52,15 +59,15 @@ class MeterSimulator(LineServer):
         state = self.state
         if model in WT300_MODELS:
             if compat:
-                return WT210Dialect(state, f"YOKOGAWA,760401,{SERIAL},F1.03")
-            return WT300Dialect(state, f"YOKOGAWA,{WT300_MODELS[model]},{SERIAL},F1.03",
+                return WT210Dialect(state, _idn("YOKOGAWA", "760401", "F1.03"))
+            return WT300Dialect(state, _idn("YOKOGAWA", WT300_MODELS[model], "F1.03"),
                                 WT300_ELEMENTS[model])
         if model == "wt210":
-            return WT210Dialect(state, f"YOKOGAWA,WT210,{SERIAL},F2.11")
+            return WT210Dialect(state, _idn("YOKOGAWA", "WT210", "F2.11"))
         if model.startswith("chroma"):
-            return ChromaDialect(state, f"Chroma ATE,{model[6:]},{SERIAL},1.20")
+            return ChromaDialect(state, _idn("Chroma ATE", model[6:], "1.20"))
         if model.startswith("pw"):
-            return HiokiDialect(state, f"HIOKI,{model.upper()},{SERIAL},V1.00")
+            return HiokiDialect(state, _idn("HIOKI", model.upper(), "V1.00"))
         return PtdDialect(state)
 
     def state(self) -> ElectricalState:
@@ -94,7 +101,7 @@ class ThermometerSimulator(LineServer):
             dialect = PtdDialect(lambda: DEFAULT_STATE, celsius=self.celsius)
         else:
             vendor = "HEWLETT-PACKARD" if model == "34970a" else "Keysight Technologies"
-            dialect = DaqDialect(self.celsius, f"{vendor},{model.upper()},{SERIAL},A.03.01")
+            dialect = DaqDialect(self.celsius, _idn(vendor, model.upper(), "A.03.01"))
         super().__init__(dialect, host, port)
 
     def celsius(self) -> float:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 from dataclasses import dataclass
 
 from drivers.simulators.faults import FaultKind, FaultPlan
@@ -200,16 +199,3 @@ def _close(sock: socket.socket) -> None:
         sock.close()
     except OSError:
         pass
-
-
-def wait_for_port(host: str, port: int, timeout_s: float = 5.0) -> None:
-    """Block until something listens on (host, port); used by subprocess tests and the CLI."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            socket.create_connection((host, port), timeout=0.2).close()
-            return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)

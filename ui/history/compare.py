@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGridLayout, QHBoxL
 
 from app.console import format_metric_value
 from app.metrics.formatting import format_figure
-from app.reports.content import TDR_ORDER
+from app.records import METRIC_ORDER
 from app.storage.db import Database
 from app.storage.stored import StoredRun
 from ui.metrics_table import INVALID_COLOUR
@@ -73,8 +73,8 @@ def mixed_methods_warning(runs: Sequence[StoredRun]) -> str:
 
 
 def report_order(names: set[str]) -> list[str]:
-    """Metric names in the Test Data Report's order (TDR_ORDER), others after by name."""
-    known = [n for n in TDR_ORDER if n in names]
+    """Metric names in the one metric order (METRIC_ORDER), others after by name."""
+    known = [n for n in METRIC_ORDER if n in names]
     return known + sorted(names - set(known))
 
 

@@ -92,10 +92,11 @@ class RunDetailView(QWidget):
             f"started {run.started_wall[:19].replace('T', ' ')} UTC · duration "
             f"{format_duration(run.duration_s) if run.duration_s is not None else '—'}")
         self.subtitle.setWordWrap(True)
-        self.banner = QLabel("NON-COMPLIANT abbreviated variant")
+        # the derived verdict (app.compliance), not the method file's claim
+        self.banner = QLabel(run.compliance.banner())
         self.banner.setStyleSheet("color: white; background: #b03030; padding: 3px 8px;"
                                   "border-radius: 3px; font-weight: bold;")
-        self.banner.setVisible(not run.method_compliant)
+        self.banner.setVisible(not run.compliance.compliant)
         # the run as it is now, audit trail included (refresh_audit keeps it current)
         self.export = ReportExportBar(station_settings())
         self.export.set_run(lambda: self.run)

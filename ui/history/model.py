@@ -1,4 +1,4 @@
-"""The runs table of the history view: a table model over :class:`HistoryRow` and a proxy
+"""The runs table of the history view: a table model over :class:`RunSummary` and a proxy
 that filters it.
 
 Why not Qt's own sorting and regexp filtering: with 10,000 runs every comparison or filter
@@ -22,7 +22,8 @@ from PySide6.QtGui import QBrush, QColor
 from app.console import format_duration
 from app.metrics.formatting import format_figure
 from app.run_verdict import Tone
-from app.storage.history import HistoryFilter, HistoryRow, metric_names
+from app.storage.history import HistoryFilter, metric_names
+from app.storage.stored import RunSummary
 from ui.status_style import TONE_COLOURS, verdict_colour
 
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -36,36 +37,36 @@ class Column:
     """A column: its header, how a row shows in it, and how rows sort by it."""
 
     title: str
-    text: Callable[[HistoryRow], str]
-    key: Callable[[HistoryRow], Any]  # None: no value, sorted last in both directions
+    text: Callable[[RunSummary], str]
+    key: Callable[[RunSummary], Any]  # None: no value, sorted last in both directions
     tip: str = ""
     visible: bool = True
 
 
-def _duration(row: HistoryRow) -> str:
+def _duration(row: RunSummary) -> str:
     return format_duration(row.duration_s) if row.duration_s is not None else "—"
 
 
-def _method(row: HistoryRow) -> str:
+def _method(row: RunSummary) -> str:
     label = f"{row.method_name} {row.method_version}"
     return label if row.method_compliant else f"{label} (NON-COMPLIANT)"
 
 
-def _qa(row: HistoryRow) -> str:
+def _qa(row: RunSummary) -> str:
     if not row.disposition:
         return "—"
     return f"{row.disposition} ({row.disposition_author})"
 
 
 def _metric_column(name: str, unit: str) -> Column:
-    def text(row: HistoryRow) -> str:
+    def text(row: RunSummary) -> str:
         m = row.metric(name)
         if m is None or not math.isfinite(m.value):
             return "—" if m is None or m.valid else "INVALID"
         value = format_figure(m.value)
         return value if m.valid else f"({value}) INVALID"
 
-    def key(row: HistoryRow) -> float | None:
+    def key(row: RunSummary) -> float | None:
         m = row.metric(name)
         return m.value if m is not None and math.isfinite(m.value) else None
 
@@ -90,7 +91,7 @@ BASE_COLUMNS = (
 )
 
 
-def columns_for(rows: Sequence[HistoryRow]) -> tuple[Column, ...]:
+def columns_for(rows: Sequence[RunSummary]) -> tuple[Column, ...]:
     """The base columns and one column per metric present (unit from the first run)."""
     units: dict[str, str] = {}
     for row in rows:
@@ -102,12 +103,12 @@ def columns_for(rows: Sequence[HistoryRow]) -> tuple[Column, ...]:
 class RunsTableModel(QAbstractTableModel):
     """Read-only table of runs; ``sort`` reorders the rows in place."""
 
-    def __init__(self, rows: Sequence[HistoryRow] = (), parent=None) -> None:
+    def __init__(self, rows: Sequence[RunSummary] = (), parent=None) -> None:
         super().__init__(parent)
-        self.rows: list[HistoryRow] = list(rows)
+        self.rows: list[RunSummary] = list(rows)
         self.columns = columns_for(self.rows)
 
-    def set_rows(self, rows: Sequence[HistoryRow]) -> None:
+    def set_rows(self, rows: Sequence[RunSummary]) -> None:
         self.beginResetModel()
         self.rows = list(rows)
         self.columns = columns_for(self.rows)
@@ -146,7 +147,7 @@ class RunsTableModel(QAbstractTableModel):
             return self._tip(row, column)
         return None
 
-    def _colour(self, row: HistoryRow, column: Column) -> QBrush | None:
+    def _colour(self, row: RunSummary, column: Column) -> QBrush | None:
         if column.title == "Status":
             return QBrush(verdict_colour(row.verdict))
         if column.title == "QA" and row.disposition:
@@ -159,7 +160,7 @@ class RunsTableModel(QAbstractTableModel):
             return QBrush(INVALID_COLOUR)
         return None
 
-    def _tip(self, row: HistoryRow, column: Column) -> str | None:
+    def _tip(self, row: RunSummary, column: Column) -> str | None:
         if column.title == "Status":
             bad = [f"{m.name} INVALID: {m.reason}" for m in row.metrics if not m.valid]
             return "\n".join(filter(None, [row.status.value, row.error, *bad]))

@@ -20,7 +20,7 @@ from app.records import RunStatus
 from app.reports.content import ReportContent, build_content
 from app.storage.db import Database
 from app.storage.errors import StorageError
-from app.storage.history import INVALID, HistoryFilter, history_rows
+from app.storage.history import INVALID, HistoryFilter
 from app.storage.stored import StoredRun
 from ui.history.compare import CompareView
 from ui.history.detail import RunDetailView
@@ -175,7 +175,7 @@ class HistoryView(QWidget):
         rows = []
         if s.database is not None:
             try:
-                rows = history_rows(s.database)
+                rows = s.database.list_runs()
             except StorageError as exc:
                 self.problem.setText(str(exc))
                 self.problem.setVisible(True)

@@ -5,7 +5,7 @@ thread and shows the text, so a slow or dead instrument never freezes the wizard
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from app.labs import open_lab_meters
 from app.metrics.formatting import format_figure
@@ -88,9 +88,3 @@ def check_lab_instruments(config: RunConfig) -> tuple[ConnectionReport, Connecti
     finally:
         meters.close()
 
-
-def check_power_meter(driver: str, resource: str, config: RunConfig,
-                      options: dict | None = None) -> ConnectionReport:
-    """Open, identify and read one power meter on ``config``'s lab; always closes it."""
-    meter = InstrumentConfig(driver, resource, dict(options or {}))
-    return check_lab_instruments(replace(config, power_meter=meter))[0]

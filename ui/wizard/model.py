@@ -50,6 +50,8 @@ class WizardEntries:
     raid: str = "RAID 6"
     coms: tuple[str, ...] = ()
     notes: str = ""
+    supply: str = SutDescription.supply  # the method's voltage range id (method-notes §3)
+    ashrae_class: str = SutDescription.ashrae_class  # allowable inlet class (method-notes §10)
     workload_mode: str = "simulated"
     simulated_lab: str = "sim"  # "sim" (loopback meters) or "sim-direct"
     targets: tuple[str, ...] = ()
@@ -105,7 +107,8 @@ def check_sut(e: WizardEntries) -> SutDescription:
                           serial=e.serial.strip(), raw_capacity_bytes=capacity,
                           drive_count=e.drive_count, drive_type=e.drive_type,
                           raid=e.raid.strip(), coms_declared=tuple(e.coms),
-                          coms_on_during_test=tuple(e.coms), notes=e.notes.strip())
+                          coms_on_during_test=tuple(e.coms), notes=e.notes.strip(),
+                          supply=e.supply, ashrae_class=e.ashrae_class)
 
 
 def check_workload(e: WizardEntries, protected: Sequence[str] = ()) -> str:
@@ -188,7 +191,8 @@ def entries_from_config(config: RunConfig) -> WizardEntries:
         classification_answers=dict(config.classification_answers),
         vendor=sut.vendor, model=sut.model, serial=sut.serial, capacity=capacity,
         capacity_unit=unit, drive_count=sut.drive_count, drive_type=sut.drive_type,
-        raid=sut.raid, coms=tuple(sut.coms_declared), notes=sut.notes, workload_mode=mode,
+        raid=sut.raid, coms=tuple(sut.coms_declared), notes=sut.notes, supply=sut.supply,
+        ashrae_class=sut.ashrae_class, workload_mode=mode,
         simulated_lab=config.lab if mode == "simulated" else "sim", targets=sut.targets,
         target_size=config.target_size, confirm_device=config.confirm_device,
         load_hosts=sut.load_hosts, method=config.method,

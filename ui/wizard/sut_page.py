@@ -1,5 +1,6 @@
 """SUT page: who and what is tested — identity, raw capacity (decimal GB/TB, stored in
-bytes), drives, RAID, declared COMs, notes — with saved profiles to reuse."""
+bytes), drives, RAID, supply and ASHRAE class (every sample is checked against them),
+declared COMs, notes — with saved profiles to reuse."""
 
 from __future__ import annotations
 
@@ -23,6 +24,27 @@ def declared_com_choices() -> dict[str, str]:
         for com in method.coms:
             choices.setdefault(com.id, com.title)
     return choices
+
+
+def site_choices() -> tuple[dict[str, str], dict[str, str]]:
+    """(supply id → description, ASHRAE class → allowable range), from the installed methods:
+    the SUT declares both, and the run checks every sample against them."""
+    supplies: dict[str, str] = {}
+    classes: dict[str, str] = {}
+    for method in all_methods().values():
+        for r in method.instruments.voltage_ranges:
+            supplies.setdefault(r.id, r.describe())
+        for c in method.instruments.inlet_classes:
+            classes.setdefault(c.name, f"{c.min_c:g}–{c.max_c:g} °C allowable inlet")
+    return supplies, classes
+
+
+def _choice_box(choices: dict[str, str], name: str) -> QComboBox:
+    box = QComboBox()
+    for key, text in choices.items():
+        box.addItem(f"{key} — {text}", key)
+    box.setAccessibleName(name)
+    return box
 
 
 def _buddy(text: str, widget) -> QLabel:
@@ -64,6 +86,13 @@ class SutPage(EntryPage):
         self.raid = QComboBox()
         self.raid.setEditable(True)
         self.raid.addItems(list(RAID_LEVELS))
+        supplies, classes = site_choices()
+        self.supply = _choice_box(supplies, "Supply")
+        self.supply.setToolTip("The SUT's nominal supply: every power sample's voltage and "
+                               "frequency is checked against it (outside → INVALID)")
+        self.ashrae_class = _choice_box(classes, "ASHRAE class")
+        self.ashrae_class.setToolTip("The thermal class the SUT is specified for: every inlet "
+                                     "reading is checked against its allowable range")
         self.notes = QPlainTextEdit()
         self.notes.setTabChangesFocus(True)  # keyboard-only use: Tab leaves the field
         self.notes.setMaximumHeight(70)
@@ -96,6 +125,8 @@ class SutPage(EntryPage):
         form.addRow("&Drive count:", self.drive_count)
         form.addRow("Drive &type:", self.drive_type)
         form.addRow("&RAID:", self.raid)
+        form.addRow("Su&pply:", self.supply)
+        form.addRow("&ASHRAE class:", self.ashrae_class)
         form.addRow("&Notes:", self.notes)
         form.addRow("", save_row)
         layout = QVBoxLayout(self)
@@ -115,6 +146,7 @@ class SutPage(EntryPage):
             decimal_point=QLocale().decimalPoint(),
             drive_count=self.drive_count.value(), drive_type=self.drive_type.currentText(),
             raid=self.raid.currentText(), notes=self.notes.toPlainText(),
+            supply=self.supply.currentData(), ashrae_class=self.ashrae_class.currentData(),
             coms=tuple(k for k, box in self.com_boxes.items() if box.isChecked()))
 
     def load(self, e: WizardEntries) -> None:
@@ -126,6 +158,8 @@ class SutPage(EntryPage):
         self.drive_count.setValue(e.drive_count)
         self.drive_type.setCurrentText(e.drive_type)
         self.raid.setCurrentText(e.raid)
+        self.supply.setCurrentIndex(max(0, self.supply.findData(e.supply)))
+        self.ashrae_class.setCurrentIndex(max(0, self.ashrae_class.findData(e.ashrae_class)))
         self.notes.setPlainText(e.notes)
         for com_id, box in self.com_boxes.items():
             box.setChecked(com_id in e.coms)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.fio_lab import target_check
-from app.labs import LabError
+from app.sequencer.lab import LabError
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,9 @@ from dataclasses import replace
 from drivers.clock import Clock
 from drivers.fio.jobs import JobOptions, job_text
 from drivers.interfaces import WorkloadError, WorkloadInterval, WorkloadProfile, WorkloadResult
-from drivers.sim.fio_rate import NO_LIMIT, applied_rate
-from drivers.sim.latency import lognormal_bucket_probabilities
-from drivers.sim.sut import SimulatedSut
+from drivers.simulators.fio_rate import NO_LIMIT, applied_rate
+from drivers.simulators.latency import lognormal_bucket_probabilities
+from drivers.simulators.sut import SimulatedSut
 
 ENGINE_NAME = "simulated SUT"
 #: stands in for the SUT's volumes in the job files the simulated engine writes (never run)
@@ -47,6 +47,7 @@ class SimulatedWorkloadEngine:
     """Drives :class:`SimulatedSut`; emits one interval per ``slice_s`` of station time."""
 
     name = ENGINE_NAME
+    live = True  # one slice per ``slice_s`` as the station clock passes
 
     def __init__(self, sut: SimulatedSut, clock: Clock, slice_s: float = 1.0,
                  fail_after_s: float | None = None, load_hosts: int = 1) -> None:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from drivers.interfaces import (FLAG_UNCERTAINTY_HIGH, InstrumentIdentity, InstrumentTimeout,
                                 PowerSample, TemperatureSample)
-from drivers.sim.sut import SimulatedSut
+from drivers.simulators.sut import SimulatedSut
 
 #: accuracy of the simulated analyzer: ±(0.1 % of reading + 0.05 % of range)
 K_READ, K_RANGE = 0.001, 0.0005
+SIM_RANGE_V = 300.0
 
 
 class _SimulatedInstrument:
@@ -29,6 +30,11 @@ class _SimulatedInstrument:
     def identify(self) -> InstrumentIdentity:
         return self.identity
 
+    def reconnect(self) -> InstrumentIdentity:
+        """Nothing to reopen: the meter reads the SUT in-process, so a "reconnect" after an
+        injected fault only reports who answers (the fault itself stays)."""
+        return self.identity
+
     def close(self) -> None:
         pass
 
@@ -42,6 +48,12 @@ class SimulatedPowerMeter(_SimulatedInstrument):
         self.fail_after = fail_after
         self.reads = 0
 
+    @property
+    def ranges(self) -> tuple[float, float]:
+        """Fixed ranges, as a compliant testing pass uses: 300 V and the current range that
+        makes ``range_w`` full scale."""
+        return SIM_RANGE_V, self.range_w / SIM_RANGE_V
+
     def read(self, t: float) -> PowerSample:
         self.reads += 1
         if self.fail_after is not None and self.reads > self.fail_after:
@@ -50,7 +62,7 @@ class SimulatedPowerMeter(_SimulatedInstrument):
         watts = round(watts / self.resolution_w) * self.resolution_w
         unc = (K_READ * watts + K_RANGE * self.range_w) / watts * 100
         flags = frozenset({FLAG_UNCERTAINTY_HIGH}) if unc > 1.0 else frozenset()
-        return PowerSample(t, watts, volts, amps, pf, hz, 300.0, self.range_w / 300.0, unc, flags,
+        return PowerSample(t, watts, volts, amps, pf, hz, *self.ranges, unc, flags,
                            self.resolution_w)
 
 

@@ -1,0 +1,247 @@
+"""Whether a stored run is a compliant measurement: derived, never declared.
+
+``compliant = true`` in a method file is only that file's claim: a copy of the compliant method
+with 1 s intervals made the same claim. The verdict here is derived from two things a record
+holds — the method it ran (its numbers against the method's ``[compliance]`` minimums,
+docs/method-notes.md §2, §3) and the run's own facts (the instruments that answered, phase
+attempts, calibration dates, the profiles run).
+
+It is a pure function of the stored run, not a stored column: a verdict written at the end of
+a run could disagree with the record it summarises (an older station, a recovered journal), a
+verdict derived from the record cannot. :attr:`StoredRun.compliance` computes it once per loaded
+run and every view (PDF, xlsx, CLI) only formats the :class:`ComplianceVerdict`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import TYPE_CHECKING
+
+from app.method.model import ComplianceMinimums, Method
+from app.records import PhaseInfo, PhaseKind, PhaseStatus, RunStatus
+from drivers.interfaces import InstrumentIdentity
+
+if TYPE_CHECKING:  # the stored run builds its verdict with this module
+    from app.storage.stored import StoredRun
+
+#: the workload engine of the simulated SUT names itself so (drivers/sim/engine.py)
+SIMULATED_ENGINE_WORD = "simulated"
+REAL_INSTRUMENTS = "Real instruments"
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """One rule of compliance, whether the run met it, and the evidence either way."""
+
+    name: str
+    met: bool
+    evidence: str
+
+    @property
+    def verdict(self) -> str:
+        return "MET" if self.met else "NOT MET"
+
+
+@dataclass(frozen=True)
+class ComplianceVerdict:
+    """Every criterion of a run, in a fixed order; compliant only when all are met."""
+
+    criteria: tuple[Criterion, ...]
+
+    @property
+    def compliant(self) -> bool:
+        return all(c.met for c in self.criteria)
+
+    @property
+    def failures(self) -> tuple[Criterion, ...]:
+        return tuple(c for c in self.criteria if not c.met)
+
+    @property
+    def simulated(self) -> bool:
+        """A simulated meter or SUT took part: every report page says SIMULATED."""
+        return any(c.name == REAL_INSTRUMENTS and not c.met for c in self.criteria)
+
+    @property
+    def label(self) -> str:
+        return "COMPLIANT" if self.compliant else "NON-COMPLIANT"
+
+    def banner(self) -> str:
+        """The page banner of a non-compliant run: ``SIMULATED — NON-COMPLIANT (not met:
+        interval length, real instruments) — not a reportable result``."""
+        lead = "SIMULATED — " if self.simulated else ""
+        names = ", ".join(c.name.lower() for c in self.failures)
+        return f"{lead}{self.label} (not met: {names}) — not a reportable result"
+
+    def lines(self) -> list[str]:
+        """The verdict and one line per criterion, for the CLI (``runs show``, ``run``)."""
+        return [f"Compliance  {self.label} (derived from the record, not the method file's "
+                "claim)"] + [f"  {c.verdict:8} {c.name}: {c.evidence}" for c in self.criteria]
+
+    def as_json(self) -> dict[str, object]:
+        return {"compliant": self.compliant,
+                "criteria": [{"name": c.name, "verdict": c.verdict, "evidence": c.evidence}
+                             for c in self.criteria]}
+
+    def summary(self) -> str:
+        """``COMPLIANT`` or ``NON-COMPLIANT: interval 1 s < 60 s; simulated instruments …``."""
+        if self.compliant:
+            return self.label
+        return f"{self.label}: " + "; ".join(c.evidence for c in self.failures)
+
+
+def assess_compliance(run: StoredRun) -> ComplianceVerdict:
+    """The compliance verdict of a stored run (see the module docstring)."""
+    method = run.method
+    minimums = method.compliance if method else None
+    if method is None or minimums is None:
+        name = f"{run.method_name} {run.method_version}"
+        why = ("the record does not hold the method it ran" if method is None else
+               f"method {name} states no [compliance] minimums (the shipped emerald-block-v3 "
+               "does)")
+        criteria: list[Criterion] = [Criterion("Method minimums", False, why)]
+    else:
+        criteria = list(_method_criteria(method, minimums, run))
+    criteria += _run_criteria(run, minimums)
+    return ComplianceVerdict(tuple(criteria))
+
+
+def _s(seconds: float) -> str:
+    return f"{seconds:g} s"
+
+
+def _active(run: StoredRun) -> list[PhaseInfo]:
+    return [p.info for p in run.phases if p.info.kind is PhaseKind.ACTIVE]
+
+
+def _method_criteria(method: Method, m: ComplianceMinimums,
+                     run: StoredRun) -> Iterator[Criterion]:
+    interval = method.interval_s
+    yield Criterion("Interval length", interval == m.interval_s,
+                    f"interval {_s(interval)}" + ("" if interval == m.interval_s else
+                                                  f" {'<' if interval < m.interval_s else '≠'} "
+                                                  f"{_s(m.interval_s)}"))
+    active = _active(run)
+    yield _each_at_least("Stabilisation", "stabilisation", m.min_stabilisation_s,
+                         ((p.name, p.stabilisation_intervals * interval) for p in active))
+    yield _each_at_least("Measurement", "measurement", m.min_measurement_s,
+                         ((p.name, p.measurement_intervals * interval) for p in active))
+    idle = [p.info for p in run.phases if p.info.kind is PhaseKind.READY_IDLE]
+    yield _each_at_least("Ready idle", "", m.min_ready_idle_s,
+                         ((p.name, p.planned_s) for p in idle), missing="no ready idle phase")
+    period = method.sample_period_s
+    yield Criterion("Sample period", period <= m.max_sample_period_s,
+                    f"sample period {_s(period)}"
+                    + ("" if period <= m.max_sample_period_s else
+                       f" > {_s(m.max_sample_period_s)}"))
+    yield _profile_set(run, m)
+
+
+def _each_at_least(name: str, what: str, minimum: float,
+                   durations: Iterable[tuple[str, float]],
+                   missing: str = "no active profile phase") -> Criterion:
+    durations = list(durations)
+    short = [" ".join(filter(None, (phase, what, f"{_s(d)} < {_s(minimum)}")))
+             for phase, d in durations if d < minimum]
+    if not durations:
+        return Criterion(name, False, missing)
+    if short:
+        return Criterion(name, False, "; ".join(short))
+    return Criterion(name, True, f"{what or 'length'} ≥ {_s(minimum)} in every phase "
+                                 f"({', '.join(p for p, _ in durations)})")
+
+
+def _profile_set(run: StoredRun, m: ComplianceMinimums) -> Criterion:
+    category = run.config.category
+    required = m.profiles_for(category)
+    if required is None:
+        return Criterion("Profile set", False,
+                         f"category {category or '(none)'} has no profile set in the method")
+    done = [p.info.profile for p in run.phases if p.info.kind is PhaseKind.ACTIVE
+            and p.status is PhaseStatus.COMPLETED]
+    lacking = [p for p in required if p not in done]
+    if lacking:
+        return Criterion("Profile set", False,
+                         f"{category}: profiles not run to completion: {', '.join(lacking)}")
+    return Criterion("Profile set", True, f"{category}: {' '.join(required)} all completed")
+
+
+def _instruments(run: StoredRun) -> list[tuple[str, InstrumentIdentity | None, str]]:
+    """(role, identity, calibration date the lab configured) of each instrument role used."""
+    config = run.config
+    found = [("power meter", run.power_meter, config.power_meter.calibration_date)]
+    if run.temperature_meter is not None:
+        found.append(("thermometer", run.temperature_meter,
+                      config.temperature_meter.calibration_date))
+    return found
+
+
+def _run_criteria(run: StoredRun, m: ComplianceMinimums | None) -> list[Criterion]:
+    return [_completed(run), _real_instruments(run), _uninterrupted(run), _calibration(run, m),
+            Criterion("Configuration unchanged", True,
+                      "the record holds one configuration snapshot, taken at the start; the "
+                      "station offers no way to change it during a run")]
+
+
+def _completed(run: StoredRun) -> Criterion:
+    """The planned durations count only if the run and each phase ran to their end."""
+    short = [f"{p.info.name} {p.status.value}" for p in run.phases
+             if p.status not in (PhaseStatus.COMPLETED, PhaseStatus.SKIPPED)]
+    if run.status is not RunStatus.COMPLETED or short:
+        return Criterion("Run completed", False, f"run {run.status.value}"
+                         + (f": {', '.join(short)}" if short else ""))
+    return Criterion("Run completed", True, "the run and every phase COMPLETED")
+
+
+def _real_instruments(run: StoredRun) -> Criterion:
+    simulated = [f"{role} {ident.describe()}" for role, ident, _ in _instruments(run)
+                 if ident is not None and ident.simulated]
+    if run.power_meter is None:
+        simulated.append("no power meter identified")
+    if SIMULATED_ENGINE_WORD in run.workload_engine.lower():
+        simulated.append(f"SUT: {run.workload_engine}")
+    if simulated:
+        return Criterion(REAL_INSTRUMENTS, False,
+                         "simulated instruments: " + ", ".join(simulated))
+    return Criterion(REAL_INSTRUMENTS, True, "every instrument and the SUT are real")
+
+
+def _uninterrupted(run: StoredRun) -> Criterion:
+    paused = [f"{p.info.name} paused ({p.attempts} attempts)" for p in run.phases
+              if p.info.kind is PhaseKind.ACTIVE and p.attempts > 1]
+    if paused:
+        return Criterion("Uninterrupted active sequence", False,
+                         "pause in the active sequence: " + ", ".join(paused))
+    return Criterion("Uninterrupted active sequence", True,
+                     "every active profile ran in one attempt")
+
+
+def _calibration(run: StoredRun, m: ComplianceMinimums | None) -> Criterion:
+    limit = m.max_calibration_age_days if m else None
+    started = datetime.fromisoformat(run.started_wall).date()
+    problems, seen = [], []
+    for role, ident, configured in _instruments(run):
+        text = (ident.calibration_date if ident else "") or configured
+        when = _date(text)
+        if when is None:
+            problems.append(f"{role} calibration date {'missing' if not text else repr(text)}")
+        elif when > started:
+            problems.append(f"{role} calibrated {when} after the run ({started})")
+        elif limit is not None and (started - when).days > limit:
+            problems.append(f"{role} calibrated {when}, {(started - when).days} days before "
+                            f"the run > {limit} days")
+        else:
+            seen.append(f"{role} {when}")
+    if problems:
+        return Criterion("Calibration", False, "; ".join(problems))
+    if limit is None:
+        return Criterion("Calibration", False, "the method states no calibration limit")
+    return Criterion("Calibration", True, f"within {limit} days: {', '.join(seen)}")
+
+
+def _date(text: str) -> date | None:
+    try:
+        return date.fromisoformat(text.strip()[:10]) if text.strip() else None
+    except ValueError:
+        return None
