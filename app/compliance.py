@@ -26,7 +26,7 @@ from drivers.interfaces import InstrumentIdentity
 if TYPE_CHECKING:  # the stored run builds its verdict with this module
     from app.storage.stored import StoredRun
 
-#: the workload engine of the simulated SUT names itself so (drivers/sim/engine.py)
+#: the workload engine of the simulated SUT names itself so (drivers/simulators/engine.py)
 SIMULATED_ENGINE_WORD = "simulated"
 REAL_INSTRUMENTS = "Real instruments"
 

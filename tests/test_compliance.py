@@ -22,8 +22,8 @@ from app.paths import methods_dir
 from app.records import PhaseKind
 from app.storage.stored import StoredRun
 from drivers.interfaces import InstrumentIdentity
-from drivers.sim.engine import SimulatedWorkloadEngine
-from drivers.sim.meters import SimulatedPowerMeter, SimulatedThermometer
+from drivers.simulators.engine import SimulatedWorkloadEngine
+from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
 from tests import test_reports_runs as runs
 
 COMPLIANT = "emerald-block-v3"
