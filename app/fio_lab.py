@@ -16,7 +16,7 @@ from app.labs import LabError, lab_with_meters, open_lab_meters, simulated_sut
 from app.records import RunConfig
 from app.sequencer.lab import Lab
 from drivers.clock import Clock
-from drivers.fio.engine import FioEngine
+from drivers.fio.engine import DEFAULT_STALL_S, FioEngine
 from drivers.fio.safety import TargetCheck, TargetPolicy, check_target
 from drivers.interfaces import WorkloadInterval, WorkloadProfile, WorkloadResult
 from drivers.sim.sut import SimulatedSut
@@ -89,13 +89,16 @@ def target_check(path: str, *, target_size: str, confirm: str,
                         policy=target_policy(target_size, confirm, protected))
 
 
-def fio_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = ()) -> Lab:
-    """``protected``: the station's own files, never a target (``app.protected``)."""
+def fio_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = (),
+            stall_s: float = DEFAULT_STALL_S) -> Lab:
+    """``protected``: the station's own files, never a target (``app.protected``);
+    ``stall_s``: the method's ``[fio] stall_s`` (fio stopped, phase FAILED, after that long
+    without IO)."""
     if not config.sut.targets:
         raise LabError("local-fio needs at least one --target (a scratch file or a block device)")
     engine = FioEngine(config.sut.targets, clock=clock, load_hosts=config.sut.load_hosts,
                        policy=target_policy(config.target_size, config.confirm_device,
-                                            protected))
+                                            protected), stall_s=stall_s)
     engine.verify_targets()  # refused before the run is stored or any file is made
     sut = simulated_sut(config)
     simulated = config.power_meter.driver == "sim"

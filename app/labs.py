@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from app.records import LAB_KINDS, SIMULATED_LABS, RunConfig
 from app.sequencer.lab import Lab
 from drivers.clock import Clock
+from drivers.fio.engine import DEFAULT_STALL_S
 from drivers.interfaces import PowerMeter, TemperatureMeter, WorkloadEngine
 from drivers.sim.engine import SimulatedWorkloadEngine
 from drivers.sim.meters import SimulatedPowerMeter, SimulatedThermometer
@@ -90,15 +91,17 @@ def lab_with_meters(meters: LabMeters, engine: WorkloadEngine,
                workload_latency_s, description, meters.closers)
 
 
-def build_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = ()) -> Lab:
-    """``protected``: paths a real workload must never write (``app.protected``)."""
+def build_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = (),
+              fio_stall_s: float = DEFAULT_STALL_S) -> Lab:
+    """``protected``: paths a real workload must never write (``app.protected``);
+    ``fio_stall_s``: the method's ``[fio] stall_s``."""
     if config.lab not in LAB_KINDS:
         raise LabError(f"unknown lab {config.lab!r}; choose one of {', '.join(LAB_KINDS)}")
     if config.lab == "sim-direct":
         return _sim_direct(config, clock)
     if config.lab == "sim":
         return _sim_wire(config, clock)
-    return _local_fio(config, clock, protected)
+    return _local_fio(config, clock, protected, fio_stall_s)
 
 
 def simulated_engine(sut: SimulatedSut, config: RunConfig,
@@ -122,7 +125,8 @@ def _sim_wire(config: RunConfig, clock: Clock) -> Lab:
                            "simulated SUT behind loopback meter simulators")
 
 
-def _local_fio(config: RunConfig, clock: Clock, protected: Sequence[str]) -> Lab:
+def _local_fio(config: RunConfig, clock: Clock, protected: Sequence[str],
+               stall_s: float) -> Lab:
     from app.fio_lab import fio_lab
 
-    return fio_lab(config, clock, protected)
+    return fio_lab(config, clock, protected, stall_s)
