@@ -4,7 +4,6 @@ file on a tmpfs remounted read-only (skipped, with the reason, where mount is re
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 import subprocess
 from pathlib import Path
