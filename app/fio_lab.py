@@ -15,7 +15,7 @@ from app import units
 from app.records import RunConfig
 from app.sequencer.lab import LabError
 from drivers.clock import Clock
-from drivers.fio.engine import FioEngine
+from drivers.fio.engine import DEFAULT_STALL_S, FioEngine
 from drivers.fio.safety import TargetCheck, TargetPolicy, check_target
 from drivers.interfaces import WorkloadInterval, WorkloadProfile, WorkloadResult
 from drivers.simulators.sut import SimulatedSut
@@ -89,15 +89,17 @@ def target_check(path: str, *, target_size: str, confirm: str,
                         policy=target_policy(target_size, confirm, protected))
 
 
-def fio_engine(config: RunConfig, clock: Clock, protected: Sequence[str] = ()) -> FioEngine:
+def fio_engine(config: RunConfig, clock: Clock, protected: Sequence[str] = (),
+               stall_s: float = DEFAULT_STALL_S) -> FioEngine:
     """The fio engine for the configured targets, its targets already checked: a refused
     target stops the build before the run is stored or any file is made. ``protected``: the
-    station's own files, never a target (``app.protected``)."""
+    station's own files, never a target (``app.protected``); ``stall_s``: the method's
+    ``[fio] stall_s`` (fio stopped, phase FAILED, after that long without IO)."""
     if not config.sut.targets:
         raise LabError("local-fio needs at least one --target (a scratch file or a block device)")
     engine = FioEngine(config.sut.targets, clock=clock, load_hosts=config.sut.load_hosts,
                        policy=target_policy(config.target_size, config.confirm_device,
-                                            protected))
+                                            protected), stall_s=stall_s)
     engine.verify_targets()
     return engine
 

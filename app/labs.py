@@ -32,6 +32,7 @@ from app.sequencer.lab import Lab, LabError, Teardown
 from app.sim_lab import (SIM_POWER_DRIVER, SIM_THERMO_DRIVER, power_simulator, simulated_engine,
                          simulated_sut, thermometer_simulator)
 from drivers.clock import Clock
+from drivers.fio.engine import DEFAULT_STALL_S
 from drivers.interfaces import PowerMeter, TemperatureMeter, WorkloadEngine
 from drivers.meters.registry import open_power_meter, open_temperature_meter
 from drivers.simulators.server import LineServer
@@ -121,12 +122,16 @@ _TEMPERATURE = _MeterKind(SimulatedThermometer, thermometer_simulator, SIM_THERM
                           open_temperature_meter)
 
 
-def build_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = ()) -> Lab:
-    """``protected``: paths a real workload must never write (``app.protected``)."""
+def build_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = (),
+              fio_stall_s: float = DEFAULT_STALL_S) -> Lab:
+    """``protected``: paths a real workload must never write (``app.protected``);
+    ``fio_stall_s``: the method's ``[fio] stall_s`` (fio stopped, phase FAILED, after that
+    long without IO)."""
     plan = plan_lab(config)
     sut = simulated_sut(config)
     with Teardown() as teardown:
-        engine, description = _set_up_workload(plan, config, clock, protected, sut, teardown)
+        engine, description = _set_up_workload(plan, config, clock, protected, fio_stall_s,
+                                               sut, teardown)
         meters = _set_up_meters(plan, config, sut, teardown)
         return Lab(meters.power_meter, engine, meters.temperature_meter,
                    None if plan.real_io else sut.used_capacity_bytes,
@@ -134,10 +139,11 @@ def build_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = ()) ->
 
 
 def _set_up_workload(plan: LabPlan, config: RunConfig, clock: Clock, protected: Sequence[str],
-                     sut: SimulatedSut, teardown: Teardown) -> tuple[WorkloadEngine, str]:
+                     stall_s: float, sut: SimulatedSut,
+                     teardown: Teardown) -> tuple[WorkloadEngine, str]:
     if not plan.real_io:
         return simulated_engine(sut, config, clock), LAB_DESCRIPTIONS[plan.kind]
-    engine = fio_engine(config, clock, protected)
+    engine = fio_engine(config, clock, protected, stall_s)
     teardown.register(engine.close)  # stops fio and removes the job folder, also on failure
     power_simulated = plan.power is Source.IN_PROCESS
     return (SutFollowingEngine(engine, sut) if power_simulated else engine,

@@ -90,7 +90,8 @@ def open_session(config: RunConfig, *, db_url: str | None = None,
     writer = RunWriter(database, samples_per_s=1.0 / method.sample_period_s)
     lab: Lab | None = None
     try:  # a refused target or a lab that cannot be built must not leave the writer running
-        lab = build_lab(config, clock, protected=station_paths(database.url, report_folder))
+        lab = build_lab(config, clock, protected=station_paths(database.url, report_folder),
+                        fio_stall_s=method.fio.stall_s)
         sequencer = Sequencer(method, config, lab, clock, [writer, *listeners])
     except Exception:
         if lab is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from app.cli.main import main
 
 
@@ -19,5 +21,7 @@ def test_an_unknown_method_lists_the_known_ones(capsys, tmp_path) -> None:
 
 
 def test_negative_capacity_is_refused(capsys, tmp_path) -> None:
-    assert main(["run", "--capacity-gb", "-5", "--db", f"sqlite:///{tmp_path / 'x.db'}"]) == 1
-    assert "--capacity-gb must be positive" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["run", "--capacity-gb", "-5", "--db", f"sqlite:///{tmp_path / 'x.db'}"])
+    assert exc.value.code == 2
+    assert "--capacity-gb: '-5' must be a finite number of GB > 0" in capsys.readouterr().err

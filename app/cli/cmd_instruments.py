@@ -20,6 +20,7 @@ import time
 from dataclasses import asdict
 from typing import Any
 
+from app.cli import arguments
 from drivers.clock import MonotonicClock
 from drivers.interfaces import InstrumentError, PowerMeter, PowerSample, TemperatureSample
 
@@ -53,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     sim_actions = sim.add_subparsers(dest="sim_command", metavar="ACTION", required=True)
     sm = sim_actions.add_parser("meter", help="run a meter simulator until Ctrl-C")
     sm.add_argument("--model", required=True, choices=SIM_MODELS)
-    sm.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (0: any free)")
+    sm.add_argument("--port", type=arguments.tcp_port, default=0, help="TCP port on 127.0.0.1 (0: any free)")
     sm.add_argument("--watts", type=float, default=100.0)
     sm.add_argument("--volts", type=float, default=230.0)
     sm.add_argument("--amps", type=float, help="default: watts / (volts · pf)")

@@ -8,6 +8,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from app.cli import arguments
 from app.records import (LAB_KINDS, SIMULATED_LABS, InstrumentConfig, RunConfig, RunStatus,
                          SutDescription)
 from app.storage.errors import StorageError
@@ -31,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="fio target (repeatable): a scratch file to create (needs "
                    "--target-size), a scratch file StorWatt created before, or an existing "
                    "file or block device confirmed with --confirm-target")
-    p.add_argument("--target-size", default="",
+    p.add_argument("--target-size", default="", type=arguments.scratch_size,
                    help="create a missing --target as a scratch file of this size, e.g. 256M "
                    "(without it a missing target is refused)")
     p.add_argument("--load-host", action="append", default=[],
@@ -40,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    action="append", default=[], metavar="PATH",
                    help="type a --target's path exactly to allow overwriting that block device "
                    "or existing file (repeatable)")
-    p.add_argument("--capacity-gb", type=float,
+    p.add_argument("--capacity-gb", type=arguments.capacity_gb,
                    help="SUT raw capacity in GB (10^9 bytes); required outside the simulated "
                    "labs (EP_RI divides it by idle power)")
     p.add_argument("--supply", help="SUT nominal supply, one of the method's voltage ranges: "
@@ -49,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ashrae-class", help="ASHRAE class the SUT is specified for (A1 … A4): "
                    "the inlet's allowable range; required outside the simulated labs "
                    "(simulated SUT: A2)")
-    p.add_argument("--drives", type=int, help="SUT drive count")
+    p.add_argument("--drives", type=arguments.drive_count, help="SUT drive count")
     p.add_argument("--drive-type", choices=("HDD", "SSD"), help="SUT drive type")
     p.add_argument("--com", action="append", default=[],
                    help="declared capacity optimisation id (repeatable), e.g. deduplication")
@@ -81,8 +82,6 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     if args.ashrae_class is not None:
         sut = replace(sut, ashrae_class=args.ashrae_class)
     if args.capacity_gb is not None:
-        if args.capacity_gb <= 0:
-            raise ValueError("--capacity-gb must be positive")
         sut = replace(sut, raw_capacity_bytes=int(args.capacity_gb * 1e9))
     if args.drives is not None:
         sut = replace(sut, drive_count=args.drives)
@@ -110,7 +109,8 @@ def run_command(args: argparse.Namespace) -> int:
                                report_folder=args.out)
     except (MethodError, LabError, KeyError, ValueError, InstrumentError, WorkloadError,
             StorageError) as exc:
-        print(f"storwatt run: {_message(exc)}", file=sys.stderr)
+        print(f"storwatt run: {arguments.one_line(_message(exc), vars(args).values())}",
+              file=sys.stderr)
         return 1
 
     def stop(signum: int, reason: str) -> None:

@@ -40,10 +40,10 @@ def _fmt(x: float | None, digits: int = 3) -> str:
 
 
 def list_command(args: argparse.Namespace) -> int:
-    from app.storage.db import open_database
+    from app.storage.db import open_for_reading
 
     try:
-        database = open_database(args.db)
+        database = open_for_reading(args.db)
         try:
             runs = database.list_runs(status=args.status.upper() if args.status else None,
                                       limit=args.limit)

@@ -18,8 +18,9 @@ from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from app.method.fields import (MAX_PLAN_S, BlockKiB, Celsius, Count, Flag, IntervalSeconds, Jobs,
                                Milliseconds, Name, NonEmpty, Number, OpenPercent, Percent, Period,
-                               Positive, PositiveCount, QueueDepth, WmaPoints)
+                               Positive, PositiveCount, QueueDepth, StallSeconds, WmaPoints)
 from app.method.summary import MethodSummary, PlanSummary
+from drivers.fio.engine import DEFAULT_STALL_S
 from drivers.interfaces import WorkloadProfile
 
 KIB = 1024
@@ -320,6 +321,14 @@ class ComDefinition(Frozen):
     title: str
 
 
+class FioSettings(Frozen):
+    """``[fio]``: how the station watches a real fio (not a method rule: the same for every
+    method, set per method file so a slow target can be given more time)."""
+
+    #: no IO completed for this long → the phase FAILED "fio stalled" (docs/reliability.md)
+    stall_s: StallSeconds = DEFAULT_STALL_S
+
+
 class Method(Frozen):
     """A versioned test method or abbreviated variant of one."""
 
@@ -341,6 +350,7 @@ class Method(Frozen):
     plans: NonEmpty[PhasePlan]
     coms: NonEmpty[ComDefinition]
     compliance: ComplianceMinimums | None = None
+    fio: FioSettings = FioSettings()
 
     @model_validator(mode="after")
     def _references_resolve(self) -> "Method":

@@ -291,8 +291,8 @@ def parse_taxonomy_id(taxonomy: Taxonomy, tid: str) -> tuple[str, int]:
             raise
         raise TaxonomyError(f"unknown taxonomy category in {tid!r}; valid: {valid}") from None
     if category.level(int(level)) is None:
-        raise TaxonomyError(f"{category.level_label(int(level))} is not defined by the method; "
-                            f"valid: {valid}")
+        raise TaxonomyError(f"taxonomy {tid!r}: {category.level_label(int(level))} is not "
+                            f"defined by the method; valid: {valid}")
     return head, int(level)
 
 

@@ -19,7 +19,12 @@ from app.storage.stored import StoredRun
 
 
 class ReportError(Exception):
-    """A report could not be written (message names the file and what to do)."""
+    """A report could not be written (message names the file and what to do); ``written``
+    holds the reports that were written all the same."""
+
+    def __init__(self, message: str, written: dict[str, Path] | None = None) -> None:
+        super().__init__(message)
+        self.written = dict(written or {})
 
 
 def report_stem(run: StoredRun) -> str:
@@ -39,18 +44,30 @@ def _write(build, content: ReportContent, path: Path) -> Path:
         partial.unlink(missing_ok=True)
         raise ReportError(f"cannot write {path}: {exc.strerror or exc}; check the folder "
                           "exists and is writable") from exc
+    except Exception as exc:  # the library gave up on this run's content: name it, go on
+        partial.unlink(missing_ok=True)
+        raise ReportError(f"cannot build {path}: {type(exc).__name__}: {exc}") from exc
     return path
 
 
 def write_reports(run: StoredRun, pdf: Path | None = None,
                   xlsx: Path | None = None) -> dict[str, Path]:
-    """Write the requested reports of an already loaded run."""
+    """Write the requested reports of an already loaded run. One report failing never costs
+    the other: both are attempted, then a ReportError names each failure and what was
+    written (issue 15: a PDF layout error used to lose the xlsx too)."""
     content = build_content(run)
     written: dict[str, Path] = {}
-    if pdf is not None:
-        written["pdf"] = _write(build_pdf, content, pdf)
-    if xlsx is not None:
-        written["xlsx"] = _write(build_xlsx, content, xlsx)
+    failures: list[str] = []
+    for kind, build, path in (("pdf", build_pdf, pdf), ("xlsx", build_xlsx, xlsx)):
+        if path is None:
+            continue
+        try:
+            written[kind] = _write(build, content, path)
+        except ReportError as exc:
+            failures.append(f"{kind.upper()} {exc}")
+    if failures:
+        kept = "; ".join(f"the {kind} {path} was written" for kind, path in written.items())
+        raise ReportError("; ".join(failures + ([kept] if kept else [])), written)
     return written
 
 

@@ -58,9 +58,31 @@ STYLES = {
 }
 
 
+#: table-cell styles: a cell's paragraph cannot split across pages, so its text is clipped
+CELL_STYLES = frozenset({"cell", "cellb"})
+#: the longest text a table cell shows: even in a 30 mm column it stays well under a page
+#: (reportlab raises LayoutError for a row taller than the frame, and then no report is written)
+CELL_CHARS = 600
+#: the longest text the page header repeats on every page
+HEADER_CHARS = 90
+
+
+def clipped(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis and the full length; the xlsx
+    export keeps every character."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text)} characters; the xlsx has all)"
+
+
 def P(text: str, style: str = "cell") -> Paragraph:
-    """A paragraph of plain text (escaped, font-safe) that wraps inside its cell."""
-    return Paragraph(escape(pdf_safe(str(text))), STYLES[style])
+    """A paragraph of plain text (escaped, font-safe) that wraps inside its cell; in a table
+    cell text longer than :data:`CELL_CHARS` is clipped (body paragraphs wrap and may run
+    over pages). A word too long for its column is split (``splitLongWords``)."""
+    text = str(text)
+    if style in CELL_STYLES:
+        text = clipped(text, CELL_CHARS)
+    return Paragraph(escape(pdf_safe(text)), STYLES[style])
 
 
 def B(text: str, style: str = "cellb") -> Paragraph:
@@ -110,7 +132,8 @@ class _NumberedCanvas(Canvas):
 
 def _furniture(content: ReportContent):
     run = content.run
-    title = pdf_safe(f"StorWatt Test Data Report — {content.product} — run {run.run_id[:8]}")
+    title = pdf_safe(f"StorWatt Test Data Report — {clipped(content.product, HEADER_CHARS)} — "
+                     f"run {run.run_id[:8]}")
     method = pdf_safe(content.method_label)
     banner = pdf_safe(content.compliance.banner())
 
@@ -452,7 +475,7 @@ def build_pdf(content: ReportContent, path: Path) -> Path:
     doc = BaseDocTemplate(str(path), pagesize=A4, leftMargin=MARGIN, rightMargin=MARGIN,
                           topMargin=HEADER_H, bottomMargin=FOOTER_H + 3 * mm,
                           title=f"Test Data Report {run.run_id}",
-                          author=run.config.operator or "StorWatt",
+                          author=clipped(run.config.operator, HEADER_CHARS) or "StorWatt",
                           subject=pdf_safe(content.method_label), creator="StorWatt",
                           invariant=True)
     frame = Frame(MARGIN, FOOTER_H + 3 * mm, BODY_W, PAGE_H - HEADER_H - FOOTER_H - 3 * mm,

@@ -10,10 +10,12 @@ applied only to SQLite.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -22,7 +24,7 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from app.paths import default_db_url
 from app.records import PhaseStatus, RunStatus
 from app.storage import migrate
-from app.storage.errors import StorageError, classify
+from app.storage.errors import ReadOnlySchemaError, StorageError, classify
 from app.storage.liveness import Machine, WriterMark, orphan_reason
 from app.storage.schema import Phase, PowerSampleRow, Run
 
@@ -38,13 +40,15 @@ def _is_sqlite(url: str) -> bool:
 
 
 def create_engine(url: str, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
-                  immediate: bool = False) -> Engine:
+                  immediate: bool = False, read_only_file: str | None = None) -> Engine:
     """An engine with StorWatt's connection settings; ``immediate`` takes the write lock at
-    ``BEGIN`` (the writer's engine: avoids lock-upgrade deadlocks that no timeout can cure)."""
+    ``BEGIN`` (the writer's engine: avoids lock-upgrade deadlocks that no timeout can cure).
+    ``read_only_file``: open that SQLite file read-only instead (:func:`open_for_reading`)."""
     if not _is_sqlite(url):
         return sa.create_engine(url, pool_pre_ping=True)
-    engine = sa.create_engine(url, connect_args={"timeout": busy_timeout_s,
-                                                 "check_same_thread": False})
+    connect_url = url if read_only_file is None else _read_only_url(read_only_file)
+    engine = sa.create_engine(connect_url, connect_args={"timeout": busy_timeout_s,
+                                                         "check_same_thread": False})
     begin = "BEGIN IMMEDIATE" if immediate else "BEGIN"
 
     @event.listens_for(engine, "connect")
@@ -53,7 +57,7 @@ def create_engine(url: str, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
         cur = dbapi_conn.cursor()
         try:
             cur.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
-            if make_url(url).database not in (None, "", ":memory:"):
+            if make_url(url).database not in (None, "", ":memory:") and read_only_file is None:
                 cur.execute("PRAGMA journal_mode = WAL")
             cur.execute("PRAGMA synchronous = NORMAL")
             cur.execute("PRAGMA foreign_keys = ON")
@@ -76,6 +80,8 @@ class Database:
     busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S
     interrupted: tuple[str, ...] = field(default=())  # runs marked INTERRUPTED at open
     recovered: RecoveryReport | None = None  # run journals imported at open (app.storage.recover)
+    #: opened by :func:`open_for_reading` on a file this process cannot write
+    read_only: bool = False
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
@@ -140,6 +146,56 @@ def open_database(url: str | None = None, *,
     return database
 
 
+def _sqlite_file(url: str) -> str | None:
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    return parsed.database
+
+
+def _read_only_url(path: str) -> str:
+    """SQLite's read-only URI. In a folder nobody can write (a read-only file system) the file
+    is also ``immutable``: SQLite then needs no ``-shm``/lock file beside it, which it could
+    not create there."""
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    immutable = "&immutable=1" if not os.access(folder, os.W_OK) else ""
+    return f"sqlite:///file:{quote(os.path.abspath(path))}?mode=ro{immutable}&uri=true"
+
+
+def open_for_reading(url: str | None = None) -> Database:
+    """Open ``url`` to read runs (``runs list``/``show``, ``report``, the history view).
+
+    A database that can be written is opened as :func:`open_database` does (schema upgrade,
+    crash recovery). A SQLite file this process cannot write (read-only file, folder or file
+    system: an archived station's database) is opened read-only instead: no migration, no
+    crash-recovery writes, and a :class:`ReadOnlySchemaError` if its schema is older than
+    this StorWatt, which could only read it after upgrading it."""
+    url = url or default_db_url()
+    path = _sqlite_file(url)
+    if path is None or not os.path.exists(path) or _writable(path):
+        return open_database(url)
+    engine = create_engine(url, read_only_file=path)
+    try:
+        with engine.begin() as conn:
+            found = migrate.current_revision(conn)
+    except sa.exc.SQLAlchemyError as exc:
+        engine.dispose()
+        raise classify(exc, url) from exc
+    if found != migrate.head():
+        engine.dispose()
+        raise ReadOnlySchemaError(
+            f"read-only database at schema {found or 'none'}; open it writable once to "
+            f"upgrade (this StorWatt reads schema {migrate.head()}): {path}")
+    return Database(url, engine, read_only=True)
+
+
+def _writable(path: str) -> bool:
+    """The file and its folder (SQLite writes its journal beside the file) can be written;
+    ``os.access`` also says no for root on a read-only file system."""
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    return os.access(path, os.W_OK) and os.access(folder, os.W_OK)
+
+
 # --- crash recovery ---------------------------------------------------------------------------
 
 def mark_interrupted(conn: Connection, machine: Machine | None = None) -> list[str]:
@@ -182,7 +238,7 @@ def interrupt_run(conn: Connection, pk: int, reason: str) -> None:
 def load_one_run(url: str | None, run_id: str) -> StoredRun:
     """Open the database, load one run (id or unique prefix) and close it again — what a
     one-shot command (report, runs show) needs."""
-    database = open_database(url)
+    database = open_for_reading(url)
     try:
         return database.load_run(run_id)
     finally:

@@ -33,6 +33,10 @@ class DatabaseUnreachableError(StorageError):
     """The URL cannot be opened at all (bad URL, missing folder, no permission, no server)."""
 
 
+class ReadOnlySchemaError(StorageError):
+    """A read-only database whose schema is older than this StorWatt: upgrading it would write."""
+
+
 class SchemaTooNewError(StorageError):
     """The database was written by a newer StorWatt whose schema this version does not know."""
 

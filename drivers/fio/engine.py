@@ -44,6 +44,15 @@ class FioRunError(WorkloadError):
         self.intervals = tuple(intervals)
 
 
+class FioStalled(FioRunError):
+    """fio completed no IO for the method's stall limit (stopped, e.g. SIGSTOP, or its target
+    hung): the phase fails rather than counting seconds at 0 IOPS as a measurement."""
+
+
+#: the stall limit when the method does not set one (``[fio] stall_s``, app/method/model.py)
+DEFAULT_STALL_S = 15.0
+
+
 def fio_version(binary: str) -> tuple[str, tuple[int, int]]:
     """("fio-3.33", (3, 33)); WorkloadError when fio is missing or too old."""
     path = shutil.which(binary)
@@ -101,6 +110,8 @@ class FioEngine:
     where the mount table, /sys/block and /dev are read (tests inject fakes).
     ``watchdog_margin_s`` is added to a timed profile's duration and passed as fio's own
     ``--timeout``, a cap that holds even if the station and its parent-death signal both fail.
+    ``stall_s``: a local fio that completes no IO for this long is stopped and the phase fails
+    (:class:`FioStalled`); fio reports every second, so silence that long is never normal.
     Job files go to ``workdir``, or to a ``storwatt-fio-*`` folder made at the first start
     and removed by ``close()``.
     """
@@ -112,7 +123,8 @@ class FioEngine:
                  policy: TargetPolicy = TargetPolicy(allow_destructive=False),
                  direct: bool | None = None, ioengine: str | None = None,
                  facts: HostFacts = HostFacts(), stop_grace_s: float = 5.0,
-                 stop_term_s: float = 3.0, watchdog_margin_s: float = 60.0) -> None:
+                 stop_term_s: float = 3.0, watchdog_margin_s: float = 60.0,
+                 stall_s: float = DEFAULT_STALL_S) -> None:
         self.targets = tuple(targets)
         self.clock = clock
         self.binary = fio_binary
@@ -128,6 +140,8 @@ class FioEngine:
         self.facts = facts
         self.stop_timeouts = (stop_grace_s, stop_term_s)
         self.watchdog_margin_s = watchdog_margin_s
+        self.stall_s = stall_s
+        self._progress = (0.0, 0)  # (station time, total IOs) when the IO count last grew
         self.version = ""
         self.live = not self.hosts
         self._procs: dict[str, FioProcess] = {}
@@ -216,6 +230,7 @@ class FioEngine:
             argvs = {"": [self.binary, "--output-format=json+", "--status-interval=1", *extra,
                           str(paths[""])]}
         t0 = self.clock.now()
+        self._progress = (t0, 0)
         self._procs = {h: FioProcess(argv, self.clock.now)
                        for h, argv in argvs.items()}
         self._series = {h: IntervalSeries(t0, h) for h in self._procs}
@@ -278,6 +293,7 @@ class FioEngine:
         """Intervals since the last call (after ``stop()``: the ones its final documents gave)."""
         if self._procs and self.live:
             self._pending += self._local_intervals()
+            self._check_progress()
         if self._procs:
             self._raise_on_failure(final=False)
         pending, self._pending = self._pending, []
@@ -292,6 +308,24 @@ class FioEngine:
                 out.append(interval)
         self.intervals += out
         return out
+
+    def _check_progress(self) -> None:
+        """Stop fio and raise :class:`FioStalled` once its IO count has not grown for
+        ``stall_s`` (the intervals so far are kept in the error, as for any fio failure)."""
+        now, ios = self.clock.now(), self._series[""].last.ios
+        since, seen = self._progress
+        if ios > seen:
+            self._progress = (now, ios)
+            return
+        if now - since < self.stall_s or not self.running or self._reported:
+            return
+        for proc in self._procs.values():
+            proc.stop(*self.stop_timeouts)  # SIGCONT first: a stopped fio must run to exit
+        self._error = (f"fio stalled: no IO completed for {now - since:.0f} s (limit "
+                       f"[fio] stall_s = {self.stall_s:g} s; {ios} IOs before, "
+                       f"{len(self.intervals)} intervals kept); fio stopped")
+        self._reported = True
+        raise FioStalled(self._error, self.intervals)
 
     def _host_intervals(self) -> list[WorkloadInterval]:
         jobs = job_count(self._profile) if self._profile else 1

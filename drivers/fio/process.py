@@ -94,9 +94,14 @@ class FioProcess:
 
     def stop(self, grace_s: float = 5.0, term_s: float = 3.0, kill_s: float = 5.0) -> int:
         """SIGINT to the group (fio then prints its final document), then SIGTERM, then
-        SIGKILL to the whole group so no worker survives; waits for the readers."""
+        SIGKILL to the whole group so no worker survives; waits for the readers. SIGCONT
+        first: a stopped (SIGSTOP, ^Z) fio would otherwise sit on SIGINT and SIGTERM."""
         if not self.exited:
             self.stopped_by_us = True
+            try:
+                os.killpg(self.proc.pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
             for sig, wait_s in ((signal.SIGINT, grace_s), (signal.SIGTERM, term_s),
                                 (signal.SIGKILL, kill_s)):
                 try:

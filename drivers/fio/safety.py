@@ -20,6 +20,7 @@ paths and drive letters follow the same rules (``windows_targets``).
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import sys
 from collections.abc import Sequence
@@ -169,11 +170,24 @@ def _missing(path: str, real: str, policy: TargetPolicy) -> TargetCheck:
     if size < MIN_SCRATCH_BYTES:
         return refused(path, "missing", f"a scratch size of {size} bytes is below fio's "
                        f"minimum of {MIN_SCRATCH_BYTES}")
+    free = _free_bytes(folder)
+    if free is not None and size > free:
+        return refused(path, "missing", f"a scratch size of {size} bytes is more than the "
+                       f"{free} bytes free in {folder} (fio would fill the file system)")
     if not stale_sidecar(real):
         return refused(path, "missing", f"{sidecar_path(real)} exists and is not a StorWatt "
                        "sidecar: move it away first")
     return TargetCheck(path, "missing", size, "", False, True,
                        f"scratch file of {size} bytes will be created")
+
+
+def _free_bytes(folder: str) -> int | None:
+    """Free bytes in ``folder``'s file system; None if it cannot be asked (then fio's own
+    error names the problem when the file is made)."""
+    try:
+        return shutil.disk_usage(folder).free
+    except OSError:
+        return None
 
 
 def _existing_file(path: str, real: str, st: os.stat_result, *, writing: bool,

@@ -14,7 +14,7 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 
 from app.paths import default_db_url
-from app.storage.db import Database, open_database
+from app.storage.db import Database, open_for_reading
 from app.storage.errors import StorageError
 
 
@@ -49,7 +49,7 @@ def open_source(url: str | None = None) -> HistorySource:
     """Open ``url`` (default: the station's database); fall back to the local file."""
     requested = url or default_db_url()
     try:
-        return HistorySource(open_database(requested), shown_url(requested), False, "")
+        return HistorySource(open_for_reading(requested), shown_url(requested), False, "")
     except StorageError as exc:
         problem = _without_password(str(exc), requested)
     local = default_db_url()
@@ -60,7 +60,7 @@ def open_source(url: str | None = None) -> HistorySource:
         return HistorySource(None, shown_url(local), True,
                              f"{problem}\nThis station has no local database either.")
     try:
-        database = open_database(local)
+        database = open_for_reading(local)
     except StorageError as exc:
         return HistorySource(None, shown_url(local), True,
                              f"{problem}\nThe local database cannot be read either: "

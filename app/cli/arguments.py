@@ -1,0 +1,93 @@
+"""Argument types for the ``storwatt`` commands: a bad value is refused by argparse with one line
+naming the option (exit 2), never turned into a traceback further down (issue 15).
+
+Each bound says why it exists: a value past it would overflow a stored 64-bit integer, a TCP
+port, or a size fio could ever use; ``inf`` and ``nan`` are never a measurement input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Iterable
+
+#: a SUT raw capacity above 10^9 GB (1 EB) is a typo; it also keeps bytes inside SQLite's int64
+MAX_CAPACITY_GB = 1e9
+#: an SUT's drive count: past a million it is a typo (and stays a storable integer)
+MAX_DRIVES = 1_000_000
+#: how much of a long typed value a message quotes
+SHOWN_CHARS = 40
+#: a typed value longer than this is clipped in a refusal (a path or name below it is shown whole)
+CLIPPED_OVER = 256
+#: TCP ports (0 lets the system pick a free one)
+PORT_RANGE = (0, 65535)
+
+
+def capacity_gb(text: str) -> float:
+    """``--capacity-gb``: a finite number of GB (10^9 bytes), > 0 and ≤ :data:`MAX_CAPACITY_GB`."""
+    value = _number(text, float)
+    if not math.isfinite(value) or value <= 0 or value > MAX_CAPACITY_GB:
+        raise argparse.ArgumentTypeError(
+            f"{_shown(text)} must be a finite number of GB > 0 and ≤ {MAX_CAPACITY_GB:.0e}")
+    if int(value * 1e9) <= 0:
+        raise argparse.ArgumentTypeError(f"{_shown(text)} GB is less than one byte")
+    return value
+
+
+def drive_count(text: str) -> int:
+    """``--drives``: a whole number from 1 to :data:`MAX_DRIVES`."""
+    value = _number(text, int)
+    if not 1 <= value <= MAX_DRIVES:
+        raise argparse.ArgumentTypeError(f"{_shown(text)} must be from 1 to {MAX_DRIVES}")
+    return value
+
+
+def tcp_port(text: str) -> int:
+    """``--port``: 0 … 65535 (0: any free port)."""
+    value = _number(text, int)
+    low, high = PORT_RANGE
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"{_shown(text)} must be from {low} to {high} "
+                                         "(0: any free port)")
+    return value
+
+
+def scratch_size(text: str) -> str:
+    """``--target-size``: a fio size ('256M'), checked here so a typo is named before anything
+    is opened; kept as typed (the run stores what the operator gave). Whether it fits the
+    target's folder is the fio target check's (``drivers.fio.safety``)."""
+    from app import units
+
+    if text.strip():
+        try:
+            units.parse_size(text)
+        except units.UnitError as exc:
+            raise argparse.ArgumentTypeError(
+                str(exc) if len(text) <= SHOWN_CHARS else f"{_shown(text)} is not a fio size") from None
+    return text
+
+
+def _number(text: str, kind: type) -> float | int:
+    try:
+        return kind(text)
+    except (ValueError, OverflowError):
+        raise argparse.ArgumentTypeError(
+            f"{_shown(text)} is not {'a number' if kind is float else 'a whole number'}") from None
+
+
+def _shown(text: str) -> str:
+    """The value as the message quotes it: a pasted 10 KB string must not become the message."""
+    return repr(text) if len(text) <= SHOWN_CHARS else \
+        f"{text[:SHOWN_CHARS]!r}… ({len(text)} characters)"
+
+
+def one_line(message: str, values: Iterable[object]) -> str:
+    """``message`` as one readable line: each typed value (one of ``values``) longer than
+    :data:`CLIPPED_OVER` cut to its first :data:`SHOWN_CHARS` characters, so the refusal of a pasted 10 KB name stays
+    short, and line breaks and other control characters shown escaped (``\\n``)."""
+    for value in values:
+        texts = value if isinstance(value, list) else [value]
+        for text in texts:
+            if isinstance(text, str) and len(text) > CLIPPED_OVER:
+                message = message.replace(text, f"{text[:SHOWN_CHARS]}… ({len(text)} characters)")
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
