@@ -249,7 +249,7 @@ class Sequencer:
         if self._temp:
             self._temp.restart(now)
         return PhaseRecorder(phase, self.method, self.site, now, attempt, unit,
-                             live=getattr(self.lab.engine, "live", True))
+                             live=self.lab.engine.live)
 
     # --- workloads --------------------------------------------------------------------------
     def _workload_for(self, phase: PhaseInfo) -> WorkloadProfile:
