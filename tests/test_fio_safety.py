@@ -242,3 +242,13 @@ def test_volume_disk_extents_reply_is_parsed() -> None:
     assert parse_disk_extents(raw) == {3, 5}
     assert parse_disk_extents(b"") == frozenset()
     assert gather_windows_facts().drives == () or sys.platform.startswith("win")
+
+
+def test_a_name_too_long_for_its_sidecar_is_refused_not_a_traceback(tmp_path) -> None:
+    """The station records a scratch file in ``<file>.storwatt``: a name that fits the file
+    system but not with that suffix is refused with the reason (found by the CLI fuzzer)."""
+    name = "x" * 250  # fits 255, but not with ".storwatt"
+    check = check_target(str(tmp_path / name), writing=True,
+                         policy=TargetPolicy(create_size=1 << 20))
+    assert not check.ok and "too long" in check.reason
+    assert not (tmp_path / name).exists()

@@ -174,11 +174,23 @@ def _missing(path: str, real: str, policy: TargetPolicy) -> TargetCheck:
     if free is not None and size > free:
         return refused(path, "missing", f"a scratch size of {size} bytes is more than the "
                        f"{free} bytes free in {folder} (fio would fill the file system)")
+    if len(sidecar_path(real).name.encode()) > _name_max(folder):
+        return refused(path, "missing", f"its name is too long for the station's record of "
+                       f"it ({sidecar_path(real).name[:40]}…): the file system takes names of "
+                       f"at most {_name_max(folder)} bytes; choose a shorter name")
     if not stale_sidecar(real):
         return refused(path, "missing", f"{sidecar_path(real)} exists and is not a StorWatt "
                        "sidecar: move it away first")
     return TargetCheck(path, "missing", size, "", False, True,
                        f"scratch file of {size} bytes will be created")
+
+
+def _name_max(folder: str) -> int:
+    """Longest file name ``folder``'s file system takes (255 where it cannot be asked)."""
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):  # no pathconf on Windows
+        return 255
 
 
 def _free_bytes(folder: str) -> int | None:
