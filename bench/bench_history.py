@@ -8,77 +8,23 @@ Run: ``.venv/bin/python -m bench.run_all history`` or ``.venv/bin/python bench/b
 from __future__ import annotations
 
 import os
-import random
 import statistics
 import sys
 import tempfile
 import time
-from datetime import date, datetime, timedelta, timezone
+from datetime import date
 from pathlib import Path
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import sqlalchemy as sa  # noqa: E402
-
-from app.records import RunStatus  # noqa: E402
-from app.storage import schema as s  # noqa: E402
-from app.storage.db import Database, open_database  # noqa: E402
+from app.storage.db import open_database  # noqa: E402
+from app.storage.synthetic import fill_history  # noqa: E402
 from bench.figure import Figure  # noqa: E402
 
 COMMAND = ".venv/bin/python -m bench.run_all history"
 RUNS = 10_000
 FILTER_GOAL_MS = 100.0
-TAXONOMIES = ("online-2", "online-3", "online-4", "near-online-3", "virtual-2")
-PROFILES = (("EP_RR", "IOPS/W", 30.0), ("EP_RW", "IOPS/W", 12.0), ("EP_SR", "MiB/s/W", 3.0),
-            ("EP_SW", "MiB/s/W", 2.0), ("EP_MW1", "IOPS/W", 20.0), ("EP_MW2", "IOPS/W", 6.0),
-            ("EP_RI", "GB/W", 12.3))
-STATUSES = (RunStatus.COMPLETED,) * 8 + (RunStatus.ABORTED, RunStatus.INTERRUPTED,
-                                        RunStatus.FAILED)
-
-
-def fill_history(database: Database, count: int, seed: int = 8) -> list[str]:
-    """Insert ``count`` runs with their metrics in bulk (no samples): the shape of a lab's
-    history, for the benchmark and the history tests. Returns the run ids, oldest first."""
-    rnd = random.Random(seed)
-    start = datetime(2024, 1, 1, tzinfo=timezone.utc)
-    with database.read() as conn:
-        stations = [conn.execute(sa.insert(s.Station).values(name=f"lab-pc-{i + 1}")
-                                 .returning(s.Station.id)).scalar_one() for i in range(4)]
-        suts = [conn.execute(sa.insert(s.Sut).values(
-            vendor=("Acme", "Globex", "Initech")[i % 3], model=f"Array {100 + i}",
-            serial=f"SN-{i:04d}", raw_capacity_bytes=7_300_000_000_000, drive_count=50,
-            drive_type="HDD").returning(s.Sut.id)).scalar_one() for i in range(30)]
-        first = (conn.execute(sa.select(sa.func.max(s.Run.id))).scalar() or 0) + 1
-        runs, ids = [], []
-        for i in range(count):
-            run_id = f"{rnd.getrandbits(128):032x}"
-            run_id = "-".join((run_id[:8], run_id[8:12], run_id[12:16], run_id[16:20],
-                               run_id[20:]))
-            ids.append(run_id)
-            status = rnd.choice(STATUSES)
-            began = start + timedelta(hours=i * 2.5)
-            runs.append(dict(
-                id=first + i, uuid=run_id, station_id=rnd.choice(stations),
-                sut_id=rnd.choice(suts), config={"taxonomy": "", "sut": {}},
-                method_name="emerald" if i % 4 else "demo",
-                method_version="3.0" if i % 4 else "1.0", method_compliant=bool(i % 4),
-                taxonomy=rnd.choice(TAXONOMIES), lab="hardware",
-                operator=rnd.choice(("ana", "ben", "chloé", "dmitri")), status=status.value,
-                started_wall=began.isoformat(), finished_wall=(
-                    began + timedelta(hours=2)).isoformat(), t0=0.0, planned_s=7200.0,
-                duration_s=7200.0 if status is RunStatus.COMPLETED else 1800.0, error="",
-                workload_engine="fio 3.33"))
-        conn.execute(sa.insert(s.Run), runs)
-        metrics = [dict(run_id=run["id"], name=name, value=base * rnd.uniform(0.8, 1.2),
-                        unit=unit, valid=valid, reason="" if valid else "EPᵢ left the ±5 % band",
-                        run_length_s=1800.0, avg_power_w=600.0, ops_rate=1.0, ops_unit="",
-                        avg_response_ms=5.0, phase_index=k)
-                   for run in runs if run["status"] == RunStatus.COMPLETED.value
-                   for k, (name, unit, base) in enumerate(PROFILES)
-                   for valid in (rnd.random() > 0.03,)]
-        conn.execute(sa.insert(s.MetricRow), metrics)
-    return ids
 
 
 def _median_ms(action, repeats: int = 5) -> float:

@@ -15,6 +15,8 @@ FORBIDDEN_IN_CORE = ("PySide6", "pyqtgraph", "ui", "shiboken6")
 FORBIDDEN_IN_DRIVERS = FORBIDDEN_IN_CORE + ("app", "sqlalchemy", "alembic")
 #: the measurement core is pure numbers: it takes samples and bins, never a driver (issue 13)
 FORBIDDEN_IN_METRICS = FORBIDDEN_IN_CORE + ("drivers", "sqlalchemy")
+#: the product never reaches into the benchmarks (issue 13): they measure it, it does not use them
+FORBIDDEN_IN_UI = ("bench", "tests")
 PROJECT_PACKAGES = ("app", "ui", "drivers")
 DYNAMIC_IMPORTERS = ("import_module", "__import__")
 
@@ -34,9 +36,11 @@ def python_files(package: str) -> list[Path]:
     return sorted((ROOT / package).rglob("*.py"))
 
 
-@pytest.mark.parametrize("package,forbidden", [("app", FORBIDDEN_IN_CORE),
+@pytest.mark.parametrize("package,forbidden", [("app", FORBIDDEN_IN_CORE + FORBIDDEN_IN_UI),
                                                ("app/metrics", FORBIDDEN_IN_METRICS),
-                                               ("drivers", FORBIDDEN_IN_DRIVERS)])
+                                               ("drivers", FORBIDDEN_IN_DRIVERS
+                                                + FORBIDDEN_IN_UI),
+                                               ("ui", FORBIDDEN_IN_UI)])
 def test_layer_never_imports_upwards(package: str, forbidden: tuple[str, ...]) -> None:
     offenders = {
         str(p.relative_to(ROOT)): sorted(imported_roots(p) & set(forbidden))

@@ -19,7 +19,7 @@ from app.storage.db import open_database
 from app.storage.history import HistoryFilter
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
-from bench.bench_history import fill_history
+from app.storage.synthetic import fill_history
 from ui.history.view import HistoryView
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
