@@ -12,7 +12,7 @@ from app.cli import arguments
 from app.records import (LAB_KINDS, SIMULATED_LABS, InstrumentConfig, RunConfig, RunStatus,
                          SutDescription)
 from app.storage.errors import StorageError
-from app.stop_signals import is_hang_up, leave_terminal, stop_signals_handled
+from app.stop_signals import is_hang_up, leave_terminal, run_until_stopped
 from drivers.interfaces import InstrumentError, WorkloadError
 
 
@@ -118,8 +118,7 @@ def run_command(args: argparse.Namespace) -> int:
             leave_terminal()
         session.sequencer.abort(reason)
 
-    # handled until the reports are written: a stop signal then is a no-op, not a lost report
-    with stop_signals_handled(stop):
+    def run_and_report() -> int:
         try:
             status = session.run()
         except StorageError as exc:  # neither the database nor the journal took everything
@@ -127,6 +126,10 @@ def run_command(args: argparse.Namespace) -> int:
             return 1
         reporter.print_final(session.stored.message())  # only now is the run durable
         return _finish(args, session, status)
+
+    # the run on a worker, the signals on the waiting main thread (see run_until_stopped);
+    # handled until the reports are written: a stop signal then is a no-op, not a lost report
+    return run_until_stopped(run_and_report, stop, name=f"run-{session.run_id[:8]}")
 
 
 def _message(exc: Exception) -> str:
