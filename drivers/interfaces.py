@@ -302,3 +302,31 @@ class WorkloadEngine(Protocol):
     @property
     def running(self) -> bool: ...
 
+
+@dataclass(frozen=True, slots=True)
+class DataSetMeasure:
+    """The measured reducibility of a COM data set's written region, read back on the host
+    that wrote it (``drivers/fio/data_set.py``): the evidence a data-reduction COM is judged
+    against, instead of fio's requested percentages."""
+
+    path: str
+    block_size: int
+    blocks: int
+    distinct_blocks: int
+    sampled_bytes: int
+    compressed_bytes: int
+
+    @property
+    def dedupe_ratio(self) -> float:
+        return self.blocks / self.distinct_blocks if self.distinct_blocks else float("nan")
+
+    @property
+    def compression_ratio(self) -> float:
+        return (self.sampled_bytes / self.compressed_bytes if self.compressed_bytes
+                else float("nan"))
+
+    def describe(self) -> str:
+        return (f"{self.path}: {self.blocks} blocks of {self.block_size // 1024} KiB, "
+                f"{self.distinct_blocks} distinct (dedupe {self.dedupe_ratio:.3f}:1 by hash); "
+                f"{self.sampled_bytes / 2**20:.1f} MiB sampled compress to "
+                f"{self.compressed_bytes / 2**20:.1f} MiB (zlib {self.compression_ratio:.3f}:1)")

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
 
-from drivers.interfaces import PowerMeter, TemperatureMeter, WorkloadEngine
+from drivers.interfaces import DataSetMeasure, PowerMeter, TemperatureMeter, WorkloadEngine
 
 
 class LabError(ValueError):
@@ -66,6 +66,9 @@ class Lab:
     workload_latency_s: float = 0.0
     description: str = ""
     teardown: Teardown = field(default_factory=Teardown)
+    #: measures a COM data set where it was written: (written bytes, block size) → one
+    #: ``DataSetMeasure`` per target; None = the data is out of the station's reach
+    data_set_probe: Callable[[int, int], tuple[DataSetMeasure, ...]] | None = None
 
     def close(self) -> None:
         """Close instruments and stop simulators, newest first; never raises."""

@@ -30,7 +30,8 @@ from app.method.record import resolved_method
 from app.records import (MetricResult, PhaseInfo, PhaseKind, PhaseStatus, RunConfig,
                          RunStatus)
 from app.sequencer import events as ev
-from app.sequencer.capacity_optimisation import com_result
+from app.sequencer.capacity_optimisation import DATA_REDUCTION_COMS, com_result
+from app.sequencer.com_data_set import COM_BLOCK_BYTES, data_set_evidence
 from app.sequencer.conformance import SiteRules
 from app.sequencer.lab import Lab
 from app.sequencer.plan import build_phases, latest_extension_s, search_profiles
@@ -259,7 +260,8 @@ class Sequencer:
             return WorkloadProfile("PREFILL", bs, 0.0, False, bs, queue_depth=16, kind="prefill",
                                    duration_s=phase.planned_s or None)
         if phase.kind is PhaseKind.COM_CHECK:
-            return WorkloadProfile(phase.profile or "COM", 256 * 1024, 0.0, False, 256 * 1024,
+            return WorkloadProfile(phase.profile or "COM", COM_BLOCK_BYTES, 0.0, False,
+                                   COM_BLOCK_BYTES,
                                    queue_depth=16, kind="com", duration_s=phase.planned_s)
         assert phase.profile is not None
         profile = self.method.profile(phase.profile)
@@ -480,8 +482,13 @@ class Sequencer:
             metric = recorder.ready_idle_result(self.config.sut.raw_capacity_bytes)
         elif phase.kind is PhaseKind.COM_CHECK and phase.profile:
             written = recorder.workload_result.write_bytes if recorder.workload_result else 0
-            metric = com_result(phase, phase.profile.removeprefix("COM-"), written,
-                                recorder.capacity_before, self._capacity())
+            com = phase.profile.removeprefix("COM-")
+            metric = com_result(phase, com, written, recorder.capacity_before, self._capacity())
+            if com in DATA_REDUCTION_COMS:
+                evidence = data_set_evidence(self.lab.data_set_probe, com, written)
+                self.log(evidence, "INFO", phase.index)
+                if not metric.valid:
+                    metric = replace(metric, reason=f"{metric.reason}; {evidence}")
         if metric is not None:
             self.metrics.append(metric)
             self.publish(ev.MetricComputed(metric))
