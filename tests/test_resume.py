@@ -209,3 +209,42 @@ def test_only_one_station_can_claim_an_interrupted_run(url: str) -> None:
         database.close()
     with pytest.raises(ResumeRefused, match="changed since it was read"):
         open_resumed_session(plan, db_url=url, clock=FakeClock())
+
+
+def test_a_continuation_the_database_refused_is_imported_from_its_journal(
+        url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The continuation's events are numbered above what the record holds, so its journal
+    imports completely (an import skips events numbered at or below ``runs.stored_seq``)."""
+    import sqlite3
+
+    import sqlalchemy as sa
+
+    from app import session as session_module
+    from app.storage.db import Database
+
+    run_id = interrupted_run(url, "Ready idle")
+    database = open_database(url)
+    try:
+        plan = prepare_resume(database, run_id)
+    finally:
+        database.close()
+    plain = Database.writer_engine
+
+    def locked(self: Database) -> sa.Engine:
+        engine = plain(self)
+
+        def refuse(_conn: sa.Connection) -> None:
+            raise sqlite3.OperationalError("database is locked")
+
+        sa.event.listen(engine, "begin", refuse)
+        return engine
+
+    monkeypatch.setattr(Database, "writer_engine", locked)
+    monkeypatch.setattr(session_module, "DURABLE_WAIT_S", 0.5)
+    session = open_resumed_session(plan, db_url=url, clock=FakeClock(10_000.0))
+    assert session.run() is RunStatus.COMPLETED
+    assert not session.stored.in_database
+    monkeypatch.setattr(Database, "writer_engine", plain)
+    run = load(url, run_id)  # opening imports the journal
+    assert run.status is RunStatus.COMPLETED and len(run.resumptions) == 1
+    assert run.phase(8).attempts == 2 and run.metric("EP_RI").valid

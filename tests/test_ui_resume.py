@@ -50,6 +50,8 @@ def test_the_start_page_offers_to_resume_an_interrupted_run(qtbot, window: MainW
     assert "NON-COMPLIANT (resumed after interruption" in text
     assert ended.args[0].status is RunStatus.COMPLETED
     assert "resumed after interruption" in window.run_view.banner.text()
+    timeline = window.run_view.timeline.table
+    assert timeline.item(7, 2).text() == "COMPLETED: kept from before the interruption"  # SR
 
     database = open_database(window.db_url)
     try:

@@ -287,6 +287,7 @@ class RunView(QWidget):
         """A continuation shows the whole plan; its banner says it can never be compliant."""
         self._on_RunStarted(e.started)
         r = e.resumption
+        self.timeline.kept(r.carried)
         self.banner.setText("NON-COMPLIANT: resumed after interruption (figures for "
                             "engineering only)")
         self.banner.setVisible(True)
