@@ -82,6 +82,13 @@ class ConsoleReporter:
         self._print(f"  taxonomy {e.config.taxonomy}, lab {e.config.lab}, "
                     f"{len(e.phases)} phases, planned {format_duration(e.planned_s)}")
 
+    def _on_RunResumed(self, e: ev.RunResumed) -> None:
+        self._on_RunStarted(e.started)
+        r = e.resumption
+        self._print(f"  RESUMED (resumption {r.number}) at {format_duration(r.t)} from phase "
+                    f"{e.started.phases[r.restart_phase].name}: NON-COMPLIANT, resumed after "
+                    "interruption")
+
     def _on_InstrumentsIdentified(self, e: ev.InstrumentsIdentified) -> None:
         thermo = e.temperature_meter.describe() if e.temperature_meter else "none"
         self._print(f"  power meter: {e.power_meter.describe()} ({e.power_meter.resource})")

@@ -59,6 +59,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--thermo-driver", default="sim")
     p.add_argument("--thermo-resource", default="")
     p.add_argument("--operator", default="")
+    p.add_argument("--resume", metavar="RUN_ID",
+                   help="continue this INTERRUPTED run (id or unique prefix) from the next phase "
+                   "boundary the method allows, with its own stored configuration; the result "
+                   "is NON-COMPLIANT (resumed after interruption). Run options given with it "
+                   "must match the run's")
     p.set_defaults(func=run_command)
 
 
@@ -103,10 +108,12 @@ def run_command(args: argparse.Namespace) -> int:
     from app.session import open_session
 
     try:
-        config = config_from_args(args)
         reporter = ConsoleReporter(sys.stderr if args.json else sys.stdout, quiet=args.quiet)
-        session = open_session(config, db_url=args.db, listeners=[reporter],
-                               report_folder=args.out)
+        if args.resume:
+            session = _resumed_session(args, reporter)
+        else:
+            session = open_session(config_from_args(args), db_url=args.db,
+                                   listeners=[reporter], report_folder=args.out)
     except (MethodError, LabError, KeyError, ValueError, InstrumentError, WorkloadError,
             StorageError) as exc:
         print(f"storwatt run: {arguments.one_line(_message(exc), vars(args).values())}",
@@ -132,6 +139,35 @@ def run_command(args: argparse.Namespace) -> int:
     return run_until_stopped(run_and_report, stop, name=f"run-{session.run_id[:8]}")
 
 
+def _resumed_session(args: argparse.Namespace, reporter):
+    """Plan the continuation of ``--resume RUN_ID`` (refused with the reason), say what it
+    will redo, then build its lab and claim the run (app/resume.py)."""
+    from app.resume import open_resumed_session, prepare_resume
+    from app.storage.db import open_database
+
+    database = open_database(args.db)
+    try:
+        plan = prepare_resume(database, args.resume, given=_typed_settings(args))
+    finally:
+        database.close()
+    for line in plan.lines():
+        print(line, file=reporter.out)
+    return open_resumed_session(plan, db_url=args.db, listeners=[reporter],
+                                report_folder=args.out)
+
+
+def _typed_settings(args: argparse.Namespace) -> dict:
+    """The run settings the operator typed beside ``--resume`` (flat configuration keys whose
+    value differs from the options' defaults): each must equal the interrupted run's."""
+    from app.resume import flat_config
+
+    parser = argparse.ArgumentParser(add_help=False)
+    register(parser.add_subparsers())
+    defaults = flat_config(config_from_args(parser.parse_args(["run"])).snapshot())
+    typed = flat_config(config_from_args(args).snapshot())
+    return {key: value for key, value in typed.items() if defaults.get(key) != value}
+
+
 def _message(exc: Exception) -> str:
     return exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
 
@@ -146,8 +182,10 @@ def _finish(args: argparse.Namespace, session, status: RunStatus) -> int:
               f"storwatt report {session.run_id}", file=sys.stderr)
     reports = _write_reports(args.out, session) if args.out and stored.in_database else {}
     # derived from the stored record, like every report (app.compliance)
-    verdict = (session.database.load_run(session.run_id).compliance
-               if stored.in_database else None)
+    record = session.database.load_run(session.run_id) if stored.in_database else None
+    verdict = record.compliance if record else None
+    if record and session.sequencer.continuation:  # with the results kept from before
+        metrics = list(record.metrics)
     if args.json:
         print(json.dumps({"run_id": session.run_id, "status": str(status),
                           "error": session.sequencer.error,

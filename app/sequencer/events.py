@@ -38,6 +38,37 @@ class RunStarted:
 
 
 @dataclass(frozen=True)
+class Resumption:
+    """How an INTERRUPTED run was continued (``app/resume.py`` decides, storage keeps it).
+
+    The continuation writes into the same run: phases before ``restart_phase`` keep their
+    stored results (``carried``); ``redone`` lists completed phases run again because the
+    method allows no restart inside them (the active sequence, method-notes §2)."""
+
+    number: int  # 1 for the run's first resumption
+    t: float  # run time at which the continuation began
+    wall_iso: str
+    restart_phase: int
+    cut_phase: int | None  # the phase the station stopped in (None: between phases)
+    carried: tuple[int, ...]
+    redone: tuple[int, ...]
+    interruption: str  # the run's stored reason for stopping, as it read when resumed
+
+
+@dataclass(frozen=True)
+class RunResumed:
+    """An INTERRUPTED run continues in this process: announced instead of ``RunStarted``.
+
+    ``started`` describes the run as a start would (id, configuration, method, the whole
+    plan, the original start time); ``after_seq`` is the last event number the stored record
+    holds, so the writer numbers the continuation's events above it (journal import key)."""
+
+    started: RunStarted
+    resumption: Resumption
+    after_seq: int = 0
+
+
+@dataclass(frozen=True)
 class InstrumentsIdentified:
     power_meter: InstrumentIdentity
     temperature_meter: InstrumentIdentity | None
@@ -127,6 +158,8 @@ class HistogramReady:
     confidence_ms: dict[float, float | None]
     ceiling_ms: float
     above_ceiling: int
+    #: the phase attempt the histogram belongs to (a resumed run may redo a completed phase)
+    attempt: int = 1
 
     @property
     def ios(self) -> int:
@@ -181,8 +214,8 @@ class RunFinished:
     error: str = ""
 
 
-RunEvent = (RunStarted | InstrumentsIdentified | PhaseStarted | StabilisationExtended
-            | PhaseFinished | PowerSamples
+RunEvent = (RunStarted | RunResumed | InstrumentsIdentified | PhaseStarted
+            | StabilisationExtended | PhaseFinished | PowerSamples
             | TemperatureSamples | WorkloadIntervals | IntervalClosed | HistogramReady
             | SearchResult | MetricComputed | Progress | LogMessage | RunFinished)
 

@@ -33,6 +33,7 @@ from app.sequencer import events as ev
 from app.sequencer.capacity_optimisation import DATA_REDUCTION_COMS, com_result
 from app.sequencer.com_data_set import COM_BLOCK_BYTES, data_set_evidence
 from app.sequencer.conformance import SiteRules
+from app.sequencer.continuation import Continuation
 from app.sequencer.lab import Lab
 from app.sequencer.plan import build_phases, latest_extension_s, search_profiles
 from app.sequencer.recorder import PhaseRecorder
@@ -57,7 +58,7 @@ class _Paused(Exception):
 class Sequencer:
     def __init__(self, method: Method, config: RunConfig, lab: Lab,
                  clock: Clock | None = None, listeners: Iterable[ev.RunListener] = (),
-                 run_id: str | None = None) -> None:
+                 run_id: str | None = None, continuation: Continuation | None = None) -> None:
         self.method = method
         self.config = config
         self.lab = lab
@@ -80,6 +81,13 @@ class Sequencer:
         self._done_s = 0.0  # planned seconds of finished phases (for progress)
         self._extension_s = 0.0  # stabilisation extensions of finished phases (§4)
         self._last_progress = -math.inf
+        #: set when this run continues an INTERRUPTED one (app/resume.py): it then starts at
+        #: the continuation's phase, with its attempts and the stored intensity search
+        self.continuation = continuation
+        self._first_phase = continuation.restart_phase if continuation else 0
+        if continuation is not None:
+            self.search = {r.profile: r for r in continuation.search}
+            self._done_s = sum(p.planned_s for p in self.phases[:self._first_phase])
         self._power = MeterSampler(lab.power_meter, method.sample_period_s, "power meter")
         temp_period = min(method.sample_period_s * 5, method.instruments.max_temperature_interval_s)
         self._temp = (MeterSampler(lab.temperature_meter, temp_period, "thermometer")
@@ -135,17 +143,20 @@ class Sequencer:
         """Execute the whole plan; returns the final status. Never raises for run failures:
         an unexpected error (a bug, not an instrument or workload failure) ends the run FAILED
         with its traceback in the run's log, so every run ends with a final status."""
-        self.clock = RunClock(self.station_clock, self.station_clock.now())
-        self.publish(ev.RunStarted(
+        offset = self.continuation.offset_s() if self.continuation else 0.0
+        self.clock = RunClock(self.station_clock, self.station_clock.now() - offset)
+        started = ev.RunStarted(
             self.run_id, self.config, self.method.name, self.method.version,
             self.method.compliant, self.phases, self.clock.t0,
             datetime.now(timezone.utc).isoformat(timespec="seconds"), self.planned_s,
-            resolved_method(self.method)))
+            resolved_method(self.method))
+        self.publish(self.continuation.announce(started, self.clock.now())
+                     if self.continuation else started)
         error = ""
         final: list[ev.RunEvent] = []
         try:
             self._open_instruments()
-            for phase in self.phases:
+            for phase in self.phases[self._first_phase:]:
                 self._run_phase(phase)
             self.status = RunStatus.COMPLETED
         except RunAborted:
@@ -181,7 +192,7 @@ class Sequencer:
 
     # --- phases ---------------------------------------------------------------------------
     def _run_phase(self, phase: PhaseInfo) -> None:
-        attempt = 1
+        attempt = self.continuation.attempt(phase.index) if self.continuation else 1
         while True:
             recorder = self._new_recorder(phase, attempt)
             window_start, window_end = recorder.measurement_window()
@@ -502,7 +513,8 @@ class Sequencer:
         rt = self.method.response_time
         levels = hist.confidence_levels(rt.confidence_levels)
         self.publish(ev.HistogramReady(phase.index, phase.profile or "", hist.to_bins(), levels,
-                                       rt.ceiling_ms, hist.count_above(rt.ceiling_ms * 1e6)))
+                                       rt.ceiling_ms, hist.count_above(rt.ceiling_ms * 1e6),
+                                       recorder.attempt))
 
 
 def failure_reason(exc: BaseException) -> str:

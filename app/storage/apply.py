@@ -73,7 +73,7 @@ def apply_events(conn: Connection, state: RunState, entries: Sequence[Entry]) ->
         handler = _HANDLERS.get(type(event))
         if handler is None:
             continue
-        if state.pk is None and not isinstance(event, ev.RunStarted):
+        if state.pk is None and not isinstance(event, (ev.RunStarted, ev.RunResumed)):
             log.warning("run writer: %s before RunStarted ignored", type(event).__name__)
             continue
         state = handler(conn, state, batch, event) or state
@@ -138,6 +138,19 @@ def _on_run_started(conn: Connection, _s: RunState, _b: _Batch, e: ev.RunStarted
     if e.phases:
         conn.execute(s.Phase.__table__.insert(), [_phase_row(pk, p) for p in e.phases])
     return RunState(pk, _unix(e.wall_start_iso))
+
+
+def _on_run_resumed(conn: Connection, _s: RunState, _b: _Batch, e: ev.RunResumed) -> RunState:
+    """The continuation of an INTERRUPTED run writes into that run (claimed for this writer by
+    :func:`app.storage.resumption.claim_run`); its resumption is recorded once."""
+    run = conn.execute(sa.select(s.Run.id, s.Run.started_wall)
+                       .where(s.Run.uuid == e.started.run_id)).one()
+    r = e.resumption
+    _get_or_create(conn, s.RunResumptionRow.__table__, {"run_id": run.id, "number": r.number},
+                   dict(t=r.t, wall=r.wall_iso, restart_phase=r.restart_phase,
+                        cut_phase=r.cut_phase, carried=list(r.carried), redone=list(r.redone),
+                        interruption=r.interruption))
+    return RunState.of_stored_run(run.id, run.started_wall)
 
 
 def _on_instruments(conn: Connection, st: RunState, _b: _Batch,
@@ -255,7 +268,7 @@ def _on_histogram(conn: Connection, st: RunState, _b: _Batch, e: ev.HistogramRea
         run_id=st.pk, phase_index=e.phase_index, profile=e.profile,
         bins={"ns": ns, "count": [e.bins[k] for k in ns]},
         confidence_ms={repr(float(k)): opt_float(v) for k, v in e.confidence_ms.items()},
-        ceiling_ms=opt_float(e.ceiling_ms), above_ceiling=e.above_ceiling))
+        ceiling_ms=opt_float(e.ceiling_ms), above_ceiling=e.above_ceiling, attempt=e.attempt))
 
 
 def _on_search(conn: Connection, st: RunState, _b: _Batch, e: ev.SearchResult) -> None:
@@ -304,6 +317,7 @@ def _finish_wall(st: RunState, t: float) -> str:
 
 _HANDLERS: dict[type, Callable[..., RunState | None]] = {
     ev.RunStarted: _on_run_started,
+    ev.RunResumed: _on_run_resumed,
     ev.InstrumentsIdentified: _on_instruments,
     ev.PhaseStarted: _on_phase_started,
     ev.StabilisationExtended: _on_stabilisation_extended,

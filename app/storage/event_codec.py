@@ -22,8 +22,8 @@ from drivers.interfaces import (InstrumentIdentity, PowerSample, TemperatureSamp
                                 WorkloadInterval, WorkloadResult)
 
 TYPES: dict[str, type] = {cls.__name__: cls for cls in (
-    ev.RunStarted, ev.InstrumentsIdentified, ev.PhaseStarted, ev.StabilisationExtended,
-    ev.PhaseFinished,
+    ev.RunStarted, ev.RunResumed, ev.Resumption, ev.InstrumentsIdentified, ev.PhaseStarted,
+    ev.StabilisationExtended, ev.PhaseFinished,
     ev.PowerSamples, ev.TemperatureSamples, ev.WorkloadIntervals, ev.IntervalClosed,
     ev.HistogramReady, ev.SearchResult, ev.MetricComputed, ev.LogMessage, ev.RunFinished,
     RunConfig, SutDescription, InstrumentConfig, PhaseInfo, IntervalRecord, MetricResult,

@@ -18,7 +18,7 @@ from sqlalchemy.engine import Connection
 
 from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseKind, PhaseStatus,
                          RunStatus, Window)
-from app.sequencer.events import HistogramReady, SearchResult
+from app.sequencer.events import HistogramReady, Resumption, SearchResult
 from app.storage import schema as s
 from app.storage.codec import decode_flags, nan_if_none
 from app.storage.db import Database
@@ -144,7 +144,7 @@ def load_run(database: Database, run_id: str) -> StoredRun:
             events=_events(conn, pk), workload=_workload(conn, pk), power=power,
             temperature=temperature,
             samples_sha256=samples_digest(power, power_codes, temperature, temp_codes),
-            audit=tuple(audit_trail(conn, uuid)))
+            audit=tuple(audit_trail(conn, uuid)), resumptions=_resumptions(conn, pk))
 
 
 def _rows(conn: Connection, entity: Any, pk: int, *order: Any) -> Sequence[Any]:
@@ -281,11 +281,24 @@ def _intervals(conn: Connection, pk: int) -> tuple[IntervalRecord, ...]:
 
 
 def _histograms(conn: Connection, pk: int) -> tuple[HistogramReady, ...]:
+    """Each phase's histogram of its last attempt, the one whose figures count (a phase redone
+    after a resume keeps its earlier attempt's histogram stored, as evidence)."""
+    rows = _rows(conn, s.HistogramRow, pk, s.HistogramRow.phase_index)
+    last: dict[int, int] = {}
+    for h in rows:
+        last[h.phase_index] = max(last.get(h.phase_index, h.attempt), h.attempt)
     return tuple(
         HistogramReady(h.phase_index, h.profile, dict(zip(h.bins["ns"], h.bins["count"])),
                        {float(k): v for k, v in h.confidence_ms.items()},  # None: n/a
-                       nan_if_none(h.ceiling_ms), h.above_ceiling)
-        for h in _rows(conn, s.HistogramRow, pk, s.HistogramRow.phase_index))
+                       nan_if_none(h.ceiling_ms), h.above_ceiling, h.attempt)
+        for h in rows if h.attempt == last[h.phase_index])
+
+
+def _resumptions(conn: Connection, pk: int) -> tuple[Resumption, ...]:
+    return tuple(
+        Resumption(r.number, r._mapping["t"], r.wall, r.restart_phase, r.cut_phase,
+                   tuple(r.carried), tuple(r.redone), r.interruption)
+        for r in _rows(conn, s.RunResumptionRow, pk, s.RunResumptionRow.number))
 
 
 def _searches(conn: Connection, pk: int) -> tuple[SearchResult, ...]:

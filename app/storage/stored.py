@@ -25,7 +25,7 @@ from app.method.record import method_from_record
 from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo,
                          PhaseStatus, RunConfig, RunStatus, SutDescription, Window)
 from app.run_verdict import RunVerdict, run_verdict
-from app.sequencer.events import HistogramReady, SearchResult
+from app.sequencer.events import HistogramReady, Resumption, SearchResult
 from drivers.interfaces import (EXCLUDING_FLAGS, InstrumentIdentity, WorkloadInterval,
                                 WorkloadResult)
 
@@ -255,6 +255,9 @@ class StoredRun:
     #: QA's audit trail when the run was loaded, oldest first (``app.storage.audit``); the
     #: latest disposition entry is the run's disposition
     audit: tuple[AuditEntry, ...] = ()
+    #: each continuation after an interruption, oldest first (``app/resume.py``); a resumed
+    #: run's phases were not continuous, so it is never compliant (``app.compliance``)
+    resumptions: tuple[Resumption, ...] = ()
 
     @property
     def config(self) -> RunConfig:
