@@ -22,6 +22,7 @@ class RunStatus(StrEnum):
 
 class PhaseKind(StrEnum):
     SEARCH = "search"  # intensity-100 search (first pass)
+    RANGING = "ranging"  # dedicated ranging pass on auto range (method-notes §3)
     PREFILL = "prefill"
     CONDITIONING = "conditioning"
     ACTIVE = "active"
