@@ -22,6 +22,7 @@ from app.sequencer.events import RunListener
 from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer
 from app.storage.db import Database, open_database
+from app.storage.range_advisor import advise
 from app.storage.writer import Durability, RunWriter
 from drivers.clock import Clock, MonotonicClock
 
@@ -92,7 +93,10 @@ def open_session(config: RunConfig, *, db_url: str | None = None,
     try:  # a refused target or a lab that cannot be built must not leave the writer running
         lab = build_lab(config, clock, protected=station_paths(database.url, report_folder),
                         fio_stall_s=method.fio.stall_s)
-        sequencer = Sequencer(method, config, lab, clock, [writer, *listeners])
+        advised = (advise(database, config.sut, config.range_plan_from).plan
+                   if config.range_plan_from else None)
+        sequencer = Sequencer(method, config, lab, clock, [writer, *listeners],
+                              range_plan=advised)
     except Exception:
         if lab is not None:
             lab.close()

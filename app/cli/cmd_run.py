@@ -59,6 +59,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--thermo-driver", default="sim")
     p.add_argument("--thermo-resource", default="")
     p.add_argument("--operator", default="")
+    p.add_argument("--ranging", choices=("method", "advisor"), default="method",
+                   help="method: range the meter as the method's [ranging] says; advisor: "
+                        "reuse the range plan of the latest completed run of the same SUT "
+                        "(shown, then confirmed) instead of a ranging pass (method-notes §3)")
+    p.add_argument("--range-plan-from", default="", metavar="RUN_ID",
+                   help="reuse the range plan stored with this earlier run of the same SUT "
+                        "(typing its id confirms it)")
     p.set_defaults(func=run_command)
 
 
@@ -103,7 +110,7 @@ def run_command(args: argparse.Namespace) -> int:
     from app.session import open_session
 
     try:
-        config = config_from_args(args)
+        config = _confirm_range_plan(args, config_from_args(args))
         reporter = ConsoleReporter(sys.stderr if args.json else sys.stdout, quiet=args.quiet)
         session = open_session(config, db_url=args.db, listeners=[reporter],
                                report_folder=args.out)
@@ -130,6 +137,29 @@ def run_command(args: argparse.Namespace) -> int:
     # the run on a worker, the signals on the waiting main thread (see run_until_stopped);
     # handled until the reports are written: a stop signal then is a no-op, not a lost report
     return run_until_stopped(run_and_report, stop, name=f"run-{session.run_id[:8]}")
+
+
+def _confirm_range_plan(args: argparse.Namespace, config: RunConfig) -> RunConfig:
+    """``--ranging advisor``: show the plan the advisor offers and have the operator confirm
+    it (a prompt on a terminal; elsewhere the run id must be typed as --range-plan-from)."""
+    if args.range_plan_from or args.ranging != "advisor":
+        return replace(config, range_plan_from=args.range_plan_from)
+    from app.storage.db import open_database
+    from app.storage.range_advisor import advise
+
+    database = open_database(args.db)
+    try:
+        advised = advise(database, config.sut)
+    finally:
+        database.close()
+    print("\n".join(advised.lines()), file=sys.stderr)
+    if not sys.stdin.isatty():
+        raise ValueError(f"the range advisor offers the plan of run {advised.run_id[:8]} "
+                         f"(above); confirm it with --range-plan-from {advised.run_id[:8]}")
+    answer = input("Use this range plan for the testing pass instead of a ranging pass? [y/N] ")
+    if answer.strip().lower() not in ("y", "yes"):
+        raise ValueError("range plan not confirmed; run with --ranging method to range again")
+    return replace(config, range_plan_from=advised.run_id)
 
 
 def _message(exc: Exception) -> str:

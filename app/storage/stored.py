@@ -26,6 +26,7 @@ from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseIn
                          PhaseStatus, RunConfig, RunStatus, SutDescription, Window)
 from app.run_verdict import RunVerdict, run_verdict
 from app.sequencer.events import HistogramReady, SearchResult
+from app.sequencer.range_plan import RangePlan
 from drivers.interfaces import (EXCLUDING_FLAGS, InstrumentIdentity, WorkloadInterval,
                                 WorkloadResult)
 
@@ -255,6 +256,8 @@ class StoredRun:
     #: QA's audit trail when the run was loaded, oldest first (``app.storage.audit``); the
     #: latest disposition entry is the run's disposition
     audit: tuple[AuditEntry, ...] = ()
+    #: the fixed ranges the testing pass held (None: the run did not range its meter)
+    range_plan: RangePlan | None = None
 
     @property
     def config(self) -> RunConfig:
