@@ -285,3 +285,43 @@ def test_an_advised_plan_the_meter_cannot_hold_is_refused_before_any_io() -> Non
     assert seq.run() is RunStatus.FAILED
     assert "250 V for main *, which is not a range of this meter" in seq.error
     assert not rec.of(ev.PhaseStarted)
+
+
+def test_the_wizard_shows_the_advised_plan_and_records_the_operators_tick(qtbot,
+                                                                           tmp_path) -> None:
+    """The review page offers the stored plan of the same SUT, unticked; ticking it is the
+    confirmation the run's configuration records."""
+    from ui.wizard.model import WizardEntries
+    from ui.wizard.profiles import SutProfileStore
+    from ui.wizard.wizard import NewRunWizard
+    from tests.test_ui_wizard import click_next, fill_sut
+
+    from app.storage.range_advisor import AdvisedPlan
+
+    plan = RangePlan({MAIN_INPUT: {ENVELOPE_KEY: replace_setting(300.0, 5.0,
+                                                                 PeakRecord(230.0, 2.9, 325.0,
+                                                                            4.7, 26))}},
+                     "run 1234abcd", 10.0, 3.0)
+    asked = []
+
+    def advice(sut: SutDescription) -> AdvisedPlan:
+        asked.append(sut)
+        return AdvisedPlan("1234abcd" + "0" * 24, "2026-11-22T10:00:00+00:00", plan)
+
+    wizard = NewRunWizard(entries=WizardEntries(method="smoke"), simulated_lab="sim-direct",
+                          store=SutProfileStore(tmp_path / "profiles.json"), range_advice=advice)
+    qtbot.addWidget(wizard)
+    wizard.show()
+    qtbot.waitExposed(wizard)
+    click_next(qtbot, wizard)
+    fill_sut(qtbot, wizard)
+    for _ in range(3):
+        click_next(qtbot, wizard)
+    review = wizard.review_page
+    assert wizard.currentPage() is review and asked[-1].vendor == "Acme"
+    assert review.reuse_ranges.isVisible() and not review.reuse_ranges.isChecked()
+    assert "run 1234abcd" in review.reuse_ranges.text()
+    assert "300 V / 5 A" in review.range_plan.text()
+    assert wizard.run_config().range_plan_from == ""  # not confirmed: a ranging pass runs
+    review.reuse_ranges.setChecked(True)
+    assert wizard.run_config().range_plan_from == "1234abcd" + "0" * 24
