@@ -107,6 +107,23 @@ def test_range_commands_and_peak_query_send_exact_bytes(driver: str) -> None:
         assert math.isnan(peak_v) and math.isnan(peak_a)
 
 
+@pytest.mark.parametrize(("driver", "resource", "expected"), [
+    ("wt300", "USB0::0x0B21::0x0025::SIM000001::INSTR", (325.35, 0.33024)),
+    ("chroma66200", "USB0::0x1698::0x0837::SIM000002::INSTR", (325.20, 0.344)),
+])
+def test_peaks_decode_over_pyvisa_sim(driver: str, resource: str,
+                                      expected: tuple[float, float]) -> None:
+    """The larger magnitude of the positive and negative peak, from canned replies."""
+    from tests.test_instruments_pyvisa_sim import BACKEND
+
+    meter = open_power_meter(driver, resource, backend=BACKEND)
+    meter.open()
+    try:
+        assert meter.peaks() == pytest.approx(expected)
+    finally:
+        meter.close()
+
+
 def test_every_power_driver_can_be_ranged() -> None:
     for cls in POWER_DRIVERS.values():
         assert isinstance(cls("TCPIP::127.0.0.1::1::SOCKET"), RangingMeter), cls
@@ -259,6 +276,17 @@ def test_the_advisor_reuses_a_stored_plan_without_a_ranging_pass(tmp_path) -> No
     assert run.range_plan == advised.plan  # the first run's evidence, not new peaks
     assert run.config.range_plan_from == first.run_id[:8]
     assert any(f"range plan from run {first.run_id}" in e.message for e in run.events)
+
+
+def test_an_advised_plan_saves_the_dedicated_ranging_pass() -> None:
+    """The point of the advisor: a day-long run does not range every profile twice."""
+    from app.sequencer.plan import build_phases
+
+    demo = load_method("demo")
+    kinds = [p.kind for p in build_phases(demo, RunConfig(method="demo"))]
+    assert PhaseKind.RANGING in kinds
+    advised = RunConfig(method="demo", range_plan_from="1234abcd")
+    assert PhaseKind.RANGING not in [p.kind for p in build_phases(demo, advised)]
 
 
 def test_the_cli_asks_for_the_advised_run_id_off_a_terminal(tmp_path, capsys) -> None:

@@ -33,7 +33,7 @@ def build_phases(method: Method, config: RunConfig) -> tuple[PhaseInfo, ...]:
     probes = len(method.search.queue_depths) * len(search_profiles(method, plan))
     if probes:
         add(PhaseKind.SEARCH, "Intensity search", None, probes * method.search.probe_s)
-    if method.ranging_pass_s(plan):
+    if method.ranging_pass_s(plan) and not config.range_plan_from:  # advised: no pass again
         add(PhaseKind.RANGING, "Ranging pass", None, method.ranging_pass_s(plan))
     if plan.conditioning_intervals:
         add(PhaseKind.CONDITIONING, "Conditioning", plan.conditioning_profile,
