@@ -150,7 +150,8 @@ def test_the_simulator_honours_a_fixed_range_and_its_crest_factor(amps: float, c
 
 
 # --- the sequencer on the wire simulators -----------------------------------------------------
-def wire_run(step_profile: str | None = None, step_factor: float = 1.0):
+def wire_run(step_profile: str | None = None, step_factor: float = 1.0, model: str = "wt310",
+             driver: str = "wt300"):
     """A smoke run with the production WT300 driver on a loopback WT310 (fake clock); the
     current is multiplied by ``step_factor`` once the active phase ``step_profile`` starts."""
     clock = FakeClock()
@@ -163,9 +164,9 @@ def wire_run(step_profile: str | None = None, step_factor: float = 1.0):
         k = step_factor if stepped["on"] else 1.0
         return ElectricalState(watts * k, volts, amps * k, pf, hz)
 
-    sim = MeterSimulator("wt310", source=source)
+    sim = MeterSimulator(model, source=source)
     sim.start()
-    meter = open_power_meter("wt300", sim.resource, timeout_s=2.0)
+    meter = open_power_meter(driver, sim.resource, timeout_s=2.0)
     lab = Lab(meter, SimulatedWorkloadEngine(sut, clock), SimulatedThermometer(sut))
     rec = Recorder()
 
@@ -204,6 +205,20 @@ def test_command_log_shows_auto_range_then_fixed_ranges_from_the_peaks() -> None
     assert all(m.valid for m in seq.metrics), [(m.name, m.reason) for m in seq.metrics]
     stored = [e for e in rec.of(ev.LogMessage) if e.message.startswith("range change")]
     assert len(stored) == len(rec.of(ev.RangesApplied)) >= 2
+
+
+def test_ptdaemon_is_ranged_on_the_rms_it_logged() -> None:
+    """PTDaemon gives no uncertainty on auto range and no peaks: the pass still records the
+    rms, and the testing pass sends the needed value (``SR,A,<amps>``), as the reference
+    client does with the largest amps of its ranging log."""
+    seq, rec, status, sent = wire_run(model="ptd", driver="ptd")
+    assert status is RunStatus.COMPLETED, seq.error
+    mw1 = rec.of(ev.RangePlanReady)[0].plan.setting(MAIN_INPUT, "MW1")
+    assert math.isnan(mw1.evidence.peak_a) and mw1.evidence.samples > 0
+    assert mw1.amps == choose_range((), mw1.evidence.rms_a, math.nan, 3.0, 10.0)
+    ranges = [c for c in sent if c.startswith("SR,")]
+    assert ranges[:2] == ["SR,V,Auto", "SR,A,Auto"]
+    assert ranges[2:4] == [f"SR,V,{mw1.volts:g}", f"SR,A,{mw1.amps:g}"]
 
 
 def test_ranges_change_only_at_profile_boundaries() -> None:

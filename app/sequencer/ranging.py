@@ -15,6 +15,7 @@ several inputs ranges each of them the same way.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from app.method.model import Method, PhasePlan
@@ -22,11 +23,17 @@ from app.records import PhaseInfo, PhaseKind
 from app.sequencer import events as ev
 from app.sequencer.range_plan import (ENVELOPE_KEY, IDLE_KEY, MAIN_INPUT, PeakRecord, RangePlan,
                                       envelope, setting_from)
-from drivers.interfaces import InstrumentError, PowerMeter, PowerSample, RangingMeter
+from drivers.interfaces import (FLAG_GARBAGE, FLAG_INVALID, FLAG_NO_DATA, FLAG_OVERRANGE,
+                                FLAG_RANGE_CHANGE, InstrumentError, PowerMeter, PowerSample,
+                                RangingMeter)
 
 #: phases of the testing pass: they run on fixed ranges
 TESTING_KINDS = frozenset({PhaseKind.CONDITIONING, PhaseKind.ACTIVE, PhaseKind.READY_IDLE,
                            PhaseKind.COM_CHECK})
+#: flags that say a sample's volts and amps are not a reading of the load (on auto range a
+#: sample whose uncertainty cannot be evaluated still is: PTDaemon gives none on auto range)
+UNREADABLE = frozenset({FLAG_GARBAGE, FLAG_INVALID, FLAG_NO_DATA, FLAG_OVERRANGE,
+                        FLAG_RANGE_CHANGE})
 #: which phase records the peaks, per ``[ranging] mode``
 PASS_KIND = {"search": PhaseKind.SEARCH, "dedicated": PhaseKind.RANGING}
 
@@ -61,6 +68,7 @@ class Ranger:
         self.enabled = advised is not None or self.rule.mode != "off"
         self._records: dict[str, PeakRecord] = {}
         self._key: str | None = None
+        self._peaks_failed = False
         self._ranged = False  # the meter has been ranged once this run
         self._applied: tuple[float, float] | None = None  # fixed ranges held; None: auto
 
@@ -129,12 +137,24 @@ class Ranger:
         asked for its peaks once per batch."""
         if self._key is None or not samples:
             return
-        peak_v, peak_a = self._ranging_meter().peaks()
+        peak_v, peak_a = self._peaks()
         record = self._records.get(self._key, PeakRecord())
-        for s in samples:
-            if s.usable:
+        for s in samples:  # auto range: "uncertainty unknown" samples still show the load
+            if not s.flags & UNREADABLE:
                 record = record.merged(s.volts, s.amps, peak_v, peak_a)
         self._records[self._key] = record
+
+    def _peaks(self) -> tuple[float, float]:
+        """The meter's peaks; a failed query costs this batch its peaks (the rms rule still
+        holds), and is logged once, never failing the pass."""
+        try:
+            return self._ranging_meter().peaks()
+        except InstrumentError as exc:
+            if not self._peaks_failed:
+                self._peaks_failed = True
+                self.log(f"ranging pass: the meter's peaks could not be read ({exc}); those "
+                         "readings count by their rms only", "WARNING", None)
+            return math.nan, math.nan
 
     # --- internals -------------------------------------------------------------------------
     def _apply(self, phase: PhaseInfo, ranges: tuple[float, float] | None) -> None:
