@@ -289,6 +289,9 @@ def test_the_advisor_reuses_a_stored_plan_without_a_ranging_pass(tmp_path) -> No
         database.close()
     assert run.status is RunStatus.COMPLETED
     assert run.range_plan == advised.plan  # the first run's evidence, not new peaks
+    from app.cli.cmd_runs import run_json
+
+    assert run_json(run)["range_plan"]["source"] == f"run {first.run_id}"
     assert run.config.range_plan_from == first.run_id[:8]
     assert any(f"range plan from run {first.run_id}" in e.message for e in run.events)
 
