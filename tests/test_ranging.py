@@ -371,3 +371,27 @@ def test_the_wizard_shows_the_advised_plan_and_records_the_operators_tick(qtbot,
     assert wizard.run_config().range_plan_from == ""  # not confirmed: a ranging pass runs
     review.reuse_ranges.setChecked(True)
     assert wizard.run_config().range_plan_from == "1234abcd" + "0" * 24
+
+
+def test_range_events_survive_the_run_journal() -> None:
+    """A crash before the database took the plan must not lose it: the journal codec knows
+    the range events (a run recovered from its journal keeps its range plan)."""
+    import json
+
+    from app.storage.event_codec import event_from_json, event_to_json
+
+    plan = RangePlan({MAIN_INPUT: {"MW1": replace_setting(300.0, 5.0, PeakRecord(230.1, 2.9,
+                                                                               math.nan,
+                                                                               math.nan, 6))}},
+                     "ranging pass", 10.0, 3.0)
+    for event in (ev.RangePlanReady(6.0, plan), ev.RangesApplied(6.0, 2, MAIN_INPUT, "MW1",
+                                                                 300.0, 5.0),
+                  ev.RangesApplied(0.0, 0, MAIN_INPUT, "", None, None)):
+        text = json.dumps(event_to_json(event), allow_nan=False)
+        back = event_from_json(json.loads(text))
+        assert type(back) is type(event)
+        if isinstance(event, ev.RangePlanReady):
+            assert back.plan.setting(MAIN_INPUT, "MW1").amps == 5.0
+            assert math.isnan(back.plan.setting(MAIN_INPUT, "MW1").evidence.peak_a)
+        else:
+            assert back == event
