@@ -98,6 +98,10 @@ class Ranger:
 
     @staticmethod
     def _check_plan(meter: RangingMeter, plan: RangePlan) -> None:
+        if ENVELOPE_KEY not in plan.settings.get(MAIN_INPUT, {}):
+            raise InstrumentError(f"the range plan from {plan.source} has no ranges for every "
+                                  f"phase of the {MAIN_INPUT} input; range again "
+                                  "(--ranging method)")
         for name, per_profile in plan.settings.items():
             for key, s in per_profile.items():
                 for value, allowed, unit in ((s.volts, meter.volt_ranges, "V"),
@@ -125,10 +129,10 @@ class Ranger:
         setting = self.plan.setting(MAIN_INPUT, range_key(phase))
         self._apply(phase, (setting.volts, setting.amps))
 
-    def measuring(self, key: str | None, during: PhaseKind) -> None:
-        """A segment of ``during`` starts running ``key`` (a profile or IDLE); None: it ended.
-        Peaks are recorded only in the pass the method's mode names, and never for an
-        advised plan."""
+    def measuring(self, key: str, during: PhaseKind) -> None:
+        """A segment of ``during`` starts running ``key`` (a profile or IDLE), until the next
+        segment or phase. Peaks are recorded only in the pass the method's mode names, and
+        never for an advised plan."""
         recording = self.plan is None and PASS_KIND.get(self.rule.mode) is during
         self._key = key if recording else None
 
