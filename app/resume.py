@@ -165,7 +165,7 @@ def _continuation(run: StoredRun, start: int, after_seq: int) -> Continuation:
         interruption=run.error,
         attempts=tuple((p.index, last[p.index] + 1) for p in run.phases[start:]),
         search=run.search_results, started_wall_iso=run.started_wall,
-        last_t=_last_time(run), after_seq=after_seq)
+        last_t=_last_time(run), after_seq=after_seq, range_plan=run.range_plan)
 
 
 def _last_time(run: StoredRun) -> float:

@@ -23,6 +23,7 @@ from app.sequencer.continuation import Continuation
 from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer
 from app.storage.db import Database, open_database
+from app.storage.range_advisor import advise
 from app.storage.writer import Durability, RunWriter
 from drivers.clock import Clock, MonotonicClock
 
@@ -96,8 +97,10 @@ def open_session(config: RunConfig, *, db_url: str | None = None,
     try:  # a refused target or a lab that cannot be built must not leave the writer running
         lab = build_lab(config, clock, protected=station_paths(database.url, report_folder),
                         fio_stall_s=method.fio.stall_s)
+        advised = (advise(database, config.sut, config.range_plan_from).plan
+                   if config.range_plan_from else None)
         sequencer = Sequencer(method, config, lab, clock, [writer, *listeners], run_id,
-                              continuation)
+                              continuation, range_plan=advised)
     except Exception:
         if lab is not None:
             lab.close()

@@ -175,6 +175,36 @@ class PowerMeter(SampledInstrument[PowerSample], Protocol):
 
 
 @runtime_checkable
+class RangingMeter(PowerMeter, Protocol):
+    """A power analyzer the sequencer can range (method-notes §3): auto range for the ranging
+    pass, fixed ranges for the testing pass, and the waveform peaks the fixed ranges must hold.
+
+    ``volt_ranges``/``amp_ranges`` list the model's ranges, rising; empty means the meter takes
+    any positive value and picks its own range (PTDaemon's ``SR,A,<amps>``). ``crest_factor`` is
+    the crest-factor setting the driver configures: a fixed range measures peaks up to
+    ``crest_factor`` × range.
+    """
+
+    @property
+    def volt_ranges(self) -> tuple[float, ...]: ...
+
+    @property
+    def amp_ranges(self) -> tuple[float, ...]: ...
+
+    @property
+    def crest_factor(self) -> float: ...
+
+    def auto_range(self) -> None: ...
+
+    def set_ranges(self, volts: float, amps: float) -> None: ...
+
+    def peaks(self) -> tuple[float, float]:
+        """(voltage peak, current peak) of the latest update, magnitudes of the larger of the
+        positive and negative peaks; NaN for a quantity the meter cannot report."""
+        ...
+
+
+@runtime_checkable
 class TemperatureMeter(SampledInstrument[TemperatureSample], Protocol):
     """An inlet thermometer (method-notes §3)."""
 

@@ -19,13 +19,14 @@ from app.sequencer.lab import LabError
 from app.method.loader import MethodError
 from app.paths import default_db_url
 from app.protected import station_paths
-from app.records import RunConfig
+from app.records import RunConfig, SutDescription
 from app.sequencer import events as ev
 from app.resume import ResumeRefused, open_resumed_session, prepare_resume
 from app.session import RunSession, open_session
 from app.storage.db import Database, open_database
 from app.storage.errors import StorageError
 from app.storage.resumption import resumable_run_ids
+from app.storage.range_advisor import AdvisedPlan, RangeAdvisorError, advise
 from drivers.interfaces import InstrumentError, WorkloadError
 from ui.bridge import RunBridge
 from ui.confirm import Confirm, ask_yes_no
@@ -188,10 +189,20 @@ class MainWindow(QMainWindow):
         from ui.wizard.wizard import NewRunWizard
 
         self.wizard = NewRunWizard(self, entries=entries, simulated_lab=self.lab,
-                                   protected=station_paths(self.db_url), confirm=self.confirm)
+                                   protected=station_paths(self.db_url), confirm=self.confirm,
+                                   range_advice=self._range_advice)
         self.wizard.accepted.connect(self._wizard_accepted)
         self.wizard.open()
         return self.wizard
+
+    def _range_advice(self, sut: SutDescription) -> AdvisedPlan | None:
+        """The range plan of the latest completed run of this SUT, for the review page."""
+        if self.database is None:
+            return None
+        try:
+            return advise(self.database, sut)
+        except (RangeAdvisorError, StorageError):
+            return None
 
     def repeat_run(self, run_id: str) -> NewRunWizard | None:
         """Resume = a new run with the stored run's configuration, reviewed in the wizard."""

@@ -64,6 +64,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "boundary the method allows, with its own stored configuration; the result "
                    "is NON-COMPLIANT (resumed after interruption). Run options given with it "
                    "must match the run's")
+    p.add_argument("--ranging", choices=("method", "advisor"), default="method",
+                   help="method: range the meter as the method's [ranging] says; advisor: "
+                        "reuse the range plan of the latest completed run of the same SUT "
+                        "(shown, then confirmed) instead of a ranging pass (method-notes §3)")
+    p.add_argument("--range-plan-from", default="", metavar="RUN_ID",
+                   help="reuse the range plan stored with this earlier run of the same SUT "
+                        "(typing its id confirms it)")
     p.set_defaults(func=run_command)
 
 
@@ -112,8 +119,9 @@ def run_command(args: argparse.Namespace) -> int:
         if args.resume:
             session = _resumed_session(args, reporter)
         else:
-            session = open_session(config_from_args(args), db_url=args.db,
-                                   listeners=[reporter], report_folder=args.out)
+            session = open_session(_confirm_range_plan(args, config_from_args(args)),
+                                   db_url=args.db, listeners=[reporter],
+                                   report_folder=args.out)
     except (MethodError, LabError, KeyError, ValueError, InstrumentError, WorkloadError,
             StorageError) as exc:
         print(f"storwatt run: {arguments.one_line(_message(exc), vars(args).values())}",
@@ -166,6 +174,29 @@ def _typed_settings(args: argparse.Namespace) -> dict:
     defaults = flat_config(config_from_args(parser.parse_args(["run"])).snapshot())
     typed = flat_config(config_from_args(args).snapshot())
     return {key: value for key, value in typed.items() if defaults.get(key) != value}
+
+
+def _confirm_range_plan(args: argparse.Namespace, config: RunConfig) -> RunConfig:
+    """``--ranging advisor``: show the plan the advisor offers and have the operator confirm
+    it (a prompt on a terminal; elsewhere the run id must be typed as --range-plan-from)."""
+    if args.range_plan_from or args.ranging != "advisor":
+        return replace(config, range_plan_from=args.range_plan_from)
+    from app.storage.db import open_database
+    from app.storage.range_advisor import advise
+
+    database = open_database(args.db)
+    try:
+        advised = advise(database, config.sut)
+    finally:
+        database.close()
+    print("\n".join(advised.lines()), file=sys.stderr)
+    if not sys.stdin.isatty():
+        raise ValueError(f"the range advisor offers the plan of run {advised.run_id[:8]} "
+                         f"(above); confirm it with --range-plan-from {advised.run_id[:8]}")
+    answer = input("Use this range plan for the testing pass instead of a ranging pass? [y/N] ")
+    if answer.strip().lower() not in ("y", "yes"):
+        raise ValueError("range plan not confirmed; run with --ranging method to range again")
+    return replace(config, range_plan_from=advised.run_id)
 
 
 def _message(exc: Exception) -> str:

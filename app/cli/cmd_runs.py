@@ -111,6 +111,7 @@ def run_json(run: StoredRun) -> dict[str, Any]:
         "finished_wall": run.finished_wall, "planned_s": run.planned_s,
         "duration_s": run.duration_s, "workload_engine": run.workload_engine,
         "instruments": ident,
+        "range_plan": run.range_plan.to_json() if run.range_plan else None,
         "phases": [{"index": p.index, "kind": str(p.info.kind), "name": p.info.name,
                     "profile": p.info.profile, "status": str(p.status),
                     "attempts": p.attempts, "t_start": p.t_start, "t_end": p.t_end,
@@ -136,6 +137,9 @@ def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
                         ("Thermometer", run.temperature_meter)):
         lines.append(f"{role:12} {ident.describe() + '  ' + ident.resource if ident else '—'}")
     lines.append(f"Workload    {run.workload_engine or '—'}")
+    if run.range_plan:  # the fixed ranges of the testing pass (method-notes §3)
+        lines.append(f"Ranges      from {run.range_plan.source}")
+        lines += [f"            {line}" for line in run.range_plan.describe()]
     lines += run.compliance.lines()
     lines.append("\nPhases")
     for p in run.phases:

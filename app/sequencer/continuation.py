@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
 from app.sequencer import events as ev
+from app.sequencer.range_plan import RangePlan
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,9 @@ class Continuation:
     started_wall_iso: str  # when the run first started
     last_t: float  # the latest run time the record holds
     after_seq: int  # the last event number the record holds
+    #: the ranges the interrupted run's testing pass held (None: it had not ranged yet); a
+    #: continuation that skips the ranging pass holds them instead of ranging afresh
+    range_plan: RangePlan | None = None
     wall: Callable[[], float] = field(default=time.time, compare=False, repr=False)
 
     def offset_s(self) -> float:

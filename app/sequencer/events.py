@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from app.metrics.histogram import ConfidenceLevel, confidence_records
 from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseStatus, Placement,
                          RunConfig, RunStatus, Window)
+from app.sequencer.range_plan import RangePlan
 from drivers.interfaces import (InstrumentIdentity, PowerSample, TemperatureSample,
                                 WorkloadInterval, WorkloadResult)
 
@@ -185,6 +186,33 @@ class SearchResult:
 
 
 @dataclass(frozen=True)
+class RangesApplied:
+    """A power input's ranges changed (method-notes §3): to auto range before a ranging pass,
+    or to fixed ranges at a profile boundary, before the phase (and its stabilisation)
+    starts. ``key`` is the range plan's profile key; volts and amps are None on auto range."""
+
+    t: float
+    phase_index: int
+    input_name: str
+    key: str
+    volts: float | None
+    amps: float | None
+
+    @property
+    def auto(self) -> bool:
+        return self.volts is None
+
+
+@dataclass(frozen=True)
+class RangePlanReady:
+    """The fixed ranges of the testing pass are known: from this run's ranging pass or from
+    an earlier run of the same SUT (the range advisor); stored with the run."""
+
+    t: float
+    plan: RangePlan
+
+
+@dataclass(frozen=True)
 class MetricComputed:
     metric: MetricResult
 
@@ -217,7 +245,8 @@ class RunFinished:
 RunEvent = (RunStarted | RunResumed | InstrumentsIdentified | PhaseStarted
             | StabilisationExtended | PhaseFinished | PowerSamples
             | TemperatureSamples | WorkloadIntervals | IntervalClosed | HistogramReady
-            | SearchResult | MetricComputed | Progress | LogMessage | RunFinished)
+            | SearchResult | RangesApplied | RangePlanReady | MetricComputed | Progress
+            | LogMessage | RunFinished)
 
 
 class RunListener(Protocol):

@@ -36,6 +36,8 @@ from app.sequencer.conformance import SiteRules
 from app.sequencer.continuation import Continuation
 from app.sequencer.lab import Lab
 from app.sequencer.plan import build_phases, latest_extension_s, search_profiles
+from app.sequencer.range_plan import IDLE_KEY, RangePlan
+from app.sequencer.ranging import Ranger
 from app.sequencer.recorder import PhaseRecorder
 from app.sequencer.run_clock import RunClock
 from app.sequencer.sampler import MeterLost, MeterSampler
@@ -58,7 +60,8 @@ class _Paused(Exception):
 class Sequencer:
     def __init__(self, method: Method, config: RunConfig, lab: Lab,
                  clock: Clock | None = None, listeners: Iterable[ev.RunListener] = (),
-                 run_id: str | None = None, continuation: Continuation | None = None) -> None:
+                 run_id: str | None = None, continuation: Continuation | None = None,
+                 range_plan: RangePlan | None = None) -> None:
         self.method = method
         self.config = config
         self.lab = lab
@@ -92,6 +95,11 @@ class Sequencer:
         temp_period = min(method.sample_period_s * 5, method.instruments.max_temperature_interval_s)
         self._temp = (MeterSampler(lab.temperature_meter, temp_period, "thermometer")
                       if lab.temperature_meter else None)
+        #: ranging pass, then fixed ranges per profile (method-notes §3); ``range_plan`` is
+        #: one the range advisor found and the operator confirmed
+        self._ranger = Ranger(method, self.plan, lab.power_meter, self.publish, self.log,
+                              lambda: self.clock.now(),
+                              range_plan or (continuation.range_plan if continuation else None))
 
     # --- control (any thread) ---------------------------------------------------------------
     def pause(self) -> None:
@@ -181,6 +189,7 @@ class Sequencer:
         engine = self.lab.engine.check()
         self.publish(ev.InstrumentsIdentified(power_id, temp_id, engine))
         self.log(f"power meter: {power_id.describe()}; workload engine: {engine}")
+        self._ranger.start()
 
     def _close_instruments(self) -> None:
         try:
@@ -192,6 +201,7 @@ class Sequencer:
 
     # --- phases ---------------------------------------------------------------------------
     def _run_phase(self, phase: PhaseInfo) -> None:
+        self._ranger.before_phase(phase)  # ranges change at profile boundaries only
         attempt = self.continuation.attempt(phase.index) if self.continuation else 1
         while True:
             recorder = self._new_recorder(phase, attempt)
@@ -241,6 +251,8 @@ class Sequencer:
         phase = recorder.phase
         if phase.kind is PhaseKind.SEARCH:
             self._search_phase(recorder)
+        elif phase.kind is PhaseKind.RANGING:
+            self._ranging_phase(recorder)
         elif phase.kind is PhaseKind.READY_IDLE:
             self._drive(recorder, None, phase.planned_s)
         else:
@@ -275,12 +287,16 @@ class Sequencer:
                                    COM_BLOCK_BYTES,
                                    queue_depth=16, kind="com", duration_s=phase.planned_s)
         assert phase.profile is not None
-        profile = self.method.profile(phase.profile)
         kind = "conditioning" if phase.kind is PhaseKind.CONDITIONING else "active"
         # room for the longest stabilisation the method allows; the sequencer stops the engine
         # at the phase's recorded end (method-notes §4)
         duration = (phase.planned_s + latest_extension_s(self.method, phase)
                     + 2 * self.lab.workload_latency_s)
+        return self._intensity_workload(phase.profile, duration, kind)
+
+    def _intensity_workload(self, name: str, duration: float, kind: str) -> WorkloadProfile:
+        """``name`` at the intensity the search found for it, or derived from its reference."""
+        profile = self.method.profile(name)
         if profile.intensity_of:
             return self._derived_intensity(profile.name, duration, kind)
         found = self.search.get(profile.name)
@@ -316,6 +332,7 @@ class Sequencer:
         cfg = self.method.search
         for name in search_profiles(self.method, self.plan):
             profile = self.method.profile(name)
+            self._ranger.measuring(name, PhaseKind.SEARCH)
             probes: list[tuple[int, float, float]] = []
             for qd in cfg.queue_depths:
                 wp = profile.to_workload(queue_depth=qd, jobs=cfg.jobs, kind="search",
@@ -331,6 +348,20 @@ class Sequencer:
             self.log(f"intensity search {name}: queue depth {result.queue_depth} × "
                      f"{result.jobs} job(s) → {format_figure(result.ops_rate)} {result.ops_unit} "
                      f"at {format_figure(result.avg_response_ms)} ms", phase=recorder.phase.index)
+
+    def _ranging_phase(self, recorder: PhaseRecorder) -> None:
+        """Dedicated ranging pass (method-notes §3): every active profile at the intensity it
+        will run at, then ready idle, each ``ranging.profile_s`` on auto range, before the
+        active sequence starts."""
+        seconds = self.method.ranging.profile_s
+        for step in self.plan.active:
+            workload = self._intensity_workload(step.profile,
+                                                seconds + 2 * self.lab.workload_latency_s,
+                                                "ranging")
+            self._ranger.measuring(step.profile, PhaseKind.RANGING)
+            self._drive(recorder, workload, seconds)
+        self._ranger.measuring(IDLE_KEY, PhaseKind.RANGING)
+        self._drive(recorder, None, seconds)
 
     def _drive(self, recorder: PhaseRecorder, profile: WorkloadProfile | None,
                duration_s: float | None) -> list[WorkloadInterval]:
@@ -401,6 +432,7 @@ class Sequencer:
             self._report_gaps(idx)
             raise
         if power:
+            self._ranger.observe(power)
             self._publish_samples(idx, recorder.add_power(power), ((), ()))
             self._progress(recorder, now)
         if self._temp:

@@ -281,6 +281,10 @@ def _on_search(conn: Connection, st: RunState, _b: _Batch, e: ev.SearchResult) -
         probes=[[qd, opt_float(r), opt_float(ms)] for qd, r, ms in e.probes]))
 
 
+def _on_range_plan(conn: Connection, st: RunState, _b: _Batch, e: ev.RangePlanReady) -> None:
+    conn.execute(sa.update(s.Run).where(s.Run.id == st.pk).values(range_plan=e.plan.to_json()))
+
+
 def _store_metric(conn: Connection, st: RunState, m: Any) -> None:
     """Insert or replace by name: RunFinished repeats the metrics MetricComputed announced."""
     values = dict(value=opt_float(m.value), unit=m.unit, valid=m.valid, reason=m.reason,
@@ -328,6 +332,7 @@ _HANDLERS: dict[type, Callable[..., RunState | None]] = {
     ev.IntervalClosed: _on_interval,
     ev.HistogramReady: _on_histogram,
     ev.SearchResult: _on_search,
+    ev.RangePlanReady: _on_range_plan,
     ev.MetricComputed: _on_metric,
     ev.LogMessage: _on_log,
     ev.RunFinished: _on_run_finished,

@@ -19,6 +19,7 @@ from sqlalchemy.engine import Connection
 from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseKind, PhaseStatus,
                          RunStatus, Window)
 from app.sequencer.events import HistogramReady, Resumption, SearchResult
+from app.sequencer.range_plan import RangePlan
 from app.storage import schema as s
 from app.storage.codec import decode_flags, nan_if_none
 from app.storage.db import Database
@@ -144,7 +145,8 @@ def load_run(database: Database, run_id: str) -> StoredRun:
             events=_events(conn, pk), workload=_workload(conn, pk), power=power,
             temperature=temperature,
             samples_sha256=samples_digest(power, power_codes, temperature, temp_codes),
-            audit=tuple(audit_trail(conn, uuid)), resumptions=_resumptions(conn, pk))
+            audit=tuple(audit_trail(conn, uuid)), resumptions=_resumptions(conn, pk),
+            range_plan=RangePlan.from_json(run.range_plan) if run.range_plan else None)
 
 
 def _rows(conn: Connection, entity: Any, pk: int, *order: Any) -> Sequence[Any]:

@@ -89,6 +89,9 @@ class Run(Base):
     # The writer's sequence number of the last event of this run in the database: importing
     # the run journal applies only later events, so an import never duplicates rows.
     stored_seq: Mapped[int | None] = mapped_column(BigInteger)
+    #: the testing pass's fixed ranges (app.sequencer.range_plan.RangePlan.to_json); NULL when
+    #: the run did not range the meter
+    range_plan: Mapped[dict | None] = mapped_column(JSON)
 
 
 class Phase(Base):

@@ -26,6 +26,7 @@ from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseIn
                          PhaseStatus, RunConfig, RunStatus, SutDescription, Window)
 from app.run_verdict import RunVerdict, run_verdict
 from app.sequencer.events import HistogramReady, Resumption, SearchResult
+from app.sequencer.range_plan import RangePlan
 from drivers.interfaces import (EXCLUDING_FLAGS, InstrumentIdentity, WorkloadInterval,
                                 WorkloadResult)
 
@@ -258,6 +259,8 @@ class StoredRun:
     #: each continuation after an interruption, oldest first (``app/resume.py``); a resumed
     #: run's phases were not continuous, so it is never compliant (``app.compliance``)
     resumptions: tuple[Resumption, ...] = ()
+    #: the fixed ranges the testing pass held (None: the run did not range its meter)
+    range_plan: RangePlan | None = None
 
     @property
     def config(self) -> RunConfig:

@@ -2,7 +2,9 @@
 
 The dialects keep the instrument state a driver can change (ranges, auto range, measurement
 items, error queue) so a driver that forgets a set-up command gets the wrong answer here too.
-A fixed range read above 140 % of full scale is over-range, like the WT300 (method-notes §8).
+A fixed range read above 140 % of full scale, or whose waveform peak exceeds the crest factor
+(3) times the range, is over-range, like the WT300 (method-notes §3, §8); auto range picks the
+smallest range that holds both.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from drivers.simulators.state import ElectricalState
 
 StateFn = Callable[[], ElectricalState]
 OVERRANGE_FACTOR = 1.4
+CREST_FACTOR = 3.0
+PEAK_OF = {"volts": "v_peak+", "amps": "a_peak+"}
 
 
 def nr3(value: float) -> str:
@@ -52,13 +56,15 @@ class RangeState:
         self.ranges = ranges
         self.fixed: float | None = None
 
-    def present(self, value: float) -> float:
+    def present(self, value: float, peak: float = 0.0) -> float:
         if self.fixed is not None:
             return self.fixed
-        return next((r for r in self.ranges if abs(value) <= r), self.ranges[-1])
+        return next((r for r in self.ranges
+                     if abs(value) <= r and abs(peak) <= CREST_FACTOR * r), self.ranges[-1])
 
-    def over(self, value: float) -> bool:
-        return abs(value) > OVERRANGE_FACTOR * self.present(value)
+    def over(self, value: float, peak: float = 0.0) -> bool:
+        present = self.present(value, peak)
+        return abs(value) > OVERRANGE_FACTOR * present or abs(peak) > CREST_FACTOR * present
 
     def set(self, text: str) -> bool:
         number = float(re.sub(r"[A-Za-z]+$", "", text))
@@ -104,7 +110,8 @@ class ScpiDialect(LineDialect):
 
     def render(self, quantities: list[str], special: FaultKind | None) -> str:
         state = self.state()
-        over = self.inputs["volts"].over(state.volts) or self.inputs["amps"].over(state.current)
+        over = any(rs.over(state.value(q), state.value(PEAK_OF[q]))
+                   for q, rs in self.inputs.items())
         out = []
         for q in quantities:
             if special is not None:
@@ -131,8 +138,9 @@ class ScpiDialect(LineDialect):
         for prefix, quantity in self.AUTO_SET.items():
             if upper.startswith(prefix):
                 rs, switch = self.inputs[quantity], upper[len(prefix):].strip()
+                state = self.state()
                 rs.fixed = None if switch in ("ON", "1") else \
-                    rs.present(self.state().value(quantity))
+                    rs.present(state.value(quantity), state.value(PEAK_OF[quantity]))
                 return None
         if upper == "*CLS":
             self.errors.clear()
@@ -146,7 +154,7 @@ class ScpiDialect(LineDialect):
         rs = self.inputs[quantity]
         if argument == "?":
             state = self.state()
-            return self.fmt(rs.present(state.value(quantity)))
+            return self.fmt(rs.present(state.value(quantity), state.value(PEAK_OF[quantity])))
         if not rs.set(argument):
             self.errors.append('224,"Illegal parameter value"')
         return None
@@ -157,7 +165,8 @@ class ScpiDialect(LineDialect):
 
 
 WT_FUNCTIONS = {"U": "volts", "I": "amps", "P": "watts", "S": "va", "LAMB": "pf",
-                "FU": "freq_hz"}
+                "FU": "freq_hz", "UPP": "v_peak+", "UMP": "v_peak-", "IPP": "a_peak+",
+                "IMP": "a_peak-"}
 
 
 class WT300Dialect(ScpiDialect):
@@ -174,6 +183,8 @@ class WT300Dialect(ScpiDialect):
         self.items: dict[int, str] = {1: "U", 2: "I", 3: "P", 4: "S"}  # factory default
 
     def measurement_fields(self, command: str) -> list[str] | None:
+        if m := re.fullmatch(r":NUM:NORM:VAL\? (\d+)", command):  # one item by number
+            return [WT_FUNCTIONS.get(self.items.get(int(m.group(1)), ""), "")]
         if command != ":NUM:NORM:VAL?":
             return None
         return [WT_FUNCTIONS.get(self.items.get(k, ""), "") for k in range(1, self.count + 1)]
@@ -254,7 +265,8 @@ class ChromaDialect(ItemListDialect):
     ERR_QUERY = "SYST:ERR?"
     ACCEPTED = ("SYST:TRAN:SEP 0", "SYST:TRAN:TERM 0")
     QUERIES = ("MEAS?", "FETC?")
-    ITEMS = {"V": "volts", "I": "amps", "W": "watts", "PF": "pf", "FREQ": "freq_hz"}
+    ITEMS = {"V": "volts", "I": "amps", "W": "watts", "PF": "pf", "FREQ": "freq_hz",
+             "VPK+": "v_peak+", "VPK-": "v_peak-", "IPK+": "a_peak+", "IPK-": "a_peak-"}
     NAN_TEXT = "-1"
     OVER_TEXT = "-3"
 

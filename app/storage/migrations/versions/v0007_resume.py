@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 revision = "0007"
-down_revision = "0005"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 
