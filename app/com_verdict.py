@@ -11,13 +11,13 @@ capacity probe is not evidence that the COM failed.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from enum import StrEnum
 
 from app.metrics.formatting import format_figure
 from app.records import MetricResult, PhaseKind, PhaseStatus
-from app.sequencer.capacity_optimisation import RECORD_BY_HAND, available_coms, on_during_test
+from app.sequencer.capacity_optimisation import (RECORD_BY_HAND, available_coms, observed,
+                                                 on_during_test)
 from app.storage.audit import AuditEntry, AuditError, AuditKind, ComOutcome, add_com_result
 from app.storage.db import Database
 from app.storage.stored import StoredRun
@@ -75,11 +75,6 @@ def _latest_entries(trail: tuple[AuditEntry, ...]) -> dict[str, AuditEntry]:
     return {e.subject: e for e in trail if e.kind is AuditKind.COM_RESULT and e.subject}
 
 
-def measured(metric: MetricResult | None) -> bool:
-    """The station observed this COM itself (a data-reduction ratio was computed)."""
-    return metric is not None and math.isfinite(metric.value)
-
-
 def _verdict(run: StoredRun, com: str, title: str, available: bool, on: bool,
              metric: MetricResult | None, entry: AuditEntry | None) -> ComVerdict:
     def verdict(state: ComState, detail: str, used: AuditEntry | None = None) -> ComVerdict:
@@ -87,7 +82,7 @@ def _verdict(run: StoredRun, com: str, title: str, available: bool, on: bool,
 
     if not available:
         return verdict(ComState.NOT_AVAILABLE, "")
-    if measured(metric):
+    if observed(metric):
         ratio = f"data-reduction ratio {format_figure(metric.value)}"
         if metric.valid:
             return verdict(ComState.PASSED, ratio)
@@ -130,7 +125,7 @@ def record_com_result(database: Database, run: StoredRun, com: str, outcome: str
         listed = [v.com_id for v in verdicts.values() if v.available]
         raise AuditError(f"COM {com} is not available in this run's SUT (available: "
                          f"{', '.join(listed) or 'none'}); a result needs the COM")
-    if measured(found.metric):
+    if observed(found.metric):
         raise AuditError(f"COM {com} was measured by the station ({found.result}); add a note "
                          "if the measurement is in doubt")
     return add_com_result(database, run.run_id, com, outcome, evidence, author)

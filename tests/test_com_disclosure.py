@@ -140,3 +140,14 @@ def test_local_fio_run_says_not_verified_with_the_reason(tmp_path, capsys) -> No
     coms = {c["id"]: c for c in json.loads(capsys.readouterr().out)["coms"]}
     assert coms["deduplication"]["verdict"] == "NOT VERIFIED"
     assert coms["deduplication"]["detail"].startswith("this lab has no capacity probe")
+
+
+def test_the_run_summary_says_not_verified_for_an_unobserved_com() -> None:
+    from app.console import metrics_table
+    from app.records import MetricResult
+
+    table = metrics_table([MetricResult("COM_snapshot-ro", float("nan"), "ratio", False,
+                                        "needs the array's management interface"),
+                           MetricResult("COM_compression", 1.01, "ratio", False, "ratio low")])
+    assert "NOT VERIFIED: needs the array's management interface" in table
+    assert "INVALID: ratio low" in table

@@ -68,6 +68,12 @@ def check_declared_coms(known: Iterable[str], sut: SutDescription) -> None:
                          f"{sut.raid!r} keeps no parity (RAID 5, 6, 50 or 60 do)")
 
 
+def observed(metric: MetricResult | None) -> bool:
+    """The station observed the COM itself: a check result with a ratio. Without one the COM
+    is not verified (never "not passed"), whatever the lab."""
+    return metric is not None and math.isfinite(metric.value)
+
+
 def com_result(phase: PhaseInfo, com: str, written_bytes: int,
                before: tuple[int, int] | None, after: tuple[int, int] | None) -> MetricResult:
     """The heuristic outcome of one COM check as a metric row named ``COM_<id>``.

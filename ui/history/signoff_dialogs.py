@@ -10,7 +10,8 @@ from __future__ import annotations
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
                                QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget)
 
-from app.com_verdict import ComVerdict, measured
+from app.com_verdict import ComVerdict
+from app.sequencer.capacity_optimisation import observed
 from app.signoff import SignOff
 from app.storage.audit import ComOutcome
 
@@ -54,7 +55,7 @@ class ComResultDialog(_EntryDialog):
                          "Evidence: what was checked and seen", author, parent)
         self.com = QComboBox()
         for v in coms:
-            if v.available and not measured(v.metric):  # the rule record_com_result applies
+            if v.available and not observed(v.metric):  # the rule record_com_result applies
                 self.com.addItem(f"{v.title} — now {v.state.value}", v.com_id)
         self.result = QComboBox()
         for outcome in ComOutcome:
