@@ -13,7 +13,7 @@ from typing import TextIO
 from app.metrics.formatting import format_figure
 from app.records import MetricResult
 from app.sequencer import events as ev
-from app.sequencer.capacity_optimisation import observed
+from app.sequencer.capacity_optimisation import not_valid_word
 
 
 def format_duration(seconds: float) -> str:
@@ -42,17 +42,12 @@ def _with_unit(value: float, unit: str) -> str:
     return text if text == "—" else f"{text} {unit}"
 
 
-def _not_valid(m: MetricResult) -> str:
-    """A COM check the lab could not observe is NOT VERIFIED, not INVALID (app.com_verdict)."""
-    return "NOT VERIFIED" if m.name.startswith("COM_") and not observed(m) else "INVALID"
-
-
 def metrics_table(metrics: list[MetricResult] | tuple[MetricResult, ...]) -> str:
     rows = [f"{'Metric':<22} {'Value':>12} {'Unit':<9} {'Avg power':>11} {'Avg resp':>10}  Validity"]
     for m in metrics:
         watts = _with_unit(m.avg_power_w, "W")
         resp = _with_unit(m.avg_response_ms, "ms")
-        validity = "VALID" if m.valid else f"{_not_valid(m)}: {m.reason}"
+        validity = "VALID" if m.valid else f"{not_valid_word(m)}: {m.reason}"
         rows.append(f"{m.name:<22} {format_metric_value(m):>12} {m.unit:<9} {watts:>11} "
                     f"{resp:>10}  {validity}")
     return "\n".join(rows)
@@ -111,7 +106,7 @@ class ConsoleReporter:
 
     def _on_MetricComputed(self, e: ev.MetricComputed) -> None:
         m = e.metric
-        state = "VALID" if m.valid else f"INVALID ({m.reason})"
+        state = "VALID" if m.valid else f"{not_valid_word(m)} ({m.reason})"
         self._print(f"    {m.name} = {format_metric_value(m)} {m.unit}  {state}")
 
     def _on_Progress(self, e: ev.Progress) -> None:

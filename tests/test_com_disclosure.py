@@ -122,7 +122,8 @@ def test_without_a_capacity_probe_a_com_is_not_verified_not_not_passed(tmp_path)
     assert dedup.detail.startswith("this lab has no capacity probe")
     text = pdf_text(export_run(recorded.database, run.run_id, tmp_path)["pdf"])
     assert "Deduplication YES YES NOT VERIFIED this lab has no capacity probe" in text
-    assert "NOT PASSED" not in text
+    assert "COM_deduplication NOT VERIFIED: this lab has no capacity probe" in text  # the log
+    assert "NOT PASSED" not in text and "COM_deduplication INVALID" not in text
 
 
 @pytest.mark.fio

@@ -483,7 +483,7 @@ def _audit(c: ReportContent) -> list:
     for e in c.run.audit:
         rows.append([P(e.created_wall[:19].replace("T", " ")), P(e.what), P(e.author),
                      P(e.text)])
-    story.append(grid_table(rows, [30 * mm, 20 * mm, 30 * mm, BODY_W - 80 * mm]))
+    story.append(grid_table(rows, [28 * mm, 40 * mm, 28 * mm, BODY_W - 96 * mm]))
     return story
 
 

@@ -74,6 +74,13 @@ def observed(metric: MetricResult | None) -> bool:
     return metric is not None and math.isfinite(metric.value)
 
 
+def not_valid_word(metric: MetricResult) -> str:
+    """How a metric that is not VALID is named in logs and summaries: a COM check the lab could
+    not observe is NOT VERIFIED, any other (a COM ratio too low, an EP) INVALID."""
+    return ("NOT VERIFIED" if metric.name.startswith("COM_") and not observed(metric)
+            else "INVALID")
+
+
 def com_result(phase: PhaseInfo, com: str, written_bytes: int,
                before: tuple[int, int] | None, after: tuple[int, int] | None) -> MetricResult:
     """The heuristic outcome of one COM check as a metric row named ``COM_<id>``.

@@ -30,7 +30,7 @@ from app.method.record import resolved_method
 from app.records import (MetricResult, PhaseInfo, PhaseKind, PhaseStatus, RunConfig,
                          RunStatus)
 from app.sequencer import events as ev
-from app.sequencer.capacity_optimisation import com_result
+from app.sequencer.capacity_optimisation import com_result, not_valid_word
 from app.sequencer.conformance import SiteRules
 from app.sequencer.lab import Lab
 from app.sequencer.plan import build_phases, latest_extension_s, search_profiles
@@ -486,7 +486,8 @@ class Sequencer:
             self.metrics.append(metric)
             self.publish(ev.MetricComputed(metric))
             if not metric.valid:
-                self.log(f"{metric.name} INVALID: {metric.reason}", "WARNING", phase.index)
+                self.log(f"{metric.name} {not_valid_word(metric)}: {metric.reason}", "WARNING",
+                         phase.index)
 
     def _publish_histogram(self, phase: PhaseInfo, recorder: PhaseRecorder) -> None:
         hist = recorder.histogram()
