@@ -342,7 +342,7 @@ def _signoff_section(c: ReportContent) -> list:
     widths += [BODY_W - sum(widths) - 50 * mm, 50 * mm]
     approvals = [P(f"QA approval: {a.describe()}", "body") for a in so.approvals]
     return [KeepTogether([
-        P("Sign-off", "h2"), P(f"This report shows {so.status}.", "body"),
+        P("Sign-off", "h2"), P(f"This report: {so.status}.", "body"),
         grid_table(rows, widths), Spacer(1, 2 * mm),
         *(approvals or [P("QA approval: none recorded (storwatt runs approve).", "body")])])]
 
