@@ -51,11 +51,6 @@ class ComVerdict:
             return "not available in the SUT: not tested"
         return f"{self.state.value}: {self.detail}" if self.detail else self.state.value
 
-    @property
-    def settled(self) -> bool:
-        """A yes/no answer exists (or none is needed)."""
-        return self.state in (ComState.PASSED, ComState.NOT_PASSED, ComState.NOT_AVAILABLE)
-
 
 def com_verdicts(run: StoredRun) -> tuple[ComVerdict, ...]:
     """Every COM the method lists (then any other the record names), in the method's order."""

@@ -60,17 +60,18 @@ class SignOff:
         return self.revisions[-1]
 
     @property
-    def approved(self) -> bool:
-        """QA approved the revision shown, and it still hashes to what they approved."""
-        return any(a.current and a.intact for a in self.approvals)
+    def approval(self) -> Approval | None:
+        """QA's latest approval of the revision shown, if it still hashes to what they
+        approved."""
+        return next((a for a in reversed(self.approvals) if a.current and a.intact), None)
 
     @property
     def status(self) -> str:
         """``Revision 2 — approved by A. QA`` / ``Revision 3 — not approved (…)``."""
         head = f"Revision {self.current.number}"
-        valid = [a for a in self.approvals if a.current and a.intact]
-        if valid:
-            return f"{head} — approved by {valid[-1].entry.author}"
+        approval = self.approval
+        if approval is not None:
+            return f"{head} — approved by {approval.entry.author}"
         if self.approvals:
             return f"{head} — not approved (the last approval applies to revision " \
                    f"{self.approvals[-1].revision})"

@@ -92,7 +92,7 @@ def test_approval_appears_on_the_report_bound_to_the_revision_it_approved(record
     approved = sign_off(db.load_run(run.run_id)).current
     approve(db, db.load_run(run.run_id), "Q. Auditor", "Figures and disclosures reviewed.")
     now = sign_off(db.load_run(run.run_id))
-    assert now.approved and now.status == "Revision 2 — approved by Q. Auditor"
+    assert now.approval is not None and now.status == "Revision 2 — approved by Q. Auditor"
     paths = export_run(db, run.run_id, tmp_path / "r2")
     text = pdf_text(paths["pdf"])
     line = (f"QA approval: Approved by Q. Auditor on {now.approvals[0].entry.when}: Figures and "
@@ -107,7 +107,7 @@ def test_approval_appears_on_the_report_bound_to_the_revision_it_approved(record
     record_com_result(db, run, "parity-raid", "not-passed",
                       "second look: pool P2 is RAID 10", "T. Tech")
     later = sign_off(db.load_run(run.run_id))
-    assert later.current.number == 3 and not later.approved
+    assert later.current.number == 3 and later.approval is None
     assert later.status == "Revision 3 — not approved (the last approval applies to revision 2)"
     text = pdf_text(export_run(db, run.run_id, tmp_path / "r3")["pdf"])
     assert f"applies to revision 2 (SHA-256 {approved.sha256}), not to the later revision " \
@@ -148,3 +148,14 @@ def test_facts_hash_does_not_depend_on_the_trail(recorded) -> None:
     run = db.load_run(recorded.run_id)
     record_com_result(db, run, "parity-raid", "passed", "array GUI", "T. Tech")
     assert facts_sha256(db.load_run(run.run_id)) == facts_sha256(run)
+
+
+def test_an_approval_of_a_record_changed_afterwards_is_not_valid(recorded, tmp_path) -> None:
+    db = recorded.database
+    approve(db, db.load_run(recorded.run_id), "Q. Auditor", "Reviewed.")
+    with sqlite3.connect(tmp_path / "r.db") as conn:  # the record edited behind StorWatt's back
+        conn.execute("UPDATE metrics SET value = value * 1.1 WHERE name = 'EP_RI'")
+    after = sign_off(db.load_run(recorded.run_id))
+    assert after.approval is None
+    assert after.approvals[0].describe().endswith("which no longer hashes to that value: NOT "
+                                                  "VALID")
