@@ -13,6 +13,7 @@ from typing import TextIO
 from app.metrics.formatting import format_figure
 from app.records import MetricResult
 from app.sequencer import events as ev
+from app.sequencer.capacity_optimisation import not_valid_word
 
 
 def format_duration(seconds: float) -> str:
@@ -46,7 +47,7 @@ def metrics_table(metrics: list[MetricResult] | tuple[MetricResult, ...]) -> str
     for m in metrics:
         watts = _with_unit(m.avg_power_w, "W")
         resp = _with_unit(m.avg_response_ms, "ms")
-        validity = "VALID" if m.valid else f"INVALID: {m.reason}"
+        validity = "VALID" if m.valid else f"{not_valid_word(m)}: {m.reason}"
         rows.append(f"{m.name:<22} {format_metric_value(m):>12} {m.unit:<9} {watts:>11} "
                     f"{resp:>10}  {validity}")
     return "\n".join(rows)
@@ -119,7 +120,7 @@ class ConsoleReporter:
 
     def _on_MetricComputed(self, e: ev.MetricComputed) -> None:
         m = e.metric
-        state = "VALID" if m.valid else f"INVALID ({m.reason})"
+        state = "VALID" if m.valid else f"{not_valid_word(m)} ({m.reason})"
         self._print(f"    {m.name} = {format_metric_value(m)} {m.unit}  {state}")
 
     def _on_Progress(self, e: ev.Progress) -> None:

@@ -18,6 +18,7 @@ from app.method.model import Method
 from app.method.taxonomy import load_taxonomy, parse_taxonomy_id
 from app.protected import station_paths
 from app.records import RunConfig, RunStatus
+from app.sequencer.capacity_optimisation import check_declared_coms
 from app.sequencer.events import RunListener
 from app.sequencer.continuation import Continuation
 from app.sequencer.lab import Lab
@@ -90,6 +91,7 @@ def open_session(config: RunConfig, *, db_url: str | None = None,
     method = method or load_method(config.method)
     parse_taxonomy_id(load_taxonomy(method), config.taxonomy)  # names the valid ids
     method.plan_for(config.category)  # raises with the list of testable categories
+    check_declared_coms((c.id for c in method.coms), config.sut)  # names the known ids
     clock = clock or MonotonicClock()
     database = open_database(db_url)
     writer = RunWriter(database, samples_per_s=1.0 / method.sample_period_s)

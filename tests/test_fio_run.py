@@ -54,7 +54,7 @@ def test_smoke_sequence_with_real_fio_stores_intervals_and_histograms(tmp_path: 
                    if e.message.startswith(f"{com} data set measured on the host")]
         ratio = float(line.split(": ", 1)[1].split(":1", 1)[0])
         assert how in line and 1.5 < ratio < 3.0, line
-        assert "not verified" in ep[f"COM_{com}"].reason and line in ep[f"COM_{com}"].reason
+        assert "no capacity probe" in ep[f"COM_{com}"].reason and line in ep[f"COM_{com}"].reason
 
 
 def test_local_fio_without_a_target_is_refused(tmp_path: Path, capsys) -> None:

@@ -93,8 +93,10 @@ class RecordedRun:
 def record_run(db_path: Path, method: str = "demo", taxonomy: str = "online-3",
                coms: tuple[str, ...] = ("deduplication",), hook: Hook | None = None,
                meter: Callable[[SimulatedPowerMeter], object] | None = None,
-               start: float = 1000.0) -> RecordedRun:
-    """Run ``method`` on the simulated SUT (fake clock) and store it in ``db_path``."""
+               start: float = 1000.0, capacity_probe: bool = True) -> RecordedRun:
+    """Run ``method`` on the simulated SUT (fake clock) and store it in ``db_path``;
+    ``capacity_probe=False``: a lab that cannot observe the SUT's used capacity, as local-fio
+    and a real SUT without a management interface."""
     clock = FakeClock(start)
     config = RunConfig(method=method, taxonomy=taxonomy, lab="sim-direct", station="bench-7",
                        operator="R. Tester",
@@ -104,7 +106,8 @@ def record_run(db_path: Path, method: str = "demo", taxonomy: str = "online-3",
     sut = simulated_sut(config)
     power = SimulatedPowerMeter(sut)
     lab = Lab(meter(power) if meter else power, SimulatedWorkloadEngine(sut, clock),
-              SimulatedThermometer(sut), sut.used_capacity_bytes, 0.0, "simulated SUT")
+              SimulatedThermometer(sut), sut.used_capacity_bytes if capacity_probe else None, 0.0,
+              "simulated SUT")
     database = open_database(f"sqlite:///{db_path}")
     writer = RunWriter(database)
     holder: list[Sequencer] = []

@@ -53,7 +53,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--drives", type=arguments.drive_count, help="SUT drive count")
     p.add_argument("--drive-type", choices=("HDD", "SSD"), help="SUT drive type")
     p.add_argument("--com", action="append", default=[],
-                   help="declared capacity optimisation id (repeatable), e.g. deduplication")
+                   help="capacity optimisation available in the SUT and on during the test "
+                   "(repeatable), e.g. deduplication; storwatt methods show lists the ids")
+    p.add_argument("--com-off", action="append", default=[], metavar="COM",
+                   help="capacity optimisation available in the SUT but off during the test "
+                   "(repeatable), e.g. thin-provisioning")
+    p.add_argument("--raid", help="SUT RAID level, e.g. 'RAID 6' (default) or 'RAID 10': "
+                   "parity RAID is on exactly for RAID 5/6/50/60")
     p.add_argument("--meter-driver", default="sim")
     p.add_argument("--meter-resource", default="")
     p.add_argument("--thermo-driver", default="sim")
@@ -99,7 +105,10 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         sut = replace(sut, drive_count=args.drives)
     if args.drive_type:
         sut = replace(sut, drive_type=args.drive_type)
-    sut = replace(sut, coms_declared=tuple(args.com), coms_on_during_test=tuple(args.com),
+    if args.raid is not None:
+        sut = replace(sut, raid=args.raid)
+    available = tuple(dict.fromkeys([*args.com, *args.com_off]))
+    sut = replace(sut, coms_declared=available, coms_on_during_test=tuple(dict.fromkeys(args.com)),
                   targets=tuple(args.target), load_hosts=tuple(args.load_host))
     return RunConfig(method=args.method, taxonomy=args.taxonomy, lab=args.lab, sut=sut,
                      power_meter=InstrumentConfig(args.meter_driver, args.meter_resource),

@@ -1,4 +1,5 @@
-"""``storwatt runs``: list stored runs and show one (phases, metrics, instruments, counts)."""
+"""``storwatt runs``: list stored runs and show one (phases, metrics, instruments, counts,
+COM verdicts, sign-off); ``runs com`` and ``runs approve`` are :mod:`app.cli.cmd_signoff`'s."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 from dataclasses import asdict, fields
 from typing import TYPE_CHECKING, Any
 
+from app.cli import cmd_signoff
 from app.storage.errors import StorageError
 
 if TYPE_CHECKING:  # numpy and SQLAlchemy: imported where a command runs
@@ -28,6 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         parser.add_argument("--db", help="database URL (default: the station's SQLite file)")
     ls.set_defaults(func=list_command)
     show.set_defaults(func=show_command)
+    cmd_signoff.register_actions(group)
 
 
 def _num(x: float | None) -> float | None:
@@ -100,6 +103,10 @@ def show_command(args: argparse.Namespace) -> int:
 
 def run_json(run: StoredRun) -> dict[str, Any]:
     """The facts ``runs show`` prints, as plain JSON-able data."""
+    from app.com_verdict import com_verdicts
+    from app.signoff import sign_off
+
+    signoff = sign_off(run)
     ident = {role: (asdict(i) if i else None) for role, i in
              (("power_meter", run.power_meter), ("temperature_meter", run.temperature_meter))}
     return {
@@ -124,6 +131,15 @@ def run_json(run: StoredRun) -> dict[str, Any]:
                    "workload_intervals": len(run.workload), "intervals": len(run.intervals),
                    "log_events": len(run.events)},
         "samples_sha256": run.samples_sha256,
+        "coms": [{"id": v.com_id, "available": v.available, "on_during_test": v.on_during_test,
+                  "verdict": str(v.state), "detail": v.detail,
+                  "audit_entry": v.entry.entry_id if v.entry else None}
+                 for v in com_verdicts(run)],
+        "revision": signoff.current.number, "record_sha256": signoff.current.sha256,
+        "sign_off": signoff.status,
+        "approvals": [{"revision": a.revision, "record_sha256": a.sha256, "by": a.entry.author,
+                       "recorded_utc": a.entry.created_wall, "statement": a.entry.text,
+                       "current": a.current, "intact": a.intact} for a in signoff.approvals],
     }
 
 
@@ -161,5 +177,13 @@ def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
                  f"{counts['temperature_samples']} temperature samples, "
                  f"{counts['workload_intervals']} workload intervals, "
                  f"{counts['log_events']} log lines")
+    lines.append("\nCapacity optimisations (available / on during test: verdict)")
+    for com in data["coms"]:
+        yes = {True: "YES", False: "NO"}
+        lines.append(f"  {com['id']:18} {yes[com['available']]:3} / "
+                     f"{yes[com['on_during_test']]:3}  {com['verdict']}"
+                     + (f": {com['detail']}" if com["detail"] else ""))
     lines.append(f"Samples SHA-256 {run.samples_sha256}")
+    lines.append(f"Record SHA-256  {data['record_sha256']} (revision {data['revision']})")
+    lines.append(f"Sign-off        {data['sign_off']}")
     return "\n".join(lines)

@@ -22,6 +22,7 @@ from xlsxwriter.worksheet import Worksheet
 
 from app.metrics.formatting import excel_number_format
 from app.records import PhaseKind
+from app.com_verdict import ComState, ComVerdict
 from app.reports.content import VALID, ReportContent
 from app.reports.xlsx_rows import ColumnSheet
 
@@ -47,7 +48,11 @@ LEVEL_FIRST_COL = len(BIN_COLUMNS) + 1  # one empty column between the two table
 SEARCH_COLUMNS = ("profile", "queue_depth", "jobs", "ops_rate", "ops_unit", "avg_response_ms",
                   "rate_read_iops", "rate_write_iops", "probes")
 EVENT_COLUMNS = ("t_s", "level", "phase", "message")
-AUDIT_COLUMNS = ("recorded_utc", "kind", "disposition", "author", "text")
+AUDIT_COLUMNS = ("recorded_utc", "kind", "disposition", "author", "text", "subject", "outcome",
+                 "revision", "record_sha256")
+#: one row per record revision, then one per QA approval (app.signoff)
+SIGNOFF_COLUMNS = ("row", "revision", "record_sha256", "recorded_utc", "author", "entry",
+                   "text", "applies_to_current")
 
 
 def _cell(value):
@@ -138,6 +143,10 @@ def _info_rows(c: ReportContent) -> list[tuple[str, str]]:
         ("Instrument connection test", config.instrument_check),
         ("QA disposition", c.disposition_text),
         ("Samples SHA-256", run.samples_sha256),
+        ("Record revision", c.signoff.current.number),
+        ("Record SHA-256", c.signoff.current.sha256),
+        ("Sign-off", c.signoff.status),
+        *(("QA approval", a.describe()) for a in c.signoff.approvals),
     ]
 
 
@@ -154,10 +163,9 @@ def _metric_row(c: ReportContent, line) -> list:
             r.run_length_s if r else None]
 
 
-def _com_row(com) -> list:
+def _com_row(com: ComVerdict) -> list:
     m = com.metric
-    status = VALID if m is not None and m.valid else ("NOT TESTED" if m is None else "INVALID")
-    return [f"COM_{com.com_id}", m.value if m else None, "ratio", status, com.result,
+    return [f"COM_{com.com_id}", m.value if m else None, "ratio", com.state.value, com.detail,
             f"{com.title} — available in SUT: {'YES' if com.available else 'NO'}; on during "
             f"test: {'YES' if com.on_during_test else 'NO'}", None, None, None,
             m.ops_rate if m else None, m.ops_unit if m else "",
@@ -192,7 +200,7 @@ def _tdr_sheet(w: _Writer, c: ReportContent) -> tuple[Worksheet, int, int]:
     sheet.write(row, 0, "Capacity optimisations (COM heuristics)", w.section)
     row += 1
     for com in c.coms:
-        _write_metric(w, sheet, row, _com_row(com), com.metric is not None and com.metric.valid)
+        _write_metric(w, sheet, row, _com_row(com), com.state is ComState.PASSED)
         row += 1
     last = row - 1
     w.book.define_name("Metrics", f"='{TDR_SHEET}'!$A${header + 1}:$O${last + 1}")
@@ -356,9 +364,30 @@ def _events_sheet(w: _Writer, c: ReportContent) -> None:
 def _audit_sheet(w: _Writer, c: ReportContent) -> None:
     sheet = w.table("QA audit", AUDIT_COLUMNS, ([e.created_wall, e.kind.value,
                                                  e.disposition.value if e.disposition else "",
-                                                 e.author, e.text] for e in c.run.audit))
+                                                 e.author, e.text, e.subject or "",
+                                                 e.outcome.value if e.outcome else "",
+                                                 e.revision, e.record_sha256 or ""]
+                                                for e in c.run.audit))
     sheet.set_column(0, 3, 22)
     sheet.set_column(4, 4, 100)
+    sheet.set_column(5, 8, 16)
+
+
+def _signoff_sheet(w: _Writer, c: ReportContent) -> None:
+    """Each revision with what changed, then each approval with the revision it applies to."""
+    so = c.signoff
+    rows: list[list] = [["revision", r.number, r.sha256,
+                         r.entry.created_wall if r.entry else c.run.finished_wall or "",
+                         r.entry.author if r.entry else "StorWatt",
+                         r.entry.what if r.entry else "as recorded", r.summary,
+                         r.number == so.current.number] for r in so.revisions]
+    rows += [["approval", a.revision, a.sha256, a.entry.created_wall, a.entry.author,
+              a.entry.what, a.describe(), a.current and a.intact] for a in so.approvals]
+    sheet = w.table("Sign-off", SIGNOFF_COLUMNS, rows)
+    sheet.set_column(0, 1, 10)
+    sheet.set_column(2, 2, 66)
+    sheet.set_column(3, 5, 24)
+    sheet.set_column(6, 6, 100)
 
 
 # --- charts ----------------------------------------------------------------------------------------
@@ -432,6 +461,7 @@ def build_xlsx(content: ReportContent, path: Path) -> Path:
     _search_sheet(w, content)
     _events_sheet(w, content)
     _audit_sheet(w, content)
+    _signoff_sheet(w, content)
     _charts(w, content, tdr, chart_row, intervals, n_samples)
     workbook.close()
     return path

@@ -30,7 +30,7 @@ from app.method.record import resolved_method
 from app.records import (MetricResult, PhaseInfo, PhaseKind, PhaseStatus, RunConfig,
                          RunStatus)
 from app.sequencer import events as ev
-from app.sequencer.capacity_optimisation import DATA_REDUCTION_COMS, com_result
+from app.sequencer.capacity_optimisation import DATA_REDUCTION_COMS, com_result, not_valid_word
 from app.sequencer.com_data_set import COM_BLOCK_BYTES, data_set_evidence
 from app.sequencer.conformance import SiteRules
 from app.sequencer.continuation import Continuation
@@ -536,7 +536,8 @@ class Sequencer:
             self.metrics.append(metric)
             self.publish(ev.MetricComputed(metric))
             if not metric.valid:
-                self.log(f"{metric.name} INVALID: {metric.reason}", "WARNING", phase.index)
+                self.log(f"{metric.name} {not_valid_word(metric)}: {metric.reason}", "WARNING",
+                         phase.index)
 
     def _publish_histogram(self, phase: PhaseInfo, recorder: PhaseRecorder) -> None:
         hist = recorder.histogram()
