@@ -32,5 +32,5 @@ def clock_verdict(clock: HostClock, sample_period_s: float) -> tuple[str, str]:
                 f"{METHOD}); within half a sample period ({limit:g} s)")
     return ("WARNING", f"load host {clock.host}: clock offset {figure} (host − station, "
             f"{METHOD}) may exceed half a sample period ({limit:g} s): records stamped on "
-            f"that host are misaligned with the per-second power samples; synchronise its "
+            f"that host may be misaligned with the per-second power samples; synchronise its "
             f"clock (NTP/PTP) before a measurement run")
