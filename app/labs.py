@@ -33,7 +33,7 @@ from app.sim_lab import (SIM_POWER_DRIVER, SIM_THERMO_DRIVER, power_simulator, s
                          simulated_sut, thermometer_simulator)
 from drivers.clock import Clock
 from drivers.fio.engine import DEFAULT_STALL_S
-from drivers.interfaces import PowerMeter, TemperatureMeter, WorkloadEngine
+from drivers.interfaces import HostClock, PowerMeter, TemperatureMeter, WorkloadEngine
 from drivers.meters.registry import open_power_meter, open_temperature_meter
 from drivers.simulators.server import LineServer
 from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
@@ -130,25 +130,28 @@ def build_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = (),
     plan = plan_lab(config)
     sut = simulated_sut(config)
     with Teardown() as teardown:
-        engine, description = _set_up_workload(plan, config, clock, protected, fio_stall_s,
-                                               sut, teardown)
+        engine, description, clock_check = _set_up_workload(plan, config, clock, protected,
+                                                            fio_stall_s, sut, teardown)
         meters = _set_up_meters(plan, config, sut, teardown)
         return Lab(meters.power_meter, engine, meters.temperature_meter,
                    None if plan.real_io else sut.used_capacity_bytes,
                    FIO_LATENCY_S if plan.real_io else 0.0, description, teardown,
-                   data_set_probe=data_set_probe(config) if plan.real_io else None)
+                   data_set_probe=data_set_probe(config) if plan.real_io else None,
+                   host_clocks=clock_check)
 
 
 def _set_up_workload(plan: LabPlan, config: RunConfig, clock: Clock, protected: Sequence[str],
-                     stall_s: float, sut: SimulatedSut,
-                     teardown: Teardown) -> tuple[WorkloadEngine, str]:
+                     stall_s: float, sut: SimulatedSut, teardown: Teardown
+                     ) -> tuple[WorkloadEngine, str, Callable[[], Sequence[HostClock]] | None]:
+    """The engine, the lab's description and, with load hosts, their clock check."""
     if not plan.real_io:
-        return simulated_engine(sut, config, clock), LAB_DESCRIPTIONS[plan.kind]
+        return simulated_engine(sut, config, clock), LAB_DESCRIPTIONS[plan.kind], None
     engine = fio_engine(config, clock, protected, stall_s)
     teardown.register(engine.close)  # stops fio and removes the job folder, also on failure
     power_simulated = plan.power is Source.IN_PROCESS
     return (SutFollowingEngine(engine, sut) if power_simulated else engine,
-            fio_description(config, power_simulated, plan.temperature is not Source.NONE))
+            fio_description(config, power_simulated, plan.temperature is not Source.NONE),
+            engine.host_clocks if config.sut.load_hosts else None)
 
 
 def _set_up_meters(plan: LabPlan, config: RunConfig, sut: SimulatedSut,

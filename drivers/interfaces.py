@@ -302,6 +302,25 @@ class WorkloadResult:
     error: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class HostClock:
+    """A load host's clock against the station's wall clock, measured before a run.
+
+    ``offset_s`` is host − station (positive: the host is ahead), ``uncertainty_s`` the
+    half-width of the interval the measurement proves it lies in; ``error`` says why a host
+    could not be measured (then both are NaN)."""
+
+    host: str
+    offset_s: float = float("nan")
+    uncertainty_s: float = float("nan")
+    error: str = ""
+
+    @property
+    def worst_s(self) -> float:
+        """The largest offset the measurement allows (NaN when not measured)."""
+        return abs(self.offset_s) + self.uncertainty_s
+
+
 @runtime_checkable
 class WorkloadEngine(Protocol):
     """Drives IO against the SUT. Used from the sequencer thread only.

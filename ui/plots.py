@@ -43,6 +43,11 @@ TIME_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 108
               43200, 86400)
 EMPTY_SPAN_S = 60.0  # the run-time axes before any data: 0:00 … 1:00
 LEVEL_LABEL_TOP, LEVEL_LABEL_STEP, CEILING_LABEL_AT = 0.95, 0.12, 0.06
+IO_TITLE = "IO rate"
+#: load hosts' IO series are told apart by line style (their colours stay IOPS/MiB/s), with
+#: the mark the plot's title shows for each
+HOST_STYLES = ((pg.QtCore.Qt.PenStyle.SolidLine, "━"), (pg.QtCore.Qt.PenStyle.DashLine, "╍"),
+               (pg.QtCore.Qt.PenStyle.DotLine, "┉"), (pg.QtCore.Qt.PenStyle.DashDotLine, "━·"))
 
 
 def time_step(span_s: float, pixels: float, min_px: float = 70.0) -> float:
@@ -201,6 +206,7 @@ class LivePlots(QWidget):
         self._last_phase: int | None = None
         self.series = {name: GrowableSeries() for name in (
             "power", "temperature", "iops", "mibs", "ep", "wma", "band_hi", "band_lo")}
+        self.hosts: list[str] = []  # load hosts with their own IO series, in order of arrival
         self.histograms: dict[str, ev.HistogramReady] = {}
         self._dirty = False
         self._build()
@@ -229,7 +235,7 @@ class LivePlots(QWidget):
                        "temperature": _curve(power.right, c.temperature, "temperature (°C)")}
         power.key_axes(c.power, c.temperature)
 
-        self.ops_widget = self._plot_widget("IO rate")
+        self.ops_widget = self._plot_widget(IO_TITLE)
         ops = _DualAxisPlot(self.ops_widget, "IOPS", "", "Throughput", "MiB/s")
         self.ops_right = ops
         self.curves["iops"] = _curve(ops.item, c.iops, "IOPS")
@@ -313,6 +319,7 @@ class LivePlots(QWidget):
         stability band's caption (a new run must never show the previous run's data)."""
         for s in self.series.values():
             s.clear()
+        self._drop_hosts()
         self.histograms.clear()
         self.hist_choice.clear()
         self._clear_histogram()
@@ -371,19 +378,52 @@ class LivePlots(QWidget):
         self._dirty = True
 
     def add_workload(self, phase_index: int, slices: Iterable[WorkloadInterval]) -> None:
-        """Engine-reported slices, drawn as IOPS or MiB/s by the phase's profile."""
-        unit = self._units.get(phase_index, "IOPS")
-        keep, gap = ("iops", "mibs") if unit == "IOPS" else ("mibs", "iops")
+        """Engine-reported slices, drawn as IOPS or MiB/s by the phase's profile; each load
+        host's slices (``host`` set) in that host's own series."""
+        iops = self._units.get(phase_index, "IOPS") == "IOPS"
         for s in slices:
-            x = s.t_end
-            self.series[keep].append(x, s.iops if keep == "iops" else s.mib_per_s)
-            self.series[gap].break_line(x)
+            iops_name, mibs_name = self._io_series(s.host)
+            keep, gap = (iops_name, mibs_name) if iops else (mibs_name, iops_name)
+            self.series[keep].append(s.t_end, s.iops if iops else s.mib_per_s)
+            self.series[gap].break_line(s.t_end)
         self._dirty = True
+
+    def _io_series(self, host: str) -> tuple[str, str]:
+        """The IOPS and MiB/s series names of ``host`` ("" = local fio or the simulator),
+        made with their curves on the host's first slice. Hosts' slices have their own
+        bounds, so they are drawn apart rather than summed."""
+        if not host:
+            return "iops", "mibs"
+        names = (f"iops@{host}", f"mibs@{host}")
+        if host not in self.hosts:
+            style, _ = HOST_STYLES[len(self.hosts) % len(HOST_STYLES)]
+            self.hosts.append(host)
+            c = self.colours
+            for name, view, colour, unit in zip(names, (self.ops_right.item,
+                                                        self.ops_right.right),
+                                                (c.iops, c.mibs), ("IOPS", "MiB/s")):
+                self.series[name] = GrowableSeries()
+                self.curves[name] = _curve(view, colour, f"{host} {unit}", 1, style)
+            self.ops_widget.setTitle("IO rate per load host: " + " · ".join(
+                f"{HOST_STYLES[i % len(HOST_STYLES)][1]} {h}" for i, h in enumerate(self.hosts)))
+        return names
+
+    def _io_names(self) -> list[str]:
+        return ["iops", "mibs"] + [f"{kind}@{h}" for h in self.hosts for kind in ("iops", "mibs")]
+
+    def _drop_hosts(self) -> None:
+        """Remove the last run's load-host series and curves (a new run has its own hosts)."""
+        for name in self._io_names()[2:]:
+            view = self.ops_right.item if name.startswith("iops") else self.ops_right.right
+            view.removeItem(self.curves.pop(name))
+            del self.series[name]
+        self.hosts.clear()
+        self.ops_widget.setTitle(IO_TITLE)
 
     def mark_restart(self, t: float, phase_name: str) -> None:
         """A phase restarted at ``t`` (after a pause): its earlier attempt stays apart from
         the new attempt's curve and WMA, with a marker saying why."""
-        for name in ("ep", "wma", "band_hi", "band_lo", "iops", "mibs"):
+        for name in ("ep", "wma", "band_hi", "band_lo", *self._io_names()):
             self.series[name].break_line(t)
         marker = pg.InfiniteLine(
             pos=t, angle=90,
@@ -518,7 +558,7 @@ class LivePlots(QWidget):
             x, y = self.series[name].view()
             curve.setData(x, y)
         self.power_right.fit_x(self.series["power"], self.series["temperature"])
-        self.ops_right.fit_x(self.series["iops"], self.series["mibs"])
+        self.ops_right.fit_x(*(self.series[name] for name in self._io_names()))
         # interval markers help read a short phase; on a long run they would only cost time
         ep = self.curves["ep"]
         want = "o" if len(self.series["ep"]) <= SYMBOL_LIMIT else None

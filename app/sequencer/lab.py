@@ -9,11 +9,12 @@ builder that fails half way, undoes exactly what was done, newest first.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 
-from drivers.interfaces import DataSetMeasure, PowerMeter, TemperatureMeter, WorkloadEngine
+from drivers.interfaces import (DataSetMeasure, HostClock, PowerMeter, TemperatureMeter,
+                                WorkloadEngine)
 
 
 class LabError(ValueError):
@@ -69,6 +70,8 @@ class Lab:
     #: measures a COM data set where it was written: (written bytes, block size) → one
     #: ``DataSetMeasure`` per target; None = the data is out of the station's reach
     data_set_probe: Callable[[int, int], tuple[DataSetMeasure, ...]] | None = None
+    #: measures each load host's clock against the station's at the start; None = no hosts
+    host_clocks: Callable[[], Sequence[HostClock]] | None = None
 
     def close(self) -> None:
         """Close instruments and stop simulators, newest first; never raises."""

@@ -34,6 +34,7 @@ from app.sequencer.capacity_optimisation import DATA_REDUCTION_COMS, com_result,
 from app.sequencer.com_data_set import COM_BLOCK_BYTES, data_set_evidence
 from app.sequencer.conformance import SiteRules
 from app.sequencer.continuation import Continuation
+from app.sequencer.host_clocks import clock_verdict
 from app.sequencer.lab import Lab
 from app.sequencer.plan import build_phases, latest_extension_s, search_profiles
 from app.sequencer.range_plan import IDLE_KEY, RangePlan
@@ -189,7 +190,17 @@ class Sequencer:
         engine = self.lab.engine.check()
         self.publish(ev.InstrumentsIdentified(power_id, temp_id, engine))
         self.log(f"power meter: {power_id.describe()}; workload engine: {engine}")
+        self._check_host_clocks()
         self._ranger.start()
+
+    def _check_host_clocks(self) -> None:
+        """Each load host's clock offset, in the run log (a WARNING beyond half a sample
+        period: ``host_clocks``)."""
+        if self.lab.host_clocks is None:
+            return
+        for clock in self.lab.host_clocks():
+            level, message = clock_verdict(clock, self.method.sample_period_s)
+            self.log(message, level)
 
     def _close_instruments(self) -> None:
         try:

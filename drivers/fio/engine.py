@@ -18,18 +18,22 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
 from drivers.clock import Clock
 from drivers.fio import clients
+from drivers.fio.clock_probe import probe_host
 from drivers.fio.jobs import JobOptions, default_ioengine, job_text
 from drivers.fio.process import FioProcess
 from drivers.fio.safety import (HostFacts, TargetCheck, TargetPolicy, check_targets,
                                 create_scratch_file, describe)
 from drivers.fio.stream import IntervalSeries, snapshot_of_document, snapshot_of_jobs
-from drivers.interfaces import WorkloadError, WorkloadInterval, WorkloadProfile, WorkloadResult
+from drivers.interfaces import (HostClock, WorkloadError, WorkloadInterval, WorkloadProfile,
+                                WorkloadResult)
 
 MIN_VERSION = (3, 0)
 DEFAULT_PORT = clients.DEFAULT_PORT
@@ -234,6 +238,25 @@ class FioEngine:
         self._procs = {h: FioProcess(argv, self.clock.now)
                        for h, argv in argvs.items()}
         self._series = {h: IntervalSeries(t0, h) for h in self._procs}
+
+    def host_clocks(self, wall: Callable[[], float] = time.time) -> tuple[HostClock, ...]:
+        """Each load host's clock offset against ``wall``, the station's wall clock
+        (``clock_probe``), all hosts probed at once, each in its own folder under the job
+        folder; () without load hosts."""
+        if not self.hosts:
+            return ()
+        folders = [self.workdir() / f"clock-probe-{i + 1}" for i in range(len(self.hosts))]
+        for folder in folders:
+            folder.mkdir(parents=True, exist_ok=True)
+        try:
+            with ThreadPoolExecutor(len(self.hosts)) as pool:
+                return tuple(pool.map(
+                    lambda hf: probe_host(self.binary, hf[0], hf[1], wall=wall,
+                                          stop_timeouts=self.stop_timeouts),
+                    zip(self.hosts, folders)))
+        finally:
+            for folder in folders:
+                shutil.rmtree(folder, ignore_errors=True)
 
     def workdir(self) -> Path:
         """The job-file folder, made on first use (after the target checks passed)."""
