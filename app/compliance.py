@@ -20,7 +20,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from app.method.model import ComplianceMinimums, Method
-from app.records import PhaseInfo, PhaseKind, PhaseStatus, RunStatus
+from app.records import PAUSE_REASON, PhaseInfo, PhaseKind, PhaseStatus, RunStatus
 from drivers.interfaces import InstrumentIdentity
 
 if TYPE_CHECKING:  # the stored run builds its verdict with this module
@@ -208,13 +208,23 @@ def _real_instruments(run: StoredRun) -> Criterion:
 
 
 def _uninterrupted(run: StoredRun) -> Criterion:
-    paused = [f"{p.info.name} paused ({p.attempts} attempts)" for p in run.phases
+    paused = [_restart(run, p.index, p.info.name, p.attempts) for p in run.phases
               if p.info.kind is PhaseKind.ACTIVE and p.attempts > 1]
     if paused:
         return Criterion("Uninterrupted active sequence", False,
                          "pause in the active sequence: " + ", ".join(paused))
     return Criterion("Uninterrupted active sequence", True,
                      "every active profile ran in one attempt")
+
+
+def _restart(run: StoredRun, index: int, name: str, attempts: int) -> str:
+    """``SR paused (2 attempts)``, or with the reason when something other than the operator's
+    pause restarted it (an intensity re-check, method-notes §2)."""
+    reasons = sorted({a.error for a in run.attempts if a.phase_index == index
+                      and a.attempt < attempts and a.error} - {PAUSE_REASON})
+    if not reasons:
+        return f"{name} paused ({attempts} attempts)"
+    return f"{name} restarted ({attempts} attempts: {'; '.join(reasons)})"
 
 
 def _calibration(run: StoredRun, m: ComplianceMinimums | None) -> Criterion:

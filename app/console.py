@@ -101,7 +101,8 @@ class ConsoleReporter:
 
     def _on_SearchResult(self, e: ev.SearchResult) -> None:
         self._print(f"    intensity 100 for {e.profile}: queue depth {e.queue_depth} → "
-                    f"{format_figure(e.ops_rate)} {e.ops_unit} at {format_figure(e.avg_response_ms)} ms")
+                    f"{format_figure(e.ops_rate)} {e.ops_unit} at {format_figure(e.avg_response_ms)} ms"
+                    + (f" ({e.note})" if e.note else ""))
 
     def _on_MetricComputed(self, e: ev.MetricComputed) -> None:
         m = e.metric

@@ -21,7 +21,7 @@ def test_list_shows_every_method_with_compliance_phases_and_durations(capsys) ->
            "SW → SR → Ready idle" in text
     assert "4 h 20 min  Intensity search → Conditioning → SW → SR → Ready idle" in text
     assert "1 min 35 s" in text  # demo, online plan
-    assert "not counted: pre-fill, intensity search ≤ 1 h 30 min, 10 min 00 s per declared COM" \
+    assert "not counted: pre-fill, intensity search ≤ 2 h 12 min, 10 min 00 s per declared COM" \
         in text
 
 

@@ -294,7 +294,8 @@ def _searches(conn: Connection, pk: int) -> tuple[SearchResult, ...]:
                      nan_if_none(r.avg_response_ms),
                      None if r.rate_read_iops is None else (r.rate_read_iops,
                                                             r.rate_write_iops),
-                     tuple((qd, nan_if_none(rate), nan_if_none(ms)) for qd, rate, ms in r.probes))
+                     tuple((qd, nan_if_none(rate), nan_if_none(ms)) for qd, rate, ms in r.probes),
+                     r.note or "")
         for r in _rows(conn, s.SearchResultRow, pk))
 
 
