@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from app.compliance import ComplianceVerdict, assess_compliance
+from app.compliance import ComplianceVerdict, Criterion, assess_compliance
 from app.method.model import Method
 from app.method.record import method_from_record
 from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo,
@@ -31,6 +31,12 @@ from drivers.interfaces import (EXCLUDING_FLAGS, InstrumentIdentity, WorkloadInt
 
 if TYPE_CHECKING:  # audit builds on the repository, which builds on this module
     from app.storage.audit import AuditEntry
+
+
+#: a run summary built without its record's facts: shown as not compliant, saying why
+NOT_DERIVED = ComplianceVerdict((Criterion("Derived verdict", False,
+                                           "not derived: the run list was built without "
+                                           "the run's record"),))
 
 
 def frozen_array(values: Any, dtype: Any) -> np.ndarray:
@@ -197,6 +203,8 @@ class RunSummary:
     disposition: str = ""  # latest QA disposition ("accepted"/"rejected") or ""
     disposition_author: str = ""
     haystack: str = field(default="", compare=False, repr=False)  # lower-case search text
+    #: derived from the run's record (app.compliance), never ``method_compliant``, the claim
+    compliance: ComplianceVerdict = field(default=NOT_DERIVED, compare=False, repr=False)
 
     @property
     def invalid_metrics(self) -> int:
