@@ -4,7 +4,9 @@ A run list (start page, ``storwatt runs list``, the QA history) must show each r
 verdict (:func:`app.compliance.assess_compliance`), never the method file's claim, without
 loading every run's samples. Four queries read what the verdict needs — each run's
 configuration, phases, instruments and restarted attempts — and each stored method is
-validated once per distinct SHA-256, however many runs used it. Runs stored before the record
+validated once per distinct SHA-256, however many runs used it. The verdict itself is derived
+when a view first asks for it (``RunSummary.compliance``): the history shows the rows on
+screen, so 10,000 runs do not pay for 10,000 verdicts at load. Runs stored before the record
 kept its method get the verdict that says so.
 """
 
@@ -18,7 +20,6 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from app.compliance import ComplianceVerdict, assess_compliance
 from app.method.model import Method
 from app.method.record import method_from_record
 from app.records import PhaseInfo, PhaseKind, PhaseStatus, RunConfig, RunStatus
@@ -41,12 +42,14 @@ class RunFacts:
     power_meter: InstrumentIdentity | None
     temperature_meter: InstrumentIdentity | None
     method: Method | None
-    config: RunConfig
+    config_snapshot: dict[str, Any]
 
+    @property
+    def config(self) -> RunConfig:
+        return config_from_snapshot(self.config_snapshot)
 
-def compliance_verdicts(conn: Connection, run_pks: Sequence[int] | None
-                        ) -> dict[int, ComplianceVerdict]:
-    """Run primary key → its derived verdict, for ``run_pks`` (None: every run)."""
+def run_facts(conn: Connection, run_pks: Sequence[int] | None) -> dict[int, RunFacts]:
+    """Run primary key → what its verdict reads, for ``run_pks`` (None: every run)."""
     runs = _where(sa.select(s.Run.id, s.Run.config, s.Run.method_name, s.Run.method_version,
                             s.Run.method_sha256, s.Run.status, s.Run.started_wall,
                             s.Run.workload_engine), s.Run.id, run_pks)
@@ -54,11 +57,11 @@ def compliance_verdicts(conn: Connection, run_pks: Sequence[int] | None
     methods = _methods(conn, {r.method_sha256 for r in rows if r.method_sha256})
     phases, attempts, instruments = (_phases(conn, run_pks), _restarts(conn, run_pks),
                                      _instruments(conn, run_pks))
-    return {r.id: assess_compliance(RunFacts(
+    return {r.id: RunFacts(
         r.method_name, r.method_version, RunStatus(r.status), r.started_wall,
         r.workload_engine or "", tuple(phases.get(r.id, ())), tuple(attempts.get(r.id, ())),
         instruments.get((r.id, "power_meter")), instruments.get((r.id, "temperature_meter")),
-        methods.get(r.method_sha256), config_from_snapshot(r.config or {})))
+        methods.get(r.method_sha256), r.config or {})
         for r in rows}
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from app.compliance import ComplianceVerdict, Criterion, assess_compliance
+from app.compliance import ComplianceFacts, ComplianceVerdict, Criterion, assess_compliance
 from app.method.model import Method
 from app.method.record import method_from_record
 from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo,
@@ -203,8 +203,14 @@ class RunSummary:
     disposition: str = ""  # latest QA disposition ("accepted"/"rejected") or ""
     disposition_author: str = ""
     haystack: str = field(default="", compare=False, repr=False)  # lower-case search text
-    #: derived from the run's record (app.compliance), never ``method_compliant``, the claim
-    compliance: ComplianceVerdict = field(default=NOT_DERIVED, compare=False, repr=False)
+    #: what the run's verdict reads (app.storage.run_facts.RunFacts); None: not loaded
+    facts: ComplianceFacts | None = field(default=None, compare=False, repr=False)
+
+    @cached_property
+    def compliance(self) -> ComplianceVerdict:
+        """Derived from the run's record (app.compliance) on first use, never
+        ``method_compliant``, the method file's claim."""
+        return assess_compliance(self.facts) if self.facts is not None else NOT_DERIVED
 
     @property
     def invalid_metrics(self) -> int:
