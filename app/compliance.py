@@ -96,6 +96,11 @@ class ComplianceVerdict:
         names = ", ".join(c.name.lower() for c in self.failures)
         return f"{lead}{self.label} (not met: {names}) — not a reportable result"
 
+    def short(self) -> str:
+        """``COMPLIANT`` or ``NON-COMPLIANT (not met: interval length, stabilisation)``."""
+        names = ", ".join(c.name.lower() for c in self.failures)
+        return self.label + (f" (not met: {names})" if names else "")
+
     def lines(self) -> list[str]:
         """The verdict and one line per criterion, for the CLI (``runs show``, ``run``)."""
         return [f"Compliance  {self.label} (derived from the record, not the method file's "

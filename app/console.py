@@ -70,7 +70,13 @@ class ConsoleReporter:
         print(text, file=self.out, flush=True)
 
     def _on_RunStarted(self, e: ev.RunStarted) -> None:
-        tag = "" if e.method_compliant else "  ** NON-COMPLIANT abbreviated variant **"
+        from app.compliance import assess_method  # pydantic: only once a run starts
+        from app.method.record import method_from_record
+
+        tag = ""
+        if e.method_json:  # the method's numbers, derived (a synthetic stream has none)
+            verdict = assess_method(method_from_record(e.method_json))
+            tag = "" if verdict.compliant else f"  ** method numbers {verdict.short()} **"
         self._print(f"Run {e.run_id[:8]}  method {e.method_name} {e.method_version}{tag}")
         self._print(f"  taxonomy {e.config.taxonomy}, lab {e.config.lab}, "
                     f"{len(e.phases)} phases, planned {format_duration(e.planned_s)}")

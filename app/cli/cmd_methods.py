@@ -126,9 +126,7 @@ def _numbers_verdict(method: Method) -> str:
     length, …)`` — derived from the file's numbers, never its ``compliant`` claim."""
     from app.compliance import assess_method
 
-    verdict = assess_method(method)
-    names = ", ".join(c.name.lower() for c in verdict.failures)
-    return f"method numbers {verdict.label}" + (f" (not met: {names})" if names else "")
+    return f"method numbers {assess_method(method).short()}"
 
 
 def _header(method: Method) -> list[str]:
