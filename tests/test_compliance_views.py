@@ -13,22 +13,33 @@ import pytest
 import sqlalchemy as sa
 
 from app.cli.main import main
+from app.paths import methods_dir
 from app.storage import schema as s
 from tests.test_compliance import record
 from ui.history.compare import CompareView, method_variant
 from ui.history.model import RunsTableModel
 
 
-def claiming_variant(folder: Path) -> Path:
+def claiming_variant(folder: Path, whole_copy: bool) -> Path:
+    """``lab-fast 1``: 1 s intervals, ``compliant = true``; a variant on the shipped method,
+    or a whole copy of it (which the old loader took too, so the old views are caught)."""
     path = folder / "lab-fast.toml"
-    path.write_text('base = "emerald-block-v3"\nname = "lab-fast"\nversion = "1"\n'
-                    'compliant = true\ninterval_s = 1.0\n', encoding="utf-8")
+    if whole_copy:
+        text = (methods_dir() / "emerald-block-v3.toml").read_text(encoding="utf-8")
+        text = text.replace('name = "emerald-block-v3"', 'name = "lab-fast"', 1)
+        text = text.replace('version = "3.0.0-sw1"', 'version = "1"', 1)
+        path.write_text(text.replace("interval_s = 60.0          #",
+                                     "interval_s = 1.0          #", 1), encoding="utf-8")
+    else:
+        path.write_text('base = "emerald-block-v3"\nname = "lab-fast"\nversion = "1"\n'
+                        'compliant = true\ninterval_s = 1.0\n', encoding="utf-8")
     return path
 
 
-@pytest.fixture()
-def stored(tmp_path, monkeypatch):
-    run = record(tmp_path, monkeypatch, method=str(claiming_variant(tmp_path)))
+@pytest.fixture(params=["variant", "whole copy"])
+def stored(tmp_path, monkeypatch, request):
+    method = claiming_variant(tmp_path, request.param == "whole copy")
+    run = record(tmp_path, monkeypatch, method=str(method))
     assert run.method_compliant  # the claim is stored as a claim
     return tmp_path / "r.db", run
 
@@ -87,3 +98,16 @@ def test_an_old_run_without_its_method_record_shows_why_it_is_not_compliant(stor
         "name": "Method minimums", "verdict": "NOT MET",
         "evidence": "the record does not hold the method it ran (stored before the station "
                     "kept it), so its numbers cannot be judged"}
+
+
+def test_a_run_of_a_variant_built_on_smoke_is_non_compliant_naming_the_interval(
+        tmp_path, monkeypatch) -> None:
+    """``base = "smoke"`` resolves to the shipped smoke variant (old code: refused), and its
+    run is judged by the compliant method's minimums that smoke inherits."""
+    path = tmp_path / "quick.toml"
+    path.write_text('base = "smoke"\nname = "quick"\nversion = "q1"\ncompliant = false\n',
+                    encoding="utf-8")
+    run = record(tmp_path, monkeypatch, method=str(path))
+    failed = {c.name: c.evidence for c in run.compliance.failures}
+    assert failed["Interval length"] == "interval 1 s < 60 s"
+    assert run.compliance.summary().startswith("NON-COMPLIANT: interval 1 s < 60 s")
