@@ -291,8 +291,8 @@ class Sequencer:
         assert ref is not None
         measured = next((m.ops_rate for m in self.metrics if m.name == self.method.profile(
             ref).metric and m.ops_rate == m.ops_rate), None)
-        if measured is None and ref in self.search:
-            measured = self.search[ref].ops_rate
+        if measured is None and ref in self.search and not math.isnan(self.search[ref].ops_rate):
+            measured = self.search[ref].ops_rate  # a re-check's retry has no rate yet (NaN)
         if measured is None:
             raise WorkloadError(f"{name} needs the measured IOPS of {ref}, which has not run")
         total = max(2, round(measured * profile.intensity_pct / 100))
