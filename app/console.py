@@ -78,7 +78,13 @@ class ConsoleReporter:
             self.out = None
 
     def _on_RunStarted(self, e: ev.RunStarted) -> None:
-        tag = "" if e.method_compliant else "  ** NON-COMPLIANT abbreviated variant **"
+        from app.compliance import assess_method  # pydantic: only once a run starts
+        from app.method.record import method_from_record
+
+        tag = ""
+        if e.method_json:  # the method's numbers, derived (a synthetic stream has none)
+            verdict = assess_method(method_from_record(e.method_json))
+            tag = "" if verdict.compliant else f"  ** method numbers {verdict.short()} **"
         self._print(f"Run {e.run_id[:8]}  method {e.method_name} {e.method_version}{tag}")
         self._print(f"  taxonomy {e.config.taxonomy}, lab {e.config.lab}, "
                     f"{len(e.phases)} phases, planned {format_duration(e.planned_s)}")
@@ -116,7 +122,8 @@ class ConsoleReporter:
 
     def _on_SearchResult(self, e: ev.SearchResult) -> None:
         self._print(f"    intensity 100 for {e.profile}: queue depth {e.queue_depth} → "
-                    f"{format_figure(e.ops_rate)} {e.ops_unit} at {format_figure(e.avg_response_ms)} ms")
+                    f"{format_figure(e.ops_rate)} {e.ops_unit} at {format_figure(e.avg_response_ms)} ms"
+                    + (f" ({e.note})" if e.note else ""))
 
     def _on_MetricComputed(self, e: ev.MetricComputed) -> None:
         m = e.metric

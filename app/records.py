@@ -188,6 +188,8 @@ class IntervalRecord:
     attempt: int = 1  # the phase attempt this interval belongs to (>1 after a pause)
 
 
+#: why a phase attempt ended when the operator paused the run (the phase restarts, §2)
+PAUSE_REASON = "paused by the operator"
 #: the ready-idle metric (method-notes §4: raw capacity per watt)
 IDLE_METRIC = "EP_RI"
 #: the one order metrics are shown in everywhere (reports, history, compare): the seed's sample

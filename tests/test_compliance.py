@@ -131,7 +131,8 @@ def test_verdict_is_derived_from_the_record_once(tmp_path, monkeypatch):
     # a record without the method it ran cannot be judged against any minimums
     bare = replace(run, method_json=None)
     assert failed(bare.compliance)["Method minimums"] == \
-        "the record does not hold the method it ran"
+        "the record does not hold the method it ran (stored before the station kept it), " \
+        "so its numbers cannot be judged"
 
 
 def test_variant_may_not_set_compliance_minimums(tmp_path):

@@ -16,7 +16,9 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
                                QSplitter, QVBoxLayout, QWidget)
 
+from app.compliance import assess_method
 from app.console import format_duration, format_metric_value
+from app.method.record import method_from_record
 from app.records import RunStatus
 from app.run_verdict import Tone, run_verdict
 from app.sequencer import events as ev
@@ -276,8 +278,11 @@ class RunView(QWidget):
             f"{cfg.sut.vendor} {cfg.sut.model} (s/n {cfg.sut.serial}) · taxonomy "
             f"{cfg.taxonomy} · lab {cfg.lab} · started {e.wall_start_iso} · planned "
             f"{format_duration(e.planned_s)}")
-        self.banner.setVisible(not e.method_compliant)
-        self.banner.setText("NON-COMPLIANT abbreviated variant")
+        if method is None and e.method_json:
+            method = method_from_record(e.method_json)
+        verdict = assess_method(method) if method else None  # its numbers, never the claim
+        self.banner.setVisible(verdict is not None and not verdict.compliant)
+        self.banner.setText(f"method numbers {verdict.short()}" if verdict else "")
         self.timeline.plan(e.phases)
         self.metrics.plan(method, e.phases)
         self.plots.start_run(e, method)

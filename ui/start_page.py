@@ -101,7 +101,7 @@ class StartPage(QWidget):
             verdict = run.verdict
             values = (run.started_wall.replace("T", " ")[:19], verdict.text,
                       f"{run.method_name} {run.method_version}"
-                      + ("" if run.method_compliant else " (NON-COMPLIANT)"),
+                      + ("" if run.compliance.compliant else f" ({run.compliance.label})"),
                       run.taxonomy, run.sut, run.lab, duration, run.run_id[:8])
             for c, text in enumerate(values):
                 item = QTableWidgetItem(text)

@@ -64,11 +64,15 @@ def list_command(args: argparse.Namespace) -> int:
     if not runs:
         print(f"no runs stored in {database.url}")
         return 0
-    print(f"{'ID':10} {'STARTED (UTC)':25} {'STATUS':23} {'METHOD':16} {'TAXONOMY':14} SUT")
+    print(f"{'ID':10} {'STARTED (UTC)':25} {'STATUS':23} {'METHOD':16} {'COMPLIANCE':14} "
+          f"{'TAXONOMY':14} SUT")
     for r in runs:
         status = f"{r.status}, resumable" if r.run_id in resumable else str(r.status)
         print(f"{r.run_id[:8]:10} {r.started_wall:25} {status:23} "
-              f"{r.method_name + ' ' + r.method_version:16} {r.taxonomy:14} {r.sut}")
+              f"{r.method_name + ' ' + r.method_version:16} {r.compliance.label:14} "
+              f"{r.taxonomy:14} {r.sut}")
+    print("COMPLIANCE is derived from each run's record (storwatt runs show ID lists every "
+          "criterion), not the method file's claim")
     if any(r.run_id in resumable for r in runs):
         print("\nA resumable run continues with: storwatt run --resume ID (the result is "
               "NON-COMPLIANT: resumed after interruption)")
@@ -79,6 +83,8 @@ def _summary_json(r: RunSummary) -> dict[str, Any]:
     data = {f.name: getattr(r, f.name) for f in fields(r) if f.compare}  # not the haystack
     data["status"] = str(r.status)
     data["verdict"] = r.status_text
+    data["method_claims_compliant"] = data.pop("method_compliant")  # the file's claim only
+    data["compliance"] = r.compliance.as_json()
     data["metrics"] = [{"name": m.name, "value": m.value if math.isfinite(m.value) else None,
                         "unit": m.unit, "valid": m.valid, "reason": m.reason}
                        for m in r.metrics]
@@ -145,8 +151,8 @@ def run_json(run: StoredRun) -> dict[str, Any]:
 
 def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
     lines = [f"Run {run.run_id}  {run.status}" + (f"  ({run.error})" if run.error else ""),
-             f"Method   {run.method_name} {run.method_version}"
-             f"{'' if run.method_compliant else '  (the method file claims: not compliant)'}",
+             f"Method   {run.method_name} {run.method_version}  {run.compliance.label} "
+             "(derived, see Compliance below)",
              f"Taxonomy {run.taxonomy}    started {run.started_wall}    "
              f"duration {_fmt(run.duration_s, 6)} s of {_fmt(run.planned_s, 6)} s planned"]
     for role, ident in (("Power meter", run.power_meter),

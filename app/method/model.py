@@ -175,6 +175,20 @@ class IntensitySearch(Frozen):
     probe_s: Period  # how long each queue-depth probe runs
     queue_depths: NonEmpty[QueueDepth]  # tried in order until the limit is crossed
     jobs: Jobs = 1
+    #: refine between the last probe within the response-time limit and the first over it
+    #: until a probe's average is within this % below the limit (project reading, §2)
+    tolerance_pct: OpenPercent = 5.0
+    #: the first interval of each searched random active profile re-checks the response
+    #: time at the chosen intensity; over the limit, the profile restarts lower (§2)
+    recheck: Flag = True
+
+    def max_probes(self, random: bool) -> int:
+        """The most probes one profile can take: the list, then for a random profile the
+        refinement's bisection of the widest gap between two listed depths."""
+        gaps = [b - a for a, b in zip(self.queue_depths, self.queue_depths[1:])]
+        widest = max(gaps, default=1)
+        refine = math.ceil(math.log2(widest)) if random and widest > 1 else 0
+        return len(self.queue_depths) + refine
 
     @field_validator("queue_depths")
     @classmethod
@@ -477,7 +491,7 @@ class Method(Frozen):
 
     def _plan_max_s(self, plan: PhasePlan) -> float:
         """The longest a plan can take, pre-fill aside: timed part, whole search, every COM."""
-        return (self.plan_duration_s(plan, len(self.coms)) + self._search_max_s(plan)
+        return (self.plan_duration_s(plan, len(self.coms)) + self.search_max_s(plan)
                 + self.ranging_pass_s(plan) + (plan.prefill_max_intervals or 0) * self.interval_s)
 
     def ranging_pass_s(self, plan: PhasePlan) -> float:
@@ -486,9 +500,11 @@ class Method(Frozen):
             return 0.0
         return (len(plan.active) + 1) * self.ranging.profile_s
 
-    def _search_max_s(self, plan: PhasePlan) -> float:
-        return len(self.search.queue_depths) * len(self.search_profiles(plan)) * \
-            self.search.probe_s
+    def search_max_s(self, plan: PhasePlan) -> float:
+        """The longest the intensity search of a plan can take (every probe and refinement;
+        a re-check that restarts a profile is not counted)."""
+        return self.search.probe_s * sum(self.search.max_probes(self.profile(name).random)
+                                         for name in self.search_profiles(plan))
 
     # --- look-ups -------------------------------------------------------------------------
     @property
@@ -546,7 +562,7 @@ class Method(Frozen):
                              tuple(self._plan_summary(plan) for plan in self.plans))
 
     def _plan_summary(self, plan: PhasePlan) -> PlanSummary:
-        search_s = self._search_max_s(plan)
+        search_s = self.search_max_s(plan)
         com_s = plan.com_check_intervals * self.interval_s
         excluded = []
         if plan.prefill:

@@ -389,14 +389,14 @@ def _search_section(c: ReportContent) -> list:
         return [P("Intensity search", "h2"), P("No intensity search was stored for this run.",
                                                "body")]
     rows = [[B("Profile"), B("Queue depth × jobs"), B("Operations rate"), B("Avg response"),
-             B("Rate cap (read, write IOPS)"), B("Probes (QD: rate @ ms)")]]
+             B("Rate cap (read, write IOPS)"), B("Probes (QD: rate @ ms), note")]]
     for r in results:
         probes = "; ".join(f"{qd}: {fmt_sig(rate)} @ {fmt_sig(ms)}" for qd, rate, ms in r.probes)
         rows.append([P(r.profile), P(f"{r.queue_depth} × {r.jobs}"),
                      P(f"{fmt_sig(r.ops_rate)} {r.ops_unit}"),
                      P(f"{fmt_sig(r.avg_response_ms)} ms"),
                      P(f"{r.rate_iops[0]}, {r.rate_iops[1]}" if r.rate_iops else DASH),
-                     P(probes or DASH)])
+                     P(probes + (f" — {r.note}" if r.note else "") or DASH)])
     widths = [16 * mm, 24 * mm, 28 * mm, 22 * mm, 28 * mm]
     widths.append(BODY_W - sum(widths))
     return [P("Intensity search (first pass)", "h2"), grid_table(rows, widths)]

@@ -46,7 +46,7 @@ LEVEL_COLUMNS = ("phase", "profile", "level_pct", "response_ms", "ceiling_ms", "
                  "total_ios", "shown_as")
 LEVEL_FIRST_COL = len(BIN_COLUMNS) + 1  # one empty column between the two tables
 SEARCH_COLUMNS = ("profile", "queue_depth", "jobs", "ops_rate", "ops_unit", "avg_response_ms",
-                  "rate_read_iops", "rate_write_iops", "probes")
+                  "rate_read_iops", "rate_write_iops", "probes", "note")
 EVENT_COLUMNS = ("t_s", "level", "phase", "message")
 AUDIT_COLUMNS = ("recorded_utc", "kind", "disposition", "author", "text", "subject", "outcome",
                  "revision", "record_sha256")
@@ -347,7 +347,8 @@ def _histograms_sheet(w: _Writer, c: ReportContent) -> None:
 def _search_sheet(w: _Writer, c: ReportContent) -> None:
     rows = [[r.profile, r.queue_depth, r.jobs, r.ops_rate, r.ops_unit, r.avg_response_ms,
              r.rate_iops[0] if r.rate_iops else None, r.rate_iops[1] if r.rate_iops else None,
-             "; ".join(f"qd {qd}: {rate!r} {r.ops_unit} @ {ms!r} ms" for qd, rate, ms in r.probes)]
+             "; ".join(f"qd {qd}: {rate!r} {r.ops_unit} @ {ms!r} ms" for qd, rate, ms in r.probes),
+             r.note]
             for r in c.run.search_results]
     sheet = w.table("Search", SEARCH_COLUMNS, rows)
     sheet.set_column(0, 7, 13)

@@ -183,6 +183,9 @@ class SearchResult:
     avg_response_ms: float
     rate_iops: tuple[int, int] | None = None
     probes: tuple[tuple[int, float, float], ...] = ()  # (qd, ops_rate, avg_resp_ms)
+    #: why the figure is not intensity 100 within the method's tolerance ("load generator
+    #: limit reached: …"), or what a re-check before an active profile found; "" otherwise
+    note: str = ""
 
 
 @dataclass(frozen=True)

@@ -30,9 +30,9 @@ def build_phases(method: Method, config: RunConfig) -> tuple[PhaseInfo, ...]:
     if plan.prefill:
         add(PhaseKind.PREFILL, "Pre-fill", "PREFILL", plan.prefill_max_intervals * L
             if plan.prefill_max_intervals else 0.0)
-    probes = len(method.search.queue_depths) * len(search_profiles(method, plan))
-    if probes:
-        add(PhaseKind.SEARCH, "Intensity search", None, probes * method.search.probe_s)
+    search_s = method.search_max_s(plan)
+    if search_s:
+        add(PhaseKind.SEARCH, "Intensity search", None, search_s)
     if method.ranging_pass_s(plan) and not config.range_plan_from:  # advised: no pass again
         add(PhaseKind.RANGING, "Ranging pass", None, method.ranging_pass_s(plan))
     if plan.conditioning_intervals:

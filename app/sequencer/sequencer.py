@@ -27,8 +27,8 @@ from datetime import datetime, timezone
 from app.method.model import Method
 from app.metrics.formatting import format_figure
 from app.method.record import resolved_method
-from app.records import (MetricResult, PhaseInfo, PhaseKind, PhaseStatus, RunConfig,
-                         RunStatus)
+from app.records import (PAUSE_REASON, IntervalRecord, MetricResult, PhaseInfo, PhaseKind,
+                         PhaseStatus, RunConfig, RunStatus)
 from app.sequencer import events as ev
 from app.sequencer.capacity_optimisation import DATA_REDUCTION_COMS, com_result, not_valid_word
 from app.sequencer.com_data_set import COM_BLOCK_BYTES, data_set_evidence
@@ -42,7 +42,8 @@ from app.sequencer.ranging import Ranger
 from app.sequencer.recorder import PhaseRecorder
 from app.sequencer.run_clock import RunClock
 from app.sequencer.sampler import MeterLost, MeterSampler
-from app.sequencer.search import choose_intensity
+from app.sequencer.search import (Probe, choose_intensity, next_refinement, probe_over_limit,
+                                  recheck)
 from drivers.clock import Clock, MonotonicClock
 from drivers.interfaces import (InstrumentError, WorkloadError, WorkloadInterval,
                                 WorkloadProfile)
@@ -56,6 +57,10 @@ class RunAborted(Exception):
 
 class _Paused(Exception):
     """Internal: the current phase attempt was interrupted by a pause."""
+
+
+class _Rechecked(Exception):
+    """Internal: the intensity re-check failed; the profile restarts at a lower intensity."""
 
 
 class Sequencer:
@@ -224,10 +229,13 @@ class Sequencer:
                 self._publish_phase_results(phase, recorder)
                 break
             except _Paused:
-                self._finish_phase(recorder, PhaseStatus.ABORTED, "paused by the operator")
+                self._finish_phase(recorder, PhaseStatus.ABORTED, PAUSE_REASON)
                 self._wait_for_resume()
                 self.log(f"{phase.name} restarted from its beginning after a pause "
                          "(the method requires an uninterrupted phase)", "WARNING", phase.index)
+                attempt += 1
+            except _Rechecked as failed:
+                self._finish_phase(recorder, PhaseStatus.ABORTED, str(failed))
                 attempt += 1
             except RunAborted:
                 self._finish_phase(recorder, PhaseStatus.ABORTED, self._abort_reason)
@@ -323,8 +331,8 @@ class Sequencer:
         assert ref is not None
         measured = next((m.ops_rate for m in self.metrics if m.name == self.method.profile(
             ref).metric and m.ops_rate == m.ops_rate), None)
-        if measured is None and ref in self.search:
-            measured = self.search[ref].ops_rate
+        if measured is None and ref in self.search and not math.isnan(self.search[ref].ops_rate):
+            measured = self.search[ref].ops_rate  # a re-check's retry has no rate yet (NaN)
         if measured is None:
             raise WorkloadError(f"{name} needs the measured IOPS of {ref}, which has not run")
         total = max(2, round(measured * profile.intensity_pct / 100))
@@ -339,26 +347,40 @@ class Sequencer:
                                    duration_s=duration, kind=kind)
 
     def _search_phase(self, recorder: PhaseRecorder) -> None:
-        """First pass: find 'intensity 100' for each profile (method-notes §2)."""
-        cfg = self.method.search
+        """First pass: find 'intensity 100' for each profile, refining between the listed
+        probes for random ones (method-notes §2, ``app.sequencer.search``)."""
+        cfg, limit = self.method.search, self.method.response_time.max_avg_ms
         for name in search_profiles(self.method, self.plan):
             profile = self.method.profile(name)
             self._ranger.measuring(name, PhaseKind.SEARCH)
-            probes: list[tuple[int, float, float]] = []
+            probes: list[Probe] = []
             for qd in cfg.queue_depths:
-                wp = profile.to_workload(queue_depth=qd, jobs=cfg.jobs, kind="search",
-                                         duration_s=cfg.probe_s + 2 * self.lab.workload_latency_s)
-                slices = self._drive(recorder, wp, cfg.probe_s)
-                probes.append(_probe_figures(qd, slices, profile.ops_unit, cfg.probe_s))
-                if _probe_over_limit(probes, profile.random, self.method.response_time.max_avg_ms):
+                probes.append(self._probe(recorder, name, qd))
+                if probe_over_limit(probes, profile.random, limit):
                     break
+            while profile.random and (qd := next_refinement(probes, limit,
+                                                            cfg.tolerance_pct)) is not None:
+                probes.append(self._probe(recorder, name, qd))
             result = choose_intensity(name, probes, profile.random, profile.ops_unit, cfg.jobs,
-                                      self.method.response_time.max_avg_ms)
-            self.search[name] = result
-            self.publish(result)
-            self.log(f"intensity search {name}: queue depth {result.queue_depth} × "
-                     f"{result.jobs} job(s) → {format_figure(result.ops_rate)} {result.ops_unit} "
-                     f"at {format_figure(result.avg_response_ms)} ms", phase=recorder.phase.index)
+                                      limit, cfg.tolerance_pct, len(cfg.queue_depths))
+            self._publish_search(result, recorder.phase.index)
+
+    def _probe(self, recorder: PhaseRecorder, name: str, qd: int) -> Probe:
+        """One search probe of ``probe_s`` at queue depth ``qd``: its figures."""
+        cfg, profile = self.method.search, self.method.profile(name)
+        wp = profile.to_workload(queue_depth=qd, jobs=cfg.jobs, kind="search",
+                                 duration_s=cfg.probe_s + 2 * self.lab.workload_latency_s)
+        slices = self._drive(recorder, wp, cfg.probe_s)
+        return _probe_figures(qd, slices, profile.ops_unit, cfg.probe_s)
+
+    def _publish_search(self, result: ev.SearchResult, phase_index: int) -> None:
+        self.search[result.profile] = result
+        self.publish(result)
+        self.log(f"intensity search {result.profile}: queue depth {result.queue_depth} × "
+                 f"{result.jobs} job(s) → {format_figure(result.ops_rate)} {result.ops_unit} "
+                 f"at {format_figure(result.avg_response_ms)} ms"
+                 + (f" ({result.note})" if result.note else ""),
+                 "WARNING" if result.note else "INFO", phase=phase_index)
 
     def _ranging_phase(self, recorder: PhaseRecorder) -> None:
         """Dedicated ranging pass (method-notes §3): every active profile at the intensity it
@@ -478,9 +500,28 @@ class Sequencer:
         extended = recorder.extra_stabilisation
         for record in recorder.close_due(now, latency):
             self.publish(ev.IntervalClosed(record))
+            if record.index == 0 and not final:
+                self._recheck(recorder, record)
         if recorder.extra_stabilisation > extended:
             self._announce_extension(recorder, now)
         self._publish_samples(recorder.phase.index, *recorder.release_held())
+
+    def _recheck(self, recorder: PhaseRecorder, first: IntervalRecord) -> None:
+        """Before a searched random profile's stabilisation goes on, its first interval — the
+        workload at the chosen intensity — must still meet the response-time limit; over it,
+        the profile restarts one bisection step lower (method-notes §2). Costs no time when
+        it passes; each failure lowers the depth, so the restarts are bounded."""
+        phase = recorder.phase
+        found = self.search.get(phase.profile or "")
+        if (phase.kind is not PhaseKind.ACTIVE or found is None or not self.method.search.recheck
+                or not self.method.profile(found.profile).random):
+            return
+        checked = recheck(found, first.ops_rate, first.avg_response_ms,
+                          self.method.response_time.max_avg_ms)
+        self.log(checked.message, "INFO" if checked.passed else "WARNING", phase.index)
+        if checked.retry is not None:
+            self._publish_search(checked.retry, phase.index)
+            raise _Rechecked(checked.retry.note)
 
     def _announce_extension(self, recorder: PhaseRecorder, now: float) -> None:
         """Record the moved measurement window (storage, reports and views follow it)."""
@@ -572,20 +613,10 @@ def failure_reason(exc: BaseException) -> str:
 
 
 def _probe_figures(qd: int, slices: list[WorkloadInterval], unit: str,
-                   probe_s: float) -> tuple[int, float, float]:
+                   probe_s: float) -> Probe:
     ios = sum(s.ios for s in slices)
     nbytes = sum(s.read_bytes + s.write_bytes for s in slices)
     span = sum(s.duration_s for s in slices) or probe_s
     rate = ios / span if unit == "IOPS" else nbytes / 2**20 / span
     resp = sum(s.avg_resp_ms * s.ios for s in slices) / ios if ios else math.nan
     return qd, rate, resp
-
-
-def _probe_over_limit(probes: list[tuple[int, float, float]], random: bool,
-                      limit_ms: float) -> bool:
-    """Stop probing once a random profile crosses the response-time limit, or a sequential
-    one stops gaining throughput (< 2 % over the previous probe)."""
-    _, rate, resp = probes[-1]
-    if random:
-        return not resp <= limit_ms
-    return len(probes) > 1 and rate < probes[-2][1] * 1.02

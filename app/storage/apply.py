@@ -278,7 +278,7 @@ def _on_search(conn: Connection, st: RunState, _b: _Batch, e: ev.SearchResult) -
         ops_rate=opt_float(e.ops_rate), ops_unit=e.ops_unit,
         avg_response_ms=opt_float(e.avg_response_ms), rate_read_iops=rate[0],
         rate_write_iops=rate[1],
-        probes=[[qd, opt_float(r), opt_float(ms)] for qd, r, ms in e.probes]))
+        probes=[[qd, opt_float(r), opt_float(ms)] for qd, r, ms in e.probes], note=e.note))
 
 
 def _on_range_plan(conn: Connection, st: RunState, _b: _Batch, e: ev.RangePlanReady) -> None:

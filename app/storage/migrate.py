@@ -37,10 +37,10 @@ def revision_modules() -> tuple[ModuleType, ...]:
     from app.storage.migrations.versions import (v0001_initial, v0002_audit, v0003_writer_boot,
                                                  v0004_stored_seq, v0005_run_record,
                                                  v0006_range_plan, v0007_resume,
-                                                 v0008_signoff)
+                                                 v0008_signoff, v0009_search_note)
 
     return (v0001_initial, v0002_audit, v0003_writer_boot, v0004_stored_seq, v0005_run_record,
-            v0006_range_plan, v0007_resume, v0008_signoff)
+            v0006_range_plan, v0007_resume, v0008_signoff, v0009_search_note)
 
 
 @cache

@@ -24,6 +24,7 @@ from app.storage import schema as s
 from app.storage.codec import decode_flags, nan_if_none
 from app.storage.db import Database
 from app.storage.errors import AmbiguousRunIdError, RunNotFoundError
+from app.storage.run_facts import RunFacts, run_facts
 from app.storage.stored import (KeyMetric, PowerArrays, RunSummary, StoredAttempt,
                                 StoredEvent,
                                 StoredPhase, StoredRun, StoredWorkloadSlice, TemperatureArrays,
@@ -77,17 +78,19 @@ def list_runs(database: Database, *, status: RunStatus | str | None = None,
             by_run[pk].append(KeyMetric(name, math.nan if value is None else value, unit,
                                         bool(valid), reason or ""))
         decided = {pk: (d, a) for pk, d, a in conn.execute(decided_query)}
-    return [_summary(r, tuple(by_run.get(r.id, ())), *decided.get(r.id, ("", "")))
-            for r in rows]
+        facts = run_facts(conn, None if limit is None else [r.id for r in rows])
+    return [_summary(r, tuple(by_run.get(r.id, ())), *decided.get(r.id, ("", "")),
+                     facts[r.id]) for r in rows]
 
 
 def _summary(r: Any, metrics: tuple[KeyMetric, ...], disposition: str,
-             author: str) -> RunSummary:
+             author: str, facts: RunFacts) -> RunSummary:
     sut = " ".join(filter(None, (r.vendor, r.model, r.serial and f"s/n {r.serial}")))
     row = RunSummary(r.uuid, RunStatus(r.status), r.method_name, r.method_version,
                      bool(r.method_compliant), r.taxonomy, r.lab, r.operator or "",
                      r.station or "", sut, r.started_wall, r.finished_wall, r.planned_s,
-                     r.duration_s, r.error or "", metrics, disposition or "", author or "")
+                     r.duration_s, r.error or "", metrics, disposition or "", author or "",
+                     facts=facts)
     text = " ".join((row.run_id, row.sut, row.method_name, row.method_version, row.taxonomy,
                      row.lab, row.operator, row.station, row.status_text, row.disposition,
                      row.error))
@@ -309,7 +312,8 @@ def _searches(conn: Connection, pk: int) -> tuple[SearchResult, ...]:
                      nan_if_none(r.avg_response_ms),
                      None if r.rate_read_iops is None else (r.rate_read_iops,
                                                             r.rate_write_iops),
-                     tuple((qd, nan_if_none(rate), nan_if_none(ms)) for qd, rate, ms in r.probes))
+                     tuple((qd, nan_if_none(rate), nan_if_none(ms)) for qd, rate, ms in r.probes),
+                     r.note or "")
         for r in _rows(conn, s.SearchResultRow, pk))
 
 

@@ -289,6 +289,7 @@ class SearchResultRow(Base):
     rate_read_iops: Mapped[int | None] = mapped_column(Integer)
     rate_write_iops: Mapped[int | None] = mapped_column(Integer)
     probes: Mapped[list] = mapped_column(JSON)  # [[qd, ops_rate, avg_resp_ms], ...]
+    note: Mapped[str] = mapped_column(Text, default="", server_default="")  # SearchResult.note
 
 
 class InstrumentRow(Base):

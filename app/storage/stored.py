@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from app.compliance import ComplianceVerdict, assess_compliance
+from app.compliance import ComplianceFacts, ComplianceVerdict, Criterion, assess_compliance
 from app.method.model import Method
 from app.method.record import method_from_record
 from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo,
@@ -32,6 +32,12 @@ from drivers.interfaces import (EXCLUDING_FLAGS, InstrumentIdentity, WorkloadInt
 
 if TYPE_CHECKING:  # audit builds on the repository, which builds on this module
     from app.storage.audit import AuditEntry
+
+
+#: a run summary built without its record's facts: shown as not compliant, saying why
+NOT_DERIVED = ComplianceVerdict((Criterion("Derived verdict", False,
+                                           "not derived: the run list was built without "
+                                           "the run's record"),))
 
 
 def frozen_array(values: Any, dtype: Any) -> np.ndarray:
@@ -198,6 +204,14 @@ class RunSummary:
     disposition: str = ""  # latest QA disposition ("accepted"/"rejected") or ""
     disposition_author: str = ""
     haystack: str = field(default="", compare=False, repr=False)  # lower-case search text
+    #: what the run's verdict reads (app.storage.run_facts.RunFacts); None: not loaded
+    facts: ComplianceFacts | None = field(default=None, compare=False, repr=False)
+
+    @cached_property
+    def compliance(self) -> ComplianceVerdict:
+        """Derived from the run's record (app.compliance) on first use, never
+        ``method_compliant``, the method file's claim."""
+        return assess_compliance(self.facts) if self.facts is not None else NOT_DERIVED
 
     @property
     def invalid_metrics(self) -> int:

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QFormLayout, QHeade
                                QLineEdit, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
 from app.console import format_duration
+from app.compliance import assess_method
 from app.method.loader import MethodError, load_method
 from app.records import RunConfig, SutDescription
 from app.sequencer.plan import build_phases, latest_extension_s
@@ -26,7 +27,8 @@ GB = 10**9
 
 def plan_rows(config: RunConfig) -> tuple[list[tuple[str, str, str, str]], float, float, bool]:
     """(phase, kind, planned, intervals) rows, total planned seconds, the latest total if every
-    stabilisation extends to the method's limit (method-notes §4), method compliant."""
+    stabilisation extends to the method's limit (method-notes §4), and whether the method's
+    numbers meet its minimums (derived, app.compliance.assess_method; never the file's claim)."""
     method = load_method(config.method)
     phases = build_phases(method, config)
     rows = []
@@ -43,15 +45,15 @@ def plan_rows(config: RunConfig) -> tuple[list[tuple[str, str, str, str]], float
         rows.append((p.name, p.kind.value.replace("_", " "), planned, intervals))
     total = sum(p.planned_s for p in phases)
     return rows, total, total + sum(latest_extension_s(method, p) for p in phases), \
-        method.compliant
+        assess_method(method).compliant
 
 
 def summary_text(config: RunConfig, compliant: bool) -> str:
     sut = config.sut
     lines = [
         f"<b>Method:</b> {config.method}"
-        + ("" if compliant else " <span style='color:#c03030'><b>NON-COMPLIANT abbreviated "
-                                "variant</b></span>"),
+        + ("" if compliant else " <span style='color:#c03030'><b>NON-COMPLIANT: the method's "
+                                "numbers do not meet its minimums</b></span>"),
         f"<b>Classification:</b> {config.taxonomy}"
         + (f" — {config.classification_reason}" if config.classification_reason else ""),
         f"<b>SUT:</b> {sut.vendor} {sut.model}, s/n {sut.serial}, raw capacity "
