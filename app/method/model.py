@@ -17,8 +17,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from app.method.fields import (MAX_PLAN_S, BlockKiB, Celsius, Count, Flag, IntervalSeconds, Jobs,
-                               Milliseconds, Name, NonEmpty, Number, OpenPercent, Percent, Period,
-                               Positive, PositiveCount, QueueDepth, StallSeconds, WmaPoints)
+                               JobName, Milliseconds, Name, NonEmpty, Number, OpenPercent, Percent,
+                               Period, Positive, PositiveCount, QueueDepth, RangePercent,
+                               StallSeconds, WmaPoints)
 from app.method.summary import MethodSummary, PlanSummary
 from drivers.fio.engine import DEFAULT_STALL_S
 from drivers.interfaces import WorkloadProfile
@@ -50,8 +51,41 @@ class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
+class Stream(Frozen):
+    """One IO stream of a multi-stream profile (the hot band, method-notes §2): its share of
+    all IOs, its mix and its slice of the address range (percent of the target)."""
+
+    name: JobName
+    share_pct: OpenPercent
+    read_pct: Percent
+    pattern: Literal["random", "sequential"]
+    block_size_kib: BlockKiB
+    offset_pct: Percent = 0.0
+    size_pct: RangePercent = 100.0
+
+    @model_validator(mode="after")
+    def _inside_target(self) -> "Stream":
+        if self.offset_pct + self.size_pct > 100:
+            raise ValueError(f"stream {self.name}: offset_pct {self.offset_pct:g} + size_pct "
+                             f"{self.size_pct:g} runs past the end of the target (100 %)")
+        return self
+
+    def as_tuple(self) -> tuple[str, float, float, float, float, bool, int]:
+        """The engine-facing form (``WorkloadProfile.streams``)."""
+        return (self.name, self.offset_pct, self.size_pct, self.share_pct, self.read_pct,
+                self.pattern == "random", int(self.block_size_kib * KIB))
+
+
+#: how far a multi-stream profile's shares may miss 100 % (rounding in a hand-written file)
+SHARE_TOLERANCE_PCT = 0.01
+
+
 class IOProfile(Frozen):
-    """One IO profile row of the method (method-notes §2 table)."""
+    """One IO profile row of the method (method-notes §2 table).
+
+    A profile with ``streams`` runs them all at once as one workload, each at its share of the
+    IOs over its address range (the hot band); its own block size, mix and pattern are then the
+    headline figures the tables show, and ``pattern`` decides the metric's unit."""
 
     name: Name
     title: str
@@ -65,6 +99,23 @@ class IOProfile(Frozen):
     pattern: Literal["random", "sequential"]
     metric: str  # EP_MW1 …
     metric_unit: Literal["IOPS/W", "MiB/s/W"]
+    streams: tuple[Stream, ...] = ()
+
+    @model_validator(mode="after")
+    def _streams_add_up(self) -> "IOProfile":
+        if not self.streams:
+            return self
+        names = [s.name for s in self.streams]
+        if len(set(names)) != len(names):
+            raise ValueError(f"profile {self.name}: a stream name is listed twice ({names})")
+        total = sum(s.share_pct for s in self.streams)
+        if abs(total - 100) > SHARE_TOLERANCE_PCT:
+            raise ValueError(f"profile {self.name}: stream shares add up to {total:g} %, "
+                             "not 100 %")
+        if self.derived:  # fio's flow weights set the shares; a rate cap would fight them
+            raise ValueError(f"profile {self.name}: a multi-stream profile runs at intensity "
+                             f"100 (got intensity_pct {self.intensity_pct:g})")
+        return self
 
     @field_validator("intensity_pct")
     @classmethod
@@ -101,6 +152,7 @@ class IOProfile(Frozen):
             rate_iops=rate_iops,
             duration_s=duration_s,
             kind=kind,
+            streams=tuple(s.as_tuple() for s in self.streams),
         )
 
 

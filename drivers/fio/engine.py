@@ -210,7 +210,9 @@ class FioEngine:
         direct = self.direct if self.direct is not None else not files
         # a diskless engine (null) never looks at the files, so it must be told their size
         size = min(c.size_bytes for c in checks) if self.ioengine in DISKLESS_ENGINES else None
-        return JobOptions(self.targets, self.ioengine, direct, size)
+        # one target of known size: multi-stream ranges in whole blocks (jobs.stream_range)
+        span = checks[0].size_bytes if len(checks) == 1 and checks[0].size_bytes else None
+        return JobOptions(self.targets, self.ioengine, direct, size, span=span)
 
     # --- run --------------------------------------------------------------------------------
     def start(self, profile: WorkloadProfile) -> None:

@@ -57,6 +57,8 @@ class JobOptions:
     allow_file_create: bool = False
     host: int = 0  # this job file is for load host ``host`` of ``hosts`` (rate share)
     hosts: int = 1
+    #: bytes of the one target when the station knows them (multi-stream ranges in bytes)
+    span: int | None = None
 
 
 def default_ioengine(platform: str = sys.platform) -> str:
@@ -187,7 +189,26 @@ def rated_sections(p: WorkloadProfile, host: int, hosts: int) -> list[str]:
     return out
 
 
-def stream_sections(p: WorkloadProfile) -> list[str]:
+def stream_range(offset_pct: float, size_pct: float, bs: int, span: int | None) -> list[str]:
+    """``offset=``/``size=`` of a stream's slice of the target.
+
+    fio aligns a percentage ``offset`` *up* to the block size but keeps the percentage
+    ``size``, so a band could end up to one block past its range (measured on fio 3.33: the
+    10–18 % band of a 64 MiB file reached 12083200 > 12079595 bytes). With the target's size
+    known the slice is given in whole blocks inside the range; without it (a load host's
+    device) in percentages, at most one block over (docs/method-notes.md §2).
+    """
+    if span is None:
+        return [f"offset={offset_pct:g}%", f"size={size_pct:g}%"]
+    first = -(-math.floor(span * offset_pct / 100) // bs) * bs  # aligned up
+    end = math.floor(span * (offset_pct + size_pct) / 100) // bs * bs  # aligned down
+    if end - first < bs:
+        raise WorkloadError(f"a {size_pct:g} % slice of a {span}-byte target holds no whole "
+                            f"{bs}-byte block; use a larger target")
+    return [f"offset={first}", f"size={end - first}"]
+
+
+def stream_sections(p: WorkloadProfile, span: int | None = None) -> list[str]:
     """One job section per hot-band stream: its range, its mix and its ``flow`` share."""
     total = sum(_pct(s[3], "stream share") for s in p.streams)
     if not 99.0 <= total <= 101.0:
@@ -205,7 +226,7 @@ def stream_sections(p: WorkloadProfile) -> list[str]:
         bsv = _block_size(bs)
         out += ["", f"[{_check_name(p.name, 'profile name')}-{_check_name(name, 'stream name')}]",
                 *rw_lines(read_pct, bool(random)), f"bs={bsv}", f"blockalign={bsv}",
-                f"offset={offset:g}%", f"size={size:g}%",
+                *stream_range(offset, size, bsv, span),
                 f"flow={max(1, round(share * FLOW_SCALE))}", *common]
     return out
 
@@ -225,7 +246,7 @@ def job_text(profile: WorkloadProfile, options: JobOptions) -> str:
     if profile.kind == "prefill":
         lines.append("# pre-fill: sequential writes over the whole target (method-notes §2)")
     if profile.streams:
-        lines += stream_sections(profile)
+        lines += stream_sections(profile, options.span or options.size)
     elif profile.rate_iops is not None:
         lines += rated_sections(profile, options.host, options.hosts)
     else:

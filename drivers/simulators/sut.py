@@ -13,6 +13,9 @@ The model is deliberately simple but physically shaped, so that every part of th
   queue depth (method-notes §2).
 * **Sequential IO** is bandwidth-bound per drive and capped by the controller.
 * **Writes** cost more back-end work under parity RAID (write penalty after write-back cache).
+* **Several streams at once** (the hot band): each stream's IOs take the time they would take
+  alone, so the mix runs at the IO-weighted harmonic mean of the streams' rates and draws the
+  power of its time-weighted utilisation.
 * **COMs**: declared capacity optimisations reduce the physical capacity a data set uses,
   which the COM heuristic phase observes through :meth:`SimulatedSut.used_capacity_bytes`.
 """
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 import math
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -114,6 +117,8 @@ class SimulatedSut:
         p = profile if profile is not None else self.profile
         if p is None:
             return OperatingPoint(0.0, 0.0, 0.0, 0.0, self.spec.idle_w)
+        if p.streams:
+            return self._streams_point(p)
         if p.random:
             return self._random_point(p)
         return self._sequential_point(p)
@@ -149,6 +154,21 @@ class SimulatedSut:
         resp_ms = outstanding / iops * 1000
         util = 0.6 * mib / max_mib
         return OperatingPoint(iops, mib, resp_ms, util, self._watts(util, iops))
+
+    def _streams_point(self, p: WorkloadProfile) -> OperatingPoint:
+        """The streams of ``p`` sharing the SUT in their IO shares (see the module notes)."""
+        shares, points = [], []
+        for _name, _offset, _size, share, read_pct, random, bs in p.streams:
+            alone = replace(p, block_size=bs, read_pct=read_pct, random=random, streams=())
+            shares.append(share / 100)
+            points.append(self._random_point(alone) if random else self._sequential_point(alone))
+        seconds_per_io = [f / pt.iops for f, pt in zip(shares, points)]
+        iops = 1 / sum(seconds_per_io)
+        busy = [t * iops for t in seconds_per_io]  # each stream's fraction of the time
+        mib = iops * sum(f * pt.mib_s / pt.iops for f, pt in zip(shares, points))
+        resp = sum(f * pt.avg_resp_ms for f, pt in zip(shares, points))
+        util = sum(b * pt.utilisation for b, pt in zip(busy, points))
+        return OperatingPoint(iops, mib, resp, util, self._watts(util, iops))
 
     def _watts(self, util: float, iops: float) -> float:
         s = self.spec
