@@ -38,8 +38,10 @@ def test_method_defines_the_seed_hot_band() -> None:
 def _variant(tmp_path: Path, profile_lines: str) -> Path:
     path = tmp_path / "bad.toml"
     base = Path(__file__).parents[1] / "resources" / "methods" / "emerald-block-v3.toml"
+    traces = base.parent.parent / "traces"  # the copy lives elsewhere: the trace path too
     text = base.read_text(encoding="utf-8").replace(
-        "# Phase plans.", profile_lines + "\n# Phase plans.", 1)
+        "# Phase plans.", profile_lines + "\n# Phase plans.", 1).replace(
+        '"../traces/', f'"{traces}/')
     path.write_text(text, encoding="utf-8")
     return path
 

@@ -100,9 +100,15 @@ class IOProfile(Frozen):
     metric: str  # EP_MW1 …
     metric_unit: Literal["IOPS/W", "MiB/s/W"]
     streams: tuple[Stream, ...] = ()
+    #: an fio iolog (v2/v3) to replay instead of generated IO (docs/method-notes.md §6); the
+    #: loader resolves a relative path against the method file's folder and checks the file
+    trace: Name | None = None
 
     @model_validator(mode="after")
     def _streams_add_up(self) -> "IOProfile":
+        if self.trace is not None and (self.streams or self.derived):
+            raise ValueError(f"profile {self.name}: a trace replay runs the trace alone, at "
+                             "its own pace (no streams, intensity_pct 100)")
         if not self.streams:
             return self
         names = [s.name for s in self.streams]
@@ -153,6 +159,7 @@ class IOProfile(Frozen):
             duration_s=duration_s,
             kind=kind,
             streams=tuple(s.as_tuple() for s in self.streams),
+            trace=self.trace,
         )
 
 
@@ -545,8 +552,11 @@ class Method(Frozen):
         return self.plan_intervals(plan, declared_coms) * self.interval_s
 
     def search_profiles(self, plan: PhasePlan) -> tuple[str, ...]:
-        """Profiles at intensity 100 need a search probe; MW2 derives from MW1 (method-notes §2)."""
-        return tuple(s.profile for s in plan.active if self.profile(s.profile).intensity_pct >= 100)
+        """Profiles at intensity 100 need a search probe; MW2 derives from MW1 (method-notes §2)
+        and a trace replay runs at the trace's own pace (§6)."""
+        return tuple(s.profile for s in plan.active
+                     if self.profile(s.profile).intensity_pct >= 100
+                     and self.profile(s.profile).trace is None)
 
     def phase_names(self, plan: PhasePlan) -> tuple[str, ...]:
         """Phases in execution order (method-notes §2), COM checks omitted: pre-fill → intensity

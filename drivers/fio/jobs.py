@@ -5,7 +5,8 @@ stray ``=`` in a target name would inject options. Targets may be several files 
 (``filename=a:b``); ``rate_iops`` is always given per direction (``R,W``) because a single
 value caps *each* direction and loses the 70/30 mix (docs/method-notes.md §9). The hot band is
 one job section per stream with ``offset``/``size`` for its address range and ``flow`` for its
-share (docs/method-notes.md §2); ``group_reporting`` folds them into one reported job.
+share (docs/method-notes.md §2); ``group_reporting`` folds them into one reported job. A trace
+replay is one ``read_iolog`` section redirected onto the target (drivers/fio/replay.py).
 
 A profile's ``rate_iops`` is the rate the *whole* workload must run at, but fio applies
 ``rate_iops`` to each job, and every load host runs its own job file (measured on fio 3.33:
@@ -231,6 +232,25 @@ def stream_sections(p: WorkloadProfile, span: int | None = None) -> list[str]:
     return out
 
 
+def replay_section(p: WorkloadProfile, options: JobOptions) -> list[str]:
+    """Replay ``p.trace`` (the station's looped copy, drivers/fio/replay.py) onto the one
+    target: ``replay_redirect`` sends every IO there whatever file the trace names, and
+    ``runtime`` without ``time_based`` stops it at the phase's end."""
+    if len(options.targets) != 1:
+        raise WorkloadError(f"a trace replay ({p.name}) runs on exactly one target, not "
+                            f"{len(options.targets)}: replay_redirect takes one file or device")
+    trace = p.trace or ""
+    if not _SAFE_PATH.match(trace):
+        raise WorkloadError(f"trace path {trace!r} contains characters fio cannot take")
+    if p.rate_iops is not None:
+        raise WorkloadError(f"{p.name}: a trace replay runs at the trace's own pace; "
+                            "a rate limit is not supported")
+    lines = ["", f"[{_check_name(p.name, 'profile name')}]", f"read_iolog={trace}",
+             f"replay_redirect={_check_target(options.targets[0])}",
+             f"iodepth={_int_in(p.queue_depth, 1, 4096, 'queue depth')}"]
+    return lines + [line for line in _duration_lines(p) if line != "time_based=1"]
+
+
 def job_text(profile: WorkloadProfile, options: JobOptions) -> str:
     """A complete job file for one profile over all targets, for load host
     ``options.host`` of ``options.hosts`` (each host runs its share of a rate cap)."""
@@ -245,7 +265,9 @@ def job_text(profile: WorkloadProfile, options: JobOptions) -> str:
         lines.append(f"size={_int_in(options.size, 4096, 2**62, 'size')}")
     if profile.kind == "prefill":
         lines.append("# pre-fill: sequential writes over the whole target (method-notes §2)")
-    if profile.streams:
+    if profile.trace:
+        lines += replay_section(profile, options)
+    elif profile.streams:
         lines += stream_sections(profile, options.span or options.size)
     elif profile.rate_iops is not None:
         lines += rated_sections(profile, options.host, options.hosts)

@@ -13,6 +13,8 @@ The model is deliberately simple but physically shaped, so that every part of th
   queue depth (method-notes §2).
 * **Sequential IO** is bandwidth-bound per drive and capped by the controller.
 * **Writes** cost more back-end work under parity RAID (write penalty after write-back cache).
+* **A replayed trace** runs as random IO of its mean size and mix, capped at the rate it was
+  recorded at when it carries timestamps.
 * **Several streams at once** (the hot band): each stream's IOs take the time they would take
   alone, so the mix runs at the IO-weighted harmonic mean of the streams' rates and draws the
   power of its time-weighted utilisation.
@@ -28,6 +30,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from drivers.fio.replay import read_trace
 from drivers.interfaces import WorkloadProfile
 
 RAID_WRITE_PENALTY = {"RAID 0": 1.0, "RAID 1": 1.5, "RAID 10": 1.5, "RAID 5": 2.0, "RAID 6": 2.5}
@@ -117,6 +120,8 @@ class SimulatedSut:
         p = profile if profile is not None else self.profile
         if p is None:
             return OperatingPoint(0.0, 0.0, 0.0, 0.0, self.spec.idle_w)
+        if p.trace:
+            return self._trace_point(p)
         if p.streams:
             return self._streams_point(p)
         if p.random:
@@ -154,6 +159,16 @@ class SimulatedSut:
         resp_ms = outstanding / iops * 1000
         util = 0.6 * mib / max_mib
         return OperatingPoint(iops, mib, resp_ms, util, self._watts(util, iops))
+
+    def _trace_point(self, p: WorkloadProfile) -> OperatingPoint:
+        """A replayed trace: random IO of the trace's mean size and mix, no faster than the
+        trace was recorded (a v3 trace paces the replay, drivers/fio/replay.py)."""
+        trace = read_trace(p.trace or "")
+        as_run = replace(p, trace=None, block_size=trace.mean_block, read_pct=trace.read_pct,
+                         random=True)
+        rate = trace.recorded_iops
+        return self._random_point(as_run if rate is None else
+                                  replace(as_run, rate_iops=(max(1, round(rate)), 0)))
 
     def _streams_point(self, p: WorkloadProfile) -> OperatingPoint:
         """The streams of ``p`` sharing the SUT in their IO shares (see the module notes)."""
