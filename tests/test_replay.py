@@ -69,7 +69,7 @@ def test_method_names_the_trace_and_a_missing_one_is_refused(tmp_path: Path) -> 
     base = Path(__file__).parents[1] / "resources" / "methods" / "emerald-block-v3.toml"
     bad = tmp_path / "copy.toml"
     bad.write_text(base.read_text(encoding="utf-8").replace(
-        '"../traces/oltp-sample.v3.iolog"', '"no-such.iolog"'), encoding="utf-8")
+        '"oltp-sample.v3.iolog"', '"no-such.iolog"'), encoding="utf-8")
     with pytest.raises(MethodError, match=r"key 'profiles.\d+.trace': trace .*no-such.iolog: "
                                           r"cannot read it"):
         load_method_file(bad)

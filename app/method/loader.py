@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.method.model import Method, MethodProblems
-from app.paths import methods_dir
+from app.paths import methods_dir, traces_dir
 from drivers.fio.replay import read_trace
 from drivers.interfaces import WorkloadError
 
@@ -159,8 +159,10 @@ def load_method_file(path: Path) -> Method:
 
 
 def _resolve_traces(data: dict[str, Any], origin: Path) -> dict[str, Any]:
-    """Each profile's ``trace`` as an absolute path (a relative one is relative to the file
-    that lists the profiles), checked to be an fio iolog now rather than hours into a run."""
+    """Each profile's ``trace`` as an absolute path, checked to be an fio iolog now rather
+    than hours into a run. A relative path names a file in the station's traces folder (not
+    beside the method file: a lab copies method files around, and a copy must replay the
+    same trace)."""
     profiles = data.get("profiles")
     if not isinstance(profiles, list):
         return data
@@ -168,7 +170,7 @@ def _resolve_traces(data: dict[str, Any], origin: Path) -> dict[str, Any]:
     for i, profile in enumerate(profiles):
         trace = profile.get("trace") if isinstance(profile, dict) else None
         if isinstance(trace, str) and trace:
-            full = (origin.parent / trace).resolve()
+            full = (traces_dir() / trace).resolve()
             try:
                 read_trace(str(full))
             except WorkloadError as exc:

@@ -114,10 +114,6 @@ class IOProfile(Frozen):
         names = [s.name for s in self.streams]
         if len(set(names)) != len(names):
             raise ValueError(f"profile {self.name}: a stream name is listed twice ({names})")
-        total = sum(s.share_pct for s in self.streams)
-        if abs(total - 100) > SHARE_TOLERANCE_PCT:
-            raise ValueError(f"profile {self.name}: stream shares add up to {total:g} %, "
-                             "not 100 %")
         if self.derived:  # fio's flow weights set the shares; a rate cap would fight them
             raise ValueError(f"profile {self.name}: a multi-stream profile runs at intensity "
                              f"100 (got intensity_pct {self.intensity_pct:g})")
@@ -450,6 +446,7 @@ class Method(Frozen):
                                         f"profile {p.name}: intensity_pct {p.intensity_pct:g} "
                                         "(below 100) needs intensity_of, the profile whose "
                                         "measured IOPS it takes a share of"))
+        problems += self._share_problems()
         for i, plan in enumerate(self.plans):
             for j, step in enumerate(plan.active):
                 if step.profile not in names:
@@ -467,6 +464,20 @@ class Method(Frozen):
         ids = [c.id for c in self.coms]
         if len(set(ids)) != len(ids):
             problems.append(Problem(("coms",), f"a COM id is listed twice ({ids})"))
+        return problems
+
+    def _share_problems(self) -> list[Problem]:
+        """A multi-stream profile's shares must add up to 100 %; the problem lists every
+        share's key, since any of them may be the one to fix."""
+        problems = []
+        for i, p in enumerate(self.profiles):
+            total = sum(s.share_pct for s in p.streams)
+            if p.streams and abs(total - 100) > SHARE_TOLERANCE_PCT:
+                shares = ", ".join(f"profiles.{i}.streams.{k}.share_pct = {s.share_pct:g}"
+                                   for k, s in enumerate(p.streams))
+                problems.append(Problem((f"profiles.{i}.streams",),
+                                        f"profile {p.name}: stream shares add up to "
+                                        f"{total:g} %, not 100 % ({shares})"))
         return problems
 
     def _run_order_problems(self) -> list[Problem]:
