@@ -143,3 +143,11 @@ def test_real_fio_gives_each_stream_its_share_inside_its_range(tmp_path: Path) -
         lo, hi = size * s.offset_pct / 100, size * (s.offset_pct + s.size_pct) / 100
         first, end = spans[s.name]
         assert lo <= first and end <= hi, (s.name, first, end, lo, hi)
+
+
+def test_methods_show_lists_each_stream(capsys) -> None:
+    from app.cli.main import main
+    assert main(["methods", "show", "emerald-hotband-v3"]) == 0
+    out = capsys.readouterr().out
+    assert "stream hot1: 28 % of the IOs, 8 KiB random 70/30 over 10–18 % of the target" in out
+    assert "conditioning      HOTBAND for 12 h" in out

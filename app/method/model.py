@@ -70,6 +70,12 @@ class Stream(Frozen):
                              f"{self.size_pct:g} runs past the end of the target (100 %)")
         return self
 
+    def describe(self) -> str:
+        """``hot1: 28 % of the IOs, 8 KiB random 70/30 over 10–18 % of the target``."""
+        return (f"{self.name}: {self.share_pct:g} % of the IOs, {self.block_size_kib:g} KiB "
+                f"{self.pattern} {self.read_pct:g}/{100 - self.read_pct:g} over "
+                f"{self.offset_pct:g}–{self.offset_pct + self.size_pct:g} % of the target")
+
     def as_tuple(self) -> tuple[str, float, float, float, float, bool, int]:
         """The engine-facing form (``WorkloadProfile.streams``)."""
         return (self.name, self.offset_pct, self.size_pct, self.share_pct, self.read_pct,
