@@ -61,7 +61,10 @@ def write_savings_pdf(savings: ComSavings, path: Path) -> Path:
                        ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e8eef5")),
                        ("FONTSIZE", (0, 0), (-1, -1), 8.5),
                        ("ALIGN", (1, 1), (-1, -1), "RIGHT")])
-    compare = [["Figure", savings.baseline.label, savings.optimised.label, "Change"]]
+    head = styles["Normal"].clone("head", fontSize=8.5, leading=10)
+    compare = [[Paragraph(escape(text), head) for text in
+                ("Figure", f"Baseline: {savings.baseline.label}",
+                 f"Optimised: {savings.optimised.label}", "Change")]]
     compare += [list(row.texts()) for row in savings.rows()]
     costs = [["Savings", "Value"]] + [list(r) for r in savings.cost_rows()]
     cost_table = Table(costs, colWidths=[55 * mm, 115 * mm])
