@@ -239,6 +239,9 @@ class WorkloadProfile:
     #: optional extra streams (hot band): list of (name, offset_pct, size_pct, share_pct,
     #: read_pct, random, block_size) tuples; empty for the plain profiles.
     streams: tuple[tuple[str, float, float, float, float, bool, int], ...] = ()
+    #: an fio iolog (v2/v3) replayed instead of generated IO (drivers/fio/replay.py); the
+    #: block size, mix and pattern above then only describe it
+    trace: str | None = None
 
     @property
     def ops_unit(self) -> str:

@@ -66,7 +66,7 @@ def test_show_a_variant_says_non_compliant_and_json_has_everything(capsys) -> No
     data = json.loads(capsys.readouterr().out)
     assert data["compliant"] is False and data["interval_s"] == 1.0
     assert data["method_numbers"]["compliant"] is False
-    assert [p["name"] for p in data["profiles"]] == ["MW1", "MW2", "RW", "RR", "SW", "SR"]
+    assert [p["name"] for p in data["profiles"]][:6] == ["MW1", "MW2", "RW", "RR", "SW", "SR"]
     assert data["instruments"]["frequency_hz"] == [47.0, 63.0]
     assert data["summary"]["plans"][1]["phases"] == ["Intensity search", "SW", "SR", "Ready idle"]
 
@@ -80,7 +80,7 @@ def test_unknown_method_exits_1_with_the_known_ones(capsys) -> None:
     assert main(["methods", "show", "nonexistent"]) == 1
     err = capsys.readouterr().err
     assert "unknown method 'nonexistent'" in err
-    assert "demo, emerald-block-v3, smoke" in err
+    assert "demo, demo-workloads, emerald-block-v3, emerald-hotband-v3, smoke" in err
 
 
 def test_a_broken_method_file_exits_1_naming_file_and_key(capsys, tmp_path: Path) -> None:

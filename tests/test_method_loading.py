@@ -232,7 +232,8 @@ def test_an_unknown_shipped_base_names_the_file_the_key_and_the_choices(tmp_path
     path = tmp_path / "m.toml"
     path.write_text('base = "emerald-block-v4"\ncompliant = false\n')
     with pytest.raises(MethodError, match=r"m\.toml: key 'base': no shipped method named "
-                                          r"'emerald-block-v4' \(shipped: demo, "
-                                          r"emerald-block-v3, smoke; a file beside the variant "
+                                          r"'emerald-block-v4' \(shipped: demo, demo-workloads, "
+                                          r"emerald-block-v3, emerald-hotband-v3, smoke; a file "
+                                          r"beside the variant "
                                           r"is named with its \.toml ending\)"):
         load_method_file(path)

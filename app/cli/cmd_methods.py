@@ -155,6 +155,9 @@ def _profiles_table(method: Method) -> list[str]:
         rows.append(f"{p.name:<8}{p.block_size_kib:>6g} KiB{f'{p.read_pct:g}/{100 - p.read_pct:g}':>12}"
                     f"{intensity:>16}{p.align_kib:>6g} KiB  {p.pattern:<11}"
                     f"{p.metric} ({p.metric_unit})")
+        rows += [f"{'':<8}  stream {s.describe()}" for s in p.streams]
+        if p.trace:
+            rows.append(f"{'':<8}  replays the fio iolog {p.trace}")
     return rows
 
 

@@ -11,6 +11,7 @@ from dataclasses import asdict, fields
 from typing import TYPE_CHECKING, Any
 
 from app.cli import cmd_signoff
+from app.cli.cmd_savings import add_savings_options, savings_command
 from app.storage.errors import StorageError
 
 if TYPE_CHECKING:  # numpy and SQLAlchemy: imported where a command runs
@@ -25,9 +26,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     ls.add_argument("--limit", type=int, help="at most this many runs")
     show = group.add_parser("show", help="one run: phases, metrics, instruments, sample counts")
     show.add_argument("run_id", metavar="ID", help="run id or an unambiguous prefix of it")
-    for parser in (ls, show):
+    savings = group.add_parser(
+        "savings", help="COM savings of an optimised run over a baseline run: GB/W, IO/W, "
+                        "CAPEX and OPEX (docs/method-notes.md §6)")
+    savings.add_argument("base_id", metavar="BASE_ID", help="baseline run id (or prefix)")
+    savings.add_argument("opt_id", metavar="OPT_ID", help="optimised run id (or prefix)")
+    add_savings_options(savings)
+    for parser in (ls, show, savings):
         parser.add_argument("--json", action="store_true", help="print as JSON")
         parser.add_argument("--db", help="database URL (default: the station's SQLite file)")
+    savings.set_defaults(func=savings_command)
     ls.set_defaults(func=list_command)
     show.set_defaults(func=show_command)
     cmd_signoff.register_actions(group)

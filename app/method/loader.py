@@ -16,7 +16,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.method.model import Method, MethodProblems
-from app.paths import methods_dir
+from app.paths import methods_dir, traces_dir
+from drivers.fio.replay import read_trace
+from drivers.interfaces import WorkloadError
 
 
 class MethodError(ValueError):
@@ -166,6 +168,7 @@ def load_method_file(path: Path) -> Method:
                 return f" [{key} is set in {origin}]" if origin != path else ""
         return f" [set in none of {', '.join(files)}]" if len(files) > 1 else ""
 
+    data = _resolve_traces(data, origins.get(("profiles",), path))
     try:
         method = Method.model_validate(data)
     except ValidationError as exc:
@@ -179,6 +182,28 @@ def load_method_file(path: Path) -> Method:
                           f"{describe_validation_error(exc, where)}{hint}") from None
     _check_shipped_minimums(path, method, where)
     return method
+
+
+def _resolve_traces(data: dict[str, Any], origin: Path) -> dict[str, Any]:
+    """Each profile's ``trace`` as an absolute path, checked to be an fio iolog now rather
+    than hours into a run. A relative path names a file in the station's traces folder (not
+    beside the method file: a lab copies method files around, and a copy must replay the
+    same trace)."""
+    profiles = data.get("profiles")
+    if not isinstance(profiles, list):
+        return data
+    resolved = []
+    for i, profile in enumerate(profiles):
+        trace = profile.get("trace") if isinstance(profile, dict) else None
+        if isinstance(trace, str) and trace:
+            full = (traces_dir() / trace).resolve()
+            try:
+                read_trace(str(full))
+            except WorkloadError as exc:
+                raise MethodError(f"{origin}: key 'profiles.{i}.trace': {exc}") from None
+            profile = {**profile, "trace": str(full)}
+        resolved.append(profile)
+    return {**data, "profiles": resolved}
 
 
 def _check_shipped_minimums(path: Path, method: Method,

@@ -17,8 +17,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from app.method.fields import (MAX_PLAN_S, BlockKiB, Celsius, Count, Flag, IntervalSeconds, Jobs,
-                               Milliseconds, Name, NonEmpty, Number, OpenPercent, Percent, Period,
-                               Positive, PositiveCount, QueueDepth, StallSeconds, WmaPoints)
+                               JobName, Milliseconds, Name, NonEmpty, Number, OpenPercent, Percent,
+                               Period, Positive, PositiveCount, QueueDepth, RangePercent,
+                               StallSeconds, WmaPoints)
 from app.method.summary import MethodSummary, PlanSummary
 from drivers.fio.engine import DEFAULT_STALL_S
 from drivers.interfaces import WorkloadProfile
@@ -50,8 +51,47 @@ class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
+class Stream(Frozen):
+    """One IO stream of a multi-stream profile (the hot band, method-notes §2): its share of
+    all IOs, its mix and its slice of the address range (percent of the target)."""
+
+    name: JobName
+    share_pct: OpenPercent
+    read_pct: Percent
+    pattern: Literal["random", "sequential"]
+    block_size_kib: BlockKiB
+    offset_pct: Percent = 0.0
+    size_pct: RangePercent = 100.0
+
+    @model_validator(mode="after")
+    def _inside_target(self) -> "Stream":
+        if self.offset_pct + self.size_pct > 100:
+            raise ValueError(f"stream {self.name}: offset_pct {self.offset_pct:g} + size_pct "
+                             f"{self.size_pct:g} runs past the end of the target (100 %)")
+        return self
+
+    def describe(self) -> str:
+        """``hot1: 28 % of the IOs, 8 KiB random 70/30 over 10–18 % of the target``."""
+        return (f"{self.name}: {self.share_pct:g} % of the IOs, {self.block_size_kib:g} KiB "
+                f"{self.pattern} {self.read_pct:g}/{100 - self.read_pct:g} over "
+                f"{self.offset_pct:g}–{self.offset_pct + self.size_pct:g} % of the target")
+
+    def as_tuple(self) -> tuple[str, float, float, float, float, bool, int]:
+        """The engine-facing form (``WorkloadProfile.streams``)."""
+        return (self.name, self.offset_pct, self.size_pct, self.share_pct, self.read_pct,
+                self.pattern == "random", int(self.block_size_kib * KIB))
+
+
+#: how far a multi-stream profile's shares may miss 100 % (rounding in a hand-written file)
+SHARE_TOLERANCE_PCT = 0.01
+
+
 class IOProfile(Frozen):
-    """One IO profile row of the method (method-notes §2 table)."""
+    """One IO profile row of the method (method-notes §2 table).
+
+    A profile with ``streams`` runs them all at once as one workload, each at its share of the
+    IOs over its address range (the hot band); its own block size, mix and pattern are then the
+    headline figures the tables show, and ``pattern`` decides the metric's unit."""
 
     name: Name
     title: str
@@ -65,6 +105,25 @@ class IOProfile(Frozen):
     pattern: Literal["random", "sequential"]
     metric: str  # EP_MW1 …
     metric_unit: Literal["IOPS/W", "MiB/s/W"]
+    streams: tuple[Stream, ...] = ()
+    #: an fio iolog (v2/v3) to replay instead of generated IO (docs/method-notes.md §6); the
+    #: loader resolves a relative path against the method file's folder and checks the file
+    trace: Name | None = None
+
+    @model_validator(mode="after")
+    def _streams_add_up(self) -> "IOProfile":
+        if self.trace is not None and (self.streams or self.derived):
+            raise ValueError(f"profile {self.name}: a trace replay runs the trace alone, at "
+                             "its own pace (no streams, intensity_pct 100)")
+        if not self.streams:
+            return self
+        names = [s.name for s in self.streams]
+        if len(set(names)) != len(names):
+            raise ValueError(f"profile {self.name}: a stream name is listed twice ({names})")
+        if self.derived:  # fio's flow weights set the shares; a rate cap would fight them
+            raise ValueError(f"profile {self.name}: a multi-stream profile runs at intensity "
+                             f"100 (got intensity_pct {self.intensity_pct:g})")
+        return self
 
     @field_validator("intensity_pct")
     @classmethod
@@ -101,6 +160,8 @@ class IOProfile(Frozen):
             rate_iops=rate_iops,
             duration_s=duration_s,
             kind=kind,
+            streams=tuple(s.as_tuple() for s in self.streams),
+            trace=self.trace,
         )
 
 
@@ -424,6 +485,7 @@ class Method(Frozen):
                                         f"profile {p.name}: intensity_pct {p.intensity_pct:g} "
                                         "(below 100) needs intensity_of, the profile whose "
                                         "measured IOPS it takes a share of"))
+        problems += self._share_problems()
         for i, plan in enumerate(self.plans):
             for j, step in enumerate(plan.active):
                 if step.profile not in names:
@@ -441,6 +503,20 @@ class Method(Frozen):
         ids = [c.id for c in self.coms]
         if len(set(ids)) != len(ids):
             problems.append(Problem(("coms",), f"a COM id is listed twice ({ids})"))
+        return problems
+
+    def _share_problems(self) -> list[Problem]:
+        """A multi-stream profile's shares must add up to 100 %; the problem lists every
+        share's key, since any of them may be the one to fix."""
+        problems = []
+        for i, p in enumerate(self.profiles):
+            total = sum(s.share_pct for s in p.streams)
+            if p.streams and abs(total - 100) > SHARE_TOLERANCE_PCT:
+                shares = ", ".join(f"profiles.{i}.streams.{k}.share_pct = {s.share_pct:g}"
+                                   for k, s in enumerate(p.streams))
+                problems.append(Problem((f"profiles.{i}.streams",),
+                                        f"profile {p.name}: stream shares add up to "
+                                        f"{total:g} %, not 100 % ({shares})"))
         return problems
 
     def _run_order_problems(self) -> list[Problem]:
@@ -540,8 +616,11 @@ class Method(Frozen):
         return self.plan_intervals(plan, declared_coms) * self.interval_s
 
     def search_profiles(self, plan: PhasePlan) -> tuple[str, ...]:
-        """Profiles at intensity 100 need a search probe; MW2 derives from MW1 (method-notes §2)."""
-        return tuple(s.profile for s in plan.active if self.profile(s.profile).intensity_pct >= 100)
+        """Profiles at intensity 100 need a search probe; MW2 derives from MW1 (method-notes §2)
+        and a trace replay runs at the trace's own pace (§6)."""
+        return tuple(s.profile for s in plan.active
+                     if self.profile(s.profile).intensity_pct >= 100
+                     and self.profile(s.profile).trace is None)
 
     def phase_names(self, plan: PhasePlan) -> tuple[str, ...]:
         """Phases in execution order (method-notes §2), COM checks omitted: pre-fill → intensity

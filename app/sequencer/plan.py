@@ -14,8 +14,8 @@ from app.records import PhaseInfo, PhaseKind, RunConfig
 
 
 def search_profiles(method: Method, plan: PhasePlan) -> list[str]:
-    """Profiles whose intensity is 100 and so need a search probe (MW2 derives from MW1)."""
-    return [s.profile for s in plan.active if method.profile(s.profile).intensity_pct >= 100]
+    """Profiles that need a search probe (:meth:`Method.search_profiles`)."""
+    return list(method.search_profiles(plan))
 
 
 def build_phases(method: Method, config: RunConfig) -> tuple[PhaseInfo, ...]:
