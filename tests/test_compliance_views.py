@@ -111,3 +111,20 @@ def test_a_run_of_a_variant_built_on_smoke_is_non_compliant_naming_the_interval(
     failed = {c.name: c.evidence for c in run.compliance.failures}
     assert failed["Interval length"] == "interval 1 s < 60 s"
     assert run.compliance.summary().startswith("NON-COMPLIANT: interval 1 s < 60 s")
+
+
+def test_the_report_shows_the_derived_verdict_and_never_quotes_the_claim(stored,
+                                                                         tmp_path) -> None:
+    from app.reports.export import export_run
+    from app.storage.db import open_database
+    from tests.test_com_disclosure import pdf_text
+
+    db, run = stored
+    database = open_database(f"sqlite:///{db}")
+    try:
+        written = export_run(database, run.run_id, tmp_path / "out")
+    finally:
+        database.close()
+    text = pdf_text(written["pdf"])
+    assert "Compliance NON-COMPLIANT (derived from the record: every criterion below)" in text
+    assert "claims" not in text  # neither the cover nor the run log quotes the method file

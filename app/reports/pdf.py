@@ -195,8 +195,8 @@ def _cover(c: ReportContent) -> list:
                                  f"{', '.join(sut.targets) or 'simulated'}"),
     ]), P("Test", "h2"), key_values([
         ("Method", f"{run.method_name} {run.method_version}{method_title}"),
-        ("Compliance", c.compliance.label + ("" if c.run.method_compliant else
-                                             " (the method file claims: not compliant)")),
+        ("Compliance", f"{c.compliance.label} (derived from the record: every criterion "
+                       "below)"),
         ("Run id", run.run_id),
         ("Run status", run.status.value + (f": {run.error}" if run.error else "")),
         ("Started (UTC)", run.started_wall),

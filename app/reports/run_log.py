@@ -20,8 +20,7 @@ _OK_PHASE = (PhaseStatus.COMPLETED, PhaseStatus.SKIPPED)
 def complete_log(run: StoredRun) -> tuple[StoredEvent, ...]:
     """Every event of ``run`` in time order (run-relative seconds)."""
     lines: list[StoredEvent] = [StoredEvent(
-        0.0, "INFO", f"run started: {run.method_name} {run.method_version}"
-        f"{'' if run.method_compliant else ' (the method file claims: not compliant)'}, "
+        0.0, "INFO", f"run started: {run.method_name} {run.method_version}, "
         f"{len(run.phases)} phases planned", None)]
     phase_end: dict[int, float] = {}
     for p in run.phases:
