@@ -294,6 +294,12 @@ def test_the_advisor_reuses_a_stored_plan_without_a_ranging_pass(tmp_path) -> No
     assert run_json(run)["range_plan"]["source"] == f"run {first.run_id}"
     assert run.config.range_plan_from == first.run_id[:8]
     assert any(f"range plan from run {first.run_id}" in e.message for e in run.events)
+    # every range change is in the report's run log, stamped no later than its phase start
+    from app.reports.run_log import complete_log
+
+    change = next(e for e in complete_log(run) if e.message.startswith("range change")
+                  and "before MW1: fixed ranges" in e.message)
+    assert change.t <= next(p.t_start for p in run.phases if p.info.name == "MW1")
 
 
 def test_an_advised_plan_saves_the_dedicated_ranging_pass() -> None:
