@@ -14,7 +14,7 @@ from app.records import PhaseKind, RunConfig, RunStatus, SutDescription, Window
 from app.sequencer import events as ev
 from app.sequencer.lab import Lab
 from app.sequencer.range_plan import (ENVELOPE_KEY, IDLE_KEY, MAIN_INPUT, PeakRecord, RangePlan,
-                                      choose_range)
+                                      RangeSetting, choose_range)
 from app.sequencer.sequencer import Sequencer
 from app.session import open_session
 from app.sim_lab import simulated_sut
@@ -51,20 +51,14 @@ def test_a_meter_without_a_range_list_gets_the_value_rounded_up() -> None:
 
 
 def test_a_range_plan_survives_its_json_form() -> None:
-    plan = RangePlan({MAIN_INPUT: {"MW1": replace_setting(300.0, 5.0, PeakRecord(230.1, 2.9,
-                                                                               325.4, 4.7, 6)),
-                                   ENVELOPE_KEY: replace_setting(300.0, 5.0, PeakRecord())}},
+    measured = RangeSetting(300.0, 5.0, PeakRecord(230.1, 2.9, 325.4, 4.7, 6))
+    plan = RangePlan({MAIN_INPUT: {"MW1": measured,
+                                   ENVELOPE_KEY: RangeSetting(300.0, 5.0, PeakRecord())}},
                      "ranging pass", 10.0, 3.0)
     back = RangePlan.from_json(plan.to_json())
     assert back.setting(MAIN_INPUT, "MW1") == plan.setting(MAIN_INPUT, "MW1")
     assert back.setting(MAIN_INPUT, "RR") == plan.setting(MAIN_INPUT, ENVELOPE_KEY)
     assert math.isnan(back.setting(MAIN_INPUT, "RR").evidence.peak_a)
-
-
-def replace_setting(volts: float, amps: float, evidence: PeakRecord):
-    from app.sequencer.range_plan import RangeSetting
-
-    return RangeSetting(volts, amps, evidence)
 
 
 # --- byte-level protocol of the range commands, per driver ------------------------------------
@@ -294,6 +288,12 @@ def test_the_advisor_reuses_a_stored_plan_without_a_ranging_pass(tmp_path) -> No
     assert run_json(run)["range_plan"]["source"] == f"run {first.run_id}"
     assert run.config.range_plan_from == first.run_id[:8]
     assert any(f"range plan from run {first.run_id}" in e.message for e in run.events)
+    # every range change is in the report's run log, stamped no later than its phase start
+    from app.reports.run_log import complete_log
+
+    change = next(e for e in complete_log(run) if e.message.startswith("range change")
+                  and "before MW1: fixed ranges" in e.message)
+    assert change.t <= next(p.t_start for p in run.phases if p.info.name == "MW1")
 
 
 def test_an_advised_plan_saves_the_dedicated_ranging_pass() -> None:
@@ -320,8 +320,8 @@ def test_the_cli_asks_for_the_advised_run_id_off_a_terminal(tmp_path, capsys) ->
 
 
 def test_an_advised_plan_the_meter_cannot_hold_is_refused_before_any_io() -> None:
-    plan = RangePlan({MAIN_INPUT: {ENVELOPE_KEY: replace_setting(250.0, 5.0, PeakRecord()),
-                                   IDLE_KEY: replace_setting(300.0, 5.0, PeakRecord())}},
+    plan = RangePlan({MAIN_INPUT: {ENVELOPE_KEY: RangeSetting(250.0, 5.0, PeakRecord()),
+                                   IDLE_KEY: RangeSetting(300.0, 5.0, PeakRecord())}},
                      "run abc", 10.0, 3.0)
     config = RunConfig(method="smoke", lab="sim-direct", sut=SutDescription())
     from tests.test_sequencer import make_run
@@ -344,10 +344,8 @@ def test_the_wizard_shows_the_advised_plan_and_records_the_operators_tick(qtbot,
 
     from app.storage.range_advisor import AdvisedPlan
 
-    plan = RangePlan({MAIN_INPUT: {ENVELOPE_KEY: replace_setting(300.0, 5.0,
-                                                                 PeakRecord(230.0, 2.9, 325.0,
-                                                                            4.7, 26))}},
-                     "run 1234abcd", 10.0, 3.0)
+    stored = RangeSetting(300.0, 5.0, PeakRecord(230.0, 2.9, 325.0, 4.7, 26))
+    plan = RangePlan({MAIN_INPUT: {ENVELOPE_KEY: stored}}, "run 1234abcd", 10.0, 3.0)
     asked = []
 
     def advice(sut: SutDescription) -> AdvisedPlan:
@@ -380,10 +378,8 @@ def test_range_events_survive_the_run_journal() -> None:
 
     from app.storage.event_codec import event_from_json, event_to_json
 
-    plan = RangePlan({MAIN_INPUT: {"MW1": replace_setting(300.0, 5.0, PeakRecord(230.1, 2.9,
-                                                                               math.nan,
-                                                                               math.nan, 6))}},
-                     "ranging pass", 10.0, 3.0)
+    no_peaks = RangeSetting(300.0, 5.0, PeakRecord(230.1, 2.9, math.nan, math.nan, 6))
+    plan = RangePlan({MAIN_INPUT: {"MW1": no_peaks}}, "ranging pass", 10.0, 3.0)
     for event in (ev.RangePlanReady(6.0, plan), ev.RangesApplied(6.0, 2, MAIN_INPUT, "MW1",
                                                                  300.0, 5.0),
                   ev.RangesApplied(0.0, 0, MAIN_INPUT, "", None, None)):
