@@ -43,6 +43,20 @@ def power_simulator(sut: SimulatedSut) -> MeterSimulator:
     return MeterSimulator(SIM_POWER_MODEL, source=lambda: ElectricalState(*sut.electrical_state()))
 
 
+def input_simulator(sut: SimulatedSut, model: str, share: float,
+                    element: int | None = None) -> MeterSimulator:
+    """A loopback meter of ``model`` reading ``share`` of the SUT's power: one of several power
+    inputs (on ``element`` alone when given, else spread over the meter's elements)."""
+    def state() -> ElectricalState:
+        watts, volts, amps, pf, hz = sut.electrical_state()
+        return ElectricalState(watts * share, volts, amps * share, pf, hz)
+
+    simulator = MeterSimulator(model, source=state)
+    if element is not None:
+        simulator.load_element(element)
+    return simulator
+
+
 def thermometer_simulator(sut: SimulatedSut) -> ThermometerSimulator:
     """A loopback DAQ970A reading the SUT's inlet temperature (not started)."""
     return ThermometerSimulator(SIM_THERMO_MODEL, source=sut.inlet_celsius)

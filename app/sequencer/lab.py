@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
 
+from app.sequencer.power_inputs import InputIdentity, PowerInputs
 from drivers.interfaces import PowerMeter, TemperatureMeter, WorkloadEngine
 
 
@@ -66,6 +67,17 @@ class Lab:
     workload_latency_s: float = 0.0
     description: str = ""
     teardown: Teardown = field(default_factory=Teardown)
+    #: the reader of the SUT's power inputs when it has several (then also ``power_meter``)
+    power_inputs: PowerInputs | None = None
+
+    def input_identities(self) -> tuple[InputIdentity, ...]:
+        """Who reads each power input (empty with one meter); known once opened."""
+        return self.power_inputs.identities if self.power_inputs else ()
+
+    def input_notes(self) -> list[str]:
+        """What happened to single inputs since the last call (an input that missed a
+        reading), for the run log."""
+        return self.power_inputs.take_notes() if self.power_inputs else []
 
     def close(self) -> None:
         """Close instruments and stop simulators, newest first; never raises."""

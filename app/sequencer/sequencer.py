@@ -167,7 +167,8 @@ class Sequencer:
         power_id = self.lab.power_meter.open()
         temp_id = self.lab.temperature_meter.open() if self.lab.temperature_meter else None
         engine = self.lab.engine.check()
-        self.publish(ev.InstrumentsIdentified(power_id, temp_id, engine))
+        self.publish(ev.InstrumentsIdentified(power_id, temp_id, engine,
+                                              self.lab.input_identities()))
         self.log(f"power meter: {power_id.describe()}; workload engine: {engine}")
 
     def _close_instruments(self) -> None:
@@ -406,6 +407,8 @@ class Sequencer:
             self.publish(ev.TemperatureSamples(idx, *temps))
 
     def _report_gaps(self, phase_index: int) -> None:
+        for note in self.lab.input_notes():
+            self.log(note, "WARNING", phase_index)
         for sampler in (self._power, self._temp):
             for gap in sampler.take_gaps() if sampler else ():
                 start = gap.t_from

@@ -20,6 +20,7 @@ from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseKind, Pha
                          RunStatus, Window)
 from app.sequencer.events import HistogramReady, SearchResult
 from app.storage import schema as s
+from app.storage.power_inputs import load_power_inputs
 from app.storage.codec import decode_flags, nan_if_none
 from app.storage.db import Database
 from app.storage.errors import AmbiguousRunIdError, RunNotFoundError
@@ -144,7 +145,7 @@ def load_run(database: Database, run_id: str) -> StoredRun:
             events=_events(conn, pk), workload=_workload(conn, pk), power=power,
             temperature=temperature,
             samples_sha256=samples_digest(power, power_codes, temperature, temp_codes),
-            audit=tuple(audit_trail(conn, uuid)))
+            audit=tuple(audit_trail(conn, uuid)), power_inputs=load_power_inputs(conn, pk))
 
 
 def _rows(conn: Connection, entity: Any, pk: int, *order: Any) -> Sequence[Any]:

@@ -85,6 +85,11 @@ class PTDPower(PtdSession, PowerMeterBase):
     voltage_auto = Control("SR,V,Auto", ack=True, validator=on_off)
     current_auto = Control("SR,A,Auto", ack=True, validator=on_off)
 
+    @property
+    def accuracy(self) -> None:
+        """PTDaemon knows its meter's accuracy and states each sample's uncertainty."""
+        return None
+
     def _present_ranges(self) -> tuple[float | None, float | None]:
         return self._fixed if self._fixed is not None else (None, None)
 

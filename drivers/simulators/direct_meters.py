@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from drivers.interfaces import (FLAG_UNCERTAINTY_HIGH, InstrumentIdentity, InstrumentTimeout,
                                 PowerSample, TemperatureSample)
+from drivers.meters.accuracy import AccuracySpec, RangeAccuracy
 from drivers.simulators.sut import SimulatedSut
 
 #: accuracy of the simulated analyzer: ±(0.1 % of reading + 0.05 % of range)
@@ -41,9 +42,11 @@ class _SimulatedInstrument:
 
 class SimulatedPowerMeter(_SimulatedInstrument):
     def __init__(self, sut: SimulatedSut, range_w: float = 1200.0,
-                 fail_after: int | None = None, resolution_w: float = 0.01) -> None:
+                 fail_after: int | None = None, resolution_w: float = 0.01,
+                 share: float = 1.0) -> None:
         super().__init__(sut, "SIM-PM", "sim://power")
-        self.range_w = range_w
+        self.share = share  # the part of the SUT's power this meter's input carries
+        self.range_w = range_w * share
         self.resolution_w = resolution_w  # reads are rounded to it, as a display would
         self.fail_after = fail_after
         self.reads = 0
@@ -54,11 +57,17 @@ class SimulatedPowerMeter(_SimulatedInstrument):
         makes ``range_w`` full scale."""
         return SIM_RANGE_V, self.range_w / SIM_RANGE_V
 
+    @property
+    def accuracy(self) -> AccuracySpec:
+        volts, amps = self.ranges
+        return AccuracySpec((volts,), (RangeAccuracy(amps, K_READ, K_RANGE),))
+
     def read(self, t: float) -> PowerSample:
         self.reads += 1
         if self.fail_after is not None and self.reads > self.fail_after:
             raise InstrumentTimeout("simulated power meter stopped answering (fault injection)")
         watts, volts, amps, pf, hz = self.sut.electrical_state()
+        watts, amps = watts * self.share, amps * self.share
         watts = round(watts / self.resolution_w) * self.resolution_w
         unc = (K_READ * watts + K_RANGE * self.range_w) / watts * 100
         flags = frozenset({FLAG_UNCERTAINTY_HIGH}) if unc > 1.0 else frozenset()
