@@ -98,9 +98,7 @@ class WT300(PowerMeterBase):
         name = self.options.get("wiring", "1P2W")
         if WIRINGS[name][1] > elements:
             raise IdentityMismatch(f"{model} has {elements} element(s); wiring {name} needs "
-                                   f"{WIRINGS[name][1]} (a WT332E or WT333E)")
-        if name != "1P2W" and elements == 1:
-            raise IdentityMismatch(f"{model} has one element; it measures wiring 1P2W only")
+                                   f"{WIRINGS[name][1]}: check the address or the wiring")
         element = self.command_fields()["element"]
         if element != "SIGMA" and not 1 <= element <= elements:
             raise IdentityMismatch(f"{model} has elements 1…{WT300_ELEMENTS[model.upper()]}; "
