@@ -30,8 +30,8 @@ from app.fio_lab import SutFollowingEngine, fio_description, fio_engine
 from app.records import LAB_KINDS, SIMULATED_LABS, InstrumentConfig, PowerInput, RunConfig
 from app.sequencer.lab import Lab, LabError, Teardown
 from app.sequencer.power_inputs import PowerInputs
-from app.sim_lab import (SIM_POWER_DRIVER, SIM_POWER_MODEL, SIM_THERMO_DRIVER, input_simulator,
-                         power_simulator, simulated_engine, simulated_sut,
+from app.sim_lab import (SIM_POWER_DRIVER, SIM_POWER_MODEL, SIM_THERMO_DRIVER, input_shares,
+                         input_simulator, power_simulator, simulated_engine, simulated_sut,
                          thermometer_simulator)
 from drivers.clock import Clock, MonotonicClock
 from drivers.fio.engine import DEFAULT_STALL_S
@@ -123,7 +123,7 @@ def open_power_input(config: RunConfig, name: str) -> tuple[PowerMeter, Teardown
         raise KeyError(f"no power input {name!r}; the set-up has {', '.join(found) or 'none'}")
     with Teardown() as teardown:
         meter = _set_up_input(config, found[name], simulated_sut(config),
-                              1.0 / len(found), teardown)
+                              input_shares(config.power_inputs)[name], teardown)
         return meter, teardown
 
 
@@ -176,8 +176,8 @@ def _set_up_meters(plan: LabPlan, config: RunConfig, sut: SimulatedSut,
                    teardown: Teardown, clock: Clock, period_s: float) -> LabMeters:
     inputs = None
     if config.power_inputs:
-        share = 1.0 / len(config.power_inputs)  # the simulated SUT's load, spread evenly
-        inputs = PowerInputs([(i, _set_up_input(config, i, sut, share, teardown))
+        shares = input_shares(config.power_inputs)  # of the simulated SUT's load
+        inputs = PowerInputs([(i, _set_up_input(config, i, sut, shares[i.name], teardown))
                               for i in config.power_inputs], clock, period_s)
         power: PowerMeter = inputs
     else:
