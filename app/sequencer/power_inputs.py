@@ -49,8 +49,8 @@ NOT_PROPAGATED = frozenset({FLAG_UNCERTAINTY_HIGH, FLAG_LOW_CURRENT})
 #: consecutive misses of one input before the run's power is lost
 MAX_INPUT_FAILURES = 5
 #: how the report names the combination (method-notes §10)
-COMBINATION_RULE = ("sum of the inputs' absolute uncertainties (Σ u_i·P_i, the conservative "
-                    "combination)")
+COMBINATION_RULE = ("sum of the inputs' absolute uncertainties (u_i × P_i added over the "
+                    "inputs: the conservative combination)")
 #: the accuracy statement of a meter that reports its own uncertainty per sample
 STATED_BY_METER = "stated by the meter per sample (PTDaemon's Uncertainty)"
 
