@@ -176,13 +176,15 @@ def test_an_input_that_drops_flags_the_totals_of_those_instants(tmp_path: Path) 
                                                        PowerInput("psu-b", "sim")))
     with tempfile.TemporaryDirectory():
         status, run = _run(config, tmp_path,
-                           meter=_DroppingMeter(SimulatedSut(), 0.5, range(100, 103)))
+                           meter=_DroppingMeter(SimulatedSut(), 0.5, range(470, 473)))
     missing = [k for k, f in enumerate(run.power.flags) if FLAG_INPUT_MISSING in f]
     assert len(missing) == 3 and all(math.isnan(run.power.watts[k]) for k in missing)
     assert sum(FLAG_INPUT_MISSING in f for f in run.power_inputs[1].flags) == 3
     assert not any(FLAG_INPUT_MISSING in f for f in run.power_inputs[0].flags)
     assert status is RunStatus.COMPLETED
     assert sum("power input psu-b: no reading" in e.message for e in run.events) == 3
+    hit = [m for m in run.metrics if "power-input-missing" in m.reason]
+    assert len(hit) == 1 and not hit[0].valid, [m.reason for m in run.metrics]
 
 
 def test_wt333e_sigma_and_element_commands_byte_for_byte() -> None:

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from app.method.model import InletClass, InstrumentLimits, Method, VoltageRange
 from app.records import SutDescription
-from drivers.interfaces import (FLAG_FREQUENCY_OUT_OF_RANGE, FLAG_GARBAGE, FLAG_INVALID,
-                                FLAG_NO_DATA, FLAG_OVERRANGE, FLAG_RANGE_CHANGE,
+from drivers.interfaces import (FLAG_FREQUENCY_OUT_OF_RANGE, FLAG_GARBAGE, FLAG_INPUT_MISSING,
+                                FLAG_INPUTS_MISALIGNED, FLAG_INVALID, FLAG_NO_DATA, FLAG_OVERRANGE, FLAG_RANGE_CHANGE,
                                 FLAG_UNCERTAINTY_UNKNOWN, FLAG_VOLTAGE_OUT_OF_RANGE, PowerSample)
 
 #: the flags the method's tolerance counts (``instruments.max_flagged_power_samples``), in the
@@ -31,6 +31,8 @@ COUNTED_FLAGS: dict[str, str] = {
     FLAG_RANGE_CHANGE: "range-change",
     FLAG_GARBAGE: "unreadable",
     FLAG_UNCERTAINTY_UNKNOWN: "uncertainty-not-evaluable",
+    FLAG_INPUT_MISSING: "power-input-missing",
+    FLAG_INPUTS_MISALIGNED: "power-inputs-misaligned",
 }
 
 #: grids a thermometer's readings may all lie on, coarsest first (°C); a steady inlet read
