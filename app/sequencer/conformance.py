@@ -76,7 +76,9 @@ class SiteRules:
     def supply_reading(self, sample: PowerSample) -> tuple[float, float]:
         """(volts, Hz) the supply rule judges and quotes: the sample's own, or of a sum of
         power inputs the input volts and the input hertz farthest outside the allowed range."""
-        parts = sample.inputs or (sample,)
+        if not sample.inputs:
+            return sample.volts, sample.freq_hz
+        parts = sample.inputs
         low, high = self.limits.frequency_hz
         return (max((p.volts for p in parts),
                     key=lambda v: _outside(v, self.supply.min_v, self.supply.max_v)),
