@@ -245,3 +245,19 @@ def test_each_driver_declares_its_formula_as_data() -> None:
     assert open_power_meter("ptd", "127.0.0.1:8888").accuracy is None
     from app.sequencer.power_inputs import accuracy_statement
     assert accuracy_statement(None) == STATED_BY_METER
+
+
+def test_the_samples_hash_covers_each_inputs_readings(tmp_path: Path) -> None:
+    """The hash printed on every report page must change when an input's reading does."""
+    import sqlite3
+
+    from app.storage.db import open_database
+    from app.storage.repository import load_run as reload
+
+    inputs = (PowerInput("psu-a", "sim"), PowerInput("psu-b", "sim"))
+    _, run = _run(RunConfig(method="smoke", lab="sim-direct", power_inputs=inputs), tmp_path)
+    with sqlite3.connect(tmp_path / "runs.db") as conn:
+        conn.execute("UPDATE power_input_samples SET watts = watts + 1 WHERE id = 5")
+    again = reload(open_database(f"sqlite:///{tmp_path}/runs.db"), run.run_id)
+    assert again.samples_sha256 != run.samples_sha256
+    assert np.array_equal(again.power.watts, run.power.watts, equal_nan=True)
