@@ -62,3 +62,23 @@ def test_one_meter_shows_as_its_one_input_and_a_new_run_starts_empty(qtbot) -> N
     assert ("power", TOTAL) not in plots.inputs.curves
     plots.reset()
     assert not plots.inputs.curves and not plots.inputs.power
+
+
+def test_the_history_view_shows_a_stored_runs_inputs(qtbot, tmp_path) -> None:
+    from app.records import PowerInput, RunConfig
+    from app.session import open_session
+    from drivers.clock import FakeClock
+    from ui.history.stored_plots import show_stored
+
+    inputs = (PowerInput("psu-a", "sim"), PowerInput("psu-b", "sim"))
+    session = open_session(RunConfig(method="smoke", lab="sim-direct", power_inputs=inputs),
+                           db_url=f"sqlite:///{tmp_path}/runs.db", clock=FakeClock())
+    session.sequencer.run()
+    session.writer.close()
+    run = session.database.load_run(session.sequencer.run_id)
+    plots = LivePlots(redraw_ms=10_000)
+    qtbot.addWidget(plots)
+    show_stored(plots, run, None)
+    a, b, total = (plots.inputs.curve_data("power", n)[1] for n in ("psu-a", "psu-b", TOTAL))
+    assert len(total) == len(run.power) and len(a) == len(b) == len(total)
+    assert total == pytest.approx(a + b, rel=1e-12)

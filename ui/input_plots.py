@@ -99,6 +99,12 @@ class InputPlots(QWidget):
                 self._series(self.uncertainty, TOTAL).append(total.t, _pct(total))
         self.warning.setText(self.warning_text())
 
+    def add_series(self, name: str, t: np.ndarray, watts: np.ndarray,
+                   uncertainty_pct: np.ndarray) -> None:
+        """One input's stored readings (the history view), drawn as the live ones are."""
+        self._series(self.power, name).extend(t, watts)
+        self._series(self.uncertainty, name).extend(t, uncertainty_pct)
+
     def warning_text(self) -> str:
         if not self.low_current:
             return ""
