@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the stored run builds its verdict with this module
 #: the workload engine of the simulated SUT names itself so (drivers/simulators/engine.py)
 SIMULATED_ENGINE_WORD = "simulated"
 REAL_INSTRUMENTS = "Real instruments"
+RESUMED = "Resumed after interruption"
 
 
 @dataclass(frozen=True)
@@ -181,7 +182,8 @@ def _instruments(run: StoredRun) -> list[tuple[str, InstrumentIdentity | None, s
 
 
 def _run_criteria(run: StoredRun, m: ComplianceMinimums | None) -> list[Criterion]:
-    return [_completed(run), _real_instruments(run), _uninterrupted(run), _calibration(run, m),
+    return [_completed(run), _real_instruments(run), _uninterrupted(run), _not_resumed(run),
+            _calibration(run, m),
             Criterion("Configuration unchanged", True,
                       "the record holds one configuration snapshot, taken at the start; the "
                       "station offers no way to change it during a run")]
@@ -218,6 +220,24 @@ def _uninterrupted(run: StoredRun) -> Criterion:
                          "pause in the active sequence: " + ", ".join(paused))
     return Criterion("Uninterrupted active sequence", True,
                      "every active profile ran in one attempt")
+
+
+def _not_resumed(run: StoredRun) -> Criterion:
+    """The method's phases are continuous (method-notes §2): a run continued after its station
+    stopped (app/resume.py) keeps figures useful for engineering, never a compliant result."""
+    if not run.resumptions:
+        return Criterion(RESUMED, True, "never resumed: the phases ran as one continuous run")
+    names = {p.index: p.info.name for p in run.phases}
+    texts = []
+    for r in run.resumptions:
+        cut = (f"during {names.get(r.cut_phase, r.cut_phase)}" if r.cut_phase is not None
+               else "between phases")
+        text = (f"resumed {r.wall_iso} after the station stopped {cut}; continued from "
+                f"{names.get(r.restart_phase, r.restart_phase)}")
+        if r.redone:
+            text += f", running {', '.join(names.get(i, str(i)) for i in r.redone)} again"
+        texts.append(text)
+    return Criterion(RESUMED, False, "; ".join(texts))
 
 
 def _calibration(run: StoredRun, m: ComplianceMinimums | None) -> Criterion:

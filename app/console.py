@@ -56,7 +56,7 @@ class ConsoleReporter:
     """Prints a readable log of the run; quiet mode prints phases and metrics only."""
 
     def __init__(self, stream: TextIO | None = None, quiet: bool = False) -> None:
-        self.out = stream or sys.stdout
+        self.out: TextIO | None = stream or sys.stdout
         self.quiet = quiet
         self._last_progress = -math.inf
         self.finished: ev.RunFinished | None = None
@@ -67,13 +67,27 @@ class ConsoleReporter:
             handler(event)
 
     def _print(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+        """A terminal that went away (EIO after a hang-up, a closed pipe) ends the printing,
+        never the run: the record is in storage, the console only shows it."""
+        if self.out is None:
+            return
+        try:
+            print(text, file=self.out, flush=True)
+        except (OSError, ValueError):  # ValueError: the stream was closed
+            self.out = None
 
     def _on_RunStarted(self, e: ev.RunStarted) -> None:
         tag = "" if e.method_compliant else "  ** NON-COMPLIANT abbreviated variant **"
         self._print(f"Run {e.run_id[:8]}  method {e.method_name} {e.method_version}{tag}")
         self._print(f"  taxonomy {e.config.taxonomy}, lab {e.config.lab}, "
                     f"{len(e.phases)} phases, planned {format_duration(e.planned_s)}")
+
+    def _on_RunResumed(self, e: ev.RunResumed) -> None:
+        self._on_RunStarted(e.started)
+        r = e.resumption
+        self._print(f"  RESUMED (resumption {r.number}) at {format_duration(r.t)} from phase "
+                    f"{e.started.phases[r.restart_phase].name}: NON-COMPLIANT, resumed after "
+                    "interruption")
 
     def _on_InstrumentsIdentified(self, e: ev.InstrumentsIdentified) -> None:
         thermo = e.temperature_meter.describe() if e.temperature_meter else "none"

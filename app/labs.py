@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from app.fio_lab import SutFollowingEngine, fio_description, fio_engine
+from app.fio_lab import SutFollowingEngine, data_set_probe, fio_description, fio_engine
 from app.records import LAB_KINDS, SIMULATED_LABS, InstrumentConfig, PowerInput, RunConfig
 from app.sequencer.lab import Lab, LabError, Teardown
 from app.sequencer.power_inputs import PowerInputs
@@ -157,7 +157,8 @@ def build_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = (),
         return Lab(meters.power_meter, engine, meters.temperature_meter,
                    None if plan.real_io else sut.used_capacity_bytes,
                    FIO_LATENCY_S if plan.real_io else 0.0, description, teardown,
-                   meters.power_inputs)
+                   data_set_probe=data_set_probe(config) if plan.real_io else None,
+                   power_inputs=meters.power_inputs)
 
 
 def _set_up_workload(plan: LabPlan, config: RunConfig, clock: Clock, protected: Sequence[str],

@@ -22,6 +22,7 @@ class RunStatus(StrEnum):
 
 class PhaseKind(StrEnum):
     SEARCH = "search"  # intensity-100 search (first pass)
+    RANGING = "ranging"  # dedicated ranging pass on auto range (method-notes §3)
     PREFILL = "prefill"
     CONDITIONING = "conditioning"
     ACTIVE = "active"
@@ -157,6 +158,9 @@ class RunConfig:
     #: the wizard's instrument connection test: "passed: …", or "OVERRIDE: …" when the
     #: operator went on without a passed test ("" = not started from the wizard)
     instrument_check: str = ""
+    #: the earlier run whose range plan the operator confirmed (the range advisor, method-notes
+    #: §3); "" = this run finds its ranges with its own ranging pass
+    range_plan_from: str = ""
 
     @property
     def category(self) -> str:

@@ -196,6 +196,36 @@ class PowerMeter(SampledInstrument[PowerSample], Protocol):
 
 
 @runtime_checkable
+class RangingMeter(PowerMeter, Protocol):
+    """A power analyzer the sequencer can range (method-notes §3): auto range for the ranging
+    pass, fixed ranges for the testing pass, and the waveform peaks the fixed ranges must hold.
+
+    ``volt_ranges``/``amp_ranges`` list the model's ranges, rising; empty means the meter takes
+    any positive value and picks its own range (PTDaemon's ``SR,A,<amps>``). ``crest_factor`` is
+    the crest-factor setting the driver configures: a fixed range measures peaks up to
+    ``crest_factor`` × range.
+    """
+
+    @property
+    def volt_ranges(self) -> tuple[float, ...]: ...
+
+    @property
+    def amp_ranges(self) -> tuple[float, ...]: ...
+
+    @property
+    def crest_factor(self) -> float: ...
+
+    def auto_range(self) -> None: ...
+
+    def set_ranges(self, volts: float, amps: float) -> None: ...
+
+    def peaks(self) -> tuple[float, float]:
+        """(voltage peak, current peak) of the latest update, magnitudes of the larger of the
+        positive and negative peaks; NaN for a quantity the meter cannot report."""
+        ...
+
+
+@runtime_checkable
 class TemperatureMeter(SampledInstrument[TemperatureSample], Protocol):
     """An inlet thermometer (method-notes §3)."""
 
@@ -323,3 +353,31 @@ class WorkloadEngine(Protocol):
     @property
     def running(self) -> bool: ...
 
+
+@dataclass(frozen=True, slots=True)
+class DataSetMeasure:
+    """The measured reducibility of a COM data set's written region, read back on the host
+    that wrote it (``drivers/fio/data_set.py``): the evidence a data-reduction COM is judged
+    against, instead of fio's requested percentages."""
+
+    path: str
+    block_size: int
+    blocks: int
+    distinct_blocks: int
+    sampled_bytes: int
+    compressed_bytes: int
+
+    @property
+    def dedupe_ratio(self) -> float:
+        return self.blocks / self.distinct_blocks if self.distinct_blocks else float("nan")
+
+    @property
+    def compression_ratio(self) -> float:
+        return (self.sampled_bytes / self.compressed_bytes if self.compressed_bytes
+                else float("nan"))
+
+    def describe(self) -> str:
+        return (f"{self.path}: {self.blocks} blocks of {self.block_size // 1024} KiB, "
+                f"{self.distinct_blocks} distinct (dedupe {self.dedupe_ratio:.3f}:1 by hash); "
+                f"{self.sampled_bytes / 2**20:.1f} MiB sampled compress to "
+                f"{self.compressed_bytes / 2**20:.1f} MiB (zlib {self.compression_ratio:.3f}:1)")

@@ -77,7 +77,8 @@ def test_compliant_plan_on_real_calibrated_instruments_is_compliant(tmp_path, mo
     names = [c.name for c in run.compliance.criteria]
     assert names == ["Interval length", "Stabilisation", "Measurement", "Ready idle",
                      "Sample period", "Profile set", "Run completed", "Real instruments",
-                     "Uninterrupted active sequence", "Calibration", "Configuration unchanged"]
+                     "Uninterrupted active sequence", "Resumed after interruption",
+                     "Calibration", "Configuration unchanged"]
 
 
 def test_one_second_copy_claiming_compliance_is_non_compliant(tmp_path, monkeypatch):

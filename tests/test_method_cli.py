@@ -17,9 +17,10 @@ def test_list_shows_every_method_with_compliance_phases_and_durations(capsys) ->
     for variant in ("demo", "smoke"):
         assert "NON-COMPLIANT abbreviated variant of emerald-block-v3" in heads[variant]
     text = "\n".join(lines)
-    assert "18 h 00 min  Pre-fill → Intensity search → Conditioning → MW1 → MW2 → RW → RR → " \
-           "SW → SR → Ready idle" in text
-    assert "4 h 20 min  Intensity search → Conditioning → SW → SR → Ready idle" in text
+    assert "18 h 00 min  Pre-fill → Intensity search → Ranging pass → Conditioning → MW1 → MW2 " \
+           "→ RW → RR → SW → SR → Ready idle" in text
+    assert "4 h 20 min  Intensity search → Ranging pass → Conditioning → SW → SR → Ready idle" \
+        in text
     assert "1 min 35 s" in text  # demo, online plan
     assert "not counted: pre-fill, intensity search ≤ 1 h 30 min, 10 min 00 s per declared COM" \
         in text

@@ -170,7 +170,7 @@ ONLY_MW2 = ('[[plans]]\nname = "p"\ncategories = ["online"]\nready_idle_interval
     (ONLY_MW2.replace("active", "conditioning_intervals = 3\nactive"),
      "key 'plans.0.conditioning_profile': plan p: 3 conditioning intervals need a "
      "conditioning_profile"),
-    ('interval_s = 3600.0\n', "key 'plans.0': plan online would last up to 1141.5 h with every "
+    ('interval_s = 3600.0\n', "key 'plans.0': plan online would last up to 1141.73 h with every "
                               "COM checked (limit 168 h)"),
 ])
 def test_every_number_and_list_is_checked(tmp_path: Path, body: str, line: str) -> None:

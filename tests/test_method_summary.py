@@ -34,7 +34,10 @@ def test_compliant_summary_figures() -> None:
     assert online.search_max_s == 5 * 9 * 120
     assert online.com_check_s_each == 600
     assert "pre-fill of the whole capacity" in online.note and "600 s per declared COM" in online.note
-    assert library.phases == ("Intensity search", "Conditioning", "SW", "SR", "Ready idle")
+    assert library.phases == ("Intensity search", "Ranging pass", "Conditioning", "SW", "SR",
+                              "Ready idle")
+    # the dedicated ranging pass (method-notes §3): each active profile and idle, 120 s each
+    assert "ranging pass 840 s" in online.note
     assert library.duration_s == (60 + 2 * 40 + 120) * 60
     assert "pre-fill" not in library.note
 

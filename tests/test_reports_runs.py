@@ -52,6 +52,32 @@ class DegradingMeter:
     def ranges(self):
         return self.inner.ranges
 
+    @property
+    def accuracy(self):
+        return self.inner.accuracy
+
+    # ranged like the meter it wraps (the method's ranging pass, method-notes §3)
+    @property
+    def volt_ranges(self):
+        return self.inner.volt_ranges
+
+    @property
+    def amp_ranges(self):
+        return self.inner.amp_ranges
+
+    @property
+    def crest_factor(self):
+        return self.inner.crest_factor
+
+    def auto_range(self) -> None:
+        self.inner.auto_range()
+
+    def set_ranges(self, volts: float, amps: float) -> None:
+        self.inner.set_ranges(volts, amps)
+
+    def peaks(self):
+        return self.inner.peaks()
+
     def read(self, t: float) -> PowerSample:
         sample = self.inner.read(t)
         if self.bad:

@@ -283,6 +283,17 @@ class RunView(QWidget):
         self.plots.start_run(e, method)
         self.append_log("INFO", f"run {e.run_id} started, {len(e.phases)} phases")
 
+    def _on_RunResumed(self, e: ev.RunResumed) -> None:
+        """A continuation shows the whole plan; its banner says it can never be compliant."""
+        self._on_RunStarted(e.started)
+        r = e.resumption
+        self.timeline.kept(r.carried)
+        self.banner.setText("NON-COMPLIANT: resumed after interruption (figures for "
+                            "engineering only)")
+        self.banner.setVisible(True)
+        self.append_log("WARNING", f"run {e.started.run_id} resumed (resumption {r.number}) "
+                        f"from {e.started.phases[r.restart_phase].name}: {r.interruption}")
+
     def _on_InstrumentsIdentified(self, e: ev.InstrumentsIdentified) -> None:
         thermo = e.temperature_meter.describe() if e.temperature_meter else "none"
         self.append_log("INFO", f"power meter {e.power_meter.describe()}; thermometer {thermo};"

@@ -140,3 +140,8 @@ def one_line(message: str, values: Iterable[object]) -> str:
             if isinstance(text, str) and len(text) > CLIPPED_OVER:
                 message = message.replace(text, f"{text[:SHOWN_CHARS]}… ({len(text)} characters)")
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
+
+
+def add_db_option(parser: argparse.ArgumentParser) -> None:
+    """``--db URL``, as every command that reads or writes the station's runs takes it."""
+    parser.add_argument("--db", help="database URL (default: the station's SQLite file)")

@@ -41,27 +41,34 @@ def _fmt(x: float | None, digits: int = 3) -> str:
 
 def list_command(args: argparse.Namespace) -> int:
     from app.storage.db import open_for_reading
+    from app.storage.resumption import resumable_run_ids
 
     try:
         database = open_for_reading(args.db)
         try:
             runs = database.list_runs(status=args.status.upper() if args.status else None,
                                       limit=args.limit)
+            resumable = resumable_run_ids(database)
         finally:
             database.close()
     except StorageError as exc:
         print(f"storwatt runs list: {exc}", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps([_summary_json(r) for r in runs], indent=2))
+        print(json.dumps([{**_summary_json(r), "resumable": r.run_id in resumable}
+                          for r in runs], indent=2))
         return 0
     if not runs:
         print(f"no runs stored in {database.url}")
         return 0
-    print(f"{'ID':10} {'STARTED (UTC)':25} {'STATUS':12} {'METHOD':16} {'TAXONOMY':14} SUT")
+    print(f"{'ID':10} {'STARTED (UTC)':25} {'STATUS':23} {'METHOD':16} {'TAXONOMY':14} SUT")
     for r in runs:
-        print(f"{r.run_id[:8]:10} {r.started_wall:25} {r.status:12} "
+        status = f"{r.status}, resumable" if r.run_id in resumable else str(r.status)
+        print(f"{r.run_id[:8]:10} {r.started_wall:25} {status:23} "
               f"{r.method_name + ' ' + r.method_version:16} {r.taxonomy:14} {r.sut}")
+    if any(r.run_id in resumable for r in runs):
+        print("\nA resumable run continues with: storwatt run --resume ID (the result is "
+              "NON-COMPLIANT: resumed after interruption)")
     return 0
 
 
@@ -104,6 +111,7 @@ def run_json(run: StoredRun) -> dict[str, Any]:
         "finished_wall": run.finished_wall, "planned_s": run.planned_s,
         "duration_s": run.duration_s, "workload_engine": run.workload_engine,
         "instruments": ident,
+        "range_plan": run.range_plan.to_json() if run.range_plan else None,
         "phases": [{"index": p.index, "kind": str(p.info.kind), "name": p.info.name,
                     "profile": p.info.profile, "status": str(p.status),
                     "attempts": p.attempts, "t_start": p.t_start, "t_end": p.t_end,
@@ -129,6 +137,9 @@ def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
                         ("Thermometer", run.temperature_meter)):
         lines.append(f"{role:12} {ident.describe() + '  ' + ident.resource if ident else '—'}")
     lines.append(f"Workload    {run.workload_engine or '—'}")
+    if run.range_plan:  # the fixed ranges of the testing pass (method-notes §3)
+        lines.append(f"Ranges      from {run.range_plan.source}")
+        lines += [f"            {line}" for line in run.range_plan.describe()]
     lines += run.compliance.lines()
     lines.append("\nPhases")
     for p in run.phases:

@@ -185,6 +185,24 @@ class IntensitySearch(Frozen):
         return v
 
 
+class RangingRule(Frozen):
+    """``[ranging]``: how the power meter's fixed ranges are found (method-notes §3).
+
+    ``mode``: ``search`` records the peaks while the intensity search probes each profile
+    (no time added); ``dedicated`` adds a ranging pass after the search that runs every
+    active profile and ready idle for ``profile_s`` on auto range; ``off`` leaves the meter's
+    ranges as configured. Either pass is over before the active sequence starts; the testing
+    pass then holds, per profile, the smallest ranges whose rms rating covers the rms maximum
+    and whose rating × crest factor covers the peak, both with ``headroom_pct`` to spare.
+    """
+
+    mode: Literal["search", "dedicated", "off"] = "off"
+    profile_s: Period = 60.0
+    headroom_pct: Percent = 10.0
+    #: the analyzer's crest-factor setting must be at least this (method-notes §10: ≥ 3)
+    min_crest_factor: Positive = 3.0
+
+
 class AccuracyBand(Frozen):
     """Minimum absolute accuracy below a power level (method-notes §3)."""
 
@@ -351,6 +369,7 @@ class Method(Frozen):
     coms: NonEmpty[ComDefinition]
     compliance: ComplianceMinimums | None = None
     fio: FioSettings = FioSettings()
+    ranging: RangingRule = RangingRule()
 
     @model_validator(mode="after")
     def _references_resolve(self) -> "Method":
@@ -428,13 +447,19 @@ class Method(Frozen):
                 problems += self._reference_measured(plan, f"plans.{i}.active.{j}.profile",
                                                      step.profile, measured)
                 measured.add(step.profile)  # its metric carries measured IOPS from here on
+            if self.ranging.mode == "search" and not self.search_profiles(plan):
+                problems.append(Problem(("ranging.mode", f"plans.{i}.active"),
+                                        f"plan {plan.name} searches no profile, so a ranging "
+                                        "pass during the search would see no load; use mode "
+                                        "= \"dedicated\""))
             total_s = self._plan_max_s(plan)
             if total_s > MAX_PLAN_S:
                 problems.append(Problem((f"plans.{i}", "interval_s"),
                                         f"plan {plan.name} would last up to {total_s / 3600:g} h "
                                         f"with every COM checked (limit "
                                         f"{MAX_PLAN_S / 3600:g} h); check interval_s, the "
-                                        "interval counts and search.probe_s"))
+                                        "interval counts, search.probe_s and "
+                                        "ranging.profile_s"))
         return problems
 
     def _reference_measured(self, plan: PhasePlan, key: str, name: str | None,
@@ -453,7 +478,13 @@ class Method(Frozen):
     def _plan_max_s(self, plan: PhasePlan) -> float:
         """The longest a plan can take, pre-fill aside: timed part, whole search, every COM."""
         return (self.plan_duration_s(plan, len(self.coms)) + self._search_max_s(plan)
-                + (plan.prefill_max_intervals or 0) * self.interval_s)
+                + self.ranging_pass_s(plan) + (plan.prefill_max_intervals or 0) * self.interval_s)
+
+    def ranging_pass_s(self, plan: PhasePlan) -> float:
+        """Length of a dedicated ranging pass: each active profile, then ready idle."""
+        if self.ranging.mode != "dedicated":
+            return 0.0
+        return (len(plan.active) + 1) * self.ranging.profile_s
 
     def _search_max_s(self, plan: PhasePlan) -> float:
         return len(self.search.queue_depths) * len(self.search_profiles(plan)) * \
@@ -498,10 +529,12 @@ class Method(Frozen):
 
     def phase_names(self, plan: PhasePlan) -> tuple[str, ...]:
         """Phases in execution order (method-notes §2), COM checks omitted: pre-fill → intensity
-        search → conditioning → active profiles → ready idle."""
+        search → ranging pass (method-notes §3) → conditioning → active profiles → ready idle."""
         names = ["Pre-fill"] if plan.prefill else []
         if self.search.queue_depths and self.search_profiles(plan):
             names.append("Intensity search")
+        if self.ranging.mode == "dedicated":
+            names.append("Ranging pass")
         if plan.conditioning_intervals:
             names.append("Conditioning")
         return tuple(names + [s.profile for s in plan.active] + ["Ready idle"])
@@ -523,6 +556,8 @@ class Method(Frozen):
                             "sequential writes)")
         if search_s:
             excluded.append(f"intensity search up to {search_s:g} s")
+        if self.ranging_pass_s(plan):
+            excluded.append(f"ranging pass {self.ranging_pass_s(plan):g} s")
         note = f"excludes {', '.join(excluded + [f'{com_s:g} s per declared COM'])}"
         return PlanSummary(plan.name, plan.categories, self.phase_names(plan),
                            self.plan_duration_s(plan), search_s, com_s, note)

@@ -1,7 +1,8 @@
 """Turn a method's phase plan into the concrete list of phases a run executes.
 
-Order (method-notes §2): pre-fill → intensity search (first pass) → conditioning → active
-profiles in the method's order → ready idle → one COM check per declared COM. The search runs
+Order (method-notes §2): pre-fill → intensity search (first pass) → ranging pass when the
+method asks for a dedicated one (method-notes §3) → conditioning → active profiles in the
+method's order → ready idle → one COM check per declared COM. The search runs
 after pre-fill so it probes a filled SUT, and before conditioning because conditioning runs MW1
 at the intensity the search found.
 """
@@ -32,6 +33,8 @@ def build_phases(method: Method, config: RunConfig) -> tuple[PhaseInfo, ...]:
     probes = len(method.search.queue_depths) * len(search_profiles(method, plan))
     if probes:
         add(PhaseKind.SEARCH, "Intensity search", None, probes * method.search.probe_s)
+    if method.ranging_pass_s(plan) and not config.range_plan_from:  # advised: no pass again
+        add(PhaseKind.RANGING, "Ranging pass", None, method.ranging_pass_s(plan))
     if plan.conditioning_intervals:
         add(PhaseKind.CONDITIONING, "Conditioning", plan.conditioning_profile,
             plan.conditioning_intervals * L)

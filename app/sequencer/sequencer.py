@@ -30,10 +30,14 @@ from app.method.record import resolved_method
 from app.records import (MetricResult, PhaseInfo, PhaseKind, PhaseStatus, RunConfig,
                          RunStatus)
 from app.sequencer import events as ev
-from app.sequencer.capacity_optimisation import com_result
+from app.sequencer.capacity_optimisation import DATA_REDUCTION_COMS, com_result
+from app.sequencer.com_data_set import COM_BLOCK_BYTES, data_set_evidence
 from app.sequencer.conformance import SiteRules
+from app.sequencer.continuation import Continuation
 from app.sequencer.lab import Lab
 from app.sequencer.plan import build_phases, latest_extension_s, search_profiles
+from app.sequencer.range_plan import IDLE_KEY, RangePlan
+from app.sequencer.ranging import Ranger
 from app.sequencer.recorder import PhaseRecorder
 from app.sequencer.run_clock import RunClock
 from app.sequencer.sampler import MeterLost, MeterSampler
@@ -56,7 +60,8 @@ class _Paused(Exception):
 class Sequencer:
     def __init__(self, method: Method, config: RunConfig, lab: Lab,
                  clock: Clock | None = None, listeners: Iterable[ev.RunListener] = (),
-                 run_id: str | None = None) -> None:
+                 run_id: str | None = None, continuation: Continuation | None = None,
+                 range_plan: RangePlan | None = None) -> None:
         self.method = method
         self.config = config
         self.lab = lab
@@ -79,10 +84,22 @@ class Sequencer:
         self._done_s = 0.0  # planned seconds of finished phases (for progress)
         self._extension_s = 0.0  # stabilisation extensions of finished phases (§4)
         self._last_progress = -math.inf
+        #: set when this run continues an INTERRUPTED one (app/resume.py): it then starts at
+        #: the continuation's phase, with its attempts and the stored intensity search
+        self.continuation = continuation
+        self._first_phase = continuation.restart_phase if continuation else 0
+        if continuation is not None:
+            self.search = {r.profile: r for r in continuation.search}
+            self._done_s = sum(p.planned_s for p in self.phases[:self._first_phase])
         self._power = MeterSampler(lab.power_meter, method.sample_period_s, "power meter")
         temp_period = min(method.sample_period_s * 5, method.instruments.max_temperature_interval_s)
         self._temp = (MeterSampler(lab.temperature_meter, temp_period, "thermometer")
                       if lab.temperature_meter else None)
+        #: ranging pass, then fixed ranges per profile (method-notes §3); ``range_plan`` is
+        #: one the range advisor found and the operator confirmed
+        self._ranger = Ranger(method, self.plan, lab.ranged_meters(), self.publish, self.log,
+                              lambda: self.clock.now(),
+                              range_plan or (continuation.range_plan if continuation else None))
 
     # --- control (any thread) ---------------------------------------------------------------
     def pause(self) -> None:
@@ -134,17 +151,20 @@ class Sequencer:
         """Execute the whole plan; returns the final status. Never raises for run failures:
         an unexpected error (a bug, not an instrument or workload failure) ends the run FAILED
         with its traceback in the run's log, so every run ends with a final status."""
-        self.clock = RunClock(self.station_clock, self.station_clock.now())
-        self.publish(ev.RunStarted(
+        offset = self.continuation.offset_s() if self.continuation else 0.0
+        self.clock = RunClock(self.station_clock, self.station_clock.now() - offset)
+        started = ev.RunStarted(
             self.run_id, self.config, self.method.name, self.method.version,
             self.method.compliant, self.phases, self.clock.t0,
             datetime.now(timezone.utc).isoformat(timespec="seconds"), self.planned_s,
-            resolved_method(self.method)))
+            resolved_method(self.method))
+        self.publish(self.continuation.announce(started, self.clock.now())
+                     if self.continuation else started)
         error = ""
         final: list[ev.RunEvent] = []
         try:
             self._open_instruments()
-            for phase in self.phases:
+            for phase in self.phases[self._first_phase:]:
                 self._run_phase(phase)
             self.status = RunStatus.COMPLETED
         except RunAborted:
@@ -170,6 +190,7 @@ class Sequencer:
         self.publish(ev.InstrumentsIdentified(power_id, temp_id, engine,
                                               self.lab.input_identities()))
         self.log(f"power meter: {power_id.describe()}; workload engine: {engine}")
+        self._ranger.start()
 
     def _close_instruments(self) -> None:
         try:
@@ -181,7 +202,8 @@ class Sequencer:
 
     # --- phases ---------------------------------------------------------------------------
     def _run_phase(self, phase: PhaseInfo) -> None:
-        attempt = 1
+        self._ranger.before_phase(phase)  # ranges change at profile boundaries only
+        attempt = self.continuation.attempt(phase.index) if self.continuation else 1
         while True:
             recorder = self._new_recorder(phase, attempt)
             window_start, window_end = recorder.measurement_window()
@@ -230,6 +252,8 @@ class Sequencer:
         phase = recorder.phase
         if phase.kind is PhaseKind.SEARCH:
             self._search_phase(recorder)
+        elif phase.kind is PhaseKind.RANGING:
+            self._ranging_phase(recorder)
         elif phase.kind is PhaseKind.READY_IDLE:
             self._drive(recorder, None, phase.planned_s)
         else:
@@ -260,15 +284,20 @@ class Sequencer:
             return WorkloadProfile("PREFILL", bs, 0.0, False, bs, queue_depth=16, kind="prefill",
                                    duration_s=phase.planned_s or None)
         if phase.kind is PhaseKind.COM_CHECK:
-            return WorkloadProfile(phase.profile or "COM", 256 * 1024, 0.0, False, 256 * 1024,
+            return WorkloadProfile(phase.profile or "COM", COM_BLOCK_BYTES, 0.0, False,
+                                   COM_BLOCK_BYTES,
                                    queue_depth=16, kind="com", duration_s=phase.planned_s)
         assert phase.profile is not None
-        profile = self.method.profile(phase.profile)
         kind = "conditioning" if phase.kind is PhaseKind.CONDITIONING else "active"
         # room for the longest stabilisation the method allows; the sequencer stops the engine
         # at the phase's recorded end (method-notes §4)
         duration = (phase.planned_s + latest_extension_s(self.method, phase)
                     + 2 * self.lab.workload_latency_s)
+        return self._intensity_workload(phase.profile, duration, kind)
+
+    def _intensity_workload(self, name: str, duration: float, kind: str) -> WorkloadProfile:
+        """``name`` at the intensity the search found for it, or derived from its reference."""
+        profile = self.method.profile(name)
         if profile.intensity_of:
             return self._derived_intensity(profile.name, duration, kind)
         found = self.search.get(profile.name)
@@ -304,6 +333,7 @@ class Sequencer:
         cfg = self.method.search
         for name in search_profiles(self.method, self.plan):
             profile = self.method.profile(name)
+            self._ranger.measuring(name, PhaseKind.SEARCH)
             probes: list[tuple[int, float, float]] = []
             for qd in cfg.queue_depths:
                 wp = profile.to_workload(queue_depth=qd, jobs=cfg.jobs, kind="search",
@@ -319,6 +349,20 @@ class Sequencer:
             self.log(f"intensity search {name}: queue depth {result.queue_depth} × "
                      f"{result.jobs} job(s) → {format_figure(result.ops_rate)} {result.ops_unit} "
                      f"at {format_figure(result.avg_response_ms)} ms", phase=recorder.phase.index)
+
+    def _ranging_phase(self, recorder: PhaseRecorder) -> None:
+        """Dedicated ranging pass (method-notes §3): every active profile at the intensity it
+        will run at, then ready idle, each ``ranging.profile_s`` on auto range, before the
+        active sequence starts."""
+        seconds = self.method.ranging.profile_s
+        for step in self.plan.active:
+            workload = self._intensity_workload(step.profile,
+                                                seconds + 2 * self.lab.workload_latency_s,
+                                                "ranging")
+            self._ranger.measuring(step.profile, PhaseKind.RANGING)
+            self._drive(recorder, workload, seconds)
+        self._ranger.measuring(IDLE_KEY, PhaseKind.RANGING)
+        self._drive(recorder, None, seconds)
 
     def _drive(self, recorder: PhaseRecorder, profile: WorkloadProfile | None,
                duration_s: float | None) -> list[WorkloadInterval]:
@@ -389,6 +433,7 @@ class Sequencer:
             self._report_gaps(idx)
             raise
         if power:
+            self._ranger.observe(power)
             self._publish_samples(idx, recorder.add_power(power), ((), ()))
             self._progress(recorder, now)
         if self._temp:
@@ -483,8 +528,13 @@ class Sequencer:
             metric = recorder.ready_idle_result(self.config.sut.raw_capacity_bytes)
         elif phase.kind is PhaseKind.COM_CHECK and phase.profile:
             written = recorder.workload_result.write_bytes if recorder.workload_result else 0
-            metric = com_result(phase, phase.profile.removeprefix("COM-"), written,
-                                recorder.capacity_before, self._capacity())
+            com = phase.profile.removeprefix("COM-")
+            metric = com_result(phase, com, written, recorder.capacity_before, self._capacity())
+            if com in DATA_REDUCTION_COMS:
+                evidence = data_set_evidence(self.lab.data_set_probe, com, written)
+                self.log(evidence, "INFO", phase.index)
+                if not metric.valid:
+                    metric = replace(metric, reason=f"{metric.reason}; {evidence}")
         if metric is not None:
             self.metrics.append(metric)
             self.publish(ev.MetricComputed(metric))
@@ -498,7 +548,8 @@ class Sequencer:
         rt = self.method.response_time
         levels = hist.confidence_levels(rt.confidence_levels)
         self.publish(ev.HistogramReady(phase.index, phase.profile or "", hist.to_bins(), levels,
-                                       rt.ceiling_ms, hist.count_above(rt.ceiling_ms * 1e6)))
+                                       rt.ceiling_ms, hist.count_above(rt.ceiling_ms * 1e6),
+                                       recorder.attempt))
 
 
 def failure_reason(exc: BaseException) -> str:

@@ -20,14 +20,16 @@ from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseIn
                          Window)
 from app.sequencer import events as ev
 from app.sequencer.power_inputs import InputIdentity
+from app.sequencer.range_plan import PeakRecord, RangePlan, RangeSetting
 from drivers.interfaces import (InstrumentIdentity, PowerSample, TemperatureSample,
                                 WorkloadInterval, WorkloadResult)
 
 TYPES: dict[str, type] = {cls.__name__: cls for cls in (
-    ev.RunStarted, ev.InstrumentsIdentified, ev.PhaseStarted, ev.StabilisationExtended,
-    ev.PhaseFinished,
+    ev.RunStarted, ev.RunResumed, ev.Resumption, ev.InstrumentsIdentified, ev.PhaseStarted,
+    ev.StabilisationExtended, ev.PhaseFinished,
     ev.PowerSamples, ev.TemperatureSamples, ev.WorkloadIntervals, ev.IntervalClosed,
-    ev.HistogramReady, ev.SearchResult, ev.MetricComputed, ev.LogMessage, ev.RunFinished,
+    ev.HistogramReady, ev.SearchResult, ev.RangesApplied, ev.RangePlanReady, ev.MetricComputed,
+    ev.LogMessage, ev.RunFinished, RangePlan, RangeSetting, PeakRecord,
     RunConfig, SutDescription, InstrumentConfig, PhaseInfo, IntervalRecord, MetricResult,
     InstrumentIdentity, PowerSample, TemperatureSample, WorkloadInterval, WorkloadResult,
     Placement, RunStatus, PhaseKind, PhaseStatus, Window, PowerInput, InputIdentity)}

@@ -36,10 +36,11 @@ def revision_modules() -> tuple[ModuleType, ...]:
     with this module: a revision may use the storage modules that import this one."""
     from app.storage.migrations.versions import (v0001_initial, v0002_audit, v0003_writer_boot,
                                                  v0004_stored_seq, v0005_run_record,
+                                                 v0006_range_plan, v0007_resume,
                                                  v0008_power_inputs)
 
     return (v0001_initial, v0002_audit, v0003_writer_boot, v0004_stored_seq, v0005_run_record,
-            v0008_power_inputs)
+            v0006_range_plan, v0007_resume, v0008_power_inputs)
 
 
 @cache

@@ -18,10 +18,11 @@ from sqlalchemy.engine import Connection
 
 from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseKind, PhaseStatus,
                          RunStatus, Window)
-from app.sequencer.events import HistogramReady, SearchResult
+from app.sequencer.events import HistogramReady, Resumption, SearchResult
+from app.sequencer.range_plan import RangePlan
 from app.storage import schema as s
-from app.storage.power_inputs import StoredPowerInput, load_power_inputs
 from app.storage.codec import decode_flags, encode_flags, nan_if_none
+from app.storage.power_inputs import StoredPowerInput, load_power_inputs
 from app.storage.db import Database
 from app.storage.errors import AmbiguousRunIdError, RunNotFoundError
 from app.storage.stored import (KeyMetric, PowerArrays, RunSummary, StoredAttempt,
@@ -146,7 +147,9 @@ def load_run(database: Database, run_id: str) -> StoredRun:
             events=_events(conn, pk), workload=_workload(conn, pk), power=power,
             temperature=temperature,
             samples_sha256=samples_digest(power, power_codes, temperature, temp_codes, inputs),
-            audit=tuple(audit_trail(conn, uuid)), power_inputs=inputs)
+            audit=tuple(audit_trail(conn, uuid)), resumptions=_resumptions(conn, pk),
+            range_plan=RangePlan.from_json(run.range_plan) if run.range_plan else None,
+            power_inputs=inputs)
 
 
 def _rows(conn: Connection, entity: Any, pk: int, *order: Any) -> Sequence[Any]:
@@ -287,11 +290,24 @@ def _intervals(conn: Connection, pk: int) -> tuple[IntervalRecord, ...]:
 
 
 def _histograms(conn: Connection, pk: int) -> tuple[HistogramReady, ...]:
+    """Each phase's histogram of its last attempt, the one whose figures count (a phase redone
+    after a resume keeps its earlier attempt's histogram stored, as evidence)."""
+    rows = _rows(conn, s.HistogramRow, pk, s.HistogramRow.phase_index)
+    last: dict[int, int] = {}
+    for h in rows:
+        last[h.phase_index] = max(last.get(h.phase_index, h.attempt), h.attempt)
     return tuple(
         HistogramReady(h.phase_index, h.profile, dict(zip(h.bins["ns"], h.bins["count"])),
                        {float(k): v for k, v in h.confidence_ms.items()},  # None: n/a
-                       nan_if_none(h.ceiling_ms), h.above_ceiling)
-        for h in _rows(conn, s.HistogramRow, pk, s.HistogramRow.phase_index))
+                       nan_if_none(h.ceiling_ms), h.above_ceiling, h.attempt)
+        for h in rows if h.attempt == last[h.phase_index])
+
+
+def _resumptions(conn: Connection, pk: int) -> tuple[Resumption, ...]:
+    return tuple(
+        Resumption(r.number, r._mapping["t"], r.wall, r.restart_phase, r.cut_phase,
+                   tuple(r.carried), tuple(r.redone), r.interruption)
+        for r in _rows(conn, s.RunResumptionRow, pk, s.RunResumptionRow.number))
 
 
 def _searches(conn: Connection, pk: int) -> tuple[SearchResult, ...]:

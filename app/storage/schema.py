@@ -89,6 +89,9 @@ class Run(Base):
     # The writer's sequence number of the last event of this run in the database: importing
     # the run journal applies only later events, so an import never duplicates rows.
     stored_seq: Mapped[int | None] = mapped_column(BigInteger)
+    #: the testing pass's fixed ranges (app.sequencer.range_plan.RangePlan.to_json); NULL when
+    #: the run did not range the meter
+    range_plan: Mapped[dict | None] = mapped_column(JSON)
 
 
 class Phase(Base):
@@ -137,6 +140,25 @@ class PhaseAttemptRow(Base):
     error: Mapped[str] = mapped_column(Text, default="")
     window_start_s: Mapped[float] = mapped_column(Float)
     window_end_s: Mapped[float] = mapped_column(Float)
+
+
+class RunResumptionRow(Base):
+    """One continuation of an INTERRUPTED run in the same run record (``app/resume.py``):
+    where it restarted, which phases' stored results it kept, why the run had stopped."""
+
+    __tablename__ = "run_resumptions"
+    __table_args__ = (UniqueConstraint("run_id", "number",
+                                       name="uq_run_resumptions_run_number"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(run_fk())
+    number: Mapped[int] = mapped_column(Integer)  # 1 for the run's first resumption
+    t: Mapped[float] = mapped_column(Float)  # run time at which it continued
+    wall: Mapped[str] = mapped_column(String(40))  # ISO 8601, UTC
+    restart_phase: Mapped[int] = mapped_column(Integer)
+    cut_phase: Mapped[int | None] = mapped_column(Integer)
+    carried: Mapped[list] = mapped_column(JSON)  # phase indices whose results stand
+    redone: Mapped[list] = mapped_column(JSON)  # completed phase indices run again
+    interruption: Mapped[str] = mapped_column(Text, default="")
 
 
 class PowerSampleRow(Base):
@@ -205,6 +227,9 @@ class HistogramRow(Base):
     confidence_ms: Mapped[dict] = mapped_column(JSON)  # {"99.0": 12.3, ...}
     ceiling_ms: Mapped[float | None] = mapped_column(Float)
     above_ceiling: Mapped[int] = mapped_column(Integer)
+    #: the phase attempt it belongs to: a resumed run may redo a completed phase, and the
+    #: earlier attempt's histogram stays stored (its per-slice bins are not kept)
+    attempt: Mapped[int] = mapped_column(Integer, default=1)
 
 
 class IntervalRow(Base):

@@ -25,7 +25,8 @@ from app.method.record import method_from_record
 from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo,
                          PhaseStatus, PowerInput, RunConfig, RunStatus, SutDescription, Window)
 from app.run_verdict import RunVerdict, run_verdict
-from app.sequencer.events import HistogramReady, SearchResult
+from app.sequencer.events import HistogramReady, Resumption, SearchResult
+from app.sequencer.range_plan import RangePlan
 from app.storage.power_inputs import StoredPowerInput
 from drivers.interfaces import (EXCLUDING_FLAGS, InstrumentIdentity, WorkloadInterval,
                                 WorkloadResult)
@@ -258,6 +259,11 @@ class StoredRun:
     audit: tuple[AuditEntry, ...] = ()
     #: the SUT's power inputs, each with its meter, formula and readings (empty: one meter)
     power_inputs: tuple[StoredPowerInput, ...] = ()
+    #: each continuation after an interruption, oldest first (``app/resume.py``); a resumed
+    #: run's phases were not continuous, so it is never compliant (``app.compliance``)
+    resumptions: tuple[Resumption, ...] = ()
+    #: the fixed ranges the testing pass held (None: the run did not range its meter)
+    range_plan: RangePlan | None = None
 
     @property
     def config(self) -> RunConfig:

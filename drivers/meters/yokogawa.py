@@ -1,5 +1,9 @@
 """Yokogawa WT300 family (WT310/WT310E/WT330/WT333E) and WT210 (488.2 mode), method-notes §8.
 
+Ranging (method-notes §3): the WT300 reports its waveform peaks as numeric items U+pk/U−pk/
+I+pk/I−pk (function symbols ``UPPeak``/``UMPeak``/``IPPeak``/``IMPeak``, set as items 6–9);
+the WT210 driver reads none, so its ranges follow the rms rule alone.
+
 Accuracy (45–66 Hz, power): WT300 ±(0.1 % of reading + 0.05 % of range), WT210 ±(0.1 % of
 reading + 0.1 % of range); the 5–200 mA ranges of the WT310E are looser.
 
@@ -47,8 +51,14 @@ class WT300(PowerMeterBase):
     SETUP = ("*CLS", ":STAT:QMES ON", ":COMM:HEAD OFF", ":NUM:FORM ASCII", ":NUM:NORM:NUM 5",
              ":NUM:NORM:ITEM1 U,{element}", ":NUM:NORM:ITEM2 I,{element}",
              ":NUM:NORM:ITEM3 P,{element}", ":NUM:NORM:ITEM4 LAMB,{element}",
-             ":NUM:NORM:ITEM5 FU,{element}", ":INP:CFAC 3", ":STAT:ERR?")
+             ":NUM:NORM:ITEM5 FU,{element}", ":NUM:NORM:ITEM6 UPP,{peak_element}",
+             ":NUM:NORM:ITEM7 UMP,{peak_element}", ":NUM:NORM:ITEM8 IPP,{peak_element}",
+             ":NUM:NORM:ITEM9 IMP,{peak_element}", ":INP:CFAC 3", ":STAT:ERR?")
     READING = Reading(":NUM:NORM:VAL?", ("volts", "amps", "watts", "pf", "freq_hz"))
+    #: items 6–9 (U+pk, U−pk, I+pk, I−pk) one by one: ``:NUM:NORM:VAL? <item>`` answers one
+    #: item, and ``:NUM:NORM:NUM 5`` keeps them out of the reading the testing pass polls
+    PEAKS = tuple(Reading(f":NUM:NORM:VAL? {item}", (field,)) for item, field in
+                  ((6, "v_peak+"), (7, "v_peak-"), (8, "a_peak+"), (9, "a_peak-")))
     #: crest factor 3 as SETUP sends it; below 0.2 A readings are reported unreliable
     #: (method-notes §10), so the formula is trusted from 0.2 A to the top range
     ACCURACY = AccuracySpec(WT300_VOLTS, uniform(WT300_LOW_AMPS, 0.001, 0.001)
@@ -74,7 +84,12 @@ class WT300(PowerMeterBase):
         return WIRINGS[self.options.get("wiring", "1P2W")][1] > 1
 
     def command_fields(self) -> dict[str, Any]:
-        return {"element": "SIGMA" if self.three_phase else self.options.get("element", 1)}
+        """A three-phase wiring reads Σ values but element 1's peaks: peaks belong to one
+        element's waveform (no Σ peak is used here), and every element of the wiring is on the
+        same range, so a balanced load's element 1 stands for all of them."""
+        element = self.options.get("element", 1)
+        return {"element": "SIGMA" if self.three_phase else element,
+                "peak_element": 1 if self.three_phase else element}
 
     def _configure(self) -> None:
         if "wiring" in self.options:  # an explicit wiring is set on the meter, before the items

@@ -2,7 +2,9 @@
 
 The dialects keep the instrument state a driver can change (ranges, auto range, measurement
 items, error queue) so a driver that forgets a set-up command gets the wrong answer here too.
-A fixed range read above 140 % of full scale is over-range, like the WT300 (method-notes §8).
+A fixed range read above 140 % of full scale, or whose waveform peak exceeds the crest factor
+(3) times the range, is over-range, like the WT300 (method-notes §3, §8); auto range picks the
+smallest range that holds both.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from drivers.simulators.state import ElectricalState
 
 StateFn = Callable[[], ElectricalState]
 OVERRANGE_FACTOR = 1.4
+CREST_FACTOR = 3.0
+PEAK_OF = {"volts": "v_peak+", "amps": "a_peak+"}
 
 
 def nr3(value: float) -> str:
@@ -53,13 +57,15 @@ class RangeState:
         self.ranges = ranges
         self.fixed: float | None = None
 
-    def present(self, value: float) -> float:
+    def present(self, value: float, peak: float = 0.0) -> float:
         if self.fixed is not None:
             return self.fixed
-        return next((r for r in self.ranges if abs(value) <= r), self.ranges[-1])
+        return next((r for r in self.ranges
+                     if abs(value) <= r and abs(peak) <= CREST_FACTOR * r), self.ranges[-1])
 
-    def over(self, value: float) -> bool:
-        return abs(value) > OVERRANGE_FACTOR * self.present(value)
+    def over(self, value: float, peak: float = 0.0) -> bool:
+        present = self.present(value, peak)
+        return abs(value) > OVERRANGE_FACTOR * present or abs(peak) > CREST_FACTOR * present
 
     def set(self, text: str) -> bool:
         number = float(re.sub(r"[A-Za-z]+$", "", text))
@@ -105,7 +111,8 @@ class ScpiDialect(LineDialect):
 
     def render(self, quantities: list[str], special: FaultKind | None) -> str:
         state = self.state()
-        over = self.inputs["volts"].over(state.volts) or self.inputs["amps"].over(state.current)
+        over = any(rs.over(state.value(q), state.value(PEAK_OF[q]))
+                   for q, rs in self.inputs.items())
         out = []
         for q in quantities:
             if special is not None:
@@ -132,8 +139,9 @@ class ScpiDialect(LineDialect):
         for prefix, quantity in self.AUTO_SET.items():
             if upper.startswith(prefix):
                 rs, switch = self.inputs[quantity], upper[len(prefix):].strip()
+                state = self.state()
                 rs.fixed = None if switch in ("ON", "1") else \
-                    rs.present(self.state().value(quantity))
+                    rs.present(state.value(quantity), state.value(PEAK_OF[quantity]))
                 return None
         if upper == "*CLS":
             self.errors.clear()
@@ -147,7 +155,7 @@ class ScpiDialect(LineDialect):
         rs = self.inputs[quantity]
         if argument == "?":
             state = self.state()
-            return self.fmt(rs.present(state.value(quantity)))
+            return self.fmt(rs.present(state.value(quantity), state.value(PEAK_OF[quantity])))
         if not rs.set(argument):
             self.errors.append('224,"Illegal parameter value"')
         return None
@@ -158,7 +166,8 @@ class ScpiDialect(LineDialect):
 
 
 WT_FUNCTIONS = {"U": "volts", "I": "amps", "P": "watts", "S": "va", "LAMB": "pf",
-                "FU": "freq_hz"}
+                "FU": "freq_hz", "UPP": "v_peak+", "UMP": "v_peak-", "IPP": "a_peak+",
+                "IMP": "a_peak-"}
 
 
 class WT300Dialect(ScpiDialect):
@@ -185,10 +194,14 @@ class WT300Dialect(ScpiDialect):
                                                   4: ("S", 1)}
 
     def measurement_fields(self, command: str) -> list[str] | None:
-        if command != ":NUM:NORM:VAL?":
+        if m := re.fullmatch(r":NUM:NORM:VAL\? (\d+)", command):  # one item by number
+            numbers = [int(m.group(1))]
+        elif command == ":NUM:NORM:VAL?":
+            numbers = list(range(1, self.count + 1))
+        else:
             return None
-        return [f"{WT_FUNCTIONS[f]}@{e}" if (f, e) != ("", 0) else ""
-                for f, e in (self.items.get(k, ("", 0)) for k in range(1, self.count + 1))]
+        return [f"{WT_FUNCTIONS[f]}@{e}" if f else ""
+                for f, e in (self.items.get(k, ("", 0)) for k in numbers)]
 
     def element_state(self, element: int) -> ElectricalState:
         """What element ``element`` (0 = Σ) measures of the meter's state."""
@@ -208,8 +221,8 @@ class WT300Dialect(ScpiDialect):
                 continue
             name, _, element = q.partition("@")
             state = self.element_state(int(element))
-            over = self.inputs["volts"].over(state.volts) or \
-                self.inputs["amps"].over(state.current)
+            over = any(rs.over(state.value(q), state.value(PEAK_OF[q]))
+                       for q, rs in self.inputs.items())
             if special is not None:
                 out.append(self.special_text(special))
             elif over and name in ("amps", "watts", "volts", "va"):
@@ -296,7 +309,8 @@ class ChromaDialect(ItemListDialect):
     ERR_QUERY = "SYST:ERR?"
     ACCEPTED = ("SYST:TRAN:SEP 0", "SYST:TRAN:TERM 0")
     QUERIES = ("MEAS?", "FETC?")
-    ITEMS = {"V": "volts", "I": "amps", "W": "watts", "PF": "pf", "FREQ": "freq_hz"}
+    ITEMS = {"V": "volts", "I": "amps", "W": "watts", "PF": "pf", "FREQ": "freq_hz",
+             "VPK+": "v_peak+", "VPK-": "v_peak-", "IPK+": "a_peak+", "IPK-": "a_peak-"}
     NAN_TEXT = "-1"
     OVER_TEXT = "-3"
 

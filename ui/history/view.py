@@ -22,6 +22,7 @@ from app.storage.db import Database
 from app.storage.errors import StorageError
 from app.storage.history import INVALID, HistoryFilter
 from app.storage.stored import StoredRun
+from ui.history.best_foot_forward import BestFootForwardView
 from ui.history.compare import CompareView
 from ui.history.detail import RunDetailView
 from ui.history.loader import RunLoadTab
@@ -125,6 +126,10 @@ class HistoryView(QWidget):
 
         self.open_button = QPushButton("&Open run")
         self.compare_button = QPushButton("Co&mpare selected")
+        self.family_button = QPushButton("&Best foot forward")
+        self.family_button.setToolTip("Each metric against a product family's drive count, "
+                                      "drive type or RAID level, with its peak")
+        self.family_button.clicked.connect(self.best_foot_forward)
         self.open_button.clicked.connect(self.open_selected)
         self.compare_button.clicked.connect(self.compare_selected)
         self.hint = QLabel("Select one run to open it, two or more (Ctrl/Shift+click) to "
@@ -147,6 +152,7 @@ class HistoryView(QWidget):
         actions.addWidget(self.hint)
         actions.addWidget(self.open_button)
         actions.addWidget(self.compare_button)
+        actions.addWidget(self.family_button)
         runs_page = QWidget()
         page = QVBoxLayout(runs_page)
         page.addLayout(filters)
@@ -339,6 +345,18 @@ class HistoryView(QWidget):
         title = "Compare " + " · ".join(r[:8] for r in run_ids[:3])
         self.tabs.setCurrentIndex(self.tabs.addTab(view, title + (" …" if len(run_ids) > 3
                                                                  else "")))
+        return view
+
+    def best_foot_forward(self) -> BestFootForwardView | None:
+        """A tab with the best-foot-forward view of the stored product families."""
+        if self.database is None:
+            return None
+        try:
+            view = BestFootForwardView(self.database)
+        except StorageError as exc:
+            self._show_problem(f"cannot read the product families: {exc}")
+            return None
+        self.tabs.setCurrentIndex(self.tabs.addTab(view, "Best foot forward"))
         return view
 
     def compare_selected(self) -> CompareView | None:

@@ -70,6 +70,9 @@ class WizardEntries:
     #: set by the instruments page: "passed: …" / "OVERRIDE: …"; never carried over from an
     #: earlier run (the instruments must be tested again)
     instrument_check: str = ""
+    #: the earlier run whose range plan the operator confirmed on the review page (the range
+    #: advisor, method-notes §3); never carried over: it is confirmed for each run
+    range_plan_from: str = ""
 
 
 def parse_capacity(text: str, unit: str, decimal_point: str = ".") -> int:
@@ -196,7 +199,7 @@ def config_from_wizard(e: WizardEntries) -> RunConfig:
                      classification_reason=e.classification_reason,
                      classification_answers=dict(e.classification_answers),
                      target_size=e.target_size, confirm_device=e.confirm_device,
-                     instrument_check=e.instrument_check)
+                     instrument_check=e.instrument_check, range_plan_from=e.range_plan_from)
 
 
 def entries_from_config(config: RunConfig) -> WizardEntries:

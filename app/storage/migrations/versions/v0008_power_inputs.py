@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 revision = "0008"
-down_revision = "0005"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 
