@@ -261,3 +261,24 @@ def test_the_samples_hash_covers_each_inputs_readings(tmp_path: Path) -> None:
     again = reload(open_database(f"sqlite:///{tmp_path}/runs.db"), run.run_id)
     assert again.samples_sha256 != run.samples_sha256
     assert np.array_equal(again.power.watts, run.power.watts, equal_nan=True)
+
+
+def test_each_input_is_ranged_on_its_own_readings(tmp_path: Path) -> None:
+    """The ranging pass (method-notes §3) keys its plan by input: each input's meter gets auto
+    range, then fixed ranges from its own peaks, every change an event naming the input."""
+    from app.sequencer import events as ev
+
+    seen: list = []
+    inputs = (PowerInput("psu-a", "sim"), PowerInput("shelf", "sim", wiring="3P4W"))
+    session = open_session(RunConfig(method="smoke", lab="sim-direct", power_inputs=inputs),
+                           db_url=f"sqlite:///{tmp_path}/runs.db", clock=FakeClock(),
+                           listeners=[seen.append])
+    assert session.sequencer.run() is RunStatus.COMPLETED
+    session.writer.close()
+    applied = [e for e in seen if isinstance(e, ev.RangesApplied)]
+    assert {e.input_name for e in applied} == {"psu-a", "shelf"}
+    assert any(e.amps is None for e in applied) and any(e.amps is not None for e in applied)
+    plan = session.database.load_run(session.sequencer.run_id).range_plan
+    assert plan is not None and set(plan.settings) == {"psu-a", "shelf"}
+    # the three-phase shelf carries 3/4 of the load: its current range is the larger
+    assert plan.setting("shelf", "*").amps > plan.setting("psu-a", "*").amps
