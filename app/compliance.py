@@ -249,7 +249,10 @@ def _profile_set(run: ComplianceFacts, m: ComplianceMinimums) -> Criterion:
 def _instruments(run: ComplianceFacts) -> list[tuple[str, InstrumentIdentity | None, str]]:
     """(role, identity, calibration date the lab configured) of each instrument role used."""
     config = run.config
-    found = [("power meter", run.power_meter, config.power_meter.calibration_date)]
+    dates = {i.name: i.calibration_date for i in config.power_inputs}
+    found = [(f"power input {i.name}", i.identity, dates.get(i.name, ""))
+             for i in run.power_inputs] \
+        or [("power meter", run.power_meter, config.power_meter.calibration_date)]
     if run.temperature_meter is not None:
         found.append(("thermometer", run.temperature_meter,
                       config.temperature_meter.calibration_date))

@@ -78,6 +78,27 @@ class InstrumentConfig:
     calibration_date: str = ""
 
 
+#: how a power input is wired (method-notes §10, several power inputs): single phase two-wire,
+#: or a three-phase wiring whose Σ values the meter sums
+WIRINGS = ("1P2W", "3P3W", "3P4W")
+
+
+@dataclass(frozen=True)
+class PowerInput:
+    """One of the SUT's power inputs and the meter (element or channel) that reads it.
+
+    The SUT's power is the sum over its inputs (``app.sequencer.power_inputs``); ``driver``
+    ``sim`` in a simulated lab is a wire simulator of the model named by ``resource``
+    (``wt310``, ``wt333e`` …) carrying its share of the simulated SUT."""
+
+    name: str
+    driver: str
+    resource: str = ""
+    element: int | None = None  # the meter's element (or PTDaemon channel); None: the default
+    wiring: str = "1P2W"  # one of WIRINGS
+    calibration_date: str = ""
+
+
 @dataclass(frozen=True)
 class SutDescription:
     """The system under test as the technician described it."""
@@ -119,6 +140,8 @@ class RunConfig:
     lab: str = "sim"  # one of LAB_KINDS
     sut: SutDescription = field(default_factory=SutDescription)
     power_meter: InstrumentConfig = field(default_factory=InstrumentConfig)
+    #: the SUT's power inputs, summed; empty = ``power_meter`` is the one input (shorthand)
+    power_inputs: tuple[PowerInput, ...] = ()
     temperature_meter: InstrumentConfig = field(default_factory=InstrumentConfig)
     operator: str = ""
     station: str = ""

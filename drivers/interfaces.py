@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar, runtime_checkable
 
+from drivers.meters.accuracy import AccuracySpec
+
 # ---------------------------------------------------------------------------------------------
 # Sample flags. A flagged sample is stored but never averaged silently (method-notes §3).
 # ---------------------------------------------------------------------------------------------
@@ -29,12 +31,20 @@ FLAG_GARBAGE = "garbage"  # reply could not be parsed at all
 # declared one (method-notes §3); the phase is INVALID but the watts stay in the average.
 FLAG_VOLTAGE_OUT_OF_RANGE = "voltage_out_of_range"
 FLAG_FREQUENCY_OUT_OF_RANGE = "frequency_out_of_range"
+# Set on the sum of several power inputs (method-notes §10, several power inputs): an input
+# gave no reading at this instant, or the inputs' readings lie more than half a sample period
+# apart; either way the sum is not the SUT's power at one instant, so it is not a number.
+FLAG_INPUT_MISSING = "input_missing"
+FLAG_INPUTS_MISALIGNED = "inputs_misaligned"
+# A warning on one input's reading, not a measurement flag: the current is below the span in
+# which the model's accuracy formula is trusted (a WT310E below 0.2 A, method-notes §10).
+FLAG_LOW_CURRENT = "low_current"
 
 #: Flags that exclude a sample from averages (they stay in storage and reports). A reading
 #: whose uncertainty cannot be evaluated is not known to be good (method-notes §3).
 EXCLUDING_FLAGS = frozenset(
     {FLAG_NO_DATA, FLAG_OVERRANGE, FLAG_RANGE_CHANGE, FLAG_INVALID, FLAG_SENSOR_ERROR,
-     FLAG_GARBAGE, FLAG_UNCERTAINTY_UNKNOWN}
+     FLAG_GARBAGE, FLAG_UNCERTAINTY_UNKNOWN, FLAG_INPUT_MISSING, FLAG_INPUTS_MISALIGNED}
 )
 
 
@@ -114,6 +124,11 @@ class PowerSample:
     flags: frozenset[str] = frozenset()
     #: the watts reading's resolution as the meter sent it (W per last digit), None unknown
     resolution_w: float | None = None
+    #: the power input this reading is of ("" = the SUT's total, or its only meter)
+    input: str = ""
+    #: the per-input readings a total was summed from, in the configured order (empty when
+    #: the SUT has one meter): each keeps its own flags and uncertainty
+    inputs: tuple[PowerSample, ...] = ()
 
     @property
     def usable(self) -> bool:
@@ -171,6 +186,12 @@ class PowerMeter(SampledInstrument[PowerSample], Protocol):
     @property
     def ranges(self) -> tuple[float, float] | None:
         """Fixed (V, A) ranges in use, or None on auto range."""
+        ...
+
+    @property
+    def accuracy(self) -> AccuracySpec | None:
+        """The model's accuracy as data (formula per range, crest factor, trusted current
+        span), or None when the meter states each sample's uncertainty itself (PTDaemon)."""
         ...
 
 

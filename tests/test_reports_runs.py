@@ -52,6 +52,10 @@ class DegradingMeter:
     def ranges(self):
         return self.inner.ranges
 
+    @property
+    def accuracy(self):
+        return self.inner.accuracy
+
     # ranged like the meter it wraps (the method's ranging pass, method-notes §3)
     @property
     def volt_ranges(self):

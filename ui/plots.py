@@ -21,6 +21,7 @@ from app.metrics.histogram import ceiling_meaning
 from app.records import IntervalRecord, PhaseInfo, PhaseKind
 from app.sequencer import events as ev
 from drivers.interfaces import WorkloadInterval
+from ui.input_plots import InputPlots
 from ui.series import GrowableSeries
 from ui.theme import PlotColours, apply_plot_theme, plot_colours, system_is_dark
 
@@ -291,9 +292,12 @@ class LivePlots(QWidget):
         hist_box.addWidget(self.hist_choice)
         hist_box.addWidget(self.hist_note)
         grid.addLayout(hist_box, 1, 1)
+        self.inputs = InputPlots(c, DurationAxis, self)  # per input, beside the total
+        grid.addWidget(self.inputs, 2, 0, 1, 2)
 
     def plot_widgets(self) -> tuple[pg.PlotWidget, ...]:
-        return (self.power_widget, self.ops_widget, self.ep_widget, self.hist_widget)
+        return (self.power_widget, self.ops_widget, self.ep_widget, self.hist_widget,
+                self.inputs.power_widget, self.inputs.uncertainty_widget)
 
     def changeEvent(self, event) -> None:  # noqa: N802 (Qt naming)
         """Follow the desktop when it switches between light and dark while we run."""
@@ -327,6 +331,7 @@ class LivePlots(QWidget):
         self.hist_widget.setToolTip("")
         self.hist_note.setText(HIST_WAITING)
         self.band_label.clear()
+        self.inputs.reset()
         self._last_phase = None
         for plot in (self.power_right, self.ops_right):
             plot.reset_view()  # a hand zoom on the last run does not freeze the new one
@@ -480,6 +485,7 @@ class LivePlots(QWidget):
         self.add_power(np.fromiter((s.t for s in e.samples), float, len(e.samples)),
                        np.fromiter((s.watts if s.usable else math.nan for s in e.samples),
                                    float, len(e.samples)))
+        self.inputs.add_samples(e.samples)
 
     def _on_temperature(self, e: ev.TemperatureSamples) -> None:
         self.add_temperature(
@@ -559,6 +565,7 @@ class LivePlots(QWidget):
             curve.setData(x, y)
         self.power_right.fit_x(self.series["power"], self.series["temperature"])
         self.ops_right.fit_x(*(self.series[name] for name in self._io_names()))
+        self.inputs.redraw()
         # interval markers help read a short phase; on a long run they would only cost time
         ep = self.curves["ep"]
         want = "o" if len(self.series["ep"]) <= SYMBOL_LIMIT else None

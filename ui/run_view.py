@@ -303,6 +303,9 @@ class RunView(QWidget):
         thermo = e.temperature_meter.describe() if e.temperature_meter else "none"
         self.append_log("INFO", f"power meter {e.power_meter.describe()}; thermometer {thermo};"
                         f" workload {e.workload_engine}")
+        for i in e.power_inputs:
+            self.append_log("INFO", f"power input {i.name}: {i.identity.describe()}, "
+                            f"{i.wiring}; accuracy {i.accuracy}")
 
     def _on_PhaseStarted(self, e: ev.PhaseStarted) -> None:
         self.timeline.phase_started(e)

@@ -60,8 +60,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(repeatable), e.g. thin-provisioning")
     p.add_argument("--raid", help="SUT RAID level, e.g. 'RAID 6' (default) or 'RAID 10': "
                    "parity RAID is on exactly for RAID 5/6/50/60")
-    p.add_argument("--meter-driver", default="sim")
+    p.add_argument("--meter-driver", default="sim",
+                   help="the one power meter's driver (shorthand for one --power-input)")
     p.add_argument("--meter-resource", default="")
+    p.add_argument("--power-input", dest="power_inputs", action="append", default=[],
+                   type=arguments.power_input, metavar="KEY=VALUE,…",
+                   help="one of the SUT's power inputs, summed into its power (repeatable): "
+                   "name=NAME,driver=DRIVER,resource=RESOURCE[,element=N]"
+                   "[,wiring=1P2W|3P3W|3P4W][,calibration=YYYY-MM-DD]; driver sim in a "
+                   "simulated lab takes a simulated model as resource (wt310, wt333e …)")
     p.add_argument("--thermo-driver", default="sim")
     p.add_argument("--thermo-resource", default="")
     p.add_argument("--operator", default="")
@@ -94,6 +101,12 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
             raise ValueError(f"--lab {args.lab} needs {', '.join(missing)}: the defaults "
                              "describe the simulated SUT (7300 GB, 1P-200-240, A2), not yours "
                              "(method-notes §3, §4)")
+    names = [i.name for i in args.power_inputs]
+    if len(set(names)) < len(names):
+        raise ValueError(f"--power-input names must differ; given: {', '.join(names)}")
+    if args.power_inputs and (args.meter_driver != "sim" or args.meter_resource):
+        raise ValueError("give the power meter either as --meter-driver/--meter-resource (one "
+                         "input) or as --power-input (each input), not both")
     sut = SutDescription()
     if args.supply is not None:
         sut = replace(sut, supply=args.supply)
@@ -112,6 +125,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
                   targets=tuple(args.target), load_hosts=tuple(args.load_host))
     return RunConfig(method=args.method, taxonomy=args.taxonomy, lab=args.lab, sut=sut,
                      power_meter=InstrumentConfig(args.meter_driver, args.meter_resource),
+                     power_inputs=tuple(args.power_inputs),
                      temperature_meter=InstrumentConfig(args.thermo_driver, args.thermo_resource),
                      operator=args.operator, target_size=args.target_size,
                      confirm_device=",".join(args.confirm_target))

@@ -281,7 +281,9 @@ def _instruments(run: StoredRun) -> tuple[InstrumentSummary, ...]:
         meter.resource if meter else config.power_meter.resource,
         meter.driver if meter else config.power_meter.driver,
         _calibration(meter, config.power_meter.calibration_date),
-        f"{_ranges(power.range_v, 'V')}; {_ranges(power.range_a, 'A')}", step, gap, len(power),
+        "; ".join(f"{i.name}: {_ranges(i.range_v, 'V')}, {_ranges(i.range_a, 'A')}"
+                  for i in run.power_inputs)  # several inputs: each has its own
+        or f"{_ranges(power.range_v, 'V')}; {_ranges(power.range_a, 'A')}", step, gap, len(power),
         int((~power.usable).sum()), worst, worst_t, "; ".join(notes))]
     temp = run.temperature
     if run.temperature_meter is not None or len(temp):

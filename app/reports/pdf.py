@@ -25,7 +25,7 @@ from xml.sax.saxutils import escape
 
 from app.metrics.histogram import ceiling_meaning
 from app.records import PhaseKind
-from app.reports import charts
+from app.reports import charts, power_inputs
 from app.reports.content import INVALID, VALID, MetricLine, ReportContent
 from app.storage.audit import wall_text
 from app.reports.text import (DASH, fmt_duration, fmt_seconds, fmt_sig, invalid_value, is_number,
@@ -383,6 +383,20 @@ def _instruments_section(c: ReportContent) -> list:
     return story
 
 
+def _power_inputs_section(c: ReportContent) -> list:
+    """Each power input's meter and formula, and its power beside the total (none for a run
+    with one meter)."""
+    if not c.run.power_inputs:
+        return []
+    widths = [18 * mm, 38 * mm, 24 * mm, 60 * mm, 18 * mm]
+    widths.append(BODY_W - sum(widths))
+    rows = [[B(h) for h in power_inputs.INPUT_COLUMNS]] + [
+        [P(cell) for cell in row] for row in power_inputs.input_rows(c.run)]
+    return [P("Power inputs", "h2"), grid_table(rows, widths),
+            P(power_inputs.COMBINATION_NOTE, "small"),
+            power_inputs.inputs_chart(c.run, BODY_W, 60 * mm)]
+
+
 def _search_section(c: ReportContent) -> list:
     results = c.run.search_results
     if not results:
@@ -515,7 +529,7 @@ def build_pdf(content: ReportContent, path: Path) -> Path:
                   id="body", leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
     doc.addPageTemplates([PageTemplate("page", [frame], onPage=_furniture(content))])
     story = (_cover(content) + _metrics_page(content) + _instruments_section(content)
-             + [Spacer(1, 4 * mm)] + _search_section(content) + _phase_charts(content)
+             + _power_inputs_section(content) + [Spacer(1, 4 * mm)] + _search_section(content) + _phase_charts(content)
              + _histograms(content) + _events(content) + _appendix(content))
     use_a85 = rl_config.useA85
     rl_config.useA85 = 0  # binary streams: pure-Python ASCII85 costs ~0.3 s on long runs

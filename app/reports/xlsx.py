@@ -24,6 +24,7 @@ from app.metrics.formatting import excel_number_format
 from app.records import PhaseKind
 from app.com_verdict import ComState, ComVerdict
 from app.reports.content import VALID, ReportContent
+from app.reports import power_inputs
 from app.reports.xlsx_rows import ColumnSheet
 
 TDR_SHEET = "Test Data Report"
@@ -393,6 +394,29 @@ def _signoff_sheet(w: _Writer, c: ReportContent) -> None:
 
 # --- charts ----------------------------------------------------------------------------------------
 
+def _power_inputs_sheets(w: _Writer, c: ReportContent) -> None:
+    """``Power inputs`` (each input's meter and formula, and a chart of each input's power
+    beside the total) and ``Input power`` (their readings); none for a run with one meter."""
+    if not c.run.power_inputs:
+        return
+    sheet = w.table("Power inputs", power_inputs.INPUT_COLUMNS, power_inputs.input_rows(c.run))
+    sheet.set_column(0, 5, 24)
+    sheet.set_column(3, 3, 70)
+    titles, data = power_inputs.input_columns(c.run)
+    w.columns("Input power", titles, data)
+    last = len(data[0])
+    chart = w.book.add_chart({"type": "scatter", "subtype": "straight"})
+    for col in [1, *range(2, len(titles), 3)]:
+        chart.add_series({"name": titles[col], "categories": ["Input power", 1, 0, last, 0],
+                          "values": ["Input power", 1, col, last, col],
+                          "marker": {"type": "none"}, "line": {"width": 1.5 if col == 1 else 0.75}})
+    chart.set_title({"name": "Power per input and the SUT's total"})
+    chart.set_x_axis({"name": "run time (s)"})
+    chart.set_y_axis({"name": "W"})
+    chart.set_size({"width": 760, "height": 320})
+    sheet.insert_chart(len(c.run.power_inputs) + 3, 0, chart)
+
+
 def _charts(w: _Writer, c: ReportContent, tdr: Worksheet, anchor_row: int,
             intervals: list[list], n_samples: int) -> None:
     """Native charts on the summary sheet, fed from the data sheets (they update if QA edits)."""
@@ -463,6 +487,7 @@ def build_xlsx(content: ReportContent, path: Path) -> Path:
     _events_sheet(w, content)
     _audit_sheet(w, content)
     _signoff_sheet(w, content)
+    _power_inputs_sheets(w, content)
     _charts(w, content, tdr, chart_row, intervals, n_samples)
     workbook.close()
     return path

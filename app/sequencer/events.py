@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from app.metrics.histogram import ConfidenceLevel, confidence_records
 from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseStatus, Placement,
                          RunConfig, RunStatus, Window)
+from app.sequencer.power_inputs import InputIdentity
 from app.sequencer.range_plan import RangePlan
 from drivers.interfaces import (InstrumentIdentity, PowerSample, TemperatureSample,
                                 WorkloadInterval, WorkloadResult)
@@ -74,6 +75,8 @@ class InstrumentsIdentified:
     power_meter: InstrumentIdentity
     temperature_meter: InstrumentIdentity | None
     workload_engine: str  # "fio 3.33 (local)", "simulated SUT" …
+    #: who reads each power input, with its accuracy formula (empty: one power meter)
+    power_inputs: tuple[InputIdentity, ...] = ()
 
 
 @dataclass(frozen=True)

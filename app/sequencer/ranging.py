@@ -9,20 +9,21 @@ range; from the first testing phase on, each phase holds the fixed ranges of its
 changed only here, at the boundary before the phase and its stabilisation start. Every change
 is published (:class:`~app.sequencer.events.RangesApplied`) and written to the run log.
 
-Ranges are keyed by power input (``MAIN_INPUT`` for today's single meter) so a lab with
-several inputs ranges each of them the same way.
+Ranges are keyed by power input (``MAIN_INPUT`` for a single meter; each input's name when the
+SUT has several, ``app.sequencer.power_inputs``): each input's meter is ranged on its own
+readings, by the same rule.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from app.method.model import Method, PhasePlan
 from app.records import PhaseInfo, PhaseKind
 from app.sequencer import events as ev
 from app.sequencer.range_plan import (ENVELOPE_KEY, IDLE_KEY, MAIN_INPUT, PeakRecord, RangePlan,
-                                      envelope, setting_from)
+                                      RangeSetting, envelope, setting_from)
 from drivers.interfaces import (FLAG_GARBAGE, FLAG_INVALID, FLAG_NO_DATA, FLAG_OVERRANGE,
                                 FLAG_RANGE_CHANGE, InstrumentError, PowerMeter, PowerSample,
                                 RangingMeter)
@@ -51,26 +52,27 @@ def range_key(phase: PhaseInfo) -> str:
 
 
 class Ranger:
-    """Ranges one run's power meter. ``advised`` is a range plan confirmed from an earlier run
-    (the range advisor): then no peaks are recorded and that plan is held."""
+    """Ranges one run's power meters, one per power input (``meters``: input name → meter).
+    ``advised`` is a range plan confirmed from an earlier run (the range advisor): then no
+    peaks are recorded and that plan is held."""
 
-    def __init__(self, method: Method, plan: PhasePlan, meter: PowerMeter,
+    def __init__(self, method: Method, plan: PhasePlan, meters: Mapping[str, PowerMeter],
                  publish: Callable[[ev.RunEvent], None], log: Log, now: Callable[[], float],
                  advised: RangePlan | None = None) -> None:
         self.method = method
         self.rule = method.ranging
         self.phase_plan = plan
-        self.meter = meter
+        self.meters = dict(meters)
         self.publish = publish
         self.log = log
         self.now = now
         self.plan = advised
         self.enabled = advised is not None or self.rule.mode != "off"
-        self._records: dict[str, PeakRecord] = {}
+        self._records: dict[tuple[str, str], PeakRecord] = {}  # (input, key) → peaks
         self._key: str | None = None
         self._peaks_failed = False
-        self._ranged = False  # the meter has been ranged once this run
-        self._applied: tuple[float, float] | None = None  # fixed ranges held; None: auto
+        #: fixed ranges each input holds; None: auto
+        self._applied: dict[str, tuple[float, float] | None] = {}
 
     # --- run start ------------------------------------------------------------------------
     def start(self) -> None:
@@ -78,38 +80,43 @@ class Ranger:
         any IO is started."""
         if not self.enabled:
             return
-        meter = self._ranging_meter()
-        if meter.crest_factor < self.rule.min_crest_factor:
-            raise InstrumentError(
-                f"the power meter is set to crest factor {meter.crest_factor:g}, below the "
-                f"method's ranging.min_crest_factor {self.rule.min_crest_factor:g} "
-                "(method-notes §10)")
+        for name in self.meters:
+            meter = self._ranging_meter(name)
+            if meter.crest_factor < self.rule.min_crest_factor:
+                raise InstrumentError(
+                    f"the power meter {_which(name)}is set to crest factor "
+                    f"{meter.crest_factor:g}, below the method's ranging.min_crest_factor "
+                    f"{self.rule.min_crest_factor:g} (method-notes §10)")
         if self.plan is not None:
-            self._check_plan(meter, self.plan)
+            for name in self.meters:
+                self._check_plan(name, self._ranging_meter(name), self.plan)
             self.publish(ev.RangePlanReady(self.now(), self.plan))
             self._log_plan(f"range plan from {self.plan.source} (range advisor)", None)
 
-    def _ranging_meter(self) -> RangingMeter:
-        if not isinstance(self.meter, RangingMeter):
-            raise InstrumentError("the method ranges the power meter (ranging.mode = "
-                                  f"{self.rule.mode}), but this meter driver cannot set "
-                                  "auto and fixed ranges")
-        return self.meter
+    def _ranging_meter(self, name: str) -> RangingMeter:
+        meter = self.meters[name]
+        if not isinstance(meter, RangingMeter):
+            raise InstrumentError(f"the method ranges the power meter {_which(name)}(ranging."
+                                  f"mode = {self.rule.mode}), but this meter driver cannot "
+                                  "set auto and fixed ranges")
+        return meter
 
     @staticmethod
-    def _check_plan(meter: RangingMeter, plan: RangePlan) -> None:
-        if ENVELOPE_KEY not in plan.settings.get(MAIN_INPUT, {}):
+    def _check_plan(name: str, meter: RangingMeter, plan: RangePlan) -> None:
+        if ENVELOPE_KEY not in plan.settings.get(name, {}):
             raise InstrumentError(f"the range plan from {plan.source} has no ranges for every "
-                                  f"phase of the {MAIN_INPUT} input; range again "
+                                  f"phase of the {name} input; range again "
                                   "(--ranging method)")
-        for name, per_profile in plan.settings.items():
+        for per_name, per_profile in plan.settings.items():
+            if per_name != name:
+                continue
             for key, s in per_profile.items():
                 for value, allowed, unit in ((s.volts, meter.volt_ranges, "V"),
                                              (s.amps, meter.amp_ranges, "A")):
                     if allowed and value not in allowed:
                         raise InstrumentError(
                             f"the range plan from {plan.source} holds {value:g} {unit} for "
-                            f"{name} {key}, which is not a range of this meter "
+                            f"{per_name} {key}, which is not a range of this meter "
                             f"({', '.join(f'{a:g}' for a in allowed)} {unit}); range again "
                             "(--ranging method)")
 
@@ -120,14 +127,16 @@ class Ranger:
         if not self.enabled:
             return
         if phase.kind not in TESTING_KINDS:
-            self._apply(phase, None)
+            for name in self.meters:
+                self._apply(name, phase, None)
             return
         if self.plan is None:
             self.plan = self._plan_from_peaks()
             self.publish(ev.RangePlanReady(self.now(), self.plan))
             self._log_plan("range plan from the ranging pass", phase.index)
-        setting = self.plan.setting(MAIN_INPUT, range_key(phase))
-        self._apply(phase, (setting.volts, setting.amps))
+        for name in self.meters:
+            setting = self.plan.setting(name, range_key(phase))
+            self._apply(name, phase, (setting.volts, setting.amps))
 
     def measuring(self, key: str, during: PhaseKind) -> None:
         """A segment of ``during`` starts running ``key`` (a profile or IDLE), until the next
@@ -141,18 +150,20 @@ class Ranger:
         asked for its peaks once per batch."""
         if self._key is None or not samples:
             return
-        peak_v, peak_a = self._peaks()
-        record = self._records.get(self._key, PeakRecord())
-        for s in samples:  # auto range: "uncertainty unknown" samples still show the load
-            if not s.flags & UNREADABLE:
-                record = record.merged(s.volts, s.amps, peak_v, peak_a)
-        self._records[self._key] = record
+        for name in self.meters:
+            peak_v, peak_a = self._peaks(name)
+            record = self._records.get((name, self._key), PeakRecord())
+            for s in samples:  # auto range: "uncertainty unknown" samples still show the load
+                reading = _reading_of(s, name)
+                if reading is not None and not reading.flags & UNREADABLE:
+                    record = record.merged(reading.volts, reading.amps, peak_v, peak_a)
+            self._records[(name, self._key)] = record
 
-    def _peaks(self) -> tuple[float, float]:
+    def _peaks(self, name: str) -> tuple[float, float]:
         """The meter's peaks; a failed query costs this batch its peaks (the rms rule still
         holds), and is logged once, never failing the pass."""
         try:
-            return self._ranging_meter().peaks()
+            return self._ranging_meter(name).peaks()
         except InstrumentError as exc:
             if not self._peaks_failed:
                 self._peaks_failed = True
@@ -161,10 +172,10 @@ class Ranger:
             return math.nan, math.nan
 
     # --- internals -------------------------------------------------------------------------
-    def _apply(self, phase: PhaseInfo, ranges: tuple[float, float] | None) -> None:
-        if self._ranged and self._applied == ranges:
+    def _apply(self, name: str, phase: PhaseInfo, ranges: tuple[float, float] | None) -> None:
+        if name in self._applied and self._applied[name] == ranges:
             return
-        meter = self._ranging_meter()
+        meter = self._ranging_meter(name)
         if ranges is None:
             meter.auto_range()
             text = "auto range (ranging pass, method-notes §3)"
@@ -172,34 +183,51 @@ class Ranger:
             meter.set_ranges(*ranges)
             text = (f"fixed ranges {ranges[0]:g} V / {ranges[1]:g} A for "
                     f"{range_key(phase)} (testing pass)")
-        self._ranged, self._applied = True, ranges
+        self._applied[name] = ranges
         key = range_key(phase) if ranges is not None else ""
-        self.publish(ev.RangesApplied(self.now(), phase.index, MAIN_INPUT, key,
+        self.publish(ev.RangesApplied(self.now(), phase.index, name, key,
                                       *(ranges or (None, None))))
-        self.log(f"range change, {MAIN_INPUT} input, before {phase.name}: {text}", "INFO",
+        self.log(f"range change, {name} input, before {phase.name}: {text}", "INFO",
                  phase.index)
 
     def _plan_from_peaks(self) -> RangePlan:
         """Fixed ranges per profile from the recorded peaks; a derived profile (MW2) holds its
         reference's ranges when it had no segment of its own, and every key the pass did not
         see (ready idle during a search-mode pass, COM checks) holds the envelope."""
-        if not self._records:
-            raise InstrumentError("the ranging pass recorded no usable power sample, so no "
-                                  "fixed range can be chosen; check the meter and rerun")
-        meter = self._ranging_meter()
-        whole = envelope(self._records.values())
         keys = [s.profile for s in self.phase_plan.active] + [IDLE_KEY, ENVELOPE_KEY]
-        settings = {}
-        for key in keys:
-            record = self._records.get(key)
-            if record is None and key not in (IDLE_KEY, ENVELOPE_KEY):
-                ref = self.method.profile(key).intensity_of
-                record = self._records.get(ref) if ref else None
-            settings[key] = setting_from(record or whole, meter.volt_ranges, meter.amp_ranges,
-                                         meter.crest_factor, self.rule.headroom_pct)
-        return RangePlan({MAIN_INPUT: settings}, "ranging pass", self.rule.headroom_pct,
-                         meter.crest_factor)
+        settings: dict[str, dict[str, RangeSetting]] = {}
+        for name in self.meters:
+            records = {key: r for (of, key), r in self._records.items() if of == name}
+            if not records:
+                raise InstrumentError(f"the ranging pass recorded no usable power sample "
+                                      f"{_which(name)}, so no fixed range can be chosen; "
+                                      "check the meter and rerun")
+            meter = self._ranging_meter(name)
+            whole = envelope(records.values())
+            settings[name] = {}
+            for key in keys:
+                record = records.get(key)
+                if record is None and key not in (IDLE_KEY, ENVELOPE_KEY):
+                    ref = self.method.profile(key).intensity_of
+                    record = records.get(ref) if ref else None
+                settings[name][key] = setting_from(record or whole, meter.volt_ranges,
+                                                   meter.amp_ranges, meter.crest_factor,
+                                                   self.rule.headroom_pct)
+        crest = min(self._ranging_meter(name).crest_factor for name in self.meters)
+        return RangePlan(settings, "ranging pass", self.rule.headroom_pct, crest)
 
     def _log_plan(self, title: str, phase_index: int | None) -> None:
         assert self.plan is not None
         self.log(f"{title}: " + "; ".join(self.plan.describe()), "INFO", phase_index)
+
+
+def _which(name: str) -> str:
+    """How a message names the meter of input ``name`` ("" for the single meter)."""
+    return "" if name == MAIN_INPUT else f"of power input {name} "
+
+
+def _reading_of(sample: PowerSample, name: str) -> PowerSample | None:
+    """The reading of input ``name`` in ``sample`` (the sample itself for the single meter)."""
+    if name == MAIN_INPUT:
+        return sample
+    return next((p for p in sample.inputs if p.input == name), None)

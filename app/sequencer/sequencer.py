@@ -103,7 +103,7 @@ class Sequencer:
                       if lab.temperature_meter else None)
         #: ranging pass, then fixed ranges per profile (method-notes §3); ``range_plan`` is
         #: one the range advisor found and the operator confirmed
-        self._ranger = Ranger(method, self.plan, lab.power_meter, self.publish, self.log,
+        self._ranger = Ranger(method, self.plan, lab.ranged_meters(), self.publish, self.log,
                               lambda: self.clock.now(),
                               range_plan or (continuation.range_plan if continuation else None))
 
@@ -193,7 +193,8 @@ class Sequencer:
         power_id = self.lab.power_meter.open()
         temp_id = self.lab.temperature_meter.open() if self.lab.temperature_meter else None
         engine = self.lab.engine.check()
-        self.publish(ev.InstrumentsIdentified(power_id, temp_id, engine))
+        self.publish(ev.InstrumentsIdentified(power_id, temp_id, engine,
+                                              self.lab.input_identities()))
         self.log(f"power meter: {power_id.describe()}; workload engine: {engine}")
         self._check_host_clocks()
         self._ranger.start()
@@ -484,6 +485,8 @@ class Sequencer:
             self.publish(ev.TemperatureSamples(idx, *temps))
 
     def _report_gaps(self, phase_index: int) -> None:
+        for note in self.lab.input_notes():
+            self.log(note, "WARNING", phase_index)
         for sampler in (self._power, self._temp):
             for gap in sampler.take_gaps() if sampler else ():
                 start = gap.t_from

@@ -23,6 +23,7 @@ from app.method.record import method_sha256
 from app.records import PhaseInfo, PhaseStatus, RunStatus
 from app.sequencer import events as ev
 from app.storage import schema as s
+from app.storage.power_inputs import replace_identities, sample_rows
 from app.storage.codec import encode_flags, opt_float
 from app.storage.liveness import writer_identity
 
@@ -166,6 +167,7 @@ def _on_instruments(conn: Connection, st: RunState, _b: _Batch,
                 run_id=st.pk, role=role, vendor=ident.vendor, model=ident.model,
                 serial=ident.serial, firmware=ident.firmware, resource=ident.resource,
                 driver=ident.driver, calibration_date=ident.calibration_date))
+    replace_identities(conn, st.pk, e.power_inputs)
 
 
 def _phase_where(st: RunState, index: int) -> Any:
@@ -229,6 +231,7 @@ def _on_power(_c: Connection, st: RunState, batch: _Batch, e: ev.PowerSamples) -
          "flags": encode_flags(p.flags), "attempt": where.attempt,
          "interval_idx": where.interval, "window_code": int(where.window)}
         for p, where in zip(e.samples, e.placements, strict=True)])
+    batch.add(s.PowerInputSampleRow.__table__, sample_rows(pk, e.samples))
 
 
 def _on_temperature(_c: Connection, st: RunState, batch: _Batch,

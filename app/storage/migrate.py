@@ -37,10 +37,11 @@ def revision_modules() -> tuple[ModuleType, ...]:
     from app.storage.migrations.versions import (v0001_initial, v0002_audit, v0003_writer_boot,
                                                  v0004_stored_seq, v0005_run_record,
                                                  v0006_range_plan, v0007_resume,
-                                                 v0008_signoff, v0009_search_note)
+                                                 v0008_signoff, v0009_search_note,
+                                                 v0010_power_inputs)
 
     return (v0001_initial, v0002_audit, v0003_writer_boot, v0004_stored_seq, v0005_run_record,
-            v0006_range_plan, v0007_resume, v0008_signoff, v0009_search_note)
+            v0006_range_plan, v0007_resume, v0008_signoff, v0009_search_note, v0010_power_inputs)
 
 
 @cache

@@ -21,7 +21,8 @@ from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseKind, Pha
 from app.sequencer.events import HistogramReady, Resumption, SearchResult
 from app.sequencer.range_plan import RangePlan
 from app.storage import schema as s
-from app.storage.codec import decode_flags, nan_if_none
+from app.storage.codec import decode_flags, encode_flags, nan_if_none
+from app.storage.power_inputs import StoredPowerInput, load_power_inputs
 from app.storage.db import Database
 from app.storage.errors import AmbiguousRunIdError, RunNotFoundError
 from app.storage.run_facts import RunFacts, run_facts
@@ -133,6 +134,7 @@ def load_run(database: Database, run_id: str) -> StoredRun:
         power, power_codes = _power(conn, pk)
         temperature, temp_codes = _temperature(conn, pk)
         identities = _instruments(conn, pk)
+        inputs = load_power_inputs(conn, pk)
         return StoredRun(
             run_id=uuid, config_snapshot=run.config, method_name=run.method_name,
             method_version=run.method_version, method_compliant=run.method_compliant,
@@ -147,9 +149,10 @@ def load_run(database: Database, run_id: str) -> StoredRun:
             histograms=_histograms(conn, pk), search_results=_searches(conn, pk),
             events=_events(conn, pk), workload=_workload(conn, pk), power=power,
             temperature=temperature,
-            samples_sha256=samples_digest(power, power_codes, temperature, temp_codes),
+            samples_sha256=samples_digest(power, power_codes, temperature, temp_codes, inputs),
             audit=tuple(audit_trail(conn, uuid)), resumptions=_resumptions(conn, pk),
-            range_plan=RangePlan.from_json(run.range_plan) if run.range_plan else None)
+            range_plan=RangePlan.from_json(run.range_plan) if run.range_plan else None,
+            power_inputs=inputs)
 
 
 def _rows(conn: Connection, entity: Any, pk: int, *order: Any) -> Sequence[Any]:
@@ -209,7 +212,7 @@ def _flag_array(codes: list[str]) -> np.ndarray:
 
 
 def samples_digest(power: PowerArrays, power_codes: list[str], temperature: TemperatureArrays,
-                   temp_codes: list[str]) -> str:
+                   temp_codes: list[str], inputs: Sequence[StoredPowerInput] = ()) -> str:
     """SHA-256 over the samples in a canonical byte form (documented in docs/storage.md).
 
     For each column in a fixed order: ``name:count\\n`` then the values as little-endian
@@ -238,6 +241,10 @@ def samples_digest(power: PowerArrays, power_codes: list[str], temperature: Temp
     put("temperature.t", temperature.t, "<f8")
     put("temperature.celsius", temperature.celsius, "<f8")
     put_codes("temperature.flags", temp_codes)
+    for i in inputs:  # several power inputs: each input's readings too (none: as before)
+        for name in ("t", "watts", "volts", "amps", "range_v", "range_a", "uncertainty_pct"):
+            put(f"input.{i.name}.{name}", getattr(i, name), "<f8")
+        put_codes(f"input.{i.name}.flags", [encode_flags(f) or "" for f in i.flags])
     return digest.hexdigest()
 
 

@@ -320,3 +320,47 @@ class EventRow(Base):
     level: Mapped[str] = mapped_column(String(10))
     message: Mapped[str] = mapped_column(Text)
     phase_index: Mapped[int | None] = mapped_column(Integer)
+
+
+class PowerInputRow(Base):
+    """One of the SUT's power inputs in a run: who read it and the accuracy formula its
+    uncertainty was judged by (method-notes §10, several power inputs)."""
+
+    __tablename__ = "power_inputs"
+    __table_args__ = (UniqueConstraint("run_id", "name", name="uq_power_inputs_run_name"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(run_fk())
+    position: Mapped[int] = mapped_column(Integer)  # the configured order
+    name: Mapped[str] = mapped_column(String(100))
+    element: Mapped[int | None] = mapped_column(Integer)
+    wiring: Mapped[str] = mapped_column(String(10))
+    accuracy: Mapped[str] = mapped_column(Text)
+    vendor: Mapped[str] = mapped_column(String(200))
+    model: Mapped[str] = mapped_column(String(200))
+    serial: Mapped[str] = mapped_column(String(200), default="")
+    firmware: Mapped[str] = mapped_column(String(200), default="")
+    resource: Mapped[str] = mapped_column(String(300), default="")
+    driver: Mapped[str] = mapped_column(String(100), default="")
+    calibration_date: Mapped[str] = mapped_column(String(40), default="")
+
+
+class PowerInputSampleRow(Base):
+    """One input's reading at one sample instant; ``t_total`` is the instant of the total
+    (``power_samples.t``) it belongs to, ``t`` the input's own read time."""
+
+    __tablename__ = "power_input_samples"
+    __table_args__ = (Index("ix_power_input_samples_run_t", "run_id", "t_total"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(run_fk())
+    input: Mapped[str] = mapped_column(String(100))
+    t_total: Mapped[float] = mapped_column(Float)
+    t: Mapped[float] = mapped_column(Float)
+    watts: Mapped[float | None] = mapped_column(Float)
+    volts: Mapped[float | None] = mapped_column(Float)
+    amps: Mapped[float | None] = mapped_column(Float)
+    pf: Mapped[float | None] = mapped_column(Float)
+    freq: Mapped[float | None] = mapped_column(Float)
+    range_v: Mapped[float | None] = mapped_column(Float)
+    range_a: Mapped[float | None] = mapped_column(Float)
+    uncertainty_pct: Mapped[float | None] = mapped_column(Float)
+    flags: Mapped[str | None] = mapped_column(String(40))

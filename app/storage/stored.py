@@ -23,10 +23,11 @@ from app.compliance import ComplianceFacts, ComplianceVerdict, Criterion, assess
 from app.method.model import Method
 from app.method.record import method_from_record
 from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo,
-                         PhaseStatus, RunConfig, RunStatus, SutDescription, Window)
+                         PhaseStatus, PowerInput, RunConfig, RunStatus, SutDescription, Window)
 from app.run_verdict import RunVerdict, run_verdict
 from app.sequencer.events import HistogramReady, Resumption, SearchResult
 from app.sequencer.range_plan import RangePlan
+from app.storage.power_inputs import StoredPowerInput
 from drivers.interfaces import (EXCLUDING_FLAGS, InstrumentIdentity, WorkloadInterval,
                                 WorkloadResult)
 
@@ -270,6 +271,8 @@ class StoredRun:
     #: QA's audit trail when the run was loaded, oldest first (``app.storage.audit``); the
     #: latest disposition entry is the run's disposition
     audit: tuple[AuditEntry, ...] = ()
+    #: the SUT's power inputs, each with its meter, formula and readings (empty: one meter)
+    power_inputs: tuple[StoredPowerInput, ...] = ()
     #: each continuation after an interruption, oldest first (``app/resume.py``); a resumed
     #: run's phases were not continuous, so it is never compliant (``app.compliance``)
     resumptions: tuple[Resumption, ...] = ()
@@ -342,4 +345,6 @@ def config_from_snapshot(snapshot: dict[str, Any]) -> RunConfig:
     data["sut"] = SutDescription(**sut)
     for meter in ("power_meter", "temperature_meter"):
         data[meter] = InstrumentConfig(**_known(InstrumentConfig, snapshot.get(meter, {})))
+    data["power_inputs"] = tuple(PowerInput(**_known(PowerInput, p))
+                                 for p in snapshot.get("power_inputs", ()))
     return RunConfig(**data)

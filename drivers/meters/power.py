@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
-from drivers.interfaces import (FLAG_OVERRANGE, FLAG_UNCERTAINTY_HIGH,
+from drivers.interfaces import (FLAG_LOW_CURRENT, FLAG_OVERRANGE, FLAG_UNCERTAINTY_HIGH,
                                 FLAG_UNCERTAINTY_UNKNOWN, InstrumentError, InstrumentTimeout,
                                 PowerSample)
 from drivers.meters.accuracy import UNCERTAINTY_LIMIT_PCT, AccuracySpec
@@ -48,6 +48,10 @@ class PowerMeterBase(Instrument):
     @classmethod
     def _common_options(cls) -> tuple[str, ...]:
         return ("range_v", "range_a")
+
+    @property
+    def accuracy(self) -> AccuracySpec | None:
+        return self.ACCURACY
 
     @property
     def volt_ranges(self) -> tuple[float, ...]:
@@ -122,6 +126,9 @@ class PowerMeterBase(Instrument):
         uncertainty = self._uncertainty_pct(watts, range_v, range_a)
         flags = set().union(*(d.flags for d in values.values()))
         flags |= self._range_flags(values, range_v, range_a)
+        accuracy = self.accuracy
+        if accuracy is not None and accuracy.low_current(values["amps"].value):
+            flags.add(FLAG_LOW_CURRENT)
         if uncertainty is None:
             flags.add(FLAG_UNCERTAINTY_UNKNOWN)
         elif uncertainty > UNCERTAINTY_LIMIT_PCT:

@@ -86,6 +86,11 @@ class PTDPower(PtdSession, PowerMeterBase):
     current_auto = Control("SR,A,Auto", ack=True, validator=on_off)
 
     @property
+    def accuracy(self) -> None:
+        """PTDaemon knows its meter's accuracy and states each sample's uncertainty."""
+        return None
+
+    @property
     def volt_ranges(self) -> tuple[float, ...]:
         """None listed: PTDaemon takes any value and selects the meter's range itself."""
         return ()

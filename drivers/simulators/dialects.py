@@ -13,6 +13,7 @@ import math
 import re
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from drivers.interfaces import SIMULATOR_IDN_PREFIX
 from drivers.simulators.faults import FaultKind
@@ -170,38 +171,81 @@ WT_FUNCTIONS = {"U": "volts", "I": "amps", "P": "watts", "S": "va", "LAMB": "pf"
 
 
 class WT300Dialect(ScpiDialect):
+    """The WT300 command set. A multi-element model (WT333E) splits what it measures over its
+    elements (``shares``, equal by default: a balanced three-phase load) and answers Σ items
+    (``U,SIGMA`` …) with the sum of the elements' powers and the mean of their volts and amps,
+    as the WT300E does for a three-phase wiring; the wiring is ``:INP:WIR P1W2|P3W3|P3W4``."""
+
     VOLT_RANGES = (15.0, 30.0, 60.0, 150.0, 300.0, 600.0)
     AMP_RANGES = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
     RANGE_SET = {":INP:VOLT:RANG": "volts", ":INP:CURR:RANG": "amps"}
     AUTO_SET = {":INP:VOLT:AUTO": "volts", ":INP:CURR:AUTO": "amps"}
     ACCEPTED = (":STAT:QMES", ":COMM:HEAD", ":NUM:FORM ASCII", ":INP:CFAC")
+    WIRINGS = {"P1W2": 1, "P3W3": 2, "P3W4": 3}  # code → elements it needs
 
     def __init__(self, state: StateFn, idn: str, elements: int = 1) -> None:
         super().__init__(state, idn)
         self.elements = elements
+        self.shares = (1.0 / elements,) * elements
+        self.wiring = "P1W2"
         self.count = 15
-        self.items: dict[int, str] = {1: "U", 2: "I", 3: "P", 4: "S"}  # factory default
+        #: item number → (function, element); element 0 = SIGMA (factory default: element 1)
+        self.items: dict[int, tuple[str, int]] = {1: ("U", 1), 2: ("I", 1), 3: ("P", 1),
+                                                  4: ("S", 1)}
 
     def measurement_fields(self, command: str) -> list[str] | None:
         if m := re.fullmatch(r":NUM:NORM:VAL\? (\d+)", command):  # one item by number
-            return [WT_FUNCTIONS.get(self.items.get(int(m.group(1)), ""), "")]
-        if command != ":NUM:NORM:VAL?":
+            numbers = [int(m.group(1))]
+        elif command == ":NUM:NORM:VAL?":
+            numbers = list(range(1, self.count + 1))
+        else:
             return None
-        return [WT_FUNCTIONS.get(self.items.get(k, ""), "") for k in range(1, self.count + 1)]
+        return [f"{WT_FUNCTIONS[f]}@{e}" if f else ""
+                for f, e in (self.items.get(k, ("", 0)) for k in numbers)]
+
+    def element_state(self, element: int) -> ElectricalState:
+        """What element ``element`` (0 = Σ) measures of the meter's state."""
+        state = self.state()
+        if self.elements == 1:
+            return state
+        if element == 0:
+            return replace(state, amps=state.current / self.elements)  # mean of the elements
+        share = self.shares[element - 1]
+        return replace(state, watts=state.watts * share, amps=state.current * share)
 
     def render(self, quantities: list[str], special: FaultKind | None) -> str:
-        known = [q for q in quantities if q]
-        text = super().render(known, special)
-        missing = len(quantities) - len(known)  # unset items read as no data
-        return ",".join([text] + ["NAN"] * missing) if missing else text
+        out = []
+        for q in quantities:
+            if not q:
+                out.append("NAN")  # an unset item reads as no data
+                continue
+            name, _, element = q.partition("@")
+            state = self.element_state(int(element))
+            over = any(rs.over(state.value(q), state.value(PEAK_OF[q]))
+                       for q, rs in self.inputs.items())
+            if special is not None:
+                out.append(self.special_text(special))
+            elif over and name in ("amps", "watts", "volts", "va"):
+                out.append(self.OVER_TEXT)
+            else:
+                out.append(self.fmt(state.value(name)))
+        return ",".join(out)
 
     def extra(self, upper: str) -> bool:
         if m := re.fullmatch(r":NUM:NORM:NUM (\d+)", upper):
             self.count = int(m.group(1))
             return True
-        if m := re.fullmatch(r":NUM:NORM:ITEM(\d+) (\w+),(\d+)", upper):
-            if m.group(2) in WT_FUNCTIONS and 1 <= int(m.group(3)) <= self.elements:
-                self.items[int(m.group(1))] = m.group(2)
+        if m := re.fullmatch(r":NUM:NORM:ITEM(\d+) (\w+),(\d+|SIGMA)", upper):
+            element = 0 if m.group(3) == "SIGMA" else int(m.group(3))
+            sigma_ok = element != 0 or self.elements > 1  # a WT310 has no Σ
+            if m.group(2) in WT_FUNCTIONS and element <= self.elements and sigma_ok:
+                self.items[int(m.group(1))] = (m.group(2), element)
+            else:
+                self.errors.append('224,"Illegal parameter value"')
+            return True
+        if m := re.fullmatch(r":INP:WIR (\w+)", upper):
+            if self.WIRINGS.get(m.group(1), 99) <= self.elements and self.elements > 1:
+                self.wiring = m.group(1)
             else:
                 self.errors.append('224,"Illegal parameter value"')
             return True

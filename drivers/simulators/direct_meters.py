@@ -11,6 +11,7 @@ from __future__ import annotations
 from drivers.interfaces import (FLAG_OVERRANGE, FLAG_UNCERTAINTY_HIGH, InstrumentError,
                                 InstrumentIdentity, InstrumentTimeout, PowerSample,
                                 TemperatureSample)
+from drivers.meters.accuracy import AccuracySpec, uniform
 from drivers.simulators.state import PSU_CURRENT_CREST, SINE_CREST
 from drivers.simulators.sut import SimulatedSut
 
@@ -51,15 +52,17 @@ class SimulatedPowerMeter(_SimulatedInstrument):
     rms exceeds the range, or whose peak exceeds the crest factor × range, is over-range."""
 
     def __init__(self, sut: SimulatedSut, range_w: float = 1200.0,
-                 fail_after: int | None = None, resolution_w: float = 0.01) -> None:
+                 fail_after: int | None = None, resolution_w: float = 0.01,
+                 share: float = 1.0) -> None:
         super().__init__(sut, "SIM-PM", "sim://power")
-        self.range_w = range_w
+        self.share = share  # the part of the SUT's power this meter's input carries
+        self.range_w = range_w * share
         self.resolution_w = resolution_w  # reads are rounded to it, as a display would
         self.fail_after = fail_after
         self.reads = 0
         #: fixed ranges, as a compliant testing pass uses: 300 V and the current range that
         #: makes ``range_w`` full scale, until the sequencer ranges the meter itself
-        self._fixed: tuple[float, float] | None = (SIM_RANGE_V, range_w / SIM_RANGE_V)
+        self._fixed: tuple[float, float] | None = (SIM_RANGE_V, self.range_w / SIM_RANGE_V)
         #: every range command, in order, like a wire simulator's transcript
         self.commands: list[str] = []
 
@@ -92,7 +95,7 @@ class SimulatedPowerMeter(_SimulatedInstrument):
 
     def peaks(self) -> tuple[float, float]:
         _, volts, amps, _, _ = self.sut.electrical_state()
-        return volts * SINE_CREST, amps * PSU_CURRENT_CREST
+        return volts * SINE_CREST, amps * self.share * PSU_CURRENT_CREST
 
     def _present(self, volts: float, amps: float) -> tuple[float, float]:
         if self._fixed is not None:
@@ -100,11 +103,17 @@ class SimulatedPowerMeter(_SimulatedInstrument):
         return (_smallest(SIM_VOLT_RANGES, volts, volts * SINE_CREST),
                 _smallest(SIM_AMP_RANGES, amps, amps * PSU_CURRENT_CREST))
 
+    @property
+    def accuracy(self) -> AccuracySpec:
+        return AccuracySpec(SIM_VOLT_RANGES, uniform(SIM_AMP_RANGES, K_READ, K_RANGE),
+                            crest_factor=SIM_CREST_FACTOR)
+
     def read(self, t: float) -> PowerSample:
         self.reads += 1
         if self.fail_after is not None and self.reads > self.fail_after:
             raise InstrumentTimeout("simulated power meter stopped answering (fault injection)")
         watts, volts, amps, pf, hz = self.sut.electrical_state()
+        watts, amps = watts * self.share, amps * self.share
         watts = round(watts / self.resolution_w) * self.resolution_w
         range_v, range_a = self._present(volts, amps)
         unc = (K_READ * watts + K_RANGE * range_v * range_a) / watts * 100
