@@ -34,6 +34,13 @@ REAL_INSTRUMENTS = "Real instruments"
 RESUMED = "Resumed after interruption"
 
 
+class NamedInstrument(Protocol):
+    """A power input as the verdict reads it: its name and who measured it."""
+
+    name: str
+    identity: InstrumentIdentity | None
+
+
 class ComplianceFacts(Protocol):
     """What the verdict reads of a run: a whole :class:`~app.storage.stored.StoredRun`, or
     the lighter :class:`~app.storage.run_facts.RunFacts` a run list loads for every run."""
@@ -48,6 +55,7 @@ class ComplianceFacts(Protocol):
     power_meter: InstrumentIdentity | None
     temperature_meter: InstrumentIdentity | None
     resumptions: Sequence[Resumption]
+    power_inputs: Sequence[NamedInstrument]
 
     @property
     def method(self) -> Method | None: ...

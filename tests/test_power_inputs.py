@@ -16,7 +16,8 @@ from app.records import PowerInput, RunConfig, RunStatus
 from app.sequencer.power_inputs import (PowerInputs, STATED_BY_METER, combined_uncertainty_pct,
                                         sum_inputs)
 from app.session import open_session
-from app.storage.repository import load_run
+from app.storage.db import open_database
+from app.storage.repository import list_runs, load_run
 from drivers.clock import FakeClock, MonotonicClock
 from drivers.interfaces import (FLAG_INPUT_MISSING, FLAG_INPUTS_MISALIGNED, FLAG_LOW_CURRENT,
                                 FLAG_OVERRANGE, FLAG_UNCERTAINTY_HIGH, IdentityMismatch,
@@ -169,6 +170,12 @@ def test_a_whole_run_stores_each_input_and_the_total_is_their_sum(tmp_path: Path
     summed = np.sum([i.watts for i in run.power_inputs], axis=0)
     assert np.allclose(run.power.watts, summed, rtol=1e-12)
     assert run.power_inputs[0].accuracy.startswith("±(0.1 % of reading + 0.05 % of range)")
+    # a run list derives the same verdict from its batched facts (app/storage/run_facts.py):
+    # each input's calibration is judged there too, as in the report
+    (summary,) = list_runs(open_database(f"sqlite:///{tmp_path}/runs.db"))
+    listed = {c.name: c for c in summary.compliance.criteria}
+    assert listed == {c.name: c for c in run.compliance.criteria}
+    assert "power input psu-a" in listed["Calibration"].evidence
 
 
 def test_an_input_that_drops_flags_the_totals_of_those_instants(tmp_path: Path) -> None:

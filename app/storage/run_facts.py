@@ -30,6 +30,14 @@ from drivers.interfaces import InstrumentIdentity
 
 
 @dataclass(frozen=True)
+class InputFacts:
+    """A power input of a run with several: its name and meter (for the calibration check)."""
+
+    name: str
+    identity: InstrumentIdentity
+
+
+@dataclass(frozen=True)
 class RunFacts:
     """One run as :class:`app.compliance.ComplianceFacts` (no samples, no intervals)."""
 
@@ -45,6 +53,7 @@ class RunFacts:
     method: Method | None
     config_snapshot: dict[str, Any]
     resumptions: tuple[Resumption, ...] = ()
+    power_inputs: tuple[InputFacts, ...] = ()
 
     @property
     def config(self) -> RunConfig:
@@ -59,12 +68,13 @@ def run_facts(conn: Connection, run_pks: Sequence[int] | None) -> dict[int, RunF
     methods = _methods(conn, {r.method_sha256 for r in rows if r.method_sha256})
     phases, attempts, instruments = (_phases(conn, run_pks), _restarts(conn, run_pks),
                                      _instruments(conn, run_pks))
-    resumptions = _resumptions(conn, run_pks)
+    resumptions, inputs = _resumptions(conn, run_pks), _inputs(conn, run_pks)
     return {r.id: RunFacts(
         r.method_name, r.method_version, RunStatus(r.status), r.started_wall,
         r.workload_engine or "", tuple(phases.get(r.id, ())), tuple(attempts.get(r.id, ())),
         instruments.get((r.id, "power_meter")), instruments.get((r.id, "temperature_meter")),
-        methods.get(r.method_sha256), r.config or {}, tuple(resumptions.get(r.id, ())))
+        methods.get(r.method_sha256), r.config or {}, tuple(resumptions.get(r.id, ())),
+        tuple(inputs.get(r.id, ())))
         for r in rows}
 
 
@@ -94,6 +104,19 @@ def _phases(conn: Connection, pks: Sequence[int] | None) -> dict[int, list[Store
             PhaseInfo(p.idx, PhaseKind(p.kind), p.name, p.profile, p.planned_s,
                       p.stabilisation_intervals, p.measurement_intervals),
             PhaseStatus(p.status), p.attempts, None, None, "", None))
+    return found
+
+
+def _inputs(conn: Connection, pks: Sequence[int] | None) -> dict[int, list[InputFacts]]:
+    """Each multi-input run's inputs with their meters, in the configured order."""
+    t = s.PowerInputRow
+    query = _where(sa.select(t.run_id, t.name, t.vendor, t.model, t.serial, t.firmware,
+                             t.resource, t.driver, t.calibration_date)
+                   .order_by(t.run_id, t.position), t.run_id, pks)
+    found: dict[int, list[InputFacts]] = defaultdict(list)
+    for r in conn.execute(query).all():
+        found[r.run_id].append(InputFacts(r.name, InstrumentIdentity(
+            r.vendor, r.model, r.serial, r.firmware, r.resource, r.driver, r.calibration_date)))
     return found
 
 
