@@ -6,7 +6,6 @@ banner "resumed after interruption"; what cannot be resumed is refused with the 
 from __future__ import annotations
 
 import os
-import selectors
 import shutil
 import signal
 import subprocess
@@ -18,6 +17,7 @@ import pytest
 
 from app.records import PhaseStatus, RunStatus
 from app.storage.db import open_database
+from tests.test_cli_signals import read_until
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "resources" / "methods" / "smoke.toml"
@@ -88,7 +88,7 @@ class Station:
                                 env=self.env, cwd=self.cwd, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE)
         try:
-            seen = _read_until(proc.stdout.fileno(), f"▶ {phase} ".encode(), timeout=180)
+            seen = read_until(proc.stdout.fileno(), f"▶ {phase} ".encode(), timeout=180)
             time.sleep(after_s)
             proc.send_signal(signal.SIGKILL)
             proc.wait(30)
@@ -108,21 +108,6 @@ class Station:
             return database.load_run(run_id)
         finally:
             database.close()
-
-
-def _read_until(fd: int, marker: bytes, timeout: float) -> bytes:
-    seen = b""
-    with selectors.DefaultSelector() as sel:
-        sel.register(fd, selectors.EVENT_READ)
-        deadline = time.monotonic() + timeout
-        while marker not in seen and time.monotonic() < deadline:
-            if sel.select(timeout=1.0):
-                chunk = os.read(fd, 4096)
-                if not chunk:
-                    break
-                seen += chunk
-    assert marker in seen, seen.decode(errors="replace")
-    return seen
 
 
 def test_sigkill_in_ready_idle_then_resume_redoes_ready_idle_only(tmp_path: Path) -> None:

@@ -30,7 +30,8 @@ def _command(tmp_path: Path) -> tuple[list[str], dict[str, str], str]:
     return argv, env, url
 
 
-def _read_until(fd: int, marker: bytes, timeout: float) -> bytes:
+def read_until(fd: int, marker: bytes, timeout: float) -> bytes:
+    """Read ``fd`` until ``marker`` appears (or fail after ``timeout`` s); the CLI drills share it."""
     seen = b""
     with selectors.DefaultSelector() as sel:
         sel.register(fd, selectors.EVENT_READ)
@@ -66,7 +67,7 @@ def test_a_stop_signal_aborts_the_run_and_writes_its_partial_reports(
     proc = subprocess.Popen(argv, env=env, cwd=tmp_path, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     try:
-        _read_until(proc.stdout.fileno(), STARTED, timeout=60)
+        read_until(proc.stdout.fileno(), STARTED, timeout=60)
         time.sleep(1.0)
         proc.send_signal(signum)
         out, err = proc.communicate(timeout=120)
@@ -97,7 +98,7 @@ def test_closing_the_terminal_aborts_the_run_and_writes_its_partial_reports(
         finally:
             os._exit(127)
     try:
-        _read_until(terminal, STARTED, timeout=60)
+        read_until(terminal, STARTED, timeout=60)
         time.sleep(1.0)
     finally:
         os.close(terminal)  # hang up
