@@ -36,6 +36,7 @@ class SlowStart:
     _asked: WorkloadProfile | None = None
     _since: float = 0.0
     started: list[float] = field(default_factory=list)
+    profiles: list[WorkloadProfile] = field(default_factory=list)
 
     def check(self) -> str:
         return self.inner.check()
@@ -46,6 +47,7 @@ class SlowStart:
 
     def start(self, profile: WorkloadProfile) -> None:
         self._asked, self._since = profile, self.clock.now()
+        self.profiles.append(profile)
 
     def poll(self) -> list[WorkloadInterval]:
         if self._asked is not None and self.clock.now() >= self._since + self.delay_s:
@@ -89,6 +91,15 @@ def test_a_probe_that_measured_no_io_is_refused() -> None:
     assert f"[search] startup_s = {limit:g} s" in search.error
     assert not rec.of(ev.SearchResult)  # no intensity chosen from a zero probe
     assert seq.error == search.error
+
+
+def test_mw2_derives_from_the_search_when_mw1_measured_no_io() -> None:
+    seq, rec = _slow_run(2.5)  # longer than the smoke MW1 phase (2 s): MW1 measures no IO
+    assert seq.run() is RunStatus.COMPLETED, seq.error
+    assert rec.metric("EP_MW1").ops_rate == 0
+    (mw2,) = [p for p in seq.lab.engine.profiles if p.name == "MW2"]
+    assert sum(mw2.rate_iops) == pytest.approx(0.25 * seq.search["MW1"].ops_rate, abs=1)
+    assert any("MW1 measured no IO" in e.message for e in rec.of(ev.LogMessage))
 
 
 def _slice(t0: float, t1: float, ios: int, host: str, ms: float = 1.0) -> WorkloadInterval:

@@ -331,8 +331,14 @@ class Sequencer:
         profile = self.method.profile(name)
         ref = profile.intensity_of
         assert ref is not None
-        measured = next((m.ops_rate for m in self.metrics if m.name == self.method.profile(
-            ref).metric and m.ops_rate == m.ops_rate), None)
+        # a reference that measured no IO (a short phase over before a load host started
+        # IO: docs/fio.md) is no basis for a rate: the search's figure stands in, said so
+        metric = next((m for m in self.metrics if m.name == self.method.profile(ref).metric),
+                      None)
+        measured = metric.ops_rate if metric and metric.ops_rate > 0 else None
+        if metric is not None and measured is None:
+            self.log(f"{name}: {ref} measured no IO, so {name}'s rate derives from {ref}'s "
+                     "intensity search instead", "WARNING")
         if measured is None and ref in self.search and not math.isnan(self.search[ref].ops_rate):
             measured = self.search[ref].ops_rate  # a re-check's retry has no rate yet (NaN)
         if measured is None:
