@@ -242,6 +242,10 @@ class IntensitySearch(Frozen):
     #: the first interval of each searched random active profile re-checks the response
     #: time at the chosen intensity; over the limit, the profile restarts lower (§2)
     recheck: Flag = True
+    #: the longest a probe waits for its load generator's IO to start (fio client mode: ~2 s
+    #: to connect, send the job and lay out the file); the probe is timed from its IO, and
+    #: one with no IO by then fails the search (app/sequencer/probe_window.py)
+    startup_s: Period = 10.0
 
     def max_probes(self, random: bool) -> int:
         """The most probes one profile can take: the list, then for a random profile the

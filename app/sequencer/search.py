@@ -136,6 +136,9 @@ def recheck(found: SearchResult, rate: float, resp_ms: float, limit_ms: float) -
             f"first interval at {_depth(qd, jobs)}")
     if within(resp_ms, limit_ms):
         return Recheck(f"{head}, within the {limit_ms:g} ms limit", True)
+    if math.isnan(resp_ms):  # no IO completed yet (a load host still starting): no evidence
+        return Recheck(f"{head}: no IO completed in that interval (the load generator was "
+                       "still starting), so the intensity is not re-checked", False)
     low = max((p[0] for p in found.probes if p[0] < qd and within(p[2], limit_ms)), default=0)
     lower = (low + qd) // 2 if qd - low > 1 else low
     if lower < 1:

@@ -37,6 +37,7 @@ from app.sequencer.continuation import Continuation
 from app.sequencer.host_clocks import clock_verdict
 from app.sequencer.lab import Lab
 from app.sequencer.plan import build_phases, latest_extension_s, search_profiles
+from app.sequencer.probe_window import probe_figures
 from app.sequencer.range_plan import IDLE_KEY, RangePlan
 from app.sequencer.ranging import Ranger
 from app.sequencer.recorder import PhaseRecorder
@@ -330,8 +331,14 @@ class Sequencer:
         profile = self.method.profile(name)
         ref = profile.intensity_of
         assert ref is not None
-        measured = next((m.ops_rate for m in self.metrics if m.name == self.method.profile(
-            ref).metric and m.ops_rate == m.ops_rate), None)
+        # a reference that measured no IO (a short phase over before a load host started
+        # IO: docs/fio.md) is no basis for a rate: the search's figure stands in, said so
+        metric = next((m for m in self.metrics if m.name == self.method.profile(ref).metric),
+                      None)
+        measured = metric.ops_rate if metric and metric.ops_rate > 0 else None
+        if metric is not None and measured is None:
+            self.log(f"{name}: {ref} measured no IO, so {name}'s rate derives from {ref}'s "
+                     "intensity search instead", "WARNING")
         if measured is None and ref in self.search and not math.isnan(self.search[ref].ops_rate):
             measured = self.search[ref].ops_rate  # a re-check's retry has no rate yet (NaN)
         if measured is None:
@@ -367,12 +374,17 @@ class Sequencer:
             self._publish_search(result, recorder.phase.index)
 
     def _probe(self, recorder: PhaseRecorder, name: str, qd: int) -> Probe:
-        """One search probe of ``probe_s`` at queue depth ``qd``: its figures."""
+        """One search probe of ``probe_s`` at queue depth ``qd``: its figures. The engine
+        times the probe from its own IO start (fio's ``runtime``), and the station waits for
+        it to end, at most ``startup_s`` longer: a load host's start-up is never probe time
+        (``probe_window``)."""
         cfg, profile = self.method.search, self.method.profile(name)
         wp = profile.to_workload(queue_depth=qd, jobs=cfg.jobs, kind="search",
-                                 duration_s=cfg.probe_s + 2 * self.lab.workload_latency_s)
-        slices = self._drive(recorder, wp, cfg.probe_s)
-        return _probe_figures(qd, slices, profile.ops_unit, cfg.probe_s)
+                                 duration_s=cfg.probe_s)
+        start = self.clock.now()
+        slices = self._drive(recorder, wp, cfg.probe_s + cfg.startup_s, until_done=True)
+        return probe_figures(name, qd, slices, profile.ops_unit, self.clock.now() - start,
+                             cfg.startup_s, cfg.probe_s)
 
     def _publish_search(self, result: ev.SearchResult, phase_index: int) -> None:
         self.search[result.profile] = result
@@ -398,10 +410,11 @@ class Sequencer:
         self._drive(recorder, None, seconds)
 
     def _drive(self, recorder: PhaseRecorder, profile: WorkloadProfile | None,
-               duration_s: float | None) -> list[WorkloadInterval]:
+               duration_s: float | None, until_done: bool = False) -> list[WorkloadInterval]:
         """Run one workload segment (or idle) while sampling; returns its workload slices.
         The segment ends ``duration_s`` after it began plus any stabilisation extension the
-        recorder decides on the way (method-notes §4)."""
+        recorder decides on the way (method-notes §4); with ``until_done`` it ends earlier
+        when the engine has finished the profile's own duration."""
         engine, latency = self.lab.engine, self.lab.workload_latency_s
         start = self.clock.now()
         end = None
@@ -419,7 +432,7 @@ class Sequencer:
                 self._close_intervals(recorder, now)
                 if end is not None and now >= end + (latency if profile else 0):
                     break
-                if profile is not None and end is None and not engine.running:
+                if profile is not None and (end is None or until_done) and not engine.running:
                     break
                 self._sleep(recorder, now, end, latency)
         finally:
@@ -548,7 +561,9 @@ class Sequencer:
         if end is not None:
             deadlines.append(end + latency)
         _, next_close = recorder.interval_bounds(len(recorder.intervals))
-        deadlines.append(next_close + (latency if recorder.ops_unit else 0.0))
+        next_close += latency if recorder.ops_unit else 0.0
+        if next_close > now:  # one past is held back (plan's last interval, figures to come)
+            deadlines.append(next_close)
         if latency and self.lab.engine.running:
             # engines that report asynchronously (fio) are polled between samples too
             deadlines.append(now + max(0.05, min(0.5, self.method.sample_period_s)))
@@ -614,12 +629,3 @@ def failure_reason(exc: BaseException) -> str:
     first = str(exc).strip().splitlines()
     return f"unexpected error {type(exc).__name__}" + (f": {first[0]}" if first else "")
 
-
-def _probe_figures(qd: int, slices: list[WorkloadInterval], unit: str,
-                   probe_s: float) -> Probe:
-    ios = sum(s.ios for s in slices)
-    nbytes = sum(s.read_bytes + s.write_bytes for s in slices)
-    span = sum(s.duration_s for s in slices) or probe_s
-    rate = ios / span if unit == "IOPS" else nbytes / 2**20 / span
-    resp = sum(s.avg_resp_ms * s.ios for s in slices) / ios if ios else math.nan
-    return qd, rate, resp
