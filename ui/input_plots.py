@@ -65,7 +65,10 @@ class InputPlots(QWidget):
         widget.setLabel("bottom", "run time (h:mm:ss)")
         widget.setLabel("left", label, units=unit)
         widget.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
-        widget.addLegend(offset=(10, 5), colCount=5, brush=(128, 128, 128, 60))
+        # the legend in its own row under the axis: inside the plot it hid the total's curve
+        plot = widget.getPlotItem()
+        plot.legend = pg.LegendItem(colCount=6)
+        plot.layout.addItem(plot.legend, 4, 1)
         widget.setMinimumSize(320, 220)
         return widget
 
