@@ -173,6 +173,54 @@ class ActiveStep(Frozen):
     measurement_intervals: PositiveCount
 
 
+class Sweep(Frozen):
+    """A stepped-intensity section of a plan (docs/method-notes.md §6, the SPC-1-like BSU
+    sweep): ``profile`` runs at ``unit_iops`` × n IOPS for each n of ``units`` in turn, with
+    ``queue_depth_per_unit`` × n outstanding IOs (capped), each step a measured phase; the
+    sweep stops at the first step whose average response time passes the method's limit or
+    whose IOPS rose less than ``min_gain_pct`` over the step before
+    (:func:`app.metrics.sweep.stop_reason`)."""
+
+    #: the metric of a step is ``<name>_<unit>_<n>`` (``SPC1_BSU_20``)
+    name: JobName
+    profile: Name
+    unit: JobName = "BSU"
+    #: a Business Scaling Unit asks for 50 IOPS (spc1-power-framework seed, §II)
+    unit_iops: Positive = 50.0
+    units: NonEmpty[PositiveCount]
+    #: the seed's scaling: depth 2 at 1 BSU, 4 at 2 BSUs … (one more IO every 25 IOPS)
+    queue_depth_per_unit: PositiveCount = 2
+    max_queue_depth: QueueDepth = 256
+    stabilisation_intervals: Count = 0
+    measurement_intervals: PositiveCount = 1
+    #: "IOPS stop rising": a step that gains less than this over the previous one ends it
+    min_gain_pct: Percent = 2.0
+
+    @field_validator("units")
+    @classmethod
+    def _rising_units(cls, v: tuple[int, ...]) -> tuple[int, ...]:
+        if any(b <= a for a, b in zip(v, v[1:])):
+            raise ValueError(f"units must rise strictly, each step asking for more IO than the "
+                             f"last (got {list(v)})")
+        return v
+
+    def metric(self, units: int) -> str:
+        """``SPC1_BSU_20``: the stored metric of the step at ``units``."""
+        return f"{self.name}_{self.unit}_{units}"
+
+    def phase_name(self, units: int) -> str:
+        return f"{self.name} {self.unit} {units}"
+
+    def rate_iops(self, units: int) -> int:
+        return max(1, round(self.unit_iops * units))
+
+    def queue_depth(self, units: int) -> int:
+        return min(self.max_queue_depth, self.queue_depth_per_unit * units)
+
+    def step_intervals(self) -> int:
+        return self.stabilisation_intervals + self.measurement_intervals
+
+
 class PhasePlan(Frozen):
     """The four continuous phases for a set of taxonomy categories."""
 
@@ -185,10 +233,19 @@ class PhasePlan(Frozen):
     prefill_max_intervals: PositiveCount | None = None
     conditioning_profile: Name | None = None
     conditioning_intervals: Count = 0
-    active: NonEmpty[ActiveStep]
+    #: may be empty when the plan has a ``sweep`` (a sweep-only plan)
+    active: tuple[ActiveStep, ...] = ()
+    #: a stepped-intensity sweep after the active profiles (docs/method-notes.md §6)
+    sweep: Sweep | None = None
     ready_idle_intervals: PositiveCount
     #: every declared COM gets a check of this length, so it needs time (≥ 1 interval)
     com_check_intervals: PositiveCount = 1
+
+    @model_validator(mode="after")
+    def _measures_something(self) -> "PhasePlan":
+        if not self.active and self.sweep is None:
+            raise ValueError(f"plan {self.name}: needs active profiles or a sweep")
+        return self
 
 
 class StabilityRule(Frozen):
@@ -492,6 +549,7 @@ class Method(Frozen):
                     problems.append(Problem((f"plans.{i}.active.{j}.profile", "profiles"),
                                             f"plan {plan.name}: unknown profile "
                                             f"{step.profile!r} {known}"))
+            problems += self._sweep_problems(i, plan, names, known)
             if plan.conditioning_profile and plan.conditioning_profile not in names:
                 problems.append(Problem((f"plans.{i}.conditioning_profile", "profiles"),
                                         f"plan {plan.name}: unknown profile "
@@ -504,6 +562,23 @@ class Method(Frozen):
         if len(set(ids)) != len(ids):
             problems.append(Problem(("coms",), f"a COM id is listed twice ({ids})"))
         return problems
+
+    def _sweep_problems(self, i: int, plan: PhasePlan, names: list[str],
+                        known: str) -> list[Problem]:
+        """A sweep steps an IOPS rate, so its profile must be a random (IOPS) profile the
+        sequencer may rate-limit: searched intensity, no trace."""
+        if plan.sweep is None:
+            return []
+        key = (f"plans.{i}.sweep.profile", "profiles")
+        if plan.sweep.profile not in names:
+            return [Problem(key, f"plan {plan.name}: unknown sweep profile "
+                                 f"{plan.sweep.profile!r} {known}")]
+        p = self.profile(plan.sweep.profile)
+        if not p.random or p.derived or p.trace is not None:
+            return [Problem(key, f"plan {plan.name}: sweep profile {p.name} must be a random "
+                                 "(IOPS) profile at intensity 100 without a trace; the sweep "
+                                 "sets its rate step by step")]
+        return []
 
     def _share_problems(self) -> list[Problem]:
         """A multi-stream profile's shares must add up to 100 %; the problem lists every
@@ -609,6 +684,8 @@ class Method(Frozen):
         """Length of the timed part of a plan in intervals (prefill and search excluded:
         their length depends on the SUT)."""
         active = sum(s.stabilisation_intervals + s.measurement_intervals for s in plan.active)
+        if plan.sweep is not None:  # every step, as if the stop rule never fired
+            active += plan.sweep.step_intervals() * len(plan.sweep.units)
         return (plan.conditioning_intervals + active + plan.ready_idle_intervals
                 + plan.com_check_intervals * declared_coms)
 
@@ -632,7 +709,8 @@ class Method(Frozen):
             names.append("Ranging pass")
         if plan.conditioning_intervals:
             names.append("Conditioning")
-        return tuple(names + [s.profile for s in plan.active] + ["Ready idle"])
+        sweep = [plan.sweep.phase_name(n) for n in plan.sweep.units] if plan.sweep else []
+        return tuple(names + [s.profile for s in plan.active] + sweep + ["Ready idle"])
 
     def summary(self) -> MethodSummary:
         """Name, version, compliance and per plan the phases and timed duration."""

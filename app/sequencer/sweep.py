@@ -1,0 +1,65 @@
+"""The steps of a plan's stepped-intensity sweep as the sequencer runs them (method-notes §6).
+
+Every step is planned as its own phase (``app.sequencer.plan``), so it is stored, shown and
+reported like any measured phase. This module gives a step its workload — ``unit_iops`` × n
+IOPS split by the profile's mix (jobs and load hosts split it further, ``drivers.fio.jobs``),
+at the seed's queue depth — and, after each step's metric, applies the stop rule
+(``app.metrics.sweep.stop_reason``); the steps after the stop are recorded SKIPPED with the
+reason, never run.
+"""
+
+from __future__ import annotations
+
+from app.method.model import Method, PhasePlan
+from app.metrics.sweep import SweepPoint, stop_reason, sweep_point
+from app.records import MetricResult, PhaseInfo, PhaseKind
+from drivers.interfaces import WorkloadProfile
+
+
+class SweepSteps:
+    """The sweep of one run: which phase is which step, the points so far, the stop."""
+
+    def __init__(self, method: Method, plan: PhasePlan, phases: tuple[PhaseInfo, ...],
+                 drives: int) -> None:
+        self.method = method
+        self.sweep = plan.sweep
+        steps = [p for p in phases if p.kind is PhaseKind.SWEEP]
+        self._units = dict(zip((p.index for p in steps), self.sweep.units)) if self.sweep else {}
+        self._drives = drives
+        self.points: list[SweepPoint] = []
+        #: why the sweep ended early (None while it goes on)
+        self.stopped: str | None = None
+
+    def units(self, phase: PhaseInfo) -> int:
+        return self._units[phase.index]
+
+    def metric_name(self, phase: PhaseInfo) -> str:
+        assert self.sweep is not None
+        return self.sweep.metric(self.units(phase))
+
+    def skip_reason(self, phase: PhaseInfo) -> str | None:
+        """Why ``phase`` (a step after the stop) is not run."""
+        if phase.kind is not PhaseKind.SWEEP or self.stopped is None:
+            return None
+        return f"sweep stopped before {phase.name}: {self.stopped}"
+
+    def workload(self, phase: PhaseInfo, duration_s: float) -> WorkloadProfile:
+        """The step's profile at ``unit_iops`` × n IOPS, per direction by the profile's mix
+        (fio needs ``rate_iops=R,W`` to keep a mix, method-notes §9)."""
+        assert self.sweep is not None
+        units, profile = self.units(phase), self.method.profile(self.sweep.profile)
+        total = self.sweep.rate_iops(units)
+        reads = round(total * profile.read_pct / 100)
+        return profile.to_workload(queue_depth=self.sweep.queue_depth(units), jobs=1,
+                                   rate_iops=(reads, total - reads), duration_s=duration_s,
+                                   kind="sweep")
+
+    def record(self, phase: PhaseInfo, metric: MetricResult) -> str | None:
+        """Add the step's figures; returns the stop reason when this step ends the sweep."""
+        assert self.sweep is not None
+        units = self.units(phase)
+        self.points.append(sweep_point(units, self.sweep.rate_iops(units), metric,
+                                       self._drives))
+        self.stopped = stop_reason(self.points, self.method.response_time.max_avg_ms,
+                                   self.sweep.min_gain_pct)
+        return self.stopped
