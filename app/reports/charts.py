@@ -12,6 +12,7 @@ from reportlab.lib import colors
 from app.reports.plot import DASHED_BLUE, SOLID_BLACK, Chart, Style
 from app.reports.text import pdf_safe
 from app.sequencer.events import HistogramReady
+from app.reports.sweep_report import SweepTable
 from app.storage.stored import StoredAttempt, StoredPhase, StoredRun
 
 BAND_FILL = colors.HexColor("#e4e4e4")
@@ -173,6 +174,32 @@ def histogram_chart(hist: HistogramReady, title: str, width: float, height: floa
         chart.vline(hist.ceiling_ms, f"ceiling {hist.ceiling_ms:g} ms ({hist.above_ceiling} "
                                      "IOs above)", CEILING_STYLE)
     return chart.drawing()
+
+
+def sweep_charts(table: SweepTable, width: float, height: float) -> list[Drawing]:
+    """The seed's plots against the unit count (method-notes §6): IOPS with the average
+    response time and its limit, watts with W per drive, and mW/IOPS."""
+    units = np.array([p.units for p in table.points], float)
+    x_label = f"{table.sweep.unit}s ({table.sweep.unit_iops:g} IOPS each)"
+    name = pdf_safe(table.sweep.name)
+    perf = Chart(width, height, f"{name}: IOPS and average response time", x_label, "IOPS",
+                 "avg response time (ms)", y_min=0.0)
+    perf.line(units, [p.asked_iops for p in table.points], "IOPS asked", WINDOW_STYLE)
+    perf.line(units, [p.iops for p in table.points], "IOPS measured",
+              Style(colors.black, 1.0, None, "circle"))
+    perf.line(units, [p.avg_response_ms for p in table.points], "avg response time (ms)",
+              Style(colors.HexColor("#c25400"), 1.0, (4, 2), "square"), right=True)
+    perf.line(units, [table.limit_ms] * len(units), f"limit {table.limit_ms:g} ms",
+              CEILING_STYLE, right=True)
+    power = Chart(width, height, f"{name}: power", x_label, "W", "W per drive")
+    power.line(units, [p.watts for p in table.points], "average power (W)",
+               Style(colors.black, 1.0, None, "circle"))
+    power.line(units, [p.w_per_drive for p in table.points], "W per drive",
+               DASHED_BLUE, right=True)
+    cost = Chart(width, height, f"{name}: power per IO", x_label, "mW/IOPS", y_min=0.0)
+    cost.line(units, [p.mw_per_iops for p in table.points], "mW/IOPS",
+              Style(colors.black, 1.0, None, "triangle"))
+    return [perf.drawing(), power.drawing(), cost.drawing()]
 
 
 def stability_tolerance(method) -> float | None:

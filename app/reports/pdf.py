@@ -27,6 +27,7 @@ from app.metrics.histogram import ceiling_meaning
 from app.records import PhaseKind
 from app.reports import charts
 from app.reports.content import INVALID, VALID, MetricLine, ReportContent
+from app.reports.sweep_report import COLUMNS as SWEEP_COLUMNS, sweep_table
 from app.storage.audit import wall_text
 from app.reports.text import (DASH, fmt_duration, fmt_seconds, fmt_sig, invalid_value, is_number,
                               pdf_safe)
@@ -430,6 +431,34 @@ def _phase_charts(c: ReportContent) -> list:
     return story
 
 
+def _sweep_cell(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    return fmt_sig(value) if isinstance(value, float) and is_number(value) else DASH
+
+
+def _sweep_section(c: ReportContent) -> list:
+    """The stepped-intensity sweep (method-notes §6): its table, why it ended, its plots."""
+    table = sweep_table(c.run)
+    if table is None:
+        return []
+    head = [B(name) for name in SWEEP_COLUMNS]
+    rows = [head] + [[P(_sweep_cell(v)) for v in row] for row in table.rows()]
+    width = BODY_W / len(SWEEP_COLUMNS)
+    story: list = [PageBreak(), P(table.title, "h1"),
+                   P(f"Each step ran {table.sweep.profile} at {table.sweep.unit_iops:g} IOPS per "
+                     f"{table.sweep.unit} with {table.sweep.queue_depth_per_unit} outstanding IOs "
+                     f"per {table.sweep.unit} (at most {table.sweep.max_queue_depth}); the sweep "
+                     f"stops when the average response time passes {table.limit_ms:g} ms or the "
+                     f"IOPS rise less than {table.sweep.min_gain_pct:g} % over the step before "
+                     f"(method-notes §6). Ended: {escape(table.ended)}. Not an Emerald metric.",
+                     "small"),
+                   grid_table(rows, [width] * len(SWEEP_COLUMNS))]
+    return story + [KeepTogether([d]) for d in charts.sweep_charts(table, BODY_W, 58 * mm)]
+
+
 def _histograms(c: ReportContent) -> list:
     story: list = [PageBreak(), P("Response-time histograms", "h1")]
     if not c.run.histograms:
@@ -515,7 +544,8 @@ def build_pdf(content: ReportContent, path: Path) -> Path:
                   id="body", leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
     doc.addPageTemplates([PageTemplate("page", [frame], onPage=_furniture(content))])
     story = (_cover(content) + _metrics_page(content) + _instruments_section(content)
-             + [Spacer(1, 4 * mm)] + _search_section(content) + _phase_charts(content)
+             + [Spacer(1, 4 * mm)] + _search_section(content) + _sweep_section(content)
+             + _phase_charts(content)
              + _histograms(content) + _events(content) + _appendix(content))
     use_a85 = rl_config.useA85
     rl_config.useA85 = 0  # binary streams: pure-Python ASCII85 costs ~0.3 s on long runs

@@ -24,6 +24,7 @@ from app.metrics.formatting import excel_number_format
 from app.records import PhaseKind
 from app.com_verdict import ComState, ComVerdict
 from app.reports.content import VALID, ReportContent
+from app.reports.sweep_report import COLUMNS as SWEEP_COLUMNS, sweep_table
 from app.reports.xlsx_rows import ColumnSheet
 
 TDR_SHEET = "Test Data Report"
@@ -355,6 +356,30 @@ def _search_sheet(w: _Writer, c: ReportContent) -> None:
     sheet.set_column(8, 8, 80)
 
 
+def _sweep_sheet(w: _Writer, c: ReportContent) -> None:
+    """The sweep's steps (method-notes §6) and native charts of them against the units."""
+    table = sweep_table(c.run)
+    if table is None:
+        return
+    sheet = w.table("Sweep", SWEEP_COLUMNS, table.rows())
+    sheet.set_column(0, len(SWEEP_COLUMNS), 14)
+    last = len(table.points)
+    note = len(SWEEP_COLUMNS) + 1
+    sheet.write_string(0, note, table.title, w.bold)
+    sheet.write_string(1, note, f"Ended: {table.ended}")
+    for k, (title, columns) in enumerate((("IOPS and avg response time", (2, 3)),
+                                          ("Average power and W per drive", (4, 7)),
+                                          ("mW/IOPS", (6,)))):
+        chart = w.book.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
+        for n, col in enumerate(columns):
+            chart.add_series({"name": ["Sweep", 0, col], "categories": ["Sweep", 1, 0, last, 0],
+                              "values": ["Sweep", 1, col, last, col], "y2_axis": n == 1})
+        chart.set_title({"name": f"{table.sweep.name}: {title}"})
+        chart.set_x_axis({"name": f"{table.sweep.unit}s"})
+        chart.set_size({"width": 620, "height": 280})
+        sheet.insert_chart(3 + 15 * k, note, chart)
+
+
 def _events_sheet(w: _Writer, c: ReportContent) -> None:
     sheet = w.table("Events", EVENT_COLUMNS, ([e.t, e.level, e.phase_index, e.message]
                                               for e in c.events))
@@ -460,6 +485,7 @@ def build_xlsx(content: ReportContent, path: Path) -> Path:
     _temperature_sheet(w, content)
     _histograms_sheet(w, content)
     _search_sheet(w, content)
+    _sweep_sheet(w, content)
     _events_sheet(w, content)
     _audit_sheet(w, content)
     _signoff_sheet(w, content)
