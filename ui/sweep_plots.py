@@ -1,0 +1,102 @@
+"""Live plots of a stepped-intensity sweep against its unit count (method-notes §6).
+
+The seed plots IOPS, response time, watts, mW/IOPS and W per drive against the BSU count;
+the run view shows the same five, one point added as each step's stored metric is published
+(``MetricComputed`` of ``<name>_<unit>_<n>``), so the operator sees the curve bend before the
+stop rule ends the sweep. Hidden for a plan without a sweep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pyqtgraph as pg
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from app.method.model import Method, Sweep
+from app.metrics.sweep import SweepPoint, sweep_point
+from app.sequencer import events as ev
+from ui.theme import PlotColours, plot_colours
+
+#: (title, the point's figure, axis label) of each plot, in the seed's order
+FIGURES = (("IOPS", lambda p: p.iops, "IOPS"),
+           ("Average response time", lambda p: p.avg_response_ms, "ms"),
+           ("Average power", lambda p: p.watts, "W"),
+           ("Power per IO", lambda p: p.mw_per_iops, "mW/IOPS"),
+           ("Power per drive", lambda p: p.w_per_drive, "W per drive"))
+
+
+class SweepPlots(QWidget):
+    """Five small plots against the sweep's unit count; feed it with :meth:`ingest`."""
+
+    def __init__(self, parent: QWidget | None = None, colours: PlotColours | None = None
+                 ) -> None:
+        super().__init__(parent)
+        self.colours = colours or plot_colours()
+        self.sweep: Sweep | None = None
+        self.points: list[SweepPoint] = []
+        self._drives = 0
+        self._limit_ms = float("nan")
+        self.caption = QLabel("")
+        self.layout_widget = pg.GraphicsLayoutWidget()
+        self.layout_widget.setMinimumHeight(260)
+        self._curves: list[pg.PlotDataItem] = []
+        self._plots: list[pg.PlotItem] = []
+        for k, (title, _figure, unit) in enumerate(FIGURES):
+            plot = self.layout_widget.addPlot(row=k // 3, col=k % 3, title=title)
+            plot.setLabel("left", unit)
+            self._plots.append(plot)
+            self._curves.append(plot.plot([], [], pen=pg.mkPen(self.colours.iops, width=2),
+                                          symbol="o", symbolSize=6,
+                                          symbolBrush=self.colours.iops))
+        self._limit_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(self.colours.ceiling,
+                                                                  width=1.5))
+        self._plots[1].addItem(self._limit_line)
+        self._asked = self._plots[0].plot([], [], pen=pg.mkPen(self.colours.level, width=1,
+                                                                style=pg.QtCore.Qt.DashLine))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.layout_widget, 1)
+        self.setVisible(False)
+
+    def start_run(self, started: ev.RunStarted, method: Method | None) -> None:
+        """Reset for a run; visible only when the run's plan has a sweep."""
+        self.points = []
+        self.sweep = None
+        if method is not None:
+            try:
+                self.sweep = method.plan_for(started.config.category).sweep
+            except KeyError:
+                self.sweep = None
+            self._limit_ms = method.response_time.max_avg_ms
+        self._drives = started.config.sut.drive_count
+        self.setVisible(self.sweep is not None)
+        if self.sweep is not None:
+            unit = f"{self.sweep.unit}s ({self.sweep.unit_iops:g} IOPS each)"
+            for plot in self._plots:
+                plot.setLabel("bottom", unit)
+            self._limit_line.setPos(self._limit_ms)
+            self.caption.setText(
+                f"{self.sweep.name} sweep: stops when the average response time passes "
+                f"{self._limit_ms:g} ms (red line) or IOPS rise < {self.sweep.min_gain_pct:g} %")
+        self._redraw()
+
+    def ingest(self, batch: Iterable[ev.RunEvent]) -> None:
+        sweep = self.sweep
+        if sweep is None:
+            return
+        prefix = f"{sweep.name}_{sweep.unit}_"
+        for event in batch:
+            if (isinstance(event, ev.MetricComputed) and event.metric.name.startswith(prefix)
+                    and event.metric.name[len(prefix):].isdigit()):
+                units = int(event.metric.name[len(prefix):])
+                self.points.append(sweep_point(units, sweep.rate_iops(units), event.metric,
+                                               self._drives))
+                self._redraw()
+
+    def _redraw(self) -> None:
+        x = [p.units for p in self.points]
+        for curve, (_title, figure, _unit) in zip(self._curves, FIGURES):
+            curve.setData(x, [figure(p) for p in self.points])
+        self._asked.setData(x, [p.asked_iops for p in self.points])
