@@ -4,13 +4,17 @@ end on the simulated lab — stored step metrics, the PDF table and the xlsx she
 
 from __future__ import annotations
 
+import json
 import math
+import shutil
+import subprocess
 from pathlib import Path
 
 import openpyxl
 import pytest
 from pypdf import PdfReader
 
+from app.cli.main import main
 from app.compliance import assess_method
 from app.method.loader import load_method
 from app.method.model import MethodProblems, Sweep
@@ -18,6 +22,7 @@ from app.metrics.sweep import SweepPoint, stop_reason
 from app.records import PhaseKind, PhaseStatus, RunStatus
 from app.reports.export import export_run
 from app.sequencer import events as ev
+from app.storage.db import open_database
 from drivers.fio.jobs import JobOptions, job_text
 from drivers.interfaces import WorkloadProfile
 from drivers.simulators.fio_rate import applied_rate, sections
@@ -128,3 +133,89 @@ def test_sim_sweep_stops_at_the_rule_stores_steps_and_reports_them(tmp_path: Pat
     assert [r[0] for r in rows] == units
     assert rows[0][2] == pytest.approx(iops[0]) and rows[0][7] == pytest.approx(
         metrics[f"SPC1_BSU_{units[0]}"].avg_power_w / 50)
+
+
+def _per_io_log(path: Path) -> list[tuple[float, int, int, int]]:
+    """(time ms, direction, size, offset) per IO from fio's ``write_lat_log`` with
+    ``log_offset=1``."""
+    rows = []
+    for line in path.read_text().splitlines():
+        fields = [f.strip() for f in line.split(",")]
+        rows.append((float(fields[0]), int(fields[2]), int(fields[3]), int(fields[4])))
+    return rows
+
+
+@pytest.mark.fio
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
+def test_real_fio_step_runs_at_50_iops_per_bsu_with_sequential_log_writes(
+        tmp_path: Path) -> None:
+    size = 64 * 2**20
+    target = tmp_path / "scratch.dat"
+    with target.open("wb") as fh:
+        fh.write(b"\0" * size)
+    method = load_method("spc1-like-demo")
+    sweep = method.plans[0].sweep
+    assert sweep is not None
+    spc1 = method.profile("SPC1")
+    total = sweep.rate_iops(4)  # 4 BSUs: 200 IOPS
+    reads = round(total * spc1.read_pct / 100)
+    step = spc1.to_workload(queue_depth=sweep.queue_depth(4), rate_iops=(reads, total - reads),
+                            duration_s=4)
+    text = job_text(step, JobOptions((str(target),), "libaio", False, size))
+    job = tmp_path / "step.fio"
+    job.write_text(text.replace("\n\n[", f"\nwrite_lat_log={tmp_path / 'io'}\nlog_offset=1\n\n[",
+                                1), encoding="utf-8")
+    done = subprocess.run(["fio", str(job), "--output-format=json"], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    logs = [_per_io_log(tmp_path / f"io_lat.{n}.log") for n in range(1, len(spc1.streams) + 1)]
+    ios = sum(len(log) for log in logs)
+    assert ios / 4 == pytest.approx(total, rel=0.15), ios  # rate-limited at 50 × BSU
+    asu3 = logs[-1]  # the last stream: ASU-3, the log
+    assert all(direction == 1 for _t, direction, _s, _o in asu3)  # writes only
+    tail = [offset for _t, _d, _s, offset in asu3[len(asu3) // 2:]]
+    assert len(tail) > 20 and all(b - a == 8192 for a, b in zip(tail, tail[1:])), tail[:10]
+    assert size * 0.9 <= min(tail) and max(tail) + 8192 <= size
+
+
+@pytest.mark.fio
+@pytest.mark.slow  # about 20 s: three one-second-interval steps on real fio
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
+def test_real_fio_sweep_end_to_end_stores_rate_limited_steps(tmp_path: Path, capsys) -> None:
+    shipped = Path(__file__).parents[1] / "resources" / "methods"
+    variant = tmp_path / "spc1-short.toml"
+    variant.write_text(f'''base = "{shipped / 'spc1-like-demo.toml'}"
+name = "spc1-short"
+version = "test"
+title = "SPC-1-like sweep, shortest"
+compliant = false
+variant_of = "emerald-block-v3"
+
+[[plans]]
+name = "online"
+categories = ["online", "near-online"]
+prefill = false
+ready_idle_intervals = 1
+com_check_intervals = 1
+
+[plans.sweep]
+name = "SPC1"
+profile = "SPC1"
+units = [2, 4, 8]
+stabilisation_intervals = 2
+measurement_intervals = 2
+''', encoding="utf-8")
+    db = f"sqlite:///{tmp_path / 'fio.db'}"
+    code = main(["run", "--lab", "local-fio", "--capacity-gb", "0.064", "--supply",
+                 "1P-200-240", "--ashrae-class", "A2", "--target", str(tmp_path / "s.dat"),
+                 "--target-size", "64M", "--method", str(variant), "--db", db, "--json",
+                 "--quiet"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["status"] == "COMPLETED", out
+    run = open_database(db).load_run(out["run_id"])
+    rates = {m.name: m.ops_rate for m in run.metrics}
+    ran = [n for n in (2, 4, 8) if f"SPC1_BSU_{n}" in rates]
+    assert ran[:2] == [2, 4], rates  # a scratch file keeps up with 100 and 200 IOPS
+    for n in ran:
+        assert rates[f"SPC1_BSU_{n}"] == pytest.approx(50 * n, rel=0.2), rates
+    assert "rate_iops=" in "\n".join(run.job_files.values())
