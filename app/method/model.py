@@ -221,6 +221,46 @@ class Sweep(Frozen):
         return self.stabilisation_intervals + self.measurement_intervals
 
 
+class DemandIntensity(Frozen):
+    """The PTS demand-intensity matrix (docs/method-notes.md §6; pts-synthetic-workload seed):
+    ``profile`` at every thread count × queue depth, unthrottled, each cell a measured phase
+    on the sweep mechanism (metric ``<name>_T<t>_Q<q>``). The matrix runs whole — the seed
+    compares every loop — and the reports mark each thread loop's saturation point and the
+    sweet spot under each response-time ceiling (:mod:`app.metrics.demand_intensity`)."""
+
+    name: JobName = "DI"
+    profile: Name
+    threads: NonEmpty[Jobs] = (2, 4, 8, 16)
+    queue_depths: NonEmpty[QueueDepth] = (1, 2, 4, 8, 16, 32)
+    stabilisation_intervals: Count = 0
+    measurement_intervals: PositiveCount = 1
+    #: saturation: the first queue depth of a thread loop after which the next depth gains
+    #: less than this much IOPS (project reading, method-notes §6)
+    saturation_gain_pct: OpenPercent = 10.0
+    #: the sweet-spot table: the highest IOPS whose average response time is within each
+    ceilings_ms: NonEmpty[Milliseconds] = (1.0, 2.0, 5.0, 10.0, 30.0)
+
+    @field_validator("threads", "queue_depths")
+    @classmethod
+    def _rising(cls, v: tuple[int, ...]) -> tuple[int, ...]:
+        if any(b <= a for a, b in zip(v, v[1:])):
+            raise ValueError(f"must rise strictly (got {list(v)})")
+        return v
+
+    def cells(self) -> tuple[tuple[int, int], ...]:
+        """(threads, queue depth) in run order: each thread loop steps its queue depths."""
+        return tuple((t, q) for t in self.threads for q in self.queue_depths)
+
+    def metric(self, threads: int, qd: int) -> str:
+        return f"{self.name}_T{threads}_Q{qd}"
+
+    def phase_name(self, threads: int, qd: int) -> str:
+        return f"{self.name} T{threads} Q{qd}"
+
+    def step_intervals(self) -> int:
+        return self.stabilisation_intervals + self.measurement_intervals
+
+
 class PhasePlan(Frozen):
     """The four continuous phases for a set of taxonomy categories."""
 
@@ -233,18 +273,21 @@ class PhasePlan(Frozen):
     prefill_max_intervals: PositiveCount | None = None
     conditioning_profile: Name | None = None
     conditioning_intervals: Count = 0
-    #: may be empty when the plan has a ``sweep`` (a sweep-only plan)
+    #: may be empty when the plan has a ``sweep`` or a ``demand_intensity`` matrix
     active: tuple[ActiveStep, ...] = ()
     #: a stepped-intensity sweep after the active profiles (docs/method-notes.md §6)
     sweep: Sweep | None = None
+    #: the PTS thread × queue-depth matrix after the sweep (docs/method-notes.md §6)
+    demand_intensity: DemandIntensity | None = None
     ready_idle_intervals: PositiveCount
     #: every declared COM gets a check of this length, so it needs time (≥ 1 interval)
     com_check_intervals: PositiveCount = 1
 
     @model_validator(mode="after")
     def _measures_something(self) -> "PhasePlan":
-        if not self.active and self.sweep is None:
-            raise ValueError(f"plan {self.name}: needs active profiles or a sweep")
+        if not self.active and self.sweep is None and self.demand_intensity is None:
+            raise ValueError(f"plan {self.name}: needs active profiles, a sweep or a "
+                             "demand_intensity matrix")
         return self
 
 
@@ -565,20 +608,25 @@ class Method(Frozen):
 
     def _sweep_problems(self, i: int, plan: PhasePlan, names: list[str],
                         known: str) -> list[Problem]:
-        """A sweep steps an IOPS rate, so its profile must be a random (IOPS) profile the
-        sequencer may rate-limit: searched intensity, no trace."""
-        if plan.sweep is None:
-            return []
-        key = (f"plans.{i}.sweep.profile", "profiles")
-        if plan.sweep.profile not in names:
-            return [Problem(key, f"plan {plan.name}: unknown sweep profile "
-                                 f"{plan.sweep.profile!r} {known}")]
-        p = self.profile(plan.sweep.profile)
-        if not p.random or p.derived or p.trace is not None:
-            return [Problem(key, f"plan {plan.name}: sweep profile {p.name} must be a random "
-                                 "(IOPS) profile at intensity 100 without a trace; the sweep "
-                                 "sets its rate step by step")]
-        return []
+        """A sweep steps an IOPS rate and a demand-intensity matrix the outstanding IO, so
+        their profile must be a random (IOPS) profile the steps may load: intensity 100, no
+        trace."""
+        problems = []
+        for section in ("sweep", "demand_intensity"):
+            stepped = getattr(plan, section)
+            if stepped is None:
+                continue
+            key = (f"plans.{i}.{section}.profile", "profiles")
+            if stepped.profile not in names:
+                problems.append(Problem(key, f"plan {plan.name}: unknown {section} profile "
+                                             f"{stepped.profile!r} {known}"))
+                continue
+            p = self.profile(stepped.profile)
+            if not p.random or p.derived or p.trace is not None:
+                problems.append(Problem(key, f"plan {plan.name}: {section} profile {p.name} "
+                                             "must be a random (IOPS) profile at intensity 100 "
+                                             "without a trace; the steps set its load"))
+        return problems
 
     def _share_problems(self) -> list[Problem]:
         """A multi-stream profile's shares must add up to 100 %; the problem lists every
@@ -686,6 +734,9 @@ class Method(Frozen):
         active = sum(s.stabilisation_intervals + s.measurement_intervals for s in plan.active)
         if plan.sweep is not None:  # every step, as if the stop rule never fired
             active += plan.sweep.step_intervals() * len(plan.sweep.units)
+        if plan.demand_intensity is not None:
+            di = plan.demand_intensity
+            active += di.step_intervals() * len(di.cells())
         return (plan.conditioning_intervals + active + plan.ready_idle_intervals
                 + plan.com_check_intervals * declared_coms)
 
@@ -710,6 +761,9 @@ class Method(Frozen):
         if plan.conditioning_intervals:
             names.append("Conditioning")
         sweep = [plan.sweep.phase_name(n) for n in plan.sweep.units] if plan.sweep else []
+        if plan.demand_intensity is not None:
+            di = plan.demand_intensity
+            sweep += [di.phase_name(t, q) for t, q in di.cells()]
         return tuple(names + [s.profile for s in plan.active] + sweep + ["Ready idle"])
 
     def summary(self) -> MethodSummary:

@@ -12,6 +12,7 @@ from reportlab.lib import colors
 from app.reports.plot import DASHED_BLUE, SOLID_BLACK, Chart, Style
 from app.reports.text import pdf_safe
 from app.sequencer.events import HistogramReady
+from app.reports.di_report import DiReport
 from app.reports.sweep_report import SweepTable
 from app.storage.stored import StoredAttempt, StoredPhase, StoredRun
 
@@ -200,6 +201,51 @@ def sweep_charts(table: SweepTable, width: float, height: float) -> list[Drawing
     cost.line(units, [p.mw_per_iops for p in table.points], "mW/IOPS",
               Style(colors.black, 1.0, None, "triangle"))
     return [perf.drawing(), power.drawing(), cost.drawing()]
+
+
+LOOP_STYLES = (Style(colors.black, 1.0, None, "circle"),
+               Style(colors.HexColor("#1f4e9c"), 1.0, (4, 2), "square"),
+               Style(colors.HexColor("#2e7d32"), 1.0, (1, 1.5), "triangle"),
+               Style(colors.HexColor("#c25400"), 1.0, (6, 2, 1, 2), "cross"))
+
+
+def di_curve_chart(report: DiReport, width: float, height: float) -> Drawing:
+    """IOPS against average response time, one line per thread loop (queue depth rising
+    along it), each loop's saturation point marked (method-notes §6)."""
+    chart = Chart(width, height, pdf_safe(f"{report.title}: IOPS v average response time"),
+                  "average response time (ms)", "IOPS", y_min=0.0)
+    for k, (threads, loop) in enumerate(report.loops().items()):
+        chart.line([c.avg_response_ms for c in loop], [c.iops for c in loop],
+                   f"T{threads} (Q{loop[0].queue_depth}-Q{loop[-1].queue_depth})",
+                   LOOP_STYLES[k % len(LOOP_STYLES)])
+        point = report.saturated.get(threads)
+        if point is not None:
+            chart.line([point.avg_response_ms], [point.iops], f"saturation {point.label}",
+                       Style(colors.HexColor("#d03030"), 2.0, None, "square"))
+    return chart.drawing()
+
+
+def di_histogram_charts(report: DiReport, width: float, height: float) -> list[Drawing]:
+    """Per thread loop, each queue depth's response-time histogram on one plot with the
+    response-time ceiling (the seed's "QD Histogram Compare")."""
+    drawings = []
+    for threads, loop in report.loops().items():
+        chart = Chart(width, height, pdf_safe(f"{report.matrix.name} T{threads}: response-time "
+                                              "histograms by queue depth"),
+                      "response time, total latency (ms, log scale)", "IO count (log scale)",
+                      log_x=True, log_y=True)
+        for k, cell in enumerate(loop):
+            hist = report.histograms.get(cell.phase_index) if cell.phase_index is not None \
+                else None
+            if hist is None or not hist.bins:
+                continue
+            ns = np.array(sorted(hist.bins), dtype=float)
+            chart.line(ns / 1e6, [hist.bins[int(b)] for b in ns], f"Q{cell.queue_depth}",
+                       LEVEL_STYLES[k % len(LEVEL_STYLES)] if k < len(LEVEL_STYLES)
+                       else LOOP_STYLES[k % len(LOOP_STYLES)])
+        chart.vline(report.ceiling_ms, f"ceiling {report.ceiling_ms:g} ms", CEILING_STYLE)
+        drawings.append(chart.drawing())
+    return drawings
 
 
 def stability_tolerance(method) -> float | None:

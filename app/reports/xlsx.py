@@ -24,6 +24,8 @@ from app.metrics.formatting import excel_number_format
 from app.records import PhaseKind
 from app.com_verdict import ComState, ComVerdict
 from app.reports.content import VALID, ReportContent
+from app.reports.di_report import CELL_COLUMNS as DI_CELL_COLUMNS
+from app.reports.di_report import SWEET_COLUMNS as DI_SWEET_COLUMNS, di_report
 from app.reports.sweep_report import COLUMNS as SWEEP_COLUMNS, sweep_table
 from app.reports.xlsx_rows import ColumnSheet
 
@@ -380,6 +382,36 @@ def _sweep_sheet(w: _Writer, c: ReportContent) -> None:
         sheet.insert_chart(3 + 15 * k, note, chart)
 
 
+def _di_sheet(w: _Writer, c: ReportContent) -> None:
+    """The demand-intensity cells, sweet spots (method-notes §6) and the IOPS v response
+    time chart, one series per thread loop."""
+    report = di_report(c.run)
+    if report is None:
+        return
+    cells = report.cell_rows()
+    sheet = w.table("Demand intensity", DI_CELL_COLUMNS, cells)
+    sheet.set_column(0, len(DI_CELL_COLUMNS) + len(DI_SWEET_COLUMNS) + 1, 14)
+    first = len(DI_CELL_COLUMNS) + 1
+    for col, name in enumerate(DI_SWEET_COLUMNS):
+        sheet.write_string(0, first + col, name, w.header)
+    for row, values in enumerate(report.sweet_rows(), 1):
+        for col, value in enumerate(values):
+            if value is not None:
+                sheet.write(row, first + col, value)
+    chart = w.book.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
+    row = 1
+    for threads, loop in report.loops().items():
+        chart.add_series({"name": f"T{threads}",
+                          "categories": ["Demand intensity", row, 4, row + len(loop) - 1, 4],
+                          "values": ["Demand intensity", row, 3, row + len(loop) - 1, 3]})
+        row += len(loop)
+    chart.set_title({"name": f"{report.matrix.name}: IOPS v average response time"})
+    chart.set_x_axis({"name": "average response time (ms)"})
+    chart.set_y_axis({"name": "IOPS"})
+    chart.set_size({"width": 620, "height": 300})
+    sheet.insert_chart(len(report.matrix.ceilings_ms) + 3, first, chart)
+
+
 def _events_sheet(w: _Writer, c: ReportContent) -> None:
     sheet = w.table("Events", EVENT_COLUMNS, ([e.t, e.level, e.phase_index, e.message]
                                               for e in c.events))
@@ -486,6 +518,7 @@ def build_xlsx(content: ReportContent, path: Path) -> Path:
     _histograms_sheet(w, content)
     _search_sheet(w, content)
     _sweep_sheet(w, content)
+    _di_sheet(w, content)
     _events_sheet(w, content)
     _audit_sheet(w, content)
     _signoff_sheet(w, content)

@@ -2,7 +2,7 @@
 
 Order (method-notes §2): pre-fill → intensity search (first pass) → ranging pass when the
 method asks for a dedicated one (method-notes §3) → conditioning → active profiles in the
-method's order → sweep steps (method-notes §6) → ready idle → one COM check per declared COM. The search runs
+method's order → sweep steps, then demand-intensity cells (method-notes §6) → ready idle → one COM check per declared COM. The search runs
 after pre-fill so it probes a filled SUT, and before conditioning because conditioning runs MW1
 at the intensity the search found.
 """
@@ -48,6 +48,11 @@ def build_phases(method: Method, config: RunConfig) -> tuple[PhaseInfo, ...]:
             add(PhaseKind.SWEEP, sweep.phase_name(units), sweep.profile,
                 sweep.step_intervals() * L, sweep.stabilisation_intervals,
                 sweep.measurement_intervals)
+    if plan.demand_intensity is not None:  # the PTS matrix runs whole (§6)
+        di = plan.demand_intensity
+        for threads, qd in di.cells():
+            add(PhaseKind.SWEEP, di.phase_name(threads, qd), di.profile,
+                di.step_intervals() * L, di.stabilisation_intervals, di.measurement_intervals)
     add(PhaseKind.READY_IDLE, "Ready idle", None, plan.ready_idle_intervals * L,
         0, plan.ready_idle_intervals)
     for com in config.sut.coms_declared:

@@ -585,6 +585,7 @@ class Sequencer:
             self._publish_histogram(phase, recorder)
         elif phase.kind is PhaseKind.SWEEP:
             metric = recorder.active_result(self._sweep.metric_name(phase), "IOPS/W")
+            self._publish_histogram(phase, recorder)  # the DI histogram compare (§6)
         elif phase.kind is PhaseKind.READY_IDLE:
             metric = recorder.ready_idle_result(self.config.sut.raw_capacity_bytes)
         elif phase.kind is PhaseKind.COM_CHECK and phase.profile:

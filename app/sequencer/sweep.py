@@ -1,11 +1,12 @@
-"""The steps of a plan's stepped-intensity sweep as the sequencer runs them (method-notes §6).
+"""The steps of a plan's sweeps as the sequencer runs them (method-notes §6).
 
-Every step is planned as its own phase (``app.sequencer.plan``), so it is stored, shown and
-reported like any measured phase. This module gives a step its workload — ``unit_iops`` × n
-IOPS split by the profile's mix (jobs and load hosts split it further, ``drivers.fio.jobs``),
-at the seed's queue depth — and, after each step's metric, applies the stop rule
-(``app.metrics.sweep.stop_reason``); the steps after the stop are recorded SKIPPED with the
-reason, never run.
+Every step is planned as its own ``sweep`` phase (``app.sequencer.plan``), so it is stored,
+shown and reported like any measured phase. This module gives a step its workload and metric
+name. A BSU sweep step runs ``unit_iops`` × n IOPS split by the profile's mix (jobs and load
+hosts split it further, ``drivers.fio.jobs``) at the seed's queue depth, and after each
+step's metric the stop rule applies (``app.metrics.sweep.stop_reason``): the steps after the
+stop are recorded SKIPPED with the reason, never run. A demand-intensity cell runs the
+profile unthrottled at its thread count × queue depth; the matrix runs whole.
 """
 
 from __future__ import annotations
@@ -23,8 +24,11 @@ class SweepSteps:
                  drives: int) -> None:
         self.method = method
         self.sweep = plan.sweep
-        steps = [p for p in phases if p.kind is PhaseKind.SWEEP]
-        self._units = dict(zip((p.index for p in steps), self.sweep.units)) if self.sweep else {}
+        self.matrix = plan.demand_intensity
+        steps = [p.index for p in phases if p.kind is PhaseKind.SWEEP]
+        units = list(self.sweep.units) if self.sweep else []
+        self._units = dict(zip(steps, units))
+        self._cells = dict(zip(steps[len(units):], self.matrix.cells() if self.matrix else ()))
         self._drives = drives
         self.points: list[SweepPoint] = []
         #: why the sweep ended early (None while it goes on)
@@ -34,18 +38,27 @@ class SweepSteps:
         return self._units[phase.index]
 
     def metric_name(self, phase: PhaseInfo) -> str:
+        if phase.index in self._cells:
+            assert self.matrix is not None
+            return self.matrix.metric(*self._cells[phase.index])
         assert self.sweep is not None
         return self.sweep.metric(self.units(phase))
 
     def skip_reason(self, phase: PhaseInfo) -> str | None:
         """Why ``phase`` (a step after the stop) is not run."""
-        if phase.kind is not PhaseKind.SWEEP or self.stopped is None:
+        if phase.index not in self._units or self.stopped is None:
             return None
         return f"sweep stopped before {phase.name}: {self.stopped}"
 
     def workload(self, phase: PhaseInfo, duration_s: float) -> WorkloadProfile:
         """The step's profile at ``unit_iops`` × n IOPS, per direction by the profile's mix
-        (fio needs ``rate_iops=R,W`` to keep a mix, method-notes §9)."""
+        (fio needs ``rate_iops=R,W`` to keep a mix, method-notes §9); a demand-intensity cell
+        at its threads × queue depth, no rate."""
+        if phase.index in self._cells:
+            assert self.matrix is not None
+            threads, qd = self._cells[phase.index]
+            return self.method.profile(self.matrix.profile).to_workload(
+                queue_depth=qd, jobs=threads, duration_s=duration_s, kind="sweep")
         assert self.sweep is not None
         units, profile = self.units(phase), self.method.profile(self.sweep.profile)
         total = self.sweep.rate_iops(units)
@@ -55,7 +68,10 @@ class SweepSteps:
                                    kind="sweep")
 
     def record(self, phase: PhaseInfo, metric: MetricResult) -> str | None:
-        """Add the step's figures; returns the stop reason when this step ends the sweep."""
+        """Add the step's figures; returns the stop reason when this step ends the sweep
+        (never for a demand-intensity cell: the matrix runs whole)."""
+        if phase.index in self._cells:
+            return None
         assert self.sweep is not None
         units = self.units(phase)
         self.points.append(sweep_point(units, self.sweep.rate_iops(units), metric,
