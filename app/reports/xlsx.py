@@ -363,12 +363,16 @@ def _sweep_sheet(w: _Writer, c: ReportContent) -> None:
     table = sweep_table(c.run)
     if table is None:
         return
-    sheet = w.table("Sweep", SWEEP_COLUMNS, table.rows())
+    steps, notes = table.rows(), [table.title, f"Ended: {table.ended}"]
+    blank = [None] * len(SWEEP_COLUMNS)
+    # the sheet is written row by row, once: the steps, a gap, then the notes beside them
+    rows = [(steps[i] if i < len(steps) else blank) + [None] + ([notes[i]] if i < len(notes)
+                                                                else [])
+            for i in range(max(len(steps), len(notes)))]
+    sheet = w.table("Sweep", [*SWEEP_COLUMNS, None, "sweep"], rows)
     sheet.set_column(0, len(SWEEP_COLUMNS), 14)
     last = len(table.points)
     note = len(SWEEP_COLUMNS) + 1
-    sheet.write_string(0, note, table.title, w.bold)
-    sheet.write_string(1, note, f"Ended: {table.ended}")
     for k, (title, columns) in enumerate((("IOPS and avg response time", (2, 3)),
                                           ("Average power and W per drive", (4, 7)),
                                           ("mW/IOPS", (6,)))):
@@ -388,16 +392,15 @@ def _di_sheet(w: _Writer, c: ReportContent) -> None:
     report = di_report(c.run)
     if report is None:
         return
-    cells = report.cell_rows()
-    sheet = w.table("Demand intensity", DI_CELL_COLUMNS, cells)
+    cells, sweet = report.cell_rows(), report.sweet_rows()
+    blank = [None] * len(DI_CELL_COLUMNS)
+    # side by side (the sheet is written row by row, once): cells, a gap, the sweet spots
+    rows = [(cells[i] if i < len(cells) else blank) + [None] + (sweet[i] if i < len(sweet)
+                                                                else [])
+            for i in range(max(len(cells), len(sweet)))]
+    sheet = w.table("Demand intensity", [*DI_CELL_COLUMNS, None, *DI_SWEET_COLUMNS], rows)
     sheet.set_column(0, len(DI_CELL_COLUMNS) + len(DI_SWEET_COLUMNS) + 1, 14)
     first = len(DI_CELL_COLUMNS) + 1
-    for col, name in enumerate(DI_SWEET_COLUMNS):
-        sheet.write_string(0, first + col, name, w.header)
-    for row, values in enumerate(report.sweet_rows(), 1):
-        for col, value in enumerate(values):
-            if value is not None:
-                sheet.write(row, first + col, value)
     chart = w.book.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
     row = 1
     for threads, loop in report.loops().items():

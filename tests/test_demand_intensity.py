@@ -1,0 +1,78 @@
+"""The PTS demand-intensity matrix (issue 18 §3, docs/method-notes.md §6): thread × queue
+depth cells on the sweep mechanism, the saturation and sweet-spot rules, and the matrix end to
+end on the simulated lab — stored cells with histograms, the PDF section and the xlsx sheet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import openpyxl
+import pytest
+from pypdf import PdfReader
+
+from app.method.loader import load_method
+from app.method.model import DemandIntensity
+from app.metrics.demand_intensity import DiPoint, saturation, sweet_spot
+from app.records import PhaseKind, PhaseStatus, RunConfig, RunStatus, SutDescription
+from app.reports.di_report import di_report
+from app.reports.export import export_run
+from app.sequencer.plan import build_phases
+from tests.test_reports_runs import record_run
+
+
+def _cell(t: int, q: int, iops: float, ms: float) -> DiPoint:
+    return DiPoint(t, q, iops, ms, 700.0, iops / 700, True, None)
+
+
+def test_saturation_is_the_first_depth_whose_next_depth_gains_under_the_threshold() -> None:
+    loop = [_cell(8, 1, 1000, 1), _cell(8, 2, 1900, 1.1), _cell(8, 4, 2050, 2),
+            _cell(8, 8, 2100, 4)]
+    assert saturation(loop, 10).label == "T8Q2"  # 1900 → 2050 is +7.9 %
+    assert saturation(loop[:2], 10) is None  # still rising at its last depth
+
+
+def test_sweet_spot_is_the_highest_iops_within_each_ceiling() -> None:
+    cells = [_cell(2, 1, 1000, 0.8), _cell(2, 2, 1800, 1.5), _cell(4, 8, 2500, 9)]
+    assert sweet_spot(cells, 1.0).label == "T2Q1"
+    assert sweet_spot(cells, 2.0).label == "T2Q2"
+    assert sweet_spot(cells, 10.0).label == "T4Q8"
+    assert sweet_spot(cells, 0.5) is None
+
+
+def test_the_matrix_plans_one_sweep_phase_per_cell_thread_loop_by_loop() -> None:
+    method = load_method("pts-di-demo")
+    matrix = method.plans[0].demand_intensity
+    assert matrix is not None and matrix.threads == (2, 4, 8, 16)
+    assert matrix.queue_depths == (1, 2, 4, 8, 16, 32)
+    config = RunConfig(method="pts-di-demo", taxonomy="online-3", lab="sim", station="s",
+                       operator="o", sut=SutDescription())
+    steps = [p for p in build_phases(method, config) if p.kind is PhaseKind.SWEEP]
+    assert [p.name for p in steps[:3]] == ["DI T2 Q1", "DI T2 Q2", "DI T2 Q4"]
+    assert len(steps) == 24 and steps[-1].name == "DI T16 Q32"
+    with pytest.raises(ValueError, match="rise strictly"):
+        DemandIntensity(profile="MW1", queue_depths=(4, 2))
+
+
+def test_sim_matrix_runs_whole_stores_cells_and_histograms_and_reports_them(
+        tmp_path: Path) -> None:
+    recorded = record_run(tmp_path / "d.db", method="pts-di-demo", coms=())
+    assert recorded.status is RunStatus.COMPLETED
+    run = recorded.database.load_run(recorded.run_id)
+    cells = [p for p in run.phases if p.info.kind is PhaseKind.SWEEP]
+    assert len(cells) == 24 and all(p.status is PhaseStatus.COMPLETED for p in cells)
+    report = di_report(run)
+    assert report is not None and len(report.cells) == 24
+    assert set(report.histograms) == {p.info.index for p in cells}  # one per cell
+    t2 = report.loops()[2]
+    assert all(b.iops > a.iops for a, b in zip(t2, t2[1:]))  # more OIO, more IOPS at T2
+    assert report.saturated[16] is not None  # the simulated SUT saturates at T16
+    paths = export_run(recorded.database, recorded.run_id, tmp_path)
+    pdf = " ".join(" ".join(page.extract_text() for page in PdfReader(paths["pdf"]).pages)
+                   .split())
+    assert "DI demand-intensity matrix (MW1)" in pdf and "Sweet spots" in pdf
+    assert f"T16: {report.saturated[16].label}" in pdf
+    assert "T8: response-time histograms by queue depth" in pdf
+    sheet = openpyxl.load_workbook(paths["xlsx"])["Demand intensity"]
+    rows = [r for r in sheet.iter_rows(min_row=2, values_only=True) if r[0] is not None]
+    assert [(r[0], r[1]) for r in rows] == [(c.threads, c.queue_depth) for c in report.cells]
+    assert [r[10] for r in rows[:5]] == [row[1] for row in report.sweet_rows()]  # sweet spots
