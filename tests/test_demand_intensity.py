@@ -4,12 +4,15 @@ end on the simulated lab — stored cells with histograms, the PDF section and t
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
 import openpyxl
 import pytest
 from pypdf import PdfReader
 
+from app.cli.main import main
 from app.method.loader import load_method
 from app.method.model import DemandIntensity
 from app.metrics.demand_intensity import DiPoint, saturation, sweet_spot
@@ -17,6 +20,7 @@ from app.records import PhaseKind, PhaseStatus, RunConfig, RunStatus, SutDescrip
 from app.reports.di_report import di_report
 from app.reports.export import export_run
 from app.sequencer.plan import build_phases
+from app.storage.db import open_database
 from tests.test_reports_runs import record_run
 
 
@@ -76,3 +80,48 @@ def test_sim_matrix_runs_whole_stores_cells_and_histograms_and_reports_them(
     rows = [r for r in sheet.iter_rows(min_row=2, values_only=True) if r[0] is not None]
     assert [(r[0], r[1]) for r in rows] == [(c.threads, c.queue_depth) for c in report.cells]
     assert [r[10] for r in rows[:5]] == [row[1] for row in report.sweet_rows()]  # sweet spots
+
+
+@pytest.mark.fio
+@pytest.mark.slow  # about 25 s: four cells of one-second intervals on real fio
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
+def test_real_fio_matrix_stores_every_cell_with_its_jobs_and_depth(tmp_path: Path,
+                                                                  capsys) -> None:
+    shipped = Path(__file__).parents[1] / "resources" / "methods"
+    variant = tmp_path / "di-short.toml"
+    variant.write_text(f'''base = "{shipped / 'pts-di-demo.toml'}"
+name = "di-short"
+version = "test"
+title = "PTS demand intensity, shortest"
+compliant = false
+variant_of = "emerald-block-v3"
+
+[[plans]]
+name = "online"
+categories = ["online", "near-online"]
+prefill = false
+ready_idle_intervals = 1
+com_check_intervals = 1
+
+[plans.demand_intensity]
+profile = "MW1"
+threads = [1, 2]
+queue_depths = [1, 4]
+stabilisation_intervals = 1
+measurement_intervals = 2
+''', encoding="utf-8")
+    db = f"sqlite:///{tmp_path / 'fio.db'}"
+    code = main(["run", "--lab", "local-fio", "--capacity-gb", "0.064", "--supply",
+                 "1P-200-240", "--ashrae-class", "A2", "--target", str(tmp_path / "s.dat"),
+                 "--target-size", "64M", "--method", str(variant), "--db", db, "--json",
+                 "--quiet"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["status"] == "COMPLETED", out
+    run = open_database(db).load_run(out["run_id"])
+    report = di_report(run)
+    assert report is not None and [c.label for c in report.cells] == [
+        "T1Q1", "T1Q4", "T2Q1", "T2Q4"]
+    assert all(c.iops > 0 and c.avg_response_ms > 0 for c in report.cells)
+    assert len(report.histograms) == 4
+    jobs = "\n".join(run.job_files.values())
+    assert "numjobs=2" in jobs and "iodepth=4" in jobs

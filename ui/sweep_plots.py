@@ -1,4 +1,5 @@
-"""Live plots of a stepped-intensity sweep against its unit count (method-notes §6).
+"""Live plots of a plan's sweeps (method-notes §6): the BSU sweep against its unit count and
+the demand-intensity curve.
 
 The seed plots IOPS, response time, watts, mW/IOPS and W per drive against the BSU count;
 the run view shows the same five, one point added as each step's stored metric is published
@@ -8,12 +9,13 @@ stop rule ends the sweep. Hidden for a plan without a sweep.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import pyqtgraph as pg
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from app.method.model import Method, Sweep
+from app.method.model import DemandIntensity, Method, Sweep
 from app.metrics.sweep import SweepPoint, sweep_point
 from app.sequencer import events as ev
 from ui.theme import PlotColours, plot_colours
@@ -100,3 +102,59 @@ class SweepPlots(QWidget):
         for curve, (_title, figure, _unit) in zip(self._curves, FIGURES):
             curve.setData(x, [figure(p) for p in self.points])
         self._asked.setData(x, [p.asked_iops for p in self.points])
+
+
+class DemandIntensityPlot(QWidget):
+    """The PTS demand-intensity curve live: IOPS against average response time, one line
+    per thread loop, a point added as each cell's stored metric is published (method-notes
+    §6). Hidden for a plan without a matrix."""
+
+    def __init__(self, parent: QWidget | None = None, colours: PlotColours | None = None
+                 ) -> None:
+        super().__init__(parent)
+        self.colours = colours or plot_colours()
+        self.matrix: DemandIntensity | None = None
+        self.cells: dict[int, list[tuple[int, float, float]]] = {}  # threads → (q, ms, IOPS)
+        self.plot = pg.PlotWidget(title="Demand intensity: IOPS v average response time")
+        self.plot.setLabel("bottom", "average response time (ms)")
+        self.plot.setLabel("left", "IOPS")
+        self.plot.addLegend(offset=(10, 10))
+        self.plot.setMinimumHeight(240)
+        self._curves: dict[int, pg.PlotDataItem] = {}
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot)
+        self.setVisible(False)
+
+    def start_run(self, started: ev.RunStarted, method: Method | None) -> None:
+        self.cells = {}
+        for curve in self._curves.values():
+            self.plot.removeItem(curve)
+        self._curves = {}
+        self.matrix = None
+        if method is not None:
+            try:
+                self.matrix = method.plan_for(started.config.category).demand_intensity
+            except KeyError:
+                self.matrix = None
+        self.setVisible(self.matrix is not None)
+
+    def ingest(self, batch: Iterable[ev.RunEvent]) -> None:
+        if self.matrix is None:
+            return
+        pattern = re.compile(rf"^{re.escape(self.matrix.name)}_T(\d+)_Q(\d+)$")
+        for event in batch:
+            if isinstance(event, ev.MetricComputed) and (m := pattern.match(event.metric.name)):
+                threads = int(m.group(1))
+                self.cells.setdefault(threads, []).append(
+                    (int(m.group(2)), event.metric.avg_response_ms, event.metric.ops_rate))
+                self._draw(threads)
+
+    def _draw(self, threads: int) -> None:
+        if threads not in self._curves:
+            colour = pg.intColor(len(self._curves), hues=5)
+            self._curves[threads] = self.plot.plot([], [], pen=pg.mkPen(colour, width=2),
+                                                   symbol="o", symbolSize=6,
+                                                   symbolBrush=colour, name=f"T{threads}")
+        points = self.cells[threads]
+        self._curves[threads].setData([p[1] for p in points], [p[2] for p in points])
