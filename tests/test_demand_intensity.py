@@ -20,6 +20,7 @@ from app.records import PhaseKind, PhaseStatus, RunConfig, RunStatus, SutDescrip
 from app.reports.di_report import di_report
 from app.reports.export import export_run
 from app.sequencer.plan import build_phases
+from app.sequencer.sweep import SweepSteps
 from app.storage.db import open_database
 from tests.test_reports_runs import record_run
 
@@ -52,9 +53,12 @@ def test_the_matrix_plans_one_sweep_phase_per_cell_thread_loop_by_loop() -> None
                        operator="o", sut=SutDescription())
     steps = [p for p in build_phases(method, config) if p.kind is PhaseKind.SWEEP]
     assert [p.name for p in steps[:3]] == ["DI T2 Q1", "DI T2 Q2", "DI T2 Q4"]
+    assert steps[0].index == 1  # after the workload preconditioning
     assert len(steps) == 24 and steps[-1].name == "DI T16 Q32"
     with pytest.raises(ValueError, match="rise strictly"):
         DemandIntensity(profile="MW1", queue_depths=(4, 2))
+    with pytest.raises(ValueError, match="fewer than one steady_state_window"):
+        DemandIntensity(profile="MW1", steady_state_rounds=3)
 
 
 def test_sim_matrix_runs_whole_stores_cells_and_histograms_and_reports_them(
@@ -64,6 +68,11 @@ def test_sim_matrix_runs_whole_stores_cells_and_histograms_and_reports_them(
     run = recorded.database.load_run(recorded.run_id)
     cells = [p for p in run.phases if p.info.kind is PhaseKind.SWEEP]
     assert len(cells) == 24 and all(p.status is PhaseStatus.COMPLETED for p in cells)
+    precondition = run.phases[0]  # T4Q8 rounds until the PTS steady state, then the cells
+    assert precondition.info.name == "PTS steady state"
+    rounds = run.attempt_intervals(precondition.info.index)
+    assert 5 <= len(rounds) < 25  # ended at steady state, not at its 25-round cap
+    assert any(e.message.startswith("PTS steady state: reached after") for e in run.events)
     report = di_report(run)
     assert report is not None and len(report.cells) == 24
     assert set(report.histograms) == {p.info.index for p in cells}  # one per cell
@@ -76,6 +85,8 @@ def test_sim_matrix_runs_whole_stores_cells_and_histograms_and_reports_them(
     assert "DI demand-intensity matrix (MW1)" in pdf and "Sweet spots" in pdf
     assert f"T16: {report.saturated[16].label}" in pdf
     assert "T8: response-time histograms by queue depth" in pdf
+    assert report.steady is not None and report.steady.steady
+    assert "Workload preconditioning: steady state reached at round" in pdf
     sheet = openpyxl.load_workbook(paths["xlsx"])["Demand intensity"]
     rows = [r for r in sheet.iter_rows(min_row=2, values_only=True) if r[0] is not None]
     assert [(r[0], r[1]) for r in rows] == [(c.threads, c.queue_depth) for c in report.cells]
@@ -125,3 +136,17 @@ measurement_intervals = 2
     assert len(report.histograms) == 4
     jobs = "\n".join(run.job_files.values())
     assert "numjobs=2" in jobs and "iodepth=4" in jobs
+
+
+def test_preconditioning_goes_on_until_a_window_is_steady_and_cells_never_end_early() -> None:
+    method = load_method("pts-di-demo")
+    config = RunConfig(method="pts-di-demo", taxonomy="online-3", lab="sim", station="s",
+                       operator="o", sut=SutDescription())
+    phases = build_phases(method, config)
+    steps = SweepSteps(method, method.plans[0], phases, 50)
+    pre, cell = phases[0], phases[1]
+    assert steps.settled(pre, [1000, 2000, 1000, 2000, 1000]) is None  # range 67 %
+    settled = steps.settled(pre, [1000, 2000, 1000, 2000, 1000, 1500, 1500, 1510, 1490, 1500])
+    assert settled is not None and settled.startswith("reached after 10 rounds")
+    assert steps.settled(cell, [1000.0] * 5) is None
+    assert steps.workload(pre, 10).jobs == 4 and steps.workload(pre, 10).queue_depth == 8

@@ -13,10 +13,13 @@ import re
 from collections.abc import Iterable
 
 import pyqtgraph as pg
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from app.method.model import DemandIntensity, Method, Sweep
+from app.method.model import STEADY_STATE_PHASE, DemandIntensity, Method, Sweep
+from app.metrics.errors import MetricsError
+from app.metrics.steady_state import steady_state
 from app.metrics.sweep import SweepPoint, sweep_point
+from app.records import PhaseKind
 from app.sequencer import events as ev
 from ui.theme import PlotColours, plot_colours
 
@@ -107,7 +110,8 @@ class SweepPlots(QWidget):
 class DemandIntensityPlot(QWidget):
     """The PTS demand-intensity curve live: IOPS against average response time, one line
     per thread loop, a point added as each cell's stored metric is published (method-notes
-    §6). Hidden for a plan without a matrix."""
+    §6); beside it the workload preconditioning's rounds with the PTS steady-state window
+    (§5) as each round's interval closes. Hidden for a plan without a matrix."""
 
     def __init__(self, parent: QWidget | None = None, colours: PlotColours | None = None
                  ) -> None:
@@ -121,9 +125,23 @@ class DemandIntensityPlot(QWidget):
         self.plot.addLegend(offset=(10, 10))
         self.plot.setMinimumHeight(240)
         self._curves: dict[int, pg.PlotDataItem] = {}
+        self.steady = pg.PlotWidget(title="PTS steady state")
+        self.steady.setLabel("bottom", "round")
+        self.steady.setLabel("left", "IOPS")
+        self.rounds: list[float] = []
+        self._steady_phase: int | None = None
+        self._round_curve = self.steady.plot([], [], pen=pg.mkPen(self.colours.iops, width=2),
+                                             symbol="o", symbolSize=6,
+                                             symbolBrush=self.colours.iops)
+        self._window = [self.steady.plot([], [], pen=pg.mkPen(self.colours.wma, width=1.5,
+                                                               style=pg.QtCore.Qt.DashLine))
+                        for _ in range(3)]  # window average and its ± half-range limits
+        row = QHBoxLayout()
+        row.addWidget(self.plot, 3)
+        row.addWidget(self.steady, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot)
+        layout.addLayout(row)
         self.setVisible(False)
 
     def start_run(self, started: ev.RunStarted, method: Method | None) -> None:
@@ -132,11 +150,17 @@ class DemandIntensityPlot(QWidget):
             self.plot.removeItem(curve)
         self._curves = {}
         self.matrix = None
+        self.rounds = []
         if method is not None:
             try:
                 self.matrix = method.plan_for(started.config.category).demand_intensity
             except KeyError:
                 self.matrix = None
+        self._steady_phase = next((p.index for p in started.phases
+                                   if p.kind is PhaseKind.CONDITIONING
+                                   and p.name == STEADY_STATE_PHASE), None)
+        self.steady.setVisible(self._steady_phase is not None)
+        self._draw_rounds()
         self.setVisible(self.matrix is not None)
 
     def ingest(self, batch: Iterable[ev.RunEvent]) -> None:
@@ -144,6 +168,10 @@ class DemandIntensityPlot(QWidget):
             return
         pattern = re.compile(rf"^{re.escape(self.matrix.name)}_T(\d+)_Q(\d+)$")
         for event in batch:
+            if (isinstance(event, ev.IntervalClosed)
+                    and event.interval.phase_index == self._steady_phase):
+                self.rounds.append(event.interval.ops_rate)
+                self._draw_rounds()
             if isinstance(event, ev.MetricComputed) and (m := pattern.match(event.metric.name)):
                 threads = int(m.group(1))
                 self.cells.setdefault(threads, []).append(
@@ -158,3 +186,30 @@ class DemandIntensityPlot(QWidget):
                                                    symbolBrush=colour, name=f"T{threads}")
         points = self.cells[threads]
         self._curves[threads].setData([p[1] for p in points], [p[2] for p in points])
+
+    def _draw_rounds(self) -> None:
+        """The rounds and, once a window is full, its average ± half the allowed range, with
+        the PTS verdict in the title."""
+        x = list(range(1, len(self.rounds) + 1))
+        self._round_curve.setData(x, self.rounds)
+        m = self.matrix
+        for line in self._window:
+            line.setData([], [])
+        if m is None or len(self.rounds) < m.steady_state_window:
+            self.steady.setTitle("PTS steady state")
+            return
+        window = self.rounds[-m.steady_state_window:]
+        try:
+            verdict = steady_state(window, m.steady_state_window, m.steady_state_range_pct,
+                                   m.steady_state_slope_pct, m.steady_state_window)
+        except MetricsError as exc:
+            self.steady.setTitle(f"PTS steady state: {exc}")
+            return
+        average = verdict.window_average
+        half = m.steady_state_range_pct / 200 * average
+        xs = x[-m.steady_state_window:]
+        for line, y in zip(self._window, (average, average + half, average - half)):
+            line.setData(xs, [y] * len(xs))
+        self.steady.setTitle(f"PTS steady state: {'reached' if verdict.steady else 'not yet'}"
+                             f" (range {verdict.range_pct:.1f} %, slope "
+                             f"{verdict.slope_excursion_pct:.1f} %)")

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from app.method.fields import (MAX_PLAN_S, BlockKiB, Celsius, Count, Flag, IntervalSeconds, Jobs,
                                JobName, Milliseconds, Name, NonEmpty, Number, OpenPercent, Percent,
-                               Period, Positive, PositiveCount, QueueDepth, RangePercent,
+                               Period, Positive, PositiveCount, QueueDepth, RangePercent, Rounds,
                                StallSeconds, WmaPoints)
 from app.method.summary import MethodSummary, PlanSummary
 from drivers.fio.engine import DEFAULT_STALL_S
@@ -81,6 +81,9 @@ class Stream(Frozen):
         return (self.name, self.offset_pct, self.size_pct, self.share_pct, self.read_pct,
                 self.pattern == "random", int(self.block_size_kib * KIB))
 
+
+#: the demand-intensity matrix's workload preconditioning phase (method-notes §5, §6)
+STEADY_STATE_PHASE = "PTS steady state"
 
 #: how far a multi-stream profile's shares may miss 100 % (rounding in a hand-written file)
 SHARE_TOLERANCE_PCT = 0.01
@@ -239,6 +242,22 @@ class DemandIntensity(Frozen):
     saturation_gain_pct: OpenPercent = 10.0
     #: the sweet-spot table: the highest IOPS whose average response time is within each
     ceilings_ms: NonEmpty[Milliseconds] = (1.0, 2.0, 5.0, 10.0, 30.0)
+    #: workload-dependent preconditioning before the cells (the seed's "Run Workload
+    #: Dependent PC – RND 8KiB RW65; T4Q8" to steady state): one round per interval at these
+    #: threads × depth until the PTS steady state (method-notes §5) or this many rounds; 0 = none
+    steady_state_rounds: Count = 0
+    steady_state_threads: Jobs = 4
+    steady_state_queue_depth: QueueDepth = 8
+    steady_state_window: Rounds = 5
+    steady_state_range_pct: OpenPercent = 20.0
+    steady_state_slope_pct: OpenPercent = 10.0
+
+    @model_validator(mode="after")
+    def _window_fits(self) -> "DemandIntensity":
+        if 0 < self.steady_state_rounds < self.steady_state_window:
+            raise ValueError(f"steady_state_rounds {self.steady_state_rounds} is fewer than "
+                             f"one steady_state_window ({self.steady_state_window} rounds)")
+        return self
 
     @field_validator("threads", "queue_depths")
     @classmethod
@@ -736,7 +755,7 @@ class Method(Frozen):
             active += plan.sweep.step_intervals() * len(plan.sweep.units)
         if plan.demand_intensity is not None:
             di = plan.demand_intensity
-            active += di.step_intervals() * len(di.cells())
+            active += di.step_intervals() * len(di.cells()) + di.steady_state_rounds
         return (plan.conditioning_intervals + active + plan.ready_idle_intervals
                 + plan.com_check_intervals * declared_coms)
 
@@ -763,6 +782,7 @@ class Method(Frozen):
         sweep = [plan.sweep.phase_name(n) for n in plan.sweep.units] if plan.sweep else []
         if plan.demand_intensity is not None:
             di = plan.demand_intensity
+            sweep += [STEADY_STATE_PHASE] if di.steady_state_rounds else []
             sweep += [di.phase_name(t, q) for t, q in di.cells()]
         return tuple(names + [s.profile for s in plan.active] + sweep + ["Ready idle"])
 

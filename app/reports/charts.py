@@ -225,6 +225,29 @@ def di_curve_chart(report: DiReport, width: float, height: float) -> Drawing:
     return chart.drawing()
 
 
+def steady_state_chart(report: DiReport, width: float, height: float) -> Drawing | None:
+    """The preconditioning rounds' IOPS with the judged window's average and its ± half-range
+    limits (method-notes §5)."""
+    if not report.rounds:
+        return None
+    m = report.matrix
+    rounds = np.arange(1, len(report.rounds) + 1, dtype=float)
+    chart = Chart(width, height, pdf_safe(f"{m.name}: workload preconditioning to PTS steady "
+                                          "state"), "round", "IOPS", y_min=0.0)
+    chart.line(rounds, report.rounds, "IOPS per round", Style(colors.black, 1.0, None, "circle"))
+    v = report.steady
+    if v is not None:
+        last = (v.round_index + 1) if v.steady else len(report.rounds)
+        window = rounds[last - m.steady_state_window:last]
+        half = m.steady_state_range_pct / 200 * v.window_average
+        for y, label, style in ((v.window_average, "window average", DASHED_BLUE),
+                                (v.window_average + half, f"±{m.steady_state_range_pct / 2:g} %",
+                                 WINDOW_STYLE),
+                                (v.window_average - half, "", WINDOW_STYLE)):
+            chart.line(window, [y] * len(window), label, style)
+    return chart.drawing()
+
+
 def di_histogram_charts(report: DiReport, width: float, height: float) -> list[Drawing]:
     """Per thread loop, each queue depth's response-time histogram on one plot with the
     response-time ceiling (the seed's "QD Histogram Compare")."""

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.method.model import DemandIntensity
+from app.method.model import STEADY_STATE_PHASE, DemandIntensity
 from app.metrics.demand_intensity import DiPoint, loops, saturation, stored_cells, sweet_spot
+from app.metrics.errors import MetricsError
+from app.metrics.steady_state import SteadyStateVerdict, steady_state
+from app.records import PhaseKind
 from app.sequencer.events import HistogramReady
 from app.storage.stored import StoredRun
 
@@ -25,6 +28,9 @@ class DiReport:
     saturated: dict[int, DiPoint | None]  # thread count → its loop's saturation point
     histograms: dict[int, HistogramReady]  # phase index → the cell's histogram
     ceiling_ms: float  # the method's histogram ceiling
+    #: the workload preconditioning's rounds (IOPS per interval) and their PTS verdict
+    rounds: tuple[float, ...] = ()
+    steady: SteadyStateVerdict | None = None
 
     @property
     def title(self) -> str:
@@ -45,6 +51,21 @@ class DiReport:
             rows.append([ceiling, best.label if best else "none within the ceiling",
                          best.iops if best else None, best.avg_response_ms if best else None])
         return rows
+
+    def steady_text(self) -> str:
+        """The preconditioning's outcome in words (method-notes §5)."""
+        m, v = self.matrix, self.steady
+        if not m.steady_state_rounds:
+            return "no workload preconditioning in this plan"
+        if v is None:
+            return f"preconditioning ran {len(self.rounds)} rounds, too few to judge"
+        if not v.steady:
+            return f"steady state NOT reached: {v.reason}"
+        return (f"steady state reached at round {v.round_index + 1} of at most "
+                f"{m.steady_state_rounds} (T{m.steady_state_threads}Q"
+                f"{m.steady_state_queue_depth}): window average {v.window_average:.0f} IOPS, "
+                f"range {v.range_pct:.1f} % (≤ {m.steady_state_range_pct:g} %), slope "
+                f"{v.slope_excursion_pct:.1f} % (≤ {m.steady_state_slope_pct:g} %)")
 
     def saturation_text(self) -> str:
         return "; ".join(f"T{t}: {p.label}" if p else f"T{t}: not saturated"
@@ -67,5 +88,23 @@ def di_report(run: StoredRun) -> DiReport | None:
                  for t, loop in loops(cells).items()}
     indices = {c.phase_index for c in cells}
     histograms = {h.phase_index: h for h in run.histograms if h.phase_index in indices}
+    rounds = _rounds(run)
     return DiReport(matrix, tuple(cells), saturated, histograms,
-                    method.response_time.ceiling_ms)
+                    method.response_time.ceiling_ms, rounds, _verdict(matrix, rounds))
+
+
+def _rounds(run: StoredRun) -> tuple[float, ...]:
+    phase = next((p for p in run.phases if p.info.kind is PhaseKind.CONDITIONING
+                  and p.info.name == STEADY_STATE_PHASE), None)
+    return () if phase is None else tuple(r.ops_rate for r in run.attempt_intervals(
+        phase.index))
+
+
+def _verdict(m: DemandIntensity, rounds: tuple[float, ...]) -> SteadyStateVerdict | None:
+    if not m.steady_state_rounds or len(rounds) < m.steady_state_window:
+        return None
+    try:
+        return steady_state(rounds, m.steady_state_window, m.steady_state_range_pct,
+                            m.steady_state_slope_pct, m.steady_state_rounds)
+    except MetricsError:  # a round without a figure: judged not steady, said so
+        return None

@@ -478,11 +478,14 @@ def _di_section(c: ReportContent) -> list:
                      f"whose next depth gains less than {m.saturation_gain_pct:g} % IOPS; sweet "
                      "spot: the highest IOPS whose average response time is within the "
                      f"ceiling (method-notes §6). Saturation: {report.saturation_text()}. "
+                     f"Workload preconditioning: {escape(report.steady_text())}. "
                      "Not an Emerald metric.", "small"),
                    grid_table(cells, [BODY_W / len(DI_CELL_COLUMNS)] * len(DI_CELL_COLUMNS)),
                    Spacer(1, 3 * mm), P("Sweet spots", "h2"),
                    grid_table(sweet, [BODY_W / len(DI_SWEET_COLUMNS)] * len(DI_SWEET_COLUMNS)),
                    KeepTogether([charts.di_curve_chart(report, BODY_W, 70 * mm)])]
+    if (steady := charts.steady_state_chart(report, BODY_W, 55 * mm)) is not None:
+        story.append(KeepTogether([steady]))
     return story + [KeepTogether([d]) for d in charts.di_histogram_charts(report, BODY_W,
                                                                           62 * mm)]
 

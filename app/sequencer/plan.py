@@ -9,7 +9,7 @@ at the intensity the search found.
 
 from __future__ import annotations
 
-from app.method.model import Method, PhasePlan
+from app.method.model import STEADY_STATE_PHASE, Method, PhasePlan
 from app.records import PhaseInfo, PhaseKind, RunConfig
 
 
@@ -50,6 +50,9 @@ def build_phases(method: Method, config: RunConfig) -> tuple[PhaseInfo, ...]:
                 sweep.measurement_intervals)
     if plan.demand_intensity is not None:  # the PTS matrix runs whole (§6)
         di = plan.demand_intensity
+        if di.steady_state_rounds:  # ends early at steady state (app/sequencer/sweep.py)
+            add(PhaseKind.CONDITIONING, STEADY_STATE_PHASE, di.profile,
+                di.steady_state_rounds * L)
         for threads, qd in di.cells():
             add(PhaseKind.SWEEP, di.phase_name(threads, qd), di.profile,
                 di.step_intervals() * L, di.stabilisation_intervals, di.measurement_intervals)

@@ -319,7 +319,7 @@ class Sequencer:
         # at the phase's recorded end (method-notes §4)
         duration = (phase.planned_s + latest_extension_s(self.method, phase)
                     + 2 * self.lab.workload_latency_s)
-        if phase.kind is PhaseKind.SWEEP:
+        if self._sweep.owns(phase):
             return self._sweep.workload(phase, duration)
         return self._intensity_workload(phase.profile, duration, kind)
 
@@ -427,6 +427,11 @@ class Sequencer:
                     slices += self._collect(recorder, engine.poll())
                 self._close_intervals(recorder, now)
                 if end is not None and now >= end + (latency if profile else 0):
+                    break
+                if steady := self._sweep.settled(recorder.phase, [
+                        r.ops_rate for r in recorder.intervals]):
+                    self.log(f"{recorder.phase.name}: {steady} (method-notes §5)", "INFO",
+                             recorder.phase.index)
                     break
                 if profile is not None and end is None and not engine.running:
                     break

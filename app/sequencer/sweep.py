@@ -6,12 +6,15 @@ name. A BSU sweep step runs ``unit_iops`` × n IOPS split by the profile's mix (
 hosts split it further, ``drivers.fio.jobs``) at the seed's queue depth, and after each
 step's metric the stop rule applies (``app.metrics.sweep.stop_reason``): the steps after the
 stop are recorded SKIPPED with the reason, never run. A demand-intensity cell runs the
-profile unthrottled at its thread count × queue depth; the matrix runs whole.
+profile unthrottled at its thread count × queue depth; the matrix runs whole. Before the
+cells, the matrix's workload preconditioning runs one round per interval until the PTS steady
+state (``app.metrics.steady_state``, method-notes §5) over the rounds' IOPS, then ends early.
 """
 
 from __future__ import annotations
 
-from app.method.model import Method, PhasePlan
+from app.method.model import STEADY_STATE_PHASE, Method, PhasePlan
+from app.metrics.steady_state import steady_state
 from app.metrics.sweep import SweepPoint, stop_reason, sweep_point
 from app.records import MetricResult, PhaseInfo, PhaseKind
 from drivers.interfaces import WorkloadProfile
@@ -29,6 +32,8 @@ class SweepSteps:
         units = list(self.sweep.units) if self.sweep else []
         self._units = dict(zip(steps, units))
         self._cells = dict(zip(steps[len(units):], self.matrix.cells() if self.matrix else ()))
+        self._steady = next((p.index for p in phases if p.kind is PhaseKind.CONDITIONING
+                             and p.name == STEADY_STATE_PHASE and self.matrix), None)
         self._drives = drives
         self.points: list[SweepPoint] = []
         #: why the sweep ended early (None while it goes on)
@@ -50,13 +55,37 @@ class SweepSteps:
             return None
         return f"sweep stopped before {phase.name}: {self.stopped}"
 
+    def owns(self, phase: PhaseInfo) -> bool:
+        """Whether this module gives ``phase`` its workload (a step, a cell, the
+        preconditioning)."""
+        return phase.index in self._units or phase.index in self._cells or \
+            phase.index == self._steady
+
+    def settled(self, phase: PhaseInfo, rounds: list[float]) -> str | None:
+        """For the preconditioning phase: the PTS steady-state message once the rounds'
+        IOPS meet it (the phase then ends), else None."""
+        if phase.index != self._steady or self.matrix is None:
+            return None
+        m = self.matrix
+        if len(rounds) < m.steady_state_window:
+            return None
+        verdict = steady_state(rounds, m.steady_state_window, m.steady_state_range_pct,
+                               m.steady_state_slope_pct, m.steady_state_rounds)
+        if not verdict.steady:
+            return None
+        return (f"reached after {len(rounds)} rounds: the last "
+                f"{m.steady_state_window} average {verdict.window_average:.0f} IOPS, range "
+                f"{verdict.range_pct:.1f} % (≤ {m.steady_state_range_pct:g} %), slope "
+                f"{verdict.slope_excursion_pct:.1f} % (≤ {m.steady_state_slope_pct:g} %)")
+
     def workload(self, phase: PhaseInfo, duration_s: float) -> WorkloadProfile:
         """The step's profile at ``unit_iops`` × n IOPS, per direction by the profile's mix
         (fio needs ``rate_iops=R,W`` to keep a mix, method-notes §9); a demand-intensity cell
         at its threads × queue depth, no rate."""
-        if phase.index in self._cells:
+        if phase.index in self._cells or phase.index == self._steady:
             assert self.matrix is not None
-            threads, qd = self._cells[phase.index]
+            threads, qd = self._cells.get(phase.index, (self.matrix.steady_state_threads,
+                                                         self.matrix.steady_state_queue_depth))
             return self.method.profile(self.matrix.profile).to_workload(
                 queue_depth=qd, jobs=threads, duration_s=duration_s, kind="sweep")
         assert self.sweep is not None
