@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import openpyxl
@@ -22,6 +23,8 @@ from app.reports.export import export_run
 from app.sequencer.plan import build_phases
 from app.sequencer.sweep import SweepSteps
 from app.storage.db import open_database
+from drivers.fio.jobs import JobOptions, job_text
+from drivers.interfaces import WorkloadProfile
 from tests.test_reports_runs import record_run
 
 
@@ -53,7 +56,7 @@ def test_the_matrix_plans_one_sweep_phase_per_cell_thread_loop_by_loop() -> None
                        operator="o", sut=SutDescription())
     steps = [p for p in build_phases(method, config) if p.kind is PhaseKind.SWEEP]
     assert [p.name for p in steps[:3]] == ["DI T2 Q1", "DI T2 Q2", "DI T2 Q4"]
-    assert steps[0].index == 1  # after the workload preconditioning
+    assert steps[0].index == 2  # after the pre-fill and the workload preconditioning
     assert len(steps) == 24 and steps[-1].name == "DI T16 Q32"
     with pytest.raises(ValueError, match="rise strictly"):
         DemandIntensity(profile="MW1", queue_depths=(4, 2))
@@ -68,7 +71,10 @@ def test_sim_matrix_runs_whole_stores_cells_and_histograms_and_reports_them(
     run = recorded.database.load_run(recorded.run_id)
     cells = [p for p in run.phases if p.info.kind is PhaseKind.SWEEP]
     assert len(cells) == 24 and all(p.status is PhaseStatus.COMPLETED for p in cells)
-    precondition = run.phases[0]  # T4Q8 rounds until the PTS steady state, then the cells
+    prefill = run.phases[0]  # the 2× capacity 128 KiB sequential pre-fill first
+    assert prefill.info.kind is PhaseKind.PREFILL and "passes=2" in run.job_files[0]
+    assert "bs=131072" in run.job_files[0]  # the simulated engine's record of the job
+    precondition = run.phases[1]  # T4Q8 rounds until the PTS steady state, then the cells
     assert precondition.info.name == "PTS steady state"
     rounds = run.attempt_intervals(precondition.info.index)
     assert 5 <= len(rounds) < 25  # ended at steady state, not at its 25-round cap
@@ -144,9 +150,26 @@ def test_preconditioning_goes_on_until_a_window_is_steady_and_cells_never_end_ea
                        operator="o", sut=SutDescription())
     phases = build_phases(method, config)
     steps = SweepSteps(method, method.plans[0], phases, 50)
-    pre, cell = phases[0], phases[1]
+    pre, cell = phases[1], phases[2]
     assert steps.settled(pre, [1000, 2000, 1000, 2000, 1000]) is None  # range 67 %
     settled = steps.settled(pre, [1000, 2000, 1000, 2000, 1000, 1500, 1500, 1510, 1490, 1500])
     assert settled is not None and settled.startswith("reached after 10 rounds")
     assert steps.settled(cell, [1000.0] * 5) is None
     assert steps.workload(pre, 10).jobs == 4 and steps.workload(pre, 10).queue_depth == 8
+
+
+@pytest.mark.fio
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
+def test_real_fio_pre_fill_with_two_passes_writes_twice_the_target(tmp_path: Path) -> None:
+    size = 4 * 2**20
+    target = tmp_path / "pc.dat"
+    prefill = WorkloadProfile("PREFILL", 128 * 1024, 0.0, False, 128 * 1024, kind="prefill",
+                              passes=2)
+    job = tmp_path / "pc.fio"
+    job.write_text(job_text(prefill, JobOptions((str(target),), "libaio", False, size,
+                                                allow_file_create=True)), encoding="utf-8")
+    done = subprocess.run(["fio", str(job), "--output-format=json"], capture_output=True,
+                          text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    written = json.loads(done.stdout)["jobs"][0]["write"]["io_bytes"]
+    assert written == 2 * size  # "WIPC 2x user capacity SEQ 128KiB" (method-notes §5)

@@ -17,9 +17,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from app.method.fields import (MAX_PLAN_S, BlockKiB, Celsius, Count, Flag, IntervalSeconds, Jobs,
-                               JobName, Milliseconds, Name, NonEmpty, Number, OpenPercent, Percent,
-                               Period, Positive, PositiveCount, QueueDepth, RangePercent, Rounds,
-                               StallSeconds, WmaPoints)
+                               JobName, Milliseconds, Name, NonEmpty, Number, OpenPercent, Passes,
+                               Percent, Period, Positive, PositiveCount, QueueDepth, RangePercent,
+                               Rounds, StallSeconds, WmaPoints)
 from app.method.summary import MethodSummary, PlanSummary
 from drivers.fio.engine import DEFAULT_STALL_S
 from drivers.interfaces import WorkloadProfile
@@ -287,6 +287,9 @@ class PhasePlan(Frozen):
     categories: NonEmpty[Name]
     prefill: Flag = True
     prefill_block_kib: BlockKiB = 256
+    #: how many times the pre-fill writes the whole target (PTS preconditioning: "WIPC 2x
+    #: user capacity SEQ 128KiB", method-notes §5; Emerald: once)
+    prefill_passes: Passes = 1
     #: abbreviated variants only: stop the pre-fill after this many intervals (None = fill the
     #: whole target, as the method asks)
     prefill_max_intervals: PositiveCount | None = None

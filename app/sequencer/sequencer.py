@@ -308,7 +308,8 @@ class Sequencer:
         if phase.kind is PhaseKind.PREFILL:
             bs = int(plan.prefill_block_kib * 1024)
             return WorkloadProfile("PREFILL", bs, 0.0, False, bs, queue_depth=16, kind="prefill",
-                                   duration_s=phase.planned_s or None)
+                                   duration_s=phase.planned_s or None,
+                                   passes=plan.prefill_passes)
         if phase.kind is PhaseKind.COM_CHECK:
             return WorkloadProfile(phase.profile or "COM", COM_BLOCK_BYTES, 0.0, False,
                                    COM_BLOCK_BYTES,

@@ -135,7 +135,9 @@ def profile_lines(p: WorkloadProfile) -> list[str]:
     _check_name(p.name, "profile name")
     bs = _block_size(p.block_size)
     if p.kind == "prefill":  # method-notes §2: sequential writes over the whole capacity
-        lines = ["rw=write"]
+        lines = ["rw=write"]  # ``loops``: PTS writes it twice (method-notes §5)
+        if p.passes != 1:
+            lines.append(f"loops={_int_in(p.passes, 1, 100, 'pre-fill passes')}")
     else:
         lines = rw_lines(p.read_pct, p.random)
     lines += [f"bs={bs}", f"blockalign={_int_in(p.align, 512, 64 * 2**20, 'alignment')}",
