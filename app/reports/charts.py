@@ -209,6 +209,12 @@ LOOP_STYLES = (Style(colors.black, 1.0, None, "circle"),
                Style(colors.HexColor("#c25400"), 1.0, (6, 2, 1, 2), "cross"))
 
 
+#: one look per queue depth of a loop, distinct in colour and in greyscale (dash)
+DEPTH_STYLES = tuple(Style(colors.HexColor(c), 0.9, d) for c, d in (
+    ("#7f7f7f", (1, 1.5)), ("#2e7d32", (4, 2)), ("#1f4e9c", None), ("#c25400", (6, 2, 1, 2)),
+    ("#6a1b9a", (2, 2)), ("#000000", None), ("#b8860b", (8, 2))))
+
+
 def di_curve_chart(report: DiReport, width: float, height: float) -> Drawing:
     """IOPS against average response time, one line per thread loop (queue depth rising
     along it), each loop's saturation point marked (method-notes §6)."""
@@ -264,8 +270,7 @@ def di_histogram_charts(report: DiReport, width: float, height: float) -> list[D
                 continue
             ns = np.array(sorted(hist.bins), dtype=float)
             chart.line(ns / 1e6, [hist.bins[int(b)] for b in ns], f"Q{cell.queue_depth}",
-                       LEVEL_STYLES[k % len(LEVEL_STYLES)] if k < len(LEVEL_STYLES)
-                       else LOOP_STYLES[k % len(LOOP_STYLES)])
+                       DEPTH_STYLES[k % len(DEPTH_STYLES)])
         chart.vline(report.ceiling_ms, f"ceiling {report.ceiling_ms:g} ms", CEILING_STYLE)
         drawings.append(chart.drawing())
     return drawings
