@@ -429,8 +429,8 @@ class Sequencer:
                 self._close_intervals(recorder, now)
                 if end is not None and now >= end + (latency if profile else 0):
                     break
-                if steady := self._sweep.settled(recorder.phase, [
-                        r.ops_rate for r in recorder.intervals]):
+                if self._sweep.owns(recorder.phase) and (steady := self._sweep.settled(
+                        recorder.phase, [r.ops_rate for r in recorder.intervals])):
                     self.log(f"{recorder.phase.name}: {steady} (method-notes §5)", "INFO",
                              recorder.phase.index)
                     break
