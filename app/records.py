@@ -26,6 +26,7 @@ class PhaseKind(StrEnum):
     PREFILL = "prefill"
     CONDITIONING = "conditioning"
     ACTIVE = "active"
+    SWEEP = "sweep"  # one step of a stepped-intensity sweep (method-notes §6)
     READY_IDLE = "ready_idle"
     COM_CHECK = "com_check"
 

@@ -263,6 +263,9 @@ class WorkloadProfile:
     #: an fio iolog (v2/v3) replayed instead of generated IO (drivers/fio/replay.py); the
     #: block size, mix and pattern above then only describe it
     trace: str | None = None
+    #: a pre-fill writes the whole target this many times (PTS preconditioning: 2× the
+    #: capacity, method-notes §5); other kinds ignore it
+    passes: int = 1
 
     @property
     def ops_unit(self) -> str:

@@ -22,7 +22,7 @@ from drivers.fio.verdict import TargetPolicy
 from drivers.interfaces import WorkloadError, WorkloadProfile
 from drivers.simulators import engine as sim_engine
 from drivers.simulators.engine import SimulatedWorkloadEngine, as_fio_runs
-from drivers.simulators.fio_rate import NO_LIMIT, applied_rate
+from drivers.simulators.fio_rate import applied_rate
 from drivers.simulators.sut import SimulatedSut
 from tests.test_fio_engine import two_fio_servers  # noqa: F401  (fixture)
 
@@ -90,7 +90,12 @@ def test_a_rate_too_low_for_the_jobs_is_refused_not_run_unlimited() -> None:
     with pytest.raises(WorkloadError, match="write 3 cannot be split over 4 jobs × 1 load"):
         job_text(mw2(10, 4), JobOptions(("/tmp/x",)))
     pure_read = WorkloadProfile("RR", 8192, 100, True, 8192, jobs=4, rate_iops=(8, 0))
-    assert applied_rate([job_text(pure_read, JobOptions(("/tmp/x",)))]) == (8, NO_LIMIT)
+    # its write cap 0 reads as "no limit", but a read-only job issues no writes at all: it
+    # adds no write rate (the rule the SPC-1-like sweep's read-only streams rely on)
+    assert applied_rate([job_text(pure_read, JobOptions(("/tmp/x",)))]) == (8, 0)
+    mixed = WorkloadProfile("MW", 8192, 70, True, 8192, rate_iops=(8, 0))
+    with pytest.raises(WorkloadError, match="write 0"):
+        job_text(mixed, JobOptions(("/tmp/x",)))
 
 
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")

@@ -80,7 +80,8 @@ def test_unknown_method_exits_1_with_the_known_ones(capsys) -> None:
     assert main(["methods", "show", "nonexistent"]) == 1
     err = capsys.readouterr().err
     assert "unknown method 'nonexistent'" in err
-    assert "demo, demo-workloads, emerald-block-v3, emerald-hotband-v3, smoke" in err
+    assert ("demo, demo-workloads, emerald-block-v3, emerald-hotband-v3, pts-di-demo, smoke, "
+            "spc1-like-demo") in err
 
 
 def test_a_broken_method_file_exits_1_naming_file_and_key(capsys, tmp_path: Path) -> None:

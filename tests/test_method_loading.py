@@ -233,7 +233,8 @@ def test_an_unknown_shipped_base_names_the_file_the_key_and_the_choices(tmp_path
     path.write_text('base = "emerald-block-v4"\ncompliant = false\n')
     with pytest.raises(MethodError, match=r"m\.toml: key 'base': no shipped method named "
                                           r"'emerald-block-v4' \(shipped: demo, demo-workloads, "
-                                          r"emerald-block-v3, emerald-hotband-v3, smoke; a file "
+                                          r"emerald-block-v3, emerald-hotband-v3, pts-di-demo, "
+                                          r"smoke, spc1-like-demo; a file "
                                           r"beside the variant "
                                           r"is named with its \.toml ending\)"):
         load_method_file(path)

@@ -27,6 +27,7 @@ from ui.bridge import RunBridge
 from ui.confirm import Confirm, ask_yes_no
 from ui.metrics_table import MetricsTable
 from ui.plots import LivePlots
+from ui.sweep_plots import DemandIntensityPlot, SweepPlots
 from ui.report_export import ReportExportBar
 from ui.settings import station_settings
 from ui.status_style import verdict_style
@@ -99,6 +100,8 @@ class RunView(QWidget):
         self.timeline = PhaseTimeline()
         self.timeline.setMinimumWidth(300)
         self.plots = LivePlots(dark=dark)
+        self.sweep_plots = SweepPlots(colours=self.plots.colours)  # shown for a sweep only
+        self.di_plot = DemandIntensityPlot(colours=self.plots.colours)  # for a DI matrix only
         self.metrics = MetricsTable()
         self.log = QPlainTextEdit()
         self.export = ReportExportBar(self.settings)
@@ -123,8 +126,10 @@ class RunView(QWidget):
         bottom.setSizes([620, 380])
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(self.plots)
+        right.addWidget(self.sweep_plots)
+        right.addWidget(self.di_plot)
         right.addWidget(bottom)
-        right.setSizes([590, 290])
+        right.setSizes([590, 300, 300, 290])
         main = QSplitter(Qt.Orientation.Horizontal)
         main.addWidget(self.timeline)
         main.addWidget(right)
@@ -266,6 +271,8 @@ class RunView(QWidget):
             if handler:
                 handler(event)
         self.plots.ingest(batch)
+        self.sweep_plots.ingest(batch)
+        self.di_plot.ingest(batch)
 
     def append_log(self, level: str, message: str) -> None:
         self.log.appendPlainText(f"{level:<7} {message}")
@@ -286,6 +293,8 @@ class RunView(QWidget):
         self.timeline.plan(e.phases)
         self.metrics.plan(method, e.phases)
         self.plots.start_run(e, method)
+        self.sweep_plots.start_run(e, method)
+        self.di_plot.start_run(e, method)
         self.append_log("INFO", f"run {e.run_id} started, {len(e.phases)} phases")
 
     def _on_RunResumed(self, e: ev.RunResumed) -> None:

@@ -96,8 +96,9 @@ def list_command(args: argparse.Namespace) -> int:
         for plan in s.plans:
             print(f"    {'/'.join(plan.categories):<22} {format_duration(plan.duration_s):>13}  "
                   f"{' → '.join(plan.phases)}")
-            extra = (["pre-fill"] if "Pre-fill" in plan.phases else []) + [
-                f"intensity search ≤ {format_duration(plan.search_max_s)}",
+            extra = (["pre-fill"] if "Pre-fill" in plan.phases else []) + (
+                [f"intensity search ≤ {format_duration(plan.search_max_s)}"]
+                if plan.search_max_s else []) + [  # a sweep-only plan searches nothing
                 f"{format_duration(plan.com_check_s_each)} per declared COM"]
             print(f"    {'':<22} {'':>13}  not counted: {', '.join(extra)}")
     return 0

@@ -59,6 +59,8 @@ BlockKiB = Annotated[float, Strict(), Field(ge=MIN_BLOCK_KIB, le=MAX_BLOCK_KIB),
 QueueDepth = Annotated[int, Strict(), Field(ge=1, le=4096)]
 Jobs = Annotated[int, Strict(), Field(ge=1, le=256)]
 WmaPoints = Annotated[int, Strict(), Field(ge=1, le=1000)]
+Rounds = Annotated[int, Strict(), Field(ge=2, le=100)]  # a PTS steady-state window
+Passes = Annotated[int, Strict(), Field(ge=1, le=100)]  # whole-target pre-fill passes
 Milliseconds = Annotated[float, Strict(), Field(gt=0, le=60_000)]
 #: an air temperature a data centre can have (inlet class bounds)
 Celsius = Annotated[float, Strict(), Field(ge=-40, le=85)]

@@ -17,9 +17,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from app.method.fields import (MAX_PLAN_S, BlockKiB, Celsius, Count, Flag, IntervalSeconds, Jobs,
-                               JobName, Milliseconds, Name, NonEmpty, Number, OpenPercent, Percent,
-                               Period, Positive, PositiveCount, QueueDepth, RangePercent,
-                               StallSeconds, WmaPoints)
+                               JobName, Milliseconds, Name, NonEmpty, Number, OpenPercent, Passes,
+                               Percent, Period, Positive, PositiveCount, QueueDepth, RangePercent,
+                               Rounds, StallSeconds, WmaPoints)
 from app.method.summary import MethodSummary, PlanSummary
 from drivers.fio.engine import DEFAULT_STALL_S
 from drivers.interfaces import WorkloadProfile
@@ -81,6 +81,9 @@ class Stream(Frozen):
         return (self.name, self.offset_pct, self.size_pct, self.share_pct, self.read_pct,
                 self.pattern == "random", int(self.block_size_kib * KIB))
 
+
+#: the demand-intensity matrix's workload preconditioning phase (method-notes §5, §6)
+STEADY_STATE_PHASE = "PTS steady state"
 
 #: how far a multi-stream profile's shares may miss 100 % (rounding in a hand-written file)
 SHARE_TOLERANCE_PCT = 0.01
@@ -173,6 +176,110 @@ class ActiveStep(Frozen):
     measurement_intervals: PositiveCount
 
 
+class Sweep(Frozen):
+    """A stepped-intensity section of a plan (docs/method-notes.md §6, the SPC-1-like BSU
+    sweep): ``profile`` runs at ``unit_iops`` × n IOPS for each n of ``units`` in turn, with
+    ``queue_depth_per_unit`` × n outstanding IOs (capped), each step a measured phase; the
+    sweep stops at the first step whose average response time passes the method's limit or
+    whose IOPS rose less than ``min_gain_pct`` over the step before
+    (:func:`app.metrics.sweep.stop_reason`)."""
+
+    #: the metric of a step is ``<name>_<unit>_<n>`` (``SPC1_BSU_20``)
+    name: JobName
+    profile: Name
+    unit: JobName = "BSU"
+    #: a Business Scaling Unit asks for 50 IOPS (spc1-power-framework seed, §II)
+    unit_iops: Positive = 50.0
+    units: NonEmpty[PositiveCount]
+    #: the seed's scaling: depth 2 at 1 BSU, 4 at 2 BSUs … (one more IO every 25 IOPS)
+    queue_depth_per_unit: PositiveCount = 2
+    max_queue_depth: QueueDepth = 256
+    stabilisation_intervals: Count = 0
+    measurement_intervals: PositiveCount = 1
+    #: "IOPS stop rising": a step that gains less than this over the previous one ends it
+    min_gain_pct: Percent = 2.0
+
+    @field_validator("units")
+    @classmethod
+    def _rising_units(cls, v: tuple[int, ...]) -> tuple[int, ...]:
+        if any(b <= a for a, b in zip(v, v[1:])):
+            raise ValueError(f"units must rise strictly, each step asking for more IO than the "
+                             f"last (got {list(v)})")
+        return v
+
+    def metric(self, units: int) -> str:
+        """``SPC1_BSU_20``: the stored metric of the step at ``units``."""
+        return f"{self.name}_{self.unit}_{units}"
+
+    def phase_name(self, units: int) -> str:
+        return f"{self.name} {self.unit} {units}"
+
+    def rate_iops(self, units: int) -> int:
+        return max(1, round(self.unit_iops * units))
+
+    def queue_depth(self, units: int) -> int:
+        return min(self.max_queue_depth, self.queue_depth_per_unit * units)
+
+    def step_intervals(self) -> int:
+        return self.stabilisation_intervals + self.measurement_intervals
+
+
+class DemandIntensity(Frozen):
+    """The PTS demand-intensity matrix (docs/method-notes.md §6; pts-synthetic-workload seed):
+    ``profile`` at every thread count × queue depth, unthrottled, each cell a measured phase
+    on the sweep mechanism (metric ``<name>_T<t>_Q<q>``). The matrix runs whole — the seed
+    compares every loop — and the reports mark each thread loop's saturation point and the
+    sweet spot under each response-time ceiling (:mod:`app.metrics.demand_intensity`)."""
+
+    name: JobName = "DI"
+    profile: Name
+    threads: NonEmpty[Jobs] = (2, 4, 8, 16)
+    queue_depths: NonEmpty[QueueDepth] = (1, 2, 4, 8, 16, 32)
+    stabilisation_intervals: Count = 0
+    measurement_intervals: PositiveCount = 1
+    #: saturation: the first queue depth of a thread loop after which the next depth gains
+    #: less than this much IOPS (project reading, method-notes §6)
+    saturation_gain_pct: OpenPercent = 10.0
+    #: the sweet-spot table: the highest IOPS whose average response time is within each
+    ceilings_ms: NonEmpty[Milliseconds] = (1.0, 2.0, 5.0, 10.0, 30.0)
+    #: workload-dependent preconditioning before the cells (the seed's "Run Workload
+    #: Dependent PC – RND 8KiB RW65; T4Q8" to steady state): one round per interval at these
+    #: threads × depth until the PTS steady state (method-notes §5) or this many rounds; 0 = none
+    steady_state_rounds: Count = 0
+    steady_state_threads: Jobs = 4
+    steady_state_queue_depth: QueueDepth = 8
+    steady_state_window: Rounds = 5
+    steady_state_range_pct: OpenPercent = 20.0
+    steady_state_slope_pct: OpenPercent = 10.0
+
+    @model_validator(mode="after")
+    def _window_fits(self) -> "DemandIntensity":
+        if 0 < self.steady_state_rounds < self.steady_state_window:
+            raise ValueError(f"steady_state_rounds {self.steady_state_rounds} is fewer than "
+                             f"one steady_state_window ({self.steady_state_window} rounds)")
+        return self
+
+    @field_validator("threads", "queue_depths")
+    @classmethod
+    def _rising(cls, v: tuple[int, ...]) -> tuple[int, ...]:
+        if any(b <= a for a, b in zip(v, v[1:])):
+            raise ValueError(f"must rise strictly (got {list(v)})")
+        return v
+
+    def cells(self) -> tuple[tuple[int, int], ...]:
+        """(threads, queue depth) in run order: each thread loop steps its queue depths."""
+        return tuple((t, q) for t in self.threads for q in self.queue_depths)
+
+    def metric(self, threads: int, qd: int) -> str:
+        return f"{self.name}_T{threads}_Q{qd}"
+
+    def phase_name(self, threads: int, qd: int) -> str:
+        return f"{self.name} T{threads} Q{qd}"
+
+    def step_intervals(self) -> int:
+        return self.stabilisation_intervals + self.measurement_intervals
+
+
 class PhasePlan(Frozen):
     """The four continuous phases for a set of taxonomy categories."""
 
@@ -180,15 +287,30 @@ class PhasePlan(Frozen):
     categories: NonEmpty[Name]
     prefill: Flag = True
     prefill_block_kib: BlockKiB = 256
+    #: how many times the pre-fill writes the whole target (PTS preconditioning: "WIPC 2x
+    #: user capacity SEQ 128KiB", method-notes §5; Emerald: once)
+    prefill_passes: Passes = 1
     #: abbreviated variants only: stop the pre-fill after this many intervals (None = fill the
     #: whole target, as the method asks)
     prefill_max_intervals: PositiveCount | None = None
     conditioning_profile: Name | None = None
     conditioning_intervals: Count = 0
-    active: NonEmpty[ActiveStep]
+    #: may be empty when the plan has a ``sweep`` or a ``demand_intensity`` matrix
+    active: tuple[ActiveStep, ...] = ()
+    #: a stepped-intensity sweep after the active profiles (docs/method-notes.md §6)
+    sweep: Sweep | None = None
+    #: the PTS thread × queue-depth matrix after the sweep (docs/method-notes.md §6)
+    demand_intensity: DemandIntensity | None = None
     ready_idle_intervals: PositiveCount
     #: every declared COM gets a check of this length, so it needs time (≥ 1 interval)
     com_check_intervals: PositiveCount = 1
+
+    @model_validator(mode="after")
+    def _measures_something(self) -> "PhasePlan":
+        if not self.active and self.sweep is None and self.demand_intensity is None:
+            raise ValueError(f"plan {self.name}: needs active profiles, a sweep or a "
+                             "demand_intensity matrix")
+        return self
 
 
 class StabilityRule(Frozen):
@@ -496,6 +618,7 @@ class Method(Frozen):
                     problems.append(Problem((f"plans.{i}.active.{j}.profile", "profiles"),
                                             f"plan {plan.name}: unknown profile "
                                             f"{step.profile!r} {known}"))
+            problems += self._sweep_problems(i, plan, names, known)
             if plan.conditioning_profile and plan.conditioning_profile not in names:
                 problems.append(Problem((f"plans.{i}.conditioning_profile", "profiles"),
                                         f"plan {plan.name}: unknown profile "
@@ -507,6 +630,28 @@ class Method(Frozen):
         ids = [c.id for c in self.coms]
         if len(set(ids)) != len(ids):
             problems.append(Problem(("coms",), f"a COM id is listed twice ({ids})"))
+        return problems
+
+    def _sweep_problems(self, i: int, plan: PhasePlan, names: list[str],
+                        known: str) -> list[Problem]:
+        """A sweep steps an IOPS rate and a demand-intensity matrix the outstanding IO, so
+        their profile must be a random (IOPS) profile the steps may load: intensity 100, no
+        trace."""
+        problems = []
+        for section in ("sweep", "demand_intensity"):
+            stepped = getattr(plan, section)
+            if stepped is None:
+                continue
+            key = (f"plans.{i}.{section}.profile", "profiles")
+            if stepped.profile not in names:
+                problems.append(Problem(key, f"plan {plan.name}: unknown {section} profile "
+                                             f"{stepped.profile!r} {known}"))
+                continue
+            p = self.profile(stepped.profile)
+            if not p.random or p.derived or p.trace is not None:
+                problems.append(Problem(key, f"plan {plan.name}: {section} profile {p.name} "
+                                             "must be a random (IOPS) profile at intensity 100 "
+                                             "without a trace; the steps set its load"))
         return problems
 
     def _share_problems(self) -> list[Problem]:
@@ -613,6 +758,11 @@ class Method(Frozen):
         """Length of the timed part of a plan in intervals (prefill and search excluded:
         their length depends on the SUT)."""
         active = sum(s.stabilisation_intervals + s.measurement_intervals for s in plan.active)
+        if plan.sweep is not None:  # every step, as if the stop rule never fired
+            active += plan.sweep.step_intervals() * len(plan.sweep.units)
+        if plan.demand_intensity is not None:
+            di = plan.demand_intensity
+            active += di.step_intervals() * len(di.cells()) + di.steady_state_rounds
         return (plan.conditioning_intervals + active + plan.ready_idle_intervals
                 + plan.com_check_intervals * declared_coms)
 
@@ -636,7 +786,12 @@ class Method(Frozen):
             names.append("Ranging pass")
         if plan.conditioning_intervals:
             names.append("Conditioning")
-        return tuple(names + [s.profile for s in plan.active] + ["Ready idle"])
+        sweep = [plan.sweep.phase_name(n) for n in plan.sweep.units] if plan.sweep else []
+        if plan.demand_intensity is not None:
+            di = plan.demand_intensity
+            sweep += [STEADY_STATE_PHASE] if di.steady_state_rounds else []
+            sweep += [di.phase_name(t, q) for t, q in di.cells()]
+        return tuple(names + [s.profile for s in plan.active] + sweep + ["Ready idle"])
 
     def summary(self) -> MethodSummary:
         """Name, version, compliance and per plan the phases and timed duration."""

@@ -12,6 +12,8 @@ from reportlab.lib import colors
 from app.reports.plot import DASHED_BLUE, SOLID_BLACK, Chart, Style
 from app.reports.text import pdf_safe
 from app.sequencer.events import HistogramReady
+from app.reports.di_report import DiReport
+from app.reports.sweep_report import SweepTable
 from app.storage.stored import StoredAttempt, StoredPhase, StoredRun
 
 BAND_FILL = colors.HexColor("#e4e4e4")
@@ -173,6 +175,105 @@ def histogram_chart(hist: HistogramReady, title: str, width: float, height: floa
         chart.vline(hist.ceiling_ms, f"ceiling {hist.ceiling_ms:g} ms ({hist.above_ceiling} "
                                      "IOs above)", CEILING_STYLE)
     return chart.drawing()
+
+
+def sweep_charts(table: SweepTable, width: float, height: float) -> list[Drawing]:
+    """The seed's plots against the unit count (method-notes §6): IOPS with the average
+    response time and its limit, watts with W per drive, and mW/IOPS."""
+    units = np.array([p.units for p in table.points], float)
+    x_label = f"{table.sweep.unit}s ({table.sweep.unit_iops:g} IOPS each)"
+    name = pdf_safe(table.sweep.name)
+    perf = Chart(width, height, f"{name}: IOPS and average response time", x_label, "IOPS",
+                 "avg response time (ms)", y_min=0.0)
+    perf.line(units, [p.asked_iops for p in table.points], "IOPS asked", WINDOW_STYLE)
+    perf.line(units, [p.iops for p in table.points], "IOPS measured",
+              Style(colors.black, 1.0, None, "circle"))
+    perf.line(units, [p.avg_response_ms for p in table.points], "avg response time (ms)",
+              Style(colors.HexColor("#c25400"), 1.0, (4, 2), "square"), right=True)
+    perf.line(units, [table.limit_ms] * len(units), f"limit {table.limit_ms:g} ms",
+              CEILING_STYLE, right=True)
+    power = Chart(width, height, f"{name}: power", x_label, "W", "W per drive")
+    power.line(units, [p.watts for p in table.points], "average power (W)",
+               Style(colors.black, 1.0, None, "circle"))
+    power.line(units, [p.w_per_drive for p in table.points], "W per drive",
+               DASHED_BLUE, right=True)
+    cost = Chart(width, height, f"{name}: power per IO", x_label, "mW/IOPS", y_min=0.0)
+    cost.line(units, [p.mw_per_iops for p in table.points], "mW/IOPS",
+              Style(colors.black, 1.0, None, "triangle"))
+    return [perf.drawing(), power.drawing(), cost.drawing()]
+
+
+LOOP_STYLES = (Style(colors.black, 1.0, None, "circle"),
+               Style(colors.HexColor("#1f4e9c"), 1.0, (4, 2), "square"),
+               Style(colors.HexColor("#2e7d32"), 1.0, (1, 1.5), "triangle"),
+               Style(colors.HexColor("#c25400"), 1.0, (6, 2, 1, 2), "cross"))
+
+
+#: one look per queue depth of a loop, distinct in colour and in greyscale (dash)
+DEPTH_STYLES = tuple(Style(colors.HexColor(c), 0.9, d) for c, d in (
+    ("#7f7f7f", (1, 1.5)), ("#2e7d32", (4, 2)), ("#1f4e9c", None), ("#c25400", (6, 2, 1, 2)),
+    ("#6a1b9a", (2, 2)), ("#000000", None), ("#b8860b", (8, 2))))
+
+
+def di_curve_chart(report: DiReport, width: float, height: float) -> Drawing:
+    """IOPS against average response time, one line per thread loop (queue depth rising
+    along it), each loop's saturation point marked (method-notes §6)."""
+    chart = Chart(width, height, pdf_safe(f"{report.title}: IOPS v average response time"),
+                  "average response time (ms)", "IOPS", y_min=0.0)
+    for k, (threads, loop) in enumerate(report.loops().items()):
+        chart.line([c.avg_response_ms for c in loop], [c.iops for c in loop],
+                   f"T{threads} (Q{loop[0].queue_depth}-Q{loop[-1].queue_depth})",
+                   LOOP_STYLES[k % len(LOOP_STYLES)])
+        point = report.saturated.get(threads)
+        if point is not None:
+            chart.line([point.avg_response_ms], [point.iops], f"saturation {point.label}",
+                       Style(colors.HexColor("#d03030"), 2.0, None, "square"))
+    return chart.drawing()
+
+
+def steady_state_chart(report: DiReport, width: float, height: float) -> Drawing | None:
+    """The preconditioning rounds' IOPS with the judged window's average and its ± half-range
+    limits (method-notes §5)."""
+    if not report.rounds:
+        return None
+    m = report.matrix
+    rounds = np.arange(1, len(report.rounds) + 1, dtype=float)
+    chart = Chart(width, height, pdf_safe(f"{m.name}: workload preconditioning to PTS steady "
+                                          "state"), "round", "IOPS", y_min=0.0)
+    chart.line(rounds, report.rounds, "IOPS per round", Style(colors.black, 1.0, None, "circle"))
+    v = report.steady
+    if v is not None:
+        last = (v.round_index + 1) if v.steady else len(report.rounds)
+        window = rounds[last - m.steady_state_window:last]
+        half = m.steady_state_range_pct / 200 * v.window_average
+        for y, label, style in ((v.window_average, "window average", DASHED_BLUE),
+                                (v.window_average + half, f"±{m.steady_state_range_pct / 2:g} %",
+                                 WINDOW_STYLE),
+                                (v.window_average - half, "", WINDOW_STYLE)):
+            chart.line(window, [y] * len(window), label, style)
+    return chart.drawing()
+
+
+def di_histogram_charts(report: DiReport, width: float, height: float) -> list[Drawing]:
+    """Per thread loop, each queue depth's response-time histogram on one plot with the
+    response-time ceiling (the seed's "QD Histogram Compare")."""
+    drawings = []
+    for threads, loop in report.loops().items():
+        chart = Chart(width, height, pdf_safe(f"{report.matrix.name} T{threads}: response-time "
+                                              "histograms by queue depth"),
+                      "response time, total latency (ms, log scale)", "IO count (log scale)",
+                      log_x=True, log_y=True)
+        for k, cell in enumerate(loop):
+            hist = report.histograms.get(cell.phase_index) if cell.phase_index is not None \
+                else None
+            if hist is None or not hist.bins:
+                continue
+            ns = np.array(sorted(hist.bins), dtype=float)
+            chart.line(ns / 1e6, [hist.bins[int(b)] for b in ns], f"Q{cell.queue_depth}",
+                       DEPTH_STYLES[k % len(DEPTH_STYLES)])
+        chart.vline(report.ceiling_ms, f"ceiling {report.ceiling_ms:g} ms", CEILING_STYLE)
+        drawings.append(chart.drawing())
+    return drawings
 
 
 def stability_tolerance(method) -> float | None:

@@ -27,6 +27,9 @@ from app.metrics.histogram import ceiling_meaning
 from app.records import PhaseKind
 from app.reports import charts, power_inputs
 from app.reports.content import INVALID, VALID, MetricLine, ReportContent
+from app.reports.di_report import CELL_COLUMNS as DI_CELL_COLUMNS
+from app.reports.di_report import SWEET_COLUMNS as DI_SWEET_COLUMNS, di_report
+from app.reports.sweep_report import COLUMNS as SWEEP_COLUMNS, sweep_table
 from app.storage.audit import wall_text
 from app.reports.text import (DASH, fmt_duration, fmt_seconds, fmt_sig, invalid_value, is_number,
                               pdf_safe)
@@ -444,6 +447,63 @@ def _phase_charts(c: ReportContent) -> list:
     return story
 
 
+def _sweep_cell(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    return fmt_sig(value) if isinstance(value, float) and is_number(value) else DASH
+
+
+def _sweep_section(c: ReportContent) -> list:
+    """The stepped-intensity sweep (method-notes §6): its table, why it ended, its plots."""
+    table = sweep_table(c.run)
+    if table is None:
+        return []
+    head = [B(name) for name in SWEEP_COLUMNS]
+    rows = [head] + [[P(_sweep_cell(v)) for v in row] for row in table.rows()]
+    width = BODY_W / len(SWEEP_COLUMNS)
+    story: list = [PageBreak(), P(table.title, "h1"),
+                   P(f"Each step ran {table.sweep.profile} at {table.sweep.unit_iops:g} IOPS per "
+                     f"{table.sweep.unit} with {table.sweep.queue_depth_per_unit} outstanding IOs "
+                     f"per {table.sweep.unit} (at most {table.sweep.max_queue_depth}); the sweep "
+                     f"stops when the average response time passes {table.limit_ms:g} ms or the "
+                     f"IOPS rise less than {table.sweep.min_gain_pct:g} % over the step before "
+                     f"(method-notes §6). Ended: {escape(table.ended)}. Not an Emerald metric.",
+                     "small"),
+                   grid_table(rows, [width] * len(SWEEP_COLUMNS))]
+    return story + [KeepTogether([d]) for d in charts.sweep_charts(table, BODY_W, 58 * mm)]
+
+
+def _di_section(c: ReportContent) -> list:
+    """The PTS demand-intensity matrix (method-notes §6): cells, saturation points, sweet
+    spots, the IOPS v response-time curve and the histogram compare per thread loop."""
+    report = di_report(c.run)
+    if report is None:
+        return []
+    m = report.matrix
+    cells = [[B(n) for n in DI_CELL_COLUMNS]] + [[P(_sweep_cell(v)) for v in row]
+                                                 for row in report.cell_rows()]
+    sweet = [[B(n) for n in DI_SWEET_COLUMNS]] + [[P(_sweep_cell(v)) for v in row]
+                                                  for row in report.sweet_rows()]
+    story: list = [PageBreak(), P(report.title, "h1"),
+                   P(f"Each cell ran {escape(m.profile)} unthrottled at its thread count × "
+                     "queue depth. Saturation point of a thread loop: the first queue depth "
+                     f"whose next depth gains less than {m.saturation_gain_pct:g} % IOPS; sweet "
+                     "spot: the highest IOPS whose average response time is within the "
+                     f"ceiling (method-notes §6). Saturation: {report.saturation_text()}. "
+                     f"Workload preconditioning: {escape(report.steady_text())}. "
+                     "Not an Emerald metric.", "small"),
+                   grid_table(cells, [BODY_W / len(DI_CELL_COLUMNS)] * len(DI_CELL_COLUMNS)),
+                   Spacer(1, 3 * mm), P("Sweet spots", "h2"),
+                   grid_table(sweet, [BODY_W / len(DI_SWEET_COLUMNS)] * len(DI_SWEET_COLUMNS)),
+                   KeepTogether([charts.di_curve_chart(report, BODY_W, 70 * mm)])]
+    if (steady := charts.steady_state_chart(report, BODY_W, 55 * mm)) is not None:
+        story.append(KeepTogether([steady]))
+    return story + [KeepTogether([d]) for d in charts.di_histogram_charts(report, BODY_W,
+                                                                          62 * mm)]
+
+
 def _histograms(c: ReportContent) -> list:
     story: list = [PageBreak(), P("Response-time histograms", "h1")]
     if not c.run.histograms:
@@ -529,7 +589,8 @@ def build_pdf(content: ReportContent, path: Path) -> Path:
                   id="body", leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
     doc.addPageTemplates([PageTemplate("page", [frame], onPage=_furniture(content))])
     story = (_cover(content) + _metrics_page(content) + _instruments_section(content)
-             + _power_inputs_section(content) + [Spacer(1, 4 * mm)] + _search_section(content) + _phase_charts(content)
+             + _power_inputs_section(content) + [Spacer(1, 4 * mm)] + _search_section(content)
+             + _sweep_section(content) + _di_section(content) + _phase_charts(content)
              + _histograms(content) + _events(content) + _appendix(content))
     use_a85 = rl_config.useA85
     rl_config.useA85 = 0  # binary streams: pure-Python ASCII85 costs ~0.3 s on long runs

@@ -25,6 +25,9 @@ from app.records import PhaseKind
 from app.com_verdict import ComState, ComVerdict
 from app.reports.content import VALID, ReportContent
 from app.reports import power_inputs
+from app.reports.di_report import CELL_COLUMNS as DI_CELL_COLUMNS
+from app.reports.di_report import SWEET_COLUMNS as DI_SWEET_COLUMNS, di_report
+from app.reports.sweep_report import COLUMNS as SWEEP_COLUMNS, sweep_table
 from app.reports.xlsx_rows import ColumnSheet
 
 TDR_SHEET = "Test Data Report"
@@ -356,6 +359,63 @@ def _search_sheet(w: _Writer, c: ReportContent) -> None:
     sheet.set_column(8, 8, 80)
 
 
+def _sweep_sheet(w: _Writer, c: ReportContent) -> None:
+    """The sweep's steps (method-notes §6) and native charts of them against the units."""
+    table = sweep_table(c.run)
+    if table is None:
+        return
+    steps, notes = table.rows(), [table.title, f"Ended: {table.ended}"]
+    blank = [None] * len(SWEEP_COLUMNS)
+    # the sheet is written row by row, once: the steps, a gap, then the notes beside them
+    rows = [(steps[i] if i < len(steps) else blank) + [None] + ([notes[i]] if i < len(notes)
+                                                                else [])
+            for i in range(max(len(steps), len(notes)))]
+    sheet = w.table("Sweep", [*SWEEP_COLUMNS, None, "sweep"], rows)
+    sheet.set_column(0, len(SWEEP_COLUMNS), 14)
+    last = len(table.points)
+    note = len(SWEEP_COLUMNS) + 1
+    for k, (title, columns) in enumerate((("IOPS and avg response time", (2, 3)),
+                                          ("Average power and W per drive", (4, 7)),
+                                          ("mW/IOPS", (6,)))):
+        chart = w.book.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
+        for n, col in enumerate(columns):
+            chart.add_series({"name": ["Sweep", 0, col], "categories": ["Sweep", 1, 0, last, 0],
+                              "values": ["Sweep", 1, col, last, col], "y2_axis": n == 1})
+        chart.set_title({"name": f"{table.sweep.name}: {title}"})
+        chart.set_x_axis({"name": f"{table.sweep.unit}s"})
+        chart.set_size({"width": 620, "height": 280})
+        sheet.insert_chart(3 + 15 * k, note, chart)
+
+
+def _di_sheet(w: _Writer, c: ReportContent) -> None:
+    """The demand-intensity cells, sweet spots (method-notes §6) and the IOPS v response
+    time chart, one series per thread loop."""
+    report = di_report(c.run)
+    if report is None:
+        return
+    cells, sweet = report.cell_rows(), report.sweet_rows()
+    blank = [None] * len(DI_CELL_COLUMNS)
+    # side by side (the sheet is written row by row, once): cells, a gap, the sweet spots
+    rows = [(cells[i] if i < len(cells) else blank) + [None] + (sweet[i] if i < len(sweet)
+                                                                else [])
+            for i in range(max(len(cells), len(sweet)))]
+    sheet = w.table("Demand intensity", [*DI_CELL_COLUMNS, None, *DI_SWEET_COLUMNS], rows)
+    sheet.set_column(0, len(DI_CELL_COLUMNS) + len(DI_SWEET_COLUMNS) + 1, 14)
+    first = len(DI_CELL_COLUMNS) + 1
+    chart = w.book.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
+    row = 1
+    for threads, loop in report.loops().items():
+        chart.add_series({"name": f"T{threads}",
+                          "categories": ["Demand intensity", row, 4, row + len(loop) - 1, 4],
+                          "values": ["Demand intensity", row, 3, row + len(loop) - 1, 3]})
+        row += len(loop)
+    chart.set_title({"name": f"{report.matrix.name}: IOPS v average response time"})
+    chart.set_x_axis({"name": "average response time (ms)"})
+    chart.set_y_axis({"name": "IOPS"})
+    chart.set_size({"width": 620, "height": 300})
+    sheet.insert_chart(len(report.matrix.ceilings_ms) + 3, first, chart)
+
+
 def _events_sheet(w: _Writer, c: ReportContent) -> None:
     sheet = w.table("Events", EVENT_COLUMNS, ([e.t, e.level, e.phase_index, e.message]
                                               for e in c.events))
@@ -484,6 +544,8 @@ def build_xlsx(content: ReportContent, path: Path) -> Path:
     _temperature_sheet(w, content)
     _histograms_sheet(w, content)
     _search_sheet(w, content)
+    _sweep_sheet(w, content)
+    _di_sheet(w, content)
     _events_sheet(w, content)
     _audit_sheet(w, content)
     _signoff_sheet(w, content)

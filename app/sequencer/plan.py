@@ -2,14 +2,14 @@
 
 Order (method-notes §2): pre-fill → intensity search (first pass) → ranging pass when the
 method asks for a dedicated one (method-notes §3) → conditioning → active profiles in the
-method's order → ready idle → one COM check per declared COM. The search runs
+method's order → sweep steps, then demand-intensity cells (method-notes §6) → ready idle → one COM check per declared COM. The search runs
 after pre-fill so it probes a filled SUT, and before conditioning because conditioning runs MW1
 at the intensity the search found.
 """
 
 from __future__ import annotations
 
-from app.method.model import Method, PhasePlan
+from app.method.model import STEADY_STATE_PHASE, Method, PhasePlan
 from app.records import PhaseInfo, PhaseKind, RunConfig
 
 
@@ -42,6 +42,20 @@ def build_phases(method: Method, config: RunConfig) -> tuple[PhaseInfo, ...]:
         n = step.stabilisation_intervals + step.measurement_intervals
         add(PhaseKind.ACTIVE, step.profile, step.profile, n * L,
             step.stabilisation_intervals, step.measurement_intervals)
+    if plan.sweep is not None:  # every step planned; the stop rule skips the rest (§6)
+        sweep = plan.sweep
+        for units in sweep.units:
+            add(PhaseKind.SWEEP, sweep.phase_name(units), sweep.profile,
+                sweep.step_intervals() * L, sweep.stabilisation_intervals,
+                sweep.measurement_intervals)
+    if plan.demand_intensity is not None:  # the PTS matrix runs whole (§6)
+        di = plan.demand_intensity
+        if di.steady_state_rounds:  # ends early at steady state (app/sequencer/sweep.py)
+            add(PhaseKind.CONDITIONING, STEADY_STATE_PHASE, di.profile,
+                di.steady_state_rounds * L)
+        for threads, qd in di.cells():
+            add(PhaseKind.SWEEP, di.phase_name(threads, qd), di.profile,
+                di.step_intervals() * L, di.stabilisation_intervals, di.measurement_intervals)
     add(PhaseKind.READY_IDLE, "Ready idle", None, plan.ready_idle_intervals * L,
         0, plan.ready_idle_intervals)
     for com in config.sut.coms_declared:

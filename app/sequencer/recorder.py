@@ -39,6 +39,8 @@ from drivers.interfaces import (FLAG_UNCERTAINTY_HIGH, PowerSample, TemperatureS
                                 WorkloadInterval, WorkloadResult)
 
 MIB = 2**20
+#: phases under a measured load: a stabilisation then a measurement window (§2, §6)
+_LOADED = (PhaseKind.ACTIVE, PhaseKind.SWEEP)
 
 
 @dataclass
@@ -105,7 +107,7 @@ class PhaseRecorder:
     @property
     def measured_intervals(self) -> range:
         """Indices of the intervals that form the metric's measurement window."""
-        if self.phase.kind is PhaseKind.ACTIVE:
+        if self.phase.kind in _LOADED:
             first = self.stabilisation_intervals
             return range(first, first + self.phase.measurement_intervals)
         if self.phase.kind is PhaseKind.READY_IDLE:
@@ -136,7 +138,7 @@ class PhaseRecorder:
             return Window.OUTSIDE
         if i in self.measured_intervals:
             return Window.MEASUREMENT
-        if self.phase.kind is PhaseKind.ACTIVE and i < self.stabilisation_intervals:
+        if self.phase.kind in _LOADED and i < self.stabilisation_intervals:
             return Window.STABILISATION
         return Window.OUTSIDE
 

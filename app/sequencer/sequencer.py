@@ -45,6 +45,7 @@ from app.sequencer.run_clock import RunClock
 from app.sequencer.sampler import MeterLost, MeterSampler
 from app.sequencer.search import (Probe, choose_intensity, next_refinement, probe_over_limit,
                                   recheck)
+from app.sequencer.sweep import SweepSteps
 from drivers.clock import Clock, MonotonicClock
 from drivers.interfaces import (InstrumentError, WorkloadError, WorkloadInterval,
                                 WorkloadProfile)
@@ -80,6 +81,7 @@ class Sequencer:
         #: refuses (KeyError) a supply or ASHRAE class the method does not know, before any IO
         self.site = SiteRules.declared(method, config.sut)
         self.plan = method.plan_for(config.category)
+        self._sweep = SweepSteps(method, self.plan, self.phases, config.sut.drive_count)
         self.status = RunStatus.RUNNING
         self.error = ""  # why the run did not complete (RunFinished.error)
         self.metrics: list[MetricResult] = []
@@ -221,6 +223,11 @@ class Sequencer:
     def _run_phase(self, phase: PhaseInfo) -> None:
         self._ranger.before_phase(phase)  # ranges change at profile boundaries only
         attempt = self.continuation.attempt(phase.index) if self.continuation else 1
+        if (skipped := self._sweep.skip_reason(phase)) is not None:
+            self.publish(ev.PhaseFinished(phase, PhaseStatus.SKIPPED, self.clock.now(),
+                                          skipped, None, attempt))
+            self._done_s += phase.planned_s
+            return
         while True:
             recorder = self._new_recorder(phase, attempt)
             window_start, window_end = recorder.measurement_window()
@@ -287,7 +294,8 @@ class Sequencer:
 
     def _new_recorder(self, phase: PhaseInfo, attempt: int) -> PhaseRecorder:
         unit = ""
-        if phase.kind in (PhaseKind.ACTIVE, PhaseKind.CONDITIONING) and phase.profile:
+        if (phase.kind in (PhaseKind.ACTIVE, PhaseKind.CONDITIONING, PhaseKind.SWEEP)
+                and phase.profile):
             unit = self.method.profile(phase.profile).ops_unit  # conditioning shows its EP too
         now = self.clock.now()
         self._power.restart(now)
@@ -302,7 +310,8 @@ class Sequencer:
         if phase.kind is PhaseKind.PREFILL:
             bs = int(plan.prefill_block_kib * 1024)
             return WorkloadProfile("PREFILL", bs, 0.0, False, bs, queue_depth=16, kind="prefill",
-                                   duration_s=phase.planned_s or None)
+                                   duration_s=phase.planned_s or None,
+                                   passes=plan.prefill_passes)
         if phase.kind is PhaseKind.COM_CHECK:
             return WorkloadProfile(phase.profile or "COM", COM_BLOCK_BYTES, 0.0, False,
                                    COM_BLOCK_BYTES,
@@ -313,6 +322,8 @@ class Sequencer:
         # at the phase's recorded end (method-notes §4)
         duration = (phase.planned_s + latest_extension_s(self.method, phase)
                     + 2 * self.lab.workload_latency_s)
+        if self._sweep.owns(phase):
+            return self._sweep.workload(phase, duration)
         return self._intensity_workload(phase.profile, duration, kind)
 
     def _intensity_workload(self, name: str, duration: float, kind: str) -> WorkloadProfile:
@@ -431,6 +442,11 @@ class Sequencer:
                     slices += self._collect(recorder, engine.poll())
                 self._close_intervals(recorder, now)
                 if end is not None and now >= end + (latency if profile else 0):
+                    break
+                if self._sweep.owns(recorder.phase) and (steady := self._sweep.settled(
+                        recorder.phase, [r.ops_rate for r in recorder.intervals])):
+                    self.log(f"{recorder.phase.name}: {steady} (method-notes §5)", "INFO",
+                             recorder.phase.index)
                     break
                 if profile is not None and (end is None or until_done) and not engine.running:
                     break
@@ -591,6 +607,9 @@ class Sequencer:
             profile = self.method.profile(phase.profile)
             metric = recorder.active_result(profile.metric, profile.metric_unit)
             self._publish_histogram(phase, recorder)
+        elif phase.kind is PhaseKind.SWEEP:
+            metric = recorder.active_result(self._sweep.metric_name(phase), "IOPS/W")
+            self._publish_histogram(phase, recorder)  # the DI histogram compare (§6)
         elif phase.kind is PhaseKind.READY_IDLE:
             metric = recorder.ready_idle_result(self.config.sut.raw_capacity_bytes)
         elif phase.kind is PhaseKind.COM_CHECK and phase.profile:
@@ -607,6 +626,9 @@ class Sequencer:
             self.publish(ev.MetricComputed(metric))
             if not metric.valid:
                 self.log(f"{metric.name} {not_valid_word(metric)}: {metric.reason}", "WARNING",
+                         phase.index)
+            if phase.kind is PhaseKind.SWEEP and (why := self._sweep.record(phase, metric)):
+                self.log(f"sweep ends after {phase.name}: {why} (method-notes §6)", "INFO",
                          phase.index)
 
     def _publish_histogram(self, phase: PhaseInfo, recorder: PhaseRecorder) -> None:

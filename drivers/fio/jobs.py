@@ -135,7 +135,9 @@ def profile_lines(p: WorkloadProfile) -> list[str]:
     _check_name(p.name, "profile name")
     bs = _block_size(p.block_size)
     if p.kind == "prefill":  # method-notes §2: sequential writes over the whole capacity
-        lines = ["rw=write"]
+        lines = ["rw=write"]  # ``loops``: PTS writes it twice (method-notes §5)
+        if p.passes != 1:
+            lines.append(f"loops={_int_in(p.passes, 1, 100, 'pre-fill passes')}")
     else:
         lines = rw_lines(p.read_pct, p.random)
     lines += [f"bs={bs}", f"blockalign={_int_in(p.align, 512, 64 * 2**20, 'alignment')}",
@@ -209,27 +211,44 @@ def stream_range(offset_pct: float, size_pct: float, bs: int, span: int | None) 
     return [f"offset={first}", f"size={end - first}"]
 
 
-def stream_sections(p: WorkloadProfile, span: int | None = None) -> list[str]:
-    """One job section per hot-band stream: its range, its mix and its ``flow`` share."""
+def stream_sections(p: WorkloadProfile, span: int | None = None, host: int = 0,
+                    hosts: int = 1) -> list[str]:
+    """One job section per stream: its range, its mix and its share — a ``flow`` weight, or
+    for a rate-limited profile its own ``rate_iops`` (:func:`stream_rate`)."""
     total = sum(_pct(s[3], "stream share") for s in p.streams)
     if not 99.0 <= total <= 101.0:
         raise WorkloadError(f"hot-band shares of {p.name} add up to {total:g} %, not 100 %")
-    common = [f"iodepth={_int_in(p.queue_depth, 1, 4096, 'queue depth')}", "flow_id=1",
-              *_duration_lines(p)]
-    if p.rate_iops is not None:
-        raise WorkloadError("a rate limit on a multi-stream profile is not supported: "
-                            "fio's flow weights already set each stream's share")
+    common = [f"iodepth={_int_in(p.queue_depth, 1, 4096, 'queue depth')}", *_duration_lines(p)]
     out: list[str] = []
     for name, offset, size, share, read_pct, random, bs in p.streams:
         offset, size = _pct(offset, "stream offset"), _pct(size, "stream size")
         if offset + size > 100 or size <= 0:
             raise WorkloadError(f"stream {name!r} covers {offset:g} % + {size:g} % of the target")
         bsv = _block_size(bs)
+        share_lines = (stream_rate(p, name, share, read_pct, host, hosts) if p.rate_iops
+                       else [f"flow={max(1, round(share * FLOW_SCALE))}", "flow_id=1"])
         out += ["", f"[{_check_name(p.name, 'profile name')}-{_check_name(name, 'stream name')}]",
                 *rw_lines(read_pct, bool(random)), f"bs={bsv}", f"blockalign={bsv}",
-                *stream_range(offset, size, bsv, span),
-                f"flow={max(1, round(share * FLOW_SCALE))}", *common]
+                *stream_range(offset, size, bsv, span), *share_lines, *common]
     return out
+
+
+def stream_rate(p: WorkloadProfile, name: str, share: float, read_pct: float, host: int,
+                hosts: int) -> list[str]:
+    """``rate_iops=R,W`` of one stream of a rate-limited multi-stream profile (a sweep step,
+    method-notes §6): its share of the profile's total rate, split by the *stream's* mix and
+    over the load hosts. A rate replaces ``flow``: each stream is held to its own share, and
+    fio's flow weights would fight the caps. A direction the stream uses gets at least 1 IOPS
+    (fio reads 0 as no limit), so a very low total runs a little above its ask."""
+    assert p.rate_iops is not None
+    if not 0 <= host < hosts:
+        raise WorkloadError(f"stream {name!r}: load host {host} is not one of {hosts}")
+    total = sum(_int_in(v, 0, 10**8, "rate_iops") for v in p.rate_iops) * share / 100
+    reads = split_evenly(round(total * read_pct / 100), hosts)[host]
+    writes = split_evenly(round(total * (100 - read_pct) / 100), hosts)[host]
+    reads = max(reads, 1) if read_pct > 0 else 0
+    writes = max(writes, 1) if read_pct < 100 else 0
+    return [f"rate_iops={reads},{writes}"]  # per direction: method-notes §9
 
 
 def replay_section(p: WorkloadProfile, options: JobOptions) -> list[str]:
@@ -268,7 +287,8 @@ def job_text(profile: WorkloadProfile, options: JobOptions) -> str:
     if profile.trace:
         lines += replay_section(profile, options)
     elif profile.streams:
-        lines += stream_sections(profile, options.span or options.size)
+        lines += stream_sections(profile, options.span or options.size, options.host,
+                                 options.hosts)
     elif profile.rate_iops is not None:
         lines += rated_sections(profile, options.host, options.hosts)
     else:

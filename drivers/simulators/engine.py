@@ -91,7 +91,7 @@ class SimulatedWorkloadEngine:
             return None
         if p.kind == "prefill" and p.duration_s is None:
             op = self.sut.operating_point(p)
-            return self._t0 + self.sut.spec.raw_capacity_bytes / (op.mib_s * 2**20)
+            return self._t0 + p.passes * self.sut.spec.raw_capacity_bytes / (op.mib_s * 2**20)
         return None if p.duration_s is None else self._t0 + p.duration_s
 
     def poll(self) -> list[WorkloadInterval]:
@@ -166,6 +166,7 @@ class SimulatedWorkloadEngine:
 def _describe(p: WorkloadProfile) -> str:
     """The simulated equivalent of a job file, stored with the run for the report appendix."""
     rate = f" rate_iops={p.rate_iops[0]},{p.rate_iops[1]}" if p.rate_iops else ""
+    passes = f" passes={p.passes}" if p.passes != 1 else ""
     return (f"# simulated SUT workload (no fio)\n[{p.name}]\nbs={p.block_size} "
             f"rwmixread={p.read_pct:g} pattern={'random' if p.random else 'sequential'} "
-            f"iodepth={p.queue_depth} numjobs={p.jobs}{rate} kind={p.kind}\n")
+            f"iodepth={p.queue_depth} numjobs={p.jobs}{rate} kind={p.kind}{passes}\n")

@@ -7,7 +7,8 @@ the simulated SUT run the wrong rate too: the simulated lab cannot hide that cla
 fio's rule (fio 3.33, method-notes §10): ``rate_iops`` caps *each job*; ``numjobs=N`` makes
 N jobs of a section; ``[global]`` options apply to every section; every load host runs its
 own job file. ``rate_iops=X`` caps each direction at X, ``R,W`` reads at R and writes at W,
-and an empty or 0 value means no limit for that direction.
+and an empty or 0 value means no limit for that direction — for a direction the job issues
+(a read-only stream of a sweep step adds no writes, whatever its write cap).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import math
 from collections.abc import Iterable
 
 NO_LIMIT = math.inf
+#: a job that never issues a direction adds nothing to it, whatever its cap says
+_READ_ONLY, _WRITE_ONLY = ("read", "randread"), ("write", "randwrite")
 
 
 def sections(text: str) -> list[dict[str, str]]:
@@ -53,5 +56,7 @@ def applied_rate(job_files: Iterable[str]) -> tuple[float, float]:
         for job in sections(text):
             jobs = int(job.get("numjobs", "1"))
             r, w = _direction_caps(job.get("rate_iops", ""))
+            rw = job.get("rw", "")
+            r, w = (r, 0.0) if rw in _READ_ONLY else (0.0, w) if rw in _WRITE_ONLY else (r, w)
             read, write = read + r * jobs, write + w * jobs
     return read, write

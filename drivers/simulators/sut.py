@@ -10,7 +10,9 @@ The model is deliberately simple but physically shaped, so that every part of th
 * **Random IO** is seek-bound on HDDs (service time ≈ 4.5 ms per IO per drive, 15K RPM) and flat
   on SSDs; throughput follows a closed-queue saturation curve in the outstanding IO and the
   response time follows Little's law, so an intensity-100 search meets a 30 ms limit at a finite
-  queue depth (method-notes §2).
+  queue depth (method-notes §2). Under a rate cap the SUT keeps up until the cap passes its
+  closed-queue throughput; below that, the response time grows with the drives' utilisation
+  (an M/M/1-like wait), so a sweep sees IOPS rise then saturate and the response time climb.
 * **Sequential IO** is bandwidth-bound per drive and capped by the controller.
 * **Writes** cost more back-end work under parity RAID (write penalty after write-back cache).
 * **A replayed trace** runs as random IO of its mean size and mix, capped at the rate it was
@@ -141,10 +143,12 @@ class SimulatedSut:
         outstanding = max(1, p.queue_depth * p.jobs)
         # closed-queue saturation: one outstanding IO per drive keeps ~63 % of drives busy
         iops = max_iops * (1 - math.exp(-outstanding / s.drive_count))
-        if p.rate_iops is not None:  # the total fio applies (engine.as_fio_runs)
-            iops = min(iops, float(sum(p.rate_iops)))
-        resp_ms = max(outstanding / iops * 1000 if p.rate_iops is None
-                      else service_s * 1000, service_s * 1000)
+        resp_ms = max(outstanding / iops * 1000, service_s * 1000)  # Little's law, queue full
+        if p.rate_iops is not None and sum(p.rate_iops) < iops:  # the cap fio applies holds
+            iops = float(sum(p.rate_iops))
+            # below saturation IOs queue only for each other: an M/M/1-like wait
+            busy = min(iops * service_s / s.drive_count, 0.95)
+            resp_ms = min(resp_ms, service_s * 1000 / (1 - busy))
         util = iops / max_iops
         return OperatingPoint(iops, iops * p.block_size / 2**20, resp_ms, util,
                               self._watts(util, iops))
@@ -157,6 +161,10 @@ class SimulatedSut:
         mib = max_mib * (1 - math.exp(-outstanding / 4))
         iops = mib * 2**20 / p.block_size
         resp_ms = outstanding / iops * 1000
+        if p.rate_iops is not None and sum(p.rate_iops) < iops:  # a capped stream of a sweep
+            iops = float(sum(p.rate_iops))
+            mib = iops * p.block_size / 2**20
+            resp_ms = min(resp_ms, p.block_size / 2**20 / max_mib * 1000 / (1 - mib / max_mib))
         util = 0.6 * mib / max_mib
         return OperatingPoint(iops, mib, resp_ms, util, self._watts(util, iops))
 

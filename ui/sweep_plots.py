@@ -1,0 +1,215 @@
+"""Live plots of a plan's sweeps (method-notes §6): the BSU sweep against its unit count and
+the demand-intensity curve.
+
+The seed plots IOPS, response time, watts, mW/IOPS and W per drive against the BSU count;
+the run view shows the same five, one point added as each step's stored metric is published
+(``MetricComputed`` of ``<name>_<unit>_<n>``), so the operator sees the curve bend before the
+stop rule ends the sweep. Hidden for a plan without a sweep.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import pyqtgraph as pg
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from app.method.model import STEADY_STATE_PHASE, DemandIntensity, Method, Sweep
+from app.metrics.errors import MetricsError
+from app.metrics.steady_state import steady_state
+from app.metrics.sweep import SweepPoint, sweep_point
+from app.records import PhaseKind
+from app.sequencer import events as ev
+from ui.theme import PlotColours, plot_colours
+
+#: (title, the point's figure, axis label) of each plot, in the seed's order
+FIGURES = (("IOPS", lambda p: p.iops, "IOPS"),
+           ("Average response time", lambda p: p.avg_response_ms, "ms"),
+           ("Average power", lambda p: p.watts, "W"),
+           ("Power per IO", lambda p: p.mw_per_iops, "mW/IOPS"),
+           ("Power per drive", lambda p: p.w_per_drive, "W per drive"))
+
+
+class SweepPlots(QWidget):
+    """Five small plots against the sweep's unit count; feed it with :meth:`ingest`."""
+
+    def __init__(self, parent: QWidget | None = None, colours: PlotColours | None = None
+                 ) -> None:
+        super().__init__(parent)
+        self.colours = colours or plot_colours()
+        self.sweep: Sweep | None = None
+        self.points: list[SweepPoint] = []
+        self._drives = 0
+        self._limit_ms = float("nan")
+        self.caption = QLabel("")
+        self.layout_widget = pg.GraphicsLayoutWidget()
+        self.layout_widget.setMinimumHeight(260)
+        self._curves: list[pg.PlotDataItem] = []
+        self._plots: list[pg.PlotItem] = []
+        for k, (title, _figure, unit) in enumerate(FIGURES):
+            plot = self.layout_widget.addPlot(row=k // 3, col=k % 3, title=title)
+            plot.setLabel("left", unit)
+            self._plots.append(plot)
+            self._curves.append(plot.plot([], [], pen=pg.mkPen(self.colours.iops, width=2),
+                                          symbol="o", symbolSize=6,
+                                          symbolBrush=self.colours.iops))
+        self._limit_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(self.colours.ceiling,
+                                                                  width=1.5))
+        self._plots[1].addItem(self._limit_line)
+        self._asked = self._plots[0].plot([], [], pen=pg.mkPen(self.colours.level, width=1,
+                                                                style=pg.QtCore.Qt.DashLine))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.layout_widget, 1)
+        self.setVisible(False)
+
+    def start_run(self, started: ev.RunStarted, method: Method | None) -> None:
+        """Reset for a run; visible only when the run's plan has a sweep."""
+        self.points = []
+        self.sweep = None
+        if method is not None:
+            try:
+                self.sweep = method.plan_for(started.config.category).sweep
+            except KeyError:
+                self.sweep = None
+            self._limit_ms = method.response_time.max_avg_ms
+        self._drives = started.config.sut.drive_count
+        self.setVisible(self.sweep is not None)
+        if self.sweep is not None:
+            unit = f"{self.sweep.unit}s ({self.sweep.unit_iops:g} IOPS each)"
+            for plot in self._plots:
+                plot.setLabel("bottom", unit)
+            self._limit_line.setPos(self._limit_ms)
+            self.caption.setText(
+                f"{self.sweep.name} sweep: stops when the average response time passes "
+                f"{self._limit_ms:g} ms (red line) or IOPS rise < {self.sweep.min_gain_pct:g} %")
+        self._redraw()
+
+    def ingest(self, batch: Iterable[ev.RunEvent]) -> None:
+        sweep = self.sweep
+        if sweep is None:
+            return
+        prefix = f"{sweep.name}_{sweep.unit}_"
+        for event in batch:
+            if (isinstance(event, ev.MetricComputed) and event.metric.name.startswith(prefix)
+                    and event.metric.name[len(prefix):].isdigit()):
+                units = int(event.metric.name[len(prefix):])
+                self.points.append(sweep_point(units, sweep.rate_iops(units), event.metric,
+                                               self._drives))
+                self._redraw()
+
+    def _redraw(self) -> None:
+        x = [p.units for p in self.points]
+        for curve, (_title, figure, _unit) in zip(self._curves, FIGURES):
+            curve.setData(x, [figure(p) for p in self.points])
+        self._asked.setData(x, [p.asked_iops for p in self.points])
+
+
+class DemandIntensityPlot(QWidget):
+    """The PTS demand-intensity curve live: IOPS against average response time, one line
+    per thread loop, a point added as each cell's stored metric is published (method-notes
+    §6); beside it the workload preconditioning's rounds with the PTS steady-state window
+    (§5) as each round's interval closes. Hidden for a plan without a matrix."""
+
+    def __init__(self, parent: QWidget | None = None, colours: PlotColours | None = None
+                 ) -> None:
+        super().__init__(parent)
+        self.colours = colours or plot_colours()
+        self.matrix: DemandIntensity | None = None
+        self.cells: dict[int, list[tuple[int, float, float]]] = {}  # threads → (q, ms, IOPS)
+        self.plot = pg.PlotWidget(title="Demand intensity: IOPS v average response time")
+        self.plot.setLabel("bottom", "average response time (ms)")
+        self.plot.setLabel("left", "IOPS")
+        self.plot.addLegend(offset=(10, 10))
+        self.plot.setMinimumHeight(240)
+        self._curves: dict[int, pg.PlotDataItem] = {}
+        self.steady = pg.PlotWidget(title="PTS steady state")
+        self.steady.setLabel("bottom", "round")
+        self.steady.setLabel("left", "IOPS")
+        self.rounds: list[float] = []
+        self._steady_phase: int | None = None
+        self._round_curve = self.steady.plot([], [], pen=pg.mkPen(self.colours.iops, width=2),
+                                             symbol="o", symbolSize=6,
+                                             symbolBrush=self.colours.iops)
+        self._window = [self.steady.plot([], [], pen=pg.mkPen(self.colours.wma, width=1.5,
+                                                               style=pg.QtCore.Qt.DashLine))
+                        for _ in range(3)]  # window average and its ± half-range limits
+        row = QHBoxLayout()
+        row.addWidget(self.plot, 3)
+        row.addWidget(self.steady, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(row)
+        self.setVisible(False)
+
+    def start_run(self, started: ev.RunStarted, method: Method | None) -> None:
+        self.cells = {}
+        for curve in self._curves.values():
+            self.plot.removeItem(curve)
+        self._curves = {}
+        self.matrix = None
+        self.rounds = []
+        if method is not None:
+            try:
+                self.matrix = method.plan_for(started.config.category).demand_intensity
+            except KeyError:
+                self.matrix = None
+        self._steady_phase = next((p.index for p in started.phases
+                                   if p.kind is PhaseKind.CONDITIONING
+                                   and p.name == STEADY_STATE_PHASE), None)
+        self.steady.setVisible(self._steady_phase is not None)
+        self._draw_rounds()
+        self.setVisible(self.matrix is not None)
+
+    def ingest(self, batch: Iterable[ev.RunEvent]) -> None:
+        if self.matrix is None:
+            return
+        pattern = re.compile(rf"^{re.escape(self.matrix.name)}_T(\d+)_Q(\d+)$")
+        for event in batch:
+            if (isinstance(event, ev.IntervalClosed)
+                    and event.interval.phase_index == self._steady_phase):
+                self.rounds.append(event.interval.ops_rate)
+                self._draw_rounds()
+            if isinstance(event, ev.MetricComputed) and (m := pattern.match(event.metric.name)):
+                threads = int(m.group(1))
+                self.cells.setdefault(threads, []).append(
+                    (int(m.group(2)), event.metric.avg_response_ms, event.metric.ops_rate))
+                self._draw(threads)
+
+    def _draw(self, threads: int) -> None:
+        if threads not in self._curves:
+            colour = pg.intColor(len(self._curves), hues=5)
+            self._curves[threads] = self.plot.plot([], [], pen=pg.mkPen(colour, width=2),
+                                                   symbol="o", symbolSize=6,
+                                                   symbolBrush=colour, name=f"T{threads}")
+        points = self.cells[threads]
+        self._curves[threads].setData([p[1] for p in points], [p[2] for p in points])
+
+    def _draw_rounds(self) -> None:
+        """The rounds and, once a window is full, its average ± half the allowed range, with
+        the PTS verdict in the title."""
+        x = list(range(1, len(self.rounds) + 1))
+        self._round_curve.setData(x, self.rounds)
+        m = self.matrix
+        for line in self._window:
+            line.setData([], [])
+        if m is None or len(self.rounds) < m.steady_state_window:
+            self.steady.setTitle("PTS steady state")
+            return
+        window = self.rounds[-m.steady_state_window:]
+        try:
+            verdict = steady_state(window, m.steady_state_window, m.steady_state_range_pct,
+                                   m.steady_state_slope_pct, m.steady_state_window)
+        except MetricsError as exc:
+            self.steady.setTitle(f"PTS steady state: {exc}")
+            return
+        average = verdict.window_average
+        half = m.steady_state_range_pct / 200 * average
+        xs = x[-m.steady_state_window:]
+        for line, y in zip(self._window, (average, average + half, average - half)):
+            line.setData(xs, [y] * len(xs))
+        self.steady.setTitle(f"PTS steady state: {'reached' if verdict.steady else 'not yet'}"
+                             f" (range {verdict.range_pct:.1f} %, slope "
+                             f"{verdict.slope_excursion_pct:.1f} %)")
