@@ -147,7 +147,12 @@ def open_database(url: str | None = None, *,
 
 
 def _sqlite_file(url: str) -> str | None:
-    parsed = make_url(url)
+    """The SQLite file ``url`` names; None for another database, or for a URL that does not
+    parse (``open_database`` then refuses it with its reason)."""
+    try:
+        parsed = make_url(url)
+    except sa.exc.ArgumentError:
+        return None
     if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
         return None
     return parsed.database

@@ -10,6 +10,7 @@ through the lock).
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
@@ -20,6 +21,24 @@ from drivers.meters.transport import Transport, VisaTransport, check_visa_resour
 from drivers.meters.waits import Waits
 
 T = TypeVar("T")
+
+#: the longest read timeout or back-off a driver option may set: past it a typo (1e30) would
+#: hold the sampler for ever, beyond any silence limit a method can set
+MAX_TIMEOUT_S = 600.0
+MAX_RECONNECT_ATTEMPTS = 100
+
+
+def _setting(name: str, value: Any, low: float, high: float, whole: bool = False) -> float:
+    """A common driver option as a number in [low, high], or an error naming the option."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if not (low <= number <= high) or (whole and not number.is_integer()):
+        kind = "a whole number" if whole else "a number"
+        raise InstrumentError(f"driver option {name}={value!r} must be {kind} from {low:g} "
+                              f"to {high:g}")
+    return number
 
 
 def parse_idn(reply: str) -> tuple[str, str, str, str]:
@@ -65,9 +84,11 @@ class Instrument:
                                   f"valid options: {', '.join(allowed)}")
         self.resource = self._check_resource(resource)
         self.backend = backend
-        self.timeout_s = float(timeout_s)
-        self.reconnect_attempts = int(reconnect_attempts)
-        self.reconnect_delay_s = float(reconnect_delay_s)
+        self.timeout_s = _setting("timeout_s", timeout_s, 0.001, MAX_TIMEOUT_S)
+        self.reconnect_attempts = int(_setting("reconnect_attempts", reconnect_attempts, 0,
+                                               MAX_RECONNECT_ATTEMPTS, whole=True))
+        self.reconnect_delay_s = _setting("reconnect_delay_s", reconnect_delay_s, 0,
+                                          MAX_TIMEOUT_S)
         self.calibration_date = calibration_date
         self.options = {k: self.OPTIONS[k](v) for k, v in options.items()}
         self._lock = threading.Lock()
