@@ -24,7 +24,7 @@ _HOST = re.compile(r"^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:]+\](:\d{1,5})?$
 
 
 #: a refusal quotes what was typed; a pasted 10 KB value is shown as its start and length
-LONG_WORD = re.compile(r"\S{81,}")
+LONG_WORD = re.compile(r"[^\s'\"]{81,}")
 MAX_MESSAGE = 600
 
 
