@@ -21,7 +21,7 @@ from app.sequencer import events as ev
 from app.session import open_session
 from app.storage.repository import load_run
 from drivers.meters.registry import open_power_meter
-from drivers.simulators import MeterSimulator
+from drivers.simulators import MeterSimulator, ThermometerSimulator
 
 LIMIT_S = 4.0
 
@@ -43,16 +43,21 @@ class Timeline:
         return self.marks[end] - self.marks[start]
 
 
-def _run_with_fault(tmp_path: Path, sim: MeterSimulator,
+def _run_with_fault(tmp_path: Path, sim: MeterSimulator | ThermometerSimulator,
                     fault: Callable[[Timeline], None], limit_s: float = LIMIT_S,
                     on_fault: Callable[[Timeline, object], None] | None = None):  # type: ignore[no-untyped-def]
-    """Run the smoke method on the ``sim`` lab reading ``sim`` with the driver's default
-    timeout and back-off; ``fault`` is applied when MW1 starts."""
+    """Run the smoke method on the ``sim`` lab reading ``sim`` (the power meter, or the
+    thermometer) with the driver's default timeout and back-off; ``fault`` is applied when
+    MW1 starts."""
     method = load_method("smoke")
     method = method.model_copy(update={"sampling": SamplingSettings(
         meter_silence_limit_s=limit_s)})
-    config = RunConfig(method="smoke", taxonomy="online-2", lab="sim",
-                       power_meter=InstrumentConfig("wt300", sim.resource, {}))
+    if isinstance(sim, ThermometerSimulator):
+        config = RunConfig(method="smoke", taxonomy="online-2", lab="sim",
+                           temperature_meter=InstrumentConfig("daq970a", sim.resource, {}))
+    else:
+        config = RunConfig(method="smoke", taxonomy="online-2", lab="sim",
+                           power_meter=InstrumentConfig("wt300", sim.resource, {}))
     line = Timeline()
     holder: dict[str, object] = {}
 
@@ -150,6 +155,19 @@ def test_a_meter_gone_for_good_fails_at_the_limit(tmp_path: Path) -> None:
     print(f"meter gone: detected after {detect:.2f} s (limit {LIMIT_S:g} s)")
     assert LIMIT_S - 0.5 <= detect <= LIMIT_S + 1.0
     assert "power meter silent for" in line.finished.error
+    assert len(stored.power.t) >= line.power_published
+
+
+def test_a_lost_thermometer_fails_at_the_limit_and_keeps_the_power_samples(
+        tmp_path: Path) -> None:
+    with ThermometerSimulator("daq970a") as sim:
+        line, stored = _run_with_fault(
+            tmp_path, sim, lambda _: sim.faults.inject("silent", count=None))
+    assert line.finished is not None and line.finished.status is RunStatus.FAILED
+    detect = line.since("fault", "finished")
+    print(f"thermometer silent: detected after {detect:.2f} s (limit {LIMIT_S:g} s)")
+    assert LIMIT_S - 1.0 <= detect <= LIMIT_S + 1.0, detect  # its period is 1 s
+    assert line.finished.error.startswith("thermometer silent for")
     assert len(stored.power.t) >= line.power_published
 
 

@@ -130,8 +130,12 @@ def open_database(url: str | None = None, *,
     except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as exc:
         raise classify(exc, url) from exc
     database = Database(url, engine, busy_timeout_s)
+    # the open writes (schema, crash marks): take the write lock at BEGIN, or a station
+    # opening the file while another writes gets "database is locked" at once (SQLite does
+    # not wait on a read lock that must become a write lock)
+    opener = database.writer_engine() if _is_sqlite(url) else engine
     try:
-        with engine.begin() as conn:
+        with opener.begin() as conn:
             migrate.upgrade_connection(conn, url)
             database.interrupted = tuple(mark_interrupted(conn, machine))
     except StorageError:
@@ -140,6 +144,9 @@ def open_database(url: str | None = None, *,
     except sa.exc.SQLAlchemyError as exc:
         engine.dispose()
         raise classify(exc, url) from exc
+    finally:
+        if opener is not engine:
+            opener.dispose()
     if recover_journals:
         from app.storage.recover import recover_at_open
         database.recovered = recover_at_open(database)
