@@ -20,6 +20,7 @@ from app.records import InstrumentConfig, PhaseStatus, RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.session import open_session
 from app.storage.repository import load_run
+from drivers.interfaces import InstrumentError
 from drivers.meters.registry import open_power_meter
 from drivers.simulators import MeterSimulator, ThermometerSimulator
 
@@ -200,3 +201,33 @@ def test_the_default_limit_outlasts_one_full_reconnect_and_is_validated() -> Non
     data["sampling"] = {"meter_silence_limit_s": 1.0}  # = the thermometer's 1 s period
     with pytest.raises(ValidationError, match="sampling.meter_silence_limit_s"):
         type(smoke).model_validate(data)
+
+
+def test_a_long_pause_is_not_counted_as_silence() -> None:
+    """A healthy meter, then a new phase attempt after a pause longer than the limit: one
+    failed read there is a gap, not a meter silent for the whole pause."""
+    from app.sequencer.sampler import MeterSampler
+
+    class OneFailure:
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def read(self, t: float) -> float:
+            self.calls += 1
+            if self.calls == 3:
+                raise InstrumentError("one dropped reply")
+            return t
+
+        def reconnect(self):  # type: ignore[no-untyped-def]
+            raise InstrumentError("still away")
+
+        def interrupt(self) -> None: ...
+
+        def end_waits_after(self, seconds: float | None) -> None: ...
+
+    now = [0.0]
+    sampler = MeterSampler(OneFailure(), 1.0, "power meter", 20.0, lambda: now[0])
+    assert sampler.poll(0.0) and sampler.poll(1.0)
+    now[0] = 3600.0  # an hour's pause, then the phase restarts
+    sampler.restart(3600.0)
+    assert sampler.poll(3600.0) == []  # the dropped reply: a gap, the run goes on

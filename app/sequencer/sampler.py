@@ -63,9 +63,13 @@ class MeterSampler(Generic[S]):
         self.meter.interrupt()
 
     def restart(self, t0: float) -> None:
-        """Align the grid to a new phase start."""
+        """Align the grid to a new phase start (or attempt, after a pause). A meter that was
+        answering starts its silence count afresh: a pause of hours is no silence; one that
+        was failing stays silent across the boundary."""
         self.t0 = t0
         self._k = 0
+        if not self._first_error:
+            self._last_reply = None
 
     @property
     def next_due(self) -> float:
