@@ -24,7 +24,8 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from app.paths import default_db_url
 from app.records import PhaseStatus, RunStatus
 from app.storage import migrate
-from app.storage.errors import ReadOnlySchemaError, StorageError, classify
+from app.storage.errors import (DatabaseLockedError, ReadOnlySchemaError, StorageError,
+                                classify)
 from app.storage.liveness import Machine, WriterMark, orphan_reason
 from app.storage.schema import Phase, PowerSampleRow, Run
 
@@ -130,27 +131,38 @@ def open_database(url: str | None = None, *,
     except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as exc:
         raise classify(exc, url) from exc
     database = Database(url, engine, busy_timeout_s)
-    # the open writes (schema, crash marks): take the write lock at BEGIN, or a station
-    # opening the file while another writes gets "database is locked" at once (SQLite does
-    # not wait on a read lock that must become a write lock)
-    opener = database.writer_engine() if _is_sqlite(url) else engine
     try:
-        with opener.begin() as conn:
-            migrate.upgrade_connection(conn, url)
-            database.interrupted = tuple(mark_interrupted(conn, machine))
+        try:
+            _prepare(database, engine, machine)
+        except DatabaseLockedError:
+            if not _is_sqlite(url):
+                raise
+            # SQLite does not wait to turn a read lock into a write lock: a station that must
+            # write at open (a new file's schema, crash marks) while another station writes
+            # gets "locked" at once. Again with the write lock taken at BEGIN, which waits.
+            # (Not always: a database merely read at open must open under a long lock.)
+            opener = database.writer_engine()
+            try:
+                _prepare(database, opener, machine)
+            finally:
+                opener.dispose()
     except StorageError:
         engine.dispose()
         raise
-    except sa.exc.SQLAlchemyError as exc:
-        engine.dispose()
-        raise classify(exc, url) from exc
-    finally:
-        if opener is not engine:
-            opener.dispose()
     if recover_journals:
         from app.storage.recover import recover_at_open
         database.recovered = recover_at_open(database)
     return database
+
+
+def _prepare(database: Database, engine: Engine, machine: Machine | None) -> None:
+    """Bring the schema up to date and mark crashed runs INTERRUPTED, in one transaction."""
+    try:
+        with engine.begin() as conn:
+            migrate.upgrade_connection(conn, database.url)
+            database.interrupted = tuple(mark_interrupted(conn, machine))
+    except sa.exc.SQLAlchemyError as exc:
+        raise classify(exc, database.url) from exc
 
 
 def _sqlite_file(url: str) -> str | None:
