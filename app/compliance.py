@@ -14,21 +14,54 @@ run and every view (PDF, xlsx, CLI) only formats the :class:`ComplianceVerdict`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from app.method.model import ComplianceMinimums, Method
-from app.records import PhaseInfo, PhaseKind, PhaseStatus, RunStatus
+from app.records import PAUSE_REASON, PhaseInfo, PhaseKind, PhaseStatus, RunStatus
 from drivers.interfaces import InstrumentIdentity
 
 if TYPE_CHECKING:  # the stored run builds its verdict with this module
-    from app.storage.stored import StoredRun
+    from app.records import RunConfig
+    from app.sequencer.events import Resumption
+    from app.storage.stored import StoredAttempt, StoredPhase
 
 #: the workload engine of the simulated SUT names itself so (drivers/simulators/engine.py)
 SIMULATED_ENGINE_WORD = "simulated"
 REAL_INSTRUMENTS = "Real instruments"
+RESUMED = "Resumed after interruption"
+
+
+class NamedInstrument(Protocol):
+    """A power input as the verdict reads it: its name and who measured it."""
+
+    name: str
+    identity: InstrumentIdentity | None
+
+
+class ComplianceFacts(Protocol):
+    """What the verdict reads of a run: a whole :class:`~app.storage.stored.StoredRun`, or
+    the lighter :class:`~app.storage.run_facts.RunFacts` a run list loads for every run."""
+
+    method_name: str
+    method_version: str
+    status: RunStatus
+    started_wall: str
+    workload_engine: str
+    phases: Sequence[StoredPhase]
+    attempts: Sequence[StoredAttempt]
+    power_meter: InstrumentIdentity | None
+    temperature_meter: InstrumentIdentity | None
+    resumptions: Sequence[Resumption]
+    power_inputs: Sequence[NamedInstrument]
+
+    @property
+    def method(self) -> Method | None: ...
+
+    @property
+    def config(self) -> RunConfig: ...
 
 
 @dataclass(frozen=True)
@@ -74,6 +107,11 @@ class ComplianceVerdict:
         names = ", ".join(c.name.lower() for c in self.failures)
         return f"{lead}{self.label} (not met: {names}) — not a reportable result"
 
+    def short(self) -> str:
+        """``COMPLIANT`` or ``NON-COMPLIANT (not met: interval length, stabilisation)``."""
+        names = ", ".join(c.name.lower() for c in self.failures)
+        return self.label + (f" (not met: {names})" if names else "")
+
     def lines(self) -> list[str]:
         """The verdict and one line per criterion, for the CLI (``runs show``, ``run``)."""
         return [f"Compliance  {self.label} (derived from the record, not the method file's "
@@ -91,19 +129,49 @@ class ComplianceVerdict:
         return f"{self.label}: " + "; ".join(c.evidence for c in self.failures)
 
 
-def assess_compliance(run: StoredRun) -> ComplianceVerdict:
+def assess_compliance(run: ComplianceFacts) -> ComplianceVerdict:
     """The compliance verdict of a stored run (see the module docstring)."""
     method = run.method
     minimums = method.compliance if method else None
     if method is None or minimums is None:
         name = f"{run.method_name} {run.method_version}"
-        why = ("the record does not hold the method it ran" if method is None else
+        why = ("the record does not hold the method it ran (stored before the station kept "
+               "it), so its numbers cannot be judged" if method is None else
                f"method {name} states no [compliance] minimums (the shipped emerald-block-v3 "
                "does)")
         criteria: list[Criterion] = [Criterion("Method minimums", False, why)]
     else:
-        criteria = list(_method_criteria(method, minimums, run))
+        interval = method.interval_s
+        active = _active(run)
+        criteria = _number_criteria(
+            method, minimums,
+            [(p.name, p.stabilisation_intervals * interval,
+              p.measurement_intervals * interval) for p in active],
+            [(p.info.name, p.info.planned_s) for p in run.phases
+             if p.info.kind is PhaseKind.READY_IDLE])
+        criteria.append(_profile_set(run, minimums))
     criteria += _run_criteria(run, minimums)
+    return ComplianceVerdict(tuple(criteria))
+
+
+def assess_method(method: Method) -> ComplianceVerdict:
+    """The method-number criteria alone — every plan's interval, stabilisation, measurement,
+    ready idle, sample period and profile set against the method's ``[compliance]``
+    minimums — whatever ``compliant`` the file claims. A run of a method that passes still
+    needs the run's facts (real, calibrated instruments, no pause) to be compliant."""
+    minimums = method.compliance
+    if minimums is None:
+        return ComplianceVerdict((Criterion(
+            "Method minimums", False, f"method {method.name} {method.version} states no "
+            "[compliance] minimums (the shipped emerald-block-v3 does)"),))
+    interval = method.interval_s
+    criteria = _number_criteria(
+        method, minimums,
+        [(f"{plan.name} {step.profile}", step.stabilisation_intervals * interval,
+          step.measurement_intervals * interval) for plan in method.plans for step in plan.active],
+        [(f"{plan.name} ready idle", plan.ready_idle_intervals * interval)
+         for plan in method.plans])
+    criteria.append(_plan_profile_sets(method, minimums))
     return ComplianceVerdict(tuple(criteria))
 
 
@@ -111,31 +179,50 @@ def _s(seconds: float) -> str:
     return f"{seconds:g} s"
 
 
-def _active(run: StoredRun) -> list[PhaseInfo]:
+def _active(run: ComplianceFacts) -> list[PhaseInfo]:
     return [p.info for p in run.phases if p.info.kind is PhaseKind.ACTIVE]
 
 
-def _method_criteria(method: Method, m: ComplianceMinimums,
-                     run: StoredRun) -> Iterator[Criterion]:
+def _number_criteria(method: Method, m: ComplianceMinimums,
+                     active: list[tuple[str, float, float]],
+                     idle: list[tuple[str, float]]) -> list[Criterion]:
+    """The method's numbers against the minimums: ``active`` is (name, stabilisation s,
+    measurement s) per profile, ``idle`` (name, s) per ready idle."""
     interval = method.interval_s
-    yield Criterion("Interval length", interval == m.interval_s,
-                    f"interval {_s(interval)}" + ("" if interval == m.interval_s else
-                                                  f" {'<' if interval < m.interval_s else '≠'} "
-                                                  f"{_s(m.interval_s)}"))
-    active = _active(run)
-    yield _each_at_least("Stabilisation", "stabilisation", m.min_stabilisation_s,
-                         ((p.name, p.stabilisation_intervals * interval) for p in active))
-    yield _each_at_least("Measurement", "measurement", m.min_measurement_s,
-                         ((p.name, p.measurement_intervals * interval) for p in active))
-    idle = [p.info for p in run.phases if p.info.kind is PhaseKind.READY_IDLE]
-    yield _each_at_least("Ready idle", "", m.min_ready_idle_s,
-                         ((p.name, p.planned_s) for p in idle), missing="no ready idle phase")
     period = method.sample_period_s
-    yield Criterion("Sample period", period <= m.max_sample_period_s,
-                    f"sample period {_s(period)}"
-                    + ("" if period <= m.max_sample_period_s else
-                       f" > {_s(m.max_sample_period_s)}"))
-    yield _profile_set(run, m)
+    return [
+        Criterion("Interval length", interval == m.interval_s,
+                  f"interval {_s(interval)}" + ("" if interval == m.interval_s else
+                                                f" {'<' if interval < m.interval_s else '≠'} "
+                                                f"{_s(m.interval_s)}")),
+        _each_at_least("Stabilisation", "stabilisation", m.min_stabilisation_s,
+                       ((name, stab) for name, stab, _ in active)),
+        _each_at_least("Measurement", "measurement", m.min_measurement_s,
+                       ((name, meas) for name, _, meas in active)),
+        _each_at_least("Ready idle", "", m.min_ready_idle_s, idle,
+                       missing="no ready idle phase"),
+        Criterion("Sample period", period <= m.max_sample_period_s,
+                  f"sample period {_s(period)}" + ("" if period <= m.max_sample_period_s else
+                                                   f" > {_s(m.max_sample_period_s)}"))]
+
+
+def _plan_profile_sets(method: Method, m: ComplianceMinimums) -> Criterion:
+    """Each plan runs the whole profile set of every category it serves."""
+    problems, seen = [], []
+    for plan in method.plans:
+        ran = {step.profile for step in plan.active}
+        for category in plan.categories:
+            required = m.profiles_for(category)
+            if required is None:
+                problems.append(f"category {category} has no profile set in the method")
+            elif lacking := [p for p in required if p not in ran]:
+                problems.append(f"{category}: plan {plan.name} lacks {', '.join(lacking)}")
+            else:
+                seen.append(category)
+    if problems:
+        return Criterion("Profile set", False, "; ".join(problems))
+    return Criterion("Profile set", True, f"every category's profiles in its plan "
+                                          f"({', '.join(seen)})")
 
 
 def _each_at_least(name: str, what: str, minimum: float,
@@ -152,7 +239,7 @@ def _each_at_least(name: str, what: str, minimum: float,
                                  f"({', '.join(p for p, _ in durations)})")
 
 
-def _profile_set(run: StoredRun, m: ComplianceMinimums) -> Criterion:
+def _profile_set(run: ComplianceFacts, m: ComplianceMinimums) -> Criterion:
     category = run.config.category
     required = m.profiles_for(category)
     if required is None:
@@ -167,24 +254,28 @@ def _profile_set(run: StoredRun, m: ComplianceMinimums) -> Criterion:
     return Criterion("Profile set", True, f"{category}: {' '.join(required)} all completed")
 
 
-def _instruments(run: StoredRun) -> list[tuple[str, InstrumentIdentity | None, str]]:
+def _instruments(run: ComplianceFacts) -> list[tuple[str, InstrumentIdentity | None, str]]:
     """(role, identity, calibration date the lab configured) of each instrument role used."""
     config = run.config
-    found = [("power meter", run.power_meter, config.power_meter.calibration_date)]
+    dates = {i.name: i.calibration_date for i in config.power_inputs}
+    found = [(f"power input {i.name}", i.identity, dates.get(i.name, ""))
+             for i in run.power_inputs] \
+        or [("power meter", run.power_meter, config.power_meter.calibration_date)]
     if run.temperature_meter is not None:
         found.append(("thermometer", run.temperature_meter,
                       config.temperature_meter.calibration_date))
     return found
 
 
-def _run_criteria(run: StoredRun, m: ComplianceMinimums | None) -> list[Criterion]:
-    return [_completed(run), _real_instruments(run), _uninterrupted(run), _calibration(run, m),
+def _run_criteria(run: ComplianceFacts, m: ComplianceMinimums | None) -> list[Criterion]:
+    return [_completed(run), _real_instruments(run), _uninterrupted(run), _not_resumed(run),
+            _calibration(run, m),
             Criterion("Configuration unchanged", True,
                       "the record holds one configuration snapshot, taken at the start; the "
                       "station offers no way to change it during a run")]
 
 
-def _completed(run: StoredRun) -> Criterion:
+def _completed(run: ComplianceFacts) -> Criterion:
     """The planned durations count only if the run and each phase ran to their end."""
     short = [f"{p.info.name} {p.status.value}" for p in run.phases
              if p.status not in (PhaseStatus.COMPLETED, PhaseStatus.SKIPPED)]
@@ -194,7 +285,7 @@ def _completed(run: StoredRun) -> Criterion:
     return Criterion("Run completed", True, "the run and every phase COMPLETED")
 
 
-def _real_instruments(run: StoredRun) -> Criterion:
+def _real_instruments(run: ComplianceFacts) -> Criterion:
     simulated = [f"{role} {ident.describe()}" for role, ident, _ in _instruments(run)
                  if ident is not None and ident.simulated]
     if run.power_meter is None:
@@ -207,8 +298,8 @@ def _real_instruments(run: StoredRun) -> Criterion:
     return Criterion(REAL_INSTRUMENTS, True, "every instrument and the SUT are real")
 
 
-def _uninterrupted(run: StoredRun) -> Criterion:
-    paused = [f"{p.info.name} paused ({p.attempts} attempts)" for p in run.phases
+def _uninterrupted(run: ComplianceFacts) -> Criterion:
+    paused = [_restart(run, p.index, p.info.name, p.attempts) for p in run.phases
               if p.info.kind is PhaseKind.ACTIVE and p.attempts > 1]
     if paused:
         return Criterion("Uninterrupted active sequence", False,
@@ -217,7 +308,35 @@ def _uninterrupted(run: StoredRun) -> Criterion:
                      "every active profile ran in one attempt")
 
 
-def _calibration(run: StoredRun, m: ComplianceMinimums | None) -> Criterion:
+def _not_resumed(run: ComplianceFacts) -> Criterion:
+    """The method's phases are continuous (method-notes §2): a run continued after its station
+    stopped (app/resume.py) keeps figures useful for engineering, never a compliant result."""
+    if not run.resumptions:
+        return Criterion(RESUMED, True, "never resumed: the phases ran as one continuous run")
+    names = {p.index: p.info.name for p in run.phases}
+    texts = []
+    for r in run.resumptions:
+        cut = (f"during {names.get(r.cut_phase, r.cut_phase)}" if r.cut_phase is not None
+               else "between phases")
+        text = (f"resumed {r.wall_iso} after the station stopped {cut}; continued from "
+                f"{names.get(r.restart_phase, r.restart_phase)}")
+        if r.redone:
+            text += f", running {', '.join(names.get(i, str(i)) for i in r.redone)} again"
+        texts.append(text)
+    return Criterion(RESUMED, False, "; ".join(texts))
+
+
+def _restart(run: ComplianceFacts, index: int, name: str, attempts: int) -> str:
+    """``SR paused (2 attempts)``, or with the reason when something other than the operator's
+    pause restarted it (an intensity re-check, method-notes §2)."""
+    reasons = sorted({a.error for a in run.attempts if a.phase_index == index
+                      and a.attempt < attempts and a.error} - {PAUSE_REASON})
+    if not reasons:
+        return f"{name} paused ({attempts} attempts)"
+    return f"{name} restarted ({attempts} attempts: {'; '.join(reasons)})"
+
+
+def _calibration(run: ComplianceFacts, m: ComplianceMinimums | None) -> Criterion:
     limit = m.max_calibration_age_days if m else None
     started = datetime.fromisoformat(run.started_wall).date()
     problems, seen = [], []

@@ -13,6 +13,7 @@ from typing import TextIO
 from app.metrics.formatting import format_figure
 from app.records import MetricResult
 from app.sequencer import events as ev
+from app.sequencer.capacity_optimisation import not_valid_word
 
 
 def format_duration(seconds: float) -> str:
@@ -46,7 +47,7 @@ def metrics_table(metrics: list[MetricResult] | tuple[MetricResult, ...]) -> str
     for m in metrics:
         watts = _with_unit(m.avg_power_w, "W")
         resp = _with_unit(m.avg_response_ms, "ms")
-        validity = "VALID" if m.valid else f"INVALID: {m.reason}"
+        validity = "VALID" if m.valid else f"{not_valid_word(m)}: {m.reason}"
         rows.append(f"{m.name:<22} {format_metric_value(m):>12} {m.unit:<9} {watts:>11} "
                     f"{resp:>10}  {validity}")
     return "\n".join(rows)
@@ -56,7 +57,7 @@ class ConsoleReporter:
     """Prints a readable log of the run; quiet mode prints phases and metrics only."""
 
     def __init__(self, stream: TextIO | None = None, quiet: bool = False) -> None:
-        self.out = stream or sys.stdout
+        self.out: TextIO | None = stream or sys.stdout
         self.quiet = quiet
         self._last_progress = -math.inf
         self.finished: ev.RunFinished | None = None
@@ -67,13 +68,33 @@ class ConsoleReporter:
             handler(event)
 
     def _print(self, text: str) -> None:
-        print(text, file=self.out, flush=True)
+        """A terminal that went away (EIO after a hang-up, a closed pipe) ends the printing,
+        never the run: the record is in storage, the console only shows it."""
+        if self.out is None:
+            return
+        try:
+            print(text, file=self.out, flush=True)
+        except (OSError, ValueError):  # ValueError: the stream was closed
+            self.out = None
 
     def _on_RunStarted(self, e: ev.RunStarted) -> None:
-        tag = "" if e.method_compliant else "  ** NON-COMPLIANT abbreviated variant **"
+        from app.compliance import assess_method  # pydantic: only once a run starts
+        from app.method.record import method_from_record
+
+        tag = ""
+        if e.method_json:  # the method's numbers, derived (a synthetic stream has none)
+            verdict = assess_method(method_from_record(e.method_json))
+            tag = "" if verdict.compliant else f"  ** method numbers {verdict.short()} **"
         self._print(f"Run {e.run_id[:8]}  method {e.method_name} {e.method_version}{tag}")
         self._print(f"  taxonomy {e.config.taxonomy}, lab {e.config.lab}, "
                     f"{len(e.phases)} phases, planned {format_duration(e.planned_s)}")
+
+    def _on_RunResumed(self, e: ev.RunResumed) -> None:
+        self._on_RunStarted(e.started)
+        r = e.resumption
+        self._print(f"  RESUMED (resumption {r.number}) at {format_duration(r.t)} from phase "
+                    f"{e.started.phases[r.restart_phase].name}: NON-COMPLIANT, resumed after "
+                    "interruption")
 
     def _on_InstrumentsIdentified(self, e: ev.InstrumentsIdentified) -> None:
         thermo = e.temperature_meter.describe() if e.temperature_meter else "none"
@@ -101,11 +122,12 @@ class ConsoleReporter:
 
     def _on_SearchResult(self, e: ev.SearchResult) -> None:
         self._print(f"    intensity 100 for {e.profile}: queue depth {e.queue_depth} → "
-                    f"{format_figure(e.ops_rate)} {e.ops_unit} at {format_figure(e.avg_response_ms)} ms")
+                    f"{format_figure(e.ops_rate)} {e.ops_unit} at {format_figure(e.avg_response_ms)} ms"
+                    + (f" ({e.note})" if e.note else ""))
 
     def _on_MetricComputed(self, e: ev.MetricComputed) -> None:
         m = e.metric
-        state = "VALID" if m.valid else f"INVALID ({m.reason})"
+        state = "VALID" if m.valid else f"{not_valid_word(m)} ({m.reason})"
         self._print(f"    {m.name} = {format_metric_value(m)} {m.unit}  {state}")
 
     def _on_Progress(self, e: ev.Progress) -> None:

@@ -15,9 +15,10 @@ from app import units
 from app.records import RunConfig
 from app.sequencer.lab import LabError
 from drivers.clock import Clock
+from drivers.fio.data_set import measure_data_set
 from drivers.fio.engine import DEFAULT_STALL_S, FioEngine
 from drivers.fio.safety import TargetCheck, TargetPolicy, check_target
-from drivers.interfaces import WorkloadInterval, WorkloadProfile, WorkloadResult
+from drivers.interfaces import DataSetMeasure, WorkloadInterval, WorkloadProfile, WorkloadResult
 from drivers.simulators.sut import SimulatedSut
 
 
@@ -102,6 +103,34 @@ def fio_engine(config: RunConfig, clock: Clock, protected: Sequence[str] = (),
                                             protected), stall_s=stall_s)
     engine.verify_targets()
     return engine
+
+
+@dataclass(frozen=True)
+class LocalDataSetProbe:
+    """Measures a COM data set where fio wrote it: the station's own targets (read only).
+
+    fio's ``filename=a:b`` spreads a sequential job round robin over its files, each written
+    from its start, so each target holds its share of the written bytes from offset 0 (all of
+    it once the job wrapped). Load hosts' targets are not readable from here: a lab with load
+    hosts has no probe, and the COM evidence says so."""
+
+    targets: tuple[str, ...]
+
+    def __call__(self, written_bytes: int, block_size: int) -> tuple[DataSetMeasure, ...]:
+        share = written_bytes // len(self.targets)
+        return tuple(measure_data_set(t, block_size, min(share, _readable_size(t)))
+                     for t in self.targets)
+
+
+def _readable_size(path: str) -> int:
+    """A file's or a block device's size (a device's ``st_size`` is 0; its end is not)."""
+    with open(path, "rb", buffering=0) as data:
+        return data.seek(0, 2)
+
+
+def data_set_probe(config: RunConfig) -> LocalDataSetProbe | None:
+    """The probe for ``config``'s targets, or None when fio writes on load hosts."""
+    return None if config.sut.load_hosts else LocalDataSetProbe(tuple(config.sut.targets))
 
 
 def fio_description(config: RunConfig, power_simulated: bool, thermometer: bool) -> str:

@@ -26,15 +26,18 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from app.fio_lab import SutFollowingEngine, fio_description, fio_engine
-from app.records import LAB_KINDS, SIMULATED_LABS, InstrumentConfig, RunConfig
+from app.fio_lab import SutFollowingEngine, data_set_probe, fio_description, fio_engine
+from app.records import LAB_KINDS, SIMULATED_LABS, InstrumentConfig, PowerInput, RunConfig
 from app.sequencer.lab import Lab, LabError, Teardown
-from app.sim_lab import (SIM_POWER_DRIVER, SIM_THERMO_DRIVER, power_simulator, simulated_engine,
-                         simulated_sut, thermometer_simulator)
-from drivers.clock import Clock
+from app.sequencer.power_inputs import PowerInputs
+from app.sim_lab import (SIM_POWER_DRIVER, SIM_POWER_MODEL, SIM_THERMO_DRIVER, input_shares,
+                         input_simulator, power_simulator, simulated_engine, simulated_sut,
+                         thermometer_simulator)
+from drivers.clock import Clock, MonotonicClock
 from drivers.fio.engine import DEFAULT_STALL_S
-from drivers.interfaces import PowerMeter, TemperatureMeter, WorkloadEngine
+from drivers.interfaces import HostClock, PowerMeter, TemperatureMeter, WorkloadEngine
 from drivers.meters.registry import open_power_meter, open_temperature_meter
+from drivers.simulators import DRIVER_FOR_MODEL, POWER_MODELS
 from drivers.simulators.server import LineServer
 from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
 from drivers.simulators.sut import SimulatedSut
@@ -72,19 +75,22 @@ def plan_lab(config: RunConfig) -> LabPlan:
     """Each instrument's source for ``config``, or :class:`LabError` for an unknown lab."""
     if config.lab not in LAB_KINDS:
         raise LabError(f"unknown lab {config.lab!r}; choose one of {', '.join(LAB_KINDS)}")
-    simulated = Source.WIRE_SIMULATOR if config.lab == "sim" else Source.IN_PROCESS
-
-    def source(instrument: InstrumentConfig) -> Source:
-        if config.lab == "sim-direct" or instrument.driver == "sim":
-            return simulated
-        return Source.DRIVER
-
-    power, temperature = source(config.power_meter), source(config.temperature_meter)
+    sources = [driver_source(config, d) for d in
+               [i.driver for i in config.power_inputs] or [config.power_meter.driver]]
+    power = Source.DRIVER if Source.DRIVER in sources else sources[0]  # any real input is real
+    temperature = driver_source(config, config.temperature_meter.driver)
     if config.temperature_meter.driver == NO_THERMOMETER or (
             config.lab not in SIMULATED_LABS and power is Source.DRIVER
             and temperature is not Source.DRIVER):
         temperature = Source.NONE
     return LabPlan(config.lab, power, temperature)
+
+
+def driver_source(config: RunConfig, driver: str) -> Source:
+    """Where an instrument with ``driver`` reads from in ``config``'s lab."""
+    if config.lab == "sim-direct" or driver == "sim":
+        return Source.WIRE_SIMULATOR if config.lab == "sim" else Source.IN_PROCESS
+    return Source.DRIVER
 
 
 @dataclass(frozen=True)
@@ -94,6 +100,7 @@ class LabMeters:
     power_meter: PowerMeter
     temperature_meter: TemperatureMeter | None
     teardown: Teardown
+    power_inputs: PowerInputs | None = None  # several power inputs: the reader (= power_meter)
 
     def close(self) -> None:
         self.teardown.run()
@@ -104,7 +111,20 @@ def open_lab_meters(config: RunConfig, sut: SimulatedSut | None = None) -> LabMe
     for the wizard's connection test; constructed, not yet opened."""
     plan = plan_lab(config)
     with Teardown() as teardown:
-        return _set_up_meters(plan, config, sut or simulated_sut(config), teardown)
+        return _set_up_meters(plan, config, sut or simulated_sut(config), teardown,
+                              MonotonicClock(), 1.0)
+
+
+def open_power_input(config: RunConfig, name: str) -> tuple[PowerMeter, Teardown]:
+    """The meter of one power input of ``config`` as the run sets it up (the wizard's
+    per-row connection test); constructed, not yet opened. KeyError for an unknown name."""
+    found = {i.name: i for i in config.power_inputs}
+    if name not in found:
+        raise KeyError(f"no power input {name!r}; the set-up has {', '.join(found) or 'none'}")
+    with Teardown() as teardown:
+        meter = _set_up_input(config, found[name], simulated_sut(config),
+                              input_shares(config.power_inputs)[name], teardown)
+        return meter, teardown
 
 
 @dataclass(frozen=True)
@@ -123,40 +143,87 @@ _TEMPERATURE = _MeterKind(SimulatedThermometer, thermometer_simulator, SIM_THERM
 
 
 def build_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = (),
-              fio_stall_s: float = DEFAULT_STALL_S) -> Lab:
+              fio_stall_s: float = DEFAULT_STALL_S, sample_period_s: float = 1.0) -> Lab:
     """``protected``: paths a real workload must never write (``app.protected``);
     ``fio_stall_s``: the method's ``[fio] stall_s`` (fio stopped, phase FAILED, after that
-    long without IO)."""
+    long without IO); ``sample_period_s``: the method's power sample period (readings of
+    several inputs more than half of it apart are not summed)."""
     plan = plan_lab(config)
     sut = simulated_sut(config)
     with Teardown() as teardown:
-        engine, description = _set_up_workload(plan, config, clock, protected, fio_stall_s,
-                                               sut, teardown)
-        meters = _set_up_meters(plan, config, sut, teardown)
+        engine, description, clock_check = _set_up_workload(plan, config, clock, protected,
+                                                            fio_stall_s, sut, teardown)
+        meters = _set_up_meters(plan, config, sut, teardown, clock, sample_period_s)
         return Lab(meters.power_meter, engine, meters.temperature_meter,
                    None if plan.real_io else sut.used_capacity_bytes,
-                   FIO_LATENCY_S if plan.real_io else 0.0, description, teardown)
+                   FIO_LATENCY_S if plan.real_io else 0.0, description, teardown,
+                   data_set_probe=data_set_probe(config) if plan.real_io else None,
+                   host_clocks=clock_check, power_inputs=meters.power_inputs)
 
 
 def _set_up_workload(plan: LabPlan, config: RunConfig, clock: Clock, protected: Sequence[str],
-                     stall_s: float, sut: SimulatedSut,
-                     teardown: Teardown) -> tuple[WorkloadEngine, str]:
+                     stall_s: float, sut: SimulatedSut, teardown: Teardown
+                     ) -> tuple[WorkloadEngine, str, Callable[[], Sequence[HostClock]] | None]:
+    """The engine, the lab's description and, with load hosts, their clock check."""
     if not plan.real_io:
-        return simulated_engine(sut, config, clock), LAB_DESCRIPTIONS[plan.kind]
+        return simulated_engine(sut, config, clock), LAB_DESCRIPTIONS[plan.kind], None
     engine = fio_engine(config, clock, protected, stall_s)
     teardown.register(engine.close)  # stops fio and removes the job folder, also on failure
     power_simulated = plan.power is Source.IN_PROCESS
     return (SutFollowingEngine(engine, sut) if power_simulated else engine,
-            fio_description(config, power_simulated, plan.temperature is not Source.NONE))
+            fio_description(config, power_simulated, plan.temperature is not Source.NONE),
+            engine.host_clocks if config.sut.load_hosts else None)
 
 
 def _set_up_meters(plan: LabPlan, config: RunConfig, sut: SimulatedSut,
-                   teardown: Teardown) -> LabMeters:
-    power = _set_up_meter(_POWER, plan.power, config.power_meter, sut, teardown)
+                   teardown: Teardown, clock: Clock, period_s: float) -> LabMeters:
+    inputs = None
+    if config.power_inputs:
+        shares = input_shares(config.power_inputs)  # of the simulated SUT's load
+        inputs = PowerInputs([(i, _set_up_input(config, i, sut, shares[i.name], teardown))
+                              for i in config.power_inputs], clock, period_s)
+        power: PowerMeter = inputs
+    else:
+        power = _set_up_meter(_POWER, plan.power, config.power_meter, sut, teardown)
     thermometer = (None if plan.temperature is Source.NONE else
                    _set_up_meter(_TEMPERATURE, plan.temperature, config.temperature_meter, sut,
                                  teardown))
-    return LabMeters(power, thermometer, teardown)
+    return LabMeters(power, thermometer, teardown, inputs)
+
+
+def _set_up_input(config: RunConfig, power_input: PowerInput, sut: SimulatedSut, share: float,
+                  teardown: Teardown) -> PowerMeter:
+    """One power input's meter: a simulated one carries ``share`` of the simulated SUT."""
+    source = driver_source(config, power_input.driver)
+    if source is Source.IN_PROCESS:
+        meter: PowerMeter = SimulatedPowerMeter(sut, share=share)
+    else:
+        resource, driver = power_input.resource, power_input.driver
+        if source is Source.WIRE_SIMULATOR:
+            model = power_input.resource or SIM_POWER_MODEL
+            if model not in DRIVER_FOR_MODEL:
+                raise LabError(f"power input {power_input.name}: no simulated meter "
+                               f"{model!r}; choose one of {', '.join(POWER_MODELS)}")
+            simulator = input_simulator(sut, model, share, power_input.element)
+            simulator.start()
+            teardown.register(simulator.stop)
+            resource, driver = simulator.resource, DRIVER_FOR_MODEL[model]
+        meter = open_power_meter(driver, resource, **_input_options(power_input))
+    teardown.register(meter.close)
+    return meter
+
+
+def _input_options(power_input: PowerInput) -> dict[str, Any]:
+    """Driver options of an input: only what it sets, so a driver without elements or
+    wirings is asked for neither."""
+    options: dict[str, Any] = {}
+    if power_input.element is not None:
+        options["element"] = power_input.element
+    if power_input.wiring != "1P2W":
+        options["wiring"] = power_input.wiring
+    if power_input.calibration_date:
+        options["calibration_date"] = power_input.calibration_date
+    return options
 
 
 def _set_up_meter(kind: _MeterKind, source: Source, config: InstrumentConfig, sut: SimulatedSut,

@@ -24,6 +24,11 @@ def resources_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "resources"
 
 
+def traces_dir() -> Path:
+    """Shipped block traces; a method's relative ``trace`` path names a file here."""
+    return resources_dir() / "traces"
+
+
 def methods_dir() -> Path:
     return resources_dir() / "methods"
 

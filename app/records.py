@@ -22,6 +22,7 @@ class RunStatus(StrEnum):
 
 class PhaseKind(StrEnum):
     SEARCH = "search"  # intensity-100 search (first pass)
+    RANGING = "ranging"  # dedicated ranging pass on auto range (method-notes §3)
     PREFILL = "prefill"
     CONDITIONING = "conditioning"
     ACTIVE = "active"
@@ -77,6 +78,27 @@ class InstrumentConfig:
     calibration_date: str = ""
 
 
+#: how a power input is wired (method-notes §10, several power inputs): single phase two-wire,
+#: or a three-phase wiring whose Σ values the meter sums
+WIRINGS = ("1P2W", "3P3W", "3P4W")
+
+
+@dataclass(frozen=True)
+class PowerInput:
+    """One of the SUT's power inputs and the meter (element or channel) that reads it.
+
+    The SUT's power is the sum over its inputs (``app.sequencer.power_inputs``); ``driver``
+    ``sim`` in a simulated lab is a wire simulator of the model named by ``resource``
+    (``wt310``, ``wt333e`` …) carrying its share of the simulated SUT."""
+
+    name: str
+    driver: str
+    resource: str = ""
+    element: int | None = None  # the meter's element (or PTDaemon channel); None: the default
+    wiring: str = "1P2W"  # one of WIRINGS
+    calibration_date: str = ""
+
+
 @dataclass(frozen=True)
 class SutDescription:
     """The system under test as the technician described it."""
@@ -118,6 +140,8 @@ class RunConfig:
     lab: str = "sim"  # one of LAB_KINDS
     sut: SutDescription = field(default_factory=SutDescription)
     power_meter: InstrumentConfig = field(default_factory=InstrumentConfig)
+    #: the SUT's power inputs, summed; empty = ``power_meter`` is the one input (shorthand)
+    power_inputs: tuple[PowerInput, ...] = ()
     temperature_meter: InstrumentConfig = field(default_factory=InstrumentConfig)
     operator: str = ""
     station: str = ""
@@ -134,6 +158,9 @@ class RunConfig:
     #: the wizard's instrument connection test: "passed: …", or "OVERRIDE: …" when the
     #: operator went on without a passed test ("" = not started from the wizard)
     instrument_check: str = ""
+    #: the earlier run whose range plan the operator confirmed (the range advisor, method-notes
+    #: §3); "" = this run finds its ranges with its own ranging pass
+    range_plan_from: str = ""
 
     @property
     def category(self) -> str:
@@ -184,6 +211,8 @@ class IntervalRecord:
     attempt: int = 1  # the phase attempt this interval belongs to (>1 after a pause)
 
 
+#: why a phase attempt ended when the operator paused the run (the phase restarts, §2)
+PAUSE_REASON = "paused by the operator"
 #: the ready-idle metric (method-notes §4: raw capacity per watt)
 IDLE_METRIC = "EP_RI"
 #: the one order metrics are shown in everywhere (reports, history, compare): the seed's sample

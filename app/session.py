@@ -18,10 +18,13 @@ from app.method.model import Method
 from app.method.taxonomy import load_taxonomy, parse_taxonomy_id
 from app.protected import station_paths
 from app.records import RunConfig, RunStatus
+from app.sequencer.capacity_optimisation import check_declared_coms
 from app.sequencer.events import RunListener
+from app.sequencer.continuation import Continuation
 from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer
 from app.storage.db import Database, open_database
+from app.storage.range_advisor import advise
 from app.storage.writer import Durability, RunWriter
 from drivers.clock import Clock, MonotonicClock
 
@@ -77,22 +80,29 @@ class RunSession:
 
 def open_session(config: RunConfig, *, db_url: str | None = None,
                  listeners: Iterable[RunListener] = (), clock: Clock | None = None,
-                 method: Method | None = None, report_folder: Path | None = None) -> RunSession:
+                 method: Method | None = None, report_folder: Path | None = None,
+                 continuation: Continuation | None = None,
+                 run_id: str | None = None) -> RunSession:
     """Prepare a run: validate the method and taxonomy, open storage, build the lab.
 
     ``report_folder``: where the caller will write the reports; like the database and the data
-    directory, the lab's workload must never write there."""
+    directory, the lab's workload must never write there. ``continuation`` and ``run_id``:
+    continue that stored INTERRUPTED run instead (:func:`app.resume.open_resumed_session`)."""
     method = method or load_method(config.method)
     parse_taxonomy_id(load_taxonomy(method), config.taxonomy)  # names the valid ids
     method.plan_for(config.category)  # raises with the list of testable categories
+    check_declared_coms((c.id for c in method.coms), config.sut)  # names the known ids
     clock = clock or MonotonicClock()
     database = open_database(db_url)
     writer = RunWriter(database, samples_per_s=1.0 / method.sample_period_s)
     lab: Lab | None = None
     try:  # a refused target or a lab that cannot be built must not leave the writer running
         lab = build_lab(config, clock, protected=station_paths(database.url, report_folder),
-                        fio_stall_s=method.fio.stall_s)
-        sequencer = Sequencer(method, config, lab, clock, [writer, *listeners])
+                        fio_stall_s=method.fio.stall_s, sample_period_s=method.sample_period_s)
+        advised = (advise(database, config.sut, config.range_plan_from).plan
+                   if config.range_plan_from else None)
+        sequencer = Sequencer(method, config, lab, clock, [writer, *listeners], run_id,
+                              continuation, range_plan=advised)
     except Exception:
         if lab is not None:
             lab.close()

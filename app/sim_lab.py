@@ -9,9 +9,10 @@ and for ``local-fio`` without a configured meter.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
-from app.records import RunConfig
+from app.records import PowerInput, RunConfig
 from drivers.clock import Clock
 from drivers.simulators import ElectricalState, MeterSimulator, ThermometerSimulator
 from drivers.simulators.engine import SimulatedWorkloadEngine
@@ -41,6 +42,31 @@ def simulated_engine(sut: SimulatedSut, config: RunConfig,
 def power_simulator(sut: SimulatedSut) -> MeterSimulator:
     """A loopback WT310 whose readings are the SUT's electrical state (not started)."""
     return MeterSimulator(SIM_POWER_MODEL, source=lambda: ElectricalState(*sut.electrical_state()))
+
+
+#: how much of the simulated SUT's load an input carries, by its wiring: a three-phase shelf
+#: draws as much as three single-phase supplies
+PHASE_WEIGHT = {"1P2W": 1, "3P3W": 3, "3P4W": 3}
+
+
+def input_shares(inputs: Sequence[PowerInput]) -> dict[str, float]:
+    """Each input's share of the simulated SUT's power (they add up to the whole)."""
+    total = sum(PHASE_WEIGHT[i.wiring] for i in inputs)
+    return {i.name: PHASE_WEIGHT[i.wiring] / total for i in inputs}
+
+
+def input_simulator(sut: SimulatedSut, model: str, share: float,
+                    element: int | None = None) -> MeterSimulator:
+    """A loopback meter of ``model`` reading ``share`` of the SUT's power: one of several power
+    inputs (on ``element`` alone when given, else spread over the meter's elements)."""
+    def state() -> ElectricalState:
+        watts, volts, amps, pf, hz = sut.electrical_state()
+        return ElectricalState(watts * share, volts, amps * share, pf, hz)
+
+    simulator = MeterSimulator(model, source=state)
+    if element is not None:
+        simulator.load_element(element)
+    return simulator
 
 
 def thermometer_simulator(sut: SimulatedSut) -> ThermometerSimulator:

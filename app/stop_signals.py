@@ -10,10 +10,15 @@ from __future__ import annotations
 import os
 import signal
 import stat
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 StopHandler = Callable[[int, str], None]  # (signal number, reason to record)
+T = TypeVar("T")
+#: how often the waiting main thread wakes (Windows delivers Ctrl-C only between waits)
+_JOIN_POLL_S = 0.5
 
 
 def stop_signals() -> dict[int, str]:
@@ -42,6 +47,35 @@ def stop_signals_handled(on_stop: StopHandler) -> Iterator[None]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+def run_until_stopped(work: Callable[[], T], on_stop: StopHandler, name: str = "run") -> T:
+    """Run ``work`` on a worker thread while the main thread waits with the stop signals
+    handled; return its result or raise its exception.
+
+    Why not run ``work`` on the main thread: a Python signal handler runs on the main thread
+    between two bytecodes of whatever it was doing. If that was inside a ``threading.Event``
+    (the sequencer clears and waits on its wake event many times a second) the thread holds
+    the event's lock, and a handler that sets the same event waits for that lock forever: the
+    run hangs with its terminal gone. Reproduced 11 times in 20 with a tight clear/wait loop,
+    and it was the cause of the hang-up defect in docs/reliability.md. Here the main thread
+    only waits on the worker, so ``on_stop`` may take any lock the worker takes."""
+    outcome: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            outcome["result"] = work()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread as is
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=target, name=name, daemon=True)
+    with stop_signals_handled(on_stop):
+        worker.start()
+        while worker.is_alive():
+            worker.join(_JOIN_POLL_S)
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome["result"]  # type: ignore[return-value]
 
 
 def leave_terminal() -> None:

@@ -10,9 +10,6 @@ shared, and a single run mostly measures the neighbours.
 
 from __future__ import annotations
 
-import statistics
-import time
-from collections.abc import Callable
 
 import numpy as np
 
@@ -20,7 +17,7 @@ from app.metrics.histogram import ResponseTimeHistogram
 from app.method.loader import load_method
 from app.records import PhaseInfo, PhaseKind
 from app.sequencer.recorder import PhaseRecorder
-from bench.figure import Figure
+from bench.figure import Figure, median_seconds
 from drivers.interfaces import FLAG_OVERRANGE, PowerSample, WorkloadInterval
 from drivers.simulators.latency import lognormal_bucket_probabilities
 
@@ -28,15 +25,6 @@ COMMAND = "python -m bench.run_all metrics"
 LEVELS = (99.0, 99.9, 99.99, 99.999, 99.9999)
 REPEATS = 5
 DAY_S = 86_400
-
-
-def _median_s(action: Callable[[], object], repeats: int = REPEATS) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def snapshot_bins(n: int = 10_000, ios_per_s: int = 8000) -> list[dict[str, int]]:
@@ -54,13 +42,13 @@ def snapshot_bins(n: int = 10_000, ios_per_s: int = 8000) -> list[dict[str, int]
 
 def merge_figures() -> list[Figure]:
     bins = snapshot_bins()
-    parse_s = _median_s(lambda: [ResponseTimeHistogram.from_bins(b) for b in bins], 3)
+    parse_s = median_seconds(lambda: [ResponseTimeHistogram.from_bins(b) for b in bins], 3)
     hists = [ResponseTimeHistogram.from_bins(b) for b in bins]
 
     def merge_and_levels() -> None:
         ResponseTimeHistogram.merge(*hists).confidence_levels(LEVELS)
 
-    merge_s = _median_s(merge_and_levels)
+    merge_s = median_seconds(merge_and_levels, REPEATS)
     return [Figure("merge 10,000 json+ snapshots + 5 confidence levels (median of 5)",
                    round(merge_s * 1000, 1), "ms", "≤ 200 ms", merge_s <= 0.200, COMMAND),
             Figure("read 10,000 json+ bins mappings into histograms (median of 3; done live, "
@@ -97,7 +85,7 @@ def day_figure() -> Figure:
             recorder.add_workload(slices[second])
             recorder.close_due(second + 1.0, 0.0)
 
-    day_s = _median_s(record_a_day, repeats=3)
+    day_s = median_seconds(record_a_day, repeats=3)
     return Figure("recorder: place 24 h of 1 Hz samples, close one-minute intervals, stability "
                   "(median of 3)", round(day_s, 3), "s", "≤ 8.64 s (0.1 ms per live second)", day_s <= 8.64,
                   COMMAND)

@@ -7,6 +7,9 @@ docs/performance.md keyed by ``name``, so a name must be unique across all bench
 
 from __future__ import annotations
 
+import statistics
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -22,3 +25,14 @@ class Figure:
 
 #: the name the first benches were written against; same type
 BenchResult = Figure
+
+
+def median_seconds(action: Callable[[], object], repeats: int = 5) -> float:
+    """The median wall time of ``repeats`` calls: the build box is shared, and a single run
+    mostly measures the neighbours."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar, runtime_checkable
 
+from drivers.meters.accuracy import AccuracySpec
+
 # ---------------------------------------------------------------------------------------------
 # Sample flags. A flagged sample is stored but never averaged silently (method-notes §3).
 # ---------------------------------------------------------------------------------------------
@@ -29,12 +31,20 @@ FLAG_GARBAGE = "garbage"  # reply could not be parsed at all
 # declared one (method-notes §3); the phase is INVALID but the watts stay in the average.
 FLAG_VOLTAGE_OUT_OF_RANGE = "voltage_out_of_range"
 FLAG_FREQUENCY_OUT_OF_RANGE = "frequency_out_of_range"
+# Set on the sum of several power inputs (method-notes §10, several power inputs): an input
+# gave no reading at this instant, or the inputs' readings lie more than half a sample period
+# apart; either way the sum is not the SUT's power at one instant, so it is not a number.
+FLAG_INPUT_MISSING = "input_missing"
+FLAG_INPUTS_MISALIGNED = "inputs_misaligned"
+# A warning on one input's reading, not a measurement flag: the current is below the span in
+# which the model's accuracy formula is trusted (a WT310E below 0.2 A, method-notes §10).
+FLAG_LOW_CURRENT = "low_current"
 
 #: Flags that exclude a sample from averages (they stay in storage and reports). A reading
 #: whose uncertainty cannot be evaluated is not known to be good (method-notes §3).
 EXCLUDING_FLAGS = frozenset(
     {FLAG_NO_DATA, FLAG_OVERRANGE, FLAG_RANGE_CHANGE, FLAG_INVALID, FLAG_SENSOR_ERROR,
-     FLAG_GARBAGE, FLAG_UNCERTAINTY_UNKNOWN}
+     FLAG_GARBAGE, FLAG_UNCERTAINTY_UNKNOWN, FLAG_INPUT_MISSING, FLAG_INPUTS_MISALIGNED}
 )
 
 
@@ -119,6 +129,11 @@ class PowerSample:
     flags: frozenset[str] = frozenset()
     #: the watts reading's resolution as the meter sent it (W per last digit), None unknown
     resolution_w: float | None = None
+    #: the power input this reading is of ("" = the SUT's total, or its only meter)
+    input: str = ""
+    #: the per-input readings a total was summed from, in the configured order (empty when
+    #: the SUT has one meter): each keeps its own flags and uncertainty
+    inputs: tuple[PowerSample, ...] = ()
 
     @property
     def usable(self) -> bool:
@@ -188,6 +203,42 @@ class PowerMeter(SampledInstrument[PowerSample], Protocol):
         """Fixed (V, A) ranges in use, or None on auto range."""
         ...
 
+    @property
+    def accuracy(self) -> AccuracySpec | None:
+        """The model's accuracy as data (formula per range, crest factor, trusted current
+        span), or None when the meter states each sample's uncertainty itself (PTDaemon)."""
+        ...
+
+
+@runtime_checkable
+class RangingMeter(PowerMeter, Protocol):
+    """A power analyzer the sequencer can range (method-notes §3): auto range for the ranging
+    pass, fixed ranges for the testing pass, and the waveform peaks the fixed ranges must hold.
+
+    ``volt_ranges``/``amp_ranges`` list the model's ranges, rising; empty means the meter takes
+    any positive value and picks its own range (PTDaemon's ``SR,A,<amps>``). ``crest_factor`` is
+    the crest-factor setting the driver configures: a fixed range measures peaks up to
+    ``crest_factor`` × range.
+    """
+
+    @property
+    def volt_ranges(self) -> tuple[float, ...]: ...
+
+    @property
+    def amp_ranges(self) -> tuple[float, ...]: ...
+
+    @property
+    def crest_factor(self) -> float: ...
+
+    def auto_range(self) -> None: ...
+
+    def set_ranges(self, volts: float, amps: float) -> None: ...
+
+    def peaks(self) -> tuple[float, float]:
+        """(voltage peak, current peak) of the latest update, magnitudes of the larger of the
+        positive and negative peaks; NaN for a quantity the meter cannot report."""
+        ...
+
 
 @runtime_checkable
 class TemperatureMeter(SampledInstrument[TemperatureSample], Protocol):
@@ -224,6 +275,9 @@ class WorkloadProfile:
     #: optional extra streams (hot band): list of (name, offset_pct, size_pct, share_pct,
     #: read_pct, random, block_size) tuples; empty for the plain profiles.
     streams: tuple[tuple[str, float, float, float, float, bool, int], ...] = ()
+    #: an fio iolog (v2/v3) replayed instead of generated IO (drivers/fio/replay.py); the
+    #: block size, mix and pattern above then only describe it
+    trace: str | None = None
 
     @property
     def ops_unit(self) -> str:
@@ -287,6 +341,25 @@ class WorkloadResult:
     error: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class HostClock:
+    """A load host's clock against the station's wall clock, measured before a run.
+
+    ``offset_s`` is host − station (positive: the host is ahead), ``uncertainty_s`` the
+    half-width of the interval the measurement proves it lies in; ``error`` says why a host
+    could not be measured (then both are NaN)."""
+
+    host: str
+    offset_s: float = float("nan")
+    uncertainty_s: float = float("nan")
+    error: str = ""
+
+    @property
+    def worst_s(self) -> float:
+        """The largest offset the measurement allows (NaN when not measured)."""
+        return abs(self.offset_s) + self.uncertainty_s
+
+
 @runtime_checkable
 class WorkloadEngine(Protocol):
     """Drives IO against the SUT. Used from the sequencer thread only.
@@ -317,3 +390,31 @@ class WorkloadEngine(Protocol):
     @property
     def running(self) -> bool: ...
 
+
+@dataclass(frozen=True, slots=True)
+class DataSetMeasure:
+    """The measured reducibility of a COM data set's written region, read back on the host
+    that wrote it (``drivers/fio/data_set.py``): the evidence a data-reduction COM is judged
+    against, instead of fio's requested percentages."""
+
+    path: str
+    block_size: int
+    blocks: int
+    distinct_blocks: int
+    sampled_bytes: int
+    compressed_bytes: int
+
+    @property
+    def dedupe_ratio(self) -> float:
+        return self.blocks / self.distinct_blocks if self.distinct_blocks else float("nan")
+
+    @property
+    def compression_ratio(self) -> float:
+        return (self.sampled_bytes / self.compressed_bytes if self.compressed_bytes
+                else float("nan"))
+
+    def describe(self) -> str:
+        return (f"{self.path}: {self.blocks} blocks of {self.block_size // 1024} KiB, "
+                f"{self.distinct_blocks} distinct (dedupe {self.dedupe_ratio:.3f}:1 by hash); "
+                f"{self.sampled_bytes / 2**20:.1f} MiB sampled compress to "
+                f"{self.compressed_bytes / 2**20:.1f} MiB (zlib {self.compression_ratio:.3f}:1)")

@@ -77,7 +77,8 @@ def test_compliant_plan_on_real_calibrated_instruments_is_compliant(tmp_path, mo
     names = [c.name for c in run.compliance.criteria]
     assert names == ["Interval length", "Stabilisation", "Measurement", "Ready idle",
                      "Sample period", "Profile set", "Run completed", "Real instruments",
-                     "Uninterrupted active sequence", "Calibration", "Configuration unchanged"]
+                     "Uninterrupted active sequence", "Resumed after interruption",
+                     "Calibration", "Configuration unchanged"]
 
 
 def test_one_second_copy_claiming_compliance_is_non_compliant(tmp_path, monkeypatch):
@@ -130,7 +131,8 @@ def test_verdict_is_derived_from_the_record_once(tmp_path, monkeypatch):
     # a record without the method it ran cannot be judged against any minimums
     bare = replace(run, method_json=None)
     assert failed(bare.compliance)["Method minimums"] == \
-        "the record does not hold the method it ran"
+        "the record does not hold the method it ran (stored before the station kept it), " \
+        "so its numbers cannot be judged"
 
 
 def test_variant_may_not_set_compliance_minimums(tmp_path):

@@ -19,7 +19,7 @@ import pytest
 from app.cli.main import main
 from app.sim_lab import simulated_sut
 from app.method.loader import load_method
-from app.method.model import Method
+from app.method.model import Method, RangingRule
 from app.records import InstrumentConfig, MetricResult, RunConfig, RunStatus, SutDescription
 from app.sequencer import events as ev
 from app.sequencer.lab import Lab
@@ -162,7 +162,9 @@ def test_readings_without_an_evaluable_uncertainty_are_counted_and_never_average
 def test_a_1_2_percent_uncertainty_invalidates_every_metric() -> None:
     # ±(0.1 % of reading + 0.05 % of a 13 kW range) at ~600–730 W: 1.0–1.2 %
     wide_range = lambda sut: SimulatedPowerMeter(sut, range_w=13_000.0)  # noqa: E731
-    seq, _ = run(power=wide_range)
+    # the ranges as configured: no ranging pass would pick this range (method-notes §3)
+    as_configured = load_method("demo").model_copy(update={"ranging": RangingRule()})
+    seq, _ = run(as_configured, power=wide_range)
     ri = metrics(seq)["EP_RI"]  # ~593 W idle: 1.2 % on every sample
     assert not ri.valid and "power sample(s) above the 1 % uncertainty limit" in ri.reason
 

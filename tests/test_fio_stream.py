@@ -98,6 +98,20 @@ def test_sigint_terminated_stream_with_text_between_documents() -> None:
     assert sum(s.write_ios for s in slices) == final.write_ios
 
 
+def test_a_text_line_split_across_reads_stays_one_line() -> None:
+    """The reader hands over whatever one read gave (drivers/fio/process.py), so a line of
+    text between documents can arrive in pieces: it is kept whole for the error message."""
+    text = (FIX / "sigint_stream.txt").read_text()
+    at = text.index("terminating on signal 2") + 5
+    for cuts in ((at,), (at - 3, at, at + 4)):
+        splitter = DocumentSplitter()
+        for a, b in zip((0, *cuts), (*cuts, len(text))):
+            splitter.feed(text[a:b])
+        assert "fio: terminating on signal 2" in splitter.text_lines, cuts
+        assert not [line for line in splitter.text_lines if line.startswith("fio: term")
+                    and line != "fio: terminating on signal 2"]
+
+
 def test_idle_direction_without_bins() -> None:
     doc = json.loads((FIX / "read_only.json").read_text())
     assert "bins" not in doc["jobs"][0]["write"]["lat_ns"]

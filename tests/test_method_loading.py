@@ -94,7 +94,7 @@ def test_missing_key_in_a_standalone_file(tmp_path: Path) -> None:
     ('name = "x"\nversion = = 2\n', r"m\.toml: not valid TOML: .*line 2"),
     ('base = "nowhere.toml"\ncompliant = false\n', r"m\.toml: key 'base': base file .*nowhere"
                                                    r"\.toml not found"),
-    ('base = 3\ncompliant = false\n', r"m\.toml: key 'base': must name a method file"),
+    ('base = 3\ncompliant = false\n', r"m\.toml: key 'base': must name a shipped method"),
     ('base = "emerald-block-v3.toml"\n', r"m\.toml: key 'compliant': a variant must state"),
 ])
 def test_unreadable_files_and_bad_base_references(tmp_path: Path, text: str, reason: str) -> None:
@@ -170,7 +170,7 @@ ONLY_MW2 = ('[[plans]]\nname = "p"\ncategories = ["online"]\nready_idle_interval
     (ONLY_MW2.replace("active", "conditioning_intervals = 3\nactive"),
      "key 'plans.0.conditioning_profile': plan p: 3 conditioning intervals need a "
      "conditioning_profile"),
-    ('interval_s = 3600.0\n', "key 'plans.0': plan online would last up to 1141.5 h with every "
+    ('interval_s = 3600.0\n', "key 'plans.0': plan online would last up to 1142.43 h with every "
                               "COM checked (limit 168 h)"),
 ])
 def test_every_number_and_list_is_checked(tmp_path: Path, body: str, line: str) -> None:
@@ -201,3 +201,39 @@ def test_a_bad_inherited_value_names_the_base_file_that_set_it(tmp_path: Path) -
     assert str(err.value).startswith(f"{path}: ")
     assert (f"key 'stability.tolerance_pct': Input should be a finite number (got nan) "
             f"[stability.tolerance_pct is set in {base}]") in str(err.value)
+
+
+# --- a variant's base: a file beside it or a shipped method by name (issue 14 item 8) ---------
+
+def test_a_variant_anywhere_may_name_a_shipped_method_as_its_base(tmp_path: Path) -> None:
+    """No copy of the shipped file beside the variant: ``base = "emerald-block-v3"`` is the
+    installed method (old code: "must name a method file like "emerald-block-v3.toml"")."""
+    path = tmp_path / "lab-fast.toml"
+    path.write_text('base = "emerald-block-v3"\nname = "lab-fast"\ncompliant = true\n'
+                    'interval_s = 1.0\n')
+    method = load_method_file(path)
+    assert method.interval_s == 1.0 and method.compliant  # the file's claim, kept as a claim
+    assert method.profiles == load_method("emerald-block-v3").profiles  # inherited
+    assert method.compliance == load_method("emerald-block-v3").compliance
+
+
+def test_a_variant_may_build_on_the_shipped_smoke_variant(tmp_path: Path) -> None:
+    path = tmp_path / "quick.toml"
+    path.write_text('base = "smoke"\nname = "quick"\ncompliant = false\n'
+                    '[search]\nprobe_s = 0.5\nqueue_depths = [1, 4, 16]\n')
+    method = load_method_file(path)
+    smoke = load_method("smoke")
+    assert method.search.queue_depths == (1, 4, 16)
+    assert method.interval_s == smoke.interval_s and method.plans == smoke.plans
+    assert method.compliance == load_method("emerald-block-v3").compliance  # smoke's base's
+
+
+def test_an_unknown_shipped_base_names_the_file_the_key_and_the_choices(tmp_path: Path) -> None:
+    path = tmp_path / "m.toml"
+    path.write_text('base = "emerald-block-v4"\ncompliant = false\n')
+    with pytest.raises(MethodError, match=r"m\.toml: key 'base': no shipped method named "
+                                          r"'emerald-block-v4' \(shipped: demo, demo-workloads, "
+                                          r"emerald-block-v3, emerald-hotband-v3, smoke; a file "
+                                          r"beside the variant "
+                                          r"is named with its \.toml ending\)"):
+        load_method_file(path)

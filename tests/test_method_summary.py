@@ -30,11 +30,15 @@ def test_compliant_summary_figures() -> None:
     online, library = s.plans
     # method-notes §2: 12 h conditioning + 6 × (10 + 30) min + 2 h ready idle
     assert online.duration_s == 18 * 3600
-    # 5 searched profiles (MW2 derives from MW1) × 9 queue depths × 120 s
-    assert online.search_max_s == 5 * 9 * 120
+    # 5 searched profiles (MW2 derives from MW1) × 9 queue depths × 120 s, and for the 3
+    # random ones up to 7 refinement probes (bisecting the widest gap, 128 … 256)
+    assert online.search_max_s == (5 * 9 + 3 * 7) * 120
     assert online.com_check_s_each == 600
     assert "pre-fill of the whole capacity" in online.note and "600 s per declared COM" in online.note
-    assert library.phases == ("Intensity search", "Conditioning", "SW", "SR", "Ready idle")
+    assert library.phases == ("Intensity search", "Ranging pass", "Conditioning", "SW", "SR",
+                              "Ready idle")
+    # the dedicated ranging pass (method-notes §3): each active profile and idle, 120 s each
+    assert "ranging pass 840 s" in online.note
     assert library.duration_s == (60 + 2 * 40 + 120) * 60
     assert "pre-fill" not in library.note
 

@@ -12,6 +12,7 @@ from pypdf import PdfReader
 from app.metrics.formatting import format_figure
 from app.records import PhaseKind, RunStatus
 from app.reports.export import export_run
+from app.signoff import sign_off
 from tests.test_reports_runs import DegradingMeter, abort_at, record_run
 
 
@@ -33,7 +34,8 @@ def test_every_page_has_hash_page_number_and_non_compliant_banner(good) -> None:
     assert len(pages) >= 8
     for number, text in enumerate(pages, start=1):
         assert f"Page {number} of {len(pages)}" in text
-        assert run.samples_sha256 in text
+        # the record's hash covers the samples' (app.storage.record_hash)
+        assert f"Revision 1 — record SHA-256 {sign_off(run).current.sha256}" in text
         assert "NON-COMPLIANT" in text
 
 

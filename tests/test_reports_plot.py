@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from app.reports.charts import ops_chart
 from app.reports.plot import SOLID_BLACK, Chart, envelope
-from reportlab.graphics.shapes import Group, PolyLine
+from app.storage.db import open_database
+from app.storage.repository import load_run
+from app.storage.synthetic import full_run
+from app.storage.writer import RunWriter
+from reportlab.graphics.shapes import Group, PolyLine, String
 
 N, COLUMNS = 30_000, 240
 
@@ -61,3 +66,28 @@ def test_dense_power_line_draws_at_most_two_vertices_per_column() -> None:
              for n in group.contents if isinstance(n, PolyLine)]
     vertices = sum(len(line.points) // 2 for line in lines)
     assert 0 < vertices <= 480
+
+
+def _texts(node) -> list[str]:
+    """Every string drawn in a reportlab drawing (legends, labels)."""
+    if isinstance(node, String):
+        return [node.text]
+    return [t for child in getattr(node, "contents", []) for t in _texts(child)]
+
+
+def test_each_load_host_reports_its_own_line_in_the_ops_chart(tmp_path) -> None:
+    """The synthetic run's phases hold one slice from load host 127.0.0.1:8765 and one local
+    slice: each gets its own 'engine reports' line, never one line zig-zagging between them."""
+    database = open_database(f"sqlite:///{tmp_path / 'runs.db'}")
+    writer = RunWriter(database)
+    events = list(full_run())
+    for e in events:
+        writer(e)
+    assert writer.flush(10)
+    writer.close()
+    run = load_run(database, events[0].run_id)
+    database.close()
+    phase = next(p for p in run.phases if run.attempt_intervals(p.index)
+                 and run.attempt_intervals(p.index)[0].ops_unit)
+    texts = _texts(ops_chart(run, phase, run.last_attempt(phase.index), 400, 200))
+    assert "engine reports, 127.0.0.1:8765" in texts and "engine reports" in texts

@@ -52,6 +52,32 @@ class DegradingMeter:
     def ranges(self):
         return self.inner.ranges
 
+    @property
+    def accuracy(self):
+        return self.inner.accuracy
+
+    # ranged like the meter it wraps (the method's ranging pass, method-notes §3)
+    @property
+    def volt_ranges(self):
+        return self.inner.volt_ranges
+
+    @property
+    def amp_ranges(self):
+        return self.inner.amp_ranges
+
+    @property
+    def crest_factor(self):
+        return self.inner.crest_factor
+
+    def auto_range(self) -> None:
+        self.inner.auto_range()
+
+    def set_ranges(self, volts: float, amps: float) -> None:
+        self.inner.set_ranges(volts, amps)
+
+    def peaks(self):
+        return self.inner.peaks()
+
     def read(self, t: float) -> PowerSample:
         sample = self.inner.read(t)
         if self.bad:
@@ -71,18 +97,23 @@ class RecordedRun:
 def record_run(db_path: Path, method: str = "demo", taxonomy: str = "online-3",
                coms: tuple[str, ...] = ("deduplication",), hook: Hook | None = None,
                meter: Callable[[SimulatedPowerMeter], object] | None = None,
-               start: float = 1000.0) -> RecordedRun:
-    """Run ``method`` on the simulated SUT (fake clock) and store it in ``db_path``."""
+               start: float = 1000.0, capacity_probe: bool = True,
+               sut: SutDescription | None = None) -> RecordedRun:
+    """Run ``method`` on the simulated SUT (fake clock) and store it in ``db_path``;
+    ``capacity_probe=False``: a lab that cannot observe the SUT's used capacity, as local-fio
+    and a real SUT without a management interface; ``sut`` replaces the SUT description (its
+    declared COMs then come from it)."""
     clock = FakeClock(start)
     config = RunConfig(method=method, taxonomy=taxonomy, lab="sim-direct", station="bench-7",
                        operator="R. Tester",
                        classification_reason="integrated controller, storage protection, "
                                              "24 drives (>= 12): Online 3",
-                       sut=SutDescription(coms_declared=coms, coms_on_during_test=coms))
+                       sut=sut or SutDescription(coms_declared=coms, coms_on_during_test=coms))
     sut = simulated_sut(config)
     power = SimulatedPowerMeter(sut)
     lab = Lab(meter(power) if meter else power, SimulatedWorkloadEngine(sut, clock),
-              SimulatedThermometer(sut), sut.used_capacity_bytes, 0.0, "simulated SUT")
+              SimulatedThermometer(sut), sut.used_capacity_bytes if capacity_probe else None, 0.0,
+              "simulated SUT")
     database = open_database(f"sqlite:///{db_path}")
     writer = RunWriter(database)
     holder: list[Sequencer] = []

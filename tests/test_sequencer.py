@@ -18,8 +18,8 @@ from drivers.interfaces import PowerSample
 from drivers.simulators.engine import SimulatedWorkloadEngine
 from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
 
-ONLINE_ORDER = ["Pre-fill", "Intensity search", "Conditioning", "MW1", "MW2", "RW", "RR", "SW",
-                "SR", "Ready idle"]
+ONLINE_ORDER = ["Pre-fill", "Intensity search", "Ranging pass", "Conditioning", "MW1", "MW2",
+                "RW", "RR", "SW", "SR", "Ready idle"]
 
 
 class Recorder:

@@ -96,6 +96,29 @@ def test_events_reach_every_curve(qtbot) -> None:
     assert positions == [2.0, 30.0, 50.0]  # 99 %, ceiling, 99.9 % (log10 view coordinates)
 
 
+def test_each_load_host_has_its_own_io_series(qtbot) -> None:
+    """fio client mode reports each load host's slices apart (host set on every slice): they
+    are drawn one series per host, never zig-zagged into one IOPS line, and a new run drops
+    the hosts of the last one."""
+    plots = LivePlots(redraw_ms=10_000)
+    qtbot.addWidget(plots)
+    plots.start_run(started(), load_method("smoke"))
+    a, b = "10.0.0.1:8765", "10.0.0.2:8765"
+    plots.ingest([workload(0, *(WorkloadInterval(t, t + 1.0, n, 0, n * 4096, 0, 1.0, 2.0,
+                                                 host=h)
+                                for t in (0.0, 1.0) for h, n in ((a, 700), (b, 2000))))])
+    plots.redraw()
+    assert plots.curve_data(f"iops@{a}")[1].tolist() == [700, 700]
+    assert plots.curve_data(f"iops@{b}")[1].tolist() == [2000, 2000]
+    assert plots.curve_data("iops")[1].size == 0  # no local fio in this run
+    assert a in plots.ops_widget.getPlotItem().titleLabel.text
+    plots.start_run(started(), load_method("smoke"))
+    with pytest.raises(KeyError):
+        plots.curve_data(f"iops@{a}")
+    assert not [c for c in plots.ops_widget.getPlotItem().listDataItems() if a in (c.name() or "")]
+    assert plots.ops_widget.getPlotItem().titleLabel.text == "IO rate"
+
+
 def test_flagged_samples_are_gaps_not_values(qtbot) -> None:
     plots = LivePlots(redraw_ms=10_000)
     qtbot.addWidget(plots)

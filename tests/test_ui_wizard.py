@@ -248,3 +248,40 @@ def test_the_sut_declares_its_supply_and_ashrae_class(qtbot, wizard) -> None:
     assert (sut.supply, sut.ashrae_class) == ("1P-100-120", "A4")
     again = entries_from_config(config_from_wizard(entries))
     assert (again.supply, again.ashrae_class) == ("1P-100-120", "A4")  # Repeat keeps them
+
+
+def test_the_workload_page_takes_a_method_file_and_names_a_bad_one(qtbot, wizard, tmp_path,
+                                                                   monkeypatch) -> None:
+    """Browse… loads a lab variant (``base = "emerald-block-v3"``, claiming compliance with
+    1 s intervals) with the run's loader: offered with its derived verdict and passed to the
+    run as its path; a broken file is refused naming the file, key and reason (issue 14
+    item 8; old code: no way to choose a file)."""
+    from PySide6.QtWidgets import QFileDialog
+
+    good = tmp_path / "lab-fast.toml"
+    good.write_text('base = "emerald-block-v3"\nname = "lab-fast"\ncompliant = true\n'
+                    'interval_s = 1.0\n')
+    bad = tmp_path / "lab-bad.toml"
+    bad.write_text('base = "emerald-block-v3"\nname = "lab-bad"\ncompliant = false\n'
+                   'interval_s = 0.5\n')
+    click_next(qtbot, wizard)
+    fill_sut(qtbot, wizard)
+    click_next(qtbot, wizard)
+    page = wizard.workload_page
+    assert wizard.currentPage() is page
+    chosen = iter([str(bad), str(good)])
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (next(chosen), ""))
+    qtbot.mouseClick(page.browse_button, Qt.MouseButton.LeftButton)
+    note = page.method_note.text()
+    assert "cannot be used" in note and "lab-bad.toml" in note and "key 'interval_s'" in note
+    assert page.method.findData(str(bad)) < 0
+    qtbot.mouseClick(page.browse_button, Qt.MouseButton.LeftButton)
+    assert page.method.currentData() == str(good)
+    assert "lab-fast" in page.method.currentText()
+    assert "method numbers NON-COMPLIANT" in page.method.currentText()
+    assert page.method_note.text().startswith("NON-COMPLIANT")
+    click_next(qtbot, wizard)
+    click_next(qtbot, wizard)
+    assert wizard.currentPage() is wizard.review_page
+    assert "NON-COMPLIANT" in wizard.review_page.summary.text()
+    assert wizard.run_config().method == str(good)

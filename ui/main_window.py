@@ -19,10 +19,14 @@ from app.sequencer.lab import LabError
 from app.method.loader import MethodError
 from app.paths import default_db_url
 from app.protected import station_paths
-from app.records import RunConfig
+from app.records import RunConfig, SutDescription
 from app.sequencer import events as ev
+from app.resume import ResumeRefused, open_resumed_session, prepare_resume
 from app.session import RunSession, open_session
 from app.storage.db import Database, open_database
+from app.storage.errors import StorageError
+from app.storage.resumption import resumable_run_ids
+from app.storage.range_advisor import AdvisedPlan, RangeAdvisorError, advise
 from drivers.interfaces import InstrumentError, WorkloadError
 from ui.bridge import RunBridge
 from ui.confirm import Confirm, ask_yes_no
@@ -65,6 +69,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.stack)
         self.start_page.new_run.connect(lambda: self.new_run())
         self.start_page.resume_run.connect(self.repeat_run)
+        self.start_page.continue_run.connect(self.resume_interrupted)
         self.start_page.details_requested.connect(self.show_run_details)
         self.run_view.ended.connect(self._run_ended)
         self.run_view.home_requested.connect(self.show_start_page)
@@ -143,10 +148,11 @@ class MainWindow(QMainWindow):
             if self.database is None:
                 self.database = open_database(self.db_url)
             runs = self.database.list_runs(limit=RECENT_RUNS)
+            resumable = resumable_run_ids(self.database)
         except Exception as exc:  # noqa: BLE001 — storage errors are shown, the GUI stays up
-            runs, error = [], str(exc)
+            runs, error, resumable = [], str(exc), set()
         interrupted = len(self.database.interrupted) if self.database else 0
-        self.start_page.show_runs(runs, error)
+        self.start_page.show_runs(runs, error, resumable)
         self.start_page.show_health(station_health(
             self.db_url, error, interrupted, str(self.settings.value("last/meter", ""))))
         self.statusBar().showMessage(f"Database: {self.db_url}")
@@ -183,10 +189,20 @@ class MainWindow(QMainWindow):
         from ui.wizard.wizard import NewRunWizard
 
         self.wizard = NewRunWizard(self, entries=entries, simulated_lab=self.lab,
-                                   protected=station_paths(self.db_url), confirm=self.confirm)
+                                   protected=station_paths(self.db_url), confirm=self.confirm,
+                                   range_advice=self._range_advice)
         self.wizard.accepted.connect(self._wizard_accepted)
         self.wizard.open()
         return self.wizard
+
+    def _range_advice(self, sut: SutDescription) -> AdvisedPlan | None:
+        """The range plan of the latest completed run of this SUT, for the review page."""
+        if self.database is None:
+            return None
+        try:
+            return advise(self.database, sut)
+        except (RangeAdvisorError, StorageError):
+            return None
 
     def repeat_run(self, run_id: str) -> NewRunWizard | None:
         """Resume = a new run with the stored run's configuration, reviewed in the wizard."""
@@ -204,6 +220,29 @@ class MainWindow(QMainWindow):
         else:
             self.statusBar().showMessage("Select a run in the list first.")
 
+    def resume_interrupted(self, run_id: str) -> RunSession | None:
+        """Continue an INTERRUPTED run in its own record (app/resume.py), after saying what
+        will be redone and what is kept; a run that cannot be resumed says why."""
+        if self.run_view.running:
+            self.statusBar().showMessage("A run is in progress: finish or abort it first.")
+            return None
+        try:
+            plan = prepare_resume(self.database, run_id)
+        except (ResumeRefused, StorageError) as exc:
+            self.show_error(f"Run {run_id[:8]} cannot be resumed: {exc}")
+            return None
+        if not self.confirm(self, f"Resume interrupted run {run_id[:8]}?",
+                            "\n".join(plan.lines()) + "\n\nResume now?"):
+            return None
+        bridge = RunBridge()
+        try:
+            session = open_resumed_session(plan, db_url=self.db_url, listeners=[bridge])
+        except (*START_ERRORS, StorageError) as exc:
+            bridge.deleteLater()
+            self.show_error(f"The run could not be resumed: {exc}")
+            return None
+        return self._show_session(session, bridge, plan.config)
+
     def _wizard_accepted(self) -> None:
         config = self.wizard.run_config()  # includes what was typed on the review page
         self.start_run(config)
@@ -216,6 +255,10 @@ class MainWindow(QMainWindow):
             bridge.deleteLater()
             self.show_error(f"The run could not start: {exc}")
             return None
+        return self._show_session(session, bridge, config)
+
+    def _show_session(self, session: RunSession, bridge: RunBridge,
+                      config: RunConfig) -> RunSession:
         self.session = session
         self.settings.setValue("last/meter", f"{config.power_meter.driver} "
                                f"{config.power_meter.resource}".strip())

@@ -21,6 +21,7 @@ from app.metrics.histogram import ceiling_meaning
 from app.records import IntervalRecord, PhaseInfo, PhaseKind
 from app.sequencer import events as ev
 from drivers.interfaces import WorkloadInterval
+from ui.input_plots import InputPlots
 from ui.series import GrowableSeries
 from ui.theme import PlotColours, apply_plot_theme, plot_colours, system_is_dark
 
@@ -43,6 +44,11 @@ TIME_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 108
               43200, 86400)
 EMPTY_SPAN_S = 60.0  # the run-time axes before any data: 0:00 … 1:00
 LEVEL_LABEL_TOP, LEVEL_LABEL_STEP, CEILING_LABEL_AT = 0.95, 0.12, 0.06
+IO_TITLE = "IO rate"
+#: load hosts' IO series are told apart by line style (their colours stay IOPS/MiB/s), with
+#: the mark the plot's title shows for each
+HOST_STYLES = ((pg.QtCore.Qt.PenStyle.SolidLine, "━"), (pg.QtCore.Qt.PenStyle.DashLine, "╍"),
+               (pg.QtCore.Qt.PenStyle.DotLine, "┉"), (pg.QtCore.Qt.PenStyle.DashDotLine, "━·"))
 
 
 def time_step(span_s: float, pixels: float, min_px: float = 70.0) -> float:
@@ -201,6 +207,7 @@ class LivePlots(QWidget):
         self._last_phase: int | None = None
         self.series = {name: GrowableSeries() for name in (
             "power", "temperature", "iops", "mibs", "ep", "wma", "band_hi", "band_lo")}
+        self.hosts: list[str] = []  # load hosts with their own IO series, in order of arrival
         self.histograms: dict[str, ev.HistogramReady] = {}
         self._dirty = False
         self._build()
@@ -229,7 +236,7 @@ class LivePlots(QWidget):
                        "temperature": _curve(power.right, c.temperature, "temperature (°C)")}
         power.key_axes(c.power, c.temperature)
 
-        self.ops_widget = self._plot_widget("IO rate")
+        self.ops_widget = self._plot_widget(IO_TITLE)
         ops = _DualAxisPlot(self.ops_widget, "IOPS", "", "Throughput", "MiB/s")
         self.ops_right = ops
         self.curves["iops"] = _curve(ops.item, c.iops, "IOPS")
@@ -285,9 +292,12 @@ class LivePlots(QWidget):
         hist_box.addWidget(self.hist_choice)
         hist_box.addWidget(self.hist_note)
         grid.addLayout(hist_box, 1, 1)
+        self.inputs = InputPlots(c, DurationAxis, self)  # per input, beside the total
+        grid.addWidget(self.inputs, 2, 0, 1, 2)
 
     def plot_widgets(self) -> tuple[pg.PlotWidget, ...]:
-        return (self.power_widget, self.ops_widget, self.ep_widget, self.hist_widget)
+        return (self.power_widget, self.ops_widget, self.ep_widget, self.hist_widget,
+                self.inputs.power_widget, self.inputs.uncertainty_widget)
 
     def changeEvent(self, event) -> None:  # noqa: N802 (Qt naming)
         """Follow the desktop when it switches between light and dark while we run."""
@@ -313,6 +323,7 @@ class LivePlots(QWidget):
         stability band's caption (a new run must never show the previous run's data)."""
         for s in self.series.values():
             s.clear()
+        self._drop_hosts()
         self.histograms.clear()
         self.hist_choice.clear()
         self._clear_histogram()
@@ -320,6 +331,7 @@ class LivePlots(QWidget):
         self.hist_widget.setToolTip("")
         self.hist_note.setText(HIST_WAITING)
         self.band_label.clear()
+        self.inputs.reset()
         self._last_phase = None
         for plot in (self.power_right, self.ops_right):
             plot.reset_view()  # a hand zoom on the last run does not freeze the new one
@@ -371,19 +383,52 @@ class LivePlots(QWidget):
         self._dirty = True
 
     def add_workload(self, phase_index: int, slices: Iterable[WorkloadInterval]) -> None:
-        """Engine-reported slices, drawn as IOPS or MiB/s by the phase's profile."""
-        unit = self._units.get(phase_index, "IOPS")
-        keep, gap = ("iops", "mibs") if unit == "IOPS" else ("mibs", "iops")
+        """Engine-reported slices, drawn as IOPS or MiB/s by the phase's profile; each load
+        host's slices (``host`` set) in that host's own series."""
+        iops = self._units.get(phase_index, "IOPS") == "IOPS"
         for s in slices:
-            x = s.t_end
-            self.series[keep].append(x, s.iops if keep == "iops" else s.mib_per_s)
-            self.series[gap].break_line(x)
+            iops_name, mibs_name = self._io_series(s.host)
+            keep, gap = (iops_name, mibs_name) if iops else (mibs_name, iops_name)
+            self.series[keep].append(s.t_end, s.iops if iops else s.mib_per_s)
+            self.series[gap].break_line(s.t_end)
         self._dirty = True
+
+    def _io_series(self, host: str) -> tuple[str, str]:
+        """The IOPS and MiB/s series names of ``host`` ("" = local fio or the simulator),
+        made with their curves on the host's first slice. Hosts' slices have their own
+        bounds, so they are drawn apart rather than summed."""
+        if not host:
+            return "iops", "mibs"
+        names = (f"iops@{host}", f"mibs@{host}")
+        if host not in self.hosts:
+            style, _ = HOST_STYLES[len(self.hosts) % len(HOST_STYLES)]
+            self.hosts.append(host)
+            c = self.colours
+            for name, view, colour, unit in zip(names, (self.ops_right.item,
+                                                        self.ops_right.right),
+                                                (c.iops, c.mibs), ("IOPS", "MiB/s")):
+                self.series[name] = GrowableSeries()
+                self.curves[name] = _curve(view, colour, f"{host} {unit}", 1, style)
+            self.ops_widget.setTitle("IO rate per load host: " + " · ".join(
+                f"{HOST_STYLES[i % len(HOST_STYLES)][1]} {h}" for i, h in enumerate(self.hosts)))
+        return names
+
+    def _io_names(self) -> list[str]:
+        return ["iops", "mibs"] + [f"{kind}@{h}" for h in self.hosts for kind in ("iops", "mibs")]
+
+    def _drop_hosts(self) -> None:
+        """Remove the last run's load-host series and curves (a new run has its own hosts)."""
+        for name in self._io_names()[2:]:
+            view = self.ops_right.item if name.startswith("iops") else self.ops_right.right
+            view.removeItem(self.curves.pop(name))
+            del self.series[name]
+        self.hosts.clear()
+        self.ops_widget.setTitle(IO_TITLE)
 
     def mark_restart(self, t: float, phase_name: str) -> None:
         """A phase restarted at ``t`` (after a pause): its earlier attempt stays apart from
         the new attempt's curve and WMA, with a marker saying why."""
-        for name in ("ep", "wma", "band_hi", "band_lo", "iops", "mibs"):
+        for name in ("ep", "wma", "band_hi", "band_lo", *self._io_names()):
             self.series[name].break_line(t)
         marker = pg.InfiniteLine(
             pos=t, angle=90,
@@ -440,6 +485,7 @@ class LivePlots(QWidget):
         self.add_power(np.fromiter((s.t for s in e.samples), float, len(e.samples)),
                        np.fromiter((s.watts if s.usable else math.nan for s in e.samples),
                                    float, len(e.samples)))
+        self.inputs.add_samples(e.samples)
 
     def _on_temperature(self, e: ev.TemperatureSamples) -> None:
         self.add_temperature(
@@ -518,7 +564,8 @@ class LivePlots(QWidget):
             x, y = self.series[name].view()
             curve.setData(x, y)
         self.power_right.fit_x(self.series["power"], self.series["temperature"])
-        self.ops_right.fit_x(self.series["iops"], self.series["mibs"])
+        self.ops_right.fit_x(*(self.series[name] for name in self._io_names()))
+        self.inputs.redraw()
         # interval markers help read a short phase; on a long run they would only cost time
         ep = self.curves["ep"]
         want = "o" if len(self.series["ep"]) <= SYMBOL_LIMIT else None

@@ -16,7 +16,9 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
                                QSplitter, QVBoxLayout, QWidget)
 
+from app.compliance import assess_method
 from app.console import format_duration, format_metric_value
+from app.method.record import method_from_record
 from app.records import RunStatus
 from app.run_verdict import Tone, run_verdict
 from app.sequencer import events as ev
@@ -276,17 +278,34 @@ class RunView(QWidget):
             f"{cfg.sut.vendor} {cfg.sut.model} (s/n {cfg.sut.serial}) · taxonomy "
             f"{cfg.taxonomy} · lab {cfg.lab} · started {e.wall_start_iso} · planned "
             f"{format_duration(e.planned_s)}")
-        self.banner.setVisible(not e.method_compliant)
-        self.banner.setText("NON-COMPLIANT abbreviated variant")
+        if method is None and e.method_json:
+            method = method_from_record(e.method_json)
+        verdict = assess_method(method) if method else None  # its numbers, never the claim
+        self.banner.setVisible(verdict is not None and not verdict.compliant)
+        self.banner.setText(f"method numbers {verdict.short()}" if verdict else "")
         self.timeline.plan(e.phases)
         self.metrics.plan(method, e.phases)
         self.plots.start_run(e, method)
         self.append_log("INFO", f"run {e.run_id} started, {len(e.phases)} phases")
 
+    def _on_RunResumed(self, e: ev.RunResumed) -> None:
+        """A continuation shows the whole plan; its banner says it can never be compliant."""
+        self._on_RunStarted(e.started)
+        r = e.resumption
+        self.timeline.kept(r.carried)
+        self.banner.setText("NON-COMPLIANT: resumed after interruption (figures for "
+                            "engineering only)")
+        self.banner.setVisible(True)
+        self.append_log("WARNING", f"run {e.started.run_id} resumed (resumption {r.number}) "
+                        f"from {e.started.phases[r.restart_phase].name}: {r.interruption}")
+
     def _on_InstrumentsIdentified(self, e: ev.InstrumentsIdentified) -> None:
         thermo = e.temperature_meter.describe() if e.temperature_meter else "none"
         self.append_log("INFO", f"power meter {e.power_meter.describe()}; thermometer {thermo};"
                         f" workload {e.workload_engine}")
+        for i in e.power_inputs:
+            self.append_log("INFO", f"power input {i.name}: {i.identity.describe()}, "
+                            f"{i.wiring}; accuracy {i.accuracy}")
 
     def _on_PhaseStarted(self, e: ev.PhaseStarted) -> None:
         self.timeline.phase_started(e)

@@ -18,6 +18,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QWidget
 
+from app.records import PowerInput, RunConfig
 from ui.app import application
 
 
@@ -110,10 +111,48 @@ def capture(folder: Path, method: str = "smoke", lab: str = "sim") -> list[Path]
     return shots
 
 
+#: the lab of the per-input screenshot: two single-phase supplies on WT310 simulators, a
+#: three-phase shelf on a WT333E simulator (Σ of 3P4W), one supply on a WT333E element
+POWER_INPUTS = (PowerInput("psu-a", "sim", "wt310"), PowerInput("psu-b", "sim", "wt310e"),
+                PowerInput("shelf-3p", "sim", "wt333e", wiring="3P4W"),
+                PowerInput("psu-c", "sim", "wt333e", element=2))
+
+
+def capture_power_inputs(folder: Path, method: str = "smoke") -> Path:
+    """The run view of a simulated run with four power inputs (run-view-power-inputs.png):
+    the run goes on a fake clock, then its events are shown as the live view shows them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="storwatt-shots-"))
+    os.environ["STORWATT_DATA_DIR"] = str(work / "data")
+    app = application()
+    from app.session import open_session
+    from drivers.clock import FakeClock
+    from ui.run_view import RunView
+
+    events: list = []
+    session = open_session(RunConfig(method=method, lab="sim", power_inputs=POWER_INPUTS),
+                           db_url=f"sqlite:///{work / 'shots.db'}", clock=FakeClock(),
+                           listeners=[events.append])
+    session.sequencer.run()
+    session.writer.close()
+    view = RunView(settings=QSettings(str(work / "ui.ini"), QSettings.Format.IniFormat))
+    view.resize(1560, 1200)
+    view.show()
+    view.ingest(events)
+    view.plots.redraw()
+    settle(app, 0.6)
+    return save(view, folder, "run-view-power-inputs")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python -m ui.screenshots")
     parser.add_argument("folder", nargs="?", default="docs/screenshots", type=Path)
     parser.add_argument("--lab", default="sim", help="sim (loopback meters) or sim-direct")
     parser.add_argument("--method", default="smoke")
+    parser.add_argument("--power-inputs", action="store_true",
+                        help="only the run view of a simulated run with four power inputs")
     args = parser.parse_args()
-    capture(args.folder, args.method, args.lab)
+    if args.power_inputs:
+        capture_power_inputs(args.folder, args.method)
+    else:
+        capture(args.folder, args.method, args.lab)

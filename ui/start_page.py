@@ -1,9 +1,10 @@
-"""Start page: New run, resume an interrupted run (a new run with the same configuration),
-the recent runs from storage, and the station's health."""
+"""Start page: New run, resume an interrupted run (continue it in the same record, from the
+next phase boundary the method allows: app/resume.py), repeat a run's set-up (a new run with
+the same configuration), the recent runs from storage, and the station's health."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QFont
@@ -23,6 +24,7 @@ RUN_COLUMNS = ("Started (UTC)", "Status", "Method", "Taxonomy", "SUT", "Lab", "D
 class StartPage(QWidget):
     new_run = Signal()
     resume_run = Signal(str)  # run id whose configuration to reuse
+    continue_run = Signal(str)  # INTERRUPTED run id to resume in its own record
     details_requested = Signal(str)  # run id to open in the history's detail view
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -33,18 +35,25 @@ class StartPage(QWidget):
         font.setBold(True)
         title.setFont(font)
         intro = QLabel("Storage power-efficiency tests following the SNIA Emerald method. "
-                       "Start a new run, or reuse the set-up of an earlier (e.g. interrupted) "
-                       "run.")
+                       "Start a new run, resume an interrupted one, or reuse the set-up of an "
+                       "earlier run.")
         intro.setWordWrap(True)
         self.new_button = QPushButton("&New run…")
         self.new_button.setToolTip("Ctrl+N")
         self.new_button.clicked.connect(self.new_run)
         self.resume_button = QPushButton("R&epeat selected run’s set-up…")
-        self.resume_button.setToolTip("Starts a NEW run with the selected run's configuration "
-                                      "(an interrupted run cannot be continued: the method "
-                                      "requires uninterrupted phases).")
+        self.resume_button.setToolTip("Starts a NEW run with the selected run's configuration.")
         self.resume_button.clicked.connect(self._resume)
         self.resume_button.setEnabled(False)
+        self.continue_button = QPushButton("")
+        self.continue_button.setToolTip(
+            "Continues an INTERRUPTED run in its own record from the next phase boundary the "
+            "method allows; asks first, saying what will be redone. The result is NON-COMPLIANT "
+            "(resumed after interruption).")
+        self.continue_button.clicked.connect(self._continue)
+        self.continue_button.hide()
+        self._resumable: list[str] = []  # resumable run ids shown, newest first
+        self._continue_id: str | None = None
         self.runs = QTableWidget(0, len(RUN_COLUMNS))
         self.runs.setHorizontalHeaderLabels(RUN_COLUMNS)
         self.runs.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -54,8 +63,7 @@ class StartPage(QWidget):
         self.runs.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.runs.horizontalHeader().setStretchLastSection(True)
         self.runs.setAccessibleName("Recent runs")
-        self.runs.itemSelectionChanged.connect(
-            lambda: self.resume_button.setEnabled(bool(self.runs.selectedItems())))
+        self.runs.itemSelectionChanged.connect(self._selection_changed)
         self.runs.setToolTip("Double-click a run to open its details")
         self.runs.doubleClicked.connect(self._details)
         self.runs_note = QLabel("")
@@ -65,6 +73,7 @@ class StartPage(QWidget):
 
         buttons = QHBoxLayout()
         buttons.addWidget(self.new_button)
+        buttons.addWidget(self.continue_button)
         buttons.addWidget(self.resume_button)
         buttons.addStretch(1)
         recent = QGroupBox("Recent runs")
@@ -80,14 +89,19 @@ class StartPage(QWidget):
         layout.addWidget(recent, 1)
         layout.addWidget(health)
 
-    def show_runs(self, runs: Sequence[RunSummary], error: str = "") -> None:
+    def show_runs(self, runs: Sequence[RunSummary], error: str = "",
+                  resumable: Collection[str] = ()) -> None:
+        """``resumable``: ids of INTERRUPTED runs with phases left to do (they get the
+        "Resume interrupted run" button: the selected one, else the newest)."""
+        self._resumable = [r.run_id for r in runs if r.run_id in resumable]
+        self._offer_continue(None)
         self.runs.setRowCount(len(runs))
         for r, run in enumerate(runs):
             duration = format_duration(run.duration_s) if run.duration_s is not None else "—"
             verdict = run.verdict
             values = (run.started_wall.replace("T", " ")[:19], verdict.text,
                       f"{run.method_name} {run.method_version}"
-                      + ("" if run.method_compliant else " (NON-COMPLIANT)"),
+                      + ("" if run.compliance.compliant else f" ({run.compliance.label})"),
                       run.taxonomy, run.sut, run.lab, duration, run.run_id[:8])
             for c, text in enumerate(values):
                 item = QTableWidgetItem(text)
@@ -112,6 +126,21 @@ class StartPage(QWidget):
         if not rows:
             return None
         return self.runs.item(rows[0].row(), 0).data(256)
+
+    def _selection_changed(self) -> None:
+        self.resume_button.setEnabled(bool(self.runs.selectedItems()))
+        self._offer_continue(self.selected_run_id())
+
+    def _offer_continue(self, selected: str | None) -> None:
+        run_id = selected if selected in self._resumable else next(iter(self._resumable), None)
+        self._continue_id = run_id
+        self.continue_button.setVisible(run_id is not None)
+        if run_id is not None:
+            self.continue_button.setText(f"Resume interrupted run {run_id[:8]}…")
+
+    def _continue(self) -> None:
+        if self._continue_id:
+            self.continue_run.emit(self._continue_id)
 
     def _details(self) -> None:
         run_id = self.selected_run_id()

@@ -73,6 +73,11 @@ class PhaseTimeline(QWidget):
             item.setForeground(QBrush(colour))
         self.table.setItem(index, 2, item)
 
+    def kept(self, indices: Sequence[int]) -> None:
+        """Phases a resumed run keeps as stored (they do not run again)."""
+        for index in indices:
+            self._set_status(index, PhaseStatus.COMPLETED, "kept from before the interruption")
+
     def phase_started(self, e: ev.PhaseStarted) -> None:
         self._set_status(e.phase.index, PhaseStatus.RUNNING)
         self.current.setText(f"Phase {e.phase.index + 1} of {len(self.phases)}: {e.phase.name}")

@@ -11,6 +11,9 @@ import argparse
 import math
 import sys
 from collections.abc import Iterable
+from datetime import date
+
+from app.records import WIRINGS, PowerInput
 
 #: a SUT raw capacity above 10^9 GB (1 EB) is a typo; it also keeps bytes inside SQLite's int64
 MAX_CAPACITY_GB = 1e9
@@ -104,6 +107,52 @@ def scratch_size(text: str) -> str:
     return text
 
 
+#: the keys of ``--power-input`` (name and driver are required)
+POWER_INPUT_KEYS = ("name", "driver", "resource", "element", "wiring", "calibration")
+
+
+def power_input(text: str) -> PowerInput:
+    """``--power-input name=NAME,driver=DRIVER,resource=RESOURCE[,element=N][,wiring=W]
+    [,calibration=YYYY-MM-DD]``: one of the SUT's power inputs; each refusal names the key."""
+    values: dict[str, str] = {}
+    for pair in text.split(","):
+        key, equals, value = pair.partition("=")
+        key = key.strip().lower()
+        if not equals:
+            raise argparse.ArgumentTypeError(
+                f"{_shown(pair)} is not key=value (keys: {', '.join(POWER_INPUT_KEYS)})")
+        if key not in POWER_INPUT_KEYS:
+            raise argparse.ArgumentTypeError(
+                f"unknown key {_shown(key)}; the keys are {', '.join(POWER_INPUT_KEYS)}")
+        if key in values:
+            raise argparse.ArgumentTypeError(f"key {key} given twice")
+        values[key] = value.strip()
+    for key in ("name", "driver"):
+        if not values.get(key):
+            raise argparse.ArgumentTypeError(f"{key}= is required (e.g. name=psu-a,driver=wt300,"
+                                             "resource=TCPIP::10.0.0.5::10001::SOCKET)")
+    if not values.get("resource") and values["driver"] != "sim":
+        raise argparse.ArgumentTypeError(f"input {values['name']}: resource= is required for "
+                                         f"driver {values['driver']} (the meter's address)")
+    element = None
+    if "element" in values:
+        element = _number(values["element"], int)
+        if element < 1:
+            raise argparse.ArgumentTypeError(f"element={values['element']} must be 1 or more")
+    wiring = values.get("wiring", "1P2W").upper()
+    if wiring not in WIRINGS:
+        raise argparse.ArgumentTypeError(f"wiring={_shown(values['wiring'])} is not one of "
+                                         f"{', '.join(WIRINGS)}")
+    if "calibration" in values:
+        try:
+            date.fromisoformat(values["calibration"])
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"calibration={_shown(values['calibration'])} is "
+                                             "not a date YYYY-MM-DD") from None
+    return PowerInput(values["name"], values["driver"], values.get("resource", ""), element,
+                      wiring, values.get("calibration", ""))
+
+
 def _number(text: str, kind: type) -> float | int:
     try:
         return kind(text)
@@ -134,3 +183,8 @@ def one_line(message: str, values: Iterable[object]) -> str:
     for text in sorted(texts, key=len, reverse=True):  # a shorter one may be part of a longer
         message = message.replace(text, f"{text[:SHOWN_CHARS]}… ({len(text)} characters)")
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
+
+
+def add_db_option(parser: argparse.ArgumentParser) -> None:
+    """``--db URL``, as every command that reads or writes the station's runs takes it."""
+    parser.add_argument("--db", help="database URL (default: the station's SQLite file)")

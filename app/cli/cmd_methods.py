@@ -80,13 +80,18 @@ def list_command(args: argparse.Namespace) -> int:
     from app.console import format_duration
     from app.method.loader import all_methods
 
-    summaries = [m.summary() for m in all_methods().values()]
+    from app.compliance import assess_method
+
+    methods = list(all_methods().values())
     if args.json:
-        print(json.dumps([s.to_dict() for s in summaries], indent=2))
+        print(json.dumps([m.summary().to_dict() | {"method_numbers": assess_method(m).as_json()}
+                          for m in methods], indent=2))
         return 0
-    for s in summaries:
-        tag = "COMPLIANT" if s.compliant else f"NON-COMPLIANT abbreviated variant of {s.variant_of}"
-        print(f"{s.name}  {s.version}  {tag}  (interval {s.interval_s:g} s)")
+    for method in methods:
+        s = method.summary()
+        variant = f", abbreviated variant of {s.variant_of}" if s.variant_of else ""
+        print(f"{s.name}  {s.version}  {_numbers_verdict(method)}  (interval "
+              f"{s.interval_s:g} s{variant})")
         for plan in s.plans:
             print(f"    {'/'.join(plan.categories):<22} {format_duration(plan.duration_s):>13}  "
                   f"{' → '.join(plan.phases)}")
@@ -102,9 +107,11 @@ def show_command(args: argparse.Namespace) -> int:
 
     method = load_method(args.name)
     if args.json:
+        from app.compliance import assess_method
+
         print(json.dumps(method.model_dump(mode="json")
-                         | {"label": method.label, "summary": method.summary().to_dict()},
-                         indent=2))
+                         | {"label": method.label, "summary": method.summary().to_dict(),
+                            "method_numbers": assess_method(method).as_json()}, indent=2))
         return 0
     for block in (_header(method), _profiles_table(method), *map(
             lambda p: _plan_block(method, p), method.plans), _rules(method),
@@ -113,8 +120,25 @@ def show_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _numbers_verdict(method: Method) -> str:
+    """``method numbers COMPLIANT`` or ``method numbers NON-COMPLIANT (not met: interval
+    length, …)`` — derived from the file's numbers, never its ``compliant`` claim."""
+    from app.compliance import assess_method
+
+    return f"method numbers {assess_method(method).short()}"
+
+
 def _header(method: Method) -> list[str]:
-    lines = [method.label + ("  COMPLIANT" if method.compliant else ""), method.title]
+    from app.compliance import assess_method
+
+    verdict = assess_method(method)
+    lines = [f"{method.name} {method.version}  {_numbers_verdict(method)}", method.title,
+             f"Method numbers {verdict.label}: the file's numbers against the [compliance] "
+             "minimums, whatever it claims (compliant = "
+             f"{str(method.compliant).lower()}); a run is compliant only if its record also "
+             "meets the run criteria: real, calibrated instruments, no pause, every phase "
+             "completed"]
+    lines += [f"  {c.verdict:8} {c.name}: {c.evidence}" for c in verdict.criteria]
     if method.description:
         lines.append(method.description)
     lines.append(f"interval {method.interval_s:g} s, power sampled every "
@@ -130,6 +154,9 @@ def _profiles_table(method: Method) -> list[str]:
         rows.append(f"{p.name:<8}{p.block_size_kib:>6g} KiB{f'{p.read_pct:g}/{100 - p.read_pct:g}':>12}"
                     f"{intensity:>16}{p.align_kib:>6g} KiB  {p.pattern:<11}"
                     f"{p.metric} ({p.metric_unit})")
+        rows += [f"{'':<8}  stream {s.describe()}" for s in p.streams]
+        if p.trace:
+            rows.append(f"{'':<8}  replays the fio iolog {p.trace}")
     return rows
 
 

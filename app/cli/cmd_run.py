@@ -12,7 +12,7 @@ from app.cli import arguments
 from app.records import (LAB_KINDS, SIMULATED_LABS, InstrumentConfig, RunConfig, RunStatus,
                          SutDescription)
 from app.storage.errors import StorageError
-from app.stop_signals import is_hang_up, leave_terminal, stop_signals_handled
+from app.stop_signals import is_hang_up, leave_terminal, run_until_stopped
 from drivers.interfaces import InstrumentError, WorkloadError
 
 
@@ -53,12 +53,37 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--drives", type=arguments.drive_count, help="SUT drive count")
     p.add_argument("--drive-type", choices=("HDD", "SSD"), help="SUT drive type")
     p.add_argument("--com", action="append", default=[],
-                   help="declared capacity optimisation id (repeatable), e.g. deduplication")
-    p.add_argument("--meter-driver", default="sim")
+                   help="capacity optimisation available in the SUT and on during the test "
+                   "(repeatable), e.g. deduplication; storwatt methods show lists the ids")
+    p.add_argument("--com-off", action="append", default=[], metavar="COM",
+                   help="capacity optimisation available in the SUT but off during the test "
+                   "(repeatable), e.g. thin-provisioning")
+    p.add_argument("--raid", help="SUT RAID level, e.g. 'RAID 6' (default) or 'RAID 10': "
+                   "parity RAID is on exactly for RAID 5/6/50/60")
+    p.add_argument("--meter-driver", default="sim",
+                   help="the one power meter's driver (shorthand for one --power-input)")
     p.add_argument("--meter-resource", default="")
+    p.add_argument("--power-input", dest="power_inputs", action="append", default=[],
+                   type=arguments.power_input, metavar="KEY=VALUE,…",
+                   help="one of the SUT's power inputs, summed into its power (repeatable): "
+                   "name=NAME,driver=DRIVER,resource=RESOURCE[,element=N]"
+                   "[,wiring=1P2W|3P3W|3P4W][,calibration=YYYY-MM-DD]; driver sim in a "
+                   "simulated lab takes a simulated model as resource (wt310, wt333e …)")
     p.add_argument("--thermo-driver", default="sim")
     p.add_argument("--thermo-resource", default="")
     p.add_argument("--operator", default="")
+    p.add_argument("--resume", metavar="RUN_ID",
+                   help="continue this INTERRUPTED run (id or unique prefix) from the next phase "
+                   "boundary the method allows, with its own stored configuration; the result "
+                   "is NON-COMPLIANT (resumed after interruption). Run options given with it "
+                   "must match the run's")
+    p.add_argument("--ranging", choices=("method", "advisor"), default="method",
+                   help="method: range the meter as the method's [ranging] says; advisor: "
+                        "reuse the range plan of the latest completed run of the same SUT "
+                        "(shown, then confirmed) instead of a ranging pass (method-notes §3)")
+    p.add_argument("--range-plan-from", default="", metavar="RUN_ID",
+                   help="reuse the range plan stored with this earlier run of the same SUT "
+                        "(typing its id confirms it)")
     p.set_defaults(func=run_command)
 
 
@@ -76,6 +101,12 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
             raise ValueError(f"--lab {args.lab} needs {', '.join(missing)}: the defaults "
                              "describe the simulated SUT (7300 GB, 1P-200-240, A2), not yours "
                              "(method-notes §3, §4)")
+    names = [i.name for i in args.power_inputs]
+    if len(set(names)) < len(names):
+        raise ValueError(f"--power-input names must differ; given: {', '.join(names)}")
+    if args.power_inputs and (args.meter_driver != "sim" or args.meter_resource):
+        raise ValueError("give the power meter either as --meter-driver/--meter-resource (one "
+                         "input) or as --power-input (each input), not both")
     sut = SutDescription()
     if args.supply is not None:
         sut = replace(sut, supply=args.supply)
@@ -87,10 +118,14 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         sut = replace(sut, drive_count=args.drives)
     if args.drive_type:
         sut = replace(sut, drive_type=args.drive_type)
-    sut = replace(sut, coms_declared=tuple(args.com), coms_on_during_test=tuple(args.com),
+    if args.raid is not None:
+        sut = replace(sut, raid=args.raid)
+    available = tuple(dict.fromkeys([*args.com, *args.com_off]))
+    sut = replace(sut, coms_declared=available, coms_on_during_test=tuple(dict.fromkeys(args.com)),
                   targets=tuple(args.target), load_hosts=tuple(args.load_host))
     return RunConfig(method=args.method, taxonomy=args.taxonomy, lab=args.lab, sut=sut,
                      power_meter=InstrumentConfig(args.meter_driver, args.meter_resource),
+                     power_inputs=tuple(args.power_inputs),
                      temperature_meter=InstrumentConfig(args.thermo_driver, args.thermo_resource),
                      operator=args.operator, target_size=args.target_size,
                      confirm_device=",".join(args.confirm_target))
@@ -103,10 +138,13 @@ def run_command(args: argparse.Namespace) -> int:
     from app.session import open_session
 
     try:
-        config = config_from_args(args)
         reporter = ConsoleReporter(sys.stderr if args.json else sys.stdout, quiet=args.quiet)
-        session = open_session(config, db_url=args.db, listeners=[reporter],
-                               report_folder=args.out)
+        if args.resume:
+            session = _resumed_session(args, reporter)
+        else:
+            session = open_session(_confirm_range_plan(args, config_from_args(args)),
+                                   db_url=args.db, listeners=[reporter],
+                                   report_folder=args.out)
     except (MethodError, LabError, KeyError, ValueError, InstrumentError, WorkloadError,
             StorageError) as exc:
         print(f"storwatt run: {arguments.one_line(_message(exc), vars(args).values())}",
@@ -118,8 +156,7 @@ def run_command(args: argparse.Namespace) -> int:
             leave_terminal()
         session.sequencer.abort(reason)
 
-    # handled until the reports are written: a stop signal then is a no-op, not a lost report
-    with stop_signals_handled(stop):
+    def run_and_report() -> int:
         try:
             status = session.run()
         except StorageError as exc:  # neither the database nor the journal took everything
@@ -127,6 +164,62 @@ def run_command(args: argparse.Namespace) -> int:
             return 1
         reporter.print_final(session.stored.message())  # only now is the run durable
         return _finish(args, session, status)
+
+    # the run on a worker, the signals on the waiting main thread (see run_until_stopped);
+    # handled until the reports are written: a stop signal then is a no-op, not a lost report
+    return run_until_stopped(run_and_report, stop, name=f"run-{session.run_id[:8]}")
+
+
+def _resumed_session(args: argparse.Namespace, reporter):
+    """Plan the continuation of ``--resume RUN_ID`` (refused with the reason), say what it
+    will redo, then build its lab and claim the run (app/resume.py)."""
+    from app.resume import open_resumed_session, prepare_resume
+    from app.storage.db import open_database
+
+    database = open_database(args.db)
+    try:
+        plan = prepare_resume(database, args.resume, given=_typed_settings(args))
+    finally:
+        database.close()
+    for line in plan.lines():
+        print(line, file=reporter.out)
+    return open_resumed_session(plan, db_url=args.db, listeners=[reporter],
+                                report_folder=args.out)
+
+
+def _typed_settings(args: argparse.Namespace) -> dict:
+    """The run settings the operator typed beside ``--resume`` (flat configuration keys whose
+    value differs from the options' defaults): each must equal the interrupted run's."""
+    from app.resume import flat_config
+
+    parser = argparse.ArgumentParser(add_help=False)
+    register(parser.add_subparsers())
+    defaults = flat_config(config_from_args(parser.parse_args(["run"])).snapshot())
+    typed = flat_config(config_from_args(args).snapshot())
+    return {key: value for key, value in typed.items() if defaults.get(key) != value}
+
+
+def _confirm_range_plan(args: argparse.Namespace, config: RunConfig) -> RunConfig:
+    """``--ranging advisor``: show the plan the advisor offers and have the operator confirm
+    it (a prompt on a terminal; elsewhere the run id must be typed as --range-plan-from)."""
+    if args.range_plan_from or args.ranging != "advisor":
+        return replace(config, range_plan_from=args.range_plan_from)
+    from app.storage.db import open_database
+    from app.storage.range_advisor import advise
+
+    database = open_database(args.db)
+    try:
+        advised = advise(database, config.sut)
+    finally:
+        database.close()
+    print("\n".join(advised.lines()), file=sys.stderr)
+    if not sys.stdin.isatty():
+        raise ValueError(f"the range advisor offers the plan of run {advised.run_id[:8]} "
+                         f"(above); confirm it with --range-plan-from {advised.run_id[:8]}")
+    answer = input("Use this range plan for the testing pass instead of a ranging pass? [y/N] ")
+    if answer.strip().lower() not in ("y", "yes"):
+        raise ValueError("range plan not confirmed; run with --ranging method to range again")
+    return replace(config, range_plan_from=advised.run_id)
 
 
 def _message(exc: Exception) -> str:
@@ -143,8 +236,10 @@ def _finish(args: argparse.Namespace, session, status: RunStatus) -> int:
               f"storwatt report {session.run_id}", file=sys.stderr)
     reports = _write_reports(args.out, session) if args.out and stored.in_database else {}
     # derived from the stored record, like every report (app.compliance)
-    verdict = (session.database.load_run(session.run_id).compliance
-               if stored.in_database else None)
+    record = session.database.load_run(session.run_id) if stored.in_database else None
+    verdict = record.compliance if record else None
+    if record and session.sequencer.continuation:  # with the results kept from before
+        metrics = list(record.metrics)
     if args.json:
         print(json.dumps({"run_id": session.run_id, "status": str(status),
                           "error": session.sequencer.error,

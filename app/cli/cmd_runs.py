@@ -1,4 +1,5 @@
-"""``storwatt runs``: list stored runs and show one (phases, metrics, instruments, counts)."""
+"""``storwatt runs``: list stored runs and show one (phases, metrics, instruments, counts,
+COM verdicts, sign-off); ``runs com`` and ``runs approve`` are :mod:`app.cli.cmd_signoff`'s."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import math
 from dataclasses import asdict, fields
 from typing import TYPE_CHECKING, Any
 
-from app.cli import arguments
+from app.cli import arguments, cmd_signoff
+from app.cli.cmd_savings import add_savings_options, savings_command
 from app.storage.errors import StorageError
 
 if TYPE_CHECKING:  # numpy and SQLAlchemy: imported where a command runs
@@ -24,11 +26,19 @@ def register(sub: argparse._SubParsersAction) -> None:
                     help="at most this many runs")
     show = group.add_parser("show", help="one run: phases, metrics, instruments, sample counts")
     show.add_argument("run_id", metavar="ID", help="run id or an unambiguous prefix of it")
-    for parser in (ls, show):
+    savings = group.add_parser(
+        "savings", help="COM savings of an optimised run over a baseline run: GB/W, IO/W, "
+                        "CAPEX and OPEX (docs/method-notes.md §6)")
+    savings.add_argument("base_id", metavar="BASE_ID", help="baseline run id (or prefix)")
+    savings.add_argument("opt_id", metavar="OPT_ID", help="optimised run id (or prefix)")
+    add_savings_options(savings)
+    for parser in (ls, show, savings):
         parser.add_argument("--json", action="store_true", help="print as JSON")
         parser.add_argument("--db", help="database URL (default: the station's SQLite file)")
+    savings.set_defaults(func=savings_command)
     ls.set_defaults(func=list_command)
     show.set_defaults(func=show_command)
+    cmd_signoff.register_actions(group)
 
 
 def _num(x: float | None) -> float | None:
@@ -42,26 +52,37 @@ def _fmt(x: float | None, digits: int = 3) -> str:
 
 def list_command(args: argparse.Namespace) -> int:
     from app.storage.db import open_for_reading
+    from app.storage.resumption import resumable_run_ids
 
     try:
         database = open_for_reading(args.db)
         try:
             runs = database.list_runs(status=args.status.upper() if args.status else None,
                                       limit=args.limit)
+            resumable = resumable_run_ids(database)
         finally:
             database.close()
     except StorageError as exc:
         return arguments.refuse("runs list", exc, args)
     if args.json:
-        print(json.dumps([_summary_json(r) for r in runs], indent=2))
+        print(json.dumps([{**_summary_json(r), "resumable": r.run_id in resumable}
+                          for r in runs], indent=2))
         return 0
     if not runs:
         print(f"no runs stored in {database.url}")
         return 0
-    print(f"{'ID':10} {'STARTED (UTC)':25} {'STATUS':12} {'METHOD':16} {'TAXONOMY':14} SUT")
+    print(f"{'ID':10} {'STARTED (UTC)':25} {'STATUS':23} {'METHOD':16} {'COMPLIANCE':14} "
+          f"{'TAXONOMY':14} SUT")
     for r in runs:
-        print(f"{r.run_id[:8]:10} {r.started_wall:25} {r.status:12} "
-              f"{r.method_name + ' ' + r.method_version:16} {r.taxonomy:14} {r.sut}")
+        status = f"{r.status}, resumable" if r.run_id in resumable else str(r.status)
+        print(f"{r.run_id[:8]:10} {r.started_wall:25} {status:23} "
+              f"{r.method_name + ' ' + r.method_version:16} {r.compliance.label:14} "
+              f"{r.taxonomy:14} {r.sut}")
+    print("COMPLIANCE is derived from each run's record (storwatt runs show ID lists every "
+          "criterion), not the method file's claim")
+    if any(r.run_id in resumable for r in runs):
+        print("\nA resumable run continues with: storwatt run --resume ID (the result is "
+              "NON-COMPLIANT: resumed after interruption)")
     return 0
 
 
@@ -69,6 +90,8 @@ def _summary_json(r: RunSummary) -> dict[str, Any]:
     data = {f.name: getattr(r, f.name) for f in fields(r) if f.compare}  # not the haystack
     data["status"] = str(r.status)
     data["verdict"] = r.status_text
+    data["method_claims_compliant"] = data.pop("method_compliant")  # the file's claim only
+    data["compliance"] = r.compliance.as_json()
     data["metrics"] = [{"name": m.name, "value": m.value if math.isfinite(m.value) else None,
                         "unit": m.unit, "valid": m.valid, "reason": m.reason}
                        for m in r.metrics]
@@ -92,6 +115,10 @@ def show_command(args: argparse.Namespace) -> int:
 
 def run_json(run: StoredRun) -> dict[str, Any]:
     """The facts ``runs show`` prints, as plain JSON-able data."""
+    from app.com_verdict import com_verdicts
+    from app.signoff import sign_off
+
+    signoff = sign_off(run)
     ident = {role: (asdict(i) if i else None) for role, i in
              (("power_meter", run.power_meter), ("temperature_meter", run.temperature_meter))}
     return {
@@ -103,6 +130,7 @@ def run_json(run: StoredRun) -> dict[str, Any]:
         "finished_wall": run.finished_wall, "planned_s": run.planned_s,
         "duration_s": run.duration_s, "workload_engine": run.workload_engine,
         "instruments": ident,
+        "range_plan": run.range_plan.to_json() if run.range_plan else None,
         "phases": [{"index": p.index, "kind": str(p.info.kind), "name": p.info.name,
                     "profile": p.info.profile, "status": str(p.status),
                     "attempts": p.attempts, "t_start": p.t_start, "t_end": p.t_end,
@@ -115,19 +143,31 @@ def run_json(run: StoredRun) -> dict[str, Any]:
                    "workload_intervals": len(run.workload), "intervals": len(run.intervals),
                    "log_events": len(run.events)},
         "samples_sha256": run.samples_sha256,
+        "coms": [{"id": v.com_id, "available": v.available, "on_during_test": v.on_during_test,
+                  "verdict": str(v.state), "detail": v.detail,
+                  "audit_entry": v.entry.entry_id if v.entry else None}
+                 for v in com_verdicts(run)],
+        "revision": signoff.current.number, "record_sha256": signoff.current.sha256,
+        "sign_off": signoff.status,
+        "approvals": [{"revision": a.revision, "record_sha256": a.sha256, "by": a.entry.author,
+                       "recorded_utc": a.entry.created_wall, "statement": a.entry.text,
+                       "current": a.current, "intact": a.intact} for a in signoff.approvals],
     }
 
 
 def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
     lines = [f"Run {run.run_id}  {run.status}" + (f"  ({run.error})" if run.error else ""),
-             f"Method   {run.method_name} {run.method_version}"
-             f"{'' if run.method_compliant else '  (the method file claims: not compliant)'}",
+             f"Method   {run.method_name} {run.method_version}  {run.compliance.label} "
+             "(derived, see Compliance below)",
              f"Taxonomy {run.taxonomy}    started {run.started_wall}    "
              f"duration {_fmt(run.duration_s, 6)} s of {_fmt(run.planned_s, 6)} s planned"]
     for role, ident in (("Power meter", run.power_meter),
                         ("Thermometer", run.temperature_meter)):
         lines.append(f"{role:12} {ident.describe() + '  ' + ident.resource if ident else '—'}")
     lines.append(f"Workload    {run.workload_engine or '—'}")
+    if run.range_plan:  # the fixed ranges of the testing pass (method-notes §3)
+        lines.append(f"Ranges      from {run.range_plan.source}")
+        lines += [f"            {line}" for line in run.range_plan.describe()]
     lines += run.compliance.lines()
     lines.append("\nPhases")
     for p in run.phases:
@@ -149,5 +189,13 @@ def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
                  f"{counts['temperature_samples']} temperature samples, "
                  f"{counts['workload_intervals']} workload intervals, "
                  f"{counts['log_events']} log lines")
+    lines.append("\nCapacity optimisations (available / on during test: verdict)")
+    for com in data["coms"]:
+        yes = {True: "YES", False: "NO"}
+        lines.append(f"  {com['id']:18} {yes[com['available']]:3} / "
+                     f"{yes[com['on_during_test']]:3}  {com['verdict']}"
+                     + (f": {com['detail']}" if com["detail"] else ""))
     lines.append(f"Samples SHA-256 {run.samples_sha256}")
+    lines.append(f"Record SHA-256  {data['record_sha256']} (revision {data['revision']})")
+    lines.append(f"Sign-off        {data['sign_off']}")
     return "\n".join(lines)

@@ -44,11 +44,15 @@ Count = Annotated[int, Strict(), Field(ge=0, le=MAX_INTERVALS)]
 PositiveCount = Annotated[int, Strict(), Field(ge=1, le=MAX_INTERVALS)]
 Flag = Annotated[bool, Strict()]
 Name = Annotated[str, Field(min_length=1)]
+#: a name that becomes part of an fio job-section header (drivers/fio/jobs.py takes no others)
+JobName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.+-]{1,32}$")]
 Number = Annotated[float, Strict()]  # finite: the models set allow_inf_nan=False
 Percent = Annotated[float, Strict(), Field(ge=0, le=100)]
 #: a tolerance or limit in percent: 0 and 100 would accept nothing or everything
 OpenPercent = Annotated[float, Strict(), Field(gt=0, lt=100)]
 Positive = Annotated[float, Strict(), Field(gt=0)]
+#: a slice of the target's address range: above 0, at most all of it
+RangePercent = Annotated[float, Strict(), Field(gt=0, le=100)]
 IntervalSeconds = Annotated[float, Strict(), Field(ge=MIN_INTERVAL_S, le=MAX_SETTING_S)]
 Period = Annotated[float, Strict(), Field(ge=MIN_PERIOD_S, le=MAX_SETTING_S)]
 #: fio reports once a second: a stall limit under MIN_STALL_S would fail a healthy fio

@@ -16,7 +16,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.method.model import Method, MethodProblems
-from app.paths import methods_dir
+from app.paths import methods_dir, traces_dir
+from drivers.fio.replay import read_trace
+from drivers.interfaces import WorkloadError
 
 
 class MethodError(ValueError):
@@ -66,9 +68,7 @@ def _resolve(path: Path, seen: tuple[Path, ...] = ()) -> tuple[dict[str, Any], O
     base_name = data.pop("base", None)
     if base_name is None:
         return data, _origins(data, path)
-    if not isinstance(base_name, str) or not base_name.endswith(".toml"):
-        raise MethodError(f"{path}: key 'base': must name a method file like "
-                          f"\"emerald-block-v3.toml\", got {base_name!r}")
+    base_path = _base_path(path, base_name)
     if "compliant" not in data:
         raise MethodError(f"{path}: key 'compliant': a variant must state compliant = false "
                           f"(or true) itself; it is not inherited from {base_name}")
@@ -76,11 +76,39 @@ def _resolve(path: Path, seen: tuple[Path, ...] = ()) -> tuple[dict[str, Any], O
         raise MethodError(f"{path}: key 'compliance': a variant may not set the compliance "
                           f"minimums; they are {base_name}'s alone (docs/method-notes.md §2, "
                           "§3), so a shortened run can never read as compliant")
-    base_path = path.parent / base_name
-    if not base_path.is_file():
-        raise MethodError(f"{path}: key 'base': base file {base_path} not found")
     base, origins = _resolve(base_path, seen + (path,))
     return _merge(base, data), {**origins, **_origins(data, path)}
+
+
+def _base_path(path: Path, base_name: object) -> Path:
+    """The file a variant's ``base`` names: ``"x.toml"`` is a file beside the variant, any
+    other name a shipped method (``"emerald-block-v3"``, ``"smoke"``), so a lab's variant
+    can live anywhere and still build on the installed method."""
+    if not isinstance(base_name, str) or not base_name.strip():
+        raise MethodError(f"{path}: key 'base': must name a shipped method like "
+                          f"\"emerald-block-v3\" or a method file beside this one like "
+                          f"\"my-method.toml\", got {base_name!r}")
+    if base_name.endswith(".toml"):
+        beside = path.parent / base_name
+        if not beside.is_file():
+            raise MethodError(f"{path}: key 'base': base file {beside} not found")
+        return beside
+    shipped = _shipped_files()
+    if base_name not in shipped:
+        raise MethodError(f"{path}: key 'base': no shipped method named {base_name!r} "
+                          f"(shipped: {', '.join(sorted(shipped)) or 'none'}; a file beside "
+                          f"the variant is named with its .toml ending)")
+    return shipped[base_name]
+
+
+def _shipped_files() -> dict[str, Path]:
+    """Shipped method name → its file (the ``name`` key each file states)."""
+    found = {}
+    for file in method_files(methods_dir()):
+        name = _read_toml(file).get("name")
+        if isinstance(name, str):
+            found[name] = file
+    return found
 
 
 def describe_validation_error(exc: ValidationError,
@@ -140,6 +168,7 @@ def load_method_file(path: Path) -> Method:
                 return f" [{key} is set in {origin}]" if origin != path else ""
         return f" [set in none of {', '.join(files)}]" if len(files) > 1 else ""
 
+    data = _resolve_traces(data, origins.get(("profiles",), path))
     try:
         method = Method.model_validate(data)
     except ValidationError as exc:
@@ -153,6 +182,28 @@ def load_method_file(path: Path) -> Method:
                           f"{describe_validation_error(exc, where)}{hint}") from None
     _check_shipped_minimums(path, method, where)
     return method
+
+
+def _resolve_traces(data: dict[str, Any], origin: Path) -> dict[str, Any]:
+    """Each profile's ``trace`` as an absolute path, checked to be an fio iolog now rather
+    than hours into a run. A relative path names a file in the station's traces folder (not
+    beside the method file: a lab copies method files around, and a copy must replay the
+    same trace)."""
+    profiles = data.get("profiles")
+    if not isinstance(profiles, list):
+        return data
+    resolved = []
+    for i, profile in enumerate(profiles):
+        trace = profile.get("trace") if isinstance(profile, dict) else None
+        if isinstance(trace, str) and trace:
+            full = (traces_dir() / trace).resolve()
+            try:
+                read_trace(str(full))
+            except WorkloadError as exc:
+                raise MethodError(f"{origin}: key 'profiles.{i}.trace': {exc}") from None
+            profile = {**profile, "trace": str(full)}
+        resolved.append(profile)
+    return {**data, "profiles": resolved}
 
 
 def _check_shipped_minimums(path: Path, method: Method,

@@ -17,9 +17,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from app.method.fields import (MAX_PLAN_S, BlockKiB, Celsius, Count, Flag, IntervalSeconds, Jobs,
-                               Milliseconds, Name, NonEmpty, Number, OpenPercent, Percent, Period,
-                               Positive, PositiveCount, QueueDepth, SilenceSeconds, StallSeconds,
-                               WmaPoints)
+                               JobName, Milliseconds, Name, NonEmpty, Number, OpenPercent, Percent,
+                               Period, Positive, PositiveCount, QueueDepth, RangePercent,
+                               SilenceSeconds, StallSeconds, WmaPoints)
 from app.method.summary import MethodSummary, PlanSummary
 from drivers.fio.engine import DEFAULT_STALL_S
 from drivers.interfaces import WorkloadProfile
@@ -51,8 +51,47 @@ class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
+class Stream(Frozen):
+    """One IO stream of a multi-stream profile (the hot band, method-notes §2): its share of
+    all IOs, its mix and its slice of the address range (percent of the target)."""
+
+    name: JobName
+    share_pct: OpenPercent
+    read_pct: Percent
+    pattern: Literal["random", "sequential"]
+    block_size_kib: BlockKiB
+    offset_pct: Percent = 0.0
+    size_pct: RangePercent = 100.0
+
+    @model_validator(mode="after")
+    def _inside_target(self) -> "Stream":
+        if self.offset_pct + self.size_pct > 100:
+            raise ValueError(f"stream {self.name}: offset_pct {self.offset_pct:g} + size_pct "
+                             f"{self.size_pct:g} runs past the end of the target (100 %)")
+        return self
+
+    def describe(self) -> str:
+        """``hot1: 28 % of the IOs, 8 KiB random 70/30 over 10–18 % of the target``."""
+        return (f"{self.name}: {self.share_pct:g} % of the IOs, {self.block_size_kib:g} KiB "
+                f"{self.pattern} {self.read_pct:g}/{100 - self.read_pct:g} over "
+                f"{self.offset_pct:g}–{self.offset_pct + self.size_pct:g} % of the target")
+
+    def as_tuple(self) -> tuple[str, float, float, float, float, bool, int]:
+        """The engine-facing form (``WorkloadProfile.streams``)."""
+        return (self.name, self.offset_pct, self.size_pct, self.share_pct, self.read_pct,
+                self.pattern == "random", int(self.block_size_kib * KIB))
+
+
+#: how far a multi-stream profile's shares may miss 100 % (rounding in a hand-written file)
+SHARE_TOLERANCE_PCT = 0.01
+
+
 class IOProfile(Frozen):
-    """One IO profile row of the method (method-notes §2 table)."""
+    """One IO profile row of the method (method-notes §2 table).
+
+    A profile with ``streams`` runs them all at once as one workload, each at its share of the
+    IOs over its address range (the hot band); its own block size, mix and pattern are then the
+    headline figures the tables show, and ``pattern`` decides the metric's unit."""
 
     name: Name
     title: str
@@ -66,6 +105,25 @@ class IOProfile(Frozen):
     pattern: Literal["random", "sequential"]
     metric: str  # EP_MW1 …
     metric_unit: Literal["IOPS/W", "MiB/s/W"]
+    streams: tuple[Stream, ...] = ()
+    #: an fio iolog (v2/v3) to replay instead of generated IO (docs/method-notes.md §6); the
+    #: loader resolves a relative path against the method file's folder and checks the file
+    trace: Name | None = None
+
+    @model_validator(mode="after")
+    def _streams_add_up(self) -> "IOProfile":
+        if self.trace is not None and (self.streams or self.derived):
+            raise ValueError(f"profile {self.name}: a trace replay runs the trace alone, at "
+                             "its own pace (no streams, intensity_pct 100)")
+        if not self.streams:
+            return self
+        names = [s.name for s in self.streams]
+        if len(set(names)) != len(names):
+            raise ValueError(f"profile {self.name}: a stream name is listed twice ({names})")
+        if self.derived:  # fio's flow weights set the shares; a rate cap would fight them
+            raise ValueError(f"profile {self.name}: a multi-stream profile runs at intensity "
+                             f"100 (got intensity_pct {self.intensity_pct:g})")
+        return self
 
     @field_validator("intensity_pct")
     @classmethod
@@ -102,6 +160,8 @@ class IOProfile(Frozen):
             rate_iops=rate_iops,
             duration_s=duration_s,
             kind=kind,
+            streams=tuple(s.as_tuple() for s in self.streams),
+            trace=self.trace,
         )
 
 
@@ -176,6 +236,24 @@ class IntensitySearch(Frozen):
     probe_s: Period  # how long each queue-depth probe runs
     queue_depths: NonEmpty[QueueDepth]  # tried in order until the limit is crossed
     jobs: Jobs = 1
+    #: refine between the last probe within the response-time limit and the first over it
+    #: until a probe's average is within this % below the limit (project reading, §2)
+    tolerance_pct: OpenPercent = 5.0
+    #: the first interval of each searched random active profile re-checks the response
+    #: time at the chosen intensity; over the limit, the profile restarts lower (§2)
+    recheck: Flag = True
+    #: the longest a probe waits for its load generator's IO to start (fio client mode: ~2 s
+    #: to connect, send the job and lay out the file); the probe is timed from its IO, and
+    #: one with no IO by then fails the search (app/sequencer/probe_window.py)
+    startup_s: Period = 10.0
+
+    def max_probes(self, random: bool) -> int:
+        """The most probes one profile can take: the list, then for a random profile the
+        refinement's bisection of the widest gap between two listed depths."""
+        gaps = [b - a for a, b in zip(self.queue_depths, self.queue_depths[1:])]
+        widest = max(gaps, default=1)
+        refine = math.ceil(math.log2(widest)) if random and widest > 1 else 0
+        return len(self.queue_depths) + refine
 
     @field_validator("queue_depths")
     @classmethod
@@ -184,6 +262,24 @@ class IntensitySearch(Frozen):
             raise ValueError(f"queue depths must rise strictly, each probe loading the SUT "
                              f"more than the last (got {list(v)})")
         return v
+
+
+class RangingRule(Frozen):
+    """``[ranging]``: how the power meter's fixed ranges are found (method-notes §3).
+
+    ``mode``: ``search`` records the peaks while the intensity search probes each profile
+    (no time added); ``dedicated`` adds a ranging pass after the search that runs every
+    active profile and ready idle for ``profile_s`` on auto range; ``off`` leaves the meter's
+    ranges as configured. Either pass is over before the active sequence starts; the testing
+    pass then holds, per profile, the smallest ranges whose rms rating covers the rms maximum
+    and whose rating × crest factor covers the peak, both with ``headroom_pct`` to spare.
+    """
+
+    mode: Literal["search", "dedicated", "off"] = "off"
+    profile_s: Period = 60.0
+    headroom_pct: Percent = 10.0
+    #: the analyzer's crest-factor setting must be at least this (method-notes §10: ≥ 3)
+    min_crest_factor: Positive = 3.0
 
 
 class AccuracyBand(Frozen):
@@ -366,6 +462,7 @@ class Method(Frozen):
     coms: NonEmpty[ComDefinition]
     compliance: ComplianceMinimums | None = None
     fio: FioSettings = FioSettings()
+    ranging: RangingRule = RangingRule()
     sampling: SamplingSettings = SamplingSettings()
 
     @property
@@ -418,6 +515,7 @@ class Method(Frozen):
                                         f"profile {p.name}: intensity_pct {p.intensity_pct:g} "
                                         "(below 100) needs intensity_of, the profile whose "
                                         "measured IOPS it takes a share of"))
+        problems += self._share_problems()
         for i, plan in enumerate(self.plans):
             for j, step in enumerate(plan.active):
                 if step.profile not in names:
@@ -435,6 +533,20 @@ class Method(Frozen):
         ids = [c.id for c in self.coms]
         if len(set(ids)) != len(ids):
             problems.append(Problem(("coms",), f"a COM id is listed twice ({ids})"))
+        return problems
+
+    def _share_problems(self) -> list[Problem]:
+        """A multi-stream profile's shares must add up to 100 %; the problem lists every
+        share's key, since any of them may be the one to fix."""
+        problems = []
+        for i, p in enumerate(self.profiles):
+            total = sum(s.share_pct for s in p.streams)
+            if p.streams and abs(total - 100) > SHARE_TOLERANCE_PCT:
+                shares = ", ".join(f"profiles.{i}.streams.{k}.share_pct = {s.share_pct:g}"
+                                   for k, s in enumerate(p.streams))
+                problems.append(Problem((f"profiles.{i}.streams",),
+                                        f"profile {p.name}: stream shares add up to "
+                                        f"{total:g} %, not 100 % ({shares})"))
         return problems
 
     def _run_order_problems(self) -> list[Problem]:
@@ -455,13 +567,19 @@ class Method(Frozen):
                 problems += self._reference_measured(plan, f"plans.{i}.active.{j}.profile",
                                                      step.profile, measured)
                 measured.add(step.profile)  # its metric carries measured IOPS from here on
+            if self.ranging.mode == "search" and not self.search_profiles(plan):
+                problems.append(Problem(("ranging.mode", f"plans.{i}.active"),
+                                        f"plan {plan.name} searches no profile, so a ranging "
+                                        "pass during the search would see no load; use mode "
+                                        "= \"dedicated\""))
             total_s = self._plan_max_s(plan)
             if total_s > MAX_PLAN_S:
                 problems.append(Problem((f"plans.{i}", "interval_s"),
                                         f"plan {plan.name} would last up to {total_s / 3600:g} h "
                                         f"with every COM checked (limit "
                                         f"{MAX_PLAN_S / 3600:g} h); check interval_s, the "
-                                        "interval counts and search.probe_s"))
+                                        "interval counts, search.probe_s and "
+                                        "ranging.profile_s"))
         return problems
 
     def _reference_measured(self, plan: PhasePlan, key: str, name: str | None,
@@ -479,12 +597,20 @@ class Method(Frozen):
 
     def _plan_max_s(self, plan: PhasePlan) -> float:
         """The longest a plan can take, pre-fill aside: timed part, whole search, every COM."""
-        return (self.plan_duration_s(plan, len(self.coms)) + self._search_max_s(plan)
-                + (plan.prefill_max_intervals or 0) * self.interval_s)
+        return (self.plan_duration_s(plan, len(self.coms)) + self.search_max_s(plan)
+                + self.ranging_pass_s(plan) + (plan.prefill_max_intervals or 0) * self.interval_s)
 
-    def _search_max_s(self, plan: PhasePlan) -> float:
-        return len(self.search.queue_depths) * len(self.search_profiles(plan)) * \
-            self.search.probe_s
+    def ranging_pass_s(self, plan: PhasePlan) -> float:
+        """Length of a dedicated ranging pass: each active profile, then ready idle."""
+        if self.ranging.mode != "dedicated":
+            return 0.0
+        return (len(plan.active) + 1) * self.ranging.profile_s
+
+    def search_max_s(self, plan: PhasePlan) -> float:
+        """The longest the intensity search of a plan can take (every probe and refinement;
+        a re-check that restarts a profile is not counted)."""
+        return self.search.probe_s * sum(self.search.max_probes(self.profile(name).random)
+                                         for name in self.search_profiles(plan))
 
     # --- look-ups -------------------------------------------------------------------------
     @property
@@ -520,15 +646,20 @@ class Method(Frozen):
         return self.plan_intervals(plan, declared_coms) * self.interval_s
 
     def search_profiles(self, plan: PhasePlan) -> tuple[str, ...]:
-        """Profiles at intensity 100 need a search probe; MW2 derives from MW1 (method-notes §2)."""
-        return tuple(s.profile for s in plan.active if self.profile(s.profile).intensity_pct >= 100)
+        """Profiles at intensity 100 need a search probe; MW2 derives from MW1 (method-notes §2)
+        and a trace replay runs at the trace's own pace (§6)."""
+        return tuple(s.profile for s in plan.active
+                     if self.profile(s.profile).intensity_pct >= 100
+                     and self.profile(s.profile).trace is None)
 
     def phase_names(self, plan: PhasePlan) -> tuple[str, ...]:
         """Phases in execution order (method-notes §2), COM checks omitted: pre-fill → intensity
-        search → conditioning → active profiles → ready idle."""
+        search → ranging pass (method-notes §3) → conditioning → active profiles → ready idle."""
         names = ["Pre-fill"] if plan.prefill else []
         if self.search.queue_depths and self.search_profiles(plan):
             names.append("Intensity search")
+        if self.ranging.mode == "dedicated":
+            names.append("Ranging pass")
         if plan.conditioning_intervals:
             names.append("Conditioning")
         return tuple(names + [s.profile for s in plan.active] + ["Ready idle"])
@@ -540,7 +671,7 @@ class Method(Frozen):
                              tuple(self._plan_summary(plan) for plan in self.plans))
 
     def _plan_summary(self, plan: PhasePlan) -> PlanSummary:
-        search_s = self._search_max_s(plan)
+        search_s = self.search_max_s(plan)
         com_s = plan.com_check_intervals * self.interval_s
         excluded = []
         if plan.prefill:
@@ -550,6 +681,8 @@ class Method(Frozen):
                             "sequential writes)")
         if search_s:
             excluded.append(f"intensity search up to {search_s:g} s")
+        if self.ranging_pass_s(plan):
+            excluded.append(f"ranging pass {self.ranging_pass_s(plan):g} s")
         note = f"excludes {', '.join(excluded + [f'{com_s:g} s per declared COM'])}"
         return PlanSummary(plan.name, plan.categories, self.phase_names(plan),
                            self.plan_duration_s(plan), search_s, com_s, note)

@@ -86,6 +86,10 @@ def power_chart(run: StoredRun, phase: StoredPhase, attempt: StoredAttempt | Non
     return chart.drawing()
 
 
+#: dash patterns of the engine's report lines, one per load host
+HOST_DASHES = ((1, 1), (3, 1.5), (1, 2.5), (4, 1, 1, 1))
+
+
 def ops_chart(run: StoredRun, phase: StoredPhase, attempt: StoredAttempt | None,
               width: float, height: float) -> Drawing | None:
     """Operations rate per interval (the metric's basis) over the engine's own slices."""
@@ -99,10 +103,14 @@ def ops_chart(run: StoredRun, phase: StoredPhase, attempt: StoredAttempt | None,
                   f"time since phase start ({unit})", ops_unit, y_min=0.0)
     slices = [w.interval for w in run.workload if w.phase_index == phase.index
               and w.attempt == (attempt.attempt if attempt is not None else 1)]
-    if slices:
-        mid = np.array([(s.t_start + s.t_end) / 2 - origin for s in slices]) / div
-        rate = np.array([s.iops if ops_unit == "IOPS" else s.mib_per_s for s in slices])
-        chart.line(mid, rate, "engine reports", Style(colors.HexColor("#8a8a8a"), 0.6, (1, 1)))
+    by_host: dict[str, list] = {}  # load hosts report apart: one line each, never zig-zagged
+    for s in slices:
+        by_host.setdefault(s.host, []).append(s)
+    for i, (host, mine) in enumerate(by_host.items()):
+        mid = np.array([(s.t_start + s.t_end) / 2 - origin for s in mine]) / div
+        rate = np.array([s.iops if ops_unit == "IOPS" else s.mib_per_s for s in mine])
+        chart.line(mid, rate, pdf_safe(f"engine reports, {host}") if host else "engine reports",
+                   Style(colors.HexColor("#8a8a8a"), 0.6, HOST_DASHES[i % len(HOST_DASHES)]))
     mid = np.array([(r.start_s + r.end_s) / 2 - origin for r in intervals]) / div
     chart.line(mid, [r.ops_rate for r in intervals], "per interval", Style(colors.black, 1.0,
                                                                            None, "circle"))

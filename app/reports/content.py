@@ -13,13 +13,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.com_verdict import ComState, ComVerdict, com_verdicts
 from app.compliance import ComplianceVerdict
 from app.method.loader import load_method
 from app.method.model import Method
-from app.metrics.formatting import format_figure
 from app.records import (IDLE_METRIC, MetricResult, PhaseKind, PhaseStatus, RunStatus,
                          in_metric_order)
 from app.reports.run_log import complete_log
+from app.signoff import SignOff, sign_off
 from app.storage.audit import AuditEntry, AuditKind
 from app.storage.stored import StoredAttempt, StoredEvent, StoredPhase, StoredRun
 from drivers.interfaces import FLAG_UNCERTAINTY_HIGH, FLAG_UNCERTAINTY_UNKNOWN, InstrumentIdentity
@@ -52,16 +53,6 @@ class MetricLine:
 
 
 @dataclass(frozen=True)
-class ComLine:
-    com_id: str
-    title: str
-    available: bool
-    on_during_test: bool
-    result: str  # heuristic outcome as text
-    metric: MetricResult | None
-
-
-@dataclass(frozen=True)
 class InstrumentSummary:
     role: str  # "Power meter" | "Temperature meter"
     identity: str
@@ -85,9 +76,10 @@ class ReportContent:
     method_note: str  # why the method file could not be used / differs, or ""
     attempts: dict[int, StoredAttempt]  # phase index → its last attempt
     metrics: tuple[MetricLine, ...]
-    coms: tuple[ComLine, ...]
+    coms: tuple[ComVerdict, ...]  # the COM disclosure (app.com_verdict)
     instruments: tuple[InstrumentSummary, ...]
     problems: tuple[str, ...]  # everything missing or invalid, in plain words
+    signoff: SignOff  # the record's revisions, hash and approvals (app.signoff)
     events: tuple[StoredEvent, ...] = ()  # the complete log (``app.reports.run_log``)
 
     @property
@@ -138,11 +130,11 @@ def build_content(run: StoredRun) -> ReportContent:
     attempts = {p.index: a for p in run.phases if (a := run.last_attempt(p.index)) is not None}
     metrics = tuple(_metric_line(run, method, name, attempts)
                     for name in _expected_metrics(run, method))
-    coms = _com_lines(run, method)
+    coms = com_verdicts(run)
     instruments = _instruments(run)
     problems = _problems(run, metrics, coms, note)
     return ReportContent(run, method, note, attempts, metrics, coms, instruments, problems,
-                         complete_log(run))
+                         sign_off(run), complete_log(run))
 
 
 def _method_of(run: StoredRun) -> tuple[Method | None, str]:
@@ -240,33 +232,6 @@ def _why_missing(run: StoredRun, phase: StoredPhase | None, name: str) -> str:
     return f"phase {phase.info.name} completed but no {name} was stored"
 
 
-def _com_lines(run: StoredRun, method: Method | None) -> tuple[ComLine, ...]:
-    sut = run.config.sut
-    titles = {c.id: c.title for c in method.coms} if method else {}
-    stored = {m.name.removeprefix("COM_"): m for m in run.metrics if m.name.startswith("COM_")}
-    ids = list(dict.fromkeys([*titles, *sut.coms_declared, *sut.coms_on_during_test, *stored]))
-    lines = []
-    for com in ids:
-        metric = stored.get(com)
-        lines.append(ComLine(com, titles.get(com, com), com in sut.coms_declared,
-                             com in sut.coms_on_during_test,
-                             _com_result(run, com, metric, com in sut.coms_declared), metric))
-    return tuple(lines)
-
-
-def _com_result(run: StoredRun, com: str, metric: MetricResult | None, declared: bool) -> str:
-    if metric is None:
-        if not declared:
-            return "not declared: not tested"
-        phase = next((p for p in run.phases if p.info.kind is PhaseKind.COM_CHECK
-                      and (p.info.profile or "").removeprefix("COM-") == com), None)
-        return "NOT TESTED: " + _why_missing(run, phase, f"COM_{com}")
-    if metric.valid and _finite(metric.value):
-        return f"PASSED (data-reduction ratio {format_figure(metric.value)})"
-    ratio = f" (ratio {format_figure(metric.value)})" if _finite(metric.value) else ""
-    return f"NOT PASSED{ratio}: {metric.reason or 'no reason stored'}"
-
-
 # --- instruments ---------------------------------------------------------------------------
 
 def _typical_interval(t: np.ndarray, phase_index: np.ndarray) -> tuple[float, float]:
@@ -316,7 +281,9 @@ def _instruments(run: StoredRun) -> tuple[InstrumentSummary, ...]:
         meter.resource if meter else config.power_meter.resource,
         meter.driver if meter else config.power_meter.driver,
         _calibration(meter, config.power_meter.calibration_date),
-        f"{_ranges(power.range_v, 'V')}; {_ranges(power.range_a, 'A')}", step, gap, len(power),
+        "; ".join(f"{i.name}: {_ranges(i.range_v, 'V')}, {_ranges(i.range_a, 'A')}"
+                  for i in run.power_inputs)  # several inputs: each has its own
+        or f"{_ranges(power.range_v, 'V')}; {_ranges(power.range_a, 'A')}", step, gap, len(power),
         int((~power.usable).sum()), worst, worst_t, "; ".join(notes))]
     temp = run.temperature
     if run.temperature_meter is not None or len(temp):
@@ -335,7 +302,7 @@ def _instruments(run: StoredRun) -> tuple[InstrumentSummary, ...]:
 
 # --- what is wrong --------------------------------------------------------------------------
 
-def _problems(run: StoredRun, metrics: tuple[MetricLine, ...], coms: tuple[ComLine, ...],
+def _problems(run: StoredRun, metrics: tuple[MetricLine, ...], coms: tuple[ComVerdict, ...],
               method_note: str) -> tuple[str, ...]:
     problems = []
     problems += [f"NON-COMPLIANT ({c.name}): {c.evidence}" for c in run.compliance.failures]
@@ -352,7 +319,7 @@ def _problems(run: StoredRun, metrics: tuple[MetricLine, ...], coms: tuple[ComLi
         if line.status != VALID:
             problems.append(f"{line.name} {line.status}: {line.reason}")
     for com in coms:
-        if com.available and (com.metric is None or not com.metric.valid):
+        if com.state not in (ComState.PASSED, ComState.NOT_AVAILABLE):
             problems.append(f"COM {com.title}: {com.result}")
     if method_note:
         problems.append(method_note)

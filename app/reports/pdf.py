@@ -4,7 +4,7 @@ Layout follows the seed's sample Test Data Report (cover, metrics page with idle
 tests, capacity optimisations) and adds what a lab needs to audit the figures: instruments,
 phases with their measurement windows, per-phase charts, histograms, intensity search, event
 log and the workload job files. Every page carries the method (with a NON-COMPLIANT banner for
-abbreviated variants), the samples' SHA-256 and "Page N of M". The document is built with
+abbreviated variants), the record's revision and SHA-256 (app.signoff) and "Page N of M". The document is built with
 ``invariant=True`` so exporting the same stored run twice gives byte-identical files.
 """
 
@@ -25,8 +25,9 @@ from xml.sax.saxutils import escape
 
 from app.metrics.histogram import ceiling_meaning
 from app.records import PhaseKind
-from app.reports import charts
+from app.reports import charts, power_inputs
 from app.reports.content import INVALID, VALID, MetricLine, ReportContent
+from app.storage.audit import wall_text
 from app.reports.text import (DASH, fmt_duration, fmt_seconds, fmt_sig, invalid_value, is_number,
                               pdf_safe)
 
@@ -136,6 +137,8 @@ def _furniture(content: ReportContent):
                      f"run {run.run_id[:8]}")
     method = pdf_safe(content.method_label)
     banner = pdf_safe(content.compliance.banner())
+    current = content.signoff.current
+    footer = f"Revision {current.number} — record SHA-256 {current.sha256}"
 
     def draw(canvas: Canvas, _doc) -> None:
         canvas.saveState()
@@ -157,7 +160,7 @@ def _furniture(content: ReportContent):
         canvas.setStrokeColor(GRID)
         canvas.line(MARGIN, FOOTER_H, PAGE_W - MARGIN, FOOTER_H)
         canvas.setFont("Helvetica", 7)
-        canvas.drawString(MARGIN, FOOTER_H - 4 * mm, f"samples SHA-256 {run.samples_sha256}")
+        canvas.drawString(MARGIN, FOOTER_H - 4 * mm, footer)
         canvas.restoreState()
 
     return draw
@@ -185,13 +188,15 @@ def _cover(c: ReportContent) -> list:
                           f"{sut.raw_capacity_bytes / 1e9:.10g} GB (1 GB = 10^9 bytes)"),
         ("Taxonomy classification", run.taxonomy or "not recorded"),
         ("Classification justification", config.classification_reason or "not recorded"),
-        ("Capacity optimisations declared", ", ".join(sut.coms_declared) or "none"),
+        ("Capacity optimisations available", ", ".join(
+            f"{v.com_id} ({'on' if v.on_during_test else 'off'} during the test)"
+            for v in c.coms if v.available) or "none"),
         ("Load hosts / targets", f"{', '.join(sut.load_hosts) or 'local'} / "
                                  f"{', '.join(sut.targets) or 'simulated'}"),
     ]), P("Test", "h2"), key_values([
         ("Method", f"{run.method_name} {run.method_version}{method_title}"),
-        ("Compliance", c.compliance.label + ("" if c.run.method_compliant else
-                                             " (the method file claims: not compliant)")),
+        ("Compliance", f"{c.compliance.label} (derived from the record: every criterion "
+                       "below)"),
         ("Run id", run.run_id),
         ("Run status", run.status.value + (f": {run.error}" if run.error else "")),
         ("Started (UTC)", run.started_wall),
@@ -200,10 +205,12 @@ def _cover(c: ReportContent) -> list:
         ("Station", config.station or "not recorded"),
         ("Instrument connection test", config.instrument_check or "not recorded"),
         ("QA disposition", c.disposition_text),
+        ("Sign-off", c.signoff.status + " (see Sign-off)"),
         ("Operator", config.operator or "not recorded"),
         ("Lab", config.lab),
         ("Workload engine", run.workload_engine or "not recorded"),
         ("Samples SHA-256", run.samples_sha256),
+        (f"Record SHA-256 (revision {c.signoff.current.number})", c.signoff.current.sha256),
     ]), *_compliance_block(c), P("Result summary", "h2")]
     if c.problems:
         story.append(P("The following is missing, invalid or qualifies the results:", "body"))
@@ -289,7 +296,7 @@ def _metrics_page(c: ReportContent) -> list:
     story += [P("Power-related numbers are reported to at least three significant digits "
                 "(method-notes §4); the xlsx export holds full precision. A value in parentheses "
                 "is INVALID and is not a result. IOPS = I/Os per second; 1 MiB = 2^20 bytes.",
-                "small"), _com_table(c)]
+                "small"), _com_table(c), *_signoff_section(c)]
     return story
 
 
@@ -305,13 +312,39 @@ def _maybe(value: float | None, unit: str, parenthesise: bool) -> str:
 
 
 def _com_table(c: ReportContent) -> KeepTogether:
+    """The seed's COM disclosure: available and on separately, then the heuristic verdict
+    and what it rests on (the station's ratio or the technician's audited entry)."""
     rows = [[B("Capacity optimisation"), B("Available in SUT?"), B("On during test?"),
-             B("Heuristic result")]]
+             B("Heuristic result"), B("Evidence")]]
     for com in c.coms:
         rows.append([P(com.title), P("YES" if com.available else "NO"),
-                     P("YES" if com.on_during_test else "NO"), P(com.result)])
-    widths = [45 * mm, 26 * mm, 24 * mm, BODY_W - 95 * mm]
-    return KeepTogether([P("Capacity optimisations (COM)", "h2"), grid_table(rows, widths)])
+                     P("YES" if com.on_during_test else "NO"),
+                     B(com.state.value) if com.available else P(DASH), P(com.detail or DASH)])
+    widths = [38 * mm, 22 * mm, 20 * mm, 24 * mm]
+    widths.append(BODY_W - sum(widths))
+    return KeepTogether([P("Capacity optimisations (COM)", "h2"), grid_table(rows, widths),
+                         P("Parity RAID follows the declared RAID level. A COM the lab could not "
+                           "observe is NOT VERIFIED until a technician records the heuristic "
+                           "result with its evidence (an audited entry, named here).", "small")])
+
+
+def _signoff_section(c: ReportContent) -> list:
+    """Revisions of the record (what each audited entry changed) and QA's approvals, each
+    bound to the revision and hash it approved (app.signoff)."""
+    so = c.signoff
+    rows = [[B("Rev."), B("Recorded (UTC)"), B("By"), B("What changed"), B("Record SHA-256")]]
+    for r in so.revisions:
+        rows.append([P(r.number), P(r.entry.when if r.entry else
+                                    wall_text(c.run.finished_wall or c.run.started_wall)),
+                     P(r.entry.author if r.entry else "StorWatt"), P(r.summary),
+                     P(r.sha256, "mono")])
+    widths = [10 * mm, 22 * mm, 24 * mm]
+    widths += [BODY_W - sum(widths) - 50 * mm, 50 * mm]
+    approvals = [P(f"QA approval: {a.describe()}", "body") for a in so.approvals]
+    return [KeepTogether([
+        P("Sign-off", "h2"), P(f"This report: {so.status}.", "body"),
+        grid_table(rows, widths), Spacer(1, 2 * mm),
+        *(approvals or [P("QA approval: none recorded (storwatt runs approve).", "body")])])]
 
 
 def _phases_section(c: ReportContent) -> list:
@@ -350,20 +383,34 @@ def _instruments_section(c: ReportContent) -> list:
     return story
 
 
+def _power_inputs_section(c: ReportContent) -> list:
+    """Each power input's meter and formula, and its power beside the total (none for a run
+    with one meter)."""
+    if not c.run.power_inputs:
+        return []
+    widths = [18 * mm, 38 * mm, 24 * mm, 60 * mm, 18 * mm]
+    widths.append(BODY_W - sum(widths))
+    rows = [[B(h) for h in power_inputs.INPUT_COLUMNS]] + [
+        [P(cell) for cell in row] for row in power_inputs.input_rows(c.run)]
+    return [P("Power inputs", "h2"), grid_table(rows, widths),
+            P(power_inputs.COMBINATION_NOTE, "small"),
+            power_inputs.inputs_chart(c.run, BODY_W, 60 * mm)]
+
+
 def _search_section(c: ReportContent) -> list:
     results = c.run.search_results
     if not results:
         return [P("Intensity search", "h2"), P("No intensity search was stored for this run.",
                                                "body")]
     rows = [[B("Profile"), B("Queue depth × jobs"), B("Operations rate"), B("Avg response"),
-             B("Rate cap (read, write IOPS)"), B("Probes (QD: rate @ ms)")]]
+             B("Rate cap (read, write IOPS)"), B("Probes (QD: rate @ ms), note")]]
     for r in results:
         probes = "; ".join(f"{qd}: {fmt_sig(rate)} @ {fmt_sig(ms)}" for qd, rate, ms in r.probes)
         rows.append([P(r.profile), P(f"{r.queue_depth} × {r.jobs}"),
                      P(f"{fmt_sig(r.ops_rate)} {r.ops_unit}"),
                      P(f"{fmt_sig(r.avg_response_ms)} ms"),
                      P(f"{r.rate_iops[0]}, {r.rate_iops[1]}" if r.rate_iops else DASH),
-                     P(probes or DASH)])
+                     P(probes + (f" — {r.note}" if r.note else "") or DASH)])
     widths = [16 * mm, 24 * mm, 28 * mm, 22 * mm, 28 * mm]
     widths.append(BODY_W - sum(widths))
     return [P("Intensity search (first pass)", "h2"), grid_table(rows, widths)]
@@ -441,16 +488,16 @@ def _events(c: ReportContent) -> list:
 
 
 def _audit(c: ReportContent) -> list:
-    """QA's notes and dispositions (append-only; the latest disposition is the run's)."""
+    """QA's notes, dispositions, COM results and approvals (append-only; the latest
+    disposition is the run's)."""
     story: list = [P("QA audit trail", "h2"), P(f"Disposition: {c.disposition_text}", "body")]
     if not c.run.audit:
         return story + [P("No QA notes or dispositions were recorded.", "small")]
     rows = [[B("Recorded (UTC)"), B("Entry"), B("By"), B("Text")]]
     for e in c.run.audit:
-        what = e.disposition.value.upper() if e.disposition else e.kind.value
-        rows.append([P(e.created_wall[:19].replace("T", " ")), P(what), P(e.author),
+        rows.append([P(e.created_wall[:19].replace("T", " ")), P(e.what), P(e.author),
                      P(e.text)])
-    story.append(grid_table(rows, [30 * mm, 20 * mm, 30 * mm, BODY_W - 80 * mm]))
+    story.append(grid_table(rows, [28 * mm, 40 * mm, 28 * mm, BODY_W - 96 * mm]))
     return story
 
 
@@ -482,7 +529,7 @@ def build_pdf(content: ReportContent, path: Path) -> Path:
                   id="body", leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
     doc.addPageTemplates([PageTemplate("page", [frame], onPage=_furniture(content))])
     story = (_cover(content) + _metrics_page(content) + _instruments_section(content)
-             + [Spacer(1, 4 * mm)] + _search_section(content) + _phase_charts(content)
+             + _power_inputs_section(content) + [Spacer(1, 4 * mm)] + _search_section(content) + _phase_charts(content)
              + _histograms(content) + _events(content) + _appendix(content))
     use_a85 = rl_config.useA85
     rl_config.useA85 = 0  # binary streams: pure-Python ASCII85 costs ~0.3 s on long runs

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from app.console import format_metric_value
 from app.records import PhaseStatus, RunStatus
+from app.sequencer.capacity_optimisation import not_valid_word
 from app.storage.stored import StoredEvent, StoredRun
 
 _OK_PHASE = (PhaseStatus.COMPLETED, PhaseStatus.SKIPPED)
@@ -19,8 +20,7 @@ _OK_PHASE = (PhaseStatus.COMPLETED, PhaseStatus.SKIPPED)
 def complete_log(run: StoredRun) -> tuple[StoredEvent, ...]:
     """Every event of ``run`` in time order (run-relative seconds)."""
     lines: list[StoredEvent] = [StoredEvent(
-        0.0, "INFO", f"run started: {run.method_name} {run.method_version}"
-        f"{'' if run.method_compliant else ' (the method file claims: not compliant)'}, "
+        0.0, "INFO", f"run started: {run.method_name} {run.method_version}, "
         f"{len(run.phases)} phases planned", None)]
     phase_end: dict[int, float] = {}
     for p in run.phases:
@@ -39,7 +39,7 @@ def complete_log(run: StoredRun) -> tuple[StoredEvent, ...]:
     end = run.duration_s if run.duration_s is not None else max(
         [e.t for e in lines] + [e.t for e in run.events])
     for m in run.metrics:
-        state = "VALID" if m.valid else f"INVALID ({m.reason})"
+        state = "VALID" if m.valid else f"{not_valid_word(m)} ({m.reason})"
         lines.append(StoredEvent(phase_end.get(m.phase_index, end), "INFO" if m.valid
                                  else "WARNING", f"{m.name} = {format_metric_value(m)} {m.unit} "
                                  f"{state}", m.phase_index))

@@ -22,7 +22,9 @@ from xlsxwriter.worksheet import Worksheet
 
 from app.metrics.formatting import excel_number_format
 from app.records import PhaseKind
+from app.com_verdict import ComState, ComVerdict
 from app.reports.content import VALID, ReportContent
+from app.reports import power_inputs
 from app.reports.xlsx_rows import ColumnSheet
 
 TDR_SHEET = "Test Data Report"
@@ -45,9 +47,13 @@ LEVEL_COLUMNS = ("phase", "profile", "level_pct", "response_ms", "ceiling_ms", "
                  "total_ios", "shown_as")
 LEVEL_FIRST_COL = len(BIN_COLUMNS) + 1  # one empty column between the two tables
 SEARCH_COLUMNS = ("profile", "queue_depth", "jobs", "ops_rate", "ops_unit", "avg_response_ms",
-                  "rate_read_iops", "rate_write_iops", "probes")
+                  "rate_read_iops", "rate_write_iops", "probes", "note")
 EVENT_COLUMNS = ("t_s", "level", "phase", "message")
-AUDIT_COLUMNS = ("recorded_utc", "kind", "disposition", "author", "text")
+AUDIT_COLUMNS = ("recorded_utc", "kind", "disposition", "author", "text", "subject", "outcome",
+                 "revision", "record_sha256")
+#: one row per record revision, then one per QA approval (app.signoff)
+SIGNOFF_COLUMNS = ("row", "revision", "record_sha256", "recorded_utc", "author", "entry",
+                   "text", "applies_to_current")
 
 
 def _cell(value):
@@ -138,6 +144,10 @@ def _info_rows(c: ReportContent) -> list[tuple[str, str]]:
         ("Instrument connection test", config.instrument_check),
         ("QA disposition", c.disposition_text),
         ("Samples SHA-256", run.samples_sha256),
+        ("Record revision", c.signoff.current.number),
+        ("Record SHA-256", c.signoff.current.sha256),
+        ("Sign-off", c.signoff.status),
+        *(("QA approval", a.describe()) for a in c.signoff.approvals),
     ]
 
 
@@ -154,10 +164,9 @@ def _metric_row(c: ReportContent, line) -> list:
             r.run_length_s if r else None]
 
 
-def _com_row(com) -> list:
+def _com_row(com: ComVerdict) -> list:
     m = com.metric
-    status = VALID if m is not None and m.valid else ("NOT TESTED" if m is None else "INVALID")
-    return [f"COM_{com.com_id}", m.value if m else None, "ratio", status, com.result,
+    return [f"COM_{com.com_id}", m.value if m else None, "ratio", com.state.value, com.detail,
             f"{com.title} — available in SUT: {'YES' if com.available else 'NO'}; on during "
             f"test: {'YES' if com.on_during_test else 'NO'}", None, None, None,
             m.ops_rate if m else None, m.ops_unit if m else "",
@@ -192,7 +201,7 @@ def _tdr_sheet(w: _Writer, c: ReportContent) -> tuple[Worksheet, int, int]:
     sheet.write(row, 0, "Capacity optimisations (COM heuristics)", w.section)
     row += 1
     for com in c.coms:
-        _write_metric(w, sheet, row, _com_row(com), com.metric is not None and com.metric.valid)
+        _write_metric(w, sheet, row, _com_row(com), com.state is ComState.PASSED)
         row += 1
     last = row - 1
     w.book.define_name("Metrics", f"='{TDR_SHEET}'!$A${header + 1}:$O${last + 1}")
@@ -339,7 +348,8 @@ def _histograms_sheet(w: _Writer, c: ReportContent) -> None:
 def _search_sheet(w: _Writer, c: ReportContent) -> None:
     rows = [[r.profile, r.queue_depth, r.jobs, r.ops_rate, r.ops_unit, r.avg_response_ms,
              r.rate_iops[0] if r.rate_iops else None, r.rate_iops[1] if r.rate_iops else None,
-             "; ".join(f"qd {qd}: {rate!r} {r.ops_unit} @ {ms!r} ms" for qd, rate, ms in r.probes)]
+             "; ".join(f"qd {qd}: {rate!r} {r.ops_unit} @ {ms!r} ms" for qd, rate, ms in r.probes),
+             r.note]
             for r in c.run.search_results]
     sheet = w.table("Search", SEARCH_COLUMNS, rows)
     sheet.set_column(0, 7, 13)
@@ -356,12 +366,56 @@ def _events_sheet(w: _Writer, c: ReportContent) -> None:
 def _audit_sheet(w: _Writer, c: ReportContent) -> None:
     sheet = w.table("QA audit", AUDIT_COLUMNS, ([e.created_wall, e.kind.value,
                                                  e.disposition.value if e.disposition else "",
-                                                 e.author, e.text] for e in c.run.audit))
+                                                 e.author, e.text, e.subject or "",
+                                                 e.outcome.value if e.outcome else "",
+                                                 e.revision, e.record_sha256 or ""]
+                                                for e in c.run.audit))
     sheet.set_column(0, 3, 22)
     sheet.set_column(4, 4, 100)
+    sheet.set_column(5, 8, 16)
+
+
+def _signoff_sheet(w: _Writer, c: ReportContent) -> None:
+    """Each revision with what changed, then each approval with the revision it applies to."""
+    so = c.signoff
+    rows: list[list] = [["revision", r.number, r.sha256,
+                         r.entry.created_wall if r.entry else c.run.finished_wall or "",
+                         r.entry.author if r.entry else "StorWatt",
+                         r.entry.what if r.entry else "as recorded", r.summary,
+                         r.number == so.current.number] for r in so.revisions]
+    rows += [["approval", a.revision, a.sha256, a.entry.created_wall, a.entry.author,
+              a.entry.what, a.describe(), a.current and a.intact] for a in so.approvals]
+    sheet = w.table("Sign-off", SIGNOFF_COLUMNS, rows)
+    sheet.set_column(0, 1, 10)
+    sheet.set_column(2, 2, 66)
+    sheet.set_column(3, 5, 24)
+    sheet.set_column(6, 6, 100)
 
 
 # --- charts ----------------------------------------------------------------------------------------
+
+def _power_inputs_sheets(w: _Writer, c: ReportContent) -> None:
+    """``Power inputs`` (each input's meter and formula, and a chart of each input's power
+    beside the total) and ``Input power`` (their readings); none for a run with one meter."""
+    if not c.run.power_inputs:
+        return
+    sheet = w.table("Power inputs", power_inputs.INPUT_COLUMNS, power_inputs.input_rows(c.run))
+    sheet.set_column(0, 5, 24)
+    sheet.set_column(3, 3, 70)
+    titles, data = power_inputs.input_columns(c.run)
+    w.columns("Input power", titles, data)
+    last = len(data[0])
+    chart = w.book.add_chart({"type": "scatter", "subtype": "straight"})
+    for col in [1, *range(2, len(titles), 3)]:
+        chart.add_series({"name": titles[col], "categories": ["Input power", 1, 0, last, 0],
+                          "values": ["Input power", 1, col, last, col],
+                          "marker": {"type": "none"}, "line": {"width": 1.5 if col == 1 else 0.75}})
+    chart.set_title({"name": "Power per input and the SUT's total"})
+    chart.set_x_axis({"name": "run time (s)"})
+    chart.set_y_axis({"name": "W"})
+    chart.set_size({"width": 760, "height": 320})
+    sheet.insert_chart(len(c.run.power_inputs) + 3, 0, chart)
+
 
 def _charts(w: _Writer, c: ReportContent, tdr: Worksheet, anchor_row: int,
             intervals: list[list], n_samples: int) -> None:
@@ -432,6 +486,8 @@ def build_xlsx(content: ReportContent, path: Path) -> Path:
     _search_sheet(w, content)
     _events_sheet(w, content)
     _audit_sheet(w, content)
+    _signoff_sheet(w, content)
+    _power_inputs_sheets(w, content)
     _charts(w, content, tdr, chart_row, intervals, n_samples)
     workbook.close()
     return path

@@ -4,17 +4,81 @@ Data-reduction COMs (deduplication, compression) are verified by writing a data 
 known reducible share and comparing the logical bytes written with the physical capacity the
 SUT reports using (seed green-grid-coms-poms.txt: savings shown as before/after capacity). The
 other COMs (snapshots, thin provisioning, parity RAID) need the array's management interface;
-when the lab cannot observe capacity, the result says "not verified" instead of guessing.
+when the lab cannot observe capacity, the result says "not verified" instead of guessing, and
+the technician records the heuristic result with its evidence as an audited entry
+(``storwatt runs com``; the verdict is :mod:`app.com_verdict`'s). A COM result stored with no
+ratio (``NaN``) therefore means "not verified", never "not passed".
+
+Parity RAID is not a switch: it is on exactly when the declared RAID level keeps parity (the
+Green Grid's COM table lists "RAID 5/6, Erasure Encoding" against mirroring, RAID 1).
 """
 
 from __future__ import annotations
 
 import math
-from app.records import MetricResult, PhaseInfo
+import re
+from collections.abc import Iterable
+
+from app.records import MetricResult, PhaseInfo, SutDescription
 
 DATA_REDUCTION_COMS = ("deduplication", "compression")
+PARITY_RAID = "parity-raid"
 #: a reduction ratio above this counts as "the COM is on and working"
 MIN_REDUCTION_RATIO = 1.05
+#: RAID levels that keep parity: 5, 6 and their nested forms 50, 60 (RAID 0/1/10 do not)
+_PARITY_LEVEL = re.compile(r"^\s*RAID[\s-]*(5|6|50|60)\s*$", re.IGNORECASE)
+#: how a technician records a heuristic result by hand (stored in the reason of the check)
+RECORD_BY_HAND = ("record the heuristic result with its evidence (storwatt runs com, or "
+                  "Record COM result in the run's history)")
+
+
+def parity_raid(raid: str) -> bool:
+    """Whether the declared RAID level is a parity RAID (``RAID 6`` yes, ``RAID 10`` no)."""
+    return bool(_PARITY_LEVEL.match(raid or ""))
+
+
+def available_coms(sut: SutDescription) -> tuple[str, ...]:
+    """COMs available in the SUT: the declared ones, and parity RAID when the RAID level has
+    parity (whether or not it was declared)."""
+    found = list(sut.coms_declared)
+    if parity_raid(sut.raid) and PARITY_RAID not in found:
+        found.append(PARITY_RAID)
+    return tuple(found)
+
+
+def on_during_test(sut: SutDescription, com: str) -> bool:
+    """Whether ``com`` was on during the active test (parity RAID: the RAID level decides)."""
+    return parity_raid(sut.raid) if com == PARITY_RAID else com in sut.coms_on_during_test
+
+
+def check_declared_coms(known: Iterable[str], sut: SutDescription) -> None:
+    """Refuse a set-up whose COMs the method does not know, one that is on but not available,
+    or parity RAID declared on a RAID level without parity (ValueError naming the ids)."""
+    known = list(known)
+    unknown = [c for c in (*sut.coms_declared, *sut.coms_on_during_test) if c not in known]
+    if unknown:
+        raise ValueError(f"unknown COM id {', '.join(dict.fromkeys(unknown))}: the method "
+                         f"knows {', '.join(known)}")
+    stray = [c for c in sut.coms_on_during_test if c not in sut.coms_declared]
+    if stray:
+        raise ValueError(f"COM {', '.join(stray)} is on during the test but not declared "
+                         "available in the SUT")
+    if PARITY_RAID in sut.coms_declared and not parity_raid(sut.raid):
+        raise ValueError(f"COM {PARITY_RAID} is declared but the SUT's RAID level "
+                         f"{sut.raid!r} keeps no parity (RAID 5, 6, 50 or 60 do)")
+
+
+def observed(metric: MetricResult | None) -> bool:
+    """The station observed the COM itself: a check result with a ratio. Without one the COM
+    is not verified (never "not passed"), whatever the lab."""
+    return metric is not None and math.isfinite(metric.value)
+
+
+def not_valid_word(metric: MetricResult) -> str:
+    """How a metric that is not VALID is named in logs and summaries: a COM check the lab could
+    not observe is NOT VERIFIED, any other (a COM ratio too low, an EP) INVALID."""
+    return ("NOT VERIFIED" if metric.name.startswith("COM_") and not observed(metric)
+            else "INVALID")
 
 
 def com_result(phase: PhaseInfo, com: str, written_bytes: int,
@@ -27,12 +91,13 @@ def com_result(phase: PhaseInfo, com: str, written_bytes: int,
     name = f"COM_{com}"
     if com not in DATA_REDUCTION_COMS:
         return MetricResult(name, math.nan, "ratio", False,
-                            "not verified: needs the array's management interface "
-                            "(record the heuristic result by hand)", phase.planned_s,
+                            f"needs the array's management interface: {RECORD_BY_HAND}",
+                            phase.planned_s,
                             phase_index=phase.index)
     if before is None or after is None:
         return MetricResult(name, math.nan, "ratio", False,
-                            "not verified: this lab cannot observe the SUT's used capacity",
+                            "this lab has no capacity probe (it cannot observe the SUT's used "
+                            f"capacity): {RECORD_BY_HAND}",
                             phase.planned_s, phase_index=phase.index)
     logical, physical = after[0] - before[0], after[1] - before[1]
     ratio = logical / physical if physical > 0 else math.nan

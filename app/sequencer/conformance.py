@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from app.method.model import InletClass, InstrumentLimits, Method, VoltageRange
 from app.records import SutDescription
-from drivers.interfaces import (FLAG_FREQUENCY_OUT_OF_RANGE, FLAG_GARBAGE, FLAG_INVALID,
-                                FLAG_NO_DATA, FLAG_OVERRANGE, FLAG_RANGE_CHANGE,
+from drivers.interfaces import (FLAG_FREQUENCY_OUT_OF_RANGE, FLAG_GARBAGE, FLAG_INPUT_MISSING,
+                                FLAG_INPUTS_MISALIGNED, FLAG_INVALID, FLAG_NO_DATA, FLAG_OVERRANGE, FLAG_RANGE_CHANGE,
                                 FLAG_UNCERTAINTY_UNKNOWN, FLAG_VOLTAGE_OUT_OF_RANGE, PowerSample)
 
 #: the flags the method's tolerance counts (``instruments.max_flagged_power_samples``), in the
@@ -31,6 +31,8 @@ COUNTED_FLAGS: dict[str, str] = {
     FLAG_RANGE_CHANGE: "range-change",
     FLAG_GARBAGE: "unreadable",
     FLAG_UNCERTAINTY_UNKNOWN: "uncertainty-not-evaluable",
+    FLAG_INPUT_MISSING: "power-input-missing",
+    FLAG_INPUTS_MISALIGNED: "power-inputs-misaligned",
 }
 
 #: grids a thermometer's readings may all lie on, coarsest first (°C); a steady inlet read
@@ -58,16 +60,29 @@ class SiteRules:
     def supply_flags(self, sample: PowerSample) -> frozenset[str]:
         """The sample's flags plus a supply flag for volts or Hz outside the declared range
         or not measured (a reading the meter could not take is not checked here: its own
-        flag already keeps it out of every average)."""
+        flag already keeps it out of every average). A sum of power inputs is checked on
+        every input (each is wired to the supply)."""
         if not sample.usable:
             return sample.flags
+        volts, hz = self.supply_reading(sample)
         added = set()
-        if not self.supply.min_v <= sample.volts <= self.supply.max_v:  # NaN fails too
+        if not self.supply.min_v <= volts <= self.supply.max_v:  # NaN fails too
             added.add(FLAG_VOLTAGE_OUT_OF_RANGE)
         low, high = self.limits.frequency_hz
-        if not low <= sample.freq_hz <= high:
+        if not low <= hz <= high:
             added.add(FLAG_FREQUENCY_OUT_OF_RANGE)
         return sample.flags | added
+
+    def supply_reading(self, sample: PowerSample) -> tuple[float, float]:
+        """(volts, Hz) the supply rule judges and quotes: the sample's own, or of a sum of
+        power inputs the input volts and the input hertz farthest outside the allowed range."""
+        if not sample.inputs:
+            return sample.volts, sample.freq_hz
+        parts = sample.inputs
+        low, high = self.limits.frequency_hz
+        return (max((p.volts for p in parts),
+                    key=lambda v: _outside(v, self.supply.min_v, self.supply.max_v)),
+                max((p.freq_hz for p in parts), key=lambda f: _outside(f, low, high)))
 
 
 def flagged_power_problem(flags_by_interval: Sequence[tuple[int, frozenset[str]]],
@@ -135,6 +150,11 @@ def _worst(values: Iterable[float], low: float, high: float, unit: str) -> str:
         return "not measured by the meter"
     worst = max(measured, key=lambda v: max(low - v, v - high))
     return f"{worst:.1f} {unit}"
+
+
+def _outside(value: float, low: float, high: float) -> float:
+    """How far ``value`` lies outside [low, high] (negative inside; NaN farthest)."""
+    return math.inf if value != value else max(low - value, value - high)
 
 
 def longest_gap(times: Iterable[float], start: float, end: float) -> float:

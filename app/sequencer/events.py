@@ -17,6 +17,8 @@ from typing import Any, Protocol
 from app.metrics.histogram import ConfidenceLevel, confidence_records
 from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseStatus, Placement,
                          RunConfig, RunStatus, Window)
+from app.sequencer.power_inputs import InputIdentity
+from app.sequencer.range_plan import RangePlan
 from drivers.interfaces import (InstrumentIdentity, PowerSample, TemperatureSample,
                                 WorkloadInterval, WorkloadResult)
 
@@ -38,10 +40,43 @@ class RunStarted:
 
 
 @dataclass(frozen=True)
+class Resumption:
+    """How an INTERRUPTED run was continued (``app/resume.py`` decides, storage keeps it).
+
+    The continuation writes into the same run: phases before ``restart_phase`` keep their
+    stored results (``carried``); ``redone`` lists completed phases run again because the
+    method allows no restart inside them (the active sequence, method-notes §2)."""
+
+    number: int  # 1 for the run's first resumption
+    t: float  # run time at which the continuation began
+    wall_iso: str
+    restart_phase: int
+    cut_phase: int | None  # the phase the station stopped in (None: between phases)
+    carried: tuple[int, ...]
+    redone: tuple[int, ...]
+    interruption: str  # the run's stored reason for stopping, as it read when resumed
+
+
+@dataclass(frozen=True)
+class RunResumed:
+    """An INTERRUPTED run continues in this process: announced instead of ``RunStarted``.
+
+    ``started`` describes the run as a start would (id, configuration, method, the whole
+    plan, the original start time); ``after_seq`` is the last event number the stored record
+    holds, so the writer numbers the continuation's events above it (journal import key)."""
+
+    started: RunStarted
+    resumption: Resumption
+    after_seq: int = 0
+
+
+@dataclass(frozen=True)
 class InstrumentsIdentified:
     power_meter: InstrumentIdentity
     temperature_meter: InstrumentIdentity | None
     workload_engine: str  # "fio 3.33 (local)", "simulated SUT" …
+    #: who reads each power input, with its accuracy formula (empty: one power meter)
+    power_inputs: tuple[InputIdentity, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -127,6 +162,8 @@ class HistogramReady:
     confidence_ms: dict[float, float | None]
     ceiling_ms: float
     above_ceiling: int
+    #: the phase attempt the histogram belongs to (a resumed run may redo a completed phase)
+    attempt: int = 1
 
     @property
     def ios(self) -> int:
@@ -149,6 +186,36 @@ class SearchResult:
     avg_response_ms: float
     rate_iops: tuple[int, int] | None = None
     probes: tuple[tuple[int, float, float], ...] = ()  # (qd, ops_rate, avg_resp_ms)
+    #: why the figure is not intensity 100 within the method's tolerance ("load generator
+    #: limit reached: …"), or what a re-check before an active profile found; "" otherwise
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class RangesApplied:
+    """A power input's ranges changed (method-notes §3): to auto range before a ranging pass,
+    or to fixed ranges at a profile boundary, before the phase (and its stabilisation)
+    starts. ``key`` is the range plan's profile key; volts and amps are None on auto range."""
+
+    t: float
+    phase_index: int
+    input_name: str
+    key: str
+    volts: float | None
+    amps: float | None
+
+    @property
+    def auto(self) -> bool:
+        return self.volts is None
+
+
+@dataclass(frozen=True)
+class RangePlanReady:
+    """The fixed ranges of the testing pass are known: from this run's ranging pass or from
+    an earlier run of the same SUT (the range advisor); stored with the run."""
+
+    t: float
+    plan: RangePlan
 
 
 @dataclass(frozen=True)
@@ -181,10 +248,11 @@ class RunFinished:
     error: str = ""
 
 
-RunEvent = (RunStarted | InstrumentsIdentified | PhaseStarted | StabilisationExtended
-            | PhaseFinished | PowerSamples
+RunEvent = (RunStarted | RunResumed | InstrumentsIdentified | PhaseStarted
+            | StabilisationExtended | PhaseFinished | PowerSamples
             | TemperatureSamples | WorkloadIntervals | IntervalClosed | HistogramReady
-            | SearchResult | MetricComputed | Progress | LogMessage | RunFinished)
+            | SearchResult | RangesApplied | RangePlanReady | MetricComputed | Progress
+            | LogMessage | RunFinished)
 
 
 class RunListener(Protocol):

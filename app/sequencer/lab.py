@@ -9,11 +9,14 @@ builder that fails half way, undoes exactly what was done, newest first.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 
-from drivers.interfaces import PowerMeter, TemperatureMeter, WorkloadEngine
+from app.sequencer.power_inputs import InputIdentity, PowerInputs
+from app.sequencer.range_plan import MAIN_INPUT
+from drivers.interfaces import (DataSetMeasure, HostClock, PowerMeter, TemperatureMeter,
+                                WorkloadEngine)
 
 
 class LabError(ValueError):
@@ -66,6 +69,29 @@ class Lab:
     workload_latency_s: float = 0.0
     description: str = ""
     teardown: Teardown = field(default_factory=Teardown)
+    #: measures a COM data set where it was written: (written bytes, block size) → one
+    #: ``DataSetMeasure`` per target; None = the data is out of the station's reach
+    data_set_probe: Callable[[int, int], tuple[DataSetMeasure, ...]] | None = None
+    #: measures each load host's clock against the station's at the start; None = no hosts
+    host_clocks: Callable[[], Sequence[HostClock]] | None = None
+    #: the reader of the SUT's power inputs when it has several (then also ``power_meter``)
+    power_inputs: PowerInputs | None = None
+
+    def input_identities(self) -> tuple[InputIdentity, ...]:
+        """Who reads each power input (empty with one meter); known once opened."""
+        return self.power_inputs.identities if self.power_inputs else ()
+
+    def ranged_meters(self) -> dict[str, PowerMeter]:
+        """The meter of each power input by name (``MAIN_INPUT`` for the one meter): what the
+        ranging pass ranges, each on its own readings."""
+        if self.power_inputs is None:
+            return {MAIN_INPUT: self.power_meter}
+        return {config.name: meter for config, meter in self.power_inputs.inputs}
+
+    def input_notes(self) -> list[str]:
+        """What happened to single inputs since the last call (an input that missed a
+        reading), for the run log."""
+        return self.power_inputs.take_notes() if self.power_inputs else []
 
     def close(self) -> None:
         """Close instruments and stop simulators, newest first; never raises."""

@@ -1,7 +1,8 @@
 """Turn a method's phase plan into the concrete list of phases a run executes.
 
-Order (method-notes §2): pre-fill → intensity search (first pass) → conditioning → active
-profiles in the method's order → ready idle → one COM check per declared COM. The search runs
+Order (method-notes §2): pre-fill → intensity search (first pass) → ranging pass when the
+method asks for a dedicated one (method-notes §3) → conditioning → active profiles in the
+method's order → ready idle → one COM check per declared COM. The search runs
 after pre-fill so it probes a filled SUT, and before conditioning because conditioning runs MW1
 at the intensity the search found.
 """
@@ -13,8 +14,8 @@ from app.records import PhaseInfo, PhaseKind, RunConfig
 
 
 def search_profiles(method: Method, plan: PhasePlan) -> list[str]:
-    """Profiles whose intensity is 100 and so need a search probe (MW2 derives from MW1)."""
-    return [s.profile for s in plan.active if method.profile(s.profile).intensity_pct >= 100]
+    """Profiles that need a search probe (:meth:`Method.search_profiles`)."""
+    return list(method.search_profiles(plan))
 
 
 def build_phases(method: Method, config: RunConfig) -> tuple[PhaseInfo, ...]:
@@ -29,9 +30,11 @@ def build_phases(method: Method, config: RunConfig) -> tuple[PhaseInfo, ...]:
     if plan.prefill:
         add(PhaseKind.PREFILL, "Pre-fill", "PREFILL", plan.prefill_max_intervals * L
             if plan.prefill_max_intervals else 0.0)
-    probes = len(method.search.queue_depths) * len(search_profiles(method, plan))
-    if probes:
-        add(PhaseKind.SEARCH, "Intensity search", None, probes * method.search.probe_s)
+    search_s = method.search_max_s(plan)
+    if search_s:
+        add(PhaseKind.SEARCH, "Intensity search", None, search_s)
+    if method.ranging_pass_s(plan) and not config.range_plan_from:  # advised: no pass again
+        add(PhaseKind.RANGING, "Ranging pass", None, method.ranging_pass_s(plan))
     if plan.conditioning_intervals:
         add(PhaseKind.CONDITIONING, "Conditioning", plan.conditioning_profile,
             plan.conditioning_intervals * L)

@@ -172,7 +172,7 @@ class PhaseRecorder:
             self.power_ok.append(s.usable)
             self.power_interval.append(where.interval)
             self.power_flags.append(s.flags)
-            self.power_supply.append((s.volts, s.freq_hz))
+            self.power_supply.append(self.site.supply_reading(s))
             self.power_resolution.append(s.resolution_w)
             self.uncertainty_high += FLAG_UNCERTAINTY_HIGH in s.flags
         return tuple(kept), tuple(placements)

@@ -1,25 +1,153 @@
-"""Choosing 'intensity 100' from the search probes (method-notes §2).
+"""Choosing 'intensity 100' from the search probes (docs/method-notes.md §2).
 
 Random profiles: the highest outstanding IO whose average response time stays within the
-method's limit (default 30 ms, the SPC-1 threshold). Sequential profiles: the probe with the
-highest throughput. If even the lightest probe misses the limit, the lightest is used and the
-result says so — the profile's metric will then be INVALID for its response time.
+method's limit (default 30 ms, the SPC-1 threshold). The probe list is coarse (queue depths
+doubling), so stopping at the last probe under the limit reads the SUT low: the simulated SUT's
+MW1 gives 18.0 ms at 128 outstanding IOs and 33.5 ms at the next probe, and intensity 100 lies
+between. The search therefore refines between the last probe within the limit and the first
+over it, halving the queue-depth interval (outstanding IO = queue depth × jobs, so the step is
+``jobs`` outstanding IOs) until a probe is within ``search.tolerance_pct`` of the limit or no
+whole queue depth is left between the two (the project's reading, method-notes §2).
+
+Sequential profiles: the probe with the highest throughput. Whatever the pattern, a search that
+ends without reaching the limit (every probe within it, or throughput still rising at the
+deepest probe) says "load generator limit reached": the figure is the load generator's, not
+the SUT's. If even the lightest probe misses the limit, the lightest is used and the result
+says so — the profile's metric will then be INVALID for its response time.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 from app.sequencer.events import SearchResult
 
+#: (queue depth, ops rate, average response ms), as a probe reports it
+Probe = tuple[int, float, float]
+#: a sequential probe that gains less than this over the previous one has levelled off
+PLATEAU_GAIN = 1.02
+LOAD_GENERATOR_LIMIT = "load generator limit reached"
 
-def choose_intensity(profile: str, probes: list[tuple[int, float, float]], random: bool,
-                     ops_unit: str, jobs: int, limit_ms: float) -> SearchResult:
-    """``probes`` are (queue depth, ops rate, average response ms) in probing order."""
+
+def within(resp_ms: float, limit_ms: float) -> bool:
+    """A probe meets the limit (NaN — no IO completed — never does)."""
+    return resp_ms <= limit_ms
+
+
+def close_enough(resp_ms: float, limit_ms: float, tolerance_pct: float) -> bool:
+    """Within the limit and no further below it than the method's tolerance."""
+    return within(resp_ms, limit_ms) and resp_ms >= limit_ms * (1 - tolerance_pct / 100)
+
+
+def probe_over_limit(probes: list[Probe], random: bool, limit_ms: float) -> bool:
+    """Stop the probe list once a random profile crosses the response-time limit, or a
+    sequential one stops gaining throughput (< 2 % over the previous probe)."""
+    _, rate, resp = probes[-1]
+    if random:
+        return not within(resp, limit_ms)
+    return len(probes) > 1 and rate < probes[-2][1] * PLATEAU_GAIN
+
+
+def bracket(probes: list[Probe], limit_ms: float) -> tuple[Probe, Probe] | None:
+    """The deepest probe within the limit and the shallowest deeper one over it (None when
+    the probes do not straddle the limit)."""
+    inside = [p for p in probes if within(p[2], limit_ms)]
+    if not inside:
+        return None
+    low = max(inside, key=lambda p: p[0])
+    over = [p for p in probes if p[0] > low[0] and not within(p[2], limit_ms)]
+    return (low, min(over, key=lambda p: p[0])) if over else None
+
+
+def next_refinement(probes: list[Probe], limit_ms: float, tolerance_pct: float) -> int | None:
+    """The queue depth to probe next (bisection), or None when the search is done: a probe
+    is within tolerance of the limit, the probes do not straddle it, or no whole queue depth
+    is left between the two that do."""
+    if any(close_enough(p[2], limit_ms, tolerance_pct) for p in probes):
+        return None
+    found = bracket(probes, limit_ms)
+    if found is None:
+        return None
+    low, high = found[0][0], found[1][0]
+    return (low + high) // 2 if high - low > 1 else None
+
+
+def choose_intensity(profile: str, probes: list[Probe], random: bool, ops_unit: str,
+                     jobs: int, limit_ms: float, tolerance_pct: float,
+                     listed_depths: int) -> SearchResult:
+    """``probes`` in probing order, the first ``listed_depths`` from the method's list and any
+    after them refinements."""
     if not probes:
         raise ValueError(f"no search probes ran for {profile}")
+    listed = probes[:listed_depths]
     if random:
-        within = [p for p in probes if p[2] <= limit_ms]
-        chosen = max(within, key=lambda p: p[1]) if within else probes[0]
+        inside = [p for p in probes if within(p[2], limit_ms)]
+        chosen = max(inside, key=lambda p: p[1]) if inside else probes[0]
+        note = _random_note(chosen, listed, probes, jobs, limit_ms, tolerance_pct)
     else:
         chosen = max(probes, key=lambda p: p[1])
+        rising = len(listed) == listed_depths and not probe_over_limit(listed, False, limit_ms)
+        note = (f"{LOAD_GENERATOR_LIMIT}: throughput still rising at the deepest probe "
+                f"({_depth(listed[-1][0], jobs)})" if rising else "")
     qd, rate, resp = chosen
-    return SearchResult(profile, qd, jobs, rate, ops_unit, resp, None, tuple(probes))
+    return SearchResult(profile, qd, jobs, rate, ops_unit, resp, None, tuple(probes), note)
+
+
+def _depth(qd: int, jobs: int) -> str:
+    return f"queue depth {qd} × {jobs} job(s), {qd * jobs} outstanding IOs"
+
+
+def _random_note(chosen: Probe, listed: list[Probe], probes: list[Probe], jobs: int,
+                 limit_ms: float, tolerance_pct: float) -> str:
+    """Why the chosen probe is not within tolerance of the limit, or ``""`` when it is."""
+    qd, _, resp = chosen
+    if not within(resp, limit_ms):
+        return (f"no probe within the {limit_ms:g} ms limit: the lightest "
+                f"({_depth(qd, jobs)}) gave {resp:.1f} ms")
+    if close_enough(resp, limit_ms, tolerance_pct):
+        return ""
+    if all(within(p[2], limit_ms) for p in listed):
+        return (f"{LOAD_GENERATOR_LIMIT}: the deepest probe ({_depth(listed[-1][0], jobs)}) "
+                f"gave {listed[-1][2]:.1f} ms, below the {limit_ms:g} ms limit")
+    found = bracket(probes, limit_ms)
+    above = f" and {found[1][2]:.1f} ms at queue depth {found[1][0]}" if found else ""
+    return (f"no whole queue depth left between the probes: {resp:.1f} ms at queue depth "
+            f"{qd}{above}, not within {tolerance_pct:g} % of the {limit_ms:g} ms limit")
+
+
+@dataclass(frozen=True)
+class Recheck:
+    """What the re-check of one profile found (:func:`recheck`)."""
+
+    message: str  # the run-log line
+    passed: bool  # the response time met the limit
+    retry: SearchResult | None = None  # restart the profile with this intensity
+
+
+def recheck(found: SearchResult, rate: float, resp_ms: float, limit_ms: float) -> Recheck:
+    """Judge the first interval of a searched random profile, run at the chosen intensity
+    (the re-check before its stabilisation, method-notes §2): the log line, and the search
+    result to restart the profile with when the response time is over the limit — the next
+    bisection step below the failing depth (between it and the deepest shallower probe that
+    met the limit) — or None to go on."""
+    qd, jobs, profile = found.queue_depth, found.jobs, found.profile
+    head = (f"intensity re-check before {profile}'s stabilisation: {resp_ms:.1f} ms in its "
+            f"first interval at {_depth(qd, jobs)}")
+    if within(resp_ms, limit_ms):
+        return Recheck(f"{head}, within the {limit_ms:g} ms limit", True)
+    if math.isnan(resp_ms):  # no IO completed yet (a load host still starting): no evidence
+        return Recheck(f"{head}: no IO completed in that interval (the load generator was "
+                       "still starting), so the intensity is not re-checked", False)
+    low = max((p[0] for p in found.probes if p[0] < qd and within(p[2], limit_ms)), default=0)
+    lower = (low + qd) // 2 if qd - low > 1 else low
+    if lower < 1:
+        return Recheck(f"{head}, over the {limit_ms:g} ms limit; no lower queue depth to try, "
+                       "the profile runs on", False)
+    note = (f"re-check before {profile}: {resp_ms:.1f} ms over the {limit_ms:g} ms limit at "
+            f"queue depth {qd}; re-refined to queue depth {lower}")
+    # the new depth is not measured yet: its figures come from the restarted profile's metric
+    retry = SearchResult(found.profile, lower, jobs, math.nan, found.ops_unit, math.nan, None,
+                         found.probes + ((qd, rate, resp_ms),), note)
+    return Recheck(f"{head}, over the {limit_ms:g} ms limit: {profile} restarts at "
+                   f"{_depth(lower, jobs)}", False, retry)

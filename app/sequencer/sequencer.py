@@ -27,17 +27,24 @@ from datetime import datetime, timezone
 from app.method.model import Method
 from app.metrics.formatting import format_figure
 from app.method.record import resolved_method
-from app.records import (MetricResult, PhaseInfo, PhaseKind, PhaseStatus, RunConfig,
-                         RunStatus)
+from app.records import (PAUSE_REASON, IntervalRecord, MetricResult, PhaseInfo, PhaseKind,
+                         PhaseStatus, RunConfig, RunStatus)
 from app.sequencer import events as ev
-from app.sequencer.capacity_optimisation import com_result
+from app.sequencer.capacity_optimisation import DATA_REDUCTION_COMS, com_result, not_valid_word
+from app.sequencer.com_data_set import COM_BLOCK_BYTES, data_set_evidence
 from app.sequencer.conformance import SiteRules
+from app.sequencer.continuation import Continuation
+from app.sequencer.host_clocks import clock_verdict
 from app.sequencer.lab import Lab
 from app.sequencer.plan import build_phases, latest_extension_s, search_profiles
+from app.sequencer.probe_window import probe_figures
+from app.sequencer.range_plan import IDLE_KEY, RangePlan
+from app.sequencer.ranging import Ranger
 from app.sequencer.recorder import PhaseRecorder
 from app.sequencer.run_clock import RunClock
 from app.sequencer.sampler import MeterLost, MeterSampler
-from app.sequencer.search import choose_intensity
+from app.sequencer.search import (Probe, choose_intensity, next_refinement, probe_over_limit,
+                                  recheck)
 from drivers.clock import Clock, MonotonicClock
 from drivers.interfaces import (InstrumentError, WorkloadError, WorkloadInterval,
                                 WorkloadProfile)
@@ -53,10 +60,15 @@ class _Paused(Exception):
     """Internal: the current phase attempt was interrupted by a pause."""
 
 
+class _Rechecked(Exception):
+    """Internal: the intensity re-check failed; the profile restarts at a lower intensity."""
+
+
 class Sequencer:
     def __init__(self, method: Method, config: RunConfig, lab: Lab,
                  clock: Clock | None = None, listeners: Iterable[ev.RunListener] = (),
-                 run_id: str | None = None) -> None:
+                 run_id: str | None = None, continuation: Continuation | None = None,
+                 range_plan: RangePlan | None = None) -> None:
         self.method = method
         self.config = config
         self.lab = lab
@@ -79,12 +91,24 @@ class Sequencer:
         self._done_s = 0.0  # planned seconds of finished phases (for progress)
         self._extension_s = 0.0  # stabilisation extensions of finished phases (§4)
         self._last_progress = -math.inf
+        #: set when this run continues an INTERRUPTED one (app/resume.py): it then starts at
+        #: the continuation's phase, with its attempts and the stored intensity search
+        self.continuation = continuation
+        self._first_phase = continuation.restart_phase if continuation else 0
+        if continuation is not None:
+            self.search = {r.profile: r for r in continuation.search}
+            self._done_s = sum(p.planned_s for p in self.phases[:self._first_phase])
         silence = method.sampling.meter_silence_limit_s
         self._power = MeterSampler(lab.power_meter, method.sample_period_s, "power meter",
                                    silence, self._now)
         self._temp = (MeterSampler(lab.temperature_meter, method.temperature_period_s,
                                    "thermometer", silence, self._now)
                       if lab.temperature_meter else None)
+        #: ranging pass, then fixed ranges per profile (method-notes §3); ``range_plan`` is
+        #: one the range advisor found and the operator confirmed
+        self._ranger = Ranger(method, self.plan, lab.ranged_meters(), self.publish, self.log,
+                              lambda: self.clock.now(),
+                              range_plan or (continuation.range_plan if continuation else None))
 
     # --- control (any thread) ---------------------------------------------------------------
     def pause(self) -> None:
@@ -143,17 +167,20 @@ class Sequencer:
         """Execute the whole plan; returns the final status. Never raises for run failures:
         an unexpected error (a bug, not an instrument or workload failure) ends the run FAILED
         with its traceback in the run's log, so every run ends with a final status."""
-        self.clock = RunClock(self.station_clock, self.station_clock.now())
-        self.publish(ev.RunStarted(
+        offset = self.continuation.offset_s() if self.continuation else 0.0
+        self.clock = RunClock(self.station_clock, self.station_clock.now() - offset)
+        started = ev.RunStarted(
             self.run_id, self.config, self.method.name, self.method.version,
             self.method.compliant, self.phases, self.clock.t0,
             datetime.now(timezone.utc).isoformat(timespec="seconds"), self.planned_s,
-            resolved_method(self.method)))
+            resolved_method(self.method))
+        self.publish(self.continuation.announce(started, self.clock.now())
+                     if self.continuation else started)
         error = ""
         final: list[ev.RunEvent] = []
         try:
             self._open_instruments()
-            for phase in self.phases:
+            for phase in self.phases[self._first_phase:]:
                 self._run_phase(phase)
             self.status = RunStatus.COMPLETED
         except RunAborted:
@@ -176,8 +203,20 @@ class Sequencer:
         power_id = self.lab.power_meter.open()
         temp_id = self.lab.temperature_meter.open() if self.lab.temperature_meter else None
         engine = self.lab.engine.check()
-        self.publish(ev.InstrumentsIdentified(power_id, temp_id, engine))
+        self.publish(ev.InstrumentsIdentified(power_id, temp_id, engine,
+                                              self.lab.input_identities()))
         self.log(f"power meter: {power_id.describe()}; workload engine: {engine}")
+        self._check_host_clocks()
+        self._ranger.start()
+
+    def _check_host_clocks(self) -> None:
+        """Each load host's clock offset, in the run log (a WARNING beyond half a sample
+        period: ``host_clocks``)."""
+        if self.lab.host_clocks is None:
+            return
+        for clock in self.lab.host_clocks():
+            level, message = clock_verdict(clock, self.method.sample_period_s)
+            self.log(message, level)
 
     def _close_instruments(self) -> None:
         try:
@@ -189,7 +228,8 @@ class Sequencer:
 
     # --- phases ---------------------------------------------------------------------------
     def _run_phase(self, phase: PhaseInfo) -> None:
-        attempt = 1
+        self._ranger.before_phase(phase)  # ranges change at profile boundaries only
+        attempt = self.continuation.attempt(phase.index) if self.continuation else 1
         while True:
             recorder = self._new_recorder(phase, attempt)
             window_start, window_end = recorder.measurement_window()
@@ -200,10 +240,13 @@ class Sequencer:
                 self._publish_phase_results(phase, recorder)
                 break
             except _Paused:
-                self._finish_phase(recorder, PhaseStatus.ABORTED, "paused by the operator")
+                self._finish_phase(recorder, PhaseStatus.ABORTED, PAUSE_REASON)
                 self._wait_for_resume()
                 self.log(f"{phase.name} restarted from its beginning after a pause "
                          "(the method requires an uninterrupted phase)", "WARNING", phase.index)
+                attempt += 1
+            except _Rechecked as failed:
+                self._finish_phase(recorder, PhaseStatus.ABORTED, str(failed))
                 attempt += 1
             except RunAborted:
                 self._finish_phase(recorder, PhaseStatus.ABORTED, self._abort_reason)
@@ -238,6 +281,8 @@ class Sequencer:
         phase = recorder.phase
         if phase.kind is PhaseKind.SEARCH:
             self._search_phase(recorder)
+        elif phase.kind is PhaseKind.RANGING:
+            self._ranging_phase(recorder)
         elif phase.kind is PhaseKind.READY_IDLE:
             self._drive(recorder, None, phase.planned_s)
         else:
@@ -268,15 +313,20 @@ class Sequencer:
             return WorkloadProfile("PREFILL", bs, 0.0, False, bs, queue_depth=16, kind="prefill",
                                    duration_s=phase.planned_s or None)
         if phase.kind is PhaseKind.COM_CHECK:
-            return WorkloadProfile(phase.profile or "COM", 256 * 1024, 0.0, False, 256 * 1024,
+            return WorkloadProfile(phase.profile or "COM", COM_BLOCK_BYTES, 0.0, False,
+                                   COM_BLOCK_BYTES,
                                    queue_depth=16, kind="com", duration_s=phase.planned_s)
         assert phase.profile is not None
-        profile = self.method.profile(phase.profile)
         kind = "conditioning" if phase.kind is PhaseKind.CONDITIONING else "active"
         # room for the longest stabilisation the method allows; the sequencer stops the engine
         # at the phase's recorded end (method-notes §4)
         duration = (phase.planned_s + latest_extension_s(self.method, phase)
                     + 2 * self.lab.workload_latency_s)
+        return self._intensity_workload(phase.profile, duration, kind)
+
+    def _intensity_workload(self, name: str, duration: float, kind: str) -> WorkloadProfile:
+        """``name`` at the intensity the search found for it, or derived from its reference."""
+        profile = self.method.profile(name)
         if profile.intensity_of:
             return self._derived_intensity(profile.name, duration, kind)
         found = self.search.get(profile.name)
@@ -290,10 +340,16 @@ class Sequencer:
         profile = self.method.profile(name)
         ref = profile.intensity_of
         assert ref is not None
-        measured = next((m.ops_rate for m in self.metrics if m.name == self.method.profile(
-            ref).metric and m.ops_rate == m.ops_rate), None)
-        if measured is None and ref in self.search:
-            measured = self.search[ref].ops_rate
+        # a reference that measured no IO (a short phase over before a load host started
+        # IO: docs/fio.md) is no basis for a rate: the search's figure stands in, said so
+        metric = next((m for m in self.metrics if m.name == self.method.profile(ref).metric),
+                      None)
+        measured = metric.ops_rate if metric and metric.ops_rate > 0 else None
+        if metric is not None and measured is None:
+            self.log(f"{name}: {ref} measured no IO, so {name}'s rate derives from {ref}'s "
+                     "intensity search instead", "WARNING")
+        if measured is None and ref in self.search and not math.isnan(self.search[ref].ops_rate):
+            measured = self.search[ref].ops_rate  # a re-check's retry has no rate yet (NaN)
         if measured is None:
             raise WorkloadError(f"{name} needs the measured IOPS of {ref}, which has not run")
         total = max(2, round(measured * profile.intensity_pct / 100))
@@ -308,31 +364,66 @@ class Sequencer:
                                    duration_s=duration, kind=kind)
 
     def _search_phase(self, recorder: PhaseRecorder) -> None:
-        """First pass: find 'intensity 100' for each profile (method-notes §2)."""
-        cfg = self.method.search
+        """First pass: find 'intensity 100' for each profile, refining between the listed
+        probes for random ones (method-notes §2, ``app.sequencer.search``)."""
+        cfg, limit = self.method.search, self.method.response_time.max_avg_ms
         for name in search_profiles(self.method, self.plan):
             profile = self.method.profile(name)
-            probes: list[tuple[int, float, float]] = []
+            self._ranger.measuring(name, PhaseKind.SEARCH)
+            probes: list[Probe] = []
             for qd in cfg.queue_depths:
-                wp = profile.to_workload(queue_depth=qd, jobs=cfg.jobs, kind="search",
-                                         duration_s=cfg.probe_s + 2 * self.lab.workload_latency_s)
-                slices = self._drive(recorder, wp, cfg.probe_s)
-                probes.append(_probe_figures(qd, slices, profile.ops_unit, cfg.probe_s))
-                if _probe_over_limit(probes, profile.random, self.method.response_time.max_avg_ms):
+                probes.append(self._probe(recorder, name, qd))
+                if probe_over_limit(probes, profile.random, limit):
                     break
+            while profile.random and (qd := next_refinement(probes, limit,
+                                                            cfg.tolerance_pct)) is not None:
+                probes.append(self._probe(recorder, name, qd))
             result = choose_intensity(name, probes, profile.random, profile.ops_unit, cfg.jobs,
-                                      self.method.response_time.max_avg_ms)
-            self.search[name] = result
-            self.publish(result)
-            self.log(f"intensity search {name}: queue depth {result.queue_depth} × "
-                     f"{result.jobs} job(s) → {format_figure(result.ops_rate)} {result.ops_unit} "
-                     f"at {format_figure(result.avg_response_ms)} ms", phase=recorder.phase.index)
+                                      limit, cfg.tolerance_pct, len(cfg.queue_depths))
+            self._publish_search(result, recorder.phase.index)
+
+    def _probe(self, recorder: PhaseRecorder, name: str, qd: int) -> Probe:
+        """One search probe of ``probe_s`` at queue depth ``qd``: its figures. The engine
+        times the probe from its own IO start (fio's ``runtime``), and the station waits for
+        it to end, at most ``startup_s`` longer: a load host's start-up is never probe time
+        (``probe_window``)."""
+        cfg, profile = self.method.search, self.method.profile(name)
+        wp = profile.to_workload(queue_depth=qd, jobs=cfg.jobs, kind="search",
+                                 duration_s=cfg.probe_s)
+        start = self.clock.now()
+        slices = self._drive(recorder, wp, cfg.probe_s + cfg.startup_s, until_done=True)
+        return probe_figures(name, qd, slices, profile.ops_unit, self.clock.now() - start,
+                             cfg.startup_s, cfg.probe_s)
+
+    def _publish_search(self, result: ev.SearchResult, phase_index: int) -> None:
+        self.search[result.profile] = result
+        self.publish(result)
+        self.log(f"intensity search {result.profile}: queue depth {result.queue_depth} × "
+                 f"{result.jobs} job(s) → {format_figure(result.ops_rate)} {result.ops_unit} "
+                 f"at {format_figure(result.avg_response_ms)} ms"
+                 + (f" ({result.note})" if result.note else ""),
+                 "WARNING" if result.note else "INFO", phase=phase_index)
+
+    def _ranging_phase(self, recorder: PhaseRecorder) -> None:
+        """Dedicated ranging pass (method-notes §3): every active profile at the intensity it
+        will run at, then ready idle, each ``ranging.profile_s`` on auto range, before the
+        active sequence starts."""
+        seconds = self.method.ranging.profile_s
+        for step in self.plan.active:
+            workload = self._intensity_workload(step.profile,
+                                                seconds + 2 * self.lab.workload_latency_s,
+                                                "ranging")
+            self._ranger.measuring(step.profile, PhaseKind.RANGING)
+            self._drive(recorder, workload, seconds)
+        self._ranger.measuring(IDLE_KEY, PhaseKind.RANGING)
+        self._drive(recorder, None, seconds)
 
     def _drive(self, recorder: PhaseRecorder, profile: WorkloadProfile | None,
-               duration_s: float | None) -> list[WorkloadInterval]:
+               duration_s: float | None, until_done: bool = False) -> list[WorkloadInterval]:
         """Run one workload segment (or idle) while sampling; returns its workload slices.
         The segment ends ``duration_s`` after it began plus any stabilisation extension the
-        recorder decides on the way (method-notes §4)."""
+        recorder decides on the way (method-notes §4); with ``until_done`` it ends earlier
+        when the engine has finished the profile's own duration."""
         engine, latency = self.lab.engine, self.lab.workload_latency_s
         start = self.clock.now()
         end = None
@@ -350,7 +441,7 @@ class Sequencer:
                 self._close_intervals(recorder, now)
                 if end is not None and now >= end + (latency if profile else 0):
                     break
-                if profile is not None and end is None and not engine.running:
+                if profile is not None and (end is None or until_done) and not engine.running:
                     break
                 self._sleep(recorder, now, end, latency)
         finally:
@@ -397,6 +488,7 @@ class Sequencer:
             self._report_gaps(idx)
             raise
         if power:
+            self._ranger.observe(power)
             self._publish_samples(idx, recorder.add_power(power), ((), ()))
             self._progress(recorder, now)
         if self._temp:
@@ -415,6 +507,8 @@ class Sequencer:
             self.publish(ev.TemperatureSamples(idx, *temps))
 
     def _report_gaps(self, phase_index: int) -> None:
+        for note in self.lab.input_notes():
+            self.log(note, "WARNING", phase_index)
         for sampler in (self._power, self._temp):
             for gap in sampler.take_gaps() if sampler else ():
                 start = gap.t_from
@@ -431,9 +525,28 @@ class Sequencer:
         extended = recorder.extra_stabilisation
         for record in recorder.close_due(now, latency):
             self.publish(ev.IntervalClosed(record))
+            if record.index == 0 and not final:
+                self._recheck(recorder, record)
         if recorder.extra_stabilisation > extended:
             self._announce_extension(recorder, now)
         self._publish_samples(recorder.phase.index, *recorder.release_held())
+
+    def _recheck(self, recorder: PhaseRecorder, first: IntervalRecord) -> None:
+        """Before a searched random profile's stabilisation goes on, its first interval — the
+        workload at the chosen intensity — must still meet the response-time limit; over it,
+        the profile restarts one bisection step lower (method-notes §2). Costs no time when
+        it passes; each failure lowers the depth, so the restarts are bounded."""
+        phase = recorder.phase
+        found = self.search.get(phase.profile or "")
+        if (phase.kind is not PhaseKind.ACTIVE or found is None or not self.method.search.recheck
+                or not self.method.profile(found.profile).random):
+            return
+        checked = recheck(found, first.ops_rate, first.avg_response_ms,
+                          self.method.response_time.max_avg_ms)
+        self.log(checked.message, "INFO" if checked.passed else "WARNING", phase.index)
+        if checked.retry is not None:
+            self._publish_search(checked.retry, phase.index)
+            raise _Rechecked(checked.retry.note)
 
     def _announce_extension(self, recorder: PhaseRecorder, now: float) -> None:
         """Record the moved measurement window (storage, reports and views follow it)."""
@@ -457,7 +570,9 @@ class Sequencer:
         if end is not None:
             deadlines.append(end + latency)
         _, next_close = recorder.interval_bounds(len(recorder.intervals))
-        deadlines.append(next_close + (latency if recorder.ops_unit else 0.0))
+        next_close += latency if recorder.ops_unit else 0.0
+        if next_close > now:  # one past is held back (plan's last interval, figures to come)
+            deadlines.append(next_close)
         if latency and self.lab.engine.running:
             # engines that report asynchronously (fio) are polled between samples too
             deadlines.append(now + max(0.05, min(0.5, self.method.sample_period_s)))
@@ -489,13 +604,19 @@ class Sequencer:
             metric = recorder.ready_idle_result(self.config.sut.raw_capacity_bytes)
         elif phase.kind is PhaseKind.COM_CHECK and phase.profile:
             written = recorder.workload_result.write_bytes if recorder.workload_result else 0
-            metric = com_result(phase, phase.profile.removeprefix("COM-"), written,
-                                recorder.capacity_before, self._capacity())
+            com = phase.profile.removeprefix("COM-")
+            metric = com_result(phase, com, written, recorder.capacity_before, self._capacity())
+            if com in DATA_REDUCTION_COMS:
+                evidence = data_set_evidence(self.lab.data_set_probe, com, written)
+                self.log(evidence, "INFO", phase.index)
+                if not metric.valid:
+                    metric = replace(metric, reason=f"{metric.reason}; {evidence}")
         if metric is not None:
             self.metrics.append(metric)
             self.publish(ev.MetricComputed(metric))
             if not metric.valid:
-                self.log(f"{metric.name} INVALID: {metric.reason}", "WARNING", phase.index)
+                self.log(f"{metric.name} {not_valid_word(metric)}: {metric.reason}", "WARNING",
+                         phase.index)
 
     def _publish_histogram(self, phase: PhaseInfo, recorder: PhaseRecorder) -> None:
         hist = recorder.histogram()
@@ -504,7 +625,8 @@ class Sequencer:
         rt = self.method.response_time
         levels = hist.confidence_levels(rt.confidence_levels)
         self.publish(ev.HistogramReady(phase.index, phase.profile or "", hist.to_bins(), levels,
-                                       rt.ceiling_ms, hist.count_above(rt.ceiling_ms * 1e6)))
+                                       rt.ceiling_ms, hist.count_above(rt.ceiling_ms * 1e6),
+                                       recorder.attempt))
 
 
 def failure_reason(exc: BaseException) -> str:
@@ -516,22 +638,3 @@ def failure_reason(exc: BaseException) -> str:
     first = str(exc).strip().splitlines()
     return f"unexpected error {type(exc).__name__}" + (f": {first[0]}" if first else "")
 
-
-def _probe_figures(qd: int, slices: list[WorkloadInterval], unit: str,
-                   probe_s: float) -> tuple[int, float, float]:
-    ios = sum(s.ios for s in slices)
-    nbytes = sum(s.read_bytes + s.write_bytes for s in slices)
-    span = sum(s.duration_s for s in slices) or probe_s
-    rate = ios / span if unit == "IOPS" else nbytes / 2**20 / span
-    resp = sum(s.avg_resp_ms * s.ios for s in slices) / ios if ios else math.nan
-    return qd, rate, resp
-
-
-def _probe_over_limit(probes: list[tuple[int, float, float]], random: bool,
-                      limit_ms: float) -> bool:
-    """Stop probing once a random profile crosses the response-time limit, or a sequential
-    one stops gaining throughput (< 2 % over the previous probe)."""
-    _, rate, resp = probes[-1]
-    if random:
-        return not resp <= limit_ms
-    return len(probes) > 1 and rate < probes[-2][1] * 1.02

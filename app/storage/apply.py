@@ -23,6 +23,7 @@ from app.method.record import method_sha256
 from app.records import PhaseInfo, PhaseStatus, RunStatus
 from app.sequencer import events as ev
 from app.storage import schema as s
+from app.storage.power_inputs import replace_identities, sample_rows
 from app.storage.codec import encode_flags, opt_float
 from app.storage.liveness import writer_identity
 
@@ -73,7 +74,7 @@ def apply_events(conn: Connection, state: RunState, entries: Sequence[Entry]) ->
         handler = _HANDLERS.get(type(event))
         if handler is None:
             continue
-        if state.pk is None and not isinstance(event, ev.RunStarted):
+        if state.pk is None and not isinstance(event, (ev.RunStarted, ev.RunResumed)):
             log.warning("run writer: %s before RunStarted ignored", type(event).__name__)
             continue
         state = handler(conn, state, batch, event) or state
@@ -140,6 +141,19 @@ def _on_run_started(conn: Connection, _s: RunState, _b: _Batch, e: ev.RunStarted
     return RunState(pk, _unix(e.wall_start_iso))
 
 
+def _on_run_resumed(conn: Connection, _s: RunState, _b: _Batch, e: ev.RunResumed) -> RunState:
+    """The continuation of an INTERRUPTED run writes into that run (claimed for this writer by
+    :func:`app.storage.resumption.claim_run`); its resumption is recorded once."""
+    run = conn.execute(sa.select(s.Run.id, s.Run.started_wall)
+                       .where(s.Run.uuid == e.started.run_id)).one()
+    r = e.resumption
+    _get_or_create(conn, s.RunResumptionRow.__table__, {"run_id": run.id, "number": r.number},
+                   dict(t=r.t, wall=r.wall_iso, restart_phase=r.restart_phase,
+                        cut_phase=r.cut_phase, carried=list(r.carried), redone=list(r.redone),
+                        interruption=r.interruption))
+    return RunState.of_stored_run(run.id, run.started_wall)
+
+
 def _on_instruments(conn: Connection, st: RunState, _b: _Batch,
                     e: ev.InstrumentsIdentified) -> None:
     table = s.InstrumentRow.__table__
@@ -153,6 +167,7 @@ def _on_instruments(conn: Connection, st: RunState, _b: _Batch,
                 run_id=st.pk, role=role, vendor=ident.vendor, model=ident.model,
                 serial=ident.serial, firmware=ident.firmware, resource=ident.resource,
                 driver=ident.driver, calibration_date=ident.calibration_date))
+    replace_identities(conn, st.pk, e.power_inputs)
 
 
 def _phase_where(st: RunState, index: int) -> Any:
@@ -216,6 +231,7 @@ def _on_power(_c: Connection, st: RunState, batch: _Batch, e: ev.PowerSamples) -
          "flags": encode_flags(p.flags), "attempt": where.attempt,
          "interval_idx": where.interval, "window_code": int(where.window)}
         for p, where in zip(e.samples, e.placements, strict=True)])
+    batch.add(s.PowerInputSampleRow.__table__, sample_rows(pk, e.samples))
 
 
 def _on_temperature(_c: Connection, st: RunState, batch: _Batch,
@@ -255,7 +271,7 @@ def _on_histogram(conn: Connection, st: RunState, _b: _Batch, e: ev.HistogramRea
         run_id=st.pk, phase_index=e.phase_index, profile=e.profile,
         bins={"ns": ns, "count": [e.bins[k] for k in ns]},
         confidence_ms={repr(float(k)): opt_float(v) for k, v in e.confidence_ms.items()},
-        ceiling_ms=opt_float(e.ceiling_ms), above_ceiling=e.above_ceiling))
+        ceiling_ms=opt_float(e.ceiling_ms), above_ceiling=e.above_ceiling, attempt=e.attempt))
 
 
 def _on_search(conn: Connection, st: RunState, _b: _Batch, e: ev.SearchResult) -> None:
@@ -265,7 +281,11 @@ def _on_search(conn: Connection, st: RunState, _b: _Batch, e: ev.SearchResult) -
         ops_rate=opt_float(e.ops_rate), ops_unit=e.ops_unit,
         avg_response_ms=opt_float(e.avg_response_ms), rate_read_iops=rate[0],
         rate_write_iops=rate[1],
-        probes=[[qd, opt_float(r), opt_float(ms)] for qd, r, ms in e.probes]))
+        probes=[[qd, opt_float(r), opt_float(ms)] for qd, r, ms in e.probes], note=e.note))
+
+
+def _on_range_plan(conn: Connection, st: RunState, _b: _Batch, e: ev.RangePlanReady) -> None:
+    conn.execute(sa.update(s.Run).where(s.Run.id == st.pk).values(range_plan=e.plan.to_json()))
 
 
 def _store_metric(conn: Connection, st: RunState, m: Any) -> None:
@@ -304,6 +324,7 @@ def _finish_wall(st: RunState, t: float) -> str:
 
 _HANDLERS: dict[type, Callable[..., RunState | None]] = {
     ev.RunStarted: _on_run_started,
+    ev.RunResumed: _on_run_resumed,
     ev.InstrumentsIdentified: _on_instruments,
     ev.PhaseStarted: _on_phase_started,
     ev.StabilisationExtended: _on_stabilisation_extended,
@@ -314,6 +335,7 @@ _HANDLERS: dict[type, Callable[..., RunState | None]] = {
     ev.IntervalClosed: _on_interval,
     ev.HistogramReady: _on_histogram,
     ev.SearchResult: _on_search,
+    ev.RangePlanReady: _on_range_plan,
     ev.MetricComputed: _on_metric,
     ev.LogMessage: _on_log,
     ev.RunFinished: _on_run_finished,

@@ -1,16 +1,21 @@
-"""QA audit trail of stored runs: notes and dispositions are appended, never edited.
+"""QA audit trail of stored runs: notes, dispositions, COM results and approvals are appended,
+never edited.
 
 A stored run is evidence: its samples, metrics and configuration are never changed after the
-run ends. What QA says about a run (a note, "accepted" or "rejected" with the reason and who
-decided) is therefore a separate, append-only row in ``audit_entries``; the run's current
-disposition is simply its latest disposition entry. There is no update or delete here, and
-revision 0002 adds database triggers that refuse UPDATE and DELETE on the table, so even a
-hand-written SQL statement cannot rewrite the trail.
+run ends. What people say about a run is therefore a separate, append-only row in
+``audit_entries``: a note; QA's disposition ("accepted" or "rejected" with the reason); a
+technician's heuristic COM result with its evidence (revision 0006: ``subject`` is the COM id,
+``outcome`` passed / not-passed); QA's approval of one revision of the record (``revision`` and
+``record_sha256`` name what was approved). The run's current disposition is its latest
+disposition entry. Entries that bear a verdict (dispositions, COM results) each start a new
+revision of the signed record (:func:`record_revision`, ``app.signoff``). There is no update or
+delete here, and revision 0002 adds database triggers that refuse UPDATE and DELETE on the
+table, so even a hand-written SQL statement cannot rewrite the trail.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from enum import StrEnum
 
@@ -30,11 +35,24 @@ MAX_AUTHOR = 200
 class AuditKind(StrEnum):
     NOTE = "note"
     DISPOSITION = "disposition"
+    COM_RESULT = "com_result"  # a technician's heuristic COM result (docs/method-notes.md §2)
+    APPROVAL = "approval"  # QA signs one revision of the record
+
+
+#: entries that change a verdict of the report, so each one starts a new record revision
+VERDICT_KINDS = frozenset({AuditKind.DISPOSITION, AuditKind.COM_RESULT})
 
 
 class Disposition(StrEnum):
     ACCEPTED = "accepted"
     REJECTED = "rejected"
+
+
+class ComOutcome(StrEnum):
+    """What the technician's heuristic check of one COM showed."""
+
+    PASSED = "passed"
+    NOT_PASSED = "not-passed"
 
 
 class AuditError(StorageError):
@@ -54,6 +72,11 @@ class AuditEntryRow(s.Base):
     text: Mapped[str] = mapped_column(Text)
     author: Mapped[str] = mapped_column(String(MAX_AUTHOR))
     created_wall: Mapped[str] = mapped_column(String(40))  # ISO 8601 UTC
+    # revision 0006: COM results and approvals (NULL on notes and dispositions)
+    subject: Mapped[str | None] = mapped_column(String(50))  # the COM id
+    outcome: Mapped[str | None] = mapped_column(String(20))  # ComOutcome
+    revision: Mapped[int | None] = mapped_column(Integer)  # the record revision approved
+    record_sha256: Mapped[str | None] = mapped_column(String(64))  # … and its hash
 
 
 @dataclass(frozen=True)
@@ -67,12 +90,34 @@ class AuditEntry:
     text: str
     author: str
     created_wall: str
+    subject: str | None = None  # COM_RESULT: the COM id
+    outcome: ComOutcome | None = None  # COM_RESULT
+    revision: int | None = None  # APPROVAL: the record revision approved
+    record_sha256: str | None = None  # APPROVAL: that revision's hash
+
+    @property
+    def when(self) -> str:
+        return wall_text(self.created_wall)
+
+    @property
+    def what(self) -> str:
+        """``note``, ``ACCEPTED``, ``COM parity-raid PASSED``, ``APPROVED revision 2``."""
+        if self.kind is AuditKind.DISPOSITION and self.disposition is not None:
+            return self.disposition.upper()
+        if self.kind is AuditKind.COM_RESULT and self.outcome is not None:
+            return f"COM {self.subject} {self.outcome.upper().replace('-', ' ')}"
+        if self.kind is AuditKind.APPROVAL:
+            return f"APPROVED revision {self.revision}"
+        return "note"
 
     def describe(self) -> str:
-        what = (f"{self.disposition.upper()}" if self.kind is AuditKind.DISPOSITION
-                else "note")
-        return f"{self.created_wall[:19].replace('T', ' ')} UTC  {what} by {self.author}: " \
-               f"{self.text}"
+        return f"{self.when}  {self.what} by {self.author}: {self.text}"
+
+
+def wall_text(wall: str) -> str:
+    """``2026-11-23 02:18:08 UTC`` for a stored ISO 8601 UTC time: how every view prints the
+    time of an entry or a revision."""
+    return f"{wall[:19].replace('T', ' ')} UTC"
 
 
 def _validated(kind: str, text: str, author: str,
@@ -81,11 +126,10 @@ def _validated(kind: str, text: str, author: str,
         kind = AuditKind(kind)
     except ValueError:
         raise AuditError(f"audit entry kind must be 'note' or 'disposition', not {kind!r}")
-    text, author = (text or "").strip(), (author or "").strip()
-    if not author:
-        raise AuditError("an audit entry needs its author (who wrote the note or decided)")
-    if len(author) > MAX_AUTHOR:
-        raise AuditError(f"author name longer than {MAX_AUTHOR} characters")
+    if kind not in (AuditKind.NOTE, AuditKind.DISPOSITION):
+        raise AuditError(f"a {kind.value} entry is added with its own function "
+                         "(add_com_result, add_approval)")
+    text, author = (text or "").strip(), _author(author)
     if kind is AuditKind.NOTE:
         if disposition is not None:
             raise AuditError("a note carries no disposition: use kind 'disposition'")
@@ -109,18 +153,84 @@ def add_audit_entry(database: Database, run_id: str, kind: str, text: str, autho
     data that does not exist yet. Nothing of the run itself is touched.
     """
     kind, decided, text, author = _validated(kind, text, author, disposition)
+    return _append(database, run_id, AuditEntry(0, "", kind, decided, text, author, ""),
+                   "a disposition" if decided is not None else None)
+
+
+def add_com_result(database: Database, run_id: str, com: str, outcome: str, evidence: str,
+                   author: str) -> AuditEntry:
+    """Append a technician's heuristic result for one COM, with the evidence seen.
+
+    Only the entry's own fields are checked here; whether the COM may take a result (known to
+    the method, available in the SUT, not measured by the station) is
+    :func:`app.com_verdict.record_com_result`'s, which calls this."""
+    author, evidence = _author(author), (evidence or "").strip()
+    try:
+        found = ComOutcome(str(outcome).lower())
+    except ValueError:
+        raise AuditError(f"COM result must be 'passed' or 'not-passed', not {outcome!r}")
+    if not (com or "").strip():
+        raise AuditError("a COM result names its COM")
+    if not evidence:
+        raise AuditError(f"a COM result needs its evidence (what showed that {com} "
+                         f"{found.value.replace('-', ' ')})")
+    entry = AuditEntry(0, "", AuditKind.COM_RESULT, None, evidence, author, "", com.strip(), found)
+    return _append(database, run_id, entry, "a COM result")
+
+
+def add_approval(database: Database, run_id: str, statement: str, author: str, revision: int,
+                 record_sha256: str) -> AuditEntry:
+    """Append QA's approval of revision ``revision`` (hash ``record_sha256``) of the record.
+
+    Refused when a verdict entry was added since the caller computed the revision: QA must
+    not sign a revision they have not seen."""
+    author, statement = _author(author), (statement or "").strip()
+    if not statement:
+        raise AuditError("an approval needs its statement (what QA attests)")
+    entry = AuditEntry(0, "", AuditKind.APPROVAL, None, statement, author, "",
+                       revision=revision, record_sha256=record_sha256)
+    return _append(database, run_id, entry, "an approval", revision)
+
+
+def record_revision(entries: list[AuditEntry] | tuple[AuditEntry, ...]) -> int:
+    """The record revision a trail makes: 1 as recorded, +1 per verdict-bearing entry."""
+    return 1 + sum(e.kind in VERDICT_KINDS for e in entries)
+
+
+def _author(author: str) -> str:
+    author = (author or "").strip()
+    if not author:
+        raise AuditError("an audit entry needs its author (who wrote the note or decided)")
+    if len(author) > MAX_AUTHOR:
+        raise AuditError(f"author name longer than {MAX_AUTHOR} characters")
+    return author
+
+
+def _append(database: Database, run_id: str, entry: AuditEntry, needs_end: str | None,
+            expected_revision: int | None = None) -> AuditEntry:
+    """Insert ``entry`` (its id, run and time filled in here) in one transaction with the
+    checks: ``needs_end`` names what only a finished run can take; ``expected_revision`` is
+    the revision the caller saw."""
     uuid = resolve_run_id(database, run_id)
     created = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
     with database.read() as conn:  # one transaction: check and append together
         pk, status = conn.execute(sa.select(s.Run.id, s.Run.status)
                                   .where(s.Run.uuid == uuid)).one()
-        if decided is not None and status == RunStatus.RUNNING:
-            raise AuditError(f"run {uuid[:8]} is still running: a disposition can only be "
+        if needs_end is not None and status == RunStatus.RUNNING:
+            raise AuditError(f"run {uuid[:8]} is still running: {needs_end} can only be "
                              "given once the run has ended (a note is fine)")
+        if expected_revision is not None:
+            now = record_revision(audit_trail(conn, uuid))
+            if now != expected_revision:
+                raise AuditError(f"run {uuid[:8]} is at revision {now} now, not "
+                                 f"{expected_revision}: review the current revision first")
         entry_id = conn.execute(sa.insert(AuditEntryRow).values(
-            run_id=pk, kind=kind.value, disposition=decided and decided.value, text=text,
-            author=author, created_wall=created).returning(AuditEntryRow.id)).scalar_one()
-    return AuditEntry(entry_id, uuid, kind, decided, text, author, created)
+            run_id=pk, kind=entry.kind.value,
+            disposition=entry.disposition and entry.disposition.value, text=entry.text,
+            author=entry.author, created_wall=created, subject=entry.subject,
+            outcome=entry.outcome and entry.outcome.value, revision=entry.revision,
+            record_sha256=entry.record_sha256).returning(AuditEntryRow.id)).scalar_one()
+    return replace(entry, entry_id=entry_id, run_id=uuid, created_wall=created)
 
 
 def audit_entries(database: Database, run_id: str) -> list[AuditEntry]:
@@ -142,7 +252,9 @@ def _entry(uuid: str, r: sa.Row) -> AuditEntry:
     row = r[0] if len(r) == 1 else r
     return AuditEntry(row.id, uuid, AuditKind(row.kind),
                       Disposition(row.disposition) if row.disposition else None, row.text,
-                      row.author, row.created_wall)
+                      row.author, row.created_wall, row.subject,
+                      ComOutcome(row.outcome) if row.outcome else None, row.revision,
+                      row.record_sha256)
 
 
 def latest_dispositions_query() -> sa.Select:

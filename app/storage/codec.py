@@ -24,6 +24,9 @@ FLAG_CODES: dict[str, str] = {
     di.FLAG_GARBAGE: "G",
     di.FLAG_VOLTAGE_OUT_OF_RANGE: "V",
     di.FLAG_FREQUENCY_OUT_OF_RANGE: "F",
+    di.FLAG_INPUT_MISSING: "X",
+    di.FLAG_INPUTS_MISALIGNED: "A",
+    di.FLAG_LOW_CURRENT: "L",
 }
 CODE_FLAGS: dict[str, str] = {code: flag for flag, code in FLAG_CODES.items()}
 NO_FLAGS: frozenset[str] = frozenset()

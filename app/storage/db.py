@@ -27,7 +27,7 @@ from app.storage import migrate
 from app.storage.errors import (DatabaseLockedError, ReadOnlySchemaError, StorageError,
                                 classify)
 from app.storage.liveness import Machine, WriterMark, orphan_reason
-from app.storage.schema import Phase, PowerSampleRow, Run
+from app.storage.schema import Phase, PhaseAttemptRow, PowerSampleRow, Run
 
 if TYPE_CHECKING:
     from app.storage.recover import RecoveryReport
@@ -252,6 +252,10 @@ def interrupt_run(conn: Connection, pk: int, reason: str) -> None:
     conn.execute(sa.update(Phase).where(*running).values(
         status=PhaseStatus.INTERRUPTED.value, t_end=last_t,
         error="cut short: the station stopped during this phase"))
+    conn.execute(sa.update(PhaseAttemptRow).where(
+        PhaseAttemptRow.run_id == pk, PhaseAttemptRow.status == PhaseStatus.RUNNING.value)
+        .values(status=PhaseStatus.INTERRUPTED.value, t_end=last_t,
+                error="cut short: the station stopped during this attempt"))
     during = "".join(f" during phase {idx} {name}" for idx, name in cut)
     conn.execute(sa.update(Run).where(Run.id == pk).values(
         status=RunStatus.INTERRUPTED.value, duration_s=last_t, writer_pid=None,

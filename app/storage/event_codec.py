@@ -16,19 +16,23 @@ from enum import Enum
 from typing import Any
 
 from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo, PhaseKind,
-                         PhaseStatus, Placement, RunConfig, RunStatus, SutDescription, Window)
+                         PhaseStatus, Placement, PowerInput, RunConfig, RunStatus, SutDescription,
+                         Window)
 from app.sequencer import events as ev
+from app.sequencer.power_inputs import InputIdentity
+from app.sequencer.range_plan import PeakRecord, RangePlan, RangeSetting
 from drivers.interfaces import (InstrumentIdentity, PowerSample, TemperatureSample,
                                 WorkloadInterval, WorkloadResult)
 
 TYPES: dict[str, type] = {cls.__name__: cls for cls in (
-    ev.RunStarted, ev.InstrumentsIdentified, ev.PhaseStarted, ev.StabilisationExtended,
-    ev.PhaseFinished,
+    ev.RunStarted, ev.RunResumed, ev.Resumption, ev.InstrumentsIdentified, ev.PhaseStarted,
+    ev.StabilisationExtended, ev.PhaseFinished,
     ev.PowerSamples, ev.TemperatureSamples, ev.WorkloadIntervals, ev.IntervalClosed,
-    ev.HistogramReady, ev.SearchResult, ev.MetricComputed, ev.LogMessage, ev.RunFinished,
+    ev.HistogramReady, ev.SearchResult, ev.RangesApplied, ev.RangePlanReady, ev.MetricComputed,
+    ev.LogMessage, ev.RunFinished, RangePlan, RangeSetting, PeakRecord,
     RunConfig, SutDescription, InstrumentConfig, PhaseInfo, IntervalRecord, MetricResult,
     InstrumentIdentity, PowerSample, TemperatureSample, WorkloadInterval, WorkloadResult,
-    Placement, RunStatus, PhaseKind, PhaseStatus, Window)}
+    Placement, RunStatus, PhaseKind, PhaseStatus, Window, PowerInput, InputIdentity)}
 
 
 class EventCodecError(ValueError):

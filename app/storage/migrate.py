@@ -35,9 +35,13 @@ def revision_modules() -> tuple[ModuleType, ...]:
     """Every schema revision; a new ``vNNNN_*.py`` is added here. Imported on first use, not
     with this module: a revision may use the storage modules that import this one."""
     from app.storage.migrations.versions import (v0001_initial, v0002_audit, v0003_writer_boot,
-                                                 v0004_stored_seq, v0005_run_record)
+                                                 v0004_stored_seq, v0005_run_record,
+                                                 v0006_range_plan, v0007_resume,
+                                                 v0008_signoff, v0009_search_note,
+                                                 v0010_power_inputs)
 
-    return (v0001_initial, v0002_audit, v0003_writer_boot, v0004_stored_seq, v0005_run_record)
+    return (v0001_initial, v0002_audit, v0003_writer_boot, v0004_stored_seq, v0005_run_record,
+            v0006_range_plan, v0007_resume, v0008_signoff, v0009_search_note, v0010_power_inputs)
 
 
 @cache

@@ -18,11 +18,14 @@ from sqlalchemy.engine import Connection
 
 from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseKind, PhaseStatus,
                          RunStatus, Window)
-from app.sequencer.events import HistogramReady, SearchResult
+from app.sequencer.events import HistogramReady, Resumption, SearchResult
+from app.sequencer.range_plan import RangePlan
 from app.storage import schema as s
-from app.storage.codec import decode_flags, nan_if_none
+from app.storage.codec import decode_flags, encode_flags, nan_if_none
+from app.storage.power_inputs import StoredPowerInput, load_power_inputs
 from app.storage.db import Database
 from app.storage.errors import AmbiguousRunIdError, RunNotFoundError
+from app.storage.run_facts import RunFacts, run_facts
 from app.storage.stored import (KeyMetric, PowerArrays, RunSummary, StoredAttempt,
                                 StoredEvent,
                                 StoredPhase, StoredRun, StoredWorkloadSlice, TemperatureArrays,
@@ -76,17 +79,19 @@ def list_runs(database: Database, *, status: RunStatus | str | None = None,
             by_run[pk].append(KeyMetric(name, math.nan if value is None else value, unit,
                                         bool(valid), reason or ""))
         decided = {pk: (d, a) for pk, d, a in conn.execute(decided_query)}
-    return [_summary(r, tuple(by_run.get(r.id, ())), *decided.get(r.id, ("", "")))
-            for r in rows]
+        facts = run_facts(conn, None if limit is None else [r.id for r in rows])
+    return [_summary(r, tuple(by_run.get(r.id, ())), *decided.get(r.id, ("", "")),
+                     facts[r.id]) for r in rows]
 
 
 def _summary(r: Any, metrics: tuple[KeyMetric, ...], disposition: str,
-             author: str) -> RunSummary:
+             author: str, facts: RunFacts) -> RunSummary:
     sut = " ".join(filter(None, (r.vendor, r.model, r.serial and f"s/n {r.serial}")))
     row = RunSummary(r.uuid, RunStatus(r.status), r.method_name, r.method_version,
                      bool(r.method_compliant), r.taxonomy, r.lab, r.operator or "",
                      r.station or "", sut, r.started_wall, r.finished_wall, r.planned_s,
-                     r.duration_s, r.error or "", metrics, disposition or "", author or "")
+                     r.duration_s, r.error or "", metrics, disposition or "", author or "",
+                     facts=facts)
     text = " ".join((row.run_id, row.sut, row.method_name, row.method_version, row.taxonomy,
                      row.lab, row.operator, row.station, row.status_text, row.disposition,
                      row.error))
@@ -129,6 +134,7 @@ def load_run(database: Database, run_id: str) -> StoredRun:
         power, power_codes = _power(conn, pk)
         temperature, temp_codes = _temperature(conn, pk)
         identities = _instruments(conn, pk)
+        inputs = load_power_inputs(conn, pk)
         return StoredRun(
             run_id=uuid, config_snapshot=run.config, method_name=run.method_name,
             method_version=run.method_version, method_compliant=run.method_compliant,
@@ -143,8 +149,10 @@ def load_run(database: Database, run_id: str) -> StoredRun:
             histograms=_histograms(conn, pk), search_results=_searches(conn, pk),
             events=_events(conn, pk), workload=_workload(conn, pk), power=power,
             temperature=temperature,
-            samples_sha256=samples_digest(power, power_codes, temperature, temp_codes),
-            audit=tuple(audit_trail(conn, uuid)))
+            samples_sha256=samples_digest(power, power_codes, temperature, temp_codes, inputs),
+            audit=tuple(audit_trail(conn, uuid)), resumptions=_resumptions(conn, pk),
+            range_plan=RangePlan.from_json(run.range_plan) if run.range_plan else None,
+            power_inputs=inputs)
 
 
 def _rows(conn: Connection, entity: Any, pk: int, *order: Any) -> Sequence[Any]:
@@ -204,7 +212,7 @@ def _flag_array(codes: list[str]) -> np.ndarray:
 
 
 def samples_digest(power: PowerArrays, power_codes: list[str], temperature: TemperatureArrays,
-                   temp_codes: list[str]) -> str:
+                   temp_codes: list[str], inputs: Sequence[StoredPowerInput] = ()) -> str:
     """SHA-256 over the samples in a canonical byte form (documented in docs/storage.md).
 
     For each column in a fixed order: ``name:count\\n`` then the values as little-endian
@@ -233,6 +241,10 @@ def samples_digest(power: PowerArrays, power_codes: list[str], temperature: Temp
     put("temperature.t", temperature.t, "<f8")
     put("temperature.celsius", temperature.celsius, "<f8")
     put_codes("temperature.flags", temp_codes)
+    for i in inputs:  # several power inputs: each input's readings too (none: as before)
+        for name in ("t", "watts", "volts", "amps", "range_v", "range_a", "uncertainty_pct"):
+            put(f"input.{i.name}.{name}", getattr(i, name), "<f8")
+        put_codes(f"input.{i.name}.flags", [encode_flags(f) or "" for f in i.flags])
     return digest.hexdigest()
 
 
@@ -281,11 +293,24 @@ def _intervals(conn: Connection, pk: int) -> tuple[IntervalRecord, ...]:
 
 
 def _histograms(conn: Connection, pk: int) -> tuple[HistogramReady, ...]:
+    """Each phase's histogram of its last attempt, the one whose figures count (a phase redone
+    after a resume keeps its earlier attempt's histogram stored, as evidence)."""
+    rows = _rows(conn, s.HistogramRow, pk, s.HistogramRow.phase_index)
+    last: dict[int, int] = {}
+    for h in rows:
+        last[h.phase_index] = max(last.get(h.phase_index, h.attempt), h.attempt)
     return tuple(
         HistogramReady(h.phase_index, h.profile, dict(zip(h.bins["ns"], h.bins["count"])),
                        {float(k): v for k, v in h.confidence_ms.items()},  # None: n/a
-                       nan_if_none(h.ceiling_ms), h.above_ceiling)
-        for h in _rows(conn, s.HistogramRow, pk, s.HistogramRow.phase_index))
+                       nan_if_none(h.ceiling_ms), h.above_ceiling, h.attempt)
+        for h in rows if h.attempt == last[h.phase_index])
+
+
+def _resumptions(conn: Connection, pk: int) -> tuple[Resumption, ...]:
+    return tuple(
+        Resumption(r.number, r._mapping["t"], r.wall, r.restart_phase, r.cut_phase,
+                   tuple(r.carried), tuple(r.redone), r.interruption)
+        for r in _rows(conn, s.RunResumptionRow, pk, s.RunResumptionRow.number))
 
 
 def _searches(conn: Connection, pk: int) -> tuple[SearchResult, ...]:
@@ -294,7 +319,8 @@ def _searches(conn: Connection, pk: int) -> tuple[SearchResult, ...]:
                      nan_if_none(r.avg_response_ms),
                      None if r.rate_read_iops is None else (r.rate_read_iops,
                                                             r.rate_write_iops),
-                     tuple((qd, nan_if_none(rate), nan_if_none(ms)) for qd, rate, ms in r.probes))
+                     tuple((qd, nan_if_none(rate), nan_if_none(ms)) for qd, rate, ms in r.probes),
+                     r.note or "")
         for r in _rows(conn, s.SearchResultRow, pk))
 
 

@@ -89,6 +89,9 @@ class Run(Base):
     # The writer's sequence number of the last event of this run in the database: importing
     # the run journal applies only later events, so an import never duplicates rows.
     stored_seq: Mapped[int | None] = mapped_column(BigInteger)
+    #: the testing pass's fixed ranges (app.sequencer.range_plan.RangePlan.to_json); NULL when
+    #: the run did not range the meter
+    range_plan: Mapped[dict | None] = mapped_column(JSON)
 
 
 class Phase(Base):
@@ -137,6 +140,25 @@ class PhaseAttemptRow(Base):
     error: Mapped[str] = mapped_column(Text, default="")
     window_start_s: Mapped[float] = mapped_column(Float)
     window_end_s: Mapped[float] = mapped_column(Float)
+
+
+class RunResumptionRow(Base):
+    """One continuation of an INTERRUPTED run in the same run record (``app/resume.py``):
+    where it restarted, which phases' stored results it kept, why the run had stopped."""
+
+    __tablename__ = "run_resumptions"
+    __table_args__ = (UniqueConstraint("run_id", "number",
+                                       name="uq_run_resumptions_run_number"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(run_fk())
+    number: Mapped[int] = mapped_column(Integer)  # 1 for the run's first resumption
+    t: Mapped[float] = mapped_column(Float)  # run time at which it continued
+    wall: Mapped[str] = mapped_column(String(40))  # ISO 8601, UTC
+    restart_phase: Mapped[int] = mapped_column(Integer)
+    cut_phase: Mapped[int | None] = mapped_column(Integer)
+    carried: Mapped[list] = mapped_column(JSON)  # phase indices whose results stand
+    redone: Mapped[list] = mapped_column(JSON)  # completed phase indices run again
+    interruption: Mapped[str] = mapped_column(Text, default="")
 
 
 class PowerSampleRow(Base):
@@ -205,6 +227,9 @@ class HistogramRow(Base):
     confidence_ms: Mapped[dict] = mapped_column(JSON)  # {"99.0": 12.3, ...}
     ceiling_ms: Mapped[float | None] = mapped_column(Float)
     above_ceiling: Mapped[int] = mapped_column(Integer)
+    #: the phase attempt it belongs to: a resumed run may redo a completed phase, and the
+    #: earlier attempt's histogram stays stored (its per-slice bins are not kept)
+    attempt: Mapped[int] = mapped_column(Integer, default=1)
 
 
 class IntervalRow(Base):
@@ -264,6 +289,7 @@ class SearchResultRow(Base):
     rate_read_iops: Mapped[int | None] = mapped_column(Integer)
     rate_write_iops: Mapped[int | None] = mapped_column(Integer)
     probes: Mapped[list] = mapped_column(JSON)  # [[qd, ops_rate, avg_resp_ms], ...]
+    note: Mapped[str] = mapped_column(Text, default="", server_default="")  # SearchResult.note
 
 
 class InstrumentRow(Base):
@@ -294,3 +320,47 @@ class EventRow(Base):
     level: Mapped[str] = mapped_column(String(10))
     message: Mapped[str] = mapped_column(Text)
     phase_index: Mapped[int | None] = mapped_column(Integer)
+
+
+class PowerInputRow(Base):
+    """One of the SUT's power inputs in a run: who read it and the accuracy formula its
+    uncertainty was judged by (method-notes §10, several power inputs)."""
+
+    __tablename__ = "power_inputs"
+    __table_args__ = (UniqueConstraint("run_id", "name", name="uq_power_inputs_run_name"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(run_fk())
+    position: Mapped[int] = mapped_column(Integer)  # the configured order
+    name: Mapped[str] = mapped_column(String(100))
+    element: Mapped[int | None] = mapped_column(Integer)
+    wiring: Mapped[str] = mapped_column(String(10))
+    accuracy: Mapped[str] = mapped_column(Text)
+    vendor: Mapped[str] = mapped_column(String(200))
+    model: Mapped[str] = mapped_column(String(200))
+    serial: Mapped[str] = mapped_column(String(200), default="")
+    firmware: Mapped[str] = mapped_column(String(200), default="")
+    resource: Mapped[str] = mapped_column(String(300), default="")
+    driver: Mapped[str] = mapped_column(String(100), default="")
+    calibration_date: Mapped[str] = mapped_column(String(40), default="")
+
+
+class PowerInputSampleRow(Base):
+    """One input's reading at one sample instant; ``t_total`` is the instant of the total
+    (``power_samples.t``) it belongs to, ``t`` the input's own read time."""
+
+    __tablename__ = "power_input_samples"
+    __table_args__ = (Index("ix_power_input_samples_run_t", "run_id", "t_total"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(run_fk())
+    input: Mapped[str] = mapped_column(String(100))
+    t_total: Mapped[float] = mapped_column(Float)
+    t: Mapped[float] = mapped_column(Float)
+    watts: Mapped[float | None] = mapped_column(Float)
+    volts: Mapped[float | None] = mapped_column(Float)
+    amps: Mapped[float | None] = mapped_column(Float)
+    pf: Mapped[float | None] = mapped_column(Float)
+    freq: Mapped[float | None] = mapped_column(Float)
+    range_v: Mapped[float | None] = mapped_column(Float)
+    range_a: Mapped[float | None] = mapped_column(Float)
+    uncertainty_pct: Mapped[float | None] = mapped_column(Float)
+    flags: Mapped[str | None] = mapped_column(String(40))

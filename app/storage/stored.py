@@ -19,18 +19,26 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from app.compliance import ComplianceVerdict, assess_compliance
+from app.compliance import ComplianceFacts, ComplianceVerdict, Criterion, assess_compliance
 from app.method.model import Method
 from app.method.record import method_from_record
 from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo,
-                         PhaseStatus, RunConfig, RunStatus, SutDescription, Window)
+                         PhaseStatus, PowerInput, RunConfig, RunStatus, SutDescription, Window)
 from app.run_verdict import RunVerdict, run_verdict
-from app.sequencer.events import HistogramReady, SearchResult
+from app.sequencer.events import HistogramReady, Resumption, SearchResult
+from app.sequencer.range_plan import RangePlan
+from app.storage.power_inputs import StoredPowerInput
 from drivers.interfaces import (EXCLUDING_FLAGS, InstrumentIdentity, WorkloadInterval,
                                 WorkloadResult)
 
 if TYPE_CHECKING:  # audit builds on the repository, which builds on this module
     from app.storage.audit import AuditEntry
+
+
+#: a run summary built without its record's facts: shown as not compliant, saying why
+NOT_DERIVED = ComplianceVerdict((Criterion("Derived verdict", False,
+                                           "not derived: the run list was built without "
+                                           "the run's record"),))
 
 
 def frozen_array(values: Any, dtype: Any) -> np.ndarray:
@@ -197,6 +205,14 @@ class RunSummary:
     disposition: str = ""  # latest QA disposition ("accepted"/"rejected") or ""
     disposition_author: str = ""
     haystack: str = field(default="", compare=False, repr=False)  # lower-case search text
+    #: what the run's verdict reads (app.storage.run_facts.RunFacts); None: not loaded
+    facts: ComplianceFacts | None = field(default=None, compare=False, repr=False)
+
+    @cached_property
+    def compliance(self) -> ComplianceVerdict:
+        """Derived from the run's record (app.compliance) on first use, never
+        ``method_compliant``, the method file's claim."""
+        return assess_compliance(self.facts) if self.facts is not None else NOT_DERIVED
 
     @property
     def invalid_metrics(self) -> int:
@@ -255,6 +271,13 @@ class StoredRun:
     #: QA's audit trail when the run was loaded, oldest first (``app.storage.audit``); the
     #: latest disposition entry is the run's disposition
     audit: tuple[AuditEntry, ...] = ()
+    #: the SUT's power inputs, each with its meter, formula and readings (empty: one meter)
+    power_inputs: tuple[StoredPowerInput, ...] = ()
+    #: each continuation after an interruption, oldest first (``app/resume.py``); a resumed
+    #: run's phases were not continuous, so it is never compliant (``app.compliance``)
+    resumptions: tuple[Resumption, ...] = ()
+    #: the fixed ranges the testing pass held (None: the run did not range its meter)
+    range_plan: RangePlan | None = None
 
     @property
     def config(self) -> RunConfig:
@@ -322,4 +345,6 @@ def config_from_snapshot(snapshot: dict[str, Any]) -> RunConfig:
     data["sut"] = SutDescription(**sut)
     for meter in ("power_meter", "temperature_meter"):
         data[meter] = InstrumentConfig(**_known(InstrumentConfig, snapshot.get(meter, {})))
+    data["power_inputs"] = tuple(PowerInput(**_known(PowerInput, p))
+                                 for p in snapshot.get("power_inputs", ()))
     return RunConfig(**data)

@@ -257,11 +257,14 @@ class RunWriter:
         return stopping
 
     def _add(self, event: ev.RunEvent) -> None:
-        if isinstance(event, ev.RunStarted):
-            self._run = event.run_id
-            self._reserve[event.run_id] = reserve_bytes(event.planned_s, self.samples_per_s)
+        if isinstance(event, ev.RunResumed):  # numbered above what the record holds
+            self._seq = max(self._seq, event.after_seq)
+        started = event.started if isinstance(event, ev.RunResumed) else event
+        if isinstance(started, ev.RunStarted):
+            self._run = started.run_id
+            self._reserve[started.run_id] = reserve_bytes(started.planned_s, self.samples_per_s)
             try:
-                self._journal(event.run_id)  # reserve the space now, before a disk fills up
+                self._journal(started.run_id)  # reserve the space now, before a disk fills up
             except JournalError:
                 pass  # reported; a later spill tries again
         self._seq += 1

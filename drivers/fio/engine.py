@@ -18,18 +18,23 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
 from drivers.clock import Clock
 from drivers.fio import clients
+from drivers.fio.clock_probe import probe_host
 from drivers.fio.jobs import JobOptions, default_ioengine, job_text
 from drivers.fio.process import FioProcess
+from drivers.fio.replay import read_trace, write_looped_trace
 from drivers.fio.safety import (HostFacts, TargetCheck, TargetPolicy, check_targets,
                                 create_scratch_file, describe)
 from drivers.fio.stream import IntervalSeries, snapshot_of_document, snapshot_of_jobs
-from drivers.interfaces import WorkloadError, WorkloadInterval, WorkloadProfile, WorkloadResult
+from drivers.interfaces import (HostClock, WorkloadError, WorkloadInterval, WorkloadProfile,
+                                WorkloadResult)
 
 MIN_VERSION = (3, 0)
 DEFAULT_PORT = clients.DEFAULT_PORT
@@ -94,7 +99,9 @@ def job_count(profile: WorkloadProfile) -> int:
 def writes(profile: WorkloadProfile) -> bool:
     """Whether a profile destroys data on its targets (decides the safety check)."""
     return (profile.kind in ("prefill", "com") or profile.read_pct < 100
-            or any(s[4] < 100 for s in profile.streams))
+            or any(s[4] < 100 for s in profile.streams)
+            or (profile.trace is not None
+                and any(io.action != "read" for io in read_trace(profile.trace).ios)))
 
 
 #: fio engines that do no file IO and so cannot take a target's size from the file
@@ -210,7 +217,9 @@ class FioEngine:
         direct = self.direct if self.direct is not None else not files
         # a diskless engine (null) never looks at the files, so it must be told their size
         size = min(c.size_bytes for c in checks) if self.ioengine in DISKLESS_ENGINES else None
-        return JobOptions(self.targets, self.ioengine, direct, size)
+        # one target of known size: multi-stream ranges in whole blocks (jobs.stream_range)
+        span = checks[0].size_bytes if len(checks) == 1 and checks[0].size_bytes else None
+        return JobOptions(self.targets, self.ioengine, direct, size, span=span)
 
     # --- run --------------------------------------------------------------------------------
     def start(self, profile: WorkloadProfile) -> None:
@@ -235,6 +244,25 @@ class FioEngine:
                        for h, argv in argvs.items()}
         self._series = {h: IntervalSeries(t0, h) for h in self._procs}
 
+    def host_clocks(self, wall: Callable[[], float] = time.time) -> tuple[HostClock, ...]:
+        """Each load host's clock offset against ``wall``, the station's wall clock
+        (``clock_probe``), all hosts probed at once, each in its own folder under the job
+        folder; () without load hosts."""
+        if not self.hosts:
+            return ()
+        folders = [self.workdir() / f"clock-probe-{i + 1}" for i in range(len(self.hosts))]
+        for folder in folders:
+            folder.mkdir(parents=True, exist_ok=True)
+        try:
+            with ThreadPoolExecutor(len(self.hosts)) as pool:
+                return tuple(pool.map(
+                    lambda hf: probe_host(self.binary, hf[0], hf[1], wall=wall,
+                                          stop_timeouts=self.stop_timeouts),
+                    zip(self.hosts, folders)))
+        finally:
+            for folder in folders:
+                shutil.rmtree(folder, ignore_errors=True)
+
     def workdir(self) -> Path:
         """The job-file folder, made on first use (after the target checks passed)."""
         if self._given_workdir is not None:
@@ -258,6 +286,8 @@ class FioEngine:
         """One checked job file per load host ("" = local): each runs its host's share of a
         rate cap (``jobs.rate_shares``), so the hosts together run the profile's rate."""
         hosts = self.hosts or ("",)
+        if profile.trace:
+            profile = self._looped_trace(profile)
         paths, texts = {}, []
         for i, host in enumerate(hosts):
             text = job_text(profile, replace(self._options(), host=i, hosts=len(hosts)))
@@ -268,6 +298,21 @@ class FioEngine:
             texts.append(f"# load host {host}\n{text}" if host else text)
         self._job = "\n".join(texts)
         return paths
+
+    def _looped_trace(self, profile: WorkloadProfile) -> WorkloadProfile:
+        """The profile replaying the station's looped copy of its trace (fio replays a trace
+        once; drivers/fio/replay.py), checked against the target's size."""
+        if self.hosts:
+            raise WorkloadError(f"{profile.name}: a trace replay runs on the station's own "
+                                "target; the trace is not on the load hosts")
+        span = self._options().span
+        looped = write_looped_trace(profile.trace or "", self.workdir() / f"{profile.name}.iolog",
+                                    profile.duration_s, span)
+        # a timed trace paces itself; with more than one IO queued fio counts the wait for an
+        # IO's time stamp as its latency (measured: 1–3 s "latencies" at iodepth 4)
+        timed = read_trace(profile.trace or "").version == 3
+        return replace(profile, trace=str(looped),
+                       queue_depth=1 if timed else profile.queue_depth)
 
     def _watchdog(self, profile: WorkloadProfile) -> list[str]:
         if profile.duration_s is None or not math.isfinite(profile.duration_s):

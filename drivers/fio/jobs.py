@@ -5,7 +5,8 @@ stray ``=`` in a target name would inject options. Targets may be several files 
 (``filename=a:b``); ``rate_iops`` is always given per direction (``R,W``) because a single
 value caps *each* direction and loses the 70/30 mix (docs/method-notes.md §9). The hot band is
 one job section per stream with ``offset``/``size`` for its address range and ``flow`` for its
-share (docs/method-notes.md §2); ``group_reporting`` folds them into one reported job.
+share (docs/method-notes.md §2); ``group_reporting`` folds them into one reported job. A trace
+replay is one ``read_iolog`` section redirected onto the target (drivers/fio/replay.py).
 
 A profile's ``rate_iops`` is the rate the *whole* workload must run at, but fio applies
 ``rate_iops`` to each job, and every load host runs its own job file (measured on fio 3.33:
@@ -57,6 +58,8 @@ class JobOptions:
     allow_file_create: bool = False
     host: int = 0  # this job file is for load host ``host`` of ``hosts`` (rate share)
     hosts: int = 1
+    #: bytes of the one target when the station knows them (multi-stream ranges in bytes)
+    span: int | None = None
 
 
 def default_ioengine(platform: str = sys.platform) -> str:
@@ -187,7 +190,26 @@ def rated_sections(p: WorkloadProfile, host: int, hosts: int) -> list[str]:
     return out
 
 
-def stream_sections(p: WorkloadProfile) -> list[str]:
+def stream_range(offset_pct: float, size_pct: float, bs: int, span: int | None) -> list[str]:
+    """``offset=``/``size=`` of a stream's slice of the target.
+
+    fio aligns a percentage ``offset`` *up* to the block size but keeps the percentage
+    ``size``, so a band could end up to one block past its range (measured on fio 3.33: the
+    10–18 % band of a 64 MiB file reached 12083200 > 12079595 bytes). With the target's size
+    known the slice is given in whole blocks inside the range; without it (a load host's
+    device) in percentages, at most one block over (docs/method-notes.md §2).
+    """
+    if span is None:
+        return [f"offset={offset_pct:g}%", f"size={size_pct:g}%"]
+    first = -(-math.floor(span * offset_pct / 100) // bs) * bs  # aligned up
+    end = math.floor(span * (offset_pct + size_pct) / 100) // bs * bs  # aligned down
+    if end - first < bs:
+        raise WorkloadError(f"a {size_pct:g} % slice of a {span}-byte target holds no whole "
+                            f"{bs}-byte block; use a larger target")
+    return [f"offset={first}", f"size={end - first}"]
+
+
+def stream_sections(p: WorkloadProfile, span: int | None = None) -> list[str]:
     """One job section per hot-band stream: its range, its mix and its ``flow`` share."""
     total = sum(_pct(s[3], "stream share") for s in p.streams)
     if not 99.0 <= total <= 101.0:
@@ -205,9 +227,28 @@ def stream_sections(p: WorkloadProfile) -> list[str]:
         bsv = _block_size(bs)
         out += ["", f"[{_check_name(p.name, 'profile name')}-{_check_name(name, 'stream name')}]",
                 *rw_lines(read_pct, bool(random)), f"bs={bsv}", f"blockalign={bsv}",
-                f"offset={offset:g}%", f"size={size:g}%",
+                *stream_range(offset, size, bsv, span),
                 f"flow={max(1, round(share * FLOW_SCALE))}", *common]
     return out
+
+
+def replay_section(p: WorkloadProfile, options: JobOptions) -> list[str]:
+    """Replay ``p.trace`` (the station's looped copy, drivers/fio/replay.py) onto the one
+    target: ``replay_redirect`` sends every IO there whatever file the trace names, and
+    ``runtime`` without ``time_based`` stops it at the phase's end."""
+    if len(options.targets) != 1:
+        raise WorkloadError(f"a trace replay ({p.name}) runs on exactly one target, not "
+                            f"{len(options.targets)}: replay_redirect takes one file or device")
+    trace = p.trace or ""
+    if not _SAFE_PATH.match(trace):
+        raise WorkloadError(f"trace path {trace!r} contains characters fio cannot take")
+    if p.rate_iops is not None:
+        raise WorkloadError(f"{p.name}: a trace replay runs at the trace's own pace; "
+                            "a rate limit is not supported")
+    lines = ["", f"[{_check_name(p.name, 'profile name')}]", f"read_iolog={trace}",
+             f"replay_redirect={_check_target(options.targets[0])}",
+             f"iodepth={_int_in(p.queue_depth, 1, 4096, 'queue depth')}"]
+    return lines + [line for line in _duration_lines(p) if line != "time_based=1"]
 
 
 def job_text(profile: WorkloadProfile, options: JobOptions) -> str:
@@ -224,8 +265,10 @@ def job_text(profile: WorkloadProfile, options: JobOptions) -> str:
         lines.append(f"size={_int_in(options.size, 4096, 2**62, 'size')}")
     if profile.kind == "prefill":
         lines.append("# pre-fill: sequential writes over the whole target (method-notes §2)")
-    if profile.streams:
-        lines += stream_sections(profile)
+    if profile.trace:
+        lines += replay_section(profile, options)
+    elif profile.streams:
+        lines += stream_sections(profile, options.span or options.size)
     elif profile.rate_iops is not None:
         lines += rated_sections(profile, options.host, options.hosts)
     else:

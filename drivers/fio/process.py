@@ -9,6 +9,7 @@ so a crashed station never leaves fio writing to a device. argv lists only, neve
 
 from __future__ import annotations
 
+import codecs
 import ctypes
 import os
 import queue
@@ -39,11 +40,17 @@ def _death_watch(parent: int) -> Callable[[], None]:
 
 
 class FioProcess:
-    """A running fio whose JSON documents arrive on a queue, stamped with ``clock()``."""
+    """A running fio whose JSON documents arrive on a queue, stamped with ``clock()``.
 
-    def __init__(self, argv: Sequence[str], clock: Callable[[], float], cwd: str | None = None):
+    stdout is read in chunks as they come, not by lines: fio ends its ETA status lines with
+    ``\\r``, so a line reader would hold each one back until the next newline. ``on_text``,
+    if given, receives every chunk with its arrival time (the clock probe reads ETA lines)."""
+
+    def __init__(self, argv: Sequence[str], clock: Callable[[], float], cwd: str | None = None,
+                 on_text: Callable[[float, str], None] | None = None):
         self.argv = list(argv)
         self.clock = clock
+        self.on_text = on_text
         self.documents: queue.Queue[tuple[float, dict]] = queue.Queue()
         self.splitter = DocumentSplitter()
         self._stderr: list[str] = []
@@ -59,7 +66,12 @@ class FioProcess:
 
     def _read_stdout(self) -> None:
         assert self.proc.stdout is not None
-        for chunk in iter(lambda: self.proc.stdout.readline(), ""):
+        fd = self.proc.stdout.fileno()  # read raw: the text wrapper is never used
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        while raw := os.read(fd, 65536):
+            chunk = decoder.decode(raw)
+            if self.on_text is not None:
+                self.on_text(self.clock(), chunk)
             for doc in self.splitter.feed(chunk):
                 self.documents.put((self.clock(), doc))
 

@@ -59,9 +59,10 @@ class DocumentSplitter:
         docs = []
         while True:
             start = self._buffer.find("{")
-            if start < 0:
-                self._keep_text(self._buffer)
-                self._buffer = ""
+            if start < 0:  # text only: keep its whole lines, the rest may go on in the next read
+                cut = max(self._buffer.rfind("\n"), self._buffer.rfind("\r")) + 1
+                self._keep_text(self._buffer[:cut])
+                self._buffer = self._buffer[cut:]
                 return docs
             self._keep_text(self._buffer[:start])
             try:

@@ -26,6 +26,9 @@ class Chroma66200(PowerMeterBase):
     SETUP = ("SYST:TRAN:SEP 0", "SYST:TRAN:TERM 0")
     READING = Reading("MEAS? V,I,W,PF,FREQ", ("volts", "amps", "watts", "pf", "freq_hz"))
     FETCH_READING = Reading("FETC? V,I,W,PF,FREQ", READING.fields)
+    #: the 66203/66204 manual's MEASure? items VPK+, VPK-, IPK+, IPK- (method-notes §8)
+    PEAKS = (Reading("MEAS? VPK+,VPK-,IPK+,IPK-",
+                     ("v_peak+", "v_peak-", "a_peak+", "a_peak-")),)
     SPECIALS = CHROMA
     ACCURACY = AccuracySpec((150.0, 300.0, 500.0),
                             uniform((0.01, 0.04, 0.2, 2.0, 8.0, 20.0), 0.001, 0.001))

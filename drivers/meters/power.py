@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
-from drivers.interfaces import (FLAG_OVERRANGE, FLAG_UNCERTAINTY_HIGH,
+from drivers.interfaces import (FLAG_LOW_CURRENT, FLAG_OVERRANGE, FLAG_UNCERTAINTY_HIGH,
                                 FLAG_UNCERTAINTY_UNKNOWN, InstrumentError, InstrumentTimeout,
                                 PowerSample)
 from drivers.meters.accuracy import UNCERTAINTY_LIMIT_PCT, AccuracySpec
@@ -23,11 +23,18 @@ POWER_FIELDS = ("volts", "amps", "watts", "pf", "freq_hz")
 
 class PowerMeterBase(Instrument):
     """Subclasses declare ``READING``, ``ACCURACY``, ``SPECIALS`` and the range controls
-    ``voltage_range``, ``current_range``, ``voltage_auto``, ``current_auto``."""
+    ``voltage_range``, ``current_range``, ``voltage_auto``, ``current_auto``; ``PEAKS`` when
+    the meter reports waveform peaks (fields ``v_peak+``, ``v_peak-``, ``a_peak+``,
+    ``a_peak-``, each a :class:`Reading` of its own or together in one)."""
 
     READING: ClassVar[Reading]
     ACCURACY: ClassVar[AccuracySpec]
     SPECIALS: ClassVar[SpecialValues] = GENERIC
+    #: queries whose replies carry the peaks; empty: the meter reports none (NaN)
+    PEAKS: ClassVar[tuple[Reading, ...]] = ()
+    #: the crest-factor setting the driver's set-up selects (``:INP:CFAC 3`` …); a fixed
+    #: range measures peaks up to this multiple of the range (method-notes §3)
+    CREST_FACTOR: ClassVar[float] = 3.0
 
     def __init__(self, resource: str, *, range_v: float | None = None,
                  range_a: float | None = None, **options: Any) -> None:
@@ -43,12 +50,20 @@ class PowerMeterBase(Instrument):
         return ("range_v", "range_a")
 
     @property
+    def accuracy(self) -> AccuracySpec | None:
+        return self.ACCURACY
+
+    @property
     def volt_ranges(self) -> tuple[float, ...]:
         return self.ACCURACY.volt_ranges
 
     @property
     def amp_ranges(self) -> tuple[float, ...]:
         return self.ACCURACY.amp_ranges
+
+    @property
+    def crest_factor(self) -> float:
+        return self.CREST_FACTOR
 
     def _validated(self, volts: float, amps: float) -> tuple[float, float]:
         cls = type(self)
@@ -111,6 +126,9 @@ class PowerMeterBase(Instrument):
         uncertainty = self._uncertainty_pct(watts, range_v, range_a)
         flags = set().union(*(d.flags for d in values.values()))
         flags |= self._range_flags(values, range_v, range_a)
+        accuracy = self.accuracy
+        if accuracy is not None and accuracy.low_current(values["amps"].value):
+            flags.add(FLAG_LOW_CURRENT)
         if uncertainty is None:
             flags.add(FLAG_UNCERTAINTY_UNKNOWN)
         elif uncertainty > UNCERTAINTY_LIMIT_PCT:
@@ -118,6 +136,23 @@ class PowerMeterBase(Instrument):
         return PowerSample(t, watts, values["volts"].value, values["amps"].value,
                            values["pf"].value, values["freq_hz"].value, range_v, range_a,
                            uncertainty, frozenset(flags), values["watts"].resolution)
+
+    def peaks(self) -> tuple[float, float]:
+        """Ranging pass: (V peak, A peak) of the latest update, NaN where unknown."""
+        return self._exchange(self._read_peaks)
+
+    def _read_peaks(self) -> tuple[float, float]:
+        values: dict[str, float] = {}
+        for reading in self.PEAKS:
+            reply = self._query(reading.command(self))
+            decoded = decode_fields(reply, len(reading.fields), self.SPECIALS, reading.separator)
+            values.update((name, d.value) for name, d in zip(reading.fields, decoded))
+
+        def magnitude(quantity: str) -> float:
+            found = [abs(values[k]) for k in (f"{quantity}+", f"{quantity}-") if k in values]
+            return max(found) if found and all(math.isfinite(v) for v in found) else math.nan
+
+        return magnitude("v_peak"), magnitude("a_peak")
 
     def _fetch(self) -> dict[str, Decoded]:
         reading = self._reading()

@@ -85,6 +85,20 @@ class PTDPower(PtdSession, PowerMeterBase):
     voltage_auto = Control("SR,V,Auto", ack=True, validator=on_off)
     current_auto = Control("SR,A,Auto", ack=True, validator=on_off)
 
+    @property
+    def accuracy(self) -> None:
+        """PTDaemon knows its meter's accuracy and states each sample's uncertainty."""
+        return None
+
+    @property
+    def volt_ranges(self) -> tuple[float, ...]:
+        """None listed: PTDaemon takes any value and selects the meter's range itself."""
+        return ()
+
+    @property
+    def amp_ranges(self) -> tuple[float, ...]:
+        return ()
+
     def _present_ranges(self) -> tuple[float | None, float | None]:
         return self._fixed if self._fixed is not None else (None, None)
 

@@ -2,7 +2,9 @@
 
 The dialects keep the instrument state a driver can change (ranges, auto range, measurement
 items, error queue) so a driver that forgets a set-up command gets the wrong answer here too.
-A fixed range read above 140 % of full scale is over-range, like the WT300 (method-notes §8).
+A fixed range read above 140 % of full scale, or whose waveform peak exceeds the crest factor
+(3) times the range, is over-range, like the WT300 (method-notes §3, §8); auto range picks the
+smallest range that holds both.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import math
 import re
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from drivers.interfaces import SIMULATOR_IDN_PREFIX
 from drivers.simulators.faults import FaultKind
@@ -19,6 +22,8 @@ from drivers.simulators.state import ElectricalState
 
 StateFn = Callable[[], ElectricalState]
 OVERRANGE_FACTOR = 1.4
+CREST_FACTOR = 3.0
+PEAK_OF = {"volts": "v_peak+", "amps": "a_peak+"}
 
 
 def nr3(value: float) -> str:
@@ -52,13 +57,15 @@ class RangeState:
         self.ranges = ranges
         self.fixed: float | None = None
 
-    def present(self, value: float) -> float:
+    def present(self, value: float, peak: float = 0.0) -> float:
         if self.fixed is not None:
             return self.fixed
-        return next((r for r in self.ranges if abs(value) <= r), self.ranges[-1])
+        return next((r for r in self.ranges
+                     if abs(value) <= r and abs(peak) <= CREST_FACTOR * r), self.ranges[-1])
 
-    def over(self, value: float) -> bool:
-        return abs(value) > OVERRANGE_FACTOR * self.present(value)
+    def over(self, value: float, peak: float = 0.0) -> bool:
+        present = self.present(value, peak)
+        return abs(value) > OVERRANGE_FACTOR * present or abs(peak) > CREST_FACTOR * present
 
     def set(self, text: str) -> bool:
         number = float(re.sub(r"[A-Za-z]+$", "", text))
@@ -104,7 +111,8 @@ class ScpiDialect(LineDialect):
 
     def render(self, quantities: list[str], special: FaultKind | None) -> str:
         state = self.state()
-        over = self.inputs["volts"].over(state.volts) or self.inputs["amps"].over(state.current)
+        over = any(rs.over(state.value(q), state.value(PEAK_OF[q]))
+                   for q, rs in self.inputs.items())
         out = []
         for q in quantities:
             if special is not None:
@@ -131,8 +139,9 @@ class ScpiDialect(LineDialect):
         for prefix, quantity in self.AUTO_SET.items():
             if upper.startswith(prefix):
                 rs, switch = self.inputs[quantity], upper[len(prefix):].strip()
+                state = self.state()
                 rs.fixed = None if switch in ("ON", "1") else \
-                    rs.present(self.state().value(quantity))
+                    rs.present(state.value(quantity), state.value(PEAK_OF[quantity]))
                 return None
         if upper == "*CLS":
             self.errors.clear()
@@ -146,7 +155,7 @@ class ScpiDialect(LineDialect):
         rs = self.inputs[quantity]
         if argument == "?":
             state = self.state()
-            return self.fmt(rs.present(state.value(quantity)))
+            return self.fmt(rs.present(state.value(quantity), state.value(PEAK_OF[quantity])))
         if not rs.set(argument):
             self.errors.append('224,"Illegal parameter value"')
         return None
@@ -157,40 +166,86 @@ class ScpiDialect(LineDialect):
 
 
 WT_FUNCTIONS = {"U": "volts", "I": "amps", "P": "watts", "S": "va", "LAMB": "pf",
-                "FU": "freq_hz"}
+                "FU": "freq_hz", "UPP": "v_peak+", "UMP": "v_peak-", "IPP": "a_peak+",
+                "IMP": "a_peak-"}
 
 
 class WT300Dialect(ScpiDialect):
+    """The WT300 command set. A multi-element model (WT333E) splits what it measures over its
+    elements (``shares``, equal by default: a balanced three-phase load) and answers Σ items
+    (``U,SIGMA`` …) with the sum of the elements' powers and the mean of their volts and amps,
+    as the WT300E does for a three-phase wiring; the wiring is ``:INP:WIR P1W2|P3W3|P3W4``."""
+
     VOLT_RANGES = (15.0, 30.0, 60.0, 150.0, 300.0, 600.0)
     AMP_RANGES = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
     RANGE_SET = {":INP:VOLT:RANG": "volts", ":INP:CURR:RANG": "amps"}
     AUTO_SET = {":INP:VOLT:AUTO": "volts", ":INP:CURR:AUTO": "amps"}
     ACCEPTED = (":STAT:QMES", ":COMM:HEAD", ":NUM:FORM ASCII", ":INP:CFAC")
+    WIRINGS = {"P1W2": 1, "P3W3": 2, "P3W4": 3}  # code → elements it needs
 
     def __init__(self, state: StateFn, idn: str, elements: int = 1) -> None:
         super().__init__(state, idn)
         self.elements = elements
+        self.shares = (1.0 / elements,) * elements
+        self.wiring = "P1W2"
         self.count = 15
-        self.items: dict[int, str] = {1: "U", 2: "I", 3: "P", 4: "S"}  # factory default
+        #: item number → (function, element); element 0 = SIGMA (factory default: element 1)
+        self.items: dict[int, tuple[str, int]] = {1: ("U", 1), 2: ("I", 1), 3: ("P", 1),
+                                                  4: ("S", 1)}
 
     def measurement_fields(self, command: str) -> list[str] | None:
-        if command != ":NUM:NORM:VAL?":
+        if m := re.fullmatch(r":NUM:NORM:VAL\? (\d+)", command):  # one item by number
+            numbers = [int(m.group(1))]
+        elif command == ":NUM:NORM:VAL?":
+            numbers = list(range(1, self.count + 1))
+        else:
             return None
-        return [WT_FUNCTIONS.get(self.items.get(k, ""), "") for k in range(1, self.count + 1)]
+        return [f"{WT_FUNCTIONS[f]}@{e}" if f else ""
+                for f, e in (self.items.get(k, ("", 0)) for k in numbers)]
+
+    def element_state(self, element: int) -> ElectricalState:
+        """What element ``element`` (0 = Σ) measures of the meter's state."""
+        state = self.state()
+        if self.elements == 1:
+            return state
+        if element == 0:
+            return replace(state, amps=state.current / self.elements)  # mean of the elements
+        share = self.shares[element - 1]
+        return replace(state, watts=state.watts * share, amps=state.current * share)
 
     def render(self, quantities: list[str], special: FaultKind | None) -> str:
-        known = [q for q in quantities if q]
-        text = super().render(known, special)
-        missing = len(quantities) - len(known)  # unset items read as no data
-        return ",".join([text] + ["NAN"] * missing) if missing else text
+        out = []
+        for q in quantities:
+            if not q:
+                out.append("NAN")  # an unset item reads as no data
+                continue
+            name, _, element = q.partition("@")
+            state = self.element_state(int(element))
+            over = any(rs.over(state.value(q), state.value(PEAK_OF[q]))
+                       for q, rs in self.inputs.items())
+            if special is not None:
+                out.append(self.special_text(special))
+            elif over and name in ("amps", "watts", "volts", "va"):
+                out.append(self.OVER_TEXT)
+            else:
+                out.append(self.fmt(state.value(name)))
+        return ",".join(out)
 
     def extra(self, upper: str) -> bool:
         if m := re.fullmatch(r":NUM:NORM:NUM (\d+)", upper):
             self.count = int(m.group(1))
             return True
-        if m := re.fullmatch(r":NUM:NORM:ITEM(\d+) (\w+),(\d+)", upper):
-            if m.group(2) in WT_FUNCTIONS and 1 <= int(m.group(3)) <= self.elements:
-                self.items[int(m.group(1))] = m.group(2)
+        if m := re.fullmatch(r":NUM:NORM:ITEM(\d+) (\w+),(\d+|SIGMA)", upper):
+            element = 0 if m.group(3) == "SIGMA" else int(m.group(3))
+            sigma_ok = element != 0 or self.elements > 1  # a WT310 has no Σ
+            if m.group(2) in WT_FUNCTIONS and element <= self.elements and sigma_ok:
+                self.items[int(m.group(1))] = (m.group(2), element)
+            else:
+                self.errors.append('224,"Illegal parameter value"')
+            return True
+        if m := re.fullmatch(r":INP:WIR (\w+)", upper):
+            if self.WIRINGS.get(m.group(1), 99) <= self.elements and self.elements > 1:
+                self.wiring = m.group(1)
             else:
                 self.errors.append('224,"Illegal parameter value"')
             return True
@@ -254,7 +309,8 @@ class ChromaDialect(ItemListDialect):
     ERR_QUERY = "SYST:ERR?"
     ACCEPTED = ("SYST:TRAN:SEP 0", "SYST:TRAN:TERM 0")
     QUERIES = ("MEAS?", "FETC?")
-    ITEMS = {"V": "volts", "I": "amps", "W": "watts", "PF": "pf", "FREQ": "freq_hz"}
+    ITEMS = {"V": "volts", "I": "amps", "W": "watts", "PF": "pf", "FREQ": "freq_hz",
+             "VPK+": "v_peak+", "VPK-": "v_peak-", "IPK+": "a_peak+", "IPK-": "a_peak-"}
     NAN_TEXT = "-1"
     OVER_TEXT = "-3"
 

@@ -70,6 +70,15 @@ class MeterSimulator(LineServer):
             return HiokiDialect(state, _idn("HIOKI", model.upper(), "V1.00"))
         return PtdDialect(state)
 
+    def load_element(self, element: int) -> None:
+        """Put the whole load on one element of a multi-element meter (the others read 0 W):
+        an input wired to that element alone."""
+        dialect = self.dialect
+        if not isinstance(dialect, WT300Dialect) or not 1 <= element <= dialect.elements:
+            raise ValueError(f"{self.model} has no element {element}")
+        dialect.shares = tuple(1.0 if k == element else 0.0
+                               for k in range(1, dialect.elements + 1))
+
     def state(self) -> ElectricalState:
         """What the meter measures now: the source's value, else the constant state."""
         if self._source is not None:

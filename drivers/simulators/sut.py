@@ -13,6 +13,11 @@ The model is deliberately simple but physically shaped, so that every part of th
   queue depth (method-notes §2).
 * **Sequential IO** is bandwidth-bound per drive and capped by the controller.
 * **Writes** cost more back-end work under parity RAID (write penalty after write-back cache).
+* **A replayed trace** runs as random IO of its mean size and mix, capped at the rate it was
+  recorded at when it carries timestamps.
+* **Several streams at once** (the hot band): each stream's IOs take the time they would take
+  alone, so the mix runs at the IO-weighted harmonic mean of the streams' rates and draws the
+  power of its time-weighted utilisation.
 * **COMs**: declared capacity optimisations reduce the physical capacity a data set uses,
   which the COM heuristic phase observes through :meth:`SimulatedSut.used_capacity_bytes`.
 """
@@ -21,10 +26,11 @@ from __future__ import annotations
 
 import math
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from drivers.fio.replay import read_trace
 from drivers.interfaces import WorkloadProfile
 
 RAID_WRITE_PENALTY = {"RAID 0": 1.0, "RAID 1": 1.5, "RAID 10": 1.5, "RAID 5": 2.0, "RAID 6": 2.5}
@@ -114,6 +120,10 @@ class SimulatedSut:
         p = profile if profile is not None else self.profile
         if p is None:
             return OperatingPoint(0.0, 0.0, 0.0, 0.0, self.spec.idle_w)
+        if p.trace:
+            return self._trace_point(p)
+        if p.streams:
+            return self._streams_point(p)
         if p.random:
             return self._random_point(p)
         return self._sequential_point(p)
@@ -149,6 +159,31 @@ class SimulatedSut:
         resp_ms = outstanding / iops * 1000
         util = 0.6 * mib / max_mib
         return OperatingPoint(iops, mib, resp_ms, util, self._watts(util, iops))
+
+    def _trace_point(self, p: WorkloadProfile) -> OperatingPoint:
+        """A replayed trace: random IO of the trace's mean size and mix, no faster than the
+        trace was recorded (a v3 trace paces the replay, drivers/fio/replay.py)."""
+        trace = read_trace(p.trace or "")
+        as_run = replace(p, trace=None, block_size=trace.mean_block, read_pct=trace.read_pct,
+                         random=True)
+        rate = trace.recorded_iops
+        return self._random_point(as_run if rate is None else
+                                  replace(as_run, rate_iops=(max(1, round(rate)), 0)))
+
+    def _streams_point(self, p: WorkloadProfile) -> OperatingPoint:
+        """The streams of ``p`` sharing the SUT in their IO shares (see the module notes)."""
+        shares, points = [], []
+        for _name, _offset, _size, share, read_pct, random, bs in p.streams:
+            alone = replace(p, block_size=bs, read_pct=read_pct, random=random, streams=())
+            shares.append(share / 100)
+            points.append(self._random_point(alone) if random else self._sequential_point(alone))
+        seconds_per_io = [f / pt.iops for f, pt in zip(shares, points)]
+        iops = 1 / sum(seconds_per_io)
+        busy = [t * iops for t in seconds_per_io]  # each stream's fraction of the time
+        mib = iops * sum(f * pt.mib_s / pt.iops for f, pt in zip(shares, points))
+        resp = sum(f * pt.avg_resp_ms for f, pt in zip(shares, points))
+        util = sum(b * pt.utilisation for b, pt in zip(busy, points))
+        return OperatingPoint(iops, mib, resp, util, self._watts(util, iops))
 
     def _watts(self, util: float, iops: float) -> float:
         s = self.spec

@@ -59,15 +59,17 @@ def run_label(run: StoredRun) -> str:
 
 
 def method_variant(run: StoredRun) -> str:
+    """Method, version and the run's derived verdict (never the method file's claim)."""
     return (f"{run.method_name} {run.method_version}"
-            + ("" if run.method_compliant else " (NON-COMPLIANT variant)"))
+            + ("" if run.compliance.compliant else f" ({run.compliance.label})"))
 
 
 def mixed_methods_warning(runs: Sequence[StoredRun]) -> str:
-    """'' when every run used the same method, version and variant; else what differs."""
-    variants = list(dict.fromkeys(method_variant(r) for r in runs))
-    if len(variants) < 2:
+    """'' when every run used the same method and version; else what differs, each with its
+    derived verdict."""
+    if len({(r.method_name, r.method_version) for r in runs}) < 2:
         return ""
+    variants = list(dict.fromkeys(method_variant(r) for r in runs))
     return ("⚠ These runs used different methods or variants (" + " · ".join(variants)
             + "): their figures are not the same measurement — compare with care.")
 
@@ -104,7 +106,7 @@ class CompareView(QWidget):
     def _build(self) -> None:
         legend = " · ".join(f"<span style='color:{RUN_COLOURS[i % len(RUN_COLOURS)]}'>━</span>"
                             f" {run_label(r)} {r.config.sut.model} ({r.status.value}"
-                            f"{'' if r.method_compliant else ', NON-COMPLIANT'})"
+                            f"{'' if r.compliance.compliant else ', ' + r.compliance.label})"
                             for i, r in enumerate(self.runs))
         self.legend = QLabel(f"<b>Comparing {len(self.runs)} runs</b> (baseline: first) — "
                              + legend)

@@ -1,5 +1,6 @@
 """One stored run for QA: plots per phase, metrics with every INVALID reason, instruments,
-job files, the event log, the audit trail, and PDF/xlsx export.
+job files, the event log, the audit trail with COM results and the approval, and PDF/xlsx
+export.
 
 Everything shown comes from the stored run (``load_run``) and the report's own content model
 (:func:`app.reports.content.build_content`), so the detail says what the report says.
@@ -8,22 +9,26 @@ Everything shown comes from the stored run (``load_run``) and the report's own c
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QFont, QFontDatabase
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
                                QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
+from app.com_verdict import com_verdicts, record_com_result
 from app.console import format_duration
 from app.reports.content import ReportContent, build_content
 from app.run_verdict import run_verdict
+from app.signoff import approve, sign_off
 from app.storage.audit import AuditEntry, AuditError, add_audit_entry, audit_entries
 from app.storage.db import Database
 from app.storage.errors import StorageError
 from app.storage.stored import StoredRun
+from ui.history.signoff_dialogs import ApprovalDialog, ComResultDialog
 from ui.history.stored_plots import show_stored
 from ui.metrics_table import INVALID_COLOUR, MetricsTable
 from ui.plots import LivePlots
@@ -221,6 +226,10 @@ class RunDetailView(QWidget):
         self.note_button = QPushButton("Add &note")
         self.accept_button = QPushButton("&Accept run")
         self.reject_button = QPushButton("Re&ject run")
+        self.com_button = QPushButton("Record &COM result…")
+        self.approve_button = QPushButton("A&pprove revision…")
+        self.com_button.clicked.connect(self._com_dialog)
+        self.approve_button.clicked.connect(self._approve_dialog)
         self.note_button.clicked.connect(lambda: self._submit("note", None))
         self.accept_button.clicked.connect(lambda: self._submit("disposition", "accepted"))
         self.reject_button.clicked.connect(lambda: self._submit("disposition", "rejected"))
@@ -231,15 +240,20 @@ class RunDetailView(QWidget):
         form.addRow("Author:", self.author)
         form.addRow("Text:", self.audit_text)
         buttons = QHBoxLayout()
-        for b in (self.note_button, self.accept_button, self.reject_button):
+        for b in (self.note_button, self.accept_button, self.reject_button, self.com_button,
+                  self.approve_button):
             buttons.addWidget(b)
             b.setEnabled(not self.read_only)
         buttons.addStretch(1)
         self.audit_state = QLabel("Read-only: the database shown is not the one you asked "
                                   "for, so nothing is written." if self.read_only else "")
         self.audit_state.setWordWrap(True)
+        self.signoff_label = QLabel()  # revision, hash and approval (app.signoff)
+        self.signoff_label.setWordWrap(True)
+        self.signoff_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout = QVBoxLayout(page)
         layout.addWidget(explain)
+        layout.addWidget(self.signoff_label)
         layout.addWidget(self.audit_list, 1)
         layout.addLayout(form)
         layout.addLayout(buttons)
@@ -256,30 +270,62 @@ class RunDetailView(QWidget):
         self.audit_list.clear()
         self.audit_list.addItems([e.describe() for e in entries] or ["No notes or "
                                                                      "dispositions yet."])
+        self.signoff = sign_off(self.run)
+        self.signoff_label.setText(f"{self.signoff.status} · record SHA-256 "
+                                   f"{self.signoff.current.sha256}")
         return entries
 
-    def add_entry(self, kind: str, text: str, author: str,
-                  disposition: str | None = None) -> AuditEntry:
-        """Append an audit entry (raises AuditError / StorageError; read-only refuses)."""
+    def record_com_result(self, com: str, outcome: str, evidence: str,
+                          author: str) -> AuditEntry:
+        """The technician's heuristic COM result (raises AuditError naming the rule)."""
+        return self._append(lambda: record_com_result(self.database, self.run, com, outcome,
+                                                      evidence, author))
+
+    def approve(self, statement: str, author: str) -> AuditEntry:
+        """QA's approval of the revision shown (refused if the trail moved on meanwhile)."""
+        return self._append(lambda: approve(self.database, self.run, author, statement))
+
+    def _append(self, add: Callable[[], AuditEntry]) -> AuditEntry:
         if self.read_only:
             raise AuditError("this history is read-only (fallback database): nothing is "
                              "written")
-        entry = add_audit_entry(self.database, self.run.run_id, kind, text, author, disposition)
+        entry = add()
         self.refresh_audit()
         self.audited.emit(self.run.run_id)
         return entry
 
-    def _submit(self, kind: str, disposition: str | None) -> None:
+    def _com_dialog(self) -> None:
+        dialog = ComResultDialog(com_verdicts(self.run), self.author.text(), self)
+        if dialog.exec():
+            self._report(lambda: self.record_com_result(*dialog.values()))
+
+    def _approve_dialog(self) -> None:
+        dialog = ApprovalDialog(self.signoff, self.author.text(), self)
+        if dialog.exec():
+            self._report(lambda: self.approve(*dialog.values()))
+
+    def _report(self, add: Callable[[], AuditEntry]) -> bool:
+        """Run ``add`` and say in the audit tab what was recorded, or why not."""
         try:
-            entry = self.add_entry(kind, self.audit_text.toPlainText(), self.author.text(),
-                                   disposition)
+            entry = add()
         except StorageError as exc:
             self.audit_state.setText(str(exc))
             self.audit_state.setStyleSheet("color: #c83232;")
-            return
-        self.audit_text.clear()
+            return False
         self.audit_state.setStyleSheet("")
         self.audit_state.setText(f"Recorded: {entry.describe()}")
+        return True
+
+    def add_entry(self, kind: str, text: str, author: str,
+                  disposition: str | None = None) -> AuditEntry:
+        """Append an audit entry (raises AuditError / StorageError; read-only refuses)."""
+        return self._append(lambda: add_audit_entry(self.database, self.run.run_id, kind, text,
+                                                    author, disposition))
+
+    def _submit(self, kind: str, disposition: str | None) -> None:
+        text = self.audit_text.toPlainText()
+        if self._report(lambda: self.add_entry(kind, text, self.author.text(), disposition)):
+            self.audit_text.clear()
 
     def export_pdf(self, path: Path | None = None) -> Path | None:
         return self.export.export("pdf", path)

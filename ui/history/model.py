@@ -48,8 +48,9 @@ def _duration(row: RunSummary) -> str:
 
 
 def _method(row: RunSummary) -> str:
+    """The method and the run's derived verdict (never the method file's claim)."""
     label = f"{row.method_name} {row.method_version}"
-    return label if row.method_compliant else f"{label} (NON-COMPLIANT)"
+    return label if row.compliance.compliant else f"{label} ({row.compliance.label})"
 
 
 def _qa(row: RunSummary) -> str:
@@ -80,7 +81,8 @@ BASE_COLUMNS = (
            lambda r: r.started_wall),
     Column("SUT", lambda r: r.sut, lambda r: r.sut.lower()),
     Column("Taxonomy", lambda r: r.taxonomy, lambda r: r.taxonomy),
-    Column("Method", _method, _method, "method and version; NON-COMPLIANT: abbreviated variant"),
+    Column("Method", _method, _method, "method and version; NON-COMPLIANT: the run's compliance "
+           "verdict, derived from its record (hover for the criteria not met)"),
     Column("Station", lambda r: r.station, lambda r: r.station.lower()),
     Column("Operator", lambda r: r.operator, lambda r: r.operator.lower()),
     Column("Duration", _duration, lambda r: r.duration_s if r.duration_s is not None else -1),
@@ -152,7 +154,7 @@ class RunsTableModel(QAbstractTableModel):
             return QBrush(verdict_colour(row.verdict))
         if column.title == "QA" and row.disposition:
             return QBrush(ACCEPTED_COLOUR if row.disposition == "accepted" else INVALID_COLOUR)
-        if column.title == "Method" and not row.method_compliant:
+        if column.title == "Method" and not row.compliance.compliant:
             return QBrush(NON_COMPLIANT_COLOUR)
         name = column.title.split(" (")[0]
         metric = row.metric(name)
@@ -164,6 +166,8 @@ class RunsTableModel(QAbstractTableModel):
         if column.title == "Status":
             bad = [f"{m.name} INVALID: {m.reason}" for m in row.metrics if not m.valid]
             return "\n".join(filter(None, [row.status.value, row.error, *bad]))
+        if column.title == "Method":
+            return row.compliance.summary()
         metric = row.metric(column.title.split(" (")[0])
         if metric is not None:
             return "VALID" if metric.valid else f"INVALID: {metric.reason}"

@@ -1,8 +1,10 @@
-"""Screenshots of the history, a run detail and a comparison for docs/history.md.
+"""Screenshots of the history, a run detail, a comparison and the best-foot-forward view for
+docs/history.md.
 
 Run under Xvfb: ``xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python -m
 ui.history.screenshots docs/screenshots`` (a scratch database with 400 list runs and two full
-synthetic runs; nothing touches the station's database).
+synthetic runs, and a simulated product family of eight drive counts; nothing touches the
+station's database).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from app.storage.db import open_database
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
 from app.storage.synthetic import fill_history
+from app.sim_family import run_family
 from ui.history.view import HistoryView
 
 
@@ -81,6 +84,10 @@ def main(out_dir: str) -> int:
         view.compare([first, second])
         app.processEvents()
         view.grab().save(str(out / "history-compare.png"))
+        run_family(database.url)
+        view.best_foot_forward()
+        app.processEvents()
+        view.grab().save(str(out / "best-foot-forward.png"))
         view.close()
         database.close()
     return 0

@@ -13,6 +13,8 @@ import numpy as np
 
 from app.method.model import Method
 from app.storage.stored import StoredPhase, StoredRun
+from drivers.interfaces import EXCLUDING_FLAGS
+from ui.input_plots import ONE_METER, TOTAL
 from ui.plots import LivePlots
 
 
@@ -56,7 +58,26 @@ def show_stored(plots: LivePlots, run: StoredRun, method: Method | None,
     for h in run.histograms:
         if h.phase_index in wanted:
             plots.add_histogram(h)
-    plots.redraw()
     span = phase_span(run, phases)
+    _show_inputs(plots, run, watts, span)
+    plots.redraw()
     if span is not None:
         plots.show_span(*span)
+
+
+def _show_inputs(plots: LivePlots, run: StoredRun, watts: np.ndarray,
+                 span: tuple[float, float] | None) -> None:
+    """Each power input's readings inside ``span`` beside the total (a run with one meter:
+    that meter, as the live view showed it)."""
+    if span is None:
+        return
+    lo, hi = span
+    for i in run.power_inputs:
+        usable = np.fromiter((not f & EXCLUDING_FLAGS for f in i.flags), bool, len(i.flags))
+        keep = (i.t >= lo) & (i.t <= hi)
+        plots.inputs.add_series(i.name, i.t[keep], np.where(usable, i.watts, math.nan)[keep],
+                                i.uncertainty_pct[keep])
+    power = run.power
+    keep = (power.t >= lo) & (power.t <= hi)
+    plots.inputs.add_series(TOTAL if run.power_inputs else ONE_METER, power.t[keep],
+                            watts[keep], power.uncertainty_pct[keep])

@@ -22,6 +22,8 @@ from app.storage.db import Database
 from app.storage.errors import StorageError
 from app.storage.history import INVALID, HistoryFilter
 from app.storage.stored import StoredRun
+from ui.history.best_foot_forward import BestFootForwardView
+from ui.history.com_savings_view import ComSavingsView
 from ui.history.compare import CompareView
 from ui.history.detail import RunDetailView
 from ui.history.loader import RunLoadTab
@@ -125,8 +127,16 @@ class HistoryView(QWidget):
 
         self.open_button = QPushButton("&Open run")
         self.compare_button = QPushButton("Co&mpare selected")
+        self.family_button = QPushButton("&Best foot forward")
+        self.family_button.setToolTip("Each metric against a product family's drive count, "
+                                      "drive type or RAID level, with its peak")
+        self.family_button.clicked.connect(self.best_foot_forward)
         self.open_button.clicked.connect(self.open_selected)
         self.compare_button.clicked.connect(self.compare_selected)
+        self.savings_button = QPushButton("COM sa&vings")
+        self.savings_button.setToolTip("Two runs: the upper row is the baseline, the lower "
+                                       "the optimised configuration (the view can swap them)")
+        self.savings_button.clicked.connect(self.savings_selected)
         self.hint = QLabel("Select one run to open it, two or more (Ctrl/Shift+click) to "
                            "compare them.")
 
@@ -147,6 +157,8 @@ class HistoryView(QWidget):
         actions.addWidget(self.hint)
         actions.addWidget(self.open_button)
         actions.addWidget(self.compare_button)
+        actions.addWidget(self.family_button)
+        actions.addWidget(self.savings_button)
         runs_page = QWidget()
         page = QVBoxLayout(runs_page)
         page.addLayout(filters)
@@ -283,6 +295,7 @@ class HistoryView(QWidget):
         n = len(self.selected_run_ids())
         self.open_button.setEnabled(n == 1)
         self.compare_button.setEnabled(n >= 2)
+        self.savings_button.setEnabled(n == 2)
 
     def open_selected(self) -> None:
         ids = self.selected_run_ids()
@@ -341,8 +354,36 @@ class HistoryView(QWidget):
                                                                  else "")))
         return view
 
+    def best_foot_forward(self) -> BestFootForwardView | None:
+        """A tab with the best-foot-forward view of the stored product families."""
+        if self.database is None:
+            return None
+        try:
+            view = BestFootForwardView(self.database)
+        except StorageError as exc:
+            self._show_problem(f"cannot read the product families: {exc}")
+            return None
+        self.tabs.setCurrentIndex(self.tabs.addTab(view, "Best foot forward"))
+        return view
+
     def compare_selected(self) -> CompareView | None:
         return self.compare(self.selected_run_ids())
+
+    def savings(self, base_id: str, opt_id: str) -> ComSavingsView | None:
+        """COM savings of ``opt_id`` over ``base_id`` in a tab (docs/method-notes.md §6)."""
+        try:
+            view = ComSavingsView(self.database.load_run(base_id),
+                                  self.database.load_run(opt_id))
+        except StorageError as exc:
+            self._show_problem(f"cannot compute COM savings: {exc}")
+            return None
+        self.tabs.setCurrentIndex(self.tabs.addTab(view, f"Savings {base_id[:8]} → "
+                                                         f"{opt_id[:8]}"))
+        return view
+
+    def savings_selected(self) -> ComSavingsView | None:
+        ids = self.selected_run_ids()
+        return self.savings(*ids) if len(ids) == 2 else None
 
     def _show_problem(self, text: str) -> None:
         self.problem.setText(text)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from app.labs import open_lab_meters
+from app.labs import open_lab_meters, open_power_input
 from app.metrics.formatting import format_figure
 from app.records import InstrumentConfig, RunConfig
 from drivers.interfaces import InstrumentError, PowerMeter, PowerSample, TemperatureMeter
@@ -70,6 +70,19 @@ def _read_thermometer(meter: TemperatureMeter | None, label: str) -> ConnectionR
 
 def _where(cfg: InstrumentConfig) -> str:
     return f"{cfg.driver} at {cfg.resource or '(none)'}"
+
+
+def check_power_input(config: RunConfig, name: str) -> ConnectionReport:
+    """Open one power input's meter as the run will (:func:`app.labs.open_power_input`),
+    identify and read it once, close it: the input table's per-row "Test connection"."""
+    try:
+        meter, teardown = open_power_input(config, name)
+    except (InstrumentError, KeyError, ValueError, OSError) as exc:
+        return ConnectionReport(False, f"cannot open power input {name}: {exc}")
+    try:
+        return _read_power(meter, f"power input {name}")
+    finally:
+        teardown.run()
 
 
 def check_lab_instruments(config: RunConfig) -> tuple[ConnectionReport, ConnectionReport]:

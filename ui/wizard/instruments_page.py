@@ -17,7 +17,8 @@ from app.records import RunConfig
 from ui.wizard.base import EntryPage, with_changes
 from ui.wizard.connection import (SIMULATED, ConnectionReport, check_lab_instruments,
                                   power_drivers, temperature_drivers)
-from ui.wizard.model import (EntryError, WizardEntries, check_instruments,
+from ui.wizard.power_inputs_table import PowerInputsTable
+from ui.wizard.model import (EntryError, WizardEntries, check_instruments, check_power_inputs,
                              check_instruments_tested, config_from_wizard)
 
 THERMO_DRIVERS = (SIMULATED, "none")
@@ -64,6 +65,10 @@ class InstrumentsPage(EntryPage):
         form = QFormLayout()
         form.addRow("&Power meter driver:", self.meter_driver)
         form.addRow("Power meter &address:", self.meter_resource)
+        self.power_inputs = PowerInputsTable(self._row_config)
+        self._table_error: EntryError | None = None
+        form.addRow("Power &inputs (several\nmeters or elements;\nempty: the meter above):",
+                    self.power_inputs)
         form.addRow("T&hermometer driver:", self.thermo_driver)
         form.addRow("Thermometer a&ddress:", self.thermo_resource)
         form.addRow("", self.test_button)
@@ -74,21 +79,28 @@ class InstrumentsPage(EntryPage):
         layout.addStretch(1)
         layout.addWidget(self.error)
         self.widgets = {"meter_resource": self.meter_resource,
+                        "power_inputs": self.power_inputs,
                         "thermo_resource": self.thermo_resource,
                         "test_connection": self.test_button}
         self._driver_changed()
 
     def collect(self, e: WizardEntries) -> WizardEntries:
+        try:  # a bad table row is reported by check(), naming the row
+            inputs, self._table_error = self.power_inputs.inputs(), None
+        except EntryError as exc:
+            inputs, self._table_error = e.power_inputs, exc
         return with_changes(e, meter_driver=self.meter_driver.currentText(),
                             meter_resource=self.meter_resource.text(),
                             thermo_driver=self.thermo_driver.currentText(),
                             thermo_resource=self.thermo_resource.text(),
+                            power_inputs=inputs,
                             instrument_check=self.verdict())
 
     def settings(self) -> tuple[str, ...]:
         """The instrument settings a test result belongs to."""
         return (self.meter_driver.currentText(), self.meter_resource.text().strip(),
-                self.thermo_driver.currentText(), self.thermo_resource.text().strip())
+                self.thermo_driver.currentText(), self.thermo_resource.text().strip(),
+                self.power_inputs.fingerprint())
 
     def verdict(self) -> str:
         """What the run records: the passed test, the operator's override, or nothing."""
@@ -114,8 +126,16 @@ class InstrumentsPage(EntryPage):
             self.thermo_driver.addItem(e.thermo_driver)
         self.thermo_driver.setCurrentText(e.thermo_driver)
         self.thermo_resource.setText(e.thermo_resource)
+        self.power_inputs.load(e.power_inputs)
+
+    def _row_config(self) -> RunConfig:
+        """The run configuration a row's test opens its input with."""
+        return config_from_wizard(self.entries())
 
     def check(self, e: WizardEntries) -> None:
+        if self._table_error is not None:
+            raise self._table_error
+        check_power_inputs(e.power_inputs)
         check_instruments(e)
         check_instruments_tested(e)
 

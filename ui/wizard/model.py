@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from app import units
-from app.records import InstrumentConfig, RunConfig, SutDescription
+from app.records import WIRINGS, InstrumentConfig, PowerInput, RunConfig, SutDescription
 
 #: decimal units, method-notes §4: 1 GB = 10⁹ B (never GiB in a capacity figure)
 CAPACITY_UNITS = {"GB": 10**9, "TB": 10**12}
@@ -77,9 +77,14 @@ class WizardEntries:
     thermo_resource: str = ""
     operator: str = ""
     meter_options: dict = field(default_factory=dict)
+    #: the SUT's power inputs from the input table (empty: the one meter above)
+    power_inputs: tuple[PowerInput, ...] = ()
     #: set by the instruments page: "passed: …" / "OVERRIDE: …"; never carried over from an
     #: earlier run (the instruments must be tested again)
     instrument_check: str = ""
+    #: the earlier run whose range plan the operator confirmed on the review page (the range
+    #: advisor, method-notes §3); never carried over: it is confirmed for each run
+    range_plan_from: str = ""
 
 
 def parse_capacity(text: str, unit: str, decimal_point: str = ".") -> int:
@@ -164,6 +169,25 @@ def check_instruments(e: WizardEntries) -> tuple[InstrumentConfig, InstrumentCon
             InstrumentConfig(e.thermo_driver, e.thermo_resource.strip()))
 
 
+def check_power_inputs(inputs: tuple[PowerInput, ...]) -> tuple[PowerInput, ...]:
+    """The input table's rows: each named once, each real meter with its address."""
+    seen: set[str] = set()
+    for row, i in enumerate(inputs, start=1):
+        if not i.name.strip():
+            raise EntryError("power_inputs", f"Power input row {row}: enter a name (e.g. psu-a).")
+        if i.name in seen:
+            raise EntryError("power_inputs", f"Power input {i.name!r} is listed twice: each "
+                             "input needs its own name.")
+        seen.add(i.name)
+        if i.driver != "sim" and not i.resource.strip():
+            raise EntryError("power_inputs", f"Power input {i.name}: enter the meter's address "
+                             "(VISA resource or host:port).")
+        if i.wiring not in WIRINGS:
+            raise EntryError("power_inputs", f"Power input {i.name}: wiring {i.wiring!r} is not "
+                             f"one of {', '.join(WIRINGS)}.")
+    return inputs
+
+
 def check_instruments_tested(e: WizardEntries) -> None:
     """Next needs a passed connection test of the current settings, or the explicit override
     (which the run's configuration records)."""
@@ -183,11 +207,11 @@ def config_from_wizard(e: WizardEntries) -> RunConfig:
     sut = replace(sut, targets=targets, load_hosts=hosts)
     meter, thermo = check_instruments(e)
     return RunConfig(method=e.method, taxonomy=e.taxonomy, lab=lab, sut=sut, power_meter=meter,
-                     temperature_meter=thermo, operator=e.operator.strip(),
+                     power_inputs=check_power_inputs(e.power_inputs), temperature_meter=thermo, operator=e.operator.strip(),
                      classification_reason=e.classification_reason,
                      classification_answers=dict(e.classification_answers),
                      target_size=e.target_size, confirm_device=e.confirm_device,
-                     instrument_check=e.instrument_check)
+                     instrument_check=e.instrument_check, range_plan_from=e.range_plan_from)
 
 
 def entries_from_config(config: RunConfig) -> WizardEntries:
@@ -211,4 +235,4 @@ def entries_from_config(config: RunConfig) -> WizardEntries:
         meter_driver=config.power_meter.driver, meter_resource=config.power_meter.resource,
         thermo_driver=config.temperature_meter.driver,
         thermo_resource=config.temperature_meter.resource, operator=config.operator,
-        meter_options=dict(config.power_meter.options))
+        meter_options=dict(config.power_meter.options), power_inputs=config.power_inputs)

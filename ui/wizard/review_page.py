@@ -7,13 +7,17 @@ from __future__ import annotations
 import html
 from datetime import datetime, timedelta
 
-from PySide6.QtWidgets import (QAbstractItemView, QFormLayout, QHeaderView, QLabel, QLineEdit,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout)
+from collections.abc import Callable
+
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QFormLayout, QHeaderView, QLabel,
+                               QLineEdit, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
 from app.console import format_duration
+from app.compliance import assess_method
 from app.method.loader import MethodError, load_method
-from app.records import RunConfig
+from app.records import RunConfig, SutDescription
 from app.sequencer.plan import build_phases, latest_extension_s
+from app.storage.range_advisor import AdvisedPlan
 from ui.confirm import Confirm, ask_yes_no
 from ui.wizard.base import EntryPage, with_changes
 from ui.wizard.model import EntryError, WizardEntries, config_from_wizard
@@ -23,7 +27,8 @@ GB = 10**9
 
 def plan_rows(config: RunConfig) -> tuple[list[tuple[str, str, str, str]], float, float, bool]:
     """(phase, kind, planned, intervals) rows, total planned seconds, the latest total if every
-    stabilisation extends to the method's limit (method-notes §4), method compliant."""
+    stabilisation extends to the method's limit (method-notes §4), and whether the method's
+    numbers meet its minimums (derived, app.compliance.assess_method; never the file's claim)."""
     method = load_method(config.method)
     phases = build_phases(method, config)
     rows = []
@@ -40,15 +45,15 @@ def plan_rows(config: RunConfig) -> tuple[list[tuple[str, str, str, str]], float
         rows.append((p.name, p.kind.value.replace("_", " "), planned, intervals))
     total = sum(p.planned_s for p in phases)
     return rows, total, total + sum(latest_extension_s(method, p) for p in phases), \
-        method.compliant
+        assess_method(method).compliant
 
 
 def summary_text(config: RunConfig, compliant: bool) -> str:
     sut = config.sut
     lines = [
         f"<b>Method:</b> {config.method}"
-        + ("" if compliant else " <span style='color:#c03030'><b>NON-COMPLIANT abbreviated "
-                                "variant</b></span>"),
+        + ("" if compliant else " <span style='color:#c03030'><b>NON-COMPLIANT: the method's "
+                                "numbers do not meet its minimums</b></span>"),
         f"<b>Classification:</b> {config.taxonomy}"
         + (f" — {config.classification_reason}" if config.classification_reason else ""),
         f"<b>SUT:</b> {sut.vendor} {sut.model}, s/n {sut.serial}, raw capacity "
@@ -66,8 +71,12 @@ def summary_text(config: RunConfig, compliant: bool) -> str:
     return "<br>".join(lines)
 
 
+#: the range advisor as the wizard sees it: a plan of an earlier run of this SUT, or None
+RangeAdvice = Callable[[SutDescription], AdvisedPlan | None]
+
+
 class ReviewPage(EntryPage):
-    def __init__(self, confirm: Confirm = ask_yes_no) -> None:
+    def __init__(self, confirm: Confirm = ask_yes_no, advice: RangeAdvice | None = None) -> None:
         super().__init__("Review and start", "Check the plan. Nothing has been started yet; "
                          "click Start run to begin (Enter does not start a run).")
         self.confirm = confirm
@@ -84,6 +93,13 @@ class ReviewPage(EntryPage):
             QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.total = QLabel("")
+        # the range advisor (method-notes §3): offered only when an earlier completed run of
+        # this SUT stored a plan; ticking the box is the operator's confirmation
+        self.advice = advice
+        self.advised: AdvisedPlan | None = None
+        self.reuse_ranges = QCheckBox("")
+        self.range_plan = QLabel("")
+        self.range_plan.setWordWrap(True)
         self.operator = QLineEdit()
         self.operator.setPlaceholderText("your name, as it should appear in the report")
         operator_row = QFormLayout()
@@ -92,12 +108,17 @@ class ReviewPage(EntryPage):
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.total)
+        layout.addWidget(self.reuse_ranges)
+        layout.addWidget(self.range_plan)
         layout.addLayout(operator_row)
         layout.addWidget(self.error)
         self.config: RunConfig | None = None
 
     def collect(self, e: WizardEntries) -> WizardEntries:
-        return with_changes(e, operator=self.operator.text())
+        reuse = self.advised is not None and self.reuse_ranges.isChecked()
+        return with_changes(e, operator=self.operator.text(),
+                            range_plan_from=self.advised.run_id if reuse and self.advised
+                            else "")
 
     def load(self, e: WizardEntries) -> None:
         self.operator.setText(e.operator)
@@ -122,10 +143,25 @@ class ReviewPage(EntryPage):
         latest = datetime.now() + timedelta(seconds=latest_s)
         prefill = " plus the pre-fill (runs until the target is full)" if any(
             row[2].startswith("until") for row in rows) else ""
+        self._offer_range_plan(config)
         self.total.setText(f"<b>Total planned:</b> {format_duration(total_s)}{prefill}; "
                            f"expected end about {end:%Y-%m-%d %H:%M} if started now; latest "
                            f"{latest:%Y-%m-%d %H:%M} if every stabilisation extends to the "
                            f"method's limit.")
+
+    def _offer_range_plan(self, config: RunConfig) -> None:
+        """Show the plan the advisor offers for this SUT, unticked: the ranging pass runs
+        unless the operator ticks it."""
+        self.advised = self.advice(config.sut) if self.advice else None
+        self.reuse_ranges.setVisible(self.advised is not None)
+        self.range_plan.setVisible(self.advised is not None)
+        if self.advised is None:
+            self.reuse_ranges.setChecked(False)
+            return
+        self.reuse_ranges.setText(f"Use the range plan of run {self.advised.run_id[:8]} "
+                                  f"({self.advised.started_wall}) instead of a ranging pass")
+        self.range_plan.setText("<br>".join(html.escape(line)
+                                            for line in self.advised.plan.describe()))
 
     def hint_start(self) -> None:
         """Enter was pressed: say how a run is started instead of starting it."""

@@ -20,7 +20,7 @@ from ui.wizard.base import EntryPage
 from ui.wizard.instruments_page import InstrumentsPage
 from ui.wizard.model import WizardEntries, config_from_wizard
 from ui.wizard.profiles import SutProfileStore
-from ui.wizard.review_page import ReviewPage
+from ui.wizard.review_page import RangeAdvice, ReviewPage
 from ui.wizard.sut_page import SutPage
 from ui.wizard.taxonomy_page import TaxonomyPage
 from ui.wizard.workload_page import WorkloadPage
@@ -29,10 +29,12 @@ from ui.wizard.workload_page import WorkloadPage
 class NewRunWizard(QWizard):
     def __init__(self, parent: QWidget | None = None, *, entries: WizardEntries | None = None,
                  simulated_lab: str = "sim", store: SutProfileStore | None = None,
-                 protected: Sequence[str] = (), confirm: Confirm = ask_yes_no) -> None:
+                 protected: Sequence[str] = (), confirm: Confirm = ask_yes_no,
+                 range_advice: RangeAdvice | None = None) -> None:
         """``protected``: the station's own files (``app.protected.station_paths``), which the
         workload page refuses as fio targets; ``confirm`` asks before a compliant (hours-long)
-        run starts."""
+        run starts; ``range_advice`` offers a stored range plan of the same SUT on the review
+        page (method-notes §3)."""
         super().__init__(parent)
         self.setWindowTitle("New run — StorWatt")
         self.setWizardStyle(QWizard.WizardStyle.ClassicStyle)
@@ -46,7 +48,7 @@ class NewRunWizard(QWizard):
         self.sut_page = SutPage(store)
         self.workload_page = WorkloadPage(simulated_lab, protected)
         self.instruments_page = InstrumentsPage()
-        self.review_page = ReviewPage(confirm)
+        self.review_page = ReviewPage(confirm, range_advice)
         self.pages: list[EntryPage] = [self.taxonomy_page, self.sut_page, self.workload_page,
                                        self.instruments_page, self.review_page]
         for page in self.pages:

@@ -6,12 +6,15 @@ from __future__ import annotations
 import shutil
 from collections.abc import Sequence
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFormLayout, QHBoxLayout, QLabel,
-                               QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
+from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QFormLayout, QHBoxLayout,
+                               QLabel, QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
                                QRadioButton, QVBoxLayout, QWidget)
 
-from app.method.loader import all_methods
+from app.compliance import assess_method
+from app.method.loader import MethodError, all_methods, load_method_file
 from app.method.model import Method
 from ui.wizard.base import EntryPage, with_changes
 from ui.wizard.model import WizardEntries, check_workload
@@ -32,9 +35,11 @@ class AddLineEdit(QLineEdit):
             event.accept()
 
 
-def method_label(m: Method) -> str:
-    tag = "  — NON-COMPLIANT abbreviated variant" if not m.compliant else "  — compliant"
-    return f"{m.name} {m.version}{tag}"
+def method_label(m: Method, path: str = "") -> str:
+    """Name, version, where it was loaded from and the verdict on its numbers (derived,
+    never the file's ``compliant`` claim)."""
+    where = f"  ({path})" if path else ""
+    return f"{m.name} {m.version}{where}  — method numbers {assess_method(m).label}"
 
 
 class WorkloadPage(EntryPage):
@@ -90,9 +95,15 @@ class WorkloadPage(EntryPage):
 
         self.methods = all_methods()
         self.method = QComboBox()
-        ordered = sorted(self.methods.values(), key=lambda m: (not m.compliant, m.name))
+        ordered = sorted(self.methods.values(),
+                         key=lambda m: (not assess_method(m).compliant, m.name))
         for m in ordered:
             self.method.addItem(method_label(m), m.name)
+        self.method.setToolTip("a shipped method, or a lab's method file added with Browse…")
+        self.browse_button = QPushButton("&Browse…")
+        self.browse_button.setToolTip("use a method file (a lab variant: base = "
+                                      "\"emerald-block-v3\" or a file beside it)")
+        self.browse_button.clicked.connect(self.browse_method)
         self.method_note = QLabel("")
         self.method_note.setWordWrap(True)
         self.method.currentIndexChanged.connect(self._method_changed)
@@ -116,7 +127,10 @@ class WorkloadPage(EntryPage):
         form.addRow("", self.fio_status)
         form.addRow("&Targets:", self.target_box)
         form.addRow("Load &hosts:", self.hosts)
-        form.addRow("&Method:", self.method)
+        method_row = QHBoxLayout()
+        method_row.addWidget(self.method, 1)
+        method_row.addWidget(self.browse_button)
+        form.addRow("&Method:", method_row)
         form.addRow("", self.method_note)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
@@ -154,9 +168,38 @@ class WorkloadPage(EntryPage):
         check_workload(e, self.protected)
 
     def select_method(self, name: str) -> None:
+        """Select a shipped method by name, or a method file by path (added if new)."""
         index = self.method.findData(name)
+        if index < 0 and name.endswith(".toml"):
+            self.add_method_file(name)
+            return
         if index >= 0:
             self.method.setCurrentIndex(index)
+
+    def browse_method(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Method file", "",
+                                              "Method files (*.toml);;All files (*)")
+        if path:
+            self.add_method_file(path)
+
+    def add_method_file(self, path: str) -> bool:
+        """Load ``path`` with the run's own loader and offer it; a file that does not load
+        stays out of the list and the note shows why (file, key, reason)."""
+        try:
+            method = load_method_file(Path(path))
+        except MethodError as exc:
+            self.method_note.setText(f"This method file cannot be used:\n{exc}")
+            self.method_note.setStyleSheet("color: #c03030;")
+            return False
+        key = str(Path(path))
+        self.methods[key] = method
+        index = self.method.findData(key)
+        if index < 0:
+            self.method.addItem(method_label(method, key), key)
+            index = self.method.count() - 1
+        self.method.setCurrentIndex(index)
+        self._method_changed()
+        return True
 
     def selected_method(self) -> Method | None:
         return self.methods.get(self.method.currentData() or "")
@@ -194,9 +237,11 @@ class WorkloadPage(EntryPage):
         m = self.selected_method()
         if m is None:
             return
+        verdict = assess_method(m)
         text = m.title
-        if not m.compliant:
-            text = (f"NON-COMPLIANT: {m.title}. Abbreviated variant of {m.variant_of}; "
-                    "its figures are not Emerald results.")
+        if not verdict.compliant:
+            text = (f"NON-COMPLIANT: {m.title}. Its numbers do not meet the method's minimums "
+                    f"({verdict.summary().removeprefix('NON-COMPLIANT: ')}); its figures are "
+                    "not Emerald results, whatever the file claims.")
         self.method_note.setText(text)
-        self.method_note.setStyleSheet("" if m.compliant else "color: #c03030;")
+        self.method_note.setStyleSheet("" if verdict.compliant else "color: #c03030;")

@@ -1,0 +1,71 @@
+"""``storwatt runs com`` and ``storwatt runs approve``: audited entries that sign a run off.
+
+    storwatt runs com RUN_ID --com ID --result passed|not-passed --evidence TEXT --by NAME
+    storwatt runs approve RUN_ID --by NAME --statement TEXT
+
+A COM result is the technician's heuristic check of a COM the station could not observe
+(:mod:`app.com_verdict`); it makes a new revision of the record. An approval is QA's, bound to
+the revision and SHA-256 it approves (:mod:`app.signoff`). Both are append-only audit entries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+
+from app.storage.errors import StorageError
+
+
+def register_actions(group: argparse._SubParsersAction) -> None:
+    """Adds ``com`` and ``approve`` to the ``storwatt runs`` actions."""
+    com = group.add_parser("com", help="record a technician's heuristic COM result with its "
+                           "evidence (a new revision of the record)")
+    com.add_argument("run_id", metavar="RUN_ID", help="run id or an unambiguous prefix")
+    com.add_argument("--com", required=True, metavar="ID",
+                     help="the COM, e.g. parity-raid or thin-provisioning")
+    com.add_argument("--result", required=True, choices=("passed", "not-passed"),
+                     help="what the heuristic check showed")
+    com.add_argument("--evidence", required=True, help="what was checked and seen")
+    com.add_argument("--by", required=True, metavar="NAME", help="who checked")
+    approve = group.add_parser("approve", help="QA approves the run's current revision "
+                               "(bound to its SHA-256)")
+    approve.add_argument("run_id", metavar="RUN_ID", help="run id or an unambiguous prefix")
+    approve.add_argument("--by", required=True, metavar="NAME", help="who approves")
+    approve.add_argument("--statement", required=True, help="what QA attests")
+    for parser in (com, approve):
+        parser.add_argument("--db", help="database URL (default: the station's SQLite file)")
+    com.set_defaults(func=com_command)
+    approve.set_defaults(func=approve_command)
+
+
+def com_command(args: argparse.Namespace) -> int:
+    from app.com_verdict import record_com_result
+
+    return _append("com", args, lambda db, run: record_com_result(
+        db, run, args.com, args.result, args.evidence, args.by))
+
+
+def approve_command(args: argparse.Namespace) -> int:
+    from app.signoff import approve
+
+    return _append("approve", args, lambda db, run: approve(db, run, args.by, args.statement))
+
+
+def _append(action: str, args: argparse.Namespace, add: Callable) -> int:
+    """Load the run, append the entry ``add`` makes, print it and the revision now."""
+    from app.signoff import sign_off
+    from app.storage.db import open_database
+
+    try:
+        database = open_database(args.db)
+        try:
+            entry = add(database, database.load_run(args.run_id))
+            status = sign_off(database.load_run(entry.run_id)).status
+        finally:
+            database.close()
+    except StorageError as exc:
+        print(f"storwatt runs {action}: {exc}", file=sys.stderr)
+        return 1
+    print(f"run {entry.run_id}: {entry.describe()}\n{status}")
+    return 0

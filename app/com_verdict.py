@@ -1,0 +1,126 @@
+"""Each capacity-optimisation method's disclosure and verdict, from the record and its trail.
+
+The seed's Test Data Report discloses per COM "Available in SUT?" and "On during test?"
+separately (its sample: thin provisioning available, not on), and a yes/no for each COM tested
+(docs/method-notes.md §2 phase 4). The verdict is derived, like compliance, from the stored run
+alone: the COM check the station ran (:mod:`app.sequencer.capacity_optimisation`) and the
+technician's latest audited heuristic result for that COM (``storwatt runs com``), which the
+report names. A check the lab could not observe is NOT VERIFIED with its reason — a missing
+capacity probe is not evidence that the COM failed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from app.metrics.formatting import format_figure
+from app.records import MetricResult, PhaseKind, PhaseStatus
+from app.sequencer.capacity_optimisation import (RECORD_BY_HAND, available_coms, observed,
+                                                 on_during_test)
+from app.storage.audit import AuditEntry, AuditError, AuditKind, ComOutcome, add_com_result
+from app.storage.db import Database
+from app.storage.stored import StoredRun
+
+
+class ComState(StrEnum):
+    PASSED = "PASSED"
+    NOT_PASSED = "NOT PASSED"
+    NOT_VERIFIED = "NOT VERIFIED"
+    NOT_TESTED = "NOT TESTED"
+    NOT_AVAILABLE = "not available"
+
+
+@dataclass(frozen=True)
+class ComVerdict:
+    """One row of the COM disclosure."""
+
+    com_id: str
+    title: str
+    available: bool  # Available in SUT?
+    on_during_test: bool  # On during test?
+    state: ComState
+    detail: str  # the ratio, the evidence, or why not verified / not tested
+    metric: MetricResult | None  # the station's check, if it ran one
+    entry: AuditEntry | None  # the technician's result the verdict rests on
+
+    @property
+    def result(self) -> str:
+        """``PASSED (data-reduction ratio 1.8)``, ``NOT VERIFIED: this lab has no …``."""
+        if self.state is ComState.NOT_AVAILABLE:
+            return "not available in the SUT: not tested"
+        return f"{self.state.value}: {self.detail}" if self.detail else self.state.value
+
+
+def com_verdicts(run: StoredRun) -> tuple[ComVerdict, ...]:
+    """Every COM the method lists (then any other the record names), in the method's order."""
+    sut = run.config.sut
+    method = run.method
+    titles = {c.id: c.title for c in method.coms} if method else {}
+    stored = {m.name.removeprefix("COM_"): m for m in run.metrics if m.name.startswith("COM_")}
+    available = available_coms(sut)
+    ids = dict.fromkeys([*titles, *available, *sut.coms_on_during_test, *stored])
+    entries = _latest_entries(run.audit)
+    return tuple(_verdict(run, com, titles.get(com, com), com in available,
+                          on_during_test(sut, com), stored.get(com), entries.get(com))
+                 for com in ids)
+
+
+def _latest_entries(trail: tuple[AuditEntry, ...]) -> dict[str, AuditEntry]:
+    return {e.subject: e for e in trail if e.kind is AuditKind.COM_RESULT and e.subject}
+
+
+def _verdict(run: StoredRun, com: str, title: str, available: bool, on: bool,
+             metric: MetricResult | None, entry: AuditEntry | None) -> ComVerdict:
+    def verdict(state: ComState, detail: str, used: AuditEntry | None = None) -> ComVerdict:
+        return ComVerdict(com, title, available, on, state, detail, metric, used)
+
+    if not available:
+        return verdict(ComState.NOT_AVAILABLE, "")
+    if observed(metric):
+        ratio = f"data-reduction ratio {format_figure(metric.value)}"
+        if metric.valid:
+            return verdict(ComState.PASSED, ratio)
+        return verdict(ComState.NOT_PASSED, metric.reason or ratio)
+    if entry is not None:
+        state = ComState.PASSED if entry.outcome is ComOutcome.PASSED else ComState.NOT_PASSED
+        return verdict(state, f"recorded by {entry.author} on {entry.when} (audit entry "
+                              f"#{entry.entry_id}): {entry.text}", entry)
+    if metric is not None:
+        return verdict(ComState.NOT_VERIFIED, metric.reason or "no result stored")
+    return verdict(*_untested(run, com))
+
+
+def _untested(run: StoredRun, com: str) -> tuple[ComState, str]:
+    """An available COM without a station check: either the plan had no check phase for it
+    (parity RAID follows the RAID level, the technician verifies it) or the phase did not
+    end with a result."""
+    phase = next((p for p in run.phases if p.info.kind is PhaseKind.COM_CHECK
+                  and (p.info.profile or "").removeprefix("COM-") == com), None)
+    if phase is None:
+        return ComState.NOT_VERIFIED, f"no station check for this COM: {RECORD_BY_HAND}"
+    if phase.status is PhaseStatus.PENDING:
+        return ComState.NOT_TESTED, (f"phase {phase.info.name} never started: the run ended "
+                                     f"{run.status.value}")
+    ended = f"phase {phase.info.name} {phase.status.value}"
+    return ComState.NOT_TESTED, ended + (f": {phase.error}" if phase.error else "")
+
+
+def record_com_result(database: Database, run: StoredRun, com: str, outcome: str,
+                      evidence: str, author: str) -> AuditEntry:
+    """Append the technician's heuristic result for ``com`` of ``run`` (an audited entry).
+
+    Refused, naming the rule, for a COM the method does not know, one not available in the
+    SUT, or one the station measured itself (a measured ratio is not overwritten by hand)."""
+    verdicts = {v.com_id: v for v in com_verdicts(run)}
+    if com not in verdicts:
+        raise AuditError(f"unknown COM id {com!r}: the method knows {', '.join(verdicts)}")
+    found = verdicts[com]
+    if not found.available:
+        listed = [v.com_id for v in verdicts.values() if v.available]
+        raise AuditError(f"COM {com} is not available in this run's SUT (available: "
+                         f"{', '.join(listed) or 'none'}); a result needs the COM")
+    if observed(found.metric):
+        raise AuditError(f"COM {com} was measured by the station ({found.result}); add a note "
+                         "if the measurement is in doubt")
+    return add_com_result(database, run.run_id, com, outcome, evidence, author)

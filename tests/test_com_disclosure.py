@@ -1,0 +1,154 @@
+"""COM disclosure (issue 14 item 11): "Available in SUT?" and "On during test?" per COM, parity
+RAID from the RAID level, the technician's audited heuristic result, NOT VERIFIED (not NOT
+PASSED) where the lab has no capacity probe, and an unknown ``--com`` refused."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from app.cli.cmd_run import config_from_args, register
+from app.cli.main import main
+from app.com_verdict import ComState, com_verdicts, record_com_result
+from app.records import SutDescription
+from app.reports.export import export_run
+from app.sequencer.capacity_optimisation import (available_coms, check_declared_coms,
+                                                 on_during_test, parity_raid)
+from app.storage.audit import AuditError
+from tests.test_reports_runs import record_run
+
+KNOWN = ("snapshot-ro", "snapshot-rw", "thin-provisioning", "deduplication", "compression",
+         "parity-raid")
+
+
+def pdf_text(path: Path) -> str:
+    """The PDF as pdftotext reads it, whitespace collapsed."""
+    out = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True,
+                         text=True, check=True).stdout
+    return " ".join(out.split())
+
+
+def verdicts(run) -> dict:
+    return {v.com_id: v for v in com_verdicts(run)}
+
+
+def test_unknown_com_is_refused_in_one_line_listing_the_known_ids(tmp_path, capsys) -> None:
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    assert main(["run", "--method", "smoke", "--com", "dedupe", "--db", db]) == 1
+    err = capsys.readouterr().err
+    assert err == ("storwatt run: unknown COM id dedupe: the method knows "
+                   f"{', '.join(KNOWN)}\n")
+    assert not (tmp_path / "x.db").exists()  # refused before anything is stored
+
+
+def test_parity_raid_follows_the_raid_level() -> None:
+    assert [parity_raid(r) for r in ("RAID 5", "RAID 6", "raid-60", "RAID 1", "RAID 10",
+                                     "RAID 0", "")] == [True, True, True, False, False, False,
+                                                        False]
+    six = SutDescription(raid="RAID 6")
+    assert available_coms(six) == ("parity-raid",) and on_during_test(six, "parity-raid")
+    ten = SutDescription(raid="RAID 10")
+    assert available_coms(ten) == () and not on_during_test(ten, "parity-raid")
+    with pytest.raises(ValueError, match="declared but the SUT's RAID level 'RAID 10' keeps no "
+                                         "parity"):
+        check_declared_coms(KNOWN, SutDescription(raid="RAID 10", coms_declared=("parity-raid",)))
+
+
+def test_available_and_on_during_test_are_declared_separately() -> None:
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    args = parser.parse_args(["run", "--com", "deduplication", "--com-off", "thin-provisioning",
+                              "--raid", "RAID 10"])
+    sut = config_from_args(args).sut
+    assert sut.coms_declared == ("deduplication", "thin-provisioning")
+    assert sut.coms_on_during_test == ("deduplication",)
+    assert available_coms(sut) == ("deduplication", "thin-provisioning")  # no parity: RAID 10
+    with pytest.raises(ValueError, match="COM compression is on during the test but not "
+                                         "declared available"):
+        check_declared_coms(KNOWN, SutDescription(coms_on_during_test=("compression",)))
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("com")
+    return record_run(folder / "r.db", coms=("deduplication", "snapshot-ro"))
+
+
+def test_a_technicians_entry_settles_a_com_and_the_report_names_it(recorded, tmp_path) -> None:
+    db = recorded.database
+    run = db.load_run(recorded.run_id)
+    before = verdicts(run)
+    assert before["deduplication"].state is ComState.PASSED  # measured by the station
+    assert before["parity-raid"].state is ComState.NOT_VERIFIED  # RAID 6, no station check
+    assert before["snapshot-ro"].state is ComState.NOT_VERIFIED
+    assert "record the heuristic result with its evidence" in before["snapshot-ro"].detail
+    assert not before["compression"].available and not before["compression"].on_during_test
+    entry = record_com_result(db, run, "parity-raid", "passed",
+                              "array GUI: pool P1 is RAID 6 (8+2)", "T. Technician")
+    after = verdicts(db.load_run(run.run_id))
+    assert after["parity-raid"].state is ComState.PASSED
+    assert after["parity-raid"].entry == entry
+    assert after["snapshot-ro"].state is ComState.NOT_VERIFIED  # untouched
+    text = pdf_text(export_run(db, run.run_id, tmp_path)["pdf"])
+    assert (f"Parity RAID YES YES PASSED recorded by T. Technician on {entry.when} (audit entry "
+            f"#{entry.entry_id}): array GUI: pool P1 is RAID 6 (8+2)") in text
+    assert "Read-only delta snapshots YES YES NOT VERIFIED" in text
+
+
+def test_an_entry_is_refused_for_an_unknown_unavailable_or_measured_com(recorded) -> None:
+    db = recorded.database
+    run = db.load_run(recorded.run_id)
+    with pytest.raises(AuditError, match="unknown COM id 'snapshot': the method knows "
+                                         + ", ".join(KNOWN)):
+        record_com_result(db, run, "snapshot", "passed", "seen", "T")
+    with pytest.raises(AuditError, match="COM compression is not available in this run's SUT"):
+        record_com_result(db, run, "compression", "passed", "seen", "T")
+    with pytest.raises(AuditError, match="COM deduplication was measured by the station"):
+        record_com_result(db, run, "deduplication", "not-passed", "seen", "T")
+    with pytest.raises(AuditError, match="needs its evidence"):
+        record_com_result(db, run, "snapshot-ro", "passed", "  ", "T")
+
+
+def test_without_a_capacity_probe_a_com_is_not_verified_not_not_passed(tmp_path) -> None:
+    recorded = record_run(tmp_path / "r.db", coms=("deduplication",), capacity_probe=False)
+    run = recorded.database.load_run(recorded.run_id)
+    dedup = verdicts(run)["deduplication"]
+    assert dedup.state is ComState.NOT_VERIFIED
+    assert dedup.detail.startswith("this lab has no capacity probe")
+    text = pdf_text(export_run(recorded.database, run.run_id, tmp_path)["pdf"])
+    assert "Deduplication YES YES NOT VERIFIED this lab has no capacity probe" in text
+    assert "COM_deduplication NOT VERIFIED: this lab has no capacity probe" in text  # the log
+    assert "NOT PASSED" not in text and "COM_deduplication INVALID" not in text
+
+
+@pytest.mark.fio
+@pytest.mark.slow  # ~45 s: the abbreviated sequence with real fio and one COM check
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
+def test_local_fio_run_says_not_verified_with_the_reason(tmp_path, capsys) -> None:
+    db = f"sqlite:///{tmp_path / 'fio.db'}"
+    code = main(["run", "--lab", "local-fio", "--capacity-gb", "0.016", "--supply", "1P-200-240",
+                 "--ashrae-class", "A2", "--target", str(tmp_path / "scratch.dat"),
+                 "--target-size", "16M", "--method", "smoke", "--taxonomy", "online-2",
+                 "--com", "deduplication", "--db", db, "--json", "--quiet"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0, out
+    assert main(["runs", "show", out["run_id"], "--db", db, "--json"]) == 0
+    coms = {c["id"]: c for c in json.loads(capsys.readouterr().out)["coms"]}
+    assert coms["deduplication"]["verdict"] == "NOT VERIFIED"
+    assert coms["deduplication"]["detail"].startswith("this lab has no capacity probe")
+
+
+def test_the_run_summary_says_not_verified_for_an_unobserved_com() -> None:
+    from app.console import metrics_table
+    from app.records import MetricResult
+
+    table = metrics_table([MetricResult("COM_snapshot-ro", float("nan"), "ratio", False,
+                                        "needs the array's management interface"),
+                           MetricResult("COM_compression", 1.01, "ratio", False, "ratio low")])
+    assert "NOT VERIFIED: needs the array's management interface" in table
+    assert "INVALID: ratio low" in table

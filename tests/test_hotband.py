@@ -1,0 +1,153 @@
+"""The hot band (docs/method-notes.md §2): the method knows it, the sequencer runs it as the
+conditioning workload and as an active profile, and real fio gives each of the 13 streams its
+share of the IOs inside its address range, proven from fio's own per-IO logs."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from app.method.loader import MethodError, load_method, load_method_file
+from app.records import PhaseKind
+from drivers.fio.jobs import JobOptions, job_text
+from drivers.simulators.sut import SimulatedSut
+
+#: the seed's shares (green-grid-coms-poms.txt, "Workload with Hot Band IO Patterns")
+SEED_SHARES = {"write1": 5, "write2": 5, "write3": 5, "read1": 5, "read2": 5, "read3": 5,
+               "read4": 5, "read5": 5, "uniform": 6, "hot1": 28, "hot2": 14, "hot3": 7,
+               "hot4": 5}
+SEED_RANGES = {"hot1": (10, 18), "hot2": (32, 40), "hot3": (55, 63), "hot4": (80, 88)}
+
+
+def test_method_defines_the_seed_hot_band() -> None:
+    profile = load_method("emerald-block-v3").profile("HOTBAND")
+    assert {s.name: s.share_pct for s in profile.streams} == SEED_SHARES
+    ranges = {s.name: (s.offset_pct, s.offset_pct + s.size_pct) for s in profile.streams}
+    assert {k: ranges[k] for k in SEED_RANGES} == SEED_RANGES
+    assert all(ranges[k] == (0, 100) for k in SEED_SHARES if k not in SEED_RANGES)
+    hot = sum(s.share_pct for s in profile.streams if s.name in SEED_RANGES)
+    space = sum(s.size_pct for s in profile.streams if s.name in SEED_RANGES)
+    assert (hot, space) == (54, 32)  # "54 % of the IO in 32 % of the space"
+    assert len(profile.to_workload().streams) == 13
+
+
+def _variant(tmp_path: Path, profile_lines: str) -> Path:
+    path = tmp_path / "bad.toml"
+    base = Path(__file__).parents[1] / "resources" / "methods" / "emerald-block-v3.toml"
+    text = base.read_text(encoding="utf-8").replace(
+        "# Phase plans.", profile_lines + "\n# Phase plans.", 1)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+BAD_STREAMS = """[[profiles]]
+name = "HB2"
+title = "x"
+block_size_kib = 8
+read_pct = 70
+intensity_pct = 100
+align_kib = 8
+pattern = "random"
+metric = "EP_HB2"
+metric_unit = "IOPS/W"
+streams = [
+  { name = "a", share_pct = 60.0, read_pct = 70.0, pattern = "random", block_size_kib = 8 },
+  { name = "b", share_pct = 30.0, read_pct = 70.0, pattern = "random", block_size_kib = 8, offset_pct = 95.0, size_pct = 10.0 },
+]
+"""
+
+
+def test_stream_errors_name_the_key_and_the_evidence(tmp_path: Path) -> None:
+    with pytest.raises(MethodError) as err:
+        load_method_file(_variant(tmp_path, BAD_STREAMS))
+    text = str(err.value)
+    assert "streams.1" in text and "offset_pct 95 + size_pct 10 runs past the end" in text
+    with pytest.raises(MethodError, match=r"stream shares add up to 90 %, not 100 %"):
+        load_method_file(_variant(tmp_path, BAD_STREAMS.replace("offset_pct = 95.0", "offset_pct = 0.0")))
+
+
+def test_hotband_is_the_conditioning_workload_and_an_active_profile() -> None:
+    method = load_method("emerald-hotband-v3")
+    plan = method.plan_for("online")
+    assert plan.conditioning_profile == "HOTBAND"
+    assert [s.profile for s in plan.active][-1] == "HOTBAND"
+    assert method.compliance == load_method("emerald-block-v3").compliance
+
+
+def test_simulated_sut_runs_the_streams_not_the_headline_profile() -> None:
+    profile = load_method("emerald-block-v3").profile("HOTBAND")
+    sut = SimulatedSut()
+    mixed = sut.operating_point(profile.to_workload(queue_depth=16))
+    headline = sut.operating_point(profile.model_copy(update={"streams": ()}).to_workload(
+        queue_depth=16))
+    # a quarter of the IOs are 256 KiB sequential: far more bytes than 8 KiB random alone
+    assert mixed.mib_s > 5 * headline.mib_s
+
+
+def test_sequencer_conditions_and_measures_with_the_hot_band(tmp_path: Path) -> None:
+    from tests.test_reports_runs import record_run
+    recorded = record_run(tmp_path / "hb.db", method="demo-workloads", coms=())
+    run = recorded.database.load_run(recorded.run_id)
+    phases = {p.info.kind: p for p in run.phases}
+    assert phases[PhaseKind.CONDITIONING].info.profile == "HOTBAND"
+    metrics = {m.name: m for m in run.metrics}
+    assert metrics["EP_HOTBAND"].valid and metrics["EP_HOTBAND"].unit == "IOPS/W"
+    assert [p.info.profile for p in run.phases if p.info.kind is PhaseKind.ACTIVE][0] == \
+        "HOTBAND"
+
+
+def _lat_log_counts(folder: Path, stream_names: list[str]) -> tuple[Counter, dict]:
+    """IO count and (lowest offset, highest end) per stream from fio's per-IO latency logs
+    (``write_lat_log`` with ``log_offset=1``: time, latency, direction, size, offset …)."""
+    counts: Counter = Counter()
+    spans: dict[str, tuple[int, int]] = {}
+    for number, name in enumerate(stream_names, 1):
+        for line in (folder / f"hb_lat.{number}.log").read_text().splitlines():
+            fields = [f.strip() for f in line.split(",")]
+            size, offset = int(fields[3]), int(fields[4])
+            counts[name] += 1
+            lo, hi = spans.get(name, (offset, offset + size))
+            spans[name] = (min(lo, offset), max(hi, offset + size))
+    return counts, spans
+
+
+@pytest.mark.fio
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
+def test_real_fio_gives_each_stream_its_share_inside_its_range(tmp_path: Path) -> None:
+    size = 64 * 2**20
+    target = tmp_path / "scratch.dat"
+    with target.open("wb") as fh:  # written, so the sequential reads read real blocks
+        fh.write(b"\0" * size)
+    profile = load_method("emerald-block-v3").profile("HOTBAND")
+    work = profile.to_workload(queue_depth=4, duration_s=4)
+    text = job_text(work, JobOptions((str(target),), "libaio", False, size))
+    per_io_logs = f"write_lat_log={tmp_path / 'hb'}\nlog_offset=1\n"
+    job = tmp_path / "hb.fio"
+    job.write_text(text.replace("\n\n[", f"\n{per_io_logs}\n[", 1), encoding="utf-8")
+    done = subprocess.run(["fio", str(job), "--output-format=json"], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    names = [s.name for s in profile.streams]
+    counts, spans = _lat_log_counts(tmp_path, names)
+    total = sum(counts.values())
+    assert total > 500, counts
+    shares = {n: 100 * counts[n] / total for n in names}
+    off = {n: round(shares[n] - SEED_SHARES[n], 2) for n in names
+           if abs(shares[n] - SEED_SHARES[n]) > 2}
+    assert not off, f"streams off their share by more than 2 points: {off} ({counts})"
+    for s in profile.streams:
+        lo, hi = size * s.offset_pct / 100, size * (s.offset_pct + s.size_pct) / 100
+        first, end = spans[s.name]
+        assert lo <= first and end <= hi, (s.name, first, end, lo, hi)
+
+
+def test_methods_show_lists_each_stream(capsys) -> None:
+    from app.cli.main import main
+    assert main(["methods", "show", "emerald-hotband-v3"]) == 0
+    out = capsys.readouterr().out
+    assert "stream hot1: 28 % of the IOs, 8 KiB random 70/30 over 10–18 % of the target" in out
+    assert "conditioning      HOTBAND for 12 h" in out

@@ -1,0 +1,84 @@
+"""The run view's per-input power and uncertainty plots (issue 16, items 1 and 3): each input's
+watts beside the total, each input's per-sample uncertainty against the 1 % limit, and a
+warning naming an input on low current. Asserted on curve data, never on pixels."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from app.sequencer import events as ev  # noqa: E402
+from app.sequencer.power_inputs import sum_inputs  # noqa: E402
+from app.storage.synthetic import outside  # noqa: E402
+from drivers.interfaces import FLAG_LOW_CURRENT, PowerSample  # noqa: E402
+from ui.input_plots import ONE_METER, TOTAL  # noqa: E402
+from ui.plots import LivePlots  # noqa: E402
+
+
+def _total(t: float, b_amps: float = 0.9) -> PowerSample:
+    low = frozenset({FLAG_LOW_CURRENT}) if b_amps < 0.2 else frozenset()
+    return sum_inputs(t, [PowerSample(t, 300.0, amps=1.3, uncertainty_pct=0.2, input="psu-a"),
+                          PowerSample(t, 40.0, amps=b_amps, uncertainty_pct=1.4, flags=low,
+                                      input="psu-b")], 0.5)
+
+
+def test_each_input_and_the_total_get_a_power_and_an_uncertainty_curve(qtbot) -> None:
+    plots = LivePlots(redraw_ms=10_000)
+    qtbot.addWidget(plots)
+    samples = tuple(_total(float(t)) for t in range(5))
+    plots.ingest([ev.PowerSamples(0, samples, outside(len(samples)))])
+    plots.redraw()
+    inputs = plots.inputs
+    assert list(inputs.curve_data("power", "psu-a")[1]) == [300.0] * 5
+    assert list(inputs.curve_data("power", "psu-b")[1]) == [40.0] * 5
+    assert list(inputs.curve_data("power", TOTAL)[1]) == [340.0] * 5
+    # psu-b's own 1.4 % shows above the line; the total's combined (0.6 + 0.56) / 340 W below
+    assert list(inputs.curve_data("uncertainty", "psu-b")[1]) == [1.4] * 5
+    assert inputs.curve_data("uncertainty", TOTAL)[1][0] == pytest.approx(
+        (0.6 + 0.56) / 340 * 100)
+    assert inputs.warning.text() == ""
+
+
+def test_low_current_on_an_input_is_warned_by_name_and_cleared(qtbot) -> None:
+    plots = LivePlots(redraw_ms=10_000)
+    qtbot.addWidget(plots)
+    plots.ingest([ev.PowerSamples(0, (_total(0.0, b_amps=0.15),), outside(1))])
+    assert "Low current on psu-b 0.15 A" in plots.inputs.warning.text()
+    plots.ingest([ev.PowerSamples(0, (_total(1.0),), outside(1))])
+    assert plots.inputs.warning.text() == ""
+
+
+def test_one_meter_shows_as_its_one_input_and_a_new_run_starts_empty(qtbot) -> None:
+    plots = LivePlots(redraw_ms=10_000)
+    qtbot.addWidget(plots)
+    plots.ingest([ev.PowerSamples(0, (PowerSample(0.0, 200.0, uncertainty_pct=0.3),
+                                      PowerSample(1.0, math.nan)), outside(2))])
+    plots.redraw()
+    x, y = plots.inputs.curve_data("uncertainty", ONE_METER)
+    assert list(x) == [0.0, 1.0] and y[0] == 0.3 and math.isnan(y[1])
+    assert ("power", TOTAL) not in plots.inputs.curves
+    plots.reset()
+    assert not plots.inputs.curves and not plots.inputs.power
+
+
+def test_the_history_view_shows_a_stored_runs_inputs(qtbot, tmp_path) -> None:
+    from app.records import PowerInput, RunConfig
+    from app.session import open_session
+    from drivers.clock import FakeClock
+    from ui.history.stored_plots import show_stored
+
+    inputs = (PowerInput("psu-a", "sim"), PowerInput("psu-b", "sim"))
+    session = open_session(RunConfig(method="smoke", lab="sim-direct", power_inputs=inputs),
+                           db_url=f"sqlite:///{tmp_path}/runs.db", clock=FakeClock())
+    session.sequencer.run()
+    session.writer.close()
+    run = session.database.load_run(session.sequencer.run_id)
+    plots = LivePlots(redraw_ms=10_000)
+    qtbot.addWidget(plots)
+    show_stored(plots, run, None)
+    a, b, total = (plots.inputs.curve_data("power", n)[1] for n in ("psu-a", "psu-b", TOTAL))
+    assert len(total) == len(run.power) and len(a) == len(b) == len(total)
+    assert total == pytest.approx(a + b, rel=1e-12)

@@ -1,0 +1,63 @@
+"""The wizard's power-input table (issue 16, item 1): rows become the run's inputs, a bad row
+blocks Next naming it, each row has its own "Test connection", and Repeat keeps the table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.records import PowerInput
+from ui.wizard.model import WizardEntries, config_from_wizard, entries_from_config
+from ui.wizard.power_inputs_table import ELEMENT, NAME, RESULT, TEST
+from ui.wizard.profiles import SutProfileStore
+from ui.wizard.wizard import NewRunWizard
+
+from tests.test_ui_wizard import click_next, fill_sut
+
+
+@pytest.fixture
+def page(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("STORWATT_DATA_DIR", str(tmp_path / "data"))
+    w = NewRunWizard(entries=WizardEntries(method="smoke"), simulated_lab="sim",
+                     store=SutProfileStore(tmp_path / "profiles.json"))
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    click_next(qtbot, w)
+    fill_sut(qtbot, w)
+    click_next(qtbot, w)
+    click_next(qtbot, w)
+    assert w.currentPage() is w.instruments_page
+    yield w.instruments_page  # the wizard stays alive (it owns the page) until the test ends
+    del w
+
+
+def test_rows_become_the_runs_inputs_and_each_row_tests_its_own_meter(qtbot, page) -> None:
+    table = page.power_inputs
+    table.add_row(PowerInput("psu-a", "sim", "wt310"))
+    table.add_row(PowerInput("shelf", "sim", "wt333e", wiring="3P4W"))
+    config = config_from_wizard(page.entries())
+    assert config.power_inputs == (PowerInput("psu-a", "sim", "wt310"),
+                                   PowerInput("shelf", "sim", "wt333e", wiring="3P4W"))
+    qtbot.mouseClick(table.table.cellWidget(1, TEST), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: table.table.item(1, RESULT).text().startswith(("✔", "✘")),
+                    timeout=15_000)
+    result = table.table.item(1, RESULT).text()
+    assert result.startswith("✔") and "WT333E" in result, result
+    assert table.table.item(0, RESULT).text() == "Not tested yet."
+    assert entries_from_config(config).power_inputs == config.power_inputs  # Repeat keeps them
+
+
+def test_a_bad_row_blocks_next_naming_the_row(qtbot, page) -> None:
+    table = page.power_inputs
+    table.add_row(PowerInput("psu-a", "sim"))
+    table.add_row(PowerInput("psu-a", "sim"))
+    assert not page.validatePage() and "'psu-a' is listed twice" in page.error.text()
+    table.table.item(1, NAME).setText("psu-b")
+    table.table.item(1, ELEMENT).setText("zero")
+    assert not page.validatePage() and "row 2: element 'zero'" in page.error.text()
+    table.table.item(1, ELEMENT).setText("")
+    table.add_row(PowerInput("psu-c", "wt300"))
+    assert not page.validatePage() and "psu-c: enter the meter's address" in page.error.text()

@@ -1,0 +1,104 @@
+"""The workloads beyond the six end to end (docs/method-notes.md §2, §6): hot band, the
+application mixes and a trace replay, on the simulated lab and on real fio against a scratch
+file, stored, published live, and in the PDF and the xlsx."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pytest
+from pypdf import PdfReader
+
+from app.cli.main import main
+from app.records import PhaseKind, RunStatus
+from app.reports.export import export_run
+from app.sequencer import events as ev
+from app.storage.db import open_database
+from tests.test_reports_runs import record_run
+
+WORKLOADS = ("HOTBAND", "OLTP", "VOD", "LOG", "DSS", "MAIL", "PAGING", "REPLAY")
+
+
+def _report_texts(paths: dict[str, Path]) -> tuple[str, set[str]]:
+    pdf = " ".join(page.extract_text() for page in PdfReader(paths["pdf"]).pages)
+    book = openpyxl.load_workbook(paths["xlsx"], read_only=True)
+    cells = {str(c) for row in book["Test Data Report"].iter_rows(values_only=True)
+             for c in row if c is not None}
+    return pdf, cells
+
+
+def test_simulated_lab_runs_every_workload_live_stored_and_reported(tmp_path: Path) -> None:
+    live: set[str] = set()
+
+    def watch(_seq, event) -> None:
+        if isinstance(event, ev.IntervalClosed) and event.interval.ops_rate > 0:
+            live.add(event.interval.profile)
+
+    recorded = record_run(tmp_path / "w.db", method="demo-workloads", coms=(), hook=watch)
+    assert recorded.status is RunStatus.COMPLETED
+    run = recorded.database.load_run(recorded.run_id)
+    active = [p.info.profile for p in run.phases if p.info.kind is PhaseKind.ACTIVE]
+    assert tuple(active) == WORKLOADS and live >= set(WORKLOADS)
+    metrics = {m.name: m for m in run.metrics}
+    assert all(metrics[f"EP_{w}"].valid for w in WORKLOADS), metrics
+    pdf, cells = _report_texts(export_run(recorded.database, recorded.run_id, tmp_path))
+    for name in WORKLOADS:
+        assert f"EP_{name}" in pdf and f"EP_{name}" in cells
+
+
+@pytest.mark.fio
+@pytest.mark.slow  # about a minute: four workloads with real fio on a 64 MiB scratch file
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
+def test_real_fio_runs_hot_band_mixes_and_replay_into_the_reports(tmp_path: Path,
+                                                                  capsys) -> None:
+    shipped = Path(__file__).parents[1] / "resources" / "methods"
+    variant = tmp_path / "workloads-short.toml"
+    variant.write_text(f'''base = "{shipped / 'demo-workloads.toml'}"
+name = "workloads-short"
+version = "test"
+title = "hot band, two mixes and a replay, shortest"
+compliant = false
+variant_of = "emerald-block-v3"
+
+[search]
+probe_s = 1.0
+queue_depths = [4]
+jobs = 1
+
+[[plans]]
+name = "online"
+categories = ["online", "near-online"]
+prefill = false
+conditioning_profile = "HOTBAND"
+conditioning_intervals = 2
+ready_idle_intervals = 2
+com_check_intervals = 1
+active = [
+  {{ profile = "HOTBAND", stabilisation_intervals = 0, measurement_intervals = 3 }},
+  {{ profile = "OLTP", stabilisation_intervals = 0, measurement_intervals = 3 }},
+  {{ profile = "VOD", stabilisation_intervals = 0, measurement_intervals = 3 }},
+  {{ profile = "REPLAY", stabilisation_intervals = 0, measurement_intervals = 3 }},
+]
+''', encoding="utf-8")
+    db = f"sqlite:///{tmp_path / 'fio.db'}"
+    code = main(["run", "--lab", "local-fio", "--capacity-gb", "0.064", "--supply",
+                 "1P-200-240", "--ashrae-class", "A2", "--target", str(tmp_path / "s.dat"),
+                 "--target-size", "64M", "--method", str(variant), "--db", db, "--json",
+                 "--quiet"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["status"] == "COMPLETED", out
+    database = open_database(db)
+    run = database.load_run(out["run_id"])
+    jobs = "\n".join(run.job_files.values())
+    assert "[HOTBAND-hot1]" in jobs and "flow=280" in jobs
+    hot1 = jobs.split("[HOTBAND-hot1]", 1)[1]
+    assert f"offset={64 * 2**20 * 10 // 100 // 8192 * 8192 + 8192}" in hot1  # whole blocks
+    assert "read_iolog=" in jobs and "replay_redirect=" in jobs
+    rates = {m.name: m.ops_rate for m in run.metrics}
+    assert all(rates[f"EP_{w}"] > 0 for w in ("HOTBAND", "OLTP", "VOD", "REPLAY")), rates
+    pdf, cells = _report_texts(export_run(database, run.run_id, tmp_path))
+    for name in ("EP_HOTBAND", "EP_OLTP", "EP_VOD", "EP_REPLAY"):
+        assert name in pdf and name in cells

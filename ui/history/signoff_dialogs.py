@@ -1,0 +1,86 @@
+"""Small dialogs of a run's sign-off: a technician's COM result, QA's approval.
+
+Both only collect what the entry needs; the rules (which COM may take a result, which revision
+is approved) are :mod:`app.com_verdict`'s and :mod:`app.signoff`'s, so the GUI and
+``storwatt runs com`` / ``runs approve`` refuse the same things with the same words.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
+                               QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget)
+
+from app.com_verdict import ComVerdict
+from app.sequencer.capacity_optimisation import observed
+from app.signoff import SignOff
+from app.storage.audit import ComOutcome
+
+
+class _EntryDialog(QDialog):
+    """Author and text under an explanation, OK / Cancel."""
+
+    def __init__(self, title: str, explanation: str, text_hint: str, author: str,
+                 parent: QWidget | None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.author = QLineEdit(author)
+        self.author.setPlaceholderText("your name (recorded with the entry)")
+        self.text = QPlainTextEdit()
+        self.text.setPlaceholderText(text_hint)
+        self.text.setMaximumHeight(110)
+        note = QLabel(explanation)
+        note.setWordWrap(True)
+        self.form = QFormLayout()
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(note)
+        layout.addLayout(self.form)
+        self.form.addRow("Author:", self.author)
+        self.form.addRow(text_hint.split(":")[0] + ":", self.text)
+        layout.addWidget(buttons)
+        self.resize(520, 300)
+
+
+class ComResultDialog(_EntryDialog):
+    """The technician's heuristic result for one available COM the station did not measure."""
+
+    def __init__(self, coms: tuple[ComVerdict, ...], author: str = "",
+                 parent: QWidget | None = None) -> None:
+        super().__init__("Record COM result", "The heuristic check of a capacity optimisation "
+                         "the station could not observe. The entry is added to the run's audit "
+                         "trail and makes a new revision of the record.",
+                         "Evidence: what was checked and seen", author, parent)
+        self.com = QComboBox()
+        for v in coms:
+            if v.available and not observed(v.metric):  # the rule record_com_result applies
+                self.com.addItem(f"{v.title} — now {v.state.value}", v.com_id)
+        self.result = QComboBox()
+        for outcome in ComOutcome:
+            self.result.addItem(outcome.value.replace("-", " "), outcome.value)
+        self.form.insertRow(0, "COM:", self.com)
+        self.form.insertRow(1, "Result:", self.result)
+
+    def values(self) -> tuple[str, str, str, str]:
+        """(COM id, outcome, evidence, author) as typed."""
+        return (self.com.currentData() or "", self.result.currentData(),
+                self.text.toPlainText(), self.author.text())
+
+
+class ApprovalDialog(_EntryDialog):
+    """QA approves the revision shown, bound to its SHA-256."""
+
+    def __init__(self, signoff: SignOff, author: str = "",
+                 parent: QWidget | None = None) -> None:
+        current = signoff.current
+        super().__init__(f"Approve revision {current.number}",
+                         f"You approve revision {current.number} of this run's record, SHA-256 "
+                         f"{current.sha256}. A later revision (a new COM result or disposition) "
+                         "will show this approval as applying to revision "
+                         f"{current.number} only.", "Statement: what you attest", author, parent)
+
+    def values(self) -> tuple[str, str]:
+        """(statement, author) as typed."""
+        return self.text.toPlainText(), self.author.text()
