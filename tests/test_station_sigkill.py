@@ -58,6 +58,7 @@ def child(url: str) -> None:
 class Trial:
     url: str
     delay_s: float
+    data_dir: str
     ready_t: float | None = None
     samples: list[tuple[float, int, float]] = field(default_factory=list)
     kill_t: float = 0.0
@@ -76,7 +77,9 @@ def _read(proc: subprocess.Popen, trial: Trial) -> None:
 
 
 def run_trial(trial: Trial) -> Trial:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # each station its own data folder: the run id is fixed, and two stations must not share
+    # one run journal (the next open imports the killed station's journal from there)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "STORWATT_DATA_DIR": trial.data_dir}
     start = time.monotonic()
     proc = subprocess.Popen([sys.executable, __file__, trial.url], stdout=subprocess.PIPE,
                             text=True, cwd=ROOT, env=env)
@@ -96,6 +99,7 @@ def check(trial: Trial) -> tuple[int, int]:
     from app.storage.db import open_database
     from app.storage.errors import RunNotFoundError
 
+    os.environ["STORWATT_DATA_DIR"] = trial.data_dir  # the killed station's journal folder
     database = open_database(trial.url)  # must open cleanly whatever the moment of the kill
     try:
         try:
@@ -120,11 +124,13 @@ def check(trial: Trial) -> tuple[int, int]:
 @pytest.mark.slow
 @pytest.mark.timeout(280)
 def test_sigkill_of_the_station_at_50_random_moments_loses_no_committed_sample(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("STORWATT_DATA_DIR", str(tmp_path / "data"))  # restored afterwards
     rng = random.Random(20261123)
     low, high = KILL_WINDOW_S
     trials = [Trial(f"sqlite:///{tmp_path / f'station{i}.db'}",
-                    low + (high - low) * (i + rng.random()) / TRIALS) for i in range(TRIALS)]
+                    low + (high - low) * (i + rng.random()) / TRIALS, str(tmp_path / f"data{i}"))
+              for i in range(TRIALS)]
     with ThreadPoolExecutor(max_workers=5) as pool:
         done = list(pool.map(run_trial, trials))
     figures = [check(trial) for trial in done]
