@@ -61,6 +61,11 @@ class InstrumentTimeout(InstrumentError):
     """The instrument did not answer in time (it may answer again after a reconnect)."""
 
 
+class InstrumentInterrupted(InstrumentError):
+    """A wait for the instrument was ended early: the run is stopping, or the sampler's
+    silence limit was reached (``drivers.meters.waits``)."""
+
+
 class IdentityMismatch(InstrumentError):
     """The instrument at the address is not the one the driver was asked to talk to."""
 
@@ -176,6 +181,16 @@ class SampledInstrument(Protocol[SampleT]):
         """Reopen the connection after a failure (backing off between attempts) and return who
         answered; raises :class:`InstrumentError` when the meter stays away, and
         ``IdentityMismatch`` when another meter took its address."""
+        ...
+
+    def interrupt(self) -> None:
+        """Any thread: end a read or reconnect in progress at once (within a fraction of a
+        second) with :class:`InstrumentInterrupted`, and every later one until ``open``."""
+        ...
+
+    def end_waits_after(self, seconds: float | None) -> None:
+        """Let reads and reconnects wait at most ``seconds`` from now (None: their own
+        timeouts only); the sampler's silence limit."""
         ...
 
 

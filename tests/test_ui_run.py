@@ -11,6 +11,7 @@ from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QWizard
 
 from app.records import PhaseStatus, RunConfig, RunStatus
+from app.reports.export import export_run
 from app.sequencer import events as ev
 from app.storage.db import open_database
 from tests.test_ui_wizard import click_next
@@ -154,9 +155,13 @@ def test_abort_asks_with_a_real_dialog_defaulting_to_no(qtbot, station: MainWind
         assert station.run_view.ask_abort() is True
 
 
-def test_closing_mid_run_asks_then_aborts_and_waits_for_the_worker(qtbot,
-                                                                   station: MainWindow) -> None:
+def test_closing_mid_run_asks_then_aborts_and_waits_for_the_worker(qtbot, station: MainWindow,
+                                                                   tmp_path: Path) -> None:
     run_id = start_smoke(station)
+    shown: set[tuple[int, float]] = set()
+    station.run_view.bridge.events.connect(lambda batch: shown.update(
+        (e.phase_index, x.t) for e in batch if isinstance(e, ev.PowerSamples)
+        for x in e.samples))
     wait_for_event(qtbot, station, ev.PowerSamples)
     station.answers.append(False)
     station.close()
@@ -169,6 +174,13 @@ def test_closing_mid_run_asks_then_aborts_and_waits_for_the_worker(qtbot,
     assert station.run_view.result.status is RunStatus.ABORTED
     assert "window was closed" in station.run_view.result.error
     assert stored_status(station, run_id) is RunStatus.ABORTED
+    database = open_database(station.db_url)
+    stored = database.load_run(run_id)
+    assert shown and shown <= set(zip(stored.power.phase_index.tolist(),
+                                      stored.power.t.tolist()))  # every sample shown is kept
+    reports = export_run(database, run_id, tmp_path / "reports")  # the partial run's reports
+    assert reports["pdf"].exists() and reports["xlsx"].exists()
+    database.close()
     settings = QSettings(station.settings.fileName(), QSettings.Format.IniFormat)
     assert settings.value("main/geometry") is not None  # window state kept
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from collections.abc import Iterable
 from datetime import date
 
@@ -22,6 +23,10 @@ MAX_DRIVES = 1_000_000
 SHOWN_CHARS = 40
 #: a typed value longer than this is clipped in a refusal (a path or name below it is shown whole)
 CLIPPED_OVER = 256
+#: readings one ``meter read`` takes: a day at one a second
+MAX_READINGS = 86_400
+#: runs one ``runs list`` prints
+MAX_LISTED = 10**9
 #: TCP ports (0 lets the system pick a free one)
 PORT_RANGE = (0, 65535)
 
@@ -45,6 +50,19 @@ def drive_count(text: str) -> int:
     return value
 
 
+def whole_number(low: int, high: int):  # type: ignore[no-untyped-def]
+    """An argument type for a whole number from ``low`` to ``high`` (``meter read --count``,
+    ``runs list --limit``: past the bound it is a typo, and SQLite's LIMIT overflows)."""
+    def number(text: str) -> int:
+        value = _number(text, int)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{_shown(text)} must be from {low} to {high}")
+        return value
+
+    number.__name__ = "whole number"
+    return number
+
+
 def tcp_port(text: str) -> int:
     """``--port``: 0 … 65535 (0: any free port)."""
     value = _number(text, int)
@@ -53,6 +71,25 @@ def tcp_port(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{_shown(text)} must be from {low} to {high} "
                                          "(0: any free port)")
     return value
+
+
+def bounded(low: float, high: float, unit: str = "", *, above_low: bool = False):  # type: ignore[no-untyped-def]
+    """An argument type for a finite number from ``low`` to ``high`` (``above_low``: > low).
+    The simulator's electrical state is such a number: ``nan`` or ``inf`` would be served as
+    a reading, and ``--pf 0`` divides by zero when the current is derived."""
+    suffix = f" {unit}" if unit else ""
+
+    def number(text: str) -> float:
+        value = _number(text, float)
+        inside = (value > low if above_low else value >= low) and value <= high
+        if not (math.isfinite(value) and inside):
+            raise argparse.ArgumentTypeError(
+                f"{_shown(text)} must be a finite number {'>' if above_low else '≥'} "
+                f"{low:g} and ≤ {high:g}{suffix}")
+        return value
+
+    number.__name__ = "number"  # argparse names the type in its "invalid … value" fallback
+    return number
 
 
 def scratch_size(text: str) -> str:
@@ -130,15 +167,21 @@ def _shown(text: str) -> str:
         f"{text[:SHOWN_CHARS]!r}… ({len(text)} characters)"
 
 
+def refuse(command: str, message: object, args: argparse.Namespace) -> int:
+    """Print ``storwatt COMMAND: message`` as :func:`one_line` with the command's typed values
+    (a pasted 10 KB URL or id is quoted as its start and length) and return exit code 1."""
+    print(one_line(f"storwatt {command}: {message}", vars(args).values()), file=sys.stderr)
+    return 1
+
+
 def one_line(message: str, values: Iterable[object]) -> str:
     """``message`` as one readable line: each typed value (one of ``values``) longer than
     :data:`CLIPPED_OVER` cut to its first :data:`SHOWN_CHARS` characters, so the refusal of a pasted 10 KB name stays
     short, and line breaks and other control characters shown escaped (``\\n``)."""
-    for value in values:
-        texts = value if isinstance(value, list) else [value]
-        for text in texts:
-            if isinstance(text, str) and len(text) > CLIPPED_OVER:
-                message = message.replace(text, f"{text[:SHOWN_CHARS]}… ({len(text)} characters)")
+    texts = [t for v in values for t in (v if isinstance(v, list) else [v])
+             if isinstance(t, str) and len(t) > CLIPPED_OVER]
+    for text in sorted(texts, key=len, reverse=True):  # a shorter one may be part of a longer
+        message = message.replace(text, f"{text[:SHOWN_CHARS]}… ({len(text)} characters)")
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
 
 

@@ -13,6 +13,7 @@ import json
 import sys
 from dataclasses import asdict
 
+from app.cli import arguments
 from app.storage.errors import StorageError
 
 
@@ -59,8 +60,7 @@ def add_command(args: argparse.Namespace) -> int:
         finally:
             database.close()
     except StorageError as exc:
-        print(f"storwatt audit add: {exc}", file=sys.stderr)
-        return 1
+        return arguments.refuse("audit add", exc, args)
     print(f"run {entry.run_id}: {entry.describe()}")
     return 0
 
@@ -76,8 +76,7 @@ def list_command(args: argparse.Namespace) -> int:
         finally:
             database.close()
     except StorageError as exc:
-        print(f"storwatt audit list: {exc}", file=sys.stderr)
-        return 1
+        return arguments.refuse("audit list", exc, args)
     if args.json:
         print(json.dumps([asdict(e) for e in entries], indent=2, default=str))
     elif not entries:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections import Counter
 from contextlib import closing
 from pathlib import Path
 
+from app.cli import arguments
 from app.storage.errors import StorageError
 
 
@@ -47,8 +47,7 @@ def upgrade_command(args: argparse.Namespace) -> int:
     try:
         version = migrate.upgrade(args.db)
     except StorageError as exc:
-        print(f"storwatt db upgrade: {exc}", file=sys.stderr)
-        return 1
+        return arguments.refuse("db upgrade", exc, args)
     print(f"database schema at version {version} (latest {migrate.head()})")
     return 0
 
@@ -68,8 +67,7 @@ def info_command(args: argparse.Namespace) -> int:
         finally:
             database.close()
     except StorageError as exc:
-        print(f"storwatt db info: {exc}", file=sys.stderr)
-        return 1
+        return arguments.refuse("db info", exc, args)
     if args.json:
         print(json.dumps(facts, indent=2))
         return 0
@@ -92,8 +90,7 @@ def copy_command(args: argparse.Namespace) -> int:
             source.close()
             destination.close()
     except StorageError as exc:
-        print(f"storwatt db copy: {exc}", file=sys.stderr)
-        return 1
+        return arguments.refuse("db copy", exc, args)
     print(report.summary())
     return 0
 
@@ -107,8 +104,7 @@ def recover_command(args: argparse.Namespace) -> int:
         with closing(open_database(args.db, recover_journals=False)) as database:
             report = recover(database, args.journal)
     except StorageError as exc:
-        print(f"storwatt db recover: {exc}", file=sys.stderr)
-        return 1
+        return arguments.refuse("db recover", exc, args)
     for line in report.lines():
         print(line)
     if not (report.imported or report.in_use or report.failed):

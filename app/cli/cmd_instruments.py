@@ -55,12 +55,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     sm = sim_actions.add_parser("meter", help="run a meter simulator until Ctrl-C")
     sm.add_argument("--model", required=True, choices=SIM_MODELS)
     sm.add_argument("--port", type=arguments.tcp_port, default=0, help="TCP port on 127.0.0.1 (0: any free)")
-    sm.add_argument("--watts", type=float, default=100.0)
-    sm.add_argument("--volts", type=float, default=230.0)
-    sm.add_argument("--amps", type=float, help="default: watts / (volts · pf)")
-    sm.add_argument("--pf", type=float, default=0.95)
-    sm.add_argument("--hz", type=float, default=50.0)
-    sm.add_argument("--celsius", type=float, default=23.5, help="thermometer models")
+    sm.add_argument("--watts", type=arguments.bounded(0, 1e6, "W"), default=100.0)
+    sm.add_argument("--volts", type=arguments.bounded(0, 1e4, "V", above_low=True),
+                    default=230.0)
+    sm.add_argument("--amps", type=arguments.bounded(0, 1e4, "A"),
+                    help="default: watts / (volts · pf)")
+    sm.add_argument("--pf", type=arguments.bounded(0, 1, above_low=True), default=0.95)
+    sm.add_argument("--hz", type=arguments.bounded(0, 1e4, "Hz", above_low=True),
+                    default=50.0)
+    sm.add_argument("--celsius", type=arguments.bounded(-273.15, 1000, "°C"), default=23.5,
+                    help="thermometer models")
     sm.add_argument("--compat-mode", action="store_true",
                     help="WT300 answering in WT200 compatibility mode (rehearse that error)")
     sm.set_defaults(func=sim_meter_command)
@@ -71,17 +75,13 @@ def _read_parser(actions: argparse._SubParsersAction, kind: str) -> argparse.Arg
     p.add_argument("--driver", required=True, help="driver name (storwatt meter drivers)")
     p.add_argument("--resource", required=True,
                    help="VISA resource, e.g. TCPIP::127.0.0.1::10001::SOCKET")
-    p.add_argument("--count", type=int, default=1)
-    p.add_argument("--interval", type=float, default=1.0, help="seconds between readings")
+    p.add_argument("--count", type=arguments.whole_number(1, arguments.MAX_READINGS), default=1)
+    p.add_argument("--interval", type=arguments.bounded(0, 3600, "s"), default=1.0,
+                   help="seconds between readings")
     p.add_argument("--json", action="store_true")
     p.add_argument("--option", action="append", default=[], metavar="K=V",
                    help="driver option (element=1, range_v=300, range_a=2, backend=@py …)")
     return p
-
-
-def _fail(command: str, message: object) -> int:
-    print(f"storwatt {command}: {message}", file=sys.stderr)
-    return 1
 
 
 def parse_options(pairs: list[str]) -> dict[str, Any]:
@@ -110,7 +110,8 @@ def list_command(args: argparse.Namespace) -> int:
     try:
         resources = find_resources(args.backend, args.lan)
     except Exception as exc:  # noqa: BLE001 — a broken VISA install is a one-line message
-        return _fail("instruments list", f"VISA backend {args.backend!r} failed: {exc}")
+        return arguments.refuse("instruments list", f"VISA backend {args.backend!r} failed: "
+                                f"{exc}", args)
     if not resources:
         scope = "USB, GPIB and serial" + (" and LAN" if args.lan else "")
         print(f"no VISA instruments found on {scope} (backend {args.backend}). LAN socket "
@@ -171,8 +172,6 @@ def thermo_read_command(args: argparse.Namespace) -> int:
 def _read(command: str, args: argparse.Namespace, power: bool) -> int:
     from drivers.meters.registry import open_power_meter, open_temperature_meter
 
-    if args.count < 1 or args.interval < 0:
-        return _fail(command, "--count must be ≥ 1 and --interval ≥ 0")
     clock = MonotonicClock()
     try:
         options = parse_options(args.option)
@@ -185,7 +184,7 @@ def _read(command: str, args: argparse.Namespace, power: bool) -> int:
         finally:
             meter.close()
     except InstrumentError as exc:
-        return _fail(command, exc)
+        return arguments.refuse(command, exc, args)
     report = {"identity": asdict(identity),
               "ranges": ({"mode": "fixed", "volts": ranges[0], "amps": ranges[1]} if ranges
                          else {"mode": "auto"}) if power else None,
@@ -252,8 +251,8 @@ def sim_meter_command(args: argparse.Namespace) -> int:
             sim.set_state(args.watts, args.volts, args.amps, args.pf, args.hz)
         port = sim.start()
     except (ValueError, OSError) as exc:
-        return _fail("sim meter", f"cannot start the {args.model} simulator on 127.0.0.1:"
-                     f"{args.port}: {exc}")
+        return arguments.refuse("sim meter", f"cannot start the {args.model} simulator on "
+                                f"127.0.0.1:{args.port}: {exc}", args)
     stop = threading.Event()
     # Ctrl-C and SIGTERM both stop cleanly, also when started in the background (SIGINT
     # ignored by the shell would otherwise leave the simulator running)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import TYPE_CHECKING, Callable
 
+from app.cli import arguments
 from app.method.taxonomy_terms import DEFAULT_METHOD, NEEDS
 
 if TYPE_CHECKING:  # the method model needs pydantic: imported where a command runs
@@ -64,8 +64,7 @@ def _guarded(group: str, command: Callable[[argparse.Namespace], int]
         try:
             return command(args)
         except (MethodError, TaxonomyError) as exc:
-            print(f"storwatt {group}: {exc}", file=sys.stderr)
-            return 1
+            return arguments.refuse(group, exc, args)
     return run
 
 

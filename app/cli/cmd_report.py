@@ -4,9 +4,9 @@ run (the run id may be an unambiguous prefix)."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
+from app.cli import arguments
 from app.storage.errors import StorageError
 
 
@@ -33,8 +33,7 @@ def report_command(args: argparse.Namespace) -> int:
             pdf, xlsx = Path(f"{stem}.pdf"), Path(f"{stem}.xlsx")
         written = write_reports(run, pdf, xlsx)
     except (StorageError, ReportError) as exc:
-        print(f"storwatt report: {exc}", file=sys.stderr)
-        return 1
+        return arguments.refuse("report", exc, args)
     for kind, path in written.items():
         print(f"{kind}: {path}")
     return 0

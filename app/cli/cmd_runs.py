@@ -6,11 +6,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from dataclasses import asdict, fields
 from typing import TYPE_CHECKING, Any
 
-from app.cli import cmd_signoff
+from app.cli import arguments, cmd_signoff
 from app.cli.cmd_savings import add_savings_options, savings_command
 from app.storage.errors import StorageError
 
@@ -23,7 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     group = p.add_subparsers(dest="runs_command", metavar="ACTION", required=True)
     ls = group.add_parser("list", help="stored runs, newest first")
     ls.add_argument("--status", help="only runs with this status (COMPLETED, INTERRUPTED …)")
-    ls.add_argument("--limit", type=int, help="at most this many runs")
+    ls.add_argument("--limit", type=arguments.whole_number(1, arguments.MAX_LISTED),
+                    help="at most this many runs")
     show = group.add_parser("show", help="one run: phases, metrics, instruments, sample counts")
     show.add_argument("run_id", metavar="ID", help="run id or an unambiguous prefix of it")
     savings = group.add_parser(
@@ -63,8 +63,7 @@ def list_command(args: argparse.Namespace) -> int:
         finally:
             database.close()
     except StorageError as exc:
-        print(f"storwatt runs list: {exc}", file=sys.stderr)
-        return 1
+        return arguments.refuse("runs list", exc, args)
     if args.json:
         print(json.dumps([{**_summary_json(r), "resumable": r.run_id in resumable}
                           for r in runs], indent=2))
@@ -105,8 +104,7 @@ def show_command(args: argparse.Namespace) -> int:
     try:
         run = load_one_run(args.db, args.run_id)
     except StorageError as exc:
-        print(f"storwatt runs show: {exc}", file=sys.stderr)
-        return 1
+        return arguments.refuse("runs show", exc, args)
     data = run_json(run)
     if args.json:
         print(json.dumps(data, indent=2))

@@ -23,6 +23,9 @@ MAX_INTERVALS = 100_000
 MIN_PERIOD_S, MIN_INTERVAL_S = 0.1, 1.0
 #: the shortest fio stall limit (``[fio] stall_s``): three of fio's one-second status reports
 MIN_STALL_S = 3.0
+#: the shortest meter silence limit (``[sampling] meter_silence_limit_s``); the default is in
+#: app.method.model (longer than one full reconnect, docs/reliability.md)
+MIN_SILENCE_S = 1.0
 #: the longest time one setting may ask for (an interval, a probe, a sampling limit)
 MAX_SETTING_S = 3600.0
 #: the longest plan (timed part, intensity search and every COM check): a week
@@ -54,6 +57,7 @@ IntervalSeconds = Annotated[float, Strict(), Field(ge=MIN_INTERVAL_S, le=MAX_SET
 Period = Annotated[float, Strict(), Field(ge=MIN_PERIOD_S, le=MAX_SETTING_S)]
 #: fio reports once a second: a stall limit under MIN_STALL_S would fail a healthy fio
 StallSeconds = Annotated[float, Strict(), Field(ge=MIN_STALL_S, le=MAX_SETTING_S)]
+SilenceSeconds = Annotated[float, Strict(), Field(ge=MIN_SILENCE_S, le=MAX_SETTING_S)]
 BlockKiB = Annotated[float, Strict(), Field(ge=MIN_BLOCK_KIB, le=MAX_BLOCK_KIB),
                      AfterValidator(_whole_sectors)]
 QueueDepth = Annotated[int, Strict(), Field(ge=1, le=4096)]

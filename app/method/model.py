@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 from app.method.fields import (MAX_PLAN_S, BlockKiB, Celsius, Count, Flag, IntervalSeconds, Jobs,
                                JobName, Milliseconds, Name, NonEmpty, Number, OpenPercent, Passes,
                                Percent, Period, Positive, PositiveCount, QueueDepth, RangePercent,
-                               Rounds, StallSeconds, WmaPoints)
+                               Rounds, SilenceSeconds, StallSeconds, WmaPoints)
 from app.method.summary import MethodSummary, PlanSummary
 from drivers.fio.engine import DEFAULT_STALL_S
 from drivers.interfaces import WorkloadProfile
@@ -548,6 +548,20 @@ class FioSettings(Frozen):
     stall_s: StallSeconds = DEFAULT_STALL_S
 
 
+#: a meter silent this long fails the phase: longer than one full reconnect of a driver with
+#: its default settings (``Instrument.reconnect_span_s``: 11.4 s), so a meter that comes back
+#: within one reconnect only leaves a logged gap (docs/reliability.md)
+DEFAULT_SILENCE_LIMIT_S = 20.0
+
+
+class SamplingSettings(Frozen):
+    """``[sampling]``: when a meter that stopped answering ends the run (a station setting,
+    set per method file like ``[fio]``)."""
+
+    #: no reply from a meter for this long → the phase FAILED "… silent for N s"
+    meter_silence_limit_s: SilenceSeconds = DEFAULT_SILENCE_LIMIT_S
+
+
 class Method(Frozen):
     """A versioned test method or abbreviated variant of one."""
 
@@ -571,6 +585,12 @@ class Method(Frozen):
     compliance: ComplianceMinimums | None = None
     fio: FioSettings = FioSettings()
     ranging: RangingRule = RangingRule()
+    sampling: SamplingSettings = SamplingSettings()
+
+    @property
+    def temperature_period_s(self) -> float:
+        """How often the thermometer is read: five power periods, within the method's limit."""
+        return min(self.sample_period_s * 5, self.instruments.max_temperature_interval_s)
 
     @model_validator(mode="after")
     def _references_resolve(self) -> "Method":
@@ -587,6 +607,12 @@ class Method(Frozen):
             problems.append(Problem(("sample_period_s", "interval_s"),
                                     f"{period:g} s is longer than interval_s "
                                     f"({self.interval_s:g} s): an interval needs a sample"))
+        silence, slowest = self.sampling.meter_silence_limit_s, self.temperature_period_s
+        if silence <= max(period, slowest):
+            problems.append(Problem(("sampling.meter_silence_limit_s", "sample_period_s"),
+                                    f"{silence:g} s is not longer than the slowest meter's "
+                                    f"sampling period ({max(period, slowest):g} s): one "
+                                    "missed reply would end the run"))
         if self.variant_of is not None and self.compliant:
             problems.append(Problem(("compliant",), f"a variant of {self.variant_of} is "
                                     "abbreviated and must say compliant = false"))

@@ -135,6 +135,16 @@ class PowerInputs:
             meter.reconnect()
         return self.combined_identity()
 
+    def interrupt(self) -> None:
+        """Stop: every input's read or reconnect in progress ends (the sampler's abort)."""
+        for _, meter in self.inputs:
+            meter.interrupt()
+
+    def end_waits_after(self, seconds: float | None) -> None:
+        """The sampler's silence limit bounds every input's waits."""
+        for _, meter in self.inputs:
+            meter.end_waits_after(seconds)
+
     def close(self) -> None:
         for _, meter in reversed(self.inputs):
             try:

@@ -4,17 +4,24 @@ Each meter is polled on a fixed grid ``t0 + k·period`` (the OpenHTF monitor ide
 reply delays one sample but never shifts the grid, so the average rate stays exact over a
 24-hour run. When the sequencer falls more than a period behind, missed grid points are
 skipped and recorded as a gap — never interpolated (method-notes §3: samples are evidence).
-A meter that stops answering gets reconnect attempts with back-off; only after
-``max_failures`` consecutive failures does the sampler give up and raise :class:`MeterLost`.
+
+A meter that stops answering gets reconnect attempts with back-off; each missed sample is a
+logged gap, and the method's 5 s sample rule judges the intervals it falls in (the recorder).
+Only when the meter has been silent for the method's ``[sampling] meter_silence_limit_s``
+does the sampler give up and raise :class:`MeterLost`, at that limit: once a meter fails,
+its reads and reconnects may wait only until the limit (``end_waits_after``), so a slow
+reconnect cannot overrun it. A stop request (:meth:`MeterSampler.interrupt`) ends a read or
+back-off in progress within a fraction of a second.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from drivers.interfaces import InstrumentError, SampledInstrument
+from drivers.interfaces import InstrumentError, InstrumentInterrupted, SampledInstrument
 
 S = TypeVar("S")
 
@@ -39,16 +46,30 @@ class MeterSampler(Generic[S]):
     meter: SampledInstrument[S]
     period_s: float
     name: str
-    max_failures: int = 5
+    #: the method's ``[sampling] meter_silence_limit_s``
+    silence_limit_s: float
+    #: the time now on the poll's scale (a read or reconnect takes time of its own)
+    clock: Callable[[], float]
     t0: float = 0.0
     _k: int = 0
-    _failures: int = 0
+    _last_reply: float | None = None
+    _first_error: str = ""
+    _stopping: bool = False
     gaps: list[SampleGap] = field(default_factory=list)
 
+    def interrupt(self) -> None:
+        """Any thread: the run is stopping; end the meter's read or back-off in progress."""
+        self._stopping = True
+        self.meter.interrupt()
+
     def restart(self, t0: float) -> None:
-        """Align the grid to a new phase start."""
+        """Align the grid to a new phase start (or attempt, after a pause). A meter that was
+        answering starts its silence count afresh: a pause of hours is no silence; one that
+        was failing stays silent across the boundary."""
         self.t0 = t0
         self._k = 0
+        if not self._first_error:
+            self._last_reply = None
 
     @property
     def next_due(self) -> float:
@@ -64,25 +85,55 @@ class MeterSampler(Generic[S]):
                                        f"{self.name}: sequencer {behind} period(s) behind"))
             self._k += behind
         self._k += 1
+        if self._last_reply is None:
+            self._last_reply = now  # silence is counted from the first poll at the latest
         try:
             sample = self.meter.read(now)
         except InstrumentError as exc:
-            self._failures += 1
             self.gaps.append(SampleGap(now, now + self.period_s, 1, f"{self.name}: {exc}"))
-            self._try_reconnect()
-            if self._failures >= self.max_failures:
-                raise MeterLost(
-                    f"{self.name} failed {self._failures} times in a row; last error: {exc}"
-                ) from exc
+            self._failed(exc)
             return []
-        self._failures = 0
+        if self._first_error:
+            self._first_error = ""
+            self.meter.end_waits_after(None)
+        self._last_reply = now
         return [sample]
+
+    def _failed(self, exc: InstrumentError) -> None:
+        """A read failed: give up at the silence limit, else try to reconnect within it."""
+        if self._stopping:
+            raise exc
+        self._first_error = self._first_error or str(exc)
+        self._check_silence(exc)
+        self.meter.end_waits_after(self._silence_left())
+        self._try_reconnect()
+        self._check_silence(exc)
+
+    def _silence_left(self) -> float:
+        assert self._last_reply is not None
+        return self._last_reply + self.silence_limit_s - self.clock()
+
+    def _check_silence(self, exc: InstrumentError) -> None:
+        """Raise :class:`MeterLost` once the meter has been silent for the limit (a wait the
+        limit ended counts as reaching it)."""
+        if self._silence_left() > 0 and not isinstance(exc, InstrumentInterrupted):
+            return
+        assert self._last_reply is not None
+        silent = self.clock() - self._last_reply
+        raise MeterLost(f"{self.name} silent for {silent:.1f} s (limit [sampling] "
+                        f"meter_silence_limit_s = {self.silence_limit_s:g} s); first error: "
+                        f"{self._first_error}" + (f"; last: {exc}" if str(exc) !=
+                                                  self._first_error else "")) from exc
 
     def _try_reconnect(self) -> None:
         """Reopen the meter (the driver backs off between attempts) and say how it went, so
         the run log shows where the measurement resumed and with which meter."""
         try:
             identity = self.meter.reconnect()
+        except InstrumentInterrupted as exc:
+            self._note(f"reconnect failed: {exc}")
+            if not self._stopping:
+                self._check_silence(exc)
         except InstrumentError as exc:
             self._note(f"reconnect failed: {exc}")
         else:

@@ -100,9 +100,11 @@ class Sequencer:
         if continuation is not None:
             self.search = {r.profile: r for r in continuation.search}
             self._done_s = sum(p.planned_s for p in self.phases[:self._first_phase])
-        self._power = MeterSampler(lab.power_meter, method.sample_period_s, "power meter")
-        temp_period = min(method.sample_period_s * 5, method.instruments.max_temperature_interval_s)
-        self._temp = (MeterSampler(lab.temperature_meter, temp_period, "thermometer")
+        silence = method.sampling.meter_silence_limit_s
+        self._power = MeterSampler(lab.power_meter, method.sample_period_s, "power meter",
+                                   silence, self._now)
+        self._temp = (MeterSampler(lab.temperature_meter, method.temperature_period_s,
+                                   "thermometer", silence, self._now)
                       if lab.temperature_meter else None)
         #: ranging pass, then fixed ranges per profile (method-notes §3); ``range_plan`` is
         #: one the range advisor found and the operator confirmed
@@ -123,6 +125,13 @@ class Sequencer:
         self._abort_reason = reason
         self._abort.set()
         self._wake.set()
+        for sampler in (self._power, self._temp):
+            if sampler:  # a meter read or reconnect in progress ends within a wait slice
+                sampler.interrupt()
+
+    def _now(self) -> float:
+        """Run time now (``run()`` replaces the run clock, so samplers ask through here)."""
+        return self.clock.now()
 
     @property
     def paused(self) -> bool:

@@ -24,7 +24,8 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from app.paths import default_db_url
 from app.records import PhaseStatus, RunStatus
 from app.storage import migrate
-from app.storage.errors import ReadOnlySchemaError, StorageError, classify
+from app.storage.errors import (DatabaseLockedError, ReadOnlySchemaError, StorageError,
+                                classify)
 from app.storage.liveness import Machine, WriterMark, orphan_reason
 from app.storage.schema import Phase, PhaseAttemptRow, PowerSampleRow, Run
 
@@ -131,23 +132,46 @@ def open_database(url: str | None = None, *,
         raise classify(exc, url) from exc
     database = Database(url, engine, busy_timeout_s)
     try:
-        with engine.begin() as conn:
-            migrate.upgrade_connection(conn, url)
-            database.interrupted = tuple(mark_interrupted(conn, machine))
+        try:
+            _prepare(database, engine, machine)
+        except DatabaseLockedError:
+            if not _is_sqlite(url):
+                raise
+            # SQLite does not wait to turn a read lock into a write lock: a station that must
+            # write at open (a new file's schema, crash marks) while another station writes
+            # gets "locked" at once. Again with the write lock taken at BEGIN, which waits.
+            # (Not always: a database merely read at open must open under a long lock.)
+            opener = database.writer_engine()
+            try:
+                _prepare(database, opener, machine)
+            finally:
+                opener.dispose()
     except StorageError:
         engine.dispose()
         raise
-    except sa.exc.SQLAlchemyError as exc:
-        engine.dispose()
-        raise classify(exc, url) from exc
     if recover_journals:
         from app.storage.recover import recover_at_open
         database.recovered = recover_at_open(database)
     return database
 
 
+def _prepare(database: Database, engine: Engine, machine: Machine | None) -> None:
+    """Bring the schema up to date and mark crashed runs INTERRUPTED, in one transaction."""
+    try:
+        with engine.begin() as conn:
+            migrate.upgrade_connection(conn, database.url)
+            database.interrupted = tuple(mark_interrupted(conn, machine))
+    except sa.exc.SQLAlchemyError as exc:
+        raise classify(exc, database.url) from exc
+
+
 def _sqlite_file(url: str) -> str | None:
-    parsed = make_url(url)
+    """The SQLite file ``url`` names; None for another database, or for a URL that does not
+    parse (``open_database`` then refuses it with its reason)."""
+    try:
+        parsed = make_url(url)
+    except sa.exc.ArgumentError:
+        return None
     if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
         return None
     return parsed.database

@@ -75,7 +75,8 @@ def classify(exc: BaseException, url: str) -> StorageError:
     """
     if isinstance(exc, StorageError):
         return exc
-    text = str(getattr(exc, "orig", None) or exc)
+    # one line: a driver's message may span several (psycopg: "…refused\n\tIs the server …")
+    text = " ".join(str(getattr(exc, "orig", None) or exc).split())
     low = text.lower()
     if "database is locked" in low or "database table is locked" in low:
         return DatabaseLockedError(

@@ -37,6 +37,7 @@ from app.sequencer import events as ev
 from app.storage import schema as s
 from app.storage.apply import Entry, RunState, apply_events, beat_run
 from app.storage.db import Database
+from app.storage.deleted import FileIdentity, restore_from_connection
 from app.storage.errors import DiskFullError, StorageError, WriterError, classify
 from app.storage.journal import (JournalError, JournalFile, journal_path, new_header,
                                  reserve_bytes)
@@ -114,6 +115,7 @@ class RunWriter:
         self._durability: Durability | None = None
         self._abandon = threading.Event()
         self._engine = database.writer_engine()
+        self._file = FileIdentity.of(database.url)  # to notice the file deleted under us
         self._crash: BaseException | None = None
         self._thread = threading.Thread(target=self._run_thread, name="run-writer",
                                         daemon=True)
@@ -309,6 +311,7 @@ class RunWriter:
     def _commit(self) -> bool:
         """Apply all pending events in one transaction; on failure keep them for a retry."""
         try:
+            self._check_file()
             with self._engine.begin() as conn:
                 state = apply_events(conn, self._state, [e for _, e in self._pending])
         except Exception as exc:  # noqa: BLE001 - any failure must keep the events
@@ -322,6 +325,16 @@ class RunWriter:
         if recovered:
             log.warning("run writer: the database works again; every kept event is stored")
         return True
+
+    def _check_file(self) -> None:
+        """Put a database file deleted under the run back before committing into it
+        (``app.storage.deleted``); raises :class:`DatabaseDeletedError` if it cannot be."""
+        if self._file is None or self._file.still_there():
+            return
+        self._file = restore_from_connection(self._engine, self._file)
+        self.database.engine.dispose()  # readers too: the unlinked file is left behind
+        log.warning("run writer: the database file %s was deleted under the running station; "
+                    "restored from the open connection, nothing lost", self._file.path)
 
     def _retire_journals(self) -> None:
         """Everything is in the database: empty the current run's journal (its reservation

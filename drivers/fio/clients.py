@@ -28,6 +28,9 @@ DEFAULT_PORT = 8765
 _HOST = re.compile(r"^[A-Za-z0-9_.-]{1,253}$")
 _REFUSED = ("connection refused", "failed to connect", "no route to host",
             "name or service not known", "connection timed out", "connect:")
+#: what a fio client prints when its server stopped answering mid-job (fio 3.33 gives up
+#: after its own ~40 s command timeout: "timeout on SEND_ETA", docs/reliability.md)
+_LOST = ("timed out", "timeout on", "connection reset", "broken pipe")
 ALL_CLIENTS = "All clients"
 
 
@@ -57,6 +60,12 @@ def connection_refused(text: str) -> bool:
     """True when a client's error text says it never reached its server."""
     lowered = text.lower()
     return any(marker in lowered for marker in _REFUSED)
+
+
+def connection_lost(text: str) -> bool:
+    """True when a client's error text says its server stopped answering mid-job."""
+    lowered = text.lower()
+    return any(marker in lowered for marker in _LOST)
 
 
 def client_entries(doc: dict[str, Any]) -> list[dict[str, Any]]:

@@ -396,6 +396,10 @@ class FioEngine:
             if host and clients.connection_refused(detail):
                 self._error = f"{where} refused the connection (is `fio --server` running " \
                               f"there?): {detail}"
+            elif host and clients.connection_lost(detail):
+                self._error = (f"{where} stopped answering mid-phase (its `fio --server` died "
+                               f"or the network dropped; fio's client gave up, exit code "
+                               f"{code}): {detail}")
             else:
                 self._error = f"{where} exited with code {code}: {detail}"
         if self._error and not final and not self._reported:

@@ -2,21 +2,43 @@
 
 Subclasses are mostly data (class attributes: models, terminations, setup commands, controls,
 the reading and the accuracy spec). The base keeps one ``threading.Lock`` per instrument so
-the sampler thread and a "test connection" click can never interleave a query and its reply.
+the sampler thread and a "test connection" click can never interleave a query and its reply,
+and one :class:`Waits` that an abort or the sampler's silence limit uses to end a read or a
+reconnect back-off early (the lock is held for the whole wait, so it cannot be reached
+through the lock).
 """
 
 from __future__ import annotations
 
+import math
 import threading
-import time
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
 from drivers.interfaces import (SIMULATOR_IDN_PREFIX, IdentityMismatch, InstrumentError,
-                                InstrumentIdentity)
+                                InstrumentIdentity, InstrumentInterrupted)
 from drivers.meters.transport import Transport, VisaTransport, check_visa_resource, query
+from drivers.meters.waits import Waits
 
 T = TypeVar("T")
+
+#: the longest read timeout or back-off a driver option may set: past it a typo (1e30) would
+#: hold the sampler for ever, beyond any silence limit a method can set
+MAX_TIMEOUT_S = 600.0
+MAX_RECONNECT_ATTEMPTS = 100
+
+
+def _setting(name: str, value: Any, low: float, high: float, whole: bool = False) -> float:
+    """A common driver option as a number in [low, high], or an error naming the option."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if not (low <= number <= high) or (whole and not number.is_integer()):
+        kind = "a whole number" if whole else "a number"
+        raise InstrumentError(f"driver option {name}={value!r} must be {kind} from {low:g} "
+                              f"to {high:g}")
+    return number
 
 
 def parse_idn(reply: str) -> tuple[str, str, str, str]:
@@ -62,12 +84,15 @@ class Instrument:
                                   f"valid options: {', '.join(allowed)}")
         self.resource = self._check_resource(resource)
         self.backend = backend
-        self.timeout_s = float(timeout_s)
-        self.reconnect_attempts = int(reconnect_attempts)
-        self.reconnect_delay_s = float(reconnect_delay_s)
+        self.timeout_s = _setting("timeout_s", timeout_s, 0.001, MAX_TIMEOUT_S)
+        self.reconnect_attempts = int(_setting("reconnect_attempts", reconnect_attempts, 0,
+                                               MAX_RECONNECT_ATTEMPTS, whole=True))
+        self.reconnect_delay_s = _setting("reconnect_delay_s", reconnect_delay_s, 0,
+                                          MAX_TIMEOUT_S)
         self.calibration_date = calibration_date
         self.options = {k: self.OPTIONS[k](v) for k, v in options.items()}
         self._lock = threading.Lock()
+        self.waits = Waits()
         self._transport: Transport | None = None
         self._identity: InstrumentIdentity | None = None
         self._stale = False
@@ -83,7 +108,8 @@ class Instrument:
     def _connect(self) -> Transport:
         return VisaTransport(self.resource, backend=self.backend,
                              read_termination=self.READ_TERMINATION,
-                             write_termination=self.WRITE_TERMINATION, timeout_s=self.timeout_s)
+                             write_termination=self.WRITE_TERMINATION, timeout_s=self.timeout_s,
+                             waits=self.waits)
 
     def command_fields(self) -> dict[str, Any]:
         """Values the command templates may use (element, channel …)."""
@@ -129,6 +155,9 @@ class Instrument:
     # -- wire ---------------------------------------------------------------------------------
     def _require(self) -> Transport:
         if self._transport is None:
+            if self._identity is not None:  # opened once: closed or reconnect failed since
+                raise InstrumentError(f"{self.DRIVER} at {self.resource} is not connected "
+                                      "(closed, or the last reconnect failed)")
             raise InstrumentError(f"{self.DRIVER} at {self.resource} is not open: call open()")
         return self._transport
 
@@ -140,6 +169,7 @@ class Instrument:
 
     # -- public life cycle --------------------------------------------------------------------
     def open(self) -> InstrumentIdentity:
+        self.waits.reset()  # a new session: an earlier stop request is over
         with self._lock:
             return self._open_locked()
 
@@ -177,18 +207,41 @@ class Instrument:
         with self._lock:
             return self._reconnect_locked()
 
+    def interrupt(self) -> None:
+        """Any thread, no lock: end the read or reconnect in progress within one wait slice,
+        and every later one until :meth:`open` (the run is stopping)."""
+        self.waits.interrupt()
+
+    def end_waits_after(self, seconds: float | None) -> None:
+        """Bound every read and reconnect wait to ``seconds`` from now (None: lift it)."""
+        self.waits.end_after(seconds)
+
+    def reconnect_span_s(self) -> float:
+        """How long a meter that stopped answering holds the sampler with these settings: the
+        read that times out, then every reconnect attempt timing out on its identity query,
+        with the back-off between attempts (none after the last). The defaults give
+        2 + 4 × 2 + (0.2 + 0.4 + 0.8) = 11.4 s; the method's silence limit must be longer
+        (docs/reliability.md)."""
+        attempts = max(1, self.reconnect_attempts)
+        backoff = sum(self.reconnect_delay_s * 2 ** i for i in range(attempts - 1))
+        return self.timeout_s * (1 + attempts) + backoff
+
     def _reconnect_locked(self) -> InstrumentIdentity:
         before = self._identity
         delay = self.reconnect_delay_s
         last: InstrumentError | None = None
-        for _ in range(max(1, self.reconnect_attempts)):
+        attempts = max(1, self.reconnect_attempts)
+        for attempt in range(1, attempts + 1):
             try:
                 identity = self._open_locked()
-            except IdentityMismatch:
+            except (IdentityMismatch, InstrumentInterrupted):
                 raise
             except InstrumentError as exc:
                 last = exc
-                time.sleep(delay)
+                if attempt < attempts and self.waits.sleep(delay):
+                    raise InstrumentInterrupted(
+                        f"reconnecting to {self.DRIVER} at {self.resource} stopped after "
+                        f"{attempt} attempt(s) ({self.waits.why()}); last error: {exc}") from None
                 delay *= 2
                 continue
             if before is not None and (identity.model, identity.serial) != \

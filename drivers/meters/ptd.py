@@ -48,7 +48,7 @@ class PtdSession(Instrument):
     def _connect(self) -> Transport:
         host, _, port = self.resource.rpartition(":")
         return SocketTransport(host, int(port), termination=self.WRITE_TERMINATION,
-                               timeout_s=self.timeout_s)
+                               timeout_s=self.timeout_s, waits=self.waits)
 
     def _identity_from(self, reply: str) -> InstrumentIdentity:
         simulator, text = split_simulator_prefix(reply)

@@ -3,14 +3,25 @@
 Drivers talk in text lines and never see pyvisa or socket errors: every failure becomes an
 :class:`InstrumentTimeout` (no answer in time — a reconnect may help) or an
 :class:`InstrumentError` (cannot open, connection lost) whose message names the resource.
+
+A read waits for its reply in slices of :data:`~drivers.meters.waits.SLICE_S` up to the
+transport's timeout, so a stop request or the sampler's silence limit (the instrument's
+:class:`Waits`) ends it within one slice with :class:`InstrumentInterrupted`, not after the
+whole timeout. No reply is lost between slices: pyvisa-py and the socket read keep what
+arrived, and a slice only times out with nothing received.
 """
 
 from __future__ import annotations
 
 import socket
-from typing import Protocol
+import time
+from collections.abc import Callable
+from typing import Protocol, TypeVar
 
-from drivers.interfaces import InstrumentError, InstrumentTimeout
+from drivers.interfaces import InstrumentError, InstrumentInterrupted, InstrumentTimeout
+from drivers.meters.waits import SLICE_S, Waits
+
+T = TypeVar("T")
 
 VISA_FORMATS = ("TCPIP::<host>::<port>::SOCKET (LAN socket, e.g. TCPIP::192.168.1.20::10001::SOCKET)",
                 "TCPIP::<host>::INSTR (VXI-11)", "USB0::0x0B21::0x0025::<serial>::INSTR (USB-TMC)",
@@ -27,6 +38,23 @@ class Transport(Protocol):
     def read(self) -> str: ...
 
     def close(self) -> None: ...
+
+
+def read_in_slices(resource: str, timeout_s: float, waits: Waits,
+                   read_slice: Callable[[float], T]) -> T:
+    """Call ``read_slice(seconds)`` (which raises :class:`InstrumentTimeout` when nothing
+    arrived in ``seconds``) until a reply, ``timeout_s`` or the end of ``waits``."""
+    start = time.monotonic()
+    give_up = start + timeout_s
+    while True:
+        if waits.ended:
+            raise InstrumentInterrupted(f"{resource}: stopped waiting for the reply after "
+                                        f"{time.monotonic() - start:.1f} s ({waits.why()})")
+        try:
+            return read_slice(max(0.001, min(SLICE_S, give_up - time.monotonic())))
+        except InstrumentTimeout:
+            if time.monotonic() >= give_up:
+                raise
 
 
 def query(transport: Transport, line: str) -> str:
@@ -75,11 +103,13 @@ class VisaTransport:
     """
 
     def __init__(self, resource: str, *, backend: str = "@py", read_termination: str = "\n",
-                 write_termination: str = "\n", timeout_s: float = 2.0) -> None:
+                 write_termination: str = "\n", timeout_s: float = 2.0,
+                 waits: Waits | None = None) -> None:
         import pyvisa
 
         self.resource = check_visa_resource(resource)
         self.timeout_s = timeout_s
+        self.waits = waits or Waits()
         try:
             self._res = pyvisa.ResourceManager(backend).open_resource(
                 self.resource, read_termination=read_termination,
@@ -91,10 +121,18 @@ class VisaTransport:
                                   "and that the meter's interface is enabled") from None
 
     def write(self, line: str) -> None:
+        self._set_timeout(self.timeout_s)  # a read leaves its slice's timeout behind
         self._call(self._res.write, line)
 
     def read(self) -> str:
+        return read_in_slices(self.resource, self.timeout_s, self.waits, self._read_slice)
+
+    def _read_slice(self, seconds: float) -> str:
+        self._set_timeout(seconds)
         return self._call(self._res.read)
+
+    def _set_timeout(self, seconds: float) -> None:
+        self._call(setattr, self._res, "timeout", max(1, int(seconds * 1000)))
 
     def _call(self, fn, *args):
         """One pyvisa call; whatever it raises is a transport failure for the driver.
@@ -132,9 +170,10 @@ class SocketTransport:
     """A plain TCP line connection (PTDaemon is not a VISA instrument)."""
 
     def __init__(self, host: str, port: int, *, termination: str = "\r\n",
-                 timeout_s: float = 2.0) -> None:
+                 timeout_s: float = 2.0, waits: Waits | None = None) -> None:
         self.resource = f"{host}:{port}"
         self.timeout_s = timeout_s
+        self.waits = waits or Waits()
         self._term = termination.encode()
         self._buffer = b""
         try:
@@ -151,18 +190,25 @@ class SocketTransport:
 
     def read(self) -> str:
         while self._term not in self._buffer:
-            try:
-                chunk = self._sock.recv(4096)
-            except TimeoutError:
-                raise InstrumentTimeout(f"PTDaemon at {self.resource} did not answer within "
-                                        f"{self.timeout_s:g} s; reconnect") from None
-            except OSError as exc:
-                raise InstrumentError(f"{self.resource}: connection lost ({exc})") from None
-            if not chunk:
-                raise InstrumentError(f"PTDaemon at {self.resource} closed the connection")
-            self._buffer += chunk
+            self._buffer += read_in_slices(self.resource, self.timeout_s, self.waits,
+                                           self._receive)
         line, _, self._buffer = self._buffer.partition(self._term)
         return line.decode(errors="replace")
+
+    def _receive(self, seconds: float) -> bytes:
+        self._sock.settimeout(seconds)
+        try:
+            chunk = self._sock.recv(4096)
+        except TimeoutError:
+            raise InstrumentTimeout(f"PTDaemon at {self.resource} did not answer within "
+                                    f"{self.timeout_s:g} s; reconnect") from None
+        except OSError as exc:
+            raise InstrumentError(f"{self.resource}: connection lost ({exc})") from None
+        finally:
+            self._sock.settimeout(self.timeout_s)
+        if not chunk:
+            raise InstrumentError(f"PTDaemon at {self.resource} closed the connection")
+        return chunk
 
     def close(self) -> None:
         try:

@@ -42,6 +42,12 @@ class _SimulatedInstrument:
         injected fault only reports who answers (the fault itself stays)."""
         return self.identity
 
+    def interrupt(self) -> None:
+        """Nothing blocks: a read returns (or fails) at once."""
+
+    def end_waits_after(self, seconds: float | None) -> None:
+        """Nothing blocks, so there is no wait to bound."""
+
     def close(self) -> None:
         pass
 

@@ -23,10 +23,22 @@ WORKLOAD_MODES = {"simulated": "sim", "local-fio": "local-fio", "load-hosts": "l
 _HOST = re.compile(r"^[A-Za-z0-9.\-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:]+\](:\d{1,5})?$")
 
 
+#: a refusal quotes what was typed; a pasted 10 KB value is shown as its start and length
+LONG_WORD = re.compile(r"[^\s'\"]{81,}")
+MAX_MESSAGE = 600
+
+
+def _clipped(message: str) -> str:
+    message = LONG_WORD.sub(lambda m: f"{m.group()[:40]}… ({len(m.group())} characters)",
+                            message)
+    return message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE - 1] + "…"
+
+
 class EntryError(ValueError):
     """An entry the wizard cannot accept; ``field`` names the widget to fix."""
 
     def __init__(self, field_name: str, message: str) -> None:
+        message = _clipped(message)
         super().__init__(message)
         self.field = field_name
         self.message = message
