@@ -40,6 +40,8 @@ def test_missing_smoke_method_fails_the_methods_step(tmp_path, monkeypatch):
     methods.mkdir(parents=True)
     for name in ("emerald-block-v3.toml", "taxonomy-emerald-v3.toml"):
         shutil.copy(app.paths.methods_dir() / name, methods / name)
+    # the compliant method's REPLAY profile names a shipped trace (resources/ ships whole)
+    shutil.copytree(app.paths.traces_dir(), tmp_path / "resources" / "traces")
     monkeypatch.setattr(app.paths, "resources_dir", lambda: tmp_path / "resources")
     code, text = _run(tmp_path / "work")
     assert code == 1

@@ -97,6 +97,9 @@ def test_window_state_is_kept_and_ctrl_q_quits(qtbot, tmp_path: Path,
     qtbot.addWidget(first)
     first.show()
     qtbot.waitExposed(first)
+    # the whole station fits a 1366 × 768 laptop screen less a 40 px task bar: the per-input
+    # plots once made it 877 px tall, and restoring the state then clamped it to the screen
+    assert first.minimumSizeHint().height() <= 728, first.minimumSizeHint()
     first.resize(first.minimumSizeHint().width(), first.minimumSizeHint().height() + 30)
     height = first.height()  # the offscreen screen is narrow: width and position get clamped
     assert height != 950  # not the default size

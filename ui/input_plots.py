@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 from drivers.interfaces import FLAG_LOW_CURRENT, PowerSample
 from drivers.meters.accuracy import UNCERTAINTY_LIMIT_PCT
 from ui.series import GrowableSeries
-from ui.theme import PlotColours
+from ui.theme import PLOT_MIN_HEIGHT, PlotColours
 
 TOTAL = "total"
 #: the input of a run with one meter
@@ -69,7 +69,7 @@ class InputPlots(QWidget):
         plot = widget.getPlotItem()
         plot.legend = pg.LegendItem(colCount=6)
         plot.layout.addItem(plot.legend, 4, 1)
-        widget.setMinimumSize(320, 220)
+        widget.setMinimumSize(320, PLOT_MIN_HEIGHT - 20)
         return widget
 
     def reset(self) -> None:

@@ -23,7 +23,8 @@ from app.sequencer import events as ev
 from drivers.interfaces import WorkloadInterval
 from ui.input_plots import InputPlots
 from ui.series import GrowableSeries
-from ui.theme import PlotColours, apply_plot_theme, plot_colours, system_is_dark
+from ui.theme import (PLOT_MIN_HEIGHT, PlotColours, apply_plot_theme, plot_colours,
+                      system_is_dark)
 
 REDRAW_INTERVAL_MS = 250
 #: response-time axis ticks (log10 view coordinates → label in ms), 1-2-5 per decade
@@ -222,7 +223,7 @@ class LivePlots(QWidget):
         widget.setTitle(title)
         # no grid on the live plots: pyqtgraph's grid costs 10× the curves to paint
         widget.setLabel("bottom", "run time (h:mm:ss)")
-        widget.setMinimumSize(320, 200)
+        widget.setMinimumSize(320, PLOT_MIN_HEIGHT)
         _empty_time_range(widget.getPlotItem())
         return widget
 
@@ -272,7 +273,7 @@ class LivePlots(QWidget):
         hist.addItem(self.hist_curve)
         self.hist_lines: list[pg.InfiniteLine] = []
         self.bins_ms, self.bin_counts = np.empty(0), np.empty(0)
-        self.hist_widget.setMinimumSize(320, 200)
+        self.hist_widget.setMinimumSize(320, PLOT_MIN_HEIGHT)
         self.hist_choice = QComboBox()
         self.hist_choice.setAccessibleName("Histogram profile")
         self.hist_choice.currentTextChanged.connect(self._show_histogram)

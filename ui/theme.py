@@ -28,6 +28,10 @@ class PlotColours:
     ceiling: str = "#d03030"
 
 
+#: the smallest a live plot may get: three rows of plots (the per-input row included) must leave
+#: the station's window shorter than a 1366 × 768 laptop screen (tests/test_ui_app.py)
+PLOT_MIN_HEIGHT = 150
+
 def system_is_dark(palette: QPalette | None = None) -> bool:
     """True when the window background is dark (desktop dark mode or a dark Qt style)."""
     if palette is None:
