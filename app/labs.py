@@ -29,6 +29,7 @@ from typing import Any
 from app.fio_lab import SutFollowingEngine, data_set_probe, fio_description, fio_engine
 from app.records import LAB_KINDS, SIMULATED_LABS, InstrumentConfig, PowerInput, RunConfig
 from app.sequencer.lab import Lab, LabError, Teardown
+from app.sequencer.sampler import DEFAULT_SILENCE_LIMIT_S
 from app.sequencer.power_inputs import PowerInputs
 from app.sim_lab import (SIM_POWER_DRIVER, SIM_POWER_MODEL, SIM_THERMO_DRIVER, input_shares,
                          input_simulator, power_simulator, simulated_engine, simulated_sut,
@@ -143,17 +144,20 @@ _TEMPERATURE = _MeterKind(SimulatedThermometer, thermometer_simulator, SIM_THERM
 
 
 def build_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = (),
-              fio_stall_s: float = DEFAULT_STALL_S, sample_period_s: float = 1.0) -> Lab:
+              fio_stall_s: float = DEFAULT_STALL_S, sample_period_s: float = 1.0,
+              silence_limit_s: float = DEFAULT_SILENCE_LIMIT_S) -> Lab:
     """``protected``: paths a real workload must never write (``app.protected``);
     ``fio_stall_s``: the method's ``[fio] stall_s`` (fio stopped, phase FAILED, after that
     long without IO); ``sample_period_s``: the method's power sample period (readings of
-    several inputs more than half of it apart are not summed)."""
+    several inputs more than half of it apart are not summed); ``silence_limit_s``: the method's
+    ``[sampling] meter_silence_limit_s``, for each power input as for one meter."""
     plan = plan_lab(config)
     sut = simulated_sut(config)
     with Teardown() as teardown:
         engine, description, clock_check = _set_up_workload(plan, config, clock, protected,
                                                             fio_stall_s, sut, teardown)
-        meters = _set_up_meters(plan, config, sut, teardown, clock, sample_period_s)
+        meters = _set_up_meters(plan, config, sut, teardown, clock, sample_period_s,
+                                silence_limit_s)
         return Lab(meters.power_meter, engine, meters.temperature_meter,
                    None if plan.real_io else sut.used_capacity_bytes,
                    FIO_LATENCY_S if plan.real_io else 0.0, description, teardown,
@@ -176,12 +180,14 @@ def _set_up_workload(plan: LabPlan, config: RunConfig, clock: Clock, protected: 
 
 
 def _set_up_meters(plan: LabPlan, config: RunConfig, sut: SimulatedSut,
-                   teardown: Teardown, clock: Clock, period_s: float) -> LabMeters:
+                   teardown: Teardown, clock: Clock, period_s: float,
+                   silence_limit_s: float = DEFAULT_SILENCE_LIMIT_S) -> LabMeters:
     inputs = None
     if config.power_inputs:
         shares = input_shares(config.power_inputs)  # of the simulated SUT's load
         inputs = PowerInputs([(i, _set_up_input(config, i, sut, shares[i.name], teardown))
-                              for i in config.power_inputs], clock, period_s)
+                              for i in config.power_inputs], clock, period_s,
+                             silence_limit_s)
         power: PowerMeter = inputs
     else:
         power = _set_up_meter(_POWER, plan.power, config.power_meter, sut, teardown)

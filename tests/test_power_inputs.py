@@ -15,6 +15,7 @@ from app.labs import build_lab
 from app.records import PowerInput, RunConfig, RunStatus
 from app.sequencer.power_inputs import (PowerInputs, STATED_BY_METER, combined_uncertainty_pct,
                                         sum_inputs)
+from app.sequencer.sampler import MeterLost
 from app.session import open_session
 from app.storage.db import open_database
 from app.storage.repository import list_runs, load_run
@@ -150,6 +151,23 @@ class _DroppingMeter(SimulatedPowerMeter):
             self.reads += 1
             raise InstrumentTimeout("simulated drop-out")
         return super().read(t)
+
+
+def test_an_input_is_lost_at_the_silence_limit_not_after_a_count_of_misses() -> None:
+    """As for one meter (app/sequencer/sampler.py): one input silent for 10 readings at 1 s
+    leaves 10 flagged instants and the run going (it used to be lost after 5 misses: a dropped
+    reply ended the run); silent for the limit, the meter is lost, naming the method key."""
+    sut, clock = SimulatedSut(), FakeClock()
+    inputs = PowerInputs([(PowerInput("a", "sim"), SimulatedPowerMeter(sut, share=0.5)),
+                          (PowerInput("b", "sim"), _DroppingMeter(sut, 0.5, range(1, 31)))],
+                         clock, 1.0, silence_limit_s=20.0)
+    for k in range(10):
+        assert FLAG_INPUT_MISSING in inputs.read(float(k)).flags
+        clock.advance(1.0)
+    clock.advance(10.0)
+    with pytest.raises(MeterLost, match=r"power input b silent for 20\.0 s \(limit \[sampling\] "
+                                        r"meter_silence_limit_s = 20 s\)"):
+        inputs.read(20.0)
 
 
 def _run(config: RunConfig, tmp: Path, **patch):

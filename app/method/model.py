@@ -21,6 +21,7 @@ from app.method.fields import (MAX_PLAN_S, BlockKiB, Celsius, Count, Flag, Inter
                                Percent, Period, Positive, PositiveCount, QueueDepth, RangePercent,
                                Rounds, SilenceSeconds, StallSeconds, WmaPoints)
 from app.method.summary import MethodSummary, PlanSummary
+from app.sequencer.sampler import DEFAULT_SILENCE_LIMIT_S
 from drivers.fio.engine import DEFAULT_STALL_S
 from drivers.interfaces import WorkloadProfile
 
@@ -548,10 +549,6 @@ class FioSettings(Frozen):
     stall_s: StallSeconds = DEFAULT_STALL_S
 
 
-#: a meter silent this long fails the phase: longer than one full reconnect of a driver with
-#: its default settings (``Instrument.reconnect_span_s``: 11.4 s), so a meter that comes back
-#: within one reconnect only leaves a logged gap (docs/reliability.md)
-DEFAULT_SILENCE_LIMIT_S = 20.0
 
 
 class SamplingSettings(Frozen):

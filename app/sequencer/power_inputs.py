@@ -14,8 +14,10 @@ The rules, each named in the report:
   instant: they are stored, not summed (``FLAG_INPUTS_MISALIGNED``, watts NaN).
 * **A missing input.** An input that does not answer gives a NaN reading flagged
   ``FLAG_INPUT_MISSING`` and the total is flagged and not summed (a partial sum is not the
-  SUT's power); the driver reconnects on its next read. After ``max_failures`` misses in a
-  row the meter is lost (:class:`~app.sequencer.sampler.MeterLost`), as for one meter.
+  SUT's power); the driver reconnects on its next read. An input silent for the method's
+  ``[sampling] meter_silence_limit_s`` loses the meter
+  (:class:`~app.sequencer.sampler.MeterLost`), the same rule as for one meter: a dropped reply
+  is a flagged instant, never the end of a day-long run.
 * **Flags.** Each input keeps its own flags; every flag of an input flags the total, except
   the two the method judges on the total itself: the 1 % uncertainty limit (the total's
   combined uncertainty is judged instead) and the low-current warning (a warning on that input).
@@ -36,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from app.records import PowerInput
-from app.sequencer.sampler import MeterLost
+from app.sequencer.sampler import DEFAULT_SILENCE_LIMIT_S, MeterLost
 from drivers.clock import Clock
 from drivers.interfaces import (FLAG_INPUT_MISSING, FLAG_INPUTS_MISALIGNED, FLAG_LOW_CURRENT,
                                 FLAG_UNCERTAINTY_HIGH, FLAG_UNCERTAINTY_UNKNOWN,
@@ -46,8 +48,6 @@ from drivers.meters.accuracy import UNCERTAINTY_LIMIT_PCT, AccuracySpec
 
 #: flags the method judges on the total, not copied from an input (see the module docstring)
 NOT_PROPAGATED = frozenset({FLAG_UNCERTAINTY_HIGH, FLAG_LOW_CURRENT})
-#: consecutive misses of one input before the run's power is lost
-MAX_INPUT_FAILURES = 5
 #: how the report names the combination (method-notes §10)
 COMBINATION_RULE = ("sum of the inputs' absolute uncertainties (u_i × P_i added over the "
                     "inputs: the conservative combination)")
@@ -110,10 +110,11 @@ class PowerInputs:
     inputs: Sequence[tuple[PowerInput, PowerMeter]]
     clock: Clock
     period_s: float
-    max_failures: int = MAX_INPUT_FAILURES
+    #: the method's ``[sampling] meter_silence_limit_s``
+    silence_limit_s: float = DEFAULT_SILENCE_LIMIT_S
     identities: tuple[InputIdentity, ...] = ()
     notes: list[str] = field(default_factory=list)
-    _failures: dict[str, int] = field(default_factory=dict)
+    _silent_since: dict[str, float] = field(default_factory=dict)  # input → its first miss
 
     # -- life cycle ----------------------------------------------------------------------------
     def open(self) -> InstrumentIdentity:
@@ -182,7 +183,7 @@ class PowerInputs:
                 errors.append(exc)
                 parts.append(self._missing(config.name, t + before - start, exc))
                 continue
-            self._failures[config.name] = 0
+            self._silent_since.pop(config.name, None)
             middle = t + (before + self.clock.now()) / 2 - start
             parts.append(replace(sample, t=middle, input=config.name))
         if len(errors) == len(self.inputs):
@@ -190,11 +191,12 @@ class PowerInputs:
         return sum_inputs(t, parts, self.period_s / 2)
 
     def _missing(self, name: str, t: float, exc: InstrumentError) -> PowerSample:
-        count = self._failures.get(name, 0) + 1
-        self._failures[name] = count
+        since = self._silent_since.setdefault(name, self.clock.now())
         self.notes.append(f"power input {name}: no reading at {t:.1f} s ({exc})")
-        if count >= self.max_failures:
-            raise MeterLost(f"power input {name} failed {count} times in a row; last error: "
+        silent = self.clock.now() - since
+        if silent >= self.silence_limit_s:
+            raise MeterLost(f"power input {name} silent for {silent:.1f} s (limit [sampling] "
+                            f"meter_silence_limit_s = {self.silence_limit_s:g} s); last error: "
                             f"{exc}")
         return PowerSample(t, math.nan, flags=frozenset({FLAG_INPUT_MISSING}), input=name)
 
