@@ -35,6 +35,7 @@ def test_each_input_and_the_total_get_a_power_and_an_uncertainty_curve(qtbot) ->
     assert list(inputs.curve_data("power", "psu-a")[1]) == [300.0] * 5
     assert list(inputs.curve_data("power", "psu-b")[1]) == [40.0] * 5
     assert list(inputs.curve_data("power", TOTAL)[1]) == [340.0] * 5
+    assert not inputs.power_widget.isHidden()  # several inputs: each one's power is shown
     # psu-b's own 1.4 % shows above the line; the total's combined (0.6 + 0.56) / 340 W below
     assert list(inputs.curve_data("uncertainty", "psu-b")[1]) == [1.4] * 5
     assert inputs.curve_data("uncertainty", TOTAL)[1][0] == pytest.approx(
@@ -60,6 +61,8 @@ def test_one_meter_shows_as_its_one_input_and_a_new_run_starts_empty(qtbot) -> N
     x, y = plots.inputs.curve_data("uncertainty", ONE_METER)
     assert list(x) == [0.0, 1.0] and y[0] == 0.3 and math.isnan(y[1])
     assert ("power", TOTAL) not in plots.inputs.curves
+    # one meter's power is the total, plotted above: only its uncertainty gets a plot here
+    assert plots.inputs.power_widget.isHidden() and not plots.inputs.uncertainty_widget.isHidden()
     plots.reset()
     assert not plots.inputs.curves and not plots.inputs.power
 
@@ -82,3 +85,18 @@ def test_the_history_view_shows_a_stored_runs_inputs(qtbot, tmp_path) -> None:
     a, b, total = (plots.inputs.curve_data("power", n)[1] for n in ("psu-a", "psu-b", TOTAL))
     assert len(total) == len(run.power) and len(a) == len(b) == len(total)
     assert total == pytest.approx(a + b, rel=1e-12)
+
+
+def test_the_metrics_table_names_an_unobserved_com_not_verified(qtbot) -> None:
+    """As the console, the log and the report do (app.sequencer.capacity_optimisation)."""
+    from app.records import MetricResult
+    from ui.metrics_table import MetricsTable
+
+    table = MetricsTable()
+    qtbot.addWidget(table)
+    table.add_metric(MetricResult("COM_snapshot-ro", math.nan, "ratio", False,
+                                  "needs the array's management interface"))
+    table.add_metric(MetricResult("EP_RR", 1.0, "IOPS/W", False, "not stable"))
+    last = table.columnCount() - 1
+    assert table.item(0, last).text().startswith("NOT VERIFIED: needs the array's")
+    assert table.item(1, last).text() == "INVALID: not stable"

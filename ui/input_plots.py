@@ -57,6 +57,8 @@ class InputPlots(QWidget):
         grid.addWidget(self.power_widget, 0, 0)
         grid.addWidget(self.uncertainty_widget, 0, 1)
         grid.addWidget(self.warning, 1, 0, 1, 2)
+        # with one meter its power is the total, already plotted above: only its uncertainty
+        self.power_widget.setVisible(False)
 
     @staticmethod
     def _plot(title: str, label: str, unit: str, axis: type[pg.AxisItem]) -> pg.PlotWidget:
@@ -81,6 +83,7 @@ class InputPlots(QWidget):
         self.uncertainty.clear()
         self.low_current.clear()
         self.warning.clear()
+        self.power_widget.setVisible(False)
 
     def add_samples(self, samples: Iterable[PowerSample]) -> None:
         """Totals as the sequencer publishes them; each carries its inputs' readings."""
@@ -97,6 +100,7 @@ class InputPlots(QWidget):
                 else:
                     self.low_current.pop(part.input, None)
             if total.inputs:
+                self.power_widget.setVisible(True)
                 self._series(self.power, TOTAL).append(
                     total.t, total.watts if total.usable else math.nan)
                 self._series(self.uncertainty, TOTAL).append(total.t, _pct(total))

@@ -21,6 +21,7 @@ from app.console import format_metric_value
 from app.metrics.formatting import format_figure
 from app.method.model import Method
 from app.records import IDLE_METRIC, MetricResult, PhaseInfo, PhaseKind, RunStatus, metric_rank
+from app.sequencer.capacity_optimisation import not_valid_word
 
 COLUMNS = ("Metric", "Value", "Unit", "Avg power (W)", "IO rate", "Avg response (ms)",
            "Validity")
@@ -79,7 +80,7 @@ class MetricsTable(QTableWidget):
         idle = m.unit.endswith("GB/W")  # EP_RI: capacity per watt, no IO at ready idle
         ops = "— (idle)" if idle else (f"{format_figure(m.ops_rate)} {m.ops_unit}".strip()
                                        if math.isfinite(m.ops_rate) else "—")
-        validity = "VALID" if m.valid else f"INVALID: {m.reason}"
+        validity = "VALID" if m.valid else f"{not_valid_word(m)}: {m.reason}"
         # the report's digits (three significant, docs/method-notes.md §4), so the table and
         # the PDF never show the same power differently
         self._set_row(row, (m.name, format_metric_value(m), m.unit, format_figure(m.avg_power_w),

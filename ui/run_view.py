@@ -23,6 +23,7 @@ from app.records import RunStatus
 from app.run_verdict import Tone, run_verdict
 from app.sequencer import events as ev
 from app.session import RunSession
+from app.sequencer.capacity_optimisation import not_valid_word
 from ui.bridge import RunBridge
 from ui.confirm import Confirm, ask_yes_no
 from ui.metrics_table import MetricsTable
@@ -334,7 +335,7 @@ class RunView(QWidget):
     def _on_MetricComputed(self, e: ev.MetricComputed) -> None:
         self.metrics.add_metric(e.metric)
         m = e.metric
-        state = "VALID" if m.valid else f"INVALID ({m.reason})"
+        state = "VALID" if m.valid else f"{not_valid_word(m)} ({m.reason})"
         self.append_log("INFO", f"{m.name} = {format_metric_value(m)} {m.unit} {state}")
 
     def _on_LogMessage(self, e: ev.LogMessage) -> None:
