@@ -277,3 +277,12 @@ def test_an_unparsable_database_url_is_one_line_and_a_pasted_one_is_clipped(caps
     assert main(["runs", "show", f"--db={pasted}", "--", "x" * 3000]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and len(err) < 600 and "(5000 characters)" in err
+
+
+def test_a_journal_path_with_a_control_character_is_reported_on_one_line(tmp_path,
+                                                                         capsys) -> None:
+    """Found by the fuzzer above: ``--journal '0\\r'`` printed a raw carriage return, so the
+    report's line read as "0" on a terminal."""
+    assert main(["db", "recover", f"--db=sqlite:///{tmp_path / 'r.db'}", "--journal=0\r"]) == 1
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.startswith("0\\r: NOT imported, the journal is kept")

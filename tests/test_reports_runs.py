@@ -48,6 +48,12 @@ class DegradingMeter:
     def reconnect(self):
         return self.inner.reconnect()
 
+    def interrupt(self) -> None:
+        self.inner.interrupt()
+
+    def end_waits_after(self, seconds: float | None) -> None:
+        self.inner.end_waits_after(seconds)
+
     @property
     def ranges(self):
         return self.inner.ranges

@@ -105,8 +105,8 @@ def recover_command(args: argparse.Namespace) -> int:
             report = recover(database, args.journal)
     except StorageError as exc:
         return arguments.refuse("db recover", exc, args)
-    for line in report.lines():
-        print(line)
+    for line in report.lines():  # a typed journal path may hold control characters
+        print(arguments.one_line(line, vars(args).values()))
     if not (report.imported or report.in_use or report.failed):
         print(f"no run journals for {database.url} in {journal_dir()}: nothing to recover")
     return 1 if report.failed else 0
