@@ -13,7 +13,6 @@ import openpyxl
 import pytest
 from pypdf import PdfReader
 
-from app.cli.main import main
 from app.method.loader import load_method
 from app.method.model import DemandIntensity
 from app.metrics.demand_intensity import DiPoint, saturation, sweet_spot
@@ -22,9 +21,9 @@ from app.reports.di_report import di_report
 from app.reports.export import export_run
 from app.sequencer.plan import build_phases
 from app.sequencer.sweep import SweepSteps
-from app.storage.db import open_database
 from drivers.fio.jobs import JobOptions, job_text
 from drivers.interfaces import WorkloadProfile
+from tests.short_fio_run import run_short_variant
 from tests.test_reports_runs import record_run
 
 
@@ -104,16 +103,8 @@ def test_sim_matrix_runs_whole_stores_cells_and_histograms_and_reports_them(
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
 def test_real_fio_matrix_stores_every_cell_with_its_jobs_and_depth(tmp_path: Path,
                                                                   capsys) -> None:
-    shipped = Path(__file__).parents[1] / "resources" / "methods"
-    variant = tmp_path / "di-short.toml"
-    variant.write_text(f'''base = "{shipped / 'pts-di-demo.toml'}"
-name = "di-short"
-version = "test"
-title = "PTS demand intensity, shortest"
-compliant = false
-variant_of = "emerald-block-v3"
-
-[[plans]]
+    _, run = run_short_variant(tmp_path, capsys, "pts-di-demo.toml", "di-short",
+                               "PTS demand intensity, shortest", """[[plans]]
 name = "online"
 categories = ["online", "near-online"]
 prefill = false
@@ -126,15 +117,7 @@ threads = [1, 2]
 queue_depths = [1, 4]
 stabilisation_intervals = 1
 measurement_intervals = 2
-''', encoding="utf-8")
-    db = f"sqlite:///{tmp_path / 'fio.db'}"
-    code = main(["run", "--lab", "local-fio", "--capacity-gb", "0.064", "--supply",
-                 "1P-200-240", "--ashrae-class", "A2", "--target", str(tmp_path / "s.dat"),
-                 "--target-size", "64M", "--method", str(variant), "--db", db, "--json",
-                 "--quiet"])
-    out = json.loads(capsys.readouterr().out)
-    assert code == 0 and out["status"] == "COMPLETED", out
-    run = open_database(db).load_run(out["run_id"])
+""")
     report = di_report(run)
     assert report is not None and [c.label for c in report.cells] == [
         "T1Q1", "T1Q4", "T2Q1", "T2Q4"]

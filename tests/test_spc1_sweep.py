@@ -4,7 +4,6 @@ end on the simulated lab — stored step metrics, the PDF table and the xlsx she
 
 from __future__ import annotations
 
-import json
 import math
 import shutil
 import subprocess
@@ -14,7 +13,6 @@ import openpyxl
 import pytest
 from pypdf import PdfReader
 
-from app.cli.main import main
 from app.compliance import assess_method
 from app.method.loader import load_method
 from app.method.model import MethodProblems, Sweep
@@ -22,10 +20,10 @@ from app.metrics.sweep import SweepPoint, stop_reason
 from app.records import PhaseKind, PhaseStatus, RunStatus
 from app.reports.export import export_run
 from app.sequencer import events as ev
-from app.storage.db import open_database
 from drivers.fio.jobs import JobOptions, job_text
 from drivers.interfaces import WorkloadProfile
 from drivers.simulators.fio_rate import applied_rate, sections
+from tests.short_fio_run import run_short_variant
 from tests.test_reports_runs import record_run
 
 ASU_SHARES = {"asu1": 59.6, "asu2": 12.3, "asu3": 28.1}
@@ -183,16 +181,8 @@ def test_real_fio_step_runs_at_50_iops_per_bsu_with_sequential_log_writes(
 @pytest.mark.slow  # about 20 s: three one-second-interval steps on real fio
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
 def test_real_fio_sweep_end_to_end_stores_rate_limited_steps(tmp_path: Path, capsys) -> None:
-    shipped = Path(__file__).parents[1] / "resources" / "methods"
-    variant = tmp_path / "spc1-short.toml"
-    variant.write_text(f'''base = "{shipped / 'spc1-like-demo.toml'}"
-name = "spc1-short"
-version = "test"
-title = "SPC-1-like sweep, shortest"
-compliant = false
-variant_of = "emerald-block-v3"
-
-[[plans]]
+    _, run = run_short_variant(tmp_path, capsys, "spc1-like-demo.toml", "spc1-short",
+                               "SPC-1-like sweep, shortest", """[[plans]]
 name = "online"
 categories = ["online", "near-online"]
 prefill = false
@@ -205,15 +195,7 @@ profile = "SPC1"
 units = [2, 4, 8]
 stabilisation_intervals = 2
 measurement_intervals = 2
-''', encoding="utf-8")
-    db = f"sqlite:///{tmp_path / 'fio.db'}"
-    code = main(["run", "--lab", "local-fio", "--capacity-gb", "0.064", "--supply",
-                 "1P-200-240", "--ashrae-class", "A2", "--target", str(tmp_path / "s.dat"),
-                 "--target-size", "64M", "--method", str(variant), "--db", db, "--json",
-                 "--quiet"])
-    out = json.loads(capsys.readouterr().out)
-    assert code == 0 and out["status"] == "COMPLETED", out
-    run = open_database(db).load_run(out["run_id"])
+""")
     rates = {m.name: m.ops_rate for m in run.metrics}
     ran = [n for n in (2, 4, 8) if f"SPC1_BSU_{n}" in rates]
     assert ran[:2] == [2, 4], rates  # a scratch file keeps up with 100 and 200 IOPS

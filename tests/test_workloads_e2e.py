@@ -4,7 +4,6 @@ file, stored, published live, and in the PDF and the xlsx."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -12,11 +11,10 @@ import openpyxl
 import pytest
 from pypdf import PdfReader
 
-from app.cli.main import main
 from app.records import PhaseKind, RunStatus
 from app.reports.export import export_run
 from app.sequencer import events as ev
-from app.storage.db import open_database
+from tests.short_fio_run import run_short_variant
 from tests.test_reports_runs import record_run
 
 WORKLOADS = ("HOTBAND", "OLTP", "VOD", "LOG", "DSS", "MAIL", "PAGING", "REPLAY")
@@ -54,16 +52,9 @@ def test_simulated_lab_runs_every_workload_live_stored_and_reported(tmp_path: Pa
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
 def test_real_fio_runs_hot_band_mixes_and_replay_into_the_reports(tmp_path: Path,
                                                                   capsys) -> None:
-    shipped = Path(__file__).parents[1] / "resources" / "methods"
-    variant = tmp_path / "workloads-short.toml"
-    variant.write_text(f'''base = "{shipped / 'demo-workloads.toml'}"
-name = "workloads-short"
-version = "test"
-title = "hot band, two mixes and a replay, shortest"
-compliant = false
-variant_of = "emerald-block-v3"
-
-[search]
+    database, run = run_short_variant(
+        tmp_path, capsys, "demo-workloads.toml", "workloads-short",
+        "hot band, two mixes and a replay, shortest", """[search]
 probe_s = 1.0
 queue_depths = [4]
 jobs = 1
@@ -77,21 +68,12 @@ conditioning_intervals = 2
 ready_idle_intervals = 2
 com_check_intervals = 1
 active = [
-  {{ profile = "HOTBAND", stabilisation_intervals = 0, measurement_intervals = 3 }},
-  {{ profile = "OLTP", stabilisation_intervals = 0, measurement_intervals = 3 }},
-  {{ profile = "VOD", stabilisation_intervals = 0, measurement_intervals = 3 }},
-  {{ profile = "REPLAY", stabilisation_intervals = 0, measurement_intervals = 3 }},
+  { profile = "HOTBAND", stabilisation_intervals = 0, measurement_intervals = 3 },
+  { profile = "OLTP", stabilisation_intervals = 0, measurement_intervals = 3 },
+  { profile = "VOD", stabilisation_intervals = 0, measurement_intervals = 3 },
+  { profile = "REPLAY", stabilisation_intervals = 0, measurement_intervals = 3 },
 ]
-''', encoding="utf-8")
-    db = f"sqlite:///{tmp_path / 'fio.db'}"
-    code = main(["run", "--lab", "local-fio", "--capacity-gb", "0.064", "--supply",
-                 "1P-200-240", "--ashrae-class", "A2", "--target", str(tmp_path / "s.dat"),
-                 "--target-size", "64M", "--method", str(variant), "--db", db, "--json",
-                 "--quiet"])
-    out = json.loads(capsys.readouterr().out)
-    assert code == 0 and out["status"] == "COMPLETED", out
-    database = open_database(db)
-    run = database.load_run(out["run_id"])
+""")
     jobs = "\n".join(run.job_files.values())
     assert "[HOTBAND-hot1]" in jobs and "flow=280" in jobs
     hot1 = jobs.split("[HOTBAND-hot1]", 1)[1]
