@@ -8,10 +8,13 @@ for the text and its tone, so they can never disagree (docs/method-notes.md §4)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Protocol
 
 from app.records import RunStatus
+from app.sequencer.capacity_optimisation import not_valid_word
 
 
 class Tone(StrEnum):
@@ -34,11 +37,32 @@ _STATUS_TONES = {RunStatus.COMPLETED: Tone.GOOD, RunStatus.ABORTED: Tone.WARNING
                  RunStatus.RUNNING: Tone.NEUTRAL}
 
 
-def run_verdict(status: RunStatus, invalid_metrics: int = 0) -> RunVerdict:
-    """``COMPLETED`` (good), ``COMPLETED — 2 metrics INVALID`` (warning), ``FAILED`` (bad)…"""
+def run_verdict(status: RunStatus, invalid_metrics: int = 0,
+                unverified_coms: int = 0) -> RunVerdict:
+    """``COMPLETED`` (good), ``COMPLETED — 2 metrics INVALID`` (warning), ``COMPLETED — 1 COM
+    NOT VERIFIED`` (warning: a technician must record its result), ``FAILED`` (bad)…"""
     tone = _STATUS_TONES[status]
-    if invalid_metrics <= 0:
+    parts = []
+    if invalid_metrics > 0:
+        parts.append(f"{invalid_metrics} {'metric' if invalid_metrics == 1 else 'metrics'} "
+                     "INVALID")
+    if unverified_coms > 0:
+        parts.append(f"{unverified_coms} {'COM' if unverified_coms == 1 else 'COMs'} "
+                     "NOT VERIFIED")
+    if not parts:
         return RunVerdict(status.value, tone)
-    noun = "metric" if invalid_metrics == 1 else "metrics"
-    return RunVerdict(f"{status.value} — {invalid_metrics} {noun} INVALID",
+    return RunVerdict(f"{status.value} — {', '.join(parts)}",
                       Tone.WARNING if tone is Tone.GOOD else tone)
+
+
+class _Metric(Protocol):
+    name: str
+    value: float
+    valid: bool
+
+
+def run_outcome(status: RunStatus, metrics: Iterable[_Metric]) -> RunVerdict:
+    """The verdict of a run with these metrics: a COM the lab could not observe is counted as
+    NOT VERIFIED, never as an INVALID measurement (``not_valid_word``)."""
+    words = [not_valid_word(m) for m in metrics if not m.valid]
+    return run_verdict(status, words.count("INVALID"), words.count("NOT VERIFIED"))

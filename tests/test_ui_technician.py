@@ -4,6 +4,8 @@ metrics table reads like the report, the finished run exports, the Run menu foll
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import replace
 from pathlib import Path
 
@@ -298,6 +300,11 @@ def test_invalid_metrics_are_worded_and_coloured_the_same_everywhere(qtbot,
     bad = MetricResult("EP_RR", 1.0, "IOPS/W", False, "unstable")
     station.run_view.show_verdict(ev.RunFinished(RunStatus.COMPLETED, 1.0, (bad,)))
     assert station.run_view.state.text() == "COMPLETED — 1 metric INVALID"
+    # a COM the lab could not observe waits for the technician's entry: not an INVALID figure
+    com = MetricResult("COM_snapshot-ro", math.nan, "ratio", False, "needs the array's "
+                       "management interface")
+    station.run_view.show_verdict(ev.RunFinished(RunStatus.COMPLETED, 1.0, (bad, com)))
+    assert station.run_view.state.text() == "COMPLETED — 1 metric INVALID, 1 COM NOT VERIFIED"
     assert TONE_COLOURS[Tone.WARNING].name() in station.run_view.state.styleSheet()
 
 

@@ -20,7 +20,7 @@ from app.compliance import assess_method
 from app.console import format_duration, format_metric_value
 from app.method.record import method_from_record
 from app.records import RunStatus
-from app.run_verdict import Tone, run_verdict
+from app.run_verdict import Tone, run_outcome
 from app.sequencer import events as ev
 from app.session import RunSession
 from app.sequencer.capacity_optimisation import not_valid_word
@@ -230,7 +230,7 @@ class RunView(QWidget):
 
     def show_verdict(self, e: ev.RunFinished) -> None:
         """The run's outcome in the header, worded and coloured as on the start page."""
-        verdict = run_verdict(e.status, sum(not m.valid for m in e.metrics))
+        verdict = run_outcome(e.status, e.metrics)
         self.state.setText(verdict.text)
         self.state.setStyleSheet(verdict_style(verdict))
         if verdict.tone is not Tone.GOOD:

@@ -24,7 +24,7 @@ from app.method.model import Method
 from app.method.record import method_from_record
 from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo,
                          PhaseStatus, PowerInput, RunConfig, RunStatus, SutDescription, Window)
-from app.run_verdict import RunVerdict, run_verdict
+from app.run_verdict import RunVerdict, run_outcome
 from app.sequencer.events import HistogramReady, Resumption, SearchResult
 from app.sequencer.range_plan import RangePlan
 from app.storage.power_inputs import StoredPowerInput
@@ -225,7 +225,7 @@ class RunSummary:
     @property
     def verdict(self) -> RunVerdict:
         """The same wording and tone on the start page, the run header and the history."""
-        return run_verdict(self.status, self.invalid_metrics)
+        return run_outcome(self.status, self.metrics)
 
     @property
     def status_text(self) -> str:

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel,
 from app.com_verdict import com_verdicts, record_com_result
 from app.console import format_duration
 from app.reports.content import ReportContent, build_content
-from app.run_verdict import run_verdict
+from app.run_verdict import run_outcome
 from app.signoff import approve, sign_off
 from app.storage.audit import AuditEntry, AuditError, add_audit_entry, audit_entries
 from app.storage.db import Database
@@ -84,7 +84,7 @@ class RunDetailView(QWidget):
         self.title = QLabel(f"Run {run.run_id[:8]} — {run.method_name} {run.method_version}")
         self.title.setFont(_title_font(self.title))
         self.title.setToolTip(run.run_id)
-        verdict = run_verdict(run.status, sum(not m.valid for m in run.metrics))
+        verdict = run_outcome(run.status, run.metrics)
         self.status = QLabel(verdict.text)  # worded and coloured as on the start page
         self.status.setStyleSheet(verdict_style(verdict))
         missing = [m.name for m in self.content.metrics if not m.valid]
