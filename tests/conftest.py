@@ -9,6 +9,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # helpers such as pg_server
 
+pytest_plugins = ["suite_guards"]  # stuck dialogs, hard backstop, slow tests named
+
 
 @pytest.fixture(autouse=True)
 def _private_data_dir(tmp_path_factory, monkeypatch):

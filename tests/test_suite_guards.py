@@ -1,0 +1,74 @@
+"""The suite's own guards (tests/suite_guards.py): a modal dialog nobody answers fails its test
+within seconds instead of blocking CI, and a test stuck where Python never runs ends the
+process with its stack."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["pytester"]
+HERE = Path(__file__).parent
+
+
+@pytest.fixture
+def guarded(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    shutil.copy(HERE / "suite_guards.py", pytester.path / "suite_guards.py")
+    pytester.makeconftest('pytest_plugins = ["suite_guards"]\n')
+    pytester.makeini("[pytest]\nqt_api = pyside6\ntimeout = 3\n")
+    monkeypatch.setenv("STORWATT_TEST_MODAL_LIMIT_S", "1")
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    return pytester
+
+
+def test_an_unanswered_message_box_fails_its_test_and_the_suite_goes_on(guarded) -> None:
+    guarded.makepyfile(test_modal="""
+        from PySide6.QtWidgets import QMessageBox, QWidget
+
+        def test_export_error_box(qtbot):
+            parent = QWidget()
+            qtbot.addWidget(parent)
+            QMessageBox.warning(parent, "Export failed", "disk full")  # nobody answers
+
+        def test_next(qtbot):
+            assert True
+        """)
+    started = time.monotonic()
+    result = guarded.runpytest_subprocess("-p", "no:cacheprovider", timeout=120)
+    assert time.monotonic() - started < 60
+    result.assert_outcomes(passed=2, errors=1)  # failed at its teardown
+    result.stdout.fnmatch_lines(["*modal dialog stayed open*'Export failed': disk full*"])
+
+
+def test_a_test_stuck_outside_python_ends_the_process_with_its_stack(guarded) -> None:
+    guarded.makeini("[pytest]\nqt_api = pyside6\ntimeout = 1\n")  # backstop after 2 s
+    guarded.makepyfile(test_stuck="""
+        import signal, suite_guards, time
+        suite_guards.BACKSTOP_MARGIN_S = 1.0
+
+        def test_blocked():
+            # a C++ wait never lets pytest-timeout's SIGALRM handler run; blocking the signal
+            # does the same to a plain sleep
+            signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGALRM])
+            time.sleep(30)
+        """)
+    started = time.monotonic()
+    result = guarded.runpytest_subprocess("-p", "no:cacheprovider", timeout=120)
+    assert time.monotonic() - started < 25
+    assert result.ret != 0
+    assert "test_blocked" in result.stderr.str() and "Timeout" in result.stderr.str()
+
+
+def test_a_slow_test_is_named_as_it_finishes(guarded) -> None:
+    guarded.makepyfile(test_slow="""
+        import suite_guards, time
+        suite_guards.SLOW_REPORT_S = 0.2
+
+        def test_takes_a_while():
+            time.sleep(0.3)
+        """)
+    result = guarded.runpytest_subprocess("-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["*[[]slow 0 s[]] test_slow.py::test_takes_a_while*"])
