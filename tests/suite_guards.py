@@ -14,13 +14,16 @@ machine). Three things make such a run say what happened instead:
   is stuck where no Python runs), faulthandler prints every thread's stack and ends the
   process, so CI fails within minutes with the stack instead of at its own limit.
 * **Slow tests are named as they finish** (``[slow 42 s] tests/…``), so even a run cut short
-  shows where its time went; ``--durations`` lists the slowest at the end.
+  shows where its time went; ``--durations`` lists the slowest at the end. With
+  ``STORWATT_TEST_CPU_LOG=FILE`` each test's CPU seconds (this process and the children it
+  waited for) are appended to FILE: on a CPU-starved CI machine, CPU time is what stretches.
 """
 
 from __future__ import annotations
 
 import faulthandler
 import os
+import resource
 import sys
 import time
 from collections.abc import Iterator
@@ -105,11 +108,22 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if limit > 0:
         faulthandler.dump_traceback_later(limit + BACKSTOP_MARGIN_S, exit=True,
                                           file=_state["stderr_fd"])
+    cpu_before = _cpu_s()
     try:
         yield
     finally:
         if limit > 0:
             faulthandler.cancel_dump_traceback_later()
+        cpu_log = os.environ.get("STORWATT_TEST_CPU_LOG")
+        if cpu_log:
+            with open(cpu_log, "a", encoding="utf-8") as out:
+                out.write(f"{_cpu_s() - cpu_before:.2f}\t{item.nodeid}\n")
+
+
+def _cpu_s() -> float:
+    own, children = (resource.getrusage(who) for who in (resource.RUSAGE_SELF,
+                                                         resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
