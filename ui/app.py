@@ -76,13 +76,15 @@ def run_gui(lab: str = "sim", db_url: str | None = None,
 def exec_until_stopped(qt_app: QApplication, window: MainWindow) -> int:
     """Run the event loop until the application quits. A stop signal (service stop, logout,
     Ctrl-C in the launching terminal) aborts the window's run as Abort does, waits for it to
-    end (stored, lab released), then quits."""
+    end (stored, lab released), then quits — with exit code 1 when it cut a run short, as
+    ``storwatt run`` does, so a service manager or script sees the run did not complete."""
     watcher = StopSignalWatcher()
     watcher.stop_requested.connect(window.quit_on_signal)
     try:
-        return qt_app.exec()
+        code = qt_app.exec()
     finally:
         watcher.uninstall()
+    return code or int(window.run_aborted_by_signal)
 
 
 if __name__ == "__main__":  # pragma: no cover

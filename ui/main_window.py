@@ -60,6 +60,7 @@ class MainWindow(QMainWindow):
         self.session: RunSession | None = None
         self._close_after_run = False
         self._quit_after_run = False
+        self.run_aborted_by_signal = False  # the process then exits 1 (ui.app)
         self.setWindowTitle("StorWatt — storage power-efficiency test station")
         self.start_page = StartPage()
         self.run_view = RunView(confirm=confirm, settings=self.settings)
@@ -305,6 +306,7 @@ class MainWindow(QMainWindow):
         if self._close_after_run:
             return  # already stopping
         self._close_after_run = True
+        self.run_aborted_by_signal = True
         self.run_view.abort(reason)
         self.statusBar().showMessage(f"Stopping the run safely before quitting: {reason}")
 
