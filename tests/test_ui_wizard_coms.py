@@ -142,3 +142,21 @@ def test_an_earlier_com_no_method_offers_is_named_not_dropped_silently(qtbot, tm
     qtbot.addWidget(w)
     assert "dedupe" in w.sut_page.error.text()
     assert not w.sut_page.error.isHidden()
+
+
+def test_parity_raid_ticked_on_a_raid_without_parity_blocks_next_naming_it(qtbot,
+                                                                           wizard) -> None:
+    qtbot.mouseClick(wizard.button(QWizard.WizardButton.NextButton), Qt.MouseButton.LeftButton)
+    fill_sut(qtbot, wizard)
+    page = wizard.sut_page
+    page.raid.setCurrentText("RAID 10")
+    parity = page.coms.rows["parity-raid"]
+    assert "follows the RAID level" in parity.available.toolTip()
+    parity.available.setChecked(True)
+    qtbot.mouseClick(wizard.button(QWizard.WizardButton.NextButton), Qt.MouseButton.LeftButton)
+    assert wizard.currentPage() is page
+    assert ("COM parity-raid is declared but the SUT's RAID level 'RAID 10' keeps no parity"
+            in page.error.text())
+    parity.available.setChecked(False)
+    qtbot.mouseClick(wizard.button(QWizard.WizardButton.NextButton), Qt.MouseButton.LeftButton)
+    assert wizard.currentPage() is wizard.workload_page

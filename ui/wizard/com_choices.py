@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QGridLayout, QGroupBox, QLabel
 
+from app.sequencer.capacity_optimisation import PARITY_RAID
+
 AVAILABLE_TIP = ("Available in SUT: {title} is a feature of this SUT. The report discloses it, "
                  "and a COM check runs for it after ready idle (docs/method-notes.md §2 phase "
                  "4); the COM verdict (PASSED, NOT PASSED, NOT VERIFIED) is about this COM.")
@@ -23,6 +25,9 @@ ON_TIP = ("On during test: {title} was enabled during the active test (implies A
           "Leave it clear for a COM the SUT has but that was not on during the active test: "
           "the report then says available YES, on NO — the method asks a declared COM to be "
           "on during the active test.")
+#: parity RAID is not a switch (app.sequencer.capacity_optimisation): the boxes add nothing
+PARITY_TIP = (" Parity RAID follows the RAID level: RAID 5/6/50/60 make it available and on "
+              "whether or not it is ticked; ticking it on RAID 0/1/10 is refused.")
 
 
 @dataclass(frozen=True)
@@ -49,12 +54,13 @@ class ComChoices(QGroupBox):
             heading = QLabel(title)
             heading.setWordWrap(True)
             heading.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            heading.setToolTip(com_id)
+            note = PARITY_TIP if com_id == PARITY_RAID else ""
+            heading.setToolTip(com_id + note)
             row = ComRow(QCheckBox(), QCheckBox())
             for box, what, tip in ((row.available, "available in SUT", AVAILABLE_TIP),
                                    (row.on, "on during test", ON_TIP)):
                 box.setAccessibleName(f"{title}: {what}")
-                box.setToolTip(tip.format(title=title))
+                box.setToolTip(tip.format(title=title) + note)
             row.on.toggled.connect(lambda on, r=row: on and r.available.setChecked(True))
             row.available.toggled.connect(lambda av, r=row: av or r.on.setChecked(False))
             grid.addWidget(heading, 0, column)

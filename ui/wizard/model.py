@@ -8,7 +8,7 @@ disagree about what is valid.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from app import units
@@ -133,18 +133,22 @@ def check_sut(e: WizardEntries) -> SutDescription:
                           supply=e.supply, ashrae_class=e.ashrae_class)
 
 
-def check_coms(method_name: str, sut: SutDescription) -> None:
-    """The run's own rule (``app.session.open_session``), on the review page instead of at
-    Start: every declared COM is one the method offers, one on is available, parity RAID only
-    on a parity RAID level."""
+def check_coms(known: Iterable[str], sut: SutDescription) -> None:
+    """The run's own rule (``app.session.open_session``) before Start, where it can be fixed:
+    every declared COM is one of ``known``, one on is available, parity RAID only on a parity
+    RAID level."""
     try:
-        method = load_method(method_name)
-    except MethodError as exc:
-        raise EntryError("method", str(exc)) from None
-    try:
-        check_declared_coms((c.id for c in method.coms), sut)
+        check_declared_coms(known, sut)
     except ValueError as exc:
         raise EntryError("coms", f"Capacity optimisation: {exc}.") from None
+
+
+def method_coms(method_name: str) -> tuple[str, ...]:
+    """The COM ids the chosen method offers (an unknown method is the method field's error)."""
+    try:
+        return tuple(c.id for c in load_method(method_name).coms)
+    except MethodError as exc:
+        raise EntryError("method", str(exc)) from None
 
 
 def check_workload(e: WizardEntries, protected: Sequence[str] = ()) -> str:
@@ -224,7 +228,7 @@ def config_from_wizard(e: WizardEntries) -> RunConfig:
     hosts = (tuple(h.strip() for h in e.load_hosts if h.strip())
              if e.workload_mode == "load-hosts" else ())
     sut = replace(sut, targets=targets, load_hosts=hosts)
-    check_coms(e.method, sut)
+    check_coms(method_coms(e.method), sut)
     meter, thermo = check_instruments(e)
     return RunConfig(method=e.method, taxonomy=e.taxonomy, lab=lab, sut=sut, power_meter=meter,
                      power_inputs=check_power_inputs(e.power_inputs), temperature_meter=thermo, operator=e.operator.strip(),

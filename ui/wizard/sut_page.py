@@ -14,7 +14,7 @@ from app.sequencer.capacity_optimisation import coms_off_during_test
 from ui.wizard.base import EntryPage, with_changes
 from ui.wizard.com_choices import ComChoices
 from ui.wizard.model import (CAPACITY_UNITS, DRIVE_TYPES, RAID_LEVELS, EntryError,
-                             WizardEntries, check_sut, format_capacity)
+                             WizardEntries, check_coms, check_sut, format_capacity)
 from ui.wizard.profiles import ProfileStoreError, SutProfileStore
 
 
@@ -126,7 +126,7 @@ class SutPage(EntryPage):
         layout.addWidget(self.error)
         self.widgets = {"vendor": self.vendor, "model": self.model, "serial": self.serial,
                         "capacity": self.capacity, "drive_count": self.drive_count,
-                        "capacity_unit": self.capacity_unit}
+                        "capacity_unit": self.capacity_unit, "coms": self.coms}
         self.refresh_profiles()
 
     # --- entries ----------------------------------------------------------------------------
@@ -159,7 +159,7 @@ class SutPage(EntryPage):
                             f"installed method (offered: {', '.join(self.coms.rows)}).")
 
     def check(self, e: WizardEntries) -> None:
-        check_sut(e)
+        check_coms(self.coms.rows, check_sut(e))  # the review page checks the method's list
 
     # --- profiles ---------------------------------------------------------------------------
     def refresh_profiles(self) -> None:
