@@ -99,7 +99,7 @@ def test_back_never_loses_entries_and_review_shows_the_plan(qtbot, wizard) -> No
     click_next(qtbot, wizard)
     fill_sut(qtbot, wizard)
     wizard.sut_page.capacity_unit.setCurrentText("GB")
-    wizard.sut_page.com_boxes["deduplication"].setChecked(True)
+    wizard.sut_page.coms.rows["deduplication"].on.setChecked(True)
     click_next(qtbot, wizard)
     click_next(qtbot, wizard)
     click_next(qtbot, wizard)

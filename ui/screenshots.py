@@ -77,7 +77,9 @@ def capture(folder: Path, method: str = "smoke", lab: str = "sim") -> list[Path]
     page.capacity.setText("7.3")
     page.capacity_unit.setCurrentText("TB")
     page.drive_count.setValue(50)
-    page.com_boxes[next(iter(page.com_boxes))].setChecked(True)
+    page.raid.setCurrentText("RAID 10")  # the COMs shown are the ones ticked below
+    page.coms.rows["snapshot-ro"].on.setChecked(True)  # available and on
+    page.coms.rows["thin-provisioning"].available.setChecked(True)  # available, off
     page.notes.setPlainText("Rack B4, dual controllers, firmware 5.2")
     settle(app)
     shots.append(save(wizard, folder, "wizard-2-sut"))

@@ -11,6 +11,7 @@ from pathlib import Path
 from app.cli import arguments
 from app.records import (LAB_KINDS, SIMULATED_LABS, InstrumentConfig, RunConfig, RunStatus,
                          SutDescription)
+from app.sequencer.capacity_optimisation import declare_coms
 from app.storage.errors import StorageError
 from app.stop_signals import is_hang_up, leave_terminal, run_until_stopped
 from drivers.interfaces import InstrumentError, WorkloadError
@@ -120,8 +121,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         sut = replace(sut, drive_type=args.drive_type)
     if args.raid is not None:
         sut = replace(sut, raid=args.raid)
-    available = tuple(dict.fromkeys([*args.com, *args.com_off]))
-    sut = replace(sut, coms_declared=available, coms_on_during_test=tuple(dict.fromkeys(args.com)),
+    available, on = declare_coms(args.com, args.com_off)
+    sut = replace(sut, coms_declared=available, coms_on_during_test=on,
                   targets=tuple(args.target), load_hosts=tuple(args.load_host))
     return RunConfig(method=args.method, taxonomy=args.taxonomy, lab=args.lab, sut=sut,
                      power_meter=InstrumentConfig(args.meter_driver, args.meter_resource),

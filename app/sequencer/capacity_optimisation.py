@@ -51,6 +51,21 @@ def on_during_test(sut: SutDescription, com: str) -> bool:
     return parity_raid(sut.raid) if com == PARITY_RAID else com in sut.coms_on_during_test
 
 
+def declare_coms(on: Iterable[str], off: Iterable[str]) -> tuple[tuple[str, ...],
+                                                                  tuple[str, ...]]:
+    """(available in the SUT, on during the test) from the COMs given as on and as off, each
+    once in the order given; a COM given both ways is on. The CLI's ``--com``/``--com-off``
+    and the wizard's two checkboxes both declare through this (the seed's Test Data Report
+    discloses the two separately, docs/method-notes.md §2 phase 4)."""
+    on = tuple(dict.fromkeys(on))
+    return tuple(dict.fromkeys([*on, *off])), on
+
+
+def coms_off_during_test(sut: SutDescription) -> tuple[str, ...]:
+    """The declared COMs that were off during the test (available, not on)."""
+    return tuple(c for c in sut.coms_declared if c not in sut.coms_on_during_test)
+
+
 def check_declared_coms(known: Iterable[str], sut: SutDescription) -> None:
     """Refuse a set-up whose COMs the method does not know, one that is on but not available,
     or parity RAID declared on a RAID level without parity (ValueError naming the ids)."""

@@ -8,11 +8,14 @@ disagree about what is valid.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from app import units
+from app.method.loader import MethodError, load_method
 from app.records import WIRINGS, InstrumentConfig, PowerInput, RunConfig, SutDescription
+from app.sequencer.capacity_optimisation import (check_declared_coms, coms_off_during_test,
+                                                 declare_coms)
 
 #: decimal units, method-notes §4: 1 GB = 10⁹ B (never GiB in a capacity figure)
 CAPACITY_UNITS = {"GB": 10**9, "TB": 10**12}
@@ -60,7 +63,8 @@ class WizardEntries:
     drive_count: int = 1
     drive_type: str = "HDD"
     raid: str = "RAID 6"
-    coms: tuple[str, ...] = ()
+    coms: tuple[str, ...] = ()  # available in the SUT and on during the test (``--com``)
+    coms_off: tuple[str, ...] = ()  # available in the SUT, off during the test (``--com-off``)
     notes: str = ""
     supply: str = SutDescription.supply  # the method's voltage range id (method-notes §3)
     ashrae_class: str = SutDescription.ashrae_class  # allowable inlet class (method-notes §10)
@@ -120,12 +124,31 @@ def check_sut(e: WizardEntries) -> SutDescription:
         raise EntryError("drive_count", "The SUT needs at least one drive.")
     if e.drive_type not in DRIVE_TYPES:
         raise EntryError("drive_type", f"Drive type must be one of {', '.join(DRIVE_TYPES)}.")
+    available, on = declare_coms(e.coms, e.coms_off)
     return SutDescription(vendor=e.vendor.strip(), model=e.model.strip(),
                           serial=e.serial.strip(), raw_capacity_bytes=capacity,
                           drive_count=e.drive_count, drive_type=e.drive_type,
-                          raid=e.raid.strip(), coms_declared=tuple(e.coms),
-                          coms_on_during_test=tuple(e.coms), notes=e.notes.strip(),
+                          raid=e.raid.strip(), coms_declared=available,
+                          coms_on_during_test=on, notes=e.notes.strip(),
                           supply=e.supply, ashrae_class=e.ashrae_class)
+
+
+def check_coms(known: Iterable[str], sut: SutDescription) -> None:
+    """The run's own rule (``app.session.open_session``) before Start, where it can be fixed:
+    every declared COM is one of ``known``, one on is available, parity RAID only on a parity
+    RAID level."""
+    try:
+        check_declared_coms(known, sut)
+    except ValueError as exc:
+        raise EntryError("coms", f"Capacity optimisation: {exc}.") from None
+
+
+def method_coms(method_name: str) -> tuple[str, ...]:
+    """The COM ids the chosen method offers (an unknown method is the method field's error)."""
+    try:
+        return tuple(c.id for c in load_method(method_name).coms)
+    except MethodError as exc:
+        raise EntryError("method", str(exc)) from None
 
 
 def check_workload(e: WizardEntries, protected: Sequence[str] = ()) -> str:
@@ -205,6 +228,7 @@ def config_from_wizard(e: WizardEntries) -> RunConfig:
     hosts = (tuple(h.strip() for h in e.load_hosts if h.strip())
              if e.workload_mode == "load-hosts" else ())
     sut = replace(sut, targets=targets, load_hosts=hosts)
+    check_coms(method_coms(e.method), sut)
     meter, thermo = check_instruments(e)
     return RunConfig(method=e.method, taxonomy=e.taxonomy, lab=lab, sut=sut, power_meter=meter,
                      power_inputs=check_power_inputs(e.power_inputs), temperature_meter=thermo, operator=e.operator.strip(),
@@ -227,7 +251,8 @@ def entries_from_config(config: RunConfig) -> WizardEntries:
         classification_answers=dict(config.classification_answers),
         vendor=sut.vendor, model=sut.model, serial=sut.serial, capacity=capacity,
         capacity_unit=unit, drive_count=sut.drive_count, drive_type=sut.drive_type,
-        raid=sut.raid, coms=tuple(sut.coms_declared), notes=sut.notes, supply=sut.supply,
+        raid=sut.raid, coms=tuple(sut.coms_on_during_test),
+        coms_off=coms_off_during_test(sut), notes=sut.notes, supply=sut.supply,
         ashrae_class=sut.ashrae_class, workload_mode=mode,
         simulated_lab=config.lab if mode == "simulated" else "sim", targets=sut.targets,
         target_size=config.target_size, confirm_device=config.confirm_device,

@@ -36,6 +36,9 @@ class SutProfileStore:
         for name, data in raw.items():
             values = {k: tuple(v) if isinstance(v, list) else v
                       for k, v in data.items() if k in known}
+            # the wizard's single checkbox meant "available and on": a profile without the
+            # on list keeps that meaning instead of turning every COM off
+            values.setdefault("coms_on_during_test", values.get("coms_declared", ()))
             profiles[name] = SutDescription(**values)
         return profiles
 

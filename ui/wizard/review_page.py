@@ -16,6 +16,7 @@ from app.console import format_duration
 from app.compliance import assess_method
 from app.method.loader import MethodError, load_method
 from app.records import RunConfig, SutDescription
+from app.sequencer.capacity_optimisation import available_coms, on_during_test
 from app.sequencer.plan import build_phases, latest_extension_s
 from app.storage.range_advisor import AdvisedPlan
 from ui.confirm import Confirm, ask_yes_no
@@ -50,6 +51,8 @@ def plan_rows(config: RunConfig) -> tuple[list[tuple[str, str, str, str]], float
 
 def summary_text(config: RunConfig, compliant: bool) -> str:
     sut = config.sut
+    available = available_coms(sut)  # parity RAID follows the RAID level, as in the report
+    on = [c for c in available if on_during_test(sut, c)]
     lines = [
         f"<b>Method:</b> {config.method}"
         + ("" if compliant else " <span style='color:#c03030'><b>NON-COMPLIANT: the method's "
@@ -59,7 +62,8 @@ def summary_text(config: RunConfig, compliant: bool) -> str:
         f"<b>SUT:</b> {sut.vendor} {sut.model}, s/n {sut.serial}, raw capacity "
         f"{sut.raw_capacity_bytes / GB:,.0f} GB ({sut.raw_capacity_bytes:,} bytes), "
         f"{sut.drive_count} × {sut.drive_type}, {sut.raid}",
-        f"<b>Declared COMs:</b> {', '.join(sut.coms_declared) or 'none'}",
+        f"<b>Available in SUT:</b> {', '.join(available) or 'none'}; "
+        f"<b>On during test:</b> {', '.join(on) or 'none'}",
         f"<b>Lab:</b> {config.lab}"
         + (f"; targets {', '.join(sut.targets)}" if sut.targets else "")
         + (f"; load hosts {', '.join(sut.load_hosts)}" if sut.load_hosts else ""),

@@ -1,19 +1,20 @@
 """SUT page: who and what is tested — identity, raw capacity (decimal GB/TB, stored in
 bytes), drives, RAID, supply and ASHRAE class (every sample is checked against them),
-declared COMs, notes — with saved profiles to reuse."""
+each COM available and/or on during the test, notes — with saved profiles to reuse."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QLocale
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout,
-                               QLabel, QLineEdit, QPlainTextEdit, QPushButton, QSpinBox,
-                               QVBoxLayout)
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+                               QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout)
 
 from app.method.loader import all_methods
 from app.records import SutDescription
+from app.sequencer.capacity_optimisation import coms_off_during_test
 from ui.wizard.base import EntryPage, with_changes
+from ui.wizard.com_choices import ComChoices
 from ui.wizard.model import (CAPACITY_UNITS, DRIVE_TYPES, RAID_LEVELS, EntryError,
-                             WizardEntries, check_sut, format_capacity)
+                             WizardEntries, check_coms, check_sut, format_capacity)
 from ui.wizard.profiles import ProfileStoreError, SutProfileStore
 
 
@@ -96,26 +97,17 @@ class SutPage(EntryPage):
         self.notes = QPlainTextEdit()
         self.notes.setTabChangesFocus(True)  # keyboard-only use: Tab leaves the field
         self.notes.setMaximumHeight(70)
-        self.com_boxes: dict[str, QCheckBox] = {}
-        coms = QGroupBox("Declared capacity optimisation methods (tested after ready idle, "
-                         "and on during the active test)")
-        com_layout = QHBoxLayout(coms)
-        for com_id, title in declared_com_choices().items():
-            box = QCheckBox(title)
-            box.setToolTip(com_id)
-            self.com_boxes[com_id] = box
-            com_layout.addWidget(box)
-        com_layout.addStretch(1)
+        self.coms = ComChoices(declared_com_choices())
 
         capacity_row = QHBoxLayout()
         capacity_row.addWidget(self.capacity, 1)
         capacity_row.addWidget(self.capacity_unit)
-        profile_row = QHBoxLayout()
+        profile_row = QHBoxLayout()  # load and save share a row: the COM grid needs it
         profile_row.addWidget(self.profile_choice, 1)
         profile_row.addWidget(self.load_button)
-        save_row = QHBoxLayout()
-        save_row.addWidget(self.profile_name, 1)
-        save_row.addWidget(self.save_button)
+        profile_row.addSpacing(12)
+        profile_row.addWidget(self.profile_name, 1)
+        profile_row.addWidget(self.save_button)
         form = QFormLayout()
         form.addRow(_buddy("Saved &profiles:", self.profile_choice), profile_row)
         form.addRow("&Vendor:", self.vendor)
@@ -128,18 +120,18 @@ class SutPage(EntryPage):
         form.addRow("Su&pply:", self.supply)
         form.addRow("&ASHRAE class:", self.ashrae_class)
         form.addRow("&Notes:", self.notes)
-        form.addRow("", save_row)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
-        layout.addWidget(coms)
+        layout.addWidget(self.coms)
         layout.addWidget(self.error)
         self.widgets = {"vendor": self.vendor, "model": self.model, "serial": self.serial,
                         "capacity": self.capacity, "drive_count": self.drive_count,
-                        "capacity_unit": self.capacity_unit}
+                        "capacity_unit": self.capacity_unit, "coms": self.coms}
         self.refresh_profiles()
 
     # --- entries ----------------------------------------------------------------------------
     def collect(self, e: WizardEntries) -> WizardEntries:
+        on, off = self.coms.declared()
         return with_changes(
             e, vendor=self.vendor.text(), model=self.model.text(), serial=self.serial.text(),
             capacity=self.capacity.text(), capacity_unit=self.capacity_unit.currentText(),
@@ -147,7 +139,7 @@ class SutPage(EntryPage):
             drive_count=self.drive_count.value(), drive_type=self.drive_type.currentText(),
             raid=self.raid.currentText(), notes=self.notes.toPlainText(),
             supply=self.supply.currentData(), ashrae_class=self.ashrae_class.currentData(),
-            coms=tuple(k for k, box in self.com_boxes.items() if box.isChecked()))
+            coms=on, coms_off=off)
 
     def load(self, e: WizardEntries) -> None:
         self.vendor.setText(e.vendor)
@@ -161,11 +153,13 @@ class SutPage(EntryPage):
         self.supply.setCurrentIndex(max(0, self.supply.findData(e.supply)))
         self.ashrae_class.setCurrentIndex(max(0, self.ashrae_class.findData(e.ashrae_class)))
         self.notes.setPlainText(e.notes)
-        for com_id, box in self.com_boxes.items():
-            box.setChecked(com_id in e.coms)
+        unknown = self.coms.show_declared(e.coms, e.coms_off)
+        if unknown:  # an earlier run's or profile's COM that no installed method offers
+            self.show_error(f"Not carried over: COM {', '.join(unknown)} is offered by no "
+                            f"installed method (offered: {', '.join(self.coms.rows)}).")
 
     def check(self, e: WizardEntries) -> None:
-        check_sut(e)
+        check_coms(self.coms.rows, check_sut(e))  # the review page checks the method's list
 
     # --- profiles ---------------------------------------------------------------------------
     def refresh_profiles(self) -> None:
@@ -188,16 +182,17 @@ class SutPage(EntryPage):
         except (KeyError, ProfileStoreError) as exc:
             self.show_error(f"cannot load profile {name!r}: {exc}")
             return
+        self.clear_error()  # before loading: it may name a COM it could not carry over
         self.load_sut(sut)
         self.profile_name.setText(name)
-        self.clear_error()
 
     def load_sut(self, sut: SutDescription) -> None:
         capacity, unit = format_capacity(sut.raw_capacity_bytes)
         e = with_changes(self.collect(WizardEntries()), vendor=sut.vendor, model=sut.model,
                          serial=sut.serial, capacity=capacity, capacity_unit=unit,
                          drive_count=sut.drive_count, drive_type=sut.drive_type, raid=sut.raid,
-                         coms=tuple(sut.coms_declared), notes=sut.notes)
+                         coms=sut.coms_on_during_test, coms_off=coms_off_during_test(sut),
+                         notes=sut.notes)
         self.load(e)
 
     def save_profile(self) -> None:
