@@ -127,6 +127,8 @@ def test_a_channel_named_twice_or_missing_is_refused_with_the_reason() -> None:
     daemons.channel("127.0.0.1:8888", 1)
     with pytest.raises(InstrumentError, match="channel 1 is named by two power inputs"):
         daemons.channel("127.0.0.1:8888", 1)
+    with pytest.raises(InstrumentError, match="no option wiring"):
+        daemons.channel("127.0.0.1:8888", 2, wiring="3P4W")
     with MeterSimulator("ptd", channels=2) as sim:
         meter = PtdDaemons().channel(sim.resource, 3, timeout_s=0.5)
         meter.open()
