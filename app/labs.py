@@ -124,8 +124,9 @@ def open_power_input(config: RunConfig, name: str) -> tuple[PowerMeter, Teardown
     if name not in found:
         raise KeyError(f"no power input {name!r}; the set-up has {', '.join(found) or 'none'}")
     with Teardown() as teardown:
-        meter = _set_up_input(config, found[name], simulated_sut(config),
-                              input_shares(config.power_inputs)[name], teardown)
+        sut, shares = simulated_sut(config), input_shares(config.power_inputs)
+        meter = _set_up_input(config, found[name], sut, shares[name], teardown,
+                              _ptd_channels(config, sut, shares, teardown))
         return meter, teardown
 
 

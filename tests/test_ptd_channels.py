@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from app.labs import build_lab
+from app.labs import build_lab, open_power_input
 from app.records import PowerInput, RunConfig
 from app.sequencer.power_inputs import PowerInputs
 from drivers.clock import MonotonicClock
@@ -177,3 +177,13 @@ def test_a_simulated_lab_runs_two_channels_of_one_daemon() -> None:
         assert total.watts == pytest.approx(math.fsum(p.watts for p in total.inputs))
     finally:
         lab.close()
+
+
+def test_the_wizards_row_test_opens_one_channel_as_the_run_does() -> None:
+    config = RunConfig(lab="sim", power_inputs=(PowerInput("psu-a", "sim", "ptd", element=1),
+                                                PowerInput("psu-b", "sim", "ptd", element=2)))
+    meter, teardown = open_power_input(config, "psu-b")
+    try:
+        assert meter.open().simulated and meter.read(1.0).watts > 0
+    finally:
+        teardown.run()
