@@ -32,11 +32,12 @@ from app.sequencer.lab import Lab, LabError, Teardown
 from app.sequencer.sampler import DEFAULT_SILENCE_LIMIT_S
 from app.sequencer.power_inputs import PowerInputs
 from app.sim_lab import (SIM_POWER_DRIVER, SIM_POWER_MODEL, SIM_THERMO_DRIVER, input_shares,
-                         input_simulator, power_simulator, simulated_engine, simulated_sut,
-                         thermometer_simulator)
+                         input_simulator, power_simulator, ptd_channels_simulator,
+                         simulated_engine, simulated_sut, thermometer_simulator)
 from drivers.clock import Clock, MonotonicClock
 from drivers.fio.engine import DEFAULT_STALL_S
 from drivers.interfaces import HostClock, PowerMeter, TemperatureMeter, WorkloadEngine
+from drivers.meters.ptd_channels import PtdDaemons
 from drivers.meters.registry import open_power_meter, open_temperature_meter
 from drivers.simulators import DRIVER_FOR_MODEL, POWER_MODELS
 from drivers.simulators.server import LineServer
@@ -123,8 +124,9 @@ def open_power_input(config: RunConfig, name: str) -> tuple[PowerMeter, Teardown
     if name not in found:
         raise KeyError(f"no power input {name!r}; the set-up has {', '.join(found) or 'none'}")
     with Teardown() as teardown:
-        meter = _set_up_input(config, found[name], simulated_sut(config),
-                              input_shares(config.power_inputs)[name], teardown)
+        sut, shares = simulated_sut(config), input_shares(config.power_inputs)
+        meter = _set_up_input(config, found[name], sut, shares[name], teardown,
+                              _ptd_channels(config, sut, shares, teardown))
         return meter, teardown
 
 
@@ -185,7 +187,9 @@ def _set_up_meters(plan: LabPlan, config: RunConfig, sut: SimulatedSut,
     inputs = None
     if config.power_inputs:
         shares = input_shares(config.power_inputs)  # of the simulated SUT's load
-        inputs = PowerInputs([(i, _set_up_input(config, i, sut, shares[i.name], teardown))
+        channels = _ptd_channels(config, sut, shares, teardown)
+        inputs = PowerInputs([(i, _set_up_input(config, i, sut, shares[i.name], teardown,
+                                                channels))
                               for i in config.power_inputs], clock, period_s,
                              silence_limit_s)
         power: PowerMeter = inputs
@@ -197,9 +201,31 @@ def _set_up_meters(plan: LabPlan, config: RunConfig, sut: SimulatedSut,
     return LabMeters(power, thermometer, teardown, inputs)
 
 
+@dataclass(frozen=True)
+class _PtdChannels:
+    """The PTDaemon channels among a run's inputs: one session per daemon (``daemons``) and,
+    in the simulated lab, one simulated daemon for all the simulated channels."""
+
+    daemons: PtdDaemons
+    simulator: LineServer | None
+
+
+def _ptd_channels(config: RunConfig, sut: SimulatedSut, shares: dict[str, float],
+                  teardown: Teardown) -> _PtdChannels:
+    simulated = {i.element: shares[i.name] for i in config.power_inputs
+                 if i.element is not None and i.resource == "ptd"
+                 and driver_source(config, i.driver) is Source.WIRE_SIMULATOR}
+    simulator = ptd_channels_simulator(sut, simulated) if simulated else None
+    if simulator is not None:
+        simulator.start()
+        teardown.register(simulator.stop)
+    return _PtdChannels(PtdDaemons(), simulator)
+
+
 def _set_up_input(config: RunConfig, power_input: PowerInput, sut: SimulatedSut, share: float,
-                  teardown: Teardown) -> PowerMeter:
-    """One power input's meter: a simulated one carries ``share`` of the simulated SUT."""
+                  teardown: Teardown, channels: _PtdChannels) -> PowerMeter:
+    """One power input's meter: a simulated one carries ``share`` of the simulated SUT; a
+    PTDaemon channel (``element=N``) shares its daemon's session with the other channels."""
     source = driver_source(config, power_input.driver)
     if source is Source.IN_PROCESS:
         meter: PowerMeter = SimulatedPowerMeter(sut, share=share)
@@ -210,11 +236,20 @@ def _set_up_input(config: RunConfig, power_input: PowerInput, sut: SimulatedSut,
             if model not in DRIVER_FOR_MODEL:
                 raise LabError(f"power input {power_input.name}: no simulated meter "
                                f"{model!r}; choose one of {', '.join(POWER_MODELS)}")
-            simulator = input_simulator(sut, model, share, power_input.element)
-            simulator.start()
-            teardown.register(simulator.stop)
+            if model == "ptd" and power_input.element is not None:
+                simulator = channels.simulator
+                assert simulator is not None  # _ptd_channels started it for this input
+            else:
+                simulator = input_simulator(sut, model, share, power_input.element)
+                simulator.start()
+                teardown.register(simulator.stop)
             resource, driver = simulator.resource, DRIVER_FOR_MODEL[model]
-        meter = open_power_meter(driver, resource, **_input_options(power_input))
+        options = _input_options(power_input)
+        if driver == "ptd" and power_input.element is not None:
+            del options["element"]
+            meter = channels.daemons.channel(resource, power_input.element, **options)
+        else:
+            meter = open_power_meter(driver, resource, **options)
     teardown.register(meter.close)
     return meter
 

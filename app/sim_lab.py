@@ -69,6 +69,21 @@ def input_simulator(sut: SimulatedSut, model: str, share: float,
     return simulator
 
 
+def ptd_channels_simulator(sut: SimulatedSut, shares: dict[int, float]) -> MeterSimulator:
+    """One loopback PTDaemon in multi-channel mode carrying the inputs on its channels:
+    channel n reads ``shares[n]`` of the SUT's power (a channel no input names reads 0 W)."""
+    whole = sum(shares.values())
+
+    def state() -> ElectricalState:
+        watts, volts, amps, pf, hz = sut.electrical_state()
+        return ElectricalState(watts * whole, volts, amps * whole, pf, hz)
+
+    channels = max(shares)
+    simulator = MeterSimulator("ptd", source=state, channels=channels)
+    simulator.load_channels(tuple(shares.get(c, 0.0) / whole for c in range(1, channels + 1)))
+    return simulator
+
+
 def thermometer_simulator(sut: SimulatedSut) -> ThermometerSimulator:
     """A loopback DAQ970A reading the SUT's inlet temperature (not started)."""
     return ThermometerSimulator(SIM_THERMO_MODEL, source=sut.inlet_celsius)

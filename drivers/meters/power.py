@@ -120,7 +120,11 @@ class PowerMeterBase(Instrument):
         return self._exchange(lambda: self._sample(t))
 
     def _sample(self, t: float) -> PowerSample:
-        values = self._fetch()
+        return self._assemble(t, self._fetch())
+
+    def _assemble(self, t: float, values: dict[str, Decoded]) -> PowerSample:
+        """A sample from fetched fields: ranges, uncertainty and flags added (apart from the
+        fetch, so a PTDaemon channel can assemble its block of a line read once)."""
         range_v, range_a = self._present_ranges()
         watts = values["watts"].value
         uncertainty = self._uncertainty_pct(watts, range_v, range_a)

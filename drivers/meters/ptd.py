@@ -128,8 +128,10 @@ class PTDPower(PtdSession, PowerMeterBase):
 
     def _uncertainty_pct(self, watts: float, range_v: float | None,
                          range_a: float | None) -> float | None:
-        if watts != watts:
-            return None
+        return None if watts != watts else self._stated_uncertainty_pct()
+
+    def _stated_uncertainty_pct(self) -> float | None:
+        """The daemon's ``Uncertainty`` answer in % (None when it cannot evaluate it)."""
         value = parse_number(self._query("Uncertainty").split(",")[-1])
         return None if value is None or value < 0 else value * 100.0
 

@@ -377,15 +377,27 @@ class WatchportDialect(LineDialect):
 
 
 class PtdDialect(LineDialect):
-    """PTDaemon in power (8888) or temperature (8889) mode; every command is answered."""
+    """PTDaemon in power (8888) or temperature (8889) mode; every command is answered.
+
+    With ``channels`` > 1 it is a daemon in multi-channel mode (started with ``-c 1,N``):
+    ``RL,*,*`` answers the documented layout (docs/method-notes.md §8): the header naming the
+    sum channel and channels 1 - N, then ``Time,<stamp>`` with the sum's block and one block
+    per channel. The channels split the state by ``shares`` (equal by default); the sum's watts
+    is theirs added, its volts and amps their mean, as the captured daemon reports them. A
+    channel in ``failed`` reads ``-1.000000`` in its block alone (a constructed fault: the
+    captured bad samples fail every block). Single-channel, ``RL,*,*`` is refused with the
+    words the real daemon's refusal contains."""
 
     termination = "\r\n"
 
     def __init__(self, state: StateFn, celsius: Callable[[], float] | None = None,
-                 version: str = "1.11.1") -> None:
+                 version: str = "1.11.1", channels: int = 1) -> None:
         self.state = state
         self.celsius = celsius
         self.version = version
+        self.channels = channels
+        self.shares = (1.0 / channels,) * channels
+        self.failed: set[int] = set()
         self.running = False
         self.ranges = {"V": "Auto", "A": "Auto"}
 
@@ -393,7 +405,7 @@ class PtdDialect(LineDialect):
         return True
 
     def is_measurement(self, command: str) -> bool:
-        return command.strip() in ("RL", "Temp", "Watts")
+        return command.strip() in ("RL", "RL,*,*", "Temp", "Watts")
 
     def respond(self, command: str, special: FaultKind | None) -> str | None:
         cmd = command.strip()
@@ -413,6 +425,10 @@ class PtdDialect(LineDialect):
             return f"Ranges,V,{self.ranges['V']},A,{self.ranges['A']}"
         if cmd == "RL" and self.celsius is None:
             return self._samples(special)
+        if cmd == "RL,*,*" and self.celsius is None:
+            if self.channels == 1:
+                return "Error: Invalid number of parameters"
+            return self._channel_samples(special)
         if cmd == "Uncertainty" and self.celsius is None:
             # like PTDaemon for most meters: no uncertainty on auto range (ranging pass only)
             fixed = "Auto" not in self.ranges.values()
@@ -437,3 +453,22 @@ class PtdDialect(LineDialect):
         line = (f"Time,{stamp},Watts,{values[0]},Volts,{values[1]},Amps,{values[2]},"
                 f"PF,{values[3]}")
         return "Last 1 samples\r\n" + line
+
+    def _channel_samples(self, special: FaultKind | None) -> str:
+        if not self.running:
+            return "Error: no measurement running (send Go first)"
+        if special is FaultKind.OVERRANGE:
+            return "Error: meter over range"
+        s = self.state()
+        parts = [(s.watts * share, s.volts, s.current * share, s.pf) for share in self.shares]
+        total = (sum(p[0] for p in parts), s.volts, s.current / self.channels, s.pf)
+        blocks = [total, *parts]
+        bad = {0, *range(1, self.channels + 1)} if special is FaultKind.NAN else \
+            {0, *self.failed} if self.failed else set()
+        text = ",".join(
+            "Watts,{},Volts,{},Amps,{},PF,{}".format(
+                *(["-1.000000"] * 4 if k in bad else [f"{v:.6f}" for v in block]))
+            for k, block in enumerate(blocks))
+        stamp = time.strftime("%m-%d-%Y %H:%M:%S.000")
+        return (f"Last 1 samples from sum channel and channels 1 - {self.channels}\r\n"
+                f"Time,{stamp},{text}")

@@ -42,14 +42,18 @@ class MeterSimulator(LineServer):
     compatibility mode a technician may have left on)."""
 
     def __init__(self, model: str, source: Callable[[], ElectricalState] | None = None,
-                 host: str = "127.0.0.1", port: int = 0, *, compat_mode: bool = False) -> None:
+                 host: str = "127.0.0.1", port: int = 0, *, compat_mode: bool = False,
+                 channels: int = 1) -> None:
         model = model.lower()
         if model not in POWER_MODELS:
             raise ValueError(f"unknown power-meter model {model!r}; choose one of "
                              f"{', '.join(POWER_MODELS)}")
         if compat_mode and model not in WT300_MODELS:
             raise ValueError("compat_mode (WT200 compatibility) exists on WT300 models only")
+        if channels != 1 and model != "ptd":
+            raise ValueError("channels (PTDaemon's multi-channel mode) exist on ptd only")
         self.model = model
+        self.channels = channels
         self._source = source
         self._constant = DEFAULT_STATE
         self._state_lock = threading.Lock()
@@ -68,7 +72,21 @@ class MeterSimulator(LineServer):
             return ChromaDialect(state, _idn("Chroma ATE", model[6:], "1.20"))
         if model.startswith("pw"):
             return HiokiDialect(state, _idn("HIOKI", model.upper(), "V1.00"))
-        return PtdDialect(state)
+        return PtdDialect(state, channels=self.channels)
+
+    def load_channels(self, shares: tuple[float, ...]) -> None:
+        """A multi-channel PTDaemon's split of the load over its channels (they add up to 1)."""
+        dialect = self.dialect
+        if not isinstance(dialect, PtdDialect) or len(shares) != dialect.channels:
+            raise ValueError(f"{self.model} does not have {len(shares)} channels")
+        dialect.shares = tuple(shares)
+
+    def fail_channel(self, channel: int, failed: bool = True) -> None:
+        """One channel of a multi-channel PTDaemon reads -1.000000 (its block alone)."""
+        dialect = self.dialect
+        if not isinstance(dialect, PtdDialect) or not 1 <= channel <= dialect.channels:
+            raise ValueError(f"{self.model} has no channel {channel}")
+        (dialect.failed.add if failed else dialect.failed.discard)(channel)
 
     def load_element(self, element: int) -> None:
         """Put the whole load on one element of a multi-element meter (the others read 0 W):
