@@ -12,7 +12,8 @@ from app.labs import build_lab, open_power_input
 from app.records import PowerInput, RunConfig
 from app.sequencer.power_inputs import PowerInputs
 from drivers.clock import MonotonicClock
-from drivers.interfaces import FLAG_GARBAGE, FLAG_NO_DATA, InstrumentError
+from drivers.interfaces import (FLAG_GARBAGE, FLAG_NO_DATA, FLAG_UNCERTAINTY_UNKNOWN,
+                                InstrumentError)
 from drivers.meters.ptd_channels import (MULTI_CHANNEL_READ, PtdDaemons, parse_header,
                                          parse_line)
 from drivers.simulators import MeterSimulator
@@ -117,7 +118,11 @@ def test_one_channels_bad_sample_flags_the_total() -> None:
             total = inputs.read(1.0)
             assert total.inputs[1].flags >= {FLAG_NO_DATA} and math.isnan(total.inputs[1].watts)
             assert not total.usable and FLAG_NO_DATA in total.flags
-            assert total.inputs[0].usable
+            # the good channel's reading is kept, but the daemon states one uncertainty, its sum
+            # channel's, and the sum's sample is bad: it counts as "unknown" (method-notes §8)
+            good = total.inputs[0]
+            assert good.watts == pytest.approx(sim.state().watts / 2)
+            assert good.uncertainty_pct is None and FLAG_UNCERTAINTY_UNKNOWN in good.flags
         finally:
             inputs.close()
 

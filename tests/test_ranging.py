@@ -73,7 +73,9 @@ RANGE_BYTES = {
                                     "MEAS? VPK+,VPK-,IPK+,IPK-\n"]),
     "pw3335": ("pw3335", [":VOLT1:AUTO ON\r\n", ":CURR1:AUTO ON\r\n", ":VOLT1:RANG 300\r\n",
                           ":CURR1:RANG 2\r\n"]),
-    "ptd": ("ptd", ["SR,V,Auto\r\n", "SR,A,Auto\r\n", "SR,V,300\r\n", "SR,A,2\r\n"]),
+    # between Stop and Go, as the reference client changes them (method-notes §8)
+    "ptd": ("ptd", ["SR,V,Auto\r\n", "SR,A,Auto\r\n", "Go,1000,0,storwatt\r\n", "Stop\r\n",
+                    "SR,V,300\r\n", "SR,A,2\r\n"]),
 }
 #: drivers that read the waveform peaks (the others range on the rms alone)
 PEAK_DRIVERS = ("wt300", "chroma66200")

@@ -4,7 +4,9 @@ PTDaemon is not a VISA instrument: it is a daemon in front of the real meter tha
 plain line protocol. ``Go,<ms>,0,<mark>`` starts sampling, ``RL`` returns the samples since
 the last call (``Last N samples`` followed by N ``Time,…,Watts,…`` lines), ``Stop`` ends.
 PTDaemon knows its meter's accuracy, so the per-sample uncertainty comes from its
-``Uncertainty`` answer (fraction of the reading; -1 when it cannot evaluate it).
+``Uncertainty`` answer: statistics since ``Go`` (``drivers/meters/ptd_replies.py`` parses
+the real daemon's replies; docs/method-notes.md §8). Ranges change between ``Stop`` and a new
+``Go``, as the reference client changes them, so those statistics cover one range setting.
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from drivers.interfaces import (FLAG_GARBAGE, FLAG_INVALID, FLAG_NO_DATA, Identi
 from drivers.meters.base import Instrument, split_simulator_prefix
 from drivers.meters.commands import Control, Reading, on_off
 from drivers.meters.power import POWER_FIELDS, PowerMeterBase
+from drivers.meters.ptd_replies import (POWER_MODE, UncertaintyStats, interval_uncertainty_pct,
+                                        parse_identify, parse_ranges, parse_uncertainty)
 from drivers.meters.thermo import ThermometerBase
 from drivers.meters.transport import SocketTransport, Transport, parse_host_port
-from drivers.meters.values import NAN, PTD, Decoded, decode, parse_number
+from drivers.meters.values import NAN, PTD, Decoded, decode
 
 _RL_HEADER = re.compile(r"^Last\s+(\d+)\s+samples?", re.IGNORECASE)
 _RL_KEYS = {"Watts": "watts", "Volts": "volts", "Amps": "amps", "PF": "pf", "Freq": "freq_hz"}
@@ -51,15 +55,26 @@ class PtdSession(Instrument):
                                timeout_s=self.timeout_s, waits=self.waits)
 
     def _identity_from(self, reply: str) -> InstrumentIdentity:
+        """A real daemon is known by its Identify layout (``version=`` and ``mode=`` fields);
+        it does not say "PTDaemon" there. The simulator's reply has the same layout after its
+        ``STORWATT-SIM`` prefix, so its identity says SIMULATED."""
         simulator, text = split_simulator_prefix(reply)
-        text = text.strip()
-        if "ptdaemon" not in text.lower():
-            raise IdentityMismatch(f"{self.resource} answered Identify with {text!r}: this is "
-                                   "not a PTDaemon; check host and port (8888 power, 8889 "
-                                   "temperature)")
-        version = re.search(r"version\s+(\S+)", text, re.IGNORECASE)
-        return InstrumentIdentity(simulator + "SPEC", "PTDaemon", "", version.group(1) if version else "",
-                                  self.resource, self.DRIVER, self.calibration_date)
+        daemon = parse_identify(text)
+        if daemon is None:
+            raise IdentityMismatch(f"{self.resource} answered Identify with {text.strip()!r}: "
+                                   "this is not a PTDaemon (no version= and mode= fields); "
+                                   "check host and port (8888 power, 8889 temperature)")
+        self._check_mode(daemon.mode, text)
+        return InstrumentIdentity(simulator + "SPEC", f"PTDaemon {daemon.device}", daemon.meter,
+                                  daemon.version, self.resource, self.DRIVER,
+                                  self.calibration_date)
+
+    def _check_mode(self, mode: str, reply: str) -> None:
+        """A temperature client refuses a power daemon (the one mode value captured)."""
+        if mode == POWER_MODE:
+            raise IdentityMismatch(f"{self.resource} is a PTDaemon measuring power "
+                                   f"(Identify: {reply.strip()!r}); the temperature daemon "
+                                   "listens on its own port (8889 by default)")
 
     def command_fields(self) -> dict[str, Any]:
         return {"mark": self.options.get("mark", "storwatt"),
@@ -85,6 +100,16 @@ class PTDPower(PtdSession, PowerMeterBase):
     voltage_auto = Control("SR,V,Auto", ack=True, validator=on_off)
     current_auto = Control("SR,A,Auto", ack=True, validator=on_off)
 
+    def __init__(self, resource: str, **options: Any) -> None:
+        super().__init__(resource, **options)
+        self._since_go: UncertaintyStats | None = None  # the last Uncertainty reply of this Go
+
+    def _check_mode(self, mode: str, reply: str) -> None:
+        if mode != POWER_MODE:
+            raise IdentityMismatch(f"{self.resource} is a PTDaemon in mode {mode!r}, not "
+                                   f"{POWER_MODE!r} (Identify: {reply.strip()!r}); the power "
+                                   "daemon listens on its own port (8888 by default)")
+
     @property
     def accuracy(self) -> None:
         """PTDaemon knows its meter's accuracy and states each sample's uncertainty."""
@@ -99,8 +124,27 @@ class PTDPower(PtdSession, PowerMeterBase):
     def amp_ranges(self) -> tuple[float, ...]:
         return ()
 
+    # -- ranging: between Stop and Go, so the daemon's statistics cover one setting ----------
+    def _configure(self) -> None:
+        self._since_go = None
+        super()._configure()
+
+    def _apply_fixed(self, volts: float, amps: float) -> None:
+        self._restart(lambda: PowerMeterBase._apply_fixed(self, volts, amps))
+
+    def _apply_auto(self) -> None:
+        self._restart(lambda: PowerMeterBase._apply_auto(self))
+
+    def _restart(self, change: Any) -> None:
+        self._send_setup("Stop")
+        change()
+        self._configure()
+
     def _present_ranges(self) -> tuple[float | None, float | None]:
-        return self._fixed if self._fixed is not None else (None, None)
+        """The fixed ranges sent, else what ``RR`` says the meter uses on auto range."""
+        if self._fixed is not None:
+            return self._fixed
+        return parse_ranges(self._query("RR")).present()
 
     def _fetch(self) -> dict[str, Decoded]:
         header = self._query("RL").strip()
@@ -131,9 +175,12 @@ class PTDPower(PtdSession, PowerMeterBase):
         return None if watts != watts else self._stated_uncertainty_pct()
 
     def _stated_uncertainty_pct(self) -> float | None:
-        """The daemon's ``Uncertainty`` answer in % (None when it cannot evaluate it)."""
-        value = parse_number(self._query("Uncertainty").split(",")[-1])
-        return None if value is None or value < 0 else value * 100.0
+        """The uncertainty (%) the daemon's ``Uncertainty`` statistics vouch for over the
+        samples since the previous ask (None when it could not evaluate one of them)."""
+        stats = parse_uncertainty(self._query("Uncertainty"))
+        stated = interval_uncertainty_pct(self._since_go, stats)
+        self._since_go = stats
+        return stated
 
 
 class PTDTemperature(PtdSession, ThermometerBase):

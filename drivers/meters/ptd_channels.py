@@ -97,6 +97,8 @@ class PtdMultiChannel(PTDPower):
         self._instant: float | None = None  # the sample instant the cached line belongs to
         self._line: Channels = {}
         self._stated: tuple[float | None, float | None] = (None, None)  # (instant, u %)
+        self._reported: tuple[float | None, tuple[float | None, float | None]] = \
+            (None, (None, None))  # (instant, RR's (V, A) on auto range)
         self._requested: dict[int, tuple[float, float]] = {}  # channel → its fixed ranges
         self._users: set[int] = set()
 
@@ -154,6 +156,15 @@ class PtdMultiChannel(PTDPower):
         if self._stated[0] != self._instant:
             self._stated = (self._instant, self._stated_uncertainty_pct())
         return self._stated[1]
+
+    def _present_ranges(self) -> tuple[float | None, float | None]:
+        """The daemon's ranges are its channels' too: on auto range ``RR`` is asked once per
+        instant for all of them."""
+        if self._fixed is not None:
+            return self._fixed
+        if self._reported[0] != self._instant:
+            self._reported = (self._instant, super()._present_ranges())
+        return self._reported[1]
 
     # -- ranging -------------------------------------------------------------------------------
     def request_ranges(self, channel: int, volts: float, amps: float) -> None:

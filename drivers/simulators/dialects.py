@@ -377,7 +377,16 @@ class WatchportDialect(LineDialect):
 
 
 class PtdDialect(LineDialect):
-    """PTDaemon in power (8888) or temperature (8889) mode; every command is answered.
+    """PTDaemon in power (8888) or temperature (8889) mode; every command is answered in the
+    layouts captured from PTDaemon 1.10.0 (docs/method-notes.md §8, tests/fixtures/ptd/).
+
+    ``Identify`` has the captured layout with the simulator's prefix and a device name of its
+    own (``StorWattSimulatedMeter``); its unnamed numeric fields are the captured ones
+    verbatim, and ``mode=temperature`` is the simulator's value (no capture shows a
+    temperature daemon's). ``RR`` reports ``Ranges,<A auto>,<A>,<V auto>,<V>``: on auto range
+    the WT300 range the load needs, like the captured WT333E. ``Uncertainty`` reports the
+    statistics since ``Go``: a sample taken on auto range (or a bad one) is "unknown", one on
+    fixed ranges has 0.15 %.
 
     With ``channels`` > 1 it is a daemon in multi-channel mode (started with ``-c 1,N``):
     ``RL,*,*`` answers the documented layout (docs/method-notes.md §8): the header naming the
@@ -389,9 +398,14 @@ class PtdDialect(LineDialect):
     words the real daemon's refusal contains."""
 
     termination = "\r\n"
+    #: the simulated meter behind the daemon ranges like a WT300 on auto range
+    VOLT_RANGES = WT300Dialect.VOLT_RANGES
+    AMP_RANGES = WT300Dialect.AMP_RANGES
+    #: the uncertainty (fraction of the reading) of a sample on fixed ranges
+    FIXED_UNCERTAINTY = 0.0015
 
     def __init__(self, state: StateFn, celsius: Callable[[], float] | None = None,
-                 version: str = "1.11.1", channels: int = 1) -> None:
+                 version: str = "1.10.0-storwatt-sim", channels: int = 1) -> None:
         self.state = state
         self.celsius = celsius
         self.version = version
@@ -400,6 +414,8 @@ class PtdDialect(LineDialect):
         self.failed: set[int] = set()
         self.running = False
         self.ranges = {"V": "Auto", "A": "Auto"}
+        self.evaluated: list[float] = []  # uncertainty of each evaluated sample since Go
+        self.unknown = 0  # samples since Go whose uncertainty could not be evaluated
 
     def wants_reply(self, command: str) -> bool:
         return True
@@ -411,9 +427,12 @@ class PtdDialect(LineDialect):
         cmd = command.strip()
         if cmd == "Identify":
             mode = "temperature" if self.celsius else "power"
-            return f"{SIMULATOR_IDN_PREFIX} PTDaemon version {self.version} ({mode})"
+            return (f"{SIMULATOR_IDN_PREFIX} StorWattSimulatedMeter,1000,1,1,1,1,0,0,1,"
+                    f"version={self.version},OS=simulated,mode={mode},1,1,3,0,0,no_cal_date,"
+                    f"STORWATT;SIMULATED;0;{self.version}")
         if cmd.startswith("Go,"):
             self.running = True
+            self.evaluated, self.unknown = [], 0
             return "Starting untimed measurement"
         if cmd == "Stop":
             self.running = False
@@ -422,7 +441,7 @@ class PtdDialect(LineDialect):
             self.ranges[m.group(1)] = m.group(2)
             return f"Range {m.group(1)} changed"
         if cmd == "RR":
-            return f"Ranges,V,{self.ranges['V']},A,{self.ranges['A']}"
+            return self._ranges()
         if cmd == "RL" and self.celsius is None:
             return self._samples(special)
         if cmd == "RL,*,*" and self.celsius is None:
@@ -430,14 +449,37 @@ class PtdDialect(LineDialect):
                 return "Error: Invalid number of parameters"
             return self._channel_samples(special)
         if cmd == "Uncertainty" and self.celsius is None:
-            # like PTDaemon for most meters: no uncertainty on auto range (ranging pass only)
-            fixed = "Auto" not in self.ranges.values()
-            return "Uncertainty,0.0015" if fixed else "Uncertainty,-1"
+            return self._uncertainty()
         if cmd == "Temp" and self.celsius is not None:
             if special is FaultKind.OVERRANGE:
                 return "Error: sensor not responding"
             return "-1.000000" if special else f"Temperature,{self.celsius():.2f}"
         return f"Error: unknown command {cmd!r}"
+
+    def _ranges(self) -> str:
+        s = self.state()
+        fields = []
+        for key, value, ranges in (("A", s.current, self.AMP_RANGES),
+                                   ("V", s.volts, self.VOLT_RANGES)):
+            auto = self.ranges[key] == "Auto"
+            present = RangeState(ranges).present(value) if auto else float(self.ranges[key])
+            fields.append(f"{int(auto)},{present:.6f}")
+        return "Ranges," + ",".join(fields)
+
+    def _take_sample(self, bad: bool) -> None:
+        """The daemon evaluates each sample's uncertainty as it takes it."""
+        if bad or "Auto" in self.ranges.values():
+            self.unknown += 1
+        else:
+            self.evaluated.append(self.FIXED_UNCERTAINTY)
+
+    def _uncertainty(self) -> str:
+        counts = (f"{len(self.evaluated) + self.unknown},0,{len(self.evaluated)},"
+                  f"{self.unknown}")
+        if not self.evaluated:
+            return f"Uncertainty,-1.0,10000000.000000,0.000000,{counts}"
+        u = self.evaluated
+        return f"Uncertainty,{sum(u) / len(u):.6f},{min(u):.6f},{max(u):.6f},{counts}"
 
     def _samples(self, special: FaultKind | None) -> str:
         if not self.running:
@@ -445,6 +487,7 @@ class PtdDialect(LineDialect):
         if special is FaultKind.OVERRANGE:
             return "Error: meter over range"
         s = self.state()
+        self._take_sample(special is FaultKind.NAN)
         stamp = time.strftime("%m-%d-%Y %H:%M:%S.000")
         if special is FaultKind.NAN:
             values = ["-1.000000"] * 4
@@ -465,6 +508,7 @@ class PtdDialect(LineDialect):
         blocks = [total, *parts]
         bad = {0, *range(1, self.channels + 1)} if special is FaultKind.NAN else \
             {0, *self.failed} if self.failed else set()
+        self._take_sample(bool(bad))
         text = ",".join(
             "Watts,{},Volts,{},Amps,{},PF,{}".format(
                 *(["-1.000000"] * 4 if k in bad else [f"{v:.6f}" for v in block]))
