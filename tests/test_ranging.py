@@ -215,6 +215,13 @@ def test_ptdaemon_is_ranged_on_the_rms_it_logged() -> None:
     ranges = [c for c in sent if c.startswith("SR,")]
     assert ranges[:2] == ["SR,V,Auto", "SR,A,Auto"]
     assert ranges[2:4] == [f"SR,V,{mw1.volts:g}", f"SR,A,{mw1.amps:g}"]
+    # the daemon's 8-field Uncertainty read as the real one is: unknown on auto range, the
+    # simulator's 0.15 % on fixed ranges (not a sample count, as the last field would give)
+    samples = [s for e in rec.of(ev.PowerSamples) for s in e.samples]
+    fixed = [s for s in samples if s.range_a is not None and s.range_a == mw1.amps]
+    assert fixed and all(s.uncertainty_pct == pytest.approx(0.15) for s in fixed)
+    auto = [s for s in samples if s.uncertainty_pct is None]
+    assert auto and all(s.range_v == 300.0 for s in auto)  # on auto range: what RR reports
 
 
 def test_ranges_change_only_at_profile_boundaries() -> None:

@@ -12,6 +12,7 @@ the real daemon's replies; docs/method-notes.md §8). Ranges change between ``St
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from drivers.interfaces import (FLAG_GARBAGE, FLAG_INVALID, FLAG_NO_DATA, IdentityMismatch,
@@ -135,7 +136,8 @@ class PTDPower(PtdSession, PowerMeterBase):
     def _apply_auto(self) -> None:
         self._restart(lambda: PowerMeterBase._apply_auto(self))
 
-    def _restart(self, change: Any) -> None:
+    def _restart(self, change: Callable[[], None]) -> None:
+        """``Stop``, the range commands, then ``Go`` again (which restarts the statistics)."""
         self._send_setup("Stop")
         change()
         self._configure()
