@@ -177,3 +177,13 @@ def test_nobody_listening_is_a_clear_error() -> None:
         meter.open()
     with pytest.raises(InstrumentError, match="cannot connect to PTDaemon"):
         open_power_meter("ptd", f"127.0.0.1:{port}", **FAST).open()
+
+
+@pytest.mark.parametrize("driver", ["ptd", "ptd-temp"])
+def test_a_host_name_the_resolver_cannot_encode_is_an_instrument_error(driver: str) -> None:
+    """A 64-character label fails in the resolver's IDNA step with UnicodeError, not OSError;
+    the CLI fuzzer found `meter read ptd xxx…x` ending in a traceback."""
+    host = "x" * 64
+    opener = open_power_meter if driver == "ptd" else open_temperature_meter
+    with pytest.raises(InstrumentError, match=f"{host}' is not a valid host name"):
+        opener(driver, f"{host}:8888").open()

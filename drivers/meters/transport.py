@@ -178,6 +178,9 @@ class SocketTransport:
         self._buffer = b""
         try:
             self._sock = socket.create_connection((host, port), timeout=timeout_s)
+        except UnicodeError as exc:  # the resolver's IDNA step: a label over 63 characters
+            raise InstrumentError(f"cannot connect to PTDaemon at {self.resource}: {host!r} "
+                                  f"is not a valid host name ({exc})") from None
         except OSError as exc:
             raise InstrumentError(f"cannot connect to PTDaemon at {self.resource}: {exc}; is "
                                   "ptd running with -p on this port?") from None
