@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -105,6 +106,18 @@ def test_intervals_from_the_logs_add_up_to_the_reports_exact_totals() -> None:
     assert all(a.t_end == b.t_start for a, b in zip(got, got[1:]))
     means = read_mean_log((CAPTURES / f"storwatt_lat.1.log.{HOST}").read_text(), 1)
     assert all(0 < s.avg_resp_ms < 0.011 for s in got) and len(means) == 8
+
+
+def test_a_tail_of_no_time_joins_the_last_window() -> None:
+    """fio's run ended as its last window closed: the unlogged IOs join that window rather
+    than form an interval of zero length (an infinite rate)."""
+    logs = read_host_logs(CAPTURES, HOST, 2)
+    report = parse_normal_report(STDOUT)
+    got = logged_intervals(logs, report, 100.0, "h:1", 8192)
+    early = logged_intervals(logs, replace(report, runtime_ms=3006), 100.0, "h:1", 8192)
+    assert len(early) == len(got) - 1 and all(s.duration_s > 0 for s in early)
+    assert sum(s.ios for s in early) == 4000 and early[-1].latency_bins == got[-2].latency_bins
+    assert early[-1].ios == got[-2].ios + got[-1].ios
 
 
 def test_host_figures_name_the_host_and_the_missing_log(tmp_path: Path) -> None:

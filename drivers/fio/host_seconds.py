@@ -21,6 +21,7 @@ import math
 import os
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from drivers.fio.clients import parse_host
@@ -107,7 +108,19 @@ def logged_intervals(logs: HostLogs, report: NormalReport, arrived: float, host:
         t_last = t_end
     tail = _tail(logs, report, logged, t_last, arrived, host, block_size,
                  max(seconds, default=0))
+    if tail is not None and tail.duration_s <= 0 and out:
+        return out[:-1] + [_folded(out[-1], tail)]  # the last window ended as fio did
     return out + ([tail] if tail else [])
+
+
+def _folded(last: WorkloadInterval, tail: WorkloadInterval) -> WorkloadInterval:
+    """``last`` with a zero-length tail's IOs added (its bins and maximum as they were)."""
+    ios = last.ios + tail.ios
+    return replace(last, read_ios=last.read_ios + tail.read_ios,
+                   write_ios=last.write_ios + tail.write_ios,
+                   read_bytes=last.read_bytes + tail.read_bytes,
+                   write_bytes=last.write_bytes + tail.write_bytes,
+                   avg_resp_ms=(last.avg_resp_ms * last.ios + tail.avg_resp_ms * tail.ios) / ios)
 
 
 
