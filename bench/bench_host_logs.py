@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import subprocess
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -56,7 +55,7 @@ def side_by_side(folder: Path, ioengine: str = "libaio") -> dict[str, float]:
     create_scratch_file(str(target), 64 << 20)
     options = JobOptions((str(target),), ioengine, True, None, host_logs=True)
     job = folder / "mw.fio"
-    job.write_text(job_text(replace(PROFILE), options))
+    job.write_text(job_text(PROFILE, options))
     out = subprocess.run(["fio", "--output-format=json+", str(job)], capture_output=True,
                          text=True, check=True, cwd=folder).stdout
     entry = json.loads(out[out.index("{"):])["jobs"][0]
