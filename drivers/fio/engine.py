@@ -3,8 +3,9 @@
 Local: one ``fio --output-format=json+ --status-interval=1`` process; each cumulative
 document is differenced against the previous one into an interval that ends when the
 document arrived on the station clock (``stream.IntervalSeries`` says why). Several load
-hosts: one client process per host (``clients``); fio 3.33 prints a client's per-second
-reports only when the run ends, so ``live`` is False and the intervals arrive after the run.
+hosts: one client process per host (``clients``), without JSON: its ETA lines are the host's
+display rates while the phase runs (``live_rates()``, never counted), and its intervals are
+rebuilt from fio's returned logs when the phase ends (``host_seconds``), so ``live`` is False.
 
 Failures raise :class:`FioRunError` (a ``WorkloadError``) once, carrying every interval of the
 profile so far; ``poll()`` after ``stop()`` still returns the intervals not yet handed out.
