@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from drivers.fio.buckets import PLAT_NR, bucket_value
-from drivers.fio.host_logs import (HOST_LOG_OPTIONS, HistWindow, client_windows,
-                                   read_hist_log, read_host_logs, read_mean_log)
+from drivers.fio.host_logs import (HOST_LOG_OPTIONS, UNRELIABLE_TAIL, HistWindow,
+                                   client_windows, read_hist_log, read_host_logs,
+                                   read_mean_log)
 from drivers.fio.host_rates import EtaFeed
 from drivers.fio.host_seconds import host_figures, logged_intervals
 from drivers.fio.jobs import JobOptions, job_text
@@ -53,6 +54,19 @@ def test_hist_lines_hold_fios_full_bucket_layout() -> None:
         read_hist_log(coarse, 1, "x.log")
     with pytest.raises(WorkloadError, match="x.log line 1 is not comma-separated integers"):
         read_hist_log("1000, 0, 4096, a", 1, "x.log")
+
+
+def test_the_last_lines_unreliable_bins_are_dropped() -> None:
+    """A real hot-band capture whose last line ends in uninitialised memory (fio's server
+    never sends the compressed stream's end): the garbage is dropped, not counted."""
+    hist = CAPTURES / "hotband" / f"storwatt_clat_hist.1.log.{HOST}"
+    written = read_hist_log(hist.read_text(), 1, hist.name)
+    midpoints = [int(v) for v in bucket_value(range(PLAT_NR))]
+    assert written[-1].bins[midpoints[1851]] == 94854811261000  # not a count: memory
+    undone = client_windows(written)
+    assert [w.ios for w in undone] == [23, 17]
+    assert max(undone[-1].bins) < midpoints[UNRELIABLE_TAIL] == 12817793024  # ≥ 12.8 s gone
+    assert undone[0].bins == written[0].bins  # only the last line is cut
 
 
 def test_a_log_whose_counts_fall_is_refused() -> None:

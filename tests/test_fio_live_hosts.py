@@ -72,3 +72,21 @@ def test_final_per_host_intervals_and_bins_come_from_the_logs_and_match_the_tota
         assert all(0 < s.avg_resp_ms < 1000 for s in mine)
         assert (tmp_path / f"host{i}" / f"MW1-host{i}.fio").exists()  # its own folder
     engine.close()
+
+
+@needs_fio
+def test_a_hot_band_on_load_hosts_reads_one_log_per_stream(tmp_path: Path,
+                                                            two_fio_servers) -> None:  # noqa: F811
+    """13 stream sections, 13 jobs per host, 13 log files each: every one is read, and the
+    intervals add up to fio's exact totals (a last line's garbage bins once broke this)."""
+    from tests.test_fio_jobs import HOTBAND
+    engine = engine_for(tmp_path, load_hosts=two_fio_servers)
+    engine.check()
+    profile = WorkloadProfile("HOTBAND", 8192, 70, True, 8192, queue_depth=1, duration_s=3.0,
+                              streams=HOTBAND.streams)
+    _, slices, result = run_watching(engine, profile)
+    assert sum(s.read_ios for s in slices) == result.read_ios > 0
+    assert sum(s.write_ios for s in slices) == result.write_ios > 0
+    assert len(list((tmp_path / "host1").glob("storwatt_clat_hist.*.log.127.0.0.1"))) == 13
+    assert all(s.max_resp_ms < 12_000 for s in slices if s.latency_bins)  # no garbage bins
+    engine.close()
