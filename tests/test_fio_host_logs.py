@@ -134,6 +134,15 @@ def test_a_tail_of_no_time_joins_the_last_window() -> None:
     assert early[-1].ios == got[-2].ios + got[-1].ios
 
 
+def test_a_window_mean_above_the_directions_maximum_is_not_used() -> None:
+    logs = read_host_logs(CAPTURES, HOST, 2)
+    report = parse_normal_report(STDOUT)
+    means = [replace(m, value=94854811261000) if i == len(logs.means) - 1 else m
+             for i, m in enumerate(logs.means)]
+    got = logged_intervals(replace(logs, means=tuple(means)), report, 100.0, "h:1", 8192)
+    assert all(s.avg_resp_ms < report.max_ns[0] / 1e6 for s in got)
+
+
 def test_host_figures_name_the_host_and_the_missing_log(tmp_path: Path) -> None:
     with pytest.raises(WorkloadError, match=r"load host 127.0.0.1:9: fio's client wrote 0 of "
                                             r"2 hist logs storwatt_clat_hist.J.log.127.0.0.1"):

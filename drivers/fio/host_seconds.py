@@ -96,7 +96,11 @@ def logged_intervals(logs: HostLogs, report: NormalReport, arrived: float, host:
     seconds: dict[int, list[HistWindow]] = defaultdict(list)
     for w in logs.windows:
         seconds[_second(w.t_ms)].append(w)
-    means = {(m.job, m.ddir, _second(m.t_ms)): m.value for m in logs.means}
+    # a window's mean cannot exceed its direction's maximum: a value above it is memory the
+    # client never received (host_logs: the compressed log's end is lost), not a mean
+    usable = [m for m in logs.means
+              if not report.max_ns[m.ddir] or m.value <= report.max_ns[m.ddir]]
+    means = {(m.job, m.ddir, _second(m.t_ms)): m.value for m in usable}
     out: list[WorkloadInterval] = []
     t_last, logged = t0, [0, 0]
     for second in sorted(seconds):
@@ -106,8 +110,8 @@ def logged_intervals(logs: HostLogs, report: NormalReport, arrived: float, host:
         logged = [logged[0] + interval.read_ios, logged[1] + interval.write_ios]
         out.append(interval)
         t_last = t_end
-    tail = _tail(logs, report, logged, t_last, arrived, host, block_size,
-                 max(seconds, default=0))
+    tail = _tail(replace(logs, means=tuple(usable)), report, logged, t_last, arrived, host,
+                 block_size, max(seconds, default=0))
     if tail is not None and tail.duration_s <= 0 and out:
         return out[:-1] + [_folded(out[-1], tail)]  # the last window ended as fio did
     return out + ([tail] if tail else [])
