@@ -345,6 +345,37 @@ class WorkloadResult:
 
 
 @dataclass(frozen=True, slots=True)
+class HostRate:
+    """A load host's IO rate as fio's client displays it while a phase runs (its ETA line):
+    fio's rates over its last display period, rounded to 4 digits. For showing only: the
+    phase's counted figures are its :class:`WorkloadInterval` s, which arrive at its end.
+    ``t`` is when the line arrived (station clock; run time once the sequencer re-based it)."""
+
+    host: str
+    t: float
+    read_iops: float
+    write_iops: float
+    read_kib_s: float
+    write_kib_s: float
+
+    @property
+    def iops(self) -> float:
+        return self.read_iops + self.write_iops
+
+    @property
+    def mib_per_s(self) -> float:
+        return (self.read_kib_s + self.write_kib_s) / 1024
+
+
+@runtime_checkable
+class LiveRates(Protocol):
+    """An engine that shows rates while a phase runs before its figures arrive (fio on load
+    hosts): ``live_rates()`` hands over the rates seen since the last call."""
+
+    def live_rates(self) -> list[HostRate]: ...
+
+
+@dataclass(frozen=True, slots=True)
 class HostClock:
     """A load host's clock against the station's wall clock, measured before a run.
 

@@ -7,9 +7,6 @@ randrepeat=0 percentile_list=99:99.9:99.99:99.999, so bins are total latency, la
                             3 s: cumulative documents back to back
   sigint_stream.txt         the same, write job stopped with SIGINT (text line between documents)
   read_only.json            pure random-read job: the idle write direction has no bins
-  client_one_host.json      fio --client=127.0.0.1,18765 job (one fio --server on loopback)
-  client_two_servers.txt    fio --client=127.0.0.1,28771 two.fio --client=127.0.0.1,28772 two.fio
-                            --output-format=json+ --status-interval=1 (two loopback servers)
 """
 
 from __future__ import annotations
@@ -20,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from app.metrics.histogram import ResponseTimeHistogram
-from drivers.fio import clients
 from drivers.fio.stream import (EMPTY, DocumentSplitter, IntervalSeries,
                                 difference, snapshot_of_document, snapshot_of_jobs)
 from drivers.interfaces import WorkloadError
@@ -120,15 +116,6 @@ def test_idle_direction_without_bins() -> None:
     assert sum(snap.bins.values()) == snap.read_ios
 
 
-def test_client_server_document_gives_per_host_series_without_the_summary() -> None:
-    text = (FIX / "client_one_host.json").read_text()
-    doc = json.loads(text[text.find("{"):])
-    series = clients.hosts_by_entry(doc)
-    assert list(series) == ["127.0.0.1:18765"]
-    snaps = [snapshot_of_jobs([e], "127.0.0.1:18765") for e in series["127.0.0.1:18765"]]
-    assert [s.ios for s in snaps] == sorted(s.ios for s in snaps) and len(snaps) == 4
-
-
 def test_truncated_tail_stays_pending() -> None:
     text = (FIX / "status_stream_randrw.txt").read_text()
     docs, splitter = split(text[: len(text) - 500])
@@ -156,26 +143,3 @@ def test_interval_series_skips_repeated_documents_and_anchors_on_arrival() -> No
 def test_a_document_without_jobs_is_a_clear_error() -> None:
     with pytest.raises(WorkloadError, match="without 'jobs'"):
         snapshot_of_document({"fio version": "fio-3.33"})
-
-
-def test_two_server_capture_gives_each_host_its_series_and_merged_bins() -> None:
-    text = (FIX / "client_two_servers.txt").read_text()
-    docs, _ = split(text)
-    assert len(docs) == 1
-    grouped = clients.hosts_by_entry(docs[0])
-    assert sorted(grouped) == ["127.0.0.1:28771", "127.0.0.1:28772"]  # "All clients" dropped
-    merged, total = ResponseTimeHistogram.merge(), 0
-    for host, entries in grouped.items():
-        intervals = clients.entry_intervals(entries, 50.0, host)
-        final = entries[-1]["read"]
-        assert sum(i.read_ios for i in intervals) == final["total_ios"] > 0
-        assert intervals[-1].t_end == 50.0 and all(i.host == host for i in intervals)
-        assert all(a.t_end <= b.t_start + 1e-9 for a, b in zip(intervals, intervals[1:]))
-        merged = ResponseTimeHistogram.merge(
-            merged, *(ResponseTimeHistogram.from_bins(i.latency_bins) for i in intervals))
-        total += final["total_ios"]
-    assert merged.total == total  # per-host bins merged by us: fio's summary has none
-    summary = next(e for e in docs[0]["client_stats"] if e["jobname"] == "All clients")
-    assert "bins" not in summary["read"]["lat_ns"]
-    with pytest.raises(WorkloadError, match="holds 2 hosts"):
-        clients.host_intervals(docs[0], 50.0, "127.0.0.1:28771")

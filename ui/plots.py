@@ -20,8 +20,9 @@ from app.method.model import Method
 from app.metrics.histogram import ceiling_meaning
 from app.records import IntervalRecord, PhaseInfo, PhaseKind
 from app.sequencer import events as ev
-from drivers.interfaces import WorkloadInterval
+from drivers.interfaces import HostRate, WorkloadInterval
 from ui.input_plots import InputPlots
+from ui.live_rates import LIVE_NOTE, LIVE_TIP, LiveHostRates
 from ui.series import GrowableSeries
 from ui.theme import (PLOT_MIN_HEIGHT, PlotColours, apply_plot_theme, plot_colours,
                       system_is_dark)
@@ -243,6 +244,7 @@ class LivePlots(QWidget):
         self.curves["iops"] = _curve(ops.item, c.iops, "IOPS")
         self.curves["mibs"] = _curve(ops.right, c.mibs, "MiB/s")
         ops.key_axes(c.iops, c.mibs)
+        self.live_rates = LiveHostRates(ops.item, ops.right)  # load hosts during a phase
 
         self.ep_widget = self._plot_widget("Periodic efficiency EPᵢ per interval")
         ep = self.ep_widget.getPlotItem()
@@ -388,6 +390,7 @@ class LivePlots(QWidget):
         host's slices (``host`` set) in that host's own series."""
         iops = self._units.get(phase_index, "IOPS") == "IOPS"
         for s in slices:
+            self.live_rates.replace(s.host)  # the counted figures replace the display rate
             iops_name, mibs_name = self._io_series(s.host)
             keep, gap = (iops_name, mibs_name) if iops else (mibs_name, iops_name)
             self.series[keep].append(s.t_end, s.iops if iops else s.mib_per_s)
@@ -410,9 +413,26 @@ class LivePlots(QWidget):
                                                 (c.iops, c.mibs), ("IOPS", "MiB/s")):
                 self.series[name] = GrowableSeries()
                 self.curves[name] = _curve(view, colour, f"{host} {unit}", 1, style)
-            self.ops_widget.setTitle("IO rate per load host: " + " · ".join(
-                f"{HOST_STYLES[i % len(HOST_STYLES)][1]} {h}" for i, h in enumerate(self.hosts)))
         return names
+
+    def add_host_rates(self, phase_index: int, rates: Iterable[HostRate]) -> None:
+        """Load hosts' display rates while their phase runs (``ui.live_rates``), in the
+        phase's unit and each host's line style."""
+        iops = self._units.get(phase_index, "IOPS") == "IOPS"
+        colours = {"iops": self.colours.iops, "mibs": self.colours.mibs}
+        for rate in rates:
+            self._io_series(rate.host)
+            style = HOST_STYLES[self.hosts.index(rate.host) % len(HOST_STYLES)][0]
+            self.live_rates.add(rate, iops, colours, style)
+        self._dirty = True
+
+    def _ops_title(self) -> str:
+        """The IO plot's title: each host's line style, and what the dotted curves are."""
+        if not self.hosts:
+            return IO_TITLE
+        return "IO rate per load host: " + " · ".join(
+            f"{HOST_STYLES[i % len(HOST_STYLES)][1]} {h}" for i, h in enumerate(self.hosts)) \
+            + (f"<br>{LIVE_NOTE}" if self.live_rates.showing else "")  # a line: not wider
 
     def _io_names(self) -> list[str]:
         return ["iops", "mibs"] + [f"{kind}@{h}" for h in self.hosts for kind in ("iops", "mibs")]
@@ -424,6 +444,7 @@ class LivePlots(QWidget):
             view.removeItem(self.curves.pop(name))
             del self.series[name]
         self.hosts.clear()
+        self.live_rates.reset()
         self.ops_widget.setTitle(IO_TITLE)
 
     def mark_restart(self, t: float, phase_name: str) -> None:
@@ -497,6 +518,9 @@ class LivePlots(QWidget):
     def _on_workload(self, e: ev.WorkloadIntervals) -> None:
         self.add_workload(e.phase_index, e.intervals)
 
+    def _on_host_rates(self, e: ev.HostRates) -> None:
+        self.add_host_rates(e.phase_index, e.rates)
+
     def _on_phase_started(self, e: ev.PhaseStarted) -> None:
         if e.attempt > 1:
             self.mark_restart(e.t, e.phase.name)
@@ -505,7 +529,8 @@ class LivePlots(QWidget):
         self.add_intervals((e.interval,))
 
     _handlers = {ev.PowerSamples: _on_power, ev.TemperatureSamples: _on_temperature,
-                 ev.WorkloadIntervals: _on_workload, ev.IntervalClosed: _on_interval,
+                 ev.WorkloadIntervals: _on_workload, ev.HostRates: _on_host_rates,
+                 ev.IntervalClosed: _on_interval,
                  ev.HistogramReady: add_histogram, ev.PhaseStarted: _on_phase_started}
 
     # --- histogram --------------------------------------------------------------------------
@@ -565,7 +590,12 @@ class LivePlots(QWidget):
             x, y = self.series[name].view()
             curve.setData(x, y)
         self.power_right.fit_x(self.series["power"], self.series["temperature"])
-        self.ops_right.fit_x(*(self.series[name] for name in self._io_names()))
+        self.live_rates.redraw()
+        self.ops_right.fit_x(*(self.series[name] for name in self._io_names()),
+                             *self.live_rates.series.values())
+        if self.ops_widget.plotItem.titleLabel.text != (title := self._ops_title()):
+            self.ops_widget.setTitle(title)
+            self.ops_widget.setToolTip(LIVE_TIP if LIVE_NOTE in title else "")
         self.inputs.redraw()
         # interval markers help read a short phase; on a long run they would only cost time
         ep = self.curves["ep"]

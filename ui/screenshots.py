@@ -146,6 +146,61 @@ def capture_power_inputs(folder: Path, method: str = "smoke") -> Path:
     return save(view, folder, "run-view-power-inputs")
 
 
+def capture_live_hosts(folder: Path, method: str = "smoke") -> Path:
+    """The run view mid-phase with two loopback ``fio --server`` load hosts
+    (live-hosts.png): real fio, each host's display rate drawn while its phase runs. The
+    servers are started here on free ports and killed at the end."""
+    import signal
+    import socket
+    import subprocess
+
+    from app.records import SutDescription
+    from app.session import open_session
+    from ui.bridge import RunBridge
+    from ui.run_view import RunView
+
+    folder.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="storwatt-shots-"))
+    os.environ["STORWATT_DATA_DIR"] = str(work / "data")
+    app = application()
+    ports = []
+    for _ in range(2):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ports.append(s.getsockname()[1])
+    servers = [subprocess.Popen(["fio", f"--server=ip:127.0.0.1,{p}"], cwd=work,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True) for p in ports]
+    try:
+        for port in ports:
+            wait_until(app, lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 10)
+        sut = SutDescription(targets=(str(work / "target.dat"),),
+                             load_hosts=tuple(f"127.0.0.1:{p}" for p in ports))
+        bridge = RunBridge()
+        session = open_session(RunConfig(method=method, lab="local-fio", sut=sut,
+                                         target_size="64M"),
+                               db_url=f"sqlite:///{work / 'shots.db'}", listeners=[bridge])
+        view = RunView(settings=QSettings(str(work / "ui.ini"), QSettings.Format.IniFormat))
+        view.resize(1560, 1000)
+        view.show()
+        view.start(session, bridge)
+        rates = view.plots.live_rates
+        wait_until(app, lambda: view.plots.hosts and sum(
+            len(s) for s in rates.series.values()) >= 8 and rates.showing
+            and any(len(view.plots.series[f"iops@{h}"]) for h in view.plots.hosts),
+            timeout_s=240)
+        view.plots.redraw()
+        settle(app, 0.6)
+        path = save(view, folder, "live-hosts")
+        view.abort("screenshot taken")
+        wait_until(app, lambda: not view.running, timeout_s=60)
+        return path
+    finally:
+        for server in servers:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python -m ui.screenshots")
     parser.add_argument("folder", nargs="?", default="docs/screenshots", type=Path)
@@ -153,8 +208,12 @@ if __name__ == "__main__":
     parser.add_argument("--method", default="smoke")
     parser.add_argument("--power-inputs", action="store_true",
                         help="only the run view of a simulated run with four power inputs")
+    parser.add_argument("--live-hosts", action="store_true",
+                        help="only the run view mid-phase with two loopback fio load hosts")
     args = parser.parse_args()
     if args.power_inputs:
         capture_power_inputs(args.folder, args.method)
+    elif args.live_hosts:
+        capture_live_hosts(args.folder, args.method)
     else:
         capture(args.folder, args.method, args.lab)

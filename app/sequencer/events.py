@@ -19,7 +19,7 @@ from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseStatus, P
                          RunConfig, RunStatus, Window)
 from app.sequencer.power_inputs import InputIdentity
 from app.sequencer.range_plan import RangePlan
-from drivers.interfaces import (InstrumentIdentity, PowerSample, TemperatureSample,
+from drivers.interfaces import (HostRate, InstrumentIdentity, PowerSample, TemperatureSample,
                                 WorkloadInterval, WorkloadResult)
 
 
@@ -147,6 +147,16 @@ class WorkloadIntervals:
 
 
 @dataclass(frozen=True)
+class HostRates:
+    """Load hosts' rates as fio's client displays them while a phase runs (``HostRate``,
+    times run-relative): shown until the phase's counted figures arrive, never stored or
+    counted into a metric."""
+
+    phase_index: int
+    rates: tuple[HostRate, ...]
+
+
+@dataclass(frozen=True)
 class IntervalClosed:
     interval: IntervalRecord
 
@@ -250,7 +260,7 @@ class RunFinished:
 
 RunEvent = (RunStarted | RunResumed | InstrumentsIdentified | PhaseStarted
             | StabilisationExtended | PhaseFinished | PowerSamples
-            | TemperatureSamples | WorkloadIntervals | IntervalClosed | HistogramReady
+            | TemperatureSamples | WorkloadIntervals | HostRates | IntervalClosed | HistogramReady
             | SearchResult | RangesApplied | RangePlanReady | MetricComputed | Progress
             | LogMessage | RunFinished)
 

@@ -47,7 +47,7 @@ from app.sequencer.search import (Probe, choose_intensity, next_refinement, prob
                                   recheck)
 from app.sequencer.sweep import SweepSteps
 from drivers.clock import Clock, MonotonicClock
-from drivers.interfaces import (InstrumentError, WorkloadError, WorkloadInterval,
+from drivers.interfaces import (InstrumentError, LiveRates, WorkloadError, WorkloadInterval,
                                 WorkloadProfile)
 
 _log = logging.getLogger(__name__)
@@ -449,6 +449,7 @@ class Sequencer:
                 self._sample(recorder, now)
                 if profile is not None:
                     slices += self._collect(recorder, engine.poll())
+                    self._show_rates(recorder, engine)
                 self._close_intervals(recorder, now)
                 if end is not None and now >= end + (latency if profile else 0):
                     break
@@ -489,6 +490,16 @@ class Sequencer:
                                               recorder.attempt,
                                               tuple(recorder.slice_window(s) for s in slices)))
         return slices
+
+    def _show_rates(self, recorder: PhaseRecorder, engine) -> None:
+        """Publish an engine's display rates (fio's load hosts while their phase runs),
+        re-based to run time; they are for the run view only, never recorded."""
+        if not isinstance(engine, LiveRates):
+            return
+        rates = engine.live_rates()
+        if rates:
+            self.publish(ev.HostRates(recorder.phase.index, tuple(
+                replace(r, t=self.clock.to_run(r.t)) for r in rates)))
 
     def _check_flags(self) -> None:
         if self._abort.is_set():

@@ -123,8 +123,8 @@ class RunWriter:
 
     # --- listener side (sequencer thread) ----------------------------------------------------
     def __call__(self, event: ev.RunEvent) -> None:
-        if isinstance(event, ev.Progress):
-            return  # derived from the plan; nothing to keep
+        if isinstance(event, (ev.Progress, ev.HostRates)):
+            return  # derived from the plan, or display rates: nothing to keep
         if self._closed:
             raise WriterError("the run writer is closed: the event was not stored")
         self._queue.put(event)

@@ -3,8 +3,9 @@
 Local: one ``fio --output-format=json+ --status-interval=1`` process; each cumulative
 document is differenced against the previous one into an interval that ends when the
 document arrived on the station clock (``stream.IntervalSeries`` says why). Several load
-hosts: one client process per host (``clients``); fio 3.33 prints a client's per-second
-reports only when the run ends, so ``live`` is False and the intervals arrive after the run.
+hosts: one client process per host (``clients``), without JSON: its ETA lines are the host's
+display rates while the phase runs (``live_rates()``, never counted), and its intervals are
+rebuilt from fio's returned logs when the phase ends (``host_seconds``), so ``live`` is False.
 
 Failures raise :class:`FioRunError` (a ``WorkloadError``) once, carrying every interval of the
 profile so far; ``poll()`` after ``stop()`` still returns the intervals not yet handed out.
@@ -27,14 +28,17 @@ from pathlib import Path
 from drivers.clock import Clock
 from drivers.fio import clients
 from drivers.fio.clock_probe import probe_host
+from drivers.fio.host_logs import LOG_PREFIX
+from drivers.fio.host_rates import EtaFeed
+from drivers.fio.host_seconds import host_figures
 from drivers.fio.jobs import JobOptions, default_ioengine, job_text
 from drivers.fio.process import FioProcess
 from drivers.fio.replay import read_trace, write_looped_trace
 from drivers.fio.safety import (HostFacts, TargetCheck, TargetPolicy, check_targets,
                                 create_scratch_file, describe)
-from drivers.fio.stream import IntervalSeries, snapshot_of_document, snapshot_of_jobs
-from drivers.interfaces import (HostClock, WorkloadError, WorkloadInterval, WorkloadProfile,
-                                WorkloadResult)
+from drivers.fio.stream import IntervalSeries, Snapshot, snapshot_of_document
+from drivers.interfaces import (HostClock, HostRate, WorkloadError, WorkloadInterval,
+                                WorkloadProfile, WorkloadResult)
 
 MIN_VERSION = (3, 0)
 DEFAULT_PORT = clients.DEFAULT_PORT
@@ -152,6 +156,8 @@ class FioEngine:
         self.version = ""
         self.live = not self.hosts
         self._procs: dict[str, FioProcess] = {}
+        self._feeds: dict[str, EtaFeed] = {}  # per load host: its live rates and report
+        self._folders: dict[str, Path] = {}  # per load host: where its client runs
         self._series: dict[str, IntervalSeries] = {}
         self._profile: WorkloadProfile | None = None
         self._job = ""
@@ -233,16 +239,26 @@ class FioEngine:
         self._pending, self.intervals = [], []
         paths = self._job_files(profile)
         extra = self._watchdog(profile)
-        if self.hosts:
-            argvs = {h: clients.client_argv(self.binary, h, paths[h], extra) for h in self.hosts}
-        else:
-            argvs = {"": [self.binary, "--output-format=json+", "--status-interval=1", *extra,
-                          str(paths[""])]}
         t0 = self.clock.now()
         self._progress = (t0, 0)
-        self._procs = {h: FioProcess(argv, self.clock.now)
-                       for h, argv in argvs.items()}
+        if self.hosts:  # each client runs in its host's folder, where it writes the logs
+            self._feeds = {h: EtaFeed(h) for h in self.hosts}
+            self._folders = {h: paths[h].parent for h in self.hosts}
+            self._procs = {h: FioProcess(clients.client_argv(self.binary, h, paths[h], extra),
+                                         self.clock.now, cwd=str(self._folders[h]),
+                                         on_text=self._feeds[h])
+                           for h in self.hosts}
+        else:
+            self._procs = {"": FioProcess([self.binary, "--output-format=json+",
+                                           "--status-interval=1", *extra, str(paths[""])],
+                                          self.clock.now)}
         self._series = {h: IntervalSeries(t0, h) for h in self._procs}
+
+    def live_rates(self) -> list[HostRate]:
+        """Each load host's display rates since the last call (``host_rates``): for showing
+        while the phase runs; its counted figures arrive when it ends."""
+        return sorted((r for feed in self._feeds.values() for r in feed.take()),
+                      key=lambda r: r.t)
 
     def host_clocks(self, wall: Callable[[], float] = time.time) -> tuple[HostClock, ...]:
         """Each load host's clock offset against ``wall``, the station's wall clock
@@ -290,14 +306,25 @@ class FioEngine:
             profile = self._looped_trace(profile)
         paths, texts = {}, []
         for i, host in enumerate(hosts):
-            text = job_text(profile, replace(self._options(), host=i, hosts=len(hosts)))
-            paths[host] = self.workdir() / (f"{profile.name}-host{i + 1}.fio" if host
-                                          else f"{profile.name}.fio")
+            text = job_text(profile, replace(self._options(), host=i, hosts=len(hosts),
+                                             host_logs=bool(host)))
+            paths[host] = (self._host_folder(i) / f"{profile.name}-host{i + 1}.fio" if host
+                           else self.workdir() / f"{profile.name}.fio")
             paths[host].write_text(text)
             self._parse_only(paths[host])
             texts.append(f"# load host {host}\n{text}" if host else text)
         self._job = "\n".join(texts)
         return paths
+
+    def _host_folder(self, index: int) -> Path:
+        """Load host ``index``'s own folder, emptied of an earlier phase's logs: fio's client
+        names a returned log after the host's address only, so two hosts on one address
+        (two ports) would overwrite each other's in a shared folder."""
+        folder = self.workdir() / f"host{index + 1}"
+        folder.mkdir(exist_ok=True)
+        for old in folder.glob(f"{LOG_PREFIX}_*"):
+            old.unlink()
+        return folder
 
     def _looped_trace(self, profile: WorkloadProfile) -> WorkloadProfile:
         """The profile replaying the station's looped copy of its trace (fio replays a trace
@@ -373,15 +400,24 @@ class FioEngine:
         raise FioStalled(self._error, self.intervals)
 
     def _host_intervals(self) -> list[WorkloadInterval]:
+        """Each host's intervals from its normal report and returned logs
+        (``host_seconds``), once its client exited. A host whose figures cannot be read
+        fails the phase naming it; the other hosts' intervals are kept."""
+        block = self._profile.block_size if self._profile else 4096
         jobs = job_count(self._profile) if self._profile else 1
         out: list[WorkloadInterval] = []
-        for host, proc in self._procs.items():
-            for arrived, doc in proc.drain():
-                got = clients.host_intervals(doc, arrived, host, jobs)
-                if got:
-                    self._series[host].last = snapshot_of_jobs(clients.client_entries(doc)[-1:],
-                                                               host)
-                out += got
+        for host, feed in self._feeds.items():
+            try:
+                got, report = host_figures(self._folders[host], feed.text, feed.last_t, host,
+                                           block)
+            except WorkloadError as exc:
+                self._error = self._error or str(exc)
+                continue
+            self._series[host].last = Snapshot(
+                report.runtime_ms * jobs, sum(s.read_ios for s in got),
+                sum(s.write_ios for s in got), sum(s.read_bytes for s in got),
+                sum(s.write_bytes for s in got), 0.0, host=host)
+            out += got
         out.sort(key=lambda s: s.t_end)
         self.intervals += out
         return out
@@ -411,8 +447,8 @@ class FioEngine:
             return WorkloadResult(0, 0, 0, 0, 0.0, engine=self.version or "fio",
                                   job_text=self._job, error=self._error)
         codes = [p.stop(*self.stop_timeouts) for p in self._procs.values()]
+        self._raise_on_failure(final=True)  # first: a host's own failure names the phase's
         self._pending += self._local_intervals() if self.live else self._host_intervals()
-        self._raise_on_failure(final=True)
         result = self._result(max(codes, default=0))
         self._procs = {}
         if self._error and not self._reported:

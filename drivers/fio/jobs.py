@@ -28,6 +28,7 @@ import sys
 from dataclasses import dataclass
 from itertools import groupby
 
+from drivers.fio.host_logs import HOST_LOG_OPTIONS
 from drivers.interfaces import WorkloadError, WorkloadProfile
 
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
@@ -60,6 +61,8 @@ class JobOptions:
     hosts: int = 1
     #: bytes of the one target when the station knows them (multi-stream ranges in bytes)
     span: int | None = None
+    #: a load host's job: fio's per-second logs instead of json+ (drivers/fio/host_logs.py)
+    host_logs: bool = False
 
 
 def default_ioengine(platform: str = sys.platform) -> str:
@@ -280,6 +283,8 @@ def job_text(profile: WorkloadProfile, options: JobOptions) -> str:
              "filename=" + ":".join(_check_target(t) for t in options.targets),
              "group_reporting=1", f"percentile_list={PERCENTILES}", *LATENCY_AND_RANDOM,
              f"allow_file_create={int(options.allow_file_create)}"]
+    if options.host_logs:  # fio takes an option's last value: clat_percentiles=1 wins
+        lines += HOST_LOG_OPTIONS
     if options.size is not None:
         lines.append(f"size={_int_in(options.size, 4096, 2**62, 'size')}")
     if profile.kind == "prefill":

@@ -5,8 +5,8 @@ documents back to back with no separator, sometimes with plain text lines betwee
 (``fio: terminating on signal 2``); the last document is the final one. Each document is
 split with ``json.JSONDecoder().raw_decode`` from the next ``{``; consecutive snapshots are
 differenced (IO counts, bytes, latency sums, ``lat_ns.bins``) so the slices telescope exactly
-to fio's final totals. Idle directions carry no ``bins`` key. In client/server mode fio prints
-one document whose ``client_stats`` holds every host's snapshots in order.
+to fio's final totals. Idle directions carry no ``bins`` key. (Load hosts' clients print no
+JSON: ``host_seconds`` rebuilds their intervals.)
 
 Response time is fio's *total* latency ``lat_ns`` (submission to completion, what the host
 sees), never ``clat_ns`` (completion only): mean, max and bins all come from it, and the job
