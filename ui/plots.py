@@ -16,6 +16,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QTimer
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QVBoxLayout, QWidget
 
+from app.histogram_basis import TOTAL_LATENCY, HistogramBasis, histogram_basis
 from app.method.model import Method
 from app.metrics.histogram import ceiling_meaning
 from app.records import IntervalRecord, PhaseInfo, PhaseKind
@@ -354,13 +355,17 @@ class LivePlots(QWidget):
 
     def start_run(self, started: ev.RunStarted, method: Method | None) -> None:
         """Reset for a new run (event times are run-relative already)."""
-        self.configure(started.phases, method)
+        self.configure(started.phases, method, histogram_basis(started.config))
 
     # --- the data interface: live events and stored runs both come through here --------------
-    def configure(self, phases: Sequence[PhaseInfo], method: Method | None) -> None:
-        """Empty the plots and set what a run's data is read with: per-phase IO units and
-        the method's stability tolerance and response-time limit."""
+    def configure(self, phases: Sequence[PhaseInfo], method: Method | None,
+                  basis: HistogramBasis = TOTAL_LATENCY) -> None:
+        """Empty the plots and set what a run's data is read with: per-phase IO units, the
+        method's stability tolerance and response-time limit, and which latency the
+        histogram counts (load hosts: completion latency, app.histogram_basis)."""
         self.reset()
+        self.hist_widget.getPlotItem().setLabel("bottom", f"response time, {basis.name} "
+                                                          "(ms, log)")
         self._units = phase_units(method, phases)
         self._last_phase = None
         if method is not None:

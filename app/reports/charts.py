@@ -9,6 +9,7 @@ import numpy as np
 from reportlab.graphics.shapes import Drawing
 from reportlab.lib import colors
 
+from app.histogram_basis import TOTAL_LATENCY, HistogramBasis
 from app.reports.plot import DASHED_BLUE, SOLID_BLACK, Chart, Style
 from app.reports.text import pdf_safe
 from app.sequencer.events import HistogramReady
@@ -159,10 +160,11 @@ def bin_edges_ms(midpoints_ns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return edges[:-1], edges[1:]
 
 
-def histogram_chart(hist: HistogramReady, title: str, width: float, height: float) -> Drawing:
+def histogram_chart(hist: HistogramReady, title: str, width: float, height: float,
+                    basis: HistogramBasis = TOTAL_LATENCY) -> Drawing:
     ns = np.array(sorted(hist.bins), dtype=float)
     counts = np.array([hist.bins[int(k)] for k in ns], dtype=float)
-    chart = Chart(width, height, pdf_safe(title), "response time, total latency (ms, log scale)",
+    chart = Chart(width, height, pdf_safe(title), basis.axis,
                   "IO count (log scale)", log_x=True, log_y=True)
     if len(ns):
         lo, hi = bin_edges_ms(ns)
@@ -254,14 +256,15 @@ def steady_state_chart(report: DiReport, width: float, height: float) -> Drawing
     return chart.drawing()
 
 
-def di_histogram_charts(report: DiReport, width: float, height: float) -> list[Drawing]:
+def di_histogram_charts(report: DiReport, width: float, height: float,
+                        basis: HistogramBasis = TOTAL_LATENCY) -> list[Drawing]:
     """Per thread loop, each queue depth's response-time histogram on one plot with the
     response-time ceiling (the seed's "QD Histogram Compare")."""
     drawings = []
     for threads, loop in report.loops().items():
         chart = Chart(width, height, pdf_safe(f"{report.matrix.name} T{threads}: response-time "
                                               "histograms by queue depth"),
-                      "response time, total latency (ms, log scale)", "IO count (log scale)",
+                      basis.axis, "IO count (log scale)",
                       log_x=True, log_y=True)
         for k, cell in enumerate(loop):
             hist = report.histograms.get(cell.phase_index) if cell.phase_index is not None \

@@ -23,6 +23,7 @@ from reportlab.platypus import (BaseDocTemplate, Frame, KeepTogether, PageBreak,
                                 PageTemplate, Paragraph, Preformatted, Spacer, Table, TableStyle)
 from xml.sax.saxutils import escape
 
+from app.histogram_basis import histogram_basis
 from app.metrics.histogram import ceiling_meaning
 from app.records import PhaseKind
 from app.reports import charts, power_inputs
@@ -500,25 +501,27 @@ def _di_section(c: ReportContent) -> list:
                    KeepTogether([charts.di_curve_chart(report, BODY_W, 70 * mm)])]
     if (steady := charts.steady_state_chart(report, BODY_W, 55 * mm)) is not None:
         story.append(KeepTogether([steady]))
+    basis = histogram_basis(c.run.config)
     return story + [KeepTogether([d]) for d in charts.di_histogram_charts(report, BODY_W,
-                                                                          62 * mm)]
+                                                                          62 * mm, basis)]
 
 
 def _histograms(c: ReportContent) -> list:
     story: list = [PageBreak(), P("Response-time histograms", "h1")]
     if not c.run.histograms:
         return story + [P("No response-time histogram was stored for this run.", "body")]
-    story.append(P("Response-time (total latency, fio lat_ns) histogram of each profile's "
-                   "measurement window (fio json+ buckets), with the confidence levels "
-                   "(method-notes §5; n/a when the IO count cannot support a level, "
-                   "N < 1/(1 − p)) and the response-time ceiling.", "small"))
+    basis = histogram_basis(c.run.config)
+    story.append(P(f"{basis.title} of each profile's measurement window (fio's latency "
+                   "buckets), with the confidence levels (method-notes §5; n/a when the IO "
+                   "count cannot support a level, N < 1/(1 − p)) and the response-time "
+                   "ceiling." + (f" {basis.note}" if basis.note else ""), "small"))
     max_avg_ms = c.method.response_time.max_avg_ms if c.method else None
     for hist in c.run.histograms:
         total = sum(hist.bins.values())
         levels = ", ".join(lvl.text() for lvl in hist.levels())
         story.append(KeepTogether([
             charts.histogram_chart(hist, f"{hist.profile} (phase {hist.phase_index}): "
-                                         f"{total} IOs", BODY_W, 62 * mm),
+                                         f"{total} IOs", BODY_W, 62 * mm, basis),
             P(f"Confidence levels — {levels or DASH}; ceiling {fmt_sig(hist.ceiling_ms)} ms, "
               f"{hist.above_ceiling} IOs above it. "
               + ceiling_meaning(hist.ceiling_ms, hist.above_ceiling, max_avg_ms), "small"),

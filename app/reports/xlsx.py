@@ -21,6 +21,7 @@ from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
 from app.metrics.formatting import excel_number_format
+from app.histogram_basis import histogram_basis
 from app.records import PhaseKind
 from app.com_verdict import ComState, ComVerdict
 from app.reports.content import VALID, ReportContent
@@ -144,6 +145,7 @@ def _info_rows(c: ReportContent) -> list[tuple[str, str]]:
         ("Run status", run.status.value + (f": {run.error}" if run.error else "")),
         ("Started (UTC)", run.started_wall), ("Finished (UTC)", run.finished_wall or ""),
         ("Station", config.station), ("Operator", config.operator),
+        ("Histogram latency", histogram_basis(config).describe()),
         ("Instrument connection test", config.instrument_check),
         ("QA disposition", c.disposition_text),
         ("Samples SHA-256", run.samples_sha256),

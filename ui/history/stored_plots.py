@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from app.histogram_basis import histogram_basis
 from app.method.model import Method
 from app.storage.stored import StoredPhase, StoredRun
 from drivers.interfaces import EXCLUDING_FLAGS
@@ -35,7 +36,8 @@ def show_stored(plots: LivePlots, run: StoredRun, method: Method | None,
     Reads the stored record through the plots' data interface: arrays go in whole (one numpy
     copy per curve, not 86,400 sample events), the few interval, slice and histogram records
     as they are stored."""
-    plots.configure(tuple(p.info for p in run.phases), method)
+    plots.configure(tuple(p.info for p in run.phases), method,
+                    histogram_basis(run.config))
     phases = [p for p in run.phases if phase_index is None or p.index == phase_index]
     wanted = list({p.index for p in phases})
     power, temperature = run.power, run.temperature
