@@ -344,15 +344,11 @@ class WorkloadResult:
     error: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class HostRate:
-    """A load host's IO rate as fio's client displays it while a phase runs (its ETA line):
-    fio's rates over its last display period, rounded to 4 digits. For showing only: the
-    phase's counted figures are its :class:`WorkloadInterval` s, which arrive at its end.
-    ``t`` is when the line arrived (station clock; run time once the sequencer re-based it)."""
+class DirectionRates:
+    """Totals of a record carrying read and write rates (fio's ETA line and a load host's shown
+    rate both do): IOPS and MiB/s, with fio's bandwidth in KiB/s."""
 
-    host: str
-    t: float
+    __slots__ = ()
     read_iops: float
     write_iops: float
     read_kib_s: float
@@ -365,6 +361,21 @@ class HostRate:
     @property
     def mib_per_s(self) -> float:
         return (self.read_kib_s + self.write_kib_s) / 1024
+
+
+@dataclass(frozen=True, slots=True)
+class HostRate(DirectionRates):
+    """A load host's IO rate as fio's client displays it while a phase runs (its ETA line):
+    fio's rates over its last display period, rounded to 4 digits. For showing only: the
+    phase's counted figures are its :class:`WorkloadInterval` s, which arrive at its end.
+    ``t`` is when the line arrived (station clock; run time once the sequencer re-based it)."""
+
+    host: str
+    t: float
+    read_iops: float
+    write_iops: float
+    read_kib_s: float
+    write_kib_s: float
 
 
 @runtime_checkable

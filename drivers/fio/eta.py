@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from drivers.interfaces import DirectionRates
+
 _RATES = re.compile(r"\]\[(?P<bw>[rwt]=[^\]]*)\]\[(?P<iops>[rwt]=[^\]]*) IOPS\]")
 _JOBS = re.compile(r"^Jobs: (?P<running>\d+) \(f=\d+\)")
 _NUMBER = re.compile(r"^(?P<value>\d+(?:\.\d+)?)(?P<prefix>[kKMGTPE]i?)?(?:B/s|B)?$")
@@ -31,7 +33,7 @@ class EtaFormatError(ValueError):
 
 
 @dataclass(frozen=True)
-class EtaStatus:
+class EtaStatus(DirectionRates):
     """One ETA line: running jobs and per-direction rates (0 for a direction not shown)."""
 
     jobs_running: int
@@ -39,14 +41,6 @@ class EtaStatus:
     write_iops: float = 0.0
     read_kib_s: float = 0.0
     write_kib_s: float = 0.0
-
-    @property
-    def iops(self) -> float:
-        return self.read_iops + self.write_iops
-
-    @property
-    def mib_per_s(self) -> float:
-        return (self.read_kib_s + self.write_kib_s) / 1024
 
 
 def _scaled(text: str, first_step: int) -> float:
