@@ -100,3 +100,28 @@ def test_the_metrics_table_names_an_unobserved_com_not_verified(qtbot) -> None:
     last = table.columnCount() - 1
     assert table.item(0, last).text().startswith("NOT VERIFIED: needs the array's")
     assert table.item(1, last).text() == "INVALID: not stable"
+
+
+def test_a_short_uncertainty_strip_keeps_its_labels_apart_and_its_legend_only_when_needed(
+        qtbot) -> None:
+    """In the 768-px window the strip has about 40 px of data: pyqtgraph's 0.2 % steps stacked
+    five labels into one block, and a one-curve legend took half the height."""
+    plots = LivePlots(redraw_ms=10_000)
+    qtbot.addWidget(plots)
+    plots.resize(1070, 540)
+    plots.show()
+    one = tuple(PowerSample(float(t), 600.0, amps=2.7, uncertainty_pct=0.15) for t in range(9))
+    plots.ingest([ev.PowerSamples(0, one, outside(len(one)))])
+    plots.redraw()
+    strip = plots.inputs.uncertainty_widget.getPlotItem()
+    assert not strip.legend.isVisible()  # one meter: its title names it
+    axis = strip.getAxis("left")
+    for height in (20.0, 40.0, 120.0):
+        (step, _), = axis.tickSpacing(0.0, 1.05, height)
+        labels = math.floor(1.05 / step) + 1
+        assert labels >= 2 and height / (labels - 1) >= axis.MIN_LABEL_PX, (height, step)
+    plots.reset()
+    two = tuple(_total(float(t)) for t in range(5))
+    plots.ingest([ev.PowerSamples(0, two, outside(len(two)))])
+    plots.redraw()
+    assert strip.legend.isVisible()  # several inputs: the legend tells them apart

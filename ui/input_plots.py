@@ -23,10 +23,29 @@ from ui.series import GrowableSeries
 from ui.theme import PLOT_MIN_HEIGHT, PlotColours
 
 TOTAL = "total"
+LEGEND_ROW = 4  # under the bottom axis of pyqtgraph's PlotItem layout
 #: the input of a run with one meter
 ONE_METER = "power meter"
 #: input curve colours, in configured order (the total keeps the power colour)
 INPUT_COLOURS = ("#2f8fd0", "#38a858", "#8a5cd0", "#d04a6a", "#20a0a0", "#a07020", "#707070")
+
+
+class SparseValueAxis(pg.AxisItem):
+    """A value axis that never stacks its labels: one label per ``MIN_LABEL_PX`` of height at
+    most, on 1-2-5 steps. pyqtgraph always labels its major ticks, and in a short strip such
+    as the uncertainty plot (about 40 px of data at 768 px screens) 0.2 % steps piled five
+    labels into one unreadable block."""
+
+    MIN_LABEL_PX = 18
+
+    def tickSpacing(self, minVal: float, maxVal: float, size: float):  # noqa: N802, N803 (pyqtgraph)
+        span = maxVal - minVal
+        if not (span > 0 and size > 0):
+            return super().tickSpacing(minVal, maxVal, size)
+        raw = span / max(2, int(size // self.MIN_LABEL_PX))
+        magnitude = 10 ** math.floor(math.log10(raw))
+        step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+        return [(step, 0.0)]
 
 
 class InputPlots(QWidget):
@@ -62,7 +81,7 @@ class InputPlots(QWidget):
 
     @staticmethod
     def _plot(title: str, label: str, unit: str, axis: type[pg.AxisItem]) -> pg.PlotWidget:
-        widget = pg.PlotWidget(axisItems={"bottom": axis("bottom")})
+        widget = pg.PlotWidget(axisItems={"bottom": axis("bottom"), "left": SparseValueAxis("left")})
         widget.setTitle(title)
         widget.setLabel("bottom", "run time (h:mm:ss)")
         widget.setLabel("left", label, units=unit)
@@ -70,7 +89,7 @@ class InputPlots(QWidget):
         # the legend in its own row under the axis: inside the plot it hid the total's curve
         plot = widget.getPlotItem()
         plot.legend = pg.LegendItem(colCount=6)
-        plot.layout.addItem(plot.legend, 4, 1)
+        plot.legend.setVisible(False)  # shown from the second curve on (_fit_legend)
         widget.setMinimumSize(320, PLOT_MIN_HEIGHT - 20)
         return widget
 
@@ -135,6 +154,22 @@ class InputPlots(QWidget):
                     curve = self._new_curve(widget, name)
                     self.curves[(kind, name)] = curve
                 curve.setData(*series.view())
+            self._fit_legend(widget, sum(1 for k, _ in self.curves if k == kind))
+
+    @staticmethod
+    def _fit_legend(widget: pg.PlotWidget, curves: int) -> None:
+        """A legend only when there is more than one curve to tell apart (one meter's strip is
+        named by its title): its row would otherwise take the data area of a short plot."""
+        plot = widget.getPlotItem()
+        shown = curves > 1
+        if shown == plot.legend.isVisible():
+            return
+        plot.legend.setVisible(shown)
+        if shown:  # a hidden item keeps its row's height in a QGraphicsGridLayout
+            plot.layout.addItem(plot.legend, LEGEND_ROW, 1)
+        else:
+            plot.layout.removeItem(plot.legend)
+        plot.layout.invalidate()
 
     def _new_curve(self, widget: pg.PlotWidget, name: str) -> pg.PlotDataItem:
         inputs = [n for n in self.power if n != TOTAL]
