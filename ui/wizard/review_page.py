@@ -67,9 +67,8 @@ def summary_text(config: RunConfig, compliant: bool) -> str:
         f"<b>Lab:</b> {config.lab}"
         + (f"; targets {', '.join(sut.targets)}" if sut.targets else "")
         + (f"; load hosts {', '.join(sut.load_hosts)}" if sut.load_hosts else ""),
-        f"<b>Power meter:</b> {config.power_meter.driver} {config.power_meter.resource}; "
-        f"<b>thermometer:</b> {config.temperature_meter.driver} "
-        f"{config.temperature_meter.resource}",
+        f"<b>Power meter:</b> {_instrument(config.power_meter)}; "
+        f"<b>thermometer:</b> {_instrument(config.temperature_meter)}",
         f"<b>Connection test:</b> {html.escape(config.instrument_check or 'not run')}",
     ]
     return "<br>".join(lines)
@@ -190,3 +189,10 @@ class ReviewPage(EntryPage):
             load_method(config.method).plan_for(config.category)
         except (MethodError, KeyError) as exc:
             raise EntryError("method", str(exc).strip("'\"")) from None
+
+
+def _instrument(spec) -> str:
+    """``driver resource``, without a dangling space when the resource is empty (the simulated
+    lab's meters have none)."""
+    return html.escape(" ".join(part for part in (spec.driver, spec.resource) if part))
+
