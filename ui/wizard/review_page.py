@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QFormLayout, QHeade
 from app.console import format_duration
 from app.compliance import assess_method
 from app.method.loader import MethodError, load_method
-from app.records import RunConfig, SutDescription
+from app.records import InstrumentConfig, RunConfig, SutDescription
 from app.sequencer.capacity_optimisation import available_coms, on_during_test
 from app.sequencer.plan import build_phases, latest_extension_s
 from app.storage.range_advisor import AdvisedPlan
@@ -191,7 +191,7 @@ class ReviewPage(EntryPage):
             raise EntryError("method", str(exc).strip("'\"")) from None
 
 
-def _instrument(spec) -> str:
+def _instrument(spec: InstrumentConfig) -> str:
     """``driver resource``, without a dangling space when the resource is empty (the simulated
     lab's meters have none)."""
     return html.escape(" ".join(part for part in (spec.driver, spec.resource) if part))
