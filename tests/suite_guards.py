@@ -13,6 +13,12 @@ machine). Three things make such a run say what happened instead:
 * **A hard backstop.** If a test outlives pytest-timeout's limit by a minute (the main thread
   is stuck where no Python runs), faulthandler prints every thread's stack and ends the
   process, so CI fails within minutes with the stack instead of at its own limit.
+* **Python's cycle collector runs on the main thread only**, after each test. Left automatic,
+  it ran in whichever thread allocated past its threshold — a run's storage writer, say — and
+  finalised Qt objects left in cycles by earlier tests there; a shown pyqtgraph plot destroyed
+  off the GUI thread waits forever in ``QWindow::close`` (py-spy's native stack). That froze
+  the suite twice with pytest-timeout unable to act. The station does the same in production
+  (``ui.app.collect_in_gui_thread``).
 * **Slow tests are named as they finish** (``[slow 42 s] tests/…``), so even a run cut short
   shows where its time went; ``--durations`` lists the slowest at the end. With
   ``STORWATT_TEST_CPU_LOG=FILE`` each test's CPU seconds (this process and the children it
@@ -22,6 +28,7 @@ machine). Three things make such a run say what happened instead:
 from __future__ import annotations
 
 import faulthandler
+import gc
 import os
 import resource
 import sys
@@ -41,6 +48,16 @@ def pytest_configure(config: pytest.Config) -> None:
     process that ends there would take the stack with it."""
     _state["stderr_fd"] = os.dup(sys.__stderr__.fileno())
     _state["config"] = config
+    gc.disable()  # collected after each test, on this (the main) thread: pytest_runtest_teardown
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """A full collection (~35 ms) after a test that had Qt, where cycles of Qt objects come
+    from; the young generations only after the others (the whole suite would pay 40 s)."""
+    yield
+    fixtures = getattr(item, "fixturenames", ())
+    gc.collect(2 if "qtbot" in fixtures or "qapp" in fixtures else 1)
 
 
 def modal_limit_s() -> float:

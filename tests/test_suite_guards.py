@@ -72,3 +72,32 @@ def test_a_slow_test_is_named_as_it_finishes(guarded) -> None:
         """)
     result = guarded.runpytest_subprocess("-p", "no:cacheprovider")
     result.stdout.fnmatch_lines(["*[[]slow 0 s[]] test_slow.py::test_takes_a_while*"])
+
+
+def test_qt_garbage_of_one_test_is_finalised_on_the_main_thread_before_the_next(guarded) -> None:
+    guarded.makepyfile(test_gc="""
+        import threading, weakref
+        import pyqtgraph as pg
+
+        died_on = []
+
+        def allocate_on_a_worker():
+            worker = threading.Thread(target=lambda: [[object()] for _ in range(300_000)])
+            worker.start()
+            worker.join(30)
+
+        def test_leaves_a_shown_plot_in_a_cycle(qtbot):
+            plot = pg.PlotWidget()
+            plot.show()
+            plot.cycle = plot
+            weakref.finalize(plot, lambda: died_on.append(threading.current_thread().name))
+            del plot
+            allocate_on_a_worker()
+            assert died_on == []  # not on the worker: nothing is collected automatically
+
+        def test_the_next_test_finds_it_finalised_on_the_main_thread():
+            allocate_on_a_worker()
+            assert died_on == ["MainThread"]  # at the teardown of the test that left it
+        """)
+    result = guarded.runpytest_subprocess("-p", "no:cacheprovider", timeout=120)
+    result.assert_outcomes(passed=2)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
+from pyqtgraph.util.garbage_collector import GarbageCollector
 
 from ui.qt_runtime import QtRuntimeError, check_qt_runtime
 from ui.settings import APPLICATION, ORGANISATION
@@ -20,13 +21,28 @@ if TYPE_CHECKING:
 
 
 def application(argv: Sequence[str] | None = None) -> QApplication:
-    """The process's QApplication (created once), named so QSettings finds its file."""
+    """The process's QApplication (created once), named so QSettings finds its file, with
+    Python's cycle collection moved to the GUI thread (:func:`collect_in_gui_thread`)."""
     existing = QApplication.instance()
     if existing is not None:
         return existing  # type: ignore[return-value]
     QApplication.setOrganizationName(ORGANISATION)
     QApplication.setApplicationName(APPLICATION)
-    return QApplication(list(argv or sys.argv[:1]))
+    qt_app = QApplication(list(argv or sys.argv[:1]))
+    qt_app.garbage_collector = collect_in_gui_thread()  # kept alive with the application
+    return qt_app
+
+
+def collect_in_gui_thread() -> GarbageCollector:
+    """Python collects reference cycles in whichever thread allocates past a threshold, and a
+    run's sequencer and storage writer threads allocate all the time. So Qt objects in cycles
+    were finalised on those threads, and Qt objects must die on the GUI thread: a pyqtgraph
+    PlotWidget destroyed on the writer thread waits in ``QWindow::close`` for window-system
+    events that only the GUI thread flushes, while holding the interpreter — the test suite
+    froze twice that way (py-spy's native stack: ``QWidget::~QWidget`` → ``QWindow::close``
+    → ``QWindowSystemInterface::flushWindowSystemEvents`` under ``gc_collect``). pyqtgraph's
+    GarbageCollector switches automatic collection off and collects on a GUI-thread timer."""
+    return GarbageCollector(interval=1.0)
 
 
 class FirstPaintExit(QObject):
