@@ -60,8 +60,9 @@ def test_a_killed_fio_fails_the_phase_and_keeps_its_intervals(tmp_path: Path) ->
 
 @pytest.mark.slow
 def test_a_load_host_dropping_the_connection_mid_phase_is_named(tmp_path: Path) -> None:
-    """fio 3.33's client notices a dead server only by its own command timeout (~40 s), then
-    exits 1; the engine names the host and says it stopped answering."""
+    """fio 3.33's client notices a dead server only by its own command timeout (~40 s); the
+    engine notices its client's ETA lines stop and fails the phase after [fio] stall_s
+    (15 s), naming the host."""
     port = _free_port()
     server = subprocess.Popen(["fio", f"--server=ip:127.0.0.1,{port}"], cwd=tmp_path,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -82,7 +83,7 @@ def test_a_load_host_dropping_the_connection_mid_phase_is_named(tmp_path: Path) 
         detected_s = time.monotonic() - killed_at
         print(f"load host killed: detected after {detected_s:.2f} s: {error}")
         assert host in str(error) or "127.0.0.1" in str(error), str(error)
-        assert detected_s < 65
+        assert detected_s < 30  # [fio] stall_s 15 s + stopping the clients; was 41.5 s
         assert "stopped answering mid-phase" in str(error)
         engine.stop()
         engine.close()

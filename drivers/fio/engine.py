@@ -368,6 +368,8 @@ class FioEngine:
             self._check_progress()
         if self._procs:
             self._raise_on_failure(final=False)
+        if self._procs and self.hosts:
+            self._check_hosts_answer()
         pending, self._pending = self._pending, []
         return pending
 
@@ -398,6 +400,29 @@ class FioEngine:
                        f"{len(self.intervals)} intervals kept); fio stopped")
         self._reported = True
         raise FioStalled(self._error, self.intervals)
+
+    def _check_hosts_answer(self) -> None:
+        """Stop every client and fail the phase, naming the host, once a host's client has
+        shown no IO for ``stall_s`` — the local stall rule (:meth:`_check_progress`) applied
+        to the only live figure a host gives, its ETA line (about one a second). A host
+        whose ``fio --server`` died or whose network dropped shows none; fio's own client
+        may wait ~40 s more for its command timeout, printing ``Jobs: 0`` lines meanwhile
+        (docs/reliability.md)."""
+        now = self.clock.now()
+        quiet = [(h, now - max(feed.last_io_t, self._progress[0]))
+                 for h, feed in self._feeds.items() if self._procs[h].returncode is None]
+        host, quiet_s = max(quiet, key=lambda hq: hq[1], default=("", 0.0))
+        if quiet_s < self.stall_s or self._reported:
+            return
+        for proc in self._procs.values():
+            proc.stop(*self.stop_timeouts)
+        self._error = (f"load host {host} stopped answering mid-phase or stalled: its fio "
+                       f"client showed no IO for {quiet_s:.0f} s (limit [fio] stall_s = "
+                       f"{self.stall_s:g} s; a working host shows its rates every second): "
+                       "its `fio --server` died or hung, the network dropped, or its IO "
+                       "stopped; every client stopped")
+        self._reported = True
+        raise FioRunError(self._error, self.intervals)
 
     def _host_intervals(self) -> list[WorkloadInterval]:
         """Each host's intervals from its normal report and returned logs

@@ -31,6 +31,7 @@ class EtaFeed:
         self._chunks: list[str] = []
         self._rates: queue.Queue[HostRate] = queue.Queue()
         self.last_t = 0.0  # when the last text arrived: the report's arrival once it exited
+        self.last_io_t = 0.0  # when the last line showing IO arrived
 
     def __call__(self, t: float, chunk: str) -> None:
         self._chunks.append(chunk)
@@ -42,6 +43,7 @@ class EtaFeed:
             except EtaFormatError:  # not shown; the counted figures never come from here
                 continue
             if status is not None and status.iops > 0:
+                self.last_io_t = t
                 self._rates.put(HostRate(self.host, t, status.read_iops, status.write_iops,
                                          status.read_kib_s, status.write_kib_s))
 
