@@ -90,3 +90,19 @@ def test_a_hot_band_on_load_hosts_reads_one_log_per_stream(tmp_path: Path,
     assert len(list((tmp_path / "host1").glob("storwatt_clat_hist.*.log.127.0.0.1"))) == 13
     assert all(s.max_resp_ms < 12_000 for s in slices if s.latency_bins)  # no garbage bins
     engine.close()
+
+
+@needs_fio
+def test_a_segment_stopped_before_its_hosts_started_io_counts_nothing_and_fails_nothing(
+        tmp_path: Path, two_fio_servers) -> None:  # noqa: F811
+    """A ranging or search segment shorter than a client's ~2 s start-up (a busy station) is
+    stopped before the host printed a job report: nothing happened to count. It failed the
+    whole run ("fio printed 0 'issued rwts' lines") when the screenshot script ran the demo
+    method's 2 s ranging segments beside the full suite."""
+    engine = engine_for(tmp_path, load_hosts=two_fio_servers)
+    engine.check()
+    engine.start(MIXED)
+    time.sleep(0.2)  # the clients are still connecting
+    result = engine.stop()
+    assert result.read_ios == result.write_ios == 0 and not result.error
+    assert engine.poll() == []
