@@ -118,3 +118,33 @@ def test_invalid_metric_value_is_parenthesised_in_xlsx_display(tmp_path: Path) -
     assert row[1].number_format == "(0.000)" and row[3].value == "INVALID"
     assert row[4].value == "not stable: EP 7 % off"
     assert "EP_RR (29.300) IOPS/W" in text_of(paths["pdf"])
+
+
+def test_a_report_is_never_renamed_over_a_special_file_or_the_stations_own(tmp_path: Path,
+                                                                           capsys) -> None:
+    """A report is built beside its destination and renamed over it: the CLI fuzzer's
+    `report --pdf /dev/null` replaced the machine's /dev/null with a PDF (a regular file), and
+    every later `> /dev/null` wrote into it. Devices, FIFOs, folders and the station's own
+    files are refused before anything is written; a regular file is still replaced."""
+    import os
+    import stat
+
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    store_without_ready_idle(url, "run-dest")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    db_before = (tmp_path / "r.db").read_bytes()
+    journal = Path(os.environ["STORWATT_DATA_DIR"]) / "journal" / "x.swj"
+    for target, said in ((fifo, "is a device or special file, not a file"),
+                         (folder, "is a folder, not a file"),
+                         (tmp_path / "r.db", "belongs to the station"),
+                         (journal, "belongs to the station")):
+        assert main(["report", "--db", url, "--pdf", str(target), "run-dest"]) != 0
+        assert said in capsys.readouterr().err, target
+    assert stat.S_ISFIFO(fifo.stat().st_mode) and folder.is_dir()
+    assert (tmp_path / "r.db").read_bytes() == db_before and not journal.exists()
+    (tmp_path / "old.pdf").write_bytes(b"an earlier export")
+    assert main(["report", "--db", url, "--pdf", str(tmp_path / "old.pdf"), "run-dest"]) == 0
+    assert (tmp_path / "old.pdf").read_bytes().startswith(b"%PDF")

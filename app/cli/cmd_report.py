@@ -22,6 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def report_command(args: argparse.Namespace) -> int:
+    from app.protected import database_files
     from app.reports.export import ReportError, report_stem, write_reports
     from app.storage.db import load_one_run
 
@@ -31,7 +32,9 @@ def report_command(args: argparse.Namespace) -> int:
         if pdf is None and xlsx is None:
             stem = report_stem(run)
             pdf, xlsx = Path(f"{stem}.pdf"), Path(f"{stem}.xlsx")
-        written = write_reports(run, pdf, xlsx)
+        # the run's own database files are never a report's destination (app.protected)
+        written = write_reports(run, pdf, xlsx,
+                                protected=database_files(args.db) if args.db else ())
     except (StorageError, ReportError) as exc:
         return arguments.refuse("report", exc, args)
     for kind, path in written.items():

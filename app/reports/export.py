@@ -8,8 +8,12 @@ at any time and gives the same figures and the same samples hash.
 from __future__ import annotations
 
 import re
+import stat
+from collections.abc import Iterable
 from pathlib import Path
 
+from app.paths import data_dir
+from app.protected import database_files
 from app.reports.content import ReportContent, build_content
 from app.reports.pdf import build_pdf
 from app.reports.xlsx import build_xlsx
@@ -33,6 +37,32 @@ def report_stem(run: StoredRun) -> str:
     return f"storwatt-{run.run_id[:8]}-{method}"
 
 
+def refuse_destination(path: Path, protected: Iterable[str] = ()) -> None:
+    """Raise :class:`ReportError` unless ``path`` may receive a report: a new or existing
+    regular file outside the station's own files (its data folder with the journals and the
+    default database, and ``protected``: the run's database files).
+
+    A report is written beside its destination and renamed over it, so a device or special
+    file named as the destination would be replaced by a regular file: the CLI fuzzer's
+    ``--pdf /dev/null`` turned the machine's /dev/null into a PDF, and every later
+    ``> /dev/null`` on it failed (issue 12: never destroy data)."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise ReportError(f"cannot use {path} for a report: {exc.strerror or exc}") from None
+    if mode is not None and not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "a device or special file"
+        raise ReportError(f"{path} is {kind}, not a file: a report is only written to a "
+                          "regular file (name a new file, e.g. run.pdf)")
+    real = path.resolve()
+    for place in (str(data_dir()), *protected):
+        if place and (real == Path(place).resolve() or real.is_relative_to(Path(place).resolve())):
+            raise ReportError(f"{path} belongs to the station ({place}: its database, journals "
+                              "or data folder): a report never replaces it")
+
+
 def _write(build, content: ReportContent, path: Path) -> Path:
     """Build into a temporary file beside ``path`` and rename: a failed export never leaves
     a truncated report under the final name."""
@@ -50,11 +80,16 @@ def _write(build, content: ReportContent, path: Path) -> Path:
     return path
 
 
-def write_reports(run: StoredRun, pdf: Path | None = None,
-                  xlsx: Path | None = None) -> dict[str, Path]:
+def write_reports(run: StoredRun, pdf: Path | None = None, xlsx: Path | None = None,
+                  protected: Iterable[str] = ()) -> dict[str, Path]:
     """Write the requested reports of an already loaded run. One report failing never costs
     the other: both are attempted, then a ReportError names each failure and what was
-    written (issue 15: a PDF layout error used to lose the xlsx too)."""
+    written (issue 15: a PDF layout error used to lose the xlsx too). Every destination is
+    checked first (:func:`refuse_destination`); a refused one writes nothing at all."""
+    protected = tuple(protected)
+    for path in (pdf, xlsx):
+        if path is not None:
+            refuse_destination(Path(path), protected)
     content = build_content(run)
     written: dict[str, Path] = {}
     failures: list[str] = []
@@ -82,4 +117,5 @@ def export_run(database: Database, run_id: str, out_dir: Path) -> dict[str, Path
         raise ReportError(f"cannot create the report folder {out_dir}: "
                           f"{exc.strerror or exc}") from exc
     stem = report_stem(run)
-    return write_reports(run, out_dir / f"{stem}.pdf", out_dir / f"{stem}.xlsx")
+    return write_reports(run, out_dir / f"{stem}.pdf", out_dir / f"{stem}.xlsx",
+                         protected=database_files(database.url))
