@@ -132,7 +132,10 @@ class LineServer:
 
     def _serve(self, conn: socket.socket) -> None:
         buffer = b""
-        conn.settimeout(0.2)
+        try:
+            conn.settimeout(0.2)
+        except OSError:  # a drop_connections() or stop() closed it before this thread began
+            return
         while not self._stop.is_set():
             try:
                 chunk = conn.recv(4096)
