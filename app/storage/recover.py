@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, make_url
 
 from app.records import RunStatus
 from app.sequencer import events as ev
@@ -82,9 +82,15 @@ class RecoveryReport:
         return out
 
 
-def journals_for(url: str, directory: Path | None = None) -> list[Path]:
+def journals_for(url: str, directory: Path | None = None,
+                 holds_run: Callable[[str], bool] = lambda run_id: False) -> list[Path]:
     """Journals in the station's journal folder that belong to the database at ``url``
-    (and those whose header cannot be read, so they are reported rather than forgotten)."""
+    (and those whose header cannot be read, so they are reported rather than forgotten).
+
+    A journal also belongs here when ``holds_run`` says this database has its run and the
+    SQLite file its header names is gone: the database's folder was renamed or moved while the
+    run went on (issue 25: ``db recover --db NEW`` found nothing, the journal naming the old
+    path). Not while that file exists: a copy of a database must not take its journals."""
     folder = directory or journal_dir()
     if not folder.is_dir():
         return []
@@ -92,17 +98,42 @@ def journals_for(url: str, directory: Path | None = None) -> list[Path]:
     found = []
     for path in sorted(folder.glob(f"*{SUFFIX}")):
         try:
-            if read_header(path).database == key:
-                found.append(path)
+            header = read_header(path)
         except (JournalError, OSError):
             found.append(path)
+            continue
+        if header.database == key or (_file_gone(header.database)
+                                      and holds_run(header.run_id)):
+            found.append(path)
     return found
+
+
+def _file_gone(key: str) -> bool:
+    """The SQLite file a journal header names no longer exists (False for a server URL)."""
+    try:
+        parsed = make_url(key)
+    except sa.exc.ArgumentError:
+        return False
+    return (parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:")
+            and not Path(parsed.database).exists())
+
+
+def _holds_run(database: Database) -> Callable[[str], bool]:
+    def holds(run_id: str) -> bool:
+        try:
+            with database.engine.connect() as conn:
+                return conn.execute(sa.select(s.Run.id).where(s.Run.uuid == run_id)).first() \
+                    is not None
+        except sa.exc.DBAPIError:
+            return False
+    return holds
 
 
 def recover(database: Database, paths: Iterable[Path] | None = None) -> RecoveryReport:
     """Import ``paths`` (default: every journal of this database) into ``database``."""
     imported, in_use, failed = [], [], []
-    for path in (journals_for(database.url) if paths is None else paths):
+    found = journals_for(database.url, holds_run=_holds_run(database)) if paths is None else paths
+    for path in found:
         try:
             imported.append(import_journal(database, Path(path)))
         except JournalInUseError:
