@@ -97,3 +97,74 @@ def test_a_target_swapped_after_its_check_is_refused_before_fio_starts(
     assert started == []  # before: fio was started on whatever the name led to
     assert victim.read_text() == USER_TEXT
     engine.close()
+
+
+# --- causes named as what they are (issue 25 minors) ---------------------------------------
+
+def _fake_fio(tmp_path: Path, body: str) -> str:
+    """A script answering --version and --parse-only as fio does, and ``body`` otherwise."""
+    real = next(os.path.join(p, "fio") for p in os.environ["PATH"].split(os.pathsep)
+                if os.access(os.path.join(p, "fio"), os.X_OK))
+    script = tmp_path / "fake-fio"
+    script.write_text(f"""#!/bin/sh
+case "$1" in
+  --version) echo fio-3.33;;
+  --parse-only) exec {real} "$@";;
+  *) {body};;
+esac
+""")
+    script.chmod(0o755)
+    return str(script)
+
+
+@pytest.mark.realtime("a fake fio prints its garbage and exits within 0.3 s")
+def test_garbage_instead_of_fio_output_is_named_not_no_io(tmp_path: Path) -> None:
+    binary = _fake_fio(tmp_path, "printf 'Segmentation fault (core dumped) x%.0s\\n' 1 2 3; "
+                                 "sleep 0.3; exit 0")
+    (tmp_path / "jobs").mkdir()
+    engine = FioEngine([str(tmp_path / "scratch.dat")], clock=MonotonicClock(),
+                       fio_binary=binary, ioengine="psync",
+                       policy=TargetPolicy(create_size=1 << 20), workdir=tmp_path / "jobs")
+    engine.check()
+    engine.start(MW1)
+    deadline = time.monotonic() + 2
+    while engine.running and time.monotonic() < deadline:
+        engine.poll()
+        time.sleep(0.05)
+    with pytest.raises(FioRunError, match="printed no fio status document .* but "
+                                          "'Segmentation fault"):
+        engine.stop()  # before: no error, and the search said fio "did not start IO"
+    engine.close()
+
+
+def test_a_target_deleted_after_its_check_is_named(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    engine, target, _ = _engine(tmp_path)
+    real_check = engine._safe_targets
+
+    def check_then_delete(writing: bool):
+        checks = real_check(writing)
+        target.unlink()
+        return checks
+
+    monkeypatch.setattr(engine, "_safe_targets", check_then_delete)
+    with pytest.raises(WorkloadError, match="was deleted after it was checked; fio was not "
+                                            "started"):
+        engine.start(MW1)  # before: fio's own "you need to specify size="
+    engine.close()
+
+
+@pytest.mark.realtime("real fio runs one 0.5 s phase on the scratch file first")
+def test_a_scratch_file_deleted_between_phases_is_not_recreated(tmp_path: Path) -> None:
+    engine, target, _ = _engine(tmp_path)
+    engine.start(WorkloadProfile("MW1", 4096, 30, True, 4096, duration_s=0.5))
+    deadline = time.monotonic() + 5
+    while engine.running and time.monotonic() < deadline:
+        engine.poll()
+        time.sleep(0.05)
+    engine.stop()
+    target.unlink()
+    with pytest.raises(WorkloadError, match="was deleted after an earlier phase of this run"):
+        engine.start(MW1)  # before: a new empty file passed for the conditioned target
+    assert not target.exists()
+    engine.close()

@@ -163,6 +163,8 @@ class FioEngine:
         self._profile: WorkloadProfile | None = None
         self._job = ""
         self._pins: list[PinnedTarget] = []  # the local targets held open for fio (pinned)
+        self._used: set[str] = set()  # local targets a phase of this engine has run on
+        self._documents = 0  # fio status documents received in the current phase
         self._error = ""
         self._reported = False  # the failure was already raised to the sequencer
         self._pending: list[WorkloadInterval] = []
@@ -204,6 +206,11 @@ class FioEngine:
     def _safe_targets(self, writing: bool) -> list[TargetCheck]:
         checks = self.verify_targets(writing)
         missing = [c for c in checks if c.kind == "missing"]
+        gone = [c.path for c in missing if c.path in self._used]
+        if gone:  # a new empty file would pass for the target the earlier phases conditioned
+            raise WorkloadError(f"the fio target {', '.join(gone)} was deleted after an "
+                                "earlier phase of this run used it; a new file would not be the "
+                                "conditioned target, so it is not re-created")
         for c in missing:  # only now: every target passed, so nothing is made for a refused run
             try:
                 create_scratch_file(os.path.realpath(c.path), c.size_bytes)
@@ -241,7 +248,9 @@ class FioEngine:
         self._pins = []
         if not self.hosts:  # checked, then held open: fio gets exactly what was checked
             self._pins = pin_targets(self._safe_targets(writing=writes(profile)))
+            self._used.update(pin.path for pin in self._pins)
         self._profile, self._error, self._reported = profile, "", False
+        self._documents = 0
         self._pending, self.intervals = [], []
         try:
             paths = self._job_files(profile)
@@ -393,6 +402,7 @@ class FioEngine:
         proc, series = self._procs[""], self._series[""]
         out = []
         for arrived, doc in proc.drain():
+            self._documents += 1
             interval = series.add(arrived, snapshot_of_document(doc))
             if interval is not None:
                 out.append(interval)
@@ -497,12 +507,27 @@ class FioEngine:
         release(self._pins)
         self._pins = []
         self._pending += self._local_intervals() if self.live else self._host_intervals()
+        self._error = self._error or self._not_fio_output()
         result = self._result(max(codes, default=0))
         self._procs = {}
         if self._error and not self._reported:
             self._reported = True
             raise FioRunError(self._error, self.intervals)
         return result
+
+    def _not_fio_output(self) -> str:
+        """"" unless a local fio ended without one status document but printed something
+        else: then that is the cause, not "no IO" (issue 25: garbage output was reported as
+        a load generator that did not start IO)."""
+        proc = self._procs.get("")
+        if proc is None or self._documents or not self.live:
+            return ""
+        text = (proc.splitter.text_lines[:1] or [proc.splitter.pending.strip()])[0]
+        if not text:
+            return ""
+        shown = text[:80] + (f"… ({len(text)} characters)" if len(text) > 80 else "")
+        return (f"{self.binary} printed no fio status document (--output-format=json+) but "
+                f"{shown!r}: not fio's output; check the fio binary and its version")
 
     def _result(self, exit_code: int) -> WorkloadResult:
         """Totals from fio's last document per host (the intervals telescope to them)."""

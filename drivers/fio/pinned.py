@@ -70,6 +70,9 @@ def _pin(check: TargetCheck) -> PinnedTarget:
         if exc.errno == errno.ELOOP:
             raise WorkloadError(f"refusing fio target {check.path}: it became a symbolic link "
                                 "after it was checked; fio was not started") from None
+        if exc.errno == errno.ENOENT:
+            raise WorkloadError(f"the fio target {check.path} was deleted after it was "
+                                "checked; fio was not started") from None
         raise WorkloadError(f"cannot open fio target {check.path}: "
                             f"{exc.strerror or exc}") from None
     st = os.fstat(fd)
