@@ -175,8 +175,14 @@ def _keep_damaged(path: Path) -> Path:
             os.link(path, kept)  # fails if ``kept`` exists: nothing is replaced
         except FileExistsError:
             continue
-        except OSError:  # no hard links here: keep it under its own name
-            return path
+        except OSError:  # no hard links on this file system (FAT): rename, if still free
+            if kept.exists():
+                continue
+            try:
+                path.rename(kept)
+            except OSError:
+                return path  # kept under its own name; every open says so again
+            return kept
         path.unlink()
         return kept
     return path
