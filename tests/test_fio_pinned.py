@@ -67,7 +67,7 @@ def test_a_target_swapped_for_a_link_as_fio_starts_writes_only_the_checked_file(
     engine.close()
     assert victim.read_text() == USER_TEXT  # before: 377 of 1000 lines destroyed
     assert sum(i.write_ios for i in caught.value.intervals) > 0  # into the checked file
-    assert "# target /dev/fd/" in caught.value.args[0] or "/dev/fd/" in engine._job
+    assert "# target /dev/fd/" in engine._job and f"= {target} (device" in engine._job
     with pytest.raises(WorkloadError, match="refusing fio targets"):
         engine.start(MW1)  # the next phase refuses the link as before
     assert victim.read_text() == USER_TEXT

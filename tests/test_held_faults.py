@@ -135,49 +135,59 @@ def test_a_newer_schema_is_refused_by_every_command_and_left_byte_identical(
     assert not list(tmp_path.glob("*.pdf")) and not list(tmp_path.glob("*.xlsx"))
 
 
-def _report_child(url: str, folder: Path) -> int:
-    """A forked process writing both reports of the stored run (no interpreter start-up, so
-    kill moments land in the report's own work); returns its pid."""
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        code = 1
-        try:
-            from app.reports.export import write_reports
-
-            run = open_database(url, recover_journals=False).load_run("killed-report")
-            write_reports(run, folder / "r.pdf", folder / "r.xlsx")
-            code = 0
-        finally:
-            os._exit(code)
-    return pid
+#: a report writer that loads everything, says "ready", and writes both reports on "go"
+_WRITER = """
+import sys
+from pathlib import Path
+from app.reports.export import write_reports
+from app.storage.db import open_database
+run = open_database(sys.argv[1], recover_journals=False).load_run("killed-report")
+folder = Path(sys.argv[2])
+print("ready", flush=True)
+sys.stdin.readline()
+write_reports(run, folder / "r.pdf", folder / "r.xlsx")
+"""
 
 
-def _kill_when(pid: int, ready: Callable[[], bool], limit_s: float = 20.0) -> bool:
-    """SIGKILL ``pid`` as soon as ``ready()``; False if it ended first."""
-    import signal
+def _report_child(url: str, folder: Path):  # type: ignore[no-untyped-def]
+    """A report writer process, imports and loading done (so a kill moment lands in the
+    report's own work), waiting for "go"."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    return subprocess.Popen([sys.executable, "-c", _WRITER, url, str(folder)],
+                            env={**os.environ, "PYTHONPATH": str(root)}, text=True,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+
+
+def _kill_when(proc, ready: Callable[[], bool], limit_s: float = 30.0) -> bool:  # type: ignore[no-untyped-def]
+    """Tell ``proc`` to go and SIGKILL it as soon as ``ready()``; False if it ended first."""
     import time
 
+    assert proc.stdout.readline().strip() == "ready"
+    proc.stdin.write("go\n")
+    proc.stdin.flush()
     deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        if os.waitpid(pid, os.WNOHANG) != (0, 0):
-            return False
-        if ready():
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            return True
-        time.sleep(0.0005)
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
-    raise AssertionError("the report child did not reach the moment")
+    try:
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                return False
+            if ready():
+                proc.kill()
+                return True
+            time.sleep(0.0005)
+        raise AssertionError("the report writer did not reach the moment")
+    finally:
+        proc.kill()
+        proc.wait(10)
 
 
 @pytest.mark.realtime("report processes are SIGKILLed at real moments of their work")
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="forks the report writer")
 def test_a_report_killed_at_any_moment_is_never_torn(tmp_path: Path) -> None:
-    """Report writers SIGKILLed while loading and the instant each report's temporary file
-    appears: each destination is absent or whole."""
-    import time
-
+    """Report writers SIGKILLed the instant each report's temporary file appears: each
+    destination is absent or whole (killed while loading, nothing is written at all)."""
     import openpyxl
     from pypdf import PdfReader
 
@@ -187,22 +197,21 @@ def test_a_report_killed_at_any_moment_is_never_torn(tmp_path: Path) -> None:
     def appeared(folder: Path, pattern: str) -> Callable[[], bool]:
         return lambda: any(folder.glob(pattern))
 
-    def after(seconds: float) -> Callable[[], bool]:
-        at = time.monotonic() + seconds
-        return lambda: time.monotonic() >= at
-
-    moments = {"0.05 s": lambda f: after(0.05),
-               "pdf temp": lambda f: appeared(f, "r.pdf.*.partial"),
+    moments = {"pdf temp": lambda f: appeared(f, "r.pdf.*.partial"),
                "xlsx temp": lambda f: appeared(f, "r.xlsx.*.partial")}
+    folders = {name: tmp_path / name.replace(" ", "-") for name in moments}
+    children = {}
+    for name, folder in folders.items():  # started together: their imports overlap
+        folder.mkdir()
+        children[name] = _report_child(url, folder)
     killed = []
     for name, moment in moments.items():
-        folder = tmp_path / name.replace(" ", "-")
-        folder.mkdir()
-        killed.append(_kill_when(_report_child(url, folder), moment(folder)))
+        folder = folders[name]
+        killed.append(_kill_when(children[name], moment(folder)))
         pdf, xlsx = folder / "r.pdf", folder / "r.xlsx"
         if pdf.exists():
             assert len(PdfReader(pdf).pages) > 0, name
         if xlsx.exists():
             openpyxl.load_workbook(xlsx, read_only=True).close()
-    assert killed[1:] == [True, True]  # the moments while a report file is written
+    assert killed == [True, True]  # the moments while a report file is written
     assert (tmp_path / "xlsx-temp" / "r.pdf").exists()  # written whole before the kill
