@@ -19,10 +19,8 @@ from app.records import RunStatus
 from app.sequencer import events as ev
 from app.storage import migrate
 from app.storage.db import open_database
-from app.storage.synthetic import full_run
-from app.storage.writer import RunWriter
 from drivers.clock import FakeClock
-from tests.support.stored_runs import store_synthetic_run
+from tests.support.stored_runs import power_samples, store_synthetic_run, write_with_fault
 
 
 class StopAtPhase:
@@ -88,21 +86,17 @@ def test_the_sqlite_file_moved_away_mid_run_is_put_back_with_nothing_lost(
         tmp_path: Path) -> None:
     path = tmp_path / "runs.db"
     database = open_database(f"sqlite:///{path}", busy_timeout_s=0.1)
-    writer = RunWriter(database, retry_interval_s=0.05)
-    events = [e for e in full_run(run_id="moved-away") if not isinstance(e, ev.Progress)]
-    for event in events[:10]:
-        writer(event)
-    assert writer.flush(5.0)
-    for suffix in ("", "-wal", "-shm"):  # `mv runs.db* elsewhere/`
-        moved = Path(f"{path}{suffix}")
-        if moved.exists():
-            moved.rename(tmp_path / f"elsewhere{suffix}")
-    for event in events[10:]:
-        writer(event)
-    assert writer.close().in_database
+
+    def move_away() -> None:  # `mv runs.db* elsewhere/`
+        for suffix in ("", "-wal", "-shm"):
+            moved = Path(f"{path}{suffix}")
+            if moved.exists():
+                moved.rename(tmp_path / f"elsewhere{suffix}")
+
+    events, stored = write_with_fault(database, "moved-away", move_away)
+    assert stored.in_database
     run = open_database(f"sqlite:///{path}").load_run("moved-away")
-    power = sum(len(e.samples) for e in events if isinstance(e, ev.PowerSamples))
-    assert len(run.power) == power and run.status is RunStatus.COMPLETED
+    assert len(run.power) == power_samples(events) and run.status is RunStatus.COMPLETED
 
 
 def _digest(path: Path) -> str:

@@ -8,32 +8,17 @@ from __future__ import annotations
 
 import os
 import stat
-import threading
 from pathlib import Path
 
 import pytest
 
 from app.cli.main import main
 from app.method.loader import MethodError, load_method_file
+from tests.support.bounded import outcome_within
 
 
-def _load_within(path: Path, seconds: float = 2.0) -> BaseException | None:
-    """Load ``path`` on a thread; what it raised, or AssertionError if it did not finish."""
-    outcome: list[BaseException | None] = []
-
-    def load() -> None:
-        try:
-            load_method_file(path)
-            outcome.append(None)
-        except BaseException as exc:  # noqa: BLE001 - the test inspects whatever it was
-            outcome.append(exc)
-
-    worker = threading.Thread(target=load, daemon=True)
-    worker.start()
-    worker.join(seconds)
-    if not outcome:
-        raise AssertionError(f"loading {path} did not finish within {seconds} s")
-    return outcome[0]
+def _load_within(path: Path) -> BaseException | None:
+    return outcome_within(lambda: load_method_file(path), f"loading {path}")
 
 
 def test_a_base_loop_through_dot_dot_is_named(tmp_path: Path) -> None:

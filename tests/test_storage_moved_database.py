@@ -12,14 +12,9 @@ import pytest
 
 from app.cli.main import main
 from app.records import RunStatus
-from app.sequencer import events as ev
 from app.storage.db import open_database
-from app.storage.synthetic import full_run
-from app.storage.writer import RunWriter
-
-
-def _power(events: list[ev.RunEvent]) -> int:
-    return sum(len(e.samples) for e in events if isinstance(e, ev.PowerSamples))
+from app.storage.recover import recover
+from tests.support.stored_runs import power_samples, write_with_fault
 
 
 def test_db_recover_in_the_renamed_folder_imports_the_rest_of_the_run(
@@ -27,15 +22,7 @@ def test_db_recover_in_the_renamed_folder_imports_the_rest_of_the_run(
     old, new = tmp_path / "lab", tmp_path / "lab-2026"
     old.mkdir()
     database = open_database(f"sqlite:///{old / 'runs.db'}", busy_timeout_s=0.1)
-    writer = RunWriter(database, retry_interval_s=0.05)
-    events = [e for e in full_run(run_id="moved-run") if not isinstance(e, ev.Progress)]
-    for event in events[:10]:
-        writer(event)
-    assert writer.flush(5.0)
-    old.rename(new)  # mid-run
-    for event in events[10:]:
-        writer(event)
-    stored = writer.close(timeout=2.0)
+    events, stored = write_with_fault(database, "moved-run", lambda: old.rename(new))
     assert not stored.in_database and len(stored.journals) == 1
     database.close()
     url = f"sqlite:///{new / 'runs.db'}"
@@ -44,31 +31,26 @@ def test_db_recover_in_the_renamed_folder_imports_the_rest_of_the_run(
     out = capsys.readouterr().out
     assert "moved-run" in out and "nothing to recover" not in out  # before: found nothing
     run = open_database(url).load_run("moved-run")
-    assert len(run.power) == _power(events) and run.status is RunStatus.COMPLETED
+    assert len(run.power) == power_samples(events) and run.status is RunStatus.COMPLETED
     assert not stored.journals[0].exists()
 
 
 def test_a_copy_of_a_database_does_not_take_the_originals_journal(tmp_path: Path) -> None:
     """The original still exists: its journal stays for it."""
-    from app.storage.recover import recover
-
     (tmp_path / "a").mkdir()
     original = tmp_path / "a" / "runs.db"
     database = open_database(f"sqlite:///{original}", busy_timeout_s=0.1)
-    writer = RunWriter(database, retry_interval_s=0.05)
-    events = [e for e in full_run(run_id="copied-run") if not isinstance(e, ev.Progress)]
-    for event in events[:10]:
-        writer(event)
-    assert writer.flush(5.0)
-    lock = database.engine.raw_connection()
-    lock.driver_connection.execute("BEGIN EXCLUSIVE")  # the rest goes to the journal
-    try:
-        for event in events[10:]:
-            writer(event)
-        stored = writer.close(timeout=0.5)
-    finally:
-        lock.driver_connection.execute("ROLLBACK")
-        lock.close()
+
+    def lock():  # another program holds the write lock: the rest goes to the journal
+        conn = database.engine.raw_connection()
+        conn.driver_connection.execute("BEGIN EXCLUSIVE")
+
+        def release() -> None:
+            conn.driver_connection.execute("ROLLBACK")
+            conn.close()
+        return release
+
+    _, stored = write_with_fault(database, "copied-run", lock, close_timeout_s=0.5)
     assert not stored.in_database
     copy = tmp_path / "copy.db"
     shutil.copy(original, copy)

@@ -10,11 +10,8 @@ import os
 import sqlite3
 from pathlib import Path
 
-from app.sequencer import events as ev
 from app.storage.db import open_database
-from app.storage.synthetic import full_run
-from app.storage.writer import RunWriter
-from tests.support.stored_runs import store_synthetic_run
+from tests.support.stored_runs import store_synthetic_run, write_with_fault
 
 
 def _rows(path: Path) -> dict[str, list]:
@@ -32,15 +29,7 @@ def test_a_database_moved_over_the_running_one_is_never_altered(tmp_path: Path) 
 
     path = tmp_path / "runs.db"
     database = open_database(f"sqlite:///{path}", busy_timeout_s=0.1)
-    writer = RunWriter(database, retry_interval_s=0.05)
-    events = [e for e in full_run(run_id="live-run") if not isinstance(e, ev.Progress)]
-    for event in events[:10]:
-        writer(event)
-    assert writer.flush(5.0)
-    os.replace(other, path)  # mid-run
-    for event in events[10:]:
-        writer(event)
-    stored = writer.close(timeout=2.0)
+    _, stored = write_with_fault(database, "live-run", lambda: os.replace(other, path))
     database.close()
 
     assert not stored.in_database and len(stored.journals) == 1  # the run went on, journaled

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import stat
-import threading
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ import sqlalchemy as sa
 from app.cli.main import main
 from app.storage.db import open_database
 from app.storage.errors import DatabaseUnreachableError, DiskFullError, StorageError, classify
+from tests.support.bounded import outcome_within
 
 
 def test_a_data_dir_that_is_a_file_is_one_line(tmp_path: Path, monkeypatch,
@@ -32,22 +32,8 @@ def test_a_data_dir_that_is_a_file_is_one_line(tmp_path: Path, monkeypatch,
     assert not_a_folder.read_text() == "a file"
 
 
-def _open_within(url: str, seconds: float = 2.0) -> BaseException | None:
-    outcome: list[BaseException | None] = []
-
-    def attempt() -> None:
-        try:
-            open_database(url).close()
-            outcome.append(None)
-        except BaseException as exc:  # noqa: BLE001 - the test inspects whatever it was
-            outcome.append(exc)
-
-    worker = threading.Thread(target=attempt, daemon=True)
-    worker.start()
-    worker.join(seconds)
-    if not outcome:
-        raise AssertionError(f"opening {url} did not finish within {seconds} s")
-    return outcome[0]
+def _open_within(url: str) -> BaseException | None:
+    return outcome_within(lambda: open_database(url).close(), f"opening {url}")
 
 
 def test_a_database_url_naming_a_device_node_is_refused(tmp_path: Path) -> None:
