@@ -76,7 +76,8 @@ class InstrumentConfig:
     driver: str = "sim"
     resource: str = ""
     options: dict[str, Any] = field(default_factory=dict)  # element, channel, ranges …
-    calibration_date: str = ""
+    calibration_date: str = ""  # ISO date the lab entered (app.calibration checks it)
+    certificate: str = ""  # the calibration certificate's reference
 
 
 #: how a power input is wired (method-notes §10, several power inputs): single phase two-wire,
@@ -97,7 +98,8 @@ class PowerInput:
     resource: str = ""
     element: int | None = None  # the meter's element (or PTDaemon channel); None: the default
     wiring: str = "1P2W"  # one of WIRINGS
-    calibration_date: str = ""
+    calibration_date: str = ""  # ISO date the lab entered (app.calibration checks it)
+    certificate: str = ""  # the calibration certificate's reference
 
 
 @dataclass(frozen=True)

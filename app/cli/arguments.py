@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterable
 from datetime import date
 
+from app.calibration import CalibrationEntryError, checked_certificate, checked_date
 from app.records import WIRINGS, PowerInput
 
 #: a SUT raw capacity above 10^9 GB (1 EB) is a typo; it also keeps bytes inside SQLite's int64
@@ -108,12 +109,14 @@ def scratch_size(text: str) -> str:
 
 
 #: the keys of ``--power-input`` (name and driver are required)
-POWER_INPUT_KEYS = ("name", "driver", "resource", "element", "wiring", "calibration")
+POWER_INPUT_KEYS = ("name", "driver", "resource", "element", "wiring", "calibration",
+                    "certificate")
 
 
 def power_input(text: str) -> PowerInput:
     """``--power-input name=NAME,driver=DRIVER,resource=RESOURCE[,element=N][,wiring=W]
-    [,calibration=YYYY-MM-DD]``: one of the SUT's power inputs; each refusal names the key."""
+    [,calibration=YYYY-MM-DD][,certificate=REF]``: one of the SUT's power inputs; each refusal
+    names the key."""
     values: dict[str, str] = {}
     for pair in text.split(","):
         key, equals, value = pair.partition("=")
@@ -143,14 +146,30 @@ def power_input(text: str) -> PowerInput:
     if wiring not in WIRINGS:
         raise argparse.ArgumentTypeError(f"wiring={_shown(values['wiring'])} is not one of "
                                          f"{', '.join(WIRINGS)}")
-    if "calibration" in values:
-        try:
-            date.fromisoformat(values["calibration"])
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"calibration={_shown(values['calibration'])} is "
-                                             "not a date YYYY-MM-DD") from None
+    what = f"input {values['name']}'s"
+    try:
+        calibration = checked_date(values.get("calibration", ""), what)
+        certificate = checked_certificate(values.get("certificate", ""), what)
+    except CalibrationEntryError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return PowerInput(values["name"], values["driver"], values.get("resource", ""), element,
-                      wiring, values.get("calibration", ""))
+                      wiring, calibration, certificate)
+
+
+def calibration_date(text: str) -> str:
+    """``--meter-calibration``/``--thermo-calibration``: an ISO date, not after today."""
+    try:
+        return checked_date(text, "the")
+    except CalibrationEntryError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def certificate(text: str) -> str:
+    """``--meter-certificate``/``--thermo-certificate``: a reference, one line."""
+    try:
+        return checked_certificate(text, "the")
+    except CalibrationEntryError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _number(text: str, kind: type) -> float | int:

@@ -63,16 +63,31 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "parity RAID is on exactly for RAID 5/6/50/60")
     p.add_argument("--meter-driver", default="sim",
                    help="the one power meter's driver (shorthand for one --power-input)")
-    p.add_argument("--meter-resource", default="")
+    p.add_argument("--meter-resource", default="",
+                   help="the one power meter's address (VISA resource or host:port)")
     p.add_argument("--power-input", dest="power_inputs", action="append", default=[],
                    type=arguments.power_input, metavar="KEY=VALUE,…",
                    help="one of the SUT's power inputs, summed into its power (repeatable): "
                    "name=NAME,driver=DRIVER,resource=RESOURCE[,element=N]"
-                   "[,wiring=1P2W|3P3W|3P4W][,calibration=YYYY-MM-DD]; driver sim in a "
+                   "[,wiring=1P2W|3P3W|3P4W][,calibration=YYYY-MM-DD][,certificate=REF]; "
+                   "driver sim in a "
                    "simulated lab takes a simulated model as resource (wt310, wt333e …)")
-    p.add_argument("--thermo-driver", default="sim")
-    p.add_argument("--thermo-resource", default="")
-    p.add_argument("--operator", default="")
+    p.add_argument("--meter-calibration", type=arguments.calibration_date, default="",
+                   metavar="YYYY-MM-DD", help="the power meter's last calibration date (from "
+                   "its certificate; a date after today is refused)")
+    p.add_argument("--meter-certificate", type=arguments.certificate, default="",
+                   metavar="REF", help="the power meter's calibration certificate reference")
+    p.add_argument("--thermo-driver", default="sim",
+                   help="the inlet thermometer's driver (storwatt instruments lists them; "
+                   "sim: the simulated lab's)")
+    p.add_argument("--thermo-resource", default="",
+                   help="the thermometer's address (VISA resource or host:port)")
+    p.add_argument("--thermo-calibration", type=arguments.calibration_date, default="",
+                   metavar="YYYY-MM-DD", help="the thermometer's last calibration date (from "
+                   "its certificate; a date after today is refused)")
+    p.add_argument("--thermo-certificate", type=arguments.certificate, default="",
+                   metavar="REF", help="the thermometer's calibration certificate reference")
+    p.add_argument("--operator", default="", help="who runs the test (printed on the report)")
     p.add_argument("--resume", metavar="RUN_ID",
                    help="continue this INTERRUPTED run (id or unique prefix) from the next phase "
                    "boundary the method allows, with its own stored configuration; the result "
@@ -105,7 +120,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     names = [i.name for i in args.power_inputs]
     if len(set(names)) < len(names):
         raise ValueError(f"--power-input names must differ; given: {', '.join(names)}")
-    if args.power_inputs and (args.meter_driver != "sim" or args.meter_resource):
+    if args.power_inputs and (args.meter_driver != "sim" or args.meter_resource
+                              or args.meter_calibration or args.meter_certificate):
         raise ValueError("give the power meter either as --meter-driver/--meter-resource (one "
                          "input) or as --power-input (each input), not both")
     sut = SutDescription()
@@ -125,9 +141,13 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     sut = replace(sut, coms_declared=available, coms_on_during_test=on,
                   targets=tuple(args.target), load_hosts=tuple(args.load_host))
     return RunConfig(method=args.method, taxonomy=args.taxonomy, lab=args.lab, sut=sut,
-                     power_meter=InstrumentConfig(args.meter_driver, args.meter_resource),
+                     power_meter=InstrumentConfig(args.meter_driver, args.meter_resource,
+                                                  calibration_date=args.meter_calibration,
+                                                  certificate=args.meter_certificate),
                      power_inputs=tuple(args.power_inputs),
-                     temperature_meter=InstrumentConfig(args.thermo_driver, args.thermo_resource),
+                     temperature_meter=InstrumentConfig(args.thermo_driver, args.thermo_resource,
+                                                        calibration_date=args.thermo_calibration,
+                                                        certificate=args.thermo_certificate),
                      operator=args.operator, target_size=args.target_size,
                      confirm_device=",".join(args.confirm_target))
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app import calibration
 from app.com_verdict import ComState, ComVerdict, com_verdicts
 from app.compliance import ComplianceVerdict
 from app.method.loader import load_method
@@ -245,9 +246,23 @@ def _typical_interval(t: np.ndarray, phase_index: np.ndarray) -> tuple[float, fl
     return float(np.median(steps)), float(steps.max())
 
 
-def _calibration(identity: InstrumentIdentity | None, configured: str) -> str:
+def _calibration(identity: InstrumentIdentity | None, configured: str,
+                 certificate: str = "") -> str:
+    """The date the meter was opened with (else the one configured) and its certificate."""
     date = (identity.calibration_date if identity else "") or configured
-    return date or "not recorded"
+    if not date and not certificate:
+        return "not recorded"
+    return calibration.describe(date, certificate)
+
+
+def _power_calibration(run: StoredRun) -> str:
+    """The one meter's calibration, or each power input's (each is its own instrument)."""
+    config = run.config
+    if not config.power_inputs:
+        return _calibration(run.power_meter, config.power_meter.calibration_date,
+                            config.power_meter.certificate)
+    return "; ".join(f"{i.name}: {_calibration(None, i.calibration_date, i.certificate)}"
+                     for i in config.power_inputs)
 
 
 def _ranges(values: np.ndarray, unit: str) -> str:
@@ -280,7 +295,7 @@ def _instruments(run: StoredRun) -> tuple[InstrumentSummary, ...]:
         "Power meter", meter.describe() if meter else "not identified (no identity stored)",
         meter.resource if meter else config.power_meter.resource,
         meter.driver if meter else config.power_meter.driver,
-        _calibration(meter, config.power_meter.calibration_date),
+        _power_calibration(run),
         "; ".join(f"{i.name}: {_ranges(i.range_v, 'V')}, {_ranges(i.range_a, 'A')}"
                   for i in run.power_inputs)  # several inputs: each has its own
         or f"{_ranges(power.range_v, 'V')}; {_ranges(power.range_a, 'A')}", step, gap, len(power),
@@ -295,7 +310,8 @@ def _instruments(run: StoredRun) -> tuple[InstrumentSummary, ...]:
             "Temperature meter", identity.describe() if identity else "not identified",
             identity.resource if identity else config.temperature_meter.resource,
             identity.driver if identity else config.temperature_meter.driver,
-            _calibration(identity, config.temperature_meter.calibration_date), "—", t_step,
+            _calibration(identity, config.temperature_meter.calibration_date,
+                         config.temperature_meter.certificate), "—", t_step,
             t_gap, len(temp), int((~temp.usable).sum()), math.nan, math.nan, span))
     return tuple(summaries)
 

@@ -25,6 +25,14 @@ THERMO_DRIVERS = (SIMULATED, "none")
 NOT_TESTED = "Not tested yet."
 
 
+def _calibration_fields() -> tuple[QLineEdit, QLineEdit]:
+    """A calibration date and certificate reference field pair."""
+    when, certificate = QLineEdit(), QLineEdit()
+    when.setPlaceholderText("YYYY-MM-DD, from the calibration certificate")
+    certificate.setPlaceholderText("certificate number (optional)")
+    return when, certificate
+
+
 class _Reports(QObject):
     """Carries a connection report from the probe thread to the GUI thread (queued)."""
 
@@ -44,6 +52,9 @@ class InstrumentsPage(EntryPage):
         self.thermo_driver.addItems([*THERMO_DRIVERS, *temperature_drivers()])
         self.thermo_resource = QLineEdit()
         self.thermo_resource.setPlaceholderText("address (not needed for sim)")
+        #: each instrument's calibration, as on its certificate (a later date is refused)
+        self.meter_calibration, self.meter_certificate = _calibration_fields()
+        self.thermo_calibration, self.thermo_certificate = _calibration_fields()
         self.test_button = QPushButton("&Test connection")
         self.test_button.clicked.connect(self.test_connection)
         self.result = QLabel(NOT_TESTED)
@@ -65,12 +76,16 @@ class InstrumentsPage(EntryPage):
         form = QFormLayout()
         form.addRow("&Power meter driver:", self.meter_driver)
         form.addRow("Power meter &address:", self.meter_resource)
+        form.addRow("Power meter calibrated on:", self.meter_calibration)
+        form.addRow("Power meter certificate:", self.meter_certificate)
         self.power_inputs = PowerInputsTable(self._row_config)
         self._table_error: EntryError | None = None
         form.addRow("Power &inputs (several\nmeters or elements;\nempty: the meter above):",
                     self.power_inputs)
         form.addRow("T&hermometer driver:", self.thermo_driver)
         form.addRow("Thermometer a&ddress:", self.thermo_resource)
+        form.addRow("Thermometer calibrated on:", self.thermo_calibration)
+        form.addRow("Thermometer certificate:", self.thermo_certificate)
         form.addRow("", self.test_button)
         form.addRow("Result:", self.result)
         form.addRow("", self.override)
@@ -81,6 +96,10 @@ class InstrumentsPage(EntryPage):
         self.widgets = {"meter_resource": self.meter_resource,
                         "power_inputs": self.power_inputs,
                         "thermo_resource": self.thermo_resource,
+                        "meter_calibration": self.meter_calibration,
+                        "meter_certificate": self.meter_certificate,
+                        "thermo_calibration": self.thermo_calibration,
+                        "thermo_certificate": self.thermo_certificate,
                         "test_connection": self.test_button}
         self._driver_changed()
 
@@ -93,6 +112,10 @@ class InstrumentsPage(EntryPage):
                             meter_resource=self.meter_resource.text(),
                             thermo_driver=self.thermo_driver.currentText(),
                             thermo_resource=self.thermo_resource.text(),
+                            meter_calibration=self.meter_calibration.text(),
+                            meter_certificate=self.meter_certificate.text(),
+                            thermo_calibration=self.thermo_calibration.text(),
+                            thermo_certificate=self.thermo_certificate.text(),
                             power_inputs=inputs,
                             instrument_check=self.verdict())
 
@@ -126,6 +149,10 @@ class InstrumentsPage(EntryPage):
             self.thermo_driver.addItem(e.thermo_driver)
         self.thermo_driver.setCurrentText(e.thermo_driver)
         self.thermo_resource.setText(e.thermo_resource)
+        self.meter_calibration.setText(e.meter_calibration)
+        self.meter_certificate.setText(e.meter_certificate)
+        self.thermo_calibration.setText(e.thermo_calibration)
+        self.thermo_certificate.setText(e.thermo_certificate)
         self.power_inputs.load(e.power_inputs)
 
     def _row_config(self) -> RunConfig:

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from app import units
+from app.calibration import CalibrationEntryError, checked_certificate, checked_date
 from app.method.loader import MethodError, load_method
 from app.records import WIRINGS, InstrumentConfig, PowerInput, RunConfig, SutDescription
 from app.sequencer.capacity_optimisation import (check_declared_coms, coms_off_during_test,
@@ -79,6 +80,11 @@ class WizardEntries:
     meter_resource: str = ""
     thermo_driver: str = "sim"
     thermo_resource: str = ""
+    #: each instrument's calibration as on its certificate (app.calibration checks both)
+    meter_calibration: str = ""
+    meter_certificate: str = ""
+    thermo_calibration: str = ""
+    thermo_certificate: str = ""
     operator: str = ""
     meter_options: dict = field(default_factory=dict)
     #: the SUT's power inputs from the input table (empty: the one meter above)
@@ -188,8 +194,29 @@ def check_instruments(e: WizardEntries) -> tuple[InstrumentConfig, InstrumentCon
                          "e.g. TCPIP::127.0.0.1::10001::SOCKET).")
     if e.thermo_driver not in ("sim", "none") and not e.thermo_resource.strip():
         raise EntryError("thermo_resource", "Enter the thermometer's address.")
-    return (InstrumentConfig(e.meter_driver, e.meter_resource.strip(), dict(e.meter_options)),
-            InstrumentConfig(e.thermo_driver, e.thermo_resource.strip()))
+    meter_date, meter_cert = _calibration("meter", "the power meter's", e.meter_calibration,
+                                          e.meter_certificate)
+    thermo_date, thermo_cert = _calibration("thermo", "the thermometer's", e.thermo_calibration,
+                                            e.thermo_certificate)
+    return (InstrumentConfig(e.meter_driver, e.meter_resource.strip(), dict(e.meter_options),
+                             meter_date, meter_cert),
+            InstrumentConfig(e.thermo_driver, e.thermo_resource.strip(),
+                             calibration_date=thermo_date, certificate=thermo_cert))
+
+
+def _calibration(prefix: str, what: str, when: str, certificate: str) -> tuple[str, str]:
+    """A calibration date and certificate checked by the one rule (app.calibration), the
+    refusal naming the field to fix (``meter_calibration`` …)."""
+    try:
+        date_text = checked_date(when, what)
+    except CalibrationEntryError as exc:
+        raise EntryError(f"{prefix}_calibration", f"{str(exc)[0].upper()}{str(exc)[1:]}.") \
+            from None
+    try:
+        return date_text, checked_certificate(certificate, what)
+    except CalibrationEntryError as exc:
+        raise EntryError(f"{prefix}_certificate", f"{str(exc)[0].upper()}{str(exc)[1:]}.") \
+            from None
 
 
 def check_power_inputs(inputs: tuple[PowerInput, ...]) -> tuple[PowerInput, ...]:
@@ -208,7 +235,17 @@ def check_power_inputs(inputs: tuple[PowerInput, ...]) -> tuple[PowerInput, ...]
         if i.wiring not in WIRINGS:
             raise EntryError("power_inputs", f"Power input {i.name}: wiring {i.wiring!r} is not "
                              f"one of {', '.join(WIRINGS)}.")
-    return inputs
+    return tuple(replace(i, calibration_date=checked[0], certificate=checked[1])
+                 for i in inputs
+                 for checked in [_input_calibration(i)])
+
+
+def _input_calibration(i: PowerInput) -> tuple[str, str]:
+    try:
+        return (checked_date(i.calibration_date, f"power input {i.name}'s"),
+                checked_certificate(i.certificate, f"power input {i.name}'s"))
+    except CalibrationEntryError as exc:
+        raise EntryError("power_inputs", f"{str(exc)[0].upper()}{str(exc)[1:]}.") from None
 
 
 def check_instruments_tested(e: WizardEntries) -> None:
@@ -259,5 +296,9 @@ def entries_from_config(config: RunConfig) -> WizardEntries:
         load_hosts=sut.load_hosts, method=config.method,
         meter_driver=config.power_meter.driver, meter_resource=config.power_meter.resource,
         thermo_driver=config.temperature_meter.driver,
-        thermo_resource=config.temperature_meter.resource, operator=config.operator,
+        thermo_resource=config.temperature_meter.resource,
+        meter_calibration=config.power_meter.calibration_date,
+        meter_certificate=config.power_meter.certificate,
+        thermo_calibration=config.temperature_meter.calibration_date,
+        thermo_certificate=config.temperature_meter.certificate, operator=config.operator,
         meter_options=dict(config.power_meter.options), power_inputs=config.power_inputs)

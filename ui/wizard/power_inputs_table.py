@@ -1,5 +1,5 @@
 """The instruments page's table of power inputs: one row per input of the SUT (name, driver,
-address, element, wiring, calibration date), each with its own "Test connection".
+address, element, wiring, calibration date and certificate), each with its own "Test connection".
 
 An array's inputs are often read by several meters (two WT310E and a WT333E, method-notes §10),
 and a wrong address on one of them should be found before the run, on that row. The test
@@ -21,8 +21,9 @@ from ui.wizard.connection import SIMULATED, ConnectionReport, check_power_input,
 from ui.wizard.model import EntryError
 
 COLUMNS = ("Name", "Driver", "Address (or simulated model)", "Element", "Wiring",
-           "Calibration", "", "Result")
-NAME, DRIVER, RESOURCE, ELEMENT, WIRING, CALIBRATION, TEST, RESULT = range(len(COLUMNS))
+           "Calibration (YYYY-MM-DD)", "Certificate", "", "Result")
+NAME, DRIVER, RESOURCE, ELEMENT, WIRING, CALIBRATION, CERTIFICATE, TEST, RESULT = \
+    range(len(COLUMNS))
 
 
 class _RowReports(QObject):
@@ -74,7 +75,8 @@ class PowerInputsTable(QWidget):
         self.table.setCellWidget(row, TEST, test)
         for column, text in ((NAME, i.name), (RESOURCE, i.resource),
                              (ELEMENT, "" if i.element is None else str(i.element)),
-                             (CALIBRATION, i.calibration_date), (RESULT, "Not tested yet.")):
+                             (CALIBRATION, i.calibration_date),
+                             (CERTIFICATE, i.certificate), (RESULT, "Not tested yet.")):
             self.table.setItem(row, column, QTableWidgetItem(text))
         return row
 
@@ -107,7 +109,8 @@ class PowerInputsTable(QWidget):
         return PowerInput(self._text(row, NAME), driver.currentText(),
                           self._text(row, RESOURCE),
                           int(element_text) if element_text else None,
-                          wiring.currentText(), self._text(row, CALIBRATION))
+                          wiring.currentText(), self._text(row, CALIBRATION),
+                          self._text(row, CERTIFICATE))
 
     def fingerprint(self) -> str:
         """The rows as typed, unvalidated: a page-level test result belongs to them."""
