@@ -19,21 +19,17 @@ import pytest
 from app.cli.main import main
 from app.sim_lab import simulated_sut
 from app.method.loader import load_method
-from app.method.model import Method, RangingRule
-from app.records import InstrumentConfig, MetricResult, RunConfig, RunStatus, SutDescription
+from app.method.model import RangingRule
+from app.records import InstrumentConfig, RunConfig, SutDescription
 from app.sequencer import events as ev
-from app.sequencer.lab import Lab
-from app.sequencer.sequencer import Sequencer
 from drivers.clock import FakeClock
 from drivers.interfaces import (FLAG_FREQUENCY_OUT_OF_RANGE, FLAG_OVERRANGE, FLAG_SENSOR_ERROR,
                                 FLAG_UNCERTAINTY_UNKNOWN, FLAG_VOLTAGE_OUT_OF_RANGE, PowerSample,
                                 TemperatureSample)
-from drivers.simulators.engine import SimulatedWorkloadEngine
 from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
 from drivers.simulators.sut import SimulatedSut
+from tests.support.sequences import SHORT, assert_all_valid, metrics, run
 
-#: a media-library plan (no pre-fill, SW and SR): the shortest whole sequences
-SHORT = "removable-1"
 
 
 class ProfileClock:
@@ -89,38 +85,9 @@ class FaultyThermometer(SimulatedThermometer):
         since = self.since(t)
         if self.outage and since is not None and self.outage[0] <= since < self.outage[1]:
             return TemperatureSample(t, float("nan"), frozenset({FLAG_SENSOR_ERROR}))
-        if self.whole_degrees:
-            return TemperatureSample(t, float(round(sample.celsius)))
+        if self.whole_degrees:  # its reply ("23") states 1 °C, as drivers read the digits
+            return TemperatureSample(t, float(round(sample.celsius)), resolution_c=1.0)
         return sample
-
-
-def run(method: str | Method = "demo", sut_setup: dict | None = None, spec: dict | None = None,
-        power=None, thermometer=SimulatedThermometer) -> tuple[Sequencer, list[ev.RunEvent]]:
-    """One whole short sequence on the simulated lab; ``spec`` changes the simulated SUT
-    (volts, freq_hz, inlet_c), ``sut_setup`` what the technician declared."""
-    method = load_method(method) if isinstance(method, str) else method
-    clock = FakeClock()
-    config = RunConfig(method=method.name, taxonomy=SHORT, lab="sim-direct",
-                       sut=SutDescription(**(sut_setup or {})))
-    sut = simulated_sut(config)
-    if spec:
-        sut = SimulatedSut(replace(sut.spec, **spec), seed=sut.seed)
-    events: list[ev.RunEvent] = []
-    lab = Lab(power(sut) if power else SimulatedPowerMeter(sut),
-              SimulatedWorkloadEngine(sut, clock),
-              thermometer(sut) if thermometer else None, sut.used_capacity_bytes)
-    seq = Sequencer(method, config, lab, clock, [events.append])
-    assert seq.run() is RunStatus.COMPLETED, seq.error
-    return seq, events
-
-
-def metrics(seq: Sequencer) -> dict[str, MetricResult]:
-    return {m.name: m for m in seq.metrics}
-
-
-def assert_all_valid(seq: Sequencer) -> None:
-    bad = [(m.name, m.reason) for m in seq.metrics if not m.valid]
-    assert not bad, bad
 
 
 # --- flagged power samples (issue 14 item 2) ----------------------------------------------------
@@ -272,9 +239,9 @@ def test_a_whole_degree_thermometer_fails_the_resolution_rule() -> None:
     seq, _ = run(COMPLIANT, thermometer=coarse)
     for m in seq.metrics:
         assert not m.valid
-        assert re.search(r"inlet readings show no step finer than 1 °C \(all \d+ readings on "
-                         r"a 1 °C grid", m.reason), m.reason
-        assert "the method requires 0.1 °C, instruments.temperature_resolution_c" in m.reason
+        assert re.search(r"the inlet thermometer resolves 1 °C in \d+ of \d+ reading\(s\) "
+                         r"\(as its replies state\)", m.reason), m.reason
+        assert "the method requires 0.1 °C (instruments.temperature_resolution_c" in m.reason
 
 
 def test_no_thermometer_invalidates_every_metric() -> None:

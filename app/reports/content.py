@@ -24,7 +24,8 @@ from app.reports.run_log import complete_log
 from app.signoff import SignOff, sign_off
 from app.storage.audit import AuditEntry, AuditKind
 from app.storage.stored import StoredAttempt, StoredEvent, StoredPhase, StoredRun
-from drivers.interfaces import FLAG_UNCERTAINTY_HIGH, FLAG_UNCERTAINTY_UNKNOWN, InstrumentIdentity
+from drivers.interfaces import (FLAG_FREQUENCY_NOT_MEASURED, FLAG_UNCERTAINTY_HIGH,
+                                FLAG_UNCERTAINTY_UNKNOWN, InstrumentIdentity)
 
 VALID, INVALID, NOT_MEASURED = "VALID", "INVALID", "NOT MEASURED"
 UNIT_TEXT = {"IOPS/W": "I/Os per second per watt", "MiB/s/W": "MiB per second per watt",
@@ -288,6 +289,10 @@ def _instruments(run: StoredRun) -> tuple[InstrumentSummary, ...]:
         notes.append(f"input voltage {volts.min():.1f}–{volts.max():.1f} V")
     if len(freq):
         notes.append(f"frequency {freq.min():.2f}–{freq.max():.2f} Hz")
+    unmeasured = sum(FLAG_FREQUENCY_NOT_MEASURED in f for f in power.flags)
+    if unmeasured:  # method-notes §3 "not measured by this interface": disclosed, not judged
+        notes.append(f"frequency not measured by this interface in {unmeasured} sample(s) "
+                     "(the supply rule judged the volts)")
     notes.append(f"{high} sample(s) above the uncertainty limit, {unknown} with uncertainty "
                  "not evaluable")
     meter = run.power_meter
