@@ -259,13 +259,15 @@ def test_local_fio_without_capacity_supply_and_class_is_refused(tmp_path: Path,
     assert main(["run", "--lab", "local-fio", "--target", str(target), "--target-size", "1M",
                  "--method", "smoke", "--db", f"sqlite:///{tmp_path / 'x.db'}"]) == 1
     err = capsys.readouterr().err
-    assert "--lab local-fio needs --capacity-gb, --supply, --ashrae-class: the defaults " \
-        "describe the simulated SUT (7300 GB, 1P-200-240, A2), not yours" in err
+    assert "--lab local-fio needs --sut FILE (the SUT description) or --capacity-gb, " \
+        "--supply, --ashrae-class, --drives, --raid: nothing of the simulated SUT is used " \
+        "outside the simulated labs" in err
     assert not target.exists()
     assert main(["run", "--lab", "local-fio", "--target", str(target), "--target-size", "1M",
-                 "--capacity-gb", "1", "--ashrae-class", "A2", "--method", "smoke",
-                 "--db", f"sqlite:///{tmp_path / 'x.db'}"]) == 1
-    assert "--lab local-fio needs --supply:" in capsys.readouterr().err
+                 "--capacity-gb", "1", "--ashrae-class", "A2", "--drives", "2", "--raid",
+                 "RAID 1", "--method", "smoke", "--db", f"sqlite:///{tmp_path / 'x.db'}"]) == 1
+    assert "--lab local-fio needs --sut FILE (the SUT description) or --supply:" \
+        in capsys.readouterr().err
 
 
 def test_the_declared_set_up_reaches_the_run_config() -> None:
@@ -274,8 +276,10 @@ def test_the_declared_set_up_reaches_the_run_config() -> None:
 
     args = build_parser().parse_args(["run", "--lab", "local-fio", "--target", "/tmp/x",
                                       "--capacity-gb", "480", "--supply", "3P-200-480",
-                                      "--ashrae-class", "A3"])
+                                      "--ashrae-class", "A3", "--drives", "4", "--raid",
+                                      "RAID 10"])
     sut = config_from_args(args).sut
+    assert (sut.vendor, sut.model, sut.serial) == ("", "", "")  # never the simulated SUT's
     assert (sut.raw_capacity_bytes, sut.supply, sut.ashrae_class) == (480 * 10**9,
                                                                       "3P-200-480", "A3")
     sim = config_from_args(build_parser().parse_args(["run"])).sut

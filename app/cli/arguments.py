@@ -32,15 +32,20 @@ MAX_LISTED = 10**9
 PORT_RANGE = (0, 65535)
 
 
-def capacity_gb(text: str) -> float:
-    """``--capacity-gb``: a finite number of GB (10^9 bytes), > 0 and ≤ :data:`MAX_CAPACITY_GB`."""
+def capacity_gb(text: str) -> int:
+    """``--capacity-gb``: a finite number of GB (10^9 bytes), > 0 and ≤ :data:`MAX_CAPACITY_GB`,
+    as bytes rounded as the wizard and the SUT file round them (``app.units``): one rule, so
+    ``1.001`` is 1 001 000 000 bytes wherever it is typed."""
+    from app.units import CAPACITY_UNITS
+
     value = _number(text, float)
     if not math.isfinite(value) or value <= 0 or value > MAX_CAPACITY_GB:
         raise argparse.ArgumentTypeError(
             f"{_shown(text)} must be a finite number of GB > 0 and ≤ {MAX_CAPACITY_GB:.0e}")
-    if int(value * 1e9) <= 0:
+    raw_bytes = round(value * CAPACITY_UNITS["GB"])  # app.units.parse_quantity's rounding
+    if raw_bytes <= 0:
         raise argparse.ArgumentTypeError(f"{_shown(text)} GB is less than one byte")
-    return value
+    return raw_bytes
 
 
 def drive_count(text: str) -> int:
@@ -62,6 +67,26 @@ def whole_number(low: int, high: int):  # type: ignore[no-untyped-def]
 
     number.__name__ = "whole number"
     return number
+
+
+#: the stored lengths of what an operator types (app/storage/schema.py): refused past them
+#: where they are typed, so a run never stores on SQLite and fails on PostgreSQL (issue 24)
+MAX_NAME_CHARS = 200
+MAX_INPUT_NAME_CHARS = 100
+
+
+def short_text(limit: int = MAX_NAME_CHARS):  # type: ignore[no-untyped-def]
+    """An argument type for a one-line text of at most ``limit`` characters (a SUT's vendor,
+    model, serial, firmware; the operator): the column that stores it has that length."""
+    def text(value: str) -> str:
+        value = value.strip()
+        if len(value) > limit:
+            raise argparse.ArgumentTypeError(f"{_shown(value)} is longer than {limit} "
+                                             "characters")
+        return value
+
+    text.__name__ = "text"
+    return text
 
 
 def tcp_port(text: str) -> int:
@@ -130,6 +155,9 @@ def power_input(text: str) -> PowerInput:
         if key in values:
             raise argparse.ArgumentTypeError(f"key {key} given twice")
         values[key] = value.strip()
+    if len(values.get("name", "")) > MAX_INPUT_NAME_CHARS:
+        raise argparse.ArgumentTypeError(f"name={_shown(values['name'])} is longer than "
+                                         f"{MAX_INPUT_NAME_CHARS} characters")
     for key in ("name", "driver"):
         if not values.get(key):
             raise argparse.ArgumentTypeError(f"{key}= is required (e.g. name=psu-a,driver=wt300,"

@@ -188,7 +188,9 @@ def _cover(c: ReportContent) -> list:
     story += [P("Product and configuration", "h2"), key_values([
         ("Product", c.product),
         ("Serial number", sut.serial or "not recorded"),
-        ("Configuration", f"{sut.drive_count} × {sut.drive_type}, {sut.raid}, raw capacity "
+        ("Firmware", sut.firmware or "not recorded"),
+        ("Configuration", f"{sut.drive_count} × {sut.drive_type or 'drives (type not declared)'}, "
+                          f"{sut.raid or 'RAID not declared'}, raw capacity "
                           f"{sut.raw_capacity_bytes / 1e9:.10g} GB (1 GB = 10^9 bytes)"),
         ("Taxonomy classification", run.taxonomy or "not recorded"),
         ("Classification justification", config.classification_reason or "not recorded"),
