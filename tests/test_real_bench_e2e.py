@@ -11,6 +11,8 @@ path: the drivers over TCP, the sequencer, storage, the verdict and the reports.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 from datetime import date, timedelta
 from pathlib import Path
@@ -33,10 +35,13 @@ SUT = {"vendor": "Acme", "model": "StoreMax 9000", "serial": "SM9-000123",
        "power_inputs": {"psu-a": 1, "psu-b": 2}}
 
 
-@pytest.fixture()
-def bench(tmp_path: Path, monkeypatch):
-    """The lab: the method at its largest sample period (5 s, fewer TCP round trips), the
-    SUT file, the instruments listening, the fake clock injected into the CLI."""
+@pytest.fixture(scope="module")
+def compliant_run(tmp_path_factory):
+    """One lab-configured run (about 5 s of CPU: ~3 h of method time at a 5 s period over
+    TCP): the method at its largest sample period, the SUT file, the instruments listening,
+    the fake clock injected into the CLI. Yields (station database URL, the run's JSON,
+    folder)."""
+    tmp_path = tmp_path_factory.mktemp("bench")
     variant = tmp_path / "emerald-5s.toml"
     variant.write_text(f'base = "{SHIPPED / "emerald-block-v3.toml"}"\nname = "emerald-5s"\n'
                        'version = "test"\ntitle = "Emerald at a 5 s sample period"\n'
@@ -45,35 +50,58 @@ def bench(tmp_path: Path, monkeypatch):
                        encoding="utf-8")
     sut = tmp_path / "storemax.json"
     sut.write_text(json.dumps(SUT), encoding="utf-8")
-    monkeypatch.setattr(cmd_run, "INJECTED_CLOCK", FakeClock())
-    monkeypatch.setattr("app.labs.simulated_engine",
-                        lambda sut_, config, clock: StandInSut(sut_, clock))
-    with RealPtd() as ptd, real_daq970a() as daq:
-        yield variant, sut, ptd.resource, daq.resource
-
-
-def test_a_lab_configured_bench_ends_compliant_and_its_approval_travels(
-        bench, tmp_path: Path, capsys) -> None:
-    variant, sut, ptd, daq = bench
     db = f"sqlite:///{tmp_path / 'station.db'}"
-    inputs = [f"name=psu-{x},driver=ptd,resource={ptd},element={n},calibration={CALIBRATED},"
-              f"certificate=PTD-{n}" for n, x in ((1, "a"), (2, "b"))]
-    argv = ["run", "--lab", "sim", "--method", str(variant), "--taxonomy", "removable-1",
-            "--sut", str(sut), "--thermo-driver", "daq970a", "--thermo-resource", daq,
-            "--thermo-calibration", CALIBRATED, "--thermo-certificate", "KS-1187",
-            "--operator", "tech-1", "--db", db, "--out", str(tmp_path / "out"), "--json",
-            "--quiet"]
-    for text in inputs:
-        argv += ["--power-input", text]
-    code = main(argv)
-    captured = capsys.readouterr()
-    assert captured.out, captured.err
-    out = json.loads(captured.out)
+    with pytest.MonkeyPatch.context() as patch, RealPtd() as ptd, real_daq970a() as daq:
+        patch.setattr(cmd_run, "INJECTED_CLOCK", FakeClock())
+        patch.setattr("app.labs.simulated_engine",
+                      lambda sut_, config, clock: StandInSut(sut_, clock))
+        argv = ["run", "--lab", "sim", "--method", str(variant), "--taxonomy", "removable-1",
+                "--sut", str(sut), "--thermo-driver", "daq970a", "--thermo-resource",
+                daq.resource, "--thermo-calibration", CALIBRATED, "--thermo-certificate",
+                "KS-1187", "--operator", "tech-1", "--db", db, "--out", str(tmp_path / "out"),
+                "--json", "--quiet"]
+        for n, x in ((1, "a"), (2, "b")):
+            argv += ["--power-input", f"name=psu-{x},driver=ptd,resource={ptd.resource},"
+                     f"element={n},calibration={CALIBRATED},certificate=PTD-{n}"]
+        with contextlib.redirect_stdout(io.StringIO()) as out, \
+                contextlib.redirect_stderr(io.StringIO()) as err:
+            code = main(argv)
+    assert out.getvalue(), err.getvalue()
+    result = json.loads(out.getvalue())
+    assert code == 0, (result["error"], err.getvalue())
+    yield db, result, tmp_path
+
+
+def test_a_lab_configured_bench_ends_compliant(compliant_run) -> None:
+    db, out, _ = compliant_run
     failures = [c for c in out["compliance"]["criteria"] if c["verdict"] != "MET"]
-    assert code == 0 and not failures, (out["error"], failures,
-                                         [(m["name"], m["reason"]) for m in out["metrics"]
-                                          if not m["valid"]])
+    assert not failures, (failures, [(m["name"], m["reason"]) for m in out["metrics"]
+                                     if not m["valid"]])
     assert out["compliance"]["compliant"] is True
     run = open_database(db).load_run(out["run_id"])
     assert (run.config.sut.vendor, run.config.sut.serial) == ("Acme", "SM9-000123")
     assert not run.power_meter.simulated and not run.temperature_meter.simulated
+
+
+@pytest.mark.slow  # a PostgreSQL server started and stopped, two reports rendered per side
+@pytest.mark.skipif(bool(pg_server.available()), reason=pg_server.available())
+@pytest.mark.xfail(strict=True, reason="db copy changes the record SHA-256 (issue 24 item 8: "
+                   "child rows read without ORDER BY); helper verdict's canonical record hash "
+                   "fixes it — remove this mark when that is merged")
+def test_the_approved_run_copied_to_postgresql_prints_the_same_report(compliant_run,
+                                                                      capsys) -> None:
+    db, out, folder = compliant_run
+    run_id = out["run_id"]
+    assert main(["runs", "approve", run_id, "--by", "qa-anna", "--statement",
+                 "figures checked against the raw samples", "--db", db]) == 0
+    with pg_server.postgres_server() as pg_url:
+        assert main(["db", "copy", "--from", db, "--to", pg_url, "--run", run_id]) == 0
+        for name, url in (("station", db), ("lab", pg_url)):
+            assert main(["report", run_id, "--pdf", str(folder / f"{name}.pdf"), "--xlsx",
+                         str(folder / f"{name}.xlsx"), "--db", url]) == 0
+        capsys.readouterr()
+        assert main(["runs", "show", run_id, "--db", pg_url, "--json"]) == 0
+        shown = json.loads(capsys.readouterr().out)
+    assert (folder / "station.pdf").read_bytes() == (folder / "lab.pdf").read_bytes()
+    assert (folder / "station.xlsx").read_bytes() == (folder / "lab.xlsx").read_bytes()
+    assert shown["sign_off"].endswith("approved by qa-anna"), shown["sign_off"]
