@@ -209,6 +209,10 @@ class RunConfig:
     #: the earlier run whose range plan the operator confirmed (the range advisor, method-notes
     #: §3); "" = this run finds its ranges with its own ranging pass
     range_plan_from: str = ""
+    #: local-fio: write file targets through the page cache although their file system takes
+    #: direct IO (disclosed with the workload engine on the report); False: direct wherever
+    #: the file system allows it
+    buffered_io: bool = False
 
     @property
     def category(self) -> str:

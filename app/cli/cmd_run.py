@@ -36,6 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--target-size", default="", type=arguments.scratch_size,
                    help="create a missing --target as a scratch file of this size, e.g. 256M "
                    "(without it a missing target is refused)")
+    p.add_argument("--buffered-io", action="store_true",
+                   help="write file targets through the page cache (default: direct IO "
+                   "wherever their file system allows it; the report says which was used)")
     p.add_argument("--load-host", action="append", default=[],
                    help="fio --server load host HOST[:PORT] (repeatable)")
     p.add_argument("--confirm-target", "--confirm-device", dest="confirm_target",
@@ -176,6 +179,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
                                                         calibration_date=args.thermo_calibration,
                                                         certificate=args.thermo_certificate),
                      operator=args.operator, target_size=args.target_size,
+                     buffered_io=args.buffered_io,
                      confirm_device=",".join(args.confirm_target))
 
 
