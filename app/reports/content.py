@@ -18,9 +18,11 @@ from app.com_verdict import ComState, ComVerdict, com_verdicts
 from app.compliance import ComplianceVerdict
 from app.method.loader import load_method
 from app.method.model import Method
+from app.metrics.max_power import PeakSample, maximum_power
 from app.records import (IDLE_METRIC, MetricResult, PhaseKind, PhaseStatus, RunStatus,
                          in_metric_order)
 from app.reports.run_log import complete_log
+from app.reports.text import fmt_seconds
 from app.signoff import SignOff, sign_off
 from app.storage.audit import AuditEntry, AuditKind
 from app.storage.stored import StoredAttempt, StoredEvent, StoredPhase, StoredRun
@@ -83,6 +85,24 @@ class ReportContent:
     problems: tuple[str, ...]  # everything missing or invalid, in plain words
     signoff: SignOff  # the record's revisions, hash and approvals (app.signoff)
     events: tuple[StoredEvent, ...] = ()  # the complete log (``app.reports.run_log``)
+    #: the highest usable power sample overall and per phase (app.metrics.max_power)
+    peak: PeakSample | None = None
+    phase_peaks: tuple[PeakSample, ...] = ()
+
+    @property
+    def peak_line(self) -> str:
+        """``812.4 W at 1:02:03 (SR); supplies 2 × 1600 W nameplate (1+1) = 3200 W``."""
+        if self.peak is None:
+            return "no usable power sample"
+        where = max(self.phase_peaks, key=lambda p: p.watts).where
+        text = f"{self.peak.watts:.1f} W at {fmt_seconds(self.peak.t_s)} ({where})"
+        supplies = self.run.config.sut.power_supplies
+        if supplies.declared:
+            text += (f"; supplies {supplies.count} × {supplies.nameplate_w:g} W nameplate "
+                     f"({supplies.redundancy}) = {supplies.count * supplies.nameplate_w:g} W")
+        else:
+            text += "; supplies' nameplate power not declared"
+        return text
 
     @property
     def compliance(self) -> ComplianceVerdict:
@@ -135,8 +155,12 @@ def build_content(run: StoredRun) -> ReportContent:
     coms = com_verdicts(run)
     instruments = _instruments(run)
     problems = _problems(run, metrics, coms, note)
+    power = run.power
+    peak, phase_peaks = maximum_power(power.t, power.watts, power.usable, power.phase_index,
+                                      {p.index: p.info.name for p in run.phases})
     return ReportContent(run, method, note, attempts, metrics, coms, instruments, problems,
-                         sign_off(run), complete_log(run))
+                         sign_off(run), complete_log(run), peak, phase_peaks)
+
 
 
 def _method_of(run: StoredRun) -> tuple[Method | None, str]:
