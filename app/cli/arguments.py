@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from collections.abc import Iterable
 from datetime import date
@@ -229,6 +230,10 @@ def one_line(message: str, values: Iterable[object]) -> str:
              if isinstance(t, str) and len(t) > CLIPPED_OVER]
     for text in sorted(texts, key=len, reverse=True):  # a shorter one may be part of a longer
         message = message.replace(text, f"{text[:SHOWN_CHARS]}… ({len(text)} characters)")
+    # an error listing its problems on indented lines (a method file's) reads as one line;
+    # a lone line break (in a typed value) stays visible as \n
+    message = re.sub(r":?\n[ \t]+", lambda m: ": " if m.group().startswith(":") else "; ",
+                     message)
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
 
 
