@@ -192,6 +192,7 @@ def _cover(c: ReportContent) -> list:
         ("Configuration", f"{sut.drive_count} × {sut.drive_type or 'drives (type not declared)'}, "
                           f"{sut.raid or 'RAID not declared'}, raw capacity "
                           f"{sut.raw_capacity_bytes / 1e9:.10g} GB (1 GB = 10^9 bytes)"),
+        ("Power supplies", _supplies(sut)),
         ("Taxonomy classification", run.taxonomy or "not recorded"),
         ("Classification justification", config.classification_reason or "not recorded"),
         ("Capacity optimisations available", ", ".join(
@@ -608,3 +609,15 @@ def build_pdf(content: ReportContent, path: Path) -> Path:
     finally:
         rl_config.useA85 = use_a85
     return path
+
+
+def _supplies(sut) -> str:  # type: ignore[no-untyped-def]
+    """``2 × 1600 W nameplate, 1+1 redundant; input psu-a on supply 1, …``."""
+    supplies = sut.power_supplies
+    if not supplies.declared:
+        return "not declared"
+    text = (f"{supplies.count} × {supplies.nameplate_w:g} W nameplate, {supplies.redundancy} "
+            "redundant")
+    if sut.input_supplies:
+        text += "; " + ", ".join(f"input {name} on supply {n}" for name, n in sut.input_supplies)
+    return text
