@@ -65,6 +65,8 @@ def compliant_run(request, tmp_path_factory):
     db = f"sqlite:///{tmp_path / 'station.db'}"
     with pytest.MonkeyPatch.context() as patch, RealPtd() as ptd, RealWt310e() as wt, \
             real_daq970a() as daq:
+        # module scope runs before the per-test private data folder (conftest): its own here
+        patch.setenv("STORWATT_DATA_DIR", str(tmp_path / "data"))
         patch.setattr(cmd_run, "INJECTED_CLOCK", FakeClock())
         patch.setattr("app.labs.simulated_engine",
                       lambda sut_, config, clock: StandInSut(sut_, clock))

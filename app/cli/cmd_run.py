@@ -200,7 +200,8 @@ def run_command(args: argparse.Namespace) -> int:
         if args.resume:
             session = _resumed_session(args, reporter)
         else:
-            session = open_session(_confirm_range_plan(args, config_from_args(args)),
+            config = _with_station_calibration(config_from_args(args), reporter.out)
+            session = open_session(_confirm_range_plan(args, config),
                                    db_url=args.db, listeners=[reporter],
                                    report_folder=args.out, clock=INJECTED_CLOCK)
     except (MethodError, LabError, KeyError, ValueError, InstrumentError, WorkloadError,
@@ -226,6 +227,20 @@ def run_command(args: argparse.Namespace) -> int:
     # the run on a worker, the signals on the waiting main thread (see run_until_stopped);
     # handled until the reports are written: a stop signal then is a no-op, not a lost report
     return run_until_stopped(run_and_report, stop, name=f"run-{session.run_id[:8]}")
+
+
+def _with_station_calibration(config: RunConfig, out) -> RunConfig:  # type: ignore[no-untyped-def]
+    """Each real instrument's calibration not typed, from the station profile
+    (``app.station_profile``), each one said; a broken profile file is a warning."""
+    from app.station_profile import StationProfile, StationProfileError
+
+    try:
+        config, notes = StationProfile().fill(config)
+    except StationProfileError as exc:
+        notes = [f"WARNING: {exc}"]
+    for note in notes:
+        print(note, file=out)
+    return config
 
 
 def _resumed_session(args: argparse.Namespace, reporter):

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QLabel, QLineE
                                QPushButton, QVBoxLayout)
 
 from app.records import RunConfig
+from app.station_profile import StationProfile, StationProfileError
 from ui.wizard.base import EntryPage, with_changes
 from ui.wizard.connection import (SIMULATED, ConnectionReport, check_lab_instruments,
                                   power_drivers, temperature_drivers)
@@ -73,6 +74,9 @@ class InstrumentsPage(EntryPage):
             field.currentTextChanged.connect(self._settings_changed)
         for field in (self.meter_resource, self.thermo_resource):
             field.textChanged.connect(self._settings_changed)
+            field.editingFinished.connect(self.fill_known_calibration)
+        for box in (self.meter_driver, self.thermo_driver):
+            box.currentTextChanged.connect(lambda _text: self.fill_known_calibration())
         form = QFormLayout()
         form.addRow("&Power meter driver:", self.meter_driver)
         form.addRow("Power meter &address:", self.meter_resource)
@@ -169,6 +173,24 @@ class InstrumentsPage(EntryPage):
     def _driver_changed(self) -> None:
         self.meter_resource.setEnabled(self.meter_driver.currentText() != SIMULATED)
         self.thermo_resource.setEnabled(self.thermo_driver.currentText() not in THERMO_DRIVERS)
+
+    def fill_known_calibration(self) -> None:
+        """An empty calibration date of an instrument the station knows (same driver and
+        address, ``app.station_profile``) is filled in, visibly, for the technician to check."""
+        try:
+            profile = StationProfile()
+            pairs = ((self.meter_driver, self.meter_resource, self.meter_calibration,
+                      self.meter_certificate),
+                     (self.thermo_driver, self.thermo_resource, self.thermo_calibration,
+                      self.thermo_certificate))
+            for driver, resource, when, certificate in pairs:
+                known = profile.known(driver.currentText(), resource.text())
+                if known is not None and not when.text().strip():
+                    when.setText(known.calibration_date)
+                    if not certificate.text().strip():
+                        certificate.setText(known.certificate)
+        except StationProfileError as exc:
+            self.show_error(str(exc))
 
     # --- connection test --------------------------------------------------------------------
     def test_connection(self) -> None:
