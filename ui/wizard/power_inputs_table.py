@@ -21,7 +21,7 @@ from ui.wizard.connection import SIMULATED, ConnectionReport, check_power_input,
 from ui.wizard.model import EntryError
 
 COLUMNS = ("Name", "Driver", "Address (or simulated model)", "Element", "Wiring",
-           "Calibration (YYYY-MM-DD)", "Certificate", "", "Result")
+           "Calibrated on", "Certificate", "", "Result")
 NAME, DRIVER, RESOURCE, ELEMENT, WIRING, CALIBRATION, CERTIFICATE, TEST, RESULT = \
     range(len(COLUMNS))
 
@@ -40,7 +40,12 @@ class PowerInputsTable(QWidget):
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.setAccessibleName("Power inputs")
-        self.table.horizontalHeader().setSectionResizeMode(RESULT, QHeaderView.ResizeMode.Stretch)
+        header = self.table.horizontalHeader()
+        for column in range(len(COLUMNS)):  # each header readable; the result takes the rest
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(RESULT, QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeaderItem(CALIBRATION).setToolTip(
+            "YYYY-MM-DD, from the calibration certificate (a date after today is refused)")
         self.add_button = QPushButton("&Add power input")
         self.add_button.clicked.connect(lambda: self.add_row())
         self.remove_button = QPushButton("&Remove selected input")

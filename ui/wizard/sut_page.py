@@ -92,7 +92,7 @@ class SutPage(EntryPage):
         self.psu_redundancy.setPlaceholderText("N+M, e.g. 1+1")
         self.psu_redundancy.setAccessibleName("Power supply redundancy")
         self.psu_nameplate = QLineEdit()
-        self.psu_nameplate.setPlaceholderText("W each, from the nameplate")
+        self.psu_nameplate.setPlaceholderText("e.g. 1600")
         self.psu_nameplate.setAccessibleName("Power supply nameplate watts")
         self.capacity = QLineEdit()
         self.capacity.setPlaceholderText("e.g. 7300, 7300 GB or 7.3 TB")
@@ -147,7 +147,7 @@ class SutPage(EntryPage):
         form.addRow("&ASHRAE class:", self.ashrae_class)
         supplies_row = QHBoxLayout()
         for widget, stretch in ((self.psu_count, 0), (QLabel("redundancy"), 0),
-                                (self.psu_redundancy, 1), (QLabel("nameplate"), 0),
+                                (self.psu_redundancy, 1), (QLabel("nameplate W each"), 0),
                                 (self.psu_nameplate, 1)):
             supplies_row.addWidget(widget, stretch)
         form.addRow(_buddy("Power s&upplies:", self.psu_count), supplies_row)
