@@ -109,4 +109,17 @@ def open_session(config: RunConfig, *, db_url: str | None = None,
             lab.close()
         writer.close()
         raise
+    _remember_instruments(config)
     return RunSession(config, method, database, lab, sequencer, writer)
+
+
+def _remember_instruments(config: RunConfig) -> None:
+    """The station profile keeps the calibration this accepted run declared for each real
+    instrument (``app.station_profile``). A convenience for the next run: a profile that
+    cannot be written never stops this one (the next run's fill reports a broken file)."""
+    from app.station_profile import StationProfile, StationProfileError
+
+    try:
+        StationProfile().remember(config)
+    except StationProfileError:
+        pass

@@ -36,6 +36,12 @@ FLAG_FREQUENCY_OUT_OF_RANGE = "frequency_out_of_range"
 # apart; either way the sum is not the SUT's power at one instant, so it is not a number.
 FLAG_INPUT_MISSING = "input_missing"
 FLAG_INPUTS_MISALIGNED = "inputs_misaligned"
+# A reading the interface cannot give at all (PTDaemon's ``RL`` lines carry no frequency): set
+# by the driver that knows its protocol, never for a value the interface can give but did not
+# (that stays a NaN the rules flag). Not excluding: the watts are good; the supply rule judges
+# what was measured and the report discloses what was not (method-notes §3, "not measured by
+# this interface").
+FLAG_FREQUENCY_NOT_MEASURED = "frequency_not_measured"
 # A warning on one input's reading, not a measurement flag: the current is below the span in
 # which the model's accuracy formula is trusted (a WT310E below 0.2 A, method-notes §10).
 FLAG_LOW_CURRENT = "low_current"
@@ -148,6 +154,9 @@ class TemperatureSample:
     t: float
     celsius: float
     flags: frozenset[str] = frozenset()
+    #: the reading's resolution in °C as the instrument states it: the step of the last digit
+    #: of its reply, or what its driver states for the configured mode; None: not stated
+    resolution_c: float | None = None
 
     @property
     def usable(self) -> bool:

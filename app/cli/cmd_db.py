@@ -77,6 +77,8 @@ def info_command(args: argparse.Namespace) -> int:
 
 
 def copy_command(args: argparse.Namespace) -> int:
+    from sqlalchemy.exc import SQLAlchemyError
+
     from app.storage.db import open_database
     from app.storage.transfer import copy_runs
 
@@ -91,6 +93,11 @@ def copy_command(args: argparse.Namespace) -> int:
             destination.close()
     except StorageError as exc:
         return arguments.refuse("db copy", exc, args)
+    except SQLAlchemyError as exc:  # a row the destination refused: one line, not a traceback
+        first = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        return arguments.refuse("db copy", f"the destination refused a run ({first}); the runs "
+                                "copied before it are kept, the refused one is not copied "
+                                "(rolled back)", args)
     print(report.summary())
     return 0
 

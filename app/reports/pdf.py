@@ -189,8 +189,11 @@ def _cover(c: ReportContent) -> list:
     story += [P("Product and configuration", "h2"), key_values([
         ("Product", c.product),
         ("Serial number", sut.serial or "not recorded"),
-        ("Configuration", f"{sut.drive_count} × {sut.drive_type}, {sut.raid}, raw capacity "
+        ("Firmware", sut.firmware or "not recorded"),
+        ("Configuration", f"{sut.drive_count} × {sut.drive_type or 'drives (type not declared)'}, "
+                          f"{sut.raid or 'RAID not declared'}, raw capacity "
                           f"{sut.raw_capacity_bytes / 1e9:.10g} GB (1 GB = 10^9 bytes)"),
+        ("Power supplies", _supplies(sut)),
         ("Taxonomy classification", run.taxonomy or "not recorded"),
         ("Classification justification", config.classification_reason or "not recorded"),
         ("Capacity optimisations available", ", ".join(
@@ -384,6 +387,10 @@ def _instruments_section(c: ReportContent) -> list:
             ("Samples", f"{ins.samples} stored, {ins.flagged} excluded from averages"),
             ("Worst uncertainty", worst if ins.role == "Power meter" else DASH),
             ("Notes", ins.notes)])]
+    story += [P("Maximum power (project reading pending EN 303 804)", "h2"), key_values(
+        [("Highest usable sample", c.peak_line)]
+        + [(f"… in {p.where}", f"{p.watts:.1f} W at {fmt_seconds(p.t_s)}")
+           for p in c.phase_peaks])]
     story += _phases_section(c)
     return story
 
@@ -604,3 +611,15 @@ def build_pdf(content: ReportContent, path: Path | BinaryIO) -> Path | BinaryIO:
     finally:
         rl_config.useA85 = use_a85
     return path
+
+
+def _supplies(sut) -> str:  # type: ignore[no-untyped-def]
+    """``2 × 1600 W nameplate, 1+1 redundant; input psu-a on supply 1, …``."""
+    supplies = sut.power_supplies
+    if not supplies.declared:
+        return "not declared"
+    text = (f"{supplies.count} × {supplies.nameplate_w:g} W nameplate, {supplies.redundancy} "
+            "redundant")
+    if sut.input_supplies:
+        text += "; " + ", ".join(f"input {name} on supply {n}" for name, n in sut.input_supplies)
+    return text

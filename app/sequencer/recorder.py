@@ -32,7 +32,7 @@ from app.metrics.errors import MetricsError
 from app.metrics.histogram import ResponseTimeHistogram
 from app.records import (IDLE_METRIC, IntervalRecord, MetricResult, PhaseInfo, PhaseKind,
                          Placement, Window)
-from app.sequencer.conformance import (SiteRules, flagged_power_problem, longest_gap,
+from app.sequencer.conformance import (SiteRules, flagged_power_problem, grid_points, longest_gap,
                                        resolution_problem, supply_problems,
                                        temperature_problems)
 from drivers.interfaces import (FLAG_UNCERTAINTY_HIGH, PowerSample, TemperatureSample,
@@ -61,7 +61,8 @@ class PhaseRecorder:
     power_supply: list[tuple[float, float]] = field(default_factory=list)  # (volts, Hz)
     power_resolution: list[float | None] = field(default_factory=list)  # W, as the meter sent
     uncertainty_high: int = 0
-    inlet: list[tuple[float, float]] = field(default_factory=list)  # usable (t, °C)
+    #: usable (t, °C, resolution °C as the thermometer stated it)
+    inlet: list[tuple[float, float, float | None]] = field(default_factory=list)
     slices: list[WorkloadInterval] = field(default_factory=list)
     slice_end: list[float] = field(default_factory=list)
     intervals: list[IntervalRecord] = field(default_factory=list)
@@ -183,7 +184,7 @@ class PhaseRecorder:
                         ) -> tuple[tuple[TemperatureSample, ...], tuple[Placement, ...]]:
         """Keep the usable inlet readings; return the samples whose window is decided with
         where each lies (the others are held, as in :meth:`add_power`)."""
-        self.inlet.extend((s.t, s.celsius) for s in samples if s.usable)
+        self.inlet.extend((s.t, s.celsius, s.resolution_c) for s in samples if s.usable)
         decided = []
         for s in samples:
             if self.held_temperature or self._undecided(s.t):
@@ -378,10 +379,16 @@ class PhaseRecorder:
             problems.append(f"{self.uncertainty_high} power sample(s) above the "
                             f"{self.method.instruments.max_uncertainty_pct:g} % uncertainty limit")
         start, end = self._evidence_window()
-        gap = longest_gap((t for t, ok in zip(self.power_t, self.power_ok) if ok), start, end)
-        if gap > self.method.instruments.max_power_interval_s:
-            problems.append(f"power samples missing for {gap:.1f} s (limit "
-                            f"{self.method.instruments.max_power_interval_s:g} s)")
+        period = self.method.sample_period_s
+        usable = grid_points((t for t, ok in zip(self.power_t, self.power_ok) if ok),
+                             self.t_start, period)
+        gap = longest_gap(usable, start, end)
+        limit = self.method.instruments.max_power_interval_s
+        if gap > limit * (1 + 1e-9):
+            problems.append(f"power samples missing for {gap:.3f} s ({round(gap / period) - 1} "
+                            f"grid point(s) of the {period:g} s sample period without a "
+                            f"usable sample; limit {limit:g} s, "
+                            "instruments.max_power_interval_s; method-notes §3)")
         return problems + self._reading_problems(start, end)
 
     def _reading_problems(self, start: float, end: float) -> list[str]:

@@ -110,7 +110,8 @@ class Sequencer:
         #: one the range advisor found and the operator confirmed
         self._ranger = Ranger(method, self.plan, lab.ranged_meters(), self.publish, self.log,
                               lambda: self.clock.now(),
-                              range_plan or (continuation.range_plan if continuation else None))
+                              range_plan or (continuation.range_plan if continuation else None),
+                              several_inputs=lab.power_inputs is not None)
 
     # --- control (any thread) ---------------------------------------------------------------
     def pause(self) -> None:

@@ -28,6 +28,7 @@ from pathlib import Path
 from drivers.clock import Clock
 from drivers.fio import clients
 from drivers.fio.clock_probe import probe_host
+from drivers.fio.direct_io import refuses_direct_io
 from drivers.fio.host_logs import LOG_PREFIX
 from drivers.fio.host_rates import EtaFeed
 from drivers.fio.host_seconds import host_figures
@@ -185,7 +186,20 @@ class FioEngine:
                    + ", ".join(self.targets)
         checks = self._safe_targets(writing=True)
         self.ioengine = self._resolve_ioengine()
-        return f"{self.version} (local) on " + ", ".join(describe(c) for c in checks)
+        return (f"{self.version} (local) on " + ", ".join(describe(c) for c in checks)
+                + f"; {self._direct_io(self.target_checks(False))[1]}")
+
+    def _direct_io(self, checks: Sequence[TargetCheck]) -> tuple[bool, str]:
+        """(direct IO?, how the run's record says it): direct wherever the targets' file
+        systems allow it, buffered when the caller asked (``direct=False``, disclosed) or a
+        file system refuses it (named). fio's ``direct`` holds for the whole job."""
+        if self.direct is False:
+            return False, "buffered IO (through the page cache, as asked)"
+        refused = [why for c in checks if c.kind in ("file", "scratch")
+                   if (why := refuses_direct_io(c.path))]
+        if refused:
+            return False, "buffered IO: " + "; ".join(refused)
+        return True, "direct IO"
 
     def _resolve_ioengine(self) -> str:
         if self.ioengine:
@@ -228,8 +242,7 @@ class FioEngine:
         # every local target exists by now: fio takes each file's own size and so never
         # unlinks and re-lays out a file (which it does to one smaller than ``size=``)
         checks = self.target_checks(False)
-        files = [c for c in checks if c.kind in ("file", "scratch")]
-        direct = self.direct if self.direct is not None else not files
+        direct = self._direct_io(checks)[0]
         # a diskless engine (null) never looks at the files, so it must be told their size
         size = min(c.size_bytes for c in checks) if self.ioengine in DISKLESS_ENGINES else None
         # one target of known size: multi-stream ranges in whole blocks (jobs.stream_range)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
-from drivers.interfaces import (FLAG_LOW_CURRENT, FLAG_OVERRANGE, FLAG_UNCERTAINTY_HIGH,
+from drivers.interfaces import (FLAG_FREQUENCY_NOT_MEASURED, FLAG_LOW_CURRENT, FLAG_OVERRANGE, FLAG_UNCERTAINTY_HIGH,
                                 FLAG_UNCERTAINTY_UNKNOWN, InstrumentError, InstrumentTimeout,
                                 PowerSample)
 from drivers.meters.accuracy import UNCERTAINTY_LIMIT_PCT, AccuracySpec
@@ -35,6 +35,9 @@ class PowerMeterBase(Instrument):
     #: the crest-factor setting the driver's set-up selects (``:INP:CFAC 3`` …); a fixed
     #: range measures peaks up to this multiple of the range (method-notes §3)
     CREST_FACTOR: ClassVar[float] = 3.0
+    #: whether the meter's reading protocol carries the supply frequency at all; False marks
+    #: every sample FLAG_FREQUENCY_NOT_MEASURED ("not measured by this interface")
+    GIVES_FREQUENCY: ClassVar[bool] = True
 
     def __init__(self, resource: str, *, range_v: float | None = None,
                  range_a: float | None = None, **options: Any) -> None:
@@ -137,6 +140,8 @@ class PowerMeterBase(Instrument):
             flags.add(FLAG_UNCERTAINTY_UNKNOWN)
         elif uncertainty > UNCERTAINTY_LIMIT_PCT:
             flags.add(FLAG_UNCERTAINTY_HIGH)
+        if not self.GIVES_FREQUENCY and math.isnan(values["freq_hz"].value):
+            flags.add(FLAG_FREQUENCY_NOT_MEASURED)
         return PowerSample(t, watts, values["volts"].value, values["amps"].value,
                            values["pf"].value, values["freq_hz"].value, range_v, range_a,
                            uncertainty, frozenset(flags), values["watts"].resolution)

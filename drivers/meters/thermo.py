@@ -19,11 +19,16 @@ TC_TYPES = ("B", "E", "J", "K", "N", "R", "S", "T")
 class ThermometerBase(Instrument):
     READING: ClassVar[Reading]
     SPECIALS: ClassVar[SpecialValues] = GENERIC
+    #: the resolution (°C) of the configured mode, for a driver whose replies print a fixed
+    #: number of digits whatever the instrument resolves; None: the reply's last digit tells
+    #: (a sensor prints the digits it resolves: ``+22.4C`` → 0.1 °C, method-notes §3)
+    STATED_RESOLUTION_C: ClassVar[float | None] = None
 
     def read(self, t: float) -> TemperatureSample:
         reply = self._exchange(lambda: self._query(self.READING.command(self)))
         d = decode(self._field(reply), self.SPECIALS, sensor=True)
-        return TemperatureSample(t, d.value, d.flags)
+        resolution = None if d.value != d.value else (self.STATED_RESOLUTION_C or d.resolution)
+        return TemperatureSample(t, d.value, d.flags, resolution)
 
     def _field(self, reply: str) -> str:
         return reply

@@ -139,4 +139,4 @@ class SimulatedThermometer(_SimulatedInstrument):
         super().__init__(sut, "SIM-TC", "sim://temp")
 
     def read(self, t: float) -> TemperatureSample:
-        return TemperatureSample(t, self.sut.inlet_celsius())
+        return TemperatureSample(t, self.sut.inlet_celsius(), resolution_c=0.1)  # rounded so
