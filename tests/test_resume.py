@@ -16,6 +16,7 @@ from app.sequencer import events as ev
 from app.sequencer.sequencer import Sequencer
 from app.storage.db import open_database
 from app.storage.journal import journal_path
+from app.storage.liveness import Machine
 from app.storage.resumption import claim_run, resumable_run_ids
 from app.storage.writer import RunWriter
 from drivers.clock import FakeClock
@@ -248,3 +249,50 @@ def test_a_continuation_the_database_refused_is_imported_from_its_journal(
     run = load(url, run_id)  # opening imports the journal
     assert run.status is RunStatus.COMPLETED and len(run.resumptions) == 1
     assert run.phase(8).attempts == 2 and run.metric("EP_RI").valid
+
+
+def test_another_station_cannot_resume_a_run_it_did_not_record(
+        url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 25 §1: ``run --resume`` from another host resumed a live run and both stations
+    wrote it. Only the station holding the run's local record (its lock) may resume it."""
+    run_id = interrupted_run(url, "Ready idle")
+    database = open_database(url)
+    try:
+        plan = prepare_resume(database, run_id)  # its own station may
+        other = tmp_path / "bench-2"
+        with pytest.raises(ResumeRefused, match="cannot be resumed here: this station holds no "
+                                                "record of run .* recorded by another station"):
+            prepare_resume(database, run_id, lock_dir=other / "run-locks")
+        assert run_id not in resumable_run_ids(database, Machine(locks=other / "run-locks"))
+    finally:
+        database.close()
+    monkeypatch.setenv("STORWATT_DATA_DIR", str(tmp_path / "bench-2"))  # the other station
+    with pytest.raises(ResumeRefused, match="no record of run"):
+        open_resumed_session(plan, db_url=url, clock=FakeClock())
+    assert _status(url, run_id) is RunStatus.INTERRUPTED  # untouched: nothing claimed
+
+
+def test_a_run_whose_station_still_holds_it_cannot_be_resumed(url: str) -> None:
+    from app.storage.run_lock import RunLock
+
+    run_id = interrupted_run(url, "Ready idle")
+    database = open_database(url)
+    try:
+        plan = prepare_resume(database, run_id)
+    finally:
+        database.close()
+    live = RunLock.take(run_id)  # another process of this station (say a second window) has it
+    try:
+        with pytest.raises(ResumeRefused, match="being written by a running StorWatt"):
+            open_resumed_session(plan, db_url=url, clock=FakeClock())
+    finally:
+        live.release(finished=False)
+    assert _status(url, run_id) is RunStatus.INTERRUPTED
+
+
+def _status(url: str, run_id: str) -> RunStatus:
+    database = open_database(url)
+    try:
+        return database.load_run(run_id).status
+    finally:
+        database.close()
