@@ -13,6 +13,7 @@ from app.records import (LAB_KINDS, SIMULATED_LABS, InstrumentConfig, RunConfig,
                          SutDescription)
 from app.sequencer.capacity_optimisation import declare_coms
 from app.storage.errors import StorageError
+from app.station import station_name
 from app.stop_signals import is_hang_up, leave_terminal, run_until_stopped
 from drivers.interfaces import InstrumentError, WorkloadError
 
@@ -129,7 +130,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
                      power_inputs=tuple(args.power_inputs),
                      temperature_meter=InstrumentConfig(args.thermo_driver, args.thermo_resource),
                      operator=args.operator, target_size=args.target_size,
-                     confirm_device=",".join(args.confirm_target))
+                     confirm_device=",".join(args.confirm_target), station=station_name())
 
 
 def run_command(args: argparse.Namespace) -> int:

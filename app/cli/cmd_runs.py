@@ -24,6 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ls.add_argument("--status", help="only runs with this status (COMPLETED, INTERRUPTED …)")
     ls.add_argument("--limit", type=arguments.whole_number(1, arguments.MAX_LISTED),
                     help="at most this many runs")
+    ls.add_argument("--station", help="only runs recorded by the station of this name")
     show = group.add_parser("show", help="one run: phases, metrics, instruments, sample counts")
     show.add_argument("run_id", metavar="ID", help="run id or an unambiguous prefix of it")
     savings = group.add_parser(
@@ -58,7 +59,7 @@ def list_command(args: argparse.Namespace) -> int:
         database = open_for_reading(args.db)
         try:
             runs = database.list_runs(status=args.status.upper() if args.status else None,
-                                      limit=args.limit)
+                                      limit=args.limit, station=args.station)
             resumable = resumable_run_ids(database)
         finally:
             database.close()
@@ -72,12 +73,12 @@ def list_command(args: argparse.Namespace) -> int:
         print(f"no runs stored in {database.url}")
         return 0
     print(f"{'ID':10} {'STARTED (UTC)':25} {'STATUS':23} {'METHOD':16} {'COMPLIANCE':14} "
-          f"{'TAXONOMY':14} SUT")
+          f"{'TAXONOMY':14} {'STATION':16} SUT")
     for r in runs:
         status = f"{r.status}, resumable" if r.run_id in resumable else str(r.status)
         print(f"{r.run_id[:8]:10} {r.started_wall:25} {status:23} "
               f"{r.method_name + ' ' + r.method_version:16} {r.compliance.label:14} "
-              f"{r.taxonomy:14} {r.sut}")
+              f"{r.taxonomy:14} {(r.station or '—'):16} {r.sut}")
     print("COMPLIANCE is derived from each run's record (storwatt runs show ID lists every "
           "criterion), not the method file's claim")
     if any(r.run_id in resumable for r in runs):
@@ -160,7 +161,9 @@ def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
              f"Method   {run.method_name} {run.method_version}  {run.compliance.label} "
              "(derived, see Compliance below)",
              f"Taxonomy {run.taxonomy}    started {run.started_wall}    "
-             f"duration {_fmt(run.duration_s, 6)} s of {_fmt(run.planned_s, 6)} s planned"]
+             f"duration {_fmt(run.duration_s, 6)} s of {_fmt(run.planned_s, 6)} s planned",
+             f"Station  {run.config.station or 'not recorded'}    "
+             f"operator {run.config.operator or '—'}"]
     for role, ident in (("Power meter", run.power_meter),
                         ("Thermometer", run.temperature_meter)):
         lines.append(f"{role:12} {ident.describe() + '  ' + ident.resource if ident else '—'}")

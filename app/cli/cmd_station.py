@@ -1,0 +1,41 @@
+"""``storwatt station``: show or set this station's name (recorded in every run)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("station", help="this station's name, recorded in every run")
+    group = p.add_subparsers(dest="station_command", metavar="ACTION", required=True)
+    show = group.add_parser("show", help="the name runs started here record")
+    show.set_defaults(func=show_command)
+    name = group.add_parser("name", help="set this station's name (once per station)")
+    name.add_argument("name", metavar="NAME", help="e.g. 'bench-3' (1–64 characters)")
+    name.add_argument("--rename", action="store_true",
+                      help="replace a name already set (recorded runs keep theirs)")
+    name.set_defaults(func=name_command)
+
+
+def show_command(_args: argparse.Namespace) -> int:
+    from app.station import configured_name, station_file, station_name
+
+    if configured_name():
+        print(f"Station: {configured_name()} (set in {station_file()})")
+    else:
+        print(f"Station: {station_name()} (the host name: no name set; set one with "
+              "storwatt station name NAME)")
+    return 0
+
+
+def name_command(args: argparse.Namespace) -> int:
+    from app.station import StationNameError, set_station_name
+
+    try:
+        name = set_station_name(args.name, rename=args.rename)
+    except (StationNameError, OSError) as exc:
+        print(f"storwatt station name: {exc}", file=sys.stderr)
+        return 1
+    print(f"Station named {name!r}: every run started here records it")
+    return 0
