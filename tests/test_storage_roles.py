@@ -121,3 +121,21 @@ def test_a_role_that_cannot_store_a_run_is_refused_before_it_starts(roles) -> No
     assert "Database roles" in message
     with sa.create_engine(owner).connect() as conn:
         assert conn.exec_driver_sql("SELECT count(*) FROM runs").scalar() == before
+
+
+def test_the_station_role_feeds_the_lab_copy_and_the_qa_role_cannot(roles, tmp_path) -> None:
+    from app.storage.record_hash import record_sha256
+    from app.storage.sender import Sender, open_lab, sync
+
+    _, station_url, qa = roles
+    local = f"sqlite:///{tmp_path / 'bench.db'}"
+    run_id = _store(local)
+    station, lab = open_database(local), open_lab(station_url)
+    try:
+        assert sync(station, lab) > 0
+        assert record_sha256(lab.load_run(run_id)) == record_sha256(station.load_run(run_id))
+        state = Sender(station, qa, interval_s=0.1).start().stop(final_wait_s=20.0)
+        assert "as role 'storwatt_qa': missing INSERT on stations" in state.last_error
+    finally:
+        station.close()
+        lab.close()

@@ -27,6 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--method", default="demo", help="method or variant name (default: demo)")
     p.add_argument("--taxonomy", default="online-3", help="classification, e.g. online-3")
     p.add_argument("--db", help="database URL (default: the station's SQLite file)")
+    p.add_argument("--lab-db", default=None, metavar="URL",
+                   help="copy the run to this lab database while it goes on (default: the "
+                        "station's setting, storwatt station lab-db)")
     p.add_argument("--out", type=Path, help="write the PDF and xlsx reports into this folder")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--quiet", action="store_true", help="phases and metrics only")
@@ -158,18 +161,49 @@ def run_command(args: argparse.Namespace) -> int:
             leave_terminal()
         session.sequencer.abort(reason)
 
+    sender = _lab_sender(args, session.database)
+
     def run_and_report() -> int:
         try:
             status = session.run()
         except StorageError as exc:  # neither the database nor the journal took everything
             print(f"storwatt run: {exc}", file=sys.stderr)
             return 1
+        finally:
+            lab_copy = sender.stop(LAB_FINAL_WAIT_S) if sender else None
         reporter.print_final(session.stored.message())  # only now is the run durable
+        if lab_copy is not None:
+            print(_lab_copy_line(lab_copy), file=reporter.out)
         return _finish(args, session, status)
 
     # the run on a worker, the signals on the waiting main thread (see run_until_stopped);
     # handled until the reports are written: a stop signal then is a no-op, not a lost report
     return run_until_stopped(run_and_report, stop, name=f"run-{session.run_id[:8]}")
+
+
+#: the sender's last push once the run has ended: the lab copy is complete within this, or
+#: catches up later (storwatt db sync, the next run); the run's own result never waits on it
+LAB_FINAL_WAIT_S = 15.0
+
+
+def _lab_sender(args: argparse.Namespace, database):  # type: ignore[no-untyped-def]
+    """The sender copying this station's runs to the lab database, if one is named and the
+    run is not written there directly (``--db`` naming the lab database itself)."""
+    from app.station import lab_database
+    from app.storage.sender import Sender
+
+    url = args.lab_db if args.lab_db is not None else lab_database()
+    if not url or url == database.url:
+        return None
+    return Sender(database, url).start()
+
+
+def _lab_copy_line(state) -> str:  # type: ignore[no-untyped-def]
+    if not state.last_error and not state.events_behind:
+        return f"Lab copy: complete in {state.lab}"
+    return (f"Lab copy: {state.events_behind} events behind in {state.lab} "
+            f"({state.last_error or 'still sending'}); the run is safe on this station and "
+            "the lab copy catches up with storwatt db sync or at the next run")
 
 
 def _resumed_session(args: argparse.Namespace, reporter):

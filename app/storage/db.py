@@ -149,12 +149,15 @@ class Database:
 def open_database(url: str | None = None, *,
                   busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
                   machine: Machine | None = None, recover_journals: bool = True,
-                  server_timeouts: ServerTimeouts | None = None) -> Database:
+                  server_timeouts: ServerTimeouts | None = None,
+                  interrupt_orphans: bool = True) -> Database:
     """Open the database at ``url`` (default: the station's file), upgrading its schema,
     marking runs whose station crashed as INTERRUPTED (judged as seen from ``machine``, this
     one unless a test injects another) and importing the run journals left for it
     (``recover_journals``, see :mod:`app.storage.recover`); ``server_timeouts``: bounds on a
-    database server's answers for every connection of this database (tests set them short).
+    database server's answers for every connection of this database (tests set them short);
+    ``interrupt_orphans=False``: leave every run's status as it is (the lab sender: the lab
+    copy follows the station's record, :mod:`app.storage.sender`).
     Raises a :class:`StorageError` subclass with an actionable message (locked, disk full,
     corrupt, unreachable, too new)."""
     url = url or default_db_url()
@@ -166,7 +169,7 @@ def open_database(url: str | None = None, *,
     database = Database(url, engine, busy_timeout_s, server_timeouts=server_timeouts)
     try:
         try:
-            _prepare(database, engine, machine)
+            _prepare(database, engine, machine, interrupt_orphans)
         except DatabaseLockedError:
             if not _is_sqlite(url):
                 raise
@@ -176,7 +179,7 @@ def open_database(url: str | None = None, *,
             # (Not always: a database merely read at open must open under a long lock.)
             opener = database.writer_engine()
             try:
-                _prepare(database, opener, machine)
+                _prepare(database, opener, machine, interrupt_orphans)
             finally:
                 opener.dispose()
     except StorageError:
@@ -188,12 +191,14 @@ def open_database(url: str | None = None, *,
     return database
 
 
-def _prepare(database: Database, engine: Engine, machine: Machine | None) -> None:
+def _prepare(database: Database, engine: Engine, machine: Machine | None,
+             interrupt_orphans: bool = True) -> None:
     """Bring the schema up to date and mark crashed runs INTERRUPTED, in one transaction."""
     try:
         with engine.begin() as conn:
             migrate.upgrade_connection(conn, database.url)
-            database.interrupted = tuple(mark_interrupted(conn, machine))
+            if interrupt_orphans:
+                database.interrupted = tuple(mark_interrupted(conn, machine))
     except sa.exc.SQLAlchemyError as exc:
         raise classify(exc, database.url) from exc
 

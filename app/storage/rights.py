@@ -24,8 +24,11 @@ RUN_TABLES = tuple(m.__tablename__ for m in (
     s.SearchResultRow, s.InstrumentRow, s.EventRow, s.PowerInputRow, s.PowerInputSampleRow))
 #: rights every run table needs: rows are looked up, added, and updated as phases end
 ROW_RIGHTS = ("SELECT", "INSERT", "UPDATE")
-#: tables whose rows the writer replaces (instrument identities named again on reconnect)
-REPLACED = (s.InstrumentRow.__tablename__, s.PowerInputRow.__tablename__)
+#: tables whose rows of a run are replaced: by the writer (instrument identities named again
+#: on a reconnect) and by the lab sender (every row of a run that changes while it goes on)
+REPLACED = tuple(m.__tablename__ for m in (
+    s.Phase, s.PhaseAttemptRow, s.RunResumptionRow, s.MetricRow, s.InstrumentRow,
+    s.PowerInputRow))
 
 
 class MissingRightsError(StorageError):

@@ -1,0 +1,145 @@
+"""The lab sender (issue 26): a station's runs reach the lab's PostgreSQL while they go on and
+after they end, resumed from where the lab copy ends, idempotent, never holding the run up;
+revision 1 of the lab copy has the station's record hash."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+import pg_server
+from app.sequencer import events as ev
+from app.storage import sender as sender_module
+from app.storage.db import open_database
+from app.storage.record_hash import record_sha256
+from app.storage.sender import Sender, lag, push_run, read_state, sync
+from app.storage.server_link import ServerTimeouts
+from app.storage.synthetic import full_run
+from app.storage.writer import RunWriter
+from support.silent_server import silent_server
+
+
+@pytest.fixture(scope="module")
+def lab_url():
+    if pg_server.available():
+        pytest.skip(pg_server.available())
+    with pg_server.postgres_server() as url:  # its own port and data folder
+        yield url
+
+
+@pytest.fixture()
+def station(tmp_path: Path):
+    database = open_database(f"sqlite:///{tmp_path / 'station.db'}")
+    yield database
+    database.close()
+
+
+@pytest.fixture()
+def lab(lab_url):
+    database = open_database(lab_url, recover_journals=False, interrupt_orphans=False)
+    yield database
+    database.close()
+
+
+def _same_record(station, lab, run_id: str) -> None:
+    ours, theirs = station.load_run(run_id), lab.load_run(run_id)
+    assert theirs.status is ours.status
+    assert theirs.samples_sha256 == ours.samples_sha256
+    assert record_sha256(theirs) == record_sha256(ours)  # revision 1, on either copy
+
+
+def test_a_run_is_sent_while_it_goes_on_and_completed_after_it_ends(station, lab) -> None:
+    writer = RunWriter(station)
+    events = list(full_run(samples_per_phase=30))
+    run_id = events[0].run_id
+    half = len(events) // 2
+    for event in events[:half]:
+        writer(event)
+    assert writer.flush(5.0)
+    assert [item.run_id for item in lag(station, lab)] == [run_id]
+    assert push_run(station, lab, run_id).rows > 0
+    assert lag(station, lab) == []  # the lab copy holds everything stored so far
+    partial = lab.load_run(run_id)
+    assert partial.status.value == "RUNNING" and 0 < len(partial.power)
+    for event in events[half:]:
+        writer(event)
+    writer.close()
+    assert sync(station, lab) > 0
+    _same_record(station, lab, run_id)
+    assert sync(station, lab) == 0 and push_run(station, lab, run_id).rows == 0  # idempotent
+
+
+def test_after_an_outage_the_lab_copy_resumes_where_it_ends(station, lab, monkeypatch) -> None:
+    """Small batches stand in for a long backlog: each push sends the next rows after the
+    lab copy's last, and the run row claims the run's end only once everything is there."""
+    monkeypatch.setattr(sender_module, "BATCH_ROWS", 7)
+    writer = RunWriter(station)
+    events = list(full_run(samples_per_phase=20))
+    run_id = events[0].run_id
+    for event in events:
+        writer(event)
+    writer.close()
+    pushes = 0
+    while push_run(station, lab, run_id).more:
+        pushes += 1
+        copy = lab.load_run(run_id)
+        assert copy.status.value == "RUNNING"  # not yet claimed complete
+    assert pushes > 3
+    _same_record(station, lab, run_id)
+
+
+@pytest.mark.realtime("the sender meets a server that never answers: its connect bound")
+def test_a_lab_that_does_not_answer_never_holds_the_run_up(station, lab_url) -> None:
+    writer = RunWriter(station)
+    events = list(full_run(samples_per_phase=10))
+    short = ServerTimeouts(connect_s=2, statement_s=1.0, idle_in_transaction_s=2.0,
+                           reply_s=1.0)
+    with silent_server() as frozen:
+        sender = Sender(station, frozen, interval_s=0.1,
+                        opener=lambda url: open_database(
+                            url, server_timeouts=short, recover_journals=False,
+                            interrupt_orphans=False)).start()
+        began = time.monotonic()
+        for event in events:
+            writer(event)
+        assert writer.flush(5.0)  # stored at once: the sender is no part of storing
+        stored_in = time.monotonic() - began
+        state = sender.stop(final_wait_s=8.0)
+    writer.close()
+    assert stored_in < 2.0
+    assert "timeout expired" in state.last_error and state.last_success == ""
+    assert read_state().last_error == state.last_error  # what `storwatt db status` shows
+    back = Sender(station, lab_url, interval_s=0.1).start()  # the server answers again
+    state = back.stop(final_wait_s=30.0)
+    assert state.last_error == "" and state.events_behind == 0 and state.last_success
+    lab = open_database(lab_url, recover_journals=False, interrupt_orphans=False)
+    try:
+        _same_record(station, lab, events[0].run_id)
+    finally:
+        lab.close()
+
+
+def test_db_sync_and_db_status_say_what_the_lab_copy_lacks(station, lab_url, capsys) -> None:
+    from app.cli.main import main
+
+    writer = RunWriter(station)
+    events = list(full_run(samples_per_phase=5))
+    for event in events:
+        writer(event)
+    writer.close()
+    db = ["--db", station.url]
+    assert main(["db", "status", *db]) == 1  # no lab database named yet
+    assert "no lab database" in capsys.readouterr().out
+    assert main(["station", "lab-db", lab_url]) == 0
+    capsys.readouterr()
+    assert main(["db", "status", *db]) == 0
+    out = capsys.readouterr().out
+    assert f"run {events[0].run_id[:8]}" in out and "not in the lab copy" in out
+    assert main(["db", "sync", *db]) == 0
+    assert "the lab copy now holds every run of this station" in capsys.readouterr().out
+    assert main(["db", "status", *db, "--json"]) == 0
+    assert '"runs_behind": []' in capsys.readouterr().out
+    assert main(["db", "sync", *db]) == 0
+    assert capsys.readouterr().out.startswith("0 rows sent")  # nothing twice
