@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from app.paths import data_dir
@@ -43,6 +44,7 @@ from app.storage.db import Database
 from app.storage.errors import StorageError, classify
 from app.storage.rights import REPLACED as RIGHTS_REPLACED
 from app.storage.rights import check_write_rights
+from app.storage.server_link import WRITER_TIMEOUTS
 
 log = logging.getLogger(__name__)
 
@@ -117,13 +119,14 @@ class Push:
 def push_run(station: Database, lab: Database, run_id: str) -> Push:
     """Send what the lab copy of ``run_id`` lacks (up to a batch per table), in one lab
     transaction."""
-    try:
-        with station.read() as src, lab.engine.begin() as dst:
-            if dst.dialect.name == "postgresql":  # one sender per run at a time
-                dst.execute(sa.select(sa.func.pg_advisory_xact_lock(_lock_key(run_id))))
-            return _push(src, dst, run_id)
-    except sa.exc.SQLAlchemyError as exc:
-        raise classify(exc, lab.url) from exc
+    with station.read() as src:  # one snapshot of the station's record
+        try:
+            with lab.engine.begin() as dst:
+                if dst.dialect.name == "postgresql":  # one sender per run at a time
+                    dst.execute(sa.select(sa.func.pg_advisory_xact_lock(_lock_key(run_id))))
+                return _push(src, dst, run_id)
+        except sa.exc.SQLAlchemyError as exc:  # named after the lab, not the station
+            raise classify(exc, lab.url) from exc
 
 
 def sync(station: Database, lab: Database, runs: Iterable[str] | None = None) -> int:
@@ -220,15 +223,18 @@ def _append(src: Connection, dst: Connection, table: sa.Table, local_pk: int,
 
 def _same_row(src: Connection, dst: Connection, table: sa.Table, row_id: int | None,
               key: tuple[str, ...]) -> int | None:
-    """The lab's id of the station's row ``row_id`` (a station or SUT), created if missing."""
+    """The lab's id of the station's row ``row_id`` (a station or SUT), created if missing;
+    several stations sending at once may create it together, which ``ON CONFLICT`` absorbs."""
     if row_id is None:
         return None
     row = dict(src.execute(sa.select(table).where(table.c.id == row_id)).mappings().one())
     row.pop("id")
-    found = dst.execute(sa.select(table.c.id).where(*[table.c[k] == row[k] for k in key]))
-    pk = found.scalar()
+    where = [table.c[k] == row[k] for k in key]
+    pk = dst.execute(sa.select(table.c.id).where(*where)).scalar()
     if pk is None:
-        pk = dst.execute(sa.insert(table).values(**row).returning(table.c.id)).scalar_one()
+        insert = (postgresql.insert if dst.dialect.name == "postgresql" else sqlite.insert)
+        dst.execute(insert(table).values(**row).on_conflict_do_nothing())
+        pk = dst.execute(sa.select(table.c.id).where(*where)).scalars().first()
     return pk
 
 
@@ -326,11 +332,13 @@ def replace_error(state: SenderState, error: str) -> SenderState:
 
 
 def open_lab(url: str) -> Database:
-    """The lab database as the sender writes it: no journal import (the station's journals
-    belong to its own database), no status changes (the lab copy follows the record)."""
+    """The lab database as the sender writes it: the writer's short bounds on the server, no
+    journal import (the station's journals belong to its own database), no status changes
+    (the lab copy follows the station's record)."""
     from app.storage.db import open_database
 
-    return open_database(url, recover_journals=False, interrupt_orphans=False)
+    return open_database(url, recover_journals=False, interrupt_orphans=False,
+                         server_timeouts=WRITER_TIMEOUTS)
 
 
 def shown(url: str) -> str:
