@@ -143,3 +143,55 @@ def test_db_sync_and_db_status_say_what_the_lab_copy_lacks(station, lab_url, cap
     assert '"runs_behind": []' in capsys.readouterr().out
     assert main(["db", "sync", *db]) == 0
     assert capsys.readouterr().out.startswith("0 rows sent")  # nothing twice
+
+
+def _qa(data: Path, *argv: str) -> str:
+    """``storwatt`` as a QA user in another process, with its own data folder."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-m", "app.cli.main", *argv], cwd=root,
+                          env={**os.environ, "STORWATT_DATA_DIR": str(data),
+                               "PYTHONPATH": str(root)},
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.realtime("QA's commands run in another process, as on another PC")
+def test_qa_in_another_process_follows_and_approves_a_run_a_station_is_recording(
+        station, lab_url, tmp_path) -> None:
+    import json
+
+    writer = RunWriter(station)
+    events = list(full_run(samples_per_phase=10))
+    run_id = events[0].run_id
+    sender = Sender(station, lab_url, interval_s=0.2).start()
+    half = len(events) // 2
+    for event in events[:half]:
+        writer(event)
+    assert writer.flush(5.0)
+    qa_data = tmp_path / "qa-pc"
+    deadline = time.monotonic() + 20.0
+    listed: list = []
+    while time.monotonic() < deadline and not listed:
+        listed = [r for r in json.loads(_qa(qa_data, "runs", "list", "--db", lab_url,
+                                            "--json")) if r["run_id"] == run_id]
+    assert listed and listed[0]["status"] == "RUNNING"  # watched while it goes on
+    for event in events[half:]:
+        writer(event)
+    writer.close()
+    assert sender.stop(30.0).events_behind == 0
+    ours = record_sha256(station.load_run(run_id))  # revision 1 as the station computes it
+    _qa(qa_data, "runs", "approve", run_id, "--by", "qa-anna", "--statement",
+        "figures checked against the station's record", "--db", lab_url)
+    shown = json.loads(_qa(qa_data, "runs", "show", run_id, "--db", lab_url, "--json"))
+    assert shown["status"] == "COMPLETED"
+    assert [(a["by"], a["revision"]) for a in shown["approvals"]] == [("qa-anna", 1)]
+    assert shown["approvals"][0]["record_sha256"] == ours  # the lab copy's revision 1
+    assert sync(station, lab := open_database(lab_url, recover_journals=False,
+                                              interrupt_orphans=False)) == 0
+    assert len(lab.load_run(run_id).power) == len(station.load_run(run_id).power)
+    lab.close()
