@@ -195,3 +195,24 @@ def test_qa_in_another_process_follows_and_approves_a_run_a_station_is_recording
                                               interrupt_orphans=False)) == 0
     assert len(lab.load_run(run_id).power) == len(station.load_run(run_id).power)
     lab.close()
+
+
+def test_with_a_lab_database_named_audit_entries_go_to_the_lab_copy_only(
+        station, lab, monkeypatch) -> None:
+    """Issue 26: one run's audit entries live in one place."""
+    from app.storage.audit import AuditError, add_audit_entry, audit_entries
+
+    writer = RunWriter(station)
+    events = list(full_run(samples_per_phase=5))
+    for event in events:
+        writer(event)
+    writer.close()
+    run_id = events[0].run_id
+    sync(station, lab)
+    monkeypatch.setenv("STORWATT_LAB_DB", lab.url)
+    with pytest.raises(AuditError, match="reviewed on the lab database .* add audit entries "
+                                         "there"):
+        add_audit_entry(station, run_id, "disposition", "checked", "qa-anna", "accepted")
+    assert audit_entries(station, run_id) == []
+    add_audit_entry(lab, run_id, "disposition", "checked", "qa-anna", "accepted")
+    assert [e.author for e in audit_entries(lab, run_id)] == ["qa-anna"]
