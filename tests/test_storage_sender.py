@@ -216,3 +216,19 @@ def test_with_a_lab_database_named_audit_entries_go_to_the_lab_copy_only(
     assert audit_entries(station, run_id) == []
     add_audit_entry(lab, run_id, "disposition", "checked", "qa-anna", "accepted")
     assert [e.author for e in audit_entries(lab, run_id)] == ["qa-anna"]
+
+
+@pytest.mark.realtime("the sender meets a server that never answers (its 5 s connect bound)")
+def test_a_run_gets_a_sender_only_when_a_lab_database_is_named(station, monkeypatch) -> None:
+    from app.storage.sender import sender_for
+
+    assert sender_for(station) is None  # no lab database: runs stay on the station
+    assert sender_for(station, station.url) is None  # --db names the lab itself: no copy
+    with silent_server() as frozen:
+        monkeypatch.setenv("STORWATT_LAB_DB", frozen)
+        sender = sender_for(station)
+        assert sender is not None and sender.running
+        state = sender.stop(final_wait_s=20.0)
+    assert "timeout expired" in state.last_error
+    assert "the run is safe on this station" in state.summary()
+    assert "not reaching" in state.summary() and "since the run began" in state.summary()

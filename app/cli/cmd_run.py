@@ -141,6 +141,7 @@ def run_command(args: argparse.Namespace) -> int:
     from app.sequencer.lab import LabError
     from app.method.loader import MethodError
     from app.session import open_session
+    from app.storage.sender import sender_for
 
     try:
         reporter = ConsoleReporter(sys.stderr if args.json else sys.stdout, quiet=args.quiet)
@@ -161,7 +162,7 @@ def run_command(args: argparse.Namespace) -> int:
             leave_terminal()
         session.sequencer.abort(reason)
 
-    sender = _lab_sender(args, session.database)
+    sender = sender_for(session.database, args.lab_db)
 
     def run_and_report() -> int:
         try:
@@ -173,7 +174,8 @@ def run_command(args: argparse.Namespace) -> int:
             lab_copy = sender.stop(LAB_FINAL_WAIT_S) if sender else None
         reporter.print_final(session.stored.message())  # only now is the run durable
         if lab_copy is not None:
-            print(_lab_copy_line(lab_copy), file=reporter.out)
+            print(lab_copy.summary() + (f" — {lab_copy.last_error}" if lab_copy.last_error
+                                        else ""), file=reporter.out)
         return _finish(args, session, status)
 
     # the run on a worker, the signals on the waiting main thread (see run_until_stopped);
@@ -184,26 +186,6 @@ def run_command(args: argparse.Namespace) -> int:
 #: the sender's last push once the run has ended: the lab copy is complete within this, or
 #: catches up later (storwatt db sync, the next run); the run's own result never waits on it
 LAB_FINAL_WAIT_S = 15.0
-
-
-def _lab_sender(args: argparse.Namespace, database):  # type: ignore[no-untyped-def]
-    """The sender copying this station's runs to the lab database, if one is named and the
-    run is not written there directly (``--db`` naming the lab database itself)."""
-    from app.station import lab_database
-    from app.storage.sender import Sender
-
-    url = args.lab_db if args.lab_db is not None else lab_database()
-    if not url or url == database.url:
-        return None
-    return Sender(database, url).start()
-
-
-def _lab_copy_line(state) -> str:  # type: ignore[no-untyped-def]
-    if not state.last_error and not state.events_behind:
-        return f"Lab copy: complete in {state.lab}"
-    return (f"Lab copy: {state.events_behind} events behind in {state.lab} "
-            f"({state.last_error or 'still sending'}); the run is safe on this station and "
-            "the lab copy catches up with storwatt db sync or at the next run")
 
 
 def _resumed_session(args: argparse.Namespace, reporter):

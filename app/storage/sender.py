@@ -84,6 +84,16 @@ class SenderState:
     last_error: str = ""  # why the last push failed ("" after a success)
     events_behind: int = 0  # over every run, after the last attempt
 
+    def summary(self) -> str:
+        """One short line for the run's end and the run view (the error: :attr:`last_error`)."""
+        if self.last_error:
+            return (f"Lab copy: not reaching {self.lab} since "
+                    f"{self.last_success or 'the run began'}; the run is safe on this station "
+                    "and the lab copy catches up later (storwatt db sync)")
+        if self.events_behind or not self.last_success:
+            return f"Lab copy: {self.events_behind} events behind, sending to {self.lab}"
+        return f"Lab copy: up to date in {self.lab}"
+
     def lines(self) -> list[str]:
         return [f"lab database   {self.lab or 'none configured'}",
                 f"last success   {self.last_success or 'never'}",
@@ -283,9 +293,17 @@ class Sender:
 
     def stop(self, final_wait_s: float = 10.0) -> SenderState:
         """A last push (the run's end), bounded; returns the state it left."""
-        self._stop.set()
+        self.request_stop()
         self._thread.join(final_wait_s)
         return self._state
+
+    def request_stop(self) -> None:
+        """Make the last push and end, without waiting here (a GUI thread must not)."""
+        self._stop.set()
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
 
     def _loop(self) -> None:
         self.push_once()
@@ -325,6 +343,18 @@ class Sender:
             partial.replace(path)
         except OSError as exc:
             log.warning("lab sender: its state could not be saved: %s", exc)
+
+
+def sender_for(database: Database, url: str | None = None) -> Sender | None:
+    """A started sender copying the runs recorded in ``database`` to ``url`` (default: the
+    station's lab database); None when none is named, or when the run is recorded in the lab
+    database directly (``--db`` naming it)."""
+    from app.station import lab_database
+
+    url = lab_database() if url is None else url
+    if not url or url == database.url:
+        return None
+    return Sender(database, url).start()
 
 
 def replace_error(state: SenderState, error: str) -> SenderState:
