@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the throw-away server helper of the test suite
 
 import pg_server  # noqa: E402
+from support.silent_server import server_processes  # noqa: E402
 from app.sequencer.events import PowerSamples, RunEvent  # noqa: E402
 from app.storage import schema as s  # noqa: E402
 from app.storage.db import open_database  # noqa: E402
@@ -177,17 +178,6 @@ def _jitter(lab_url: str, folder: Path) -> list[Figure]:
                    "", "informative", None, COMMAND)]
 
 
-def _server_processes(url: str) -> list[int]:
-    engine = sa.create_engine(url)
-    with engine.connect() as conn:
-        pids = set(conn.exec_driver_sql("SELECT pid FROM pg_stat_activity").scalars())
-    engine.dispose()
-    for pid in list(pids):
-        with open(f"/proc/{pid}/status", encoding="ascii") as status:
-            pids.add(int(next(line for line in status if line.startswith("PPid:")).split()[1]))
-    return sorted(p for p in pids if p > 1 and p != os.getpid())
-
-
 def _close_time(folder: Path, lab_url: str, tag: str, freeze: bool) -> tuple[float, int, int]:
     """(seconds from the run's last event to its storage closed, samples recorded, samples
     in the lab copy after the server answers again)."""
@@ -203,7 +193,7 @@ def _close_time(folder: Path, lab_url: str, tag: str, freeze: bool) -> tuple[flo
         writer(event)
     writer.flush(30)
     time.sleep(1.5)  # the sender has sent the first half
-    frozen = _server_processes(lab_url) if freeze else []
+    frozen = server_processes(lab_url) if freeze else []
     for pid in frozen:
         os.kill(pid, signal.SIGSTOP)
     try:

@@ -21,6 +21,7 @@ from app.storage.liveness import Machine, stop_reason
 from app.storage.run_lock import RunLock, RunLockHeld, RunLockMissing, lock_dir, recorded_here
 from app.storage.synthetic import full_run, run_started
 from app.storage.writer import RunWriter
+from support.runs import stored_status
 
 OTHER_BOOT = "linux:00000000-0000-0000-0000-000000000000"
 
@@ -43,14 +44,6 @@ def _cut_in_rr(url: str) -> tuple[str, RunWriter]:
         writer(event)
     assert writer.flush(5.0)
     return events[0].run_id, writer
-
-
-def _status(url: str, run_id: str) -> RunStatus:
-    database = open_database(url)
-    try:
-        return database.load_run(run_id).status
-    finally:
-        database.close()
 
 
 def test_a_qa_reader_with_its_clock_three_minutes_ahead_never_interrupts_a_live_run(
@@ -78,7 +71,7 @@ def test_the_same_station_with_its_writer_alive_leaves_the_run_alone(url: str) -
         with open_database(url).engine.begin() as conn:
             stored = conn.exec_driver_sql("SELECT writer_pid, writer_host FROM runs").one()
         assert stored == (os.getpid(), Machine().host)  # who writes it: facts for people
-        assert _status(url, run_id) is RunStatus.RUNNING
+        assert stored_status(url, run_id) is RunStatus.RUNNING
     finally:
         writer.close()
 
@@ -96,7 +89,7 @@ def test_a_frozen_station_is_not_taken_over(url: str) -> None:
     try:
         later = replace(Machine(), now=lambda: time.time() + 127.0)
         assert open_database(url, machine=later).interrupted == ()
-        assert _status(url, "frozen-run") is RunStatus.RUNNING
+        assert stored_status(url, "frozen-run") is RunStatus.RUNNING
         with pytest.raises(RunLockHeld, match="being written by a running StorWatt"):
             RunLock.take("frozen-run")
     finally:

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from app.storage.db import open_database
 from app.storage.errors import DatabaseUnreachableError
 from app.storage.server_link import READER_TIMEOUTS, WRITER_TIMEOUTS, ServerTimeouts
-from support.silent_server import mute_after_startup, silent_server
+from support.silent_server import mute_after_startup, server_processes, silent_server
 
 SHORT = ServerTimeouts(connect_s=2, statement_s=1.0, idle_in_transaction_s=2.0, reply_s=1.0)
 
@@ -84,20 +84,6 @@ def frozen_able_server():
         yield url
 
 
-def _server_processes(url: str) -> list[int]:
-    """Every process of the server: its backends and helpers, and the postmaster above them."""
-    import os
-
-    engine = sa.create_engine(url)
-    with engine.connect() as conn:
-        pids = set(conn.exec_driver_sql("SELECT pid FROM pg_stat_activity").scalars())
-    engine.dispose()
-    for pid in list(pids):
-        with open(f"/proc/{pid}/status", encoding="ascii") as status:
-            pids.add(int(next(line for line in status if line.startswith("PPid:")).split()[1]))
-    return sorted(p for p in pids if p != os.getpid() and p > 1)
-
-
 @pytest.mark.realtime("a real PostgreSQL server frozen for a few seconds of real time")
 def test_a_run_ending_while_the_server_is_frozen_loses_no_event(frozen_able_server) -> None:
     """Issue 25 §2: a run ending during a freeze printed "122 run events could not be stored …
@@ -119,7 +105,7 @@ def test_a_run_ending_while_the_server_is_frozen_loses_no_event(frozen_able_serv
     for event in events[:half]:
         writer(event)
     assert writer.flush(10.0)
-    frozen = _server_processes(url)
+    frozen = server_processes(url)
     for pid in frozen:
         os.kill(pid, signal.SIGSTOP)
     try:

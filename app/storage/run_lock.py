@@ -102,23 +102,23 @@ class RunLock:
     def create(cls, run_id: str, directory: Path | None = None, *,
                host: str | None = None) -> RunLock:
         """Take the lock of a run starting now on this station."""
-        path = lock_path(run_id, directory)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
-        except OSError as exc:
-            raise RunLockError(f"cannot create the run lock {path}: {exc.strerror}") from exc
-        lock = cls._locked(run_id, path, fd)
-        lock._describe(host or socket.gethostname())
-        return lock
+        return cls._acquire(run_id, directory, host, new=True)
 
     @classmethod
     def take(cls, run_id: str, directory: Path | None = None, *,
              host: str | None = None) -> RunLock:
         """Take over the lock of a run this station recorded, once its writer is gone."""
+        return cls._acquire(run_id, directory, host, new=False)
+
+    @classmethod
+    def _acquire(cls, run_id: str, directory: Path | None, host: str | None, *,
+                 new: bool) -> RunLock:
         path = lock_path(run_id, directory)
+        flags = os.O_RDWR | getattr(os, "O_BINARY", 0) | (os.O_CREAT if new else 0)
         try:
-            fd = os.open(path, os.O_RDWR | getattr(os, "O_BINARY", 0))
+            if new:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, flags, 0o644)
         except FileNotFoundError:
             raise RunLockMissing(
                 f"this station holds no record of run {run_id[:8]} (no run lock {path}): it "
@@ -126,12 +126,6 @@ class RunLock:
                 "it") from None
         except OSError as exc:
             raise RunLockError(f"cannot open the run lock {path}: {exc.strerror}") from exc
-        lock = cls._locked(run_id, path, fd)
-        lock._describe(host or socket.gethostname())
-        return lock
-
-    @classmethod
-    def _locked(cls, run_id: str, path: Path, fd: int) -> RunLock:
         try:
             if not _try_lock(fd):
                 raise RunLockHeld(f"run {run_id[:8]} is being written by a running StorWatt on "
@@ -140,7 +134,9 @@ class RunLock:
         except BaseException:
             os.close(fd)
             raise
-        return cls(run_id, path, fd)
+        lock = cls(run_id, path, fd)
+        lock._describe(host or socket.gethostname())
+        return lock
 
     def _describe(self, host: str) -> None:
         """Who holds the lock, for a person looking at the file (the lock itself decides)."""

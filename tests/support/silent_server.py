@@ -104,3 +104,20 @@ def silent_server() -> AbstractContextManager[str]:
 def mute_after_startup() -> AbstractContextManager[str]:
     """A URL whose server completes the start-up, then never answers a query."""
     return _serve(handshake=True)
+
+
+def server_processes(url: str) -> list[int]:
+    """Every process of a real PostgreSQL server at ``url``: its backends and helpers and the
+    postmaster above them — what to stop (SIGSTOP) to freeze the whole server."""
+    import os
+
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(url)
+    with engine.connect() as conn:
+        pids = set(conn.exec_driver_sql("SELECT pid FROM pg_stat_activity").scalars())
+    engine.dispose()
+    for pid in list(pids):
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            pids.add(int(next(line for line in status if line.startswith("PPid:")).split()[1]))
+    return sorted(p for p in pids if p > 1 and p != os.getpid())
