@@ -24,7 +24,9 @@ from app.sequencer.continuation import Continuation
 from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer
 from app.storage.db import Database, open_database
+from app.storage.errors import StorageError
 from app.storage.range_advisor import advise
+from app.storage.rights import check_write_rights
 from app.storage.writer import Durability, RunWriter
 from drivers.clock import Clock, MonotonicClock
 
@@ -94,6 +96,11 @@ def open_session(config: RunConfig, *, db_url: str | None = None,
     check_declared_coms((c.id for c in method.coms), config.sut)  # names the known ids
     clock = clock or MonotonicClock()
     database = open_database(db_url)
+    try:
+        check_write_rights(database)  # before anything starts, not after the whole plan
+    except StorageError:
+        database.close()
+        raise
     writer = RunWriter(database, samples_per_s=1.0 / method.sample_period_s)
     lab: Lab | None = None
     try:  # a refused target or a lab that cannot be built must not leave the writer running

@@ -13,6 +13,7 @@ from app.records import (LAB_KINDS, SIMULATED_LABS, UNDECLARED_SUT, InstrumentCo
                          RunConfig, RunStatus, SutDescription)
 from app.sequencer.capacity_optimisation import declare_coms
 from app.storage.errors import StorageError
+from app.station import station_name
 from app.stop_signals import is_hang_up, leave_terminal, run_until_stopped
 from drivers.interfaces import InstrumentError, WorkloadError
 
@@ -26,6 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--method", default="demo", help="method or variant name (default: demo)")
     p.add_argument("--taxonomy", default="online-3", help="classification, e.g. online-3")
     p.add_argument("--db", help="database URL (default: the station's SQLite file)")
+    p.add_argument("--lab-db", default=None, metavar="URL",
+                   help="copy the run to this lab database while it goes on (default: the "
+                        "station's setting, storwatt station lab-db)")
     p.add_argument("--out", type=Path, help="write the PDF and xlsx reports into this folder")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--quiet", action="store_true", help="phases and metrics only")
@@ -180,7 +184,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
                                                         certificate=args.thermo_certificate),
                      operator=args.operator, target_size=args.target_size,
                      buffered_io=args.buffered_io,
-                     confirm_device=",".join(args.confirm_target))
+                     confirm_device=",".join(args.confirm_target), station=station_name())
 
 
 #: the clock a run is timed by; None: the station's monotonic clock. Tests set it (a fake
@@ -194,6 +198,7 @@ def run_command(args: argparse.Namespace) -> int:
     from app.sequencer.lab import LabError
     from app.method.loader import MethodError
     from app.session import open_session
+    from app.storage.sender import sender_for
 
     try:
         reporter = ConsoleReporter(sys.stderr if args.json else sys.stdout, quiet=args.quiet)
@@ -215,13 +220,20 @@ def run_command(args: argparse.Namespace) -> int:
             leave_terminal()
         session.sequencer.abort(reason)
 
+    sender = sender_for(session.database, args.lab_db)
+
     def run_and_report() -> int:
         try:
             status = session.run()
         except StorageError as exc:  # neither the database nor the journal took everything
             print(f"storwatt run: {exc}", file=sys.stderr)
             return 1
+        finally:
+            lab_copy = sender.stop(LAB_FINAL_WAIT_S) if sender else None
         reporter.print_final(session.stored.message())  # only now is the run durable
+        if lab_copy is not None:
+            print(lab_copy.summary() + (f" — {lab_copy.last_error}" if lab_copy.last_error
+                                        else ""), file=reporter.out)
         return _finish(args, session, status)
 
     # the run on a worker, the signals on the waiting main thread (see run_until_stopped);
@@ -241,6 +253,11 @@ def _with_station_calibration(config: RunConfig, out) -> RunConfig:  # type: ign
     for note in notes:
         print(note, file=out)
     return config
+
+
+#: the sender's last push once the run has ended: the lab copy is complete within this, or
+#: catches up later (storwatt db sync, the next run); the run's own result never waits on it
+LAB_FINAL_WAIT_S = 15.0
 
 
 def _resumed_session(args: argparse.Namespace, reporter):

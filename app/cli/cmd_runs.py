@@ -25,6 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ls.add_argument("--status", help="only runs with this status (COMPLETED, INTERRUPTED …)")
     ls.add_argument("--limit", type=arguments.whole_number(1, arguments.MAX_LISTED),
                     help="at most this many runs")
+    ls.add_argument("--station", help="only runs recorded by the station of this name")
     show = group.add_parser("show", help="one run: phases, metrics, instruments, sample counts")
     show.add_argument("run_id", metavar="ID", help="run id or an unambiguous prefix of it")
     savings = group.add_parser(
@@ -59,7 +60,7 @@ def list_command(args: argparse.Namespace) -> int:
         database = open_for_reading(args.db)
         try:
             runs = database.list_runs(status=args.status.upper() if args.status else None,
-                                      limit=args.limit)
+                                      limit=args.limit, station=args.station)
             resumable = resumable_run_ids(database)
         finally:
             database.close()
@@ -74,9 +75,11 @@ def list_command(args: argparse.Namespace) -> int:
         return 0
     rows = [(r.run_id[:8], r.started_wall,
              f"{r.status}, resumable" if r.run_id in resumable else str(r.status),
-             f"{r.method_name} {r.method_version}", r.compliance.label, r.taxonomy, str(r.sut))
+             f"{r.method_name} {r.method_version}", r.compliance.label, r.taxonomy,
+             r.station or "—", str(r.sut))
             for r in runs]
-    header = ("ID", "STARTED (UTC)", "STATUS", "METHOD", "COMPLIANCE", "TAXONOMY", "SUT")
+    header = ("ID", "STARTED (UTC)", "STATUS", "METHOD", "COMPLIANCE", "TAXONOMY", "STATION",
+              "SUT")
     # each column as wide as its widest cell: a long method name never shifts the others
     widths = [max(len(cells[k]) for cells in (header, *rows)) for k in range(len(header) - 1)]
     for cells in (header, *rows):
@@ -163,7 +166,9 @@ def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
              f"Method   {run.method_name} {run.method_version}  {run.compliance.label} "
              "(derived, see Compliance below)",
              f"Taxonomy {run.taxonomy}    started {run.started_wall}    "
-             f"duration {_fmt(run.duration_s, 6)} s of {_fmt(run.planned_s, 6)} s planned"]
+             f"duration {_fmt(run.duration_s, 6)} s of {_fmt(run.planned_s, 6)} s planned",
+             f"Station  {run.config.station or 'not recorded'}    "
+             f"operator {run.config.operator or '—'}"]
     for role, ident in (("Power meter", run.power_meter),
                         ("Thermometer", run.temperature_meter)):
         lines.append(f"{role:12} {ident.describe() + '  ' + ident.resource if ident else '—'}")

@@ -94,7 +94,8 @@ def classify(exc: BaseException, url: str) -> StorageError:
             f"one ({text})")
     if ("unable to open" in low or "could not connect" in low or "connection refused" in low
             or "no such module" in low or "can't load plugin" in low or "readonly" in low
-            or "read-only" in low or "could not parse" in low):
+            or "read-only" in low or "could not parse" in low or "did not answer" in low
+            or "timeout expired" in low):
         return DatabaseUnreachableError(
             f"cannot open database {url}: check the URL, that its folder exists and is writable, "
             f"or that the database server is running ({text})")

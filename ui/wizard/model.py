@@ -23,6 +23,7 @@ from app.records import (WIRINGS, InstrumentConfig, PowerInput, PowerSupplies, R
 from app.sut_file import SuppliesModel
 from app.sequencer.capacity_optimisation import (check_declared_coms, coms_off_during_test,
                                                  declare_coms)
+from app.station import station_name
 
 #: decimal units, method-notes §4: 1 GB = 10⁹ B (never GiB in a capacity figure)
 CAPACITY_UNITS = {"GB": 10**9, "TB": 10**12}
@@ -310,7 +311,8 @@ def config_from_wizard(e: WizardEntries) -> RunConfig:
                      classification_reason=e.classification_reason,
                      classification_answers=dict(e.classification_answers),
                      target_size=e.target_size, confirm_device=e.confirm_device,
-                     instrument_check=e.instrument_check, range_plan_from=e.range_plan_from)
+                     instrument_check=e.instrument_check, range_plan_from=e.range_plan_from,
+                     station=station_name())
 
 
 def sut_entries(sut: SutDescription) -> dict[str, Any]:
