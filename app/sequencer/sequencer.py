@@ -402,7 +402,8 @@ class Sequencer:
         wp = profile.to_workload(queue_depth=qd, jobs=cfg.jobs, kind="search",
                                  duration_s=cfg.probe_s)
         start = self.clock.now()
-        slices = self._drive(recorder, wp, cfg.probe_s + cfg.startup_s, until_done=True)
+        slices: list[WorkloadInterval] = []
+        self._drive(recorder, wp, cfg.probe_s + cfg.startup_s, until_done=True, kept=slices)
         return probe_figures(name, qd, slices, profile.ops_unit, self.clock.now() - start,
                              cfg.startup_s, cfg.probe_s)
 
@@ -430,15 +431,17 @@ class Sequencer:
         self._drive(recorder, None, seconds)
 
     def _drive(self, recorder: PhaseRecorder, profile: WorkloadProfile | None,
-               duration_s: float | None, until_done: bool = False) -> list[WorkloadInterval]:
-        """Run one workload segment (or idle) while sampling; returns its workload slices.
+               duration_s: float | None, until_done: bool = False,
+               kept: list[WorkloadInterval] | None = None) -> None:
+        """Run one workload segment (or idle) while sampling.
         The segment ends ``duration_s`` after it began plus any stabilisation extension the
         recorder decides on the way (method-notes §4); with ``until_done`` it ends earlier
-        when the engine has finished the profile's own duration."""
+        when the engine has finished the profile's own duration. ``kept`` collects the
+        segment's workload slices (a search probe's figures); a phase's slices are otherwise
+        the store's and the recorder's alone, so a long phase does not pile them up here."""
         engine, latency = self.lab.engine, self.lab.workload_latency_s
         start = self.clock.now()
         end = None
-        slices: list[WorkloadInterval] = []
         if profile is not None:
             engine.start(profile)
         try:
@@ -448,7 +451,9 @@ class Sequencer:
                 end = None if duration_s is None else start + duration_s + recorder.extension_s
                 self._sample(recorder, now)
                 if profile is not None:
-                    slices += self._collect(recorder, engine.poll())
+                    collected = self._collect(recorder, engine.poll())
+                    if kept is not None:
+                        kept += collected
                     self._show_rates(recorder, engine)
                 self._close_intervals(recorder, now)
                 if end is not None and now >= end + (latency if profile else 0):
@@ -465,10 +470,11 @@ class Sequencer:
             if profile is not None:
                 recorder.workload_result = engine.stop()
         if profile is not None:
-            slices += self._collect(recorder, self._drain(engine),
-                                    until=(end or math.inf) + latency)
+            collected = self._collect(recorder, self._drain(engine),
+                                      until=(end or math.inf) + latency)
+            if kept is not None:
+                kept += collected
         self._close_intervals(recorder, self.clock.now(), final=True)
-        return slices
 
     @staticmethod
     def _drain(engine) -> list[WorkloadInterval]:
