@@ -322,14 +322,18 @@ class FioEngine:
         return paths
 
     def _parse_all(self, paths: list[Path]) -> None:
-        """Check every job file with fio at once: one after another, 8 load hosts' checks
-        held the start 1.5 s (issue 27); the first rejection in host order is raised."""
+        """Check every job file with one ``fio --parse-only`` (one process per file, one
+        after another, held the start 1.5 s with 8 load hosts, issue 27); when fio rejects
+        them, each file alone, so the error names the file."""
         if len(paths) == 1:
             self._parse_only(paths[0])
             return
-        with ThreadPoolExecutor(len(paths)) as pool:
-            for future in [pool.submit(self._parse_only, path) for path in paths]:
-                future.result()
+        try:
+            self._parse_only(*paths)
+        except WorkloadError as together:
+            for path in paths:
+                self._parse_only(path)
+            raise together
 
     def _host_folder(self, index: int) -> Path:
         """Load host ``index``'s own folder, emptied of an earlier phase's logs: fio's client
@@ -361,15 +365,17 @@ class FioEngine:
             return []
         return [f"--timeout={math.ceil(profile.duration_s + self.watchdog_margin_s)}"]
 
-    def _parse_only(self, path: Path) -> None:
+    def _parse_only(self, *paths: Path) -> None:
+        names = ", ".join(path.name for path in paths)
+        files = "job file" if len(paths) == 1 else "job files"
         try:
-            done = subprocess.run([self.binary, "--parse-only", str(path)], capture_output=True,
-                                  text=True, timeout=30)
+            done = subprocess.run([self.binary, "--parse-only", *map(str, paths)],
+                                  capture_output=True, text=True, timeout=30)
         except (OSError, subprocess.TimeoutExpired) as exc:
-            raise WorkloadError(f"cannot check the job file {path.name} with fio: {exc}") from None
+            raise WorkloadError(f"cannot check the {files} {names} with fio: {exc}") from None
         if done.returncode != 0:
             message = (done.stderr or done.stdout).strip().splitlines()
-            raise WorkloadError(f"fio rejected the job file {path.name}: "
+            raise WorkloadError(f"fio rejected the {files} {names}: "
                                 + " / ".join(message[-3:]))
 
     @property
