@@ -37,8 +37,8 @@ class WorkloadControl:
     def __init__(self, engine: WorkloadEngine, wake: threading.Event) -> None:
         self.engine = engine
         self._wake = wake
-        blocks = isinstance(engine, BlockingControl) and engine.control_blocks()
-        self._worker = ThreadPoolExecutor(1, "workload-control") if blocks else None
+        self._blocks = isinstance(engine, BlockingControl) and engine.control_blocks()
+        self._worker: ThreadPoolExecutor | None = None  # made by start(): idle needs none
         self._starting: Future[None] | None = None
 
     def _call(self, action: Callable[[], T]) -> Future[T]:
@@ -51,6 +51,8 @@ class WorkloadControl:
     def start(self, profile: WorkloadProfile) -> None:
         """Start the engine; inline engines raise a failure here, the others from
         :attr:`started`."""
+        if self._blocks:
+            self._worker = ThreadPoolExecutor(1, "workload-control")
         self._starting = self._call(lambda: self.engine.start(profile))
         if self._worker is None:
             self._starting.result()
