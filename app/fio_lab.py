@@ -64,6 +64,9 @@ class SutFollowingEngine:
     def check(self) -> str:
         return self.engine.check()
 
+    def control_blocks(self) -> bool:
+        return self.engine.control_blocks()
+
     def start(self, profile: WorkloadProfile) -> None:
         self.engine.start(profile)
         self.sut.apply(profile)

@@ -395,6 +395,16 @@ class LiveRates(Protocol):
     def live_rates(self) -> list[HostRate]: ...
 
 
+@runtime_checkable
+class BlockingControl(Protocol):
+    """An engine whose ``start()`` and ``stop()`` wait on processes: fio checks each job file
+    with ``fio --parse-only`` and waits for every client's final document, up to seconds
+    with load hosts. When ``control_blocks()`` the sequencer makes these calls beside its
+    sampling loop, so the meters stay on their grid (issue 27)."""
+
+    def control_blocks(self) -> bool: ...
+
+
 @dataclass(frozen=True, slots=True)
 class HostClock:
     """A load host's clock against the station's wall clock, measured before a run.

@@ -19,9 +19,10 @@ placed once it is taken: a tag is never published and then contradicted.
 
 from __future__ import annotations
 
-import bisect
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from itertools import takewhile
 
 import numpy as np
 
@@ -35,6 +36,7 @@ from app.records import (IDLE_METRIC, IntervalRecord, MetricResult, PhaseInfo, P
 from app.sequencer.conformance import (SiteRules, flagged_power_problem, grid_points, longest_gap,
                                        resolution_problem, supply_problems,
                                        temperature_problems)
+from app.sequencer.workload_window import WorkloadWindow, overlap
 from drivers.interfaces import (FLAG_UNCERTAINTY_HIGH, PowerSample, TemperatureSample,
                                 WorkloadInterval, WorkloadResult)
 
@@ -63,8 +65,8 @@ class PhaseRecorder:
     uncertainty_high: int = 0
     #: usable (t, °C, resolution °C as the thermometer stated it)
     inlet: list[tuple[float, float, float | None]] = field(default_factory=list)
-    slices: list[WorkloadInterval] = field(default_factory=list)
-    slice_end: list[float] = field(default_factory=list)
+    #: the slices' figures still needed and the window's histogram (not every slice: §4)
+    workload: WorkloadWindow = field(default_factory=WorkloadWindow)
     intervals: list[IntervalRecord] = field(default_factory=list)
     eps: list[float] = field(default_factory=list)
     workload_result: WorkloadResult | None = None
@@ -208,15 +210,20 @@ class PhaseRecorder:
     def slice_window(self, s: WorkloadInterval) -> Window:
         """The window holding most of slice ``s`` (the histogram's rule)."""
         start, end = self.measurement_window()
-        return Window.MEASUREMENT if end > start and _overlap(s, start, end) >= 0.5 \
+        return Window.MEASUREMENT if end > start and overlap(s, start, end) >= 0.5 \
             else Window.OUTSIDE
 
     def add_workload(self, slices: list[WorkloadInterval]) -> None:
+        """Keep what the intervals and the phase metric need of each slice (late duplicates
+        from a restarted engine stream are dropped, to keep time order); the slices themselves
+        are the store's."""
+        self._decide_window()
         for s in sorted(slices, key=lambda s: s.t_end):
-            if self.slice_end and s.t_end < self.slice_end[-1]:
-                continue  # a late duplicate from a restarted engine stream; keep order
-            self.slices.append(s)
-            self.slice_end.append(s.t_end)
+            self.workload.add(s, self.measurement_window(), decided=not self.may_extend)
+
+    def _decide_window(self) -> None:
+        if not self.may_extend and self.workload.undecided:
+            self.workload.decide(self.measurement_window())
 
     # --- intervals ---------------------------------------------------------------------------
     def close_due(self, now: float, latency_s: float) -> list[IntervalRecord]:
@@ -228,7 +235,32 @@ class PhaseRecorder:
             if end + latency_s > now + 1e-9:
                 break
             closed.append(self._close(len(self.intervals)))
+        if closed:
+            self._forget_unneeded()
         return closed
+
+    def _power_columns(self) -> tuple[list, ...]:
+        """The per-sample power lists, index-aligned: forgotten together."""
+        return (self.power_t, self.power_w, self.power_ok, self.power_interval,
+                self.power_flags, self.power_supply, self.power_resolution)
+
+    def _forget_unneeded(self) -> None:
+        """Forget readings and slice figures no open interval and no verdict of this phase
+        needs any more: those before the next interval to close and before the evidence
+        window (the measurement window, or all of ready idle), whose start only ever moves
+        later. Memory then follows the window, not the phase's length (issue 27); every
+        sample and slice is in the store."""
+        keep_from = self.interval_bounds(len(self.intervals))[0]
+        start, end = self._evidence_window()
+        if end > start:
+            keep_from = min(keep_from, start)
+        self._decide_window()
+        self.workload.forget_before(keep_from)
+        k = _count_before(self.power_t, keep_from)
+        if k:
+            for column in self._power_columns():
+                del column[:k]
+        del self.inlet[:_count_before((t for t, *_ in self.inlet), keep_from)]
 
     def _placed_power(self, intervals: range) -> tuple[float, int]:
         """Mean of the usable samples placed in ``intervals`` (and how many there were)."""
@@ -240,16 +272,6 @@ class PhaseRecorder:
         count = int(mask.sum())
         return (float(np.mean(np.asarray(self.power_w)[mask])) if count else math.nan), count
 
-    def _window_slices(self, start: float, end: float) -> list[WorkloadInterval]:
-        """Workload slices overlapping [start, end) (slices arrive in time order)."""
-        lo = bisect.bisect_right(self.slice_end, start + 1e-9)
-        out = []
-        for s in self.slices[lo:]:
-            if s.t_start >= end - 1e-9:
-                break
-            out.append(s)
-        return out
-
     def _window_ops(self, start: float, end: float) -> tuple[float, float]:
         """(operations, average response ms) in [start, end): operations are IOs for IOPS
         profiles and MiB for MiB/s profiles.
@@ -259,11 +281,11 @@ class PhaseRecorder:
         slices by their end would shift work between neighbouring intervals.
         """
         ios = nbytes = resp_weight = 0.0
-        for s in self._window_slices(start, end):
-            share = _overlap(s, start, end)
+        for s in self.workload.overlapping(start, end):
+            share = overlap(s, start, end)
             ios += s.ios * share
-            nbytes += (s.read_bytes + s.write_bytes) * share
-            resp_weight += s.avg_resp_ms * s.ios * share
+            nbytes += s.nbytes * share
+            resp_weight += s.resp_weight * share
         resp = resp_weight / ios if ios else math.nan
         ops = ios if self.ops_unit == "IOPS" else nbytes / MIB
         return float(ops), resp
@@ -317,17 +339,10 @@ class PhaseRecorder:
         return self.interval_bounds(window.start)[0], self.interval_bounds(window.stop - 1)[1]
 
     def histogram(self) -> ResponseTimeHistogram:
-        """Response-time histogram of the measurement window (merged fio bins)."""
-        start, end = self.measurement_window()
-        values: list[int] = []
-        counts: list[int] = []
-        for s in self._window_slices(start, end):
-            if _overlap(s, start, end) < 0.5:
-                continue  # a slice belongs to the histogram of the window holding most of it
-            values.extend(s.latency_bins)
-            counts.extend(s.latency_bins.values())
-        return ResponseTimeHistogram.from_arrays(np.array(values, dtype=np.int64),
-                                                 np.array(counts, dtype=np.int64))
+        """Response-time histogram of the measurement window (fio bins summed as the slices
+        arrived; a slice belongs to the histogram of the window holding most of it)."""
+        self.workload.decide(self.measurement_window())
+        return self.workload.histogram_sum.histogram()
 
     def active_result(self, metric: str, unit: str, aborted: bool = False) -> MetricResult:
         """The profile's EP metric over its measurement interval, with validity and reason."""
@@ -414,9 +429,8 @@ class PhaseRecorder:
         return self.measurement_window()
 
 
-def _overlap(s: WorkloadInterval, start: float, end: float) -> float:
-    """Fraction of slice ``s`` that lies inside [start, end)."""
-    span = s.t_end - s.t_start
-    if span <= 0:
-        return 1.0 if start <= s.t_end < end else 0.0
-    return max(0.0, min(s.t_end, end) - max(s.t_start, start)) / span
+
+
+def _count_before(times: Iterable[float], t: float) -> int:
+    """How many leading times (arrival order) lie before ``t``."""
+    return sum(1 for _ in takewhile(lambda x: x < t, times))

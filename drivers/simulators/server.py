@@ -3,18 +3,23 @@
 One thread accepts connections, one thread per connection splits the byte stream into
 commands (LF, CR or CRLF end a command, like the instruments accept), asks the dialect for a
 reply and applies the fault plan. The transcript lets protocol tests assert the exact bytes a
-driver sent and what it got back.
+driver sent and what it got back. It keeps the latest :data:`TRANSCRIPT_LIMIT` exchanges: a
+day-long rehearsal with 16 inputs would otherwise hold every reading (~390 MB, issue 27),
+and a protocol test looks at the last few dozen.
 """
 
 from __future__ import annotations
 
 import socket
 import threading
+from collections import deque
 from dataclasses import dataclass
 
 from drivers.simulators.faults import FaultKind, FaultPlan
 
 GARBAGE_REPLY = "#\x15?!garbled~~"
+#: exchanges a simulator remembers (~3 MB of short SCPI lines); older ones are forgotten
+TRANSCRIPT_LIMIT = 10_000
 
 
 @dataclass(frozen=True)
@@ -57,7 +62,7 @@ class LineServer:
         self.host = host
         self.port = port
         self.faults = FaultPlan()
-        self._transcript: list[Exchange] = []
+        self._transcript: deque[Exchange] = deque(maxlen=TRANSCRIPT_LIMIT)
         self._lock = threading.Lock()
         self._recorded = threading.Condition(self._lock)
         self._stop = threading.Event()
@@ -102,6 +107,7 @@ class LineServer:
 
     @property
     def transcript(self) -> list[Exchange]:
+        """The latest exchanges (at most :data:`TRANSCRIPT_LIMIT`), oldest first."""
         with self._lock:
             return list(self._transcript)
 
