@@ -115,6 +115,19 @@ class IOProfile(Frozen):
     trace: Name | None = None
 
     @model_validator(mode="after")
+    def _unit_follows_pattern(self) -> "IOProfile":
+        """The metric is computed from IOPS for a random pattern and MiB/s for a sequential
+        one (:attr:`ops_unit`), so a declared unit that disagrees would print one figure
+        under the other's unit (docs/method-notes.md, "A metric's unit follows its
+        pattern")."""
+        expected = f"{self.ops_unit}/W"
+        if self.metric_unit != expected:
+            raise ValueError(f"profile {self.name}: a {self.pattern} pattern is measured in "
+                             f"{self.ops_unit}, so {self.metric} is in {expected}, not "
+                             f"{self.metric_unit}")
+        return self
+
+    @model_validator(mode="after")
     def _streams_add_up(self) -> "IOProfile":
         if self.trace is not None and (self.streams or self.derived):
             raise ValueError(f"profile {self.name}: a trace replay runs the trace alone, at "
