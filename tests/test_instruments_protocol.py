@@ -12,7 +12,7 @@ import pytest
 
 from drivers.clock import FakeClock
 from drivers.fio.engine import FioEngine
-from drivers.interfaces import PowerMeter, TemperatureMeter, WorkloadEngine
+from drivers.interfaces import FLAG_STALE, PowerMeter, TemperatureMeter, WorkloadEngine
 from drivers.meters.registry import (POWER_DRIVERS, TEMPERATURE_DRIVERS, open_power_meter,
                                      open_temperature_meter)
 from drivers.simulators import MeterSimulator, ThermometerSimulator
@@ -117,7 +117,9 @@ def test_concurrent_reads_never_interleave() -> None:
             t.join()
         meter.close()
     assert len(samples) == 120
-    assert all(s.watts == 250.0 and not s.flags for s in samples)
+    # 120 readings in a burst outrun the meter's 100 ms updates: the repeats are flagged
+    # stale by the meter's own update bit, and nothing else is flagged
+    assert all(s.watts == 250.0 and s.flags <= {FLAG_STALE} for s in samples)
 
 
 def test_every_meter_implements_the_whole_protocol_the_sequencer_uses() -> None:

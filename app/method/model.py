@@ -23,7 +23,7 @@ from app.method.fields import (MAX_PLAN_S, BlockKiB, Celsius, Count, Flag, Inter
 from app.method.summary import MethodSummary, PlanSummary
 from app.sequencer.sampler import DEFAULT_SILENCE_LIMIT_S
 from drivers.fio.engine import DEFAULT_STALL_S
-from drivers.interfaces import WorkloadProfile
+from drivers.interfaces import ReadingLimits, WorkloadProfile
 
 KIB = 1024
 
@@ -475,6 +475,18 @@ class InstrumentLimits(Frozen):
     #: flagged power samples (over-range, no data, invalid, uncertainty not evaluable …) a
     #: measurement window may hold before its metric is INVALID (method-notes §3: none)
     max_flagged_power_samples: Count = 0
+    #: power readings in a row with bit-identical watts, volts and amps before the next one
+    #: is flagged stale (docs/method-notes.md §3, "Fresh readings")
+    max_identical_readings: PositiveCount = 10
+    #: how far a reading's watts may exceed k·U·I before it is implausible, % (method-notes
+    #: §8, "Plausibility of a reading")
+    power_plausibility_tolerance_pct: OpenPercent = 5.0
+
+    def reading_limits(self) -> ReadingLimits:
+        """The limits a power-meter driver judges each reading by (drivers never read the
+        method: these values are passed in)."""
+        return ReadingLimits(self.max_uncertainty_pct, self.max_identical_readings,
+                             self.power_plausibility_tolerance_pct)
 
     @field_validator("frequency_hz")
     @classmethod

@@ -180,11 +180,16 @@ class WT300Dialect(ScpiDialect):
     AMP_RANGES = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
     RANGE_SET = {":INP:VOLT:RANG": "volts", ":INP:CURR:RANG": "amps"}
     AUTO_SET = {":INP:VOLT:AUTO": "volts", ":INP:CURR:AUTO": "amps"}
-    ACCEPTED = (":STAT:QMES", ":COMM:HEAD", ":NUM:FORM ASCII", ":INP:CFAC")
+    ACCEPTED = (":STAT:QMES", ":COMM:HEAD", ":NUM:FORM ASCII", ":INP:CFAC", ":STAT:FILT1 FALL")
     WIRINGS = {"P1W2": 1, "P3W3": 2, "P3W4": 3}  # code → elements it needs
+    #: the data update interval (the WT300's fastest, 100 ms): ``:STAT:EESR?`` sets bit 0
+    #: (UPD) when an update completed since the register was last read, which clears it
+    UPDATE_S = 0.1
 
     def __init__(self, state: StateFn, idn: str, elements: int = 1) -> None:
         super().__init__(state, idn)
+        self.held = False
+        self._eesr_read = time.monotonic()
         self.elements = elements
         self.shares = (1.0 / elements,) * elements
         self.wiring = "P1W2"
@@ -202,6 +207,22 @@ class WT300Dialect(ScpiDialect):
             return None
         return [f"{WT_FUNCTIONS[f]}@{e}" if f else ""
                 for f, e in (self.items.get(k, ("", 0)) for k in numbers)]
+
+    def hold(self, held: bool) -> None:
+        self.held = held
+
+    def respond(self, command: str, special: FaultKind | None) -> str | None:
+        if " ".join(command.upper().split()) == ":STAT:EESR?":
+            return str(self._event_register())
+        return super().respond(command, special)
+
+    def _event_register(self) -> int:
+        """Bit 0: an update completed since the last read of the register (never while the
+        data is held); reading clears it."""
+        now, last = time.monotonic(), self._eesr_read
+        self._eesr_read = now
+        updated = int(now / self.UPDATE_S) != int(last / self.UPDATE_S)
+        return int(updated and not self.held)
 
     def element_state(self, element: int) -> ElectricalState:
         """What element ``element`` (0 = Σ) measures of the meter's state."""
