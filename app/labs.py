@@ -136,13 +136,14 @@ class _MeterKind:
     """How to set up one kind of meter from each source."""
 
     in_process: Callable[[SimulatedSut], Any]
-    simulator: Callable[[SimulatedSut], LineServer]
+    simulator: Callable[[SimulatedSut, Clock | None], LineServer]  # (sut, the run's clock)
     simulator_driver: str
     open_driver: Callable[..., Any]
 
 
 _POWER = _MeterKind(SimulatedPowerMeter, power_simulator, SIM_POWER_DRIVER, open_power_meter)
-_TEMPERATURE = _MeterKind(SimulatedThermometer, thermometer_simulator, SIM_THERMO_DRIVER,
+_TEMPERATURE = _MeterKind(SimulatedThermometer, lambda sut, _clock: thermometer_simulator(sut),
+                          SIM_THERMO_DRIVER,
                           open_temperature_meter)
 
 
@@ -193,12 +194,12 @@ def _set_up_meters(plan: LabPlan, config: RunConfig, sut: SimulatedSut,
         shares = input_shares(config.power_inputs)  # of the simulated SUT's load
         channels = _ptd_channels(config, sut, shares, teardown)
         inputs = PowerInputs([(i, _set_up_input(config, i, sut, shares[i.name], teardown,
-                                                channels, limits))
+                                                channels, limits, clock))
                               for i in config.power_inputs], clock, period_s,
                              silence_limit_s, limits=limits)
         power: PowerMeter = inputs
     else:
-        power = _set_up_meter(_POWER, plan.power, config.power_meter, sut, teardown,
+        power = _set_up_meter(_POWER, plan.power, config.power_meter, sut, teardown, clock,
                               limits=limits)
     thermometer = (None if plan.temperature is Source.NONE else
                    _set_up_meter(_TEMPERATURE, plan.temperature, config.temperature_meter, sut,
@@ -229,7 +230,8 @@ def _ptd_channels(config: RunConfig, sut: SimulatedSut, shares: dict[str, float]
 
 def _set_up_input(config: RunConfig, power_input: PowerInput, sut: SimulatedSut, share: float,
                   teardown: Teardown, channels: _PtdChannels,
-                  limits: ReadingLimits = ReadingLimits()) -> PowerMeter:
+                  limits: ReadingLimits = ReadingLimits(),
+                  clock: Clock | None = None) -> PowerMeter:
     """One power input's meter: a simulated one carries ``share`` of the simulated SUT; a
     PTDaemon channel (``element=N``) shares its daemon's session with the other channels."""
     source = driver_source(config, power_input.driver)
@@ -246,7 +248,7 @@ def _set_up_input(config: RunConfig, power_input: PowerInput, sut: SimulatedSut,
                 simulator = channels.simulator
                 assert simulator is not None  # _ptd_channels started it for this input
             else:
-                simulator = input_simulator(sut, model, share, power_input.element)
+                simulator = input_simulator(sut, model, share, power_input.element, clock)
                 simulator.start()
                 teardown.register(simulator.stop)
             resource, driver = simulator.resource, DRIVER_FOR_MODEL[model]
@@ -274,13 +276,13 @@ def _input_options(power_input: PowerInput) -> dict[str, Any]:
 
 
 def _set_up_meter(kind: _MeterKind, source: Source, config: InstrumentConfig, sut: SimulatedSut,
-                  teardown: Teardown, **judged: Any) -> Any:
-    """``judged``: what a power meter judges its readings by (``limits``); a thermometer
-    takes none."""
+                  teardown: Teardown, clock: Clock | None = None, **judged: Any) -> Any:
+    """``clock``: the run's, which a wire simulator's data updates follow; ``judged``: what a
+    power meter judges its readings by (``limits``); a thermometer takes none."""
     if source is Source.IN_PROCESS:
         meter = kind.in_process(sut, **judged)
     elif source is Source.WIRE_SIMULATOR:
-        simulator = kind.simulator(sut)
+        simulator = kind.simulator(sut, clock)
         simulator.start()
         teardown.register(simulator.stop)
         meter = kind.open_driver(kind.simulator_driver, simulator.resource, **judged)

@@ -82,8 +82,6 @@ class PowerMeterBase(Instrument):
         super().__init__(resource, **options)
         self.limits = limits or ReadingLimits()
         self._identical = IdenticalRun()
-        #: a reading taken since the connection was set up: the first one repeats nothing
-        self._read_once = False
         self._fixed: tuple[float, float] | None = None
         if (range_v is None) != (range_a is None):
             raise InstrumentError("give both range_v and range_a for fixed ranges, or neither "
@@ -152,7 +150,6 @@ class PowerMeterBase(Instrument):
             return None, None
 
     def _configure(self) -> None:
-        self._read_once = False
         super()._configure()
         if self._initial is not None and self._fixed is None:
             self._apply_fixed(*self._initial)
@@ -230,8 +227,7 @@ class PowerMeterBase(Instrument):
                                                          self.SPECIALS, reading.separator)))
         nan = Decoded(float("nan"))
         values = {name: decoded.get(name, nan) for name in POWER_FIELDS}
-        repeat_possible, self._read_once = self._read_once, True
-        if fresh is False and repeat_possible:
+        if fresh is False:
             values["watts"] = Decoded(values["watts"].value, values["watts"].flags | {FLAG_STALE},
                                       values["watts"].resolution)
         elif fresh == FLAG_GARBAGE:  # the meter's word on freshness was unreadable

@@ -16,13 +16,17 @@ Freshness: the WT300 driver asks the extended event register before every readin
 (``:STAT:EESR?``; bit 0, UPD, is set when the measured data has been updated, and reading the
 register clears it; method-notes §8). With the transition filter on the falling edge
 (``:STAT:FILT1 FALL``, set up once) the bit means "an update completed since the last
-reading"; clear, the reading is the one already taken and is flagged stale. The WT210 driver:
+reading". Clear, the driver asks again every :data:`UPDATE_POLL_S` for up to
+:data:`UPDATE_WAIT_S` (two readings close together, as at a phase boundary, just wait for the
+next update); still clear, the meter is not updating (HOLD, a stopped integration) and the
+reading is flagged stale. The WT210 driver:
 freshness not checked (its manual's status registers were not at hand), so only the
 identical-readings rule (``drivers.meters.power``) can find a frozen WT210.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any, ClassVar
 
 from drivers.interfaces import FLAG_GARBAGE, IdentityMismatch, InstrumentError
@@ -30,6 +34,11 @@ from drivers.meters.accuracy import AccuracySpec, uniform
 from drivers.meters.commands import Control, Reading, in_list, on_off
 from drivers.meters.power import PHASE_FACTOR, PowerMeterBase
 
+#: how long a reading waits for the meter's next update, and how often it asks: the WT300's
+#: update interval is 100 ms to 20 s (250 ms as shipped); a station sampling every second with
+#: an update interval of 500 ms or less never waits longer than one interval
+UPDATE_WAIT_S = 0.5
+UPDATE_POLL_S = 0.05
 WT300_VOLTS = (15.0, 30.0, 60.0, 150.0, 300.0, 600.0)
 WT300_LOW_AMPS = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2)
 WT300_AMPS = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
@@ -110,11 +119,17 @@ class WT300(PowerMeterBase):
 
     def _fresh(self) -> bool | str:
         """Bit 0 of the extended event register (read-and-clear): an update since the last
-        reading. A reply that is no register value (NR1) makes the sample unreadable."""
-        reply = self._query(self.EESR_QUERY).strip()
-        if not (reply.isascii() and reply.isdigit()):
-            return FLAG_GARBAGE
-        return bool(int(reply) & self.EESR_UPDATE)
+        reading, waited for up to :data:`UPDATE_WAIT_S`. A reply that is no register value
+        (NR1) makes the sample unreadable."""
+        give_up = time.monotonic() + UPDATE_WAIT_S
+        while True:
+            reply = self._query(self.EESR_QUERY).strip()
+            if not (reply.isascii() and reply.isdigit()):
+                return FLAG_GARBAGE
+            if int(reply) & self.EESR_UPDATE:
+                return True
+            if time.monotonic() >= give_up or self.waits.sleep(UPDATE_POLL_S):
+                return False
 
     def _phase_factor(self) -> float:
         """The Σ values of a WT300 are per-phase volts and amps with the summed power."""

@@ -186,10 +186,17 @@ class WT300Dialect(ScpiDialect):
     #: (UPD) when an update completed since the register was last read, which clears it
     UPDATE_S = 0.1
 
-    def __init__(self, state: StateFn, idn: str, elements: int = 1) -> None:
+    def __init__(self, state: StateFn, idn: str, elements: int = 1,
+                 now: Callable[[], float] = time.monotonic,
+                 update_s: float = UPDATE_S) -> None:
         super().__init__(state, idn)
         self.held = False
-        self._eesr_read = time.monotonic()
+        self.update_s = update_s
+        #: the run's clock (a fake one in tests) beside real time: the data updates as either
+        #: moves on, so a run on a fake clock sees one update per simulated moment and a read
+        #: that waits for an update in real time gets one
+        self.now = now
+        self._eesr_read = (now(), time.monotonic())
         self.elements = elements
         self.shares = (1.0 / elements,) * elements
         self.wiring = "P1W2"
@@ -219,9 +226,10 @@ class WT300Dialect(ScpiDialect):
     def _event_register(self) -> int:
         """Bit 0: an update completed since the last read of the register (never while the
         data is held); reading clears it."""
-        now, last = time.monotonic(), self._eesr_read
-        self._eesr_read = now
-        updated = int(now / self.UPDATE_S) != int(last / self.UPDATE_S)
+        now = (self.now(), time.monotonic())
+        last, self._eesr_read = self._eesr_read, now
+        updated = any(int(n / self.update_s) != int(p / self.update_s)
+                      for n, p in zip(now, last))
         return int(updated and not self.held)
 
     def element_state(self, element: int) -> ElectricalState:
@@ -229,8 +237,9 @@ class WT300Dialect(ScpiDialect):
         state = self.state()
         if self.elements == 1:
             return state
-        if element == 0:
-            return replace(state, amps=state.current / self.elements)  # mean of the elements
+        if element == 0:  # mean of the elements' volts (line-to-line on 3P3W) and amps
+            volts = state.volts * (math.sqrt(3) if self.wiring == "P3W3" else 1.0)
+            return replace(state, volts=volts, amps=state.current / self.elements)
         share = self.shares[element - 1]
         return replace(state, watts=state.watts * share, amps=state.current * share)
 
