@@ -176,6 +176,21 @@ class VisaTransport:
             raise InstrumentError(f"cannot open {self.resource} with VISA backend "
                                   f"{backend or 'default'!r}: {exc}; check the address, cable "
                                   "and that the meter's interface is enabled") from None
+        self._hand_over_partial_replies()
+
+    def _hand_over_partial_replies(self) -> None:
+        """pyvisa-py's LAN sockets default to "suppress END": bytes without the termination
+        are kept back until a read times out, and then dropped with the timeout error. Off,
+        a read hands over what arrived once the link goes quiet, and the framer joins the
+        pieces (a reply split by a pause stays one reply). A backend without the attribute
+        keeps its own behaviour."""
+        from pyvisa import constants
+
+        try:
+            self._res.set_visa_attribute(constants.ResourceAttribute.suppress_end_enabled,
+                                         constants.VI_FALSE)
+        except Exception:  # noqa: BLE001 — optional attribute; reads still work without it
+            pass
 
     def write(self, line: str) -> None:
         self._framer.discard_pending()
@@ -189,8 +204,11 @@ class VisaTransport:
         """Up to :data:`CHUNK_BYTES` as the VISA library hands them over (pyvisa-py: up to
         the termination character, or what arrived before a quiet moment); never pyvisa's
         own ``read``, which gathers without a bound until the termination."""
+        from pyvisa.constants import StatusCode
+
         self._set_timeout(seconds)
-        data, _ = self._call(self._res.visalib.read, self._res.session, CHUNK_BYTES)
+        with self._res.ignore_warning(StatusCode.success_max_count_read):  # a full chunk
+            data, _ = self._call(self._res.visalib.read, self._res.session, CHUNK_BYTES)
         if not data:
             raise InstrumentTimeout(f"{self.resource}: nothing received")
         return bytes(data)
@@ -215,6 +233,10 @@ class VisaTransport:
                                         f"{self.timeout_s:g} s; check power, cable and "
                                         "address, then reconnect") from None
             raise InstrumentError(f"{self.resource}: connection lost ({exc})") from None
+        except ConnectionRefusedError:  # pyvisa-py connects a LAN socket on first use
+            raise InstrumentError(f"{self.resource} refused the connection: nothing listens "
+                                  "on that port; check the address and that the meter's LAN "
+                                  "interface is enabled") from None
         except pyvisa.errors.InvalidSession:
             raise InstrumentError(f"{self.resource}: the VISA session was closed; "
                                   "reconnect") from None
