@@ -62,6 +62,9 @@ class ReplyFramer:
                  receive: Callable[[float], bytes], max_bytes: int = MAX_REPLY_BYTES) -> None:
         self.resource = resource
         self.termination = termination
+        #: replies are cut at the termination's last byte, and the rest of it (CR of CRLF)
+        #: taken off when present: a meter ending its lines with LF alone still answers
+        self._end = termination[-1:]
         self.max_bytes = max_bytes
         self._receive = receive
         self._buffer = b""
@@ -73,7 +76,7 @@ class ReplyFramer:
         trickling in never extend it."""
         start = time.monotonic()
         give_up = start + timeout_s
-        while self.termination not in self._buffer:
+        while self._end not in self._buffer:
             if len(self._buffer) > self.max_bytes:
                 size, self._buffer = len(self._buffer), b""
                 raise InstrumentError(
@@ -96,8 +99,8 @@ class ReplyFramer:
                 self._buffer += self._receive(max(0.001, min(SLICE_S, left)))
             except InstrumentTimeout:
                 continue
-        line, _, self._buffer = self._buffer.partition(self.termination)
-        return line.decode(errors="replace")
+        line, _, self._buffer = self._buffer.partition(self._end)
+        return line.removesuffix(self.termination[:-1]).decode(errors="replace")
 
     def discard_pending(self) -> int:
         """Drop what arrived unasked (kept or waiting on the link) before a command is sent;
