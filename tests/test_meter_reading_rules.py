@@ -16,7 +16,8 @@ import random
 import pytest
 
 from app.method.loader import load_method
-from app.records import MetricResult, RunConfig, RunStatus
+from app.records import MetricResult, PhaseKind, RunConfig, RunStatus
+from app.sequencer import events as ev
 from app.session import open_session
 from app.sim_lab import simulated_sut
 from app.sequencer.lab import Lab
@@ -161,3 +162,39 @@ def test_the_simulated_sut_never_trips_the_shipped_limit() -> None:
         meter.close()
     assert limit == 10 and not any(FLAG_STALE in s.flags for s in samples)
     assert all(math.isfinite(s.watts) for s in samples)
+
+
+def test_a_meter_frozen_in_ready_idle_makes_ep_ri_invalid() -> None:
+    """The case seen: a stand-in repeating one reply from a point on gave bit-identical
+    readings and EP_RI stayed VALID. Here the production Chroma driver (no freshness status)
+    on a loopback 66203 holds its reply from ready idle on; with the method's limit at 3 the
+    idle phase's later readings are stale, counted, and EP_RI is INVALID naming them."""
+    smoke = load_method("smoke")
+    method = smoke.model_copy(update={"instruments": smoke.instruments.model_copy(
+        update={"max_identical_readings": 3})})
+    clock = FakeClock()
+    config = RunConfig(method="smoke", taxonomy="removable-1", lab="sim")
+    sut = simulated_sut(config)
+    sim = MeterSimulator("chroma66203",
+                         source=lambda: ElectricalState(*sut.electrical_state()))
+    sim.start()
+    meter = open_power_meter("chroma66200", sim.resource,
+                             limits=method.instruments.reading_limits(), **FAST)
+    lab = Lab(meter, SimulatedWorkloadEngine(sut, clock), SimulatedThermometer(sut),
+              sut.used_capacity_bytes)
+
+    def freeze(event) -> None:  # type: ignore[no-untyped-def]
+        if isinstance(event, ev.PhaseStarted) and event.phase.kind is PhaseKind.READY_IDLE:
+            sim.faults.inject("hold", count=None)
+
+    seq = Sequencer(method, config, lab, clock, [freeze])
+    try:
+        assert seq.run() is RunStatus.COMPLETED, seq.error
+    finally:
+        meter.close()
+        sim.stop()
+    metrics = {m.name: m for m in seq.metrics}
+    assert not metrics["EP_RI"].valid and " stale;" in metrics["EP_RI"].reason, \
+        metrics["EP_RI"].reason
+    assert all(m.valid for n, m in metrics.items() if n != "EP_RI"), \
+        {n: m.reason for n, m in metrics.items()}
