@@ -263,7 +263,8 @@ def _finish(args: argparse.Namespace, session, status: RunStatus) -> int:
                   f"storwatt runs show {session.run_id[:8]}{db}")
         for kind, path in reports.items():
             print(f"{kind} report: {path}")
-    return 0 if status is RunStatus.COMPLETED and stored.in_database else 1
+    reported = not args.out or bool(reports)  # reports asked for and not written: not a success
+    return 0 if status is RunStatus.COMPLETED and stored.in_database and reported else 1
 
 
 def _metric_json(m) -> dict:

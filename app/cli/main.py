@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 import app
 from app.cli import (cmd_audit, cmd_db, cmd_family, cmd_instruments, cmd_methods, cmd_report,
                      cmd_run, cmd_runs)
+from app.paths import DataDirError
 
 
 #: a group's ``register(subparsers)``: adds its sub-commands to ``storwatt``
@@ -59,6 +60,9 @@ def main(argv: Sequence[str] | None = None,
         return 2
     try:
         return int(func(args) or 0)
+    except DataDirError as exc:  # wherever a command first needed the data folder
+        print(f"storwatt {args.command}: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

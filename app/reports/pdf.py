@@ -11,6 +11,7 @@ abbreviated variants), the record's revision and SHA-256 (app.signoff) and "Page
 from __future__ import annotations
 
 from pathlib import Path
+from typing import BinaryIO
 
 from reportlab import rl_config
 from reportlab.lib import colors
@@ -579,10 +580,11 @@ def _appendix(c: ReportContent) -> list:
 
 # --- assembly -------------------------------------------------------------------------------------
 
-def build_pdf(content: ReportContent, path: Path) -> Path:
-    """Write the Test Data Report of ``content`` to ``path``."""
+def build_pdf(content: ReportContent, path: Path | BinaryIO) -> Path | BinaryIO:
+    """Write the Test Data Report of ``content`` to ``path`` (a file name, or a binary
+    stream: the export builds in memory and writes the file itself)."""
     run = content.run
-    doc = BaseDocTemplate(str(path), pagesize=A4, leftMargin=MARGIN, rightMargin=MARGIN,
+    doc = BaseDocTemplate(path if hasattr(path, "write") else str(path), pagesize=A4, leftMargin=MARGIN, rightMargin=MARGIN,
                           topMargin=HEADER_H, bottomMargin=FOOTER_H + 3 * mm,
                           title=f"Test Data Report {run.run_id}",
                           author=clipped(run.config.operator, HEADER_CHARS) or "StorWatt",

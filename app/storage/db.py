@@ -27,6 +27,7 @@ from app.storage import migrate
 from app.storage.errors import (DatabaseLockedError, ReadOnlySchemaError, StorageError,
                                 classify)
 from app.storage.liveness import Machine, WriterMark, orphan_reason
+from app.storage.sqlite_file import refuse_special_path
 from app.storage.schema import Phase, PhaseAttemptRow, PowerSampleRow, Run
 
 if TYPE_CHECKING:
@@ -47,6 +48,9 @@ def create_engine(url: str, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
     ``read_only_file``: open that SQLite file read-only instead (:func:`open_for_reading`)."""
     if not _is_sqlite(url):
         return sa.create_engine(url, pool_pre_ping=True)
+    database = read_only_file or make_url(url).database
+    if database not in (None, "", ":memory:") and not database.startswith("file:"):
+        refuse_special_path(url, database)  # a device, pipe or /proc entry is no database
     connect_url = url if read_only_file is None else _read_only_url(read_only_file)
     engine = sa.create_engine(connect_url, connect_args={"timeout": busy_timeout_s,
                                                          "check_same_thread": False})

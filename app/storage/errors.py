@@ -111,7 +111,8 @@ def _sqlite_disk_full(url: str) -> bool:
         parsed = make_url(url)
         if parsed.get_backend_name() != "sqlite" or not parsed.database:
             return False
-        return shutil.disk_usage(Path(parsed.database).resolve().parent).free \
-            < DISK_FULL_FREE_BYTES
+        usage = shutil.disk_usage(Path(parsed.database).resolve().parent)
+        # a kernel file system (/proc, /sys) has no capacity at all: not a full disk
+        return usage.total > 0 and usage.free < DISK_FULL_FREE_BYTES
     except (OSError, ValueError, ArgumentError):
         return False

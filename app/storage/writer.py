@@ -37,7 +37,7 @@ from app.sequencer import events as ev
 from app.storage import schema as s
 from app.storage.apply import Entry, RunState, apply_events, beat_run
 from app.storage.db import Database
-from app.storage.deleted import FileIdentity, restore_from_connection
+from app.storage.deleted import FileIdentity, let_go_of_replaced, restore_from_connection
 from app.storage.errors import DiskFullError, StorageError, WriterError, classify
 from app.storage.journal import (JournalError, JournalFile, journal_path, new_header,
                                  reserve_bytes)
@@ -331,6 +331,8 @@ class RunWriter:
         (``app.storage.deleted``); raises :class:`DatabaseDeletedError` if it cannot be."""
         if self._file is None or self._file.still_there():
             return
+        if self._file.replaced():  # another file moved in: never let our WAL touch it
+            let_go_of_replaced(self._file, self._engine, self.database.engine)
         self._file = restore_from_connection(self._engine, self._file)
         self.database.engine.dispose()  # readers too: the unlinked file is left behind
         log.warning("run writer: the database file %s was deleted under the running station; "
