@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import threading
 import time
 from collections.abc import Iterator
 
@@ -22,6 +21,7 @@ from drivers.meters.registry import open_power_meter
 from drivers.meters.transport import MAX_REPLY_BYTES, SocketTransport, VisaTransport
 from drivers.meters.values import decode_fields
 from drivers.simulators import MeterSimulator
+from tests.support.bounded import outcome_within
 from tests.support.standin import Chunk, StandIn
 
 FAST = {"timeout_s": 1.0, "reconnect_attempts": 1, "reconnect_delay_s": 0.01}
@@ -44,24 +44,12 @@ def chroma(reading: str | None = None, **extra: list[Chunk]):  # type: ignore[no
     return answer
 
 
-def _in_thread(call, limit_s: float = 3.0):  # type: ignore[no-untyped-def]
-    """Run ``call`` in a thread: (its result or exception, seconds taken); a call still
-    running after ``limit_s`` fails the test instead of hanging the suite."""
-    out: dict[str, object] = {}
-
-    def run() -> None:
-        start = time.monotonic()
-        try:
-            out["result"] = call()
-        except Exception as exc:  # noqa: BLE001 — the test inspects it
-            out["result"] = exc
-        out["took"] = time.monotonic() - start
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(limit_s)
-    assert not thread.is_alive(), f"the read was still running after {limit_s} s"
-    return out["result"], out["took"]
+def _timed_outcome(call, what: str) -> tuple[BaseException | None, float]:  # type: ignore[no-untyped-def]
+    """What ``call`` raised and the seconds it took; a call still running after 3 s fails the
+    test instead of hanging the suite."""
+    start = time.monotonic()
+    error = outcome_within(call, what, 3.0)
+    return error, time.monotonic() - start
 
 
 def _stream() -> Iterator[Chunk]:
@@ -78,7 +66,7 @@ def test_a_meter_streaming_without_a_line_end_costs_one_error_not_the_station(ki
         else:
             link = SocketTransport("127.0.0.1", standin.port, timeout_s=1.0)
         link.write("RL")
-        error, took = _in_thread(link.read)
+        error, took = _timed_outcome(link.read, "a read of a streaming meter")
         link.close()
     assert isinstance(error, InstrumentError) and "without a line end" in str(error), error
     assert f"more than any reply ({MAX_REPLY_BYTES} bytes)" in str(error)
@@ -93,7 +81,7 @@ def test_a_trickle_never_extends_the_timeout() -> None:
     with StandIn(trickle) as standin:
         link = VisaTransport(standin.resource, timeout_s=0.5)
         link.write(":NUM:NORM:VAL?")
-        error, took = _in_thread(link.read)
+        error, took = _timed_outcome(link.read, "a read of a trickling meter")
         link.close()
     assert isinstance(error, InstrumentTimeout) and "did not answer within 0.5 s" in str(error)
     assert 0.5 <= took < 1.0
@@ -109,9 +97,9 @@ def test_the_driver_reconnects_after_a_streaming_reply_and_reads_again() -> None
     with StandIn(answer) as standin:
         meter = open_power_meter("chroma66200", standin.resource, **CHROMA)
         meter.open()
-        error, _ = _in_thread(lambda: meter.read(0.0))
+        error = outcome_within(lambda: meter.read(0.0), "a streaming reading", 3.0)
         assert isinstance(error, InstrumentError), error
-        sample, _ = _in_thread(lambda: meter.read(1.0))  # reconnects first, then reads
+        sample = meter.read(1.0)  # reconnects first, then reads
         meter.close()
     assert sample.watts == pytest.approx(114.30) and not sample.flags
 
