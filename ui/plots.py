@@ -357,6 +357,7 @@ class LivePlots(QWidget):
         if method is not None:
             self._tolerance = method.stability.tolerance_pct
             self._max_avg_ms = method.response_time.max_avg_ms
+            self.inputs.set_uncertainty_limit(method.instruments.max_uncertainty_pct)
             self.band_label.setText(
                 f"<span style='color:{self.colours.efficiency}'>● EPᵢ</span> per interval · "
                 f"<span style='color:{self.colours.wma}'>━ WMA</span> "

@@ -216,27 +216,30 @@ def load_method_file(path: Path) -> Method:
                 return f" [{key} is set in {origin}]" if origin != path else ""
         return f" [set in none of {', '.join(files)}]" if len(files) > 1 else ""
 
-    data = _resolve_traces(data, origins.get(("profiles",), path))
+    data = _resolve_traces(data, path, where)
     try:
         method = Method.model_validate(data)
     except ValidationError as exc:
         hint = ""
         missing = any(err["type"] == "missing" for err in exc.errors())
-        if missing and len(files) == 1 and "variant_of" in data:
-            hint = (f"\n  (no key 'base' in this variant: a variant names its base file, "
-                    f"e.g. base = \"{data['variant_of']}.toml\", and inherits the keys it "
-                    "does not set)")
+        if missing and len(files) == 1:
+            example = f"{data['variant_of']}.toml" if isinstance(data.get("variant_of"), str) \
+                else "emerald-block-v3.toml"
+            hint = (f"\n  (no key 'base' in this file: a variant names its base file, "
+                    f"e.g. base = \"{example}\", and inherits the keys it does not set)")
         raise MethodError(f"{path}: invalid method definition:\n"
                           f"{describe_validation_error(exc, where)}{hint}") from None
     _check_shipped_minimums(path, method, where)
     return method
 
 
-def _resolve_traces(data: dict[str, Any], origin: Path) -> dict[str, Any]:
+def _resolve_traces(data: dict[str, Any], path: Path,
+                    where: Callable[[str], str]) -> dict[str, Any]:
     """Each profile's ``trace`` as an absolute path, checked to be an fio iolog now rather
     than hours into a run. A relative path names a file in the station's traces folder (not
     beside the method file: a lab copies method files around, and a copy must replay the
-    same trace)."""
+    same trace). An error starts with the file loaded, like every other refusal, and names
+    the file of the chain that set the trace (``where``)."""
     profiles = data.get("profiles")
     if not isinstance(profiles, list):
         return data
@@ -248,7 +251,8 @@ def _resolve_traces(data: dict[str, Any], origin: Path) -> dict[str, Any]:
             try:
                 read_trace(str(full))
             except WorkloadError as exc:
-                raise MethodError(f"{origin}: key 'profiles.{i}.trace': {exc}") from None
+                key = f"profiles.{i}.trace"
+                raise MethodError(f"{path}: key '{key}': {exc}{where(key)}") from None
             profile = {**profile, "trace": str(full)}
         resolved.append(profile)
     return {**data, "profiles": resolved}

@@ -18,8 +18,10 @@ from dataclasses import dataclass
 
 from app.method.model import InletClass, InstrumentLimits, Method, VoltageRange
 from app.records import SutDescription
-from drivers.interfaces import (FLAG_FREQUENCY_NOT_MEASURED, FLAG_FREQUENCY_OUT_OF_RANGE, FLAG_GARBAGE, FLAG_INPUT_MISSING,
-                                FLAG_INPUTS_MISALIGNED, FLAG_INVALID, FLAG_NO_DATA, FLAG_OVERRANGE, FLAG_RANGE_CHANGE,
+from drivers.interfaces import (FLAG_FREQUENCY_NOT_MEASURED, FLAG_FREQUENCY_OUT_OF_RANGE,
+                                FLAG_GARBAGE, FLAG_IMPLAUSIBLE, FLAG_INPUT_MISSING,
+                                FLAG_INPUTS_MISALIGNED, FLAG_INVALID, FLAG_NO_DATA,
+                                FLAG_OVERRANGE, FLAG_RANGE_CHANGE, FLAG_STALE,
                                 FLAG_UNCERTAINTY_UNKNOWN, FLAG_VOLTAGE_OUT_OF_RANGE, PowerSample)
 
 #: the flags the method's tolerance counts (``instruments.max_flagged_power_samples``), in the
@@ -33,6 +35,8 @@ COUNTED_FLAGS: dict[str, str] = {
     FLAG_UNCERTAINTY_UNKNOWN: "uncertainty-not-evaluable",
     FLAG_INPUT_MISSING: "power-input-missing",
     FLAG_INPUTS_MISALIGNED: "power-inputs-misaligned",
+    FLAG_STALE: "stale",
+    FLAG_IMPLAUSIBLE: "implausible",
 }
 
 @dataclass(frozen=True)

@@ -24,17 +24,18 @@ from app.records import PhaseInfo, PhaseKind
 from app.sequencer import events as ev
 from app.sequencer.range_plan import (ENVELOPE_KEY, IDLE_KEY, MAIN_INPUT, PeakRecord, RangePlan,
                                       RangeSetting, envelope, setting_from)
-from drivers.interfaces import (FLAG_GARBAGE, FLAG_INVALID, FLAG_NO_DATA, FLAG_OVERRANGE,
-                                FLAG_RANGE_CHANGE, InstrumentError, PowerMeter, PowerSample,
-                                RangingMeter)
+from drivers.interfaces import (FLAG_GARBAGE, FLAG_IMPLAUSIBLE, FLAG_INVALID, FLAG_NO_DATA,
+                                FLAG_OVERRANGE, FLAG_RANGE_CHANGE, InstrumentError, PowerMeter,
+                                PowerSample, RangingMeter)
 
 #: phases of the testing pass: they run on fixed ranges
 TESTING_KINDS = frozenset({PhaseKind.CONDITIONING, PhaseKind.ACTIVE, PhaseKind.READY_IDLE,
                            PhaseKind.COM_CHECK})
 #: flags that say a sample's volts and amps are not a reading of the load (on auto range a
-#: sample whose uncertainty cannot be evaluated still is: PTDaemon gives none on auto range)
+#: sample whose uncertainty cannot be evaluated still is: PTDaemon gives none on auto range;
+#: an implausible one is not: its fields contradict each other)
 UNREADABLE = frozenset({FLAG_GARBAGE, FLAG_INVALID, FLAG_NO_DATA, FLAG_OVERRANGE,
-                        FLAG_RANGE_CHANGE})
+                        FLAG_RANGE_CHANGE, FLAG_IMPLAUSIBLE})
 #: which phase records the peaks, per ``[ranging] mode``
 PASS_KIND = {"search": PhaseKind.SEARCH, "dedicated": PhaseKind.RANGING}
 

@@ -62,7 +62,6 @@ class PhaseRecorder:
     power_flags: list[frozenset[str]] = field(default_factory=list)
     power_supply: list[tuple[float, float]] = field(default_factory=list)  # (volts, Hz)
     power_resolution: list[float | None] = field(default_factory=list)  # W, as the meter sent
-    uncertainty_high: int = 0
     #: usable (t, °C, resolution °C as the thermometer stated it)
     inlet: list[tuple[float, float, float | None]] = field(default_factory=list)
     #: the slices' figures still needed and the window's histogram (not every slice: §4)
@@ -179,7 +178,6 @@ class PhaseRecorder:
             self.power_flags.append(s.flags)
             self.power_supply.append(self.site.supply_reading(s))
             self.power_resolution.append(s.resolution_w)
-            self.uncertainty_high += FLAG_UNCERTAINTY_HIGH in s.flags
         return tuple(kept), tuple(placements)
 
     def add_temperature(self, samples: list[TemperatureSample]
@@ -390,8 +388,9 @@ class PhaseRecorder:
             problems.append("phase did not complete (aborted or failed)")
         if n == 0 or watts != watts:
             problems.append("no usable power samples in the measurement interval")
-        if self.uncertainty_high:
-            problems.append(f"{self.uncertainty_high} power sample(s) above the "
+        high = sum(FLAG_UNCERTAINTY_HIGH in self.power_flags[i] for i in self._window_samples())
+        if high:  # counted over the window every other flag is counted over
+            problems.append(f"{high} power sample(s) above the "
                             f"{self.method.instruments.max_uncertainty_pct:g} % uncertainty limit")
         start, end = self._evidence_window()
         period = self.method.sample_period_s
@@ -409,8 +408,7 @@ class PhaseRecorder:
     def _reading_problems(self, start: float, end: float) -> list[str]:
         """The method's rules on the window's readings (``app.sequencer.conformance``):
         flagged power, the meter's resolution, the supply, the inlet temperature."""
-        window = self.measured_intervals
-        measured = [i for i, interval in enumerate(self.power_interval) if interval in window]
+        measured = self._window_samples()
         limits = self.site.limits
         flagged = flagged_power_problem([(self.power_interval[i], self.power_flags[i])
                                          for i in measured], limits.max_flagged_power_samples)
@@ -420,6 +418,12 @@ class PhaseRecorder:
                 + supply_problems([(*self.power_supply[i], self.power_flags[i])
                                    for i in measured], self.site)
                 + temperature_problems(self.inlet, start, end, self.site))
+
+    def _window_samples(self) -> list[int]:
+        """Indices of the power samples in the measured intervals: the one window every rule
+        on the readings counts over (flags, uncertainty, resolution, supply)."""
+        window = self.measured_intervals
+        return [i for i, interval in enumerate(self.power_interval) if interval in window]
 
     def _evidence_window(self) -> tuple[float, float]:
         """Where readings must be continuous: the measurement window, or the whole ready-idle

@@ -89,6 +89,9 @@ class PtdSession(Instrument):
 
 
 class PTDPower(PtdSession, PowerMeterBase):
+    """Freshness not checked by the daemon's word (``RL`` has no "new data" status); the
+    identical-readings rule (``drivers.meters.power``) still applies."""
+
     DRIVER = "ptd"
     DESCRIPTION = "SPEC PTDaemon power client (TCP line protocol)"
     DEFAULT_PORT = 8888

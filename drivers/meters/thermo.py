@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from drivers.interfaces import InstrumentError, InstrumentIdentity, TemperatureSample
 from drivers.meters.base import Instrument, split_simulator_prefix
 from drivers.meters.commands import Reading
-from drivers.meters.values import GENERIC, SpecialValues, decode
+from drivers.meters.values import GENERIC, WATCHPORT, SpecialValues, decode
 
 TC_TYPES = ("B", "E", "J", "K", "N", "R", "S", "T")
 
@@ -70,6 +70,7 @@ class Watchport(ThermometerBase):
     WRITE_TERMINATION = "\r"
     IDN_QUERY = "I"
     READING = Reading("TC", ("celsius",))
+    SPECIALS = WATCHPORT
 
     def _identity_from(self, reply: str) -> InstrumentIdentity:
         simulator, answer = split_simulator_prefix(reply)

@@ -42,6 +42,9 @@ class LineDialect:
     def respond(self, command: str, special: FaultKind | None) -> str | None:
         raise NotImplementedError
 
+    def hold(self, held: bool) -> None:
+        """The HOLD fault is on (or off) while this command is answered."""
+
 
 def _split_command(buffer: bytes) -> tuple[bytes, bytes] | None:
     """(raw command incl. terminator, rest) or None when no complete command yet."""
@@ -69,6 +72,7 @@ class LineServer:
         self._listener: socket.socket | None = None
         self._threads: list[threading.Thread] = []
         self._conns: list[socket.socket] = []
+        self._held: dict[str, str] = {}  # measurement command → the reply held (HOLD fault)
 
     # -- life cycle ---------------------------------------------------------------------------
     def start(self) -> int:
@@ -165,9 +169,18 @@ class LineServer:
         if not command:
             return True
         reply: str | None = None
+        active = self.faults.active
+        self.dialect.hold(active is not None and active.kind is FaultKind.HOLD)
         if self.dialect.wants_reply(command):
-            fault = self.faults.take(self.dialect.is_measurement(command))
+            measurement = self.dialect.is_measurement(command)
+            fault = self.faults.take(measurement)
             kind = fault.kind if fault else None
+            if kind is FaultKind.HOLD:
+                reply = self._held.get(command) or self.dialect.respond(command, None)
+                self._held[command] = reply or ""
+                kind = None
+            elif measurement:
+                self._held.pop(command, None)
             if kind is FaultKind.DROP:
                 self._record(raw, b"")
                 return False
@@ -177,8 +190,9 @@ class LineServer:
                 return True
             if kind is FaultKind.SLOW:
                 self._stop.wait(fault.delay_s)
-            reply = GARBAGE_REPLY if kind is FaultKind.GARBAGE else \
-                self.dialect.respond(command, kind if kind and kind.measurement_only else None)
+            if reply is None:
+                reply = GARBAGE_REPLY if kind is FaultKind.GARBAGE else \
+                    self.dialect.respond(command, kind if kind and kind.measurement_only else None)
         else:
             self.dialect.respond(command, None)
         sent = b"" if reply is None else (reply + self.dialect.termination).encode()
