@@ -58,6 +58,7 @@ def test_the_drivers_take_the_resolution_from_their_replies(model: str, driver) 
 def test_a_whole_degree_reply_states_one_degree() -> None:
     meter = Watchport("ASRL1::INSTR")
     assert meter.STATED_RESOLUTION_C is None  # the reply's digits tell
-    from drivers.meters.values import decode
+    from drivers.meters.values import WATCHPORT, decode
 
-    assert decode("23C").resolution == 1.0 and decode("+22.4C").resolution == pytest.approx(0.1)
+    assert decode("23C", WATCHPORT).resolution == 1.0
+    assert decode("+22.4C", WATCHPORT).resolution == pytest.approx(0.1)

@@ -63,11 +63,12 @@ def compliant_run(request, tmp_path_factory):
     sut = tmp_path / "storemax.json"
     sut.write_text(json.dumps(SUT), encoding="utf-8")
     db = f"sqlite:///{tmp_path / 'station.db'}"
-    with pytest.MonkeyPatch.context() as patch, RealPtd() as ptd, RealWt310e() as wt, \
+    clock = FakeClock()
+    with pytest.MonkeyPatch.context() as patch, RealPtd() as ptd, RealWt310e(clock=clock) as wt, \
             real_daq970a() as daq:
         # module scope runs before the per-test private data folder (conftest): its own here
         patch.setenv("STORWATT_DATA_DIR", str(tmp_path / "data"))
-        patch.setattr(cmd_run, "INJECTED_CLOCK", FakeClock())
+        patch.setattr(cmd_run, "INJECTED_CLOCK", clock)
         patch.setattr("app.labs.simulated_engine",
                       lambda sut_, config, clock: StandInSut(sut_, clock))
         argv = ["run", "--lab", "sim", "--method", str(variant), "--taxonomy", "removable-1",

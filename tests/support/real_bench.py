@@ -16,6 +16,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from drivers.clock import Clock
 from drivers.simulators.dialects import DaqDialect, PtdDialect, WT300Dialect
 from drivers.simulators.engine import SimulatedWorkloadEngine
 from drivers.simulators.meter import MeterSimulator
@@ -53,11 +54,14 @@ class RealPtd(MeterSimulator):
 class RealWt310e(MeterSimulator):
     """A WT310E answering ``*IDN?`` as the real one does."""
 
-    def __init__(self, source: Callable[[], ElectricalState] = lambda: STEADY) -> None:
-        super().__init__("wt310", source)
+    def __init__(self, source: Callable[[], ElectricalState] = lambda: STEADY,
+                 clock: Clock | None = None) -> None:
+        super().__init__("wt310", source, clock=clock)
 
     def _dialect(self, model: str, compat: bool):  # type: ignore[no-untyped-def]
-        return WT300Dialect(self.state, WT310E_IDN, 1)
+        # its data updates follow the run's clock, as the shipped simulator's: the driver
+        # asks the update bit before every reading (drivers/meters/yokogawa.py)
+        return WT300Dialect(self.state, WT310E_IDN, 1, self.clock.now, self.update_s)
 
 
 def real_daq970a(celsius: Callable[[], float] = lambda: 22.4) -> LineServer:
