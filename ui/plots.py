@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QTimer
+from PySide6.QtGui import QPainterPath
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from app.histogram_basis import TOTAL_LATENCY, HistogramBasis, histogram_basis
@@ -593,7 +594,15 @@ class LivePlots(QWidget):
         """Push buffer views to the curves (pyqtgraph clips and downsamples them)."""
         for name, curve in self.curves.items():
             x, y = self.series[name].view()
-            curve.setData(x, y)
+            if len(x):
+                curve.setData(x, y)
+            elif curve.getOriginalDataset()[0] is not None:
+                # pyqtgraph 0.14 keeps an emptied curve's old path, and the stability band
+                # (FillBetweenItem) is filled from those paths: a new run would show the last
+                # run's WMA ± 5 % band. clear() drops the path itself.
+                curve.clear()
+        if not len(self.series["band_hi"]):
+            self.band.setPath(QPainterPath())
         self.power_right.fit_x(self.series["power"], self.series["temperature"])
         self.live_rates.redraw()
         self.ops_right.fit_x(*(self.series[name] for name in self._io_names()),
