@@ -30,11 +30,13 @@ from ui.metrics_table import MetricsTable
 from ui.plots import LivePlots
 from ui.sweep_plots import DemandIntensityPlot, SweepPlots
 from ui.report_export import ReportExportBar
+from ui.screen_fit import banner_label, remember_splitter, scrolling
 from ui.settings import station_settings
 from ui.status_style import verdict_style
 from ui.timeline import PhaseTimeline
 
 LOG_LINES = 5000
+STATE_WIDTH = 260  # px: the header's state wraps inside this
 
 
 class WorkerDone(QObject):
@@ -76,9 +78,7 @@ class RunView(QWidget):
         self.title.setFont(font)
         self.subtitle = QLabel("")
         self.subtitle.setWordWrap(True)
-        self.banner = QLabel("")
-        self.banner.setStyleSheet("color: white; background: #b03030; padding: 3px 8px;"
-                                  "border-radius: 3px; font-weight: bold;")
+        self.banner = banner_label()
         self.banner.hide()
         self.outcome = QLabel("")  # why the run did not complete, in its header
         self.outcome.setWordWrap(True)
@@ -98,6 +98,8 @@ class RunView(QWidget):
         self.home_button.setToolTip("Back to the start page (the run's results stay stored)")
         self.home_button.clicked.connect(self.home_requested)
         self.state = QLabel("")
+        self.state.setWordWrap(True)  # "PAUSED — …" wraps instead of widening the window
+        self.state.setMaximumWidth(STATE_WIDTH)
         self.timeline = PhaseTimeline()
         self.timeline.setMinimumWidth(300)
         self.plots = LivePlots(dark=dark)
@@ -111,13 +113,11 @@ class RunView(QWidget):
         self.log.setAccessibleName("Event log")
         self.log.setPlaceholderText("Event log")
 
+        # the controls share a row with the title only; everything that can grow long (the
+        # subtitle, the verdict banner, why the run ended) has a wrapping row of its own, so
+        # Abort… stays on a 1280 px screen whatever the run says
         head = QHBoxLayout()
-        titles = QVBoxLayout()
-        titles.addWidget(self.title)
-        titles.addWidget(self.subtitle)
-        titles.addWidget(self.outcome)
-        head.addLayout(titles, 1)
-        head.addWidget(self.banner)
+        head.addWidget(self.title, 1)
         head.addWidget(self.state)
         for b in (self.pause_button, self.resume_button, self.abort_button, self.home_button):
             head.addWidget(b)
@@ -126,7 +126,7 @@ class RunView(QWidget):
         bottom.addWidget(self.log)
         bottom.setSizes([620, 380])
         right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(self.plots)
+        right.addWidget(scrolling(self.plots))  # scrolls on a short screen, never overlaps
         right.addWidget(self.sweep_plots)
         right.addWidget(self.di_plot)
         right.addWidget(bottom)
@@ -135,8 +135,15 @@ class RunView(QWidget):
         main.addWidget(self.timeline)
         main.addWidget(right)
         main.setSizes([310, 1200])
+        self.splitters = {"main": main, "plots": right, "bottom": bottom}
+        for name, splitter in self.splitters.items():
+            splitter.setChildrenCollapsible(False)
+            remember_splitter(splitter, self.settings, f"run_view/splitter/{name}")
         layout = QVBoxLayout(self)
         layout.addLayout(head)
+        layout.addWidget(self.subtitle)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.outcome)
         layout.addWidget(self.export)
         layout.addWidget(main, 1)
         self._set_controls(running=False)
@@ -191,17 +198,21 @@ class RunView(QWidget):
     def pause(self) -> None:
         if self.session and self.running:
             self.session.sequencer.pause()
-            self._set_controls(running=True, paused=True)
-            self.state.setText("PAUSED — the current phase restarts on Resume")
+            self.show_paused(True)
             self.append_log("INFO", "pause requested: IO stops now; the current phase restarts "
                             "from its beginning on resume")
 
     def resume(self) -> None:
         if self.session and self.running:
             self.session.sequencer.resume()
-            self._set_controls(running=True)
-            self.state.setText("Running")
+            self.show_paused(False)
             self.append_log("INFO", "resume requested")
+
+    def show_paused(self, paused: bool) -> None:
+        """The header of a running run, paused or not (the buttons follow)."""
+        self._set_controls(running=True, paused=paused)
+        self.state.setText("PAUSED — the current phase restarts on Resume" if paused
+                           else "Running")
 
     def ask_abort(self) -> bool:
         """Abort after confirmation; returns True when the abort was requested."""
