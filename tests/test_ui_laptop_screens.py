@@ -16,6 +16,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtWidgets import QLabel  # noqa: E402
 
 from app.records import RunConfig, RunStatus  # noqa: E402
 from app.sequencer import events as ev  # noqa: E402
@@ -128,3 +129,14 @@ def test_history_detail_and_compare_fit(station: MainWindow, recorded, qtbot) ->
         assert cut_off(history) == [], detail.tabs.tabText(index)
     history.compare(recorded[2])
     assert cut_off(history) == [], "compare"
+
+
+def test_a_failed_run_says_its_reason_once(station: MainWindow, recorded) -> None:
+    """The reason of a FAILED run is in the header's outcome row, not also in the timeline
+    (issue 28: "prints the reason twice")."""
+    view = _run_view_with(station, recorded[1])
+    finished = ev.RunFinished(RunStatus.FAILED, 9.0, error=LONG_REASON)
+    view.ingest([finished])
+    view._on_finished(finished)
+    shown = [label.text() for label in view.findChildren(QLabel) if label.isVisibleTo(view)]
+    assert sum(LONG_REASON in text for text in shown) == 1, shown

@@ -198,6 +198,30 @@ def _extend_by_phase(series: GrowableSeries, t: np.ndarray, y: np.ndarray,
         series.break_line(float(part_t[-1]))
 
 
+class WrappedNote(QLabel):
+    """A word-wrapped label whose minimum height is that of its text at its present width.
+
+    A plain wrapped QLabel tells the layout it needs one line; under the histogram its five
+    lines then overlapped the plot's axis title and the profile drop-down on a 768 px
+    screen. With its real height as minimum, the layout (and the splitter above it) makes
+    room instead."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__(text)
+        self.setWordWrap(True)
+
+    def minimumSizeHint(self):  # noqa: N802 (Qt naming)
+        hint = super().minimumSizeHint()
+        if self.width() > 0:
+            hint.setHeight(max(hint.height(), self.heightForWidth(self.width())))
+        return hint
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt naming)
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self.updateGeometry()  # the number of lines may have changed
+
+
 class LivePlots(QWidget):
     """The four live plots of the run view. Feed it event batches with :meth:`ingest`."""
 
@@ -281,8 +305,7 @@ class LivePlots(QWidget):
         self.hist_choice = QComboBox()
         self.hist_choice.setAccessibleName("Histogram profile")
         self.hist_choice.currentTextChanged.connect(self._show_histogram)
-        self.hist_note = QLabel(HIST_WAITING)
-        self.hist_note.setWordWrap(True)
+        self.hist_note = WrappedNote(HIST_WAITING)
 
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -335,6 +358,7 @@ class LivePlots(QWidget):
         self.hist_widget.setTitle(HIST_TITLE)
         self.hist_widget.setToolTip("")
         self.hist_note.setText(HIST_WAITING)
+        self.hist_note.setToolTip("")
         self.band_label.clear()
         self.inputs.reset()
         self._last_phase = None
@@ -563,9 +587,13 @@ class LivePlots(QWidget):
         self.hist_widget.setTitle(f"Response-time histogram — {profile}, {total:,} IOs")
         values = " · ".join(lvl.text() for lvl in levels)
         meaning = ceiling_meaning(h.ceiling_ms, h.above_ceiling, self._max_avg_ms)
+        # the ceiling's meaning is a hover away (plot and note): under the plot it took five
+        # lines, which a 768 px screen takes from the metrics table
         self.hist_note.setText(f"Confidence levels (dashed): {values}. Ceiling (red): "
-                               f"{h.ceiling_ms:g} ms, {h.above_ceiling:,} IOs above. {meaning}")
+                               f"{h.ceiling_ms:g} ms, {h.above_ceiling:,} IOs above — "
+                               "informational (hover for why).")
         self.hist_widget.setToolTip(meaning)
+        self.hist_note.setToolTip(meaning)
 
     def _vline(self, ms: float, label: str, colour: str, style) -> None:
         if not (ms > 0 and math.isfinite(ms)):

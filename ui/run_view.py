@@ -30,7 +30,7 @@ from ui.metrics_table import MetricsTable
 from ui.plots import LivePlots
 from ui.sweep_plots import DemandIntensityPlot, SweepPlots
 from ui.report_export import ReportExportBar
-from ui.screen_fit import banner_label, remember_splitter, scrolling
+from ui.screen_fit import banner_label, remember_splitter
 from ui.settings import station_settings
 from ui.status_style import verdict_style
 from ui.timeline import PhaseTimeline
@@ -126,7 +126,7 @@ class RunView(QWidget):
         bottom.addWidget(self.log)
         bottom.setSizes([620, 380])
         right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(scrolling(self.plots))  # scrolls on a short screen, never overlaps
+        right.addWidget(self.plots)
         right.addWidget(self.sweep_plots)
         right.addWidget(self.di_plot)
         right.addWidget(bottom)

@@ -32,7 +32,7 @@ from ui.history.signoff_dialogs import ApprovalDialog, ComResultDialog
 from ui.history.stored_plots import show_stored
 from ui.metrics_table import INVALID_COLOUR, MetricsTable
 from ui.plots import LivePlots
-from ui.screen_fit import banner_label, scrolling
+from ui.screen_fit import banner_label
 from ui.report_export import ReportExportBar
 from ui.settings import station_settings
 from ui.status_style import verdict_style
@@ -139,7 +139,7 @@ class RunDetailView(QWidget):
         row.addWidget(self.phase_choice, 1)
         layout = QVBoxLayout(page)
         layout.addLayout(row)
-        layout.addWidget(scrolling(self.plots), 1)  # scrolls on a short screen
+        layout.addWidget(self.plots, 1)
         return page
 
     def _metrics_tab(self) -> QWidget:
