@@ -26,6 +26,7 @@ from app.session import RunSession
 from app.sequencer.capacity_optimisation import not_valid_word
 from ui.bridge import RunBridge
 from ui.confirm import Confirm, ask_yes_no
+from ui.instrument_strip import InstrumentStrip
 from ui.metrics_table import MetricsTable
 from ui.plots import LivePlots
 from ui.sweep_plots import DemandIntensityPlot, SweepPlots
@@ -102,6 +103,8 @@ class RunView(QWidget):
         self.state.setMaximumWidth(STATE_WIDTH)
         self.timeline = PhaseTimeline()
         self.timeline.setMinimumWidth(300)
+        self.instruments = InstrumentStrip()  # a silent meter shows in its first second
+        self.instruments.hide()
         self.plots = LivePlots(dark=dark)
         self.sweep_plots = SweepPlots(colours=self.plots.colours)  # shown for a sweep only
         self.di_plot = DemandIntensityPlot(colours=self.plots.colours)  # for a DI matrix only
@@ -132,7 +135,12 @@ class RunView(QWidget):
         right.addWidget(bottom)
         right.setSizes([590, 300, 300, 290])
         main = QSplitter(Qt.Orientation.Horizontal)
-        main.addWidget(self.timeline)
+        left = QWidget()
+        column = QVBoxLayout(left)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.instruments)
+        column.addWidget(self.timeline, 1)
+        main.addWidget(left)
         main.addWidget(right)
         main.setSizes([310, 1200])
         self.splitters = {"main": main, "plots": right, "bottom": bottom}
@@ -188,6 +196,7 @@ class RunView(QWidget):
         self.timeline.plan(())
         self.metrics.plan(None, ())
         self.plots.reset()
+        self.instruments.reset()
         self.export.set_run(None)
 
     @property
@@ -283,6 +292,7 @@ class RunView(QWidget):
             if handler:
                 handler(event)
         self.plots.ingest(batch)
+        self.instruments.ingest(batch)
         self.sweep_plots.ingest(batch)
         self.di_plot.ingest(batch)
 
@@ -305,6 +315,8 @@ class RunView(QWidget):
         self.timeline.plan(e.phases)
         self.metrics.plan(method, e.phases)
         self.plots.start_run(e, method)
+        if method is not None:
+            self.instruments.start(e, method.sample_period_s, method.temperature_period_s)
         self.sweep_plots.start_run(e, method)
         self.di_plot.start_run(e, method)
         self.append_log("INFO", f"run {e.run_id} started, {len(e.phases)} phases")
