@@ -84,12 +84,26 @@ def test_a_geometry_saved_on_a_larger_monitor_is_brought_back(station: MainWindo
         again.close()
 
 
-def test_every_wizard_page_fits(station: MainWindow) -> None:
-    wizard = station.new_run()
+def test_every_wizard_page_fits(station: MainWindow, qtbot) -> None:
+    """Every page, the review with the whole configuration of a four-input lab and notes."""
+    from dataclasses import replace
+
+    from ui.screenshots import POWER_INPUTS
+    from ui.wizard.model import entries_from_config
+
+    config = RunConfig(method="smoke", lab="sim-direct", power_inputs=POWER_INPUTS)
+    config = replace(config, sut=replace(config.sut, notes="Rack B4, dual controllers, "
+                                         "firmware 5.2; " * 4))
+    wizard = station.new_run(entries_from_config(config))
     for page in range(5):
         assert cut_off(wizard) == [], f"wizard page {page + 1}"
+        if wizard.currentPage() is wizard.instruments_page:
+            wizard.instruments_page.test_button.click()
+            qtbot.waitUntil(wizard.instruments_page.test_button.isEnabled, timeout=20_000)
         if page < 4:
             wizard.next()
+    assert wizard.currentPage() is wizard.review_page
+    assert "Power inputs (4, summed)" in wizard.review_page.summary.text()
     wizard.reject()
 
 

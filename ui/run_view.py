@@ -16,13 +16,13 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
                                QSplitter, QVBoxLayout, QWidget)
 
-from app.compliance import assess_method
 from app.console import format_duration, format_metric_value
 from app.method.record import method_from_record
 from app.records import RunStatus
 from app.run_verdict import Tone, run_outcome
 from app.sequencer import events as ev
 from app.session import RunSession
+from app.verdict_forecast import forecast, forecast_evidence, forecast_text
 from app.sequencer.capacity_optimisation import not_valid_word
 from ui.bridge import RunBridge
 from ui.confirm import Confirm, ask_yes_no
@@ -309,9 +309,12 @@ class RunView(QWidget):
             f"{format_duration(e.planned_s)}")
         if method is None and e.method_json:
             method = method_from_record(e.method_json)
-        verdict = assess_method(method) if method else None  # its numbers, never the claim
+        # the verdict as far as the set-up decides it (method numbers, instruments,
+        # calibration, SUT), labelled a forecast: the record's verdict comes at the end
+        verdict = forecast(cfg, method) if method else None
         self.banner.setVisible(verdict is not None and not verdict.compliant)
-        self.banner.setText(f"method numbers {verdict.short()}" if verdict else "")
+        self.banner.setText(forecast_text(verdict) if verdict else "")
+        self.banner.setToolTip("\n".join(forecast_evidence(verdict)) if verdict else "")
         self.timeline.plan(e.phases)
         self.metrics.plan(method, e.phases)
         self.plots.start_run(e, method)

@@ -3,15 +3,15 @@
 Why a module: the station's windows used to open at a fixed 1500×950 and grew with their
 widest label, so on a laptop Abort… lay off-screen — a safety problem, not a cosmetic one.
 Every top-level window is sized here against the *available* geometry of its screen (the
-desktop minus panels), splitters keep the sizes the technician gave them, and the plot area
-scrolls rather than pushing the window past the screen's bottom edge.
+desktop minus panels), long texts get wrapping rows of their own, and splitters keep the
+sizes the technician gave them.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt
 from PySide6.QtGui import QGuiApplication, QScreen
-from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSplitter, QWidget
+from PySide6.QtWidgets import QLabel, QSplitter, QWidget
 
 #: room kept for the window manager's frame before the window is shown (its title bar and
 #: borders are not known until then)
@@ -64,16 +64,6 @@ def banner_label(text: str = "") -> QLabel:
     banner.setStyleSheet(BANNER_STYLE)
     banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return banner
-
-
-def scrolling(widget: QWidget) -> QScrollArea:
-    """``widget`` in a frameless scroll area: it fills the room it is given, and scrolls
-    (rather than growing the window) when the screen is too small for its minimum size."""
-    area = QScrollArea()
-    area.setWidget(widget)
-    area.setWidgetResizable(True)
-    area.setFrameShape(QFrame.Shape.NoFrame)
-    return area
 
 
 def remember_splitter(splitter: QSplitter, settings: QSettings, key: str) -> None:
