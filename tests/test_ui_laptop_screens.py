@@ -20,8 +20,7 @@ from PySide6.QtWidgets import QLabel  # noqa: E402
 
 from app.records import RunConfig, RunStatus  # noqa: E402
 from app.sequencer import events as ev  # noqa: E402
-from app.session import open_session  # noqa: E402
-from drivers.clock import FakeClock  # noqa: E402
+from tests.support.recorded_runs import record_smoke_run  # noqa: E402
 from tests.support.laptop_screens import LAPTOPS, cut_off, laptop_screen, place_on  # noqa: E402
 from ui.main_window import MainWindow  # noqa: E402
 
@@ -36,15 +35,8 @@ def recorded(tmp_path_factory) -> tuple[str, list[ev.RunEvent], list[str]]:
     """Two smoke runs on a fake clock in one database: (url, events of the second, ids)."""
     folder = tmp_path_factory.mktemp("laptop")
     url = f"sqlite:///{folder / 'runs.db'}"
-    ids: list[str] = []
-    for _ in range(2):
-        events: list[ev.RunEvent] = []
-        session = open_session(RunConfig(method="smoke", lab="sim-direct"), db_url=url,
-                               clock=FakeClock(), listeners=[events.append])
-        session.sequencer.run()
-        session.writer.close()
-        ids.append(session.run_id)
-    return url, events, ids
+    (first, _), (second, events) = record_smoke_run(url), record_smoke_run(url)
+    return url, events, [first, second]
 
 
 @pytest.fixture(params=LAPTOPS)
