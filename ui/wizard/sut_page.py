@@ -126,7 +126,8 @@ class SutPage(EntryPage):
         layout.addWidget(self.error)
         self.widgets = {"vendor": self.vendor, "model": self.model, "serial": self.serial,
                         "capacity": self.capacity, "drive_count": self.drive_count,
-                        "capacity_unit": self.capacity_unit, "coms": self.coms}
+                        "capacity_unit": self.capacity_unit, "coms": self.coms,
+                        "raid": self.raid}
         self.refresh_profiles()
 
     # --- entries ----------------------------------------------------------------------------
