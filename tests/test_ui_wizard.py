@@ -285,3 +285,19 @@ def test_the_workload_page_takes_a_method_file_and_names_a_bad_one(qtbot, wizard
     assert wizard.currentPage() is wizard.review_page
     assert "NON-COMPLIANT" in wizard.review_page.summary.text()
     assert wizard.run_config().method == str(good)
+
+
+def test_every_label_with_an_accelerator_has_a_buddy(qtbot, wizard) -> None:
+    """Issue 28: "&Method:" showed a literal & and Alt+M did nothing (a form row holding a
+    layout gets no buddy)."""
+    from PySide6.QtWidgets import QLabel
+
+    for page in (wizard.taxonomy_page, wizard.sut_page, wizard.workload_page,
+                 wizard.instruments_page, wizard.review_page):
+        for label in page.findChildren(QLabel):
+            text = label.text().replace("&&", "")
+            if "&" in text and not text.lstrip().startswith("<") and "&nbsp;" not in text:
+                assert label.buddy() is not None, f"{label.text()!r} has no buddy"
+    method = [label for label in wizard.workload_page.findChildren(QLabel)
+              if label.text() == "&Method:"]
+    assert method and method[0].buddy() is wizard.workload_page.method

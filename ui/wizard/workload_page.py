@@ -130,7 +130,9 @@ class WorkloadPage(EntryPage):
         method_row = QHBoxLayout()
         method_row.addWidget(self.method, 1)
         method_row.addWidget(self.browse_button)
-        form.addRow("&Method:", method_row)
+        method_caption = QLabel("&Method:")  # a row holding a layout gets no buddy by itself:
+        method_caption.setBuddy(self.method)  # the & showed literally, Alt+M did nothing
+        form.addRow(method_caption, method_row)
         form.addRow("", self.method_note)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
