@@ -146,3 +146,12 @@ def test_a_failed_run_says_its_reason_once(station: MainWindow, recorded) -> Non
     view._on_finished(finished)
     shown = [label.text() for label in view.findChildren(QLabel) if label.isVisibleTo(view)]
     assert sum(LONG_REASON in text for text in shown) == 1, shown
+
+
+def test_quitting_closes_the_history_window(station: MainWindow, qtbot) -> None:
+    """Issue 28: Ctrl+Q left an open history window running (it has no parent)."""
+    history = station.show_history()
+    qtbot.addWidget(history)
+    assert history.isVisible()
+    station.quit_action.trigger()
+    assert not station.isVisible() and not history.isVisible()

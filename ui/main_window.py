@@ -328,6 +328,9 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Stopping the run safely before closing…")
             return
         self.save_state()
+        history = getattr(self, "history", None)  # opened from the View menu, if ever
+        if history is not None:
+            history.close()  # a top-level window of its own: Quit must not leave it running
         if self.database is not None:
             self.database.close()
         event.accept()
