@@ -185,17 +185,25 @@ class _DualAxisPlot:
 
 
 def _extend_by_phase(series: GrowableSeries, t: np.ndarray, y: np.ndarray,
-                     phase: np.ndarray | None) -> None:
-    """Append samples; with ``phase``, a NaN between phases so a curve never bridges two."""
+                     phase: np.ndarray | None, max_step_s: float = math.inf) -> None:
+    """Append samples; with ``phase``, a NaN between phases so a curve never bridges two,
+    and a NaN wherever two samples lie more than ``max_step_s`` apart (a pause, a silent
+    meter): a straight line across a gap would draw readings nobody took."""
     if not len(t):
         return
-    if phase is None:
-        series.extend(t, y)
-        return
-    cuts = np.flatnonzero(np.diff(phase)) + 1
-    for part_t, part_y in zip(np.split(t, cuts), np.split(y, cuts)):
+    x_last, _ = series.view()
+    last = x_last[-1] if len(x_last) else math.nan
+    if t[0] - last > max_step_s:
+        series.break_line(float(last))
+    cuts = set((np.flatnonzero(np.diff(t) > max_step_s) + 1).tolist())
+    if phase is not None:
+        cuts |= set((np.flatnonzero(np.diff(phase)) + 1).tolist())
+    bounds = sorted(cuts)
+    parts = list(zip(np.split(t, bounds), np.split(y, bounds)))
+    for i, (part_t, part_y) in enumerate(parts):
         series.extend(part_t, part_y)
-        series.break_line(float(part_t[-1]))
+        if phase is not None or i < len(parts) - 1:  # a phase's samples all came: close it
+            series.break_line(float(part_t[-1]))
 
 
 class WrappedNote(QLabel):
@@ -232,6 +240,7 @@ class LivePlots(QWidget):
         self._units: dict[int, str] = {}
         self._tolerance = float("nan")
         self._max_avg_ms: float | None = None  # the method's average response-time limit
+        self._max_step_s = {"power": math.inf, "temperature": math.inf}
         self._last_phase: int | None = None
         self.series = {name: GrowableSeries() for name in (
             "power", "temperature", "iops", "mibs", "ep", "wma", "band_hi", "band_lo")}
@@ -393,7 +402,12 @@ class LivePlots(QWidget):
                                                           "(ms, log)")
         self._units = phase_units(method, phases)
         self._last_phase = None
+        #: samples further apart than the method's own sample rule allows (a pause, a silent
+        #: meter: method-notes §3, 5 s for power) are drawn with a gap between them
+        self._max_step_s = {"power": math.inf, "temperature": math.inf}
         if method is not None:
+            self._max_step_s = {"power": method.instruments.max_power_interval_s,
+                                "temperature": method.instruments.max_temperature_interval_s}
             self._tolerance = method.stability.tolerance_pct
             self._max_avg_ms = method.response_time.max_avg_ms
             self.band_label.setText(
@@ -407,12 +421,13 @@ class LivePlots(QWidget):
                   phase: np.ndarray | None = None) -> None:
         """Power samples (NaN where a sample may not be drawn: flagged ones never are);
         with ``phase``, the curve breaks where the phase changes."""
-        _extend_by_phase(self.series["power"], t, watts, phase)
+        _extend_by_phase(self.series["power"], t, watts, phase, self._max_step_s["power"])
         self._dirty = True
 
     def add_temperature(self, t: np.ndarray, celsius: np.ndarray,
                         phase: np.ndarray | None = None) -> None:
-        _extend_by_phase(self.series["temperature"], t, celsius, phase)
+        _extend_by_phase(self.series["temperature"], t, celsius, phase,
+                         self._max_step_s["temperature"])
         self._dirty = True
 
     def add_workload(self, phase_index: int, slices: Iterable[WorkloadInterval]) -> None:
