@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from app.compliance import ComplianceVerdict, assess_compliance
+from app.compliance import ComplianceVerdict, assess_compliance, assess_method
 from app.labs import Source, plan_lab
 from app.method.model import Method
 from app.records import PhaseStatus, RunConfig, RunStatus
@@ -67,7 +67,7 @@ def _identity(driver: str, resource: str, calibration_date: str,
         return None
     simulated = source is not Source.DRIVER
     return InstrumentIdentity(SIMULATED_VENDOR if simulated else "(configured)",
-                              f"driver {driver!r} (simulated)" if simulated else driver,
+                              f"simulator (driver {driver})" if simulated else driver,
                               resource=resource, driver=driver,
                               calibration_date=calibration_date)
 
@@ -106,6 +106,9 @@ def forecast_text(verdict: ComplianceVerdict) -> str:
     return f"{FORECAST_LEAD}: {lead}{verdict.short()} — not a reportable result"
 
 
-def forecast_evidence(verdict: ComplianceVerdict) -> list[str]:
-    """Each rule the forecast finds not met, with its evidence (the review page lists them)."""
-    return [f"{c.name}: {c.evidence}" for c in verdict.failures]
+def forecast_evidence(verdict: ComplianceVerdict, method: Method | None = None) -> list[str]:
+    """Each rule the forecast finds not met, with its evidence; with ``method``, only the
+    rules the set-up decides (instruments, calibration, SUT) — the method's own numbers are
+    said once, beside the method's name."""
+    numbers = {c.name for c in assess_method(method).failures} if method else set()
+    return [f"{c.name}: {c.evidence}" for c in verdict.failures if c.name not in numbers]

@@ -50,6 +50,12 @@ def test_real_calibrated_instruments_on_real_io_are_forecast_compliant(tmp_path)
 def test_the_short_method_is_forecast_non_compliant_on_its_numbers() -> None:
     verdict = forecast(RunConfig(method="smoke", lab="sim"), load_method("smoke"), NOW)
     assert "interval length" in verdict.short() and verdict.simulated
+    from app.verdict_forecast import forecast_evidence
+
+    # the review page lists what the set-up decides; the numbers are said beside the method
+    listed = [line.split(":")[0] for line in forecast_evidence(verdict, load_method("smoke"))]
+    assert listed == ["Real instruments", "Calibration"]
+    assert "Interval length" in [line.split(":")[0] for line in forecast_evidence(verdict)]
 
 
 def test_the_review_page_and_the_confirmation_show_the_forecast(qtbot, tmp_path) -> None:

@@ -188,10 +188,12 @@ class ReviewPage(EntryPage):
                            f"method's limit.")
 
     def _show_forecast(self, config: RunConfig) -> None:
-        self.verdict = forecast(config, load_method(config.method))
+        method = load_method(config.method)
+        self.verdict = forecast(config, method)
         colour = "#287a46" if self.verdict.compliant else "#c03030"
         details = "".join(f"<br>• {html.escape(line)}"
-                          for line in forecast_evidence(self.verdict))
+                          for line in forecast_evidence(self.verdict, method))
+        self.forecast.setToolTip("\n".join(forecast_evidence(self.verdict)))
         self.forecast.setText(f"<span style='color:{colour}'><b>"
                               f"{html.escape(forecast_text(self.verdict))}</b></span>{details}")
 
