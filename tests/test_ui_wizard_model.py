@@ -109,16 +109,3 @@ def test_unsafe_targets_are_refused_by_the_fio_safety_check(tmp_path: Path) -> N
                                         targets=(str(tmp_path / "new.bin"),)))
     assert config.target_size == "16M"  # read by app.fio_lab
     assert entries_from_config(config).target_size == "16M"
-
-
-def test_a_drive_count_above_the_answered_maximum_configuration_is_refused() -> None:
-    """Issue 28: 50 drives were accepted against the classification's maximum configuration
-    of 48; both are the technician's entries, so Next names the two."""
-    answered = replace(GOOD, drive_count=50, classification_answers={"max_drive_count": 48})
-    with pytest.raises(EntryError) as err:
-        config_from_wizard(answered)
-    assert err.value.field == "drive_count"
-    assert "50 drives is more than the maximum configuration" in err.value.message
-    assert "(48 drives)" in err.value.message
-    config_from_wizard(replace(answered, drive_count=48))  # at the maximum: fine
-    config_from_wizard(replace(GOOD, drive_count=50))  # no answer (level typed): no rule

@@ -122,13 +122,6 @@ def check_sut(e: WizardEntries) -> SutDescription:
     capacity = parse_capacity(e.capacity, e.capacity_unit, e.decimal_point)
     if e.drive_count < 1:
         raise EntryError("drive_count", "The SUT needs at least one drive.")
-    maximum = e.classification_answers.get("max_drive_count")
-    if isinstance(maximum, int) and not isinstance(maximum, bool) and 0 < maximum < \
-            e.drive_count:
-        raise EntryError("drive_count", f"{e.drive_count} drives is more than the maximum "
-                         f"configuration answered on the classification page ({maximum} "
-                         "drives): correct one of the two (the tested SUT cannot exceed its "
-                         "own maximum configuration).")
     try:
         check_raid(e.raid)
     except ValueError as exc:
