@@ -155,3 +155,25 @@ def test_quitting_closes_the_history_window(station: MainWindow, qtbot) -> None:
     assert history.isVisible()
     station.quit_action.trigger()
     assert not station.isVisible() and not history.isVisible()
+
+
+def test_the_operator_is_required_and_remembered(station: MainWindow, qtbot) -> None:
+    """Issue 28: the operator was neither required nor remembered."""
+    from ui.wizard.model import entries_from_config
+
+    wizard = station.new_run(entries_from_config(RunConfig(method="smoke", lab="sim-direct")))
+    for _ in range(4):
+        if wizard.currentPage() is wizard.instruments_page:
+            wizard.instruments_page.test_button.click()
+            qtbot.waitUntil(wizard.instruments_page.test_button.isEnabled, timeout=20_000)
+        wizard.next()
+    page = wizard.review_page
+    assert wizard.currentPage() is page
+    assert page.operator.text() == ""
+    assert not page.validatePage() and "operator's name" in page.error.text()
+    page.operator.setText("J. Tech")
+    station.settings.setValue("last/operator", "J. Tech")  # what starting the run stores
+    wizard.reject()
+    again = station.new_run(entries_from_config(RunConfig(method="smoke")))
+    assert again.entries().operator == "J. Tech"
+    again.reject()

@@ -143,6 +143,7 @@ def test_enter_on_the_review_page_never_starts_a_run(qtbot, station: MainWindow)
 def test_a_compliant_run_asks_with_its_duration_and_end_time(qtbot, station) -> None:
     config = RunConfig(method="emerald-block-v3", lab="sim-direct")
     wizard = to_review(qtbot, station, entries_from_config(config))
+    wizard.review_page.operator.setText("J. Tech")  # required (issue 28)
     asked: list[str] = []
     wizard.review_page.confirm = lambda _p, _t, text: asked.append(text) or False
     qtbot.mouseClick(wizard.button(QWizard.WizardButton.FinishButton),

@@ -191,6 +191,8 @@ class MainWindow(QMainWindow):
             entries = replace(entries_from_config(RunConfig(method=self.default_method,
                                                             lab=self.lab)),
                               simulated_lab=self.lab, taxonomy="", classification_reason="")
+        if not entries.operator:  # the station's last operator, to confirm or overwrite
+            entries = replace(entries, operator=str(self.settings.value("last/operator", "")))
         from ui.wizard.wizard import NewRunWizard
 
         self.wizard = NewRunWizard(self, entries=entries, simulated_lab=self.lab,
@@ -250,6 +252,7 @@ class MainWindow(QMainWindow):
 
     def _wizard_accepted(self) -> None:
         config = self.wizard.run_config()  # includes what was typed on the review page
+        self.settings.setValue("last/operator", config.operator)
         self.start_run(config)
 
     def start_run(self, config: RunConfig) -> RunSession | None:

@@ -93,6 +93,7 @@ def capture(folder: Path, method: str = "smoke", lab: str = "sim") -> list[Path]
     settle(app)
     shots.append(save(wizard, folder, "wizard-4-instruments"))
     wizard.next()
+    wizard.review_page.operator.setText("J. Technician")
     settle(app)
     shots.append(save(wizard, folder, "wizard-5-review"))
     wizard.accept()

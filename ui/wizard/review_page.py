@@ -140,6 +140,7 @@ class ReviewPage(EntryPage):
         self.operator.setPlaceholderText("your name, as it should appear in the report")
         operator_row = QFormLayout()
         operator_row.addRow("&Operator:", self.operator)
+        self.widgets = {"operator": self.operator}
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
         layout.addWidget(self.forecast)
@@ -230,6 +231,9 @@ class ReviewPage(EntryPage):
                             "\n\nStart it now?")
 
     def check(self, e: WizardEntries) -> None:
+        if not e.operator.strip():
+            raise EntryError("operator", "Enter the operator's name: the report and the "
+                             "record name who ran the test.")
         config = config_from_wizard(e)
         try:
             load_method(config.method).plan_for(config.category)
