@@ -62,6 +62,7 @@ def test_a_silent_meter_ages_turns_amber_then_red_with_its_reconnects(qtbot) -> 
     assert strip.texts()["power"] == "Power meter WT310E: 650.0 W · 0.0 s ago"
     strip.ingest([ev.RunFinished(RunStatus.FAILED, 5.0, error="lost")])
     assert not strip.timer.isActive()
+    assert strip.texts()["power"] == "Power meter WT310E: 650.0 W (last reading of the run)"
 
 
 def test_the_run_view_shows_the_strip_from_the_first_event(qtbot, tmp_path) -> None:

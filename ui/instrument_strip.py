@@ -44,10 +44,10 @@ class InstrumentState:
             return f"{self.label}: no reading yet", "idle"
         reading = ("—" if self.value is None or self.value != self.value
                    else f"{self.value:,.1f} {self.unit}")
+        if not running:  # the run has ended: an age frozen at its end would mislead
+            return f"{self.label}: {reading} (last reading of the run)", "idle"
         age = now - self.received
         text = f"{self.label}: {reading} · {age:.1f} s ago"
-        if not running:
-            return text, "idle"
         if self.failures:
             return (f"{text} · NOT ANSWERING — reconnecting ({self.failures} "
                     f"{'failure' if self.failures == 1 else 'failures'})", "lost")
