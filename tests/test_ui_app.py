@@ -128,3 +128,12 @@ def test_without_a_display_the_gui_says_so_instead_of_aborting(monkeypatch, caps
     assert display_problem({"QT_QPA_PLATFORM": "offscreen"}, "linux") == ""
     assert display_problem({"QT_QPA_PLATFORM": "xcb"}, "linux") != ""
     assert display_problem({}, "win32") == ""
+
+
+def test_drivers_are_named_with_the_models_they_speak_to() -> None:
+    """Issue 28: drivers were listed by id only ("wt300", "pw3335")."""
+    from ui.wizard.connection import with_models
+
+    detail = {i.name: i for i in station_health("sqlite:///x.db")}["Instruments"].detail
+    assert "wt300 (WT310" in detail and "pw3335 (PW3335, PW3336, PW3337)" in detail
+    assert with_models("sim") == "sim"

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import make_url
 
-from ui.wizard.connection import power_drivers
+from ui.wizard.connection import power_drivers, with_models
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,8 @@ def instruments_item(last_meter: str = "") -> HealthItem:
     if not drivers:
         return HealthItem("Instruments", True, "simulated meters only (no hardware drivers "
                           f"installed){last}")
-    return HealthItem("Instruments", True, f"power-meter drivers: {', '.join(drivers)}{last}")
+    return HealthItem("Instruments", True, "power-meter drivers: "
+                      f"{'; '.join(with_models(d) for d in drivers)}{last}")
 
 
 def station_health(db_url: str, db_error: str = "", interrupted: int = 0,

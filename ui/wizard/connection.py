@@ -31,6 +31,19 @@ def temperature_drivers() -> list[str]:
     return sorted(TEMPERATURE_DRIVERS)
 
 
+def driver_models(driver: str) -> str:
+    """The models a driver id speaks to ("wt300" → "WT310, WT310E, …"), "" if unknown: an id
+    alone means nothing to a technician holding a meter."""
+    cls = POWER_DRIVERS.get(driver) or TEMPERATURE_DRIVERS.get(driver)
+    return ", ".join(getattr(cls, "MODELS", ())) if cls is not None else ""
+
+
+def with_models(driver: str) -> str:
+    """``wt300 (WT310, WT310E, …)``, or the id alone when no models are listed."""
+    models = driver_models(driver)
+    return f"{driver} ({models})" if models else driver
+
+
 def describe_sample(s: PowerSample) -> str:
     unc = f"± {s.uncertainty_pct:.2f} %" if s.uncertainty_pct is not None else \
         "uncertainty cannot be evaluated"
