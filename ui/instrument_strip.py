@@ -106,8 +106,10 @@ class InstrumentStrip(QWidget):
 
     def identified(self, e: ev.InstrumentsIdentified) -> None:
         """The instruments' own names, once the lab has asked them (*IDN?)."""
-        if "power" in self.states:
-            self.states["power"].label = f"Power meter {e.power_meter.model or ''}".strip()
+        if "power" in self.states:  # several inputs: their sum (each is in the log)
+            self.states["power"].label = (
+                f"Power, {len(e.power_inputs)} inputs summed" if e.power_inputs
+                else f"Power meter {e.power_meter.model or ''}".strip())
         if e.temperature_meter is not None and "temperature" not in self.states:
             self._add("temperature", f"Thermometer {e.temperature_meter.model or ''}".strip(),
                       "°C", self._temperature_period_s)
