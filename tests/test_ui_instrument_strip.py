@@ -80,3 +80,17 @@ def test_the_run_view_shows_the_strip_from_the_first_event(qtbot, tmp_path) -> N
     assert set(view.instruments.texts()) == {"power", "temperature"}
     view.clear()  # a new run forgets the last run's instruments
     assert view.instruments.texts() == {} and not view.instruments.isVisibleTo(view)
+
+
+def test_a_lab_with_several_inputs_is_named_by_its_sum(qtbot) -> None:
+    from dataclasses import replace
+
+    from app.sequencer.power_inputs import InputIdentity
+
+    strip = InstrumentStrip(clock=Clock())
+    qtbot.addWidget(strip)
+    strip.start(run_started(0.0), sample_period_s=1.0, temperature_period_s=5.0)
+    inputs = tuple(InputIdentity(name, InstrumentIdentity("YOKOGAWA", "WT310"), None, "1P2W",
+                                 "0.1 % rdg") for name in ("psu-a", "psu-b"))
+    strip.ingest([replace(IDENTIFIED, power_inputs=inputs), power(1.0, 700.0)])
+    assert strip.texts()["power"].startswith("Power, 2 inputs summed: 700.0 W")
