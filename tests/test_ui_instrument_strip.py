@@ -56,6 +56,9 @@ def test_a_silent_meter_ages_turns_amber_then_red_with_its_reconnects(qtbot) -> 
                   ev.LogMessage("WARNING", "power meter: reconnect failed: refused (at 3.0 s)",
                                 3.0, 0)])
     assert "NOT ANSWERING — reconnecting (2 failures)" in strip.texts()["power"]
+    strip.ingest([ev.LogMessage("WARNING", "sample gap 3.0–4.0 s: power meter: sequencer 3 "
+                                "period(s) behind", 4.0, 0)])  # the station late, not the meter
+    assert "(2 failures)" in strip.texts()["power"]
     assert "reconnect failed" in strip.labels["power"].toolTip()
     assert "NOT ANSWERING" not in strip.texts()["temperature"]
     strip.ingest([power(4.0, 650.0)])  # back: fresh again

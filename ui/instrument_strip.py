@@ -24,6 +24,7 @@ TICK_MS = 250
 COLOURS = {"fresh": "#287a46", "silent": "#b06a00", "lost": "#b03030", "idle": "#606060"}
 #: how the sampler names its instruments in its log lines (app/sequencer/sequencer.py)
 SAMPLER_NAMES = {"power": "power meter", "temperature": "thermometer"}
+NOT_A_FAILURE = ("period(s) behind", "reconnected to")
 
 
 @dataclass
@@ -140,7 +141,11 @@ class InstrumentStrip(QWidget):
         """A sampler's gap or failed reconnect ("sample gap …: power meter: …")."""
         for key, name in SAMPLER_NAMES.items():
             state = self.states.get(key)
-            if state is not None and (f"{name}: " in message) and "reconnected" not in message:
+            if state is None or f"{name}: " not in message:
+                continue
+            # the sampler's own lateness ("sequencer 3 period(s) behind") and a successful
+            # reconnect are not the instrument failing
+            if not any(word in message for word in NOT_A_FAILURE):
                 state.failures += 1
                 state.last_problem = message
 
