@@ -177,3 +177,26 @@ def test_the_operator_is_required_and_remembered(station: MainWindow, qtbot) -> 
     again = station.new_run(entries_from_config(RunConfig(method="smoke")))
     assert again.entries().operator == "J. Tech"
     again.reject()
+
+
+def test_the_run_views_splitters_remember_their_sizes(qtbot, tmp_path: Path) -> None:
+    """A technician who gives the metrics table more room keeps it in the next run and the
+    next start (QSettings), instead of the layout snapping back."""
+    from ui.run_view import RunView
+
+    settings = QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat)
+    first = RunView(settings=settings)
+    qtbot.addWidget(first)
+    first.resize(1300, 700)
+    first.show()
+    plots = first.splitters["plots"]
+    sizes = plots.sizes()
+    dragged = [sizes[0] - 120, *sizes[1:-1], sizes[-1] + 120]
+    plots.setSizes(dragged)
+    plots.splitterMoved.emit(dragged[0], 1)  # what a drag of the handle emits
+    dragged = plots.sizes()
+    again = RunView(settings=settings)
+    qtbot.addWidget(again)
+    again.resize(1300, 700)
+    again.show()
+    assert again.splitters["plots"].sizes() == dragged

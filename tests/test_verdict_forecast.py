@@ -74,6 +74,7 @@ def test_the_review_page_and_the_confirmation_show_the_forecast(qtbot, tmp_path)
     assert "FORECAST" in page.forecast.text()
     assert "SIMULATED — NON-COMPLIANT" in page.forecast.text()
     assert "Real instruments" in page.forecast.text()
+    page.operator.setText("J. Tech")
     page.validatePage()
     assert asked and "SIMULATED — NON-COMPLIANT" in asked[0]
     assert "compliant run takes" not in asked[0]
