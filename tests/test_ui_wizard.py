@@ -301,3 +301,23 @@ def test_every_label_with_an_accelerator_has_a_buddy(qtbot, wizard) -> None:
     method = [label for label in wizard.workload_page.findChildren(QLabel)
               if label.text() == "&Method:"]
     assert method and method[0].buddy() is wizard.workload_page.method
+
+
+def test_a_failed_meter_is_named_once_and_a_passing_thermometer_is_not_red(qtbot,
+                                                                          wizard) -> None:
+    """Issue 28: "wt300 at TCPIP::…: TCPIP::… did not answer" named the resource twice, and
+    the passing thermometer's line was red beside the failed meter's."""
+    from ui.wizard.connection import ConnectionReport, failed_report
+    from drivers.interfaces import InstrumentError
+
+    resource = "TCPIP::192.0.2.9::10001::SOCKET"
+    report = failed_report(f"wt300 at {resource}",
+                     InstrumentError(f"{resource} did not answer within 2 s"))
+    assert report.text == f"wt300: {resource} did not answer within 2 s"
+    assert report.text.count(resource) == 1
+    assert failed_report("wt300 at X", InstrumentError("refused")).text == "wt300 at X: refused"
+    page = wizard.instruments_page
+    page._show_reports(page.settings(), report, ConnectionReport(True, "DAQ970A — inlet 22 °C"))
+    lines = page.result.text().split("<br>")
+    assert "#c03030" in lines[0] and "✘ Power meter" in lines[0]
+    assert "#287a46" in lines[1] and "✔ Thermometer" in lines[1]

@@ -64,8 +64,18 @@ def _read_power(meter: PowerMeter, label: str) -> ConnectionReport:
         identity = meter.open()
         sample = meter.read(time.monotonic())
     except (InstrumentError, OSError) as exc:
-        return ConnectionReport(False, f"{label}: {exc}")
+        return failed_report(label, exc)
     return ConnectionReport(True, f"{identity.describe()} — {describe_sample(sample)}")
+
+
+def failed_report(label: str, exc: Exception) -> ConnectionReport:
+    """``wt300 at <resource>: <why>``, naming the resource once: a driver's error already
+    starts with it ("TCPIP::…::SOCKET did not answer within 2 s")."""
+    text = str(exc)
+    driver, _, resource = label.partition(" at ")
+    if resource and resource in text:
+        label = driver
+    return ConnectionReport(False, f"{label}: {text}")
 
 
 def _read_thermometer(meter: TemperatureMeter | None, label: str) -> ConnectionReport:
@@ -75,7 +85,7 @@ def _read_thermometer(meter: TemperatureMeter | None, label: str) -> ConnectionR
         identity = meter.open()
         sample = meter.read(time.monotonic())
     except (InstrumentError, OSError, ValueError) as exc:
-        return ConnectionReport(False, f"{label}: {exc}")
+        return failed_report(label, exc)
     flags = f" (flags: {', '.join(sorted(sample.flags))})" if sample.flags else ""
     return ConnectionReport(True,
                             f"{identity.describe()} — inlet {sample.celsius:.1f} °C{flags}")

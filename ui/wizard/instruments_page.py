@@ -7,6 +7,8 @@ passed test or an explicit override that the run's configuration records."""
 
 from __future__ import annotations
 
+import html
+
 import threading
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -167,10 +169,12 @@ class InstrumentsPage(EntryPage):
         self.test_button.setEnabled(True)
         if settings != self.settings():
             return  # the technician changed a setting while the test ran: it is stale
-        mark = {True: "✔", False: "✘"}
-        self.result.setText(f"{mark[power.ok]} Power meter: {power.text}\n"
-                            f"{mark[thermo.ok]} Thermometer: {thermo.text}")
-        self.result.setStyleSheet("" if power.ok and thermo.ok else "color: #c03030;")
+        # each line in its own colour: a passing thermometer is not red beside a failed meter
+        self.result.setText("<br>".join(
+            f"<span style='color:{'#287a46' if r.ok else '#c03030'}'>{'✔' if r.ok else '✘'} "
+            f"{what}: {html.escape(r.text)}</span>"
+            for what, r in (("Power meter", power), ("Thermometer", thermo))))
+        self.result.setStyleSheet("")
         self.passed = ((settings, f"power meter {power.text}; thermometer {thermo.text}")
                        if power.ok and thermo.ok else None)
         self.last_reports = (power, thermo)
