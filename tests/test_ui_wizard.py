@@ -321,3 +321,20 @@ def test_a_failed_meter_is_named_once_and_a_passing_thermometer_is_not_red(qtbot
     lines = page.result.text().split("<br>")
     assert "#c03030" in lines[0] and "✘ Power meter" in lines[0]
     assert "#287a46" in lines[1] and "✔ Thermometer" in lines[1]
+
+
+def test_removing_a_refused_target_removes_its_refusal(qtbot, wizard) -> None:
+    """Issue 28: a /dev/vda refusal stayed on the page after the target was removed."""
+    click_next(qtbot, wizard)
+    fill_sut(qtbot, wizard)
+    click_next(qtbot, wizard)
+    page = wizard.workload_page
+    page.mode_buttons["local-fio"].setChecked(True)
+    page.target_entry.setText("/dev/null")  # a device: refused without its typed name
+    page.add_target()
+    assert page.safety.isVisible() and page.safety.text()
+    click_next(qtbot, wizard)
+    assert wizard.currentPage() is page and page.error.isVisible()
+    qtbot.mouseClick(page.remove_button, Qt.MouseButton.LeftButton)
+    assert page.targets.count() == 0
+    assert not page.safety.isVisible() and not page.error.isVisible()

@@ -219,6 +219,10 @@ class WorkloadPage(EntryPage):
         row = self.targets.currentRow()
         if row >= 0:
             self.targets.takeItem(row)
+            # a refusal of the removed target must not stay on screen beside the others
+            self.clear_error()
+            current = self.targets.currentItem()
+            self._show_safety(current.text() if current is not None else "")
 
     def _show_safety(self, path: str) -> None:
         if self.mode() == "load-hosts":  # a path on the hosts, not on this station
