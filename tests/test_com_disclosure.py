@@ -153,3 +153,17 @@ def test_the_run_summary_says_not_verified_for_an_unobserved_com() -> None:
                            MetricResult("COM_compression", 1.01, "ratio", False, "ratio low")])
     assert "NOT VERIFIED: needs the array's management interface" in table
     assert "INVALID: ratio low" in table
+
+
+def test_a_raid_layout_with_its_group_in_brackets_is_read_and_nonsense_refused() -> None:
+    """Issue 28: "RAID 6 (8+2)" with parity was refused as keeping no parity; "banana" was
+    accepted as a RAID level."""
+    from app.sequencer.capacity_optimisation import raid_level
+
+    assert [raid_level(r) for r in ("RAID 6 (8+2)", "raid-60 (2×(8+2))", "RAID6", "JBOD",
+                                    "RAID 10", "banana", "RAID 7", "RAID 6 8+2")] == \
+        ["6", "60", "6", "JBOD", "10", None, None, None]
+    check_declared_coms(KNOWN, SutDescription(raid="RAID 6 (8+2)",
+                                              coms_declared=("parity-raid",)))
+    with pytest.raises(ValueError, match="RAID level 'banana' not understood"):
+        check_declared_coms(KNOWN, SutDescription(raid="banana"))

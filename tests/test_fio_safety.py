@@ -252,3 +252,15 @@ def test_a_name_too_long_for_its_sidecar_is_refused_not_a_traceback(tmp_path) ->
                          policy=TargetPolicy(create_size=1 << 20))
     assert not check.ok and "too long" in check.reason
     assert not (tmp_path / name).exists()
+
+
+def test_a_missing_target_tells_both_the_wizard_and_the_cli_user_and_groups_bytes(
+        tmp_path) -> None:
+    """Issue 28: a GUI user was told to use "--target-size"; byte counts were ungrouped."""
+    from drivers.fio.safety import MIN_SCRATCH_BYTES, TargetPolicy, check_target
+
+    missing = check_target(str(tmp_path / "new.dat"), writing=True, policy=TargetPolicy())
+    assert "the wizard's Scratch file size, or --target-size" in missing.reason
+    small = check_target(str(tmp_path / "new.dat"), writing=True,
+                         policy=TargetPolicy(create_size=1000))
+    assert f"{MIN_SCRATCH_BYTES:,}" in small.reason and "1,000 bytes" in small.reason

@@ -75,3 +75,22 @@ def test_histograms_are_shares_of_each_runs_ios_and_metrics_in_report_order(qtbo
     ranked = [n for n in names if n in METRIC_ORDER]
     assert ranked == [n for n in METRIC_ORDER if n in names]
     assert names[:len(ranked)] == ranked  # report metrics first, others (COMs) after
+
+
+def test_a_com_the_lab_could_not_observe_is_not_verified_in_compare(qtbot, database) -> None:
+    """Issue 28: compare said "INVALID (no value)" for a COM check the run's header, the
+    start page and the history list call NOT VERIFIED."""
+    from app.records import MetricResult
+
+    unobserved = ev.MetricComputed(MetricResult(
+        "COM_thin-provisioning", float("nan"), "ratio", False,
+        "no station check for this COM: record the heuristic result"))
+    runs = []
+    for t0 in (1000.0, 5000.0):
+        events = list(full_run(t0))
+        runs.append(_store(database, [*events[:-1], unobserved, events[-1]]))
+    compare = CompareView(database, runs)
+    qtbot.addWidget(compare)
+    rows = {r[0]: r for r in compare.rows()}
+    assert rows["COM_thin-provisioning"][2] == "NOT VERIFIED (no value)"
+    assert rows["EP_RI"][2] == "INVALID (no value)"  # a measurement stays INVALID

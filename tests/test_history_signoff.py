@@ -33,6 +33,7 @@ def test_com_result_and_approval_through_the_dialogs(detail, monkeypatch) -> Non
         offered = [dialog.com.itemData(i) for i in range(dialog.com.count())]
         assert offered == ["thin-provisioning", "parity-raid"]  # deduplication was measured
         dialog.com.setCurrentIndex(0)
+        dialog.outcome.setCurrentIndex(dialog.outcome.findData("passed"))  # none pre-set
         dialog.text.setPlainText("mgmt CLI: thin pool TP1 exists, disabled for the test")
         dialog.author.setText("T. Tech")
 
@@ -58,6 +59,7 @@ def test_com_result_and_approval_through_the_dialogs(detail, monkeypatch) -> Non
 
 def test_a_refused_entry_is_explained_in_the_audit_tab(detail, monkeypatch) -> None:
     def empty(dialog: signoff_dialogs.ComResultDialog) -> None:
+        dialog.outcome.setCurrentIndex(dialog.outcome.findData("passed"))
         dialog.author.setText("T. Tech")  # no evidence
 
     _answer(monkeypatch, signoff_dialogs.ComResultDialog, empty)

@@ -172,3 +172,12 @@ def test_data_sheets_are_not_written_cell_by_cell(exported, tmp_path: Path,
     samples = sheet_rows(openpyxl.load_workbook(paths["xlsx"], read_only=True), "Samples",
                          SAMPLE_COLUMNS)
     assert len(samples) == n_samples
+
+
+def test_the_test_data_report_freezes_only_its_title_row_and_names(exported) -> None:
+    """Issue 28: the sheet froze every row down to the metrics header (37 on a run with a
+    banner and its info block), more than a laptop's window shows, so nothing scrolled."""
+    paths = exported[1]
+    book = openpyxl.load_workbook(paths["xlsx"])  # not read-only: the panes are sheet views
+    pane = book["Test Data Report"].sheet_view.pane
+    assert pane is not None and pane.ySplit == 1 and pane.xSplit == 1

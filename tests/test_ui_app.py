@@ -125,3 +125,30 @@ def test_window_state_is_kept_and_ctrl_q_quits(qtbot, tmp_path: Path,
     second = MainWindow(db_url=url, settings=QSettings(ini, QSettings.Format.IniFormat))
     qtbot.addWidget(second)
     assert second.height() == height
+
+
+def test_without_a_display_the_gui_says_so_instead_of_aborting(monkeypatch, capsys) -> None:
+    """Issue 28: on Linux without DISPLAY, Qt's xcb plugin aborted the process (SIGABRT)
+    blaming libxcb-cursor0; the launcher now stops first and says how to run headless."""
+    from ui.app import display_problem, run_gui
+
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert run_gui() == 1
+    err = capsys.readouterr().err
+    assert "no display" in err and "xvfb-run -a storwatt gui" in err
+    assert display_problem({"DISPLAY": ":0"}, "linux") == ""
+    assert display_problem({"WAYLAND_DISPLAY": "wayland-0"}, "linux") == ""
+    assert display_problem({"QT_QPA_PLATFORM": "offscreen"}, "linux") == ""
+    assert display_problem({"QT_QPA_PLATFORM": "xcb"}, "linux") != ""
+    assert display_problem({}, "win32") == ""
+
+
+def test_drivers_are_named_with_the_models_they_speak_to() -> None:
+    """Issue 28: drivers were listed by id only ("wt300", "pw3335")."""
+    from ui.wizard.connection import with_models
+
+    detail = {i.name: i for i in station_health("sqlite:///x.db")}["Instruments"].detail
+    assert "wt300 (WT310" in detail and "pw3335 (PW3335, PW3336, PW3337)" in detail
+    assert with_models("sim") == "sim"

@@ -199,3 +199,45 @@ def test_a_stored_run_goes_in_through_the_data_interface(qtbot, tmp_path, monkey
     drawn = plots.curve_data("power")[1]
     assert np.isfinite(drawn).sum() == int(run.power.usable.sum())
     assert set(plots.histograms) == {h.profile for h in run.histograms}
+
+
+def test_a_new_run_shows_no_trace_of_the_last_runs_stability_band(qtbot) -> None:
+    """pyqtgraph keeps an emptied curve's path and fills the band from it: after reset the
+    band, its edges and every curve must draw nothing (issue 28: the last run's WMA ± 5 %)."""
+    plots = LivePlots(redraw_ms=10_000)
+    qtbot.addWidget(plots)
+    plots.start_run(started(), load_method("smoke"))
+    plots.ingest([power(0, (PowerSample(0.0, 590.0), PowerSample(1.0, 591.0))),
+                  interval(0, 0, 2.0, 2.0), interval(0, 1, 2.2, 2.1)])
+    plots.redraw()
+    assert not plots.band.path().isEmpty()
+    plots.start_run(started(), load_method("smoke"))
+    assert plots.band.path().isEmpty()
+    for name in ("band_hi", "band_lo", "ep", "wma", "power"):
+        assert plots.curves[name].curve.getPath().isEmpty(), name
+    plots.ingest([interval(0, 0, 3.0, 3.0), interval(0, 1, 3.1, 3.05)])
+    plots.redraw()  # the new run's band, from its own intervals only
+    band = plots.band.path().boundingRect()
+    assert band.top() == pytest.approx(3.0 * 0.95, rel=0.02)
+
+
+def test_a_pause_is_drawn_as_a_gap_not_a_straight_line(qtbot) -> None:
+    """Issue 28: power and temperature joined the last sample before a pause to the first
+    after it with a straight line (the IO plot already left a gap)."""
+    plots = LivePlots(redraw_ms=10_000)
+    qtbot.addWidget(plots)
+    plots.start_run(started(), load_method("smoke"))  # 1 s sample period
+    before = tuple(PowerSample(float(i), 600.0) for i in range(3))
+    after = tuple(PowerSample(float(i), 650.0) for i in range(40, 43))
+    plots.ingest([power(0, before)])
+    plots.ingest([power(0, after)])  # the same phase, 38 s later: it was paused
+    plots.ingest([power(0, (PowerSample(43.0, 651.0), PowerSample(60.0, 652.0)))])
+    plots.redraw()
+    x, y = plots.curve_data("power")
+    gaps = [float(x[i]) for i in np.flatnonzero(np.isnan(y))]
+    assert gaps == [2.0, 43.0]  # after the last sample before each silence
+    assert np.isfinite(y[:3]).all() and y[4:7].tolist() == [650.0, 650.0, 650.0]
+    plots.ingest([power(0, (PowerSample(61.0, 653.0),))])  # steady: no gap
+    plots.redraw()
+    assert plots.curve_data("power")[1][-1] == 653.0
+    assert np.isnan(plots.curve_data("power")[1]).sum() == 2

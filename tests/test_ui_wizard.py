@@ -285,3 +285,56 @@ def test_the_workload_page_takes_a_method_file_and_names_a_bad_one(qtbot, wizard
     assert wizard.currentPage() is wizard.review_page
     assert "NON-COMPLIANT" in wizard.review_page.summary.text()
     assert wizard.run_config().method == str(good)
+
+
+def test_every_label_with_an_accelerator_has_a_buddy(qtbot, wizard) -> None:
+    """Issue 28: "&Method:" showed a literal & and Alt+M did nothing (a form row holding a
+    layout gets no buddy)."""
+    from PySide6.QtWidgets import QLabel
+
+    for page in (wizard.taxonomy_page, wizard.sut_page, wizard.workload_page,
+                 wizard.instruments_page, wizard.review_page):
+        for label in page.findChildren(QLabel):
+            text = label.text().replace("&&", "")
+            if "&" in text and not text.lstrip().startswith("<") and "&nbsp;" not in text:
+                assert label.buddy() is not None, f"{label.text()!r} has no buddy"
+    method = [label for label in wizard.workload_page.findChildren(QLabel)
+              if label.text() == "&Method:"]
+    assert method and method[0].buddy() is wizard.workload_page.method
+
+
+def test_a_failed_meter_is_named_once_and_a_passing_thermometer_is_not_red(qtbot,
+                                                                          wizard) -> None:
+    """Issue 28: "wt300 at TCPIP::…: TCPIP::… did not answer" named the resource twice, and
+    the passing thermometer's line was red beside the failed meter's."""
+    from ui.wizard.connection import ConnectionReport, failed_report
+    from drivers.interfaces import InstrumentError
+
+    resource = "TCPIP::192.0.2.9::10001::SOCKET"
+    report = failed_report(f"wt300 at {resource}",
+                     InstrumentError(f"{resource} did not answer within 2 s"))
+    assert report.text == f"wt300: {resource} did not answer within 2 s"
+    assert report.text.count(resource) == 1
+    assert failed_report("wt300 at X", InstrumentError("refused")).text == "wt300 at X: refused"
+    page = wizard.instruments_page
+    page._show_reports(page.settings(), report, ConnectionReport(True, "DAQ970A — inlet 22 °C"))
+    lines = page.result.text().split("<br>")
+    assert "#c03030" in lines[0] and "✘ Power meter" in lines[0]
+    assert "#287a46" in lines[1] and "✔ Thermometer" in lines[1]
+
+
+def test_removing_a_refused_target_removes_its_refusal(qtbot, wizard) -> None:
+    """Issue 28: a /dev/vda refusal stayed on the page after the target was removed."""
+    click_next(qtbot, wizard)
+    fill_sut(qtbot, wizard)
+    click_next(qtbot, wizard)
+    page = wizard.workload_page
+    page.mode_buttons["local-fio"].setChecked(True)
+    page.target_entry.setText("/dev/null")  # a device: refused without its typed name
+    page.add_target()
+    assert page.safety.isVisible() and page.safety.text()
+    click_next(qtbot, wizard)
+    assert wizard.currentPage() is page and page.error.isVisible()
+    qtbot.mouseClick(page.remove_button, Qt.MouseButton.LeftButton)
+    assert page.targets.count() == 0
+    assert not page.safety.isVisible() and not page.error.isVisible()

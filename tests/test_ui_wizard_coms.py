@@ -160,3 +160,20 @@ def test_parity_raid_ticked_on_a_raid_without_parity_blocks_next_naming_it(qtbot
     parity.available.setChecked(False)
     qtbot.mouseClick(wizard.button(QWizard.WizardButton.NextButton), Qt.MouseButton.LeftButton)
     assert wizard.currentPage() is wizard.workload_page
+
+
+def test_a_raid_level_the_station_cannot_read_blocks_next_at_the_raid_field(qtbot,
+                                                                            wizard) -> None:
+    """Issue 28: "banana" was accepted; "RAID 6 (8+2)" with parity ticked was refused."""
+    qtbot.mouseClick(wizard.button(QWizard.WizardButton.NextButton), Qt.MouseButton.LeftButton)
+    fill_sut(qtbot, wizard)
+    page = wizard.sut_page
+    page.raid.setCurrentText("banana")
+    qtbot.mouseClick(wizard.button(QWizard.WizardButton.NextButton), Qt.MouseButton.LeftButton)
+    assert wizard.currentPage() is page
+    assert "RAID level 'banana' not understood" in page.error.text()
+    assert page.raid.hasFocus() or page.raid.lineEdit().hasFocus()
+    page.raid.setCurrentText("RAID 6 (8+2)")
+    page.coms.rows["parity-raid"].available.setChecked(True)
+    qtbot.mouseClick(wizard.button(QWizard.WizardButton.NextButton), Qt.MouseButton.LeftButton)
+    assert wizard.currentPage() is wizard.workload_page

@@ -3,9 +3,10 @@ and stop signals handled like Abort."""
 
 from __future__ import annotations
 
+import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QTimer
@@ -71,9 +72,28 @@ class FirstPaintExit(QObject):
         QApplication.instance().quit()
 
 
+def display_problem(env: Mapping[str, str], platform: str = sys.platform) -> str:
+    """Why the GUI cannot open a window here ("" when it can). On Linux without DISPLAY or
+    WAYLAND_DISPLAY, Qt's xcb plugin aborts the process (SIGABRT) with a message that
+    blames libxcb-cursor0 even when it is installed; say what is really missing instead."""
+    wanted = env.get("QT_QPA_PLATFORM", "")
+    if not platform.startswith("linux") or (wanted and not wanted.startswith(("xcb",
+                                                                                "wayland"))):
+        return ""
+    if env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"):
+        return ""
+    return ("no display: neither DISPLAY nor WAYLAND_DISPLAY is set (an SSH session without "
+            "X forwarding, a service, a container). Open it in a desktop session, or run it "
+            "headless on a virtual display: xvfb-run -a storwatt gui (Debian package xvfb); "
+            "runs need no window at all: storwatt run --help")
+
+
 def run_gui(lab: str = "sim", db_url: str | None = None,
             argv: Sequence[str] | None = None, exit_after_first_paint: bool = False) -> int:
     """Open the main window and run the event loop until it closes; returns the exit code."""
+    if problem := display_problem(os.environ):
+        print(f"storwatt gui: {problem}", file=sys.stderr)
+        return 1
     qt_app = application(argv)
     try:
         check_qt_runtime()

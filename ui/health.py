@@ -14,7 +14,7 @@ from sqlalchemy.engine import make_url
 if TYPE_CHECKING:  # the sender loads the storage stack: imported when health is shown
     from app.storage.sender import SenderState
 
-from ui.wizard.connection import power_drivers
+from ui.wizard.connection import power_drivers, with_models
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,8 @@ def instruments_item(last_meter: str = "") -> HealthItem:
     if not drivers:
         return HealthItem("Instruments", True, "simulated meters only (no hardware drivers "
                           f"installed){last}")
-    return HealthItem("Instruments", True, f"power-meter drivers: {', '.join(drivers)}{last}")
+    return HealthItem("Instruments", True, "power-meter drivers: "
+                      f"{'; '.join(with_models(d) for d in drivers)}{last}")
 
 
 def station_item() -> HealthItem:

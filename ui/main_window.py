@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings, QSize, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QStackedWidget
 
@@ -32,6 +32,7 @@ from ui.bridge import RunBridge
 from ui.confirm import Confirm, ask_yes_no
 from ui.health import station_health
 from ui.run_view import RunView
+from ui.screen_fit import fit_to_screen, keep_on_screen
 from ui.settings import station_settings
 from ui.start_page import StartPage
 from ui.wizard.model import WizardEntries, entries_from_config
@@ -41,6 +42,8 @@ if TYPE_CHECKING:  # loaded when first opened: not on the way to the first paint
     from ui.wizard.wizard import NewRunWizard
 
 RECENT_RUNS = 30
+#: what the windows ask for on a large screen; fit_to_screen clamps them to a laptop's
+PREFERRED_SIZE, HISTORY_SIZE = QSize(1500, 950), QSize(1500, 900)
 START_ERRORS = (MethodError, LabError, KeyError, ValueError, InstrumentError, WorkloadError,
                 OSError, ImportError)
 
@@ -77,7 +80,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self.run_view.controls_changed.connect(self._run_actions_follow)
         self._run_actions_follow(False, False)
-        self.resize(1500, 950)
+        fit_to_screen(self, PREFERRED_SIZE)  # a laptop gets its screen, never more
         self._restore_state()
         self.refresh()
 
@@ -133,6 +136,7 @@ class MainWindow(QMainWindow):
         geometry = self.settings.value("main/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
+            keep_on_screen(self)  # saved on a larger monitor
         state = self.settings.value("main/state")
         if state is not None:
             self.restoreState(state)
@@ -169,7 +173,7 @@ class MainWindow(QMainWindow):
         from ui.history.view import HistoryView
 
         self.history = HistoryView(url=self.db_url)
-        self.history.resize(1500, 900)
+        fit_to_screen(self.history, HISTORY_SIZE)
         self.history.show()
         return self.history
 
@@ -187,6 +191,8 @@ class MainWindow(QMainWindow):
             entries = replace(entries_from_config(RunConfig(method=self.default_method,
                                                             lab=self.lab)),
                               simulated_lab=self.lab, taxonomy="", classification_reason="")
+        if not entries.operator:  # the station's last operator, to confirm or overwrite
+            entries = replace(entries, operator=str(self.settings.value("last/operator", "")))
         from ui.wizard.wizard import NewRunWizard
 
         self.wizard = NewRunWizard(self, entries=entries, simulated_lab=self.lab,
@@ -246,6 +252,7 @@ class MainWindow(QMainWindow):
 
     def _wizard_accepted(self) -> None:
         config = self.wizard.run_config()  # includes what was typed on the review page
+        self.settings.setValue("last/operator", config.operator)
         self.start_run(config)
 
     def start_run(self, config: RunConfig) -> RunSession | None:
@@ -324,6 +331,9 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Stopping the run safely before closing…")
             return
         self.save_state()
+        history = getattr(self, "history", None)  # opened from the View menu, if ever
+        if history is not None:
+            history.close()  # a top-level window of its own: Quit must not leave it running
         if self.database is not None:
             self.database.close()
         event.accept()

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QTimer
+from PySide6.QtGui import QPainterPath
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from app.histogram_basis import TOTAL_LATENCY, HistogramBasis, histogram_basis
@@ -170,17 +171,49 @@ class _DualAxisPlot:
 
 
 def _extend_by_phase(series: GrowableSeries, t: np.ndarray, y: np.ndarray,
-                     phase: np.ndarray | None) -> None:
-    """Append samples; with ``phase``, a NaN between phases so a curve never bridges two."""
+                     phase: np.ndarray | None, max_step_s: float = math.inf) -> None:
+    """Append samples; with ``phase``, a NaN between phases so a curve never bridges two,
+    and a NaN wherever two samples lie more than ``max_step_s`` apart (a pause, a silent
+    meter): a straight line across a gap would draw readings nobody took."""
     if not len(t):
         return
-    if phase is None:
-        series.extend(t, y)
-        return
-    cuts = np.flatnonzero(np.diff(phase)) + 1
-    for part_t, part_y in zip(np.split(t, cuts), np.split(y, cuts)):
+    x_last, _ = series.view()
+    last = x_last[-1] if len(x_last) else math.nan
+    if t[0] - last > max_step_s:
+        series.break_line(float(last))
+    cuts = set((np.flatnonzero(np.diff(t) > max_step_s) + 1).tolist())
+    if phase is not None:
+        cuts |= set((np.flatnonzero(np.diff(phase)) + 1).tolist())
+    bounds = sorted(cuts)
+    parts = list(zip(np.split(t, bounds), np.split(y, bounds)))
+    for i, (part_t, part_y) in enumerate(parts):
         series.extend(part_t, part_y)
-        series.break_line(float(part_t[-1]))
+        if phase is not None or i < len(parts) - 1:  # a phase's samples all came: close it
+            series.break_line(float(part_t[-1]))
+
+
+class WrappedNote(QLabel):
+    """A word-wrapped label whose minimum height is that of its text at its present width.
+
+    A plain wrapped QLabel tells the layout it needs one line; under the histogram its five
+    lines then overlapped the plot's axis title and the profile drop-down on a 768 px
+    screen. With its real height as minimum, the layout (and the splitter above it) makes
+    room instead."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__(text)
+        self.setWordWrap(True)
+
+    def minimumSizeHint(self):  # noqa: N802 (Qt naming)
+        hint = super().minimumSizeHint()
+        if self.width() > 0:
+            hint.setHeight(max(hint.height(), self.heightForWidth(self.width())))
+        return hint
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt naming)
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self.updateGeometry()  # the number of lines may have changed
 
 
 class LivePlots(QWidget):
@@ -193,6 +226,7 @@ class LivePlots(QWidget):
         self._units: dict[int, str] = {}
         self._tolerance = float("nan")
         self._max_avg_ms: float | None = None  # the method's average response-time limit
+        self._max_step_s = {"power": math.inf, "temperature": math.inf}
         self._last_phase: int | None = None
         self.series = {name: GrowableSeries() for name in (
             "power", "temperature", "iops", "mibs", "ep", "wma", "band_hi", "band_lo")}
@@ -266,8 +300,7 @@ class LivePlots(QWidget):
         self.hist_choice = QComboBox()
         self.hist_choice.setAccessibleName("Histogram profile")
         self.hist_choice.currentTextChanged.connect(self._show_histogram)
-        self.hist_note = QLabel(HIST_WAITING)
-        self.hist_note.setWordWrap(True)
+        self.hist_note = WrappedNote(HIST_WAITING)
 
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -320,6 +353,7 @@ class LivePlots(QWidget):
         self.hist_widget.setTitle(HIST_TITLE)
         self.hist_widget.setToolTip("")
         self.hist_note.setText(HIST_WAITING)
+        self.hist_note.setToolTip("")
         self.band_label.clear()
         self.inputs.reset()
         self._last_phase = None
@@ -354,7 +388,12 @@ class LivePlots(QWidget):
                                                           "(ms, log)")
         self._units = phase_units(method, phases)
         self._last_phase = None
+        #: samples further apart than the method's own sample rule allows (a pause, a silent
+        #: meter: method-notes §3, 5 s for power) are drawn with a gap between them
+        self._max_step_s = {"power": math.inf, "temperature": math.inf}
         if method is not None:
+            self._max_step_s = {"power": method.instruments.max_power_interval_s,
+                                "temperature": method.instruments.max_temperature_interval_s}
             self._tolerance = method.stability.tolerance_pct
             self._max_avg_ms = method.response_time.max_avg_ms
             self.inputs.set_uncertainty_limit(method.instruments.max_uncertainty_pct)
@@ -369,12 +408,13 @@ class LivePlots(QWidget):
                   phase: np.ndarray | None = None) -> None:
         """Power samples (NaN where a sample may not be drawn: flagged ones never are);
         with ``phase``, the curve breaks where the phase changes."""
-        _extend_by_phase(self.series["power"], t, watts, phase)
+        _extend_by_phase(self.series["power"], t, watts, phase, self._max_step_s["power"])
         self._dirty = True
 
     def add_temperature(self, t: np.ndarray, celsius: np.ndarray,
                         phase: np.ndarray | None = None) -> None:
-        _extend_by_phase(self.series["temperature"], t, celsius, phase)
+        _extend_by_phase(self.series["temperature"], t, celsius, phase,
+                         self._max_step_s["temperature"])
         self._dirty = True
 
     def add_workload(self, phase_index: int, slices: Iterable[WorkloadInterval]) -> None:
@@ -549,9 +589,13 @@ class LivePlots(QWidget):
         self.hist_widget.setTitle(f"Response-time histogram — {profile}, {total:,} IOs")
         values = " · ".join(lvl.text() for lvl in levels)
         meaning = ceiling_meaning(h.ceiling_ms, h.above_ceiling, self._max_avg_ms)
+        # the ceiling's meaning is a hover away (plot and note): under the plot it took five
+        # lines, which a 768 px screen takes from the metrics table
         self.hist_note.setText(f"Confidence levels (dashed): {values}. Ceiling (red): "
-                               f"{h.ceiling_ms:g} ms, {h.above_ceiling:,} IOs above. {meaning}")
+                               f"{h.ceiling_ms:g} ms, {h.above_ceiling:,} IOs above — "
+                               "informational (hover for why).")
         self.hist_widget.setToolTip(meaning)
+        self.hist_note.setToolTip(meaning)
 
     def _vline(self, ms: float, label: str, colour: str, style) -> None:
         if not (ms > 0 and math.isfinite(ms)):
@@ -580,7 +624,15 @@ class LivePlots(QWidget):
         """Push buffer views to the curves (pyqtgraph clips and downsamples them)."""
         for name, curve in self.curves.items():
             x, y = self.series[name].view()
-            curve.setData(x, y)
+            if len(x):
+                curve.setData(x, y)
+            elif curve.getOriginalDataset()[0] is not None:
+                # pyqtgraph 0.14 keeps an emptied curve's old path, and the stability band
+                # (FillBetweenItem) is filled from those paths: a new run would show the last
+                # run's WMA ± 5 % band. clear() drops the path itself.
+                curve.clear()
+        if not len(self.series["band_hi"]):
+            self.band.setPath(QPainterPath())
         self.power_right.fit_x(self.series["power"], self.series["temperature"])
         self.live_rates.redraw()
         self.ops_right.fit_x(*(self.series[name] for name in self._io_names()),

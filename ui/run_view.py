@@ -16,7 +16,6 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
                                QSplitter, QVBoxLayout, QWidget)
 
-from app.compliance import assess_method
 from app.console import format_duration, format_metric_value
 from app.method.record import method_from_record
 from app.records import RunStatus
@@ -24,13 +23,16 @@ from app.run_verdict import Tone, run_outcome
 from app.sequencer import events as ev
 from app.session import RunSession
 from app.storage.sender import Sender, sender_for
+from app.verdict_forecast import forecast, forecast_evidence, forecast_text
 from app.sequencer.capacity_optimisation import not_valid_word
 from ui.bridge import RunBridge
 from ui.confirm import Confirm, ask_yes_no
+from ui.instrument_strip import InstrumentStrip
 from ui.metrics_table import MetricsTable
 from ui.plots import LivePlots
 from ui.sweep_plots import DemandIntensityPlot, SweepPlots
 from ui.report_export import ReportExportBar
+from ui.screen_fit import banner_label, remember_splitter
 from ui.settings import station_settings
 from ui.status_style import verdict_style
 from ui.timeline import PhaseTimeline
@@ -38,6 +40,7 @@ from ui.timeline import PhaseTimeline
 LOG_LINES = 5000
 #: how often the run view shows the lab sender's state
 LAB_REFRESH_MS = 1000
+STATE_WIDTH = 260  # px: the header's state wraps inside this
 
 
 class WorkerDone(QObject):
@@ -83,9 +86,7 @@ class RunView(QWidget):
         self.title.setFont(font)
         self.subtitle = QLabel("")
         self.subtitle.setWordWrap(True)
-        self.banner = QLabel("")
-        self.banner.setStyleSheet("color: white; background: #b03030; padding: 3px 8px;"
-                                  "border-radius: 3px; font-weight: bold;")
+        self.banner = banner_label()
         self.banner.hide()
         self.outcome = QLabel("")  # why the run did not complete, in its header
         self.outcome.setWordWrap(True)
@@ -109,8 +110,12 @@ class RunView(QWidget):
         self.lab_copy.setAccessibleName("Lab copy")
         self.lab_copy.setWordWrap(True)
         self.lab_copy.setVisible(False)
+        self.state.setWordWrap(True)  # "PAUSED — …" wraps instead of widening the window
+        self.state.setMaximumWidth(STATE_WIDTH)
         self.timeline = PhaseTimeline()
         self.timeline.setMinimumWidth(300)
+        self.instruments = InstrumentStrip()  # a silent meter shows in its first second
+        self.instruments.hide()
         self.plots = LivePlots(dark=dark)
         self.sweep_plots = SweepPlots(colours=self.plots.colours)  # shown for a sweep only
         self.di_plot = DemandIntensityPlot(colours=self.plots.colours)  # for a DI matrix only
@@ -122,14 +127,11 @@ class RunView(QWidget):
         self.log.setAccessibleName("Event log")
         self.log.setPlaceholderText("Event log")
 
+        # the controls share a row with the title only; everything that can grow long (the
+        # subtitle, the verdict banner, why the run ended) has a wrapping row of its own, so
+        # Abort… stays on a 1280 px screen whatever the run says
         head = QHBoxLayout()
-        titles = QVBoxLayout()
-        titles.addWidget(self.title)
-        titles.addWidget(self.subtitle)
-        titles.addWidget(self.outcome)
-        titles.addWidget(self.lab_copy)
-        head.addLayout(titles, 1)
-        head.addWidget(self.banner)
+        head.addWidget(self.title, 1)
         head.addWidget(self.state)
         for b in (self.pause_button, self.resume_button, self.abort_button, self.home_button):
             head.addWidget(b)
@@ -144,11 +146,24 @@ class RunView(QWidget):
         right.addWidget(bottom)
         right.setSizes([590, 300, 300, 290])
         main = QSplitter(Qt.Orientation.Horizontal)
-        main.addWidget(self.timeline)
+        left = QWidget()
+        column = QVBoxLayout(left)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.instruments)
+        column.addWidget(self.timeline, 1)
+        main.addWidget(left)
         main.addWidget(right)
         main.setSizes([310, 1200])
+        self.splitters = {"main": main, "plots": right, "bottom": bottom}
+        for name, splitter in self.splitters.items():
+            splitter.setChildrenCollapsible(False)
+            remember_splitter(splitter, self.settings, f"run_view/splitter/{name}")
         layout = QVBoxLayout(self)
         layout.addLayout(head)
+        layout.addWidget(self.subtitle)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.outcome)
+        layout.addWidget(self.lab_copy)
         layout.addWidget(self.export)
         layout.addWidget(main, 1)
         self._set_controls(running=False)
@@ -211,6 +226,7 @@ class RunView(QWidget):
         self.timeline.plan(())
         self.metrics.plan(None, ())
         self.plots.reset()
+        self.instruments.reset()
         self.export.set_run(None)
 
     @property
@@ -221,17 +237,21 @@ class RunView(QWidget):
     def pause(self) -> None:
         if self.session and self.running:
             self.session.sequencer.pause()
-            self._set_controls(running=True, paused=True)
-            self.state.setText("PAUSED — the current phase restarts on Resume")
+            self.show_paused(True)
             self.append_log("INFO", "pause requested: IO stops now; the current phase restarts "
                             "from its beginning on resume")
 
     def resume(self) -> None:
         if self.session and self.running:
             self.session.sequencer.resume()
-            self._set_controls(running=True)
-            self.state.setText("Running")
+            self.show_paused(False)
             self.append_log("INFO", "resume requested")
+
+    def show_paused(self, paused: bool) -> None:
+        """The header of a running run, paused or not (the buttons follow)."""
+        self._set_controls(running=True, paused=paused)
+        self.state.setText("PAUSED — the current phase restarts on Resume" if paused
+                           else "Running")
 
     def ask_abort(self) -> bool:
         """Abort after confirmation; returns True when the abort was requested."""
@@ -304,6 +324,7 @@ class RunView(QWidget):
             if handler:
                 handler(event)
         self.plots.ingest(batch)
+        self.instruments.ingest(batch)
         self.sweep_plots.ingest(batch)
         self.di_plot.ingest(batch)
 
@@ -320,12 +341,17 @@ class RunView(QWidget):
             f"{format_duration(e.planned_s)}")
         if method is None and e.method_json:
             method = method_from_record(e.method_json)
-        verdict = assess_method(method) if method else None  # its numbers, never the claim
+        # the verdict as far as the set-up decides it (method numbers, instruments,
+        # calibration, SUT), labelled a forecast: the record's verdict comes at the end
+        verdict = forecast(cfg, method) if method else None
         self.banner.setVisible(verdict is not None and not verdict.compliant)
-        self.banner.setText(f"method numbers {verdict.short()}" if verdict else "")
+        self.banner.setText(forecast_text(verdict) if verdict else "")
+        self.banner.setToolTip("\n".join(forecast_evidence(verdict)) if verdict else "")
         self.timeline.plan(e.phases)
         self.metrics.plan(method, e.phases)
         self.plots.start_run(e, method)
+        if method is not None:
+            self.instruments.start(e, method.sample_period_s, method.temperature_period_s)
         self.sweep_plots.start_run(e, method)
         self.di_plot.start_run(e, method)
         self.append_log("INFO", f"run {e.run_id} started, {len(e.phases)} phases")

@@ -1,9 +1,10 @@
 """Screenshots of every wizard page and of the run view, for docs/gui.md.
 
-``xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python -m ui.screenshots docs/screenshots``
+``xvfb-run -a -s "-screen 0 1366x768x24" .venv/bin/python -m ui.screenshots docs/screenshots``
 drives the real GUI on a throw-away database: fills the wizard as a technician would, starts
 the ``smoke`` method on the simulated lab, captures the run mid-run and at its end (after an
-export, so the "Saved to …" bar shows), then the start page with the run listed.
+export, so the "Saved to …" bar shows), then the start page with the run listed. The windows size themselves to the screen as on a
+lab laptop (``ui/screen_fit.py``), so the shots show what a 1366×768 screen shows.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QSize
 from PySide6.QtWidgets import QApplication, QWidget
 
 from app.records import PowerInput, RunConfig
 from ui.app import application
+from ui.screen_fit import fit_to_screen
 
 
 def wait_until(app: QApplication, condition: Callable[[], bool], timeout_s: float = 60) -> None:
@@ -55,7 +57,6 @@ def capture(folder: Path, method: str = "smoke", lab: str = "sim") -> list[Path]
     window = MainWindow(lab=lab, db_url=f"sqlite:///{work / 'shots.db'}",
                         settings=QSettings(str(work / "ui.ini"), QSettings.Format.IniFormat),
                         default_method=method)
-    window.resize(1560, 960)
     window.show()
     settle(app)
     shots = []
@@ -92,6 +93,7 @@ def capture(folder: Path, method: str = "smoke", lab: str = "sim") -> list[Path]
     settle(app)
     shots.append(save(wizard, folder, "wizard-4-instruments"))
     wizard.next()
+    wizard.review_page.operator.setText("J. Technician")
     settle(app)
     shots.append(save(wizard, folder, "wizard-5-review"))
     wizard.accept()
@@ -138,7 +140,7 @@ def capture_power_inputs(folder: Path, method: str = "smoke") -> Path:
     session.sequencer.run()
     session.writer.close()
     view = RunView(settings=QSettings(str(work / "ui.ini"), QSettings.Format.IniFormat))
-    view.resize(1560, 1200)
+    fit_to_screen(view, QSize(1500, 950))  # as the station's window on this screen
     view.show()
     view.ingest(events)
     view.plots.redraw()
@@ -181,7 +183,7 @@ def capture_live_hosts(folder: Path, method: str = "smoke") -> Path:
                                          target_size="64M"),
                                db_url=f"sqlite:///{work / 'shots.db'}", listeners=[bridge])
         view = RunView(settings=QSettings(str(work / "ui.ini"), QSettings.Format.IniFormat))
-        view.resize(1560, 1000)
+        fit_to_screen(view, QSize(1500, 950))  # as the station's window on this screen
         view.show()
         view.start(session, bridge)
         rates = view.plots.live_rates

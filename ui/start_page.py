@@ -94,6 +94,11 @@ class StartPage(QWidget):
         """``resumable``: ids of INTERRUPTED runs with phases left to do (they get the
         "Resume interrupted run" button: the selected one, else the newest)."""
         self._resumable = [r.run_id for r in runs if r.run_id in resumable]
+        # the selection follows the run, not the row: a new run shifts every row down, and a
+        # kept row number made "Repeat selected run's set-up" repeat another run
+        selected = self.selected_run_id()
+        self.runs.clearSelection()
+        self.runs.setCurrentItem(None)  # else Qt re-selects the current row as items change
         self._offer_continue(None)
         self.runs.setRowCount(len(runs))
         for r, run in enumerate(runs):
@@ -112,6 +117,9 @@ class StartPage(QWidget):
                 self.runs.setItem(r, c, item)
         self.runs_note.setText(error or ("No runs stored yet." if not runs else
                                          f"{len(runs)} most recent run(s)."))
+        ids = [run.run_id for run in runs]
+        if selected in ids:
+            self.runs.selectRow(ids.index(selected))
 
     def show_health(self, items: Sequence[HealthItem]) -> None:
         rows = []

@@ -28,9 +28,10 @@ class PlotColours:
     ceiling: str = "#d03030"
 
 
-#: the smallest a live plot may get: three rows of plots (the per-input row included) must leave
-#: the station's window shorter than a 1366 × 768 laptop screen (tests/test_ui_app.py)
-PLOT_MIN_HEIGHT = 150
+#: the smallest a live plot may get: three rows of plots (the per-input row included), the
+#: wrapping header rows and the metrics table must leave the station's window shorter than a
+#: 1280 × 720 screen less its title bar (tests/test_ui_laptop_screens.py)
+PLOT_MIN_HEIGHT = 120
 
 def system_is_dark(palette: QPalette | None = None) -> bool:
     """True when the window background is dark (desktop dark mode or a dark Qt style)."""

@@ -110,4 +110,7 @@ class PhaseTimeline(QWidget):
             self.run_bar.setValue(100)
         if elapsed_s is not None:
             self.eta.setText(f"Finished after {format_duration(elapsed_s)}")
-        self.current.setText(f"Run {e.status.value}" + (f": {e.error}" if e.error else ""))
+        # the reason is in the run header (one place, wrapped across the window): printed
+        # here too it was read twice and stretched this column
+        self.current.setText(f"Run {e.status.value}")
+        self.current.setToolTip(e.error or "")

@@ -10,6 +10,7 @@ abbreviated variants), the record's revision and SHA-256 (app.signoff) and "Page
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import BinaryIO
 
@@ -19,6 +20,7 @@ from reportlab.lib.enums import TA_CENTER
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
+from reportlab.lib.utils import TimeStamp
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import (BaseDocTemplate, Frame, KeepTogether, PageBreak,
                                 PageTemplate, Paragraph, Preformatted, Spacer, Table, TableStyle)
@@ -114,12 +116,39 @@ def key_values(pairs: list[tuple[str, str]], key_w: float = 48 * mm) -> Table:
 
 # --- page furniture -----------------------------------------------------------------------------
 
+def record_time(content: ReportContent) -> datetime:
+    """When the revision the report shows came to be: the audited entry that made it, or the
+    run's end (its start when it never ended) for the record as stored. The PDF's creation
+    date is this time, never the export's, so two exports of one revision stay identical."""
+    entry = content.signoff.current.entry
+    run = content.run
+    text = entry.created_wall if entry is not None else (run.finished_wall or run.started_wall)
+    when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+class _RecordTime(TimeStamp):
+    """reportlab's document time stamp set to :func:`record_time` (UTC)."""
+
+    def __init__(self, when: datetime) -> None:
+        super().__init__(invariant=True)
+        utc = when.astimezone(timezone.utc)
+        self.t = utc.timestamp()
+        self.lt = utc.timetuple()
+        self.YMDhms = tuple(self.lt)[:6]
+
+
 class _NumberedCanvas(Canvas):
-    """Defers each page until the total is known, then stamps "Page N of M" on all of them."""
+    """Defers each page until the total is known, then stamps "Page N of M" on all of them.
+    The document's dates are the record's (``record_time``, set by :func:`build_pdf`)."""
+
+    record_time: datetime | None = None
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._pages: list[dict] = []
+        if self.record_time is not None:
+            self._doc._timeStamp = _RecordTime(self.record_time)
 
     def showPage(self) -> None:  # noqa: N802 (reportlab API)
         self._pages.append(dict(self.__dict__))
@@ -587,16 +616,35 @@ def _appendix(c: ReportContent) -> list:
 
 # --- assembly -------------------------------------------------------------------------------------
 
+class _OutlinedDoc(BaseDocTemplate):
+    """Adds a PDF outline: a bookmark per section (h1) and per subsection or phase (h2), so a
+    report archived for years can be navigated in any reader."""
+
+    def afterFlowable(self, flowable) -> None:  # noqa: N802 (reportlab API)
+        style = getattr(getattr(flowable, "style", None), "name", "")
+        if style not in ("h1", "h2"):
+            return
+        self._outlined = getattr(self, "_outlined", 0) + 1
+        key = f"outline-{self._outlined}"
+        if style == "h1":
+            self._under_section = True
+        # the cover's subsections come before any section: they are top-level entries
+        level = 1 if style == "h2" and getattr(self, "_under_section", False) else 0
+        self.canv.bookmarkPage(key)
+        self.canv.addOutlineEntry(flowable.getPlainText(), key, level=level, closed=True)
+
+
 def build_pdf(content: ReportContent, path: Path | BinaryIO) -> Path | BinaryIO:
     """Write the Test Data Report of ``content`` to ``path`` (a file name, or a binary
     stream: the export builds in memory and writes the file itself)."""
     run = content.run
-    doc = BaseDocTemplate(path if hasattr(path, "write") else str(path), pagesize=A4, leftMargin=MARGIN, rightMargin=MARGIN,
-                          topMargin=HEADER_H, bottomMargin=FOOTER_H + 3 * mm,
-                          title=f"Test Data Report {run.run_id}",
-                          author=clipped(run.config.operator, HEADER_CHARS) or "StorWatt",
-                          subject=pdf_safe(content.method_label), creator="StorWatt",
-                          invariant=True)
+    doc = _OutlinedDoc(path if hasattr(path, "write") else str(path), pagesize=A4,
+                       leftMargin=MARGIN, rightMargin=MARGIN,
+                       topMargin=HEADER_H, bottomMargin=FOOTER_H + 3 * mm,
+                       title=f"Test Data Report {run.run_id}",
+                       author=clipped(run.config.operator, HEADER_CHARS) or "StorWatt",
+                       subject=pdf_safe(content.method_label), creator="StorWatt",
+                       invariant=True)
     frame = Frame(MARGIN, FOOTER_H + 3 * mm, BODY_W, PAGE_H - HEADER_H - FOOTER_H - 3 * mm,
                   id="body", leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
     doc.addPageTemplates([PageTemplate("page", [frame], onPage=_furniture(content))])
@@ -607,7 +655,8 @@ def build_pdf(content: ReportContent, path: Path | BinaryIO) -> Path | BinaryIO:
     use_a85 = rl_config.useA85
     rl_config.useA85 = 0  # binary streams: pure-Python ASCII85 costs ~0.3 s on long runs
     try:
-        doc.build(story, canvasmaker=_NumberedCanvas)
+        canvas = type("RecordCanvas", (_NumberedCanvas,), {"record_time": record_time(content)})
+        doc.build(story, canvasmaker=canvas)
     finally:
         rl_config.useA85 = use_a85
     return path

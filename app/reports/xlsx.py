@@ -226,7 +226,9 @@ def _tdr_sheet(w: _Writer, c: ReportContent) -> tuple[Worksheet, int, int]:
     sheet.set_column(3, 3, 14)
     sheet.set_column(4, 5, 40)
     sheet.set_column(6, 14, 14)
-    sheet.freeze_panes(header + 1, 1)
+    # only the title row and the metric names stay put: freezing down to the table header
+    # froze ~37 info rows, more than a laptop shows, and nothing below them could scroll
+    sheet.freeze_panes(1, 1)
     return sheet, header, row + 1
 
 

@@ -26,15 +26,40 @@ PARITY_RAID = "parity-raid"
 #: a reduction ratio above this counts as "the COM is on and working"
 MIN_REDUCTION_RATIO = 1.05
 #: RAID levels that keep parity: 5, 6 and their nested forms 50, 60 (RAID 0/1/10 do not)
-_PARITY_LEVEL = re.compile(r"^\s*RAID[\s-]*(5|6|50|60)\s*$", re.IGNORECASE)
+PARITY_LEVELS = ("5", "6", "50", "60")
+RAID_LEVELS_KNOWN = ("0", "1", "10", *PARITY_LEVELS)
+#: "RAID 6", "raid-60", "RAID6 (8+2)" (a group layout in brackets is allowed), or JBOD
+_RAID = re.compile(r"^\s*(?:RAID[\s-]*(\d{1,2})(?:\s*\([^()]*(?:\([^()]*\)[^()]*)*\))?"
+                   r"|(JBOD))\s*$", re.IGNORECASE)
 #: how a technician records a heuristic result by hand (stored in the reason of the check)
 RECORD_BY_HAND = ("record the heuristic result with its evidence (storwatt runs com, or "
                   "Record COM result in the run's history)")
 
 
+def raid_level(raid: str) -> str | None:
+    """The RAID level of a declared layout — ``"6"`` for ``RAID 6 (8+2)``, ``"JBOD"`` — or
+    None when the text names no level the station knows (``banana``, ``RAID 7``)."""
+    match = _RAID.match(raid or "")
+    if match is None:
+        return None
+    if match.group(2):
+        return "JBOD"
+    return match.group(1) if match.group(1) in RAID_LEVELS_KNOWN else None
+
+
+def check_raid(raid: str) -> None:
+    """Refuse a RAID level the station cannot read (ValueError saying what it accepts): the
+    parity-RAID COM follows the level, so a typo would silently change the disclosure."""
+    if raid_level(raid) is None:
+        raise ValueError(f"RAID level {raid!r} not understood: write RAID 0, 1, 5, 6, 10, 50 "
+                         "or 60, optionally with the group layout in brackets "
+                         "(\"RAID 6 (8+2)\"), or JBOD")
+
+
 def parity_raid(raid: str) -> bool:
-    """Whether the declared RAID level is a parity RAID (``RAID 6`` yes, ``RAID 10`` no)."""
-    return bool(_PARITY_LEVEL.match(raid or ""))
+    """Whether the declared RAID level is a parity RAID (``RAID 6 (8+2)`` yes, ``RAID 10``
+    no)."""
+    return raid_level(raid) in PARITY_LEVELS
 
 
 def available_coms(sut: SutDescription) -> tuple[str, ...]:
@@ -70,6 +95,8 @@ def check_declared_coms(known: Iterable[str], sut: SutDescription) -> None:
     """Refuse a set-up whose COMs the method does not know, one that is on but not available,
     or parity RAID declared on a RAID level without parity (ValueError naming the ids)."""
     known = list(known)
+    if sut.raid:
+        check_raid(sut.raid)
     unknown = [c for c in (*sut.coms_declared, *sut.coms_on_during_test) if c not in known]
     if unknown:
         raise ValueError(f"unknown COM id {', '.join(dict.fromkeys(unknown))}: the method "

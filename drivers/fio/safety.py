@@ -183,19 +183,19 @@ def _missing(path: str, real: str, policy: TargetPolicy) -> TargetCheck:
     size = policy.create_size
     if not size:
         return refused(path, "missing", "does not exist (fio would silently create and "
-                       "benchmark a new file: give a scratch size, --target-size, to create "
-                       "one on purpose)")
+                       "benchmark a new file: give a scratch size to create one on purpose — "
+                       "the wizard's Scratch file size, or --target-size)")
     folder = os.path.dirname(real)
     if not os.path.isdir(folder):
         return refused(path, "missing", f"its folder {folder} does not exist (the station "
                        "creates scratch files, never folders: create it first)")
     if size < MIN_SCRATCH_BYTES:
-        return refused(path, "missing", f"a scratch size of {size} bytes is below fio's "
-                       f"minimum of {MIN_SCRATCH_BYTES}")
+        return refused(path, "missing", f"a scratch size of {size:,} bytes is below fio's "
+                       f"minimum of {MIN_SCRATCH_BYTES:,}")
     free = _free_bytes(folder)
     if free is not None and size > free:
-        return refused(path, "missing", f"a scratch size of {size} bytes is more than the "
-                       f"{free} bytes free in {folder} (fio would fill the file system)")
+        return refused(path, "missing", f"a scratch size of {size:,} bytes is more than the "
+                       f"{free:,} bytes free in {folder} (fio would fill the file system)")
     if len(sidecar_path(real).name.encode()) > _name_max(folder):
         return refused(path, "missing", f"its name is too long for the station's record of "
                        f"it ({sidecar_path(real).name[:40]}…): the file system takes names of "
@@ -204,7 +204,7 @@ def _missing(path: str, real: str, policy: TargetPolicy) -> TargetCheck:
         return refused(path, "missing", f"{sidecar_path(real)} exists and is not a StorWatt "
                        "sidecar: move it away first")
     return TargetCheck(path, "missing", size, "", False, True,
-                       f"scratch file of {size} bytes will be created")
+                       f"scratch file of {size:,} bytes will be created")
 
 
 def _name_max(folder: str) -> int:

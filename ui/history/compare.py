@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGridLayout, QHBoxL
 from app.console import format_metric_value
 from app.metrics.formatting import format_figure
 from app.records import METRIC_ORDER
+from app.sequencer.capacity_optimisation import not_valid_word
 from app.storage.db import Database
 from app.storage.stored import StoredRun
 from ui.metrics_table import INVALID_COLOUR
@@ -180,10 +181,12 @@ class CompareView(QWidget):
             for i, run in enumerate(self.runs):
                 m = run.metric(name)
                 text = "not measured" if m is None else format_metric_value(m)
-                tip = "" if m is None else ("VALID" if m.valid else f"INVALID: {m.reason}")
+                # a COM the lab could not observe is NOT VERIFIED, as in the run's header
+                word = "" if m is None or m.valid else not_valid_word(m)
+                tip = "" if m is None else ("VALID" if m.valid else f"{word}: {m.reason}")
                 ok = m is not None and m.valid
                 if m is not None and not m.valid:  # never a bare dash beside a real number
-                    text = "INVALID (no value)" if text == "—" else f"{text} INVALID"
+                    text = f"{word} (no value)" if text == "—" else f"{text} {word}"
                 cells.append((text, tip, ok))
                 if i:
                     diff, pct = metric_delta(base.value if base else math.nan,

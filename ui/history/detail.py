@@ -32,6 +32,7 @@ from ui.history.signoff_dialogs import ApprovalDialog, ComResultDialog
 from ui.history.stored_plots import show_stored
 from ui.metrics_table import INVALID_COLOUR, MetricsTable
 from ui.plots import LivePlots
+from ui.screen_fit import banner_label
 from ui.report_export import ReportExportBar
 from ui.settings import station_settings
 from ui.status_style import verdict_style
@@ -98,19 +99,13 @@ class RunDetailView(QWidget):
             f"{format_duration(run.duration_s) if run.duration_s is not None else '—'}")
         self.subtitle.setWordWrap(True)
         # the derived verdict (app.compliance), not the method file's claim
-        self.banner = QLabel(run.compliance.banner())
-        self.banner.setStyleSheet("color: white; background: #b03030; padding: 3px 8px;"
-                                  "border-radius: 3px; font-weight: bold;")
+        self.banner = banner_label(run.compliance.banner())  # wraps in a row of its own
         self.banner.setVisible(not run.compliance.compliant)
         # the run as it is now, audit trail included (refresh_audit keeps it current)
         self.export = ReportExportBar(station_settings())
         self.export.set_run(lambda: self.run)
         head = QHBoxLayout()
-        titles = QVBoxLayout()
-        titles.addWidget(self.title)
-        titles.addWidget(self.subtitle)
-        head.addLayout(titles, 1)
-        head.addWidget(self.banner)
+        head.addWidget(self.title, 1)
         head.addWidget(self.status)
 
         self.tabs = QTabWidget()
@@ -122,6 +117,8 @@ class RunDetailView(QWidget):
         self.tabs.addTab(self._audit_tab(), "QA audit")
         layout = QVBoxLayout(self)
         layout.addLayout(head)
+        layout.addWidget(self.subtitle)
+        layout.addWidget(self.banner)
         layout.addWidget(self.export)
         layout.addWidget(self.tabs, 1)
 

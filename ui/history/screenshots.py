@@ -1,7 +1,7 @@
 """Screenshots of the history, a run detail, a comparison and the best-foot-forward view for
 docs/history.md.
 
-Run under Xvfb: ``xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python -m
+Run under Xvfb on a lab laptop's screen: ``xvfb-run -a -s "-screen 0 1366x768x24" .venv/bin/python -m
 ui.history.screenshots docs/screenshots`` (a scratch database with 400 list runs and two full
 synthetic runs, and a simulated product family of eight drive counts; nothing touches the
 station's database).
@@ -14,6 +14,7 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QApplication
 
 from app.records import MetricResult
@@ -25,6 +26,7 @@ from app.storage.writer import RunWriter
 from app.storage.synthetic import fill_history
 from app.sim_family import run_family
 from ui.history.view import HistoryView
+from ui.screen_fit import fit_to_screen
 
 
 def _events(t0: float, ep_rr: float) -> list:
@@ -65,7 +67,7 @@ def main(out_dir: str) -> int:
         add_audit_entry(database, second, "disposition", "EP_RR 10 % below the reference "
                         "run; re-test after firmware update", "Q. A. Lead", "rejected")
         view = HistoryView(database)
-        view.resize(1560, 940)
+        fit_to_screen(view, QSize(1500, 900))  # as the station opens it on this screen
         view.show()
         view.sort_by("Started (UTC)", descending=True)
         view.table.selectRow(0)
@@ -73,7 +75,7 @@ def main(out_dir: str) -> int:
         view.grab().save(str(out / "history-list.png"))
         detail = view.open_detail(second)
         detail.phase_choice.setCurrentIndex(2)
-        app.processEvents()
+        settle = [app.processEvents() for _ in range(3)]  # noqa: F841 (layout, then paint)
         view.grab().save(str(out / "history-detail.png"))
         detail.tabs.setCurrentIndex(1)
         app.processEvents()

@@ -57,15 +57,39 @@ class ComResultDialog(_EntryDialog):
         for v in coms:
             if v.available and not observed(v.metric):  # the rule record_com_result applies
                 self.com.addItem(f"{v.title} — now {v.state.value}", v.com_id)
-        self.result = QComboBox()
+        self.outcome = QComboBox()
         for outcome in ComOutcome:
-            self.result.addItem(outcome.value.replace("-", " "), outcome.value)
+            self.outcome.addItem(outcome.value.replace("-", " "), outcome.value)
+        # no result pre-set: a PASSED must be chosen, never the default of a hurried OK
+        self.outcome.setPlaceholderText("choose what the check showed")
+        self.outcome.setCurrentIndex(-1)
         self.form.insertRow(0, "COM:", self.com)
-        self.form.insertRow(1, "Result:", self.result)
+        self.form.insertRow(1, "Result:", self.outcome)
+        self.problem = QLabel("")
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet("color: #c83232;")
+        self.layout().insertWidget(self.layout().count() - 1, self.problem)
+
+    def missing(self) -> str:
+        """What must still be entered before OK can record the result ("" when complete)."""
+        lacking = [name for name, empty in (
+            ("the COM", not self.com.currentData()),
+            ("the result", self.outcome.currentIndex() < 0),
+            ("the evidence", not self.text.toPlainText().strip()),
+            ("your name", not self.author.text().strip())) if empty]
+        return ", ".join(lacking)
+
+    def accept(self) -> None:
+        """OK records nothing incomplete: the dialog stays open, with what is typed kept, and
+        says what is missing (it used to close and throw the evidence away)."""
+        if lacking := self.missing():
+            self.problem.setText(f"Enter {lacking} to record the result.")
+            return
+        super().accept()
 
     def values(self) -> tuple[str, str, str, str]:
         """(COM id, outcome, evidence, author) as typed."""
-        return (self.com.currentData() or "", self.result.currentData(),
+        return (self.com.currentData() or "", self.outcome.currentData(),
                 self.text.toPlainText(), self.author.text())
 
 

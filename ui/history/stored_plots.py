@@ -29,6 +29,12 @@ def phase_span(run: StoredRun, phases: list[StoredPhase]) -> tuple[float, float]
     return min(starts), max(max(ends), min(starts) + 1.0)
 
 
+STORED_NO_HISTOGRAM = ("This run stored no response-time histogram: none of its active "
+                       "profiles completed a measurement interval.")
+STORED_NO_PHASE_HISTOGRAM = ("This phase stored no response-time histogram (only an active "
+                             "profile's completed measurement interval has one).")
+
+
 def show_stored(plots: LivePlots, run: StoredRun, method: Method | None,
                 phase_index: int | None = None) -> None:
     """Fill ``plots`` with one phase of ``run`` (``None``: the whole run) and fit the views.
@@ -57,9 +63,12 @@ def show_stored(plots: LivePlots, run: StoredRun, method: Method | None,
             plots.add_workload(phase.index, [w.interval for w in stored
                                              if w.attempt == attempt.attempt])
         plots.add_intervals(run.attempt_intervals(phase.index))
-    for h in run.histograms:
-        if h.phase_index in wanted:
-            plots.add_histogram(h)
+    shown = [h for h in run.histograms if h.phase_index in wanted]
+    for h in shown:
+        plots.add_histogram(h)
+    if not shown:  # a stored run will not get one later: never the live "not yet" wording
+        plots.hist_note.setText(STORED_NO_HISTOGRAM if phase_index is None
+                                else STORED_NO_PHASE_HISTOGRAM)
     span = phase_span(run, phases)
     _show_inputs(plots, run, watts, span)
     plots.redraw()

@@ -31,6 +31,19 @@ def temperature_drivers() -> list[str]:
     return sorted(TEMPERATURE_DRIVERS)
 
 
+def driver_models(driver: str) -> str:
+    """The models a driver id speaks to ("wt300" → "WT310, WT310E, …"), "" if unknown: an id
+    alone means nothing to a technician holding a meter."""
+    cls = POWER_DRIVERS.get(driver) or TEMPERATURE_DRIVERS.get(driver)
+    return ", ".join(getattr(cls, "MODELS", ())) if cls is not None else ""
+
+
+def with_models(driver: str) -> str:
+    """``wt300 (WT310, WT310E, …)``, or the id alone when no models are listed."""
+    models = driver_models(driver)
+    return f"{driver} ({models})" if models else driver
+
+
 def describe_sample(s: PowerSample) -> str:
     unc = f"± {s.uncertainty_pct:.2f} %" if s.uncertainty_pct is not None else \
         "uncertainty cannot be evaluated"
@@ -51,8 +64,18 @@ def _read_power(meter: PowerMeter, label: str) -> ConnectionReport:
         identity = meter.open()
         sample = meter.read(time.monotonic())
     except (InstrumentError, OSError) as exc:
-        return ConnectionReport(False, f"{label}: {exc}")
+        return failed_report(label, exc)
     return ConnectionReport(True, f"{identity.describe()} — {describe_sample(sample)}")
+
+
+def failed_report(label: str, exc: Exception) -> ConnectionReport:
+    """``wt300 at <resource>: <why>``, naming the resource once: a driver's error already
+    starts with it ("TCPIP::…::SOCKET did not answer within 2 s")."""
+    text = str(exc)
+    driver, _, resource = label.partition(" at ")
+    if resource and resource in text:
+        label = driver
+    return ConnectionReport(False, f"{label}: {text}")
 
 
 def _read_thermometer(meter: TemperatureMeter | None, label: str) -> ConnectionReport:
@@ -62,7 +85,7 @@ def _read_thermometer(meter: TemperatureMeter | None, label: str) -> ConnectionR
         identity = meter.open()
         sample = meter.read(time.monotonic())
     except (InstrumentError, OSError, ValueError) as exc:
-        return ConnectionReport(False, f"{label}: {exc}")
+        return failed_report(label, exc)
     flags = f" (flags: {', '.join(sorted(sample.flags))})" if sample.flags else ""
     return ConnectionReport(True,
                             f"{identity.describe()} — inlet {sample.celsius:.1f} °C{flags}")

@@ -7,9 +7,11 @@ passed test or an explicit override that the run's configuration records."""
 
 from __future__ import annotations
 
+import html
+
 import threading
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QLabel, QLineEdit,
                                QPushButton, QVBoxLayout)
 
@@ -17,7 +19,7 @@ from app.records import RunConfig
 from app.station_profile import StationProfile, StationProfileError
 from ui.wizard.base import EntryPage, with_changes
 from ui.wizard.connection import (SIMULATED, ConnectionReport, check_lab_instruments,
-                                  power_drivers, temperature_drivers)
+                                  driver_models, power_drivers, temperature_drivers)
 from ui.wizard.power_inputs_table import PowerInputsTable
 from ui.wizard.model import (EntryError, WizardEntries, check_instruments, check_power_inputs,
                              check_instruments_tested, config_from_wizard)
@@ -46,11 +48,13 @@ class InstrumentsPage(EntryPage):
                          "thermometer. 'sim' uses the simulated lab's meters.")
         self.meter_driver = QComboBox()
         self.meter_driver.addItems([SIMULATED, *power_drivers()])
+        _tell_models(self.meter_driver)
         self.meter_resource = QLineEdit()
         self.meter_resource.setPlaceholderText("VISA resource, e.g. TCPIP::127.0.0.1::10001::"
                                                "SOCKET (not needed for sim)")
         self.thermo_driver = QComboBox()
         self.thermo_driver.addItems([*THERMO_DRIVERS, *temperature_drivers()])
+        _tell_models(self.thermo_driver)
         self.thermo_resource = QLineEdit()
         self.thermo_resource.setPlaceholderText("address (not needed for sim)")
         #: each instrument's calibration, as on its certificate (a later date is refused)
@@ -214,10 +218,19 @@ class InstrumentsPage(EntryPage):
         self.test_button.setEnabled(True)
         if settings != self.settings():
             return  # the technician changed a setting while the test ran: it is stale
-        mark = {True: "✔", False: "✘"}
-        self.result.setText(f"{mark[power.ok]} Power meter: {power.text}\n"
-                            f"{mark[thermo.ok]} Thermometer: {thermo.text}")
-        self.result.setStyleSheet("" if power.ok and thermo.ok else "color: #c03030;")
+        # each line in its own colour: a passing thermometer is not red beside a failed meter
+        self.result.setText("<br>".join(
+            f"<span style='color:{'#287a46' if r.ok else '#c03030'}'>{'✔' if r.ok else '✘'} "
+            f"{what}: {html.escape(r.text)}</span>"
+            for what, r in (("Power meter", power), ("Thermometer", thermo))))
+        self.result.setStyleSheet("")
         self.passed = ((settings, f"power meter {power.text}; thermometer {thermo.text}")
                        if power.ok and thermo.ok else None)
         self.last_reports = (power, thermo)
+
+
+def _tell_models(choice: QComboBox) -> None:
+    """Each driver id's models as its tooltip in the list ("wt300": WT310, WT310E, …)."""
+    for i in range(choice.count()):
+        if models := driver_models(choice.itemText(i)):
+            choice.setItemData(i, f"speaks to: {models}", Qt.ItemDataRole.ToolTipRole)

@@ -21,8 +21,8 @@ from pydantic import ValidationError
 from app.records import (WIRINGS, InstrumentConfig, PowerInput, PowerSupplies, RunConfig,
                          SutDescription)
 from app.sut_file import SuppliesModel
-from app.sequencer.capacity_optimisation import (check_declared_coms, coms_off_during_test,
-                                                 declare_coms)
+from app.sequencer.capacity_optimisation import (check_declared_coms, check_raid,
+                                                 coms_off_during_test, declare_coms)
 from app.station import station_name
 
 #: decimal units, method-notes §4: 1 GB = 10⁹ B (never GiB in a capacity figure)
@@ -145,6 +145,10 @@ def check_sut(e: WizardEntries) -> SutDescription:
     capacity = parse_capacity(e.capacity, e.capacity_unit, e.decimal_point)
     if e.drive_count < 1:
         raise EntryError("drive_count", "The SUT needs at least one drive.")
+    try:
+        check_raid(e.raid)
+    except ValueError as exc:
+        raise EntryError("raid", f"{exc}.") from None
     if e.drive_type not in DRIVE_TYPES:
         raise EntryError("drive_type", f"Drive type must be one of {', '.join(DRIVE_TYPES)}.")
     available, on = declare_coms(e.coms, e.coms_off)

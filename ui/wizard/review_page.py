@@ -13,12 +13,13 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QFormLayout, QHeade
                                QLineEdit, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
 from app.console import format_duration
-from app.compliance import assess_method
+from app.compliance import ComplianceVerdict, assess_method
 from app.method.loader import MethodError, load_method
 from app.records import InstrumentConfig, RunConfig, SutDescription
 from app.sequencer.capacity_optimisation import available_coms, on_during_test
 from app.sequencer.plan import build_phases, latest_extension_s
 from app.storage.range_advisor import AdvisedPlan
+from app.verdict_forecast import forecast, forecast_evidence, forecast_text
 from ui.confirm import Confirm, ask_yes_no
 from ui.wizard.base import EntryPage, with_changes
 from ui.wizard.model import EntryError, WizardEntries, config_from_wizard
@@ -67,11 +68,38 @@ def summary_text(config: RunConfig, compliant: bool) -> str:
         f"<b>Lab:</b> {config.lab}"
         + (f"; targets {', '.join(sut.targets)}" if sut.targets else "")
         + (f"; load hosts {', '.join(sut.load_hosts)}" if sut.load_hosts else ""),
-        f"<b>Power meter:</b> {_instrument(config.power_meter)}; "
-        f"<b>thermometer:</b> {_instrument(config.temperature_meter)}",
+        f"<b>Supply:</b> {html.escape(sut.supply)}; <b>ASHRAE class:</b> "
+        f"{html.escape(sut.ashrae_class)}",
+        _meters(config),
         f"<b>Connection test:</b> {html.escape(config.instrument_check or 'not run')}",
     ]
+    if sut.notes.strip():
+        lines.append(f"<b>Notes:</b> {html.escape(sut.notes.strip())}")
     return "<br>".join(lines)
+
+
+def _meters(config: RunConfig) -> str:
+    """The power meter (or each power input with its meter, element, wiring and calibration)
+    and the thermometer: the review is the whole configuration, not its first meter."""
+    thermometer = _instrument(config.temperature_meter)
+    if not config.power_inputs:
+        meter = config.power_meter
+        return (f"<b>Power meter:</b> {_instrument(meter)}{_calibrated(meter.calibration_date)};"
+                f" <b>thermometer:</b> {thermometer}"
+                f"{_calibrated(config.temperature_meter.calibration_date)}")
+    rows = "".join(
+        f"<br>&nbsp;&nbsp;• {html.escape(i.name)}: "
+        f"{_instrument(InstrumentConfig(i.driver, i.resource))}"
+        + (f", element {i.element}" if i.element is not None else "")
+        + f", {html.escape(i.wiring)}{_calibrated(i.calibration_date)}"
+        for i in config.power_inputs)
+    return (f"<b>Power inputs ({len(config.power_inputs)}, summed):</b>{rows}<br>"
+            f"<b>Thermometer:</b> {thermometer}"
+            f"{_calibrated(config.temperature_meter.calibration_date)}")
+
+
+def _calibrated(when: str) -> str:
+    return f" (calibrated {html.escape(when)})" if when else ""
 
 
 #: the range advisor as the wizard sees it: a plan of an earlier run of this SUT, or None
@@ -87,6 +115,11 @@ class ReviewPage(EntryPage):
         self.compliant = False
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
+        # the verdict as far as the set-up decides it (app.verdict_forecast), before Start
+        self.forecast = QLabel("")
+        self.forecast.setWordWrap(True)
+        self.forecast.setAccessibleName("Verdict forecast")
+        self.verdict: ComplianceVerdict | None = None
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels(("Phase", "Kind", "Planned duration",
                                               "Intervals"))
@@ -107,8 +140,10 @@ class ReviewPage(EntryPage):
         self.operator.setPlaceholderText("your name, as it should appear in the report")
         operator_row = QFormLayout()
         operator_row.addRow("&Operator:", self.operator)
+        self.widgets = {"operator": self.operator}
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
+        layout.addWidget(self.forecast)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.total)
         layout.addWidget(self.reuse_ranges)
@@ -138,6 +173,7 @@ class ReviewPage(EntryPage):
         self.config = config
         self.total_s, self.compliant = total_s, compliant
         self.summary.setText(summary_text(config, compliant))
+        self._show_forecast(config)
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             for c, text in enumerate(row):
@@ -151,6 +187,16 @@ class ReviewPage(EntryPage):
                            f"expected end about {end:%Y-%m-%d %H:%M} if started now; latest "
                            f"{latest:%Y-%m-%d %H:%M} if every stabilisation extends to the "
                            f"method's limit.")
+
+    def _show_forecast(self, config: RunConfig) -> None:
+        method = load_method(config.method)
+        self.verdict = forecast(config, method)
+        colour = "#287a46" if self.verdict.compliant else "#c03030"
+        details = "".join(f"<br>• {html.escape(line)}"
+                          for line in forecast_evidence(self.verdict, method))
+        self.forecast.setToolTip("\n".join(forecast_evidence(self.verdict)))
+        self.forecast.setText(f"<span style='color:{colour}'><b>"
+                              f"{html.escape(forecast_text(self.verdict))}</b></span>{details}")
 
     def _offer_range_plan(self, config: RunConfig) -> None:
         """Show the plan the advisor offers for this SUT, unticked: the ranging pass runs
@@ -178,12 +224,16 @@ class ReviewPage(EntryPage):
         if not self.compliant:
             return True
         end = datetime.now() + timedelta(seconds=self.total_s)
+        verdict = forecast_text(self.verdict) if self.verdict else ""
         return self.confirm(self, "Start the run?",
-                            f"This compliant run takes about {format_duration(self.total_s)} "
-                            f"and should end about {end:%Y-%m-%d %H:%M} (plus any pre-fill). "
-                            "Start it now?")
+                            f"This run takes about {format_duration(self.total_s)} and should "
+                            f"end about {end:%Y-%m-%d %H:%M} (plus any pre-fill).\n\n{verdict}"
+                            "\n\nStart it now?")
 
     def check(self, e: WizardEntries) -> None:
+        if not e.operator.strip():
+            raise EntryError("operator", "Enter the operator's name: the report and the "
+                             "record name who ran the test.")
         config = config_from_wizard(e)
         try:
             load_method(config.method).plan_for(config.category)
@@ -194,5 +244,7 @@ class ReviewPage(EntryPage):
 def _instrument(spec: InstrumentConfig) -> str:
     """``driver resource``, without a dangling space when the resource is empty (the simulated
     lab's meters have none)."""
+    if spec.driver == "sim" and "::" in spec.resource:
+        return "sim (simulated)"  # an address left from a real driver is not used: not shown
     return html.escape(" ".join(part for part in (spec.driver, spec.resource) if part))
 

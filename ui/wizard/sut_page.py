@@ -164,7 +164,7 @@ class SutPage(EntryPage):
         self.widgets = {"vendor": self.vendor, "model": self.model, "serial": self.serial,
                         "capacity": self.capacity, "drive_count": self.drive_count,
                         "capacity_unit": self.capacity_unit, "coms": self.coms,
-                        "power_supplies": self.psu_count}
+                        "power_supplies": self.psu_count, "raid": self.raid}
         self.refresh_profiles()
 
     # --- entries ----------------------------------------------------------------------------

@@ -130,7 +130,9 @@ class WorkloadPage(EntryPage):
         method_row = QHBoxLayout()
         method_row.addWidget(self.method, 1)
         method_row.addWidget(self.browse_button)
-        form.addRow("&Method:", method_row)
+        method_caption = QLabel("&Method:")  # a row holding a layout gets no buddy by itself:
+        method_caption.setBuddy(self.method)  # the & showed literally, Alt+M did nothing
+        form.addRow(method_caption, method_row)
         form.addRow("", self.method_note)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
@@ -217,6 +219,10 @@ class WorkloadPage(EntryPage):
         row = self.targets.currentRow()
         if row >= 0:
             self.targets.takeItem(row)
+            # a refusal of the removed target must not stay on screen beside the others
+            self.clear_error()
+            current = self.targets.currentItem()
+            self._show_safety(current.text() if current is not None else "")
 
     def _show_safety(self, path: str) -> None:
         if self.mode() == "load-hosts":  # a path on the hosts, not on this station
