@@ -122,8 +122,9 @@ def test_real_fio_gives_each_stream_its_share_inside_its_range(tmp_path: Path) -
     target = tmp_path / "scratch.dat"
     with target.open("wb") as fh:  # written, so the sequential reads read real blocks
         fh.write(b"\0" * size)
-    profile = load_method("emerald-block-v3").profile("HOTBAND")
-    work = profile.to_workload(queue_depth=4, duration_s=4)
+    method = load_method("emerald-block-v3")
+    profile = method.profile("HOTBAND")
+    work = profile.at_intensity(method.search, 4, 4, "active")  # 4,000 IOPS in all
     text = job_text(work, JobOptions((str(target),), "libaio", False, size))
     per_io_logs = f"write_lat_log={tmp_path / 'hb'}\nlog_offset=1\n"
     job = tmp_path / "hb.fio"

@@ -149,6 +149,20 @@ class IOProfile(Frozen):
     def ops_unit(self) -> str:
         return "IOPS" if self.random else "MiB/s"
 
+    def at_intensity(self, search: IntensitySearch, step: int, duration_s: float | None,
+                     kind: str) -> WorkloadProfile:
+        """This profile at intensity step ``step`` of the search: ``step`` outstanding IOs per
+        job for a single-stream profile; for a multi-stream one (the hot band) ``step`` ×
+        ``search.stream_iops_per_step`` IOPS in all, each stream capped at its share at the
+        deepest listed queue depth (method-notes §2). The search probes and the phases that
+        run at the intensity it found both build their workload here."""
+        if not self.streams:
+            return self.to_workload(queue_depth=step, jobs=search.jobs, duration_s=duration_s,
+                                    kind=kind)
+        return self.to_workload(queue_depth=search.queue_depths[-1], jobs=search.jobs,
+                                rate_iops=search.stream_rate(step, self.read_pct),
+                                duration_s=duration_s, kind=kind)
+
     def to_workload(self, queue_depth: int = 16, jobs: int = 1,
                     rate_iops: tuple[int, int] | None = None,
                     duration_s: float | None = None, kind: str = "active") -> WorkloadProfile:
@@ -369,6 +383,19 @@ class IntensitySearch(Frozen):
     #: to connect, send the job and lay out the file); the probe is timed from its IO, and
     #: one with no IO by then fails the search (app/sequencer/probe_window.py)
     startup_s: Period = 10.0
+    #: a multi-stream profile (the hot band) is probed by total rate, not by outstanding IO:
+    #: its probe at listed step n asks for n × this many IOPS in all, every stream capped at
+    #: its share and given the deepest listed queue depth (method-notes §2, "How the share is
+    #: achieved") — fio's ``flow`` weights, which held the shares before, throttle the
+    #: generator itself to a few hundred IOPS
+    stream_iops_per_step: Positive = 1000.0
+
+    def stream_rate(self, step: int, read_pct: float) -> tuple[int, int]:
+        """The total ``rate_iops=R,W`` of a multi-stream profile at search step ``step``; the
+        job file gives each stream its share of it, split by the stream's own mix."""
+        total = max(2, round(step * self.stream_iops_per_step))
+        reads = round(total * read_pct / 100)
+        return reads, total - reads
 
     def max_probes(self, random: bool) -> int:
         """The most probes one profile can take: the list, then for a random profile the

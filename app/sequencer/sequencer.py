@@ -341,9 +341,8 @@ class Sequencer:
         if profile.intensity_of:
             return self._derived_intensity(profile.name, duration, kind)
         found = self.search.get(profile.name)
-        qd = found.queue_depth if found else self.method.search.queue_depths[-1]
-        jobs = found.jobs if found else self.method.search.jobs
-        return profile.to_workload(queue_depth=qd, jobs=jobs, duration_s=duration, kind=kind)
+        step = found.queue_depth if found else self.method.search.queue_depths[-1]
+        return profile.at_intensity(self.method.search, step, duration, kind)
 
     def _derived_intensity(self, name: str, duration: float, kind: str) -> WorkloadProfile:
         """MW2: a fixed fraction of the reference profile's measured IOPS, split per direction
@@ -391,6 +390,9 @@ class Sequencer:
                 probes.append(self._probe(recorder, name, qd))
             result = choose_intensity(name, probes, profile.random, profile.ops_unit, cfg.jobs,
                                       limit, cfg.tolerance_pct, len(cfg.queue_depths))
+            if profile.streams:  # its step is a total rate (IntensitySearch.stream_rate)
+                result = replace(result, rate_iops=cfg.stream_rate(result.queue_depth,
+                                                                   profile.read_pct))
             self._publish_search(result, recorder.phase.index)
 
     def _probe(self, recorder: PhaseRecorder, name: str, qd: int) -> Probe:
@@ -399,8 +401,7 @@ class Sequencer:
         it to end, at most ``startup_s`` longer: a load host's start-up is never probe time
         (``probe_window``)."""
         cfg, profile = self.method.search, self.method.profile(name)
-        wp = profile.to_workload(queue_depth=qd, jobs=cfg.jobs, kind="search",
-                                 duration_s=cfg.probe_s)
+        wp = profile.at_intensity(cfg, qd, cfg.probe_s, "search")
         start = self.clock.now()
         slices = self._drive(recorder, wp, cfg.probe_s + cfg.startup_s, until_done=True)
         return probe_figures(name, qd, slices, profile.ops_unit, self.clock.now() - start,
@@ -409,8 +410,12 @@ class Sequencer:
     def _publish_search(self, result: ev.SearchResult, phase_index: int) -> None:
         self.search[result.profile] = result
         self.publish(result)
-        self.log(f"intensity search {result.profile}: queue depth {result.queue_depth} × "
-                 f"{result.jobs} job(s) → {format_figure(result.ops_rate)} {result.ops_unit} "
+        at = (f"step {result.queue_depth}, {sum(result.rate_iops)} IOPS asked in all, each "
+              f"stream capped at its share" if result.rate_iops and
+              self.method.profile(result.profile).streams else
+              f"queue depth {result.queue_depth} × {result.jobs} job(s)")
+        self.log(f"intensity search {result.profile}: {at} → "
+                 f"{format_figure(result.ops_rate)} {result.ops_unit} "
                  f"at {format_figure(result.avg_response_ms)} ms"
                  + (f" ({result.note})" if result.note else ""),
                  "WARNING" if result.note else "INFO", phase=phase_index)

@@ -4,8 +4,10 @@ Every value that reaches the file is validated: a job file is a program, and a n
 stray ``=`` in a target name would inject options. Targets may be several files or devices
 (``filename=a:b``); ``rate_iops`` is always given per direction (``R,W``) because a single
 value caps *each* direction and loses the 70/30 mix (docs/method-notes.md §9). The hot band is
-one job section per stream with ``offset``/``size`` for its address range and ``flow`` for its
-share (docs/method-notes.md §2); ``group_reporting`` folds them into one reported job. A trace
+one job section per stream with ``offset``/``size`` for its address range and its share of the
+profile's total ``rate_iops`` (docs/method-notes.md §2: fio's ``flow`` weights, which held the
+shares before, throttle fio itself to a few hundred IOPS); ``group_reporting`` folds them into
+one reported job. A trace
 replay is one ``read_iolog`` section redirected onto the target (drivers/fio/replay.py).
 
 A profile's ``rate_iops`` is the rate the *whole* workload must run at, but fio applies
@@ -40,8 +42,6 @@ COM_DATA = {"deduplication": ("dedupe_percentage", 50), "compression":
             ("buffer_compress_percentage", 50)}
 #: percentiles fio reports next to the bins: the confidence levels of method-notes §5
 PERCENTILES = "99:99.9:99.99:99.999"
-#: resolution of the hot band's ``flow`` weights: 0.1 % steps (fio caps flow at 1000)
-FLOW_SCALE = 10
 #: options of every job file: total-latency bins and percentiles (lat_ns), and the random
 #: generator of method-notes §10
 LATENCY_AND_RANDOM = ("lat_percentiles=1", "clat_percentiles=0",
@@ -216,11 +216,16 @@ def stream_range(offset_pct: float, size_pct: float, bs: int, span: int | None) 
 
 def stream_sections(p: WorkloadProfile, span: int | None = None, host: int = 0,
                     hosts: int = 1) -> list[str]:
-    """One job section per stream: its range, its mix and its share — a ``flow`` weight, or
-    for a rate-limited profile its own ``rate_iops`` (:func:`stream_rate`)."""
+    """One job section per stream: its range, its mix and its share of the profile's total
+    rate as its own ``rate_iops`` (:func:`stream_rate`). The total is always given (the
+    search's step, method-notes §2): a share held by fio's ``flow`` weights instead costs the
+    generator three orders of magnitude (measured on the null engine, docs/performance.md)."""
     total = sum(_pct(s[3], "stream share") for s in p.streams)
     if not 99.0 <= total <= 101.0:
         raise WorkloadError(f"hot-band shares of {p.name} add up to {total:g} %, not 100 %")
+    if p.rate_iops is None:
+        raise WorkloadError(f"{p.name} runs several streams: it needs a total rate_iops to give "
+                            "each stream its share (method-notes §2)")
     common = [f"iodepth={_int_in(p.queue_depth, 1, 4096, 'queue depth')}", *_duration_lines(p)]
     out: list[str] = []
     for name, offset, size, share, read_pct, random, bs in p.streams:
@@ -228,21 +233,19 @@ def stream_sections(p: WorkloadProfile, span: int | None = None, host: int = 0,
         if offset + size > 100 or size <= 0:
             raise WorkloadError(f"stream {name!r} covers {offset:g} % + {size:g} % of the target")
         bsv = _block_size(bs)
-        share_lines = (stream_rate(p, name, share, read_pct, host, hosts) if p.rate_iops
-                       else [f"flow={max(1, round(share * FLOW_SCALE))}", "flow_id=1"])
         out += ["", f"[{_check_name(p.name, 'profile name')}-{_check_name(name, 'stream name')}]",
                 *rw_lines(read_pct, bool(random)), f"bs={bsv}", f"blockalign={bsv}",
-                *stream_range(offset, size, bsv, span), *share_lines, *common]
+                *stream_range(offset, size, bsv, span),
+                *stream_rate(p, name, share, read_pct, host, hosts), *common]
     return out
 
 
 def stream_rate(p: WorkloadProfile, name: str, share: float, read_pct: float, host: int,
                 hosts: int) -> list[str]:
-    """``rate_iops=R,W`` of one stream of a rate-limited multi-stream profile (a sweep step,
-    method-notes §6): its share of the profile's total rate, split by the *stream's* mix and
-    over the load hosts. A rate replaces ``flow``: each stream is held to its own share, and
-    fio's flow weights would fight the caps. A direction the stream uses gets at least 1 IOPS
-    (fio reads 0 as no limit), so a very low total runs a little above its ask."""
+    """``rate_iops=R,W`` of one stream of a multi-stream profile (the hot band at a search
+    step, a sweep step of method-notes §6): its share of the profile's total rate, split by
+    the *stream's* mix and over the load hosts. A direction the stream uses gets at least
+    1 IOPS (fio reads 0 as no limit), so a very low total runs a little above its ask."""
     assert p.rate_iops is not None
     if not 0 <= host < hosts:
         raise WorkloadError(f"stream {name!r}: load host {host} is not one of {hosts}")
