@@ -275,6 +275,9 @@ class WorkloadProfile:
     #: optional extra streams (hot band): list of (name, offset_pct, size_pct, share_pct,
     #: read_pct, random, block_size) tuples; empty for the plain profiles.
     streams: tuple[tuple[str, float, float, float, float, bool, int], ...] = ()
+    #: the streams whose offsets follow the mandated generator's in-band hot-band curve
+    #: (drivers/fio/hotband_curve.py) instead of falling uniformly over their range
+    curved_streams: tuple[str, ...] = ()
     #: an fio iolog (v2/v3) replayed instead of generated IO (drivers/fio/replay.py); the
     #: block size, mix and pattern above then only describe it
     trace: str | None = None

@@ -63,19 +63,32 @@ class Stream(Frozen):
     block_size_kib: BlockKiB
     offset_pct: Percent = 0.0
     size_pct: RangePercent = 100.0
+    #: where inside its range a random stream's offsets fall: ``uniform``, or on the mandated
+    #: generator's hot-band curve, crowded at the range's start (method-notes §2, "The
+    #: in-band curve"; drivers/fio/hotband_curve.py)
+    distribution: Literal["uniform", "reference-hotband-curve"] = "uniform"
 
     @model_validator(mode="after")
     def _inside_target(self) -> "Stream":
         if self.offset_pct + self.size_pct > 100:
             raise ValueError(f"stream {self.name}: offset_pct {self.offset_pct:g} + size_pct "
                              f"{self.size_pct:g} runs past the end of the target (100 %)")
+        if self.distribution != "uniform" and self.pattern != "random":
+            raise ValueError(f"stream {self.name}: a {self.distribution} places random IOs; "
+                             f"a {self.pattern} stream has none")
         return self
+
+    @property
+    def curved(self) -> bool:
+        return self.distribution == "reference-hotband-curve"
 
     def describe(self) -> str:
         """``hot1: 28 % of the IOs, 8 KiB random 70/30 over 10–18 % of the target``."""
         return (f"{self.name}: {self.share_pct:g} % of the IOs, {self.block_size_kib:g} KiB "
                 f"{self.pattern} {self.read_pct:g}/{100 - self.read_pct:g} over "
-                f"{self.offset_pct:g}–{self.offset_pct + self.size_pct:g} % of the target")
+                f"{self.offset_pct:g}–{self.offset_pct + self.size_pct:g} % of the target"
+                + (", offsets on the reference generator's in-band curve" if self.curved
+                   else ""))
 
     def as_tuple(self) -> tuple[str, float, float, float, float, bool, int]:
         """The engine-facing form (``WorkloadProfile.streams``)."""
@@ -179,6 +192,7 @@ class IOProfile(Frozen):
             duration_s=duration_s,
             kind=kind,
             streams=tuple(s.as_tuple() for s in self.streams),
+            curved_streams=tuple(s.name for s in self.streams if s.curved),
             trace=self.trace,
         )
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from itertools import groupby
 
 from drivers.fio.host_logs import HOST_LOG_OPTIONS
+from drivers.fio.hotband_curve import curve_zones, zoned_abs
 from drivers.interfaces import WorkloadError, WorkloadProfile
 
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
@@ -233,10 +234,39 @@ def stream_sections(p: WorkloadProfile, span: int | None = None, host: int = 0,
         if offset + size > 100 or size <= 0:
             raise WorkloadError(f"stream {name!r} covers {offset:g} % + {size:g} % of the target")
         bsv = _block_size(bs)
-        out += ["", f"[{_check_name(p.name, 'profile name')}-{_check_name(name, 'stream name')}]",
-                *rw_lines(read_pct, bool(random)), f"bs={bsv}", f"blockalign={bsv}",
-                *stream_range(offset, size, bsv, span),
+        section = f"{_check_name(p.name, 'profile name')}-{_check_name(name, 'stream name')}"
+        where = [f"bs={bsv}", f"blockalign={bsv}", *stream_range(offset, size, bsv, span)]
+        if name in p.curved_streams:
+            out += curved_stream_sections(p, section, where, share, read_pct, host, hosts)
+            continue
+        out += ["", f"[{section}]", *rw_lines(read_pct, bool(random)), *where,
                 *stream_rate(p, name, share, read_pct, host, hosts), *common]
+    return out
+
+
+def curved_stream_sections(p: WorkloadProfile, section: str, where: list[str], share: float,
+                           read_pct: float, host: int, hosts: int) -> list[str]:
+    """A stream whose offsets follow the mandated generator's in-band curve: a section per
+    direction it uses (``-read``, ``-write``), each with its share of the stream's rate and
+    its own ``zoned_abs`` zones — writes land 1 % of the band later, and fio 3.33 refuses a
+    distribution per direction in one section (drivers/fio/hotband_curve.py)."""
+    band = next((int(w[5:]) for w in where if w.startswith("size=") and w[5:].isdigit()), None)
+    if band is None:
+        raise WorkloadError(f"{section} follows the reference in-band curve, which needs the "
+                            "target's size in bytes (give the target size; a load host's "
+                            "device size is not known to the station)")
+    bs = int(where[0][3:])
+    out: list[str] = []
+    for direction, rw, pct, mix in (("read", "randread", read_pct, 100.0),
+                                    ("write", "randwrite", 100 - read_pct, 0.0)):
+        if pct <= 0:
+            continue
+        zones = curve_zones(band, bs, write=direction == "write")
+        out += ["", f"[{section}-{direction}]", f"rw={rw}", *where,
+                f"random_distribution={zoned_abs(zones)}",
+                *stream_rate(p, section, share * pct / 100, mix, host, hosts),
+                f"iodepth={_int_in(p.queue_depth, 1, 4096, 'queue depth')}",
+                *_duration_lines(p)]
     return out
 
 

@@ -1,0 +1,114 @@
+"""Where inside a hot band the reference load generator puts its IOs, and the same in fio.
+
+The Emerald kit's mandated generator (Vdbench) draws a hot band's offsets from a fixed curve
+that crowds the IOs at the band's start (docs/method-notes.md §2, "The in-band curve"): a
+uniform draw z is mapped through a piecewise-linear curve of cumulative probability against an
+offset whose "MB" values end up as kilobytes of byte offset, taken modulo the band, writes
+shifted by 1 % of the band first. The numbers below are those facts (method-notes §2 names the
+source); the code is the project's own.
+
+fio cannot draw from such a curve, but ``random_distribution=zoned_abs`` gives each zone of a
+job's range its whole-percent share of the IOs, uniform inside the zone. Cutting the band at
+its 1 %, 2 %, … 99 % quantiles makes 100 zones of exactly 1 % each, so fio's cumulative share
+never leaves the curve's by more than one point (zones narrower than one block are merged
+into their neighbours, keeping whole percents). fio 3.33 refuses a separate distribution per
+direction (``zoned_abs:…,…``: "failed parsing"), so a band's reads and writes run as two job
+sections, each with its own zones (drivers/fio/jobs.py).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+
+#: the curve's offsets ("MB" in the reference, bytes / 1000 in effect) at its break points
+CURVE_MB = (0, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536,
+            131072, 262144, 524288, 1048576, 2097152, 4194304, 8388608, 16777216, 33554432,
+            67108864, 134217728, 268435456, 536870912, 1073741824, 10737418240)
+#: cumulative probability at each break point
+CURVE_P = (0, 0.087217, 0.10101, 0.132206, 0.159946, 0.201713, 0.262602, 0.32645, 0.366902,
+           0.386175, 0.436941, 0.482631, 0.523752, 0.56076, 0.594068, 0.624045, 0.651024,
+           0.675305, 0.697159, 0.716827, 0.734528, 0.750459, 0.764797, 0.777701, 0.789314,
+           0.799767, 0.809174, 0.81764, 1)
+#: "MB" of offset per unit of probability inside each segment (the last one does not meet
+#: the curve's end point: it only changes how the top ~18 % wraps around the band)
+CURVE_SLOPE = (183.4511752, 1159.945628, 1025.778015, 2307.172362, 3064.644852, 4204.331611,
+               8019.055699, 25313.90019, 106263.1067, 80683.52498, 179296.7222, 398437.1604,
+               885415.912, 1967590.916, 4372424.257, 9716498.348, 21592218.55, 47982707.89,
+               106628239.8, 236951643.9, 526559208.7, 1170131575.0, 2600292389.0,
+               5778427530.0, 12840950067.0, 28535444594.0, 63412099098.0, 1313220630.0,
+               10737418240.0)
+#: bytes of offset per curve "MB": the reference divides MB × 1000 by the transfer size in
+#: bytes to get a record number
+BYTES_PER_CURVE_MB = 1000
+#: a write's record number moves on by this share of the band's records before the modulo
+WRITE_SHIFT = 0.01
+
+
+def _wrapped_below(start: float, end: float, band: float, x: float) -> float:
+    """Length of {y in [start, end) : y mod band < x}."""
+    def below(t: float) -> float:  # the same over [0, t)
+        whole, rest = divmod(t, band)
+        return whole * x + min(rest, x)
+    return below(end) - below(start)
+
+
+def share_below(x: float, band_bytes: float, write: bool = False) -> float:
+    """Share of the band's IOs (0–1) whose offset inside the band lies below ``x`` bytes."""
+    shift = WRITE_SHIFT * band_bytes if write else 0.0
+    total = 0.0
+    for i in range(len(CURVE_P) - 1):
+        mass = CURVE_P[i + 1] - CURVE_P[i]
+        start = CURVE_MB[i] * BYTES_PER_CURVE_MB + shift
+        end = start + mass * CURVE_SLOPE[i] * BYTES_PER_CURVE_MB
+        total += mass * _wrapped_below(start, end, band_bytes, x) / (end - start)
+    return total
+
+
+def _quantile(q: float, band_bytes: float, write: bool) -> float:
+    """The offset below which ``q`` of the IOs fall (bisection: the share rises with x)."""
+    lo, hi = 0.0, float(band_bytes)
+    for _ in range(64):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if share_below(mid, band_bytes, write) < q else (lo, mid)
+    return hi
+
+
+def curve_zones(band_bytes: int, block: int, write: bool = False) -> list[tuple[int, int]]:
+    """(whole percent, zone bytes) for ``zoned_abs``: the band cut at its percent quantiles,
+    block-aligned, zones of less than a block merged into the next. The zones cover the band
+    exactly and their percentages add up to 100."""
+    blocks = band_bytes // block
+    if blocks < 1:
+        raise ValueError(f"a {band_bytes}-byte band holds no {block}-byte block")
+    cuts = [round(_quantile(k / 100, band_bytes, write) / block) for k in range(1, 100)]
+    zones: list[tuple[int, int]] = []
+    edge, pct = 0, 0
+    for cut in [*cuts, blocks]:
+        pct += 1
+        cut = min(max(cut, edge), blocks)
+        if cut > edge or cut == blocks and edge < blocks:
+            zones.append((pct, (cut - edge) * block))
+            edge, pct = cut, 0
+    if pct:  # percent left after the band was covered: it joins the last zone
+        last_pct, last_size = zones[-1]
+        zones[-1] = (last_pct + pct, last_size)
+    return zones
+
+
+def zoned_abs(zones: Sequence[tuple[int, int]]) -> str:
+    """The ``random_distribution`` value fio takes for ``zones``."""
+    return "zoned_abs:" + ":".join(f"{pct}/{size}" for pct, size in zones)
+
+
+def zone_share_below(zones: Sequence[tuple[int, int]], x: float) -> float:
+    """Share of the IOs fio puts below ``x`` bytes with ``zones`` (uniform inside each): what
+    the approximation gives, to compare with :func:`share_below`."""
+    edges = [0]
+    for _, size in zones:
+        edges.append(edges[-1] + size)
+    k = bisect.bisect_right(edges, x) - 1
+    done = sum(p for p, _ in zones[:k]) / 100
+    if k >= len(zones):
+        return done
+    return done + zones[k][0] / 100 * (x - edges[k]) / zones[k][1]
