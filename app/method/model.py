@@ -403,6 +403,12 @@ class IntensitySearch(Frozen):
     #: achieved") — fio's ``flow`` weights, which held the shares before, throttle the
     #: generator itself to a few hundred IOPS
     stream_iops_per_step: Positive = 1000.0
+    #: before a profile's probes, its job file runs this long on fio's null engine at every
+    #: listed step (method-notes §2, "The generator is never the bottleneck") …
+    generator_check_s: Period = 2.0
+    #: … and a result above this share of what the generator alone reached is the load
+    #: generator's, not the SUT's ("load generator limit reached")
+    generator_max_share_pct: OpenPercent = 50.0
 
     def stream_rate(self, step: int, read_pct: float) -> tuple[int, int]:
         """The total ``rate_iops=R,W`` of a multi-stream profile at search step ``step``; the

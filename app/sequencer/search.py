@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass
 
 from app.sequencer.events import SearchResult
+from drivers.interfaces import GeneratorCeiling
 
 #: (queue depth, ops rate, average response ms), as a probe reports it
 Probe = tuple[int, float, float]
@@ -75,9 +76,11 @@ def next_refinement(probes: list[Probe], limit_ms: float, tolerance_pct: float) 
 
 def choose_intensity(profile: str, probes: list[Probe], random: bool, ops_unit: str,
                      jobs: int, limit_ms: float, tolerance_pct: float,
-                     listed_depths: int) -> SearchResult:
+                     listed_depths: int, generator: tuple[GeneratorCeiling, ...] = (),
+                     generator_max_share_pct: float = 50.0) -> SearchResult:
     """``probes`` in probing order, the first ``listed_depths`` from the method's list and any
-    after them refinements."""
+    after them refinements; ``generator`` what the load generator alone reached at the listed
+    steps (:func:`generator_note`)."""
     if not probes:
         raise ValueError(f"no search probes ran for {profile}")
     listed = probes[:listed_depths]
@@ -91,7 +94,38 @@ def choose_intensity(profile: str, probes: list[Probe], random: bool, ops_unit: 
         note = (f"{LOAD_GENERATOR_LIMIT}: throughput still rising at the deepest probe "
                 f"({_depth(listed[-1][0], jobs)})" if rising else "")
     qd, rate, resp = chosen
-    return SearchResult(profile, qd, jobs, rate, ops_unit, resp, None, tuple(probes), note)
+    limited = generator_note(chosen, ops_unit, generator, generator_max_share_pct)
+    note = "; ".join(n for n in (limited, note) if n)
+    return SearchResult(profile, qd, jobs, rate, ops_unit, resp, None, tuple(probes), note,
+                        generator)
+
+
+def generator_note(chosen: Probe, ops_unit: str, generator: tuple[GeneratorCeiling, ...],
+                   max_share_pct: float) -> str:
+    """"load generator limit reached: …" when the chosen figure is not clearly the SUT's, or
+    ``""`` (method-notes §2, "The generator is never the bottleneck"). The ceiling is the one
+    of the listed step at or above the chosen one (the generator does more with more IO in
+    flight). An uncapped job file fails when the figure is above ``max_share_pct`` of what
+    fio alone reached with it; a capped one (a multi-stream profile, checked at its rate ×
+    100 / ``max_share_pct``) when fio alone could not keep that rate in the asked shares."""
+    if not generator:
+        return ""
+    step, rate, _ = chosen
+    at = min((g for g in generator if g.step >= step), key=lambda g: g.step,
+             default=max(generator, key=lambda g: g.step))
+    if at.asked_iops is not None:
+        if at.kept_up():
+            return ""
+        return (f"{LOAD_GENERATOR_LIMIT}: fio alone, with no IO behind it, ran the same job "
+                f"file at {at.iops:.0f} of {at.asked_iops:.0f} IOPS asked (step {at.step}, the "
+                f"streams' shares off by up to {at.share_error_pts:.2f} points), so it cannot "
+                f"hold {100 / max_share_pct:g}× the chosen rate")
+    ceiling = at.iops if ops_unit == "IOPS" else at.mib_s
+    if rate <= ceiling * max_share_pct / 100:
+        return ""
+    return (f"{LOAD_GENERATOR_LIMIT}: {rate:.1f} {ops_unit} is above {max_share_pct:g} % of "
+            f"the {ceiling:.1f} {ops_unit} fio alone generated from the same job file with no "
+            f"IO behind it (null engine, step {at.step})")
 
 
 def _depth(qd: int, jobs: int) -> str:

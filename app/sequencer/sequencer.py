@@ -20,9 +20,11 @@ import math
 import threading
 import traceback
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import replace
 from datetime import datetime, timezone
+from typing import TypeVar
 
 from app.method.model import Method
 from app.metrics.formatting import format_figure
@@ -47,8 +49,12 @@ from app.sequencer.search import (Probe, choose_intensity, next_refinement, prob
                                   recheck)
 from app.sequencer.sweep import SweepSteps
 from drivers.clock import Clock, MonotonicClock
-from drivers.interfaces import (InstrumentError, LiveRates, WorkloadError, WorkloadInterval,
-                                WorkloadProfile)
+from drivers.interfaces import (GeneratorCeiling, InstrumentError, LiveRates, WorkloadError,
+                                WorkloadInterval, WorkloadProfile)
+
+T = TypeVar("T")
+#: how long the sequencer waits on a helper thread before it samples again (real seconds)
+HELPER_POLL_S = 0.05
 
 _log = logging.getLogger(__name__)
 
@@ -380,6 +386,7 @@ class Sequencer:
         for name in search_profiles(self.method, self.plan):
             profile = self.method.profile(name)
             self._ranger.measuring(name, PhaseKind.SEARCH)
+            generator = self._generator_ceilings(recorder, name)
             probes: list[Probe] = []
             for qd in cfg.queue_depths:
                 probes.append(self._probe(recorder, name, qd))
@@ -389,11 +396,47 @@ class Sequencer:
                                                             cfg.tolerance_pct)) is not None:
                 probes.append(self._probe(recorder, name, qd))
             result = choose_intensity(name, probes, profile.random, profile.ops_unit, cfg.jobs,
-                                      limit, cfg.tolerance_pct, len(cfg.queue_depths))
+                                      limit, cfg.tolerance_pct, len(cfg.queue_depths),
+                                      generator, cfg.generator_max_share_pct)
             if profile.streams:  # its step is a total rate (IntensitySearch.stream_rate)
                 result = replace(result, rate_iops=cfg.stream_rate(result.queue_depth,
                                                                    profile.read_pct))
             self._publish_search(result, recorder.phase.index)
+
+    def _generator_ceilings(self, recorder: PhaseRecorder,
+                            name: str) -> tuple[GeneratorCeiling, ...]:
+        """``name``'s job file on fio's null engine at every listed step, before its probes
+        (method-notes §2): what the generator alone reaches. A multi-stream profile's file is
+        capped, so it is run at its step's rate × 100 / ``generator_max_share_pct``, proving
+        the generator holds that much in the asked shares. The meters are sampled meanwhile
+        (``_sampling_until``): a check is fio running for seconds."""
+        cfg, profile = self.method.search, self.method.profile(name)
+        out = []
+        for step in cfg.queue_depths:
+            asked = (math.ceil(step * 100 / cfg.generator_max_share_pct) if profile.streams
+                     else step)
+            work = profile.at_intensity(cfg, asked, cfg.generator_check_s, "generator")
+            found = self._sampling_until(recorder, self.lab.engine.generator_ceiling, work, step)
+            out.append(found)
+            self.log(f"load generator alone, {name} at step {step} (null engine, "
+                     f"{cfg.generator_check_s:g} s): {format_figure(found.iops)} IOPS, "
+                     f"{format_figure(found.mib_s)} MiB/s"
+                     + (f" of {found.asked_iops:.0f} IOPS asked, shares within "
+                        f"{found.share_error_pts:.2f} points" if found.asked_iops else ""))
+        return tuple(out)
+
+    def _sampling_until(self, recorder: PhaseRecorder, call: Callable[..., T], *args) -> T:
+        """``call(*args)`` on a helper thread while this one keeps the meters on their grid
+        and honours Abort and Pause; its result, or what it raised."""
+        with ThreadPoolExecutor(1, thread_name_prefix="storwatt-generator") as pool:
+            job = pool.submit(call, *args)
+            while not wait([job], timeout=HELPER_POLL_S).done:
+                self._check_flags()
+                now = self.clock.now()
+                self._sample(recorder, now)
+                self._close_intervals(recorder, now)
+                self._sleep(recorder, now, None, 0.0)
+            return job.result()
 
     def _probe(self, recorder: PhaseRecorder, name: str, qd: int) -> Probe:
         """One search probe of ``probe_s`` at queue depth ``qd``: its figures. The engine
