@@ -9,9 +9,9 @@ source); the code is the project's own.
 
 fio cannot draw from such a curve, but ``random_distribution=zoned_abs`` gives each zone of a
 job's range its whole-percent share of the IOs, uniform inside the zone. Cutting the band at
-its 1 %, 2 %, … 99 % quantiles makes 100 zones of exactly 1 % each, so fio's cumulative share
-never leaves the curve's by more than one point (zones narrower than one block are merged
-into their neighbours, keeping whole percents). fio 3.33 refuses a separate distribution per
+its 1 %, 2 %, … 99 % quantiles, rounded to whole blocks, gives each block a quantile ends in
+its whole percents and the stretches between them 0 %, so at every block edge fio's cumulative
+share is within one point of the curve's (offsets are whole blocks in both generators). fio 3.33 refuses a separate distribution per
 direction (``zoned_abs:…,…``: "failed parsing"), so a band's reads and writes run as two job
 sections, each with its own zones (drivers/fio/jobs.py).
 """
@@ -19,6 +19,7 @@ sections, each with its own zones (drivers/fio/jobs.py).
 from __future__ import annotations
 
 import bisect
+import math
 from collections.abc import Sequence
 
 #: the curve's offsets ("MB" in the reference, bytes / 1000 in effect) at its break points
@@ -76,23 +77,24 @@ def _quantile(q: float, band_bytes: float, write: bool) -> float:
 
 def curve_zones(band_bytes: int, block: int, write: bool = False) -> list[tuple[int, int]]:
     """(whole percent, zone bytes) for ``zoned_abs``: the band cut at its percent quantiles,
-    block-aligned, zones of less than a block merged into the next. The zones cover the band
-    exactly and their percentages add up to 100."""
+    rounded up to block edges. The zones cover the band exactly, their percentages add up to
+    100, and at every block edge their cumulative share is within one point of the curve's."""
     blocks = band_bytes // block
     if blocks < 1:
         raise ValueError(f"a {band_bytes}-byte band holds no {block}-byte block")
-    cuts = [round(_quantile(k / 100, band_bytes, write) / block) for k in range(1, 100)]
+    # zone k ends at the first block edge at or past the k % quantile, so at every block edge
+    # fio's share and the curve's differ by less than one point (offsets are whole blocks in
+    # both generators)
+    cuts = [min(max(math.ceil(_quantile(k / 100, band_bytes, write) / block), 1), blocks)
+            for k in range(1, 100)]
     zones: list[tuple[int, int]] = []
-    edge, pct = 0, 0
-    for cut in [*cuts, blocks]:
-        pct += 1
-        cut = min(max(cut, edge), blocks)
-        if cut > edge or cut == blocks and edge < blocks:
-            zones.append((pct, (cut - edge) * block))
-            edge, pct = cut, 0
-    if pct:  # percent left after the band was covered: it joins the last zone
-        last_pct, last_size = zones[-1]
-        zones[-1] = (last_pct + pct, last_size)
+    edge, done = 0, 0  # the last zone's end (blocks) and the percent below it
+    # every block a quantile ends in is a zone of its own; a stretch between two such blocks
+    # gets 0 % (fio takes it): its mass, under one point, goes to the block after it
+    for end in sorted({*cuts, *(c - 1 for c in cuts), blocks} - {0}):
+        below = 100 if end == blocks else sum(c <= end for c in cuts)
+        zones.append((below - done, (end - edge) * block))
+        edge, done = end, below
     return zones
 
 
