@@ -6,9 +6,9 @@ well below to be the SUT's (method-notes §2, "The generator is never the bottle
 band's old job file reached ~570 IOPS there (fio's ``flow`` weights throttled fio itself);
 ``bench/bench_hotband.py`` measures it beside today's.
 
-The file is the one the engine would run, with three changes that keep the IO pattern and
-drop the IO: ``ioengine=null``, ``direct=0`` and ``group_reporting=0`` (each section's count
-is needed to check every stream's share). ``size`` tells the null engine how large a range to
+The file is the one the engine would run, with changes that keep the IO pattern and drop the
+IO: ``ioengine=null``, ``direct=0``, ``group_reporting=0`` (each section's count is needed to
+check every stream's share) and a ``ramp_time`` not counted. ``size`` tells the null engine how large a range to
 address (it never opens the targets).
 """
 
@@ -25,11 +25,18 @@ from drivers.interfaces import GeneratorCeiling, WorkloadError, WorkloadProfile
 _ENGINE_LINE = re.compile(r"^(ioengine|direct|group_reporting)=.*$", re.MULTILINE)
 
 
+#: the null-engine run counts from this long after its jobs start: a hot band is 17 jobs, and
+#: on a busy machine their start-up skew alone moved a 1 s run's shares by half a point
+RAMP_S = 0.5
+
+
 def null_engine_text(job_text: str) -> str:
-    """``job_text`` with its IO dropped: the same sections, ranges, caps and mixes."""
+    """``job_text`` with its IO dropped: the same sections, ranges, caps and mixes, counted
+    after ``RAMP_S`` of ramp."""
     replacements = {"ioengine": "ioengine=null", "direct": "direct=0",
                     "group_reporting": "group_reporting=0"}
-    return _ENGINE_LINE.sub(lambda m: replacements[m.group(1)], job_text)
+    text = _ENGINE_LINE.sub(lambda m: replacements[m.group(1)], job_text)
+    return text.replace("[global]\n", f"[global]\nramp_time={int(RAMP_S * 1000)}ms\n", 1)
 
 
 def stream_of(section: str, profile: WorkloadProfile) -> str:
@@ -72,7 +79,7 @@ def run_null_engine(binary: str, job_file: Path, profile: WorkloadProfile, step:
     """Run ``job_file`` (already :func:`null_engine_text`) and read its ceiling."""
     try:
         done = subprocess.run([binary, "--output-format=json", str(job_file)],
-                              capture_output=True, text=True, timeout=seconds + 60,
+                              capture_output=True, text=True, timeout=seconds + RAMP_S + 60,
                               cwd=str(job_file.parent))
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise WorkloadError(f"fio's null-engine run of {profile.name} failed: {exc}") from None

@@ -21,6 +21,9 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Sequence
+from functools import cache
+
+import numpy as np
 
 #: the curve's offsets ("MB" in the reference, bytes / 1000 in effect) at its break points
 CURVE_MB = (0, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536,
@@ -46,36 +49,46 @@ BYTES_PER_CURVE_MB = 1000
 WRITE_SHIFT = 0.01
 
 
-def _wrapped_below(start: float, end: float, band: float, x: float) -> float:
-    """Length of {y in [start, end) : y mod band < x}."""
-    def below(t: float) -> float:  # the same over [0, t)
-        whole, rest = divmod(t, band)
-        return whole * x + min(rest, x)
+def _wrapped_below(start: np.ndarray, end: np.ndarray, band: float,
+                   x: np.ndarray) -> np.ndarray:
+    """Length of {y in [start, end) : y mod band < x}, for each segment (rows) and x
+    (columns)."""
+    def below(t: np.ndarray) -> np.ndarray:  # the same over [0, t)
+        whole, rest = np.divmod(t[:, None], band)
+        return whole * x[None, :] + np.minimum(rest, x[None, :])
     return below(end) - below(start)
+
+
+def shares_below(xs: np.ndarray, band_bytes: float, write: bool = False) -> np.ndarray:
+    """Share of the band's IOs (0–1) whose offset inside the band lies below each of ``xs``
+    bytes: each curve segment spreads its probability evenly over its offsets, wrapped."""
+    p = np.asarray(CURVE_P, dtype=float)
+    mass = np.diff(p)
+    start = np.asarray(CURVE_MB[:-1], dtype=float) * BYTES_PER_CURVE_MB
+    start += WRITE_SHIFT * band_bytes if write else 0.0
+    end = start + mass * np.asarray(CURVE_SLOPE[:-1], dtype=float) * BYTES_PER_CURVE_MB
+    inside = _wrapped_below(start, end, float(band_bytes), np.asarray(xs, dtype=float))
+    return (mass / (end - start)) @ inside
 
 
 def share_below(x: float, band_bytes: float, write: bool = False) -> float:
     """Share of the band's IOs (0–1) whose offset inside the band lies below ``x`` bytes."""
-    shift = WRITE_SHIFT * band_bytes if write else 0.0
-    total = 0.0
-    for i in range(len(CURVE_P) - 1):
-        mass = CURVE_P[i + 1] - CURVE_P[i]
-        start = CURVE_MB[i] * BYTES_PER_CURVE_MB + shift
-        end = start + mass * CURVE_SLOPE[i] * BYTES_PER_CURVE_MB
-        total += mass * _wrapped_below(start, end, band_bytes, x) / (end - start)
-    return total
+    return float(shares_below(np.array([x]), band_bytes, write)[0])
 
 
-def _quantile(q: float, band_bytes: float, write: bool) -> float:
-    """The offset below which ``q`` of the IOs fall (bisection: the share rises with x)."""
-    lo, hi = 0.0, float(band_bytes)
+def _quantiles(qs: np.ndarray, band_bytes: float, write: bool) -> np.ndarray:
+    """The offsets below which ``qs`` of the IOs fall (bisection, all at once: the share
+    rises with the offset)."""
+    lo, hi = np.zeros(len(qs)), np.full(len(qs), float(band_bytes))
     for _ in range(64):
         mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if share_below(mid, band_bytes, write) < q else (lo, mid)
+        under = shares_below(mid, band_bytes, write) < qs
+        lo, hi = np.where(under, mid, lo), np.where(under, hi, mid)
     return hi
 
 
-def curve_zones(band_bytes: int, block: int, write: bool = False) -> list[tuple[int, int]]:
+@cache
+def curve_zones(band_bytes: int, block: int, write: bool = False) -> tuple[tuple[int, int], ...]:
     """(whole percent, zone bytes) for ``zoned_abs``: the band cut at its percent quantiles,
     rounded up to block edges. The zones cover the band exactly, their percentages add up to
     100, and at every block edge their cumulative share is within one point of the curve's."""
@@ -85,8 +98,8 @@ def curve_zones(band_bytes: int, block: int, write: bool = False) -> list[tuple[
     # zone k ends at the first block edge at or past the k % quantile, so at every block edge
     # fio's share and the curve's differ by less than one point (offsets are whole blocks in
     # both generators)
-    cuts = [min(max(math.ceil(_quantile(k / 100, band_bytes, write) / block), 1), blocks)
-            for k in range(1, 100)]
+    quantiles = _quantiles(np.arange(1, 100) / 100, band_bytes, write)
+    cuts = [min(max(math.ceil(q / block), 1), blocks) for q in quantiles]
     zones: list[tuple[int, int]] = []
     edge, done = 0, 0  # the last zone's end (blocks) and the percent below it
     # every block a quantile ends in is a zone of its own; a stretch between two such blocks
@@ -95,7 +108,7 @@ def curve_zones(band_bytes: int, block: int, write: bool = False) -> list[tuple[
         below = 100 if end == blocks else sum(c <= end for c in cuts)
         zones.append((below - done, (end - edge) * block))
         edge, done = end, below
-    return zones
+    return tuple(zones)
 
 
 def zoned_abs(zones: Sequence[tuple[int, int]]) -> str:
