@@ -98,6 +98,26 @@ def test_sequencer_conditions_and_measures_with_the_hot_band(tmp_path: Path) -> 
     assert metrics["EP_HOTBAND"].valid and metrics["EP_HOTBAND"].unit == "IOPS/W"
     assert [p.info.profile for p in run.phases if p.info.kind is PhaseKind.ACTIVE][0] == \
         "HOTBAND"
+    # searched by total rate, each listed step's job file first checked on the generator
+    # alone (method-notes §2), stored and in both reports
+    found = {r.profile: r for r in run.search_results}["HOTBAND"]
+    steps = load_method("demo-workloads").search.queue_depths
+    assert found.rate_iops and sum(found.rate_iops) == found.queue_depth * 1000
+    assert [g.step for g in found.generator] == list(steps)
+    assert all(g.kept_up() for g in found.generator)
+    # the SUT saturates below the deepest step's 16,000 IOPS: its intensity 100 is the last
+    # step it kept up with (a probe short of its asked rate is over the limit)
+    assert 2000 <= sum(found.rate_iops) <= found.ops_rate / 0.95
+    assert not found.note.startswith("load generator limit"), found.note
+    from app.reports.export import export_run
+    import openpyxl
+    from pypdf import PdfReader
+    paths = export_run(recorded.database, recorded.run_id, tmp_path)
+    rows = list(openpyxl.load_workbook(paths["xlsx"], read_only=True)["Generator"]
+                .iter_rows(values_only=True))
+    assert rows[0][:3] == ("profile", "step", "generator_iops") and len(rows) > len(steps)
+    text = " ".join(page.extract_text() for page in PdfReader(paths["pdf"]).pages)
+    assert "Load generator alone" in " ".join(text.split())
 
 
 def _lat_log_counts(folder: Path, sections: list[str], profile) -> tuple[Counter, dict]:

@@ -45,8 +45,8 @@ from app.sequencer.ranging import Ranger
 from app.sequencer.recorder import PhaseRecorder
 from app.sequencer.run_clock import RunClock
 from app.sequencer.sampler import MeterLost, MeterSampler
-from app.sequencer.search import (Probe, choose_intensity, next_refinement, probe_over_limit,
-                                  recheck)
+from app.sequencer.search import (Kept, Probe, choose_intensity, next_refinement,
+                                  probe_over_limit, recheck)
 from app.sequencer.sweep import SweepSteps
 from drivers.clock import Clock, MonotonicClock
 from drivers.interfaces import (GeneratorCeiling, InstrumentError, LiveRates, WorkloadError,
@@ -55,6 +55,8 @@ from drivers.interfaces import (GeneratorCeiling, InstrumentError, LiveRates, Wo
 T = TypeVar("T")
 #: how long the sequencer waits on a helper thread before it samples again (real seconds)
 HELPER_POLL_S = 0.05
+#: a multi-stream probe whose SUT ran less than this share of the asked rate is saturated
+KEPT_UP_SHARE = 0.95
 
 _log = logging.getLogger(__name__)
 
@@ -387,21 +389,30 @@ class Sequencer:
             profile = self.method.profile(name)
             self._ranger.measuring(name, PhaseKind.SEARCH)
             generator = self._generator_ceilings(recorder, name)
+            kept = self._kept_up(bool(profile.streams))
             probes: list[Probe] = []
             for qd in cfg.queue_depths:
                 probes.append(self._probe(recorder, name, qd))
-                if probe_over_limit(probes, profile.random, limit):
+                if probe_over_limit(probes, profile.random, limit, kept):
                     break
-            while profile.random and (qd := next_refinement(probes, limit,
-                                                            cfg.tolerance_pct)) is not None:
+            while profile.random and (qd := next_refinement(probes, limit, cfg.tolerance_pct,
+                                                            kept)) is not None:
                 probes.append(self._probe(recorder, name, qd))
             result = choose_intensity(name, probes, profile.random, profile.ops_unit, cfg.jobs,
                                       limit, cfg.tolerance_pct, len(cfg.queue_depths),
-                                      generator, cfg.generator_max_share_pct)
+                                      generator, cfg.generator_max_share_pct, kept)
             if profile.streams:  # its step is a total rate (IntensitySearch.stream_rate)
                 result = replace(result, rate_iops=cfg.stream_rate(result.queue_depth,
                                                                    profile.read_pct))
             self._publish_search(result, recorder.phase.index)
+
+    def _kept_up(self, streams: bool) -> Kept | None:
+        """For a multi-stream profile, whether a probe's SUT delivered the total rate its
+        step asked, to ``KEPT_UP_SHARE``: one that did not is saturated (method-notes §2)."""
+        if not streams:
+            return None
+        cfg = self.method.search
+        return lambda p: p[1] >= KEPT_UP_SHARE * sum(cfg.stream_rate(p[0], 50.0))
 
     def _generator_ceilings(self, recorder: PhaseRecorder,
                             name: str) -> tuple[GeneratorCeiling, ...]:
