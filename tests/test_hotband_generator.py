@@ -16,7 +16,8 @@ from app.method.loader import MethodError, load_method, load_method_file
 from app.sequencer.search import LOAD_GENERATOR_LIMIT, choose_intensity, generator_note
 from drivers.fio import jobs
 from drivers.fio.ceiling import ceiling_from_json, null_engine_text
-from drivers.fio.hotband_curve import curve_zones, share_below, zone_share_below
+from drivers.fio.hotband_curve import curve_zones
+from tests.support.fio_access import share_below, zone_share_below
 from drivers.fio.jobs import JobOptions, job_text
 from drivers.interfaces import GeneratorCeiling, WorkloadError
 from drivers.simulators.engine import SimulatedWorkloadEngine

@@ -18,7 +18,6 @@ sections, each with its own zones (drivers/fio/jobs.py).
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections.abc import Sequence
 from functools import cache
@@ -71,11 +70,6 @@ def shares_below(xs: np.ndarray, band_bytes: float, write: bool = False) -> np.n
     return (mass / (end - start)) @ inside
 
 
-def share_below(x: float, band_bytes: float, write: bool = False) -> float:
-    """Share of the band's IOs (0–1) whose offset inside the band lies below ``x`` bytes."""
-    return float(shares_below(np.array([x]), band_bytes, write)[0])
-
-
 def _quantiles(qs: np.ndarray, band_bytes: float, write: bool) -> np.ndarray:
     """The offsets below which ``qs`` of the IOs fall (bisection, all at once: the share
     rises with the offset)."""
@@ -114,16 +108,3 @@ def curve_zones(band_bytes: int, block: int, write: bool = False) -> tuple[tuple
 def zoned_abs(zones: Sequence[tuple[int, int]]) -> str:
     """The ``random_distribution`` value fio takes for ``zones``."""
     return "zoned_abs:" + ":".join(f"{pct}/{size}" for pct, size in zones)
-
-
-def zone_share_below(zones: Sequence[tuple[int, int]], x: float) -> float:
-    """Share of the IOs fio puts below ``x`` bytes with ``zones`` (uniform inside each): what
-    the approximation gives, to compare with :func:`share_below`."""
-    edges = [0]
-    for _, size in zones:
-        edges.append(edges[-1] + size)
-    k = bisect.bisect_right(edges, x) - 1
-    done = sum(p for p, _ in zones[:k]) / 100
-    if k >= len(zones):
-        return done
-    return done + zones[k][0] / 100 * (x - edges[k]) / zones[k][1]

@@ -1,4 +1,4 @@
-"""What a job file really asks of the target, read back from fio's own per-IO log.
+"""What a job file really asks of the target, read back from fio's own per-IO log (tests).
 
 A profile's definition says "8 KiB random 70/30 over the whole target"; whether fio does that
 with the job file the station writes is a fact about fio, so it is measured: the file runs
@@ -12,10 +12,15 @@ enough for a pass/fail at p = 0.001).
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
+
+from drivers.fio.hotband_curve import shares_below
 
 #: the lines fio's per-IO latency log holds with ``log_offset=1``:
 #: time (ms), latency (ns), direction (0 read, 1 write), size (bytes), offset (bytes), …
@@ -98,3 +103,21 @@ def access_pattern(ios: Iterable[LoggedIO], start: int, length: int, block: int,
         lowest=min(io.offset for io in ios),
         highest_end=max(io.offset + io.size for io in ios),
         uniformity_p=chi_square_p(counts))
+
+
+def zone_share_below(zones: Sequence[tuple[int, int]], x: float) -> float:
+    """Share of the IOs fio puts below ``x`` bytes with ``zones`` (uniform inside each): what
+    the approximation gives, to compare with :func:`share_below`."""
+    edges = [0]
+    for _, size in zones:
+        edges.append(edges[-1] + size)
+    k = bisect.bisect_right(edges, x) - 1
+    done = sum(p for p, _ in zones[:k]) / 100
+    if k >= len(zones):
+        return done
+    return done + zones[k][0] / 100 * (x - edges[k]) / zones[k][1]
+
+
+def share_below(x: float, band_bytes: float, write: bool = False) -> float:
+    """The reference curve's share of a band's IOs (0–1) below ``x`` bytes."""
+    return float(shares_below(np.array([x]), band_bytes, write)[0])
