@@ -18,8 +18,8 @@ from drivers.clock import Clock
 from drivers.fio.data_set import measure_data_set
 from drivers.fio.engine import DEFAULT_STALL_S, FioEngine
 from drivers.fio.safety import TargetCheck, TargetPolicy, check_target
-from drivers.interfaces import (DataSetMeasure, HostRate, WorkloadInterval, WorkloadProfile,
-                                WorkloadResult)
+from drivers.interfaces import (DataSetMeasure, GeneratorCeiling, HostRate, WorkloadInterval,
+                                WorkloadProfile, WorkloadResult)
 from drivers.simulators.sut import SimulatedSut
 
 
@@ -73,6 +73,9 @@ class SutFollowingEngine:
 
     def poll(self) -> list[WorkloadInterval]:
         return self.engine.poll()
+
+    def generator_ceiling(self, profile: WorkloadProfile, step: int) -> GeneratorCeiling:
+        return self.engine.generator_ceiling(profile, step)
 
     def live_rates(self) -> list[HostRate]:
         return self.engine.live_rates()

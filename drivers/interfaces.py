@@ -308,6 +308,9 @@ class WorkloadProfile:
     #: optional extra streams (hot band): list of (name, offset_pct, size_pct, share_pct,
     #: read_pct, random, block_size) tuples; empty for the plain profiles.
     streams: tuple[tuple[str, float, float, float, float, bool, int], ...] = ()
+    #: the streams whose offsets follow the mandated generator's in-band hot-band curve
+    #: (drivers/fio/hotband_curve.py) instead of falling uniformly over their range
+    curved_streams: tuple[str, ...] = ()
     #: an fio iolog (v2/v3) replayed instead of generated IO (drivers/fio/replay.py); the
     #: block size, mix and pattern above then only describe it
     trace: str | None = None
@@ -448,6 +451,29 @@ class HostClock:
         return abs(self.offset_s) + self.uncertainty_s
 
 
+@dataclass(frozen=True, slots=True)
+class GeneratorCeiling:
+    """What the load generator alone reaches with a profile's own job file: the same file run
+    on fio's ``null`` engine, which does no IO at all, so any limit is the generator's
+    (method-notes §2, "The generator is never the bottleneck"). ``asked_iops`` is the total
+    cap the file carries (a multi-stream profile at a search step; None when uncapped), and
+    ``share_error_pts`` the largest distance of a stream's measured share of the IOs from its
+    asked share, in percentage points (0 for a single-stream profile)."""
+
+    profile: str
+    step: int  # the search step (queue depth, or rate step of a multi-stream profile)
+    iops: float
+    mib_s: float
+    asked_iops: float | None = None
+    share_error_pts: float = 0.0
+    seconds: float = 0.0
+
+    def kept_up(self, tolerance: float = 0.9, share_pts: float = 0.5) -> bool:
+        """The generator delivered the asked rate (to ``tolerance``) in the asked shares."""
+        rate_ok = self.asked_iops is None or self.iops >= tolerance * self.asked_iops
+        return rate_ok and self.share_error_pts <= share_pts
+
+
 @runtime_checkable
 class WorkloadEngine(Protocol):
     """Drives IO against the SUT. Used from the sequencer thread only.
@@ -470,6 +496,12 @@ class WorkloadEngine(Protocol):
         ...
 
     def start(self, profile: WorkloadProfile) -> None: ...
+
+    def generator_ceiling(self, profile: WorkloadProfile, step: int) -> GeneratorCeiling:
+        """Run ``profile``'s own job file with no IO behind it for its ``duration_s`` (fio's
+        null engine), before the search probes it, and say what the generator alone reached.
+        Never touches a target. Raises WorkloadError."""
+        ...
 
     def poll(self) -> list[WorkloadInterval]: ...
 

@@ -316,7 +316,7 @@ def test_a_short_hot_band_run_merges_its_thirteen_streams(tmp_path: Path) -> Non
     engine = engine_for(tmp_path)
     engine.check()
     profile = WorkloadProfile("HOTBAND", 8192, 70, True, 8192, queue_depth=1, duration_s=1.5,
-                              streams=HOTBAND.streams)
+                              streams=HOTBAND.streams, rate_iops=(1400, 600))
     slices, result = run_for(engine, profile, 8)
     assert result.read_ios > 0 and result.write_ios > 0 and slices
     assert sum(s.ios for s in slices) == result.read_ios + result.write_ios

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import shutil
 import subprocess
 from pathlib import Path
@@ -68,18 +70,22 @@ def test_prefill_is_a_sequential_write_over_the_whole_target_without_time_base()
     assert o["runtime"] == "5000ms"  # only a cap: fio stops when the target is written once
 
 
-def test_hot_band_is_one_section_per_stream_with_range_and_flow() -> None:
-    text = job_text(HOTBAND, JobOptions(("/tmp/x",)))
+def test_hot_band_is_one_section_per_stream_with_range_and_its_share_of_the_rate() -> None:
+    text = job_text(replace(HOTBAND, rate_iops=(7000, 3000)), JobOptions(("/tmp/x",)))
     assert text.count("\n[HOTBAND-") == 13
     hot1 = options_of(text, "HOTBAND-hot1")
-    assert (hot1["offset"], hot1["size"], hot1["flow"]) == ("10%", "8%", "280")
-    assert hot1["rw"] == "randrw" and hot1["rwmixread"] == "70" and hot1["flow_id"] == "1"
+    # 28 % of 10,000 IOPS, split by the stream's own 70/30 mix (method-notes §2)
+    assert (hot1["offset"], hot1["size"], hot1["rate_iops"]) == ("10%", "8%", "1960,840")
+    assert hot1["rw"] == "randrw" and hot1["rwmixread"] == "70"
+    assert "flow" not in text  # fio's flow weights throttle fio itself (docs/performance.md)
     assert options_of(text, "HOTBAND-sw0")["rw"] == "write"
+    with pytest.raises(WorkloadError, match="needs a total rate_iops"):
+        job_text(HOTBAND, JobOptions(("/tmp/x",)))
     with pytest.raises(WorkloadError, match="add up to 95"):
-        job_text(WorkloadProfile("HB", 8192, 70, True, 8192, streams=HOT[1:]),
-                 JobOptions(("/tmp/x",)))
+        job_text(WorkloadProfile("HB", 8192, 70, True, 8192, streams=HOT[1:],
+                                 rate_iops=(70, 30)), JobOptions(("/tmp/x",)))
     with pytest.raises(WorkloadError, match="covers"):
-        job_text(WorkloadProfile("HB", 8192, 70, True, 8192,
+        job_text(WorkloadProfile("HB", 8192, 70, True, 8192, rate_iops=(70, 30),
                                  streams=(("a", 95, 10, 100, 70, True, 8192),)),
                  JobOptions(("/tmp/x",)))
 
@@ -108,7 +114,7 @@ def test_out_of_range_values_are_refused(profile: WorkloadProfile, match: str) -
 
 
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
-@pytest.mark.parametrize("profile", [*SIX, HOTBAND], ids=lambda p: p.name)
+@pytest.mark.parametrize("profile", [*SIX, replace(HOTBAND, rate_iops=(7000, 3000))], ids=lambda p: p.name)
 def test_fio_accepts_every_generated_job(tmp_path: Path, profile: WorkloadProfile) -> None:
     (tmp_path / "a.dat").write_bytes(b"\0" * (8 << 20))
     job = tmp_path / "job.fio"

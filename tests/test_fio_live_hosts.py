@@ -83,7 +83,7 @@ def test_a_hot_band_on_load_hosts_reads_one_log_per_stream(tmp_path: Path,
     engine = engine_for(tmp_path, load_hosts=two_fio_servers)
     engine.check()
     profile = WorkloadProfile("HOTBAND", 8192, 70, True, 8192, queue_depth=1, duration_s=3.0,
-                              streams=HOTBAND.streams)
+                              streams=HOTBAND.streams, rate_iops=(1400, 600))
     _, slices, result = run_watching(engine, profile)
     assert sum(s.read_ios for s in slices) == result.read_ios > 0
     assert sum(s.write_ios for s in slices) == result.write_ios > 0

@@ -18,7 +18,7 @@ import pytest
 from app.records import PhaseKind, PhaseStatus, RunStatus
 from app.sequencer import events as ev
 from app.sequencer.probe_window import probe_figures
-from drivers.interfaces import WorkloadError, WorkloadInterval, WorkloadProfile, WorkloadResult
+from drivers.interfaces import GeneratorCeiling, WorkloadError, WorkloadInterval, WorkloadProfile, WorkloadResult
 from tests.test_fio_engine import needs_fio, two_fio_servers  # noqa: F401
 from tests.test_sequencer import make_run
 
@@ -48,6 +48,9 @@ class SlowStart:
     def start(self, profile: WorkloadProfile) -> None:
         self._asked, self._since = profile, self.clock.now()
         self.profiles.append(profile)
+
+    def generator_ceiling(self, profile: WorkloadProfile, step: int) -> GeneratorCeiling:
+        return self.inner.generator_ceiling(profile, step)
 
     def poll(self) -> list[WorkloadInterval]:
         if self._asked is not None and self.clock.now() >= self._since + self.delay_s:

@@ -75,8 +75,11 @@ active = [
 ]
 """)
     jobs = "\n".join(run.job_files.values())
-    assert "[HOTBAND-hot1]" in jobs and "flow=280" in jobs
-    hot1 = jobs.split("[HOTBAND-hot1]", 1)[1]
+    # the search's step 4 asks 4 × 1000 IOPS in all; hot1 takes 28 %, 70/30, its reads and
+    # writes each in a section with the reference in-band curve (method-notes §2)
+    hot1 = jobs.split("[HOTBAND-hot1-read]", 1)[1]
+    assert "rate_iops=784,0" in hot1.split("\n[", 1)[0] and "flow=" not in jobs
+    assert "random_distribution=zoned_abs:" in hot1.split("\n[", 1)[0]
     assert f"offset={64 * 2**20 * 10 // 100 // 8192 * 8192 + 8192}" in hot1  # whole blocks
     assert "read_iolog=" in jobs and "replay_redirect=" in jobs
     rates = {m.name: m.ops_rate for m in run.metrics}

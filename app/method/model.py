@@ -63,19 +63,32 @@ class Stream(Frozen):
     block_size_kib: BlockKiB
     offset_pct: Percent = 0.0
     size_pct: RangePercent = 100.0
+    #: where inside its range a random stream's offsets fall: ``uniform``, or on the mandated
+    #: generator's hot-band curve, crowded at the range's start (method-notes §2, "The
+    #: in-band curve"; drivers/fio/hotband_curve.py)
+    distribution: Literal["uniform", "reference-hotband-curve"] = "uniform"
 
     @model_validator(mode="after")
     def _inside_target(self) -> "Stream":
         if self.offset_pct + self.size_pct > 100:
             raise ValueError(f"stream {self.name}: offset_pct {self.offset_pct:g} + size_pct "
                              f"{self.size_pct:g} runs past the end of the target (100 %)")
+        if self.distribution != "uniform" and self.pattern != "random":
+            raise ValueError(f"stream {self.name}: a {self.distribution} places random IOs; "
+                             f"a {self.pattern} stream has none")
         return self
+
+    @property
+    def curved(self) -> bool:
+        return self.distribution == "reference-hotband-curve"
 
     def describe(self) -> str:
         """``hot1: 28 % of the IOs, 8 KiB random 70/30 over 10–18 % of the target``."""
         return (f"{self.name}: {self.share_pct:g} % of the IOs, {self.block_size_kib:g} KiB "
                 f"{self.pattern} {self.read_pct:g}/{100 - self.read_pct:g} over "
-                f"{self.offset_pct:g}–{self.offset_pct + self.size_pct:g} % of the target")
+                f"{self.offset_pct:g}–{self.offset_pct + self.size_pct:g} % of the target"
+                + (", offsets on the reference generator's in-band curve" if self.curved
+                   else ""))
 
     def as_tuple(self) -> tuple[str, float, float, float, float, bool, int]:
         """The engine-facing form (``WorkloadProfile.streams``)."""
@@ -162,6 +175,20 @@ class IOProfile(Frozen):
     def ops_unit(self) -> str:
         return "IOPS" if self.random else "MiB/s"
 
+    def at_intensity(self, search: IntensitySearch, step: int, duration_s: float | None,
+                     kind: str) -> WorkloadProfile:
+        """This profile at intensity step ``step`` of the search: ``step`` outstanding IOs per
+        job for a single-stream profile; for a multi-stream one (the hot band) ``step`` ×
+        ``search.stream_iops_per_step`` IOPS in all, each stream capped at its share at the
+        deepest listed queue depth (method-notes §2). The search probes and the phases that
+        run at the intensity it found both build their workload here."""
+        if not self.streams:
+            return self.to_workload(queue_depth=step, jobs=search.jobs, duration_s=duration_s,
+                                    kind=kind)
+        return self.to_workload(queue_depth=search.queue_depths[-1], jobs=search.jobs,
+                                rate_iops=search.stream_rate(step, self.read_pct),
+                                duration_s=duration_s, kind=kind)
+
     def to_workload(self, queue_depth: int = 16, jobs: int = 1,
                     rate_iops: tuple[int, int] | None = None,
                     duration_s: float | None = None, kind: str = "active") -> WorkloadProfile:
@@ -178,6 +205,7 @@ class IOProfile(Frozen):
             duration_s=duration_s,
             kind=kind,
             streams=tuple(s.as_tuple() for s in self.streams),
+            curved_streams=tuple(s.name for s in self.streams if s.curved),
             trace=self.trace,
         )
 
@@ -382,6 +410,25 @@ class IntensitySearch(Frozen):
     #: to connect, send the job and lay out the file); the probe is timed from its IO, and
     #: one with no IO by then fails the search (app/sequencer/probe_window.py)
     startup_s: Period = 10.0
+    #: a multi-stream profile (the hot band) is probed by total rate, not by outstanding IO:
+    #: its probe at listed step n asks for n × this many IOPS in all, every stream capped at
+    #: its share and given the deepest listed queue depth (method-notes §2, "How the share is
+    #: achieved") — fio's ``flow`` weights, which held the shares before, throttle the
+    #: generator itself to a few hundred IOPS
+    stream_iops_per_step: Positive = 1000.0
+    #: before a profile's probes, its job file runs this long on fio's null engine at every
+    #: listed step (method-notes §2, "The generator is never the bottleneck") …
+    generator_check_s: Period = 2.0
+    #: … and a result above this share of what the generator alone reached is the load
+    #: generator's, not the SUT's ("load generator limit reached")
+    generator_max_share_pct: OpenPercent = 50.0
+
+    def stream_rate(self, step: int, read_pct: float) -> tuple[int, int]:
+        """The total ``rate_iops=R,W`` of a multi-stream profile at search step ``step``; the
+        job file gives each stream its share of it, split by the stream's own mix."""
+        total = max(2, round(step * self.stream_iops_per_step))
+        reads = round(total * read_pct / 100)
+        return reads, total - reads
 
     def max_probes(self, random: bool) -> int:
         """The most probes one profile can take: the list, then for a random profile the

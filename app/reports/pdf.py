@@ -454,7 +454,25 @@ def _search_section(c: ReportContent) -> list:
                      P(probes + (f" — {r.note}" if r.note else "") or DASH)])
     widths = [16 * mm, 24 * mm, 28 * mm, 22 * mm, 28 * mm]
     widths.append(BODY_W - sum(widths))
-    return [P("Intensity search (first pass)", "h2"), grid_table(rows, widths)]
+    return [P("Intensity search (first pass)", "h2"), grid_table(rows, widths),
+            *_generator_table(results)]
+
+
+def _generator_table(results) -> list:
+    """What fio alone reached with each searched profile's job file (method-notes §2)."""
+    rows = [[P(r.profile), P("; ".join(
+        f"{g.step}: {fmt_sig(g.iops)} IOPS" + (f" of {fmt_sig(g.asked_iops)} asked, shares "
+                                               f"within {g.share_error_pts:.2f} points"
+                                               if g.asked_iops else "")
+        for g in r.generator))] for r in results if r.generator]
+    if not rows:
+        return []
+    return [P("Load generator alone: each searched profile's own job file run on fio's null "
+              "engine (no IO behind it) at every listed step before its probes — a check of "
+              "the generator, not a log of the measured run. A figure above the method's "
+              "share of it is the generator's, and the search says so.", "small"),
+            grid_table([[B("Profile"), B("Step: generator alone")], *rows],
+                       [16 * mm, BODY_W - 16 * mm])]
 
 
 def _phase_charts(c: ReportContent) -> list:

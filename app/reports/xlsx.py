@@ -51,6 +51,9 @@ BIN_COLUMNS = ("phase", "profile", "bin_ns", "bin_ms", "count", "cumulative_pct"
 LEVEL_COLUMNS = ("phase", "profile", "level_pct", "response_ms", "ceiling_ms", "above_ceiling",
                  "total_ios", "shown_as")
 LEVEL_FIRST_COL = len(BIN_COLUMNS) + 1  # one empty column between the two tables
+#: the null-engine check before each search (method-notes §2): the job file with no IO behind it
+GENERATOR_COLUMNS = ("profile", "step", "generator_iops", "generator_mib_s", "asked_iops",
+                     "stream_share_error_points", "seconds")
 SEARCH_COLUMNS = ("profile", "queue_depth", "jobs", "ops_rate", "ops_unit", "avg_response_ms",
                   "rate_read_iops", "rate_write_iops", "probes", "note")
 EVENT_COLUMNS = ("t_s", "level", "phase", "message")
@@ -353,6 +356,15 @@ def _histograms_sheet(w: _Writer, c: ReportContent) -> None:
     sheet.set_column(0, LEVEL_FIRST_COL + len(LEVEL_COLUMNS), 12)
 
 
+def _generator_sheet(w: _Writer, c: ReportContent) -> None:
+    """What the load generator alone reached per listed step: the profile's job file on fio's
+    null engine before its probes (method-notes §2) — not a log of the measured run."""
+    rows = [[g.profile, g.step, g.iops, g.mib_s, g.asked_iops, g.share_error_pts, g.seconds]
+            for r in c.run.search_results for g in r.generator]
+    if rows:
+        w.table("Generator", GENERATOR_COLUMNS, rows).set_column(0, 6, 16)
+
+
 def _search_sheet(w: _Writer, c: ReportContent) -> None:
     rows = [[r.profile, r.queue_depth, r.jobs, r.ops_rate, r.ops_unit, r.avg_response_ms,
              r.rate_iops[0] if r.rate_iops else None, r.rate_iops[1] if r.rate_iops else None,
@@ -551,6 +563,7 @@ def build_xlsx(content: ReportContent, path: Path | BinaryIO) -> Path | BinaryIO
     _temperature_sheet(w, content)
     _histograms_sheet(w, content)
     _search_sheet(w, content)
+    _generator_sheet(w, content)
     _sweep_sheet(w, content)
     _di_sheet(w, content)
     _events_sheet(w, content)

@@ -19,8 +19,8 @@ from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseStatus, P
                          RunConfig, RunStatus, Window)
 from app.sequencer.power_inputs import InputIdentity
 from app.sequencer.range_plan import RangePlan
-from drivers.interfaces import (HostRate, InstrumentIdentity, PowerSample, TemperatureSample,
-                                WorkloadInterval, WorkloadResult)
+from drivers.interfaces import (GeneratorCeiling, HostRate, InstrumentIdentity, PowerSample,
+                                TemperatureSample, WorkloadInterval, WorkloadResult)
 
 
 @dataclass(frozen=True)
@@ -199,6 +199,9 @@ class SearchResult:
     #: why the figure is not intensity 100 within the method's tolerance ("load generator
     #: limit reached: …"), or what a re-check before an active profile found; "" otherwise
     note: str = ""
+    #: what the load generator alone reached with this profile's job file at each listed
+    #: step, on fio's null engine before the probes (method-notes §2)
+    generator: tuple[GeneratorCeiling, ...] = ()
 
 
 @dataclass(frozen=True)

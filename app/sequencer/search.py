@@ -19,12 +19,16 @@ says so — the profile's metric will then be INVALID for its response time.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.sequencer.events import SearchResult
+from drivers.interfaces import GeneratorCeiling
 
 #: (queue depth, ops rate, average response ms), as a probe reports it
 Probe = tuple[int, float, float]
+#: whether the SUT delivered what a probe asked (a rate-capped multi-stream profile)
+Kept = Callable[[Probe], bool]
 #: a sequential probe that gains less than this over the previous one has levelled off
 PLATEAU_GAIN = 1.02
 LOAD_GENERATOR_LIMIT = "load generator limit reached"
@@ -35,38 +39,48 @@ def within(resp_ms: float, limit_ms: float) -> bool:
     return resp_ms <= limit_ms
 
 
+def meets(probe: Probe, limit_ms: float, kept: Kept | None = None) -> bool:
+    """A probe meets the limit, and — for a rate-capped multi-stream profile — the SUT kept
+    up with the rate it was asked (``kept``): one that falls short is saturated, over its
+    intensity 100 whatever its response time (method-notes §2)."""
+    return within(probe[2], limit_ms) and (kept is None or kept(probe))
+
+
 def close_enough(resp_ms: float, limit_ms: float, tolerance_pct: float) -> bool:
     """Within the limit and no further below it than the method's tolerance."""
     return within(resp_ms, limit_ms) and resp_ms >= limit_ms * (1 - tolerance_pct / 100)
 
 
-def probe_over_limit(probes: list[Probe], random: bool, limit_ms: float) -> bool:
+def probe_over_limit(probes: list[Probe], random: bool, limit_ms: float,
+                     kept: Kept | None = None) -> bool:
     """Stop the probe list once a random profile crosses the response-time limit, or a
     sequential one stops gaining throughput (< 2 % over the previous probe)."""
     _, rate, resp = probes[-1]
     if random:
-        return not within(resp, limit_ms)
+        return not meets(probes[-1], limit_ms, kept)
     return len(probes) > 1 and rate < probes[-2][1] * PLATEAU_GAIN
 
 
-def bracket(probes: list[Probe], limit_ms: float) -> tuple[Probe, Probe] | None:
+def bracket(probes: list[Probe], limit_ms: float,
+            kept: Kept | None = None) -> tuple[Probe, Probe] | None:
     """The deepest probe within the limit and the shallowest deeper one over it (None when
     the probes do not straddle the limit)."""
-    inside = [p for p in probes if within(p[2], limit_ms)]
+    inside = [p for p in probes if meets(p, limit_ms, kept)]
     if not inside:
         return None
     low = max(inside, key=lambda p: p[0])
-    over = [p for p in probes if p[0] > low[0] and not within(p[2], limit_ms)]
+    over = [p for p in probes if p[0] > low[0] and not meets(p, limit_ms, kept)]
     return (low, min(over, key=lambda p: p[0])) if over else None
 
 
-def next_refinement(probes: list[Probe], limit_ms: float, tolerance_pct: float) -> int | None:
+def next_refinement(probes: list[Probe], limit_ms: float, tolerance_pct: float,
+                    kept: Kept | None = None) -> int | None:
     """The queue depth to probe next (bisection), or None when the search is done: a probe
     is within tolerance of the limit, the probes do not straddle it, or no whole queue depth
     is left between the two that do."""
     if any(close_enough(p[2], limit_ms, tolerance_pct) for p in probes):
         return None
-    found = bracket(probes, limit_ms)
+    found = bracket(probes, limit_ms, kept)
     if found is None:
         return None
     low, high = found[0][0], found[1][0]
@@ -75,23 +89,57 @@ def next_refinement(probes: list[Probe], limit_ms: float, tolerance_pct: float) 
 
 def choose_intensity(profile: str, probes: list[Probe], random: bool, ops_unit: str,
                      jobs: int, limit_ms: float, tolerance_pct: float,
-                     listed_depths: int) -> SearchResult:
+                     listed_depths: int, generator: tuple[GeneratorCeiling, ...] = (),
+                     generator_max_share_pct: float = 50.0,
+                     kept: Kept | None = None) -> SearchResult:
     """``probes`` in probing order, the first ``listed_depths`` from the method's list and any
-    after them refinements."""
+    after them refinements; ``generator`` what the load generator alone reached at the listed
+    steps (:func:`generator_note`)."""
     if not probes:
         raise ValueError(f"no search probes ran for {profile}")
     listed = probes[:listed_depths]
     if random:
-        inside = [p for p in probes if within(p[2], limit_ms)]
+        inside = [p for p in probes if meets(p, limit_ms, kept)]
         chosen = max(inside, key=lambda p: p[1]) if inside else probes[0]
-        note = _random_note(chosen, listed, probes, jobs, limit_ms, tolerance_pct)
+        note = _random_note(chosen, listed, probes, jobs, limit_ms, tolerance_pct, kept)
     else:
         chosen = max(probes, key=lambda p: p[1])
         rising = len(listed) == listed_depths and not probe_over_limit(listed, False, limit_ms)
         note = (f"{LOAD_GENERATOR_LIMIT}: throughput still rising at the deepest probe "
                 f"({_depth(listed[-1][0], jobs)})" if rising else "")
     qd, rate, resp = chosen
-    return SearchResult(profile, qd, jobs, rate, ops_unit, resp, None, tuple(probes), note)
+    limited = generator_note(chosen, ops_unit, generator, generator_max_share_pct)
+    note = "; ".join(n for n in (limited, note) if n)
+    return SearchResult(profile, qd, jobs, rate, ops_unit, resp, None, tuple(probes), note,
+                        generator)
+
+
+def generator_note(chosen: Probe, ops_unit: str, generator: tuple[GeneratorCeiling, ...],
+                   max_share_pct: float) -> str:
+    """"load generator limit reached: …" when the chosen figure is not clearly the SUT's, or
+    ``""`` (method-notes §2, "The generator is never the bottleneck"). The ceiling is the one
+    of the listed step at or above the chosen one (the generator does more with more IO in
+    flight). An uncapped job file fails when the figure is above ``max_share_pct`` of what
+    fio alone reached with it; a capped one (a multi-stream profile, checked at its rate ×
+    100 / ``max_share_pct``) when fio alone could not keep that rate in the asked shares."""
+    if not generator:
+        return ""
+    step, rate, _ = chosen
+    at = min((g for g in generator if g.step >= step), key=lambda g: g.step,
+             default=max(generator, key=lambda g: g.step))
+    if at.asked_iops is not None:
+        if at.kept_up():
+            return ""
+        return (f"{LOAD_GENERATOR_LIMIT}: fio alone, with no IO behind it, ran the same job "
+                f"file at {at.iops:.0f} of {at.asked_iops:.0f} IOPS asked (step {at.step}, the "
+                f"streams' shares off by up to {at.share_error_pts:.2f} points), so it cannot "
+                f"hold {100 / max_share_pct:g}× the chosen rate")
+    ceiling = at.iops if ops_unit == "IOPS" else at.mib_s
+    if rate <= ceiling * max_share_pct / 100:
+        return ""
+    return (f"{LOAD_GENERATOR_LIMIT}: {rate:.1f} {ops_unit} is above {max_share_pct:g} % of "
+            f"the {ceiling:.1f} {ops_unit} fio alone generated from the same job file with no "
+            f"IO behind it (null engine, step {at.step})")
 
 
 def _depth(qd: int, jobs: int) -> str:
@@ -99,7 +147,7 @@ def _depth(qd: int, jobs: int) -> str:
 
 
 def _random_note(chosen: Probe, listed: list[Probe], probes: list[Probe], jobs: int,
-                 limit_ms: float, tolerance_pct: float) -> str:
+                 limit_ms: float, tolerance_pct: float, kept: Kept | None = None) -> str:
     """Why the chosen probe is not within tolerance of the limit, or ``""`` when it is."""
     qd, _, resp = chosen
     if not within(resp, limit_ms):
@@ -107,10 +155,10 @@ def _random_note(chosen: Probe, listed: list[Probe], probes: list[Probe], jobs: 
                 f"({_depth(qd, jobs)}) gave {resp:.1f} ms")
     if close_enough(resp, limit_ms, tolerance_pct):
         return ""
-    if all(within(p[2], limit_ms) for p in listed):
+    if all(meets(p, limit_ms, kept) for p in listed):
         return (f"{LOAD_GENERATOR_LIMIT}: the deepest probe ({_depth(listed[-1][0], jobs)}) "
                 f"gave {listed[-1][2]:.1f} ms, below the {limit_ms:g} ms limit")
-    found = bracket(probes, limit_ms)
+    found = bracket(probes, limit_ms, kept)
     above = f" and {found[1][2]:.1f} ms at queue depth {found[1][0]}" if found else ""
     return (f"no whole queue depth left between the probes: {resp:.1f} ms at queue depth "
             f"{qd}{above}, not within {tolerance_pct:g} % of the {limit_ms:g} ms limit")

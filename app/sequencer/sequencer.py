@@ -20,10 +20,11 @@ import math
 import threading
 import traceback
 import uuid
-from concurrent.futures import Future
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 from datetime import datetime, timezone
+from typing import TypeVar
 
 from app.method.model import Method
 from app.metrics.formatting import format_figure
@@ -44,13 +45,19 @@ from app.sequencer.ranging import Ranger
 from app.sequencer.recorder import PhaseRecorder
 from app.sequencer.run_clock import RunClock
 from app.sequencer.sampler import MeterLost, MeterSampler
-from app.sequencer.search import (Probe, choose_intensity, next_refinement, probe_over_limit,
-                                  recheck)
+from app.sequencer.search import (Kept, Probe, choose_intensity, next_refinement,
+                                  probe_over_limit, recheck)
 from app.sequencer.sweep import SweepSteps
 from app.sequencer.workload_control import WorkloadControl
 from drivers.clock import Clock, MonotonicClock
-from drivers.interfaces import (InstrumentError, LiveRates, WorkloadError, WorkloadInterval,
-                                WorkloadProfile)
+from drivers.interfaces import (GeneratorCeiling, InstrumentError, LiveRates, WorkloadError,
+                                WorkloadInterval, WorkloadProfile)
+
+T = TypeVar("T")
+#: how long the sequencer waits on a helper thread before it samples again (real seconds)
+HELPER_POLL_S = 0.05
+#: a multi-stream probe whose SUT ran less than this share of the asked rate is saturated
+KEPT_UP_SHARE = 0.95
 
 _log = logging.getLogger(__name__)
 
@@ -344,9 +351,8 @@ class Sequencer:
         if profile.intensity_of:
             return self._derived_intensity(profile.name, duration, kind)
         found = self.search.get(profile.name)
-        qd = found.queue_depth if found else self.method.search.queue_depths[-1]
-        jobs = found.jobs if found else self.method.search.jobs
-        return profile.to_workload(queue_depth=qd, jobs=jobs, duration_s=duration, kind=kind)
+        step = found.queue_depth if found else self.method.search.queue_depths[-1]
+        return profile.at_intensity(self.method.search, step, duration, kind)
 
     def _derived_intensity(self, name: str, duration: float, kind: str) -> WorkloadProfile:
         """MW2: a fixed fraction of the reference profile's measured IOPS, split per direction
@@ -384,17 +390,66 @@ class Sequencer:
         for name in search_profiles(self.method, self.plan):
             profile = self.method.profile(name)
             self._ranger.measuring(name, PhaseKind.SEARCH)
+            generator = self._generator_ceilings(recorder, name)
+            kept = self._kept_up(bool(profile.streams))
             probes: list[Probe] = []
             for qd in cfg.queue_depths:
                 probes.append(self._probe(recorder, name, qd))
-                if probe_over_limit(probes, profile.random, limit):
+                if probe_over_limit(probes, profile.random, limit, kept):
                     break
-            while profile.random and (qd := next_refinement(probes, limit,
-                                                            cfg.tolerance_pct)) is not None:
+            while profile.random and (qd := next_refinement(probes, limit, cfg.tolerance_pct,
+                                                            kept)) is not None:
                 probes.append(self._probe(recorder, name, qd))
             result = choose_intensity(name, probes, profile.random, profile.ops_unit, cfg.jobs,
-                                      limit, cfg.tolerance_pct, len(cfg.queue_depths))
+                                      limit, cfg.tolerance_pct, len(cfg.queue_depths),
+                                      generator, cfg.generator_max_share_pct, kept)
+            if profile.streams:  # its step is a total rate (IntensitySearch.stream_rate)
+                result = replace(result, rate_iops=cfg.stream_rate(result.queue_depth,
+                                                                   profile.read_pct))
             self._publish_search(result, recorder.phase.index)
+
+    def _kept_up(self, streams: bool) -> Kept | None:
+        """For a multi-stream profile, whether a probe's SUT delivered the total rate its
+        step asked, to ``KEPT_UP_SHARE``: one that did not is saturated (method-notes §2)."""
+        if not streams:
+            return None
+        cfg = self.method.search
+        return lambda p: p[1] >= KEPT_UP_SHARE * sum(cfg.stream_rate(p[0], 50.0))
+
+    def _generator_ceilings(self, recorder: PhaseRecorder,
+                            name: str) -> tuple[GeneratorCeiling, ...]:
+        """``name``'s job file on fio's null engine at every listed step, before its probes
+        (method-notes §2): what the generator alone reaches. A multi-stream profile's file is
+        capped, so it is run at its step's rate × 100 / ``generator_max_share_pct``, proving
+        the generator holds that much in the asked shares. The meters are sampled meanwhile
+        (``_sampling_until``): a check is fio running for seconds."""
+        cfg, profile = self.method.search, self.method.profile(name)
+        out = []
+        for step in cfg.queue_depths:
+            asked = (math.ceil(step * 100 / cfg.generator_max_share_pct) if profile.streams
+                     else step)
+            work = profile.at_intensity(cfg, asked, cfg.generator_check_s, "generator")
+            found = self._sampling_until(recorder, self.lab.engine.generator_ceiling, work, step)
+            out.append(found)
+            self.log(f"load generator alone, {name} at step {step} (null engine, "
+                     f"{cfg.generator_check_s:g} s): {format_figure(found.iops)} IOPS, "
+                     f"{format_figure(found.mib_s)} MiB/s"
+                     + (f" of {found.asked_iops:.0f} IOPS asked, shares within "
+                        f"{found.share_error_pts:.2f} points" if found.asked_iops else ""))
+        return tuple(out)
+
+    def _sampling_until(self, recorder: PhaseRecorder, call: Callable[..., T], *args) -> T:
+        """``call(*args)`` on a helper thread while this one keeps the meters on their grid
+        and honours Abort and Pause; its result, or what it raised."""
+        with ThreadPoolExecutor(1, thread_name_prefix="storwatt-generator") as pool:
+            job = pool.submit(call, *args)
+            while not wait([job], timeout=HELPER_POLL_S).done:
+                self._check_flags()
+                now = self.clock.now()
+                self._sample(recorder, now)
+                self._close_intervals(recorder, now)
+                self._sleep(recorder, now, None, 0.0)
+            return job.result()
 
     def _probe(self, recorder: PhaseRecorder, name: str, qd: int) -> Probe:
         """One search probe of ``probe_s`` at queue depth ``qd``: its figures. The engine
@@ -402,8 +457,7 @@ class Sequencer:
         it to end, at most ``startup_s`` longer: a load host's start-up is never probe time
         (``probe_window``)."""
         cfg, profile = self.method.search, self.method.profile(name)
-        wp = profile.to_workload(queue_depth=qd, jobs=cfg.jobs, kind="search",
-                                 duration_s=cfg.probe_s)
+        wp = profile.at_intensity(cfg, qd, cfg.probe_s, "search")
         start = self.clock.now()
         slices: list[WorkloadInterval] = []
         self._drive(recorder, wp, cfg.probe_s + cfg.startup_s, until_done=True, kept=slices)
@@ -413,8 +467,12 @@ class Sequencer:
     def _publish_search(self, result: ev.SearchResult, phase_index: int) -> None:
         self.search[result.profile] = result
         self.publish(result)
-        self.log(f"intensity search {result.profile}: queue depth {result.queue_depth} × "
-                 f"{result.jobs} job(s) → {format_figure(result.ops_rate)} {result.ops_unit} "
+        at = (f"step {result.queue_depth}, {sum(result.rate_iops)} IOPS asked in all, each "
+              f"stream capped at its share" if result.rate_iops and
+              self.method.profile(result.profile).streams else
+              f"queue depth {result.queue_depth} × {result.jobs} job(s)")
+        self.log(f"intensity search {result.profile}: {at} → "
+                 f"{format_figure(result.ops_rate)} {result.ops_unit} "
                  f"at {format_figure(result.avg_response_ms)} ms"
                  + (f" ({result.note})" if result.note else ""),
                  "WARNING" if result.note else "INFO", phase=phase_index)

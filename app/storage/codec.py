@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from typing import Any
 
 from drivers import interfaces as di
 
@@ -68,3 +69,17 @@ def opt_float(value: float | None) -> float | None:
 
 def nan_if_none(value: float | None) -> float:
     return float("nan") if value is None else float(value)
+
+
+def generator_to_json(g: di.GeneratorCeiling) -> dict[str, Any]:
+    """A generator ceiling as ``search_results.generator`` holds it (one per listed step)."""
+    return {"step": g.step, "iops": opt_float(g.iops), "mib_s": opt_float(g.mib_s),
+            "asked_iops": opt_float(g.asked_iops), "share_error_pts": g.share_error_pts,
+            "seconds": g.seconds}
+
+
+def generator_from_json(profile: str, row: dict[str, Any]) -> di.GeneratorCeiling:
+    asked = row.get("asked_iops")
+    return di.GeneratorCeiling(profile, int(row["step"]), nan_if_none(row["iops"]),
+                            nan_if_none(row["mib_s"]), None if asked is None else float(asked),
+                            float(row.get("share_error_pts", 0.0)), float(row.get("seconds", 0.0)))

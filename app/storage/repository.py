@@ -21,7 +21,7 @@ from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseKind, Pha
 from app.sequencer.events import HistogramReady, Resumption, SearchResult
 from app.sequencer.range_plan import RangePlan
 from app.storage import schema as s
-from app.storage.codec import decode_flags, encode_flags, nan_if_none
+from app.storage.codec import decode_flags, encode_flags, generator_from_json, nan_if_none
 from app.storage.power_inputs import StoredPowerInput, load_power_inputs
 from app.storage.db import Database
 from app.storage.errors import AmbiguousRunIdError, RunNotFoundError
@@ -324,7 +324,8 @@ def _searches(conn: Connection, pk: int) -> tuple[SearchResult, ...]:
                      None if r.rate_read_iops is None else (r.rate_read_iops,
                                                             r.rate_write_iops),
                      tuple((qd, nan_if_none(rate), nan_if_none(ms)) for qd, rate, ms in r.probes),
-                     r.note or "")
+                     r.note or "", tuple(generator_from_json(r.profile, g)
+                                         for g in r.generator or ()))
         for r in _rows(conn, s.SearchResultRow, pk))
 
 

@@ -290,6 +290,8 @@ class SearchResultRow(Base):
     rate_write_iops: Mapped[int | None] = mapped_column(Integer)
     probes: Mapped[list] = mapped_column(JSON)  # [[qd, ops_rate, avg_resp_ms], ...]
     note: Mapped[str] = mapped_column(Text, default="", server_default="")  # SearchResult.note
+    #: SearchResult.generator: [{step, iops, mib_s, asked_iops, share_error_pts, seconds}, …]
+    generator: Mapped[list | None] = mapped_column(JSON)
 
 
 class InstrumentRow(Base):

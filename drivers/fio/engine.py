@@ -27,6 +27,7 @@ from pathlib import Path
 
 from drivers.clock import Clock
 from drivers.fio import clients
+from drivers.fio.ceiling import null_engine_text, run_null_engine
 from drivers.fio.clock_probe import probe_host
 from drivers.fio.direct_io import refuses_direct_io
 from drivers.fio.host_logs import LOG_PREFIX
@@ -39,8 +40,8 @@ from drivers.fio.replay import read_trace, write_looped_trace
 from drivers.fio.safety import (HostFacts, TargetCheck, TargetPolicy, check_targets,
                                 create_scratch_file, describe)
 from drivers.fio.stream import IntervalSeries, Snapshot, snapshot_of_document
-from drivers.interfaces import (HostClock, HostRate, WorkloadError, WorkloadInterval,
-                                WorkloadProfile, WorkloadResult)
+from drivers.interfaces import (GeneratorCeiling, HostClock, HostRate, WorkloadError,
+                                WorkloadInterval, WorkloadProfile, WorkloadResult)
 
 MIN_VERSION = (3, 0)
 DEFAULT_PORT = clients.DEFAULT_PORT
@@ -112,6 +113,9 @@ def writes(profile: WorkloadProfile) -> bool:
 
 #: fio engines that do no file IO and so cannot take a target's size from the file
 DISKLESS_ENGINES = ("null",)
+#: the range the null engine addresses when no target size is known (a load host's device):
+#: 1 TiB, so a hot band's 8 % slices hold whole blocks and their in-band zones
+NULL_RANGE_BYTES = 2**40
 
 
 class FioEngine:
@@ -292,6 +296,22 @@ class FioEngine:
                                           self.clock.now,
                                           pass_fds=tuple(pin.fd for pin in self._pins))}
         self._series = {h: IntervalSeries(t0, h) for h in self._procs}
+
+    def generator_ceiling(self, profile: WorkloadProfile, step: int) -> GeneratorCeiling:
+        """``profile``'s job file on fio's null engine, here on the station (drivers/fio/
+        ceiling.py): the whole rate in one fio, so with load hosts, each of which runs only
+        its share, the figure is what one generator does with all of it. Read-only: the null
+        engine never opens a target."""
+        if not self.version:
+            self.check()
+        options = self._options()
+        size = options.span or options.size or self.target_size or NULL_RANGE_BYTES
+        text = job_text(profile, replace(options, ioengine="null", direct=False, size=size,
+                                         span=options.span or size, host=0, hosts=1,
+                                         host_logs=False, allow_file_create=False))
+        path = self.workdir() / f"{profile.name}-generator.fio"
+        path.write_text(null_engine_text(text))
+        return run_null_engine(self.binary, path, profile, step, profile.duration_s or 1.0)
 
     def live_rates(self) -> list[HostRate]:
         """Each load host's display rates since the last call (``host_rates``): for showing

@@ -4,8 +4,10 @@ Every value that reaches the file is validated: a job file is a program, and a n
 stray ``=`` in a target name would inject options. Targets may be several files or devices
 (``filename=a:b``); ``rate_iops`` is always given per direction (``R,W``) because a single
 value caps *each* direction and loses the 70/30 mix (docs/method-notes.md §9). The hot band is
-one job section per stream with ``offset``/``size`` for its address range and ``flow`` for its
-share (docs/method-notes.md §2); ``group_reporting`` folds them into one reported job. A trace
+one job section per stream with ``offset``/``size`` for its address range and its share of the
+profile's total ``rate_iops`` (docs/method-notes.md §2: fio's ``flow`` weights, which held the
+shares before, throttle fio itself to a few hundred IOPS); ``group_reporting`` folds them into
+one reported job. A trace
 replay is one ``read_iolog`` section redirected onto the target (drivers/fio/replay.py).
 
 A profile's ``rate_iops`` is the rate the *whole* workload must run at, but fio applies
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 from itertools import groupby
 
 from drivers.fio.host_logs import HOST_LOG_OPTIONS
+from drivers.fio.hotband_curve import curve_zones, zoned_abs
 from drivers.interfaces import WorkloadError, WorkloadProfile
 
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
@@ -40,8 +43,6 @@ COM_DATA = {"deduplication": ("dedupe_percentage", 50), "compression":
             ("buffer_compress_percentage", 50)}
 #: percentiles fio reports next to the bins: the confidence levels of method-notes §5
 PERCENTILES = "99:99.9:99.99:99.999"
-#: resolution of the hot band's ``flow`` weights: 0.1 % steps (fio caps flow at 1000)
-FLOW_SCALE = 10
 #: options of every job file: total-latency bins and percentiles (lat_ns), and the random
 #: generator of method-notes §10
 LATENCY_AND_RANDOM = ("lat_percentiles=1", "clat_percentiles=0",
@@ -216,11 +217,16 @@ def stream_range(offset_pct: float, size_pct: float, bs: int, span: int | None) 
 
 def stream_sections(p: WorkloadProfile, span: int | None = None, host: int = 0,
                     hosts: int = 1) -> list[str]:
-    """One job section per stream: its range, its mix and its share — a ``flow`` weight, or
-    for a rate-limited profile its own ``rate_iops`` (:func:`stream_rate`)."""
+    """One job section per stream: its range, its mix and its share of the profile's total
+    rate as its own ``rate_iops`` (:func:`stream_rate`). The total is always given (the
+    search's step, method-notes §2): a share held by fio's ``flow`` weights instead costs the
+    generator three orders of magnitude (measured on the null engine, docs/performance.md)."""
     total = sum(_pct(s[3], "stream share") for s in p.streams)
     if not 99.0 <= total <= 101.0:
         raise WorkloadError(f"hot-band shares of {p.name} add up to {total:g} %, not 100 %")
+    if p.rate_iops is None:
+        raise WorkloadError(f"{p.name} runs several streams: it needs a total rate_iops to give "
+                            "each stream its share (method-notes §2)")
     common = [f"iodepth={_int_in(p.queue_depth, 1, 4096, 'queue depth')}", *_duration_lines(p)]
     out: list[str] = []
     for name, offset, size, share, read_pct, random, bs in p.streams:
@@ -228,21 +234,48 @@ def stream_sections(p: WorkloadProfile, span: int | None = None, host: int = 0,
         if offset + size > 100 or size <= 0:
             raise WorkloadError(f"stream {name!r} covers {offset:g} % + {size:g} % of the target")
         bsv = _block_size(bs)
-        share_lines = (stream_rate(p, name, share, read_pct, host, hosts) if p.rate_iops
-                       else [f"flow={max(1, round(share * FLOW_SCALE))}", "flow_id=1"])
-        out += ["", f"[{_check_name(p.name, 'profile name')}-{_check_name(name, 'stream name')}]",
-                *rw_lines(read_pct, bool(random)), f"bs={bsv}", f"blockalign={bsv}",
-                *stream_range(offset, size, bsv, span), *share_lines, *common]
+        section = f"{_check_name(p.name, 'profile name')}-{_check_name(name, 'stream name')}"
+        where = [f"bs={bsv}", f"blockalign={bsv}", *stream_range(offset, size, bsv, span)]
+        if name in p.curved_streams:
+            out += curved_stream_sections(p, section, where, share, read_pct, host, hosts)
+            continue
+        out += ["", f"[{section}]", *rw_lines(read_pct, bool(random)), *where,
+                *stream_rate(p, name, share, read_pct, host, hosts), *common]
+    return out
+
+
+def curved_stream_sections(p: WorkloadProfile, section: str, where: list[str], share: float,
+                           read_pct: float, host: int, hosts: int) -> list[str]:
+    """A stream whose offsets follow the mandated generator's in-band curve: a section per
+    direction it uses (``-read``, ``-write``), each with its share of the stream's rate and
+    its own ``zoned_abs`` zones — writes land 1 % of the band later, and fio 3.33 refuses a
+    distribution per direction in one section (drivers/fio/hotband_curve.py)."""
+    band = next((int(w[5:]) for w in where if w.startswith("size=") and w[5:].isdigit()), None)
+    if band is None:
+        raise WorkloadError(f"{section} follows the reference in-band curve, which needs the "
+                            "target's size in bytes (give the target size; a load host's "
+                            "device size is not known to the station)")
+    bs = int(where[0][3:])
+    out: list[str] = []
+    for direction, rw, pct, mix in (("read", "randread", read_pct, 100.0),
+                                    ("write", "randwrite", 100 - read_pct, 0.0)):
+        if pct <= 0:
+            continue
+        zones = curve_zones(band, bs, write=direction == "write")
+        out += ["", f"[{section}-{direction}]", f"rw={rw}", *where,
+                f"random_distribution={zoned_abs(zones)}",
+                *stream_rate(p, section, share * pct / 100, mix, host, hosts),
+                f"iodepth={_int_in(p.queue_depth, 1, 4096, 'queue depth')}",
+                *_duration_lines(p)]
     return out
 
 
 def stream_rate(p: WorkloadProfile, name: str, share: float, read_pct: float, host: int,
                 hosts: int) -> list[str]:
-    """``rate_iops=R,W`` of one stream of a rate-limited multi-stream profile (a sweep step,
-    method-notes §6): its share of the profile's total rate, split by the *stream's* mix and
-    over the load hosts. A rate replaces ``flow``: each stream is held to its own share, and
-    fio's flow weights would fight the caps. A direction the stream uses gets at least 1 IOPS
-    (fio reads 0 as no limit), so a very low total runs a little above its ask."""
+    """``rate_iops=R,W`` of one stream of a multi-stream profile (the hot band at a search
+    step, a sweep step of method-notes §6): its share of the profile's total rate, split by
+    the *stream's* mix and over the load hosts. A direction the stream uses gets at least
+    1 IOPS (fio reads 0 as no limit), so a very low total runs a little above its ask."""
     assert p.rate_iops is not None
     if not 0 <= host < hosts:
         raise WorkloadError(f"stream {name!r}: load host {host} is not one of {hosts}")

@@ -17,29 +17,41 @@ from dataclasses import replace
 
 from drivers.clock import Clock
 from drivers.fio.jobs import JobOptions, job_text
-from drivers.interfaces import WorkloadError, WorkloadInterval, WorkloadProfile, WorkloadResult
-from drivers.simulators.fio_rate import NO_LIMIT, applied_rate
+from drivers.interfaces import (GeneratorCeiling, WorkloadError, WorkloadInterval,
+                                WorkloadProfile, WorkloadResult)
+from drivers.simulators.fio_rate import NO_LIMIT, applied_rate, generator_rate
 from drivers.simulators.latency import lognormal_bucket_probabilities
 from drivers.simulators.sut import SimulatedSut
 
 ENGINE_NAME = "simulated SUT"
 #: stands in for the SUT's volumes in the job files the simulated engine writes (never run)
 SIM_TARGET = ("simulated-sut",)
+#: the range those job files address: 1 TiB, so a hot band's slices and zones are whole
+SIM_RANGE_BYTES = 2**40
+
+
+def job_files(profile: WorkloadProfile, load_hosts: int = 1) -> list[str]:
+    """The job files the real engine would write for ``profile``, one per load host."""
+    hosts = max(1, load_hosts)
+    return [job_text(profile, JobOptions(SIM_TARGET, "null", size=SIM_RANGE_BYTES, host=i,
+                                         hosts=hosts, span=SIM_RANGE_BYTES))
+            for i in range(hosts)]
 
 
 def as_fio_runs(profile: WorkloadProfile, load_hosts: int = 1) -> WorkloadProfile:
     """The profile as fio would run it on ``load_hosts`` hosts: every host's jobs add to the
-    outstanding IO, and ``rate_iops`` becomes the total cap fio applies from the job files."""
-    hosts = max(1, load_hosts)
-    total = replace(profile, jobs=profile.jobs * hosts)
-    if profile.rate_iops is None:
+    outstanding IO, ``rate_iops`` becomes the total cap fio applies from the job files, and
+    no cap lies above what fio itself generates from them (``generator_rate``)."""
+    total = replace(profile, jobs=profile.jobs * max(1, load_hosts))
+    if profile.rate_iops is None and not profile.streams:
         return total
-    files = [job_text(profile, JobOptions(SIM_TARGET, "null", host=i, hosts=hosts))
-             for i in range(hosts)]
+    files = job_files(profile, load_hosts)
     read, write = applied_rate(files)
     caps = (read if profile.read_pct > 0 else 0.0, write if profile.read_pct < 100 else 0.0)
-    if NO_LIMIT in caps:
-        return replace(total, rate_iops=None)
+    generated = generator_rate(files)
+    if NO_LIMIT in caps or sum(caps) > generated:
+        share = profile.read_pct / 100
+        caps = (generated * share, generated * (1 - share))
     return replace(total, rate_iops=(int(caps[0]), int(caps[1])))
 
 
@@ -80,6 +92,16 @@ class SimulatedWorkloadEngine:
         point = self.sut.operating_point(self._profile)
         self._buckets = lognormal_bucket_probabilities(point.avg_resp_ms)
         self.sut.apply(self._profile)
+
+    def generator_ceiling(self, profile: WorkloadProfile, step: int) -> GeneratorCeiling:
+        """What fio would generate from ``profile``'s job files with no IO behind them
+        (``fio_rate.generator_rate``), at once: the simulated station's generator runs no
+        process. A capped file reaches its caps when fio can; the shares then hold."""
+        files = job_files(profile, self.load_hosts)
+        asked = sum(applied_rate(files)) if profile.rate_iops else None
+        iops = generator_rate(files) if asked is None else min(asked, generator_rate(files))
+        return GeneratorCeiling(profile.name, step, iops, iops * profile.block_size / 2**20,
+                                asked, 0.0, profile.duration_s or 0.0)
 
     @property
     def running(self) -> bool:

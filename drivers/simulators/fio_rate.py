@@ -17,6 +17,13 @@ import math
 from collections.abc import Iterable
 
 NO_LIMIT = math.inf
+#: what fio generates on the null engine with capped sections, about: 790,000 IOPS for the
+#: 17-section hot band at queue depth 256 on the project's 2-core machine (docs/performance.md)
+GENERATOR_IOPS = 750_000.0
+#: what fio generates when sections share a ``flow_id``: its token flow control throttles fio
+#: itself (570–780 IOPS for the 13-stream hot band at queue depth 1 on the null engine, fio
+#: 3.33; docs/performance.md) — the simulated lab shows a job file that uses it as slow
+FLOW_THROTTLED_IOPS = 600.0
 #: a job that never issues a direction adds nothing to it, whatever its cap says
 _READ_ONLY, _WRITE_ONLY = ("read", "randread"), ("write", "randwrite")
 
@@ -60,3 +67,11 @@ def applied_rate(job_files: Iterable[str]) -> tuple[float, float]:
             r, w = (r, 0.0) if rw in _READ_ONLY else (0.0, w) if rw in _WRITE_ONLY else (r, w)
             read, write = read + r * jobs, write + w * jobs
     return read, write
+
+
+def generator_rate(job_files: Iterable[str]) -> float:
+    """The most IOPS fio itself generates from ``job_files`` (one per load host, each its own
+    fio): ``FLOW_THROTTLED_IOPS`` for a file whose sections share a ``flow`` counter,
+    ``GENERATOR_IOPS`` otherwise."""
+    return sum(FLOW_THROTTLED_IOPS if any("flow" in job for job in sections(text))
+               else GENERATOR_IOPS for text in job_files)

@@ -181,17 +181,29 @@ class SimulatedSut:
                                   replace(as_run, rate_iops=(max(1, round(rate)), 0)))
 
     def _streams_point(self, p: WorkloadProfile) -> OperatingPoint:
-        """The streams of ``p`` sharing the SUT in their IO shares (see the module notes)."""
-        shares, points = [], []
+        """The streams of ``p`` sharing the SUT in their IO shares (see the module notes).
+
+        fio caps each stream at its share of the profile's total rate (method-notes §2): below
+        the mix's capacity the SUT runs at the total asked and the response time grows with
+        its utilisation (as a capped single stream does); at or above it, at its capacity."""
+        shares, points, light = [], [], []
         for _name, _offset, _size, share, read_pct, random, bs in p.streams:
-            alone = replace(p, block_size=bs, read_pct=read_pct, random=random, streams=())
+            alone = replace(p, block_size=bs, read_pct=read_pct, random=random, streams=(),
+                            rate_iops=None)
+            point = self._random_point if random else self._sequential_point
             shares.append(share / 100)
-            points.append(self._random_point(alone) if random else self._sequential_point(alone))
+            points.append(point(alone))
+            light.append(point(replace(alone, queue_depth=1, jobs=1)).avg_resp_ms)
         seconds_per_io = [f / pt.iops for f, pt in zip(shares, points)]
-        iops = 1 / sum(seconds_per_io)
+        capacity = 1 / sum(seconds_per_io)
+        iops = capacity
+        resp = sum(f * pt.avg_resp_ms for f, pt in zip(shares, points))
+        if p.rate_iops is not None and sum(p.rate_iops) < capacity:
+            iops = float(sum(p.rate_iops))
+            unloaded = sum(f * ms for f, ms in zip(shares, light))
+            resp = min(resp, unloaded / (1 - min(iops / capacity, 0.95)))
         busy = [t * iops for t in seconds_per_io]  # each stream's fraction of the time
         mib = iops * sum(f * pt.mib_s / pt.iops for f, pt in zip(shares, points))
-        resp = sum(f * pt.avg_resp_ms for f, pt in zip(shares, points))
         util = sum(b * pt.utilisation for b, pt in zip(busy, points))
         return OperatingPoint(iops, mib, resp, util, self._watts(util, iops))
 

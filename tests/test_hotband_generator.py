@@ -1,0 +1,179 @@
+"""The hot band as the mandated generator draws it, and a load generator that is never the
+bottleneck (docs/method-notes.md §2): the in-band curve and its fio zones, the per-stream rate
+caps that replace fio's throttling ``flow`` weights, the null-engine ceiling and the rule that
+turns a figure too close to it into "load generator limit reached". All without a process;
+the real-fio proofs are in tests/test_fio_access_patterns.py."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from app.method.loader import MethodError, load_method, load_method_file
+from app.sequencer.search import LOAD_GENERATOR_LIMIT, choose_intensity, generator_note
+from drivers.fio import jobs
+from drivers.fio.ceiling import ceiling_from_json, null_engine_text
+from drivers.fio.hotband_curve import curve_zones
+from tests.support.fio_access import share_below, zone_share_below
+from drivers.fio.jobs import JobOptions, job_text
+from drivers.interfaces import GeneratorCeiling, WorkloadError
+from drivers.simulators.engine import SimulatedWorkloadEngine
+from drivers.simulators.fio_rate import FLOW_THROTTLED_IOPS, generator_rate
+from drivers.simulators.sut import SimulatedSut
+from drivers.clock import FakeClock
+
+GB = 1_000_000_000
+#: the reference shares in the first 0.1 / 1 / 10 / 50 % of a band (method-notes §2)
+REFERENCE = {80_000_000: (14.0, 30.5, 48.2, 75.6), 800 * GB: (66.4, 73.3, 78.1, None)}
+POINTS = (0.001, 0.01, 0.1, 0.5)
+
+
+def hotband_at(step: int, method: str = "emerald-block-v3"):
+    m = load_method(method)
+    return m.profile("HOTBAND").at_intensity(m.search, step, 2.0, "active")
+
+
+@pytest.mark.parametrize("band", sorted(REFERENCE))
+def test_the_curve_gives_the_reference_generator_s_shares(band: int) -> None:
+    for x, want in zip(POINTS, REFERENCE[band]):
+        if want is not None:  # the reference drew 10^6 IOs: its figures carry ~0.3 point
+            assert abs(100 * share_below(x * band, band) - want) < 0.4, (band, x)
+
+
+def test_writes_land_one_percent_of_the_band_later() -> None:
+    band, shift = 80_000_000, 800_000
+    for x in (0.001, 0.1, 0.5):
+        reads = share_below(x * band, band)
+        writes = (share_below(x * band + shift, band, write=True)
+                  - share_below(shift, band, write=True))
+        assert abs(writes - reads) < 1e-9
+    assert share_below(shift, band, write=True) < 0.005  # only the wrapped tail lands there
+
+
+@pytest.mark.parametrize("band, block", [(79_994_880, 8192), (800 * GB // 8192 * 8192, 8192),
+                                         (64 * 2**20, 262144)])
+def test_fio_zones_are_whole_percents_that_follow_the_curve_within_one_point(
+        band: int, block: int) -> None:
+    for write in (False, True):
+        zones = curve_zones(band, block, write)
+        assert sum(p for p, _ in zones) == 100 and all(p >= 0 for p, _ in zones)
+        assert sum(size for _, size in zones) == band
+        assert all(size % block == 0 and size > 0 for _, size in zones)
+        # offsets are whole blocks in both generators: compare at block edges
+        blocks = band // block
+        edges = sorted({max(1, blocks * k // 1000) * block for k in range(1000)})
+        worst = max(abs(zone_share_below(zones, x) - share_below(x, band, write))
+                    for x in edges)
+        assert worst <= 0.01 + 1e-9, worst
+
+
+def test_the_hot_band_job_holds_shares_by_rate_caps_and_its_bands_by_the_curve() -> None:
+    text = job_text(hotband_at(100), JobOptions(("/dev/sdz",), "libaio", True, span=GB))
+    assert "flow" not in text  # fio's flow weights throttle fio itself
+    sections = [line[1:-1] for line in text.splitlines() if line.startswith("[")][1:]
+    assert len(sections) == 17 and "HOTBAND-hot1-read" in sections
+    hot1 = text.split("[HOTBAND-hot1-read]")[1].split("\n[")[0]
+    # 100 × 1000 IOPS in all: hot1 takes 28 %, its reads 70 % of that
+    assert "rate_iops=19600,0" in hot1 and "rw=randread" in hot1
+    assert "random_distribution=zoned_abs:" in hot1
+    uniform = text.split("[HOTBAND-uniform]")[1].split("\n[")[0]
+    assert "random_distribution" not in uniform and "rate_iops=3000,3000" in uniform
+
+
+def test_a_curved_band_needs_the_target_s_size() -> None:
+    with pytest.raises(WorkloadError, match="needs the target's size in bytes"):
+        job_text(hotband_at(4), JobOptions(("/dev/sdz",), "libaio", True))
+
+
+def test_a_multi_stream_profile_without_a_total_rate_is_refused() -> None:
+    with pytest.raises(WorkloadError, match="needs a total rate_iops"):
+        job_text(replace(hotband_at(4), rate_iops=None), JobOptions(("/x",), span=GB))
+
+
+def test_the_curve_is_for_random_streams_only(tmp_path: Path) -> None:
+    base = Path(__file__).parents[1] / "resources" / "methods" / "emerald-block-v3.toml"
+    text = base.read_text(encoding="utf-8").replace(
+        'pattern = "sequential", block_size_kib = 256 },',
+        'pattern = "sequential", block_size_kib = 256, '
+        'distribution = "reference-hotband-curve" },', 1)
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text, encoding="utf-8")
+    with pytest.raises(MethodError, match="a sequential stream has none"):
+        load_method_file(bad)
+
+
+def test_the_search_probes_a_multi_stream_profile_by_total_rate() -> None:
+    m = load_method("emerald-block-v3")
+    work = hotband_at(16)
+    assert sum(work.rate_iops or ()) == 16_000 and work.queue_depth == m.search.queue_depths[-1]
+    plain = m.profile("MW1").at_intensity(m.search, 16, 2.0, "search")
+    assert plain.queue_depth == 16 and plain.rate_iops is None
+
+
+def _ceiling(step: int, iops: float, asked: float | None = None,
+             error: float = 0.0) -> GeneratorCeiling:
+    return GeneratorCeiling("P", step, iops, iops * 8192 / 2**20, asked, error, 2.0)
+
+
+def test_a_figure_above_half_the_generator_s_ceiling_is_the_generator_s() -> None:
+    ceilings = (_ceiling(1, 50_000), _ceiling(16, 400_000))
+    assert generator_note((16, 150_000, 2.0), "IOPS", ceilings, 50) == ""
+    note = generator_note((16, 250_000, 2.0), "IOPS", ceilings, 50)
+    assert note.startswith(LOAD_GENERATOR_LIMIT) and "400000.0 IOPS fio alone" in note
+    # a refined step between two listed ones is judged against the next listed step up
+    assert generator_note((8, 30_000, 2.0), "IOPS", ceilings, 50) == ""
+    probes = [(1, 26_000.0, 0.5), (16, 210_000.0, 40.0)]
+    result = choose_intensity("MW1", probes, True, "IOPS", 1, 30.0, 5.0, 2, ceilings, 50)
+    assert result.note.startswith(LOAD_GENERATOR_LIMIT) and result.generator == ceilings
+
+
+def test_a_capped_job_fio_cannot_hold_at_twice_the_rate_is_the_generator_s_limit() -> None:
+    held = (_ceiling(4, 7_950, asked=8_000, error=0.1),)
+    assert generator_note((4, 3_900, 2.0), "IOPS", held, 50) == ""
+    throttled = (_ceiling(4, 600, asked=8_000, error=0.1),)
+    assert "600 of 8000 IOPS asked" in generator_note((4, 3_900, 2.0), "IOPS", throttled, 50)
+    skewed = (_ceiling(4, 7_950, asked=8_000, error=8.1),)
+    assert "off by up to 8.10 points" in generator_note((4, 3_900, 2.0), "IOPS", skewed, 50)
+
+
+def test_the_null_engine_run_keeps_the_pattern_and_drops_the_io() -> None:
+    text = null_engine_text(job_text(hotband_at(4), JobOptions(("/dev/sdz",), "libaio", True,
+                                                               span=GB)))
+    assert "ioengine=null" in text and "direct=0" in text and "group_reporting=0" in text
+    assert "libaio" not in text and "random_distribution=zoned_abs:" in text
+
+
+def test_the_ceiling_counts_each_stream_over_its_sections() -> None:
+    work = hotband_at(4)
+    names = [line[1:-1] for line in job_text(work, JobOptions(("/x",), span=GB)).splitlines()
+             if line.startswith("[")][1:]
+    share = {s[0]: s[3] for s in work.streams}
+    jobs_ = []
+    for name in names:
+        stream = name.split("-")[1]
+        parts = 2 if stream in work.curved_streams else 1
+        ios = round(share[stream] * 100 / parts)
+        jobs_.append({"jobname": name, "job_runtime": 2000,
+                      "read": {"total_ios": ios, "io_bytes": ios * 8192},
+                      "write": {"total_ios": 0, "io_bytes": 0}})
+    jobs_[0]["read"]["total_ios"] += 100  # write1 one point over its 5 %
+    found = ceiling_from_json(json.loads(json.dumps({"jobs": jobs_})), work, 4, 2.0)
+    assert found.asked_iops == 4000 and found.iops == pytest.approx(10_100 / 2)
+    assert found.share_error_pts == pytest.approx(100 * 600 / 10_100 - 5, abs=1e-3)
+
+
+def test_the_simulated_generator_is_throttled_by_flow_as_fio_is(monkeypatch) -> None:
+    """A job file whose streams share fio's flow counter ran at ~600 IOPS on the null engine:
+    the simulated lab shows it, so a throttled generator cannot hide there again."""
+    engine = SimulatedWorkloadEngine(SimulatedSut(), FakeClock(0.0))
+    work = hotband_at(8)
+    assert engine.generator_ceiling(work, 4).kept_up()
+    real = jobs.stream_rate
+    monkeypatch.setattr(jobs, "stream_rate", lambda *a: ["flow=280", "flow_id=1"]
+                        if a[1] else real(*a))
+    throttled = engine.generator_ceiling(work, 4)
+    assert throttled.iops == FLOW_THROTTLED_IOPS and not throttled.kept_up()
+    assert generator_rate([job_text(work, JobOptions(("/x",), span=GB))]) == FLOW_THROTTLED_IOPS
