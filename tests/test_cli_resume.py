@@ -17,8 +17,7 @@ import pytest
 
 from app.records import PhaseStatus, RunStatus
 from app.storage.db import open_database
-from tests.test_cli_signals import read_until
-
+from tests.support.processes import read_until
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "resources" / "methods" / "smoke.toml"
 pytestmark = [pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals"),

@@ -7,8 +7,6 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -20,17 +18,10 @@ from app.reports.export import export_run
 from app.sequencer.capacity_optimisation import (available_coms, check_declared_coms,
                                                  on_during_test, parity_raid)
 from app.storage.audit import AuditError
-from tests.test_reports_runs import record_run
-
+from tests.support.recorded_runs import record_run
+from tests.support.documents import pdf_text
 KNOWN = ("snapshot-ro", "snapshot-rw", "thin-provisioning", "deduplication", "compression",
          "parity-raid")
-
-
-def pdf_text(path: Path) -> str:
-    """The PDF as pdftotext reads it, whitespace collapsed."""
-    out = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True,
-                         text=True, check=True).stdout
-    return " ".join(out.split())
 
 
 def verdicts(run) -> dict:

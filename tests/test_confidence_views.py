@@ -20,10 +20,8 @@ from app.metrics.formatting import format_figure
 from app.reports import charts
 from app.reports.export import export_run
 from app.reports.xlsx import LEVEL_COLUMNS, LEVEL_FIRST_COL
-from tests.test_reports_runs import record_run
-from tests.test_reports_xlsx import sheet_rows
-
-
+from tests.support.recorded_runs import record_run
+from tests.support.documents import sheet_rows
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
     folder = tmp_path_factory.mktemp("levels")

@@ -17,38 +17,19 @@ from pathlib import Path
 import pytest
 
 from app.cli.main import main
-from app.sim_lab import simulated_sut
 from app.method.loader import load_method
-from app.method.model import Method, RangingRule
-from app.records import InstrumentConfig, MetricResult, RunConfig, RunStatus, SutDescription
+from app.method.model import RangingRule
+from app.records import InstrumentConfig, RunConfig, SutDescription
 from app.sequencer import events as ev
-from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer
 from drivers.clock import FakeClock
 from drivers.interfaces import (FLAG_FREQUENCY_OUT_OF_RANGE, FLAG_OVERRANGE, FLAG_SENSOR_ERROR,
                                 FLAG_UNCERTAINTY_UNKNOWN, FLAG_VOLTAGE_OUT_OF_RANGE, PowerSample,
                                 TemperatureSample)
-from drivers.simulators.engine import SimulatedWorkloadEngine
 from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
 from drivers.simulators.sut import SimulatedSut
-
-#: a media-library plan (no pre-fill, SW and SR): the shortest whole sequences
-SHORT = "removable-1"
-
-
-class ProfileClock:
-    """Seconds since the simulated SUT started the named profile (None before, or after)."""
-
-    def __init__(self, sut: SimulatedSut, profile: str) -> None:
-        self.sut, self.profile, self.t0 = sut, profile, None
-
-    def __call__(self, t: float) -> float | None:
-        running = self.sut.profile
-        if running is None or running.name != self.profile or running.kind != "active":
-            return None
-        if self.t0 is None:
-            self.t0 = t
-        return t - self.t0
+from tests.support.sequencer_runs import ProfileClock, metrics
+from tests.support.sequencer_runs import run_short_sequence as run
 
 
 class FaultyPowerMeter(SimulatedPowerMeter):
@@ -92,30 +73,6 @@ class FaultyThermometer(SimulatedThermometer):
         if self.whole_degrees:
             return TemperatureSample(t, float(round(sample.celsius)))
         return sample
-
-
-def run(method: str | Method = "demo", sut_setup: dict | None = None, spec: dict | None = None,
-        power=None, thermometer=SimulatedThermometer) -> tuple[Sequencer, list[ev.RunEvent]]:
-    """One whole short sequence on the simulated lab; ``spec`` changes the simulated SUT
-    (volts, freq_hz, inlet_c), ``sut_setup`` what the technician declared."""
-    method = load_method(method) if isinstance(method, str) else method
-    clock = FakeClock()
-    config = RunConfig(method=method.name, taxonomy=SHORT, lab="sim-direct",
-                       sut=SutDescription(**(sut_setup or {})))
-    sut = simulated_sut(config)
-    if spec:
-        sut = SimulatedSut(replace(sut.spec, **spec), seed=sut.seed)
-    events: list[ev.RunEvent] = []
-    lab = Lab(power(sut) if power else SimulatedPowerMeter(sut),
-              SimulatedWorkloadEngine(sut, clock),
-              thermometer(sut) if thermometer else None, sut.used_capacity_bytes)
-    seq = Sequencer(method, config, lab, clock, [events.append])
-    assert seq.run() is RunStatus.COMPLETED, seq.error
-    return seq, events
-
-
-def metrics(seq: Sequencer) -> dict[str, MetricResult]:
-    return {m.name: m for m in seq.metrics}
 
 
 def assert_all_valid(seq: Sequencer) -> None:

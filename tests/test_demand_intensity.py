@@ -23,10 +23,8 @@ from app.sequencer.plan import build_phases
 from app.sequencer.sweep import SweepSteps
 from drivers.fio.jobs import JobOptions, job_text
 from drivers.interfaces import WorkloadProfile
-from tests.short_fio_run import run_short_variant
-from tests.test_reports_runs import record_run
-
-
+from tests.support.short_fio_run import run_short_variant
+from tests.support.recorded_runs import record_run
 def _cell(t: int, q: int, iops: float, ms: float) -> DiPoint:
     return DiPoint(t, q, iops, ms, 700.0, iops / 700, True, None)
 

@@ -17,7 +17,7 @@ import pytest
 
 from drivers.fio.eta import EtaFormatError, EtaStatus, eta_lines, parse_eta_line
 from drivers.fio.process import FioProcess
-from tests.test_fio_engine import _free_port, needs_fio, two_fio_servers  # noqa: F401
+from tests.support.fio import needs_fio
 
 CAPTURES = Path(__file__).parent / "fixtures" / "fio" / "client_eta"
 

@@ -17,8 +17,7 @@ import pytest
 
 from drivers.fio.engine import FioRunError
 from drivers.interfaces import WorkloadProfile
-from tests.test_fio_engine import _free_port, engine_for, needs_fio
-
+from tests.support.fio import free_port, engine_for, needs_fio
 pytestmark = [pytest.mark.fio, needs_fio]
 RR = WorkloadProfile("RR", 8192, 100, True, 8192, duration_s=60)
 
@@ -63,7 +62,7 @@ def test_a_load_host_dropping_the_connection_mid_phase_is_named(tmp_path: Path) 
     """fio 3.33's client notices a dead server only by its own command timeout (~40 s); the
     engine notices its client's ETA lines stop and fails the phase after [fio] stall_s
     (15 s), naming the host."""
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(["fio", f"--server=ip:127.0.0.1,{port}"], cwd=tmp_path,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               start_new_session=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from drivers.fio.engine import FioEngine
 from drivers.interfaces import HostRate, LiveRates, WorkloadInterval, WorkloadProfile
-from tests.test_fio_engine import engine_for, needs_fio, two_fio_servers  # noqa: F401
+from tests.support.fio import engine_for, needs_fio
 
 #: 2 jobs per host at 1000 IOPS over both hosts: 500 per host, 350 reads + 150 writes
 MIXED = WorkloadProfile("MW1", 8192, 70, True, 8192, queue_depth=1, jobs=2, duration_s=5.0,
@@ -79,7 +79,7 @@ def test_a_hot_band_on_load_hosts_reads_one_log_per_stream(tmp_path: Path,
                                                             two_fio_servers) -> None:  # noqa: F811
     """13 stream sections, 13 jobs per host, 13 log files each: every one is read, and the
     intervals add up to fio's exact totals (a last line's garbage bins once broke this)."""
-    from tests.test_fio_jobs import HOTBAND
+    from tests.support.fio import HOTBAND
     engine = engine_for(tmp_path, load_hosts=two_fio_servers)
     engine.check()
     profile = WorkloadProfile("HOTBAND", 8192, 70, True, 8192, queue_depth=1, duration_s=3.0,

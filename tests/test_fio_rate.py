@@ -24,7 +24,7 @@ from drivers.simulators import engine as sim_engine
 from drivers.simulators.engine import SimulatedWorkloadEngine, as_fio_runs
 from drivers.simulators.fio_rate import applied_rate
 from drivers.simulators.sut import SimulatedSut
-from tests.test_fio_engine import two_fio_servers  # noqa: F401  (fixture)
+
 
 KIB = 1024
 needs_fio = pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")

@@ -14,8 +14,7 @@ from app.method.loader import load_method
 from app.method.model import FioSettings
 from drivers.fio.engine import DEFAULT_STALL_S, FioStalled
 from drivers.interfaces import WorkloadError, WorkloadProfile
-from tests.test_fio_engine import engine_for, needs_fio
-
+from tests.support.fio import engine_for, needs_fio
 STALL_S = 3.0
 
 

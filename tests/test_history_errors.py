@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-import pg_server
+from tests.support import pg_server
 from app.cli.main import main
 from app.storage import migrate
 from app.storage.db import open_database

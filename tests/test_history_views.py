@@ -10,7 +10,7 @@ from datetime import date
 import pytest
 import sqlalchemy as sa
 
-import pg_server
+from tests.support import pg_server
 from app.records import MetricResult, RunStatus
 from app.sequencer import events as ev
 from app.storage import schema as s

@@ -19,10 +19,8 @@ from app.records import PhaseKind, PhaseStatus, RunStatus
 from app.sequencer import events as ev
 from app.sequencer.probe_window import probe_figures
 from drivers.interfaces import WorkloadError, WorkloadInterval, WorkloadProfile, WorkloadResult
-from tests.test_fio_engine import needs_fio, two_fio_servers  # noqa: F401
-from tests.test_sequencer import make_run
-
-
+from tests.support.fio import needs_fio
+from tests.support.sequencer_runs import make_run
 @dataclass
 class SlowStart:
     """A workload engine whose IO starts ``delay_s`` after ``start()`` (a load host's fio
@@ -130,8 +128,7 @@ def test_smoke_on_two_loopback_load_hosts_searches_with_io(tmp_path: Path,
     from app.sequencer.sequencer import Sequencer
     from app.method.loader import load_method
     from drivers.clock import MonotonicClock
-    from tests.test_sequencer import Recorder
-
+    from tests.support.sequencer_runs import Recorder
     config = RunConfig(method="smoke", taxonomy="online-3", lab="local-fio",
                        sut=SutDescription(targets=(str(tmp_path / "scratch.dat"),),
                                           load_hosts=tuple(two_fio_servers)),

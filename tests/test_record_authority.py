@@ -19,8 +19,7 @@ from app.records import PhaseKind, Window
 from app.reports import content as content_module
 from app.reports.content import build_content
 from app.storage.stored import StoredRun
-from tests.test_reports_runs import pause_once_in, record_run
-
+from tests.support.recorded_runs import pause_once_in, record_run
 REL = 1e-9
 
 

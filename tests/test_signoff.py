@@ -17,9 +17,8 @@ from app.reports.export import export_run
 from app.signoff import approve, sign_off
 from app.storage.audit import AuditError, add_audit_entry
 from app.storage.record_hash import canonical_json, facts_sha256
-from tests.test_com_disclosure import pdf_text
-from tests.test_reports_runs import record_run
-
+from tests.support.documents import pdf_text
+from tests.support.recorded_runs import record_run
 HASH = re.compile(r"Record SHA-256 \(revision (\d+)\) ([0-9a-f]{64})")
 
 

@@ -21,11 +21,9 @@ from app.records import PhaseKind, PhaseStatus, RunStatus
 from app.reports.export import export_run
 from app.sequencer import events as ev
 from drivers.fio.jobs import JobOptions, job_text
-from drivers.interfaces import WorkloadProfile
 from drivers.simulators.fio_rate import applied_rate, sections
-from tests.short_fio_run import run_short_variant
-from tests.test_reports_runs import record_run
-
+from tests.support.short_fio_run import run_short_variant
+from tests.support.recorded_runs import record_run
 ASU_SHARES = {"asu1": 59.6, "asu2": 12.3, "asu3": 28.1}
 
 

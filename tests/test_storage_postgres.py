@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-import pg_server
+from tests.support import pg_server
 from app.cli.main import main
 from app.records import RunStatus
 from app.storage.audit import add_audit_entry, audit_entries

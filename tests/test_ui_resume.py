@@ -10,8 +10,8 @@ from PySide6.QtCore import QSettings, Qt
 
 from app.records import RunStatus
 from app.storage.db import open_database
-from tests.test_resume import interrupted_run
-from tests.test_ui_run import RUN_TIMEOUT_MS
+from tests.support.resume_runs import interrupted_run
+from tests.support.gui import RUN_TIMEOUT_MS
 from ui.main_window import MainWindow
 
 

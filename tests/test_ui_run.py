@@ -14,59 +14,12 @@ from app.records import PhaseStatus, RunConfig, RunStatus
 from app.reports.export import export_run
 from app.sequencer import events as ev
 from app.storage.db import open_database
-from tests.test_ui_wizard import click_next
 from ui.main_window import MainWindow
+from tests.support.gui import (RUN_TIMEOUT_MS, click_next, start_smoke, stored_status,
+                               wait_for_event)
 
 SMOKE_METRICS = {"EP_MW1", "EP_MW2", "EP_RW", "EP_RR", "EP_SW", "EP_SR", "EP_RI"}
-RUN_TIMEOUT_MS = 90_000
 
-
-@pytest.fixture
-def station(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """A main window on a temporary database, data dir and settings file."""
-    monkeypatch.setenv("STORWATT_DATA_DIR", str(tmp_path / "data"))
-    answers: list[bool] = []
-
-    def confirm(_parent, _title, _text) -> bool:
-        return answers.pop(0) if answers else True
-
-    window = MainWindow(lab="sim-direct", db_url=f"sqlite:///{tmp_path / 'x.db'}",
-                        settings=QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat),
-                        confirm=confirm, default_method="smoke")
-    window.answers = answers
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    yield window
-    if window.run_view.running:  # never leave a worker behind
-        window.run_view.abort("test teardown")
-        qtbot.waitUntil(lambda: not window.run_view.running, timeout=RUN_TIMEOUT_MS)
-
-
-def stored_status(window: MainWindow, run_id: str) -> RunStatus:
-    database = open_database(window.db_url)
-    try:
-        return next(r.status for r in database.list_runs() if r.run_id == run_id)
-    finally:
-        database.close()
-
-
-def start_smoke(window: MainWindow) -> str:
-    session = window.start_run(RunConfig(method="smoke", lab="sim-direct"))
-    assert session is not None
-    return session.run_id
-
-
-def wait_for_event(qtbot, window: MainWindow, kind: type, predicate=lambda e: True):
-    seen: list = []
-
-    def collect(batch: list) -> None:
-        seen.extend(e for e in batch if isinstance(e, kind) and predicate(e))
-
-    window.run_view.bridge.events.connect(collect)
-    qtbot.waitUntil(lambda: bool(seen), timeout=RUN_TIMEOUT_MS)
-    window.run_view.bridge.events.disconnect(collect)
-    return seen[0]
 
 
 def test_wizard_click_through_to_a_completed_smoke_run(qtbot, station: MainWindow) -> None:

@@ -19,8 +19,8 @@ from app.labs import build_lab
 from app.run_verdict import Tone, run_verdict
 from app.sequencer import events as ev
 from app.storage.stored import KeyMetric, RunSummary
-from tests.test_ui_run import RUN_TIMEOUT_MS, start_smoke, station, wait_for_event  # noqa: F401
-from tests.test_ui_wizard import click_next, pass_connection_test
+from tests.support.gui import RUN_TIMEOUT_MS, start_smoke, wait_for_event
+from tests.support.gui import click_next, pass_connection_test
 from ui.main_window import MainWindow
 from ui.metrics_table import MetricsTable
 from ui.report_export import FOLDER_KEY, ReportExportBar

@@ -14,9 +14,8 @@ from pypdf import PdfReader
 from app.records import PhaseKind, RunStatus
 from app.reports.export import export_run
 from app.sequencer import events as ev
-from tests.short_fio_run import run_short_variant
-from tests.test_reports_runs import record_run
-
+from tests.support.short_fio_run import run_short_variant
+from tests.support.recorded_runs import record_run
 WORKLOADS = ("HOTBAND", "OLTP", "VOD", "LOG", "DSS", "MAIL", "PAGING", "REPLAY")
 
 
