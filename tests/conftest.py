@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.recorded_runs import RecordedRun, record_run
+from tests.support.recorded_runs import RecordedRun, pause_once_in, record_run
 
 pytest_plugins = ["tests.suite_guards"]  # stuck dialogs, hard backstop, slow tests, budget
 
@@ -38,6 +38,13 @@ def recorded_demo(tmp_path_factory) -> RecordedRun:
     (per xdist worker) for the tests that only read it. A test that signs, edits or exports
     into the run's folder records its own with ``record_run``."""
     return record_run(tmp_path_factory.mktemp("recorded-demo") / "run.db")
+
+
+@pytest.fixture(scope="session")
+def recorded_demo_paused(tmp_path_factory) -> RecordedRun:
+    """The demo run paused once in RW (the phase restarts): recorded once per session."""
+    return record_run(tmp_path_factory.mktemp("recorded-paused") / "run.db",
+                      hook=pause_once_in("RW"))
 
 
 # --- real fio -------------------------------------------------------------------------------

@@ -15,9 +15,9 @@ from app.signoff import sign_off
 from tests.support.recorded_runs import DegradingMeter, abort_at, record_run
 from tests.support.documents import pdf_pages
 @pytest.fixture(scope="module")
-def good(tmp_path_factory):
+def good(tmp_path_factory, recorded_demo):
     folder = tmp_path_factory.mktemp("pdf")
-    recorded = record_run(folder / "run.db")
+    recorded = recorded_demo
     paths = export_run(recorded.database, recorded.run_id, folder)
     return recorded, pdf_pages(paths["pdf"])
 

@@ -16,15 +16,14 @@ from app.reports.export import export_run
 from app.reports.xlsx import (AUDIT_COLUMNS, BIN_COLUMNS, EVENT_COLUMNS, INTERVAL_COLUMNS,
                               LEVEL_COLUMNS, LEVEL_FIRST_COL, PHASE_COLUMNS, SAMPLE_COLUMNS,
                               SEARCH_COLUMNS, TEMPERATURE_COLUMNS)
-from tests.support.recorded_runs import pause_once_in, record_run
 from tests.support.documents import metric_rows, sheet_rows
 REL = 1e-9
 
 
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory) -> tuple:
+def exported(tmp_path_factory, recorded_demo_paused) -> tuple:
     folder = tmp_path_factory.mktemp("xlsx")
-    recorded = record_run(folder / "run.db", hook=pause_once_in("RW"))
+    recorded = recorded_demo_paused
     paths = export_run(recorded.database, recorded.run_id[:10], folder / "out")
     book = openpyxl.load_workbook(paths["xlsx"], read_only=True)
     return recorded, paths, book

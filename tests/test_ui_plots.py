@@ -166,13 +166,13 @@ def test_the_io_plot_shows_both_axes_data_until_zoomed_by_hand(qtbot) -> None:
     assert plots.ops_right.item.vb.viewRange()[0][1] < 91  # the technician's zoom is kept
 
 
-def test_a_stored_run_goes_in_through_the_data_interface(qtbot, tmp_path, monkeypatch) -> None:
+def test_a_stored_run_goes_in_through_the_data_interface(qtbot, monkeypatch,
+                                                        recorded_demo_paused) -> None:
     """History reads data, not made-up events: no event reaches the widget, and a paused
     phase's restart is marked from the stored attempts."""
-    from tests.support.recorded_runs import pause_once_in, record_run
     from ui.history.stored_plots import show_stored
 
-    recorded = record_run(tmp_path / "r.db", hook=pause_once_in("RW"))
+    recorded = recorded_demo_paused
     run = recorded.database.load_run(recorded.run_id)
 
     def no_events(self, batch) -> None:
