@@ -144,8 +144,12 @@ def _cpu_s() -> float:
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Runs in the process that shows the results: pytest-xdist's controller gets every
+    worker's reports here, a worker's own terminal is not shown."""
     config = _state.get("config")
-    terminal = config.pluginmanager.get_plugin("terminalreporter") if config else None
+    if config is None or hasattr(config, "workerinput"):
+        return
+    terminal = config.pluginmanager.get_plugin("terminalreporter")
     if report.when == "call" and report.duration >= SLOW_REPORT_S and terminal is not None:
         terminal.ensure_newline()
         terminal.write_line(f"[slow {report.duration:.0f} s] {report.nodeid}")
