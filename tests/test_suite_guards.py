@@ -101,3 +101,87 @@ def test_qt_garbage_of_one_test_is_finalised_on_the_main_thread_before_the_next(
         """)
     result = guarded.runpytest_subprocess("-p", "no:cacheprovider", timeout=120)
     result.assert_outcomes(passed=2)
+
+
+def test_the_budget_names_an_unmarked_wait_lists_marked_ones_and_sums_them(guarded,
+                                                                         monkeypatch) -> None:
+    monkeypatch.setenv("STORWATT_TEST_REALTIME_LIMIT_S", "0.2")
+    guarded.makepyfile(test_waits="""
+        import time, pytest
+
+        def test_sleeps_unmarked():
+            time.sleep(0.4)
+
+        @pytest.mark.realtime("a real timeout at its short limit")
+        def test_sleeps_marked():
+            time.sleep(0.4)
+
+        def test_computes():
+            sum(i * i for i in range(3_000_000))  # CPU, not waiting: never over the limit
+        """)
+    result = guarded.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
+    assert result.ret == 0  # reported, not failed: the run is not strict
+    result.stdout.fnmatch_lines([
+        "*[[]waited 0.* s in real time, not marked realtime[]] test_waits.py::test_sleeps_unmarked",
+        "*1 tests marked realtime*",
+        "*test_waits.py::test_sleeps_marked*a real timeout at its short limit",
+        "*1 tests waited over 0.2 s in real time without*",
+        "*real-time waits: * s in all, ceiling 600 s*within",
+        "*suite time: 3 tests, * s wall*CPU share*"])
+    assert "test_computes" not in result.stdout.str().split("real-time budget")[1]
+
+
+def test_strict_fails_on_an_unmarked_wait_and_a_ceiling_fails_any_run(guarded,
+                                                                     monkeypatch) -> None:
+    guarded.makepyfile(test_waits="""
+        import time, pytest
+
+        @pytest.mark.realtime("the reason")
+        def test_sleeps_marked():
+            time.sleep(0.4)
+        """)
+    monkeypatch.setenv("STORWATT_TEST_REALTIME_CEILING_S", "0.2")
+    over = guarded.runpytest_subprocess("-p", "no:cacheprovider")
+    over.assert_outcomes(passed=1)
+    assert over.ret == pytest.ExitCode.TESTS_FAILED
+    over.stdout.fnmatch_lines(["*over the ceiling: the run fails*"])
+    monkeypatch.setenv("STORWATT_TEST_REALTIME_CEILING_S", "600")
+    monkeypatch.setenv("STORWATT_TEST_REALTIME_LIMIT_S", "0.2")
+    monkeypatch.setenv("STORWATT_TEST_BUDGET", "strict")
+    guarded.makepyfile(test_waits="""
+        import time
+
+        def test_sleeps_unmarked():
+            time.sleep(0.4)
+        """)
+    strict = guarded.runpytest_subprocess("-p", "no:cacheprovider")
+    strict.assert_outcomes(passed=1)
+    assert strict.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_a_realtime_marker_without_its_reason_is_refused(guarded) -> None:
+    guarded.makepyfile(test_bare="""
+        import pytest
+
+        @pytest.mark.realtime
+        def test_bare():
+            pass
+        """)
+    result = guarded.runpytest_subprocess("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*realtime needs its reason*test_bare.py::test_bare*"])
+
+
+def test_the_budget_reaches_the_summary_from_xdist_workers(guarded) -> None:
+    guarded.makepyfile(test_waits="""
+        import time, pytest
+
+        @pytest.mark.realtime("a worker's wait")
+        @pytest.mark.parametrize("n", range(2))
+        def test_sleeps_marked(n):
+            time.sleep(0.3)
+        """)
+    result = guarded.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*2 tests marked realtime*", "*suite time: 2 tests*"])
