@@ -10,6 +10,7 @@ from PySide6.QtCore import QSettings, Qt
 
 from app.records import RunStatus
 from app.storage.db import open_database
+from drivers.clock import FakeClock
 from tests.support.resume_runs import interrupted_run
 from tests.support.gui import RUN_TIMEOUT_MS
 from ui.main_window import MainWindow
@@ -26,7 +27,7 @@ def window(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MainWindow
 
     window = MainWindow(lab="sim-direct", db_url=f"sqlite:///{tmp_path / 'x.db'}",
                         settings=QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat),
-                        confirm=confirm, default_method="smoke")
+                        confirm=confirm, default_method="smoke", clock=FakeClock())
     window.asked = asked
     qtbot.addWidget(window)
     yield window

@@ -1,6 +1,7 @@
 """The station end to end: wizard click-through to a completed smoke run on the simulated lab,
-pause/resume/abort, closing the window mid-run. Runs are real (simulated SUT, real clock);
-assertions are on widgets' data and on the stored run, never on pixels."""
+pause/resume/abort, closing the window mid-run. Runs are real (simulated SUT, sequencer,
+storage) on the station's fake clock (the ``station`` fixture), held mid-run where a test acts
+on a running run; assertions are on widgets' data and on the stored run, never on pixels."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ SMOKE_METRICS = {"EP_MW1", "EP_MW2", "EP_RW", "EP_RR", "EP_SW", "EP_SR", "EP_RI"
 
 
 def test_wizard_click_through_to_a_completed_smoke_run(qtbot, station: MainWindow) -> None:
+    station.clock.release()  # the run goes to its end
     qtbot.keyClick(station, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)  # Ctrl+N
     wizard = station.wizard
     assert wizard is not None and wizard.isVisible()
@@ -210,6 +212,7 @@ def test_a_run_the_database_refused_is_announced_and_imported_at_the_next_start(
     import app.session
 
     monkeypatch.setattr(app.session, "DURABLE_WAIT_S", 1.0)
+    station.clock.release()  # the run goes to its end
     holder = sqlite3.connect(tmp_path / "x.db", isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:

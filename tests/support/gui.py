@@ -16,6 +16,9 @@ from ui.wizard.wizard import NewRunWizard
 #: how long a test waits for a GUI run's event before failing (a run on the station's
 #: fake clock takes seconds; the limit only bounds a stuck one)
 RUN_TIMEOUT_MS = 90_000
+#: where the ``station`` fixture's clock stands still in a smoke run: after MW1's histogram
+#: (9 s into the plan), before its end (21 s)
+MID_RUN_S = 12.0
 
 #: wizard entries that pass every check
 GOOD = WizardEntries(taxonomy="online-2", vendor="Acme", model="Array 9", serial="AC-1",
