@@ -39,6 +39,12 @@ run: system-deps $(STAMP)
 test: system-deps $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
+# Before each commit (README, "Testing"): everything that needs no real process, network,
+# real-time wait or fio — ≤ 90 s. The whole suite (`make test`) before each stop.
+FAST_TIER := not realtime and not slow and not fio and not process
+test-fast: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n $(TEST_WORKERS) -m "$(FAST_TIER)" $(PYTEST_ARGS)
+
 bench: $(STAMP)
 	$(PY) -m bench.run_all
 

@@ -70,6 +70,7 @@ class Timing:
     cpu_s: float
     wait_s: float
     reason: str | None  # the realtime marker's reason; None if the test is not marked
+    spawned: int = 0  # child processes started, by a test not marked to (fast-tier check)
 
     @property
     def over_limit(self) -> bool:
@@ -82,6 +83,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _state["stderr_fd"] = os.dup(sys.__stderr__.fileno())
     _state["config"] = config
     _state["session_start"] = time.monotonic()
+    _count_child_processes()
     gc.disable()  # collected after each test, on this (the main) thread: pytest_runtest_teardown
 
 
@@ -147,6 +149,29 @@ def _no_stuck_modal(request: pytest.FixtureRequest) -> Iterator[None]:
                     f"the suite: {'; '.join(watch.closed)}", pytrace=False)
 
 
+#: markers that keep a test out of ``make test-fast``; a test starting a child process must
+#: carry one of them
+OUT_OF_FAST_TIER = ("process", "realtime", "slow", "fio")
+
+
+def _count_child_processes() -> None:
+    """Every child process started through ``subprocess`` is counted (``_state["spawned"]``),
+    so a test that starts one unmarked — and so would slip into the fast tier — is named."""
+    import subprocess
+
+    _state["spawned"] = 0
+    original = subprocess.Popen.__init__
+    if getattr(original, "_storwatt_counted", False):
+        return
+
+    def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        _state["spawned"] += 1
+        original(self, *args, **kwargs)
+
+    counted._storwatt_counted = True  # type: ignore[attr-defined]
+    subprocess.Popen.__init__ = counted  # type: ignore[method-assign]
+
+
 def realtime_reason(item: pytest.Item) -> str | None:
     marker = item.get_closest_marker("realtime")
     return marker.args[0] if marker else None
@@ -173,7 +198,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if limit > 0:
         faulthandler.dump_traceback_later(limit + BACKSTOP_MARGIN_S, exit=True,
                                           file=_state["stderr_fd"])
-    item.stash[_START] = (time.monotonic(), _cpu_s(), _queued_s())
+    item.stash[_START] = (time.monotonic(), _cpu_s(), _queued_s(), _state.get("spawned", 0))
     try:
         yield
     finally:
@@ -181,7 +206,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
             faulthandler.cancel_dump_traceback_later()
 
 
-_START = pytest.StashKey[tuple[float, float, float]]()
+_START = pytest.StashKey[tuple[float, float, float, int]]()
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -190,10 +215,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
     outcome = yield
     if call.when != "teardown" or _START not in item.stash:
         return
-    wall0, cpu0, queued0 = item.stash[_START]
+    wall0, cpu0, queued0, spawned0 = item.stash[_START]
     wall, cpu = time.monotonic() - wall0, _cpu_s() - cpu0
     wait = max(0.0, wall - cpu - (_queued_s() - queued0))
-    timing = Timing(item.nodeid, wall, cpu, wait, realtime_reason(item))
+    spawned = _state.get("spawned", 0) - spawned0
+    if any(item.get_closest_marker(name) for name in OUT_OF_FAST_TIER):
+        spawned = 0
+    timing = Timing(item.nodeid, wall, cpu, wait, realtime_reason(item), spawned)
     outcome.get_result().user_properties.append((_TIMING, asdict(timing)))
     cpu_log = os.environ.get("STORWATT_TEST_CPU_LOG")
     if cpu_log:
@@ -265,6 +293,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     write(f"{len(marked)} tests marked realtime, waiting {sum(t.wait_s for t in marked):.0f} s:")
     for t in marked:
         write(f"  {t.wait_s:6.1f} s  {t.nodeid}  — {t.reason}")
+    spawners = sorted(t.nodeid for t in _timings if t.spawned)
+    if spawners:
+        write(f"{len(spawners)} tests started a child process without a marker that keeps "
+              f"them out of make test-fast ({', '.join(OUT_OF_FAST_TIER)}):")
+        for nodeid in spawners:
+            write(f"  {nodeid}")
     if unmarked:
         write(f"{len(unmarked)} tests waited over {REALTIME_LIMIT_S:g} s in real time without "
               "@pytest.mark.realtime(\"why\")"
