@@ -20,14 +20,14 @@ ONLINE_ORDER = ["Pre-fill", "Intensity search", "Ranging pass", "Conditioning", 
 
 def test_full_compliant_online_plan_runs_in_order_on_a_fake_clock() -> None:
     seq, rec, clock = make_run("emerald-block-v3", coms=("deduplication",))
-    t_wall = time.perf_counter()
+    t_cpu = time.process_time()  # CPU, not wall: a loaded machine stretches wall time only
     status = seq.run()
-    wall = time.perf_counter() - t_wall
+    cpu = time.process_time() - t_cpu
     assert status is RunStatus.COMPLETED
     assert rec.started() == ONLINE_ORDER + ["COM deduplication"]
     # the compliant plan is > 19 h of station time (12 h conditioning, 6 × 40 min, 2 h idle)
     assert clock.now() - 1000.0 > 19 * 3600
-    assert wall < 60, f"fake-clock run took {wall:.1f} s"
+    assert cpu < 60, f"fake-clock run took {cpu:.1f} s of CPU"
     names = [m.name for m in seq.metrics]
     assert names == ["EP_MW1", "EP_MW2", "EP_RW", "EP_RR", "EP_SW", "EP_SR", "EP_RI",
                      "COM_deduplication"]
