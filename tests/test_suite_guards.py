@@ -20,7 +20,8 @@ def guarded(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
     pytester.makeconftest('pytest_plugins = ["suite_guards"]\n')
     pytester.makeini("[pytest]\nqt_api = pyside6\ntimeout = 3\n")
     monkeypatch.setenv("STORWATT_TEST_MODAL_LIMIT_S", "1")
-    monkeypatch.delenv("STORWATT_TEST_CPU_LOG", raising=False)  # the inner runs are not the suite's
+    # the inner runs are not the suite: its CPU log and budget settings stay out
+    monkeypatch.delenv("STORWATT_TEST_CPU_LOG", raising=False)
     for name in ("STORWATT_TEST_BUDGET", "STORWATT_TEST_REALTIME_LIMIT_S",
                  "STORWATT_TEST_REALTIME_CEILING_S"):
         monkeypatch.delenv(name, raising=False)
