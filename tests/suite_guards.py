@@ -26,8 +26,8 @@ machine). Three things make such a run say what happened instead:
   CPU-starved CI machine, CPU time is what stretches.
 * **The real-time budget** (README, "Testing"). A test's *real-time wait* is its wall time
   (setup, call and teardown) less its CPU seconds (its process's threads and the children it
-  waited for) less the time its main thread stood runnable in the CPU queue
-  (``/proc/self/schedstat``): the seconds it slept, blocked on a socket or waited for a
+  waited for) less the time its threads stood runnable in the CPU queue
+  (``/proc/self/task/*/schedstat``): the seconds it slept, blocked on a socket or waited for a
   timeout, which a loaded machine does not inflate. A test that waits longer than
   ``REALTIME_LIMIT_S`` must carry ``@pytest.mark.realtime("why")``; an unmarked one is named as
   it finishes and listed at the end, and fails the run with ``STORWATT_TEST_BUDGET=strict``
@@ -84,6 +84,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _state["config"] = config
     _state["session_start"] = time.monotonic()
     _count_child_processes()
+    _count_thread_queues()
     gc.disable()  # collected after each test, on this (the main) thread: pytest_runtest_teardown
 
 
@@ -230,13 +231,45 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
 
 
 def _queued_s() -> float:
-    """Seconds this process's main thread has stood runnable waiting for a CPU (0 where the
-    kernel does not say): the part of its wall time a loaded machine adds."""
+    """Seconds this process's threads have stood runnable waiting for a CPU (0 where the
+    kernel does not say): the part of the wall time a loaded machine adds. Threads alive now
+    are read from ``/proc/self/task``; Python threads that ended are added as they end
+    (``_count_thread_queues``), so a run on a worker thread that the test joined counts too."""
+    total = _state.get("ended_queue_s", 0.0)
     try:
-        with open("/proc/self/schedstat", encoding="ascii") as stat:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return total
+    for task in tasks:
+        total += _schedstat_queue_s(f"/proc/self/task/{task}/schedstat")
+    return total
+
+
+def _schedstat_queue_s(path: str) -> float:
+    try:
+        with open(path, encoding="ascii") as stat:
             return int(stat.read().split()[1]) / 1e9
     except (OSError, IndexError, ValueError):
         return 0.0
+
+
+def _count_thread_queues() -> None:
+    """A Python thread adds its CPU-queue seconds to ``ended_queue_s`` as it ends."""
+    import threading
+
+    _state["ended_queue_s"] = 0.0
+    original = threading.Thread._bootstrap_inner  # type: ignore[attr-defined]
+    if getattr(original, "_storwatt_counted", False):
+        return
+
+    def counted(self):  # type: ignore[no-untyped-def]
+        try:
+            original(self)
+        finally:
+            _state["ended_queue_s"] += _schedstat_queue_s("/proc/thread-self/schedstat")
+
+    counted._storwatt_counted = True  # type: ignore[attr-defined]
+    threading.Thread._bootstrap_inner = counted  # type: ignore[attr-defined]
 
 
 def _cpu_s() -> float:
