@@ -44,6 +44,7 @@ def _assert_aborted_with_reports(url: str, out: Path, reason: str) -> None:
     assert sorted(p.suffix for p in out.iterdir()) == [".pdf", ".xlsx"]
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("signum, reason", [(signal.SIGTERM, "SIGTERM"),
                                             (signal.SIGHUP, "SIGHUP")])
 def test_a_stop_signal_aborts_the_run_and_writes_its_partial_reports(

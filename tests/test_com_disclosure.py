@@ -70,6 +70,7 @@ def recorded(tmp_path_factory):
     return record_run(folder / "r.db", coms=("deduplication", "snapshot-ro"))
 
 
+@pytest.mark.process
 def test_a_technicians_entry_settles_a_com_and_the_report_names_it(recorded, tmp_path) -> None:
     db = recorded.database
     run = db.load_run(recorded.run_id)
@@ -105,6 +106,7 @@ def test_an_entry_is_refused_for_an_unknown_unavailable_or_measured_com(recorded
         record_com_result(db, run, "snapshot-ro", "passed", "  ", "T")
 
 
+@pytest.mark.process
 def test_without_a_capacity_probe_a_com_is_not_verified_not_not_passed(tmp_path) -> None:
     recorded = record_run(tmp_path / "r.db", coms=("deduplication",), capacity_probe=False)
     run = recorded.database.load_run(recorded.run_id)

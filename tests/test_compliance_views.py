@@ -113,6 +113,7 @@ def test_a_run_of_a_variant_built_on_smoke_is_non_compliant_naming_the_interval(
     assert run.compliance.summary().startswith("NON-COMPLIANT: interval 1 s < 60 s")
 
 
+@pytest.mark.process
 def test_the_report_shows_the_derived_verdict_and_never_quotes_the_claim(stored,
                                                                          tmp_path) -> None:
     from app.reports.export import export_run

@@ -72,6 +72,7 @@ def test_the_sequencer_logs_each_hosts_clock_before_the_first_phase() -> None:
 
 # --- real loopback servers ---------------------------------------------------------------------
 
+@pytest.mark.process
 @needs_fio
 def test_real_hosts_on_the_station_clock_measure_near_zero(tmp_path: Path,
                                                            two_fio_servers) -> None:  # noqa: F811
@@ -85,6 +86,7 @@ def test_real_hosts_on_the_station_clock_measure_near_zero(tmp_path: Path,
     assert not any(p.name.startswith("storwatt-clock") for p in tmp_path.rglob("*"))
 
 
+@pytest.mark.process
 @needs_fio
 def test_a_shifted_station_clock_warns_end_to_end_into_the_report(tmp_path: Path,
                                                                   two_fio_servers  # noqa: F811

@@ -100,6 +100,7 @@ def test_out_of_range_values_are_refused(profile: WorkloadProfile, match: str) -
         job_text(SIX[0], JobOptions(("/tmp/x",), ioengine="psync\nrw=write"))
 
 
+@pytest.mark.process
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
 @pytest.mark.parametrize("profile", [*SIX, HOTBAND], ids=lambda p: p.name)
 def test_fio_accepts_every_generated_job(tmp_path: Path, profile: WorkloadProfile) -> None:

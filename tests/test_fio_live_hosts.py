@@ -8,6 +8,8 @@ import math
 import time
 from pathlib import Path
 
+import pytest
+
 from drivers.fio.engine import FioEngine
 from drivers.interfaces import HostRate, LiveRates, WorkloadInterval, WorkloadProfile
 from tests.support.fio import engine_for, needs_fio
@@ -33,6 +35,7 @@ def run_watching(engine: FioEngine, profile: WorkloadProfile, limit_s: float = 4
     return rates, slices + engine.poll(), result
 
 
+@pytest.mark.process
 @needs_fio
 def test_live_host_rates_arrive_before_the_phase_ends(tmp_path: Path,
                                                       two_fio_servers) -> None:  # noqa: F811
@@ -50,6 +53,7 @@ def test_live_host_rates_arrive_before_the_phase_ends(tmp_path: Path,
     assert [r.t for _, r in rates] == sorted(r.t for _, r in rates)
 
 
+@pytest.mark.process
 @needs_fio
 def test_final_per_host_intervals_and_bins_come_from_the_logs_and_match_the_totals(
         tmp_path: Path, two_fio_servers) -> None:  # noqa: F811
@@ -74,6 +78,7 @@ def test_final_per_host_intervals_and_bins_come_from_the_logs_and_match_the_tota
     engine.close()
 
 
+@pytest.mark.process
 @needs_fio
 def test_a_hot_band_on_load_hosts_reads_one_log_per_stream(tmp_path: Path,
                                                             two_fio_servers) -> None:  # noqa: F811
@@ -92,6 +97,7 @@ def test_a_hot_band_on_load_hosts_reads_one_log_per_stream(tmp_path: Path,
     engine.close()
 
 
+@pytest.mark.process
 @needs_fio
 def test_a_segment_stopped_before_its_hosts_started_io_counts_nothing_and_fails_nothing(
         tmp_path: Path, two_fio_servers) -> None:  # noqa: F811

@@ -98,6 +98,7 @@ def test_a_rate_too_low_for_the_jobs_is_refused_not_run_unlimited() -> None:
         job_text(mixed, JobOptions(("/tmp/x",)))
 
 
+@pytest.mark.process
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
 def test_fio_accepts_the_split_job_files(tmp_path: Path) -> None:
     for host in (0, 1):

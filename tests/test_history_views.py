@@ -94,6 +94,7 @@ def view(qtbot, stored):
     return widget
 
 
+@pytest.mark.process
 def test_list_filter_search_and_sort(view, stored) -> None:
     _, first, second, bulk = stored
     assert view.model.rowCount() == 302
@@ -234,6 +235,7 @@ def test_disposition_is_audited_and_run_data_unchanged(view, stored) -> None:
 import numpy as np  # noqa: E402
 
 
+@pytest.mark.process
 def test_main_window_opens_the_history_with_ctrl_h(qtbot, tmp_path, monkeypatch) -> None:
     from ui.main_window import MainWindow
 

@@ -18,6 +18,7 @@ ONLINE_ORDER = ["Pre-fill", "Intensity search", "Ranging pass", "Conditioning", 
                 "RW", "RR", "SW", "SR", "Ready idle"]
 
 
+@pytest.mark.slow  # 15 s of CPU: the whole 19 h compliant plan, not for make test-fast
 def test_full_compliant_online_plan_runs_in_order_on_a_fake_clock() -> None:
     seq, rec, clock = make_run("emerald-block-v3", coms=("deduplication",))
     t_cpu = time.process_time()  # CPU, not wall: a loaded machine stretches wall time only

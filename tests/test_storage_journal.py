@@ -235,6 +235,7 @@ def _recover_cli(url: str, capsys: pytest.CaptureFixture) -> str:
     return capsys.readouterr().out
 
 
+@pytest.mark.process
 def test_disk_full_until_the_end_keeps_every_sample_in_the_journal(
         small_disk: Path, cli: CliRuns, capsys: pytest.CaptureFixture) -> None:
     url = f"sqlite:///{small_disk / 'runs.db'}"

@@ -34,6 +34,7 @@ def _store_synthetic(url: str) -> str:
     return events[0].run_id
 
 
+@pytest.mark.process
 def test_postgres_holds_the_same_run_as_sqlite(pg_url: str, tmp_path) -> None:
     sqlite_url = f"sqlite:///{tmp_path / 'station.db'}"
     run_id = _store_synthetic(sqlite_url)
@@ -82,6 +83,7 @@ def test_copy_skips_running_runs(tmp_path) -> None:
     writer.close()
 
 
+@pytest.mark.process
 def test_unreachable_postgres_is_a_clear_error(capsys) -> None:
     url = "postgresql+psycopg://nobody@127.0.0.1:1/storwatt"
     assert main(["db", "info", "--db", url]) == 1

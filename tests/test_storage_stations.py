@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from app.records import RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.session import open_session
@@ -18,6 +20,7 @@ from app.storage.db import open_database
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.process
 def test_two_stations_running_at_once_on_one_sqlite_file_store_both_runs(
         tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'shared.db'}"

@@ -36,6 +36,7 @@ def window(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MainWindow
         qtbot.waitUntil(lambda: not window.run_view.running, timeout=RUN_TIMEOUT_MS)
 
 
+@pytest.mark.process
 def test_the_start_page_offers_to_resume_an_interrupted_run(qtbot, window: MainWindow) -> None:
     run_id = interrupted_run(window.db_url, "Ready idle")
     window.show_start_page()

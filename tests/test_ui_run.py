@@ -23,6 +23,7 @@ SMOKE_METRICS = {"EP_MW1", "EP_MW2", "EP_RW", "EP_RR", "EP_SW", "EP_SR", "EP_RI"
 
 
 
+@pytest.mark.process
 def test_wizard_click_through_to_a_completed_smoke_run(qtbot, station: MainWindow) -> None:
     station.clock.release()  # the run goes to its end
     qtbot.keyClick(station, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)  # Ctrl+N
@@ -65,6 +66,7 @@ def test_wizard_click_through_to_a_completed_smoke_run(qtbot, station: MainWindo
     assert station.start_page.runs.item(0, 1).text() == "COMPLETED"
 
 
+@pytest.mark.process
 def test_pause_resume_then_abort_with_confirmation(qtbot, station: MainWindow) -> None:
     run_id = start_smoke(station)
     view = station.run_view
@@ -74,6 +76,9 @@ def test_pause_resume_then_abort_with_confirmation(qtbot, station: MainWindow) -
     paused = wait_for_event(qtbot, station, ev.PhaseFinished,
                             lambda e: e.error == "paused by the operator")
     assert view.timeline.status[paused.phase.index] is PhaseStatus.ABORTED
+    # time stands still from here: the restarted phase cannot end before it is looked at (the
+    # pause may have landed in a 1 s phase while the fake clock ran free)
+    station.clock.hold_after(0.0)
     qtbot.mouseClick(view.resume_button, Qt.MouseButton.LeftButton)
     restarted = wait_for_event(qtbot, station, ev.PhaseStarted,
                                lambda e: e.phase.index == paused.phase.index)
@@ -89,6 +94,7 @@ def test_pause_resume_then_abort_with_confirmation(qtbot, station: MainWindow) -
     assert stored_status(station, run_id) is RunStatus.ABORTED
 
 
+@pytest.mark.process
 def test_abort_asks_with_a_real_dialog_defaulting_to_no(qtbot, station: MainWindow) -> None:
     from ui.run_view import ask_yes_no
 
@@ -110,6 +116,7 @@ def test_abort_asks_with_a_real_dialog_defaulting_to_no(qtbot, station: MainWind
         assert station.run_view.ask_abort() is True
 
 
+@pytest.mark.process
 def test_closing_mid_run_asks_then_aborts_and_waits_for_the_worker(qtbot, station: MainWindow,
                                                                    tmp_path: Path) -> None:
     run_id = start_smoke(station)
@@ -140,6 +147,7 @@ def test_closing_mid_run_asks_then_aborts_and_waits_for_the_worker(qtbot, statio
     assert settings.value("main/geometry") is not None  # window state kept
 
 
+@pytest.mark.process
 def test_a_stored_run_can_be_repeated_with_its_configuration(qtbot, station: MainWindow) -> None:
     config = RunConfig(method="smoke", lab="sim-direct", taxonomy="online-2")
     session = station.start_run(config)
@@ -156,6 +164,7 @@ def test_a_stored_run_can_be_repeated_with_its_configuration(qtbot, station: Mai
     assert wizard.sut_page.serial.text() == config.sut.serial
 
 
+@pytest.mark.process
 def test_an_unexpected_error_shows_its_reason_in_the_header_and_its_traceback_in_the_log(
         qtbot, station: MainWindow, monkeypatch: pytest.MonkeyPatch) -> None:
     from app.sequencer.recorder import PhaseRecorder
@@ -177,6 +186,7 @@ def test_an_unexpected_error_shows_its_reason_in_the_header_and_its_traceback_in
     assert stored_status(station, run_id) is RunStatus.FAILED
 
 
+@pytest.mark.process
 def test_a_stop_signal_aborts_the_run_without_asking_then_quits(
         qtbot, station: MainWindow, monkeypatch: pytest.MonkeyPatch) -> None:
     import os
@@ -203,6 +213,7 @@ def test_a_stop_signal_aborts_the_run_without_asking_then_quits(
     assert station.answers == [False]
 
 
+@pytest.mark.process
 def test_a_run_the_database_refused_is_announced_and_imported_at_the_next_start(
         qtbot, station: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Database locked for the whole run: the window says the run is in its journal (a dialog,

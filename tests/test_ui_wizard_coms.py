@@ -86,6 +86,7 @@ def test_the_sut_page_fits_the_768_px_screen(qtbot, wizard) -> None:
     assert wizard.sizeHint().height() <= 728, wizard.sizeHint()
 
 
+@pytest.mark.process
 def test_the_wizard_stores_one_com_on_and_one_off_and_the_report_discloses_both(
         qtbot, wizard, tmp_path: Path) -> None:
     qtbot.mouseClick(wizard.button(QWizard.WizardButton.NextButton), Qt.MouseButton.LeftButton)
