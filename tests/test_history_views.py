@@ -135,6 +135,7 @@ def sa_horizontal():
     return Qt.Orientation.Horizontal
 
 
+@pytest.mark.process
 def test_column_chooser_hides_and_shows(view) -> None:
     menu = view.column_menu()
     operator = next(a for a in menu.actions() if a.text() == "Operator")
@@ -202,6 +203,7 @@ def test_compare_two_runs_with_deltas_and_overlays(view, stored) -> None:
     assert "confidence levels" in compare.hist_note.text()
 
 
+@pytest.mark.process
 def test_disposition_is_audited_and_run_data_unchanged(view, stored) -> None:
     database, first, second, _ = stored
     before = database.load_run(second)

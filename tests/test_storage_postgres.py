@@ -50,6 +50,7 @@ def test_postgres_holds_the_same_run_as_sqlite(pg_url: str, tmp_path) -> None:
     assert pg.samples_sha256 == lite.samples_sha256
 
 
+@pytest.mark.process
 def test_db_copy_moves_runs_once(pg_url: str, tmp_path, capsys) -> None:
     station = f"sqlite:///{tmp_path / 'station.db'}"
     run_id = _store_synthetic(station)
@@ -70,6 +71,7 @@ def test_db_copy_moves_runs_once(pg_url: str, tmp_path, capsys) -> None:
     assert [(e.author, e.text) for e in audit] == [("qa-anna", "EP figures checked")]
 
 
+@pytest.mark.process
 def test_copy_skips_running_runs(tmp_path) -> None:
     src = open_database(f"sqlite:///{tmp_path / 'a.db'}")
     writer = RunWriter(src)

@@ -38,6 +38,8 @@ def test_two_stations_running_at_once_on_one_sqlite_file_store_both_runs(
     assert min(counts) > 50, counts  # each run's whole record, not one of them
 
 
+@pytest.mark.realtime("the writer restores a deleted database file while a real-clock run "
+                       "goes on (on a fake clock the run ends first and the test waits 60 s)")
 def test_a_database_file_deleted_under_a_running_station_is_restored_with_nothing_lost(
         tmp_path: Path, caplog) -> None:
     db = tmp_path / "runs.db"
