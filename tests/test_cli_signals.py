@@ -44,6 +44,7 @@ def _assert_aborted_with_reports(url: str, out: Path, reason: str) -> None:
     assert sorted(p.suffix for p in out.iterdir()) == [".pdf", ".xlsx"]
 
 
+@pytest.mark.realtime("a real station process stopped by a signal mid-run")
 @pytest.mark.process
 @pytest.mark.parametrize("signum, reason", [(signal.SIGTERM, "SIGTERM"),
                                             (signal.SIGHUP, "SIGHUP")])
@@ -67,6 +68,7 @@ def test_a_stop_signal_aborts_the_run_and_writes_its_partial_reports(
     _assert_aborted_with_reports(url, tmp_path / "out", reason)
 
 
+@pytest.mark.realtime("a real station process stopped by a signal mid-run")
 def test_closing_the_terminal_aborts_the_run_and_writes_its_partial_reports(
         tmp_path: Path) -> None:
     """A real hang-up: the run's controlling terminal goes away (its writes then fail).

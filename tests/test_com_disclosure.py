@@ -119,6 +119,7 @@ def test_without_a_capacity_probe_a_com_is_not_verified_not_not_passed(tmp_path)
     assert "NOT PASSED" not in text and "COM_deduplication INVALID" not in text
 
 
+@pytest.mark.realtime("a local-fio run on the real clock")
 @pytest.mark.fio
 @pytest.mark.slow  # ~45 s: the abbreviated sequence with real fio and one COM check
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")

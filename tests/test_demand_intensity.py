@@ -96,6 +96,7 @@ def test_sim_matrix_runs_whole_stores_cells_and_histograms_and_reports_them(
     assert [r[10] for r in rows[:5]] == [row[1] for row in report.sweet_rows()]  # sweet spots
 
 
+@pytest.mark.realtime("a matrix on real fio, real clock")
 @pytest.mark.fio
 @pytest.mark.slow  # about 25 s: four cells of one-second intervals on real fio
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")

@@ -72,6 +72,7 @@ def test_the_sequencer_logs_each_hosts_clock_before_the_first_phase() -> None:
 
 # --- real loopback servers ---------------------------------------------------------------------
 
+@pytest.mark.realtime("real fio hosts on the station clock")
 @pytest.mark.process
 @needs_fio
 def test_real_hosts_on_the_station_clock_measure_near_zero(tmp_path: Path,
@@ -86,6 +87,7 @@ def test_real_hosts_on_the_station_clock_measure_near_zero(tmp_path: Path,
     assert not any(p.name.startswith("storwatt-clock") for p in tmp_path.rglob("*"))
 
 
+@pytest.mark.realtime("real fio hosts on the station clock")
 @pytest.mark.process
 @needs_fio
 def test_a_shifted_station_clock_warns_end_to_end_into_the_report(tmp_path: Path,

@@ -45,6 +45,7 @@ def run_for(engine: FioEngine, profile: WorkloadProfile, seconds: float):
     return slices, result
 
 
+@pytest.mark.realtime("real fio runs on the real clock")
 @needs_fio
 def test_a_real_fio_run_reconciles_with_its_final_document(tmp_path: Path) -> None:
     engine = engine_for(tmp_path)
@@ -64,6 +65,7 @@ def test_a_real_fio_run_reconciles_with_its_final_document(tmp_path: Path) -> No
     assert all(b.t_end > a.t_end for a, b in zip(slices, slices[1:]))
 
 
+@pytest.mark.realtime("real fio runs on the real clock")
 @needs_fio
 def test_stop_leaves_no_fio_process(tmp_path: Path) -> None:
     engine = engine_for(tmp_path)
@@ -83,6 +85,7 @@ def test_stop_leaves_no_fio_process(tmp_path: Path) -> None:
             os.killpg(pid, 0)
 
 
+@pytest.mark.realtime("real fio runs on the real clock")
 @needs_fio
 def test_a_crashed_station_leaves_no_orphan_fio(tmp_path: Path) -> None:
     script = tmp_path / "station.py"
@@ -140,6 +143,7 @@ def test_fio_too_old(tmp_path: Path) -> None:
 RW = WorkloadProfile("RW", 4096, 0, True, 4096, queue_depth=1, jobs=1, duration_s=1)
 
 
+@pytest.mark.realtime("real fio runs on the real clock")
 @needs_fio
 def test_a_scratch_file_is_kept_and_recognised_on_the_next_run(tmp_path: Path) -> None:
     target = tmp_path / "target.dat"
@@ -155,6 +159,7 @@ def test_a_scratch_file_is_kept_and_recognised_on_the_next_run(tmp_path: Path) -
     assert (target.stat().st_ino, target.stat().st_size) == (inode, 8 << 20)
 
 
+@pytest.mark.realtime("real fio runs on the real clock")
 @needs_fio
 def test_a_confirmed_existing_file_is_written_in_place(tmp_path: Path) -> None:
     target = tmp_path / "old.bin"
@@ -210,6 +215,7 @@ esac
     assert not engine.running
 
 
+@pytest.mark.realtime("real fio runs on the real clock")
 @needs_fio
 def test_fio_exiting_non_zero_mid_phase_is_a_clear_error_and_keeps_slices(tmp_path: Path) -> None:
     real = subprocess.run(["which", "fio"], capture_output=True, text=True).stdout.strip()
@@ -256,6 +262,7 @@ def test_a_load_host_refusing_the_connection(tmp_path: Path) -> None:
     engine.stop()
 
 
+@pytest.mark.realtime("real fio runs on the real clock")
 @needs_fio
 def test_two_load_hosts_each_run_their_job_and_bins_merge(tmp_path: Path,
                                                           two_fio_servers) -> None:

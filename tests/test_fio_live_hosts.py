@@ -35,6 +35,7 @@ def run_watching(engine: FioEngine, profile: WorkloadProfile, limit_s: float = 4
     return rates, slices + engine.poll(), result
 
 
+@pytest.mark.realtime("real fio servers as load hosts, real-clock runs")
 @pytest.mark.process
 @needs_fio
 def test_live_host_rates_arrive_before_the_phase_ends(tmp_path: Path,
@@ -53,6 +54,7 @@ def test_live_host_rates_arrive_before_the_phase_ends(tmp_path: Path,
     assert [r.t for _, r in rates] == sorted(r.t for _, r in rates)
 
 
+@pytest.mark.realtime("real fio servers as load hosts, real-clock runs")
 @pytest.mark.process
 @needs_fio
 def test_final_per_host_intervals_and_bins_come_from_the_logs_and_match_the_totals(
@@ -78,6 +80,7 @@ def test_final_per_host_intervals_and_bins_come_from_the_logs_and_match_the_tota
     engine.close()
 
 
+@pytest.mark.realtime("real fio servers as load hosts, real-clock runs")
 @pytest.mark.process
 @needs_fio
 def test_a_hot_band_on_load_hosts_reads_one_log_per_stream(tmp_path: Path,

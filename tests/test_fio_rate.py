@@ -98,6 +98,7 @@ def test_a_rate_too_low_for_the_jobs_is_refused_not_run_unlimited() -> None:
         job_text(mixed, JobOptions(("/tmp/x",)))
 
 
+@pytest.mark.realtime("real fio runs measuring a rate over real seconds")
 @pytest.mark.process
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
 def test_fio_accepts_the_split_job_files(tmp_path: Path) -> None:
@@ -165,6 +166,7 @@ def test_mw2_runs_at_a_quarter_of_mw1_with_four_jobs_on_real_fio(tmp_path: Path)
     assert share == pytest.approx(0.25, abs=0.01), f"MW2 ran at {share:.1%} of MW1"
 
 
+@pytest.mark.realtime("real fio runs measuring a rate over real seconds")
 @pytest.mark.fio
 @needs_fio
 def test_mw2_runs_at_a_quarter_of_mw1_on_two_loopback_load_hosts(

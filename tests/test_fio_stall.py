@@ -18,6 +18,7 @@ from tests.support.fio import engine_for, needs_fio
 STALL_S = 3.0
 
 
+@pytest.mark.realtime("a real fio stopped until the stall limit (set short) passes")
 @pytest.mark.fio
 @needs_fio
 def test_a_stopped_fio_fails_the_phase_and_keeps_its_intervals(tmp_path: Path) -> None:

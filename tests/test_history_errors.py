@@ -51,6 +51,7 @@ def test_unreachable_server_falls_back_to_local_read_only(qtbot, local_run) -> N
         detail.add_entry("note", "x", "qa")
 
 
+@pytest.mark.realtime("a real PostgreSQL server refusing the credentials")
 @pytest.mark.process
 @pytest.mark.skipif(bool(pg_server.available()), reason=pg_server.available() or "ok")
 def test_wrong_credentials_are_named(qtbot, local_run) -> None:

@@ -120,6 +120,7 @@ def test_probe_figures_refuse_no_io() -> None:
                       probe_s=1.0)
 
 
+@pytest.mark.realtime("real fio servers as load hosts during a real-clock search")
 @pytest.mark.process
 @needs_fio
 def test_smoke_on_two_loopback_load_hosts_searches_with_io(tmp_path: Path,

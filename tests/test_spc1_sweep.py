@@ -142,6 +142,7 @@ def _per_io_log(path: Path) -> list[tuple[float, int, int, int]]:
     return rows
 
 
+@pytest.mark.realtime("a sweep on real fio, real clock")
 @pytest.mark.fio
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
 def test_real_fio_step_runs_at_50_iops_per_bsu_with_sequential_log_writes(
@@ -175,6 +176,7 @@ def test_real_fio_step_runs_at_50_iops_per_bsu_with_sequential_log_writes(
     assert size * 0.9 <= min(tail) and max(tail) + 8192 <= size
 
 
+@pytest.mark.realtime("a sweep on real fio, real clock")
 @pytest.mark.fio
 @pytest.mark.slow  # about 20 s: three one-second-interval steps on real fio
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")

@@ -20,6 +20,7 @@ from app.storage.db import open_database
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.realtime("two real station processes on one database file")
 @pytest.mark.process
 def test_two_stations_running_at_once_on_one_sqlite_file_store_both_runs(
         tmp_path: Path) -> None:

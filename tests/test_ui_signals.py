@@ -61,6 +61,7 @@ def _stop(proc: subprocess.Popen, signum: int, exit_code: int) -> str:
     return err
 
 
+@pytest.mark.realtime("a real GUI station process stopped by a signal")
 @pytest.mark.process
 @pytest.mark.parametrize("signum, reason", [(signal.SIGTERM, "SIGTERM"),
                                             (signal.SIGHUP, "SIGHUP")])
@@ -79,6 +80,7 @@ def test_a_stop_signal_aborts_the_station_run_then_quits(tmp_path: Path, signum:
     assert len(run.power) > 0
 
 
+@pytest.mark.realtime("a real GUI station process stopped by a signal")
 @pytest.mark.process
 def test_an_idle_station_quits_on_sigterm(tmp_path: Path) -> None:
     proc, _ = _station(tmp_path, "idle")
