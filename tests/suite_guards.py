@@ -22,7 +22,18 @@ machine). Three things make such a run say what happened instead:
 * **Slow tests are named as they finish** (``[slow 42 s] tests/…``), so even a run cut short
   shows where its time went; ``--durations`` lists the slowest at the end. With
   ``STORWATT_TEST_CPU_LOG=FILE`` each test's CPU seconds (this process and the children it
-  waited for) are appended to FILE: on a CPU-starved CI machine, CPU time is what stretches.
+  waited for) are appended to FILE, with its wall and real-time wait seconds: on a
+  CPU-starved CI machine, CPU time is what stretches.
+* **The real-time budget** (README, "Testing"). A test's *real-time wait* is its wall time
+  (setup, call and teardown) less its CPU seconds (its process's threads and the children it
+  waited for) less the time its threads stood runnable in the CPU queue
+  (``/proc/self/task/*/schedstat``): the seconds it slept, blocked on a socket or waited for a
+  timeout, which a loaded machine does not inflate. A test that waits longer than
+  ``REALTIME_LIMIT_S`` must carry ``@pytest.mark.realtime("why")``; an unmarked one is named as
+  it finishes and listed at the end, and fails the run with ``STORWATT_TEST_BUDGET=strict``
+  (CI). Marked tests are listed with their reason. The sum of all waits has a ceiling,
+  ``REALTIME_CEILING_S``: a run of the whole suite over it fails. The end of the run prints the
+  tests' total wall and CPU seconds and the CPU share of the machine the session used.
 """
 
 from __future__ import annotations
@@ -34,13 +45,36 @@ import resource
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import pytest
 
 SLOW_REPORT_S = 30.0
 BACKSTOP_MARGIN_S = 60.0
+#: a test may wait this long in real time without the ``realtime`` marker
+REALTIME_LIMIT_S = float(os.environ.get("STORWATT_TEST_REALTIME_LIMIT_S", "3"))
+#: the whole suite's real-time waits together (docs/performance.md, suite row)
+REALTIME_CEILING_S = float(os.environ.get("STORWATT_TEST_REALTIME_CEILING_S", "900"))
+_TIMING = "storwatt_timing"
 _state: dict[str, Any] = {}
+_timings: list[Timing] = []
+
+
+@dataclass(frozen=True)
+class Timing:
+    """One test's seconds, measured in the process that ran it (an xdist worker or this one)."""
+
+    nodeid: str
+    wall_s: float
+    cpu_s: float
+    wait_s: float
+    reason: str | None  # the realtime marker's reason; None if the test is not marked
+    spawned: int = 0  # child processes started, by a test not marked to (fast-tier check)
+
+    @property
+    def over_limit(self) -> bool:
+        return self.reason is None and self.wait_s > REALTIME_LIMIT_S
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -48,6 +82,9 @@ def pytest_configure(config: pytest.Config) -> None:
     process that ends there would take the stack with it."""
     _state["stderr_fd"] = os.dup(sys.__stderr__.fileno())
     _state["config"] = config
+    _state["session_start"] = time.monotonic()
+    _count_child_processes()
+    _count_thread_queues()
     gc.disable()  # collected after each test, on this (the main) thread: pytest_runtest_teardown
 
 
@@ -113,6 +150,43 @@ def _no_stuck_modal(request: pytest.FixtureRequest) -> Iterator[None]:
                     f"the suite: {'; '.join(watch.closed)}", pytrace=False)
 
 
+#: markers that keep a test out of ``make test-fast``; a test starting a child process must
+#: carry one of them
+OUT_OF_FAST_TIER = ("process", "realtime", "slow", "fio")
+
+
+def _count_child_processes() -> None:
+    """Every child process started through ``subprocess`` is counted (``_state["spawned"]``),
+    so a test that starts one unmarked — and so would slip into the fast tier — is named."""
+    import subprocess
+
+    _state["spawned"] = 0
+    original = subprocess.Popen.__init__
+    if getattr(original, "_storwatt_counted", False):
+        return
+
+    def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        _state["spawned"] += 1
+        original(self, *args, **kwargs)
+
+    counted._storwatt_counted = True  # type: ignore[attr-defined]
+    subprocess.Popen.__init__ = counted  # type: ignore[method-assign]
+
+
+def realtime_reason(item: pytest.Item) -> str | None:
+    marker = item.get_closest_marker("realtime")
+    return marker.args[0] if marker else None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A real-time test says why it must wait: a bare marker is a collection error."""
+    bare = [i.nodeid for i in items if (m := i.get_closest_marker("realtime"))
+            and not (m.args and isinstance(m.args[0], str) and m.args[0].strip())]
+    if bare:
+        raise pytest.UsageError("@pytest.mark.realtime needs its reason, e.g. "
+                                f"@pytest.mark.realtime(\"a real fio run\"): {', '.join(bare)}")
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     try:
@@ -125,16 +199,77 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if limit > 0:
         faulthandler.dump_traceback_later(limit + BACKSTOP_MARGIN_S, exit=True,
                                           file=_state["stderr_fd"])
-    cpu_before = _cpu_s()
+    item.stash[_START] = (time.monotonic(), _cpu_s(), _queued_s(), _state.get("spawned", 0))
     try:
         yield
     finally:
         if limit > 0:
             faulthandler.cancel_dump_traceback_later()
-        cpu_log = os.environ.get("STORWATT_TEST_CPU_LOG")
-        if cpu_log:
-            with open(cpu_log, "a", encoding="utf-8") as out:
-                out.write(f"{_cpu_s() - cpu_before:.2f}\t{item.nodeid}\n")
+
+
+_START = pytest.StashKey[tuple[float, float, float, int]]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    """The teardown report carries the test's timing to whichever process shows results."""
+    outcome = yield
+    if call.when != "teardown" or _START not in item.stash:
+        return
+    wall0, cpu0, queued0, spawned0 = item.stash[_START]
+    wall, cpu = time.monotonic() - wall0, _cpu_s() - cpu0
+    wait = max(0.0, wall - cpu - (_queued_s() - queued0))
+    spawned = _state.get("spawned", 0) - spawned0
+    if any(item.get_closest_marker(name) for name in OUT_OF_FAST_TIER):
+        spawned = 0
+    timing = Timing(item.nodeid, wall, cpu, wait, realtime_reason(item), spawned)
+    outcome.get_result().user_properties.append((_TIMING, asdict(timing)))
+    cpu_log = os.environ.get("STORWATT_TEST_CPU_LOG")
+    if cpu_log:
+        with open(cpu_log, "a", encoding="utf-8") as out:
+            out.write(f"{cpu:.2f}\t{item.nodeid}\t{wall:.2f}\t{wait:.2f}\n")
+
+
+def _queued_s() -> float:
+    """Seconds this process's threads have stood runnable waiting for a CPU (0 where the
+    kernel does not say): the part of the wall time a loaded machine adds. Threads alive now
+    are read from ``/proc/self/task``; Python threads that ended are added as they end
+    (``_count_thread_queues``), so a run on a worker thread that the test joined counts too."""
+    total = _state.get("ended_queue_s", 0.0)
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return total
+    for task in tasks:
+        total += _schedstat_queue_s(f"/proc/self/task/{task}/schedstat")
+    return total
+
+
+def _schedstat_queue_s(path: str) -> float:
+    try:
+        with open(path, encoding="ascii") as stat:
+            return int(stat.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def _count_thread_queues() -> None:
+    """A Python thread adds its CPU-queue seconds to ``ended_queue_s`` as it ends."""
+    import threading
+
+    _state["ended_queue_s"] = 0.0
+    original = threading.Thread._bootstrap_inner  # type: ignore[attr-defined]
+    if getattr(original, "_storwatt_counted", False):
+        return
+
+    def counted(self):  # type: ignore[no-untyped-def]
+        try:
+            original(self)
+        finally:
+            _state["ended_queue_s"] += _schedstat_queue_s("/proc/thread-self/schedstat")
+
+    counted._storwatt_counted = True  # type: ignore[attr-defined]
+    threading.Thread._bootstrap_inner = counted  # type: ignore[attr-defined]
 
 
 def _cpu_s() -> float:
@@ -144,8 +279,71 @@ def _cpu_s() -> float:
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Runs in the process that shows the results: pytest-xdist's controller gets every
+    worker's reports here, a worker's own terminal is not shown."""
     config = _state.get("config")
-    terminal = config.pluginmanager.get_plugin("terminalreporter") if config else None
+    if config is None or hasattr(config, "workerinput"):
+        return
+    terminal = config.pluginmanager.get_plugin("terminalreporter")
     if report.when == "call" and report.duration >= SLOW_REPORT_S and terminal is not None:
         terminal.ensure_newline()
         terminal.write_line(f"[slow {report.duration:.0f} s] {report.nodeid}")
+    if report.when != "teardown":
+        return
+    for key, value in report.user_properties:
+        if key == _TIMING:
+            timing = Timing(**value)
+            _timings.append(timing)
+            if timing.over_limit and terminal is not None:
+                terminal.ensure_newline()
+                terminal.write_line(f"[waited {timing.wait_s:.1f} s in real time, not marked "
+                                    f"realtime] {timing.nodeid}")
+
+
+def _strict() -> bool:
+    return os.environ.get("STORWATT_TEST_BUDGET", "") == "strict"
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Over the ceiling (or, strict, an unmarked wait over the limit): the run fails."""
+    if hasattr(session.config, "workerinput") or not _timings:
+        return
+    total = sum(t.wait_s for t in _timings)
+    unmarked = [t for t in _timings if t.over_limit]
+    if (total > REALTIME_CEILING_S or (unmarked and _strict())) and exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    if hasattr(config, "workerinput") or not _timings:
+        return
+    write = terminalreporter.write_line
+    marked = sorted((t for t in _timings if t.reason is not None), key=lambda t: -t.wait_s)
+    unmarked = sorted((t for t in _timings if t.over_limit), key=lambda t: -t.wait_s)
+    total = sum(t.wait_s for t in _timings)
+    terminalreporter.section("real-time budget (README, Testing)")
+    write(f"{len(marked)} tests marked realtime, waiting {sum(t.wait_s for t in marked):.0f} s:")
+    for t in marked:
+        write(f"  {t.wait_s:6.1f} s  {t.nodeid}  — {t.reason}")
+    spawners = sorted(t.nodeid for t in _timings if t.spawned)
+    if spawners:
+        write(f"{len(spawners)} tests started a child process without a marker that keeps "
+              f"them out of make test-fast ({', '.join(OUT_OF_FAST_TIER)}):")
+        for nodeid in spawners:
+            write(f"  {nodeid}")
+    if unmarked:
+        write(f"{len(unmarked)} tests waited over {REALTIME_LIMIT_S:g} s in real time without "
+              "@pytest.mark.realtime(\"why\")"
+              + (" (fails with STORWATT_TEST_BUDGET=strict):" if not _strict() else ":"))
+        for t in unmarked:
+            write(f"  {t.wait_s:6.1f} s  {t.nodeid}")
+    verdict = "over the ceiling: the run fails" if total > REALTIME_CEILING_S else "within"
+    write(f"real-time waits: {total:.0f} s in all, ceiling {REALTIME_CEILING_S:g} s — {verdict}")
+    wall = time.monotonic() - _state["session_start"]
+    cpu = sum(t.cpu_s for t in _timings)
+    cores = os.cpu_count() or 1
+    workers = getattr(config.option, "numprocesses", None) or 1
+    write(f"suite time: {len(_timings)} tests, {wall:.0f} s wall ({workers} worker(s), {cores} "
+          f"cores), tests' CPU {cpu:.0f} s, tests' wall {sum(t.wall_s for t in _timings):.0f} s; "
+          f"CPU share {cpu / (wall * cores):.0%} of the machine")

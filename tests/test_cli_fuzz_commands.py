@@ -26,7 +26,7 @@ from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
 from drivers.simulators import MeterSimulator, ThermometerSimulator
 from drivers.simulators.server import LineServer
-from fuzz_limits import memory_cap
+from tests.support.fuzz_limits import memory_cap
 
 RUN_ID = "fuzz-run-0001"
 

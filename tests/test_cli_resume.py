@@ -17,8 +17,7 @@ import pytest
 
 from app.records import PhaseStatus, RunStatus
 from app.storage.db import open_database
-from tests.test_cli_signals import read_until
-
+from tests.support.processes import read_until
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "resources" / "methods" / "smoke.toml"
 pytestmark = [pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals"),
@@ -110,6 +109,7 @@ class Station:
             database.close()
 
 
+@pytest.mark.realtime("a real station process SIGKILLed mid-run, then resumed")
 def test_sigkill_in_ready_idle_then_resume_redoes_ready_idle_only(tmp_path: Path) -> None:
     station = Station(tmp_path)
     run_id = station.kill_in("Ready idle", after_s=1.5)
@@ -146,6 +146,7 @@ def test_sigkill_in_ready_idle_then_resume_redoes_ready_idle_only(tmp_path: Path
     assert f"run {run_id[:8]} is COMPLETED, not INTERRUPTED" in refused.stderr
 
 
+@pytest.mark.realtime("a real station process SIGKILLed mid-run, then resumed")
 def test_sigkill_in_the_active_sequence_restarts_it_at_its_first_profile(
         tmp_path: Path) -> None:
     station = Station(tmp_path)

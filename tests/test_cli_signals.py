@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import pty
-import selectors
 import signal
 import subprocess
 import sys
@@ -16,6 +15,7 @@ import pytest
 
 from app.records import RunStatus
 from app.storage.db import open_database
+from tests.support.processes import read_until
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTED = b"Intensity search"  # printed a few seconds into the demo run
@@ -29,21 +29,6 @@ def _command(tmp_path: Path) -> tuple[list[str], dict[str, str], str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "STORWATT_DATA_DIR": str(tmp_path / "data")}
     return argv, env, url
 
-
-def read_until(fd: int, marker: bytes, timeout: float) -> bytes:
-    """Read ``fd`` until ``marker`` appears (or fail after ``timeout`` s); the CLI drills share it."""
-    seen = b""
-    with selectors.DefaultSelector() as sel:
-        sel.register(fd, selectors.EVENT_READ)
-        deadline = time.monotonic() + timeout
-        while marker not in seen and time.monotonic() < deadline:
-            if sel.select(timeout=1.0):
-                chunk = os.read(fd, 4096)
-                if not chunk:
-                    break
-                seen += chunk
-    assert marker in seen, seen.decode(errors="replace")
-    return seen
 
 
 def _assert_aborted_with_reports(url: str, out: Path, reason: str) -> None:
@@ -59,6 +44,8 @@ def _assert_aborted_with_reports(url: str, out: Path, reason: str) -> None:
     assert sorted(p.suffix for p in out.iterdir()) == [".pdf", ".xlsx"]
 
 
+@pytest.mark.realtime("a real station process stopped by a signal mid-run")
+@pytest.mark.process
 @pytest.mark.parametrize("signum, reason", [(signal.SIGTERM, "SIGTERM"),
                                             (signal.SIGHUP, "SIGHUP")])
 def test_a_stop_signal_aborts_the_run_and_writes_its_partial_reports(
@@ -81,6 +68,7 @@ def test_a_stop_signal_aborts_the_run_and_writes_its_partial_reports(
     _assert_aborted_with_reports(url, tmp_path / "out", reason)
 
 
+@pytest.mark.realtime("a real station process stopped by a signal mid-run")
 def test_closing_the_terminal_aborts_the_run_and_writes_its_partial_reports(
         tmp_path: Path) -> None:
     """A real hang-up: the run's controlling terminal goes away (its writes then fail).

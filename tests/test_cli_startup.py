@@ -40,6 +40,7 @@ def loaded_by(module: str, argv: list[str]) -> tuple[str, list[str]]:
     return report["out"], report["loaded"]
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("module", ["app.cli.main", "ui.cli"])
 @pytest.mark.parametrize("argv", [["--version"], ["--help"]], ids=["version", "help"])
 def test_version_and_help_import_nothing_heavy(module: str, argv: list[str]) -> None:
@@ -48,6 +49,7 @@ def test_version_and_help_import_nothing_heavy(module: str, argv: list[str]) -> 
     assert loaded == [], f"{module} {' '.join(argv)} imported {loaded}"
 
 
+@pytest.mark.process
 def test_the_installed_command_lists_every_group() -> None:
     out, _ = loaded_by("ui.cli", ["--help"])
     for group in ("audit", "db", "gui", "instruments", "meter", "methods", "report", "run",
@@ -55,6 +57,7 @@ def test_the_installed_command_lists_every_group() -> None:
         assert f"    {group} " in out or f"    {group}\n" in out, group
 
 
+@pytest.mark.process
 def test_a_command_still_loads_what_it_needs() -> None:
     """The probe would also pass if it never reached a command: a real one must import."""
     _, loaded = loaded_by("app.cli.main", ["methods", "list", "--json"])
@@ -77,6 +80,7 @@ print(json.dumps(sorted({{"alembic", "reportlab", "xlsxwriter", "pyvisa"}} & set
 """
 
 
+@pytest.mark.process
 @pytest.mark.gui
 def test_the_gui_paints_its_first_window_without_report_or_migration_libraries(
         tmp_path: Path) -> None:

@@ -78,6 +78,7 @@ def _fio_write(path: Path, *options: str) -> None:
                    timeout=120)
 
 
+@pytest.mark.realtime("real fio writes the COM data sets")
 @pytest.mark.fio
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
 def test_fio_data_sets_measure_as_reducible_as_asked_give_or_take_fio(tmp_path: Path) -> None:

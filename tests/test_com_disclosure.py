@@ -7,8 +7,6 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -20,17 +18,10 @@ from app.reports.export import export_run
 from app.sequencer.capacity_optimisation import (available_coms, check_declared_coms,
                                                  on_during_test, parity_raid)
 from app.storage.audit import AuditError
-from tests.test_reports_runs import record_run
-
+from tests.support.recorded_runs import record_run
+from tests.support.documents import pdf_text
 KNOWN = ("snapshot-ro", "snapshot-rw", "thin-provisioning", "deduplication", "compression",
          "parity-raid")
-
-
-def pdf_text(path: Path) -> str:
-    """The PDF as pdftotext reads it, whitespace collapsed."""
-    out = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True,
-                         text=True, check=True).stdout
-    return " ".join(out.split())
 
 
 def verdicts(run) -> dict:
@@ -79,6 +70,7 @@ def recorded(tmp_path_factory):
     return record_run(folder / "r.db", coms=("deduplication", "snapshot-ro"))
 
 
+@pytest.mark.process
 def test_a_technicians_entry_settles_a_com_and_the_report_names_it(recorded, tmp_path) -> None:
     db = recorded.database
     run = db.load_run(recorded.run_id)
@@ -114,6 +106,7 @@ def test_an_entry_is_refused_for_an_unknown_unavailable_or_measured_com(recorded
         record_com_result(db, run, "snapshot-ro", "passed", "  ", "T")
 
 
+@pytest.mark.process
 def test_without_a_capacity_probe_a_com_is_not_verified_not_not_passed(tmp_path) -> None:
     recorded = record_run(tmp_path / "r.db", coms=("deduplication",), capacity_probe=False)
     run = recorded.database.load_run(recorded.run_id)
@@ -126,6 +119,7 @@ def test_without_a_capacity_probe_a_com_is_not_verified_not_not_passed(tmp_path)
     assert "NOT PASSED" not in text and "COM_deduplication INVALID" not in text
 
 
+@pytest.mark.realtime("a local-fio run on the real clock")
 @pytest.mark.fio
 @pytest.mark.slow  # ~45 s: the abbreviated sequence with real fio and one COM check
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")

@@ -94,8 +94,7 @@ def test_runs_savings_cli_from_two_stored_runs(tmp_path, capsys) -> None:
 
     from app.cli.main import main
     from app.records import SutDescription
-    from tests.test_reports_runs import record_run
-
+    from tests.support.recorded_runs import record_run
     db = tmp_path / "s.db"
     base = record_run(db, method="smoke", sut=SutDescription(drive_count=60, raid="RAID 1",
                                                              raw_capacity_bytes=8_760 * 10**9))

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import date, timedelta
-from pathlib import Path
 
 import pytest
 
@@ -20,51 +19,8 @@ from app.compliance import ComplianceVerdict
 from app.method.loader import MethodError, load_method_file
 from app.paths import methods_dir
 from app.records import PhaseKind
-from app.storage.stored import StoredRun
-from drivers.interfaces import InstrumentIdentity
-from drivers.simulators.engine import SimulatedWorkloadEngine
-from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
-from tests import test_reports_runs as runs
-
-COMPLIANT = "emerald-block-v3"
-#: the media-library plan: the shortest whole compliant sequence (SW, SR, 2 h ready idle)
-MEDIA = "removable-1"
-
-
-def _real(vendor: str, model: str, driver: str, days_ago: int | None) -> InstrumentIdentity:
-    calibrated = "" if days_ago is None else (date.today() - timedelta(days=days_ago)).isoformat()
-    return InstrumentIdentity(vendor, model, "C2X123", "F1.03", "TCPIP::10.0.0.5::INSTR", driver,
-                              calibrated)
-
-
-class FioLikeEngine(SimulatedWorkloadEngine):
-    """The simulated SUT's engine under the name a real fio engine reports."""
-
-    def check(self) -> str:
-        return "fio 3.33 (local)"
-
-
-def record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, method: str = COMPLIANT,
-           real: bool = True, calibrated_days_ago: int | None = 30,
-           hook: runs.Hook | None = None) -> StoredRun:
-    """One stored run of the media-library plan; ``real`` swaps in identities without the
-    simulator's vendor prefix (and an engine named like fio) on the same simulated readings."""
-    def meter(power: SimulatedPowerMeter) -> SimulatedPowerMeter:
-        if real:
-            power.identity = _real("YOKOGAWA", "WT310E", "wt300", calibrated_days_ago)
-        return power
-
-    if real:
-        class RealThermometer(SimulatedThermometer):
-            def __init__(self, sut) -> None:  # type: ignore[no-untyped-def]
-                super().__init__(sut)
-                self.identity = _real("Keysight", "DAQ970A", "daq970a", calibrated_days_ago)
-        monkeypatch.setattr(runs, "SimulatedThermometer", RealThermometer)
-        monkeypatch.setattr(runs, "SimulatedWorkloadEngine", FioLikeEngine)
-    recorded = runs.record_run(tmp_path / "r.db", method=method, taxonomy=MEDIA, coms=(),
-                               meter=meter, hook=hook)
-    return recorded.database.load_run(recorded.run_id)
-
+from tests.support import recorded_runs as runs
+from tests.support.compliance_runs import COMPLIANT, real_identity, record
 
 def failed(verdict: ComplianceVerdict) -> dict[str, str]:
     return {c.name: c.evidence for c in verdict.failures}
@@ -178,7 +134,7 @@ def test_a_real_identity_is_not_simulated() -> None:
 
     assert split_simulator_prefix("YOKOGAWA,WT310E,C2X,F1.03") == ("",
                                                                     "YOKOGAWA,WT310E,C2X,F1.03")
-    assert not _real("YOKOGAWA", "WT310E", "wt300", 30).simulated
+    assert not real_identity("YOKOGAWA", "WT310E", "wt300", 30).simulated
 
 
 def test_every_view_formats_the_one_verdict(tmp_path, monkeypatch, capsys):
@@ -189,7 +145,7 @@ def test_every_view_formats_the_one_verdict(tmp_path, monkeypatch, capsys):
     from app.cli.main import main
     from app.reports.export import export_run
     from app.storage.db import open_database
-    from tests.test_reports_pdf import pdf_pages
+    from tests.support.documents import pdf_pages
     from app.reports.xlsx import TDR_SHEET
 
     text = (methods_dir() / f"{COMPLIANT}.toml").read_text(encoding="utf-8")
@@ -242,8 +198,7 @@ def test_an_aborted_run_is_non_compliant_naming_what_did_not_finish(tmp_path, mo
 
 def test_the_pyvisa_sim_meters_identify_as_simulated() -> None:
     from drivers.meters.registry import open_power_meter
-    from tests.test_instruments_pyvisa_sim import BACKEND
-
+    from tests.support.instruments import BACKEND
     meter = open_power_meter("wt300", "USB0::0x0B21::0x0025::SIM000001::INSTR",
                              backend=BACKEND)
     identity = meter.open()

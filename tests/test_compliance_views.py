@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from app.cli.main import main
 from app.paths import methods_dir
 from app.storage import schema as s
-from tests.test_compliance import record
+from tests.support.compliance_runs import record
 from ui.history.compare import CompareView, method_variant
 from ui.history.model import RunsTableModel
 
@@ -113,12 +113,12 @@ def test_a_run_of_a_variant_built_on_smoke_is_non_compliant_naming_the_interval(
     assert run.compliance.summary().startswith("NON-COMPLIANT: interval 1 s < 60 s")
 
 
+@pytest.mark.process
 def test_the_report_shows_the_derived_verdict_and_never_quotes_the_claim(stored,
                                                                          tmp_path) -> None:
     from app.reports.export import export_run
     from app.storage.db import open_database
-    from tests.test_com_disclosure import pdf_text
-
+    from tests.support.documents import pdf_text
     db, run = stored
     database = open_database(f"sqlite:///{db}")
     try:

@@ -20,14 +20,11 @@ from app.metrics.formatting import format_figure
 from app.reports import charts
 from app.reports.export import export_run
 from app.reports.xlsx import LEVEL_COLUMNS, LEVEL_FIRST_COL
-from tests.test_reports_runs import record_run
-from tests.test_reports_xlsx import sheet_rows
-
-
+from tests.support.documents import sheet_rows
 @pytest.fixture(scope="module")
-def recorded(tmp_path_factory):
+def recorded(tmp_path_factory, recorded_demo):
     folder = tmp_path_factory.mktemp("levels")
-    rec = record_run(folder / "run.db")
+    rec = recorded_demo
     run = rec.database.load_run(rec.run_id)
     return rec, run, export_run(rec.database, rec.run_id, folder)
 

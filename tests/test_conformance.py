@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from app.cli.main import main
-from app.sim_lab import simulated_sut
 from app.method.loader import load_method
 from app.method.model import RangingRule
 from app.records import InstrumentConfig, RunConfig, SutDescription
@@ -28,23 +27,8 @@ from drivers.interfaces import (FLAG_FREQUENCY_OUT_OF_RANGE, FLAG_OVERRANGE, FLA
                                 TemperatureSample)
 from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
 from drivers.simulators.sut import SimulatedSut
-from tests.support.sequences import SHORT, assert_all_valid, metrics, run
-
-
-
-class ProfileClock:
-    """Seconds since the simulated SUT started the named profile (None before, or after)."""
-
-    def __init__(self, sut: SimulatedSut, profile: str) -> None:
-        self.sut, self.profile, self.t0 = sut, profile, None
-
-    def __call__(self, t: float) -> float | None:
-        running = self.sut.profile
-        if running is None or running.name != self.profile or running.kind != "active":
-            return None
-        if self.t0 is None:
-            self.t0 = t
-        return t - self.t0
+from tests.support.sequencer_runs import SHORT, ProfileClock, assert_all_valid, metrics
+from tests.support.sequencer_runs import run_short_sequence as run
 
 
 class FaultyPowerMeter(SimulatedPowerMeter):

@@ -23,10 +23,8 @@ from app.sequencer.plan import build_phases
 from app.sequencer.sweep import SweepSteps
 from drivers.fio.jobs import JobOptions, job_text
 from drivers.interfaces import WorkloadProfile
-from tests.short_fio_run import run_short_variant
-from tests.test_reports_runs import record_run
-
-
+from tests.support.short_fio_run import run_short_variant
+from tests.support.recorded_runs import record_run
 def _cell(t: int, q: int, iops: float, ms: float) -> DiPoint:
     return DiPoint(t, q, iops, ms, 700.0, iops / 700, True, None)
 
@@ -98,6 +96,7 @@ def test_sim_matrix_runs_whole_stores_cells_and_histograms_and_reports_them(
     assert [r[10] for r in rows[:5]] == [row[1] for row in report.sweet_rows()]  # sweet spots
 
 
+@pytest.mark.realtime("a matrix on real fio, real clock")
 @pytest.mark.fio
 @pytest.mark.slow  # about 25 s: four cells of one-second intervals on real fio
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")

@@ -17,7 +17,7 @@ import pytest
 
 from drivers.fio.eta import EtaFormatError, EtaStatus, eta_lines, parse_eta_line
 from drivers.fio.process import FioProcess
-from tests.test_fio_engine import _free_port, needs_fio, two_fio_servers  # noqa: F401
+from tests.support.fio import needs_fio
 
 CAPTURES = Path(__file__).parent / "fixtures" / "fio" / "client_eta"
 
@@ -67,6 +67,8 @@ def test_rate_numbers_and_their_unit_prefixes() -> None:
         parse_eta_line("Jobs: 1 (f=1): [r(1)][1.0%][r=12x][r=1 IOPS][eta 00m:01s]")
 
 
+@pytest.mark.realtime("real fio clients and their ETA lines over real seconds")
+@pytest.mark.process
 @needs_fio
 def test_real_clients_show_per_host_rates_during_the_run_and_json_shows_none(
         tmp_path: Path, two_fio_servers) -> None:  # noqa: F811

@@ -23,10 +23,8 @@ from app.storage.repository import load_run
 from app.storage.writer import RunWriter
 from drivers.fio.clock_probe import LogTimes, offset_of, read_log_times
 from drivers.interfaces import HostClock, WorkloadError
-from tests.test_fio_engine import _free_port, engine_for, needs_fio, two_fio_servers  # noqa: F401
-from tests.test_sequencer import make_run
-
-
+from tests.support.fio import free_port, engine_for, needs_fio
+from tests.support.sequencer_runs import make_run
 def test_the_log_gives_the_last_host_time_and_the_largest_gap() -> None:
     log = read_log_times("1795400528880, 1, 0, 4096, 0\n1795400528881, 1, 0, 4096, 0\n"
                          "1795400528885, 1, 0, 4096, 0\n")
@@ -74,10 +72,12 @@ def test_the_sequencer_logs_each_hosts_clock_before_the_first_phase() -> None:
 
 # --- real loopback servers ---------------------------------------------------------------------
 
+@pytest.mark.realtime("real fio hosts on the station clock")
+@pytest.mark.process
 @needs_fio
 def test_real_hosts_on_the_station_clock_measure_near_zero(tmp_path: Path,
                                                            two_fio_servers) -> None:  # noqa: F811
-    refused = f"127.0.0.1:{_free_port()}"
+    refused = f"127.0.0.1:{free_port()}"
     engine = engine_for(tmp_path / "jobs", load_hosts=[*two_fio_servers, refused])
     clocks = engine.host_clocks()
     for clock in clocks[:2]:
@@ -87,6 +87,8 @@ def test_real_hosts_on_the_station_clock_measure_near_zero(tmp_path: Path,
     assert not any(p.name.startswith("storwatt-clock") for p in tmp_path.rglob("*"))
 
 
+@pytest.mark.realtime("real fio hosts on the station clock")
+@pytest.mark.process
 @needs_fio
 def test_a_shifted_station_clock_warns_end_to_end_into_the_report(tmp_path: Path,
                                                                   two_fio_servers  # noqa: F811

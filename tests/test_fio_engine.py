@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -18,12 +17,10 @@ from drivers.clock import MonotonicClock
 from drivers.fio.engine import FioEngine, FioRunError, client_argument, fio_version
 from drivers.fio.safety import TargetPolicy
 from drivers.interfaces import WorkloadError, WorkloadProfile, WorkloadResult
+from tests.support.fio import HOTBAND, engine_for, free_port, needs_fio
 
 FIX = Path(__file__).parent / "fixtures" / "fio"
 pytestmark = pytest.mark.fio
-needs_fio = pytest.mark.skipif(not any(os.access(os.path.join(p, "fio"), os.X_OK)
-                                       for p in os.environ["PATH"].split(os.pathsep)),
-                               reason="fio is not installed (CI installs it)")
 MW1 = WorkloadProfile("MW1", 8192, 70, True, 8192, queue_depth=1, jobs=1)
 
 
@@ -37,12 +34,6 @@ def test_client_argument_pairs_host_and_port() -> None:
 
 # --- real fio ---------------------------------------------------------------------------------
 
-def engine_for(tmp_path: Path, **kw) -> FioEngine:
-    return FioEngine([str(tmp_path / "target.dat")], clock=MonotonicClock(),
-                     policy=TargetPolicy(create_size=8 << 20), ioengine="psync",
-                     workdir=tmp_path, **kw)
-
-
 def run_for(engine: FioEngine, profile: WorkloadProfile, seconds: float):
     engine.start(profile)
     slices, t_end = [], time.monotonic() + seconds
@@ -54,6 +45,7 @@ def run_for(engine: FioEngine, profile: WorkloadProfile, seconds: float):
     return slices, result
 
 
+@pytest.mark.realtime("real fio runs on the real clock")
 @needs_fio
 def test_a_real_fio_run_reconciles_with_its_final_document(tmp_path: Path) -> None:
     engine = engine_for(tmp_path)
@@ -73,6 +65,7 @@ def test_a_real_fio_run_reconciles_with_its_final_document(tmp_path: Path) -> No
     assert all(b.t_end > a.t_end for a, b in zip(slices, slices[1:]))
 
 
+@pytest.mark.realtime("real fio runs on the real clock")
 @needs_fio
 def test_stop_leaves_no_fio_process(tmp_path: Path) -> None:
     engine = engine_for(tmp_path)
@@ -92,6 +85,7 @@ def test_stop_leaves_no_fio_process(tmp_path: Path) -> None:
             os.killpg(pid, 0)
 
 
+@pytest.mark.realtime("real fio runs on the real clock")
 @needs_fio
 def test_a_crashed_station_leaves_no_orphan_fio(tmp_path: Path) -> None:
     script = tmp_path / "station.py"
@@ -149,6 +143,7 @@ def test_fio_too_old(tmp_path: Path) -> None:
 RW = WorkloadProfile("RW", 4096, 0, True, 4096, queue_depth=1, jobs=1, duration_s=1)
 
 
+@pytest.mark.realtime("real fio runs on the real clock")
 @needs_fio
 def test_a_scratch_file_is_kept_and_recognised_on_the_next_run(tmp_path: Path) -> None:
     target = tmp_path / "target.dat"
@@ -164,6 +159,7 @@ def test_a_scratch_file_is_kept_and_recognised_on_the_next_run(tmp_path: Path) -
     assert (target.stat().st_ino, target.stat().st_size) == (inode, 8 << 20)
 
 
+@pytest.mark.realtime("real fio runs on the real clock")
 @needs_fio
 def test_a_confirmed_existing_file_is_written_in_place(tmp_path: Path) -> None:
     target = tmp_path / "old.bin"
@@ -219,6 +215,7 @@ esac
     assert not engine.running
 
 
+@pytest.mark.realtime("real fio runs on the real clock")
 @needs_fio
 def test_fio_exiting_non_zero_mid_phase_is_a_clear_error_and_keeps_slices(tmp_path: Path) -> None:
     real = subprocess.run(["which", "fio"], capture_output=True, text=True).stdout.strip()
@@ -251,15 +248,9 @@ esac
     assert error.intervals == tuple(got) == tuple(engine.intervals)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @needs_fio
 def test_a_load_host_refusing_the_connection(tmp_path: Path) -> None:
-    host = f"127.0.0.1:{_free_port()}"
+    host = f"127.0.0.1:{free_port()}"
     engine = engine_for(tmp_path, load_hosts=[host])
     engine.check()
     engine.start(WorkloadProfile("MW1", 8192, 70, True, 8192, duration_s=2))
@@ -271,24 +262,7 @@ def test_a_load_host_refusing_the_connection(tmp_path: Path) -> None:
     engine.stop()
 
 
-@pytest.fixture
-def two_fio_servers(tmp_path: Path):
-    ports = [_free_port(), _free_port()]
-    servers = [subprocess.Popen(["fio", f"--server=ip:127.0.0.1,{p}"], cwd=tmp_path,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True) for p in ports]
-    try:
-        for port in ports:
-            deadline = time.monotonic() + 10
-            while socket.socket().connect_ex(("127.0.0.1", port)) and time.monotonic() < deadline:
-                time.sleep(0.1)
-        yield [f"127.0.0.1:{p}" for p in ports]
-    finally:
-        for s in servers:
-            os.killpg(s.pid, signal.SIGKILL)
-            s.wait()
-
-
+@pytest.mark.realtime("real fio runs on the real clock")
 @needs_fio
 def test_two_load_hosts_each_run_their_job_and_bins_merge(tmp_path: Path,
                                                           two_fio_servers) -> None:
@@ -312,7 +286,6 @@ def test_two_load_hosts_each_run_their_job_and_bins_merge(tmp_path: Path,
 
 @needs_fio
 def test_a_short_hot_band_run_merges_its_thirteen_streams(tmp_path: Path) -> None:
-    from tests.test_fio_jobs import HOTBAND
     engine = engine_for(tmp_path)
     engine.check()
     profile = WorkloadProfile("HOTBAND", 8192, 70, True, 8192, queue_depth=1, duration_s=1.5,

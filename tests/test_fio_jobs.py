@@ -12,6 +12,7 @@ import pytest
 
 from drivers.fio.jobs import JobOptions, default_ioengine, job_text
 from drivers.interfaces import WorkloadError, WorkloadProfile
+from tests.support.fio import HOT, HOTBAND
 
 KIB = 1024
 SIX = [WorkloadProfile("MW1", 8 * KIB, 70, True, 8 * KIB, duration_s=60),
@@ -20,14 +21,6 @@ SIX = [WorkloadProfile("MW1", 8 * KIB, 70, True, 8 * KIB, duration_s=60),
        WorkloadProfile("RR", 8 * KIB, 100, True, 8 * KIB),
        WorkloadProfile("SW", 256 * KIB, 0, False, 256 * KIB),
        WorkloadProfile("SR", 256 * KIB, 100, False, 256 * KIB)]
-# method-notes §2 hot band: 13 streams
-HOT = (tuple((f"sr{i}", 0, 100, 5, 100, False, 256 * KIB) for i in range(5))
-       + tuple((f"sw{i}", 0, 100, 5, 0, False, 256 * KIB) for i in range(3))
-       + (("uni", 0, 100, 6, 50, True, 8 * KIB), ("hot1", 10, 8, 28, 70, True, 8 * KIB),
-          ("hot2", 32, 8, 14, 70, True, 8 * KIB), ("hot3", 55, 8, 7, 70, True, 8 * KIB),
-          ("hot4", 80, 8, 5, 70, True, 8 * KIB)))
-HOTBAND = WorkloadProfile("HOTBAND", 8 * KIB, 70, True, 8 * KIB, duration_s=30,
-                          kind="conditioning", streams=HOT)
 
 
 def opts(tmp_path: Path, **kw) -> JobOptions:
@@ -113,6 +106,7 @@ def test_out_of_range_values_are_refused(profile: WorkloadProfile, match: str) -
         job_text(SIX[0], JobOptions(("/tmp/x",), ioengine="psync\nrw=write"))
 
 
+@pytest.mark.process
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
 @pytest.mark.parametrize("profile", [*SIX, replace(HOTBAND, rate_iops=(7000, 3000))], ids=lambda p: p.name)
 def test_fio_accepts_every_generated_job(tmp_path: Path, profile: WorkloadProfile) -> None:

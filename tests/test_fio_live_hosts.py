@@ -8,9 +8,11 @@ import math
 import time
 from pathlib import Path
 
+import pytest
+
 from drivers.fio.engine import FioEngine
 from drivers.interfaces import HostRate, LiveRates, WorkloadInterval, WorkloadProfile
-from tests.test_fio_engine import engine_for, needs_fio, two_fio_servers  # noqa: F401
+from tests.support.fio import engine_for, needs_fio
 
 #: 2 jobs per host at 1000 IOPS over both hosts: 500 per host, 350 reads + 150 writes
 MIXED = WorkloadProfile("MW1", 8192, 70, True, 8192, queue_depth=1, jobs=2, duration_s=5.0,
@@ -33,6 +35,8 @@ def run_watching(engine: FioEngine, profile: WorkloadProfile, limit_s: float = 4
     return rates, slices + engine.poll(), result
 
 
+@pytest.mark.realtime("real fio servers as load hosts, real-clock runs")
+@pytest.mark.process
 @needs_fio
 def test_live_host_rates_arrive_before_the_phase_ends(tmp_path: Path,
                                                       two_fio_servers) -> None:  # noqa: F811
@@ -50,6 +54,8 @@ def test_live_host_rates_arrive_before_the_phase_ends(tmp_path: Path,
     assert [r.t for _, r in rates] == sorted(r.t for _, r in rates)
 
 
+@pytest.mark.realtime("real fio servers as load hosts, real-clock runs")
+@pytest.mark.process
 @needs_fio
 def test_final_per_host_intervals_and_bins_come_from_the_logs_and_match_the_totals(
         tmp_path: Path, two_fio_servers) -> None:  # noqa: F811
@@ -74,12 +80,14 @@ def test_final_per_host_intervals_and_bins_come_from_the_logs_and_match_the_tota
     engine.close()
 
 
+@pytest.mark.realtime("real fio servers as load hosts, real-clock runs")
+@pytest.mark.process
 @needs_fio
 def test_a_hot_band_on_load_hosts_reads_one_log_per_stream(tmp_path: Path,
                                                             two_fio_servers) -> None:  # noqa: F811
     """13 stream sections, 13 jobs per host, 13 log files each: every one is read, and the
     intervals add up to fio's exact totals (a last line's garbage bins once broke this)."""
-    from tests.test_fio_jobs import HOTBAND
+    from tests.support.fio import HOTBAND
     engine = engine_for(tmp_path, load_hosts=two_fio_servers)
     engine.check()
     profile = WorkloadProfile("HOTBAND", 8192, 70, True, 8192, queue_depth=1, duration_s=3.0,
@@ -92,6 +100,7 @@ def test_a_hot_band_on_load_hosts_reads_one_log_per_stream(tmp_path: Path,
     engine.close()
 
 
+@pytest.mark.process
 @needs_fio
 def test_a_segment_stopped_before_its_hosts_started_io_counts_nothing_and_fails_nothing(
         tmp_path: Path, two_fio_servers) -> None:  # noqa: F811

@@ -24,7 +24,7 @@ from drivers.simulators import engine as sim_engine
 from drivers.simulators.engine import SimulatedWorkloadEngine, as_fio_runs
 from drivers.simulators.fio_rate import applied_rate
 from drivers.simulators.sut import SimulatedSut
-from tests.test_fio_engine import two_fio_servers  # noqa: F401  (fixture)
+
 
 KIB = 1024
 needs_fio = pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
@@ -98,6 +98,8 @@ def test_a_rate_too_low_for_the_jobs_is_refused_not_run_unlimited() -> None:
         job_text(mixed, JobOptions(("/tmp/x",)))
 
 
+@pytest.mark.realtime("real fio runs measuring a rate over real seconds")
+@pytest.mark.process
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
 def test_fio_accepts_the_split_job_files(tmp_path: Path) -> None:
     for host in (0, 1):
@@ -164,6 +166,7 @@ def test_mw2_runs_at_a_quarter_of_mw1_with_four_jobs_on_real_fio(tmp_path: Path)
     assert share == pytest.approx(0.25, abs=0.01), f"MW2 ran at {share:.1%} of MW1"
 
 
+@pytest.mark.realtime("real fio runs measuring a rate over real seconds")
 @pytest.mark.fio
 @needs_fio
 def test_mw2_runs_at_a_quarter_of_mw1_on_two_loopback_load_hosts(

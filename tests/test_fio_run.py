@@ -20,6 +20,7 @@ pytestmark = [pytest.mark.fio,
               pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")]
 
 
+@pytest.mark.realtime("a smoke sequence on real fio, real clock")
 @pytest.mark.slow  # ~40 s: the whole abbreviated sequence with real fio
 def test_smoke_sequence_with_real_fio_stores_intervals_and_histograms(tmp_path: Path,
                                                                       capsys) -> None:

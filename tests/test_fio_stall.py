@@ -14,11 +14,11 @@ from app.method.loader import load_method
 from app.method.model import FioSettings
 from drivers.fio.engine import DEFAULT_STALL_S, FioStalled
 from drivers.interfaces import WorkloadError, WorkloadProfile
-from tests.test_fio_engine import engine_for, needs_fio
-
+from tests.support.fio import engine_for, needs_fio
 STALL_S = 3.0
 
 
+@pytest.mark.realtime("a real fio stopped until the stall limit (set short) passes")
 @pytest.mark.fio
 @needs_fio
 def test_a_stopped_fio_fails_the_phase_and_keeps_its_intervals(tmp_path: Path) -> None:

@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 STATION = textwrap.dedent("""
@@ -47,6 +49,7 @@ STATION = textwrap.dedent("""
 """)
 
 
+@pytest.mark.process
 def test_a_worker_threads_allocations_never_destroy_a_qt_object() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
     proc = subprocess.run([sys.executable, "-c", STATION], env=env, capture_output=True,

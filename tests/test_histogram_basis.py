@@ -43,6 +43,7 @@ def test_the_basis_follows_the_runs_load_hosts() -> None:
     assert "submission time" in COMPLETION_LATENCY.note and TOTAL_LATENCY.note == ""
 
 
+@pytest.mark.process
 @pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler not installed")
 def test_the_pdf_names_the_latency_its_histograms_count(exported) -> None:
     hosts, paths, _ = exported

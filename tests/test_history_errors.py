@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-import pg_server
+from tests.support import pg_server
 from app.cli.main import main
 from app.storage import migrate
 from app.storage.db import open_database
@@ -51,6 +51,8 @@ def test_unreachable_server_falls_back_to_local_read_only(qtbot, local_run) -> N
         detail.add_entry("note", "x", "qa")
 
 
+@pytest.mark.realtime("a real PostgreSQL server refusing the credentials")
+@pytest.mark.process
 @pytest.mark.skipif(bool(pg_server.available()), reason=pg_server.available() or "ok")
 def test_wrong_credentials_are_named(qtbot, local_run) -> None:
     with pg_server.postgres_server() as url:

@@ -8,7 +8,7 @@ import pytest
 from app.com_verdict import ComState, com_verdicts
 from app.reports.content import build_content
 from app.storage.audit import AuditError, AuditKind, audit_entries
-from tests.test_reports_runs import record_run
+from tests.support.recorded_runs import record_run
 from ui.history import signoff_dialogs
 from ui.history.detail import RunDetailView
 

@@ -10,7 +10,7 @@ from datetime import date
 import pytest
 import sqlalchemy as sa
 
-import pg_server
+from tests.support import pg_server
 from app.records import MetricResult, RunStatus
 from app.sequencer import events as ev
 from app.storage import schema as s
@@ -94,6 +94,7 @@ def view(qtbot, stored):
     return widget
 
 
+@pytest.mark.process
 def test_list_filter_search_and_sort(view, stored) -> None:
     _, first, second, bulk = stored
     assert view.model.rowCount() == 302
@@ -140,6 +141,7 @@ def sa_horizontal():
     return Qt.Orientation.Horizontal
 
 
+@pytest.mark.process
 def test_column_chooser_hides_and_shows(view) -> None:
     menu = view.column_menu()
     operator = next(a for a in menu.actions() if a.text() == "Operator")
@@ -207,6 +209,7 @@ def test_compare_two_runs_with_deltas_and_overlays(view, stored) -> None:
     assert "confidence levels" in compare.hist_note.text()
 
 
+@pytest.mark.process
 def test_disposition_is_audited_and_run_data_unchanged(view, stored) -> None:
     database, first, second, _ = stored
     before = database.load_run(second)
@@ -240,6 +243,7 @@ def test_disposition_is_audited_and_run_data_unchanged(view, stored) -> None:
 import numpy as np  # noqa: E402
 
 
+@pytest.mark.process
 def test_main_window_opens_the_history_with_ctrl_h(qtbot, tmp_path, monkeypatch) -> None:
     from ui.main_window import MainWindow
 

@@ -89,7 +89,7 @@ def test_simulated_sut_runs_the_streams_not_the_headline_profile() -> None:
 
 
 def test_sequencer_conditions_and_measures_with_the_hot_band(tmp_path: Path) -> None:
-    from tests.test_reports_runs import record_run
+    from tests.support.recorded_runs import record_run
     recorded = record_run(tmp_path / "hb.db", method="demo-workloads", coms=())
     run = recorded.database.load_run(recorded.run_id)
     phases = {p.info.kind: p for p in run.phases}

@@ -14,7 +14,8 @@ from drivers.interfaces import TemperatureSample
 from drivers.meters.thermo import DAQ970A, Watchport
 from drivers.simulators.meter import ThermometerSimulator
 from drivers.simulators.direct_meters import SimulatedThermometer
-from tests.support.sequences import COMPLIANT, assert_all_valid, run
+from tests.support.sequencer_runs import COMPLIANT, assert_all_valid
+from tests.support.sequencer_runs import run_short_sequence as run
 
 FAST = {"timeout_s": 1.0, "reconnect_attempts": 1, "reconnect_delay_s": 0.01}
 

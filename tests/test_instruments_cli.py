@@ -37,6 +37,7 @@ def sim_process(request) -> Iterator[str]:  # type: ignore[no-untyped-def]
         assert proc.wait(timeout=10) == 0  # Ctrl-C is a clean stop
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("sim_process", [["--model", "wt310", "--watts", "123.4"]],
                          indirect=True)
 def test_meter_read_five_readings_as_json(sim_process: str) -> None:
@@ -55,6 +56,7 @@ def test_meter_read_five_readings_as_json(sim_process: str) -> None:
     assert all(0.05 < b - a < 0.2 for a, b in zip(times, times[1:]))
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("sim_process", [["--model", "wt310", "--compat-mode"]],
                          indirect=True)
 def test_wt200_compat_mode_is_one_actionable_line(sim_process: str) -> None:
@@ -64,6 +66,7 @@ def test_wt200_compat_mode_is_one_actionable_line(sim_process: str) -> None:
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("sim_process", [["--model", "chroma66202"]], indirect=True)
 def test_identity_mismatch_exit_1(sim_process: str) -> None:
     result = run("meter", "read", "--driver", "pw3335", "--resource", sim_process)
@@ -71,6 +74,7 @@ def test_identity_mismatch_exit_1(sim_process: str) -> None:
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("sim_process", [["--model", "daq970a", "--celsius", "24.3"]],
                          indirect=True)
 def test_thermo_read(sim_process: str) -> None:
@@ -80,6 +84,7 @@ def test_thermo_read(sim_process: str) -> None:
     assert result.stdout.count("24.3 °C") == 2 and "DAQ970A" in result.stdout
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("args,message", [
     (["meter", "read", "--driver", "wt300", "--resource", "COM1"], "expected one of"),
     (["meter", "read", "--driver", "nosuch", "--resource", "GPIB0::1::INSTR"],
@@ -97,6 +102,7 @@ def test_bad_input_is_one_line_exit_1(args: list[str], message: str) -> None:
     assert message in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.process
 def test_drivers_and_empty_instrument_list() -> None:
     drivers = run("meter", "drivers")
     assert drivers.returncode == 0
@@ -108,6 +114,7 @@ def test_drivers_and_empty_instrument_list() -> None:
     assert "no VISA instruments found" in listing.stdout or "::INSTR" in listing.stdout
 
 
+@pytest.mark.process
 def test_sim_port_in_use_is_a_clear_error() -> None:
     import socket
 

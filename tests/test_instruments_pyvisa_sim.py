@@ -4,15 +4,14 @@ the drivers work on any pyvisa backend, not only on the socket simulators."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 
 from drivers.interfaces import (FLAG_NO_DATA, FLAG_RANGE_CHANGE, FLAG_UNCERTAINTY_HIGH,
                                 IdentityMismatch)
 from drivers.meters.registry import open_power_meter
+from tests.support.instruments import BACKEND
 
-BACKEND = f"{Path(__file__).resolve().parent.parent / 'resources' / 'sim' / 'meters.yaml'}@sim"
 
 
 def test_wt300_over_pyvisa_sim() -> None:

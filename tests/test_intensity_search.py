@@ -21,9 +21,8 @@ from app.sequencer import events as ev
 from app.sequencer.search import (LOAD_GENERATOR_LIMIT, choose_intensity, next_refinement,
                                   recheck)
 from app.sequencer.sequencer import Sequencer
-from tests.test_reports_pdf import pdf_pages
-from tests.test_reports_runs import record_run
-
+from tests.support.documents import pdf_pages
+from tests.support.recorded_runs import record_run
 LIMIT_MS, TOLERANCE = 30.0, 5.0
 PLANS = """
 [[plans]]

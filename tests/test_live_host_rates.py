@@ -17,8 +17,8 @@ from drivers.clock import FakeClock
 from drivers.interfaces import HostRate, WorkloadInterval
 from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
 from drivers.simulators.engine import SimulatedWorkloadEngine
-from tests.test_sequencer import Recorder
-from tests.test_ui_plots import started, workload
+from tests.support.sequencer_runs import Recorder
+from tests.support.plot_events import started, workload
 from ui.plots import LivePlots
 from ui.live_rates import LIVE_NOTE
 

@@ -96,6 +96,7 @@ def _abort_after(delay_s: float) -> Callable[[Timeline, object], None]:
     return start
 
 
+@pytest.mark.realtime("the meter's real read timeout and the 4 s silence limit on the real clock")
 def test_a_silent_meter_fails_the_phase_at_the_silence_limit_and_keeps_its_samples(
         tmp_path: Path) -> None:
     with MeterSimulator("wt310") as sim:
@@ -117,6 +118,8 @@ def test_a_silent_meter_fails_the_phase_at_the_silence_limit_and_keeps_its_sampl
     assert any("sample gap" in m and "did not answer" in m for m in line.logs)
 
 
+@pytest.mark.realtime("a real 1 s outage of a loopback meter inside a 10 s limit, then the "
+                       "run's end")
 def test_a_meter_gone_and_back_within_the_limit_leaves_a_gap_and_the_run_completes(
         tmp_path: Path) -> None:
     sim = MeterSimulator("wt310")
@@ -147,6 +150,8 @@ def test_a_meter_gone_and_back_within_the_limit_leaves_a_gap_and_the_run_complet
           + "; ".join(m for m in line.logs if "sample gap" in m and "power" in m))
 
 
+@pytest.mark.realtime("a closed meter socket, reconnect back-off and the 4 s silence limit "
+                       "on the real clock")
 def test_a_meter_gone_for_good_fails_at_the_limit(tmp_path: Path) -> None:
     sim = MeterSimulator("wt310")
     sim.start()
@@ -159,6 +164,7 @@ def test_a_meter_gone_for_good_fails_at_the_limit(tmp_path: Path) -> None:
     assert len(stored.power.t) >= line.power_published
 
 
+@pytest.mark.realtime("a silent loopback thermometer and the 4 s silence limit on the real clock")
 def test_a_lost_thermometer_fails_at_the_limit_and_keeps_the_power_samples(
         tmp_path: Path) -> None:
     with ThermometerSimulator("daq970a") as sim:
@@ -172,6 +178,7 @@ def test_a_lost_thermometer_fails_at_the_limit_and_keeps_the_power_samples(
     assert len(stored.power.t) >= line.power_published
 
 
+@pytest.mark.realtime("an abort inside a real read timeout or reconnect back-off")
 @pytest.mark.parametrize("delay_s,during", [(0.8, "the read"), (2.6, "the reconnect")])
 def test_abort_while_the_meter_is_silent_stops_within_a_second(
         tmp_path: Path, delay_s: float, during: str) -> None:

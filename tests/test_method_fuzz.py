@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
@@ -207,6 +208,7 @@ def _one(changed: str, path: Path_, value: Any) -> Any:
 @_one(SMOKE, ("search", "queue_depths", 0), 0)
 @_one(SMOKE, ("plans", 0, "conditioning_intervals"), 10**18)
 @_one(BASE, ("profiles", 1, "intensity_of"), "MW2")
+@pytest.mark.slow  # 15-25 s of CPU (1000 fuzzed method files): not for make test-fast
 @settings(max_examples=1000, deadline=None, database=None, derandomize=True,
           phases=(Phase.explicit, Phase.generate),  # the cases are small: no shrinking
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

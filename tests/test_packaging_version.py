@@ -36,6 +36,7 @@ def test_windows_numeric_version_rejects_what_a_resource_cannot_hold():
         version_info.numeric_version("dev")
 
 
+@pytest.mark.process
 def test_debian_version_sorts_prereleases_before_the_release():
     ordered = [version_info.debian_version(v) for v in ("1.0rc1", "1.0", "1.0.1")]
     assert ordered == ["1.0~rc1", "1.0", "1.0.1"]
@@ -43,6 +44,7 @@ def test_debian_version_sorts_prereleases_before_the_release():
         assert subprocess.run(["dpkg", "--compare-versions", older, "lt", newer]).returncode == 0
 
 
+@pytest.mark.process
 def test_command_line_flavours():
     out = subprocess.run([sys.executable, str(SCRIPT), "numeric"], capture_output=True,
                          text=True, check=True).stdout.strip()

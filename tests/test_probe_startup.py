@@ -18,11 +18,10 @@ import pytest
 from app.records import PhaseKind, PhaseStatus, RunStatus
 from app.sequencer import events as ev
 from app.sequencer.probe_window import probe_figures
-from drivers.interfaces import GeneratorCeiling, WorkloadError, WorkloadInterval, WorkloadProfile, WorkloadResult
-from tests.test_fio_engine import needs_fio, two_fio_servers  # noqa: F401
-from tests.test_sequencer import make_run
-
-
+from drivers.interfaces import (GeneratorCeiling, WorkloadError, WorkloadInterval,
+                                WorkloadProfile, WorkloadResult)
+from tests.support.fio import needs_fio
+from tests.support.sequencer_runs import make_run
 @dataclass
 class SlowStart:
     """A workload engine whose IO starts ``delay_s`` after ``start()`` (a load host's fio
@@ -125,6 +124,8 @@ def test_probe_figures_refuse_no_io() -> None:
                       probe_s=1.0)
 
 
+@pytest.mark.realtime("real fio servers as load hosts during a real-clock search")
+@pytest.mark.process
 @needs_fio
 def test_smoke_on_two_loopback_load_hosts_searches_with_io(tmp_path: Path,
                                                            two_fio_servers) -> None:  # noqa: F811
@@ -133,8 +134,7 @@ def test_smoke_on_two_loopback_load_hosts_searches_with_io(tmp_path: Path,
     from app.sequencer.sequencer import Sequencer
     from app.method.loader import load_method
     from drivers.clock import MonotonicClock
-    from tests.test_sequencer import Recorder
-
+    from tests.support.sequencer_runs import Recorder
     config = RunConfig(method="smoke", taxonomy="online-3", lab="local-fio",
                        sut=SutDescription(targets=(str(tmp_path / "scratch.dat"),),
                                           load_hosts=tuple(two_fio_servers)),

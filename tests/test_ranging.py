@@ -26,8 +26,7 @@ from drivers.meters.registry import POWER_DRIVERS, open_power_meter
 from drivers.simulators import ElectricalState, MeterSimulator
 from drivers.simulators.direct_meters import SimulatedThermometer
 from drivers.simulators.engine import SimulatedWorkloadEngine
-from tests.test_sequencer import Recorder
-
+from tests.support.sequencer_runs import Recorder
 WT300_AMPS = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
 
 
@@ -110,8 +109,7 @@ def test_range_commands_and_peak_query_send_exact_bytes(driver: str) -> None:
 def test_peaks_decode_over_pyvisa_sim(driver: str, resource: str,
                                       expected: tuple[float, float]) -> None:
     """The larger magnitude of the positive and negative peak, from canned replies."""
-    from tests.test_instruments_pyvisa_sim import BACKEND
-
+    from tests.support.instruments import BACKEND
     meter = open_power_meter(driver, resource, backend=BACKEND)
     meter.open()
     try:
@@ -333,8 +331,7 @@ def test_an_advised_plan_the_meter_cannot_hold_is_refused_before_any_io() -> Non
                                    IDLE_KEY: RangeSetting(300.0, 5.0, PeakRecord())}},
                      "run abc", 10.0, 3.0)
     config = RunConfig(method="smoke", lab="sim-direct", sut=SutDescription())
-    from tests.test_sequencer import make_run
-
+    from tests.support.sequencer_runs import make_run
     seq, rec, _ = make_run("smoke")
     seq = Sequencer(seq.method, config, seq.lab, FakeClock(), [rec], range_plan=plan)
     assert seq.run() is RunStatus.FAILED
@@ -349,8 +346,7 @@ def test_the_wizard_shows_the_advised_plan_and_records_the_operators_tick(qtbot,
     from ui.wizard.model import WizardEntries
     from ui.wizard.profiles import SutProfileStore
     from ui.wizard.wizard import NewRunWizard
-    from tests.test_ui_wizard import click_next, fill_sut
-
+    from tests.support.gui import click_next, fill_sut
     from app.storage.range_advisor import AdvisedPlan
 
     stored = RangeSetting(300.0, 5.0, PeakRecord(230.0, 2.9, 325.0, 4.7, 26))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-import pg_server
+from tests.support import pg_server
 from app.cli import cmd_run
 from app.cli.main import main
 from app.storage.db import open_database

@@ -19,16 +19,12 @@ from app.records import PhaseKind, Window
 from app.reports import content as content_module
 from app.reports.content import build_content
 from app.storage.stored import StoredRun
-from tests.test_reports_runs import pause_once_in, record_run
-
 REL = 1e-9
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory) -> StoredRun:
-    recorded = record_run(tmp_path_factory.mktemp("authority") / "run.db",
-                          hook=pause_once_in("RW"))
-    return recorded.database.load_run(recorded.run_id)
+def run(recorded_demo_paused) -> StoredRun:
+    return recorded_demo_paused.database.load_run(recorded_demo_paused.run_id)
 
 
 def mean_power(run: StoredRun, phase: int, start: float, end: float, after: float) -> float:

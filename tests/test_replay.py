@@ -82,6 +82,7 @@ def test_simulated_sut_replays_at_the_recorded_rate() -> None:
     assert point.iops == pytest.approx(trace.recorded_iops, rel=0.01)
 
 
+@pytest.mark.realtime("a trace replayed by real fio for a whole phase")
 @pytest.mark.fio
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
 def test_real_fio_replays_the_looped_trace_for_the_whole_phase(tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from pypdf import PdfReader
 
 from app.cli.main import main
 from app.records import PhaseKind, RunStatus
@@ -18,14 +17,9 @@ from app.sequencer import events as ev
 from app.storage.db import open_database
 from app.storage.synthetic import PHASES, full_run
 from app.storage.writer import RunWriter
-from tests.test_reports_runs import abort_at, record_run
-from tests.test_reports_xlsx import metric_rows
-
-
-def text_of(path: Path) -> str:
-    return re.sub(r"\s+", " ", " ".join(p.extract_text() for p in PdfReader(path).pages))
-
-
+from tests.support.recorded_runs import abort_at, record_run
+from tests.support.documents import metric_rows
+from tests.support.documents import text_of
 def store_without_ready_idle(db_url: str, run_id: str) -> None:
     """The storage layer's synthetic run minus its ready-idle phase and EP_RI."""
     database = open_database(db_url)

@@ -16,8 +16,7 @@ from app.sequencer import events as ev
 from app.storage.db import open_database
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
-from tests.test_reports_bad_input import text_of
-
+from tests.support.documents import text_of
 LONG = "Long name " * 1024  # 10 KB, words: wraps until clipped
 WORD = "x" * 10_240  # 10 KB without a space: reportlab must split the word
 

@@ -7,23 +7,17 @@ import re
 from pathlib import Path
 
 import pytest
-from pypdf import PdfReader
 
 from app.metrics.formatting import format_figure
 from app.records import PhaseKind, RunStatus
 from app.reports.export import export_run
 from app.signoff import sign_off
-from tests.test_reports_runs import DegradingMeter, abort_at, record_run
-
-
-def pdf_pages(path: Path) -> list[str]:
-    return [re.sub(r"\s+", " ", page.extract_text()) for page in PdfReader(path).pages]
-
-
+from tests.support.recorded_runs import DegradingMeter, abort_at, record_run
+from tests.support.documents import pdf_pages
 @pytest.fixture(scope="module")
-def good(tmp_path_factory):
+def good(tmp_path_factory, recorded_demo):
     folder = tmp_path_factory.mktemp("pdf")
-    recorded = record_run(folder / "run.db")
+    recorded = recorded_demo
     paths = export_run(recorded.database, recorded.run_id, folder)
     return recorded, pdf_pages(paths["pdf"])
 

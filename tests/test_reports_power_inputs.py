@@ -32,6 +32,7 @@ def reports(tmp_path_factory) -> tuple[Path, Path]:
     return paths["pdf"], paths["xlsx"]
 
 
+@pytest.mark.process
 @pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler not installed")
 def test_the_pdf_names_each_inputs_meter_formula_and_the_combination(reports) -> None:
     text = subprocess.run(["pdftotext", "-layout", str(reports[0]), "-"], check=True,

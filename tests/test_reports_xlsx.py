@@ -14,38 +14,16 @@ from xlsxwriter.worksheet import Worksheet
 
 from app.reports.export import export_run
 from app.reports.xlsx import (AUDIT_COLUMNS, BIN_COLUMNS, EVENT_COLUMNS, INTERVAL_COLUMNS,
-                              LEVEL_COLUMNS, LEVEL_FIRST_COL, METRIC_COLUMNS, PHASE_COLUMNS,
-                              SAMPLE_COLUMNS, SEARCH_COLUMNS, TEMPERATURE_COLUMNS)
-from tests.test_reports_runs import pause_once_in, record_run
-
+                              LEVEL_COLUMNS, LEVEL_FIRST_COL, PHASE_COLUMNS, SAMPLE_COLUMNS,
+                              SEARCH_COLUMNS, TEMPERATURE_COLUMNS)
+from tests.support.documents import metric_rows, sheet_rows
 REL = 1e-9
 
 
-def sheet_rows(book, name: str, columns: tuple[str, ...], first_col: int = 0) -> list[dict]:
-    rows = book[name].iter_rows(values_only=True)
-    header = next(rows)[first_col:first_col + len(columns)]
-    assert tuple(header) == columns, f"{name} columns changed: {header}"
-    return [dict(zip(columns, r[first_col:first_col + len(columns)])) for r in rows
-            if any(v is not None for v in r[first_col:first_col + len(columns)])]
-
-
-def metric_rows(book) -> dict[str, dict]:
-    """Metric rows of the Test Data Report sheet: below the header whose column A is
-    ``metric``, rows whose column A starts with EP_ or COM_."""
-    rows = list(book["Test Data Report"].iter_rows(values_only=True))
-    header = next(i for i, r in enumerate(rows) if r[0] == "metric")
-    assert tuple(rows[header][:len(METRIC_COLUMNS)]) == METRIC_COLUMNS
-    out = {}
-    for r in rows[header + 1:]:
-        if isinstance(r[0], str) and r[0].startswith(("EP_", "COM_")):
-            out[r[0]] = dict(zip(METRIC_COLUMNS, r))
-    return out
-
-
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory) -> tuple:
+def exported(tmp_path_factory, recorded_demo_paused) -> tuple:
     folder = tmp_path_factory.mktemp("xlsx")
-    recorded = record_run(folder / "run.db", hook=pause_once_in("RW"))
+    recorded = recorded_demo_paused
     paths = export_run(recorded.database, recorded.run_id[:10], folder / "out")
     book = openpyxl.load_workbook(paths["xlsx"], read_only=True)
     return recorded, paths, book

@@ -11,7 +11,8 @@ from app.method.loader import load_method
 from app.sequencer.conformance import grid_points, longest_gap
 from drivers.interfaces import PowerSample
 from drivers.simulators.direct_meters import SimulatedPowerMeter
-from tests.support.sequences import COMPLIANT, assert_all_valid, run
+from tests.support.sequencer_runs import COMPLIANT, assert_all_valid
+from tests.support.sequencer_runs import run_short_sequence as run
 
 FIVE_SECONDS = load_method(COMPLIANT).model_copy(update={"sample_period_s": 5.0})
 

@@ -17,9 +17,8 @@ from app.reports.export import export_run
 from app.signoff import approve, sign_off
 from app.storage.audit import AuditError, add_audit_entry
 from app.storage.record_hash import canonical_json, facts_sha256
-from tests.test_com_disclosure import pdf_text
-from tests.test_reports_runs import record_run
-
+from tests.support.documents import pdf_text
+from tests.support.recorded_runs import record_run
 HASH = re.compile(r"Record SHA-256 \(revision (\d+)\) ([0-9a-f]{64})")
 
 
@@ -38,6 +37,7 @@ def recorded(tmp_path):
     return record_run(tmp_path / "r.db", coms=("deduplication",))
 
 
+@pytest.mark.process
 def test_hash_is_stable_across_exports_and_changes_when_a_sample_changes(recorded,
                                                                          tmp_path) -> None:
     db = recorded.database
@@ -60,6 +60,7 @@ def test_canonical_form_spells_each_value_once() -> None:
         b'{"3":{"99.9":true},"a":[1,2.5,"inf"],"b":null}'
 
 
+@pytest.mark.process
 def test_a_com_entry_makes_revision_2_listing_the_change(recorded, tmp_path) -> None:
     db = recorded.database
     run = db.load_run(recorded.run_id)
@@ -84,6 +85,7 @@ def test_a_com_entry_makes_revision_2_listing_the_change(recorded, tmp_path) -> 
     assert rows[1][6] == after.current.summary
 
 
+@pytest.mark.process
 def test_approval_appears_on_the_report_bound_to_the_revision_it_approved(recorded,
                                                                           tmp_path) -> None:
     db = recorded.database

@@ -21,11 +21,9 @@ from app.records import PhaseKind, PhaseStatus, RunStatus
 from app.reports.export import export_run
 from app.sequencer import events as ev
 from drivers.fio.jobs import JobOptions, job_text
-from drivers.interfaces import WorkloadProfile
 from drivers.simulators.fio_rate import applied_rate, sections
-from tests.short_fio_run import run_short_variant
-from tests.test_reports_runs import record_run
-
+from tests.support.short_fio_run import run_short_variant
+from tests.support.recorded_runs import record_run
 ASU_SHARES = {"asu1": 59.6, "asu2": 12.3, "asu3": 28.1}
 
 
@@ -144,6 +142,7 @@ def _per_io_log(path: Path) -> list[tuple[float, int, int, int]]:
     return rows
 
 
+@pytest.mark.realtime("a sweep on real fio, real clock")
 @pytest.mark.fio
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
 def test_real_fio_step_runs_at_50_iops_per_bsu_with_sequential_log_writes(
@@ -177,6 +176,7 @@ def test_real_fio_step_runs_at_50_iops_per_bsu_with_sequential_log_writes(
     assert size * 0.9 <= min(tail) and max(tail) + 8192 <= size
 
 
+@pytest.mark.realtime("a sweep on real fio, real clock")
 @pytest.mark.fio
 @pytest.mark.slow  # about 20 s: three one-second-interval steps on real fio
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")

@@ -24,9 +24,8 @@ from app.sequencer import events as ev
 from drivers.interfaces import PowerSample
 from drivers.simulators.direct_meters import SimulatedPowerMeter
 from drivers.simulators.sut import SimulatedSut
-from tests.test_conformance import ProfileClock, metrics, run
-from tests.test_reports_runs import record_run
-
+from tests.support.sequencer_runs import ProfileClock, metrics, run_short_sequence as run
+from tests.support.recorded_runs import record_run
 WEIGHTS = (10, 9, 8, 7, 6, 5, 4, 3, 2, 1)
 
 

@@ -61,6 +61,8 @@ _TRIALS = textwrap.dedent("""
 """)
 
 
+@pytest.mark.realtime("a real station process stopped by a signal")
+@pytest.mark.process
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_a_stop_signal_never_deadlocks_a_run_that_spins_on_its_wake_event() -> None:
     """40 SIGTERMs into a tight clear/wait loop: every one stops the work. The same script

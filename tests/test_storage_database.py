@@ -60,6 +60,7 @@ def test_every_revision_file_is_listed() -> None:
     assert [r.id for r in migrate.revisions()] == sorted(r.id for r in migrate.revisions())
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("module", ["app.storage.db", "app.storage.migrate",
                                     "app.storage.audit", "app.session"])
 def test_each_storage_module_imports_first_in_a_fresh_interpreter(module: str) -> None:
@@ -70,6 +71,7 @@ def test_each_storage_module_imports_first_in_a_fresh_interpreter(module: str) -
     assert result.returncode == 0, result.stderr[-500:]
 
 
+@pytest.mark.process
 def test_an_up_to_date_database_opens_without_alembic(tmp_path: Path) -> None:
     """Every GUI and CLI start opens the database: alembic loads only when a revision runs."""
     url = f"sqlite:///{tmp_path / 'station.db'}"

@@ -117,6 +117,7 @@ def check(trial: Trial) -> None:
         database.close()
 
 
+@pytest.mark.realtime("real station processes SIGKILLed at random moments")
 @pytest.mark.slow
 def test_sigkill_at_random_moments_loses_at_most_one_second(tmp_path: Path) -> None:
     rng = random.Random(20240501)

@@ -135,6 +135,7 @@ def _journals() -> list[Path]:
 
 # --- (a) database locked across the end of a run -------------------------------------------
 
+@pytest.mark.realtime("a database locked across the run's end, past SQLite's real busy timeout")
 def test_lock_across_the_end_leaves_the_run_in_the_journal_and_the_next_start_imports_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(app.session, "DURABLE_WAIT_S", 1.0, raising=False)
@@ -166,6 +167,7 @@ def test_lock_across_the_end_leaves_the_run_in_the_journal_and_the_next_start_im
     assert _journals() == []
 
 
+@pytest.mark.realtime("a database locked 7 s, past SQLite's real 5 s busy timeout")
 def test_final_status_is_printed_only_once_the_run_is_in_the_database(
         tmp_path: Path, cli: CliRuns, capsys: pytest.CaptureFixture,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -235,6 +237,7 @@ def _recover_cli(url: str, capsys: pytest.CaptureFixture) -> str:
     return capsys.readouterr().out
 
 
+@pytest.mark.process
 def test_disk_full_until_the_end_keeps_every_sample_in_the_journal(
         small_disk: Path, cli: CliRuns, capsys: pytest.CaptureFixture) -> None:
     url = f"sqlite:///{small_disk / 'runs.db'}"

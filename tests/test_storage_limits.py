@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy.exc
 
-import pg_server
+from tests.support import pg_server
 from app.cli.main import main
 from app.sequencer import events as ev
 from app.storage.db import open_database

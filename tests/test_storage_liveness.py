@@ -21,7 +21,7 @@ from app.storage.liveness import Machine, stop_reason
 from app.storage.run_lock import RunLock, RunLockHeld, RunLockMissing, lock_dir, recorded_here
 from app.storage.synthetic import full_run, run_started
 from app.storage.writer import RunWriter
-from support.runs import stored_status
+from tests.support.runs import stored_status
 
 OTHER_BOOT = "linux:00000000-0000-0000-0000-000000000000"
 

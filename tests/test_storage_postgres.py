@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-import pg_server
+from tests.support import pg_server
 from app.cli.main import main
 from app.records import RunStatus
 from app.storage.audit import add_audit_entry, audit_entries
@@ -34,6 +34,7 @@ def _store_synthetic(url: str) -> str:
     return events[0].run_id
 
 
+@pytest.mark.process
 def test_postgres_holds_the_same_run_as_sqlite(pg_url: str, tmp_path) -> None:
     sqlite_url = f"sqlite:///{tmp_path / 'station.db'}"
     run_id = _store_synthetic(sqlite_url)
@@ -49,6 +50,7 @@ def test_postgres_holds_the_same_run_as_sqlite(pg_url: str, tmp_path) -> None:
     assert pg.samples_sha256 == lite.samples_sha256
 
 
+@pytest.mark.process
 def test_db_copy_moves_runs_once(pg_url: str, tmp_path, capsys) -> None:
     station = f"sqlite:///{tmp_path / 'station.db'}"
     run_id = _store_synthetic(station)
@@ -69,6 +71,7 @@ def test_db_copy_moves_runs_once(pg_url: str, tmp_path, capsys) -> None:
     assert [(e.author, e.text) for e in audit] == [("qa-anna", "EP figures checked")]
 
 
+@pytest.mark.process
 def test_copy_skips_running_runs(tmp_path) -> None:
     src = open_database(f"sqlite:///{tmp_path / 'a.db'}")
     writer = RunWriter(src)
@@ -82,6 +85,7 @@ def test_copy_skips_running_runs(tmp_path) -> None:
     writer.close()
 
 
+@pytest.mark.process
 def test_unreachable_postgres_is_a_clear_error(capsys) -> None:
     url = "postgresql+psycopg://nobody@127.0.0.1:1/storwatt"
     assert main(["db", "info", "--db", url]) == 1

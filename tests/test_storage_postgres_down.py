@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-import pg_server
+from tests.support import pg_server
 from app.records import RunStatus
 from app.sequencer import events as ev
 from app.storage.db import open_database
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
-from support.pg_control import ServerControl
+from tests.support.pg_control import ServerControl
 
 pytestmark = pytest.mark.skipif(bool(pg_server.available()), reason=pg_server.available())
 

@@ -65,6 +65,7 @@ def store_run(folder: Path, old_schema: bool = False) -> str:
     return url
 
 
+@pytest.mark.process
 def test_runs_list_show_and_report_on_a_read_only_file_system(read_only_folder, tmp_path,
                                                              capsys) -> None:
     folder, remount_read_only = read_only_folder
@@ -90,6 +91,7 @@ def test_runs_list_show_and_report_on_a_read_only_file_system(read_only_folder, 
     assert sorted(p.name for p in folder.iterdir()) == ["station.db"]  # nothing written
 
 
+@pytest.mark.process
 def test_an_older_schema_read_only_says_so_in_one_line(read_only_folder, capsys) -> None:
     folder, remount_read_only = read_only_folder
     url = store_run(folder, old_schema=True)

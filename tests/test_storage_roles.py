@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-import pg_server
+from tests.support import pg_server
 from app.storage import schema as s
 from app.storage.audit import AuditEntryRow, add_audit_entry, audit_entries
 from app.storage.db import open_database

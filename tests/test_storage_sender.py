@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import pg_server
+from tests.support import pg_server
 from app.sequencer import events as ev
 from app.storage import sender as sender_module
 from app.storage.db import open_database
@@ -18,7 +18,7 @@ from app.storage.sender import Sender, lag, push_run, read_state, sync
 from app.storage.server_link import ServerTimeouts
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
-from support.silent_server import silent_server
+from tests.support.silent_server import silent_server
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from app.storage.db import open_database
 from app.storage.errors import DatabaseUnreachableError
 from app.storage.server_link import READER_TIMEOUTS, WRITER_TIMEOUTS, ServerTimeouts
-from support.silent_server import mute_after_startup, server_processes, silent_server
+from tests.support.silent_server import mute_after_startup, server_processes, silent_server
 
 SHORT = ServerTimeouts(connect_s=2, statement_s=1.0, idle_in_transaction_s=2.0, reply_s=1.0)
 

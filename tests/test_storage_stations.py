@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from app.records import RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.session import open_session
@@ -18,6 +20,8 @@ from app.storage.db import open_database
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.realtime("two real station processes on one database file")
+@pytest.mark.process
 def test_two_stations_running_at_once_on_one_sqlite_file_store_both_runs(
         tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'shared.db'}"
@@ -35,6 +39,8 @@ def test_two_stations_running_at_once_on_one_sqlite_file_store_both_runs(
     assert min(counts) > 50, counts  # each run's whole record, not one of them
 
 
+@pytest.mark.realtime("the writer restores a deleted database file while a real-clock run "
+                       "goes on (on a fake clock the run ends first and the test waits 60 s)")
 def test_a_database_file_deleted_under_a_running_station_is_restored_with_nothing_lost(
         tmp_path: Path, caplog) -> None:
     db = tmp_path / "runs.db"

@@ -12,6 +12,8 @@ import pytest
 
 pytest_plugins = ["pytester"]
 HERE = Path(__file__).parent
+#: the budget tests compute and sleep for real: a limit that a loaded machine cannot hit
+LOADED_INI = "[pytest]\nqt_api = pyside6\ntimeout = 120\n"
 
 
 @pytest.fixture
@@ -20,10 +22,16 @@ def guarded(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
     pytester.makeconftest('pytest_plugins = ["suite_guards"]\n')
     pytester.makeini("[pytest]\nqt_api = pyside6\ntimeout = 3\n")
     monkeypatch.setenv("STORWATT_TEST_MODAL_LIMIT_S", "1")
+    # the inner runs are not the suite: its CPU log and budget settings stay out
+    monkeypatch.delenv("STORWATT_TEST_CPU_LOG", raising=False)
+    for name in ("STORWATT_TEST_BUDGET", "STORWATT_TEST_REALTIME_LIMIT_S",
+                 "STORWATT_TEST_REALTIME_CEILING_S"):
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
     return pytester
 
 
+@pytest.mark.process
 def test_an_unanswered_message_box_fails_its_test_and_the_suite_goes_on(guarded) -> None:
     guarded.makepyfile(test_modal="""
         from PySide6.QtWidgets import QMessageBox, QWidget
@@ -43,6 +51,7 @@ def test_an_unanswered_message_box_fails_its_test_and_the_suite_goes_on(guarded)
     result.stdout.fnmatch_lines(["*modal dialog stayed open*'Export failed': disk full*"])
 
 
+@pytest.mark.process
 def test_a_test_stuck_outside_python_ends_the_process_with_its_stack(guarded) -> None:
     guarded.makeini("[pytest]\nqt_api = pyside6\ntimeout = 1\n")  # backstop after 2 s
     guarded.makepyfile(test_stuck="""
@@ -62,6 +71,7 @@ def test_a_test_stuck_outside_python_ends_the_process_with_its_stack(guarded) ->
     assert "test_blocked" in result.stderr.str() and "Timeout" in result.stderr.str()
 
 
+@pytest.mark.process
 def test_a_slow_test_is_named_as_it_finishes(guarded) -> None:
     guarded.makepyfile(test_slow="""
         import suite_guards, time
@@ -74,7 +84,9 @@ def test_a_slow_test_is_named_as_it_finishes(guarded) -> None:
     result.stdout.fnmatch_lines(["*[[]slow 0 s[]] test_slow.py::test_takes_a_while*"])
 
 
+@pytest.mark.process
 def test_qt_garbage_of_one_test_is_finalised_on_the_main_thread_before_the_next(guarded) -> None:
+    guarded.makeini(LOADED_INI)  # the allocations take seconds on a loaded machine
     guarded.makepyfile(test_gc="""
         import threading, weakref
         import pyqtgraph as pg
@@ -101,3 +113,99 @@ def test_qt_garbage_of_one_test_is_finalised_on_the_main_thread_before_the_next(
         """)
     result = guarded.runpytest_subprocess("-p", "no:cacheprovider", timeout=120)
     result.assert_outcomes(passed=2)
+
+
+@pytest.mark.process
+def test_the_budget_names_an_unmarked_wait_lists_marked_ones_and_sums_them(guarded,
+                                                                         monkeypatch) -> None:
+    guarded.makeini(LOADED_INI)
+    monkeypatch.setenv("STORWATT_TEST_REALTIME_LIMIT_S", "0.2")
+    guarded.makepyfile(test_waits="""
+        import threading, time, pytest
+
+        def test_sleeps_unmarked():
+            time.sleep(0.4)
+
+        @pytest.mark.realtime("a real timeout at its short limit")
+        def test_sleeps_marked():
+            time.sleep(0.4)
+
+        def test_computes():
+            sum(i * i for i in range(3_000_000))  # CPU, not waiting: never over the limit
+
+        def test_computes_on_a_worker_thread():  # CPU the main thread waits for: not a wait
+            worker = threading.Thread(target=lambda: sum(i * i for i in range(3_000_000)))
+            worker.start()
+            worker.join()
+        """)
+    result = guarded.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=4)
+    assert result.ret == 0  # reported, not failed: the run is not strict
+    result.stdout.fnmatch_lines([
+        "*[[]waited 0.* s in real time, not marked realtime[]] test_waits.py::test_sleeps_unmarked",
+        "*1 tests marked realtime*",
+        "*test_waits.py::test_sleeps_marked*a real timeout at its short limit",
+        "*1 tests waited over 0.2 s in real time without*",
+        "*real-time waits: * s in all, ceiling 900 s*within",
+        "*suite time: 4 tests, * s wall*CPU share*"])
+    assert "test_computes" not in result.stdout.str().split("real-time budget")[1]
+
+
+@pytest.mark.process
+def test_strict_fails_on_an_unmarked_wait_and_a_ceiling_fails_any_run(guarded,
+                                                                     monkeypatch) -> None:
+    guarded.makeini(LOADED_INI)
+    guarded.makepyfile(test_waits="""
+        import time, pytest
+
+        @pytest.mark.realtime("the reason")
+        def test_sleeps_marked():
+            time.sleep(0.4)
+        """)
+    monkeypatch.setenv("STORWATT_TEST_REALTIME_CEILING_S", "0.2")
+    over = guarded.runpytest_subprocess("-p", "no:cacheprovider")
+    over.assert_outcomes(passed=1)
+    assert over.ret == pytest.ExitCode.TESTS_FAILED
+    over.stdout.fnmatch_lines(["*over the ceiling: the run fails*"])
+    monkeypatch.setenv("STORWATT_TEST_REALTIME_CEILING_S", "600")
+    monkeypatch.setenv("STORWATT_TEST_REALTIME_LIMIT_S", "0.2")
+    monkeypatch.setenv("STORWATT_TEST_BUDGET", "strict")
+    guarded.makepyfile(test_waits="""
+        import time
+
+        def test_sleeps_unmarked():
+            time.sleep(0.4)
+        """)
+    strict = guarded.runpytest_subprocess("-p", "no:cacheprovider")
+    strict.assert_outcomes(passed=1)
+    assert strict.ret == pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.mark.process
+def test_a_realtime_marker_without_its_reason_is_refused(guarded) -> None:
+    guarded.makepyfile(test_bare="""
+        import pytest
+
+        @pytest.mark.realtime
+        def test_bare():
+            pass
+        """)
+    result = guarded.runpytest_subprocess("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*realtime needs its reason*test_bare.py::test_bare*"])
+
+
+@pytest.mark.process
+def test_the_budget_reaches_the_summary_from_xdist_workers(guarded) -> None:
+    guarded.makeini(LOADED_INI)
+    guarded.makepyfile(test_waits="""
+        import time, pytest
+
+        @pytest.mark.realtime("a worker's wait")
+        @pytest.mark.parametrize("n", range(2))
+        def test_sleeps_marked(n):
+            time.sleep(0.3)
+        """)
+    result = guarded.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*2 tests marked realtime*", "*suite time: 2 tests*"])

@@ -73,6 +73,7 @@ def all_but(*missing: str) -> list[str]:
     return [p for p in packages() if p not in missing]
 
 
+@pytest.mark.process
 def test_the_list_names_what_qt_and_the_suite_need() -> None:
     names = packages()
     assert {"libxcb-cursor0", "fio", "xvfb", "xauth", "x11-utils", "poppler-utils", "postgresql",
@@ -80,11 +81,13 @@ def test_the_list_names_what_qt_and_the_suite_need() -> None:
     assert len(names) == len(set(names))
 
 
+@pytest.mark.process
 def test_nothing_runs_when_everything_is_installed(tmp_path: Path) -> None:
     out = run_script(tmp_path, packages(), uid=1000, sudo_ok=True)
     assert (out.returncode, out.calls, out.stderr) == (0, [], "")
 
 
+@pytest.mark.process
 def test_a_provided_package_counts_as_installed(tmp_path: Path) -> None:
     """Ubuntu 24.04 renamed libglib2.0-0 to libglib2.0-0t64, which provides the old name."""
     installed = all_but("libglib2.0-0") + ["libglib2.0-0t64|libglib2.0-0 (= 2.80.0-6), foo"]
@@ -92,12 +95,14 @@ def test_a_provided_package_counts_as_installed(tmp_path: Path) -> None:
     assert (out.returncode, out.calls) == (0, [])
 
 
+@pytest.mark.process
 def test_root_installs_the_missing_ones_with_apt_get(tmp_path: Path) -> None:
     out = run_script(tmp_path, all_but("libxcb-cursor0", "fio"), uid=0, sudo_ok=False)
     assert out.returncode == 0
     assert out.calls == ["apt-get update -qq", "apt-get install -y -qq fio libxcb-cursor0"]
 
 
+@pytest.mark.process
 def test_a_user_with_passwordless_sudo_installs_through_sudo(tmp_path: Path) -> None:
     out = run_script(tmp_path, all_but("libxcb-cursor0"), uid=1000, sudo_ok=True)
     assert out.returncode == 0
@@ -106,6 +111,7 @@ def test_a_user_with_passwordless_sudo_installs_through_sudo(tmp_path: Path) -> 
         "sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libxcb-cursor0"]
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("with_sudo", [True, False], ids=["sudo-asks-a-password", "no-sudo"])
 def test_otherwise_one_line_says_the_exact_command(tmp_path: Path, with_sudo: bool) -> None:
     out = run_script(tmp_path, all_but("libxcb-cursor0", "xvfb"), uid=1000, sudo_ok=False,
@@ -116,6 +122,7 @@ def test_otherwise_one_line_says_the_exact_command(tmp_path: Path, with_sudo: bo
         "sudo apt-get install -y libxcb-cursor0 xvfb"]
 
 
+@pytest.mark.process
 def test_dry_run_prints_instead_of_installing(tmp_path: Path) -> None:
     out = run_script(tmp_path, all_but("fio"), uid=0, sudo_ok=False, args=("--dry-run",))
     assert out.returncode == 0 and out.calls == []
@@ -123,6 +130,7 @@ def test_dry_run_prints_instead_of_installing(tmp_path: Path) -> None:
                                            "apt-get install -y -qq fio")
 
 
+@pytest.mark.process
 def test_a_system_without_dpkg_is_told_what_to_install(tmp_path: Path) -> None:
     env = {"PATH": str(tmp_path)}  # no dpkg-query, no apt-get
     result = subprocess.run([BASH, str(SCRIPT)], env=env, capture_output=True, text=True,

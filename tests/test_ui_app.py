@@ -25,6 +25,7 @@ def test_storwatt_gui_is_a_cli_command() -> None:
     assert (args.lab, args.db) == ("sim-direct", "sqlite:///x.db")
 
 
+@pytest.mark.process
 def test_the_gui_can_report_its_first_paint_and_quit(tmp_path: Path) -> None:
     """The start-up bench's hook: the real entry point, a painted window, exit 0."""
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "STORWATT_DATA_DIR": str(tmp_path),
@@ -50,6 +51,7 @@ def test_the_launcher_refuses_a_leaking_qt_binding(qtbot, monkeypatch, capsys) -
     assert "<6.12" in capsys.readouterr().err
 
 
+@pytest.mark.process
 def test_health_reports_database_fio_and_drivers(tmp_path: Path) -> None:
     items = {i.name: i for i in station_health(f"sqlite:///{tmp_path}/s.db", interrupted=2,
                                                last_meter="wt300 TCPIP::127.0.0.1::1::SOCKET")}
@@ -76,6 +78,7 @@ def test_health_shows_the_station_and_the_lab_sender_s_state() -> None:
     assert lab_item(url, SenderState(url, "2026-11-26T10:00:00Z", "", 0)).ok
 
 
+@pytest.mark.process
 def test_the_start_page_lists_stored_runs_and_health(qtbot, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     from app.records import RunConfig
@@ -99,6 +102,7 @@ def test_the_start_page_lists_stored_runs_and_health(qtbot, tmp_path: Path,
     assert url.removeprefix("sqlite:///") in window.statusBar().currentMessage()
 
 
+@pytest.mark.process
 def test_window_state_is_kept_and_ctrl_q_quits(qtbot, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     from PySide6.QtCore import Qt

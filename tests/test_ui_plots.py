@@ -12,31 +12,18 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from app.method.loader import load_method  # noqa: E402
-from app.records import (IntervalRecord, PhaseInfo, PhaseKind, RunConfig, RunStatus,  # noqa: E402
-                         Window)
+from app.records import IntervalRecord, PhaseInfo, PhaseKind, RunStatus  # noqa: E402
 from app.storage.synthetic import outside  # noqa: E402
 from app.sequencer import events as ev  # noqa: E402
 from drivers.interfaces import PowerSample, TemperatureSample, WorkloadInterval  # noqa: E402
 from ui.bridge import RunBridge  # noqa: E402
 from ui.plots import LivePlots, phase_units  # noqa: E402
 from ui.series import GrowableSeries  # noqa: E402
-
-T0 = 500.0  # the station clock at run start: provenance only, event times are run-relative
-PHASES = (PhaseInfo(0, PhaseKind.ACTIVE, "RR", "RR", 10.0, 0, 10),
-          PhaseInfo(1, PhaseKind.ACTIVE, "SW", "SW", 10.0, 0, 10))
-
-
-def started() -> ev.RunStarted:
-    return ev.RunStarted("r1", RunConfig(method="smoke"), "smoke", "1", False, PHASES, T0,
-                         "2026-01-01T00:00:00+00:00", 20.0)
+from tests.support.plot_events import PHASES, started, workload  # noqa: E402
 
 
 def power(phase: int, samples: tuple) -> ev.PowerSamples:
     return ev.PowerSamples(phase, samples, outside(len(samples)))
-
-
-def workload(phase: int, *slices: WorkloadInterval) -> ev.WorkloadIntervals:
-    return ev.WorkloadIntervals(phase, slices, 1, (Window.OUTSIDE,) * len(slices))
 
 
 def interval(phase: int, i: int, ep: float, wma: float) -> ev.IntervalClosed:
@@ -179,13 +166,13 @@ def test_the_io_plot_shows_both_axes_data_until_zoomed_by_hand(qtbot) -> None:
     assert plots.ops_right.item.vb.viewRange()[0][1] < 91  # the technician's zoom is kept
 
 
-def test_a_stored_run_goes_in_through_the_data_interface(qtbot, tmp_path, monkeypatch) -> None:
+def test_a_stored_run_goes_in_through_the_data_interface(qtbot, monkeypatch,
+                                                        recorded_demo_paused) -> None:
     """History reads data, not made-up events: no event reaches the widget, and a paused
     phase's restart is marked from the stored attempts."""
-    from tests.test_reports_runs import pause_once_in, record_run
     from ui.history.stored_plots import show_stored
 
-    recorded = record_run(tmp_path / "r.db", hook=pause_once_in("RW"))
+    recorded = recorded_demo_paused
     run = recorded.database.load_run(recorded.run_id)
 
     def no_events(self, batch) -> None:

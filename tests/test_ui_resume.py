@@ -10,8 +10,9 @@ from PySide6.QtCore import QSettings, Qt
 
 from app.records import RunStatus
 from app.storage.db import open_database
-from tests.test_resume import interrupted_run
-from tests.test_ui_run import RUN_TIMEOUT_MS
+from drivers.clock import FakeClock
+from tests.support.resume_runs import interrupted_run
+from tests.support.gui import RUN_TIMEOUT_MS
 from ui.main_window import MainWindow
 
 
@@ -26,7 +27,7 @@ def window(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MainWindow
 
     window = MainWindow(lab="sim-direct", db_url=f"sqlite:///{tmp_path / 'x.db'}",
                         settings=QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat),
-                        confirm=confirm, default_method="smoke")
+                        confirm=confirm, default_method="smoke", clock=FakeClock())
     window.asked = asked
     qtbot.addWidget(window)
     yield window
@@ -35,6 +36,7 @@ def window(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MainWindow
         qtbot.waitUntil(lambda: not window.run_view.running, timeout=RUN_TIMEOUT_MS)
 
 
+@pytest.mark.process
 def test_the_start_page_offers_to_resume_an_interrupted_run(qtbot, window: MainWindow) -> None:
     run_id = interrupted_run(window.db_url, "Ready idle")
     window.show_start_page()

@@ -1,6 +1,7 @@
 """The station end to end: wizard click-through to a completed smoke run on the simulated lab,
-pause/resume/abort, closing the window mid-run. Runs are real (simulated SUT, real clock);
-assertions are on widgets' data and on the stored run, never on pixels."""
+pause/resume/abort, closing the window mid-run. Runs are real (simulated SUT, sequencer,
+storage) on the station's fake clock (the ``station`` fixture), held mid-run where a test acts
+on a running run; assertions are on widgets' data and on the stored run, never on pixels."""
 
 from __future__ import annotations
 
@@ -14,62 +15,17 @@ from app.records import PhaseStatus, RunConfig, RunStatus
 from app.reports.export import export_run
 from app.sequencer import events as ev
 from app.storage.db import open_database
-from tests.test_ui_wizard import click_next
 from ui.main_window import MainWindow
+from tests.support.gui import (RUN_TIMEOUT_MS, click_next, start_smoke, stored_status,
+                               wait_for_event)
 
 SMOKE_METRICS = {"EP_MW1", "EP_MW2", "EP_RW", "EP_RR", "EP_SW", "EP_SR", "EP_RI"}
-RUN_TIMEOUT_MS = 90_000
 
 
-@pytest.fixture
-def station(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """A main window on a temporary database, data dir and settings file."""
-    monkeypatch.setenv("STORWATT_DATA_DIR", str(tmp_path / "data"))
-    answers: list[bool] = []
 
-    def confirm(_parent, _title, _text) -> bool:
-        return answers.pop(0) if answers else True
-
-    window = MainWindow(lab="sim-direct", db_url=f"sqlite:///{tmp_path / 'x.db'}",
-                        settings=QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat),
-                        confirm=confirm, default_method="smoke")
-    window.answers = answers
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    yield window
-    if window.run_view.running:  # never leave a worker behind
-        window.run_view.abort("test teardown")
-        qtbot.waitUntil(lambda: not window.run_view.running, timeout=RUN_TIMEOUT_MS)
-
-
-def stored_status(window: MainWindow, run_id: str) -> RunStatus:
-    database = open_database(window.db_url)
-    try:
-        return next(r.status for r in database.list_runs() if r.run_id == run_id)
-    finally:
-        database.close()
-
-
-def start_smoke(window: MainWindow) -> str:
-    session = window.start_run(RunConfig(method="smoke", lab="sim-direct"))
-    assert session is not None
-    return session.run_id
-
-
-def wait_for_event(qtbot, window: MainWindow, kind: type, predicate=lambda e: True):
-    seen: list = []
-
-    def collect(batch: list) -> None:
-        seen.extend(e for e in batch if isinstance(e, kind) and predicate(e))
-
-    window.run_view.bridge.events.connect(collect)
-    qtbot.waitUntil(lambda: bool(seen), timeout=RUN_TIMEOUT_MS)
-    window.run_view.bridge.events.disconnect(collect)
-    return seen[0]
-
-
+@pytest.mark.process
 def test_wizard_click_through_to_a_completed_smoke_run(qtbot, station: MainWindow) -> None:
+    station.clock.release()  # the run goes to its end
     qtbot.keyClick(station, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)  # Ctrl+N
     wizard = station.wizard
     assert wizard is not None and wizard.isVisible()
@@ -110,6 +66,7 @@ def test_wizard_click_through_to_a_completed_smoke_run(qtbot, station: MainWindo
     assert station.start_page.runs.item(0, 1).text() == "COMPLETED"
 
 
+@pytest.mark.process
 def test_pause_resume_then_abort_with_confirmation(qtbot, station: MainWindow) -> None:
     run_id = start_smoke(station)
     view = station.run_view
@@ -119,6 +76,9 @@ def test_pause_resume_then_abort_with_confirmation(qtbot, station: MainWindow) -
     paused = wait_for_event(qtbot, station, ev.PhaseFinished,
                             lambda e: e.error == "paused by the operator")
     assert view.timeline.status[paused.phase.index] is PhaseStatus.ABORTED
+    # time stands still from here: the restarted phase cannot end before it is looked at (the
+    # pause may have landed in a 1 s phase while the fake clock ran free)
+    station.clock.hold_after(0.0)
     qtbot.mouseClick(view.resume_button, Qt.MouseButton.LeftButton)
     restarted = wait_for_event(qtbot, station, ev.PhaseStarted,
                                lambda e: e.phase.index == paused.phase.index)
@@ -134,6 +94,7 @@ def test_pause_resume_then_abort_with_confirmation(qtbot, station: MainWindow) -
     assert stored_status(station, run_id) is RunStatus.ABORTED
 
 
+@pytest.mark.process
 def test_abort_asks_with_a_real_dialog_defaulting_to_no(qtbot, station: MainWindow) -> None:
     from ui.run_view import ask_yes_no
 
@@ -155,6 +116,7 @@ def test_abort_asks_with_a_real_dialog_defaulting_to_no(qtbot, station: MainWind
         assert station.run_view.ask_abort() is True
 
 
+@pytest.mark.process
 def test_closing_mid_run_asks_then_aborts_and_waits_for_the_worker(qtbot, station: MainWindow,
                                                                    tmp_path: Path) -> None:
     run_id = start_smoke(station)
@@ -185,6 +147,7 @@ def test_closing_mid_run_asks_then_aborts_and_waits_for_the_worker(qtbot, statio
     assert settings.value("main/geometry") is not None  # window state kept
 
 
+@pytest.mark.process
 def test_a_stored_run_can_be_repeated_with_its_configuration(qtbot, station: MainWindow) -> None:
     config = RunConfig(method="smoke", lab="sim-direct", taxonomy="online-2")
     session = station.start_run(config)
@@ -201,6 +164,7 @@ def test_a_stored_run_can_be_repeated_with_its_configuration(qtbot, station: Mai
     assert wizard.sut_page.serial.text() == config.sut.serial
 
 
+@pytest.mark.process
 def test_an_unexpected_error_shows_its_reason_in_the_header_and_its_traceback_in_the_log(
         qtbot, station: MainWindow, monkeypatch: pytest.MonkeyPatch) -> None:
     from app.sequencer.recorder import PhaseRecorder
@@ -222,6 +186,7 @@ def test_an_unexpected_error_shows_its_reason_in_the_header_and_its_traceback_in
     assert stored_status(station, run_id) is RunStatus.FAILED
 
 
+@pytest.mark.process
 def test_a_stop_signal_aborts_the_run_without_asking_then_quits(
         qtbot, station: MainWindow, monkeypatch: pytest.MonkeyPatch) -> None:
     import os
@@ -248,6 +213,7 @@ def test_a_stop_signal_aborts_the_run_without_asking_then_quits(
     assert station.answers == [False]
 
 
+@pytest.mark.process
 def test_a_run_the_database_refused_is_announced_and_imported_at_the_next_start(
         qtbot, station: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Database locked for the whole run: the window says the run is in its journal (a dialog,
@@ -257,6 +223,7 @@ def test_a_run_the_database_refused_is_announced_and_imported_at_the_next_start(
     import app.session
 
     monkeypatch.setattr(app.session, "DURABLE_WAIT_S", 1.0)
+    station.clock.release()  # the run goes to its end
     holder = sqlite3.connect(tmp_path / "x.db", isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:

@@ -61,6 +61,8 @@ def _stop(proc: subprocess.Popen, signum: int, exit_code: int) -> str:
     return err
 
 
+@pytest.mark.realtime("a real GUI station process stopped by a signal")
+@pytest.mark.process
 @pytest.mark.parametrize("signum, reason", [(signal.SIGTERM, "SIGTERM"),
                                             (signal.SIGHUP, "SIGHUP")])
 def test_a_stop_signal_aborts_the_station_run_then_quits(tmp_path: Path, signum: int,
@@ -78,6 +80,8 @@ def test_a_stop_signal_aborts_the_station_run_then_quits(tmp_path: Path, signum:
     assert len(run.power) > 0
 
 
+@pytest.mark.realtime("a real GUI station process stopped by a signal")
+@pytest.mark.process
 def test_an_idle_station_quits_on_sigterm(tmp_path: Path) -> None:
     proc, _ = _station(tmp_path, "idle")
     _stop(proc, signal.SIGTERM, exit_code=0)  # nothing was running: an orderly quit
@@ -96,6 +100,7 @@ BARE_LOOP = textwrap.dedent("""
 """)
 
 
+@pytest.mark.process
 def test_the_watcher_wakes_a_loop_that_runs_no_python_code() -> None:
     """Without the wake-up socket a Python handler would wait for Python code to run, which an
     event loop with no Python timers (here: none at all) never does."""

@@ -12,7 +12,7 @@ pytest.importorskip("pytestqt")
 
 from app.method.record import method_from_record  # noqa: E402
 from app.sequencer import events as ev  # noqa: E402
-from tests.test_reports_runs import record_run  # noqa: E402
+from tests.support.recorded_runs import record_run
 from ui.sweep_plots import DemandIntensityPlot, SweepPlots  # noqa: E402
 
 

@@ -19,8 +19,8 @@ from app.labs import build_lab
 from app.run_verdict import Tone, run_verdict
 from app.sequencer import events as ev
 from app.storage.stored import KeyMetric, RunSummary
-from tests.test_ui_run import RUN_TIMEOUT_MS, start_smoke, station, wait_for_event  # noqa: F401
-from tests.test_ui_wizard import click_next, pass_connection_test
+from tests.support.gui import RUN_TIMEOUT_MS, start_smoke, wait_for_event
+from tests.support.gui import click_next, pass_connection_test
 from ui.main_window import MainWindow
 from ui.metrics_table import MetricsTable
 from ui.report_export import FOLDER_KEY, ReportExportBar
@@ -43,6 +43,7 @@ def abort_after_histogram(qtbot, window: MainWindow) -> str:
 
 
 # --- 1 ----------------------------------------------------------------------------------------
+@pytest.mark.process
 def test_a_new_run_starts_with_an_empty_run_view(qtbot, station: MainWindow) -> None:
     abort_after_histogram(qtbot, station)
     view = station.run_view
@@ -123,6 +124,7 @@ def to_review(qtbot, window: MainWindow, entries: WizardEntries | None = None):
     return wizard
 
 
+@pytest.mark.process
 def test_enter_on_the_review_page_never_starts_a_run(qtbot, station: MainWindow) -> None:
     wizard = to_review(qtbot, station)
     operator = wizard.review_page.operator
@@ -140,6 +142,7 @@ def test_enter_on_the_review_page_never_starts_a_run(qtbot, station: MainWindow)
         station.run_view.abort("test")
 
 
+@pytest.mark.process
 def test_a_compliant_run_asks_with_its_duration_and_end_time(qtbot, station) -> None:
     config = RunConfig(method="emerald-block-v3", lab="sim-direct")
     wizard = to_review(qtbot, station, entries_from_config(config))
@@ -158,6 +161,7 @@ ANSWERS = {"connectivity": "network", "consumer_component": False,
            "integrated_controller": True, "storage_protection": True, "max_drive_count": 50}
 
 
+@pytest.mark.process
 def test_repeating_a_run_restores_its_classification_answers(qtbot, station) -> None:
     first = station.new_run()
     page = first.taxonomy_page
@@ -283,6 +287,7 @@ def test_the_histogram_says_what_the_ceiling_means_for_validity(qtbot) -> None:
 
 
 # --- 8 ----------------------------------------------------------------------------------------
+@pytest.mark.process
 def test_invalid_metrics_are_worded_and_coloured_the_same_everywhere(qtbot,
                                                                       station) -> None:
     verdict = run_verdict(RunStatus.COMPLETED, 2)
@@ -310,6 +315,7 @@ def test_invalid_metrics_are_worded_and_coloured_the_same_everywhere(qtbot,
     assert TONE_COLOURS[Tone.WARNING].name() in station.run_view.state.styleSheet()
 
 
+@pytest.mark.process
 def test_start_page_and_history_show_a_stored_run_alike(qtbot, station) -> None:
     run_id = abort_after_histogram(qtbot, station)
     station.show_start_page()
@@ -350,6 +356,7 @@ def test_metrics_table_reads_like_the_report(qtbot) -> None:
 
 
 # --- 10 ---------------------------------------------------------------------------------------
+@pytest.mark.process
 def test_the_finished_run_exports_from_the_documents_folder(qtbot, station, tmp_path,
                                                            monkeypatch) -> None:
     abort_after_histogram(qtbot, station)
@@ -385,6 +392,7 @@ def test_export_bar_hides_without_a_run(qtbot, tmp_path) -> None:
 
 
 # --- 11 ---------------------------------------------------------------------------------------
+@pytest.mark.process
 def test_run_menu_actions_follow_the_run(qtbot, station: MainWindow) -> None:
     actions = (station.pause_action, station.resume_action, station.abort_action)
     assert not any(a.isEnabled() for a in actions)

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QWizard
 
 from app.records import InstrumentConfig, RunConfig
 from drivers.simulators.meter import MeterSimulator
@@ -15,44 +14,9 @@ from ui.wizard.connection import ConnectionReport, check_lab_instruments
 from ui.wizard.model import WizardEntries, config_from_wizard, entries_from_config
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.wizard import NewRunWizard
+from tests.support.gui import click_next, fill_sut
 
-
-@pytest.fixture(autouse=True)
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("STORWATT_DATA_DIR", str(tmp_path / "data"))
-    return tmp_path
-
-
-@pytest.fixture
-def wizard(qtbot, tmp_path: Path) -> NewRunWizard:
-    w = NewRunWizard(entries=WizardEntries(method="smoke"), simulated_lab="sim-direct",
-                     store=SutProfileStore(tmp_path / "profiles.json"))
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
-
-
-def pass_connection_test(qtbot, wizard: NewRunWizard) -> None:
-    page = wizard.instruments_page
-    qtbot.mouseClick(page.test_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: page.test_button.isEnabled(), timeout=10_000)
-    assert page.verdict().startswith("passed"), page.result.text()
-
-
-def click_next(qtbot, wizard: NewRunWizard) -> None:
-    """Next, as a technician does it: on the instruments page, after a passed test."""
-    if wizard.currentPage() is wizard.instruments_page and not wizard.instruments_page.verdict():
-        pass_connection_test(qtbot, wizard)
-    qtbot.mouseClick(wizard.button(QWizard.WizardButton.NextButton), Qt.MouseButton.LeftButton)
-
-
-def fill_sut(qtbot, wizard: NewRunWizard, capacity: str = "7.3") -> None:
-    page = wizard.sut_page
-    for widget, text in ((page.vendor, "Acme"), (page.model, "Array 9"), (page.serial, "AC-1"),
-                         (page.capacity, capacity)):
-        widget.clear()
-        qtbot.keyClicks(widget, text)
+pytestmark = pytest.mark.usefixtures("data_dir")  # the data dir inside tmp_path
 
 
 def test_negative_capacity_and_empty_serial_block_next_with_a_message(qtbot, wizard) -> None:

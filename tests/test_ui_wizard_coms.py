@@ -15,13 +15,16 @@ from PySide6.QtWidgets import QWizard
 from app.com_verdict import com_verdicts
 from app.reports.export import export_run
 from app.records import RunConfig, SutDescription
-from tests.test_com_disclosure import pdf_text
-from tests.test_reports_runs import record_run
-from tests.test_ui_wizard import data_dir, fill_sut, wizard  # noqa: F401 (fixtures)
-from tests.test_ui_wizard_model import GOOD
+from tests.support.documents import pdf_text
+from tests.support.recorded_runs import record_run
+from tests.support.gui import fill_sut
+from tests.support.gui import GOOD
 from ui.wizard.model import EntryError, config_from_wizard, entries_from_config
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.wizard import NewRunWizard
+
+pytestmark = pytest.mark.usefixtures("data_dir")  # the data dir inside tmp_path
+
 
 ON_AND_OFF = replace(GOOD, coms=("deduplication",), coms_off=("thin-provisioning",))
 
@@ -83,6 +86,7 @@ def test_the_sut_page_fits_the_768_px_screen(qtbot, wizard) -> None:
     assert wizard.sizeHint().height() <= 728, wizard.sizeHint()
 
 
+@pytest.mark.process
 def test_the_wizard_stores_one_com_on_and_one_off_and_the_report_discloses_both(
         qtbot, wizard, tmp_path: Path) -> None:
     qtbot.mouseClick(wizard.button(QWizard.WizardButton.NextButton), Qt.MouseButton.LeftButton)

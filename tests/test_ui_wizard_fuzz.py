@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from fuzz_limits import memory_cap
+from tests.support.fuzz_limits import memory_cap
 from ui.wizard.model import (CAPACITY_UNITS, DRIVE_TYPES, RAID_LEVELS, WORKLOAD_MODES,
                              EntryError, WizardEntries, parse_capacity)
 from ui.wizard.profiles import SutProfileStore

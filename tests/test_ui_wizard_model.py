@@ -8,13 +8,11 @@ from pathlib import Path
 import pytest
 
 from app.records import RunConfig, SutDescription
-from ui.wizard.model import (EntryError, WizardEntries, config_from_wizard, entries_from_config,
-                             parse_capacity)
+from ui.wizard.model import EntryError, config_from_wizard, entries_from_config, parse_capacity
 from ui.wizard.profiles import ProfileStoreError, SutProfileStore
+from tests.support.gui import GOOD
 
-GOOD = WizardEntries(taxonomy="online-2", vendor="Acme", model="Array 9", serial="AC-1",
-                     capacity="7.3", capacity_unit="TB", drive_count=50, drive_type="HDD",
-                     raid="RAID 6", coms=("deduplication",), method="smoke")
+
 
 
 def test_capacity_is_decimal_and_stored_in_bytes() -> None:

@@ -14,9 +14,7 @@ from ui.wizard.power_inputs_table import ELEMENT, NAME, RESULT, TEST
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.wizard import NewRunWizard
 
-from tests.test_ui_wizard import click_next, fill_sut
-
-
+from tests.support.gui import click_next, fill_sut
 @pytest.fixture
 def page(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("STORWATT_DATA_DIR", str(tmp_path / "data"))

@@ -17,7 +17,8 @@ from drivers.interfaces import (FLAG_FREQUENCY_NOT_MEASURED, FLAG_FREQUENCY_OUT_
 from drivers.meters.ptd import PTDPower
 from drivers.simulators import MeterSimulator
 from drivers.simulators.direct_meters import SimulatedPowerMeter
-from tests.support.sequences import COMPLIANT, assert_all_valid, run
+from tests.support.sequencer_runs import COMPLIANT, assert_all_valid
+from tests.support.sequencer_runs import run_short_sequence as run
 
 CAPTURED_LINE = (Path(__file__).parent / "fixtures" / "ptd" / "rl_sample_line.txt").read_text()
 FAST = {"timeout_s": 1.0, "reconnect_attempts": 1, "reconnect_delay_s": 0.01}

@@ -14,9 +14,8 @@ from pypdf import PdfReader
 from app.records import PhaseKind, RunStatus
 from app.reports.export import export_run
 from app.sequencer import events as ev
-from tests.short_fio_run import run_short_variant
-from tests.test_reports_runs import record_run
-
+from tests.support.short_fio_run import run_short_variant
+from tests.support.recorded_runs import record_run
 WORKLOADS = ("HOTBAND", "OLTP", "VOD", "LOG", "DSS", "MAIL", "PAGING", "REPLAY")
 
 
@@ -47,6 +46,7 @@ def test_simulated_lab_runs_every_workload_live_stored_and_reported(tmp_path: Pa
         assert f"EP_{name}" in pdf and f"EP_{name}" in cells
 
 
+@pytest.mark.realtime("workloads on real fio, real clock")
 @pytest.mark.fio
 @pytest.mark.slow  # about a minute: four workloads with real fio on a 64 MiB scratch file
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")

@@ -2,7 +2,10 @@
 window state kept in QSettings.
 
 Runs start through :func:`app.session.open_session` with a :class:`~ui.bridge.RunBridge` among
-the listeners; closing the window mid-run asks first, then aborts the run and closes only once
+the listeners, on the station clock the window was given (``clock``: the monotonic clock in
+production; a test passes a :class:`drivers.clock.FakeClock`, or the holding clock of
+``tests/support/clocks.py``, so a GUI run on the simulated lab takes seconds of CPU instead of
+its plan's real time, exactly as the headless tests call ``open_session(clock=...)``); closing the window mid-run asks first, then aborts the run and closes only once
 the worker thread has finished (so the lab is released and storage flushed).
 """
 
@@ -27,6 +30,7 @@ from app.storage.db import Database, open_database
 from app.storage.errors import StorageError
 from app.storage.resumption import resumable_run_ids
 from app.storage.range_advisor import AdvisedPlan, RangeAdvisorError, advise
+from drivers.clock import Clock
 from drivers.interfaces import InstrumentError, WorkloadError
 from ui.bridge import RunBridge
 from ui.confirm import Confirm, ask_yes_no
@@ -51,9 +55,13 @@ START_ERRORS = (MethodError, LabError, KeyError, ValueError, InstrumentError, Wo
 class MainWindow(QMainWindow):
     def __init__(self, *, lab: str = "sim", db_url: str | None = None,
                  settings: QSettings | None = None, confirm: Confirm = ask_yes_no,
-                 default_method: str = "demo") -> None:
+                 default_method: str = "demo", clock: Clock | None = None) -> None:
+        """``clock``: the station clock every run and resumed run of this window runs on;
+        ``None`` is the real (monotonic) clock. The seam for tests: a fake clock makes a
+        GUI run on the simulated lab as fast as a headless one."""
         super().__init__()
         self.lab = lab
+        self.clock = clock
         self.db_url = db_url or default_db_url()
         self.settings = settings or station_settings()
         self.confirm = confirm
@@ -243,7 +251,8 @@ class MainWindow(QMainWindow):
             return None
         bridge = RunBridge()
         try:
-            session = open_resumed_session(plan, db_url=self.db_url, listeners=[bridge])
+            session = open_resumed_session(plan, db_url=self.db_url, listeners=[bridge],
+                                           clock=self.clock)
         except (*START_ERRORS, StorageError) as exc:
             bridge.deleteLater()
             self.show_error(f"The run could not be resumed: {exc}")
@@ -258,7 +267,8 @@ class MainWindow(QMainWindow):
     def start_run(self, config: RunConfig) -> RunSession | None:
         bridge = RunBridge()
         try:
-            session = open_session(config, db_url=self.db_url, listeners=[bridge])
+            session = open_session(config, db_url=self.db_url, listeners=[bridge],
+                                   clock=self.clock)
         except START_ERRORS as exc:
             bridge.deleteLater()
             self.show_error(f"The run could not start: {exc}")

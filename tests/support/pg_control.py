@@ -13,7 +13,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-import pg_server
+from tests.support import pg_server
 
 
 class ServerControl:

@@ -14,7 +14,7 @@ from app.cli.main import main
 from app.storage.db import Database, open_database
 from app.storage.stored import StoredRun
 
-SHIPPED = Path(__file__).resolve().parents[1] / "resources" / "methods"
+SHIPPED = Path(__file__).resolve().parents[2] / "resources" / "methods"
 
 
 def run_short_variant(tmp_path: Path, capsys, base: str, name: str, title: str,
