@@ -23,9 +23,9 @@ from sqlalchemy.engine import Connection
 from app.method.model import Method
 from app.method.record import method_from_record
 from app.records import PhaseInfo, PhaseKind, PhaseStatus, RunConfig, RunStatus
-from app.sequencer.events import Resumption
+from app.sequencer.events import Resumption, SearchResult
 from app.storage import schema as s
-from app.storage.stored import StoredAttempt, StoredPhase, config_from_snapshot
+from app.storage.stored import KeyMetric, StoredAttempt, StoredPhase, config_from_snapshot
 from drivers.interfaces import InstrumentIdentity
 
 
@@ -54,10 +54,13 @@ class RunFacts:
     config_snapshot: dict[str, Any]
     resumptions: tuple[Resumption, ...] = ()
     power_inputs: tuple[InputFacts, ...] = ()
+    metrics: tuple[KeyMetric, ...] = ()
+    search_results: tuple[SearchResult, ...] = ()
 
     @property
     def config(self) -> RunConfig:
         return config_from_snapshot(self.config_snapshot)
+
 
 def run_facts(conn: Connection, run_pks: Sequence[int] | None) -> dict[int, RunFacts]:
     """Run primary key → what its verdict reads, for ``run_pks`` (None: every run)."""
@@ -69,12 +72,14 @@ def run_facts(conn: Connection, run_pks: Sequence[int] | None) -> dict[int, RunF
     phases, attempts, instruments = (_phases(conn, run_pks), _restarts(conn, run_pks),
                                      _instruments(conn, run_pks))
     resumptions, inputs = _resumptions(conn, run_pks), _inputs(conn, run_pks)
+    metrics, searches = _metrics(conn, run_pks), _searches(conn, run_pks)
     return {r.id: RunFacts(
         r.method_name, r.method_version, RunStatus(r.status), r.started_wall,
         r.workload_engine or "", tuple(phases.get(r.id, ())), tuple(attempts.get(r.id, ())),
         instruments.get((r.id, "power_meter")), instruments.get((r.id, "temperature_meter")),
         methods.get(r.method_sha256), r.config or {}, tuple(resumptions.get(r.id, ())),
-        tuple(inputs.get(r.id, ())))
+        tuple(inputs.get(r.id, ())), tuple(metrics.get(r.id, ())),
+        tuple(searches.get(r.id, ())))
         for r in rows}
 
 
@@ -135,12 +140,40 @@ def _resumptions(conn: Connection, pks: Sequence[int] | None) -> dict[int, list[
     return found
 
 
+def _metrics(conn: Connection, pks: Sequence[int] | None) -> dict[int, list[KeyMetric]]:
+    """Each run's metrics with their validity: an INVALID metric is a criterion NOT MET."""
+    t = s.MetricRow
+    query = _where(sa.select(t.run_id, t.name, t.value, t.unit, t.valid, t.reason)
+                   .order_by(t.run_id, t.name), t.run_id, pks)
+    found: dict[int, list[KeyMetric]] = defaultdict(list)
+    for m in conn.execute(query):
+        found[m.run_id].append(KeyMetric(m.name, float("nan") if m.value is None else m.value,
+                                         m.unit, bool(m.valid), m.reason or ""))
+    return found
+
+
+def _searches(conn: Connection, pks: Sequence[int] | None) -> dict[int, list[SearchResult]]:
+    """Each run's intensity-100 search outcomes: a search that ran out of queue depths is a
+    criterion NOT MET."""
+    t = s.SearchResultRow
+    query = _where(sa.select(t.run_id, t.profile, t.queue_depth, t.jobs, t.ops_rate,
+                             t.ops_unit, t.avg_response_ms, t.note)
+                   .order_by(t.run_id, t.id), t.run_id, pks)
+    found: dict[int, list[SearchResult]] = defaultdict(list)
+    for r in conn.execute(query):
+        found[r.run_id].append(SearchResult(
+            r.profile, r.queue_depth, r.jobs, float("nan") if r.ops_rate is None else r.ops_rate,
+            r.ops_unit, float("nan") if r.avg_response_ms is None else r.avg_response_ms,
+            note=r.note or ""))
+    return found
+
+
 def _restarts(conn: Connection, pks: Sequence[int] | None) -> dict[int, list[StoredAttempt]]:
-    """Only the attempts that ended with a reason: the verdict names why a phase restarted."""
+    """Every phase attempt: the verdict names why a phase restarted and how long it stopped."""
     table = s.PhaseAttemptRow
     query = _where(sa.select(table.run_id, table.phase_index, table.attempt, table.t_start,
                              table.t_end, table.status, table.error, table.window_start_s,
-                             table.window_end_s).where(table.error != ""), table.run_id, pks)
+                             table.window_end_s), table.run_id, pks)
     found: dict[int, list[StoredAttempt]] = defaultdict(list)
     for a in conn.execute(query):
         found[a.run_id].append(StoredAttempt(a.phase_index, a.attempt, a.t_start, a.t_end,
