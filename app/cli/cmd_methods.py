@@ -134,8 +134,10 @@ def _header(method: Method) -> list[str]:
 
     verdict = assess_method(method)
     lines = [f"{method.name} {method.version}  {_numbers_verdict(method)}", method.title,
+             f"Method      {verdict.method_line()}",
              f"Method numbers {verdict.label}: the file's numbers against the [compliance] "
-             "minimums, whatever it claims (compliant = "
+             "minimums and its normative keys against the registry of shipped compliant "
+             "methods, whatever it claims (compliant = "
              f"{str(method.compliant).lower()}); a run is compliant only if its record also "
              "meets the run criteria: real, calibrated instruments, no pause, every phase "
              "completed"]

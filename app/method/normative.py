@@ -153,7 +153,7 @@ def _rule(kind: Kind) -> str:
 
 
 def _short(value: Any, limit: int = 160) -> str:
-    text = "(none)" if value is None else json.dumps(value, ensure_ascii=False)
+    text = "(none)" if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
@@ -165,10 +165,24 @@ def differences(registry: dict[str, Any], ours: dict[str, Any]) -> list[Differen
         reg, run = registry.get(key), ours.get(key)
         if key == "plans" and isinstance(reg, list) and isinstance(run, list):
             found += _plan_differences(reg, run)
+        elif key == "profiles" and isinstance(reg, list) and isinstance(run, list):
+            found += _profile_differences(reg, run)
         elif reg != run:
             kind = KEYS.get(key, Kind.EXACT)
             found.append(Difference(key, reg, run, kind, _stricter(kind, key, reg, run)))
     return found
+
+
+def _profile_differences(registry: list[dict[str, Any]], ours: list[dict[str, Any]]
+                         ) -> list[Difference]:
+    """The profile list's order (names), or each redefined profile by name."""
+    names = [p.get("name") for p in registry], [p.get("name") for p in ours]
+    if names[0] != names[1]:
+        return [Difference("profiles", names[0], names[1], Kind.EXACT, False)]
+    return [Difference(f"profiles.{reg['name']}",
+                       {k: v for k, v in reg.items() if run.get(k) != v},
+                       {k: v for k, v in run.items() if reg.get(k) != v}, Kind.EXACT, False)
+            for reg, run in zip(registry, ours) if reg != run]
 
 
 def _plan_differences(registry: list[dict[str, Any]], ours: list[dict[str, Any]]
