@@ -137,6 +137,17 @@ class ComplianceVerdict:
         names = ", ".join(c.name.lower() for c in self.failures)
         return self.label + (f" (not met: {names})" if names else "")
 
+    def relation(self) -> str:
+        """``registered compliant method`` or ``variant of X: N keys differ (…)``."""
+        return self.identity.relation() if self.identity else "method not held by the record"
+
+    def method_label(self, name: str, version: str) -> str:
+        """What a run list, the history and compare show for the method: ``lab-strict 1.0
+        [variant of emerald-block-v3 3.0.0-sw1: 1 key differs (no deviation)]`` and, when the
+        run is not compliant, `` (NON-COMPLIANT)``."""
+        text = f"{name} {version} [{self.relation()}]"
+        return text if self.compliant else f"{text} ({self.label})"
+
     def method_line(self) -> str:
         """``emerald-block-v3 3.0.0-sw1 · normative SHA-256 … · registered compliant method``."""
         return self.identity.line() if self.identity else "method not held by the record"

@@ -78,6 +78,7 @@ def list_command(args: argparse.Namespace) -> int:
         print(f"{r.run_id[:8]:10} {r.started_wall:25} {status:23} "
               f"{r.method_name + ' ' + r.method_version:16} {r.compliance.label:14} "
               f"{r.taxonomy:14} {r.sut}")
+        print(f"{'':10} method: {r.compliance.method_label(r.method_name, r.method_version)}")
     print("COMPLIANCE is derived from each run's record (storwatt runs show ID lists every "
           "criterion), not the method file's claim")
     if any(r.run_id in resumable for r in runs):

@@ -50,13 +50,16 @@ class FioNamedEngine(SimulatedWorkloadEngine):
 
 def record(db_path: Path, *, method: str = COMPLIANT, taxonomy: str = MEDIA,
            thermometer: bool = True, site: dict[str, Any] | None = None,
-           hook: Hook | None = None, answers: dict[str, Any] | None = None) -> StoredRun:
+           hook: Hook | None = None, answers: dict[str, Any] | None = None,
+           declared: dict[str, Any] | None = None) -> StoredRun:
     """One stored run of ``method`` on real-identity stand-ins calibrated 30 days ago;
-    ``site`` replaces the simulated SUT's inlet_c / volts / freq_hz."""
+    ``site`` replaces the simulated SUT's inlet_c / volts / freq_hz, ``declared`` fields of
+    the SUT description (supply, ashrae_class)."""
     clock = FakeClock(1000.0)
     config = RunConfig(method=method, taxonomy=taxonomy, lab="sim-direct", station="bench-7",
                        operator="R. Tester", classification_reason="test stand-in",
-                       classification_answers=answers or {}, sut=SutDescription())
+                       classification_answers=answers or {},
+                       sut=SutDescription(**(declared or {})))
     sut = simulated_sut(config)
     if site:
         sut.spec = replace(sut.spec, **site)
@@ -108,3 +111,12 @@ def pause_in(kind: Any, seconds: float) -> Hook:
 
 def seq_phase_kind(seq: Sequencer, event: ev.IntervalClosed) -> Any:
     return next((p.kind for p in seq.phases if p.index == event.interval.phase_index), None)
+
+
+def pdf_pages(path: Path) -> list[str]:
+    """Each page's text with runs of white space as one space."""
+    import re
+
+    from pypdf import PdfReader
+
+    return [re.sub(r"\s+", " ", page.extract_text()) for page in PdfReader(path).pages]
