@@ -398,7 +398,7 @@ def _restart(run: ComplianceFacts, index: int, name: str, attempts: int) -> str:
     reasons = sorted({a.error for a in mine if a.attempt < attempts and a.error}
                      - {PAUSE_REASON})
     gaps = [b.t_start - a.t_end for a, b in zip(mine, mine[1:]) if a.t_end is not None]
-    stopped = f", stopped {format_duration(sum(gaps))}" if gaps else ""
+    stopped = f", stopped {format_duration(sum(gaps))}" if sum(gaps) > 0 else ""
     if not reasons:
         return f"{name} paused ({attempts} attempts{stopped})"
     return f"{name} restarted ({attempts} attempts{stopped}: {'; '.join(reasons)})"
