@@ -36,7 +36,11 @@ SIMULATED_ENGINE_WORD = "simulated"
 REAL_INSTRUMENTS = "Real instruments"
 RESUMED = "Resumed after interruption"
 #: the rules this module judges by; a change of any rule gets the next number, so an approval
-#: given under earlier rules shows what it attested beside today's verdict (app.signoff)
+#: given under earlier rules shows what it attested beside today's verdict (app.signoff).
+#: Rules 1 (issue 14): the method's numbers and the run's facts; rules 2 (issue 22): also the
+#: normative keys against the registry, every metric VALID, the inlet thermometer, every phase
+#: continuous, intensity 100 reached. Rules 1 stay derivable: approvals given under them are
+#: checked against the verdict they saw (storwatt-record/1).
 RULES_VERSION = 2
 #: the registry entry's normative content (app.method.registry), when nothing deviates
 NORMATIVE = "Normative method content"
@@ -176,8 +180,11 @@ class ComplianceVerdict:
         return f"{self.label}: " + "; ".join(c.evidence for c in self.failures)
 
 
-def assess_compliance(run: ComplianceFacts) -> ComplianceVerdict:
-    """The compliance verdict of a stored run (see the module docstring)."""
+def assess_compliance(run: ComplianceFacts, rules: int = RULES_VERSION) -> ComplianceVerdict:
+    """The compliance verdict of a stored run (see the module docstring) under ``rules``
+    (:data:`RULES_VERSION`; 1 re-derives what an approval of a storwatt-record/1 hash saw)."""
+    if rules not in (1, RULES_VERSION):
+        raise ValueError(f"no compliance rules {rules} (known: 1, {RULES_VERSION})")
     method = run.method
     minimums = method.compliance if method else None
     identity = identify(method) if method else None
@@ -198,11 +205,12 @@ def assess_compliance(run: ComplianceFacts) -> ComplianceVerdict:
             [(p.info.name, p.info.planned_s) for p in run.phases
              if p.info.kind is PhaseKind.READY_IDLE])
         criteria.append(_profile_set(run, minimums))
-        criteria += _normative(identity)
-    criteria += _run_criteria(run, minimums)
-    if method is not None:
+        if rules > 1:
+            criteria += _normative(identity)
+    criteria += _run_criteria(run, minimums, rules)
+    if method is not None and rules > 1:
         criteria += _validity_criteria(run, method)
-    return ComplianceVerdict(tuple(criteria), identity)
+    return ComplianceVerdict(tuple(criteria), identity, rules)
 
 
 def assess_method(method: Method) -> ComplianceVerdict:
@@ -332,8 +340,10 @@ def _instruments(run: ComplianceFacts) -> list[tuple[str, InstrumentIdentity | N
     return found
 
 
-def _run_criteria(run: ComplianceFacts, m: ComplianceMinimums | None) -> list[Criterion]:
-    return [_completed(run), _real_instruments(run), _uninterrupted(run), _not_resumed(run),
+def _run_criteria(run: ComplianceFacts, m: ComplianceMinimums | None,
+                  rules: int) -> list[Criterion]:
+    continuous = _uninterrupted(run) if rules > 1 else _uninterrupted_active(run)
+    return [_completed(run), _real_instruments(run), continuous, _not_resumed(run),
             _calibration(run, m),
             Criterion("Configuration unchanged", True,
                       "the record holds one configuration snapshot, taken at the start; the "
@@ -373,6 +383,17 @@ def _uninterrupted(run: ComplianceFacts) -> Criterion:
     return Criterion(CONTINUOUS, True, "every phase ran in one attempt")
 
 
+def _uninterrupted_active(run: ComplianceFacts) -> Criterion:
+    """Rules 1: only a pause in an active profile broke the sequence."""
+    paused = [_restart(run, p.index, p.info.name, p.attempts, stopped=False)
+              for p in run.phases if p.info.kind is PhaseKind.ACTIVE and p.attempts > 1]
+    if paused:
+        return Criterion("Uninterrupted active sequence", False,
+                         "pause in the active sequence: " + ", ".join(paused))
+    return Criterion("Uninterrupted active sequence", True,
+                     "every active profile ran in one attempt")
+
+
 def _not_resumed(run: ComplianceFacts) -> Criterion:
     """The method's phases are continuous (method-notes §2): a run continued after its station
     stopped (app/resume.py) keeps figures useful for engineering, never a compliant result."""
@@ -391,17 +412,18 @@ def _not_resumed(run: ComplianceFacts) -> Criterion:
     return Criterion(RESUMED, False, "; ".join(texts))
 
 
-def _restart(run: ComplianceFacts, index: int, name: str, attempts: int) -> str:
+def _restart(run: ComplianceFacts, index: int, name: str, attempts: int,
+             stopped: bool = True) -> str:
     """``SR paused (2 attempts)``, or with the reason when something other than the operator's
     pause restarted it (an intensity re-check, method-notes §2)."""
     mine = sorted((a for a in run.attempts if a.phase_index == index), key=lambda a: a.attempt)
     reasons = sorted({a.error for a in mine if a.attempt < attempts and a.error}
                      - {PAUSE_REASON})
     gaps = [b.t_start - a.t_end for a, b in zip(mine, mine[1:]) if a.t_end is not None]
-    stopped = f", stopped {format_duration(sum(gaps))}" if sum(gaps) > 0 else ""
+    length = f", stopped {format_duration(sum(gaps))}" if stopped and sum(gaps) > 0 else ""
     if not reasons:
-        return f"{name} paused ({attempts} attempts{stopped})"
-    return f"{name} restarted ({attempts} attempts{stopped}: {'; '.join(reasons)})"
+        return f"{name} paused ({attempts} attempts{length})"
+    return f"{name} restarted ({attempts} attempts{length}: {'; '.join(reasons)})"
 
 
 def _validity_criteria(run: ComplianceFacts, method: Method) -> list[Criterion]:
