@@ -110,7 +110,7 @@ class ComplianceVerdict:
     criteria: tuple[Criterion, ...]
     #: the method's name, version, normative SHA-256 and relation to the registry
     identity: MethodIdentity | None = None
-    rules_version: int = RULES_VERSION
+    rules_version: int = 0  # the rules that derived it (assess_compliance fills it in)
 
     @property
     def compliant(self) -> bool:
@@ -133,12 +133,12 @@ class ComplianceVerdict:
         """The page banner of a non-compliant run: ``SIMULATED — NON-COMPLIANT (not met:
         interval length, real instruments) — not a reportable result``."""
         lead = "SIMULATED — " if self.simulated else ""
-        names = ", ".join(c.name.lower() for c in self.failures)
+        names = ", ".join(c.name[:1].lower() + c.name[1:] for c in self.failures)
         return f"{lead}{self.label} (not met: {names}) — not a reportable result"
 
     def short(self) -> str:
         """``COMPLIANT`` or ``NON-COMPLIANT (not met: interval length, stabilisation)``."""
-        names = ", ".join(c.name.lower() for c in self.failures)
+        names = ", ".join(c.name[:1].lower() + c.name[1:] for c in self.failures)
         return self.label + (f" (not met: {names})" if names else "")
 
     def relation(self) -> str:
@@ -180,9 +180,11 @@ class ComplianceVerdict:
         return f"{self.label}: " + "; ".join(c.evidence for c in self.failures)
 
 
-def assess_compliance(run: ComplianceFacts, rules: int = RULES_VERSION) -> ComplianceVerdict:
+def assess_compliance(run: ComplianceFacts, rules: int | None = None) -> ComplianceVerdict:
     """The compliance verdict of a stored run (see the module docstring) under ``rules``
-    (:data:`RULES_VERSION`; 1 re-derives what an approval of a storwatt-record/1 hash saw)."""
+    (None: :data:`RULES_VERSION`; 1 re-derives what an approval of a storwatt-record/1 hash
+    saw)."""
+    rules = RULES_VERSION if rules is None else rules
     if rules not in (1, RULES_VERSION):
         raise ValueError(f"no compliance rules {rules} (known: 1, {RULES_VERSION})")
     method = run.method
@@ -222,7 +224,8 @@ def assess_method(method: Method) -> ComplianceVerdict:
     if minimums is None:
         return ComplianceVerdict((Criterion(
             "Method minimums", False, f"method {method.name} {method.version} states no "
-            "[compliance] minimums (the shipped emerald-block-v3 does)"),))
+            "[compliance] minimums (the shipped emerald-block-v3 does)"),), identify(method),
+            RULES_VERSION)
     interval = method.interval_s
     criteria = _number_criteria(
         method, minimums,
@@ -233,7 +236,7 @@ def assess_method(method: Method) -> ComplianceVerdict:
     criteria.append(_plan_profile_sets(method, minimums))
     identity = identify(method)
     criteria += _normative(identity)
-    return ComplianceVerdict(tuple(criteria), identity)
+    return ComplianceVerdict(tuple(criteria), identity, RULES_VERSION)
 
 
 def _normative(identity: MethodIdentity | None) -> list[Criterion]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from app.com_verdict import com_verdicts
-from app.compliance import RULES_VERSION, ComplianceVerdict, assess_compliance
+from app.compliance import ComplianceVerdict, assess_compliance
 from app.storage.audit import (VERDICT_KINDS, AuditEntry, AuditError, AuditKind, add_approval,
                                add_audit_entry)
 from app.storage.db import Database
@@ -50,9 +50,10 @@ class Approval:
     current: bool  # it approves the revision the report shows
     intact: bool  # the approved revision still hashes to what QA approved
     hash_format: str = FORMAT
-    rules_version: int = RULES_VERSION  # the rules that derived the verdict QA saw …
+    rules_version: int = 0  # the rules that derived the verdict QA saw …
     verdict_shown: str = ""  # … and that verdict ("COMPLIANT", "NON-COMPLIANT because …")
-    verdict_now: str = ""  # the same record under today's rules
+    rules_now: int = 0  # today's rules …
+    verdict_now: str = ""  # … and the same record's verdict under them
 
     def describe(self) -> str:
         """One line for every view; a stale or broken approval says so in the same line, and
@@ -64,7 +65,7 @@ class Approval:
             return f"{who} — {scope}, which no longer hashes to that value: NOT VALID"
         attested = f"approved under rules {self.rules_version} as {self.verdict_shown}"
         if self.verdict_now and self.verdict_now != self.verdict_shown:
-            attested += f"; rules {RULES_VERSION}: {self.verdict_now}"
+            attested += f"; rules {self.rules_now}: {self.verdict_now}"
         if self.entry.confirmation:
             attested += f"; confirmed: {self.entry.confirmation}"
         if not self.current:
@@ -117,23 +118,22 @@ def sign_off(run: StoredRun) -> SignOff:
                                         _changes(before, after, entry)))
         before = after
     current = revisions[-1].number
-    now = because(run.compliance)
-    approvals = tuple(_approval(run, e, revisions, starts, now)
+    approvals = tuple(_approval(run, e, revisions, starts, run.compliance)
                       for e in run.audit if e.kind is AuditKind.APPROVAL)
     return SignOff(tuple(revisions), approvals)
 
 
 def because(verdict: ComplianceVerdict) -> str:
-    """``COMPLIANT`` or ``NON-COMPLIANT because interval 1 s < 60 s; …``: the verdict as an
-    approval stores and shows it."""
+    """``COMPLIANT`` or ``NON-COMPLIANT because not met: Interval length, Calibration``: the
+    verdict as an approval stores and shows it (the report's compliance block gives each
+    criterion's evidence)."""
     if verdict.compliant:
         return verdict.label
-    return f"{verdict.label} because " + "; ".join(f"{c.name.lower()}: {c.evidence}"
-                                                   for c in verdict.failures)
+    return f"{verdict.label} because not met: " + ", ".join(c.name for c in verdict.failures)
 
 
 def _approval(run: StoredRun, e: AuditEntry, revisions: list[RecordRevision],
-              starts: list[int], now: str) -> Approval:
+              starts: list[int], today: ComplianceVerdict) -> Approval:
     """An approval checked in the byte form it was given in: storwatt-record/2 against the
     revision's facts hash, storwatt-record/1 (no format stored) against the old form with the
     verdict re-derived under rules 1 — what that approval saw."""
@@ -143,13 +143,14 @@ def _approval(run: StoredRun, e: AuditEntry, revisions: list[RecordRevision],
     if e.hash_format not in (None, FORMAT_V1):
         intact = known and revisions[number - 1].sha256 == e.record_sha256
         return Approval(e, number, e.record_sha256 or "", current, intact, e.hash_format,
-                        e.rules_version or RULES_VERSION, e.verdict_shown or "", now)
+                        e.rules_version or 0, e.verdict_shown or "", today.rules_version,
+                        because(today))
     old = assess_compliance(run, rules=1)
     intact = known and e.record_sha256 == record_sha256_v1(
         _upto(run, starts[number - 1] if number - 1 < len(starts) else None), old,
         facts_sha256_v1(run))
     return Approval(e, number, e.record_sha256 or "", current, intact, FORMAT_V1, 1,
-                    because(old), now)
+                    because(old), today.rules_version, because(today))
 
 
 def _upto(run: StoredRun, end: int | None) -> StoredRun:
