@@ -20,8 +20,10 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Protocol
 
 from app.console import format_duration
+from app.method.loader import MethodError
 from app.method.model import ComplianceMinimums, Method
 from app.method.registry import MethodIdentity, identify
+from app.method.taxonomy import TaxonomyError, recorded_classification
 from app.records import PAUSE_REASON, PhaseInfo, PhaseKind, PhaseStatus, RunStatus
 from app.sequencer.search import LOAD_GENERATOR_LIMIT, NO_PROBE_WITHIN
 from drivers.interfaces import InstrumentIdentity
@@ -48,6 +50,7 @@ CONTINUOUS = "Continuous phases"
 THERMOMETER = "Inlet thermometer"
 METRICS = "Metrics valid"
 INTENSITY = "Intensity 100 reached"
+CLASSIFICATION = "Classification"
 
 
 class NamedInstrument(Protocol):
@@ -430,7 +433,21 @@ def _restart(run: ComplianceFacts, index: int, name: str, attempts: int,
 
 
 def _validity_criteria(run: ComplianceFacts, method: Method) -> list[Criterion]:
-    return [_thermometer(run), *_metrics_valid(run, method), _intensity(run)]
+    return [_thermometer(run), *_metrics_valid(run, method), _intensity(run),
+            _classification(run, method)]
+
+
+def _classification(run: ComplianceFacts, method: Method) -> Criterion:
+    """The taxonomy derived from the answers the run recorded (method-notes §1: the highest
+    level whose attributes all hold; a lower one may be requested, never one they rule out)."""
+    config = run.config
+    try:
+        derived = recorded_classification(method, config.taxonomy,
+                                          config.classification_answers)
+    except (TaxonomyError, MethodError) as exc:
+        return Criterion(CLASSIFICATION, False, str(exc).replace("\n", "; "))
+    return Criterion(CLASSIFICATION, True, f"{config.taxonomy} allowed by the recorded "
+                                           f"answers (derived: {derived.label})")
 
 
 def _thermometer(run: ComplianceFacts) -> Criterion:

@@ -29,6 +29,8 @@ from tests import test_reports_runs as runs
 COMPLIANT = "emerald-block-v3"
 #: the media-library plan: the shortest whole compliant sequence (SW, SR, 2 h ready idle)
 MEDIA = "removable-1"
+#: the classification answers that derive Removable 1 (recorded as the wizard records them)
+REMOVABLE_1 = {"consumer_component": True, "robotics": False, "max_drive_count": 1}
 
 
 def _real(vendor: str, model: str, driver: str, days_ago: int | None) -> InstrumentIdentity:
@@ -62,7 +64,7 @@ def record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, method: str = COM
         monkeypatch.setattr(runs, "SimulatedThermometer", RealThermometer)
         monkeypatch.setattr(runs, "SimulatedWorkloadEngine", FioLikeEngine)
     recorded = runs.record_run(tmp_path / "r.db", method=method, taxonomy=MEDIA, coms=(),
-                               meter=meter, hook=hook)
+                               meter=meter, hook=hook, answers=REMOVABLE_1)
     return recorded.database.load_run(recorded.run_id)
 
 
@@ -79,7 +81,8 @@ def test_compliant_plan_on_real_calibrated_instruments_is_compliant(tmp_path, mo
                      "Sample period", "Profile set", "Normative method content",
                      "Run completed", "Real instruments", "Continuous phases",
                      "Resumed after interruption", "Calibration", "Configuration unchanged",
-                     "Inlet thermometer", "Metrics valid", "Intensity 100 reached"]
+                     "Inlet thermometer", "Metrics valid", "Intensity 100 reached",
+                     "Classification"]
 
 
 def test_one_second_copy_claiming_compliance_is_non_compliant(tmp_path, monkeypatch):

@@ -104,7 +104,8 @@ def record_run(db_path: Path, method: str = "demo", taxonomy: str = "online-3",
                coms: tuple[str, ...] = ("deduplication",), hook: Hook | None = None,
                meter: Callable[[SimulatedPowerMeter], object] | None = None,
                start: float = 1000.0, capacity_probe: bool = True,
-               sut: SutDescription | None = None) -> RecordedRun:
+               sut: SutDescription | None = None,
+               answers: dict | None = None) -> RecordedRun:
     """Run ``method`` on the simulated SUT (fake clock) and store it in ``db_path``;
     ``capacity_probe=False``: a lab that cannot observe the SUT's used capacity, as local-fio
     and a real SUT without a management interface; ``sut`` replaces the SUT description (its
@@ -114,6 +115,7 @@ def record_run(db_path: Path, method: str = "demo", taxonomy: str = "online-3",
                        operator="R. Tester",
                        classification_reason="integrated controller, storage protection, "
                                              "24 drives (>= 12): Online 3",
+                       classification_answers=answers or {},
                        sut=sut or SutDescription(coms_declared=coms, coms_on_during_test=coms))
     sut = simulated_sut(config)
     power = SimulatedPowerMeter(sut)

@@ -117,6 +117,27 @@ def test_a_pause_in_conditioning_or_ready_idle_is_non_compliant_naming_phase_and
         "Ready idle paused (2 attempts, stopped 24 h 00 min)")}
 
 
+@pytest.mark.parametrize(("taxonomy", "answers", "evidence"), [
+    ("removable-1", {}, "no classification answers recorded: removable-1 was not derived from "
+                        "the SUT's attributes"),
+    ("removable-1", {"level": 1}, "removable-1 was chosen by hand (level), not derived from "
+                                  "the SUT's attributes"),
+    ("removable-3", None, "removable-3 is ruled out by the answers: Removable 3 needs robotics, "
+                          "a maximum configuration of >= 5 drives (answered 1) (derived: "
+                          "Removable 1)"),
+])
+def test_a_classification_not_derived_from_the_recorded_answers_is_non_compliant(
+        runs, taxonomy, answers, evidence):
+    from dataclasses import replace
+
+    snapshot = dict(runs.clean.config_snapshot, taxonomy=taxonomy)
+    if answers is not None:
+        snapshot["classification_answers"] = answers
+    run = replace(runs.clean, config_snapshot=snapshot)
+    assert failed(run) == {"Classification": evidence}
+    assert failed(runs.clean) == {}
+
+
 def test_both_loaders_give_the_same_verdict_for_every_run(runs):
     """``StoredRun.compliance`` (runs show, reports) and the run list's facts (runs list,
     history, start page) call the one verdict function on the same facts."""

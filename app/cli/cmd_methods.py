@@ -41,17 +41,34 @@ def register(sub: argparse._SubParsersAction) -> None:
     tc = ts.add_parser("classify", help="derive the classification from the SUT's attributes")
     tc.add_argument("--method", default=DEFAULT_METHOD)
     tc.add_argument("--category", required=True, help="online, near-online, removable, virtual")
-    tc.add_argument("--connectivity", choices=("not-specified", "host", "network"),
-                    default="not-specified")
-    for flag, attr in ANSWER_FLAGS.items():
-        tc.add_argument(f"--{flag}", dest=attr, action="store_true",
-                        help=f"the product has: {NEEDS[attr][0]}")
-    tc.add_argument("--max-drives", type=int, default=1,
-                    help="maximum configuration (drives) the product supports")
+    add_answer_arguments(tc)
     tc.add_argument("--request", metavar="ID",
                     help="check that this taxonomy id (e.g. online-3) is allowed by the answers")
     tc.add_argument("--json", action="store_true")
     tc.set_defaults(func=_guarded("taxonomy", classify_command))
+
+
+def add_answer_arguments(parser: argparse.ArgumentParser) -> None:
+    """The SUT's classification attributes as flags (``taxonomy classify`` and ``run``)."""
+    parser.add_argument("--connectivity", choices=("not-specified", "host", "network"),
+                        help="how the product connects (default: not-specified)")
+    for flag, attr in ANSWER_FLAGS.items():
+        parser.add_argument(f"--{flag}", dest=attr, action="store_true",
+                            help=f"the product has: {NEEDS[attr][0]}")
+    parser.add_argument("--max-drives", type=int,
+                        help="maximum configuration (drives) the product supports (default 1)")
+
+
+def answers_from_args(args: argparse.Namespace) -> dict[str, object]:
+    """The attributes as a run records them (``RunConfig.classification_answers``); ``{}``
+    when none was given."""
+    given = (args.connectivity is not None or args.max_drives is not None
+             or any(getattr(args, attr) for attr in ANSWER_FLAGS.values()))
+    if not given:
+        return {}
+    return {"connectivity": args.connectivity or "not-specified",
+            "max_drive_count": 1 if args.max_drives is None else args.max_drives,
+            **{attr: bool(getattr(args, attr)) for attr in ANSWER_FLAGS.values()}}
 
 
 def _guarded(group: str, command: Callable[[argparse.Namespace], int]
@@ -258,8 +275,9 @@ def classify_command(args: argparse.Namespace) -> int:
     from app.method.taxonomy import SutAttributes, allowed, classify, load_taxonomy
 
     taxonomy = load_taxonomy(load_method(args.method))
-    answers = SutAttributes(category=args.category, connectivity=args.connectivity,
-                            max_drive_count=args.max_drives,
+    answers = SutAttributes(category=args.category, connectivity=args.connectivity
+                            or "not-specified",
+                            max_drive_count=1 if args.max_drives is None else args.max_drives,
                             **{attr: getattr(args, attr) for attr in ANSWER_FLAGS.values()})
     result = classify(taxonomy, answers)
     if args.request:

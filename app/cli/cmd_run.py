@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from app.cli import arguments
+from app.cli.cmd_methods import add_answer_arguments, answers_from_args
 from app.records import (LAB_KINDS, SIMULATED_LABS, InstrumentConfig, RunConfig, RunStatus,
                          SutDescription)
 from app.sequencer.capacity_optimisation import declare_coms
@@ -24,7 +25,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lab", choices=LAB_KINDS, default="sim",
                    help="sim = built-in simulated lab (default); local-fio = real IO with fio")
     p.add_argument("--method", default="demo", help="method or variant name (default: demo)")
-    p.add_argument("--taxonomy", default="online-3", help="classification, e.g. online-3")
+    p.add_argument("--taxonomy", default="online-3",
+                   help="classification, e.g. online-3: checked against the attributes below "
+                        "(as storwatt taxonomy classify takes them) and refused if they rule it "
+                        "out; without attributes the run records none and is NON-COMPLIANT "
+                        "(classification not derived)")
+    add_answer_arguments(p)
     p.add_argument("--db", help="database URL (default: the station's SQLite file)")
     p.add_argument("--out", type=Path, help="write the PDF and xlsx reports into this folder")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -121,6 +127,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         sut = replace(sut, drive_type=args.drive_type)
     if args.raid is not None:
         sut = replace(sut, raid=args.raid)
+    answers = answers_from_args(args)
+    reason = _classification_reason(args, answers)
     available, on = declare_coms(args.com, args.com_off)
     sut = replace(sut, coms_declared=available, coms_on_during_test=on,
                   targets=tuple(args.target), load_hosts=tuple(args.load_host))
@@ -129,7 +137,23 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
                      power_inputs=tuple(args.power_inputs),
                      temperature_meter=InstrumentConfig(args.thermo_driver, args.thermo_resource),
                      operator=args.operator, target_size=args.target_size,
-                     confirm_device=",".join(args.confirm_target))
+                     confirm_device=",".join(args.confirm_target),
+                     classification_reason=reason, classification_answers=answers)
+
+
+def _classification_reason(args: argparse.Namespace, answers: dict[str, object]) -> str:
+    """Why ``--taxonomy`` (the derivation from the attributes given); a level the attributes
+    rule out is refused before anything runs (method-notes §1)."""
+    if not answers:
+        return ""
+    from app.method.loader import load_method
+    from app.method.taxonomy import TaxonomyError, recorded_classification
+
+    try:
+        derived = recorded_classification(load_method(args.method), args.taxonomy, answers)
+    except TaxonomyError as exc:
+        raise ValueError(f"--taxonomy {exc}") from None
+    return derived.explanation.replace("\n", "; ")
 
 
 def run_command(args: argparse.Namespace) -> int:

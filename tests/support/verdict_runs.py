@@ -31,6 +31,8 @@ from drivers.simulators.engine import SimulatedWorkloadEngine
 COMPLIANT = "emerald-block-v3"
 #: the media-library plan: the shortest whole compliant sequence (SW, SR, 2 h ready idle)
 MEDIA = "removable-1"
+#: the classification answers that derive Removable 1 (recorded as the wizard records them)
+REMOVABLE_1 = {"consumer_component": True, "robotics": False, "max_drive_count": 1}
 Hook = Callable[[Sequencer, ev.RunEvent], None]
 
 
@@ -58,7 +60,7 @@ def record(db_path: Path, *, method: str = COMPLIANT, taxonomy: str = MEDIA,
     clock = FakeClock(1000.0)
     config = RunConfig(method=method, taxonomy=taxonomy, lab="sim-direct", station="bench-7",
                        operator="R. Tester", classification_reason="test stand-in",
-                       classification_answers=answers or {},
+                       classification_answers=REMOVABLE_1 if answers is None else answers,
                        sut=SutDescription(**(declared or {})))
     sut = simulated_sut(config)
     if site:
