@@ -138,6 +138,24 @@ def test_a_classification_not_derived_from_the_recorded_answers_is_non_compliant
     assert failed(runs.clean) == {}
 
 
+@pytest.mark.parametrize(("note", "met"), [
+    ("no probe within the 30 ms limit: the lightest (queue depth 1 × 4 job(s), 4 outstanding "
+     "IOs) gave 41.0 ms", False),
+    ("load generator limit reached: the deepest probe (queue depth 256 × 4 job(s), 1024 "
+     "outstanding IOs) gave 12.0 ms, below the 30 ms limit", False),
+    ("no whole queue depth left between the probes: 27.9 ms at queue depth 57 and 30.4 ms at "
+     "queue depth 58, not within 5 % of the 30 ms limit", True),
+])
+def test_intensity_100_must_be_reached_in_every_searched_profile(runs, note, met):
+    from dataclasses import replace
+
+    searched = runs.clean.search_results
+    run = replace(runs.clean, search_results=(replace(searched[0], note=note), *searched[1:]))
+    criterion = next(c for c in run.compliance.criteria if c.name == "Intensity 100 reached")
+    assert criterion.met is met
+    assert f"{searched[0].profile}: {note}" in criterion.evidence
+
+
 def test_both_loaders_give_the_same_verdict_for_every_run(runs):
     """``StoredRun.compliance`` (runs show, reports) and the run list's facts (runs list,
     history, start page) call the one verdict function on the same facts."""
