@@ -21,10 +21,9 @@ from app.method.loader import MethodError, load_method_file
 from app.paths import methods_dir
 from app.records import PhaseKind
 from app.storage.stored import StoredRun
-from drivers.interfaces import InstrumentIdentity
-from drivers.simulators.engine import SimulatedWorkloadEngine
 from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
 from tests import test_reports_runs as runs
+from tests.support.verdict_runs import FioNamedEngine, real_identity
 
 COMPLIANT = "emerald-block-v3"
 #: the media-library plan: the shortest whole compliant sequence (SW, SR, 2 h ready idle)
@@ -33,17 +32,8 @@ MEDIA = "removable-1"
 REMOVABLE_1 = {"consumer_component": True, "robotics": False, "max_drive_count": 1}
 
 
-def _real(vendor: str, model: str, driver: str, days_ago: int | None) -> InstrumentIdentity:
-    calibrated = "" if days_ago is None else (date.today() - timedelta(days=days_ago)).isoformat()
-    return InstrumentIdentity(vendor, model, "C2X123", "F1.03", "TCPIP::10.0.0.5::INSTR", driver,
-                              calibrated)
-
-
-class FioLikeEngine(SimulatedWorkloadEngine):
-    """The simulated SUT's engine under the name a real fio engine reports."""
-
-    def check(self) -> str:
-        return "fio 3.33 (local)"
+_real = real_identity
+FioLikeEngine = FioNamedEngine
 
 
 def record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, method: str = COMPLIANT,

@@ -43,6 +43,15 @@ def test_the_registry_is_pinned_and_holds_every_shipped_compliant_method():
         assert identify(method).relation() == "registered compliant method"
 
 
+def test_methods_show_json_prints_the_registry_entry_a_release_would_pin(capsys):
+    assert main(["methods", "show", "emerald-block-v3", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    stored = json.loads((registry_dir() / entry_file_name("emerald-block-v3", "3.0.0-sw1"))
+                        .read_text(encoding="utf-8"))
+    assert shown["registry_entry"] == stored
+    assert shown["method_numbers"]["method"]["relation"] == "registered compliant method"
+
+
 def test_every_key_of_the_method_model_is_classified():
     """A new method key must be declared normative or lab-settable before it ships."""
     data = load_method("emerald-hotband-v3").model_dump(mode="json")

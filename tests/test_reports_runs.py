@@ -18,12 +18,12 @@ from app.records import PhaseKind, RunConfig, RunStatus, SutDescription
 from app.sequencer import events as ev
 from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer
-from app.storage.db import Database, open_database
-from app.storage.writer import RunWriter
+from app.storage.db import Database
 from drivers.clock import FakeClock
 from drivers.interfaces import FLAG_UNCERTAINTY_HIGH, PowerSample
 from drivers.simulators.engine import SimulatedWorkloadEngine
 from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
+from tests.support.verdict_runs import run_stored
 
 Hook = Callable[[Sequencer, ev.RunEvent], None]
 
@@ -122,21 +122,8 @@ def record_run(db_path: Path, method: str = "demo", taxonomy: str = "online-3",
     lab = Lab(meter(power) if meter else power, SimulatedWorkloadEngine(sut, clock),
               SimulatedThermometer(sut), sut.used_capacity_bytes if capacity_probe else None, 0.0,
               "simulated SUT")
-    database = open_database(f"sqlite:///{db_path}")
-    writer = RunWriter(database)
-    holder: list[Sequencer] = []
-
-    def call_hook(event: ev.RunEvent) -> None:
-        if hook is not None:
-            hook(holder[0], event)
-
-    sequencer = Sequencer(load_method(method), config, lab, clock, [writer, call_hook])
-    holder.append(sequencer)
-    try:
-        status = sequencer.run()
-    finally:
-        lab.close()
-        writer.close()
+    database, sequencer, status = run_stored(db_path, load_method(method), config, lab, clock,
+                                             hook)
     return RecordedRun(database, sequencer.run_id, status, sequencer)
 
 

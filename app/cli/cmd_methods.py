@@ -126,10 +126,14 @@ def show_command(args: argparse.Namespace) -> int:
     method = load_method(args.name)
     if args.json:
         from app.compliance import assess_method
+        from app.method.registry import registry_record
 
+        # registry_entry: the normative content a release pins when it ships this method as
+        # compliant (resources/methods/registry/, docs/method.md)
         print(json.dumps(method.model_dump(mode="json")
                          | {"label": method.label, "summary": method.summary().to_dict(),
-                            "method_numbers": assess_method(method).as_json()}, indent=2))
+                            "method_numbers": assess_method(method).as_json(),
+                            "registry_entry": registry_record(method)}, indent=2))
         return 0
     for block in (_header(method), _profiles_table(method), *map(
             lambda p: _plan_block(method, p), method.plans), _rules(method),

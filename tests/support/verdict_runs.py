@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from app.method.loader import load_method
-from app.records import RunConfig, SutDescription
+from app.method.model import Method
+from app.records import RunConfig, RunStatus, SutDescription
 from app.sequencer import events as ev
 from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer
 from app.sim_lab import simulated_sut
-from app.storage.db import open_database
+from app.storage.db import Database, open_database
 from app.storage.stored import StoredRun
 from app.storage.writer import RunWriter
 from drivers.clock import FakeClock
@@ -73,6 +74,14 @@ def record(db_path: Path, *, method: str = COMPLIANT, taxonomy: str = MEDIA,
         temperature.identity = real_identity("Keysight", "DAQ970A", "daq970a")
     lab = Lab(power, FioNamedEngine(sut, clock), temperature, sut.used_capacity_bytes, 0.0,
               "stand-ins")
+    database, sequencer, _ = run_stored(db_path, load_method(method), config, lab, clock, hook)
+    return database.load_run(sequencer.run_id)
+
+
+def run_stored(db_path: Path, method: Method, config: RunConfig, lab: Lab, clock: FakeClock,
+               hook: Hook | None = None) -> tuple[Database, Sequencer, RunStatus]:
+    """Run ``method`` with ``lab`` through the real sequencer and RunWriter into ``db_path``;
+    ``hook`` sees every event with the sequencer (to pause, abort, change the SUT …)."""
     database = open_database(f"sqlite:///{db_path}")
     writer = RunWriter(database)
     holder: list[Sequencer] = []
@@ -81,14 +90,14 @@ def record(db_path: Path, *, method: str = COMPLIANT, taxonomy: str = MEDIA,
         if hook is not None:
             hook(holder[0], event)
 
-    sequencer = Sequencer(load_method(method), config, lab, clock, [writer, call_hook])
+    sequencer = Sequencer(method, config, lab, clock, [writer, call_hook])
     holder.append(sequencer)
     try:
-        sequencer.run()
+        status = sequencer.run()
     finally:
         lab.close()
         writer.close()
-    return database.load_run(sequencer.run_id)
+    return database, sequencer, status
 
 
 def pause_in(kind: Any, seconds: float) -> Hook:
