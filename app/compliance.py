@@ -46,6 +46,7 @@ RESUMED = "Resumed after interruption"
 RULES_VERSION = 2
 #: the registry entry's normative content (app.method.registry), when nothing deviates
 NORMATIVE = "Normative method content"
+METHOD_KEY = "Method key "  # + the normative key a deviation names
 CONTINUOUS = "Continuous phases"
 THERMOMETER = "Inlet thermometer"
 METRICS = "Metrics valid"
@@ -136,13 +137,23 @@ class ComplianceVerdict:
         """The page banner of a non-compliant run: ``SIMULATED — NON-COMPLIANT (not met:
         interval length, real instruments) — not a reportable result``."""
         lead = "SIMULATED — " if self.simulated else ""
-        names = ", ".join(c.name[:1].lower() + c.name[1:] for c in self.failures)
-        return f"{lead}{self.label} (not met: {names}) — not a reportable result"
+        return f"{lead}{self.label} (not met: {self._failed_names()}) — not a reportable result"
 
     def short(self) -> str:
         """``COMPLIANT`` or ``NON-COMPLIANT (not met: interval length, stabilisation)``."""
-        names = ", ".join(c.name[:1].lower() + c.name[1:] for c in self.failures)
+        names = self._failed_names()
         return self.label + (f" (not met: {names})" if names else "")
+
+    def _failed_names(self) -> str:
+        """The failed criteria by name, the method's deviations counted in one entry (``3
+        normative method keys``): each is listed with its evidence below the banner."""
+        keys = [c for c in self.failures if c.name.startswith(METHOD_KEY)]
+        names = [c.name[:1].lower() + c.name[1:] for c in self.failures
+                 if not c.name.startswith(METHOD_KEY)]
+        if keys:
+            at = next(i for i, c in enumerate(self.failures) if c in keys)
+            names.insert(at, f"{len(keys)} normative method key" + ("s" if len(keys) > 1 else ""))
+        return ", ".join(names)
 
     def relation(self) -> str:
         """``registered compliant method`` or ``variant of X: N keys differ (…)``."""
@@ -250,7 +261,7 @@ def _normative(identity: MethodIdentity | None) -> list[Criterion]:
     if not identity.deviations:
         return [Criterion(NORMATIVE, True, f"{identity.relation()} (normative SHA-256 "
                                            f"{identity.normative_sha256[:16]}…)")]
-    return [Criterion(f"Method key {d.key}", False, d.evidence(identity.entry.label))
+    return [Criterion(f"{METHOD_KEY}{d.key}", False, d.evidence(identity.entry.label))
             for d in identity.deviations]
 
 
