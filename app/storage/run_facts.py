@@ -2,8 +2,9 @@
 
 A run list (start page, ``storwatt runs list``, the QA history) must show each run's *derived*
 verdict (:func:`app.compliance.assess_compliance`), never the method file's claim, without
-loading every run's samples. Four queries read what the verdict needs — each run's
-configuration, phases, instruments and restarted attempts — and each stored method is
+loading every run's samples. A few queries read what the verdict needs — each run's
+configuration, phases, instruments, phase attempts, search outcomes and power inputs, with the
+metrics the run list read anyway — and each stored method is
 validated once per distinct SHA-256, however many runs used it. The verdict itself is derived
 when a view first asks for it (``RunSummary.compliance``): the history shows the rows on
 screen, so 10,000 runs do not pay for 10,000 verdicts at load. Runs stored before the record
@@ -62,8 +63,11 @@ class RunFacts:
         return config_from_snapshot(self.config_snapshot)
 
 
-def run_facts(conn: Connection, run_pks: Sequence[int] | None) -> dict[int, RunFacts]:
-    """Run primary key → what its verdict reads, for ``run_pks`` (None: every run)."""
+def run_facts(conn: Connection, run_pks: Sequence[int] | None,
+              metrics: dict[int, list[KeyMetric]]) -> dict[int, RunFacts]:
+    """Run primary key → what its verdict reads, for ``run_pks`` (None: every run);
+    ``metrics``: each run's metrics as the run list read them (an INVALID metric is a
+    criterion NOT MET)."""
     runs = _where(sa.select(s.Run.id, s.Run.config, s.Run.method_name, s.Run.method_version,
                             s.Run.method_sha256, s.Run.status, s.Run.started_wall,
                             s.Run.workload_engine), s.Run.id, run_pks)
@@ -72,7 +76,7 @@ def run_facts(conn: Connection, run_pks: Sequence[int] | None) -> dict[int, RunF
     phases, attempts, instruments = (_phases(conn, run_pks), _restarts(conn, run_pks),
                                      _instruments(conn, run_pks))
     resumptions, inputs = _resumptions(conn, run_pks), _inputs(conn, run_pks)
-    metrics, searches = _metrics(conn, run_pks), _searches(conn, run_pks)
+    searches = _searches(conn, run_pks)
     return {r.id: RunFacts(
         r.method_name, r.method_version, RunStatus(r.status), r.started_wall,
         r.workload_engine or "", tuple(phases.get(r.id, ())), tuple(attempts.get(r.id, ())),
@@ -137,18 +141,6 @@ def _resumptions(conn: Connection, pks: Sequence[int] | None) -> dict[int, list[
         found[r.run_id].append(Resumption(r.number, r._mapping["t"], r.wall, r.restart_phase,
                                           r.cut_phase, tuple(r.carried), tuple(r.redone),
                                           r.interruption))
-    return found
-
-
-def _metrics(conn: Connection, pks: Sequence[int] | None) -> dict[int, list[KeyMetric]]:
-    """Each run's metrics with their validity: an INVALID metric is a criterion NOT MET."""
-    t = s.MetricRow
-    query = _where(sa.select(t.run_id, t.name, t.value, t.unit, t.valid, t.reason)
-                   .order_by(t.run_id, t.name), t.run_id, pks)
-    found: dict[int, list[KeyMetric]] = defaultdict(list)
-    for m in conn.execute(query):
-        found[m.run_id].append(KeyMetric(m.name, float("nan") if m.value is None else m.value,
-                                         m.unit, bool(m.valid), m.reason or ""))
     return found
 
 
