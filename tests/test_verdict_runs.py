@@ -211,7 +211,7 @@ def test_history_and_compare_say_non_compliant_with_the_method_identity(runs, qt
         database.close()
 
 
-@pytest.mark.parametrize("case", ["hostile", "no thermometer"])
+@pytest.mark.parametrize("case", ["hostile", "no thermometer", "bad site", "paused"])
 def test_the_pdf_and_xlsx_say_non_compliant_with_the_method_identity(runs, case, tmp_path):
     import openpyxl
 
