@@ -161,11 +161,15 @@ def _searches(conn: Connection, pks: Sequence[int] | None) -> dict[int, list[Sea
 
 
 def _restarts(conn: Connection, pks: Sequence[int] | None) -> dict[int, list[StoredAttempt]]:
-    """Every phase attempt: the verdict names why a phase restarted and how long it stopped."""
+    """The attempts of each phase that ran more than once: the verdict names why it restarted
+    and how long it stopped (a phase run once has nothing to say)."""
     table = s.PhaseAttemptRow
+    restarted = sa.select(s.Phase.run_id, s.Phase.idx).where(s.Phase.attempts > 1)
     query = _where(sa.select(table.run_id, table.phase_index, table.attempt, table.t_start,
                              table.t_end, table.status, table.error, table.window_start_s,
-                             table.window_end_s), table.run_id, pks)
+                             table.window_end_s)
+                   .where(sa.tuple_(table.run_id, table.phase_index).in_(restarted)),
+                   table.run_id, pks)
     found: dict[int, list[StoredAttempt]] = defaultdict(list)
     for a in conn.execute(query):
         found[a.run_id].append(StoredAttempt(a.phase_index, a.attempt, a.t_start, a.t_end,
