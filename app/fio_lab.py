@@ -64,6 +64,9 @@ class SutFollowingEngine:
     def check(self) -> str:
         return self.engine.check()
 
+    def control_blocks(self) -> bool:
+        return self.engine.control_blocks()
+
     def start(self, profile: WorkloadProfile) -> None:
         self.engine.start(profile)
         self.sut.apply(profile)
@@ -104,7 +107,8 @@ def fio_engine(config: RunConfig, clock: Clock, protected: Sequence[str] = (),
         raise LabError("local-fio needs at least one --target (a scratch file or a block device)")
     engine = FioEngine(config.sut.targets, clock=clock, load_hosts=config.sut.load_hosts,
                        policy=target_policy(config.target_size, config.confirm_device,
-                                            protected), stall_s=stall_s)
+                                            protected), stall_s=stall_s,
+                       direct=False if config.buffered_io else None)
     engine.verify_targets()
     return engine
 

@@ -36,7 +36,8 @@ from app.sim_lab import (SIM_POWER_DRIVER, SIM_POWER_MODEL, SIM_THERMO_DRIVER, i
                          simulated_engine, simulated_sut, thermometer_simulator)
 from drivers.clock import Clock, MonotonicClock
 from drivers.fio.engine import DEFAULT_STALL_S
-from drivers.interfaces import HostClock, PowerMeter, TemperatureMeter, WorkloadEngine
+from drivers.interfaces import (HostClock, PowerMeter, ReadingLimits, TemperatureMeter,
+                                WorkloadEngine)
 from drivers.meters.ptd_channels import PtdDaemons
 from drivers.meters.registry import open_power_meter, open_temperature_meter
 from drivers.simulators import DRIVER_FOR_MODEL, POWER_MODELS
@@ -135,31 +136,34 @@ class _MeterKind:
     """How to set up one kind of meter from each source."""
 
     in_process: Callable[[SimulatedSut], Any]
-    simulator: Callable[[SimulatedSut], LineServer]
+    simulator: Callable[[SimulatedSut, Clock | None], LineServer]  # (sut, the run's clock)
     simulator_driver: str
     open_driver: Callable[..., Any]
 
 
 _POWER = _MeterKind(SimulatedPowerMeter, power_simulator, SIM_POWER_DRIVER, open_power_meter)
-_TEMPERATURE = _MeterKind(SimulatedThermometer, thermometer_simulator, SIM_THERMO_DRIVER,
+_TEMPERATURE = _MeterKind(SimulatedThermometer, lambda sut, _clock: thermometer_simulator(sut),
+                          SIM_THERMO_DRIVER,
                           open_temperature_meter)
 
 
 def build_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = (),
               fio_stall_s: float = DEFAULT_STALL_S, sample_period_s: float = 1.0,
-              silence_limit_s: float = DEFAULT_SILENCE_LIMIT_S) -> Lab:
+              silence_limit_s: float = DEFAULT_SILENCE_LIMIT_S,
+              limits: ReadingLimits = ReadingLimits()) -> Lab:
     """``protected``: paths a real workload must never write (``app.protected``);
     ``fio_stall_s``: the method's ``[fio] stall_s`` (fio stopped, phase FAILED, after that
     long without IO); ``sample_period_s``: the method's power sample period (readings of
     several inputs more than half of it apart are not summed); ``silence_limit_s``: the method's
-    ``[sampling] meter_silence_limit_s``, for each power input as for one meter."""
+    ``[sampling] meter_silence_limit_s``, for each power input as for one meter;
+    ``limits``: the method's limits on each power reading, handed to every power meter."""
     plan = plan_lab(config)
     sut = simulated_sut(config)
     with Teardown() as teardown:
         engine, description, clock_check = _set_up_workload(plan, config, clock, protected,
                                                             fio_stall_s, sut, teardown)
         meters = _set_up_meters(plan, config, sut, teardown, clock, sample_period_s,
-                                silence_limit_s)
+                                silence_limit_s, limits)
         return Lab(meters.power_meter, engine, meters.temperature_meter,
                    None if plan.real_io else sut.used_capacity_bytes,
                    FIO_LATENCY_S if plan.real_io else 0.0, description, teardown,
@@ -183,18 +187,20 @@ def _set_up_workload(plan: LabPlan, config: RunConfig, clock: Clock, protected: 
 
 def _set_up_meters(plan: LabPlan, config: RunConfig, sut: SimulatedSut,
                    teardown: Teardown, clock: Clock, period_s: float,
-                   silence_limit_s: float = DEFAULT_SILENCE_LIMIT_S) -> LabMeters:
+                   silence_limit_s: float = DEFAULT_SILENCE_LIMIT_S,
+                   limits: ReadingLimits = ReadingLimits()) -> LabMeters:
     inputs = None
     if config.power_inputs:
         shares = input_shares(config.power_inputs)  # of the simulated SUT's load
         channels = _ptd_channels(config, sut, shares, teardown)
         inputs = PowerInputs([(i, _set_up_input(config, i, sut, shares[i.name], teardown,
-                                                channels))
+                                                channels, limits, clock))
                               for i in config.power_inputs], clock, period_s,
-                             silence_limit_s)
+                             silence_limit_s, limits=limits)
         power: PowerMeter = inputs
     else:
-        power = _set_up_meter(_POWER, plan.power, config.power_meter, sut, teardown)
+        power = _set_up_meter(_POWER, plan.power, config.power_meter, sut, teardown, clock,
+                              limits=limits)
     thermometer = (None if plan.temperature is Source.NONE else
                    _set_up_meter(_TEMPERATURE, plan.temperature, config.temperature_meter, sut,
                                  teardown))
@@ -223,12 +229,14 @@ def _ptd_channels(config: RunConfig, sut: SimulatedSut, shares: dict[str, float]
 
 
 def _set_up_input(config: RunConfig, power_input: PowerInput, sut: SimulatedSut, share: float,
-                  teardown: Teardown, channels: _PtdChannels) -> PowerMeter:
+                  teardown: Teardown, channels: _PtdChannels,
+                  limits: ReadingLimits = ReadingLimits(),
+                  clock: Clock | None = None) -> PowerMeter:
     """One power input's meter: a simulated one carries ``share`` of the simulated SUT; a
     PTDaemon channel (``element=N``) shares its daemon's session with the other channels."""
     source = driver_source(config, power_input.driver)
     if source is Source.IN_PROCESS:
-        meter: PowerMeter = SimulatedPowerMeter(sut, share=share)
+        meter: PowerMeter = SimulatedPowerMeter(sut, share=share, limits=limits)
     else:
         resource, driver = power_input.resource, power_input.driver
         if source is Source.WIRE_SIMULATOR:
@@ -240,11 +248,11 @@ def _set_up_input(config: RunConfig, power_input: PowerInput, sut: SimulatedSut,
                 simulator = channels.simulator
                 assert simulator is not None  # _ptd_channels started it for this input
             else:
-                simulator = input_simulator(sut, model, share, power_input.element)
+                simulator = input_simulator(sut, model, share, power_input.element, clock)
                 simulator.start()
                 teardown.register(simulator.stop)
             resource, driver = simulator.resource, DRIVER_FOR_MODEL[model]
-        options = _input_options(power_input)
+        options = {**_input_options(power_input), "limits": limits}
         if driver == "ptd" and power_input.element is not None:
             del options["element"]
             meter = channels.daemons.channel(resource, power_input.element, **options)
@@ -268,16 +276,18 @@ def _input_options(power_input: PowerInput) -> dict[str, Any]:
 
 
 def _set_up_meter(kind: _MeterKind, source: Source, config: InstrumentConfig, sut: SimulatedSut,
-                  teardown: Teardown) -> Any:
+                  teardown: Teardown, clock: Clock | None = None, **judged: Any) -> Any:
+    """``clock``: the run's, which a wire simulator's data updates follow; ``judged``: what a
+    power meter judges its readings by (``limits``); a thermometer takes none."""
     if source is Source.IN_PROCESS:
-        meter = kind.in_process(sut)
+        meter = kind.in_process(sut, **judged)
     elif source is Source.WIRE_SIMULATOR:
-        simulator = kind.simulator(sut)
+        simulator = kind.simulator(sut, clock)
         simulator.start()
         teardown.register(simulator.stop)
-        meter = kind.open_driver(kind.simulator_driver, simulator.resource)
+        meter = kind.open_driver(kind.simulator_driver, simulator.resource, **judged)
     else:
-        meter = kind.open_driver(config.driver, config.resource, **_options(config))
+        meter = kind.open_driver(config.driver, config.resource, **_options(config), **judged)
     teardown.register(meter.close)
     return meter
 

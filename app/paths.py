@@ -33,11 +33,29 @@ def methods_dir() -> Path:
     return resources_dir() / "methods"
 
 
+class DataDirError(OSError):
+    """The data directory cannot be used (it names a file, or cannot be created)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "the StorWatt data folder cannot be used"
+
+
 def data_dir() -> Path:
-    """Per-user data directory; ``STORWATT_DATA_DIR`` overrides it (tests, portable installs)."""
+    """Per-user data directory; ``STORWATT_DATA_DIR`` overrides it (tests, portable installs).
+    :class:`DataDirError` (one line, naming the folder and the variable) when it cannot be
+    made: issue 25 found a ``FileExistsError`` traceback in every command when it named a file."""
     override = os.environ.get("STORWATT_DATA_DIR")
     path = Path(override) if override else Path(platformdirs.user_data_dir(APP_NAME, APP_NAME))
-    path.mkdir(parents=True, exist_ok=True)
+    source = "STORWATT_DATA_DIR" if override else "the platform's data folder"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise DataDirError(f"the StorWatt data folder {path} ({source}) is a file, not a "
+                           "folder: point STORWATT_DATA_DIR at a folder") from None
+    except OSError as exc:
+        raise DataDirError(f"cannot create the StorWatt data folder {path} ({source}): "
+                           f"{exc.strerror or exc}; point STORWATT_DATA_DIR at a writable "
+                           "folder") from None
     return path
 
 

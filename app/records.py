@@ -7,7 +7,7 @@ must never be mutated after publication. Units are in the field names where they
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from enum import IntEnum, StrEnum
 from typing import Any
 
@@ -76,7 +76,8 @@ class InstrumentConfig:
     driver: str = "sim"
     resource: str = ""
     options: dict[str, Any] = field(default_factory=dict)  # element, channel, ranges …
-    calibration_date: str = ""
+    calibration_date: str = ""  # ISO date the lab entered (app.calibration checks it)
+    certificate: str = ""  # the calibration certificate's reference
 
 
 #: how a power input is wired (method-notes §10, several power inputs): single phase two-wire,
@@ -97,16 +98,36 @@ class PowerInput:
     resource: str = ""
     element: int | None = None  # the meter's element (or PTDaemon channel); None: the default
     wiring: str = "1P2W"  # one of WIRINGS
-    calibration_date: str = ""
+    calibration_date: str = ""  # ISO date the lab entered (app.calibration checks it)
+    certificate: str = ""  # the calibration certificate's reference
+
+
+@dataclass(frozen=True)
+class PowerSupplies:
+    """The SUT's power supplies as its data sheet states them: how many, their redundancy
+    (``N+M``: N carry the load, M spare) and the nameplate rating of each, in W (0: not
+    declared). The report prints them beside the SUT's maximum measured power."""
+
+    count: int = 0
+    redundancy: str = ""
+    nameplate_w: float = 0.0
+
+    @property
+    def declared(self) -> bool:
+        return self.count > 0
 
 
 @dataclass(frozen=True)
 class SutDescription:
-    """The system under test as the technician described it."""
+    """The system under test as the technician described it.
+
+    The defaults are the simulated SUT's (the simulated labs alone may take them); a real lab
+    starts from :data:`UNDECLARED_SUT` and declares every fact (``app.sut_file``)."""
 
     vendor: str = "StorWatt"
     model: str = "Simulated array"
     serial: str = "SIM-0001"
+    firmware: str = ""
     #: 7300 GB, the seed's example: only the simulated labs may take it as a default
     raw_capacity_bytes: int = 7_300_000_000_000
     drive_count: int = 50
@@ -122,6 +143,32 @@ class SutDescription:
     supply: str = "1P-200-240"
     #: the ASHRAE class the SUT is specified for: its inlet's allowable range (method-notes §10)
     ashrae_class: str = "A2"
+    power_supplies: PowerSupplies = field(default_factory=PowerSupplies)
+    #: each power input (by name) → the supply (1 … count) it measures
+    input_supplies: tuple[tuple[str, int], ...] = ()
+
+
+#: where a real lab's SUT description starts: nothing of the simulated SUT, every fact to be
+#: declared (an empty text or 0 is "not declared", and the report says so)
+UNDECLARED_SUT = SutDescription(vendor="", model="", serial="", raw_capacity_bytes=0,
+                                drive_count=0, drive_type="", raid="", supply="",
+                                ashrae_class="")
+
+
+def sut_from_dict(data: dict[str, Any]) -> SutDescription:
+    """A SUT description from its JSON form (a stored snapshot, a profile, a SUT file's
+    fields): lists back to tuples, the supplies back to their record; unknown keys (another
+    version's) are dropped."""
+    known = {f.name for f in fields(SutDescription)}
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in known}
+    if isinstance(values.get("power_supplies"), dict):
+        supplies = values["power_supplies"]
+        names = {f.name for f in fields(PowerSupplies)}
+        values["power_supplies"] = PowerSupplies(**{k: v for k, v in supplies.items()
+                                                    if k in names})
+    if "input_supplies" in values:
+        values["input_supplies"] = tuple((str(n), int(i)) for n, i in values["input_supplies"])
+    return SutDescription(**values)
 
 
 #: labs whose SUT is the simulated one, so the example SUT description above is theirs
@@ -162,6 +209,10 @@ class RunConfig:
     #: the earlier run whose range plan the operator confirmed (the range advisor, method-notes
     #: §3); "" = this run finds its ranges with its own ranging pass
     range_plan_from: str = ""
+    #: local-fio: write file targets through the page cache although their file system takes
+    #: direct IO (disclosed with the workload engine on the report); False: direct wherever
+    #: the file system allows it
+    buffered_io: bool = False
 
     @property
     def category(self) -> str:

@@ -37,6 +37,7 @@ from drivers.clock import Clock
 if TYPE_CHECKING:  # storage and the session load SQLAlchemy: imported where a run resumes
     from app.session import RunSession
     from app.storage.db import Database
+    from app.storage.run_lock import RunLock
     from app.storage.stored import StoredPhase, StoredRun
 
 DONE = (PhaseStatus.COMPLETED, PhaseStatus.SKIPPED)
@@ -179,9 +180,11 @@ def _last_time(run: StoredRun) -> float:
 # --- starting the continuation ------------------------------------------------------------
 
 def prepare_resume(database: Database, run_id: str,
-                   given: Mapping[str, Any] | None = None) -> ResumePlan:
+                   given: Mapping[str, Any] | None = None,
+                   lock_dir: Path | None = None) -> ResumePlan:
     """Load ``run_id`` (an id or unique prefix) and plan its continuation with the method
-    installed now (or :class:`ResumeRefused`)."""
+    installed now (or :class:`ResumeRefused`, also when this station did not record the run
+    or a live process of it still holds it: ``lock_dir``, its run locks, for tests)."""
     from app.storage.journal import journal_path
     from app.storage.resumption import stored_seq
 
@@ -192,23 +195,44 @@ def prepare_resume(database: Database, run_id: str,
         raise ResumeRefused(f"run {run.run_id[:8]}: its method {run.config.method!r} cannot be "
                             f"loaded now: {exc}") from exc
     journal = journal_path(run.run_id)
-    return plan_resume(run, method, given=given,
+    plan = plan_resume(run, method, given=given,
                        journal=journal if journal.exists() else None,
                        after_seq=stored_seq(database, run.run_id))
+    take_run_lock(run.run_id, lock_dir).release(finished=False)  # may this station resume it?
+    return plan
+
+
+def take_run_lock(run_id: str, lock_dir: Path | None = None) -> RunLock:
+    """The run's lock, proof that this station recorded the run and that no process of it
+    writes it any more (``app/storage/run_lock.py``); :class:`ResumeRefused` otherwise."""
+    from app.storage.run_lock import RunLock, RunLockError
+
+    try:
+        return RunLock.take(run_id, lock_dir)
+    except RunLockError as exc:
+        raise ResumeRefused(f"run {run_id[:8]} cannot be resumed here: {exc}") from exc
 
 
 def open_resumed_session(plan: ResumePlan, *, db_url: str | None = None,
                          listeners: Iterable[RunListener] = (), clock: Clock | None = None,
-                         report_folder: Path | None = None) -> RunSession:
-    """Build the lab and the writer for ``plan`` and claim the run for this process
-    (:func:`app.storage.resumption.claim_run`); ``session.run()`` then continues it."""
+                         report_folder: Path | None = None,
+                         lock_dir: Path | None = None) -> RunSession:
+    """Take the run's lock (only its own station can), build the lab and the writer for
+    ``plan`` and claim the run for this process (:func:`app.storage.resumption.claim_run`);
+    ``session.run()`` then continues it, and its writer holds the lock to the end."""
     from app.session import open_session
     from app.storage.resumption import claim_run
 
     c = plan.continuation
-    session = open_session(plan.config, db_url=db_url, listeners=listeners, clock=clock,
-                           method=plan.method, report_folder=report_folder,
-                           continuation=c, run_id=plan.run_id)
+    lock = take_run_lock(plan.run_id, lock_dir)
+    try:
+        session = open_session(plan.config, db_url=db_url, listeners=listeners, clock=clock,
+                               method=plan.method, report_folder=report_folder,
+                               continuation=c, run_id=plan.run_id)
+    except BaseException:
+        lock.release(finished=False)
+        raise
+    session.writer.adopt_lock(lock)  # released when the session's writer closes
     try:
         claimed = claim_run(session.database, plan.run_id, c.after_seq)
     except Exception:

@@ -24,7 +24,9 @@ from app.sequencer.continuation import Continuation
 from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer
 from app.storage.db import Database, open_database
+from app.storage.errors import StorageError
 from app.storage.range_advisor import advise
+from app.storage.rights import check_write_rights
 from app.storage.writer import Durability, RunWriter
 from drivers.clock import Clock, MonotonicClock
 
@@ -94,12 +96,18 @@ def open_session(config: RunConfig, *, db_url: str | None = None,
     check_declared_coms((c.id for c in method.coms), config.sut)  # names the known ids
     clock = clock or MonotonicClock()
     database = open_database(db_url)
+    try:
+        check_write_rights(database)  # before anything starts, not after the whole plan
+    except StorageError:
+        database.close()
+        raise
     writer = RunWriter(database, samples_per_s=1.0 / method.sample_period_s)
     lab: Lab | None = None
     try:  # a refused target or a lab that cannot be built must not leave the writer running
         lab = build_lab(config, clock, protected=station_paths(database.url, report_folder),
                         fio_stall_s=method.fio.stall_s, sample_period_s=method.sample_period_s,
-                        silence_limit_s=method.sampling.meter_silence_limit_s)
+                        silence_limit_s=method.sampling.meter_silence_limit_s,
+                        limits=method.instruments.reading_limits())
         advised = (advise(database, config.sut, config.range_plan_from).plan
                    if config.range_plan_from else None)
         sequencer = Sequencer(method, config, lab, clock, [writer, *listeners], run_id,
@@ -109,4 +117,17 @@ def open_session(config: RunConfig, *, db_url: str | None = None,
             lab.close()
         writer.close()
         raise
+    _remember_instruments(config)
     return RunSession(config, method, database, lab, sequencer, writer)
+
+
+def _remember_instruments(config: RunConfig) -> None:
+    """The station profile keeps the calibration this accepted run declared for each real
+    instrument (``app.station_profile``). A convenience for the next run: a profile that
+    cannot be written never stops this one (the next run's fill reports a broken file)."""
+    from app.station_profile import StationProfile, StationProfileError
+
+    try:
+        StationProfile().remember(config)
+    except StationProfileError:
+        pass

@@ -39,9 +39,11 @@ def simulated_engine(sut: SimulatedSut, config: RunConfig,
     return SimulatedWorkloadEngine(sut, clock, load_hosts=max(1, len(config.sut.load_hosts)))
 
 
-def power_simulator(sut: SimulatedSut) -> MeterSimulator:
-    """A loopback WT310 whose readings are the SUT's electrical state (not started)."""
-    return MeterSimulator(SIM_POWER_MODEL, source=lambda: ElectricalState(*sut.electrical_state()))
+def power_simulator(sut: SimulatedSut, clock: Clock | None = None) -> MeterSimulator:
+    """A loopback WT310 whose readings are the SUT's electrical state (not started); its data
+    updates follow ``clock`` (the run's: on a fake clock, one update per simulated moment)."""
+    return MeterSimulator(SIM_POWER_MODEL, source=lambda: ElectricalState(*sut.electrical_state()),
+                          clock=clock)
 
 
 #: how much of the simulated SUT's load an input carries, by its wiring: a three-phase shelf
@@ -56,14 +58,14 @@ def input_shares(inputs: Sequence[PowerInput]) -> dict[str, float]:
 
 
 def input_simulator(sut: SimulatedSut, model: str, share: float,
-                    element: int | None = None) -> MeterSimulator:
+                    element: int | None = None, clock: Clock | None = None) -> MeterSimulator:
     """A loopback meter of ``model`` reading ``share`` of the SUT's power: one of several power
     inputs (on ``element`` alone when given, else spread over the meter's elements)."""
     def state() -> ElectricalState:
         watts, volts, amps, pf, hz = sut.electrical_state()
         return ElectricalState(watts * share, volts, amps * share, pf, hz)
 
-    simulator = MeterSimulator(model, source=state)
+    simulator = MeterSimulator(model, source=state, clock=clock)
     if element is not None:
         simulator.load_element(element)
     return simulator

@@ -3,11 +3,18 @@
 The same null-ioengine job on a scratch file runs twice: once as a bare
 ``fio --output-format=json`` and once through ``FioEngine`` (json+ stream every second,
 reader thread, differencing, polling as the sequencer does). The IOPS ratio shows what the
-station's observation costs the workload (goal ≥ 0.98).
+station's observation costs the workload. Timed runs swing 17–106 % between runs on a shared
+2-core box (issue 27), so the goal (≥ 0.98) is judged on fixed work instead: the same
+``FIXED_IOS`` random reads, fio's CPU time (user + system, from the kernel's child accounting)
+alone with the station's flags vs through ``FioEngine``, each side also paying one
+``fio --parse-only`` as the engine does; ``ROUNDS`` paired rounds, the median ratio with its
+range. The station's own CPU (reader thread, parsing) beside it, as a share of fio's,
+bounds what its observation can take from the workload (goal ≤ 2 %).
 """
 
 from __future__ import annotations
 
+import resource
 import statistics
 import subprocess
 import tempfile
@@ -21,11 +28,13 @@ from drivers.fio.engine import FioEngine
 from drivers.fio.jobs import JobOptions, job_text
 from drivers.fio.safety import TargetPolicy, create_scratch_file
 from drivers.fio.stream import DocumentSplitter
-from drivers.interfaces import WorkloadProfile
+from drivers.interfaces import WorkloadProfile, WorkloadResult
 
 COMMAND = ".venv/bin/python -m bench.run_all fio"
 SECONDS = 5.0
 REPEATS = 5
+FIXED_IOS = 6_000_000
+ROUNDS = 9
 PROFILE = WorkloadProfile("RR", 4096, 100, True, 4096, queue_depth=1, jobs=1,
                           duration_s=SECONDS)
 
@@ -45,13 +54,84 @@ def fio_through_station(folder: Path, target: str) -> float:
     engine = FioEngine([target], clock=MonotonicClock(), ioengine="null", direct=False,
                        policy=TargetPolicy(create_size=64 << 20), workdir=folder)
     engine.check()
-    engine.start(PROFILE)
+    result = _run_through(engine, PROFILE)
+    return result.read_ios / result.runtime_s
+
+
+def _run_through(engine: FioEngine, profile: WorkloadProfile) -> WorkloadResult:
+    """Run ``profile`` polling as the sequencer does; fio's final figures."""
+    engine.start(profile)
     while engine.running:
         engine.poll()
         time.sleep(0.25)
     result = engine.stop()
     engine.poll()
-    return result.read_ios / result.runtime_s
+    return result
+
+
+def _child_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _self_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+FIXED = replace(PROFILE, duration_s=None)  # no runtime: fio reads the target's size once
+
+
+def fixed_alone_cpu(folder: Path, target: str) -> float:
+    """fio's CPU seconds for ``FIXED_IOS`` reads with the station's flags (and one
+    ``--parse-only``, as the engine pays)."""
+    job = folder / "fixed.fio"
+    job.write_text(job_text(FIXED, JobOptions((target,), "null", False, FIXED_IOS * 4096)))
+    before = _child_cpu_s()
+    subprocess.run(["fio", "--parse-only", str(job)], capture_output=True, check=True)
+    subprocess.run(["fio", "--output-format=json+", "--status-interval=1", str(job)],
+                   capture_output=True, check=True)
+    return _child_cpu_s() - before
+
+
+def fixed_station_cpu(folder: Path, target: str) -> tuple[float, float]:
+    """(fio's CPU seconds, the station's own) for the same work through ``FioEngine``."""
+    engine = FioEngine([target], clock=MonotonicClock(), ioengine="null", direct=False,
+                       policy=TargetPolicy(create_size=FIXED_IOS * 4096), workdir=folder)
+    engine.check()
+    before, own = _child_cpu_s(), _self_cpu_s()
+    result = _run_through(engine, FIXED)
+    if result.read_ios != FIXED_IOS:
+        raise RuntimeError(f"fixed work ran {result.read_ios} IOs, not {FIXED_IOS}")
+    return _child_cpu_s() - before, _self_cpu_s() - own
+
+
+def fixed_work(folder: Path) -> list[Figure]:
+    """Paired rounds of fixed work: fio's CPU alone / through the station."""
+    target = str(folder / "fixed.dat")
+    create_scratch_file(target, FIXED_IOS * 4096)  # sparse; the null engine never reads it
+    ratios, station_own, alone_cpu, fio_cpu = [], [], [], []
+    for _ in range(ROUNDS):
+        alone = fixed_alone_cpu(folder, target)
+        through, own = fixed_station_cpu(folder, target)
+        ratios.append(alone / through)
+        station_own.append(own)
+        alone_cpu.append(alone)
+        fio_cpu.append(through)
+    ratio = statistics.median(ratios)
+    share = statistics.median(own / fio for own, fio in zip(station_own, fio_cpu))
+    what = f"{FIXED_IOS:,} 4 KiB random reads, null engine, {ROUNDS} paired rounds"
+    return [Figure(f"fio CPU alone with the station's flags ({what}, median)",
+                   round(statistics.median(alone_cpu), 3), "s", "reference", None, COMMAND),
+            Figure(f"fio CPU alone / through the station ({what}, median; range "
+                   f"{min(ratios):.3f}–{max(ratios):.3f})", round(ratio, 4), "", "≥ 0.98",
+                   ratio >= 0.98, COMMAND),
+            Figure(f"station's own CPU beside it (reader, parsing; {what}, median)",
+                   round(statistics.median(station_own), 3), "s", "informative", None,
+                   COMMAND),
+            Figure(f"station's own CPU / fio's CPU ({what}, median): the most the station's "
+                   "observation can take from the workload", round(100 * share, 2), "%",
+                   "≤ 2 %", share <= 0.02, COMMAND)]
 
 
 def split_ms(parts: list[str]) -> float:
@@ -98,6 +178,7 @@ def run() -> list[Figure]:
                                           "--status-interval=1"))
             station_runs.append(fio_through_station(Path(work), target))
         split = splitting(Path(work), target)
+        fixed = fixed_work(Path(scratch))
     alone, station = statistics.median(alone_runs), statistics.median(station_runs)
     flagged = statistics.median(flagged_runs)
     ratio = station / alone
@@ -109,8 +190,9 @@ def run() -> list[Figure]:
                         "IOPS", "reference", None, COMMAND),
             Figure("fio alone with the station's flags (json+, --status-interval=1)",
                         round(flagged), "IOPS", "reference", None, COMMAND),
-            Figure("station / alone IOPS ratio", round(ratio, 4), "", "≥ 0.98",
-                        ratio >= 0.98, COMMAND),
-            Figure("station / alone-with-the-same-flags ratio (the station's own cost)",
-                        round(station / flagged, 4), "", "≥ 0.98", station / flagged >= 0.98,
-                        COMMAND), *split]
+            Figure("station / alone IOPS ratio (timed runs: swings with the machine's load; "
+                   "judged on fixed work below)", round(ratio, 4), "", "informative", None,
+                   COMMAND),
+            Figure("station / alone-with-the-same-flags ratio (timed runs, informative)",
+                   round(station / flagged, 4), "", "informative", None, COMMAND),
+            *fixed, *split]

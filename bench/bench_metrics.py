@@ -15,7 +15,8 @@ import numpy as np
 
 from app.metrics.histogram import ResponseTimeHistogram
 from app.method.loader import load_method
-from app.records import PhaseInfo, PhaseKind
+from app.records import PhaseInfo, PhaseKind, SutDescription
+from app.sequencer.conformance import SiteRules
 from app.sequencer.recorder import PhaseRecorder
 from bench.figure import Figure, median_seconds
 from drivers.interfaces import FLAG_OVERRANGE, PowerSample, WorkloadInterval
@@ -63,11 +64,14 @@ def day_of_samples() -> tuple[list[list[PowerSample]], list[list[WorkloadInterva
     watts = 600 + rng.normal(0, 2, DAY_S)
     over_range = rng.random(DAY_S) < 0.001  # ~86 over-range samples, skipped not averaged
     ios = rng.poisson(5000, DAY_S)
+    # one second's ~300 fio buckets (int keys, as the stream parser hands them over), shared by
+    # every slice so the bench's own input stays small; the recorder reads each one
+    bins = {int(k): v for k, v in snapshot_bins(1)[0].items()}
     power = [[PowerSample(i + 0.5, float("nan") if over_range[i] else float(watts[i]),
                           flags=frozenset({FLAG_OVERRANGE}) if over_range[i] else frozenset())]
              for i in range(DAY_S)]
     slices = [[WorkloadInterval(float(i), i + 1.0, int(ios[i]), 0, int(ios[i]) * 8192, 0,
-                                0.2, 1.0)] for i in range(DAY_S)]
+                                0.2, 1.0, bins)] for i in range(DAY_S)]
     return power, slices
 
 
@@ -79,15 +83,17 @@ def day_figure() -> Figure:
     phase = PhaseInfo(0, PhaseKind.ACTIVE, "Conditioning", "RR", float(DAY_S), 0, DAY_S // 60)
 
     def record_a_day() -> None:
-        recorder = PhaseRecorder(phase, method, 0.0, ops_unit="IOPS")
+        recorder = PhaseRecorder(phase, method, SiteRules.declared(method, SutDescription()),
+                                 0.0, ops_unit="IOPS")
         for second in range(DAY_S):
             recorder.add_power(power[second])
             recorder.add_workload(slices[second])
             recorder.close_due(second + 1.0, 0.0)
+        recorder.histogram()
 
     day_s = median_seconds(record_a_day, repeats=3)
-    return Figure("recorder: place 24 h of 1 Hz samples, close one-minute intervals, stability "
-                  "(median of 3)", round(day_s, 3), "s", "≤ 8.64 s (0.1 ms per live second)", day_s <= 8.64,
+    return Figure("recorder: place 24 h of 1 Hz samples and slices with ~300 buckets, close "
+                  "one-minute intervals, stability, histogram (median of 3)", round(day_s, 3), "s", "≤ 8.64 s (0.1 ms per live second)", day_s <= 8.64,
                   COMMAND)
 
 

@@ -36,16 +36,46 @@ FLAG_FREQUENCY_OUT_OF_RANGE = "frequency_out_of_range"
 # apart; either way the sum is not the SUT's power at one instant, so it is not a number.
 FLAG_INPUT_MISSING = "input_missing"
 FLAG_INPUTS_MISALIGNED = "inputs_misaligned"
+# A reading the interface cannot give at all (PTDaemon's ``RL`` lines carry no frequency): set
+# by the driver that knows its protocol, never for a value the interface can give but did not
+# (that stays a NaN the rules flag). Not excluding: the watts are good; the supply rule judges
+# what was measured and the report discloses what was not (method-notes §3, "not measured by
+# this interface").
+FLAG_FREQUENCY_NOT_MEASURED = "frequency_not_measured"
 # A warning on one input's reading, not a measurement flag: the current is below the span in
 # which the model's accuracy formula is trusted (a WT310E below 0.2 A, method-notes §10).
 FLAG_LOW_CURRENT = "low_current"
+# The reading is not new: the meter says it has not updated since the last reading (WT300
+# extended event register), or watts, volts and amps repeated bit for bit longer than the
+# method's ``instruments.max_identical_readings`` allows (a frozen meter or a replaying link).
+FLAG_STALE = "stale"
+# The reading cannot be physical: |PF| > 1, or P > k·U·I·(1 + tolerance) for the wiring's k
+# (1 for 1P2W, √3 for 3P3W, 3 for 3P4W; method-notes §8 "Plausibility of a reading").
+FLAG_IMPLAUSIBLE = "implausible"
 
 #: Flags that exclude a sample from averages (they stay in storage and reports). A reading
 #: whose uncertainty cannot be evaluated is not known to be good (method-notes §3).
 EXCLUDING_FLAGS = frozenset(
     {FLAG_NO_DATA, FLAG_OVERRANGE, FLAG_RANGE_CHANGE, FLAG_INVALID, FLAG_SENSOR_ERROR,
-     FLAG_GARBAGE, FLAG_UNCERTAINTY_UNKNOWN, FLAG_INPUT_MISSING, FLAG_INPUTS_MISALIGNED}
+     FLAG_GARBAGE, FLAG_UNCERTAINTY_UNKNOWN, FLAG_INPUT_MISSING, FLAG_INPUTS_MISALIGNED,
+     FLAG_STALE, FLAG_IMPLAUSIBLE}
 )
+
+
+@dataclass(frozen=True)
+class ReadingLimits:
+    """The method's limits a power-meter driver judges each reading by. A driver never reads
+    the method (it must not import ``app``): the app passes these values in
+    (``app.method.model.InstrumentLimits.reading_limits``). The defaults are the shipped
+    method's values, for a driver used on its own (``storwatt meter test``); ``None`` turns a
+    check off."""
+
+    #: per-sample uncertainty limit, % of the reading (method-notes §3)
+    max_uncertainty_pct: float = 1.0
+    #: readings in a row with bit-identical watts, volts and amps before the next is stale
+    max_identical_readings: int | None = None
+    #: how far P may exceed k·U·I before the reading is implausible, % (method-notes §8)
+    power_plausibility_tolerance_pct: float = 5.0
 
 
 class InstrumentError(Exception):
@@ -148,6 +178,9 @@ class TemperatureSample:
     t: float
     celsius: float
     flags: frozenset[str] = frozenset()
+    #: the reading's resolution in °C as the instrument states it: the step of the last digit
+    #: of its reply, or what its driver states for the configured mode; None: not stated
+    resolution_c: float | None = None
 
     @property
     def usable(self) -> bool:
@@ -384,6 +417,16 @@ class LiveRates(Protocol):
     hosts): ``live_rates()`` hands over the rates seen since the last call."""
 
     def live_rates(self) -> list[HostRate]: ...
+
+
+@runtime_checkable
+class BlockingControl(Protocol):
+    """An engine whose ``start()`` and ``stop()`` wait on processes: fio checks each job file
+    with ``fio --parse-only`` and waits for every client's final document, up to seconds
+    with load hosts. When ``control_blocks()`` the sequencer makes these calls beside its
+    sampling loop, so the meters stay on their grid (issue 27)."""
+
+    def control_blocks(self) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)

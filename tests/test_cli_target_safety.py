@@ -23,7 +23,8 @@ from drivers.interfaces import WorkloadError
 
 pytestmark = pytest.mark.fio
 RUN = ["run", "--lab", "local-fio", "--method", "smoke", "--taxonomy", "online-2",
-       "--capacity-gb", "0.016", "--supply", "1P-200-240", "--ashrae-class", "A2"]
+       "--capacity-gb", "0.016", "--supply", "1P-200-240", "--ashrae-class", "A2",
+       "--drives", "1", "--raid", "JBOD"]
 
 
 def digest(path: Path) -> str:

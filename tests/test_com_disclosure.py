@@ -132,7 +132,8 @@ def test_without_a_capacity_probe_a_com_is_not_verified_not_not_passed(tmp_path)
 def test_local_fio_run_says_not_verified_with_the_reason(tmp_path, capsys) -> None:
     db = f"sqlite:///{tmp_path / 'fio.db'}"
     code = main(["run", "--lab", "local-fio", "--capacity-gb", "0.016", "--supply", "1P-200-240",
-                 "--ashrae-class", "A2", "--target", str(tmp_path / "scratch.dat"),
+                 "--ashrae-class", "A2", "--drives", "1", "--raid", "JBOD",
+                 "--target", str(tmp_path / "scratch.dat"),
                  "--target-size", "16M", "--method", "smoke", "--taxonomy", "online-2",
                  "--com", "deduplication", "--db", db, "--json", "--quiet"])
     out = json.loads(capsys.readouterr().out)

@@ -19,21 +19,17 @@ import pytest
 from app.cli.main import main
 from app.sim_lab import simulated_sut
 from app.method.loader import load_method
-from app.method.model import Method, RangingRule
-from app.records import InstrumentConfig, MetricResult, RunConfig, RunStatus, SutDescription
+from app.method.model import RangingRule
+from app.records import InstrumentConfig, RunConfig, SutDescription
 from app.sequencer import events as ev
-from app.sequencer.lab import Lab
-from app.sequencer.sequencer import Sequencer
 from drivers.clock import FakeClock
 from drivers.interfaces import (FLAG_FREQUENCY_OUT_OF_RANGE, FLAG_OVERRANGE, FLAG_SENSOR_ERROR,
                                 FLAG_UNCERTAINTY_UNKNOWN, FLAG_VOLTAGE_OUT_OF_RANGE, PowerSample,
                                 TemperatureSample)
-from drivers.simulators.engine import SimulatedWorkloadEngine
 from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
 from drivers.simulators.sut import SimulatedSut
+from tests.support.sequences import SHORT, assert_all_valid, metrics, run
 
-#: a media-library plan (no pre-fill, SW and SR): the shortest whole sequences
-SHORT = "removable-1"
 
 
 class ProfileClock:
@@ -89,38 +85,9 @@ class FaultyThermometer(SimulatedThermometer):
         since = self.since(t)
         if self.outage and since is not None and self.outage[0] <= since < self.outage[1]:
             return TemperatureSample(t, float("nan"), frozenset({FLAG_SENSOR_ERROR}))
-        if self.whole_degrees:
-            return TemperatureSample(t, float(round(sample.celsius)))
+        if self.whole_degrees:  # its reply ("23") states 1 °C, as drivers read the digits
+            return TemperatureSample(t, float(round(sample.celsius)), resolution_c=1.0)
         return sample
-
-
-def run(method: str | Method = "demo", sut_setup: dict | None = None, spec: dict | None = None,
-        power=None, thermometer=SimulatedThermometer) -> tuple[Sequencer, list[ev.RunEvent]]:
-    """One whole short sequence on the simulated lab; ``spec`` changes the simulated SUT
-    (volts, freq_hz, inlet_c), ``sut_setup`` what the technician declared."""
-    method = load_method(method) if isinstance(method, str) else method
-    clock = FakeClock()
-    config = RunConfig(method=method.name, taxonomy=SHORT, lab="sim-direct",
-                       sut=SutDescription(**(sut_setup or {})))
-    sut = simulated_sut(config)
-    if spec:
-        sut = SimulatedSut(replace(sut.spec, **spec), seed=sut.seed)
-    events: list[ev.RunEvent] = []
-    lab = Lab(power(sut) if power else SimulatedPowerMeter(sut),
-              SimulatedWorkloadEngine(sut, clock),
-              thermometer(sut) if thermometer else None, sut.used_capacity_bytes)
-    seq = Sequencer(method, config, lab, clock, [events.append])
-    assert seq.run() is RunStatus.COMPLETED, seq.error
-    return seq, events
-
-
-def metrics(seq: Sequencer) -> dict[str, MetricResult]:
-    return {m.name: m for m in seq.metrics}
-
-
-def assert_all_valid(seq: Sequencer) -> None:
-    bad = [(m.name, m.reason) for m in seq.metrics if not m.valid]
-    assert not bad, bad
 
 
 # --- flagged power samples (issue 14 item 2) ----------------------------------------------------
@@ -272,9 +239,9 @@ def test_a_whole_degree_thermometer_fails_the_resolution_rule() -> None:
     seq, _ = run(COMPLIANT, thermometer=coarse)
     for m in seq.metrics:
         assert not m.valid
-        assert re.search(r"inlet readings show no step finer than 1 °C \(all \d+ readings on "
-                         r"a 1 °C grid", m.reason), m.reason
-        assert "the method requires 0.1 °C, instruments.temperature_resolution_c" in m.reason
+        assert re.search(r"the inlet thermometer resolves 1 °C in \d+ of \d+ reading\(s\) "
+                         r"\(as its replies state\)", m.reason), m.reason
+        assert "the method requires 0.1 °C (instruments.temperature_resolution_c" in m.reason
 
 
 def test_no_thermometer_invalidates_every_metric() -> None:
@@ -292,13 +259,15 @@ def test_local_fio_without_capacity_supply_and_class_is_refused(tmp_path: Path,
     assert main(["run", "--lab", "local-fio", "--target", str(target), "--target-size", "1M",
                  "--method", "smoke", "--db", f"sqlite:///{tmp_path / 'x.db'}"]) == 1
     err = capsys.readouterr().err
-    assert "--lab local-fio needs --capacity-gb, --supply, --ashrae-class: the defaults " \
-        "describe the simulated SUT (7300 GB, 1P-200-240, A2), not yours" in err
+    assert "--lab local-fio needs --sut FILE (the SUT description) or --capacity-gb, " \
+        "--supply, --ashrae-class, --drives, --raid: nothing of the simulated SUT is used " \
+        "outside the simulated labs" in err
     assert not target.exists()
     assert main(["run", "--lab", "local-fio", "--target", str(target), "--target-size", "1M",
-                 "--capacity-gb", "1", "--ashrae-class", "A2", "--method", "smoke",
-                 "--db", f"sqlite:///{tmp_path / 'x.db'}"]) == 1
-    assert "--lab local-fio needs --supply:" in capsys.readouterr().err
+                 "--capacity-gb", "1", "--ashrae-class", "A2", "--drives", "2", "--raid",
+                 "RAID 1", "--method", "smoke", "--db", f"sqlite:///{tmp_path / 'x.db'}"]) == 1
+    assert "--lab local-fio needs --sut FILE (the SUT description) or --supply:" \
+        in capsys.readouterr().err
 
 
 def test_the_declared_set_up_reaches_the_run_config() -> None:
@@ -307,8 +276,10 @@ def test_the_declared_set_up_reaches_the_run_config() -> None:
 
     args = build_parser().parse_args(["run", "--lab", "local-fio", "--target", "/tmp/x",
                                       "--capacity-gb", "480", "--supply", "3P-200-480",
-                                      "--ashrae-class", "A3"])
+                                      "--ashrae-class", "A3", "--drives", "4", "--raid",
+                                      "RAID 10"])
     sut = config_from_args(args).sut
+    assert (sut.vendor, sut.model, sut.serial) == ("", "", "")  # never the simulated SUT's
     assert (sut.raw_capacity_bytes, sut.supply, sut.ashrae_class) == (480 * 10**9,
                                                                       "3P-200-480", "A3")
     sim = config_from_args(build_parser().parse_args(["run"])).sut

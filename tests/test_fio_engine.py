@@ -58,7 +58,7 @@ def run_for(engine: FioEngine, profile: WorkloadProfile, seconds: float):
 def test_a_real_fio_run_reconciles_with_its_final_document(tmp_path: Path) -> None:
     engine = engine_for(tmp_path)
     assert engine.check() == \
-        f"fio-3.33 (local) on {tmp_path / 'target.dat'} (scratch file, 8 MiB)"
+        f"fio-3.33 (local) on {tmp_path / 'target.dat'} (scratch file, 8 MiB); direct IO"
     assert (tmp_path / "target.dat").stat().st_size == 8 << 20  # created by us, not by fio
     profile = WorkloadProfile("MW1", 8192, 70, True, 8192, duration_s=2.5)
     slices, result = run_for(engine, profile, 6)
@@ -158,7 +158,7 @@ def test_a_scratch_file_is_kept_and_recognised_on_the_next_run(tmp_path: Path) -
     run_for(first, RW, 5)
     second = FioEngine([str(target)], clock=MonotonicClock(), ioengine="psync",
                        workdir=tmp_path)  # the next run: no scratch size, nothing to create
-    assert second.check().endswith("(scratch file, 8 MiB)")
+    assert second.check().endswith("(scratch file, 8 MiB); direct IO")
     _, result = run_for(second, RW, 5)
     assert result.write_ios > 0
     assert (target.stat().st_ino, target.stat().st_size) == (inode, 8 << 20)

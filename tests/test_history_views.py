@@ -117,6 +117,12 @@ def test_list_filter_search_and_sort(view, stored) -> None:
     view.apply_filter(HistoryFilter(taxonomy="online-3", sut="SN-0007"))
     assert all(rows[i].taxonomy == "online-3" and "SN-0007" in rows[i].sut
                for i in view.proxy.visible_run_ids())
+    stations = {r.station for r in view.model.rows}
+    assert stations  # the Station column is filled (issue 26), and QA filters by it
+    assert view.station_choice.findData(sorted(stations)[0]) > 0
+    view.apply_filter(HistoryFilter(station=sorted(stations)[0]))
+    assert view.proxy.visible_run_ids() and all(
+        rows[i].station == sorted(stations)[0] for i in view.proxy.visible_run_ids())
     view.clear_filters()
     view.sort_by("Started (UTC)", descending=False)
     started = [view.proxy.index(r, view.model.column_index("Started (UTC)")).data()

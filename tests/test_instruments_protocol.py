@@ -29,7 +29,8 @@ TEMPERATURE = ["daq970a", "watchport", "ptd-temp"]
 @pytest.mark.parametrize("driver", POWER)
 def test_power_driver_sends_exact_bytes(driver: str) -> None:
     spec = TRANSCRIPTS[driver]
-    with MeterSimulator(spec["model"]) as sim:
+    # a WT300 updating every microsecond: each reading asks its update bit exactly once
+    with MeterSimulator(spec["model"], update_s=1e-6) as sim:
         sim.set_state(123.4)
         meter = open_power_meter(driver, sim.resource, timeout_s=1.0)
         meter.open()
@@ -100,7 +101,8 @@ def test_concurrent_reads_never_interleave() -> None:
     """One lock per instrument: two threads reading at once still get whole replies."""
     import threading
 
-    with MeterSimulator("wt310") as sim:
+    # a meter updating every microsecond: 120 readings in a burst are each new data
+    with MeterSimulator("wt310", update_s=1e-6) as sim:
         sim.set_state(250.0)
         meter = open_power_meter("wt300", sim.resource, range_v=300, range_a=2)
         meter.open()

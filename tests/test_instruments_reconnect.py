@@ -58,9 +58,11 @@ def test_every_pyvisa_failure_is_an_instrument_error() -> None:
         def bare(*_: object) -> str:  # pyvisa-py lets internal errors through unwrapped
             raise struct.error("unpack requires a buffer of 4 bytes")
 
-        broken._res.read = bare  # type: ignore[method-assign]
-        with pytest.raises(InstrumentError, match=r"connection lost \(error: unpack"):
-            _ask(broken)
+        # the transport receives raw chunks through the VISA library's read
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(broken._res.visalib, "read", bare)
+            with pytest.raises(InstrumentError, match=r"connection lost \(error: unpack"):
+                _ask(broken)
         broken.close()
 
 

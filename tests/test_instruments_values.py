@@ -12,7 +12,7 @@ from drivers.meters.accuracy import AccuracySpec, RangeAccuracy
 from drivers.meters.registry import (POWER_DRIVERS, TEMPERATURE_DRIVERS, describe_drivers,
                                      open_power_meter, open_temperature_meter)
 from drivers.meters.transport import parse_host_port
-from drivers.meters.values import CHROMA, GENERIC, HIOKI, PTD, decode, decode_fields
+from drivers.meters.values import CHROMA, GENERIC, HIOKI, PTD, WATCHPORT, decode, decode_fields
 from drivers.simulators import FaultPlan
 from drivers.simulators.dialects import hioki_nr3, nr3
 
@@ -35,11 +35,12 @@ def test_special_values_become_flagged_nan(token: str, specials, flag: str) -> N
 
 @pytest.mark.parametrize("token,specials,value", [
     ("230.05E+00", GENERIC, 230.05), ("+206.40E-3", HIOKI, 0.2064), ("-1.5", CHROMA, -1.5),
-    ("0.97", CHROMA, 0.97), ("+2.34500000E+01", GENERIC, 23.45), ("+22.2500C", GENERIC, 22.25),
+    ("0.97", CHROMA, 0.97), ("+2.34500000E+01", GENERIC, 23.45), ("+22.2500C", WATCHPORT, 22.25),
     ("-999.98E+9", HIOKI, -999.98e9),
 ])
 def test_ordinary_values_pass(token: str, specials, value: float) -> None:
-    assert decode(token, specials).value == pytest.approx(value) and not decode(token).flags
+    assert decode(token, specials).value == pytest.approx(value) \
+        and not decode(token, specials).flags
 
 
 def test_sensor_mode_and_field_count() -> None:

@@ -22,7 +22,10 @@ from app.records import PowerInput
     ("name=a,driver=sim,element=two", "'two' is not a whole number"),
     ("name=a,driver=sim,wiring=3P5W", "wiring='3P5W' is not one of 1P2W, 3P3W, 3P4W"),
     ("name=a,name=b,driver=sim", "key name given twice"),
-    ("name=a,driver=sim,calibration=yesterday", "calibration='yesterday' is not a date"),
+    ("name=a,driver=sim,calibration=yesterday",
+     "input a's calibration date 'yesterday' is not a date YYYY-MM-DD"),
+    ("name=a,driver=sim,calibration=2999-01-01",
+     "input a's calibration date 2999-01-01 is after today"),
 ])
 def test_each_bad_key_is_named(text: str, message: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError) as info:

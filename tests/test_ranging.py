@@ -160,7 +160,7 @@ def wire_run(step_profile: str | None = None, step_factor: float = 1.0, model: s
         k = step_factor if stepped["on"] else 1.0
         return ElectricalState(watts * k, volts, amps * k, pf, hz)
 
-    sim = MeterSimulator(model, source=source)
+    sim = MeterSimulator(model, source=source, clock=clock)  # updates on the run's clock
     sim.start()
     meter = open_power_meter(driver, sim.resource, timeout_s=2.0)
     lab = Lab(meter, SimulatedWorkloadEngine(sut, clock), SimulatedThermometer(sut))

@@ -16,8 +16,10 @@ from app.sequencer import events as ev
 from app.sequencer.sequencer import Sequencer
 from app.storage.db import open_database
 from app.storage.journal import journal_path
+from app.storage.liveness import Machine
 from app.storage.resumption import claim_run, resumable_run_ids
 from app.storage.writer import RunWriter
+from support.runs import stored_status
 from drivers.clock import FakeClock
 
 COMS = ("deduplication",)
@@ -81,6 +83,15 @@ def resume(url: str, run_id: str, **given) -> object:
     database = open_database(url)
     try:
         return plan, database.load_run(run_id)
+    finally:
+        database.close()
+
+
+def planned(url: str, run_id: str):
+    """The continuation this station would run for ``run_id``."""
+    database = open_database(url)
+    try:
+        return prepare_resume(database, run_id)
     finally:
         database.close()
 
@@ -223,11 +234,7 @@ def test_a_continuation_the_database_refused_is_imported_from_its_journal(
     from app.storage.db import Database
 
     run_id = interrupted_run(url, "Ready idle")
-    database = open_database(url)
-    try:
-        plan = prepare_resume(database, run_id)
-    finally:
-        database.close()
+    plan = planned(url, run_id)
     plain = Database.writer_engine
 
     def locked(self: Database) -> sa.Engine:
@@ -248,3 +255,38 @@ def test_a_continuation_the_database_refused_is_imported_from_its_journal(
     run = load(url, run_id)  # opening imports the journal
     assert run.status is RunStatus.COMPLETED and len(run.resumptions) == 1
     assert run.phase(8).attempts == 2 and run.metric("EP_RI").valid
+
+
+def test_another_station_cannot_resume_a_run_it_did_not_record(
+        url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 25 §1: ``run --resume`` from another host resumed a live run and both stations
+    wrote it. Only the station holding the run's local record (its lock) may resume it."""
+    run_id = interrupted_run(url, "Ready idle")
+    database = open_database(url)
+    try:
+        plan = prepare_resume(database, run_id)  # its own station may
+        other = tmp_path / "bench-2"
+        with pytest.raises(ResumeRefused, match="cannot be resumed here: this station holds no "
+                                                "record of run .* recorded by another station"):
+            prepare_resume(database, run_id, lock_dir=other / "run-locks")
+        assert run_id not in resumable_run_ids(database, Machine(locks=other / "run-locks"))
+    finally:
+        database.close()
+    monkeypatch.setenv("STORWATT_DATA_DIR", str(tmp_path / "bench-2"))  # the other station
+    with pytest.raises(ResumeRefused, match="no record of run"):
+        open_resumed_session(plan, db_url=url, clock=FakeClock())
+    assert stored_status(url, run_id) is RunStatus.INTERRUPTED  # untouched: nothing claimed
+
+
+def test_a_run_whose_station_still_holds_it_cannot_be_resumed(url: str) -> None:
+    from app.storage.run_lock import RunLock
+
+    run_id = interrupted_run(url, "Ready idle")
+    plan = planned(url, run_id)
+    live = RunLock.take(run_id)  # another process of this station (say a second window) has it
+    try:
+        with pytest.raises(ResumeRefused, match="being written by a running StorWatt"):
+            open_resumed_session(plan, db_url=url, clock=FakeClock())
+    finally:
+        live.release(finished=False)
+    assert stored_status(url, run_id) is RunStatus.INTERRUPTED

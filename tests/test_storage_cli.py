@@ -59,7 +59,7 @@ def test_runs_show_by_prefix(url: str, capsys) -> None:
     assert [p["attempts"] for p in data["phases"]] == [1, 2, 1]
     assert storwatt("runs", "show", "a1b2c3d4", "--db", url) == 0
     text = capsys.readouterr().out
-    assert "INVALID: power not stable" in text and "EP_RR      29.3 IOPS/W" in text
+    assert "INVALID: power not stable" in text and "EP_RR      29.300 IOPS/W" in text
     assert "32 meter samples" in text and "Yokogawa WT310E s/n C2XX" in text
 
 

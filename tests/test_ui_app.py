@@ -59,6 +59,21 @@ def test_health_reports_database_fio_and_drivers(tmp_path: Path) -> None:
     assert not database_item("sqlite:///x.db", "database is locked").ok
     assert not fio_item(which=lambda _name: None).ok
     assert "not found" in fio_item(which=lambda _name: None).detail
+    assert items["Lab database"].ok and "none" in items["Lab database"].detail
+    assert "host name" in items["Station"].detail
+
+
+def test_health_shows_the_station_and_the_lab_sender_s_state() -> None:
+    """Issue 26: the sender's state (behind, last success, last error) in station health."""
+    from app.storage.sender import SenderState
+    from ui.health import lab_item
+
+    url = "postgresql+psycopg://station:secret@lab-db/storwatt"
+    failing = lab_item(url, SenderState(url, "2026-11-26T10:00:00Z", "timeout expired", 42))
+    assert not failing.ok and "secret" not in failing.detail
+    assert "42 events behind" in failing.detail and "timeout expired" in failing.detail
+    assert "last success 2026-11-26T10:00:00Z" in failing.detail
+    assert lab_item(url, SenderState(url, "2026-11-26T10:00:00Z", "", 0)).ok
 
 
 def test_the_start_page_lists_stored_runs_and_health(qtbot, tmp_path: Path,

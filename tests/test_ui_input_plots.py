@@ -125,3 +125,18 @@ def test_a_short_uncertainty_strip_keeps_its_labels_apart_and_its_legend_only_wh
     plots.ingest([ev.PowerSamples(0, two, outside(len(two)))])
     plots.redraw()
     assert strip.legend.isVisible()  # several inputs: the legend tells them apart
+
+
+def test_the_uncertainty_strip_draws_the_runs_method_limit(qtbot) -> None:
+    """The limit line is the method's ``max_uncertainty_pct``, not a fixed 1 % (#22)."""
+    from app.method.loader import load_method
+
+    smoke = load_method("smoke")
+    strict = smoke.model_copy(update={"instruments": smoke.instruments.model_copy(
+        update={"max_uncertainty_pct": 0.5})})
+    plots = LivePlots(redraw_ms=10_000)
+    qtbot.addWidget(plots)
+    plots.configure([], strict)
+    strip = plots.inputs
+    assert strip.limit_line.value() == pytest.approx(0.5)
+    assert "limit 0.5 %" in strip.uncertainty_widget.getPlotItem().titleLabel.text

@@ -278,3 +278,25 @@ def test_a_run_the_database_refused_is_announced_and_imported_at_the_next_start(
     assert [r.run_id for r in restarted.database.recovered.imported] == [run_id]
     assert restarted.start_page.runs.item(0, 1).text() == "COMPLETED"
     assert stored_status(restarted, run_id) is RunStatus.COMPLETED
+
+
+def test_the_run_view_shows_the_lab_copy_as_the_sender_reports_it(qtbot) -> None:
+    """Issue 26: the sender's state (behind, last error) in the run view."""
+    from app.storage.sender import SenderState
+    from ui.run_view import RunView
+
+    class Sender:
+        running = True
+        state = SenderState("postgresql+psycopg://s@lab-db/storwatt", "", "", 12)
+
+    view = RunView(settings=QSettings())
+    qtbot.addWidget(view)
+    view.sender = Sender()
+    view._refresh_lab_copy()
+    assert "12 events behind" in view.lab_copy.text() and "sending" in view.lab_copy.text()
+    Sender.state = SenderState(Sender.state.lab, "", "timeout expired", 40)
+    Sender.running = False
+    view._refresh_lab_copy()
+    assert "not reaching" in view.lab_copy.text() and "safe on this station" in \
+        view.lab_copy.text() and view.lab_copy.toolTip() == "timeout expired"
+    assert "b06000" in view.lab_copy.styleSheet() and not view._lab_timer.isActive()

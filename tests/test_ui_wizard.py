@@ -132,12 +132,12 @@ def test_the_wizard_is_usable_from_the_keyboard(qtbot, wizard) -> None:
     press_enter(qtbot, wizard)
     assert wizard.currentPage() is wizard.sut_page
     wizard.sut_page.vendor.setFocus()
-    for text in ("Acme", "Array 9", "AC-1", "12"):
+    for text in ("Acme", "Array 9", "AC-1", "4.2.1", "12"):
         qtbot.keyClicks(wizard.focusWidget(), text)
         qtbot.keyClick(wizard.focusWidget(), Qt.Key.Key_Tab)
     assert (wizard.sut_page.vendor.text(), wizard.sut_page.model.text(),
-            wizard.sut_page.serial.text(), wizard.sut_page.capacity.text()) == \
-        ("Acme", "Array 9", "AC-1", "12")
+            wizard.sut_page.serial.text(), wizard.sut_page.firmware.text(),
+            wizard.sut_page.capacity.text()) == ("Acme", "Array 9", "AC-1", "4.2.1", "12")
     wizard.sut_page.serial.setFocus()
     press_enter(qtbot, wizard)
     assert wizard.currentPage() is wizard.workload_page

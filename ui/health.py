@@ -7,7 +7,12 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
+from typing import TYPE_CHECKING
+
 from sqlalchemy.engine import make_url
+
+if TYPE_CHECKING:  # the sender loads the storage stack: imported when health is shown
+    from app.storage.sender import SenderState
 
 from ui.wizard.connection import power_drivers
 
@@ -54,7 +59,36 @@ def instruments_item(last_meter: str = "") -> HealthItem:
     return HealthItem("Instruments", True, f"power-meter drivers: {', '.join(drivers)}{last}")
 
 
+def station_item() -> HealthItem:
+    from app.station import configured_name, station_name
+
+    if configured_name():
+        return HealthItem("Station", True, f"{configured_name()} (recorded in every run)")
+    return HealthItem("Station", True, f"{station_name()} (the host name; name the station "
+                      "with storwatt station name NAME)")
+
+
+def lab_item(lab_url: str, state: SenderState) -> HealthItem:
+    """Where the runs are copied for QA, and how the last attempt went."""
+    from app.storage.sender import shown
+
+    if not lab_url:
+        return HealthItem("Lab database", True, "none: runs stay on this station")
+    where = shown(lab_url)
+    last = f"last success {state.last_success or 'never'}"
+    if state.last_error:
+        return HealthItem("Lab database", False,
+                          f"{where}: {state.events_behind} events behind; {last}; last error: "
+                          f"{state.last_error} (the runs are safe on this station; storwatt "
+                          "db sync)")
+    return HealthItem("Lab database", True,
+                      f"{where}: {state.events_behind} events behind; {last}")
+
+
 def station_health(db_url: str, db_error: str = "", interrupted: int = 0,
                    last_meter: str = "") -> list[HealthItem]:
-    return [database_item(db_url, db_error, interrupted), instruments_item(last_meter),
-            fio_item()]
+    from app.station import lab_database
+    from app.storage.sender import read_state
+
+    return [station_item(), database_item(db_url, db_error, interrupted),
+            lab_item(lab_database(), read_state()), instruments_item(last_meter), fio_item()]

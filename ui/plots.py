@@ -23,6 +23,7 @@ from app.records import IntervalRecord, PhaseInfo, PhaseKind
 from app.sequencer import events as ev
 from drivers.interfaces import HostRate, WorkloadInterval
 from ui.input_plots import InputPlots
+from ui.live_curve import live_curve as _curve
 from ui.live_rates import LIVE_NOTE, LIVE_TIP, LiveHostRates
 from ui.series import GrowableSeries
 from ui.theme import (PLOT_MIN_HEIGHT, PlotColours, apply_plot_theme, plot_colours,
@@ -106,21 +107,6 @@ def phase_units(method: Method | None, phases: Sequence[PhaseInfo]) -> dict[int,
         else:
             units[p.index] = "IOPS"
     return units
-
-
-def _curve(plot: pg.PlotItem | pg.ViewBox, colour: str, name: str = "", width: float = 1,
-           style=None) -> pg.PlotDataItem:
-    """A live curve: width-1 cosmetic pen (Qt strokes wider pens far slower), gaps at NaN,
-    clipped to the visible range and peak-downsampled to the pixel width."""
-    pen = pg.mkPen(colour, width=width, style=style) if style else pg.mkPen(colour, width=width)
-    item = pg.PlotDataItem(pen=pen, name=name or None, connect="finite", skipFiniteCheck=True)
-    plot.addItem(item)  # first: clip/downsample settings need the item's view box
-    item.setClipToView(True)
-    item.setDownsampling(auto=True, method="peak")
-    # ~1.5 samples per pixel: the peak method keeps each pixel's min/max envelope, so nothing
-    # visible is lost, and a 24 h curve costs the same to stroke as a 20 min one.
-    item.opts["autoDownsampleFactor"] = 1.5
-    return item
 
 
 class _DualAxisPlot:
@@ -371,6 +357,7 @@ class LivePlots(QWidget):
         if method is not None:
             self._tolerance = method.stability.tolerance_pct
             self._max_avg_ms = method.response_time.max_avg_ms
+            self.inputs.set_uncertainty_limit(method.instruments.max_uncertainty_pct)
             self.band_label.setText(
                 f"<span style='color:{self.colours.efficiency}'>● EPᵢ</span> per interval · "
                 f"<span style='color:{self.colours.wma}'>━ WMA</span> "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 
-from PySide6.QtCore import QObject, QSettings, Qt, Signal
+from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
                                QSplitter, QVBoxLayout, QWidget)
@@ -23,6 +23,7 @@ from app.records import RunStatus
 from app.run_verdict import Tone, run_outcome
 from app.sequencer import events as ev
 from app.session import RunSession
+from app.storage.sender import Sender, sender_for
 from app.sequencer.capacity_optimisation import not_valid_word
 from ui.bridge import RunBridge
 from ui.confirm import Confirm, ask_yes_no
@@ -35,6 +36,8 @@ from ui.status_style import verdict_style
 from ui.timeline import PhaseTimeline
 
 LOG_LINES = 5000
+#: how often the run view shows the lab sender's state
+LAB_REFRESH_MS = 1000
 
 
 class WorkerDone(QObject):
@@ -65,6 +68,10 @@ class RunView(QWidget):
         self.result: ev.RunFinished | None = None
         self._thread: threading.Thread | None = None
         self._worker_watch: WorkerDone | None = None
+        self.sender: Sender | None = None  # copies the run to the lab database, if one
+        self._lab_timer = QTimer(self)
+        self._lab_timer.setInterval(LAB_REFRESH_MS)
+        self._lab_timer.timeout.connect(self._refresh_lab_copy)
         self._build(dark)
 
     # --- layout -------------------------------------------------------------------------------
@@ -98,6 +105,10 @@ class RunView(QWidget):
         self.home_button.setToolTip("Back to the start page (the run's results stay stored)")
         self.home_button.clicked.connect(self.home_requested)
         self.state = QLabel("")
+        self.lab_copy = QLabel("")  # the sender's state: behind, last success, last error
+        self.lab_copy.setAccessibleName("Lab copy")
+        self.lab_copy.setWordWrap(True)
+        self.lab_copy.setVisible(False)
         self.timeline = PhaseTimeline()
         self.timeline.setMinimumWidth(300)
         self.plots = LivePlots(dark=dark)
@@ -116,6 +127,7 @@ class RunView(QWidget):
         titles.addWidget(self.title)
         titles.addWidget(self.subtitle)
         titles.addWidget(self.outcome)
+        titles.addWidget(self.lab_copy)
         head.addLayout(titles, 1)
         head.addWidget(self.banner)
         head.addWidget(self.state)
@@ -165,6 +177,24 @@ class RunView(QWidget):
         self._worker_watch = WorkerDone()
         self._worker_watch.ended.connect(self._on_worker_done)
         self._thread = session.start(on_end=self._worker_watch.ended.emit)
+        self.sender = sender_for(session.database)  # never waited on: its own thread
+        self.lab_copy.setVisible(self.sender is not None)
+        if self.sender is not None:
+            self.lab_copy.setText(f"Lab copy: sending to {self.sender.state.lab}")
+            self._lab_timer.start()
+
+    def _refresh_lab_copy(self) -> None:
+        """Show the sender's state; once it has made its last push, stop looking."""
+        if self.sender is None:
+            self._lab_timer.stop()
+            return
+        state = self.sender.state
+        self.lab_copy.setText(state.summary())
+        self.lab_copy.setToolTip(state.last_error)
+        failing = bool(state.last_error)
+        self.lab_copy.setStyleSheet("color: #b06000;" if failing else "")
+        if not self.sender.running:
+            self._lab_timer.stop()
 
     def clear(self) -> None:
         """Forget the previous run before a new one starts: its histogram, confidence levels,
@@ -253,6 +283,8 @@ class RunView(QWidget):
             self._thread.join()
         if self.bridge is not None:
             self.bridge.stop()  # last events
+        if self.sender is not None:
+            self.sender.request_stop()  # its last push; the label follows it to the end
         self.home_button.setEnabled(True)
         if self.result is None:
             self.result = ev.RunFinished(RunStatus.FAILED, 0.0,

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from collections.abc import Iterable
 from datetime import date
 
+from app.calibration import CalibrationEntryError, checked_certificate, checked_date
 from app.records import WIRINGS, PowerInput
 
 #: a SUT raw capacity above 10^9 GB (1 EB) is a typo; it also keeps bytes inside SQLite's int64
@@ -31,15 +33,20 @@ MAX_LISTED = 10**9
 PORT_RANGE = (0, 65535)
 
 
-def capacity_gb(text: str) -> float:
-    """``--capacity-gb``: a finite number of GB (10^9 bytes), > 0 and ≤ :data:`MAX_CAPACITY_GB`."""
+def capacity_gb(text: str) -> int:
+    """``--capacity-gb``: a finite number of GB (10^9 bytes), > 0 and ≤ :data:`MAX_CAPACITY_GB`,
+    as bytes rounded as the wizard and the SUT file round them (``app.units``): one rule, so
+    ``1.001`` is 1 001 000 000 bytes wherever it is typed."""
+    from app.units import CAPACITY_UNITS
+
     value = _number(text, float)
     if not math.isfinite(value) or value <= 0 or value > MAX_CAPACITY_GB:
         raise argparse.ArgumentTypeError(
             f"{_shown(text)} must be a finite number of GB > 0 and ≤ {MAX_CAPACITY_GB:.0e}")
-    if int(value * 1e9) <= 0:
+    raw_bytes = round(value * CAPACITY_UNITS["GB"])  # app.units.parse_quantity's rounding
+    if raw_bytes <= 0:
         raise argparse.ArgumentTypeError(f"{_shown(text)} GB is less than one byte")
-    return value
+    return raw_bytes
 
 
 def drive_count(text: str) -> int:
@@ -61,6 +68,26 @@ def whole_number(low: int, high: int):  # type: ignore[no-untyped-def]
 
     number.__name__ = "whole number"
     return number
+
+
+#: the stored lengths of what an operator types (app/storage/schema.py): refused past them
+#: where they are typed, so a run never stores on SQLite and fails on PostgreSQL (issue 24)
+MAX_NAME_CHARS = 200
+MAX_INPUT_NAME_CHARS = 100
+
+
+def short_text(limit: int = MAX_NAME_CHARS):  # type: ignore[no-untyped-def]
+    """An argument type for a one-line text of at most ``limit`` characters (a SUT's vendor,
+    model, serial, firmware; the operator): the column that stores it has that length."""
+    def text(value: str) -> str:
+        value = value.strip()
+        if len(value) > limit:
+            raise argparse.ArgumentTypeError(f"{_shown(value)} is longer than {limit} "
+                                             "characters")
+        return value
+
+    text.__name__ = "text"
+    return text
 
 
 def tcp_port(text: str) -> int:
@@ -108,12 +135,14 @@ def scratch_size(text: str) -> str:
 
 
 #: the keys of ``--power-input`` (name and driver are required)
-POWER_INPUT_KEYS = ("name", "driver", "resource", "element", "wiring", "calibration")
+POWER_INPUT_KEYS = ("name", "driver", "resource", "element", "wiring", "calibration",
+                    "certificate")
 
 
 def power_input(text: str) -> PowerInput:
     """``--power-input name=NAME,driver=DRIVER,resource=RESOURCE[,element=N][,wiring=W]
-    [,calibration=YYYY-MM-DD]``: one of the SUT's power inputs; each refusal names the key."""
+    [,calibration=YYYY-MM-DD][,certificate=REF]``: one of the SUT's power inputs; each refusal
+    names the key."""
     values: dict[str, str] = {}
     for pair in text.split(","):
         key, equals, value = pair.partition("=")
@@ -127,6 +156,9 @@ def power_input(text: str) -> PowerInput:
         if key in values:
             raise argparse.ArgumentTypeError(f"key {key} given twice")
         values[key] = value.strip()
+    if len(values.get("name", "")) > MAX_INPUT_NAME_CHARS:
+        raise argparse.ArgumentTypeError(f"name={_shown(values['name'])} is longer than "
+                                         f"{MAX_INPUT_NAME_CHARS} characters")
     for key in ("name", "driver"):
         if not values.get(key):
             raise argparse.ArgumentTypeError(f"{key}= is required (e.g. name=psu-a,driver=wt300,"
@@ -143,14 +175,30 @@ def power_input(text: str) -> PowerInput:
     if wiring not in WIRINGS:
         raise argparse.ArgumentTypeError(f"wiring={_shown(values['wiring'])} is not one of "
                                          f"{', '.join(WIRINGS)}")
-    if "calibration" in values:
-        try:
-            date.fromisoformat(values["calibration"])
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"calibration={_shown(values['calibration'])} is "
-                                             "not a date YYYY-MM-DD") from None
+    what = f"input {values['name']}'s"
+    try:
+        calibration = checked_date(values.get("calibration", ""), what)
+        certificate = checked_certificate(values.get("certificate", ""), what)
+    except CalibrationEntryError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return PowerInput(values["name"], values["driver"], values.get("resource", ""), element,
-                      wiring, values.get("calibration", ""))
+                      wiring, calibration, certificate)
+
+
+def calibration_date(text: str) -> str:
+    """``--meter-calibration``/``--thermo-calibration``: an ISO date, not after today."""
+    try:
+        return checked_date(text, "the")
+    except CalibrationEntryError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def certificate(text: str) -> str:
+    """``--meter-certificate``/``--thermo-certificate``: a reference, one line."""
+    try:
+        return checked_certificate(text, "the")
+    except CalibrationEntryError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _number(text: str, kind: type) -> float | int:
@@ -182,6 +230,10 @@ def one_line(message: str, values: Iterable[object]) -> str:
              if isinstance(t, str) and len(t) > CLIPPED_OVER]
     for text in sorted(texts, key=len, reverse=True):  # a shorter one may be part of a longer
         message = message.replace(text, f"{text[:SHOWN_CHARS]}… ({len(text)} characters)")
+    # an error listing its problems on indented lines (a method file's) reads as one line;
+    # a lone line break (in a typed value) stays visible as \n
+    message = re.sub(r":?\n[ \t]+", lambda m: ": " if m.group().startswith(":") else "; ",
+                     message)
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
 
 

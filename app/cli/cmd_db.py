@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
+from dataclasses import asdict
 from contextlib import closing
 from pathlib import Path
 
@@ -39,6 +40,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="import this journal file (repeatable), e.g. one copied from "
                           "another station")
     rec.set_defaults(func=recover_command)
+    for name, text, func in (
+            ("sync", "copy to the lab database every run (or part of one) it lacks",
+             sync_command),
+            ("status", "what the lab database lacks of this station's runs, and the sender's "
+             "last success and error", status_command)):
+        action = group.add_parser(name, help=text)
+        action.add_argument("--db", help="the station's database (default: its SQLite file)")
+        action.add_argument("--lab-db", help="the lab database URL (default: the station's "
+                            "setting, storwatt station lab-db)")
+        action.add_argument("--json", action="store_true", help="print as JSON")
+        action.set_defaults(func=func)
 
 
 def upgrade_command(args: argparse.Namespace) -> int:
@@ -77,6 +89,8 @@ def info_command(args: argparse.Namespace) -> int:
 
 
 def copy_command(args: argparse.Namespace) -> int:
+    from sqlalchemy.exc import SQLAlchemyError
+
     from app.storage.db import open_database
     from app.storage.transfer import copy_runs
 
@@ -91,6 +105,11 @@ def copy_command(args: argparse.Namespace) -> int:
             destination.close()
     except StorageError as exc:
         return arguments.refuse("db copy", exc, args)
+    except SQLAlchemyError as exc:  # a row the destination refused: one line, not a traceback
+        first = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        return arguments.refuse("db copy", f"the destination refused a run ({first}); the runs "
+                                "copied before it are kept, the refused one is not copied "
+                                "(rolled back)", args)
     print(report.summary())
     return 0
 
@@ -110,3 +129,77 @@ def recover_command(args: argparse.Namespace) -> int:
     if not (report.imported or report.in_use or report.failed):
         print(f"no run journals for {database.url} in {journal_dir()}: nothing to recover")
     return 1 if report.failed else 0
+
+
+def _lab_pair(args: argparse.Namespace, command: str):  # type: ignore[no-untyped-def]
+    """The station's database and the lab's (the lab opened as the sender opens it)."""
+    from app.station import lab_database
+    from app.storage.db import open_database
+    from app.storage.sender import open_lab
+
+    url = args.lab_db or lab_database()
+    if not url:
+        raise StorageError(f"no lab database: name one with storwatt station lab-db URL or "
+                           f"{command} --lab-db URL")
+    station = open_database(args.db)
+    try:
+        return station, open_lab(url)
+    except StorageError:
+        station.close()
+        raise
+
+
+def sync_command(args: argparse.Namespace) -> int:
+    from app.storage.sender import lag, shown, sync
+
+    try:
+        station, lab = _lab_pair(args, "db sync")
+        try:
+            sent = sync(station, lab)
+            left = lag(station, lab)
+        finally:
+            station.close()
+            lab.close()
+    except StorageError as exc:
+        return arguments.refuse("db sync", exc, args)
+    facts = {"rows_sent": sent, "lab": shown(lab.url), "runs_behind": len(left)}
+    if args.json:
+        print(json.dumps(facts, indent=2))
+    else:
+        print(f"{sent} rows sent to {shown(lab.url)}; the lab copy now holds "
+              + ("every run of this station" if not left else f"all but {len(left)} run(s)"))
+    return 0 if not left else 1
+
+
+def status_command(args: argparse.Namespace) -> int:
+    from app.storage.sender import lag, read_state
+
+    state = read_state()
+    try:
+        station, lab = _lab_pair(args, "db status")
+        try:
+            behind = lag(station, lab)
+        finally:
+            station.close()
+            lab.close()
+        reachable = ""
+    except StorageError as exc:
+        behind, reachable = [], str(exc)
+    facts = {**asdict(state), "reachable_error": reachable,
+             "runs_behind": [{"run_id": b.run_id, "status": b.status,
+                              "events_behind": b.events_behind,
+                              "in_lab": b.lab_seq is not None} for b in behind]}
+    if args.json:
+        print(json.dumps(facts, indent=2))
+        return 0 if not reachable else 1
+    for line in state.lines():
+        print(line)
+    if reachable:
+        print(f"now            cannot reach the lab database: {reachable}")
+        return 1
+    if not behind:
+        print("now            the lab copy holds every run of this station")
+    for b in behind:
+        where = "not in the lab copy" if b.lab_seq is None else f"{b.events_behind} events behind"
+        print(f"run {b.run_id[:8]}   {b.status:11} {where}")
+    return 0

@@ -70,17 +70,31 @@ def register(sub: argparse._SubParsersAction) -> None:
     sm.set_defaults(func=sim_meter_command)
 
 
+#: what ``read --help`` says for each kind: its drivers, an address and its driver options
+_READ_HELP = {
+    "power": ("a power meter", "wt300, wt210, chroma66200, pw3335, ptd (storwatt meter drivers)",
+              "TCPIP::10.0.0.5::10001::SOCKET (PTDaemon: host:8888)",
+              "element=1, range_v=300, range_a=2, backend=@py …"),
+    "temperature": ("a thermometer", "daq970a, watchport, ptd-temp (storwatt meter drivers "
+                    "lists them with the power drivers)",
+                    "TCPIP::10.0.0.9::5025::SOCKET (PTDaemon: host:8889)",
+                    "channel=101, tc_type=K (daq970a), backend=@py …")}
+
+
 def _read_parser(actions: argparse._SubParsersAction, kind: str) -> argparse.ArgumentParser:
-    p = actions.add_parser("read", help=f"identity and N readings of a {kind} meter")
-    p.add_argument("--driver", required=True, help="driver name (storwatt meter drivers)")
-    p.add_argument("--resource", required=True,
-                   help="VISA resource, e.g. TCPIP::127.0.0.1::10001::SOCKET")
-    p.add_argument("--count", type=arguments.whole_number(1, arguments.MAX_READINGS), default=1)
+    what, drivers, resource, options = _READ_HELP[kind]
+    p = actions.add_parser("read", help=f"identity and N readings of {what}",
+                           description=f"Open {what}, print who answered and N time-stamped "
+                           "readings, as a run would read it.")
+    p.add_argument("--driver", required=True, help=f"driver name: {drivers}")
+    p.add_argument("--resource", required=True, help=f"its address, e.g. {resource}")
+    p.add_argument("--count", type=arguments.whole_number(1, arguments.MAX_READINGS), default=1,
+                   help="how many readings (default 1)")
     p.add_argument("--interval", type=arguments.bounded(0, 3600, "s"), default=1.0,
                    help="seconds between readings")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the readings as JSON")
     p.add_argument("--option", action="append", default=[], metavar="K=V",
-                   help="driver option (element=1, range_v=300, range_a=2, backend=@py …)")
+                   help=f"driver option ({options})")
     return p
 
 
@@ -259,7 +273,8 @@ def sim_meter_command(args: argparse.Namespace) -> int:
     previous = {n: signal.signal(n, lambda *_: stop.set())
                 for n in (signal.SIGTERM, signal.SIGINT)}
     print(sim.resource, flush=True)
-    print(f"{args.model} simulator on 127.0.0.1:{port}; read it with: storwatt meter read "
+    command = "thermo read" if args.model in TEMPERATURE_MODELS else "meter read"
+    print(f"{args.model} simulator on 127.0.0.1:{port}; read it with: storwatt {command} "
           f"--driver {DRIVER_FOR_MODEL[args.model]} --resource {sim.resource}  (Ctrl-C stops)",
           file=sys.stderr, flush=True)
     try:

@@ -10,10 +10,11 @@ from pathlib import Path
 
 from app.cli import arguments
 from app.cli.cmd_methods import add_answer_arguments, answers_from_args
-from app.records import (LAB_KINDS, SIMULATED_LABS, InstrumentConfig, RunConfig, RunStatus,
-                         SutDescription)
+from app.records import (LAB_KINDS, SIMULATED_LABS, UNDECLARED_SUT, InstrumentConfig,
+                         RunConfig, RunStatus, SutDescription)
 from app.sequencer.capacity_optimisation import declare_coms
 from app.storage.errors import StorageError
+from app.station import station_name
 from app.stop_signals import is_hang_up, leave_terminal, run_until_stopped
 from drivers.interfaces import InstrumentError, WorkloadError
 
@@ -32,6 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(classification not derived)")
     add_answer_arguments(p)
     p.add_argument("--db", help="database URL (default: the station's SQLite file)")
+    p.add_argument("--lab-db", default=None, metavar="URL",
+                   help="copy the run to this lab database while it goes on (default: the "
+                        "station's setting, storwatt station lab-db)")
     p.add_argument("--out", type=Path, help="write the PDF and xlsx reports into this folder")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--quiet", action="store_true", help="phases and metrics only")
@@ -42,12 +46,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--target-size", default="", type=arguments.scratch_size,
                    help="create a missing --target as a scratch file of this size, e.g. 256M "
                    "(without it a missing target is refused)")
+    p.add_argument("--buffered-io", action="store_true",
+                   help="write file targets through the page cache (default: direct IO "
+                   "wherever their file system allows it; the report says which was used)")
     p.add_argument("--load-host", action="append", default=[],
                    help="fio --server load host HOST[:PORT] (repeatable)")
     p.add_argument("--confirm-target", "--confirm-device", dest="confirm_target",
                    action="append", default=[], metavar="PATH",
                    help="type a --target's path exactly to allow overwriting that block device "
                    "or existing file (repeatable)")
+    p.add_argument("--sut", type=Path, metavar="FILE",
+                   help="the SUT description file the lab keeps (JSON: vendor, model, serial, "
+                   "firmware, raw capacity, drives, RAID, COMs, supply, ASHRAE class, power "
+                   "supplies and which input measures which; the wizard saves one, "
+                   "docs/usage.md shows one); options typed beside it override its fields")
+    p.add_argument("--vendor", type=arguments.short_text(),
+                   help="SUT vendor (outside the simulated labs: printed on the report; or "
+                   "give --sut)")
+    p.add_argument("--model", type=arguments.short_text(), help="SUT model")
+    p.add_argument("--serial", type=arguments.short_text(), help="SUT serial number")
+    p.add_argument("--firmware", type=arguments.short_text(), help="SUT firmware version")
     p.add_argument("--capacity-gb", type=arguments.capacity_gb,
                    help="SUT raw capacity in GB (10^9 bytes); required outside the simulated "
                    "labs (EP_RI divides it by idle power)")
@@ -69,16 +87,32 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "parity RAID is on exactly for RAID 5/6/50/60")
     p.add_argument("--meter-driver", default="sim",
                    help="the one power meter's driver (shorthand for one --power-input)")
-    p.add_argument("--meter-resource", default="")
+    p.add_argument("--meter-resource", default="",
+                   help="the one power meter's address (VISA resource or host:port)")
     p.add_argument("--power-input", dest="power_inputs", action="append", default=[],
                    type=arguments.power_input, metavar="KEY=VALUE,…",
                    help="one of the SUT's power inputs, summed into its power (repeatable): "
                    "name=NAME,driver=DRIVER,resource=RESOURCE[,element=N]"
-                   "[,wiring=1P2W|3P3W|3P4W][,calibration=YYYY-MM-DD]; driver sim in a "
+                   "[,wiring=1P2W|3P3W|3P4W][,calibration=YYYY-MM-DD][,certificate=REF]; "
+                   "driver sim in a "
                    "simulated lab takes a simulated model as resource (wt310, wt333e …)")
-    p.add_argument("--thermo-driver", default="sim")
-    p.add_argument("--thermo-resource", default="")
-    p.add_argument("--operator", default="")
+    p.add_argument("--meter-calibration", type=arguments.calibration_date, default="",
+                   metavar="YYYY-MM-DD", help="the power meter's last calibration date (from "
+                   "its certificate; a date after today is refused)")
+    p.add_argument("--meter-certificate", type=arguments.certificate, default="",
+                   metavar="REF", help="the power meter's calibration certificate reference")
+    p.add_argument("--thermo-driver", default="sim",
+                   help="the inlet thermometer's driver (storwatt instruments lists them; "
+                   "sim: the simulated lab's)")
+    p.add_argument("--thermo-resource", default="",
+                   help="the thermometer's address (VISA resource or host:port)")
+    p.add_argument("--thermo-calibration", type=arguments.calibration_date, default="",
+                   metavar="YYYY-MM-DD", help="the thermometer's last calibration date (from "
+                   "its certificate; a date after today is refused)")
+    p.add_argument("--thermo-certificate", type=arguments.certificate, default="",
+                   metavar="REF", help="the thermometer's calibration certificate reference")
+    p.add_argument("--operator", default="", type=arguments.short_text(),
+                   help="who runs the test (printed on the report)")
     p.add_argument("--resume", metavar="RUN_ID",
                    help="continue this INTERRUPTED run (id or unique prefix) from the next phase "
                    "boundary the method allows, with its own stored configuration; the result "
@@ -94,51 +128,78 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_command)
 
 
-#: what a real SUT must declare: the simulated SUT's example values would be made-up facts
-#: about it (a wrong capacity gives a wrong EP_RI; a wrong supply or class checks nothing)
+#: what a real SUT must declare, without --sut: the simulated SUT's example values would be
+#: made-up facts about it (a wrong capacity gives a wrong EP_RI; a wrong supply or class
+#: checks nothing; a made-up RAID level puts "parity RAID: NOT VERIFIED" in its report)
 DECLARED_OUTSIDE_SIMULATION = (("capacity_gb", "--capacity-gb"), ("supply", "--supply"),
-                               ("ashrae_class", "--ashrae-class"))
+                               ("ashrae_class", "--ashrae-class"), ("drives", "--drives"),
+                               ("raid", "--raid"))
+#: options that override a field of the SUT description (option key → SutDescription field)
+SUT_OPTIONS = (("vendor", "vendor"), ("model", "model"), ("serial", "serial"),
+               ("firmware", "firmware"), ("supply", "supply"), ("ashrae_class", "ashrae_class"),
+               ("capacity_gb", "raw_capacity_bytes"), ("drives", "drive_count"),
+               ("drive_type", "drive_type"), ("raid", "raid"))
 
 
-def config_from_args(args: argparse.Namespace) -> RunConfig:
-    if args.lab not in SIMULATED_LABS:
+def _declared_sut(args: argparse.Namespace) -> SutDescription:
+    """The SUT as declared: the --sut file, else the simulated SUT in a simulated lab and
+    nothing of it elsewhere (UNDECLARED_SUT), then each SUT option typed beside it."""
+    from app.sut_file import load_sut_file
+
+    if args.sut is not None:
+        sut = load_sut_file(args.sut)
+    elif args.lab in SIMULATED_LABS:
+        sut = SutDescription()
+    else:
         missing = [flag for key, flag in DECLARED_OUTSIDE_SIMULATION
                    if getattr(args, key) is None]
         if missing:
-            raise ValueError(f"--lab {args.lab} needs {', '.join(missing)}: the defaults "
-                             "describe the simulated SUT (7300 GB, 1P-200-240, A2), not yours "
-                             "(method-notes §3, §4)")
+            raise ValueError(f"--lab {args.lab} needs --sut FILE (the SUT description) or "
+                             f"{', '.join(missing)}: nothing of the simulated SUT is used "
+                             "outside the simulated labs (method-notes §3, §4)")
+        sut = UNDECLARED_SUT
+    typed = {field: getattr(args, key) for key, field in SUT_OPTIONS
+             if getattr(args, key) not in (None, "")}
+    return replace(sut, **typed)
+
+
+def config_from_args(args: argparse.Namespace) -> RunConfig:
     names = [i.name for i in args.power_inputs]
     if len(set(names)) < len(names):
         raise ValueError(f"--power-input names must differ; given: {', '.join(names)}")
-    if args.power_inputs and (args.meter_driver != "sim" or args.meter_resource):
+    if args.power_inputs and (args.meter_driver != "sim" or args.meter_resource
+                              or args.meter_calibration or args.meter_certificate):
         raise ValueError("give the power meter either as --meter-driver/--meter-resource (one "
                          "input) or as --power-input (each input), not both")
-    sut = SutDescription()
-    if args.supply is not None:
-        sut = replace(sut, supply=args.supply)
-    if args.ashrae_class is not None:
-        sut = replace(sut, ashrae_class=args.ashrae_class)
-    if args.capacity_gb is not None:
-        sut = replace(sut, raw_capacity_bytes=int(args.capacity_gb * 1e9))
-    if args.drives is not None:
-        sut = replace(sut, drive_count=args.drives)
-    if args.drive_type:
-        sut = replace(sut, drive_type=args.drive_type)
-    if args.raid is not None:
-        sut = replace(sut, raid=args.raid)
+    sut = _declared_sut(args)
     answers = answers_from_args(args)
     reason = _classification_reason(args, answers)
-    available, on = declare_coms(args.com, args.com_off)
-    sut = replace(sut, coms_declared=available, coms_on_during_test=on,
-                  targets=tuple(args.target), load_hosts=tuple(args.load_host))
+    if args.com or args.com_off or args.sut is None:  # typed COMs replace the file's
+        available, on = declare_coms(args.com, args.com_off)
+        sut = replace(sut, coms_declared=available, coms_on_during_test=on)
+    sut = replace(sut, targets=tuple(args.target), load_hosts=tuple(args.load_host))
+    unmapped = sorted({n for n, _ in sut.input_supplies} - set(names)) if names else []
+    if unmapped:
+        raise ValueError(f"the SUT description maps power input(s) {', '.join(unmapped)} to "
+                         f"a supply, but the run's inputs are {', '.join(names)}")
     return RunConfig(method=args.method, taxonomy=args.taxonomy, lab=args.lab, sut=sut,
-                     power_meter=InstrumentConfig(args.meter_driver, args.meter_resource),
+                     power_meter=InstrumentConfig(args.meter_driver, args.meter_resource,
+                                                  calibration_date=args.meter_calibration,
+                                                  certificate=args.meter_certificate),
                      power_inputs=tuple(args.power_inputs),
-                     temperature_meter=InstrumentConfig(args.thermo_driver, args.thermo_resource),
+                     temperature_meter=InstrumentConfig(args.thermo_driver, args.thermo_resource,
+                                                        calibration_date=args.thermo_calibration,
+                                                        certificate=args.thermo_certificate),
                      operator=args.operator, target_size=args.target_size,
-                     confirm_device=",".join(args.confirm_target),
+                     buffered_io=args.buffered_io,
+                     confirm_device=",".join(args.confirm_target), station=station_name(),
                      classification_reason=reason, classification_answers=answers)
+
+
+#: the clock a run is timed by; None: the station's monotonic clock. Tests set it (a fake
+#: clock runs a day-long compliant sequence in seconds); deliberately no command-line option,
+#: so no operator can shorten a run's real time
+INJECTED_CLOCK = None
 
 
 def _classification_reason(args: argparse.Namespace, answers: dict[str, object]) -> str:
@@ -161,15 +222,17 @@ def run_command(args: argparse.Namespace) -> int:
     from app.sequencer.lab import LabError
     from app.method.loader import MethodError
     from app.session import open_session
+    from app.storage.sender import sender_for
 
     try:
         reporter = ConsoleReporter(sys.stderr if args.json else sys.stdout, quiet=args.quiet)
         if args.resume:
             session = _resumed_session(args, reporter)
         else:
-            session = open_session(_confirm_range_plan(args, config_from_args(args)),
+            config = _with_station_calibration(config_from_args(args), reporter.out)
+            session = open_session(_confirm_range_plan(args, config),
                                    db_url=args.db, listeners=[reporter],
-                                   report_folder=args.out)
+                                   report_folder=args.out, clock=INJECTED_CLOCK)
     except (MethodError, LabError, KeyError, ValueError, InstrumentError, WorkloadError,
             StorageError) as exc:
         print(f"storwatt run: {arguments.one_line(_message(exc), vars(args).values())}",
@@ -181,18 +244,44 @@ def run_command(args: argparse.Namespace) -> int:
             leave_terminal()
         session.sequencer.abort(reason)
 
+    sender = sender_for(session.database, args.lab_db)
+
     def run_and_report() -> int:
         try:
             status = session.run()
         except StorageError as exc:  # neither the database nor the journal took everything
             print(f"storwatt run: {exc}", file=sys.stderr)
             return 1
+        finally:
+            lab_copy = sender.stop(LAB_FINAL_WAIT_S) if sender else None
         reporter.print_final(session.stored.message())  # only now is the run durable
+        if lab_copy is not None:
+            print(lab_copy.summary() + (f" — {lab_copy.last_error}" if lab_copy.last_error
+                                        else ""), file=reporter.out)
         return _finish(args, session, status)
 
     # the run on a worker, the signals on the waiting main thread (see run_until_stopped);
     # handled until the reports are written: a stop signal then is a no-op, not a lost report
     return run_until_stopped(run_and_report, stop, name=f"run-{session.run_id[:8]}")
+
+
+def _with_station_calibration(config: RunConfig, out) -> RunConfig:  # type: ignore[no-untyped-def]
+    """Each real instrument's calibration not typed, from the station profile
+    (``app.station_profile``), each one said; a broken profile file is a warning."""
+    from app.station_profile import StationProfile, StationProfileError
+
+    try:
+        config, notes = StationProfile().fill(config)
+    except StationProfileError as exc:
+        notes = [f"WARNING: {exc}"]
+    for note in notes:
+        print(note, file=out)
+    return config
+
+
+#: the sender's last push once the run has ended: the lab copy is complete within this, or
+#: catches up later (storwatt db sync, the next run); the run's own result never waits on it
+LAB_FINAL_WAIT_S = 15.0
 
 
 def _resumed_session(args: argparse.Namespace, reporter):
@@ -287,7 +376,8 @@ def _finish(args: argparse.Namespace, session, status: RunStatus) -> int:
                   f"storwatt runs show {session.run_id[:8]}{db}")
         for kind, path in reports.items():
             print(f"{kind} report: {path}")
-    return 0 if status is RunStatus.COMPLETED and stored.in_database else 1
+    reported = not args.out or bool(reports)  # reports asked for and not written: not a success
+    return 0 if status is RunStatus.COMPLETED and stored.in_database and reported else 1
 
 
 def _metric_json(m) -> dict:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.cli import arguments, cmd_signoff
 from app.cli.cmd_savings import add_savings_options, savings_command
+from app.metrics.formatting import format_figure
 from app.storage.errors import StorageError
 
 if TYPE_CHECKING:  # numpy and SQLAlchemy: imported where a command runs
@@ -24,6 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ls.add_argument("--status", help="only runs with this status (COMPLETED, INTERRUPTED …)")
     ls.add_argument("--limit", type=arguments.whole_number(1, arguments.MAX_LISTED),
                     help="at most this many runs")
+    ls.add_argument("--station", help="only runs recorded by the station of this name")
     show = group.add_parser("show", help="one run: phases, metrics, instruments, sample counts")
     show.add_argument("run_id", metavar="ID", help="run id or an unambiguous prefix of it")
     savings = group.add_parser(
@@ -58,7 +60,7 @@ def list_command(args: argparse.Namespace) -> int:
         database = open_for_reading(args.db)
         try:
             runs = database.list_runs(status=args.status.upper() if args.status else None,
-                                      limit=args.limit)
+                                      limit=args.limit, station=args.station)
             resumable = resumable_run_ids(database)
         finally:
             database.close()
@@ -71,14 +73,19 @@ def list_command(args: argparse.Namespace) -> int:
     if not runs:
         print(f"no runs stored in {database.url}")
         return 0
-    print(f"{'ID':10} {'STARTED (UTC)':25} {'STATUS':23} {'METHOD':16} {'COMPLIANCE':14} "
-          f"{'TAXONOMY':14} SUT")
-    for r in runs:
-        status = f"{r.status}, resumable" if r.run_id in resumable else str(r.status)
-        print(f"{r.run_id[:8]:10} {r.started_wall:25} {status:23} "
-              f"{r.method_name + ' ' + r.method_version:16} {r.compliance.label:14} "
-              f"{r.taxonomy:14} {r.sut}")
-        print(f"{'':10} method: {r.compliance.method_label(r.method_name, r.method_version)}")
+    rows = [(r.run_id[:8], r.started_wall,
+             f"{r.status}, resumable" if r.run_id in resumable else str(r.status),
+             f"{r.method_name} {r.method_version}", r.compliance.label, r.taxonomy,
+             r.station or "—", str(r.sut))
+            for r in runs]
+    header = ("ID", "STARTED (UTC)", "STATUS", "METHOD", "COMPLIANCE", "TAXONOMY", "STATION",
+              "SUT")
+    # each column as wide as its widest cell: a long method name never shifts the others
+    widths = [max(len(cells[k]) for cells in (header, *rows)) for k in range(len(header) - 1)]
+    print("  ".join(f"{c:{w}}" for c, w in zip(header, widths)) + "  " + header[-1])
+    for r, cells in zip(runs, rows):
+        print("  ".join(f"{c:{w}}" for c, w in zip(cells, widths)) + "  " + cells[-1])
+        print(f"{'':10}method: {r.compliance.method_label(r.method_name, r.method_version)}")
     print("COMPLIANCE is derived from each run's record (storwatt runs show ID lists every "
           "criterion), not the method file's claim")
     if any(r.run_id in resumable for r in runs):
@@ -161,7 +168,9 @@ def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
              f"Method   {run.method_name} {run.method_version}  {run.compliance.label} "
              "(derived, see Compliance below)",
              f"Taxonomy {run.taxonomy}    started {run.started_wall}    "
-             f"duration {_fmt(run.duration_s, 6)} s of {_fmt(run.planned_s, 6)} s planned"]
+             f"duration {_fmt(run.duration_s, 6)} s of {_fmt(run.planned_s, 6)} s planned",
+             f"Station  {run.config.station or 'not recorded'}    "
+             f"operator {run.config.operator or '—'}"]
     for role, ident in (("Power meter", run.power_meter),
                         ("Thermometer", run.temperature_meter)):
         lines.append(f"{role:12} {ident.describe() + '  ' + ident.resource if ident else '—'}")
@@ -183,7 +192,10 @@ def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
                          + error["message"].rstrip().replace("\n", "\n    "))
     lines.append("\nMetrics")
     for m in run.metrics:
-        shown = f"{_fmt(m.value, 5)} {m.unit}" if m.valid else f"INVALID: {m.reason}"
+        figure = format_figure(m.value)  # the report's digits (method-notes §4)
+        shown = (f"{figure} {m.unit}" if m.valid else  # an invalid figure shown as one
+                 f"({figure}) {m.unit}  INVALID: {m.reason}" if _num(m.value) is not None
+                 else f"INVALID: {m.reason}")
         lines.append(f"  {m.name:10} {shown}")
     counts = data["counts"]
     lines.append(f"\nStored: {counts['power_samples']} meter samples, "

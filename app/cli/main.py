@@ -18,7 +18,8 @@ from collections.abc import Callable, Sequence
 
 import app
 from app.cli import (cmd_audit, cmd_db, cmd_family, cmd_instruments, cmd_methods, cmd_report,
-                     cmd_run, cmd_runs)
+                     cmd_run, cmd_runs, cmd_station)
+from app.paths import DataDirError
 
 
 #: a group's ``register(subparsers)``: adds its sub-commands to ``storwatt``
@@ -27,7 +28,8 @@ Register = Callable[[argparse._SubParsersAction], None]
 #: in ``--help`` order
 COMMAND_GROUPS: tuple[Register, ...] = (
     cmd_audit.register, cmd_db.register, cmd_family.register, cmd_instruments.register,
-    cmd_methods.register, cmd_report.register, cmd_run.register, cmd_runs.register)
+    cmd_methods.register, cmd_report.register, cmd_run.register, cmd_runs.register,
+    cmd_station.register)
 
 
 def build_parser(groups: Sequence[Register] = COMMAND_GROUPS) -> argparse.ArgumentParser:
@@ -59,6 +61,9 @@ def main(argv: Sequence[str] | None = None,
         return 2
     try:
         return int(func(args) or 0)
+    except DataDirError as exc:  # wherever a command first needed the data folder
+        print(f"storwatt {args.command}: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

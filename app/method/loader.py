@@ -7,6 +7,8 @@ and the reason, because a lab editing a method file needs to know exactly what t
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from collections.abc import Callable
 from functools import lru_cache
@@ -26,14 +28,60 @@ class MethodError(ValueError):
     """A method file is missing, unreadable or invalid; the message says where and why."""
 
 
+#: a method file is a few kB (the largest shipped one 14 kB): anything beyond this is not one
+MAX_METHOD_BYTES = 1 << 20
+#: tables and arrays nested deeper than this are no method (the model nests 4 levels)
+MAX_METHOD_DEPTH = 16
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
+    """A method file's keys, read once from a regular file of bounded size and depth.
+
+    Issue 25: a FIFO named as a method file hung every command, a link to /dev/zero ran out
+    of memory at 4 GiB and 5000-deep arrays ended in a RecursionError traceback. So the file
+    is opened without waiting (a FIFO's open would block for a writer), must be a regular
+    file, and at most :data:`MAX_METHOD_BYTES` are read through that one descriptor."""
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
         raise MethodError(f"{path}: file not found") from None
+    except OSError as exc:
+        raise MethodError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise MethodError(f"{path}: not a regular file (a folder, device, pipe or socket): "
+                              "a method file is a TOML file")
+        raw = fh.read(MAX_METHOD_BYTES + 1)
+    if len(raw) > MAX_METHOD_BYTES:
+        raise MethodError(f"{path}: larger than {MAX_METHOD_BYTES // 1024} KiB: not a method "
+                          "file (a method file is a few kB of TOML)")
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise MethodError(f"{path}: not UTF-8 text (byte {exc.start}): a method file is "
+                          "TOML") from None
     except tomllib.TOMLDecodeError as exc:
         raise MethodError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise MethodError(f"{path}: tables or arrays nested too deeply to be a method "
+                          f"(at most {MAX_METHOD_DEPTH} levels)") from None
+    if _depth(data) > MAX_METHOD_DEPTH:
+        raise MethodError(f"{path}: tables or arrays nested more than {MAX_METHOD_DEPTH} "
+                          "levels deep: not a method")
+    return data
+
+
+def _depth(value: Any) -> int:
+    """How deeply tables and arrays nest in ``value`` (iterative: no recursion limit)."""
+    deepest, todo = 0, [(value, 0)]
+    while todo:
+        item, level = todo.pop()
+        deepest = max(deepest, level)
+        if level <= MAX_METHOD_DEPTH:
+            children = item.values() if isinstance(item, dict) else \
+                item if isinstance(item, list) else ()
+            todo.extend((child, level + 1) for child in children)
+    return deepest
 
 
 #: which file set each key of a merged method: key path → file (tables key by key, arrays whole)
@@ -63,7 +111,7 @@ def _resolve(path: Path, seen: tuple[Path, ...] = ()) -> tuple[dict[str, Any], O
     """The file's keys over its ``base`` chain, and which file set each; a variant must state
     ``compliant`` itself so an abbreviated copy never inherits its base's compliance by
     accident, and may not set ``[compliance]`` (the minimums a run is judged against)."""
-    if path in seen:
+    if path.resolve() in {p.resolve() for p in seen}:  # `../x/a.toml` names a.toml too
         raise MethodError(f"{path}: circular 'base' chain: {' -> '.join(map(str, seen))}")
     data = _read_toml(path)
     base_name = data.pop("base", None)
@@ -169,16 +217,17 @@ def load_method_file(path: Path) -> Method:
                 return f" [{key} is set in {origin}]" if origin != path else ""
         return f" [set in none of {', '.join(files)}]" if len(files) > 1 else ""
 
-    data = _resolve_traces(data, origins.get(("profiles",), path))
+    data = _resolve_traces(data, path, where)
     try:
         method = Method.model_validate(data)
     except ValidationError as exc:
         hint = ""
         missing = any(err["type"] == "missing" for err in exc.errors())
-        if missing and len(files) == 1 and "variant_of" in data:
-            hint = (f"\n  (no key 'base' in this variant: a variant names its base file, "
-                    f"e.g. base = \"{data['variant_of']}.toml\", and inherits the keys it "
-                    "does not set)")
+        if missing and len(files) == 1:
+            example = f"{data['variant_of']}.toml" if isinstance(data.get("variant_of"), str) \
+                else "emerald-block-v3.toml"
+            hint = (f"\n  (no key 'base' in this file: a variant names its base file, "
+                    f"e.g. base = \"{example}\", and inherits the keys it does not set)")
         raise MethodError(f"{path}: invalid method definition:\n"
                           f"{describe_validation_error(exc, where)}{hint}") from None
     _check_shipped_minimums(path, method, where)
@@ -204,11 +253,13 @@ def _check_registered(path: Path, method: Method) -> None:
                           for d in found.differences))
 
 
-def _resolve_traces(data: dict[str, Any], origin: Path) -> dict[str, Any]:
+def _resolve_traces(data: dict[str, Any], path: Path,
+                    where: Callable[[str], str]) -> dict[str, Any]:
     """Each profile's ``trace`` as an absolute path, checked to be an fio iolog now rather
     than hours into a run. A relative path names a file in the station's traces folder (not
     beside the method file: a lab copies method files around, and a copy must replay the
-    same trace)."""
+    same trace). An error starts with the file loaded, like every other refusal, and names
+    the file of the chain that set the trace (``where``)."""
     profiles = data.get("profiles")
     if not isinstance(profiles, list):
         return data
@@ -220,7 +271,8 @@ def _resolve_traces(data: dict[str, Any], origin: Path) -> dict[str, Any]:
             try:
                 read_trace(str(full))
             except WorkloadError as exc:
-                raise MethodError(f"{origin}: key 'profiles.{i}.trace': {exc}") from None
+                key = f"profiles.{i}.trace"
+                raise MethodError(f"{path}: key '{key}': {exc}{where(key)}") from None
             profile = {**profile, "trace": str(full)}
         resolved.append(profile)
     return {**data, "profiles": resolved}

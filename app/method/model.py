@@ -23,7 +23,7 @@ from app.method.fields import (MAX_PLAN_S, BlockKiB, Celsius, Count, Flag, Inter
 from app.method.summary import MethodSummary, PlanSummary
 from app.sequencer.sampler import DEFAULT_SILENCE_LIMIT_S
 from drivers.fio.engine import DEFAULT_STALL_S
-from drivers.interfaces import WorkloadProfile
+from drivers.interfaces import ReadingLimits, WorkloadProfile
 
 KIB = 1024
 
@@ -113,6 +113,19 @@ class IOProfile(Frozen):
     #: an fio iolog (v2/v3) to replay instead of generated IO (docs/method-notes.md §6); the
     #: loader resolves a relative path against the method file's folder and checks the file
     trace: Name | None = None
+
+    @model_validator(mode="after")
+    def _unit_follows_pattern(self) -> "IOProfile":
+        """The metric is computed from IOPS for a random pattern and MiB/s for a sequential
+        one (:attr:`ops_unit`), so a declared unit that disagrees would print one figure
+        under the other's unit (docs/method-notes.md, "A metric's unit follows its
+        pattern")."""
+        expected = f"{self.ops_unit}/W"
+        if self.metric_unit != expected:
+            raise ValueError(f"profile {self.name}: a {self.pattern} pattern is measured in "
+                             f"{self.ops_unit}, so {self.metric} is in {expected}, not "
+                             f"{self.metric_unit}")
+        return self
 
     @model_validator(mode="after")
     def _streams_add_up(self) -> "IOProfile":
@@ -462,6 +475,18 @@ class InstrumentLimits(Frozen):
     #: flagged power samples (over-range, no data, invalid, uncertainty not evaluable …) a
     #: measurement window may hold before its metric is INVALID (method-notes §3: none)
     max_flagged_power_samples: Count = 0
+    #: power readings in a row with bit-identical watts, volts and amps before the next one
+    #: is flagged stale (docs/method-notes.md §3, "Fresh readings")
+    max_identical_readings: PositiveCount = 10
+    #: how far a reading's watts may exceed k·U·I before it is implausible, % (method-notes
+    #: §8, "Plausibility of a reading")
+    power_plausibility_tolerance_pct: OpenPercent = 5.0
+
+    def reading_limits(self) -> ReadingLimits:
+        """The limits a power-meter driver judges each reading by (drivers never read the
+        method: these values are passed in)."""
+        return ReadingLimits(self.max_uncertainty_pct, self.max_identical_readings,
+                             self.power_plausibility_tolerance_pct)
 
     @field_validator("frequency_hz")
     @classmethod

@@ -65,6 +65,8 @@ KEYS: dict[str, Kind] = {
     "instruments.max_temperature_interval_s": Kind.AT_MOST,
     "instruments.inlet_classes": Kind.WITHIN,
     "instruments.max_flagged_power_samples": Kind.AT_MOST,
+    "instruments.max_identical_readings": Kind.AT_MOST,  # a shorter run of repeats is stale
+    "instruments.power_plausibility_tolerance_pct": Kind.AT_MOST,
     "profiles": Kind.EXACT, "plans": Kind.EXACT, "coms": Kind.EXACT,
     "compliance": Kind.EXACT,
     "fio.stall_s": Kind.LAB,  # how long fio may stay silent before the run stops

@@ -13,17 +13,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app import calibration
 from app.com_verdict import ComState, ComVerdict, com_verdicts
 from app.compliance import ComplianceVerdict
 from app.method.loader import load_method
 from app.method.model import Method
+from app.metrics.max_power import PeakSample, maximum_power
 from app.records import (IDLE_METRIC, MetricResult, PhaseKind, PhaseStatus, RunStatus,
                          in_metric_order)
 from app.reports.run_log import complete_log
+from app.reports.text import fmt_seconds
 from app.signoff import SignOff, sign_off
 from app.storage.audit import AuditEntry, AuditKind
 from app.storage.stored import StoredAttempt, StoredEvent, StoredPhase, StoredRun
-from drivers.interfaces import FLAG_UNCERTAINTY_HIGH, FLAG_UNCERTAINTY_UNKNOWN, InstrumentIdentity
+from drivers.interfaces import (FLAG_FREQUENCY_NOT_MEASURED, FLAG_UNCERTAINTY_HIGH,
+                                FLAG_UNCERTAINTY_UNKNOWN, InstrumentIdentity)
 
 VALID, INVALID, NOT_MEASURED = "VALID", "INVALID", "NOT MEASURED"
 UNIT_TEXT = {"IOPS/W": "I/Os per second per watt", "MiB/s/W": "MiB per second per watt",
@@ -81,6 +85,24 @@ class ReportContent:
     problems: tuple[str, ...]  # everything missing or invalid, in plain words
     signoff: SignOff  # the record's revisions, hash and approvals (app.signoff)
     events: tuple[StoredEvent, ...] = ()  # the complete log (``app.reports.run_log``)
+    #: the highest usable power sample overall and per phase (app.metrics.max_power)
+    peak: PeakSample | None = None
+    phase_peaks: tuple[PeakSample, ...] = ()
+
+    @property
+    def peak_line(self) -> str:
+        """``812.4 W at 1:02:03 (SR); supplies 2 × 1600 W nameplate (1+1) = 3200 W``."""
+        if self.peak is None:
+            return "no usable power sample"
+        where = max(self.phase_peaks, key=lambda p: p.watts).where
+        text = f"{self.peak.watts:.1f} W at {fmt_seconds(self.peak.t_s)} ({where})"
+        supplies = self.run.config.sut.power_supplies
+        if supplies.declared:
+            text += (f"; supplies {supplies.count} × {supplies.nameplate_w:g} W nameplate "
+                     f"({supplies.redundancy}) = {supplies.count * supplies.nameplate_w:g} W")
+        else:
+            text += "; supplies' nameplate power not declared"
+        return text
 
     @property
     def compliance(self) -> ComplianceVerdict:
@@ -133,8 +155,12 @@ def build_content(run: StoredRun) -> ReportContent:
     coms = com_verdicts(run)
     instruments = _instruments(run)
     problems = _problems(run, metrics, coms, note)
+    power = run.power
+    peak, phase_peaks = maximum_power(power.t, power.watts, power.usable, power.phase_index,
+                                      {p.index: p.info.name for p in run.phases})
     return ReportContent(run, method, note, attempts, metrics, coms, instruments, problems,
-                         sign_off(run), complete_log(run))
+                         sign_off(run), complete_log(run), peak, phase_peaks)
+
 
 
 def _method_of(run: StoredRun) -> tuple[Method | None, str]:
@@ -245,9 +271,23 @@ def _typical_interval(t: np.ndarray, phase_index: np.ndarray) -> tuple[float, fl
     return float(np.median(steps)), float(steps.max())
 
 
-def _calibration(identity: InstrumentIdentity | None, configured: str) -> str:
+def _calibration(identity: InstrumentIdentity | None, configured: str,
+                 certificate: str = "") -> str:
+    """The date the meter was opened with (else the one configured) and its certificate."""
     date = (identity.calibration_date if identity else "") or configured
-    return date or "not recorded"
+    if not date and not certificate:
+        return "not recorded"
+    return calibration.describe(date, certificate)
+
+
+def _power_calibration(run: StoredRun) -> str:
+    """The one meter's calibration, or each power input's (each is its own instrument)."""
+    config = run.config
+    if not config.power_inputs:
+        return _calibration(run.power_meter, config.power_meter.calibration_date,
+                            config.power_meter.certificate)
+    return "; ".join(f"{i.name}: {_calibration(None, i.calibration_date, i.certificate)}"
+                     for i in config.power_inputs)
 
 
 def _ranges(values: np.ndarray, unit: str) -> str:
@@ -273,6 +313,10 @@ def _instruments(run: StoredRun) -> tuple[InstrumentSummary, ...]:
         notes.append(f"input voltage {volts.min():.1f}–{volts.max():.1f} V")
     if len(freq):
         notes.append(f"frequency {freq.min():.2f}–{freq.max():.2f} Hz")
+    unmeasured = sum(FLAG_FREQUENCY_NOT_MEASURED in f for f in power.flags)
+    if unmeasured:  # method-notes §3 "not measured by this interface": disclosed, not judged
+        notes.append(f"frequency not measured by this interface in {unmeasured} sample(s) "
+                     "(the supply rule judged the volts)")
     notes.append(f"{high} sample(s) above the uncertainty limit, {unknown} with uncertainty "
                  "not evaluable")
     meter = run.power_meter
@@ -280,7 +324,7 @@ def _instruments(run: StoredRun) -> tuple[InstrumentSummary, ...]:
         "Power meter", meter.describe() if meter else "not identified (no identity stored)",
         meter.resource if meter else config.power_meter.resource,
         meter.driver if meter else config.power_meter.driver,
-        _calibration(meter, config.power_meter.calibration_date),
+        _power_calibration(run),
         "; ".join(f"{i.name}: {_ranges(i.range_v, 'V')}, {_ranges(i.range_a, 'A')}"
                   for i in run.power_inputs)  # several inputs: each has its own
         or f"{_ranges(power.range_v, 'V')}; {_ranges(power.range_a, 'A')}", step, gap, len(power),
@@ -295,7 +339,8 @@ def _instruments(run: StoredRun) -> tuple[InstrumentSummary, ...]:
             "Temperature meter", identity.describe() if identity else "not identified",
             identity.resource if identity else config.temperature_meter.resource,
             identity.driver if identity else config.temperature_meter.driver,
-            _calibration(identity, config.temperature_meter.calibration_date), "—", t_step,
+            _calibration(identity, config.temperature_meter.calibration_date,
+                         config.temperature_meter.certificate), "—", t_step,
             t_gap, len(temp), int((~temp.usable).sum()), math.nan, math.nan, span))
     return tuple(summaries)
 

@@ -7,7 +7,11 @@ at any time and gives the same figures and the same samples hash.
 
 from __future__ import annotations
 
+import errno
+import io
+import os
 import re
+import secrets
 import stat
 from collections.abc import Iterable
 from pathlib import Path
@@ -63,21 +67,59 @@ def refuse_destination(path: Path, protected: Iterable[str] = ()) -> None:
                               "or data folder): a report never replaces it")
 
 
-def _write(build, content: ReportContent, path: Path) -> Path:
-    """Build into a temporary file beside ``path`` and rename: a failed export never leaves
-    a truncated report under the final name."""
-    partial = path.with_name(path.name + ".partial")
+def _same_file(a: Path, b: Path) -> bool:
+    """Two names of one file: equal once resolved, or one existing file (a hard link)."""
+    if a.resolve() == b.resolve():
+        return True
     try:
-        build(content, partial)
-        partial.replace(path)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        raise ReportError(f"cannot write {path}: {exc.strerror or exc}; check the folder "
-                          "exists and is writable") from exc
+        return a.samefile(b)
+    except OSError:
+        return False
+
+
+def _write(build, content: ReportContent, path: Path) -> Path:
+    """Build the report in memory, write it to a temporary file that this call creates
+    (``O_EXCL``: never an existing file, never through a link) beside ``path``, make it
+    durable and rename it over ``path``: a failed export never leaves a truncated report
+    under the final name, and a ``<report>.partial`` planted as a symbolic link to another
+    file is never written through (issue 25: it turned the link's target into the PDF).
+    The libraries never touch the disk, so a full disk is one clear error from here."""
+    buffer = io.BytesIO()
+    try:
+        build(content, buffer)
     except Exception as exc:  # the library gave up on this run's content: name it, go on
-        partial.unlink(missing_ok=True)
         raise ReportError(f"cannot build {path}: {type(exc).__name__}: {exc}") from exc
+    partial = None
+    try:
+        partial, fd = _exclusive_partial(path)
+        with os.fdopen(fd, "wb") as out:
+            out.write(buffer.getbuffer())
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(partial, path)
+    except OSError as exc:
+        if partial is not None:
+            partial.unlink(missing_ok=True)
+        why = ("the disk is full" if exc.errno in (errno.ENOSPC, errno.EDQUOT)
+               else exc.strerror or str(exc))
+        raise ReportError(f"cannot write {path}: {why}; check the folder exists, is "
+                          "writable and has room") from None
     return path
+
+
+def _exclusive_partial(path: Path) -> tuple[Path, int]:
+    """A new file beside ``path`` with a name nobody could have planted in advance, created
+    by this call alone (``O_CREAT | O_EXCL`` fails on anything already there, a symbolic
+    link included)."""
+    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0))
+    for _ in range(8):
+        partial = path.with_name(f"{path.name}.{secrets.token_hex(6)}.partial")
+        try:
+            return partial, os.open(partial, flags, 0o666)
+        except FileExistsError:
+            continue
+    raise OSError(errno.EEXIST, f"no free temporary name beside {path}")
 
 
 def write_reports(run: StoredRun, pdf: Path | None = None, xlsx: Path | None = None,
@@ -87,6 +129,9 @@ def write_reports(run: StoredRun, pdf: Path | None = None, xlsx: Path | None = N
     written (issue 15: a PDF layout error used to lose the xlsx too). Every destination is
     checked first (:func:`refuse_destination`); a refused one writes nothing at all."""
     protected = tuple(protected)
+    if pdf is not None and xlsx is not None and _same_file(Path(pdf), Path(xlsx)):
+        raise ReportError(f"--pdf and --xlsx name the same file ({pdf}): the second report "
+                          "would replace the first; give each its own file")
     for path in (pdf, xlsx):
         if path is not None:
             refuse_destination(Path(path), protected)

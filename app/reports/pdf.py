@@ -11,6 +11,7 @@ abbreviated variants), the record's revision and SHA-256 (app.signoff) and "Page
 from __future__ import annotations
 
 from pathlib import Path
+from typing import BinaryIO
 
 from reportlab import rl_config
 from reportlab.lib import colors
@@ -188,8 +189,11 @@ def _cover(c: ReportContent) -> list:
     story += [P("Product and configuration", "h2"), key_values([
         ("Product", c.product),
         ("Serial number", sut.serial or "not recorded"),
-        ("Configuration", f"{sut.drive_count} × {sut.drive_type}, {sut.raid}, raw capacity "
+        ("Firmware", sut.firmware or "not recorded"),
+        ("Configuration", f"{sut.drive_count} × {sut.drive_type or 'drives (type not declared)'}, "
+                          f"{sut.raid or 'RAID not declared'}, raw capacity "
                           f"{sut.raw_capacity_bytes / 1e9:.10g} GB (1 GB = 10^9 bytes)"),
+        ("Power supplies", _supplies(sut)),
         ("Taxonomy classification", run.taxonomy or "not recorded"),
         ("Classification justification", config.classification_reason or "not recorded"),
         ("Capacity optimisations available", ", ".join(
@@ -384,6 +388,10 @@ def _instruments_section(c: ReportContent) -> list:
             ("Samples", f"{ins.samples} stored, {ins.flagged} excluded from averages"),
             ("Worst uncertainty", worst if ins.role == "Power meter" else DASH),
             ("Notes", ins.notes)])]
+    story += [P("Maximum power (project reading pending EN 303 804)", "h2"), key_values(
+        [("Highest usable sample", c.peak_line)]
+        + [(f"… in {p.where}", f"{p.watts:.1f} W at {fmt_seconds(p.t_s)}")
+           for p in c.phase_peaks])]
     story += _phases_section(c)
     return story
 
@@ -580,10 +588,11 @@ def _appendix(c: ReportContent) -> list:
 
 # --- assembly -------------------------------------------------------------------------------------
 
-def build_pdf(content: ReportContent, path: Path) -> Path:
-    """Write the Test Data Report of ``content`` to ``path``."""
+def build_pdf(content: ReportContent, path: Path | BinaryIO) -> Path | BinaryIO:
+    """Write the Test Data Report of ``content`` to ``path`` (a file name, or a binary
+    stream: the export builds in memory and writes the file itself)."""
     run = content.run
-    doc = BaseDocTemplate(str(path), pagesize=A4, leftMargin=MARGIN, rightMargin=MARGIN,
+    doc = BaseDocTemplate(path if hasattr(path, "write") else str(path), pagesize=A4, leftMargin=MARGIN, rightMargin=MARGIN,
                           topMargin=HEADER_H, bottomMargin=FOOTER_H + 3 * mm,
                           title=f"Test Data Report {run.run_id}",
                           author=clipped(run.config.operator, HEADER_CHARS) or "StorWatt",
@@ -603,3 +612,15 @@ def build_pdf(content: ReportContent, path: Path) -> Path:
     finally:
         rl_config.useA85 = use_a85
     return path
+
+
+def _supplies(sut) -> str:  # type: ignore[no-untyped-def]
+    """``2 × 1600 W nameplate, 1+1 redundant; input psu-a on supply 1, …``."""
+    supplies = sut.power_supplies
+    if not supplies.declared:
+        return "not declared"
+    text = (f"{supplies.count} × {supplies.nameplate_w:g} W nameplate, {supplies.redundancy} "
+            "redundant")
+    if sut.input_supplies:
+        text += "; " + ", ".join(f"input {name} on supply {n}" for name, n in sut.input_supplies)
+    return text

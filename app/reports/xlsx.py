@@ -13,6 +13,7 @@ from datetime import datetime
 from collections.abc import Iterable, Sequence
 from itertools import zip_longest
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import xlsxwriter
@@ -531,8 +532,10 @@ def _created(content: ReportContent) -> datetime:
         return datetime(2000, 1, 1)
 
 
-def build_xlsx(content: ReportContent, path: Path) -> Path:
-    workbook = xlsxwriter.Workbook(str(path), {"constant_memory": True,
+def build_xlsx(content: ReportContent, path: Path | BinaryIO) -> Path | BinaryIO:
+    """The workbook of ``content`` into ``path`` (a file name, or a binary stream: the
+    export builds in memory and writes the file itself)."""
+    workbook = xlsxwriter.Workbook(path if hasattr(path, "write") else str(path), {"constant_memory": True,
                                                "strings_to_numbers": False,
                                                "strings_to_formulas": False,
                                                "strings_to_urls": False,

@@ -18,8 +18,10 @@ from dataclasses import dataclass
 
 from app.method.model import InletClass, InstrumentLimits, Method, VoltageRange
 from app.records import SutDescription
-from drivers.interfaces import (FLAG_FREQUENCY_OUT_OF_RANGE, FLAG_GARBAGE, FLAG_INPUT_MISSING,
-                                FLAG_INPUTS_MISALIGNED, FLAG_INVALID, FLAG_NO_DATA, FLAG_OVERRANGE, FLAG_RANGE_CHANGE,
+from drivers.interfaces import (FLAG_FREQUENCY_NOT_MEASURED, FLAG_FREQUENCY_OUT_OF_RANGE,
+                                FLAG_GARBAGE, FLAG_IMPLAUSIBLE, FLAG_INPUT_MISSING,
+                                FLAG_INPUTS_MISALIGNED, FLAG_INVALID, FLAG_NO_DATA,
+                                FLAG_OVERRANGE, FLAG_RANGE_CHANGE, FLAG_STALE,
                                 FLAG_UNCERTAINTY_UNKNOWN, FLAG_VOLTAGE_OUT_OF_RANGE, PowerSample)
 
 #: the flags the method's tolerance counts (``instruments.max_flagged_power_samples``), in the
@@ -33,15 +35,9 @@ COUNTED_FLAGS: dict[str, str] = {
     FLAG_UNCERTAINTY_UNKNOWN: "uncertainty-not-evaluable",
     FLAG_INPUT_MISSING: "power-input-missing",
     FLAG_INPUTS_MISALIGNED: "power-inputs-misaligned",
+    FLAG_STALE: "stale",
+    FLAG_IMPLAUSIBLE: "implausible",
 }
-
-#: grids a thermometer's readings may all lie on, coarsest first (°C); a steady inlet read
-#: in whole degrees also lies on coarser grids, which would say nothing more
-_GRIDS_C = (1.0, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01)
-#: readings a window needs before their grid is evidence of the thermometer's resolution: a
-#: 0.1 °C sensor at a steady inlet can read whole degrees a few times in a row, never 20
-RESOLUTION_EVIDENCE_READINGS = 20
-
 
 @dataclass(frozen=True)
 class SiteRules:
@@ -61,7 +57,12 @@ class SiteRules:
         """The sample's flags plus a supply flag for volts or Hz outside the declared range
         or not measured (a reading the meter could not take is not checked here: its own
         flag already keeps it out of every average). A sum of power inputs is checked on
-        every input (each is wired to the supply)."""
+        every input (each is wired to the supply).
+
+        Row 5 (docs/conformance.md; method-notes §3 "not measured by this interface"): a
+        quantity the interface cannot give at all (``FLAG_FREQUENCY_NOT_MEASURED``, PTDaemon's
+        ``RL``) is not judged, and the report discloses it; one the interface can give but
+        did not (NaN without that flag) fails the rule as before."""
         if not sample.usable:
             return sample.flags
         volts, hz = self.supply_reading(sample)
@@ -69,7 +70,7 @@ class SiteRules:
         if not self.supply.min_v <= volts <= self.supply.max_v:  # NaN fails too
             added.add(FLAG_VOLTAGE_OUT_OF_RANGE)
         low, high = self.limits.frequency_hz
-        if not low <= hz <= high:
+        if not low <= hz <= high and not _frequency_unmeasurable(sample):
             added.add(FLAG_FREQUENCY_OUT_OF_RANGE)
         return sample.flags | added
 
@@ -80,9 +81,18 @@ class SiteRules:
             return sample.volts, sample.freq_hz
         parts = sample.inputs
         low, high = self.limits.frequency_hz
+        hertz = [p.freq_hz for p in parts if FLAG_FREQUENCY_NOT_MEASURED not in p.flags]
         return (max((p.volts for p in parts),
                     key=lambda v: _outside(v, self.supply.min_v, self.supply.max_v)),
-                max((p.freq_hz for p in parts), key=lambda f: _outside(f, low, high)))
+                max(hertz, key=lambda f: _outside(f, low, high)) if hertz else math.nan)
+
+
+def _frequency_unmeasurable(sample: PowerSample) -> bool:
+    """No reading of the sample's frequency could exist: its meter (or, for a sum, every
+    input's meter) has no frequency in its protocol."""
+    if sample.inputs:
+        return all(FLAG_FREQUENCY_NOT_MEASURED in p.flags for p in sample.inputs)
+    return FLAG_FREQUENCY_NOT_MEASURED in sample.flags
 
 
 def flagged_power_problem(flags_by_interval: Sequence[tuple[int, frozenset[str]]],
@@ -157,6 +167,16 @@ def _outside(value: float, low: float, high: float) -> float:
     return math.inf if value != value else max(low - value, value - high)
 
 
+def grid_points(times: Iterable[float], t0: float, period: float) -> list[float]:
+    """Each sample time as the scheduled grid point ``t0 + k·period`` it was taken for.
+
+    The sampler polls on that grid and stamps a sample with the time it was polled, a few ms
+    after its grid point under load (``app.sequencer.sampler``); the latest point not after
+    the stamp is the one it belongs to. Judged on these points, a sample late by jitter is
+    on time, and only a grid point without a sample is a gap (issue 24 item 4)."""
+    return [t0 + math.floor((t - t0) / period + 1e-9) * period for t in times]
+
+
 def longest_gap(times: Iterable[float], start: float, end: float) -> float:
     """Longest stretch of [start, end) without a time in ``times`` (the edges count)."""
     inside = sorted(t for t in times if start <= t < end)
@@ -164,29 +184,26 @@ def longest_gap(times: Iterable[float], start: float, end: float) -> float:
     return max(b - a for a, b in zip(edges, edges[1:]))
 
 
-def temperature_problems(readings: Sequence[tuple[float, float]], start: float, end: float,
-                         rules: SiteRules) -> list[str]:
-    """Usable inlet readings (t, °C) against the rules for the window [start, end)."""
-    inside = [(t, c) for t, c in readings if start <= t < end]
+def temperature_problems(readings: Sequence[tuple[float, float, float | None]], start: float,
+                         end: float, rules: SiteRules) -> list[str]:
+    """Usable inlet readings (t, °C, stated resolution °C) against the rules for the window
+    [start, end)."""
+    inside = [r for r in readings if start <= r[0] < end]
     if end <= start:
         return []
     if not inside:
         return ["no inlet temperature reading in the measurement window: a thermometer at the "
                 "SUT inlet is required (method-notes §3)"]
     problems = []
-    gap = longest_gap((t for t, _ in inside), start, end)
+    gap = longest_gap((r[0] for r in inside), start, end)
     limit = rules.limits.max_temperature_interval_s
     if gap > limit:
         problems.append(f"inlet temperature missing for {gap:.1f} s (limit {limit:g} s, "
                         "instruments.max_temperature_interval_s; method-notes §3)")
-    celsius = [c for _, c in inside]
-    required = rules.limits.temperature_resolution_c
-    grid = readings_grid(celsius, required)
-    if grid is not None:
-        problems.append(f"inlet readings show no step finer than {grid:g} °C (all "
-                        f"{len(celsius)} readings on a {grid:g} °C grid; the method requires "
-                        f"{required:g} °C, "
-                        "instruments.temperature_resolution_c; method-notes §3)")
+    celsius = [r[1] for r in inside]
+    coarse = resolution_of_inlet([r[2] for r in inside], rules.limits.temperature_resolution_c)
+    if coarse:
+        problems.append(coarse)
     inlet = rules.inlet
     outside = [c for c in celsius if not inlet.min_c <= c <= inlet.max_c]
     if outside:
@@ -198,22 +215,19 @@ def temperature_problems(readings: Sequence[tuple[float, float]], start: float, 
     return problems
 
 
-def readings_grid(celsius: Sequence[float], required: float) -> float | None:
-    """The coarsest grid coarser than ``required`` that every reading lies on, when there are
-    enough readings to call it the thermometer's resolution; None otherwise.
-
-    Meters do not report their resolution, so the readings are the evidence: a 1 °C sensor's
-    readings are all whole degrees. A grid that happens to hold a few readings of a finer
-    sensor proves nothing, hence the minimum count.
-    """
-    if len(celsius) < RESOLUTION_EVIDENCE_READINGS:
-        return None
-    for grid in (g for g in _GRIDS_C if g > required * (1 + 1e-9)):
-        if all(_on_grid(c, grid) for c in celsius):
-            return grid
+def resolution_of_inlet(resolutions: Sequence[float | None], required: float) -> str | None:
+    """Row 6c: the thermometer's resolution as it stated it with each reading (its reply's
+    last digit, or its driver's statement for the configured mode), never the steps the
+    readings happen to show: a steady inlet read at 0.1 °C is as good as a wandering one."""
+    unknown = sum(r is None for r in resolutions)
+    stated = [r for r in resolutions if r is not None]
+    if stated and (worst := max(stated)) > required * (1 + 1e-9):
+        coarse = sum(r > required * (1 + 1e-9) for r in stated)
+        return (f"the inlet thermometer resolves {worst:g} °C in {coarse} of "
+                f"{len(resolutions)} reading(s) (as its replies state); the method requires "
+                f"{required:g} °C (instruments.temperature_resolution_c; method-notes §3)")
+    if unknown:
+        return (f"the inlet thermometer stated no resolution for {unknown} of "
+                f"{len(resolutions)} reading(s), so the method's {required:g} °C cannot be "
+                "shown (instruments.temperature_resolution_c; method-notes §3)")
     return None
-
-
-def _on_grid(value: float, grid: float) -> bool:
-    steps = value / grid
-    return math.isclose(steps, round(steps), abs_tol=1e-6)

@@ -83,7 +83,8 @@ class Lab:
 
     def ranged_meters(self) -> dict[str, PowerMeter]:
         """The meter of each power input by name (``MAIN_INPUT`` for the one meter): what the
-        ranging pass ranges, each on its own readings."""
+        ranging pass ranges, each on its own readings. The two never share a lab, so an input
+        may be named "main" (``Ranger.several_inputs`` tells them apart, issue 24)."""
         if self.power_inputs is None:
             return {MAIN_INPUT: self.power_meter}
         return {config.name: meter for config, meter in self.power_inputs.inputs}

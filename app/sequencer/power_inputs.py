@@ -19,8 +19,8 @@ The rules, each named in the report:
   (:class:`~app.sequencer.sampler.MeterLost`), the same rule as for one meter: a dropped reply
   is a flagged instant, never the end of a day-long run.
 * **Flags.** Each input keeps its own flags; every flag of an input flags the total, except
-  the two the method judges on the total itself: the 1 % uncertainty limit (the total's
-  combined uncertainty is judged instead) and the low-current warning (a warning on that input).
+  the two the method judges on the total itself: the uncertainty limit (the total's
+  combined uncertainty is judged instead, against the method's ``max_uncertainty_pct``) and the low-current warning (a warning on that input).
 * **Uncertainty.** The total's absolute uncertainty is the sum of the inputs' absolute
   uncertainties (``Σ u_i·|P_i|``): the conservative combination, which assumes their errors
   may all lean the same way. Unknown for any input → unknown for the total.
@@ -43,8 +43,8 @@ from drivers.clock import Clock
 from drivers.interfaces import (FLAG_INPUT_MISSING, FLAG_INPUTS_MISALIGNED, FLAG_LOW_CURRENT,
                                 FLAG_UNCERTAINTY_HIGH, FLAG_UNCERTAINTY_UNKNOWN,
                                 SIMULATOR_IDN_PREFIX, InstrumentError, InstrumentIdentity,
-                                PowerMeter, PowerSample)
-from drivers.meters.accuracy import UNCERTAINTY_LIMIT_PCT, AccuracySpec
+                                PowerMeter, PowerSample, ReadingLimits)
+from drivers.meters.accuracy import AccuracySpec
 
 #: flags the method judges on the total, not copied from an input (see the module docstring)
 NOT_PROPAGATED = frozenset({FLAG_UNCERTAINTY_HIGH, FLAG_LOW_CURRENT})
@@ -80,8 +80,10 @@ def combined_uncertainty_pct(parts: Sequence[PowerSample], total_w: float) -> fl
     return absolute / abs(total_w) * 100.0
 
 
-def sum_inputs(t: float, parts: Sequence[PowerSample], max_skew_s: float) -> PowerSample:
-    """The SUT's total at instant ``t`` from the inputs' readings (each with its own ``t``)."""
+def sum_inputs(t: float, parts: Sequence[PowerSample], max_skew_s: float,
+               max_uncertainty_pct: float = ReadingLimits.max_uncertainty_pct) -> PowerSample:
+    """The SUT's total at instant ``t`` from the inputs' readings (each with its own ``t``),
+    its combined uncertainty judged against ``max_uncertainty_pct`` (the method's)."""
     flags = set().union(*(p.flags - NOT_PROPAGATED for p in parts))
     if len(parts) > 1 and max(p.t for p in parts) - min(p.t for p in parts) > max_skew_s:
         flags.add(FLAG_INPUTS_MISALIGNED)
@@ -90,7 +92,7 @@ def sum_inputs(t: float, parts: Sequence[PowerSample], max_skew_s: float) -> Pow
     uncertainty = combined_uncertainty_pct(parts, watts) if summable else None
     if uncertainty is None:
         flags.add(FLAG_UNCERTAINTY_UNKNOWN)
-    elif uncertainty > UNCERTAINTY_LIMIT_PCT:
+    elif uncertainty > max_uncertainty_pct:
         flags.add(FLAG_UNCERTAINTY_HIGH)
     resolutions = [p.resolution_w for p in parts if p.resolution_w is not None]
     resolution = max(resolutions) if len(resolutions) == len(parts) else None
@@ -113,6 +115,9 @@ class PowerInputs:
     #: the method's ``[sampling] meter_silence_limit_s``
     silence_limit_s: float = DEFAULT_SILENCE_LIMIT_S
     identities: tuple[InputIdentity, ...] = ()
+    #: the method's limits on each reading (the inputs' meters judge theirs; the total's
+    #: combined uncertainty is judged here)
+    limits: ReadingLimits = ReadingLimits()
     notes: list[str] = field(default_factory=list)
     _silent_since: dict[str, float] = field(default_factory=dict)  # input → its first miss
 
@@ -188,7 +193,7 @@ class PowerInputs:
             parts.append(replace(sample, t=middle, input=config.name))
         if len(errors) == len(self.inputs):
             raise errors[0]  # nothing read at all: the sampler's gap and reconnect
-        return sum_inputs(t, parts, self.period_s / 2)
+        return sum_inputs(t, parts, self.period_s / 2, self.limits.max_uncertainty_pct)
 
     def _missing(self, name: str, t: float, exc: InstrumentError) -> PowerSample:
         since = self._silent_since.setdefault(name, self.clock.now())

@@ -17,8 +17,10 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-#: the single power input of today's lab (``Lab.power_meter``); several inputs get their names
-#: from the SUT set-up
+#: the key of the one power meter (``Lab.power_meter``) in a range plan; several inputs are
+#: keyed by the names the SUT set-up gives them. A plan holds one kind or the other, never
+#: both, so an input named "main" does not collide with it: the ranging pass tells them apart
+#: by the set-up (``Ranger.several_inputs``), never by comparing names (issue 24)
 MAIN_INPUT = "main"
 #: range key of ready idle (no IO profile) and of phases no profile was ranged for
 IDLE_KEY = "IDLE"

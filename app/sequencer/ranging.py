@@ -24,17 +24,18 @@ from app.records import PhaseInfo, PhaseKind
 from app.sequencer import events as ev
 from app.sequencer.range_plan import (ENVELOPE_KEY, IDLE_KEY, MAIN_INPUT, PeakRecord, RangePlan,
                                       RangeSetting, envelope, setting_from)
-from drivers.interfaces import (FLAG_GARBAGE, FLAG_INVALID, FLAG_NO_DATA, FLAG_OVERRANGE,
-                                FLAG_RANGE_CHANGE, InstrumentError, PowerMeter, PowerSample,
-                                RangingMeter)
+from drivers.interfaces import (FLAG_GARBAGE, FLAG_IMPLAUSIBLE, FLAG_INVALID, FLAG_NO_DATA,
+                                FLAG_OVERRANGE, FLAG_RANGE_CHANGE, InstrumentError, PowerMeter,
+                                PowerSample, RangingMeter)
 
 #: phases of the testing pass: they run on fixed ranges
 TESTING_KINDS = frozenset({PhaseKind.CONDITIONING, PhaseKind.ACTIVE, PhaseKind.READY_IDLE,
                            PhaseKind.COM_CHECK})
 #: flags that say a sample's volts and amps are not a reading of the load (on auto range a
-#: sample whose uncertainty cannot be evaluated still is: PTDaemon gives none on auto range)
+#: sample whose uncertainty cannot be evaluated still is: PTDaemon gives none on auto range;
+#: an implausible one is not: its fields contradict each other)
 UNREADABLE = frozenset({FLAG_GARBAGE, FLAG_INVALID, FLAG_NO_DATA, FLAG_OVERRANGE,
-                        FLAG_RANGE_CHANGE})
+                        FLAG_RANGE_CHANGE, FLAG_IMPLAUSIBLE})
 #: which phase records the peaks, per ``[ranging] mode``
 PASS_KIND = {"search": PhaseKind.SEARCH, "dedicated": PhaseKind.RANGING}
 
@@ -58,8 +59,12 @@ class Ranger:
 
     def __init__(self, method: Method, plan: PhasePlan, meters: Mapping[str, PowerMeter],
                  publish: Callable[[ev.RunEvent], None], log: Log, now: Callable[[], float],
-                 advised: RangePlan | None = None) -> None:
+                 advised: RangePlan | None = None, *, several_inputs: bool = False) -> None:
         self.method = method
+        #: whether ``meters`` are the SUT's power inputs (keyed by the names the lab typed) or
+        #: its one meter (keyed MAIN_INPUT): decided by the set-up, never by comparing a typed
+        #: name with MAIN_INPUT, so an input named "main" is an input like any other
+        self.several_inputs = several_inputs
         self.rule = method.ranging
         self.phase_plan = plan
         self.meters = dict(meters)
@@ -84,7 +89,7 @@ class Ranger:
             meter = self._ranging_meter(name)
             if meter.crest_factor < self.rule.min_crest_factor:
                 raise InstrumentError(
-                    f"the power meter {_which(name)}is set to crest factor "
+                    f"the power meter {self._which(name)}is set to crest factor "
                     f"{meter.crest_factor:g}, below the method's ranging.min_crest_factor "
                     f"{self.rule.min_crest_factor:g} (method-notes §10)")
         if self.plan is not None:
@@ -96,7 +101,7 @@ class Ranger:
     def _ranging_meter(self, name: str) -> RangingMeter:
         meter = self.meters[name]
         if not isinstance(meter, RangingMeter):
-            raise InstrumentError(f"the method ranges the power meter {_which(name)}(ranging."
+            raise InstrumentError(f"the method ranges the power meter {self._which(name)}(ranging."
                                   f"mode = {self.rule.mode}), but this meter driver cannot "
                                   "set auto and fixed ranges")
         return meter
@@ -154,7 +159,7 @@ class Ranger:
             peak_v, peak_a = self._peaks(name)
             record = self._records.get((name, self._key), PeakRecord())
             for s in samples:  # auto range: "uncertainty unknown" samples still show the load
-                reading = _reading_of(s, name)
+                reading = self._reading_of(s, name)
                 if reading is not None and not reading.flags & UNREADABLE:
                     record = record.merged(reading.volts, reading.amps, peak_v, peak_a)
             self._records[(name, self._key)] = record
@@ -200,7 +205,7 @@ class Ranger:
             records = {key: r for (of, key), r in self._records.items() if of == name}
             if not records:
                 raise InstrumentError(f"the ranging pass recorded no usable power sample "
-                                      f"{_which(name)}, so no fixed range can be chosen; "
+                                      f"{self._which(name)}, so no fixed range can be chosen; "
                                       "check the meter and rerun")
             meter = self._ranging_meter(name)
             whole = envelope(records.values())
@@ -216,18 +221,16 @@ class Ranger:
         crest = min(self._ranging_meter(name).crest_factor for name in self.meters)
         return RangePlan(settings, "ranging pass", self.rule.headroom_pct, crest)
 
+    def _which(self, name: str) -> str:
+        """How a message names the meter of input ``name`` ("" for the single meter)."""
+        return f"of power input {name} " if self.several_inputs else ""
+
+    def _reading_of(self, sample: PowerSample, name: str) -> PowerSample | None:
+        """The reading of input ``name`` in ``sample`` (the sample itself for the one meter)."""
+        if not self.several_inputs:
+            return sample
+        return next((p for p in sample.inputs if p.input == name), None)
+
     def _log_plan(self, title: str, phase_index: int | None) -> None:
         assert self.plan is not None
         self.log(f"{title}: " + "; ".join(self.plan.describe()), "INFO", phase_index)
-
-
-def _which(name: str) -> str:
-    """How a message names the meter of input ``name`` ("" for the single meter)."""
-    return "" if name == MAIN_INPUT else f"of power input {name} "
-
-
-def _reading_of(sample: PowerSample, name: str) -> PowerSample | None:
-    """The reading of input ``name`` in ``sample`` (the sample itself for the single meter)."""
-    if name == MAIN_INPUT:
-        return sample
-    return next((p for p in sample.inputs if p.input == name), None)

@@ -19,9 +19,10 @@ placed once it is taken: a tag is never published and then contradicted.
 
 from __future__ import annotations
 
-import bisect
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from itertools import takewhile
 
 import numpy as np
 
@@ -32,9 +33,10 @@ from app.metrics.errors import MetricsError
 from app.metrics.histogram import ResponseTimeHistogram
 from app.records import (IDLE_METRIC, IntervalRecord, MetricResult, PhaseInfo, PhaseKind,
                          Placement, Window)
-from app.sequencer.conformance import (SiteRules, flagged_power_problem, longest_gap,
+from app.sequencer.conformance import (SiteRules, flagged_power_problem, grid_points, longest_gap,
                                        resolution_problem, supply_problems,
                                        temperature_problems)
+from app.sequencer.workload_window import WorkloadWindow, overlap
 from drivers.interfaces import (FLAG_UNCERTAINTY_HIGH, PowerSample, TemperatureSample,
                                 WorkloadInterval, WorkloadResult)
 
@@ -60,10 +62,10 @@ class PhaseRecorder:
     power_flags: list[frozenset[str]] = field(default_factory=list)
     power_supply: list[tuple[float, float]] = field(default_factory=list)  # (volts, Hz)
     power_resolution: list[float | None] = field(default_factory=list)  # W, as the meter sent
-    uncertainty_high: int = 0
-    inlet: list[tuple[float, float]] = field(default_factory=list)  # usable (t, °C)
-    slices: list[WorkloadInterval] = field(default_factory=list)
-    slice_end: list[float] = field(default_factory=list)
+    #: usable (t, °C, resolution °C as the thermometer stated it)
+    inlet: list[tuple[float, float, float | None]] = field(default_factory=list)
+    #: the slices' figures still needed and the window's histogram (not every slice: §4)
+    workload: WorkloadWindow = field(default_factory=WorkloadWindow)
     intervals: list[IntervalRecord] = field(default_factory=list)
     eps: list[float] = field(default_factory=list)
     workload_result: WorkloadResult | None = None
@@ -176,14 +178,13 @@ class PhaseRecorder:
             self.power_flags.append(s.flags)
             self.power_supply.append(self.site.supply_reading(s))
             self.power_resolution.append(s.resolution_w)
-            self.uncertainty_high += FLAG_UNCERTAINTY_HIGH in s.flags
         return tuple(kept), tuple(placements)
 
     def add_temperature(self, samples: list[TemperatureSample]
                         ) -> tuple[tuple[TemperatureSample, ...], tuple[Placement, ...]]:
         """Keep the usable inlet readings; return the samples whose window is decided with
         where each lies (the others are held, as in :meth:`add_power`)."""
-        self.inlet.extend((s.t, s.celsius) for s in samples if s.usable)
+        self.inlet.extend((s.t, s.celsius, s.resolution_c) for s in samples if s.usable)
         decided = []
         for s in samples:
             if self.held_temperature or self._undecided(s.t):
@@ -207,15 +208,20 @@ class PhaseRecorder:
     def slice_window(self, s: WorkloadInterval) -> Window:
         """The window holding most of slice ``s`` (the histogram's rule)."""
         start, end = self.measurement_window()
-        return Window.MEASUREMENT if end > start and _overlap(s, start, end) >= 0.5 \
+        return Window.MEASUREMENT if end > start and overlap(s, start, end) >= 0.5 \
             else Window.OUTSIDE
 
     def add_workload(self, slices: list[WorkloadInterval]) -> None:
+        """Keep what the intervals and the phase metric need of each slice (late duplicates
+        from a restarted engine stream are dropped, to keep time order); the slices themselves
+        are the store's."""
+        self._decide_window()
         for s in sorted(slices, key=lambda s: s.t_end):
-            if self.slice_end and s.t_end < self.slice_end[-1]:
-                continue  # a late duplicate from a restarted engine stream; keep order
-            self.slices.append(s)
-            self.slice_end.append(s.t_end)
+            self.workload.add(s, self.measurement_window(), decided=not self.may_extend)
+
+    def _decide_window(self) -> None:
+        if not self.may_extend and self.workload.undecided:
+            self.workload.decide(self.measurement_window())
 
     # --- intervals ---------------------------------------------------------------------------
     def close_due(self, now: float, latency_s: float) -> list[IntervalRecord]:
@@ -227,7 +233,32 @@ class PhaseRecorder:
             if end + latency_s > now + 1e-9:
                 break
             closed.append(self._close(len(self.intervals)))
+        if closed:
+            self._forget_unneeded()
         return closed
+
+    def _power_columns(self) -> tuple[list, ...]:
+        """The per-sample power lists, index-aligned: forgotten together."""
+        return (self.power_t, self.power_w, self.power_ok, self.power_interval,
+                self.power_flags, self.power_supply, self.power_resolution)
+
+    def _forget_unneeded(self) -> None:
+        """Forget readings and slice figures no open interval and no verdict of this phase
+        needs any more: those before the next interval to close and before the evidence
+        window (the measurement window, or all of ready idle), whose start only ever moves
+        later. Memory then follows the window, not the phase's length (issue 27); every
+        sample and slice is in the store."""
+        keep_from = self.interval_bounds(len(self.intervals))[0]
+        start, end = self._evidence_window()
+        if end > start:
+            keep_from = min(keep_from, start)
+        self._decide_window()
+        self.workload.forget_before(keep_from)
+        k = _count_before(self.power_t, keep_from)
+        if k:
+            for column in self._power_columns():
+                del column[:k]
+        del self.inlet[:_count_before((t for t, *_ in self.inlet), keep_from)]
 
     def _placed_power(self, intervals: range) -> tuple[float, int]:
         """Mean of the usable samples placed in ``intervals`` (and how many there were)."""
@@ -239,16 +270,6 @@ class PhaseRecorder:
         count = int(mask.sum())
         return (float(np.mean(np.asarray(self.power_w)[mask])) if count else math.nan), count
 
-    def _window_slices(self, start: float, end: float) -> list[WorkloadInterval]:
-        """Workload slices overlapping [start, end) (slices arrive in time order)."""
-        lo = bisect.bisect_right(self.slice_end, start + 1e-9)
-        out = []
-        for s in self.slices[lo:]:
-            if s.t_start >= end - 1e-9:
-                break
-            out.append(s)
-        return out
-
     def _window_ops(self, start: float, end: float) -> tuple[float, float]:
         """(operations, average response ms) in [start, end): operations are IOs for IOPS
         profiles and MiB for MiB/s profiles.
@@ -258,11 +279,11 @@ class PhaseRecorder:
         slices by their end would shift work between neighbouring intervals.
         """
         ios = nbytes = resp_weight = 0.0
-        for s in self._window_slices(start, end):
-            share = _overlap(s, start, end)
+        for s in self.workload.overlapping(start, end):
+            share = overlap(s, start, end)
             ios += s.ios * share
-            nbytes += (s.read_bytes + s.write_bytes) * share
-            resp_weight += s.avg_resp_ms * s.ios * share
+            nbytes += s.nbytes * share
+            resp_weight += s.resp_weight * share
         resp = resp_weight / ios if ios else math.nan
         ops = ios if self.ops_unit == "IOPS" else nbytes / MIB
         return float(ops), resp
@@ -316,17 +337,10 @@ class PhaseRecorder:
         return self.interval_bounds(window.start)[0], self.interval_bounds(window.stop - 1)[1]
 
     def histogram(self) -> ResponseTimeHistogram:
-        """Response-time histogram of the measurement window (merged fio bins)."""
-        start, end = self.measurement_window()
-        values: list[int] = []
-        counts: list[int] = []
-        for s in self._window_slices(start, end):
-            if _overlap(s, start, end) < 0.5:
-                continue  # a slice belongs to the histogram of the window holding most of it
-            values.extend(s.latency_bins)
-            counts.extend(s.latency_bins.values())
-        return ResponseTimeHistogram.from_arrays(np.array(values, dtype=np.int64),
-                                                 np.array(counts, dtype=np.int64))
+        """Response-time histogram of the measurement window (fio bins summed as the slices
+        arrived; a slice belongs to the histogram of the window holding most of it)."""
+        self.workload.decide(self.measurement_window())
+        return self.workload.histogram_sum.histogram()
 
     def active_result(self, metric: str, unit: str, aborted: bool = False) -> MetricResult:
         """The profile's EP metric over its measurement interval, with validity and reason."""
@@ -374,21 +388,27 @@ class PhaseRecorder:
             problems.append("phase did not complete (aborted or failed)")
         if n == 0 or watts != watts:
             problems.append("no usable power samples in the measurement interval")
-        if self.uncertainty_high:
-            problems.append(f"{self.uncertainty_high} power sample(s) above the "
+        high = sum(FLAG_UNCERTAINTY_HIGH in self.power_flags[i] for i in self._window_samples())
+        if high:  # counted over the window every other flag is counted over
+            problems.append(f"{high} power sample(s) above the "
                             f"{self.method.instruments.max_uncertainty_pct:g} % uncertainty limit")
         start, end = self._evidence_window()
-        gap = longest_gap((t for t, ok in zip(self.power_t, self.power_ok) if ok), start, end)
-        if gap > self.method.instruments.max_power_interval_s:
-            problems.append(f"power samples missing for {gap:.1f} s (limit "
-                            f"{self.method.instruments.max_power_interval_s:g} s)")
+        period = self.method.sample_period_s
+        usable = grid_points((t for t, ok in zip(self.power_t, self.power_ok) if ok),
+                             self.t_start, period)
+        gap = longest_gap(usable, start, end)
+        limit = self.method.instruments.max_power_interval_s
+        if gap > limit * (1 + 1e-9):
+            problems.append(f"power samples missing for {gap:.3f} s ({round(gap / period) - 1} "
+                            f"grid point(s) of the {period:g} s sample period without a "
+                            f"usable sample; limit {limit:g} s, "
+                            "instruments.max_power_interval_s; method-notes §3)")
         return problems + self._reading_problems(start, end)
 
     def _reading_problems(self, start: float, end: float) -> list[str]:
         """The method's rules on the window's readings (``app.sequencer.conformance``):
         flagged power, the meter's resolution, the supply, the inlet temperature."""
-        window = self.measured_intervals
-        measured = [i for i, interval in enumerate(self.power_interval) if interval in window]
+        measured = self._window_samples()
         limits = self.site.limits
         flagged = flagged_power_problem([(self.power_interval[i], self.power_flags[i])
                                          for i in measured], limits.max_flagged_power_samples)
@@ -399,6 +419,12 @@ class PhaseRecorder:
                                    for i in measured], self.site)
                 + temperature_problems(self.inlet, start, end, self.site))
 
+    def _window_samples(self) -> list[int]:
+        """Indices of the power samples in the measured intervals: the one window every rule
+        on the readings counts over (flags, uncertainty, resolution, supply)."""
+        window = self.measured_intervals
+        return [i for i, interval in enumerate(self.power_interval) if interval in window]
+
     def _evidence_window(self) -> tuple[float, float]:
         """Where readings must be continuous: the measurement window, or the whole ready-idle
         phase (its metric is the phase's average)."""
@@ -407,9 +433,8 @@ class PhaseRecorder:
         return self.measurement_window()
 
 
-def _overlap(s: WorkloadInterval, start: float, end: float) -> float:
-    """Fraction of slice ``s`` that lies inside [start, end)."""
-    span = s.t_end - s.t_start
-    if span <= 0:
-        return 1.0 if start <= s.t_end < end else 0.0
-    return max(0.0, min(s.t_end, end) - max(s.t_start, start)) / span
+
+
+def _count_before(times: Iterable[float], t: float) -> int:
+    """How many leading times (arrival order) lie before ``t``."""
+    return sum(1 for _ in takewhile(lambda x: x < t, times))

@@ -20,6 +20,7 @@ import math
 import threading
 import traceback
 import uuid
+from concurrent.futures import Future
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -46,6 +47,7 @@ from app.sequencer.sampler import MeterLost, MeterSampler
 from app.sequencer.search import (Probe, choose_intensity, next_refinement, probe_over_limit,
                                   recheck)
 from app.sequencer.sweep import SweepSteps
+from app.sequencer.workload_control import WorkloadControl
 from drivers.clock import Clock, MonotonicClock
 from drivers.interfaces import (InstrumentError, LiveRates, WorkloadError, WorkloadInterval,
                                 WorkloadProfile)
@@ -110,7 +112,8 @@ class Sequencer:
         #: one the range advisor found and the operator confirmed
         self._ranger = Ranger(method, self.plan, lab.ranged_meters(), self.publish, self.log,
                               lambda: self.clock.now(),
-                              range_plan or (continuation.range_plan if continuation else None))
+                              range_plan or (continuation.range_plan if continuation else None),
+                              several_inputs=lab.power_inputs is not None)
 
     # --- control (any thread) ---------------------------------------------------------------
     def pause(self) -> None:
@@ -402,7 +405,8 @@ class Sequencer:
         wp = profile.to_workload(queue_depth=qd, jobs=cfg.jobs, kind="search",
                                  duration_s=cfg.probe_s)
         start = self.clock.now()
-        slices = self._drive(recorder, wp, cfg.probe_s + cfg.startup_s, until_done=True)
+        slices: list[WorkloadInterval] = []
+        self._drive(recorder, wp, cfg.probe_s + cfg.startup_s, until_done=True, kept=slices)
         return probe_figures(name, qd, slices, profile.ops_unit, self.clock.now() - start,
                              cfg.startup_s, cfg.probe_s)
 
@@ -430,25 +434,31 @@ class Sequencer:
         self._drive(recorder, None, seconds)
 
     def _drive(self, recorder: PhaseRecorder, profile: WorkloadProfile | None,
-               duration_s: float | None, until_done: bool = False) -> list[WorkloadInterval]:
-        """Run one workload segment (or idle) while sampling; returns its workload slices.
+               duration_s: float | None, until_done: bool = False,
+               kept: list[WorkloadInterval] | None = None) -> None:
+        """Run one workload segment (or idle) while sampling.
         The segment ends ``duration_s`` after it began plus any stabilisation extension the
         recorder decides on the way (method-notes §4); with ``until_done`` it ends earlier
-        when the engine has finished the profile's own duration."""
+        when the engine has finished the profile's own duration. ``kept`` collects the
+        segment's workload slices (a search probe's figures); a phase's slices are otherwise
+        the store's and the recorder's alone, so a long phase does not pile them up here."""
         engine, latency = self.lab.engine, self.lab.workload_latency_s
         start = self.clock.now()
         end = None
-        slices: list[WorkloadInterval] = []
+        control = WorkloadControl(engine, self._wake)
         if profile is not None:
-            engine.start(profile)
+            control.start(profile)
         try:
             while True:
                 self._check_flags()
                 now = self.clock.now()
                 end = None if duration_s is None else start + duration_s + recorder.extension_s
                 self._sample(recorder, now)
-                if profile is not None:
-                    slices += self._collect(recorder, engine.poll())
+                running = profile is not None and control.started
+                if running:
+                    collected = self._collect(recorder, engine.poll())
+                    if kept is not None:
+                        kept += collected
                     self._show_rates(recorder, engine)
                 self._close_intervals(recorder, now)
                 if end is not None and now >= end + (latency if profile else 0):
@@ -458,17 +468,38 @@ class Sequencer:
                     self.log(f"{recorder.phase.name}: {steady} (method-notes §5)", "INFO",
                              recorder.phase.index)
                     break
-                if profile is not None and (end is None or until_done) and not engine.running:
+                if running and (end is None or until_done) and not engine.running:
                     break
                 self._sleep(recorder, now, end, latency)
-        finally:
+        except BaseException:
             if profile is not None:
-                recorder.workload_result = engine.stop()
+                recorder.workload_result = control.stop().result()
+            raise
         if profile is not None:
-            slices += self._collect(recorder, self._drain(engine),
-                                    until=(end or math.inf) + latency)
+            stopping = control.stop()
+            self._sample_until(recorder, stopping)
+            recorder.workload_result = stopping.result()
+            collected = self._collect(recorder, self._drain(engine),
+                                      until=(end or math.inf) + latency)
+            if kept is not None:
+                kept += collected
         self._close_intervals(recorder, self.clock.now(), final=True)
-        return slices
+
+    def _sample_until(self, recorder: PhaseRecorder, pending: Future) -> None:
+        """Keep the meters on their grid until ``pending`` (an engine's stop, seconds with
+        load hosts) has finished; an inline stop has finished already."""
+        try:
+            while not pending.done():
+                self._sample(recorder, self.clock.now())
+                deadlines = [self._power.next_due]
+                if self._temp:
+                    deadlines.append(self._temp.next_due)
+                self._wake.clear()
+                if not pending.done():
+                    self.clock.sleep_until(min(deadlines), self._wake)
+        except BaseException:
+            pending.exception()  # the engine has stopped before the phase fails
+            raise
 
     @staticmethod
     def _drain(engine) -> list[WorkloadInterval]:

@@ -135,7 +135,7 @@ def _on_run_started(conn: Connection, _s: RunState, _b: _Batch, e: ev.RunStarted
         taxonomy=cfg.taxonomy, lab=cfg.lab,
         operator=cfg.operator, status=RunStatus.RUNNING.value, started_wall=e.wall_start_iso,
         t0=e.t0, planned_s=e.planned_s, error="", workload_engine="",
-        heartbeat_wall=time.time(), **writer_identity())).inserted_primary_key[0]
+        **writer_identity())).inserted_primary_key[0]
     if e.phases:
         conn.execute(s.Phase.__table__.insert(), [_phase_row(pk, p) for p in e.phases])
     return RunState(pk, _unix(e.wall_start_iso))

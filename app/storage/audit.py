@@ -229,6 +229,7 @@ def _append(database: Database, run_id: str, entry: AuditEntry, needs_end: str |
     """Insert ``entry`` (its id, run and time filled in here) in one transaction with the
     checks: ``needs_end`` names what only a finished run can take; ``expected_revision`` is
     the revision the caller saw."""
+    _one_place(database)
     uuid = resolve_run_id(database, run_id)
     created = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
     with database.read() as conn:  # one transaction: check and append together
@@ -251,6 +252,27 @@ def _append(database: Database, run_id: str, entry: AuditEntry, needs_end: str |
             verdict_shown=entry.verdict_shown, rules_version=entry.rules_version,
             confirmation=entry.confirmation).returning(AuditEntryRow.id)).scalar_one()
     return replace(entry, entry_id=entry_id, run_id=uuid, created_wall=created)
+
+
+def _one_place(database: Database) -> None:
+    """A run's audit entries live in one place (issue 26): with a lab database named, QA
+    works on the lab copy only, so a station refuses entries into any other database."""
+    from app.station import lab_database  # the station's setting (its data folder)
+
+    from app.storage.sender import shown
+
+    lab = lab_database()
+    if lab and lab != database.url and _parsed(lab) != _parsed(database.url):
+        raise AuditError(f"this station's runs are reviewed on the lab database "
+                         f"{shown(lab)}: add audit entries there (--db {shown(lab)}), so that "
+                         "each run's entries live in one place")
+
+
+def _parsed(url: str) -> object:
+    try:
+        return sa.engine.make_url(url)
+    except sa.exc.ArgumentError:
+        return url
 
 
 def audit_entries(database: Database, run_id: str) -> list[AuditEntry]:

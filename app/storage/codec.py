@@ -27,6 +27,9 @@ FLAG_CODES: dict[str, str] = {
     di.FLAG_INPUT_MISSING: "X",
     di.FLAG_INPUTS_MISALIGNED: "A",
     di.FLAG_LOW_CURRENT: "L",
+    di.FLAG_FREQUENCY_NOT_MEASURED: "H",
+    di.FLAG_STALE: "Z",  # frozen
+    di.FLAG_IMPLAUSIBLE: "P",  # physically impossible
 }
 CODE_FLAGS: dict[str, str] = {code: flag for flag, code in FLAG_CODES.items()}
 NO_FLAGS: frozenset[str] = frozenset()

@@ -23,11 +23,13 @@ from sqlalchemy.engine import Connection, Engine, make_url
 
 from app.paths import default_db_url
 from app.records import PhaseStatus, RunStatus
-from app.storage import migrate
+from app.storage import migrate, server_link
 from app.storage.errors import (DatabaseLockedError, ReadOnlySchemaError, StorageError,
                                 classify)
-from app.storage.liveness import Machine, WriterMark, orphan_reason
+from app.storage.liveness import Machine, stop_reason, take_over
+from app.storage.sqlite_file import refuse_special_path
 from app.storage.schema import Phase, PhaseAttemptRow, PowerSampleRow, Run
+from app.storage.server_link import READER_TIMEOUTS, WRITER_TIMEOUTS, ServerTimeouts
 
 if TYPE_CHECKING:
     from app.storage.recover import RecoveryReport
@@ -41,12 +43,19 @@ def _is_sqlite(url: str) -> bool:
 
 
 def create_engine(url: str, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
-                  immediate: bool = False, read_only_file: str | None = None) -> Engine:
+                  immediate: bool = False, read_only_file: str | None = None,
+                  server_timeouts: ServerTimeouts | None = None) -> Engine:
     """An engine with StorWatt's connection settings; ``immediate`` takes the write lock at
     ``BEGIN`` (the writer's engine: avoids lock-upgrade deadlocks that no timeout can cure).
-    ``read_only_file``: open that SQLite file read-only instead (:func:`open_for_reading`)."""
+    ``read_only_file``: open that SQLite file read-only instead (:func:`open_for_reading`).
+    A server database gets bounded waits (:mod:`app.storage.server_link`): the writer's
+    (``immediate``) or the readers' unless ``server_timeouts`` says otherwise."""
     if not _is_sqlite(url):
-        return sa.create_engine(url, pool_pre_ping=True)
+        return _server_engine(url, server_timeouts or (
+            WRITER_TIMEOUTS if immediate else READER_TIMEOUTS), "writer" if immediate else "reader")
+    database = read_only_file or make_url(url).database
+    if database not in (None, "", ":memory:") and not database.startswith("file:"):
+        refuse_special_path(url, database)  # a device, pipe or /proc entry is no database
     connect_url = url if read_only_file is None else _read_only_url(read_only_file)
     engine = sa.create_engine(connect_url, connect_args={"timeout": busy_timeout_s,
                                                          "check_same_thread": False})
@@ -72,6 +81,18 @@ def create_engine(url: str, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
     return engine
 
 
+def _server_engine(url: str, timeouts: ServerTimeouts, role: str) -> Engine:
+    engine = sa.create_engine(url, pool_pre_ping=True)
+    if make_url(url).get_driver_name() != "psycopg":
+        return engine  # another driver: its own settings (PostgreSQL URLs default to psycopg)
+
+    @event.listens_for(engine, "do_connect")
+    def _bounded(_dialect: Any, _record: Any, _cargs: Any, cparams: dict[str, Any]) -> Any:
+        return server_link.connect(timeouts, role, cparams)
+
+    return engine
+
+
 @dataclass
 class Database:
     """An open run database. Thread-safe for reads; runs are written by :class:`RunWriter`."""
@@ -83,6 +104,17 @@ class Database:
     recovered: RecoveryReport | None = None  # run journals imported at open (app.storage.recover)
     #: opened by :func:`open_for_reading` on a file this process cannot write
     read_only: bool = False
+    #: bounds on a database server's answers (None: the writer's and readers' defaults)
+    server_timeouts: ServerTimeouts | None = None
+
+    @property
+    def longest_wait_s(self) -> float:
+        """The longest one storage operation may block: SQLite's busy timeout, or a server's
+        connect and reply bounds (what the run writer allows a commit before giving up)."""
+        if _is_sqlite(self.url):
+            return self.busy_timeout_s
+        bounds = self.server_timeouts or WRITER_TIMEOUTS
+        return max(2, bounds.connect_s) + bounds.reply_s
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
@@ -95,7 +127,8 @@ class Database:
 
     def writer_engine(self) -> Engine:
         """A separate engine for the writer thread (its own connection, immediate BEGIN)."""
-        return create_engine(self.url, busy_timeout_s=self.busy_timeout_s, immediate=True)
+        return create_engine(self.url, busy_timeout_s=self.busy_timeout_s, immediate=True,
+                             server_timeouts=self.server_timeouts)
 
     def schema_version(self) -> str:
         with self.read() as conn:
@@ -119,21 +152,28 @@ class Database:
 
 def open_database(url: str | None = None, *,
                   busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
-                  machine: Machine | None = None, recover_journals: bool = True) -> Database:
+                  machine: Machine | None = None, recover_journals: bool = True,
+                  server_timeouts: ServerTimeouts | None = None,
+                  interrupt_orphans: bool = True) -> Database:
     """Open the database at ``url`` (default: the station's file), upgrading its schema,
     marking runs whose station crashed as INTERRUPTED (judged as seen from ``machine``, this
     one unless a test injects another) and importing the run journals left for it
-    (``recover_journals``, see :mod:`app.storage.recover`). Raises a :class:`StorageError`
-    subclass with an actionable message (locked, disk full, corrupt, unreachable, too new)."""
+    (``recover_journals``, see :mod:`app.storage.recover`); ``server_timeouts``: bounds on a
+    database server's answers for every connection of this database (tests set them short);
+    ``interrupt_orphans=False``: leave every run's status as it is (the lab sender: the lab
+    copy follows the station's record, :mod:`app.storage.sender`).
+    Raises a :class:`StorageError` subclass with an actionable message (locked, disk full,
+    corrupt, unreachable, too new)."""
     url = url or default_db_url()
     try:
-        engine = create_engine(url, busy_timeout_s=busy_timeout_s)
+        engine = create_engine(url, busy_timeout_s=busy_timeout_s,
+                               server_timeouts=server_timeouts)
     except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as exc:
         raise classify(exc, url) from exc
-    database = Database(url, engine, busy_timeout_s)
+    database = Database(url, engine, busy_timeout_s, server_timeouts=server_timeouts)
     try:
         try:
-            _prepare(database, engine, machine)
+            _prepare(database, engine, machine, interrupt_orphans)
         except DatabaseLockedError:
             if not _is_sqlite(url):
                 raise
@@ -143,7 +183,7 @@ def open_database(url: str | None = None, *,
             # (Not always: a database merely read at open must open under a long lock.)
             opener = database.writer_engine()
             try:
-                _prepare(database, opener, machine)
+                _prepare(database, opener, machine, interrupt_orphans)
             finally:
                 opener.dispose()
     except StorageError:
@@ -155,12 +195,14 @@ def open_database(url: str | None = None, *,
     return database
 
 
-def _prepare(database: Database, engine: Engine, machine: Machine | None) -> None:
+def _prepare(database: Database, engine: Engine, machine: Machine | None,
+             interrupt_orphans: bool = True) -> None:
     """Bring the schema up to date and mark crashed runs INTERRUPTED, in one transaction."""
     try:
         with engine.begin() as conn:
             migrate.upgrade_connection(conn, database.url)
-            database.interrupted = tuple(mark_interrupted(conn, machine))
+            if interrupt_orphans:
+                database.interrupted = tuple(mark_interrupted(conn, machine))
     except sa.exc.SQLAlchemyError as exc:
         raise classify(exc, database.url) from exc
 
@@ -223,22 +265,27 @@ def _writable(path: str) -> bool:
 # --- crash recovery ---------------------------------------------------------------------------
 
 def mark_interrupted(conn: Connection, machine: Machine | None = None) -> list[str]:
-    """RUNNING runs whose writer is gone → INTERRUPTED (their samples stay as stored).
+    """RUNNING runs this station recorded and whose writer is gone → INTERRUPTED (their
+    samples stay as stored).
 
-    A run still being written by a live process (the GUI reading while the CLI runs, or this
-    very process) is left alone, which is why the writer records who it is and beats a
-    heartbeat (the rule is :func:`app.storage.liveness.orphan_reason`).
+    Only a run whose lock this process can take is changed (:mod:`app.storage.run_lock`): a
+    run another station records, or one a live — perhaps frozen — process still holds, is
+    left exactly as it is, whatever its heartbeat says. The lock is held while the run is
+    marked, so no continuation can start meanwhile.
     """
     machine = machine or Machine()
-    runs = conn.execute(sa.select(Run.id, Run.uuid, Run.writer_host, Run.writer_pid,
-                                  Run.writer_boot, Run.heartbeat_wall)
+    runs = conn.execute(sa.select(Run.id, Run.uuid, Run.writer_host, Run.writer_pid)
                         .where(Run.status == RunStatus.RUNNING.value)).all()
     marked = []
-    for pk, uuid, *writer in runs:
-        reason = orphan_reason(WriterMark(*writer), machine)
-        if reason:
-            interrupt_run(conn, pk, reason)
-            marked.append(uuid)
+    for pk, uuid, host, pid in runs:
+        lock = take_over(uuid, machine)
+        if lock is None:
+            continue
+        try:
+            interrupt_run(conn, pk, stop_reason(host, pid))
+        finally:
+            lock.release(finished=False)  # kept: this station may resume the run
+        marked.append(uuid)
     return marked
 
 

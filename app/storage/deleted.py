@@ -45,12 +45,40 @@ class FileIdentity:
             return None
         return cls(path, st.st_dev, st.st_ino)
 
+    def replaced(self) -> bool:
+        """Another file now has this path."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return False
+        return (st.st_dev, st.st_ino) != (self.device, self.inode)
+
     def still_there(self) -> bool:
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
             return False
         return (st.st_dev, st.st_ino) == (self.device, self.inode)
+
+
+def let_go_of_replaced(identity: FileIdentity, *engines: Engine) -> None:
+    """Another file was moved over ours (``mv other.db runs.db``): our connections still hold
+    the old file and its ``-wal`` lies beside the new one, where the next opening would apply
+    our pages to a database we never wrote (issue 25). So the WAL is checkpointed into the
+    old file through a connection opened before the move and emptied, then every connection
+    closed; the last one to close removes the WAL."""
+    for engine in engines:
+        if engine.pool.checkedin():  # a pooled connection: opened on the old file
+            raw = engine.raw_connection()
+            try:
+                raw.driver_connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error:
+                pass  # busy: closing below still lets the last connection checkpoint
+            finally:
+                raw.close()
+            break
+    for engine in engines:
+        engine.dispose()
 
 
 def restore_from_connection(engine: Engine, identity: FileIdentity) -> FileIdentity:

@@ -94,7 +94,8 @@ def classify(exc: BaseException, url: str) -> StorageError:
             f"one ({text})")
     if ("unable to open" in low or "could not connect" in low or "connection refused" in low
             or "no such module" in low or "can't load plugin" in low or "readonly" in low
-            or "read-only" in low or "could not parse" in low):
+            or "read-only" in low or "could not parse" in low or "did not answer" in low
+            or "timeout expired" in low):
         return DatabaseUnreachableError(
             f"cannot open database {url}: check the URL, that its folder exists and is writable, "
             f"or that the database server is running ({text})")
@@ -111,7 +112,8 @@ def _sqlite_disk_full(url: str) -> bool:
         parsed = make_url(url)
         if parsed.get_backend_name() != "sqlite" or not parsed.database:
             return False
-        return shutil.disk_usage(Path(parsed.database).resolve().parent).free \
-            < DISK_FULL_FREE_BYTES
+        usage = shutil.disk_usage(Path(parsed.database).resolve().parent)
+        # a kernel file system (/proc, /sys) has no capacity at all: not a full disk
+        return usage.total > 0 and usage.free < DISK_FULL_FREE_BYTES
     except (OSError, ValueError, ArgumentError):
         return False

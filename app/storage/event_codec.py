@@ -16,8 +16,8 @@ from enum import Enum
 from typing import Any
 
 from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo, PhaseKind,
-                         PhaseStatus, Placement, PowerInput, RunConfig, RunStatus, SutDescription,
-                         Window)
+                         PhaseStatus, Placement, PowerInput, PowerSupplies, RunConfig, RunStatus,
+                         SutDescription, Window)
 from app.sequencer import events as ev
 from app.sequencer.power_inputs import InputIdentity
 from app.sequencer.range_plan import PeakRecord, RangePlan, RangeSetting
@@ -32,7 +32,8 @@ TYPES: dict[str, type] = {cls.__name__: cls for cls in (
     ev.LogMessage, ev.RunFinished, RangePlan, RangeSetting, PeakRecord,
     RunConfig, SutDescription, InstrumentConfig, PhaseInfo, IntervalRecord, MetricResult,
     InstrumentIdentity, PowerSample, TemperatureSample, WorkloadInterval, WorkloadResult,
-    Placement, RunStatus, PhaseKind, PhaseStatus, Window, PowerInput, InputIdentity)}
+    Placement, RunStatus, PhaseKind, PhaseStatus, Window, PowerInput, InputIdentity,
+    PowerSupplies)}
 
 
 class EventCodecError(ValueError):

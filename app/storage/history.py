@@ -34,6 +34,7 @@ class HistoryFilter:
     statuses: frozenset[str] = frozenset()
     taxonomy: str = ""
     sut: str = ""
+    station: str = ""  # the station that recorded the run (exact name)
 
     def matches(self, row: RunSummary) -> bool:
         if self.statuses and not (row.status.value in self.statuses
@@ -47,6 +48,8 @@ class HistoryFilter:
         if self.taxonomy and row.taxonomy != self.taxonomy:
             return False
         if self.sut and self.sut.lower() not in row.sut.lower():
+            return False
+        if self.station and row.station != self.station:
             return False
         return all(word in row.haystack for word in self.text.lower().split())
 

@@ -11,14 +11,21 @@ Layout, all integers little-endian:
 * header block of :data:`HEADER_SIZE` bytes: ``MAGIC``, ``u16`` format version, ``u32``
   length and ``u32`` CRC-32 of a JSON object (run id, database, creation time, reservation),
   that JSON, zero padding;
-* records, back to back: ``u32`` payload length, ``u32`` CRC-32 of the payload, the payload
-  (JSON ``{"seq", "event"}`` with the event in :mod:`app.storage.event_codec` form);
-* the rest of the reservation is zeros: a zero length ends the journal.
+* records, back to back: the 4-byte :data:`RECORD_MARK`, ``u32`` payload length, ``u32``
+  CRC-32 of the payload, the payload (ASCII JSON ``{"seq", "event"}`` with the event in
+  :mod:`app.storage.event_codec` form);
+* the rest of the reservation is zeros: a zero record header ends the journal.
 
-Reading stops at the first record that is cut short or fails its CRC (a torn tail from a crash
-mid-write: it is reported and ignored) or whose ``seq`` is not above its predecessor's (an
-older record left behind after the journal was emptied and reused). Nothing here uses
-SQLAlchemy: the journal has to work exactly when the database does not.
+A record that fails its CRC, or whose header is damaged, is skipped and counted: reading
+resumes at the next record mark behind it that starts an intact record (the mark holds bytes
+above 127, which ASCII JSON never contains, and the CRC confirms the record), so one damaged
+byte costs one record, not every record after it (issue 25: one flipped byte in record 33 of
+99 lost 66 events). Unreadable bytes with no intact record behind them are the tail (a crash
+mid-write, or damage there). Reading stops at a record whose ``seq`` is not above its
+predecessor's (an older record left behind after the journal was emptied and reused).
+Version 1 journals (no marks, written by StorWatt before issue 25) are still read, up to
+their first damaged record. Nothing here uses SQLAlchemy: the journal has to work exactly
+when the database does not.
 """
 
 from __future__ import annotations
@@ -42,11 +49,16 @@ from app.storage.errors import StorageError
 from app.storage.event_codec import EventCodecError, event_from_json, event_to_json
 
 MAGIC = b"STORWATT-JOURNAL"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
 HEADER_SIZE = 4096
 SUFFIX = ".swj"
 _HEAD = struct.Struct("<16sHII")  # magic, version, header JSON length, its CRC-32
-_RECORD = struct.Struct("<II")  # payload length, CRC-32 of the payload
+_RECORD = struct.Struct("<4sII")  # mark, payload length, CRC-32 of the payload
+_RECORD_V1 = struct.Struct("<II")  # version 1: payload length, CRC-32 of the payload
+#: starts every record; never inside a payload (ASCII JSON), so a reader finds the next
+#: record behind a damaged one
+RECORD_MARK = b"\xa7SWR"
 #: Journal bytes of one power or temperature sample with its placement, batched as the
 #: sequencer publishes them (≈ 300 B typical, ≈ 530 B for a worst-case sample published
 #: alone; checked by tests/test_storage_journal.py).
@@ -84,7 +96,14 @@ class JournalContents:
     path: Path
     header: JournalHeader
     records: tuple[JournalRecord, ...]
-    torn_at: int | None = None  # byte offset of an ignored torn/corrupt tail, None if clean
+    torn_at: int | None = None  # byte offset of an unreadable tail, None if clean
+    #: (byte offset, length) of each damaged stretch skipped before an intact record
+    damaged: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def intact(self) -> bool:
+        """Every byte written was read: nothing in the file is left unimported."""
+        return self.torn_at is None and not self.damaged
 
 
 def journal_dir() -> Path:
@@ -151,7 +170,8 @@ class JournalFile:
                                      separators=(",", ":"), allow_nan=False).encode()
             except EventCodecError as exc:
                 raise JournalError(f"cannot journal event {seq}: {exc}") from exc
-            chunks.append(_RECORD.pack(len(payload), zlib.crc32(payload)) + payload)
+            chunks.append(_RECORD.pack(RECORD_MARK, len(payload), zlib.crc32(payload))
+                          + payload)
         data = b"".join(chunks)
         if not data:
             return
@@ -263,55 +283,121 @@ def _lock(fd: int, path: Path) -> None:
 
 # --- reading ----------------------------------------------------------------------------------
 
-def read_header(path: Path) -> JournalHeader:
-    with open(path, "rb") as f:
-        return _parse_header(f.read(HEADER_SIZE), path)
-
-
-def _parse_header(block: bytes, path: Path) -> JournalHeader:
+def _parse_header(block: bytes, path: Path) -> tuple[JournalHeader, int]:
     if len(block) < _HEAD.size or not block.startswith(MAGIC):
         raise JournalError(f"{path} is not a StorWatt run journal")
     _, version, length, crc = _HEAD.unpack_from(block)
-    if version != VERSION:
+    if version not in READABLE_VERSIONS:
         raise JournalError(f"run journal {path} has format version {version}; this StorWatt "
-                           f"reads version {VERSION}: import it with a matching StorWatt")
+                           f"reads versions {', '.join(map(str, READABLE_VERSIONS))}: import "
+                           "it with a matching StorWatt")
     text = block[_HEAD.size:_HEAD.size + length]
     if len(text) != length or zlib.crc32(text) != crc:
         raise JournalError(f"the header of run journal {path} is damaged")
-    fields = json.loads(text)
-    return JournalHeader(fields["run_id"], fields["database"], fields["created_wall"],
-                         fields["reserved_bytes"])
+    try:
+        fields = json.loads(text)
+        header = JournalHeader(str(fields["run_id"]), str(fields["database"]),
+                               str(fields["created_wall"]), int(fields["reserved_bytes"]))
+    except (ValueError, KeyError, TypeError) as exc:  # a valid CRC over the wrong content
+        missing = f"no {exc.args[0]!r}" if isinstance(exc, KeyError) else "not readable"
+        raise JournalError(f"the header of run journal {path} is damaged "
+                           f"({missing})") from None
+    return header, version
+
+
+def read_header(path: Path) -> JournalHeader:
+    with open(path, "rb") as f:
+        return _parse_header(f.read(HEADER_SIZE), path)[0]
 
 
 def read_journal(path: Path, fd: int | None = None) -> JournalContents:
-    """Every intact record; a torn or corrupt tail ends the reading (offset in ``torn_at``).
-    ``fd``: read through this (locked) descriptor — on Windows a locked file cannot be read
-    through another one."""
+    """Every intact record; damaged ones skipped and counted (``damaged``), an unreadable
+    tail noted (``torn_at``). ``fd``: read through this (locked) descriptor — on Windows a
+    locked file cannot be read through another one."""
     data = path.read_bytes() if fd is None else _read_all(fd)
-    header = _parse_header(data[:HEADER_SIZE], path)
+    header, version = _parse_header(data[:HEADER_SIZE], path)
+    if version == 1:
+        return _read_v1(path, header, data)
     records: list[JournalRecord] = []
+    damaged: list[tuple[int, int]] = []
     offset, torn_at = HEADER_SIZE, None
     while offset + _RECORD.size <= len(data):
-        length, crc = _RECORD.unpack_from(data, offset)
-        if length == 0:
-            break
-        payload = data[offset + _RECORD.size:offset + _RECORD.size + length]
-        if len(payload) != length or zlib.crc32(payload) != crc:
-            torn_at = offset
-            break
-        try:
-            fields = json.loads(payload)
-            record = JournalRecord(int(fields["seq"]), event_from_json(fields["event"]))
-        except (ValueError, KeyError, TypeError, EventCodecError):
-            torn_at = offset
-            break
+        if data[offset:offset + _RECORD.size] == bytes(_RECORD.size):
+            break  # the end marker
+        found = _record_at(data, offset)
+        if found is None:  # damaged: go on at the next intact record, if there is one
+            after = _next_intact(data, offset + 1)
+            if after is None:
+                torn_at = offset
+                break
+            damaged.append((offset, after - offset))
+            offset = after
+            continue
+        record, end = found
         if records and record.seq <= records[-1].seq:
+            if damaged and damaged[-1][0] + damaged[-1][1] == offset:
+                torn_at, _ = damaged.pop()  # the damage was the last record: a tail
             break  # an older record behind the end of a reused journal
         records.append(record)
-        offset += _RECORD.size + length
+        offset = end
     else:
         if offset < len(data):
             torn_at = offset  # a record header cut short by the end of the file
+    return JournalContents(path, header, tuple(records), torn_at, tuple(damaged))
+
+
+def _record_at(data: bytes, offset: int) -> tuple[JournalRecord, int] | None:
+    """The intact record at ``offset`` and the offset after it, or None."""
+    if offset + _RECORD.size > len(data):
+        return None
+    mark, length, crc = _RECORD.unpack_from(data, offset)
+    start = offset + _RECORD.size
+    payload = data[start:start + length]
+    if mark != RECORD_MARK or len(payload) != length or zlib.crc32(payload) != crc:
+        return None
+    record = _decode(payload)
+    return None if record is None else (record, start + length)
+
+
+def _next_intact(data: bytes, start: int) -> int | None:
+    """Offset of the first intact record at or after ``start``."""
+    at = data.find(RECORD_MARK, start)
+    while at != -1:
+        if _record_at(data, at) is not None:
+            return at
+        at = data.find(RECORD_MARK, at + 1)
+    return None
+
+
+def _decode(payload: bytes) -> JournalRecord | None:
+    try:
+        fields = json.loads(payload)
+        return JournalRecord(int(fields["seq"]), event_from_json(fields["event"]))
+    except (ValueError, KeyError, TypeError, EventCodecError):
+        return None
+
+
+def _read_v1(path: Path, header: JournalHeader, data: bytes) -> JournalContents:
+    """A version 1 journal: records without marks, so reading ends at the first damage."""
+    records: list[JournalRecord] = []
+    offset, torn_at = HEADER_SIZE, None
+    while offset + _RECORD_V1.size <= len(data):
+        length, crc = _RECORD_V1.unpack_from(data, offset)
+        if length == 0:
+            break
+        payload = data[offset + _RECORD_V1.size:offset + _RECORD_V1.size + length]
+        record = (_decode(payload) if len(payload) == length and zlib.crc32(payload) == crc
+                  else None)
+        if record is None:
+            torn_at = offset
+            break
+        if records and record.seq <= records[-1].seq:
+            break
+        records.append(record)
+        offset += _RECORD_V1.size + length
+    else:
+        if offset < len(data):
+            torn_at = offset
     return JournalContents(path, header, tuple(records), torn_at)
 
 

@@ -5,20 +5,22 @@ import applies, in one transaction, the events numbered above the run's ``runs.s
 (all of them for a run the database does not have yet) with the writer's own code
 (:mod:`app.storage.apply`), and deletes the file only after that transaction committed. So an
 import interrupted at any point, or repeated, stores every event exactly once. A journal whose
-writer is still running is locked and left alone; one with a torn tail (a crash mid-write)
-gives every intact record and says where the tail was cut.
+writer is still running is locked and left alone. A damaged record is skipped and counted and
+every intact record after it imported; a journal holding anything that could not be imported
+(damaged records, an unreadable tail) is never deleted: it is renamed ``<name>.damaged``
+beside the journals, out of the import's way, and the report names it.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, make_url
 
 from app.records import RunStatus
 from app.sequencer import events as ev
@@ -42,16 +44,27 @@ class ImportResult:
     applied: int  # events stored by this import
     already: int  # events the database had already
     power_samples: int  # power samples among the applied events
-    torn_at: int | None  # byte offset of an ignored torn tail
+    torn_at: int | None  # byte offset of an unreadable tail
+    damaged: tuple[tuple[int, int], ...] = ()  # (offset, bytes) of damaged records skipped
+    kept_as: Path | None = None  # where the journal was kept because it was not all readable
 
     def describe(self) -> str:
         text = (f"run {self.run_id}: {self.applied} events ({self.power_samples} power samples) "
                 f"imported from {self.path}")
         if self.already:
             text += f"; {self.already} were already in the database"
+        if self.damaged:
+            where = ", ".join(f"{n} bytes at byte {at}" for at, n in self.damaged[:5])
+            more = f" and {len(self.damaged) - 5} more" if len(self.damaged) > 5 else ""
+            text += (f"; {len(self.damaged)} damaged record stretch"
+                     f"{'es' if len(self.damaged) > 1 else ''} could not be read and "
+                     f"{'were' if len(self.damaged) > 1 else 'was'} skipped ({where}{more}): "
+                     "every intact record after them was imported")
         if self.torn_at is not None:
-            text += (f"; the record at byte {self.torn_at} was cut short by a crash while it was "
-                     "written and is ignored")
+            text += (f"; the bytes from byte {self.torn_at} on could not be read (cut short by "
+                     "a crash while written, or damaged) and are not imported")
+        if self.kept_as is not None:
+            text += f"; the journal is kept as {self.kept_as}"
         return text
 
 
@@ -69,9 +82,15 @@ class RecoveryReport:
         return out
 
 
-def journals_for(url: str, directory: Path | None = None) -> list[Path]:
+def journals_for(url: str, directory: Path | None = None,
+                 holds_run: Callable[[str], bool] = lambda run_id: False) -> list[Path]:
     """Journals in the station's journal folder that belong to the database at ``url``
-    (and those whose header cannot be read, so they are reported rather than forgotten)."""
+    (and those whose header cannot be read, so they are reported rather than forgotten).
+
+    A journal also belongs here when ``holds_run`` says this database has its run and the
+    SQLite file its header names is gone: the database's folder was renamed or moved while the
+    run went on (issue 25: ``db recover --db NEW`` found nothing, the journal naming the old
+    path). Not while that file exists: a copy of a database must not take its journals."""
     folder = directory or journal_dir()
     if not folder.is_dir():
         return []
@@ -79,17 +98,42 @@ def journals_for(url: str, directory: Path | None = None) -> list[Path]:
     found = []
     for path in sorted(folder.glob(f"*{SUFFIX}")):
         try:
-            if read_header(path).database == key:
-                found.append(path)
+            header = read_header(path)
         except (JournalError, OSError):
             found.append(path)
+            continue
+        if header.database == key or (_file_gone(header.database)
+                                      and holds_run(header.run_id)):
+            found.append(path)
     return found
+
+
+def _file_gone(key: str) -> bool:
+    """The SQLite file a journal header names no longer exists (False for a server URL)."""
+    try:
+        parsed = make_url(key)
+    except sa.exc.ArgumentError:
+        return False
+    return (parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:")
+            and not Path(parsed.database).exists())
+
+
+def _holds_run(database: Database) -> Callable[[str], bool]:
+    def holds(run_id: str) -> bool:
+        try:
+            with database.engine.connect() as conn:
+                return conn.execute(sa.select(s.Run.id).where(s.Run.uuid == run_id)).first() \
+                    is not None
+        except sa.exc.DBAPIError:
+            return False
+    return holds
 
 
 def recover(database: Database, paths: Iterable[Path] | None = None) -> RecoveryReport:
     """Import ``paths`` (default: every journal of this database) into ``database``."""
     imported, in_use, failed = [], [], []
-    for path in (journals_for(database.url) if paths is None else paths):
+    found = journals_for(database.url, holds_run=_holds_run(database)) if paths is None else paths
+    for path in found:
         try:
             imported.append(import_journal(database, Path(path)))
         except JournalInUseError:
@@ -108,15 +152,40 @@ def recover_at_open(database: Database) -> RecoveryReport:
 
 
 def import_journal(database: Database, path: Path) -> ImportResult:
-    """Import one journal and delete it (raises JournalInUseError if a writer holds it)."""
+    """Import one journal and delete it — or, when some of it could not be read, keep it as
+    ``<name>.damaged`` (raises JournalInUseError if a writer holds it)."""
     fd = open_for_import(path)
     try:
         contents = read_journal(path, fd)
         result = _store(database, contents)
     finally:
         os.close(fd)
-    path.unlink(missing_ok=True)
-    return result
+    if contents.intact:
+        path.unlink(missing_ok=True)
+        return result
+    return replace(result, kept_as=_keep_damaged(path))
+
+
+def _keep_damaged(path: Path) -> Path:
+    """Move a journal that held unreadable bytes out of the import's way, never over
+    another file: everything readable is imported, the rest stays for inspection."""
+    for n in range(1000):
+        kept = path.with_name(f"{path.name}.damaged" + (f".{n}" if n else ""))
+        try:
+            os.link(path, kept)  # fails if ``kept`` exists: nothing is replaced
+        except FileExistsError:
+            continue
+        except OSError:  # no hard links on this file system (FAT): rename, if still free
+            if kept.exists():
+                continue
+            try:
+                path.rename(kept)
+            except OSError:
+                return path  # kept under its own name; every open says so again
+            return kept
+        path.unlink()
+        return kept
+    return path
 
 
 def _store(database: Database, contents: JournalContents) -> ImportResult:
@@ -145,7 +214,7 @@ def _store(database: Database, contents: JournalContents) -> ImportResult:
     return ImportResult(contents.path, run_id, len(todo), len(contents.records) - len(todo),
                         sum(len(e.event.samples) for e in todo
                             if isinstance(e.event, ev.PowerSamples)),
-                        contents.torn_at)
+                        contents.torn_at, contents.damaged)
 
 
 def _settle(conn: Connection, pk: int, applied: int) -> None:

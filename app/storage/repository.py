@@ -42,10 +42,12 @@ PLACEMENT_COLUMNS = ("attempt", "interval_idx", "window_code")
 
 def list_runs(database: Database, *, status: RunStatus | str | None = None,
               method: str | None = None, sut_serial: str | None = None,
-              since: str | None = None, limit: int | None = None) -> list[RunSummary]:
+              since: str | None = None, limit: int | None = None,
+              station: str | None = None) -> list[RunSummary]:
     """Runs newest first with their key metrics and latest QA disposition, in three queries
     (runs, their metrics, their dispositions: 10,000 runs load at once for the history).
-    ``since`` is an ISO date/time compared with the start time."""
+    ``since`` is an ISO date/time compared with the start time; ``station``: only the runs
+    recorded by the station of that name."""
     query = (sa.select(s.Run.id, s.Run.uuid, s.Run.status, s.Run.method_name,
                        s.Run.method_version, s.Run.method_compliant, s.Run.taxonomy, s.Run.lab,
                        s.Run.operator, s.Station.name.label("station"), s.Sut.vendor,
@@ -62,6 +64,8 @@ def list_runs(database: Database, *, status: RunStatus | str | None = None,
         query = query.where(s.Sut.serial == sut_serial)
     if since is not None:
         query = query.where(s.Run.started_wall >= since)
+    if station is not None:
+        query = query.where(s.Station.name == station)
     if limit is not None:
         query = query.limit(limit)
     metrics = sa.select(s.MetricRow.run_id, s.MetricRow.name, s.MetricRow.value,

@@ -300,13 +300,14 @@ class InstrumentRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     run_id: Mapped[int] = mapped_column(run_fk())
     role: Mapped[str] = mapped_column(String(30))
-    vendor: Mapped[str] = mapped_column(String(200))
-    model: Mapped[str] = mapped_column(String(200))
-    serial: Mapped[str] = mapped_column(String(200), default="")
-    firmware: Mapped[str] = mapped_column(String(200), default="")
-    resource: Mapped[str] = mapped_column(String(300), default="")
-    driver: Mapped[str] = mapped_column(String(100), default="")
-    calibration_date: Mapped[str] = mapped_column(String(40), default="")
+    #: as the instrument reported it: TEXT, never bounded (migration 0011)
+    vendor: Mapped[str] = mapped_column(Text)
+    model: Mapped[str] = mapped_column(Text)
+    serial: Mapped[str] = mapped_column(Text, default="")
+    firmware: Mapped[str] = mapped_column(Text, default="")
+    resource: Mapped[str] = mapped_column(Text, default="")
+    driver: Mapped[str] = mapped_column(Text, default="")
+    calibration_date: Mapped[str] = mapped_column(Text, default="")
 
 
 class EventRow(Base):
@@ -335,13 +336,14 @@ class PowerInputRow(Base):
     element: Mapped[int | None] = mapped_column(Integer)
     wiring: Mapped[str] = mapped_column(String(10))
     accuracy: Mapped[str] = mapped_column(Text)
-    vendor: Mapped[str] = mapped_column(String(200))
-    model: Mapped[str] = mapped_column(String(200))
-    serial: Mapped[str] = mapped_column(String(200), default="")
-    firmware: Mapped[str] = mapped_column(String(200), default="")
-    resource: Mapped[str] = mapped_column(String(300), default="")
-    driver: Mapped[str] = mapped_column(String(100), default="")
-    calibration_date: Mapped[str] = mapped_column(String(40), default="")
+    #: as the instrument reported it: TEXT, never bounded (migration 0011)
+    vendor: Mapped[str] = mapped_column(Text)
+    model: Mapped[str] = mapped_column(Text)
+    serial: Mapped[str] = mapped_column(Text, default="")
+    firmware: Mapped[str] = mapped_column(Text, default="")
+    resource: Mapped[str] = mapped_column(Text, default="")
+    driver: Mapped[str] = mapped_column(Text, default="")
+    calibration_date: Mapped[str] = mapped_column(Text, default="")
 
 
 class PowerInputSampleRow(Base):

@@ -23,7 +23,7 @@ from app.compliance import ComplianceFacts, ComplianceVerdict, Criterion, assess
 from app.method.model import Method
 from app.method.record import method_from_record
 from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo,
-                         PhaseStatus, PowerInput, RunConfig, RunStatus, SutDescription, Window)
+                         PhaseStatus, PowerInput, RunConfig, RunStatus, Window, sut_from_dict)
 from app.run_verdict import RunVerdict, run_outcome
 from app.sequencer.events import HistogramReady, Resumption, SearchResult
 from app.sequencer.range_plan import RangePlan
@@ -340,9 +340,7 @@ def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
 def config_from_snapshot(snapshot: dict[str, Any]) -> RunConfig:
     """Rebuild the RunConfig a run was started with from its JSON snapshot."""
     data = _known(RunConfig, snapshot)
-    sut = {k: tuple(v) if isinstance(v, list) else v
-           for k, v in _known(SutDescription, snapshot.get("sut", {})).items()}
-    data["sut"] = SutDescription(**sut)
+    data["sut"] = sut_from_dict(snapshot.get("sut", {}))
     for meter in ("power_meter", "temperature_meter"):
         data[meter] = InstrumentConfig(**_known(InstrumentConfig, snapshot.get(meter, {})))
     data["power_inputs"] = tuple(PowerInput(**_known(PowerInput, p))

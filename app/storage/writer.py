@@ -37,11 +37,12 @@ from app.sequencer import events as ev
 from app.storage import schema as s
 from app.storage.apply import Entry, RunState, apply_events, beat_run
 from app.storage.db import Database
-from app.storage.deleted import FileIdentity, restore_from_connection
+from app.storage.deleted import FileIdentity, let_go_of_replaced, restore_from_connection
 from app.storage.errors import DiskFullError, StorageError, WriterError, classify
 from app.storage.journal import (JournalError, JournalFile, journal_path, new_header,
                                  reserve_bytes)
 from app.storage.liveness import HEARTBEAT_INTERVAL_S
+from app.storage.run_lock import RunLock, RunLockError
 
 log = logging.getLogger(__name__)
 
@@ -93,13 +94,16 @@ class RunWriter:
                  commit_interval_s: float = COMMIT_INTERVAL_S,
                  retry_interval_s: float = RETRY_INTERVAL_S,
                  samples_per_s: float = DEFAULT_SAMPLES_PER_S,
-                 journal_dir: Path | None = None) -> None:
+                 journal_dir: Path | None = None, lock_dir: Path | None = None) -> None:
         self.database = database
         self.on_error = on_error
         self.commit_interval_s = commit_interval_s
         self.retry_interval_s = retry_interval_s
         self.samples_per_s = samples_per_s
         self.journal_dir = journal_dir
+        self.lock_dir = lock_dir
+        self._locks: dict[str, RunLock] = {}  # runs this writer owns (app.storage.run_lock)
+        self._finished: set[str] = set()  # runs whose RunFinished was received
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._pending: list[tuple[str | None, Entry]] = []  # (run id, entry)
         self._seq = 0
@@ -144,6 +148,11 @@ class RunWriter:
         """The most recent journal problem (no reservation, unwritable journal), if any."""
         return self._journal_error
 
+    def adopt_lock(self, lock: RunLock) -> None:
+        """Own the run whose lock the caller took (a continuation takes it before claiming
+        the run); call before the run's first event. Released when the writer closes."""
+        self._locks[lock.run_id] = lock
+
     @property
     def backlog(self) -> int:
         """Events received but not yet committed."""
@@ -169,7 +178,7 @@ class RunWriter:
         self._thread.join(timeout)
         if self._thread.is_alive():
             self._abandon.set()
-            self._thread.join(self.retry_interval_s + self.database.busy_timeout_s + 5.0)
+            self._thread.join(self.retry_interval_s + self.database.longest_wait_s + 5.0)
         self._engine.dispose()
         self._durability = self._outcome()
         return self._durability
@@ -201,6 +210,8 @@ class RunWriter:
         except BaseException as exc:  # noqa: BLE001 - close() must learn that events are stuck
             log.exception("run writer: stopped by an unexpected error")
             self._crash = exc
+        finally:
+            self._release_locks()
 
     def _loop(self) -> None:
         last_commit = time.monotonic()
@@ -262,13 +273,36 @@ class RunWriter:
         started = event.started if isinstance(event, ev.RunResumed) else event
         if isinstance(started, ev.RunStarted):
             self._run = started.run_id
+            self._own(started.run_id, resumed=isinstance(event, ev.RunResumed))
             self._reserve[started.run_id] = reserve_bytes(started.planned_s, self.samples_per_s)
             try:
                 self._journal(started.run_id)  # reserve the space now, before a disk fills up
             except JournalError:
                 pass  # reported; a later spill tries again
+        if isinstance(event, ev.RunFinished) and self._run is not None:
+            self._finished.add(self._run)
         self._seq += 1
         self._pending.append((self._run, Entry(self._seq, event)))
+
+    def _own(self, run_id: str, *, resumed: bool) -> None:
+        """Hold the run's lock for its life before its first row is stored: it is what makes
+        this process the run's one writer (:mod:`app.storage.run_lock`)."""
+        if run_id in self._locks:
+            return
+        try:
+            take = RunLock.take if resumed else RunLock.create
+            self._locks[run_id] = take(run_id, self.lock_dir)
+        except RunLockError as exc:
+            log.error("run writer: %s; without its lock no process of this station can "
+                      "later mark the run INTERRUPTED or resume it", exc)
+
+    def _release_locks(self) -> None:
+        """Give up the locks still held: a finished run's file goes, a run cut short keeps
+        it so that this station can mark it INTERRUPTED and resume it."""
+        stored = not self._pending
+        for run_id, lock in list(self._locks.items()):
+            lock.release(finished=stored and run_id in self._finished)
+            del self._locks[run_id]
 
     def _journal(self, run_id: str) -> JournalFile:
         journal = self._journals.get(run_id)
@@ -322,6 +356,8 @@ class RunWriter:
         self._pending.clear()
         self._failed = False
         self._retire_journals()
+        for run_id in self._finished & self._locks.keys():  # its end is stored
+            self._locks.pop(run_id).release(finished=True)
         if recovered:
             log.warning("run writer: the database works again; every kept event is stored")
         return True
@@ -331,6 +367,8 @@ class RunWriter:
         (``app.storage.deleted``); raises :class:`DatabaseDeletedError` if it cannot be."""
         if self._file is None or self._file.still_there():
             return
+        if self._file.replaced():  # another file moved in: never let our WAL touch it
+            let_go_of_replaced(self._file, self._engine, self.database.engine)
         self._file = restore_from_connection(self._engine, self._file)
         self.database.engine.dispose()  # readers too: the unlinked file is left behind
         log.warning("run writer: the database file %s was deleted under the running station; "

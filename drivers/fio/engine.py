@@ -28,10 +28,12 @@ from pathlib import Path
 from drivers.clock import Clock
 from drivers.fio import clients
 from drivers.fio.clock_probe import probe_host
+from drivers.fio.direct_io import refuses_direct_io
 from drivers.fio.host_logs import LOG_PREFIX
 from drivers.fio.host_rates import EtaFeed
 from drivers.fio.host_seconds import host_figures
 from drivers.fio.jobs import JobOptions, default_ioengine, job_text
+from drivers.fio.pinned import PinnedTarget, pin_targets, release, replaced
 from drivers.fio.process import FioProcess
 from drivers.fio.replay import read_trace, write_looped_trace
 from drivers.fio.safety import (HostFacts, TargetCheck, TargetPolicy, check_targets,
@@ -161,6 +163,9 @@ class FioEngine:
         self._series: dict[str, IntervalSeries] = {}
         self._profile: WorkloadProfile | None = None
         self._job = ""
+        self._pins: list[PinnedTarget] = []  # the local targets held open for fio (pinned)
+        self._used: set[str] = set()  # local targets a phase of this engine has run on
+        self._documents = 0  # fio status documents received in the current phase
         self._error = ""
         self._reported = False  # the failure was already raised to the sequencer
         self._pending: list[WorkloadInterval] = []
@@ -181,7 +186,20 @@ class FioEngine:
                    + ", ".join(self.targets)
         checks = self._safe_targets(writing=True)
         self.ioengine = self._resolve_ioengine()
-        return f"{self.version} (local) on " + ", ".join(describe(c) for c in checks)
+        return (f"{self.version} (local) on " + ", ".join(describe(c) for c in checks)
+                + f"; {self._direct_io(self.target_checks(False))[1]}")
+
+    def _direct_io(self, checks: Sequence[TargetCheck]) -> tuple[bool, str]:
+        """(direct IO?, how the run's record says it): direct wherever the targets' file
+        systems allow it, buffered when the caller asked (``direct=False``, disclosed) or a
+        file system refuses it (named). fio's ``direct`` holds for the whole job."""
+        if self.direct is False:
+            return False, "buffered IO (through the page cache, as asked)"
+        refused = [why for c in checks if c.kind in ("file", "scratch")
+                   if (why := refuses_direct_io(c.path))]
+        if refused:
+            return False, "buffered IO: " + "; ".join(refused)
+        return True, "direct IO"
 
     def _resolve_ioengine(self) -> str:
         if self.ioengine:
@@ -202,6 +220,11 @@ class FioEngine:
     def _safe_targets(self, writing: bool) -> list[TargetCheck]:
         checks = self.verify_targets(writing)
         missing = [c for c in checks if c.kind == "missing"]
+        gone = [c.path for c in missing if c.path in self._used]
+        if gone:  # a new empty file would pass for the target the earlier phases conditioned
+            raise WorkloadError(f"the fio target {', '.join(gone)} was deleted after an "
+                                "earlier phase of this run used it; a new file would not be the "
+                                "conditioned target, so it is not re-created")
         for c in missing:  # only now: every target passed, so nothing is made for a refused run
             try:
                 create_scratch_file(os.path.realpath(c.path), c.size_bytes)
@@ -219,25 +242,40 @@ class FioEngine:
         # every local target exists by now: fio takes each file's own size and so never
         # unlinks and re-lays out a file (which it does to one smaller than ``size=``)
         checks = self.target_checks(False)
-        files = [c for c in checks if c.kind in ("file", "scratch")]
-        direct = self.direct if self.direct is not None else not files
+        direct = self._direct_io(checks)[0]
         # a diskless engine (null) never looks at the files, so it must be told their size
         size = min(c.size_bytes for c in checks) if self.ioengine in DISKLESS_ENGINES else None
         # one target of known size: multi-stream ranges in whole blocks (jobs.stream_range)
         span = checks[0].size_bytes if len(checks) == 1 and checks[0].size_bytes else None
-        return JobOptions(self.targets, self.ioengine, direct, size, span=span)
+        names = {pin.path: pin.fio_name for pin in self._pins}  # the checked files themselves
+        return JobOptions(tuple(names.get(t, t) for t in self.targets), self.ioengine, direct,
+                          size, span=span)
 
     # --- run --------------------------------------------------------------------------------
+    def control_blocks(self) -> bool:
+        """``start()`` and ``stop()`` wait on fio processes (``BlockingControl``): checking
+        the job files, a client per load host, fio's final documents."""
+        return True
+
     def start(self, profile: WorkloadProfile) -> None:
         if self.running:
             raise WorkloadError(f"fio is still running {self._profile.name if self._profile else ''}")
         if not self.version:
             self.check()
-        if not self.hosts:
-            self._safe_targets(writing=writes(profile))
+        release(self._pins)
+        self._pins = []
+        if not self.hosts:  # checked, then held open: fio gets exactly what was checked
+            self._pins = pin_targets(self._safe_targets(writing=writes(profile)))
+            self._used.update(pin.path for pin in self._pins)
         self._profile, self._error, self._reported = profile, "", False
+        self._documents = 0
         self._pending, self.intervals = [], []
-        paths = self._job_files(profile)
+        try:
+            paths = self._job_files(profile)
+        except BaseException:
+            release(self._pins)
+            self._pins = []
+            raise
         extra = self._watchdog(profile)
         t0 = self.clock.now()
         self._progress = (t0, 0)
@@ -251,7 +289,8 @@ class FioEngine:
         else:
             self._procs = {"": FioProcess([self.binary, "--output-format=json+",
                                            "--status-interval=1", *extra, str(paths[""])],
-                                          self.clock.now)}
+                                          self.clock.now,
+                                          pass_fds=tuple(pin.fd for pin in self._pins))}
         self._series = {h: IntervalSeries(t0, h) for h in self._procs}
 
     def live_rates(self) -> list[HostRate]:
@@ -294,6 +333,8 @@ class FioEngine:
                 proc.stop(*self.stop_timeouts)
         finally:
             self._procs = {}
+            release(self._pins)
+            self._pins = []
             if self._own_workdir is not None:
                 shutil.rmtree(self._own_workdir, ignore_errors=True)
                 self._own_workdir = None
@@ -310,11 +351,27 @@ class FioEngine:
                                              host_logs=bool(host)))
             paths[host] = (self._host_folder(i) / f"{profile.name}-host{i + 1}.fio" if host
                            else self.workdir() / f"{profile.name}.fio")
+            if not host and self._pins:  # say which file each /dev/fd/N is, in the record
+                text = "".join(f"# target {pin.describe()}\n" for pin in self._pins) + text
             paths[host].write_text(text)
-            self._parse_only(paths[host])
             texts.append(f"# load host {host}\n{text}" if host else text)
+        self._parse_all(list(paths.values()))
         self._job = "\n".join(texts)
         return paths
+
+    def _parse_all(self, paths: list[Path]) -> None:
+        """Check every job file with one ``fio --parse-only`` (one process per file, one
+        after another, held the start 1.5 s with 8 load hosts, issue 27); when fio rejects
+        them, each file alone, so the error names the file."""
+        if len(paths) == 1:
+            self._parse_only(paths[0])
+            return
+        try:
+            self._parse_only(*paths)
+        except WorkloadError as together:
+            for path in paths:
+                self._parse_only(path)
+            raise together
 
     def _host_folder(self, index: int) -> Path:
         """Load host ``index``'s own folder, emptied of an earlier phase's logs: fio's client
@@ -346,15 +403,17 @@ class FioEngine:
             return []
         return [f"--timeout={math.ceil(profile.duration_s + self.watchdog_margin_s)}"]
 
-    def _parse_only(self, path: Path) -> None:
+    def _parse_only(self, *paths: Path) -> None:
+        names = ", ".join(path.name for path in paths)
+        files = "job file" if len(paths) == 1 else "job files"
         try:
-            done = subprocess.run([self.binary, "--parse-only", str(path)], capture_output=True,
-                                  text=True, timeout=30)
+            done = subprocess.run([self.binary, "--parse-only", *map(str, paths)],
+                                  capture_output=True, text=True, timeout=30)
         except (OSError, subprocess.TimeoutExpired) as exc:
-            raise WorkloadError(f"cannot check the job file {path.name} with fio: {exc}") from None
+            raise WorkloadError(f"cannot check the {files} {names} with fio: {exc}") from None
         if done.returncode != 0:
             message = (done.stderr or done.stdout).strip().splitlines()
-            raise WorkloadError(f"fio rejected the job file {path.name}: "
+            raise WorkloadError(f"fio rejected the {files} {names}: "
                                 + " / ".join(message[-3:]))
 
     @property
@@ -377,6 +436,7 @@ class FioEngine:
         proc, series = self._procs[""], self._series[""]
         out = []
         for arrived, doc in proc.drain():
+            self._documents += 1
             interval = series.add(arrived, snapshot_of_document(doc))
             if interval is not None:
                 out.append(interval)
@@ -475,15 +535,42 @@ class FioEngine:
         if not self._procs:
             return WorkloadResult(0, 0, 0, 0, 0.0, engine=self.version or "fio",
                                   job_text=self._job, error=self._error)
-        codes = [p.stop(*self.stop_timeouts) for p in self._procs.values()]
+        codes = self._stop_all()
         self._raise_on_failure(final=True)  # first: a host's own failure names the phase's
+        self._error = self._error or replaced(self._pins)  # still the file that was checked?
+        release(self._pins)
+        self._pins = []
         self._pending += self._local_intervals() if self.live else self._host_intervals()
+        self._error = self._error or self._not_fio_output()
         result = self._result(max(codes, default=0))
         self._procs = {}
         if self._error and not self._reported:
             self._reported = True
             raise FioRunError(self._error, self.intervals)
         return result
+
+    def _not_fio_output(self) -> str:
+        """"" unless a local fio ended without one status document but printed something
+        else: then that is the cause, not "no IO" (issue 25: garbage output was reported as
+        a load generator that did not start IO)."""
+        proc = self._procs.get("")
+        if proc is None or self._documents or not self.live:
+            return ""
+        text = (proc.splitter.text_lines[:1] or [proc.splitter.pending.strip()])[0]
+        if not text:
+            return ""
+        shown = text[:80] + (f"… ({len(text)} characters)" if len(text) > 80 else "")
+        return (f"{self.binary} printed no fio status document (--output-format=json+) but "
+                f"{shown!r}: not fio's output; check the fio binary and its version")
+
+    def _stop_all(self) -> list[int]:
+        """Stop every fio process at once (each may wait seconds for fio's final document;
+        one after another, 8 load hosts held the stop 1.5 s, issue 27); their exit codes."""
+        procs = list(self._procs.values())
+        if len(procs) == 1:
+            return [procs[0].stop(*self.stop_timeouts)]
+        with ThreadPoolExecutor(len(procs)) as pool:
+            return list(pool.map(lambda p: p.stop(*self.stop_timeouts), procs))
 
     def _result(self, exit_code: int) -> WorkloadResult:
         """Totals from fio's last document per host (the intervals telescope to them)."""

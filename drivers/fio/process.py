@@ -44,10 +44,13 @@ class FioProcess:
 
     stdout is read in chunks as they come, not by lines: fio ends its ETA status lines with
     ``\\r``, so a line reader would hold each one back until the next newline. ``on_text``,
-    if given, receives every chunk with its arrival time (the clock probe reads ETA lines)."""
+    if given, receives every chunk with its arrival time (the clock probe reads ETA lines).
+    ``pass_fds``: descriptors fio inherits (the targets the station checked and holds open,
+    ``drivers.fio.pinned``)."""
 
     def __init__(self, argv: Sequence[str], clock: Callable[[], float], cwd: str | None = None,
-                 on_text: Callable[[float, str], None] | None = None):
+                 on_text: Callable[[float, str], None] | None = None,
+                 pass_fds: Sequence[int] = ()):
         self.argv = list(argv)
         self.clock = clock
         self.on_text = on_text
@@ -57,7 +60,7 @@ class FioProcess:
         self.stopped_by_us = False
         self.proc = subprocess.Popen(
             self.argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, text=True,
-            start_new_session=True,
+            start_new_session=True, pass_fds=tuple(pass_fds),
             preexec_fn=_death_watch(os.getpid()) if sys.platform.startswith("linux") else None)
         self._readers = [threading.Thread(target=self._read_stdout, daemon=True),
                          threading.Thread(target=self._read_stderr, daemon=True)]

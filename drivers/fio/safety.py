@@ -24,7 +24,7 @@ import shutil
 import stat
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from drivers.fio.jobs import target_problem
 from drivers.fio.scratch import (create_scratch_file, scratch_mismatch, sidecar_path,
@@ -107,7 +107,29 @@ def _block_size(path: str) -> int:
 
 def check_target(path: str, *, writing: bool, policy: TargetPolicy = TargetPolicy(),
                  facts: HostFacts = HostFacts()) -> TargetCheck:
-    """The verdict on one target; nothing is created or opened for writing here."""
+    """The verdict on one target; nothing is created or opened for writing here. An accepted
+    existing target carries the (device, inode) the verdict is about."""
+    if is_windows_form(path):
+        return _verdict(path, writing=writing, policy=policy, facts=facts)
+    before = _identity(path)
+    check = _verdict(path, writing=writing, policy=policy, facts=facts)
+    if not check.ok or check.kind == "missing":
+        return check
+    if before is None or _identity(path) != before:
+        return refused(path, check.kind, "was replaced while it was checked")
+    return replace(check, identity=before)
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(os.path.realpath(path))
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _verdict(path: str, *, writing: bool, policy: TargetPolicy,
+             facts: HostFacts) -> TargetCheck:
     if is_windows_form(path):
         return windows_check(path, facts.windows, writing=writing, policy=policy)
     problem = target_problem(path)

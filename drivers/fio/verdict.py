@@ -20,6 +20,9 @@ class TargetCheck:
     is_system: bool
     ok: bool
     reason: str
+    #: (device, inode) of what was checked, None when nothing exists there yet (or on
+    #: Windows): the engine opens exactly this before fio starts (``drivers.fio.pinned``)
+    identity: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-#: Per-sample uncertainty limit of the method: 1 % of the reading (method-notes §3).
-UNCERTAINTY_LIMIT_PCT = 1.0
-
 
 @dataclass(frozen=True)
 class RangeAccuracy:

@@ -255,7 +255,16 @@ class Instrument:
             self._stale = False
             return identity
         raise InstrumentError(f"could not reconnect to {self.DRIVER} at {self.resource} "
-                              f"after {self.reconnect_attempts} attempts: {last}")
+                              f"after {attempts} attempt(s); last error: "
+                              f"{self._without_resource(str(last))}")
+
+    def _without_resource(self, message: str) -> str:
+        """A transport's message without its own mention of the resource, for a message that
+        already names it (the address once, not twice)."""
+        for mention, by in ((f" at {self.resource}: ", ": "), (f" at {self.resource}", ""),
+                            (f"{self.resource}: ", ""), (f"{self.resource} ", "")):
+            message = message.replace(mention, by)
+        return message
 
     def _exchange(self, operation: Callable[[], T]) -> T:
         """Run one locked operation. After a timeout or a lost connection a late reply could

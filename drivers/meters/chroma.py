@@ -17,6 +17,9 @@ from drivers.meters.values import CHROMA
 
 
 class Chroma66200(PowerMeterBase):
+    """Freshness not checked: the manual at hand names no "new data" status for the
+    reading query; the identical-readings rule (``drivers.meters.power``) still applies."""
+
     DRIVER = "chroma66200"
     DESCRIPTION = "Chroma 66202/66203/66204 digital power meter"
     MODELS = ("66202", "66203", "66204")

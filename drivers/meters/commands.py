@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from drivers.interfaces import InstrumentError
-from drivers.meters.values import parse_number
+from drivers.meters.values import parse_range
 
 Validator = Callable[[Any, Any], Any]
 
@@ -43,8 +43,8 @@ def on_off(value: Any, meter: Any) -> str:
 
 
 def parse_value(reply: str) -> float:
-    """A numeric reply (with or without unit suffix); garbage is an error, not a number."""
-    number = parse_number(reply.strip().split(",")[-1])
+    """A numeric reply (a range may carry its V or A); garbage is an error, not a number."""
+    number = parse_range(reply.strip().split(",")[-1])
     if number is None:
         raise InstrumentError(f"unexpected reply {reply!r}: expected a number")
     return number

@@ -13,6 +13,9 @@ from drivers.meters.values import HIOKI
 
 
 class PW3335(PowerMeterBase):
+    """Freshness not checked: the manual at hand names no "new data" status for the
+    reading query; the identical-readings rule (``drivers.meters.power``) still applies."""
+
     DRIVER = "pw3335"
     DESCRIPTION = "Hioki PW3335/PW3336/PW3337 power meter"
     MODELS = ("PW3335", "PW3336", "PW3337")

@@ -1,8 +1,17 @@
 """Power-meter base: ranging, reading assembly, special values and per-sample uncertainty.
 
 Reference practice (method-notes §3): a ranging pass on auto range, then fixed ranges; every
-sample carries its uncertainty (limit 1 %); over-range, no-data and "can't evaluate" samples
+sample carries its uncertainty (judged against the method's limit, passed in as
+:class:`~drivers.interfaces.ReadingLimits`); over-range, no-data and "can't evaluate" samples
 are flagged, never averaged silently.
+
+Freshness: a driver whose protocol says whether a reading is new overrides :meth:`_fresh`
+(WT300: the extended event register's update bit); the others say "freshness not checked" in
+their docstring. Independently of the meter's word, a run of readings with bit-identical
+watts, volts and amps longer than ``ReadingLimits.max_identical_readings`` is flagged stale:
+a live AC measurement at the meter's full resolution never repeats that long (method-notes
+§3, "Fresh readings"). A reading that cannot be physical (|PF| > 1, or P above k·U·I for the
+wiring) is flagged implausible (method-notes §8, "Plausibility of a reading").
 """
 
 from __future__ import annotations
@@ -10,15 +19,47 @@ from __future__ import annotations
 import math
 from typing import Any, ClassVar
 
-from drivers.interfaces import (FLAG_LOW_CURRENT, FLAG_OVERRANGE, FLAG_UNCERTAINTY_HIGH,
-                                FLAG_UNCERTAINTY_UNKNOWN, InstrumentError, InstrumentTimeout,
-                                PowerSample)
-from drivers.meters.accuracy import UNCERTAINTY_LIMIT_PCT, AccuracySpec
+from drivers.interfaces import (FLAG_FREQUENCY_NOT_MEASURED, FLAG_GARBAGE, FLAG_IMPLAUSIBLE,
+                                FLAG_LOW_CURRENT, FLAG_OVERRANGE, FLAG_STALE,
+                                FLAG_UNCERTAINTY_HIGH, FLAG_UNCERTAINTY_UNKNOWN,
+                                InstrumentError, InstrumentTimeout, PowerSample, ReadingLimits)
+from drivers.meters.accuracy import AccuracySpec
 from drivers.meters.base import Instrument
 from drivers.meters.commands import Reading
 from drivers.meters.values import GENERIC, Decoded, SpecialValues, decode_fields
 
 POWER_FIELDS = ("volts", "amps", "watts", "pf", "freq_hz")
+#: how many per-phase U·I products bound a reading's watts, by wiring (method-notes §8): one
+#: phase; a three-wire three-phase Σ of line-to-line volts (√3); a four-wire Σ of phase volts
+PHASE_FACTOR = {"1P2W": 1.0, "3P3W": math.sqrt(3), "3P4W": 3.0}
+
+
+def implausible(watts: float, volts: float, amps: float, pf: float, k: float,
+                tolerance_pct: float) -> bool:
+    """|PF| > 1, or |P| > k·|U|·|I|·(1 + tolerance): no load draws more real power than the
+    apparent power its volts and amps carry. Values the meter did not give (NaN) are not
+    judged."""
+    if math.isfinite(pf) and abs(pf) > 1 + tolerance_pct / 100:
+        return True
+    if not all(math.isfinite(v) for v in (watts, volts, amps)):
+        return False
+    return abs(watts) > k * abs(volts) * abs(amps) * (1 + tolerance_pct / 100)
+
+
+class IdenticalRun:
+    """Counts readings in a row with bit-identical (watts, volts, amps)."""
+
+    def __init__(self) -> None:
+        self._last: tuple[float, float, float] | None = None
+        self.length = 0
+
+    def add(self, watts: float, volts: float, amps: float) -> int:
+        key = (watts, volts, amps)
+        same = self._last is not None and all(
+            a == b for a, b in zip(key, self._last))  # NaN never repeats
+        self.length = self.length + 1 if same else 1
+        self._last = key
+        return self.length
 
 
 class PowerMeterBase(Instrument):
@@ -35,10 +76,16 @@ class PowerMeterBase(Instrument):
     #: the crest-factor setting the driver's set-up selects (``:INP:CFAC 3`` …); a fixed
     #: range measures peaks up to this multiple of the range (method-notes §3)
     CREST_FACTOR: ClassVar[float] = 3.0
+    #: whether the meter's reading protocol carries the supply frequency at all; False marks
+    #: every sample FLAG_FREQUENCY_NOT_MEASURED ("not measured by this interface")
+    GIVES_FREQUENCY: ClassVar[bool] = True
 
     def __init__(self, resource: str, *, range_v: float | None = None,
-                 range_a: float | None = None, **options: Any) -> None:
+                 range_a: float | None = None, limits: ReadingLimits | None = None,
+                 **options: Any) -> None:
         super().__init__(resource, **options)
+        self.limits = limits or ReadingLimits()
+        self._identical = IdenticalRun()
         self._fixed: tuple[float, float] | None = None
         if (range_v is None) != (range_a is None):
             raise InstrumentError("give both range_v and range_a for fixed ranges, or neither "
@@ -47,7 +94,7 @@ class PowerMeterBase(Instrument):
 
     @classmethod
     def _common_options(cls) -> tuple[str, ...]:
-        return ("range_v", "range_a")
+        return ("range_v", "range_a", "limits")
 
     @property
     def accuracy(self) -> AccuracySpec | None:
@@ -130,16 +177,36 @@ class PowerMeterBase(Instrument):
         uncertainty = self._uncertainty_pct(watts, range_v, range_a)
         flags = set().union(*(d.flags for d in values.values()))
         flags |= self._range_flags(values, range_v, range_a)
+        flags |= self._judged_flags(values)
         accuracy = self.accuracy
         if accuracy is not None and accuracy.low_current(values["amps"].value):
             flags.add(FLAG_LOW_CURRENT)
         if uncertainty is None:
             flags.add(FLAG_UNCERTAINTY_UNKNOWN)
-        elif uncertainty > UNCERTAINTY_LIMIT_PCT:
+        elif uncertainty > self.limits.max_uncertainty_pct:
             flags.add(FLAG_UNCERTAINTY_HIGH)
+        if not self.GIVES_FREQUENCY and math.isnan(values["freq_hz"].value):
+            flags.add(FLAG_FREQUENCY_NOT_MEASURED)
         return PowerSample(t, watts, values["volts"].value, values["amps"].value,
                            values["pf"].value, values["freq_hz"].value, range_v, range_a,
                            uncertainty, frozenset(flags), values["watts"].resolution)
+
+    def _judged_flags(self, values: dict[str, Decoded]) -> set[str]:
+        """Stale and implausible, judged on the decoded values (see the module docstring)."""
+        flags = set()
+        watts, volts, amps = (values[k].value for k in ("watts", "volts", "amps"))
+        limit = self.limits.max_identical_readings
+        if self._identical.add(watts, volts, amps) > (limit if limit is not None else math.inf):
+            flags.add(FLAG_STALE)
+        if implausible(watts, volts, amps, values["pf"].value, self._phase_factor(),
+                       self.limits.power_plausibility_tolerance_pct):
+            flags.add(FLAG_IMPLAUSIBLE)
+        return flags
+
+    def _phase_factor(self) -> float:
+        """k of the plausibility rule for what this driver reads (one phase unless a driver
+        reads Σ values of a three-phase wiring)."""
+        return PHASE_FACTOR["1P2W"]
 
     def peaks(self) -> tuple[float, float]:
         """Ranging pass: (V peak, A peak) of the latest update, NaN where unknown."""
@@ -159,12 +226,25 @@ class PowerMeterBase(Instrument):
         return magnitude("v_peak"), magnitude("a_peak")
 
     def _fetch(self) -> dict[str, Decoded]:
+        fresh = self._fresh()
         reading = self._reading()
         reply = self._query(reading.command(self))
         decoded = dict(zip(reading.fields, decode_fields(reply, len(reading.fields),
                                                          self.SPECIALS, reading.separator)))
         nan = Decoded(float("nan"))
-        return {name: decoded.get(name, nan) for name in POWER_FIELDS}
+        values = {name: decoded.get(name, nan) for name in POWER_FIELDS}
+        if fresh is False:
+            values["watts"] = Decoded(values["watts"].value, values["watts"].flags | {FLAG_STALE},
+                                      values["watts"].resolution)
+        elif fresh == FLAG_GARBAGE:  # the meter's word on freshness was unreadable
+            values["watts"] = Decoded(math.nan, frozenset({FLAG_GARBAGE}))
+        return values
+
+    def _fresh(self) -> bool | str | None:
+        """Whether the meter has new data since the last reading (asked before the reading):
+        True/False; None when the protocol gives no such answer (freshness not checked by
+        the meter); ``FLAG_GARBAGE`` when its answer could not be read."""
+        return None
 
     def _reading(self) -> Reading:
         return self.READING

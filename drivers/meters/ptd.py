@@ -89,12 +89,19 @@ class PtdSession(Instrument):
 
 
 class PTDPower(PtdSession, PowerMeterBase):
+    """Freshness not checked by the daemon's word (``RL`` has no "new data" status); the
+    identical-readings rule (``drivers.meters.power``) still applies."""
+
     DRIVER = "ptd"
     DESCRIPTION = "SPEC PTDaemon power client (TCP line protocol)"
     DEFAULT_PORT = 8888
     SETUP = ("Go,{interval_ms},0,{mark}",)
     READING = Reading("RL", POWER_FIELDS)
     SPECIALS = PTD
+    #: ``RL`` sample lines carry Watts, Volts, Amps and PF, never a frequency (the captured
+    #: PTDaemon 1.10 lines, tests/fixtures/ptd; method-notes §3 "not measured by this
+    #: interface"): the supply rule judges the volts, the report says Hz was not measured
+    GIVES_FREQUENCY = False
 
     voltage_range = Control("SR,V,{value:g}", ack=True, validator=positive, unit="V")
     current_range = Control("SR,A,{value:g}", ack=True, validator=positive, unit="A")

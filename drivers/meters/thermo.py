@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from drivers.interfaces import InstrumentError, InstrumentIdentity, TemperatureSample
 from drivers.meters.base import Instrument, split_simulator_prefix
 from drivers.meters.commands import Reading
-from drivers.meters.values import GENERIC, SpecialValues, decode
+from drivers.meters.values import GENERIC, WATCHPORT, SpecialValues, decode
 
 TC_TYPES = ("B", "E", "J", "K", "N", "R", "S", "T")
 
@@ -19,11 +19,16 @@ TC_TYPES = ("B", "E", "J", "K", "N", "R", "S", "T")
 class ThermometerBase(Instrument):
     READING: ClassVar[Reading]
     SPECIALS: ClassVar[SpecialValues] = GENERIC
+    #: the resolution (°C) of the configured mode, for a driver whose replies print a fixed
+    #: number of digits whatever the instrument resolves; None: the reply's last digit tells
+    #: (a sensor prints the digits it resolves: ``+22.4C`` → 0.1 °C, method-notes §3)
+    STATED_RESOLUTION_C: ClassVar[float | None] = None
 
     def read(self, t: float) -> TemperatureSample:
         reply = self._exchange(lambda: self._query(self.READING.command(self)))
         d = decode(self._field(reply), self.SPECIALS, sensor=True)
-        return TemperatureSample(t, d.value, d.flags)
+        resolution = None if d.value != d.value else (self.STATED_RESOLUTION_C or d.resolution)
+        return TemperatureSample(t, d.value, d.flags, resolution)
 
     def _field(self, reply: str) -> str:
         return reply
@@ -65,6 +70,7 @@ class Watchport(ThermometerBase):
     WRITE_TERMINATION = "\r"
     IDN_QUERY = "I"
     READING = Reading("TC", ("celsius",))
+    SPECIALS = WATCHPORT
 
     def _identity_from(self, reply: str) -> InstrumentIdentity:
         simulator, answer = split_simulator_prefix(reply)

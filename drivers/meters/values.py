@@ -2,6 +2,12 @@
 
 A special value (NAN, INF, 9.9E37, Hioki ±999.99E+9, Chroma -1/-2/-3, PTD -1, "Error") must
 never reach an average as a number: it becomes ``nan`` plus the flag that says why.
+
+Numbers are parsed strictly as each manual prints them: an NR1/NR2/NR3 number and nothing
+else, or with exactly the unit suffix a family's manual shows (the Watchport's ``C``). Any
+other suffix (``654300.0MW``) is unreadable, never a number in the wrong unit; and a reply
+with one unreadable field is unreadable in every field (a semicolon-locale reply split at
+its decimal commas must not keep the fragments that happen to parse).
 """
 
 from __future__ import annotations
@@ -17,7 +23,9 @@ NAN = float("nan")
 #: IEEE 488.2 / SCPI: 9.9E37 is "infinity" (over-range), 9.91E37 is "not a number" (§8 WT210).
 SCPI_INF = 9.9e37
 SCPI_NAN = 9.91e37
-_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z%]*)\s*$")
+_NUMBER = re.compile(r"^([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)$")
+#: a range reply may carry its unit (the WT210's ``:CONF:VOLT:RANG`` takes ``300V``)
+_RANGE_UNIT = re.compile(r"(?<=\d)[VA]$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +43,8 @@ class SpecialValues:
     exact: tuple[tuple[float, str], ...] = ()
     #: magnitudes at or above this are over-range (SCPI 9.9E37); ``None`` disables the check
     overrange_at: float | None = SCPI_INF
+    #: the unit suffix the family's manual prints after a number ("" = none)
+    unit: str = ""
 
     def match(self, value: float) -> str | None:
         for marker, flag in self.exact:
@@ -55,19 +65,35 @@ HIOKI = SpecialValues(((999.99e9, FLAG_OVERRANGE), (-999.99e9, FLAG_OVERRANGE),
 CHROMA = SpecialValues(((-1.0, FLAG_NO_DATA), (-2.0, FLAG_RANGE_CHANGE), (-3.0, FLAG_INVALID)))
 #: PTDaemon: -1.000000 is a bad sample
 PTD = SpecialValues(((-1.0, FLAG_NO_DATA),))
+#: Digi Watchport ``TC``: ``+22.2500C`` (degrees Celsius, the suffix its manual shows)
+WATCHPORT = SpecialValues(unit="C")
 
 
-def parse_number(text: str) -> float | None:
-    """An NR1/NR2/NR3 number with an optional unit suffix ("300V", "+22.2500C"), else None."""
-    m = _NUMBER.match(text)
+def parse_number(text: str, unit: str = "") -> float | None:
+    """An NR1/NR2/NR3 number, followed by exactly ``unit`` when one is given, else None."""
+    m = _NUMBER.match(_without_unit(text, unit))
     return float(m.group(1)) if m else None
 
 
-def reading_resolution(text: str) -> float | None:
+def parse_range(text: str) -> float | None:
+    """A range setting as a meter reports it: a number, optionally with its V or A."""
+    return parse_number(_RANGE_UNIT.sub("", text.strip()))
+
+
+def _without_unit(text: str, unit: str) -> str:
+    text = text.strip()
+    if unit:
+        if not text.endswith(unit):
+            return ""
+        text = text[:-len(unit)]
+    return text
+
+
+def reading_resolution(text: str, unit: str = "") -> float | None:
     """The value of one step in the last digit of a number as sent: a meter prints the digits
     its range resolves, so this is its reading resolution (method-notes §3). ``592.7`` → 0.1,
     ``47.51E+00`` → 0.01, ``0.59E+03`` → 10; None when ``text`` is no number."""
-    m = _NUMBER.match(text)
+    m = _NUMBER.match(_without_unit(text, unit))
     if not m:
         return None
     mantissa, _, exponent = m.group(1).lower().partition("e")
@@ -87,13 +113,13 @@ def decode(token: str, specials: SpecialValues = GENERIC, sensor: bool = False) 
     elif upper.lstrip("+-") in ("INF", "INFINITY"):
         flag = FLAG_OVERRANGE
     else:
-        value = parse_number(text)
+        value = parse_number(text, specials.unit)
         if value is None:
             flag = FLAG_GARBAGE
         else:
             flag = specials.match(value)
             if flag is None:
-                return Decoded(value, resolution=reading_resolution(text))
+                return Decoded(value, resolution=reading_resolution(text, specials.unit))
     if sensor and flag in (FLAG_OVERRANGE, FLAG_NO_DATA, FLAG_INVALID):
         flag = FLAG_SENSOR_ERROR
     return Decoded(NAN, frozenset({flag}))
@@ -101,8 +127,10 @@ def decode(token: str, specials: SpecialValues = GENERIC, sensor: bool = False) 
 
 def decode_fields(reply: str, count: int, specials: SpecialValues = GENERIC,
                   separator: str = ",") -> list[Decoded]:
-    """A separated reply of ``count`` fields; a wrong field count is garbage in every field."""
+    """A separated reply of ``count`` fields; a wrong field count, or one unreadable field,
+    is garbage in every field (see the module docstring)."""
     tokens = reply.split(separator)
-    if len(tokens) != count:
+    decoded = [decode(t, specials) for t in tokens] if len(tokens) == count else []
+    if not decoded or any(FLAG_GARBAGE in d.flags for d in decoded):
         return [Decoded(NAN, frozenset({FLAG_GARBAGE}))] * count
-    return [decode(t, specials) for t in tokens]
+    return decoded

@@ -11,17 +11,34 @@ A multi-element WT300 (WT332E/WT333E) reads either one element (``element=N``, w
 the Σ values of a three-phase wiring (``wiring=3P3W|3P4W``): the driver sets the meter's wiring
 with ``:INP:WIR P3W3|P3W4`` and asks for ``U,SIGMA`` … ``FU,SIGMA`` (the WT300E element
 argument is 1…3 or SIGMA). The Σ power's range term counts every element it sums.
+
+Freshness: the WT300 driver asks the extended event register before every reading
+(``:STAT:EESR?``; bit 0, UPD, is set when the measured data has been updated, and reading the
+register clears it; method-notes §8). With the transition filter on the falling edge
+(``:STAT:FILT1 FALL``, set up once) the bit means "an update completed since the last
+reading". Clear, the driver asks again every :data:`UPDATE_POLL_S` for up to
+:data:`UPDATE_WAIT_S` (two readings close together, as at a phase boundary, just wait for the
+next update); still clear, the meter is not updating (HOLD, a stopped integration) and the
+reading is flagged stale. The WT210 driver:
+freshness not checked (its manual's status registers were not at hand), so only the
+identical-readings rule (``drivers.meters.power``) can find a frozen WT210.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any, ClassVar
 
-from drivers.interfaces import IdentityMismatch, InstrumentError
+from drivers.interfaces import FLAG_GARBAGE, IdentityMismatch, InstrumentError
 from drivers.meters.accuracy import AccuracySpec, uniform
 from drivers.meters.commands import Control, Reading, in_list, on_off
-from drivers.meters.power import PowerMeterBase
+from drivers.meters.power import PHASE_FACTOR, PowerMeterBase
 
+#: how long a reading waits for the meter's next update, and how often it asks: the WT300's
+#: update interval is 100 ms to 20 s (250 ms as shipped); a station sampling every second with
+#: an update interval of 500 ms or less never waits longer than one interval
+UPDATE_WAIT_S = 0.5
+UPDATE_POLL_S = 0.05
 WT300_VOLTS = (15.0, 30.0, 60.0, 150.0, 300.0, 600.0)
 WT300_LOW_AMPS = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2)
 WT300_AMPS = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
@@ -53,7 +70,11 @@ class WT300(PowerMeterBase):
              ":NUM:NORM:ITEM3 P,{element}", ":NUM:NORM:ITEM4 LAMB,{element}",
              ":NUM:NORM:ITEM5 FU,{element}", ":NUM:NORM:ITEM6 UPP,{peak_element}",
              ":NUM:NORM:ITEM7 UMP,{peak_element}", ":NUM:NORM:ITEM8 IPP,{peak_element}",
-             ":NUM:NORM:ITEM9 IMP,{peak_element}", ":INP:CFAC 3", ":STAT:ERR?")
+             ":NUM:NORM:ITEM9 IMP,{peak_element}", ":INP:CFAC 3", ":STAT:FILT1 FALL",
+             ":STAT:ERR?")
+    #: the extended event register, and its bit that says the data was updated (UPD)
+    EESR_QUERY = ":STAT:EESR?"
+    EESR_UPDATE = 0x01
     READING = Reading(":NUM:NORM:VAL?", ("volts", "amps", "watts", "pf", "freq_hz"))
     #: items 6–9 (U+pk, U−pk, I+pk, I−pk) one by one: ``:NUM:NORM:VAL? <item>`` answers one
     #: item, and ``:NUM:NORM:NUM 5`` keeps them out of the reading the testing pass polls
@@ -96,6 +117,24 @@ class WT300(PowerMeterBase):
             self._write(f":INP:WIR {WIRINGS[self.options['wiring']][0]}")
         super()._configure()
 
+    def _fresh(self) -> bool | str:
+        """Bit 0 of the extended event register (read-and-clear): an update since the last
+        reading, waited for up to :data:`UPDATE_WAIT_S`. A reply that is no register value
+        (NR1) makes the sample unreadable."""
+        give_up = time.monotonic() + UPDATE_WAIT_S
+        while True:
+            reply = self._query(self.EESR_QUERY).strip()
+            if not (reply.isascii() and reply.isdigit()):
+                return FLAG_GARBAGE
+            if int(reply) & self.EESR_UPDATE:
+                return True
+            if time.monotonic() >= give_up or self.waits.sleep(UPDATE_POLL_S):
+                return False
+
+    def _phase_factor(self) -> float:
+        """The Σ values of a WT300 are per-phase volts and amps with the summed power."""
+        return PHASE_FACTOR[self.options.get("wiring", "1P2W")]
+
     def _uncertainty_pct(self, watts: float, range_v: float | None,
                          range_a: float | None) -> float | None:
         elements = WIRINGS[self.options.get("wiring", "1P2W")][1]
@@ -121,6 +160,8 @@ class WT300(PowerMeterBase):
 
 
 class WT210(PowerMeterBase):
+    """WT210/WT230: freshness not checked (see the module docstring)."""
+
     DRIVER = "wt210"
     DESCRIPTION = "Yokogawa WT210/WT230 in IEEE 488.2 mode"
     MODELS = WT200_MODELS

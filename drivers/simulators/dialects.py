@@ -180,11 +180,23 @@ class WT300Dialect(ScpiDialect):
     AMP_RANGES = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
     RANGE_SET = {":INP:VOLT:RANG": "volts", ":INP:CURR:RANG": "amps"}
     AUTO_SET = {":INP:VOLT:AUTO": "volts", ":INP:CURR:AUTO": "amps"}
-    ACCEPTED = (":STAT:QMES", ":COMM:HEAD", ":NUM:FORM ASCII", ":INP:CFAC")
+    ACCEPTED = (":STAT:QMES", ":COMM:HEAD", ":NUM:FORM ASCII", ":INP:CFAC", ":STAT:FILT1 FALL")
     WIRINGS = {"P1W2": 1, "P3W3": 2, "P3W4": 3}  # code → elements it needs
+    #: the data update interval (the WT300's fastest, 100 ms): ``:STAT:EESR?`` sets bit 0
+    #: (UPD) when an update completed since the register was last read, which clears it
+    UPDATE_S = 0.1
 
-    def __init__(self, state: StateFn, idn: str, elements: int = 1) -> None:
+    def __init__(self, state: StateFn, idn: str, elements: int = 1,
+                 now: Callable[[], float] = time.monotonic,
+                 update_s: float = UPDATE_S) -> None:
         super().__init__(state, idn)
+        self.held = False
+        self.update_s = update_s
+        #: the run's clock (a fake one in tests) beside real time: the data updates as either
+        #: moves on, so a run on a fake clock sees one update per simulated moment and a read
+        #: that waits for an update in real time gets one
+        self.now = now
+        self._eesr_read = (now(), time.monotonic())
         self.elements = elements
         self.shares = (1.0 / elements,) * elements
         self.wiring = "P1W2"
@@ -203,13 +215,31 @@ class WT300Dialect(ScpiDialect):
         return [f"{WT_FUNCTIONS[f]}@{e}" if f else ""
                 for f, e in (self.items.get(k, ("", 0)) for k in numbers)]
 
+    def hold(self, held: bool) -> None:
+        self.held = held
+
+    def respond(self, command: str, special: FaultKind | None) -> str | None:
+        if " ".join(command.upper().split()) == ":STAT:EESR?":
+            return str(self._event_register())
+        return super().respond(command, special)
+
+    def _event_register(self) -> int:
+        """Bit 0: an update completed since the last read of the register (never while the
+        data is held); reading clears it."""
+        now = (self.now(), time.monotonic())
+        last, self._eesr_read = self._eesr_read, now
+        updated = any(int(n / self.update_s) != int(p / self.update_s)
+                      for n, p in zip(now, last))
+        return int(updated and not self.held)
+
     def element_state(self, element: int) -> ElectricalState:
         """What element ``element`` (0 = Σ) measures of the meter's state."""
         state = self.state()
         if self.elements == 1:
             return state
-        if element == 0:
-            return replace(state, amps=state.current / self.elements)  # mean of the elements
+        if element == 0:  # mean of the elements' volts (line-to-line on 3P3W) and amps
+            volts = state.volts * (math.sqrt(3) if self.wiring == "P3W3" else 1.0)
+            return replace(state, volts=volts, amps=state.current / self.elements)
         share = self.shares[element - 1]
         return replace(state, watts=state.watts * share, amps=state.current * share)
 

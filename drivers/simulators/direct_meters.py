@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from drivers.interfaces import (FLAG_OVERRANGE, FLAG_UNCERTAINTY_HIGH, InstrumentError,
                                 InstrumentIdentity, InstrumentTimeout, PowerSample,
-                                TemperatureSample)
+                                ReadingLimits, TemperatureSample)
 from drivers.meters.accuracy import AccuracySpec, uniform
 from drivers.simulators.state import PSU_CURRENT_CREST, SINE_CREST
 from drivers.simulators.sut import SimulatedSut
@@ -59,8 +59,9 @@ class SimulatedPowerMeter(_SimulatedInstrument):
 
     def __init__(self, sut: SimulatedSut, range_w: float = 1200.0,
                  fail_after: int | None = None, resolution_w: float = 0.01,
-                 share: float = 1.0) -> None:
+                 share: float = 1.0, limits: ReadingLimits | None = None) -> None:
         super().__init__(sut, "SIM-PM", "sim://power")
+        self.limits = limits or ReadingLimits()
         self.share = share  # the part of the SUT's power this meter's input carries
         self.range_w = range_w * share
         self.resolution_w = resolution_w  # reads are rounded to it, as a display would
@@ -123,7 +124,7 @@ class SimulatedPowerMeter(_SimulatedInstrument):
         watts = round(watts / self.resolution_w) * self.resolution_w
         range_v, range_a = self._present(volts, amps)
         unc = (K_READ * watts + K_RANGE * range_v * range_a) / watts * 100
-        flags = {FLAG_UNCERTAINTY_HIGH} if unc > 1.0 else set()
+        flags = {FLAG_UNCERTAINTY_HIGH} if unc > self.limits.max_uncertainty_pct else set()
         if amps > range_a or amps * PSU_CURRENT_CREST > SIM_CREST_FACTOR * range_a:
             flags.add(FLAG_OVERRANGE)
         return PowerSample(t, watts, volts, amps, pf, hz, range_v, range_a, unc,
@@ -139,4 +140,4 @@ class SimulatedThermometer(_SimulatedInstrument):
         super().__init__(sut, "SIM-TC", "sim://temp")
 
     def read(self, t: float) -> TemperatureSample:
-        return TemperatureSample(t, self.sut.inlet_celsius())
+        return TemperatureSample(t, self.sut.inlet_celsius(), resolution_c=0.1)  # rounded so

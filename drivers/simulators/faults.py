@@ -19,10 +19,13 @@ class FaultKind(str, Enum):
     OVERRANGE = "overrange"  # the meter's over-range marker in a measurement reply
     SLOW = "slow"  # answer after ``delay_s``
     SILENT = "silent"  # read the command, never answer
+    #: the meter's data is held (the WT300's HOLD key): every measurement reply repeats the
+    #: last one sent, and the update bit of the event register stays clear
+    HOLD = "hold"
 
     @property
     def measurement_only(self) -> bool:
-        return self in (FaultKind.NAN, FaultKind.OVERRANGE)
+        return self in (FaultKind.NAN, FaultKind.OVERRANGE, FaultKind.HOLD)
 
 
 @dataclass(frozen=True)

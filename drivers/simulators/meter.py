@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from drivers.clock import Clock, MonotonicClock
 from drivers.interfaces import SIMULATOR_IDN_PREFIX
 from drivers.simulators.dialects import (ChromaDialect, DaqDialect, HiokiDialect, PtdDialect,
                                          WatchportDialect, WT210Dialect, WT300Dialect)
@@ -43,7 +44,8 @@ class MeterSimulator(LineServer):
 
     def __init__(self, model: str, source: Callable[[], ElectricalState] | None = None,
                  host: str = "127.0.0.1", port: int = 0, *, compat_mode: bool = False,
-                 channels: int = 1) -> None:
+                 channels: int = 1, clock: Clock | None = None,
+                 update_s: float = WT300Dialect.UPDATE_S) -> None:
         model = model.lower()
         if model not in POWER_MODELS:
             raise ValueError(f"unknown power-meter model {model!r}; choose one of "
@@ -54,6 +56,9 @@ class MeterSimulator(LineServer):
             raise ValueError("channels (PTDaemon's multi-channel mode) exist on ptd only")
         self.model = model
         self.channels = channels
+        #: the clock the meter's data updates follow (a run on a fake clock passes its own)
+        self.clock = clock or MonotonicClock()
+        self.update_s = update_s  # a WT300's data update interval
         self._source = source
         self._constant = DEFAULT_STATE
         self._state_lock = threading.Lock()
@@ -65,7 +70,7 @@ class MeterSimulator(LineServer):
             if compat:
                 return WT210Dialect(state, _idn("YOKOGAWA", "760401", "F1.03"))
             return WT300Dialect(state, _idn("YOKOGAWA", WT300_MODELS[model], "F1.03"),
-                                WT300_ELEMENTS[model])
+                                WT300_ELEMENTS[model], self.clock.now, self.update_s)
         if model == "wt210":
             return WT210Dialect(state, _idn("YOKOGAWA", "WT210", "F2.11"))
         if model.startswith("chroma"):

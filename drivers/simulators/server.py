@@ -3,18 +3,23 @@
 One thread accepts connections, one thread per connection splits the byte stream into
 commands (LF, CR or CRLF end a command, like the instruments accept), asks the dialect for a
 reply and applies the fault plan. The transcript lets protocol tests assert the exact bytes a
-driver sent and what it got back.
+driver sent and what it got back. It keeps the latest :data:`TRANSCRIPT_LIMIT` exchanges: a
+day-long rehearsal with 16 inputs would otherwise hold every reading (~390 MB, issue 27),
+and a protocol test looks at the last few dozen.
 """
 
 from __future__ import annotations
 
 import socket
 import threading
+from collections import deque
 from dataclasses import dataclass
 
 from drivers.simulators.faults import FaultKind, FaultPlan
 
 GARBAGE_REPLY = "#\x15?!garbled~~"
+#: exchanges a simulator remembers (~3 MB of short SCPI lines); older ones are forgotten
+TRANSCRIPT_LIMIT = 10_000
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,9 @@ class LineDialect:
     def respond(self, command: str, special: FaultKind | None) -> str | None:
         raise NotImplementedError
 
+    def hold(self, held: bool) -> None:
+        """The HOLD fault is on (or off) while this command is answered."""
+
 
 def _split_command(buffer: bytes) -> tuple[bytes, bytes] | None:
     """(raw command incl. terminator, rest) or None when no complete command yet."""
@@ -57,13 +65,14 @@ class LineServer:
         self.host = host
         self.port = port
         self.faults = FaultPlan()
-        self._transcript: list[Exchange] = []
+        self._transcript: deque[Exchange] = deque(maxlen=TRANSCRIPT_LIMIT)
         self._lock = threading.Lock()
         self._recorded = threading.Condition(self._lock)
         self._stop = threading.Event()
         self._listener: socket.socket | None = None
         self._threads: list[threading.Thread] = []
         self._conns: list[socket.socket] = []
+        self._held: dict[str, str] = {}  # measurement command → the reply held (HOLD fault)
 
     # -- life cycle ---------------------------------------------------------------------------
     def start(self) -> int:
@@ -102,6 +111,7 @@ class LineServer:
 
     @property
     def transcript(self) -> list[Exchange]:
+        """The latest exchanges (at most :data:`TRANSCRIPT_LIMIT`), oldest first."""
         with self._lock:
             return list(self._transcript)
 
@@ -159,9 +169,18 @@ class LineServer:
         if not command:
             return True
         reply: str | None = None
+        active = self.faults.active
+        self.dialect.hold(active is not None and active.kind is FaultKind.HOLD)
         if self.dialect.wants_reply(command):
-            fault = self.faults.take(self.dialect.is_measurement(command))
+            measurement = self.dialect.is_measurement(command)
+            fault = self.faults.take(measurement)
             kind = fault.kind if fault else None
+            if kind is FaultKind.HOLD:
+                reply = self._held.get(command) or self.dialect.respond(command, None)
+                self._held[command] = reply or ""
+                kind = None
+            elif measurement:
+                self._held.pop(command, None)
             if kind is FaultKind.DROP:
                 self._record(raw, b"")
                 return False
@@ -171,8 +190,9 @@ class LineServer:
                 return True
             if kind is FaultKind.SLOW:
                 self._stop.wait(fault.delay_s)
-            reply = GARBAGE_REPLY if kind is FaultKind.GARBAGE else \
-                self.dialect.respond(command, kind if kind and kind.measurement_only else None)
+            if reply is None:
+                reply = GARBAGE_REPLY if kind is FaultKind.GARBAGE else \
+                    self.dialect.respond(command, kind if kind and kind.measurement_only else None)
         else:
             self.dialect.respond(command, None)
         sent = b"" if reply is None else (reply + self.dialect.termination).encode()

@@ -5,7 +5,7 @@ The model is deliberately simple but physically shaped, so that every part of th
 
 * **Power** = idle watts (controller + spinning/idle drives) + per-drive active watts × drive
   utilisation, plus meter-visible noise. The default system is the seed's sample SUT: 50 drives
-  of 146 GB (7300 GB raw) idling near 592.7 W (emerald-measurement-spec-training.txt, "Idle power
+  of 146 GB (7300 GB raw) idling near 592.68 W (emerald-measurement-spec-training.txt, "Idle power
   test"), so EP_RI lands near the seed's 12.317 GB/W.
 * **Random IO** is seek-bound on HDDs (service time ≈ 4.5 ms per IO per drive, 15K RPM) and flat
   on SSDs; throughput follows a closed-queue saturation curve in the outstanding IO and the
@@ -60,7 +60,9 @@ class SimSutSpec:
 
     drive: DriveModel = HDD_15K
     drive_count: int = 50
-    controller_idle_w: float = 250.2
+    #: with 50 × 6.85 W idle drives: 592.677 W at ready idle, the middle of the span that
+    #: prints the seed's EP_RI 12.317 GB/W (7300 / 592.653 … 592.701; 592.7 sat on its edge)
+    controller_idle_w: float = 250.177
     controller_w_per_kiops: float = 2.0
     controller_mib_s: float = 2400.0
     raid: str = "RAID 6"
@@ -200,10 +202,13 @@ class SimulatedSut:
 
     # --- what the meters see ----------------------------------------------------------------
     def power_w(self) -> float:
-        """Instantaneous input power with ±0.3 % noise (PSU ripple, fan control)."""
-        base = self.operating_point().watts
+        """Instantaneous input power with ±0.3 % noise under load (PSU ripple, fan control)
+        and ±0.01 % at ready idle (no IO: the controller and spinning drives draw steadily),
+        so a ready idle averages to the idle power the seed's sample system reports."""
+        point = self.operating_point()
+        scale = 0.0001 if point.iops == 0 and point.mib_s == 0 else 0.003
         with self._lock:
-            return float(base * (1 + self._rng.normal(0, 0.003)))
+            return float(point.watts * (1 + self._rng.normal(0, scale)))
 
     def electrical_state(self) -> tuple[float, float, float, float, float]:
         """(watts, volts, amps, pf, Hz) as a power analyzer would read them."""

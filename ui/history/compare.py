@@ -104,8 +104,9 @@ class CompareView(QWidget):
 
     def _build(self) -> None:
         legend = " · ".join(f"<span style='color:{RUN_COLOURS[i % len(RUN_COLOURS)]}'>━</span>"
-                            f" {run_label(r)} {r.config.sut.model} ({r.status.value}, "
-                            f"{method_variant(r)})"
+                            f" {run_label(r)} {r.config.sut.model}"
+                            f"{' at ' + r.config.station if r.config.station else ''}"
+                            f" ({r.status.value}, {method_variant(r)})"
                             for i, r in enumerate(self.runs))
         self.legend = QLabel(f"<b>Comparing {len(self.runs)} runs</b> (baseline: first) — "
                              + legend)

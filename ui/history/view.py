@@ -95,13 +95,16 @@ class HistoryView(QWidget):
                                        Qt.ItemDataRole.ToolTipRole)
         self.taxonomy_choice = QComboBox()
         self.sut_choice = QComboBox()
+        self.station_choice = QComboBox()
+        self.station_choice.setAccessibleName("Station filter")
         self.clear_button = QPushButton("C&lear filters")
         self.clear_button.clicked.connect(self.clear_filters)
         self.count = QLabel("")
         for signal in (self.search.textChanged, self.date_from.dateChanged,
                        self.date_to.dateChanged, self.status_choice.currentIndexChanged,
                        self.taxonomy_choice.currentIndexChanged,
-                       self.sut_choice.currentIndexChanged):
+                       self.sut_choice.currentIndexChanged,
+                       self.station_choice.currentIndexChanged):
             signal.connect(self._filters_changed)
 
         self.table = QTableView()
@@ -147,7 +150,8 @@ class HistoryView(QWidget):
         filters.addWidget(self.search, 3)
         for label, widget in (("From", self.date_from), ("to", self.date_to),
                               ("Status", self.status_choice),
-                              ("Taxonomy", self.taxonomy_choice), ("SUT", self.sut_choice)):
+                              ("Taxonomy", self.taxonomy_choice), ("SUT", self.sut_choice),
+                              ("Station", self.station_choice)):
             filters.addWidget(QLabel(label))
             filters.addWidget(widget, 1 if widget is self.sut_choice else 0)
         filters.addWidget(self.clear_button)
@@ -194,6 +198,7 @@ class HistoryView(QWidget):
         self.model.set_rows(rows)
         self._fill_choice(self.taxonomy_choice, "Any taxonomy", {r.taxonomy for r in rows})
         self._fill_choice(self.sut_choice, "Any SUT", {r.sut for r in rows})
+        self._fill_choice(self.station_choice, "Any station", {r.station for r in rows})
         self._hide_default_columns()
         self.table.resizeColumnsToContents()
         self._update_count()
@@ -229,7 +234,8 @@ class HistoryView(QWidget):
             date_to=_date(self.date_to),
             statuses=frozenset() if self.status_choice.currentIndex() == 0 else
             frozenset({status}), taxonomy=self.taxonomy_choice.currentData() or "",
-            sut=self.sut_choice.currentData() or "")
+            sut=self.sut_choice.currentData() or "",
+            station=self.station_choice.currentData() or "")
 
     def _filters_changed(self, *_args) -> None:
         self.proxy.set_filter(self.current_filter())
@@ -238,7 +244,7 @@ class HistoryView(QWidget):
     def apply_filter(self, wanted: HistoryFilter) -> None:
         """Set the filter widgets to ``wanted`` and filter (one re-filter, not six)."""
         widgets = (self.search, self.date_from, self.date_to, self.status_choice,
-                   self.taxonomy_choice, self.sut_choice)
+                   self.taxonomy_choice, self.sut_choice, self.station_choice)
         for w in widgets:
             w.blockSignals(True)
         self.search.setText(wanted.text)
@@ -248,7 +254,8 @@ class HistoryView(QWidget):
         self.status_choice.setCurrentIndex(max(0, self.status_choice.findText(status))
                                            if status else 0)
         for combo, value in ((self.taxonomy_choice, wanted.taxonomy),
-                             (self.sut_choice, wanted.sut)):
+                             (self.sut_choice, wanted.sut),
+                             (self.station_choice, wanted.station)):
             found = combo.findData(value) if value else 0
             if value and found < 0:  # a SUT fragment typed elsewhere: keep it as a choice
                 combo.addItem(value, value)

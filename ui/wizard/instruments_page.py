@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QLabel, QLineE
                                QPushButton, QVBoxLayout)
 
 from app.records import RunConfig
+from app.station_profile import StationProfile, StationProfileError
 from ui.wizard.base import EntryPage, with_changes
 from ui.wizard.connection import (SIMULATED, ConnectionReport, check_lab_instruments,
                                   power_drivers, temperature_drivers)
@@ -23,6 +24,14 @@ from ui.wizard.model import (EntryError, WizardEntries, check_instruments, check
 
 THERMO_DRIVERS = (SIMULATED, "none")
 NOT_TESTED = "Not tested yet."
+
+
+def _calibration_fields() -> tuple[QLineEdit, QLineEdit]:
+    """A calibration date and certificate reference field pair."""
+    when, certificate = QLineEdit(), QLineEdit()
+    when.setPlaceholderText("YYYY-MM-DD, from the calibration certificate")
+    certificate.setPlaceholderText("certificate number (optional)")
+    return when, certificate
 
 
 class _Reports(QObject):
@@ -44,6 +53,9 @@ class InstrumentsPage(EntryPage):
         self.thermo_driver.addItems([*THERMO_DRIVERS, *temperature_drivers()])
         self.thermo_resource = QLineEdit()
         self.thermo_resource.setPlaceholderText("address (not needed for sim)")
+        #: each instrument's calibration, as on its certificate (a later date is refused)
+        self.meter_calibration, self.meter_certificate = _calibration_fields()
+        self.thermo_calibration, self.thermo_certificate = _calibration_fields()
         self.test_button = QPushButton("&Test connection")
         self.test_button.clicked.connect(self.test_connection)
         self.result = QLabel(NOT_TESTED)
@@ -62,15 +74,22 @@ class InstrumentsPage(EntryPage):
             field.currentTextChanged.connect(self._settings_changed)
         for field in (self.meter_resource, self.thermo_resource):
             field.textChanged.connect(self._settings_changed)
+            field.editingFinished.connect(self.fill_known_calibration)
+        for box in (self.meter_driver, self.thermo_driver):
+            box.currentTextChanged.connect(lambda _text: self.fill_known_calibration())
         form = QFormLayout()
         form.addRow("&Power meter driver:", self.meter_driver)
         form.addRow("Power meter &address:", self.meter_resource)
+        form.addRow("Power meter calibrated on:", self.meter_calibration)
+        form.addRow("Power meter certificate:", self.meter_certificate)
         self.power_inputs = PowerInputsTable(self._row_config)
         self._table_error: EntryError | None = None
         form.addRow("Power &inputs (several\nmeters or elements;\nempty: the meter above):",
                     self.power_inputs)
         form.addRow("T&hermometer driver:", self.thermo_driver)
         form.addRow("Thermometer a&ddress:", self.thermo_resource)
+        form.addRow("Thermometer calibrated on:", self.thermo_calibration)
+        form.addRow("Thermometer certificate:", self.thermo_certificate)
         form.addRow("", self.test_button)
         form.addRow("Result:", self.result)
         form.addRow("", self.override)
@@ -81,6 +100,10 @@ class InstrumentsPage(EntryPage):
         self.widgets = {"meter_resource": self.meter_resource,
                         "power_inputs": self.power_inputs,
                         "thermo_resource": self.thermo_resource,
+                        "meter_calibration": self.meter_calibration,
+                        "meter_certificate": self.meter_certificate,
+                        "thermo_calibration": self.thermo_calibration,
+                        "thermo_certificate": self.thermo_certificate,
                         "test_connection": self.test_button}
         self._driver_changed()
 
@@ -93,6 +116,10 @@ class InstrumentsPage(EntryPage):
                             meter_resource=self.meter_resource.text(),
                             thermo_driver=self.thermo_driver.currentText(),
                             thermo_resource=self.thermo_resource.text(),
+                            meter_calibration=self.meter_calibration.text(),
+                            meter_certificate=self.meter_certificate.text(),
+                            thermo_calibration=self.thermo_calibration.text(),
+                            thermo_certificate=self.thermo_certificate.text(),
                             power_inputs=inputs,
                             instrument_check=self.verdict())
 
@@ -126,6 +153,10 @@ class InstrumentsPage(EntryPage):
             self.thermo_driver.addItem(e.thermo_driver)
         self.thermo_driver.setCurrentText(e.thermo_driver)
         self.thermo_resource.setText(e.thermo_resource)
+        self.meter_calibration.setText(e.meter_calibration)
+        self.meter_certificate.setText(e.meter_certificate)
+        self.thermo_calibration.setText(e.thermo_calibration)
+        self.thermo_certificate.setText(e.thermo_certificate)
         self.power_inputs.load(e.power_inputs)
 
     def _row_config(self) -> RunConfig:
@@ -142,6 +173,24 @@ class InstrumentsPage(EntryPage):
     def _driver_changed(self) -> None:
         self.meter_resource.setEnabled(self.meter_driver.currentText() != SIMULATED)
         self.thermo_resource.setEnabled(self.thermo_driver.currentText() not in THERMO_DRIVERS)
+
+    def fill_known_calibration(self) -> None:
+        """An empty calibration date of an instrument the station knows (same driver and
+        address, ``app.station_profile``) is filled in, visibly, for the technician to check."""
+        try:
+            profile = StationProfile()
+            pairs = ((self.meter_driver, self.meter_resource, self.meter_calibration,
+                      self.meter_certificate),
+                     (self.thermo_driver, self.thermo_resource, self.thermo_calibration,
+                      self.thermo_certificate))
+            for driver, resource, when, certificate in pairs:
+                known = profile.known(driver.currentText(), resource.text())
+                if known is not None and not when.text().strip():
+                    when.setText(known.calibration_date)
+                    if not certificate.text().strip():
+                        certificate.setText(known.certificate)
+        except StationProfileError as exc:
+            self.show_error(str(exc))
 
     # --- connection test --------------------------------------------------------------------
     def test_connection(self) -> None:

@@ -10,12 +10,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from app import units
+from app.calibration import CalibrationEntryError, checked_certificate, checked_date
+from app.cli.arguments import MAX_INPUT_NAME_CHARS, MAX_NAME_CHARS
 from app.method.loader import MethodError, load_method
-from app.records import WIRINGS, InstrumentConfig, PowerInput, RunConfig, SutDescription
+from pydantic import ValidationError
+
+from app.records import (WIRINGS, InstrumentConfig, PowerInput, PowerSupplies, RunConfig,
+                         SutDescription)
+from app.sut_file import SuppliesModel
 from app.sequencer.capacity_optimisation import (check_declared_coms, coms_off_during_test,
                                                  declare_coms)
+from app.station import station_name
 
 #: decimal units, method-notes §4: 1 GB = 10⁹ B (never GiB in a capacity figure)
 CAPACITY_UNITS = {"GB": 10**9, "TB": 10**12}
@@ -57,6 +65,7 @@ class WizardEntries:
     vendor: str = ""
     model: str = ""
     serial: str = ""
+    firmware: str = ""
     capacity: str = ""
     capacity_unit: str = "TB"
     decimal_point: str = "."  # the station's locale's, for "7,3 TB"
@@ -68,6 +77,11 @@ class WizardEntries:
     notes: str = ""
     supply: str = SutDescription.supply  # the method's voltage range id (method-notes §3)
     ashrae_class: str = SutDescription.ashrae_class  # allowable inlet class (method-notes §10)
+    #: the SUT's power supplies (count 0: not declared), as the SUT file has them
+    psu_count: int = 0
+    psu_redundancy: str = ""
+    psu_nameplate_w: str = ""
+    input_supplies: tuple[tuple[str, int], ...] = ()
     workload_mode: str = "simulated"
     simulated_lab: str = "sim"  # "sim" (loopback meters) or "sim-direct"
     targets: tuple[str, ...] = ()
@@ -79,6 +93,11 @@ class WizardEntries:
     meter_resource: str = ""
     thermo_driver: str = "sim"
     thermo_resource: str = ""
+    #: each instrument's calibration as on its certificate (app.calibration checks both)
+    meter_calibration: str = ""
+    meter_certificate: str = ""
+    thermo_calibration: str = ""
+    thermo_certificate: str = ""
     operator: str = ""
     meter_options: dict = field(default_factory=dict)
     #: the SUT's power inputs from the input table (empty: the one meter above)
@@ -115,10 +134,14 @@ def format_capacity(raw_bytes: int) -> tuple[str, str]:
 
 
 def check_sut(e: WizardEntries) -> SutDescription:
-    for name, label in (("vendor", "vendor"), ("model", "model"), ("serial", "serial number")):
-        if not getattr(e, name).strip():
+    for name, label in (("vendor", "vendor"), ("model", "model"), ("serial", "serial number"),
+                        ("firmware", "firmware")):
+        if not getattr(e, name).strip() and name != "firmware":
             raise EntryError(name, f"Enter the SUT's {label}: it identifies the unit in the "
                              "report.")
+        if len(getattr(e, name).strip()) > MAX_NAME_CHARS:
+            raise EntryError(name, f"The SUT's {label} is longer than {MAX_NAME_CHARS} "
+                             "characters.")
     capacity = parse_capacity(e.capacity, e.capacity_unit, e.decimal_point)
     if e.drive_count < 1:
         raise EntryError("drive_count", "The SUT needs at least one drive.")
@@ -126,11 +149,30 @@ def check_sut(e: WizardEntries) -> SutDescription:
         raise EntryError("drive_type", f"Drive type must be one of {', '.join(DRIVE_TYPES)}.")
     available, on = declare_coms(e.coms, e.coms_off)
     return SutDescription(vendor=e.vendor.strip(), model=e.model.strip(),
-                          serial=e.serial.strip(), raw_capacity_bytes=capacity,
+                          serial=e.serial.strip(), firmware=e.firmware.strip(),
+                          raw_capacity_bytes=capacity,
                           drive_count=e.drive_count, drive_type=e.drive_type,
                           raid=e.raid.strip(), coms_declared=available,
                           coms_on_during_test=on, notes=e.notes.strip(),
-                          supply=e.supply, ashrae_class=e.ashrae_class)
+                          supply=e.supply, ashrae_class=e.ashrae_class,
+                          power_supplies=check_supplies(e), input_supplies=e.input_supplies)
+
+
+def check_supplies(e: WizardEntries) -> PowerSupplies:
+    """The power supplies by the SUT file's rules (``app.sut_file.SuppliesModel``: N+M adds
+    up to the count, a nameplate rating in W); a count of 0 declares none."""
+    if e.psu_count <= 0:
+        return PowerSupplies()
+    try:
+        watts = units.parse_number(e.psu_nameplate_w, e.decimal_point) \
+            if e.psu_nameplate_w.strip() else 0.0
+        checked = SuppliesModel(count=e.psu_count, redundancy=e.psu_redundancy.strip(),
+                                nameplate_w=watts)
+    except (units.UnitError, ValidationError) as exc:
+        text = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+        raise EntryError("power_supplies", f"Power supplies: {text.removeprefix('Value error, ')}"
+                         ".") from None
+    return PowerSupplies(checked.count, checked.redundancy.replace(" ", ""), checked.nameplate_w)
 
 
 def check_coms(known: Iterable[str], sut: SutDescription) -> None:
@@ -188,8 +230,29 @@ def check_instruments(e: WizardEntries) -> tuple[InstrumentConfig, InstrumentCon
                          "e.g. TCPIP::127.0.0.1::10001::SOCKET).")
     if e.thermo_driver not in ("sim", "none") and not e.thermo_resource.strip():
         raise EntryError("thermo_resource", "Enter the thermometer's address.")
-    return (InstrumentConfig(e.meter_driver, e.meter_resource.strip(), dict(e.meter_options)),
-            InstrumentConfig(e.thermo_driver, e.thermo_resource.strip()))
+    meter_date, meter_cert = _calibration("meter", "the power meter's", e.meter_calibration,
+                                          e.meter_certificate)
+    thermo_date, thermo_cert = _calibration("thermo", "the thermometer's", e.thermo_calibration,
+                                            e.thermo_certificate)
+    return (InstrumentConfig(e.meter_driver, e.meter_resource.strip(), dict(e.meter_options),
+                             meter_date, meter_cert),
+            InstrumentConfig(e.thermo_driver, e.thermo_resource.strip(),
+                             calibration_date=thermo_date, certificate=thermo_cert))
+
+
+def _calibration(prefix: str, what: str, when: str, certificate: str) -> tuple[str, str]:
+    """A calibration date and certificate checked by the one rule (app.calibration), the
+    refusal naming the field to fix (``meter_calibration`` …)."""
+    try:
+        date_text = checked_date(when, what)
+    except CalibrationEntryError as exc:
+        raise EntryError(f"{prefix}_calibration", f"{str(exc)[0].upper()}{str(exc)[1:]}.") \
+            from None
+    try:
+        return date_text, checked_certificate(certificate, what)
+    except CalibrationEntryError as exc:
+        raise EntryError(f"{prefix}_certificate", f"{str(exc)[0].upper()}{str(exc)[1:]}.") \
+            from None
 
 
 def check_power_inputs(inputs: tuple[PowerInput, ...]) -> tuple[PowerInput, ...]:
@@ -198,6 +261,9 @@ def check_power_inputs(inputs: tuple[PowerInput, ...]) -> tuple[PowerInput, ...]
     for row, i in enumerate(inputs, start=1):
         if not i.name.strip():
             raise EntryError("power_inputs", f"Power input row {row}: enter a name (e.g. psu-a).")
+        if len(i.name) > MAX_INPUT_NAME_CHARS:
+            raise EntryError("power_inputs", f"Power input row {row}: the name is longer than "
+                             f"{MAX_INPUT_NAME_CHARS} characters.")
         if i.name in seen:
             raise EntryError("power_inputs", f"Power input {i.name!r} is listed twice: each "
                              "input needs its own name.")
@@ -208,7 +274,17 @@ def check_power_inputs(inputs: tuple[PowerInput, ...]) -> tuple[PowerInput, ...]
         if i.wiring not in WIRINGS:
             raise EntryError("power_inputs", f"Power input {i.name}: wiring {i.wiring!r} is not "
                              f"one of {', '.join(WIRINGS)}.")
-    return inputs
+    return tuple(replace(i, calibration_date=checked[0], certificate=checked[1])
+                 for i in inputs
+                 for checked in [_input_calibration(i)])
+
+
+def _input_calibration(i: PowerInput) -> tuple[str, str]:
+    try:
+        return (checked_date(i.calibration_date, f"power input {i.name}'s"),
+                checked_certificate(i.certificate, f"power input {i.name}'s"))
+    except CalibrationEntryError as exc:
+        raise EntryError("power_inputs", f"{str(exc)[0].upper()}{str(exc)[1:]}.") from None
 
 
 def check_instruments_tested(e: WizardEntries) -> None:
@@ -235,29 +311,43 @@ def config_from_wizard(e: WizardEntries) -> RunConfig:
                      classification_reason=e.classification_reason,
                      classification_answers=dict(e.classification_answers),
                      target_size=e.target_size, confirm_device=e.confirm_device,
-                     instrument_check=e.instrument_check, range_plan_from=e.range_plan_from)
+                     instrument_check=e.instrument_check, range_plan_from=e.range_plan_from,
+                     station=station_name())
+
+
+def sut_entries(sut: SutDescription) -> dict[str, Any]:
+    """The SUT page's entries for ``sut`` (an earlier run's, a profile's or a SUT file's)."""
+    capacity, unit = format_capacity(sut.raw_capacity_bytes)
+    supplies = sut.power_supplies
+    return dict(vendor=sut.vendor, model=sut.model, serial=sut.serial, firmware=sut.firmware,
+                capacity=capacity, capacity_unit=unit, drive_count=sut.drive_count,
+                drive_type=sut.drive_type, raid=sut.raid, coms=tuple(sut.coms_on_during_test),
+                coms_off=coms_off_during_test(sut), notes=sut.notes, supply=sut.supply,
+                ashrae_class=sut.ashrae_class, psu_count=supplies.count,
+                psu_redundancy=supplies.redundancy,
+                psu_nameplate_w=f"{supplies.nameplate_w:g}" if supplies.count else "",
+                input_supplies=sut.input_supplies)
 
 
 def entries_from_config(config: RunConfig) -> WizardEntries:
     """The wizard pre-filled from an earlier run (resume = a new run with the same set-up)."""
     sut = config.sut
-    capacity, unit = format_capacity(sut.raw_capacity_bytes)
     if config.lab == "local-fio":
         mode = "load-hosts" if sut.load_hosts else "local-fio"
     else:
         mode = "simulated"
     return WizardEntries(
         taxonomy=config.taxonomy, classification_reason=config.classification_reason,
-        classification_answers=dict(config.classification_answers),
-        vendor=sut.vendor, model=sut.model, serial=sut.serial, capacity=capacity,
-        capacity_unit=unit, drive_count=sut.drive_count, drive_type=sut.drive_type,
-        raid=sut.raid, coms=tuple(sut.coms_on_during_test),
-        coms_off=coms_off_during_test(sut), notes=sut.notes, supply=sut.supply,
-        ashrae_class=sut.ashrae_class, workload_mode=mode,
+        classification_answers=dict(config.classification_answers), **sut_entries(sut),
+        workload_mode=mode,
         simulated_lab=config.lab if mode == "simulated" else "sim", targets=sut.targets,
         target_size=config.target_size, confirm_device=config.confirm_device,
         load_hosts=sut.load_hosts, method=config.method,
         meter_driver=config.power_meter.driver, meter_resource=config.power_meter.resource,
         thermo_driver=config.temperature_meter.driver,
-        thermo_resource=config.temperature_meter.resource, operator=config.operator,
+        thermo_resource=config.temperature_meter.resource,
+        meter_calibration=config.power_meter.calibration_date,
+        meter_certificate=config.power_meter.certificate,
+        thermo_calibration=config.temperature_meter.calibration_date,
+        thermo_certificate=config.temperature_meter.certificate, operator=config.operator,
         meter_options=dict(config.power_meter.options), power_inputs=config.power_inputs)

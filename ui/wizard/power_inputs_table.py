@@ -1,5 +1,5 @@
 """The instruments page's table of power inputs: one row per input of the SUT (name, driver,
-address, element, wiring, calibration date), each with its own "Test connection".
+address, element, wiring, calibration date and certificate), each with its own "Test connection".
 
 An array's inputs are often read by several meters (two WT310E and a WT333E, method-notes §10),
 and a wrong address on one of them should be found before the run, on that row. The test
@@ -21,8 +21,9 @@ from ui.wizard.connection import SIMULATED, ConnectionReport, check_power_input,
 from ui.wizard.model import EntryError
 
 COLUMNS = ("Name", "Driver", "Address (or simulated model)", "Element", "Wiring",
-           "Calibration", "", "Result")
-NAME, DRIVER, RESOURCE, ELEMENT, WIRING, CALIBRATION, TEST, RESULT = range(len(COLUMNS))
+           "Calibrated on", "Certificate", "", "Result")
+NAME, DRIVER, RESOURCE, ELEMENT, WIRING, CALIBRATION, CERTIFICATE, TEST, RESULT = \
+    range(len(COLUMNS))
 
 
 class _RowReports(QObject):
@@ -39,7 +40,12 @@ class PowerInputsTable(QWidget):
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.setAccessibleName("Power inputs")
-        self.table.horizontalHeader().setSectionResizeMode(RESULT, QHeaderView.ResizeMode.Stretch)
+        header = self.table.horizontalHeader()
+        for column in range(len(COLUMNS)):  # each header readable; the result takes the rest
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(RESULT, QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeaderItem(CALIBRATION).setToolTip(
+            "YYYY-MM-DD, from the calibration certificate (a date after today is refused)")
         self.add_button = QPushButton("&Add power input")
         self.add_button.clicked.connect(lambda: self.add_row())
         self.remove_button = QPushButton("&Remove selected input")
@@ -74,7 +80,8 @@ class PowerInputsTable(QWidget):
         self.table.setCellWidget(row, TEST, test)
         for column, text in ((NAME, i.name), (RESOURCE, i.resource),
                              (ELEMENT, "" if i.element is None else str(i.element)),
-                             (CALIBRATION, i.calibration_date), (RESULT, "Not tested yet.")):
+                             (CALIBRATION, i.calibration_date),
+                             (CERTIFICATE, i.certificate), (RESULT, "Not tested yet.")):
             self.table.setItem(row, column, QTableWidgetItem(text))
         return row
 
@@ -107,7 +114,8 @@ class PowerInputsTable(QWidget):
         return PowerInput(self._text(row, NAME), driver.currentText(),
                           self._text(row, RESOURCE),
                           int(element_text) if element_text else None,
-                          wiring.currentText(), self._text(row, CALIBRATION))
+                          wiring.currentText(), self._text(row, CALIBRATION),
+                          self._text(row, CERTIFICATE))
 
     def fingerprint(self) -> str:
         """The rows as typed, unvalidated: a page-level test result belongs to them."""

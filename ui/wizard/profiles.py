@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from pathlib import Path
 
 from app.paths import data_dir
-from app.records import SutDescription
+from app.records import SutDescription, sut_from_dict
 
 FILE_NAME = "sut-profiles.json"
 
@@ -31,15 +31,12 @@ class SutProfileStore:
         except (OSError, json.JSONDecodeError) as exc:
             raise ProfileStoreError(f"{self.path}: cannot read the SUT profiles ({exc}); "
                                     "fix or move the file away") from None
-        known = {f.name for f in fields(SutDescription)}
         profiles = {}
         for name, data in raw.items():
-            values = {k: tuple(v) if isinstance(v, list) else v
-                      for k, v in data.items() if k in known}
             # the wizard's single checkbox meant "available and on": a profile without the
             # on list keeps that meaning instead of turning every COM off
-            values.setdefault("coms_on_during_test", values.get("coms_declared", ()))
-            profiles[name] = SutDescription(**values)
+            data = {"coms_on_during_test": data.get("coms_declared", []), **data}
+            profiles[name] = sut_from_dict(data)
         return profiles
 
     def save(self, name: str, sut: SutDescription) -> None:

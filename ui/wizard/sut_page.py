@@ -4,18 +4,23 @@ each COM available and/or on during the test, notes — with saved profiles to r
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QLocale
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout)
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
+                               QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout)
 
 from app.method.loader import all_methods
 from app.records import SutDescription
-from app.sequencer.capacity_optimisation import coms_off_during_test
+from app.sut_file import SutFileError, load_sut_file, save_sut_file
 from ui.wizard.base import EntryPage, with_changes
 from ui.wizard.com_choices import ComChoices
 from ui.wizard.model import (CAPACITY_UNITS, DRIVE_TYPES, RAID_LEVELS, EntryError,
-                             WizardEntries, check_coms, check_sut, format_capacity)
+                             WizardEntries, check_coms, check_sut, sut_entries)
 from ui.wizard.profiles import ProfileStoreError, SutProfileStore
+
+
+SUT_FILE_FILTER = "SUT description (*.json);;All files (*)"
 
 
 def declared_com_choices() -> dict[str, str]:
@@ -69,9 +74,26 @@ class SutPage(EntryPage):
         self.save_button = QPushButton("Sa&ve as profile")
         self.save_button.clicked.connect(self.save_profile)
 
+        self.file_load_button = QPushButton("Load SUT &file…")
+        self.file_load_button.setToolTip("A SUT description file the lab keeps (JSON; "
+                                         "storwatt run --sut takes the same file)")
+        self.file_load_button.clicked.connect(self._ask_load_file)
+        self.file_save_button = QPushButton("Save SUT f&ile…")
+        self.file_save_button.clicked.connect(self._ask_save_file)
         self.vendor = QLineEdit()
         self.model = QLineEdit()
         self.serial = QLineEdit()
+        self.firmware = QLineEdit()
+        self.psu_count = QSpinBox()
+        self.psu_count.setRange(0, 1000)
+        self.psu_count.setSpecialValueText("not declared")
+        self.psu_count.setAccessibleName("Power supply count")
+        self.psu_redundancy = QLineEdit()
+        self.psu_redundancy.setPlaceholderText("N+M, e.g. 1+1")
+        self.psu_redundancy.setAccessibleName("Power supply redundancy")
+        self.psu_nameplate = QLineEdit()
+        self.psu_nameplate.setPlaceholderText("e.g. 1600")
+        self.psu_nameplate.setAccessibleName("Power supply nameplate watts")
         self.capacity = QLineEdit()
         self.capacity.setPlaceholderText("e.g. 7300, 7300 GB or 7.3 TB")
         self.capacity.setToolTip("A unit typed here (GB, TB, GiB …) wins over the unit box; "
@@ -98,6 +120,9 @@ class SutPage(EntryPage):
         self.notes.setTabChangesFocus(True)  # keyboard-only use: Tab leaves the field
         self.notes.setMaximumHeight(70)
         self.coms = ComChoices(declared_com_choices())
+        #: which power input measures which supply: kept from a SUT file or earlier run (the
+        #: inputs themselves are named on the instruments page)
+        self.input_supplies: tuple[tuple[str, int], ...] = ()
 
         capacity_row = QHBoxLayout()
         capacity_row.addWidget(self.capacity, 1)
@@ -113,12 +138,24 @@ class SutPage(EntryPage):
         form.addRow("&Vendor:", self.vendor)
         form.addRow("&Model:", self.model)
         form.addRow("&Serial number:", self.serial)
+        form.addRow("&Firmware:", self.firmware)
         form.addRow(_buddy("Raw &capacity:", self.capacity), capacity_row)
         form.addRow("&Drive count:", self.drive_count)
         form.addRow("Drive &type:", self.drive_type)
         form.addRow("&RAID:", self.raid)
         form.addRow("Su&pply:", self.supply)
         form.addRow("&ASHRAE class:", self.ashrae_class)
+        supplies_row = QHBoxLayout()
+        for widget, stretch in ((self.psu_count, 0), (QLabel("redundancy"), 0),
+                                (self.psu_redundancy, 1), (QLabel("nameplate W each"), 0),
+                                (self.psu_nameplate, 1)):
+            supplies_row.addWidget(widget, stretch)
+        form.addRow(_buddy("Power s&upplies:", self.psu_count), supplies_row)
+        file_row = QHBoxLayout()
+        file_row.addWidget(self.file_load_button)
+        file_row.addWidget(self.file_save_button)
+        file_row.addStretch(1)
+        form.addRow("SUT file:", file_row)
         form.addRow("&Notes:", self.notes)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
@@ -126,7 +163,8 @@ class SutPage(EntryPage):
         layout.addWidget(self.error)
         self.widgets = {"vendor": self.vendor, "model": self.model, "serial": self.serial,
                         "capacity": self.capacity, "drive_count": self.drive_count,
-                        "capacity_unit": self.capacity_unit, "coms": self.coms}
+                        "capacity_unit": self.capacity_unit, "coms": self.coms,
+                        "power_supplies": self.psu_count}
         self.refresh_profiles()
 
     # --- entries ----------------------------------------------------------------------------
@@ -134,6 +172,9 @@ class SutPage(EntryPage):
         on, off = self.coms.declared()
         return with_changes(
             e, vendor=self.vendor.text(), model=self.model.text(), serial=self.serial.text(),
+            firmware=self.firmware.text(), psu_count=self.psu_count.value(),
+            psu_redundancy=self.psu_redundancy.text(), psu_nameplate_w=self.psu_nameplate.text(),
+            input_supplies=self.input_supplies,
             capacity=self.capacity.text(), capacity_unit=self.capacity_unit.currentText(),
             decimal_point=QLocale().decimalPoint(),
             drive_count=self.drive_count.value(), drive_type=self.drive_type.currentText(),
@@ -145,6 +186,11 @@ class SutPage(EntryPage):
         self.vendor.setText(e.vendor)
         self.model.setText(e.model)
         self.serial.setText(e.serial)
+        self.firmware.setText(e.firmware)
+        self.psu_count.setValue(e.psu_count)
+        self.psu_redundancy.setText(e.psu_redundancy)
+        self.psu_nameplate.setText(e.psu_nameplate_w)
+        self.input_supplies = e.input_supplies
         self.capacity.setText(e.capacity)
         self.capacity_unit.setCurrentText(e.capacity_unit)
         self.drive_count.setValue(e.drive_count)
@@ -187,13 +233,43 @@ class SutPage(EntryPage):
         self.profile_name.setText(name)
 
     def load_sut(self, sut: SutDescription) -> None:
-        capacity, unit = format_capacity(sut.raw_capacity_bytes)
-        e = with_changes(self.collect(WizardEntries()), vendor=sut.vendor, model=sut.model,
-                         serial=sut.serial, capacity=capacity, capacity_unit=unit,
-                         drive_count=sut.drive_count, drive_type=sut.drive_type, raid=sut.raid,
-                         coms=sut.coms_on_during_test, coms_off=coms_off_during_test(sut),
-                         notes=sut.notes)
-        self.load(e)
+        self.load(with_changes(self.collect(WizardEntries()), **sut_entries(sut)))
+
+    # --- the SUT file a lab keeps (app.sut_file; storwatt run --sut reads it) ----------------
+    def load_file(self, path: Path) -> bool:
+        try:
+            sut = load_sut_file(path)
+        except SutFileError as exc:
+            self.show_error(str(exc))
+            return False
+        self.clear_error()
+        self.load_sut(sut)
+        return True
+
+    def save_file(self, path: Path) -> bool:
+        try:
+            save_sut_file(path, check_sut(self.collect(WizardEntries())))
+        except EntryError as exc:
+            self.show_error(exc.message, exc.field)
+            return False
+        except SutFileError as exc:
+            self.show_error(str(exc))
+            return False
+        self.clear_error()
+        return True
+
+    def _ask_load_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Load SUT description", "",
+                                              SUT_FILE_FILTER)
+        if path:
+            self.load_file(Path(path))
+
+    def _ask_save_file(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save SUT description",
+                                              f"{self.serial.text().strip() or 'sut'}.json",
+                                              SUT_FILE_FILTER)
+        if path:
+            self.save_file(Path(path))
 
     def save_profile(self) -> None:
         try:

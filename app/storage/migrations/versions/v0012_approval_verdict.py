@@ -1,6 +1,6 @@
-"""0011: an approval binds the facts and the verdict as shown, under its rules (issue 22).
+"""0012: an approval binds the facts and the verdict as shown, under its rules (issue 22).
 
-Until 0010 an approval stored the record revision and one SHA-256 that covered the derived
+Until 0011 an approval stored the record revision and one SHA-256 that covered the derived
 verdict too, so any change of a compliance rule turned every approval NOT VALID. An approval
 now also stores the hash's byte form (``hash_format``: ``storwatt-record/2`` hashes the
 record's facts only), the verdict QA saw (``verdict_shown``) and the rules version that
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-revision = "0011"
-down_revision = "0010"
+revision = "0012"
+down_revision = "0011"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,74 @@
+"""A bench that identifies as real, for the end-to-end test of the compliant path (issue 24).
+
+The shipped simulators answer every identity query with ``STORWATT-SIM`` first, so a run on
+them is never compliant (conformance row 7c). Here, in ``tests/`` only, the same wire dialects
+answer as the real instruments do: the 2-channel PTDaemon with the captured Identify line of a
+real PTDaemon 1.10.0 (tests/fixtures/ptd), the WT310E and the DAQ970A with their own ``*IDN?``
+layouts. The drivers talk to them over TCP exactly as to the real ones.
+
+The SUT cannot be real under a fake clock (real IO takes real time), so :class:`StandInSut`
+is the simulated engine naming itself as a stand-in; the test says so wherever it uses it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from drivers.simulators.dialects import DaqDialect, PtdDialect, WT300Dialect
+from drivers.simulators.engine import SimulatedWorkloadEngine
+from drivers.simulators.meter import MeterSimulator
+from drivers.simulators.server import LineServer
+from drivers.simulators.state import ElectricalState
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "ptd"
+#: the Identify reply of the real PTDaemon 1.10.0 (WT333E, multi-channel) in the capture
+PTD_IDENTIFY = next(m["reply"] for m in json.loads(
+    (FIXTURES / "resnet50_offline_messages.json").read_text()) if m["cmd"] == "Identify")
+WT310E_IDN = "YOKOGAWA,WT310E,C2PH13047V,F1.03"
+DAQ970A_IDN = "Keysight Technologies,DAQ970A,MY58001234,A.03.01"
+#: a steady 600 W SUT on 230 V / 50 Hz
+STEADY = ElectricalState(600.0, 230.0, 2.74, 0.95, 50.0)
+
+
+class _RealPtdDialect(PtdDialect):
+    def respond(self, command: str, special):  # type: ignore[no-untyped-def]
+        if command.strip() == "Identify":
+            return PTD_IDENTIFY
+        return super().respond(command, special)
+
+
+class RealPtd(MeterSimulator):
+    """A PTDaemon in multi-channel mode that identifies as the captured real daemon."""
+
+    def __init__(self, source: Callable[[], ElectricalState] = lambda: STEADY,
+                 channels: int = 2) -> None:
+        super().__init__("ptd", source, channels=channels)
+
+    def _dialect(self, model: str, compat: bool):  # type: ignore[no-untyped-def]
+        return _RealPtdDialect(self.state, channels=self.channels)
+
+
+class RealWt310e(MeterSimulator):
+    """A WT310E answering ``*IDN?`` as the real one does."""
+
+    def __init__(self, source: Callable[[], ElectricalState] = lambda: STEADY) -> None:
+        super().__init__("wt310", source)
+
+    def _dialect(self, model: str, compat: bool):  # type: ignore[no-untyped-def]
+        return WT300Dialect(self.state, WT310E_IDN, 1)
+
+
+def real_daq970a(celsius: Callable[[], float] = lambda: 22.4) -> LineServer:
+    """A DAQ970A thermocouple channel reading a steady inlet, as the real one identifies."""
+    return LineServer(DaqDialect(celsius, DAQ970A_IDN))
+
+
+class StandInSut(SimulatedWorkloadEngine):
+    """The simulated SUT's engine, naming itself a stand-in (not "simulated"): the only way to
+    run a day-long compliant sequence under a fake clock. Test-only."""
+
+    def check(self) -> str:
+        super().check()
+        return "storage stand-in for a real SUT (tests/support/real_bench.py)"

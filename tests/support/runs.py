@@ -1,0 +1,15 @@
+"""Reading a stored run's facts back in tests."""
+
+from __future__ import annotations
+
+from app.records import RunStatus
+from app.storage.db import open_database
+
+
+def stored_status(url: str, run_id: str) -> RunStatus:
+    """The run's status as a fresh open of its database finds it."""
+    database = open_database(url)
+    try:
+        return database.load_run(run_id).status
+    finally:
+        database.close()

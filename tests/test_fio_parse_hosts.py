@@ -1,0 +1,67 @@
+"""Load hosts' job files are checked by one ``fio --parse-only`` (one per file, one after
+another, held the start ~1.5 s with 8 hosts, issue 27), and a rejected file is still named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import drivers.fio.engine as fio_engine
+from drivers.clock import FakeClock
+from drivers.fio.engine import FioEngine
+from drivers.fio.safety import TargetPolicy
+from drivers.interfaces import WorkloadError, WorkloadProfile
+
+HOSTS = ("127.0.0.1:18001", "127.0.0.1:18002", "127.0.0.1:18003")
+MW1 = WorkloadProfile("MW1", 8192, 70, True, 8192, queue_depth=1, jobs=1, duration_s=1)
+
+
+def _engine(tmp_path: Path) -> tuple[FioEngine, Path]:
+    """An engine on a stand-in fio that logs each call and rejects a file saying "bogus"."""
+    log = tmp_path / "calls.log"
+    binary = tmp_path / "fio"
+    binary.write_text(f"""#!/bin/sh
+echo "$@" >> {log}
+case "$1" in
+  --version) echo fio-3.33;;
+  --parse-only) shift; for f in "$@"; do
+      if grep -q bogus "$f"; then echo "Bad option <bogus=1>" >&2; exit 1; fi; done;;
+  *) exit 0;;
+esac
+""")
+    binary.chmod(0o755)
+    engine = FioEngine([str(tmp_path / "t.dat")], clock=FakeClock(), fio_binary=str(binary),
+                       load_hosts=HOSTS, policy=TargetPolicy(create_size=8 << 20),
+                       workdir=tmp_path)
+    engine.check()
+    return engine, log
+
+
+def _parse_calls(log: Path) -> list[list[str]]:
+    return [line.split()[1:] for line in log.read_text().splitlines()
+            if line.startswith("--parse-only")]
+
+
+def test_every_hosts_job_file_is_checked_by_one_fio(tmp_path: Path) -> None:
+    engine, log = _engine(tmp_path)
+    engine.start(MW1)
+    engine.close()
+    calls = _parse_calls(log)
+    assert len(calls) == 1 and [Path(f).name for f in calls[0]] == \
+        ["MW1-host1.fio", "MW1-host2.fio", "MW1-host3.fio"]
+
+
+def test_a_rejected_hosts_job_file_is_named(tmp_path: Path, monkeypatch) -> None:
+    job_text = fio_engine.job_text
+
+    def second_host_bogus(profile, options):
+        text = job_text(profile, options)
+        return text + "bogus=1\n" if options.host == 1 else text
+
+    monkeypatch.setattr(fio_engine, "job_text", second_host_bogus)
+    engine, log = _engine(tmp_path)
+    with pytest.raises(WorkloadError, match=r"rejected the job file MW1-host2\.fio: Bad option"):
+        engine.start(MW1)
+    assert not engine.running
+    assert len(_parse_calls(log)) == 3  # all together, then host 1 alone, then host 2

@@ -1,0 +1,141 @@
+"""Database roles on a real PostgreSQL server (issue 26): the grants docs/storage.md gives are
+run as written; a QA role reads runs and adds audit entries and nothing else; a role that
+cannot store a run is refused before the run starts, naming the missing rights."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+import pg_server
+from app.storage import schema as s
+from app.storage.audit import AuditEntryRow, add_audit_entry, audit_entries
+from app.storage.db import open_database
+from app.storage.rights import RUN_TABLES, MissingRightsError, check_write_rights
+from app.storage.synthetic import full_run
+from app.storage.writer import RunWriter
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "storage.md"
+
+
+def documented_grants() -> str:
+    """The ```sql block of docs/storage.md's "Database roles" section, as written."""
+    section = DOCS.read_text(encoding="utf-8").split("## Database roles", 1)[1]
+    return re.search(r"```sql\n(.*?)```", section, re.S).group(1)
+
+
+def test_every_run_table_is_checked() -> None:
+    assert set(RUN_TABLES) == set(s.Base.metadata.tables) - {AuditEntryRow.__tablename__}
+
+
+@pytest.fixture(scope="module")
+def roles():
+    """(owner, station, qa) URLs on one throw-away server, the documented grants applied."""
+    if pg_server.available():
+        pytest.skip(pg_server.available())
+    with pg_server.postgres_server() as owner:  # its own port and data folder
+        open_database(owner).close()  # the owner creates the schema
+        engine = sa.create_engine(owner)
+        with engine.begin() as conn:
+            conn.exec_driver_sql(documented_grants())
+        engine.dispose()
+        yield (owner, owner.replace("//storwatt@", "//storwatt_station@"),
+               owner.replace("//storwatt@", "//storwatt_qa@"))
+
+
+def _store(url: str) -> str:
+    database = open_database(url)
+    writer = RunWriter(database)
+    events = list(full_run(samples_per_phase=5))
+    for event in events:
+        writer(event)
+    assert writer.close().in_database
+    database.close()
+    return events[0].run_id
+
+
+def _refused(url: str, sql: str) -> None:
+    engine = sa.create_engine(url)
+    try:
+        with pytest.raises(sa.exc.DBAPIError, match="permission denied|not allowed|refuse"):
+            with engine.begin() as conn:
+                conn.exec_driver_sql(sql)
+    finally:
+        engine.dispose()
+
+
+def test_the_station_role_stores_runs_and_adds_audit_entries(roles) -> None:
+    _, station, _ = roles
+    database = open_database(station)
+    try:
+        check_write_rights(database)  # nothing missing
+        run_id = _store(station)
+        assert database.load_run(run_id).status.value == "COMPLETED"
+        add_audit_entry(database, run_id, "disposition", "checked", "tech-bo", "accepted")
+    finally:
+        database.close()
+    _refused(station, "UPDATE audit_entries SET text = 'edited'")
+    _refused(station, "DELETE FROM audit_entries")
+
+
+def test_the_qa_role_reads_and_audits_and_nothing_else(roles) -> None:
+    _, station, qa = roles
+    run_id = _store(station)
+    database = open_database(qa)
+    try:
+        assert run_id in {r.run_id for r in database.list_runs()}
+        assert len(database.load_run(run_id).power) > 0
+        add_audit_entry(database, run_id, "disposition", "EP figures checked", "qa-anna",
+                        "accepted")
+        assert [e.author for e in audit_entries(database, run_id)][-1] == "qa-anna"
+    finally:
+        database.close()
+    _refused(qa, "INSERT INTO stations (name) VALUES ('qa-bench')")
+    _refused(qa, "UPDATE runs SET status = 'COMPLETED'")
+    _refused(qa, "DELETE FROM power_samples")
+    _refused(qa, "UPDATE audit_entries SET text = 'edited'")
+    _refused(qa, "DELETE FROM audit_entries")
+
+
+def test_a_role_that_cannot_store_a_run_is_refused_before_it_starts(roles) -> None:
+    """Issue 26: a role without INSERT was found only at the end of the plan (the whole run
+    measured, then exit 1). Now the session is refused before the lab is even built."""
+    from app.records import RunConfig, SutDescription
+    from app.session import open_session
+    from drivers.clock import FakeClock
+
+    owner, _, qa = roles
+    with sa.create_engine(owner).connect() as conn:
+        before = conn.exec_driver_sql("SELECT count(*) FROM runs").scalar()
+    config = RunConfig(method="smoke", lab="sim-direct",
+                       sut=SutDescription(coms_declared=("deduplication",),
+                                          coms_on_during_test=("deduplication",)))
+    with pytest.raises(MissingRightsError) as refused:
+        open_session(config, db_url=qa, clock=FakeClock())
+    message = str(refused.value)
+    assert "as role 'storwatt_qa'" in message and "nothing was started" in message
+    assert "INSERT on power_samples" in message and "USAGE on sequence" in message
+    assert "Database roles" in message
+    with sa.create_engine(owner).connect() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM runs").scalar() == before
+
+
+def test_the_station_role_feeds_the_lab_copy_and_the_qa_role_cannot(roles, tmp_path) -> None:
+    from app.storage.record_hash import record_sha256
+    from app.storage.sender import Sender, open_lab, sync
+
+    _, station_url, qa = roles
+    local = f"sqlite:///{tmp_path / 'bench.db'}"
+    run_id = _store(local)
+    station, lab = open_database(local), open_lab(station_url)
+    try:
+        assert sync(station, lab) > 0
+        assert record_sha256(lab.load_run(run_id)) == record_sha256(station.load_run(run_id))
+        state = Sender(station, qa, interval_s=0.1).start().stop(final_wait_s=20.0)
+        assert "as role 'storwatt_qa': missing INSERT on stations" in state.last_error
+    finally:
+        station.close()
+        lab.close()
