@@ -71,7 +71,7 @@ def compliant_run(request, tmp_path_factory):
         patch.setattr("app.labs.simulated_engine",
                       lambda sut_, config, clock: StandInSut(sut_, clock))
         argv = ["run", "--lab", "sim", "--method", str(variant), "--taxonomy", "removable-1",
-                "--sut", str(sut), "--thermo-driver", "daq970a", "--thermo-resource",
+                "--max-drives", "1", "--sut", str(sut), "--thermo-driver", "daq970a", "--thermo-resource",
                 daq.resource, "--thermo-calibration", CALIBRATED, "--thermo-certificate",
                 "KS-1187", "--operator", "tech-1", "--db", db, "--out", str(tmp_path / "out"),
                 "--json", "--quiet"]
@@ -100,9 +100,6 @@ def test_a_lab_configured_bench_ends_compliant(compliant_run) -> None:
 
 @pytest.mark.slow  # a PostgreSQL server started and stopped, two reports rendered per side
 @pytest.mark.skipif(bool(pg_server.available()), reason=pg_server.available())
-@pytest.mark.xfail(strict=True, reason="db copy changes the record SHA-256 (issue 24 item 8: "
-                   "child rows read without ORDER BY); helper verdict's canonical record hash "
-                   "fixes it — remove this mark when that is merged")
 def test_the_approved_run_copied_to_postgresql_prints_the_same_report(compliant_run,
                                                                       capsys) -> None:
     db, out, folder, meter = compliant_run
