@@ -19,19 +19,39 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Protocol
 
+from app.console import format_duration
+from app.method.loader import MethodError
 from app.method.model import ComplianceMinimums, Method
+from app.method.registry import MethodIdentity, identify
+from app.method.taxonomy import TaxonomyError, recorded_classification
 from app.records import PAUSE_REASON, PhaseInfo, PhaseKind, PhaseStatus, RunStatus
+from app.sequencer.search import LOAD_GENERATOR_LIMIT, NO_PROBE_WITHIN
 from drivers.interfaces import InstrumentIdentity
 
 if TYPE_CHECKING:  # the stored run builds its verdict with this module
     from app.records import RunConfig
-    from app.sequencer.events import Resumption
+    from app.sequencer.events import Resumption, SearchResult
     from app.storage.stored import StoredAttempt, StoredPhase
 
 #: the workload engine of the simulated SUT names itself so (drivers/simulators/engine.py)
 SIMULATED_ENGINE_WORD = "simulated"
 REAL_INSTRUMENTS = "Real instruments"
 RESUMED = "Resumed after interruption"
+#: the rules this module judges by; a change of any rule gets the next number, so an approval
+#: given under earlier rules shows what it attested beside today's verdict (app.signoff).
+#: Rules 1 (issue 14): the method's numbers and the run's facts; rules 2 (issue 22): also the
+#: normative keys against the registry, every metric VALID, the inlet thermometer, every phase
+#: continuous, intensity 100 reached. Rules 1 stay derivable: approvals given under them are
+#: checked against the verdict they saw (storwatt-record/1).
+RULES_VERSION = 2
+#: the registry entry's normative content (app.method.registry), when nothing deviates
+NORMATIVE = "Normative method content"
+METHOD_KEY = "Method key "  # + the normative key a deviation names
+CONTINUOUS = "Continuous phases"
+THERMOMETER = "Inlet thermometer"
+METRICS = "Metrics valid"
+INTENSITY = "Intensity 100 reached"
+CLASSIFICATION = "Classification"
 
 
 class NamedInstrument(Protocol):
@@ -39,6 +59,14 @@ class NamedInstrument(Protocol):
 
     name: str
     identity: InstrumentIdentity | None
+
+
+class MetricFacts(Protocol):
+    """A stored metric as the verdict reads it."""
+
+    name: str
+    valid: bool
+    reason: str
 
 
 class ComplianceFacts(Protocol):
@@ -56,6 +84,8 @@ class ComplianceFacts(Protocol):
     temperature_meter: InstrumentIdentity | None
     resumptions: Sequence[Resumption]
     power_inputs: Sequence[NamedInstrument]
+    metrics: Sequence[MetricFacts]
+    search_results: Sequence[SearchResult]
 
     @property
     def method(self) -> Method | None: ...
@@ -82,6 +112,9 @@ class ComplianceVerdict:
     """Every criterion of a run, in a fixed order; compliant only when all are met."""
 
     criteria: tuple[Criterion, ...]
+    #: the method's name, version, normative SHA-256 and relation to the registry
+    identity: MethodIdentity | None = None
+    rules_version: int = 0  # the rules that derived it (assess_compliance fills it in)
 
     @property
     def compliant(self) -> bool:
@@ -104,21 +137,53 @@ class ComplianceVerdict:
         """The page banner of a non-compliant run: ``SIMULATED — NON-COMPLIANT (not met:
         interval length, real instruments) — not a reportable result``."""
         lead = "SIMULATED — " if self.simulated else ""
-        names = ", ".join(c.name.lower() for c in self.failures)
-        return f"{lead}{self.label} (not met: {names}) — not a reportable result"
+        return f"{lead}{self.label} (not met: {self._failed_names()}) — not a reportable result"
 
     def short(self) -> str:
         """``COMPLIANT`` or ``NON-COMPLIANT (not met: interval length, stabilisation)``."""
-        names = ", ".join(c.name.lower() for c in self.failures)
+        names = self._failed_names()
         return self.label + (f" (not met: {names})" if names else "")
+
+    def _failed_names(self) -> str:
+        """The failed criteria by name, the method's deviations counted in one entry (``3
+        normative method keys``): each is listed with its evidence below the banner."""
+        keys = [c for c in self.failures if c.name.startswith(METHOD_KEY)]
+        names = [c.name[:1].lower() + c.name[1:] for c in self.failures
+                 if not c.name.startswith(METHOD_KEY)]
+        if keys:
+            at = next(i for i, c in enumerate(self.failures) if c in keys)
+            names.insert(at, f"{len(keys)} normative method key" + ("s" if len(keys) > 1 else ""))
+        return ", ".join(names)
+
+    def relation(self) -> str:
+        """``registered compliant method`` or ``variant of X: N keys differ (…)``."""
+        return self.identity.relation() if self.identity else "method not held by the record"
+
+    def method_label(self, name: str, version: str) -> str:
+        """What a run list, the history and compare show for the method: ``lab-strict 1.0
+        [variant of emerald-block-v3 3.0.0-sw1: 1 key differs (no deviation)]`` and, when the
+        run is not compliant, `` (NON-COMPLIANT)``."""
+        text = f"{name} {version} [{self.relation()}]"
+        return text if self.compliant else f"{text} ({self.label})"
+
+    def method_line(self) -> str:
+        """``emerald-block-v3 3.0.0-sw1 · normative SHA-256 … · registered compliant method``."""
+        return self.identity.line() if self.identity else "method not held by the record"
 
     def lines(self) -> list[str]:
         """The verdict and one line per criterion, for the CLI (``runs show``, ``run``)."""
-        return [f"Compliance  {self.label} (derived from the record, not the method file's "
-                "claim)"] + [f"  {c.verdict:8} {c.name}: {c.evidence}" for c in self.criteria]
+        return [f"Method      {self.method_line()}",
+                f"Compliance  {self.label} (derived from the record under rules "
+                f"{self.rules_version}, not the method file's claim)"] + [
+                    f"  {c.verdict:8} {c.name}: {c.evidence}" for c in self.criteria]
 
     def as_json(self) -> dict[str, object]:
-        return {"compliant": self.compliant,
+        identity = self.identity
+        return {"compliant": self.compliant, "rules_version": self.rules_version,
+                "method": None if identity is None else {
+                    "name": identity.name, "version": identity.version,
+                    "normative_sha256": identity.normative_sha256,
+                    "relation": identity.relation()},
                 "criteria": [{"name": c.name, "verdict": c.verdict, "evidence": c.evidence}
                              for c in self.criteria]}
 
@@ -129,10 +194,16 @@ class ComplianceVerdict:
         return f"{self.label}: " + "; ".join(c.evidence for c in self.failures)
 
 
-def assess_compliance(run: ComplianceFacts) -> ComplianceVerdict:
-    """The compliance verdict of a stored run (see the module docstring)."""
+def assess_compliance(run: ComplianceFacts, rules: int | None = None) -> ComplianceVerdict:
+    """The compliance verdict of a stored run (see the module docstring) under ``rules``
+    (None: :data:`RULES_VERSION`; 1 re-derives what an approval of a storwatt-record/1 hash
+    saw)."""
+    rules = RULES_VERSION if rules is None else rules
+    if rules not in (1, RULES_VERSION):
+        raise ValueError(f"no compliance rules {rules} (known: 1, {RULES_VERSION})")
     method = run.method
     minimums = method.compliance if method else None
+    identity = identify(method) if method else None
     if method is None or minimums is None:
         name = f"{run.method_name} {run.method_version}"
         why = ("the record does not hold the method it ran (stored before the station kept "
@@ -150,8 +221,12 @@ def assess_compliance(run: ComplianceFacts) -> ComplianceVerdict:
             [(p.info.name, p.info.planned_s) for p in run.phases
              if p.info.kind is PhaseKind.READY_IDLE])
         criteria.append(_profile_set(run, minimums))
-    criteria += _run_criteria(run, minimums)
-    return ComplianceVerdict(tuple(criteria))
+        if rules > 1:
+            criteria += _normative(identity)
+    criteria += _run_criteria(run, minimums, rules)
+    if method is not None and rules > 1:
+        criteria += _validity_criteria(run, method)
+    return ComplianceVerdict(tuple(criteria), identity, rules)
 
 
 def assess_method(method: Method) -> ComplianceVerdict:
@@ -163,7 +238,8 @@ def assess_method(method: Method) -> ComplianceVerdict:
     if minimums is None:
         return ComplianceVerdict((Criterion(
             "Method minimums", False, f"method {method.name} {method.version} states no "
-            "[compliance] minimums (the shipped emerald-block-v3 does)"),))
+            "[compliance] minimums (the shipped emerald-block-v3 does)"),), identify(method),
+            RULES_VERSION)
     interval = method.interval_s
     criteria = _number_criteria(
         method, minimums,
@@ -172,7 +248,21 @@ def assess_method(method: Method) -> ComplianceVerdict:
         [(f"{plan.name} ready idle", plan.ready_idle_intervals * interval)
          for plan in method.plans])
     criteria.append(_plan_profile_sets(method, minimums))
-    return ComplianceVerdict(tuple(criteria))
+    identity = identify(method)
+    criteria += _normative(identity)
+    return ComplianceVerdict(tuple(criteria), identity, RULES_VERSION)
+
+
+def _normative(identity: MethodIdentity | None) -> list[Criterion]:
+    """The method's normative content against its registry entry: one NOT MET criterion per
+    deviation, naming the key, the registry's value and the run's (app/method/normative.py)."""
+    if identity is None or identity.entry is None:
+        return [Criterion(NORMATIVE, False, "no registered compliant method to compare with")]
+    if not identity.deviations:
+        return [Criterion(NORMATIVE, True, f"{identity.relation()} (normative SHA-256 "
+                                           f"{identity.normative_sha256[:16]}…)")]
+    return [Criterion(f"{METHOD_KEY}{d.key}", False, d.evidence(identity.entry.label))
+            for d in identity.deviations]
 
 
 def _s(seconds: float) -> str:
@@ -267,8 +357,10 @@ def _instruments(run: ComplianceFacts) -> list[tuple[str, InstrumentIdentity | N
     return found
 
 
-def _run_criteria(run: ComplianceFacts, m: ComplianceMinimums | None) -> list[Criterion]:
-    return [_completed(run), _real_instruments(run), _uninterrupted(run), _not_resumed(run),
+def _run_criteria(run: ComplianceFacts, m: ComplianceMinimums | None,
+                  rules: int) -> list[Criterion]:
+    continuous = _uninterrupted(run) if rules > 1 else _uninterrupted_active(run)
+    return [_completed(run), _real_instruments(run), continuous, _not_resumed(run),
             _calibration(run, m),
             Criterion("Configuration unchanged", True,
                       "the record holds one configuration snapshot, taken at the start; the "
@@ -299,8 +391,19 @@ def _real_instruments(run: ComplianceFacts) -> Criterion:
 
 
 def _uninterrupted(run: ComplianceFacts) -> Criterion:
+    """The seed's "four continuous test phases" (method-notes §2): a pause or restart in any
+    phase — conditioning, ready idle as much as an active profile — breaks it."""
     paused = [_restart(run, p.index, p.info.name, p.attempts) for p in run.phases
-              if p.info.kind is PhaseKind.ACTIVE and p.attempts > 1]
+              if p.attempts > 1]
+    if paused:
+        return Criterion(CONTINUOUS, False, "phases not continuous: " + ", ".join(paused))
+    return Criterion(CONTINUOUS, True, "every phase ran in one attempt")
+
+
+def _uninterrupted_active(run: ComplianceFacts) -> Criterion:
+    """Rules 1: only a pause in an active profile broke the sequence."""
+    paused = [_restart(run, p.index, p.info.name, p.attempts, stopped=False)
+              for p in run.phases if p.info.kind is PhaseKind.ACTIVE and p.attempts > 1]
     if paused:
         return Criterion("Uninterrupted active sequence", False,
                          "pause in the active sequence: " + ", ".join(paused))
@@ -326,14 +429,75 @@ def _not_resumed(run: ComplianceFacts) -> Criterion:
     return Criterion(RESUMED, False, "; ".join(texts))
 
 
-def _restart(run: ComplianceFacts, index: int, name: str, attempts: int) -> str:
+def _restart(run: ComplianceFacts, index: int, name: str, attempts: int,
+             stopped: bool = True) -> str:
     """``SR paused (2 attempts)``, or with the reason when something other than the operator's
     pause restarted it (an intensity re-check, method-notes §2)."""
-    reasons = sorted({a.error for a in run.attempts if a.phase_index == index
-                      and a.attempt < attempts and a.error} - {PAUSE_REASON})
+    mine = sorted((a for a in run.attempts if a.phase_index == index), key=lambda a: a.attempt)
+    reasons = sorted({a.error for a in mine if a.attempt < attempts and a.error}
+                     - {PAUSE_REASON})
+    gaps = [b.t_start - a.t_end for a, b in zip(mine, mine[1:]) if a.t_end is not None]
+    length = f", stopped {format_duration(sum(gaps))}" if stopped and sum(gaps) > 0 else ""
     if not reasons:
-        return f"{name} paused ({attempts} attempts)"
-    return f"{name} restarted ({attempts} attempts: {'; '.join(reasons)})"
+        return f"{name} paused ({attempts} attempts{length})"
+    return f"{name} restarted ({attempts} attempts{length}: {'; '.join(reasons)})"
+
+
+def _validity_criteria(run: ComplianceFacts, method: Method) -> list[Criterion]:
+    return [_thermometer(run), *_metrics_valid(run, method), _intensity(run),
+            _classification(run, method)]
+
+
+def _classification(run: ComplianceFacts, method: Method) -> Criterion:
+    """The taxonomy derived from the answers the run recorded (method-notes §1: the highest
+    level whose attributes all hold; a lower one may be requested, never one they rule out)."""
+    config = run.config
+    try:
+        derived = recorded_classification(method, config.taxonomy,
+                                          config.classification_answers)
+    except (TaxonomyError, MethodError) as exc:
+        return Criterion(CLASSIFICATION, False, str(exc).replace("\n", "; "))
+    return Criterion(CLASSIFICATION, True, f"{config.taxonomy} allowed by the recorded "
+                                           f"answers (derived: {derived.label})")
+
+
+def _thermometer(run: ComplianceFacts) -> Criterion:
+    """The method reads the SUT's inlet temperature (method-notes §3, §10): without a
+    thermometer no metric can show its site was within the inlet class."""
+    if run.temperature_meter is None:
+        return Criterion(THERMOMETER, False, "no inlet thermometer took part in the run")
+    return Criterion(THERMOMETER, True, f"inlet thermometer {run.temperature_meter.describe()}")
+
+
+def _metrics_valid(run: ComplianceFacts, method: Method) -> list[Criterion]:
+    """Each EP metric of the profiles the run ran, and EP_RI, VALID: one NOT MET line per
+    INVALID (or missing) metric with its reason. COM outcomes are not criteria."""
+    profiles = {p.name: p for p in method.profiles}
+    wanted = [profiles[p.info.profile].metric for p in run.phases
+              if p.info.kind is PhaseKind.ACTIVE and p.info.profile in profiles]
+    wanted = list(dict.fromkeys(wanted + ["EP_RI"]))
+    found = {m.name: m for m in run.metrics}
+    failed = [Criterion(f"Metric {name}", False,
+                        "not computed" if name not in found else
+                        f"INVALID: {found[name].reason or 'no reason recorded'}")
+              for name in wanted if name not in found or not found[name].valid]
+    return failed or [Criterion(METRICS, True, f"{', '.join(wanted)} all VALID")]
+
+
+def _intensity(run: ComplianceFacts) -> Criterion:
+    """Intensity 100 found in every searched profile (method-notes §2): a search that ran
+    out of queue depths measured the load generator, one with no probe within the limit
+    measured nothing the method defines; "no whole queue depth left between the probes" is
+    the closest the probes can come, so it meets the rule with its note."""
+    failed = [f"{r.profile}: {r.note}" for r in run.search_results
+              if r.note.startswith((LOAD_GENERATOR_LIMIT, NO_PROBE_WITHIN))]
+    if failed:
+        return Criterion(INTENSITY, False, "; ".join(failed))
+    if not run.search_results:
+        return Criterion(INTENSITY, True, "no profile searched")
+    notes = [f"{r.profile}: {r.note}" for r in run.search_results if r.note]
+    return Criterion(INTENSITY, True, f"found for {', '.join(r.profile for r in run.search_results)}"
+                     + (f" (notes: {'; '.join(notes)})" if notes else ""))
 
 
 def _calibration(run: ComplianceFacts, m: ComplianceMinimums | None) -> Criterion:

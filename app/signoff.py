@@ -6,6 +6,14 @@ next revision, which lists the verdicts it changed. Each revision has its own SH
 (:mod:`app.storage.record_hash`). QA approves one revision: the approval stores the revision
 number and its hash, so a report of a later revision shows the approval as applying to that
 earlier revision, never to the one printed.
+
+The hash covers the record's facts, not the derived verdict (storwatt-record/2, issue 22): the
+approval stores the verdict as QA saw it and the rules version that derived it. When a later
+rules version judges the run differently both are shown ("approved under rules 2 as COMPLIANT;
+rules 3: NON-COMPLIANT because …"): a rule change never silently validates or invalidates a
+signature. Approvals of a storwatt-record/1 hash are checked in that form, with the verdict
+re-derived under rules 1. Approving a SIMULATED or NON-COMPLIANT revision, or accepting such a
+run, needs a confirmation that names why; the entry keeps it and every view prints it.
 """
 
 from __future__ import annotations
@@ -13,9 +21,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from app.com_verdict import com_verdicts
-from app.storage.audit import VERDICT_KINDS, AuditEntry, AuditKind, add_approval
+from app.compliance import ComplianceVerdict, assess_compliance
+from app.storage.audit import (VERDICT_KINDS, AuditEntry, AuditError, AuditKind, add_approval,
+                               add_audit_entry)
 from app.storage.db import Database
-from app.storage.record_hash import facts_sha256, record_sha256
+from app.storage.record_hash import (FORMAT, FORMAT_V1, facts_sha256, facts_sha256_v1,
+                                     record_sha256, record_sha256_v1)
 from app.storage.stored import StoredRun
 
 
@@ -38,16 +49,28 @@ class Approval:
     sha256: str  # the hash QA approved
     current: bool  # it approves the revision the report shows
     intact: bool  # the approved revision still hashes to what QA approved
+    hash_format: str = FORMAT
+    rules_version: int = 0  # the rules that derived the verdict QA saw …
+    verdict_shown: str = ""  # … and that verdict ("COMPLIANT", "NON-COMPLIANT because …")
+    rules_now: int = 0  # today's rules …
+    verdict_now: str = ""  # … and the same record's verdict under them
 
     def describe(self) -> str:
-        """One line for every view; a stale or broken approval says so in the same line."""
+        """One line for every view; a stale or broken approval says so in the same line, and
+        a verdict today's rules derive differently is shown beside the one QA approved."""
         who = f"Approved by {self.entry.author} on {self.entry.when}: {self.entry.text}"
-        scope = f"applies to revision {self.revision} (SHA-256 {self.sha256})"
+        scope = (f"applies to revision {self.revision} (SHA-256 {self.sha256}, "
+                 f"{self.hash_format})")
         if not self.intact:
             return f"{who} — {scope}, which no longer hashes to that value: NOT VALID"
+        attested = f"approved under rules {self.rules_version} as {self.verdict_shown}"
+        if self.verdict_now and self.verdict_now != self.verdict_shown:
+            attested += f"; rules {self.rules_now}: {self.verdict_now}"
+        if self.entry.confirmation:
+            attested += f"; confirmed: {self.entry.confirmation}"
         if not self.current:
-            return f"{who} — {scope}, not to the later revision shown here"
-        return f"{who} — {scope}"
+            return f"{who} — {scope}, not to the later revision shown here — {attested}"
+        return f"{who} — {scope} — {attested}"
 
 
 @dataclass(frozen=True)
@@ -94,13 +117,40 @@ def sign_off(run: StoredRun) -> SignOff:
         revisions.append(RecordRevision(number, record_sha256(at, facts), entry,
                                         _changes(before, after, entry)))
         before = after
-    by_number = {r.number: r for r in revisions}
     current = revisions[-1].number
-    approvals = tuple(
-        Approval(e, e.revision or 0, e.record_sha256 or "", e.revision == current,
-                 e.revision in by_number and by_number[e.revision].sha256 == e.record_sha256)
-        for e in run.audit if e.kind is AuditKind.APPROVAL)
+    approvals = tuple(_approval(run, e, revisions, starts, run.compliance)
+                      for e in run.audit if e.kind is AuditKind.APPROVAL)
     return SignOff(tuple(revisions), approvals)
+
+
+def because(verdict: ComplianceVerdict) -> str:
+    """``COMPLIANT`` or ``NON-COMPLIANT because not met: Interval length, Calibration``: the
+    verdict as an approval stores and shows it (the report's compliance block gives each
+    criterion's evidence)."""
+    if verdict.compliant:
+        return verdict.label
+    return f"{verdict.label} because not met: " + ", ".join(c.name for c in verdict.failures)
+
+
+def _approval(run: StoredRun, e: AuditEntry, revisions: list[RecordRevision],
+              starts: list[int], today: ComplianceVerdict) -> Approval:
+    """An approval checked in the byte form it was given in: storwatt-record/2 against the
+    revision's facts hash, storwatt-record/1 (no format stored) against the old form with the
+    verdict re-derived under rules 1 — what that approval saw."""
+    number = e.revision or 0
+    current = number == revisions[-1].number
+    known = 1 <= number <= len(revisions)
+    if e.hash_format not in (None, FORMAT_V1):
+        intact = known and revisions[number - 1].sha256 == e.record_sha256
+        return Approval(e, number, e.record_sha256 or "", current, intact, e.hash_format,
+                        e.rules_version or 0, e.verdict_shown or "", today.rules_version,
+                        because(today))
+    old = assess_compliance(run, rules=1)
+    intact = known and e.record_sha256 == record_sha256_v1(
+        _upto(run, starts[number - 1] if number - 1 < len(starts) else None), old,
+        facts_sha256_v1(run))
+    return Approval(e, number, e.record_sha256 or "", current, intact, FORMAT_V1, 1,
+                    because(old), today.rules_version, because(today))
 
 
 def _upto(run: StoredRun, end: int | None) -> StoredRun:
@@ -127,11 +177,45 @@ def _changes(before: dict[str, str], after: dict[str, str], entry: AuditEntry) -
     return changed[:-1] + (f"{changed[-1]} {source}",)
 
 
-def approve(database: Database, run: StoredRun, author: str, statement: str) -> AuditEntry:
-    """Record QA's approval of ``run``'s current revision (the one just loaded and shown).
+def concern(verdict: ComplianceVerdict) -> str:
+    """What makes signing a run off need a confirmation: ``SIMULATED — NON-COMPLIANT (not
+    met: real instruments)``, or ``""`` for a compliant run on real instruments."""
+    if verdict.compliant:
+        return ""
+    return ("SIMULATED — " if verdict.simulated else "") + verdict.short()
+
+
+def _confirmed(verdict: ComplianceVerdict, confirm: str, what: str, flag: str) -> str | None:
+    """The stored confirmation: refused without one when the run is SIMULATED or
+    NON-COMPLIANT (it must name why QA signs it anyway)."""
+    why, reason = concern(verdict), (confirm or "").strip()
+    if not why:
+        return reason or None
+    if not reason:
+        raise AuditError(f"the run is {why}: {what} it needs a confirmation that names why "
+                         f"({flag} REASON, or the dialog's confirmation)")
+    return f"{what} although {why}: {reason}"
+
+
+def approve(database: Database, run: StoredRun, author: str, statement: str,
+            confirm: str = "") -> AuditEntry:
+    """Record QA's approval of ``run``'s current revision (the one just loaded and shown):
+    its facts hash, the verdict as shown and its rules version; ``confirm``: why QA approves a
+    SIMULATED or NON-COMPLIANT revision (refused without it).
 
     Refused when a verdict entry was added since ``run`` was loaded (the storage layer checks
     the revision in the same transaction as the insert)."""
     current = sign_off(run).current
+    verdict = run.compliance
+    confirmation = _confirmed(verdict, confirm, "approving", "--confirm")
     return add_approval(database, run.run_id, statement, author, current.number,
-                        current.sha256)
+                        current.sha256, hash_format=FORMAT, verdict_shown=because(verdict),
+                        rules_version=verdict.rules_version, confirmation=confirmation)
+
+
+def accept(database: Database, run: StoredRun, author: str, reason: str,
+           confirm: str = "") -> AuditEntry:
+    """QA's ACCEPTED disposition; a SIMULATED or NON-COMPLIANT run needs ``confirm``."""
+    confirmation = _confirmed(run.compliance, confirm, "accepting", "--confirm")
+    return add_audit_entry(database, run.run_id, "disposition", reason, author, "accepted",
+                           confirmation)

@@ -72,12 +72,14 @@ def test_history_model_and_compare_show_the_derived_verdict(stored, qtbot) -> No
         model = RunsTableModel(database.list_runs())
         column = model.column_index("Method")
         index = model.index(0, column)
-        assert model.data(index) == "lab-fast 1 (NON-COMPLIANT)"
+        shown = model.data(index)
+        assert shown.startswith("lab-fast 1 [variant of emerald-block-v3 3.0.0-sw1: ")
+        assert shown.endswith("] (NON-COMPLIANT)")
         assert "interval 1 s < 60 s" in model.data(index, 3)  # ToolTipRole
-        assert method_variant(run) == "lab-fast 1 (NON-COMPLIANT)"
+        assert method_variant(run) == shown
         view = CompareView(database, [run.run_id, run.run_id])
         qtbot.addWidget(view)
-        assert "COMPLETED, NON-COMPLIANT)" in view.legend.text()
+        assert f"(COMPLETED, {shown})" in view.legend.text()
     finally:
         database.close()
 
@@ -126,5 +128,6 @@ def test_the_report_shows_the_derived_verdict_and_never_quotes_the_claim(stored,
     finally:
         database.close()
     text = pdf_text(written["pdf"])
-    assert "Compliance NON-COMPLIANT (derived from the record: every criterion below)" in text
+    assert ("Compliance NON-COMPLIANT (derived from the record under rules 2: every criterion "
+            "below)") in text
     assert "claims" not in text  # neither the cover nor the run log quotes the method file

@@ -48,6 +48,7 @@ def test_com_result_and_approval_through_the_dialogs(detail, monkeypatch) -> Non
         assert dialog.windowTitle() == "Approve revision 2"
         dialog.text.setPlainText("Reviewed.")
         dialog.author.setText("Q. Auditor")
+        dialog.why.setText("simulated demo run, approved as a training record")
 
     _answer(monkeypatch, signoff_dialogs.ApprovalDialog, sign)
     detail.approve_button.click()

@@ -210,7 +210,7 @@ def test_compare_two_runs_with_deltas_and_overlays(view, stored) -> None:
 
 
 @pytest.mark.process
-def test_disposition_is_audited_and_run_data_unchanged(view, stored) -> None:
+def test_disposition_is_audited_and_run_data_unchanged(view, stored, monkeypatch) -> None:
     database, first, second, _ = stored
     before = database.load_run(second)
     detail = view.open_detail(second)
@@ -219,6 +219,10 @@ def test_disposition_is_audited_and_run_data_unchanged(view, stored) -> None:
     detail.reject_button.click()
     assert "Recorded" in detail.audit_state.text()
     detail.audit_text.setPlainText("")
+    from ui.history import signoff_dialogs  # Accept asks first: confirmed, but no reason
+
+    monkeypatch.setattr(signoff_dialogs.AcceptDialog, "exec",
+                        lambda self: self.why.setText("demo data") or 1)
     detail.accept_button.click()  # no reason → refused, nothing written
     assert "reason" in detail.audit_state.text()
     detail.add_entry("note", "re-test scheduled", "Q. A. Lead")

@@ -163,8 +163,8 @@ def test_a_failed_recheck_restarts_the_profile_one_bisection_step_lower(tmp_path
     assert run.metric("EP_MW1").avg_response_ms <= LIMIT_MS
     # the slower SUT restarts RW and RR too; each restart is named with its reason
     assert {c.name: c.evidence for c in run.compliance.failures}[
-        "Uninterrupted active sequence"].startswith(
-        f"pause in the active sequence: MW1 restarted (2 attempts: {mw1[1].note}), ")
+        "Continuous phases"].startswith(
+        f"phases not continuous: MW1 restarted (2 attempts: {mw1[1].note}), ")
 
 
 def test_recheck_can_be_switched_off(tmp_path) -> None:

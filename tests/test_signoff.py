@@ -20,6 +20,8 @@ from app.storage.record_hash import canonical_json, facts_sha256
 from tests.support.documents import pdf_text
 from tests.support.recorded_runs import record_run
 HASH = re.compile(r"Record SHA-256 \(revision (\d+)\) ([0-9a-f]{64})")
+#: the runs here are simulated demo runs: approving one needs a confirmation naming why
+DEMO = "simulated demo run, approved to test the sign-off"
 
 
 def tdr_info(path: Path) -> dict:
@@ -92,13 +94,15 @@ def test_approval_appears_on_the_report_bound_to_the_revision_it_approved(record
     run = db.load_run(recorded.run_id)
     record_com_result(db, run, "parity-raid", "passed", "array GUI: RAID 6", "T. Tech")
     approved = sign_off(db.load_run(run.run_id)).current
-    approve(db, db.load_run(run.run_id), "Q. Auditor", "Figures and disclosures reviewed.")
+    approve(db, db.load_run(run.run_id), "Q. Auditor", "Figures and disclosures reviewed.",
+            confirm=DEMO)
     now = sign_off(db.load_run(run.run_id))
     assert now.approval is not None and now.status == "Revision 2 — approved by Q. Auditor"
     paths = export_run(db, run.run_id, tmp_path / "r2")
     text = pdf_text(paths["pdf"])
     line = (f"QA approval: Approved by Q. Auditor on {now.approvals[0].entry.when}: Figures and "
-            f"disclosures reviewed. — applies to revision 2 (SHA-256 {approved.sha256})")
+            f"disclosures reviewed. — applies to revision 2 (SHA-256 {approved.sha256}, "
+            "storwatt-record/2) — approved under rules 2 as NON-COMPLIANT because ")
     assert line in text and "not to the later revision" not in text
     info = tdr_info(paths["xlsx"])
     assert info["Sign-off"] == "Revision 2 — approved by Q. Auditor"
@@ -112,7 +116,8 @@ def test_approval_appears_on_the_report_bound_to_the_revision_it_approved(record
     assert later.current.number == 3 and later.approval is None
     assert later.status == "Revision 3 — not approved (the last approval applies to revision 2)"
     text = pdf_text(export_run(db, run.run_id, tmp_path / "r3")["pdf"])
-    assert f"applies to revision 2 (SHA-256 {approved.sha256}), not to the later revision " \
+    assert f"applies to revision 2 (SHA-256 {approved.sha256}, storwatt-record/2), not to the " \
+           "later revision " \
            "shown here" in text
     assert HASH.search(text).group(1) == "3"
 
@@ -122,9 +127,9 @@ def test_approval_of_a_revision_no_longer_current_is_refused(recorded) -> None:
     seen = db.load_run(recorded.run_id)  # QA reviews revision 1 ...
     record_com_result(db, seen, "parity-raid", "passed", "array GUI", "T. Tech")  # ... meanwhile
     with pytest.raises(AuditError, match="is at revision 2 now, not 1"):
-        approve(db, seen, "Q. Auditor", "Reviewed.")
+        approve(db, seen, "Q. Auditor", "Reviewed.", confirm=DEMO)
     with pytest.raises(AuditError, match="needs its statement"):
-        approve(db, db.load_run(recorded.run_id), "Q. Auditor", " ")
+        approve(db, db.load_run(recorded.run_id), "Q. Auditor", " ", confirm=DEMO)
 
 
 def test_cli_records_a_com_result_and_an_approval(recorded, tmp_path, capsys) -> None:
@@ -139,7 +144,7 @@ def test_cli_records_a_com_result_and_an_approval(recorded, tmp_path, capsys) ->
                  "--by", "T", "--db", url]) == 1
     assert "unknown COM id 'raid': the method knows" in capsys.readouterr().err
     assert main(["runs", "approve", rid, "--by", "Q. Auditor", "--statement", "Reviewed.",
-                 "--db", url]) == 0
+                 "--confirm", DEMO, "--db", url]) == 0
     assert "APPROVED revision 2 by Q. Auditor: Reviewed." in capsys.readouterr().out
     assert main(["runs", "show", rid, "--db", url]) == 0
     assert "Sign-off        Revision 2 — approved by Q. Auditor" in capsys.readouterr().out
@@ -154,7 +159,7 @@ def test_facts_hash_does_not_depend_on_the_trail(recorded) -> None:
 
 def test_an_approval_of_a_record_changed_afterwards_is_not_valid(recorded, tmp_path) -> None:
     db = recorded.database
-    approve(db, db.load_run(recorded.run_id), "Q. Auditor", "Reviewed.")
+    approve(db, db.load_run(recorded.run_id), "Q. Auditor", "Reviewed.", confirm=DEMO)
     with sqlite3.connect(tmp_path / "r.db") as conn:  # the record edited behind StorWatt's back
         conn.execute("UPDATE metrics SET value = value * 1.1 WHERE name = 'EP_RI'")
     after = sign_off(db.load_run(recorded.run_id))

@@ -186,7 +186,8 @@ def test_qa_in_another_process_follows_and_approves_a_run_a_station_is_recording
     assert sender.stop(30.0).events_behind == 0
     ours = record_sha256(station.load_run(run_id))  # revision 1 as the station computes it
     _qa(qa_data, "runs", "approve", run_id, "--by", "qa-anna", "--statement",
-        "figures checked against the station's record", "--db", lab_url)
+        "figures checked against the station's record", "--confirm",
+        "simulated run, approved to test the lab copy", "--db", lab_url)
     shown = json.loads(_qa(qa_data, "runs", "show", run_id, "--db", lab_url, "--json"))
     assert shown["status"] == "COMPLETED"
     assert [(a["by"], a["revision"]) for a in shown["approvals"]] == [("qa-anna", 1)]

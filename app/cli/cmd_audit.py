@@ -29,6 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add.add_argument("--reason", help="why the run is accepted or rejected (required with "
                      "--accept/--reject)")
     add.add_argument("--author", required=True, help="who writes the entry")
+    add.add_argument("--confirm", metavar="REASON", default="",
+                     help="required with --accept for a SIMULATED or NON-COMPLIANT run: why "
+                          "QA accepts it anyway (kept with the disposition)")
     ls = group.add_parser("list", help="a run's audit trail, oldest first")
     ls.add_argument("run_id", metavar="RUN_ID", help="run id or an unambiguous prefix")
     ls.add_argument("--json", action="store_true", help="print as JSON")
@@ -54,9 +57,15 @@ def add_command(args: argparse.Namespace) -> int:
     try:
         database = open_database(args.db)
         try:
-            entry = add_audit_entry(database, args.run_id, kind,
-                                    args.note if args.note is not None else args.reason,
-                                    args.author, disposition)
+            if disposition == "accepted":
+                from app.signoff import accept
+
+                entry = accept(database, database.load_run(args.run_id), args.author,
+                               args.reason, args.confirm)
+            else:
+                entry = add_audit_entry(database, args.run_id, kind,
+                                        args.note if args.note is not None else args.reason,
+                                        args.author, disposition)
         finally:
             database.close()
     except StorageError as exc:

@@ -41,17 +41,34 @@ def register(sub: argparse._SubParsersAction) -> None:
     tc = ts.add_parser("classify", help="derive the classification from the SUT's attributes")
     tc.add_argument("--method", default=DEFAULT_METHOD)
     tc.add_argument("--category", required=True, help="online, near-online, removable, virtual")
-    tc.add_argument("--connectivity", choices=("not-specified", "host", "network"),
-                    default="not-specified")
-    for flag, attr in ANSWER_FLAGS.items():
-        tc.add_argument(f"--{flag}", dest=attr, action="store_true",
-                        help=f"the product has: {NEEDS[attr][0]}")
-    tc.add_argument("--max-drives", type=int, default=1,
-                    help="maximum configuration (drives) the product supports")
+    add_answer_arguments(tc)
     tc.add_argument("--request", metavar="ID",
                     help="check that this taxonomy id (e.g. online-3) is allowed by the answers")
     tc.add_argument("--json", action="store_true")
     tc.set_defaults(func=_guarded("taxonomy", classify_command))
+
+
+def add_answer_arguments(parser: argparse.ArgumentParser) -> None:
+    """The SUT's classification attributes as flags (``taxonomy classify`` and ``run``)."""
+    parser.add_argument("--connectivity", choices=("not-specified", "host", "network"),
+                        help="how the product connects (default: not-specified)")
+    for flag, attr in ANSWER_FLAGS.items():
+        parser.add_argument(f"--{flag}", dest=attr, action="store_true",
+                            help=f"the product has: {NEEDS[attr][0]}")
+    parser.add_argument("--max-drives", type=int,
+                        help="maximum configuration (drives) the product supports (default 1)")
+
+
+def answers_from_args(args: argparse.Namespace) -> dict[str, object]:
+    """The attributes as a run records them (``RunConfig.classification_answers``); ``{}``
+    when none was given."""
+    given = (args.connectivity is not None or args.max_drives is not None
+             or any(getattr(args, attr) for attr in ANSWER_FLAGS.values()))
+    if not given:
+        return {}
+    return {"connectivity": args.connectivity or "not-specified",
+            "max_drive_count": 1 if args.max_drives is None else args.max_drives,
+            **{attr: bool(getattr(args, attr)) for attr in ANSWER_FLAGS.values()}}
 
 
 def _guarded(group: str, command: Callable[[argparse.Namespace], int]
@@ -109,10 +126,14 @@ def show_command(args: argparse.Namespace) -> int:
     method = load_method(args.name)
     if args.json:
         from app.compliance import assess_method
+        from app.method.registry import registry_record
 
+        # registry_entry: the normative content a release pins when it ships this method as
+        # compliant (resources/methods/registry/, docs/method.md)
         print(json.dumps(method.model_dump(mode="json")
                          | {"label": method.label, "summary": method.summary().to_dict(),
-                            "method_numbers": assess_method(method).as_json()}, indent=2))
+                            "method_numbers": assess_method(method).as_json(),
+                            "registry_entry": registry_record(method)}, indent=2))
         return 0
     for block in (_header(method), _profiles_table(method), *map(
             lambda p: _plan_block(method, p), method.plans), _rules(method),
@@ -134,8 +155,10 @@ def _header(method: Method) -> list[str]:
 
     verdict = assess_method(method)
     lines = [f"{method.name} {method.version}  {_numbers_verdict(method)}", method.title,
+             f"Method      {verdict.method_line()}",
              f"Method numbers {verdict.label}: the file's numbers against the [compliance] "
-             "minimums, whatever it claims (compliant = "
+             "minimums and its normative keys against the registry of shipped compliant "
+             "methods, whatever it claims (compliant = "
              f"{str(method.compliant).lower()}); a run is compliant only if its record also "
              "meets the run criteria: real, calibrated instruments, no pause, every phase "
              "completed"]
@@ -256,8 +279,9 @@ def classify_command(args: argparse.Namespace) -> int:
     from app.method.taxonomy import SutAttributes, allowed, classify, load_taxonomy
 
     taxonomy = load_taxonomy(load_method(args.method))
-    answers = SutAttributes(category=args.category, connectivity=args.connectivity,
-                            max_drive_count=args.max_drives,
+    answers = SutAttributes(category=args.category, connectivity=args.connectivity
+                            or "not-specified",
+                            max_drive_count=1 if args.max_drives is None else args.max_drives,
                             **{attr: getattr(args, attr) for attr in ANSWER_FLAGS.values()})
     result = classify(taxonomy, answers)
     if args.request:

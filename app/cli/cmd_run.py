@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from app.cli import arguments
+from app.cli.cmd_methods import add_answer_arguments, answers_from_args
 from app.records import (LAB_KINDS, SIMULATED_LABS, UNDECLARED_SUT, InstrumentConfig,
                          RunConfig, RunStatus, SutDescription)
 from app.sequencer.capacity_optimisation import declare_coms
@@ -25,7 +26,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lab", choices=LAB_KINDS, default="sim",
                    help="sim = built-in simulated lab (default); local-fio = real IO with fio")
     p.add_argument("--method", default="demo", help="method or variant name (default: demo)")
-    p.add_argument("--taxonomy", default="online-3", help="classification, e.g. online-3")
+    p.add_argument("--taxonomy", default="online-3",
+                   help="classification, e.g. online-3: checked against the attributes below "
+                        "(as storwatt taxonomy classify takes them) and refused if they rule it "
+                        "out; without attributes the run records none and is NON-COMPLIANT "
+                        "(classification not derived)")
+    add_answer_arguments(p)
     p.add_argument("--db", help="database URL (default: the station's SQLite file)")
     p.add_argument("--lab-db", default=None, metavar="URL",
                    help="copy the run to this lab database while it goes on (default: the "
@@ -166,6 +172,8 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         raise ValueError("give the power meter either as --meter-driver/--meter-resource (one "
                          "input) or as --power-input (each input), not both")
     sut = _declared_sut(args)
+    answers = answers_from_args(args)
+    reason = _classification_reason(args, answers)
     if args.com or args.com_off or args.sut is None:  # typed COMs replace the file's
         available, on = declare_coms(args.com, args.com_off)
         sut = replace(sut, coms_declared=available, coms_on_during_test=on)
@@ -184,13 +192,29 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
                                                         certificate=args.thermo_certificate),
                      operator=args.operator, target_size=args.target_size,
                      buffered_io=args.buffered_io,
-                     confirm_device=",".join(args.confirm_target), station=station_name())
+                     confirm_device=",".join(args.confirm_target), station=station_name(),
+                     classification_reason=reason, classification_answers=answers)
 
 
 #: the clock a run is timed by; None: the station's monotonic clock. Tests set it (a fake
 #: clock runs a day-long compliant sequence in seconds); deliberately no command-line option,
 #: so no operator can shorten a run's real time
 INJECTED_CLOCK = None
+
+
+def _classification_reason(args: argparse.Namespace, answers: dict[str, object]) -> str:
+    """Why ``--taxonomy`` (the derivation from the attributes given); a level the attributes
+    rule out is refused before anything runs (method-notes §1)."""
+    if not answers:
+        return ""
+    from app.method.loader import load_method
+    from app.method.taxonomy import TaxonomyError, recorded_classification
+
+    try:
+        derived = recorded_classification(load_method(args.method), args.taxonomy, answers)
+    except TaxonomyError as exc:
+        raise ValueError(f"--taxonomy {exc}") from None
+    return derived.explanation.replace("\n", "; ")
 
 
 def run_command(args: argparse.Namespace) -> int:

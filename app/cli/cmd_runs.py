@@ -82,8 +82,10 @@ def list_command(args: argparse.Namespace) -> int:
               "SUT")
     # each column as wide as its widest cell: a long method name never shifts the others
     widths = [max(len(cells[k]) for cells in (header, *rows)) for k in range(len(header) - 1)]
-    for cells in (header, *rows):
+    print("  ".join(f"{c:{w}}" for c, w in zip(header, widths)) + "  " + header[-1])
+    for r, cells in zip(runs, rows):
         print("  ".join(f"{c:{w}}" for c, w in zip(cells, widths)) + "  " + cells[-1])
+        print(f"{'':10}method: {r.compliance.method_label(r.method_name, r.method_version)}")
     print("COMPLIANCE is derived from each run's record (storwatt runs show ID lists every "
           "criterion), not the method file's claim")
     if any(r.run_id in resumable for r in runs):

@@ -33,6 +33,9 @@ def register_actions(group: argparse._SubParsersAction) -> None:
     approve.add_argument("run_id", metavar="RUN_ID", help="run id or an unambiguous prefix")
     approve.add_argument("--by", required=True, metavar="NAME", help="who approves")
     approve.add_argument("--statement", required=True, help="what QA attests")
+    approve.add_argument("--confirm", metavar="REASON", default="",
+                         help="required to approve a SIMULATED or NON-COMPLIANT revision: why "
+                              "QA signs it anyway (printed with the approval on the report)")
     for parser in (com, approve):
         parser.add_argument("--db", help="database URL (default: the station's SQLite file)")
     com.set_defaults(func=com_command)
@@ -49,7 +52,8 @@ def com_command(args: argparse.Namespace) -> int:
 def approve_command(args: argparse.Namespace) -> int:
     from app.signoff import approve
 
-    return _append("approve", args, lambda db, run: approve(db, run, args.by, args.statement))
+    return _append("approve", args, lambda db, run: approve(db, run, args.by, args.statement,
+                                                           args.confirm))
 
 
 def _append(action: str, args: argparse.Namespace, add: Callable) -> int:

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.method.model import Method, MethodProblems
+from app.method.registry import identify, registered
 from app.paths import methods_dir, traces_dir
 from drivers.fio.replay import read_trace
 from drivers.interfaces import WorkloadError
@@ -230,7 +231,26 @@ def load_method_file(path: Path) -> Method:
         raise MethodError(f"{path}: invalid method definition:\n"
                           f"{describe_validation_error(exc, where)}{hint}") from None
     _check_shipped_minimums(path, method, where)
+    _check_registered(path, method)
     return method
+
+
+def _check_registered(path: Path, method: Method) -> None:
+    """A name and version on the registry of shipped compliant methods
+    (:mod:`app.method.registry`) name that normative content and no other: a lab's copy that
+    keeps the name and version but changes the method is refused, so it can never pass for the
+    shipped method on a report (docs/method.md, versioning rule)."""
+    entry = registered(method.name, method.version)
+    if entry is None:
+        return
+    found = identify(method)
+    if not found.differences:
+        return
+    raise MethodError(f"{path}: name {method.name!r} version {method.version!r} is a registered "
+                      "compliant method, but this file's normative content differs from it "
+                      "(give a variant its own name and version):\n" + "\n".join(
+                          f"  key '{d.key}': {d.evidence(entry.label)}"
+                          for d in found.differences))
 
 
 def _resolve_traces(data: dict[str, Any], path: Path,

@@ -311,3 +311,24 @@ def allowed(classification: Classification, requested_id: str) -> tuple[str, int
     raise TaxonomyError(f"{requested_id} is ruled out by the answers: {why} "
                         f"(derived: {classification.label})")
 
+
+
+def recorded_classification(method: Method, taxonomy_id: str,
+                            answers: dict[str, Any]) -> Classification:
+    """The classification ``answers`` (a run's recorded :class:`SutAttributes` fields, as the
+    wizard and ``storwatt run`` store them) derive for ``taxonomy_id``'s category, checked to
+    allow ``taxonomy_id``; a TaxonomyError says why not (no answers, a hand-chosen level, a
+    level the answers rule out)."""
+    if not answers:
+        raise TaxonomyError(f"no classification answers recorded: {taxonomy_id or '(none)'} "
+                            "was not derived from the SUT's attributes")
+    known = {f.name for f in fields(SutAttributes)} - {"category"}
+    if not set(answers) & known:
+        raise TaxonomyError(f"{taxonomy_id} was chosen by hand ({', '.join(sorted(answers))}), "
+                            "not derived from the SUT's attributes")
+    head, _, level = taxonomy_id.rpartition("-")
+    attributes = SutAttributes(category=head if level.isdigit() else taxonomy_id,
+                               **{k: v for k, v in answers.items() if k in known})
+    result = classify(load_taxonomy(method), attributes)
+    allowed(result, taxonomy_id)
+    return result

@@ -232,8 +232,9 @@ def _cover(c: ReportContent) -> list:
                                  f"{', '.join(sut.targets) or 'simulated'}"),
     ]), P("Test", "h2"), key_values([
         ("Method", f"{run.method_name} {run.method_version}{method_title}"),
-        ("Compliance", f"{c.compliance.label} (derived from the record: every criterion "
-                       "below)"),
+        ("Method identity", c.compliance.method_line()),
+        ("Compliance", f"{c.compliance.label} (derived from the record under rules "
+                       f"{c.compliance.rules_version}: every criterion below)"),
         ("Run id", run.run_id),
         ("Run status", run.status.value + (f": {run.error}" if run.error else "")),
         ("Started (UTC)", run.started_wall),

@@ -32,6 +32,7 @@ Kept = Callable[[Probe], bool]
 #: a sequential probe that gains less than this over the previous one has levelled off
 PLATEAU_GAIN = 1.02
 LOAD_GENERATOR_LIMIT = "load generator limit reached"
+NO_PROBE_WITHIN = "no probe within the"
 
 
 def within(resp_ms: float, limit_ms: float) -> bool:
@@ -151,7 +152,7 @@ def _random_note(chosen: Probe, listed: list[Probe], probes: list[Probe], jobs: 
     """Why the chosen probe is not within tolerance of the limit, or ``""`` when it is."""
     qd, _, resp = chosen
     if not within(resp, limit_ms):
-        return (f"no probe within the {limit_ms:g} ms limit: the lightest "
+        return (f"{NO_PROBE_WITHIN} {limit_ms:g} ms limit: the lightest "
                 f"({_depth(qd, jobs)}) gave {resp:.1f} ms")
     if close_enough(resp, limit_ms, tolerance_pct):
         return ""

@@ -77,6 +77,11 @@ class AuditEntryRow(s.Base):
     outcome: Mapped[str | None] = mapped_column(String(20))  # ComOutcome
     revision: Mapped[int | None] = mapped_column(Integer)  # the record revision approved
     record_sha256: Mapped[str | None] = mapped_column(String(64))  # … and its hash
+    # revision 0011: what an approval bound besides the hash, and a sign-off's confirmation
+    hash_format: Mapped[str | None] = mapped_column(String(40))  # NULL: storwatt-record/1
+    verdict_shown: Mapped[str | None] = mapped_column(Text)  # the verdict QA saw
+    rules_version: Mapped[int | None] = mapped_column(Integer)  # … derived under these rules
+    confirmation: Mapped[str | None] = mapped_column(Text)  # why, when the run was not clean
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,11 @@ class AuditEntry:
     outcome: ComOutcome | None = None  # COM_RESULT
     revision: int | None = None  # APPROVAL: the record revision approved
     record_sha256: str | None = None  # APPROVAL: that revision's hash
+    hash_format: str | None = None  # APPROVAL: the hash's byte form (None: storwatt-record/1)
+    verdict_shown: str | None = None  # APPROVAL: the compliance verdict as QA saw it …
+    rules_version: int | None = None  # … and the rules version that derived it
+    #: APPROVAL of a SIMULATED or NON-COMPLIANT revision, ACCEPTED disposition: why, as confirmed
+    confirmation: str | None = None
 
     @property
     def when(self) -> str:
@@ -111,7 +121,8 @@ class AuditEntry:
         return "note"
 
     def describe(self) -> str:
-        return f"{self.when}  {self.what} by {self.author}: {self.text}"
+        confirmed = f" (confirmed: {self.confirmation})" if self.confirmation else ""
+        return f"{self.when}  {self.what} by {self.author}: {self.text}{confirmed}"
 
 
 def wall_text(wall: str) -> str:
@@ -146,15 +157,17 @@ def _validated(kind: str, text: str, author: str,
 
 
 def add_audit_entry(database: Database, run_id: str, kind: str, text: str, author: str,
-                    disposition: str | None = None) -> AuditEntry:
+                    disposition: str | None = None,
+                    confirmation: str | None = None) -> AuditEntry:
     """Append a note or a QA disposition to a run (``run_id`` may be a unique prefix).
 
     A disposition needs a finished run: deciding on a run still being recorded would judge
     data that does not exist yet. Nothing of the run itself is touched.
     """
     kind, decided, text, author = _validated(kind, text, author, disposition)
-    return _append(database, run_id, AuditEntry(0, "", kind, decided, text, author, ""),
-                   "a disposition" if decided is not None else None)
+    entry = AuditEntry(0, "", kind, decided, text, author, "",
+                       confirmation=(confirmation or "").strip() or None)
+    return _append(database, run_id, entry, "a disposition" if decided is not None else None)
 
 
 def add_com_result(database: Database, run_id: str, com: str, outcome: str, evidence: str,
@@ -179,8 +192,11 @@ def add_com_result(database: Database, run_id: str, com: str, outcome: str, evid
 
 
 def add_approval(database: Database, run_id: str, statement: str, author: str, revision: int,
-                 record_sha256: str) -> AuditEntry:
-    """Append QA's approval of revision ``revision`` (hash ``record_sha256``) of the record.
+                 record_sha256: str, *, hash_format: str | None = None,
+                 verdict_shown: str | None = None, rules_version: int | None = None,
+                 confirmation: str | None = None) -> AuditEntry:
+    """Append QA's approval of revision ``revision`` (hash ``record_sha256`` in the byte form
+    ``hash_format``, the verdict as shown and its rules version) of the record.
 
     Refused when a verdict entry was added since the caller computed the revision: QA must
     not sign a revision they have not seen."""
@@ -188,7 +204,9 @@ def add_approval(database: Database, run_id: str, statement: str, author: str, r
     if not statement:
         raise AuditError("an approval needs its statement (what QA attests)")
     entry = AuditEntry(0, "", AuditKind.APPROVAL, None, statement, author, "",
-                       revision=revision, record_sha256=record_sha256)
+                       revision=revision, record_sha256=record_sha256, hash_format=hash_format,
+                       verdict_shown=verdict_shown, rules_version=rules_version,
+                       confirmation=confirmation)
     return _append(database, run_id, entry, "an approval", revision)
 
 
@@ -230,7 +248,9 @@ def _append(database: Database, run_id: str, entry: AuditEntry, needs_end: str |
             disposition=entry.disposition and entry.disposition.value, text=entry.text,
             author=entry.author, created_wall=created, subject=entry.subject,
             outcome=entry.outcome and entry.outcome.value, revision=entry.revision,
-            record_sha256=entry.record_sha256).returning(AuditEntryRow.id)).scalar_one()
+            record_sha256=entry.record_sha256, hash_format=entry.hash_format,
+            verdict_shown=entry.verdict_shown, rules_version=entry.rules_version,
+            confirmation=entry.confirmation).returning(AuditEntryRow.id)).scalar_one()
     return replace(entry, entry_id=entry_id, run_id=uuid, created_wall=created)
 
 
@@ -276,7 +296,8 @@ def _entry(uuid: str, r: sa.Row) -> AuditEntry:
                       Disposition(row.disposition) if row.disposition else None, row.text,
                       row.author, row.created_wall, row.subject,
                       ComOutcome(row.outcome) if row.outcome else None, row.revision,
-                      row.record_sha256)
+                      row.record_sha256, row.hash_format, row.verdict_shown, row.rules_version,
+                      row.confirmation)
 
 
 def latest_dispositions_query() -> sa.Select:

@@ -1,21 +1,31 @@
-"""The SHA-256 a lab signs: one canonical byte form of a stored run and its verdicts.
+"""The SHA-256 a lab signs: one canonical byte form of a stored run's facts.
 
-A report is the document QA approves, so it carries a hash of what it reports on: the samples,
-the configuration, the method text as run, the figures, and the verdicts (issue 14 item 15).
-Two exports of the same record must print the same hash, on any PC and SQL backend; changing
-one sample or one verdict must change it. The hash is built in two layers so each revision of
-the record can be hashed without re-serialising the samples:
+A report is the document QA approves, so it carries a hash of what it reports on (issue 14
+item 15). Two exports of the same record must print the same hash, on any PC and SQL backend,
+and after ``storwatt db copy`` to another database; changing one sample must change it.
 
-1. **facts** — canonical JSON (below) of ``{"format", "run", "configuration", "method",
+**storwatt-record/2** (issue 22) hashes the record's *facts* — configuration, method, samples,
+audit entries — and no derived verdict text, so a change of a compliance rule leaves every
+hash (and approval) intact; the verdict an approval saw is stored beside it with its rules
+version (:mod:`app.signoff`). Two layers, so each revision of the record is hashed without
+re-serialising the samples:
+
+1. **facts** — canonical JSON of ``{"format", "run", "configuration", "method",
    "instruments", "phases", "attempts", "intervals", "workload", "histograms", "search",
-   "metrics", "events", "samples_sha256"}``. The samples enter through ``samples_sha256``
+   "metrics", "events", "samples_sha256"}``. Each list of child records is in *canonical
+   order* — sorted by the canonical JSON bytes of its items — so the database's row ids (which
+   ``db copy`` renumbers) never enter the hash. The samples enter through ``samples_sha256``
    (:func:`app.storage.repository.samples_digest`, their own documented byte form).
-2. **record** — SHA-256 of canonical JSON ``{"format", "facts_sha256", "verdicts",
-   "entries"}``: ``verdicts`` holds the derived compliance criteria, each COM's disclosure and
-   verdict (:mod:`app.com_verdict`) and the disposition; ``entries`` every verdict-bearing
-   audit entry of the revision (dispositions, COM results: id, kind, subject, outcome, text,
-   author, time). Notes and approvals are not hashed: a note changes no verdict, and an
-   approval attests to a hash, it cannot be part of it.
+2. **record** — SHA-256 of canonical JSON ``{"format", "facts_sha256", "entries"}``:
+   ``entries`` every verdict-bearing audit entry of the revision (dispositions, COM results:
+   kind, subject, outcome, disposition, text, author, time — not the row id), oldest first.
+   Notes and approvals are not hashed: a note changes no fact QA signs, and an approval
+   attests to a hash, it cannot be part of it.
+
+**storwatt-record/1** (before issue 22) is kept so approvals given under it stay checkable in
+their old form: facts in the order the rows were read, and a record layer that also held the
+derived compliance criteria (under rules 1), each COM's verdict, the disposition's entry id
+and each entry's id (:func:`record_sha256_v1`).
 
 Canonical JSON: keys sorted, no whitespace (``","`` and ``":"``), UTF-8 without escaping;
 tuples as lists; dictionary keys as strings (an integer key as its decimal digits, a float key
@@ -29,22 +39,24 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, is_dataclass
 from enum import Enum
 from typing import Any
 
 from app.com_verdict import com_verdicts
-from app.storage.audit import VERDICT_KINDS, AuditKind
+from app.compliance import ComplianceVerdict
+from app.storage.audit import VERDICT_KINDS, AuditEntry, AuditKind
 from app.storage.stored import StoredRun
 
 #: names the byte form; a change to it gets a new name, so old hashes stay checkable
-FORMAT = "storwatt-record/1"
+FORMAT = "storwatt-record/2"
+FORMAT_V1 = "storwatt-record/1"
 
 
-def facts_sha256(run: StoredRun) -> str:
-    """SHA-256 of the run's facts (layer 1): everything but the verdicts and the trail."""
-    facts = {
-        "format": FORMAT,
+def _facts(run: StoredRun, form: str, order: Any) -> dict[str, Any]:
+    return {
+        "format": form,
         "run": {"run_id": run.run_id, "status": run.status, "started_wall": run.started_wall,
                 "finished_wall": run.finished_wall, "planned_s": run.planned_s,
                 "duration_s": run.duration_s, "error": run.error,
@@ -55,28 +67,60 @@ def facts_sha256(run: StoredRun) -> str:
                    "sha256": run.method_sha256},
         "instruments": {"power_meter": run.power_meter,
                         "temperature_meter": run.temperature_meter},
-        "phases": run.phases, "attempts": run.attempts, "intervals": run.intervals,
-        "workload": run.workload, "histograms": run.histograms, "search": run.search_results,
-        "metrics": run.metrics, "events": run.events, "samples_sha256": run.samples_sha256,
+        "phases": order(run.phases), "attempts": order(run.attempts),
+        "intervals": order(run.intervals), "workload": order(run.workload),
+        "histograms": order(run.histograms), "search": order(run.search_results),
+        "metrics": order(run.metrics), "events": order(run.events),
+        "samples_sha256": run.samples_sha256,
     }
-    return _sha256(facts)
+
+
+def canonical_order(items: Iterable[Any]) -> list[Any]:
+    """``items`` as plain data sorted by their canonical JSON bytes: the same list whatever
+    order (row ids) the database returned them in."""
+    return sorted((_plain(i) for i in items), key=canonical_json)
+
+
+def facts_sha256(run: StoredRun) -> str:
+    """SHA-256 of the run's facts (layer 1, storwatt-record/2): independent of row ids."""
+    return _sha256(_facts(run, FORMAT, canonical_order))
 
 
 def record_sha256(run: StoredRun, facts: str | None = None) -> str:
-    """The hash of the record as ``run`` holds it (its audit trail decides the revision);
-    ``facts``: :func:`facts_sha256` of the same run, when the caller has it already."""
+    """The storwatt-record/2 hash of the record as ``run`` holds it (its audit trail decides
+    the revision); ``facts``: :func:`facts_sha256` of the same run, when the caller has it."""
+    entries = [_entry(e) for e in run.audit if e.kind in VERDICT_KINDS]
+    return _sha256({"format": FORMAT, "facts_sha256": facts or facts_sha256(run),
+                    "entries": entries})
+
+
+def _entry(e: AuditEntry) -> dict[str, Any]:
+    return {"kind": e.kind, "subject": e.subject, "outcome": e.outcome,
+            "disposition": e.disposition, "text": e.text, "author": e.author,
+            "created_wall": e.created_wall}
+
+
+def facts_sha256_v1(run: StoredRun) -> str:
+    """Layer 1 in the storwatt-record/1 form (the rows in the order they were read)."""
+    return _sha256(_facts(run, FORMAT_V1, lambda items: items))
+
+
+def record_sha256_v1(run: StoredRun, compliance: ComplianceVerdict,
+                     facts: str | None = None) -> str:
+    """The storwatt-record/1 hash: the facts and the verdicts as derived under rules 1
+    (``compliance``: :func:`app.compliance.assess_compliance` with ``rules=1``)."""
     disposition = next((e for e in reversed(run.audit) if e.kind is AuditKind.DISPOSITION),
                        None)
     verdicts = {
-        "compliance": run.compliance.as_json(),
+        "compliance": {"compliant": compliance.compliant,
+                       "criteria": [{"name": c.name, "verdict": c.verdict,
+                                     "evidence": c.evidence} for c in compliance.criteria]},
         "coms": [{"id": v.com_id, "available": v.available, "on_during_test": v.on_during_test,
                   "verdict": v.state, "detail": v.detail} for v in com_verdicts(run)],
         "disposition": None if disposition is None else disposition.entry_id,
     }
-    entries = [{"id": e.entry_id, "kind": e.kind, "subject": e.subject, "outcome": e.outcome,
-                "disposition": e.disposition, "text": e.text, "author": e.author,
-                "created_wall": e.created_wall} for e in run.audit if e.kind in VERDICT_KINDS]
-    return _sha256({"format": FORMAT, "facts_sha256": facts or facts_sha256(run),
+    entries = [{"id": e.entry_id, **_entry(e)} for e in run.audit if e.kind in VERDICT_KINDS]
+    return _sha256({"format": FORMAT_V1, "facts_sha256": facts or facts_sha256_v1(run),
                     "verdicts": verdicts, "entries": entries})
 
 

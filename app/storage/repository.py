@@ -83,7 +83,7 @@ def list_runs(database: Database, *, status: RunStatus | str | None = None,
             by_run[pk].append(KeyMetric(name, math.nan if value is None else value, unit,
                                         bool(valid), reason or ""))
         decided = {pk: (d, a) for pk, d, a in conn.execute(decided_query)}
-        facts = run_facts(conn, None if limit is None else [r.id for r in rows])
+        facts = run_facts(conn, None if limit is None else [r.id for r in rows], by_run)
     return [_summary(r, tuple(by_run.get(r.id, ())), *decided.get(r.id, ("", "")),
                      facts[r.id]) for r in rows]
 

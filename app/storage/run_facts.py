@@ -2,8 +2,9 @@
 
 A run list (start page, ``storwatt runs list``, the QA history) must show each run's *derived*
 verdict (:func:`app.compliance.assess_compliance`), never the method file's claim, without
-loading every run's samples. Four queries read what the verdict needs — each run's
-configuration, phases, instruments and restarted attempts — and each stored method is
+loading every run's samples. A few queries read what the verdict needs — each run's
+configuration, phases, instruments, phase attempts, search outcomes and power inputs, with the
+metrics the run list read anyway — and each stored method is
 validated once per distinct SHA-256, however many runs used it. The verdict itself is derived
 when a view first asks for it (``RunSummary.compliance``): the history shows the rows on
 screen, so 10,000 runs do not pay for 10,000 verdicts at load. Runs stored before the record
@@ -23,9 +24,9 @@ from sqlalchemy.engine import Connection
 from app.method.model import Method
 from app.method.record import method_from_record
 from app.records import PhaseInfo, PhaseKind, PhaseStatus, RunConfig, RunStatus
-from app.sequencer.events import Resumption
+from app.sequencer.events import Resumption, SearchResult
 from app.storage import schema as s
-from app.storage.stored import StoredAttempt, StoredPhase, config_from_snapshot
+from app.storage.stored import KeyMetric, StoredAttempt, StoredPhase, config_from_snapshot
 from drivers.interfaces import InstrumentIdentity
 
 
@@ -54,13 +55,19 @@ class RunFacts:
     config_snapshot: dict[str, Any]
     resumptions: tuple[Resumption, ...] = ()
     power_inputs: tuple[InputFacts, ...] = ()
+    metrics: tuple[KeyMetric, ...] = ()
+    search_results: tuple[SearchResult, ...] = ()
 
     @property
     def config(self) -> RunConfig:
         return config_from_snapshot(self.config_snapshot)
 
-def run_facts(conn: Connection, run_pks: Sequence[int] | None) -> dict[int, RunFacts]:
-    """Run primary key → what its verdict reads, for ``run_pks`` (None: every run)."""
+
+def run_facts(conn: Connection, run_pks: Sequence[int] | None,
+              metrics: dict[int, list[KeyMetric]]) -> dict[int, RunFacts]:
+    """Run primary key → what its verdict reads, for ``run_pks`` (None: every run);
+    ``metrics``: each run's metrics as the run list read them (an INVALID metric is a
+    criterion NOT MET)."""
     runs = _where(sa.select(s.Run.id, s.Run.config, s.Run.method_name, s.Run.method_version,
                             s.Run.method_sha256, s.Run.status, s.Run.started_wall,
                             s.Run.workload_engine), s.Run.id, run_pks)
@@ -69,12 +76,14 @@ def run_facts(conn: Connection, run_pks: Sequence[int] | None) -> dict[int, RunF
     phases, attempts, instruments = (_phases(conn, run_pks), _restarts(conn, run_pks),
                                      _instruments(conn, run_pks))
     resumptions, inputs = _resumptions(conn, run_pks), _inputs(conn, run_pks)
+    searches = _searches(conn, run_pks)
     return {r.id: RunFacts(
         r.method_name, r.method_version, RunStatus(r.status), r.started_wall,
         r.workload_engine or "", tuple(phases.get(r.id, ())), tuple(attempts.get(r.id, ())),
         instruments.get((r.id, "power_meter")), instruments.get((r.id, "temperature_meter")),
         methods.get(r.method_sha256), r.config or {}, tuple(resumptions.get(r.id, ())),
-        tuple(inputs.get(r.id, ())))
+        tuple(inputs.get(r.id, ())), tuple(metrics.get(r.id, ())),
+        tuple(searches.get(r.id, ())))
         for r in rows}
 
 
@@ -135,12 +144,32 @@ def _resumptions(conn: Connection, pks: Sequence[int] | None) -> dict[int, list[
     return found
 
 
+def _searches(conn: Connection, pks: Sequence[int] | None) -> dict[int, list[SearchResult]]:
+    """Each run's intensity-100 search outcomes: a search that ran out of queue depths is a
+    criterion NOT MET."""
+    t = s.SearchResultRow
+    query = _where(sa.select(t.run_id, t.profile, t.queue_depth, t.jobs, t.ops_rate,
+                             t.ops_unit, t.avg_response_ms, t.note)
+                   .order_by(t.run_id, t.id), t.run_id, pks)
+    found: dict[int, list[SearchResult]] = defaultdict(list)
+    for r in conn.execute(query):
+        found[r.run_id].append(SearchResult(
+            r.profile, r.queue_depth, r.jobs, float("nan") if r.ops_rate is None else r.ops_rate,
+            r.ops_unit, float("nan") if r.avg_response_ms is None else r.avg_response_ms,
+            note=r.note or ""))
+    return found
+
+
 def _restarts(conn: Connection, pks: Sequence[int] | None) -> dict[int, list[StoredAttempt]]:
-    """Only the attempts that ended with a reason: the verdict names why a phase restarted."""
+    """The attempts of each phase that ran more than once: the verdict names why it restarted
+    and how long it stopped (a phase run once has nothing to say)."""
     table = s.PhaseAttemptRow
+    restarted = sa.select(s.Phase.run_id, s.Phase.idx).where(s.Phase.attempts > 1)
     query = _where(sa.select(table.run_id, table.phase_index, table.attempt, table.t_start,
                              table.t_end, table.status, table.error, table.window_start_s,
-                             table.window_end_s).where(table.error != ""), table.run_id, pks)
+                             table.window_end_s)
+                   .where(sa.tuple_(table.run_id, table.phase_index).in_(restarted)),
+                   table.run_id, pks)
     found: dict[int, list[StoredAttempt]] = defaultdict(list)
     for a in conn.execute(query):
         found[a.run_id].append(StoredAttempt(a.phase_index, a.attempt, a.t_start, a.t_end,

@@ -1,7 +1,10 @@
 """Copy runs between databases: a station's SQLite file into the lab-wide PostgreSQL store.
 
 Runs are identified by their UUID, so copying twice (or copying from several stations that
-share runs) never duplicates one. Each run is copied in one destination transaction: a copy
+share runs) never duplicates one. Child rows are read and inserted in their id order, so the
+copy keeps the order each run's rows were recorded in (read without ORDER BY, SQLite returned
+them in an index's order and ``db copy`` reordered a run's metrics, issue 24 item 8); the
+record's hash does not depend on it either way (storwatt-record/2, app/storage/record_hash.py). Each run is copied in one destination transaction: a copy
 interrupted half-way leaves the destination without that run, never with half of it. Runs
 still RUNNING at the source are skipped — they are not evidence yet.
 """
@@ -41,7 +44,7 @@ def copy_runs(source: Database, destination: Database,
     report = CopyReport()
     wanted = set(run_ids) if run_ids is not None else None
     with source.engine.connect() as src:
-        runs = src.execute(select(Run.__table__)).mappings().all()
+        runs = src.execute(select(Run.__table__).order_by(Run.id)).mappings().all()
         for run in runs:
             if wanted is not None and run["uuid"] not in wanted:
                 continue
@@ -64,8 +67,10 @@ def _copy_one(src: Connection, dst: Connection, run: dict[str, Any]) -> None:
                               ("vendor", "model", "serial"))
     new_id = dst.execute(insert(Run.__table__).values(**run).returning(Run.id)).scalar_one()
     for table in RUN_CHILD_TABLES:
-        rows = [dict(r) for r in src.execute(
-            select(table).where(table.c.run_id == old_id)).mappings()]
+        query = select(table).where(table.c.run_id == old_id)
+        if "id" in table.c:
+            query = query.order_by(table.c.id)
+        rows = [dict(r) for r in src.execute(query).mappings()]
         for row in rows:
             row.pop("id", None)
             row["run_id"] = new_id

@@ -21,6 +21,7 @@ from app.sequencer import events as ev
 from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer
 from app.session import open_session
+from tests.support.verdict_runs import run_stored
 from app.storage.db import Database, open_database
 from app.storage.writer import RunWriter
 from drivers.clock import FakeClock
@@ -107,37 +108,26 @@ def record_run(db_path: Path, method: str = "demo", taxonomy: str = "online-3",
                coms: tuple[str, ...] = ("deduplication",), hook: Hook | None = None,
                meter: Callable[[SimulatedPowerMeter], object] | None = None,
                start: float = 1000.0, capacity_probe: bool = True,
-               sut: SutDescription | None = None) -> RecordedRun:
+               sut: SutDescription | None = None,
+               answers: dict | None = None) -> RecordedRun:
     """Run ``method`` on the simulated SUT (fake clock) and store it in ``db_path``;
     ``capacity_probe=False``: a lab that cannot observe the SUT's used capacity, as local-fio
     and a real SUT without a management interface; ``sut`` replaces the SUT description (its
-    declared COMs then come from it)."""
+    declared COMs then come from it); ``answers`` the classification answers recorded."""
     clock = FakeClock(start)
     config = RunConfig(method=method, taxonomy=taxonomy, lab="sim-direct", station="bench-7",
                        operator="R. Tester",
                        classification_reason="integrated controller, storage protection, "
                                              "24 drives (>= 12): Online 3",
+                       classification_answers=answers or {},
                        sut=sut or SutDescription(coms_declared=coms, coms_on_during_test=coms))
     sut = simulated_sut(config)
     power = SimulatedPowerMeter(sut)
     lab = Lab(meter(power) if meter else power, SimulatedWorkloadEngine(sut, clock),
               SimulatedThermometer(sut), sut.used_capacity_bytes if capacity_probe else None, 0.0,
               "simulated SUT")
-    database = open_database(f"sqlite:///{db_path}")
-    writer = RunWriter(database)
-    holder: list[Sequencer] = []
-
-    def call_hook(event: ev.RunEvent) -> None:
-        if hook is not None:
-            hook(holder[0], event)
-
-    sequencer = Sequencer(load_method(method), config, lab, clock, [writer, call_hook])
-    holder.append(sequencer)
-    try:
-        status = sequencer.run()
-    finally:
-        lab.close()
-        writer.close()
+    database, sequencer, status = run_stored(db_path, load_method(method), config, lab, clock,
+                                             hook)
     return RecordedRun(database, sequencer.run_id, status, sequencer)
 
 

@@ -61,8 +61,7 @@ def run_label(run: StoredRun) -> str:
 
 def method_variant(run: StoredRun) -> str:
     """Method, version and the run's derived verdict (never the method file's claim)."""
-    return (f"{run.method_name} {run.method_version}"
-            + ("" if run.compliance.compliant else f" ({run.compliance.label})"))
+    return run.compliance.method_label(run.method_name, run.method_version)
 
 
 def mixed_methods_warning(runs: Sequence[StoredRun]) -> str:
@@ -108,8 +107,7 @@ class CompareView(QWidget):
         legend = " · ".join(f"<span style='color:{RUN_COLOURS[i % len(RUN_COLOURS)]}'>━</span>"
                             f" {run_label(r)} {r.config.sut.model}"
                             f"{' at ' + r.config.station if r.config.station else ''}"
-                            f" ({r.status.value}"
-                            f"{'' if r.compliance.compliant else ', ' + r.compliance.label})"
+                            f" ({r.status.value}, {method_variant(r)})"
                             for i, r in enumerate(self.runs))
         self.legend = QLabel(f"<b>Comparing {len(self.runs)} runs</b> (baseline: first) — "
                              + legend)

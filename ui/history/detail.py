@@ -23,12 +23,12 @@ from app.com_verdict import com_verdicts, record_com_result
 from app.console import format_duration
 from app.reports.content import ReportContent, build_content
 from app.run_verdict import run_outcome
-from app.signoff import approve, sign_off
+from app.signoff import accept, approve, concern, sign_off
 from app.storage.audit import AuditEntry, AuditError, add_audit_entry, audit_entries
 from app.storage.db import Database
 from app.storage.errors import StorageError
 from app.storage.stored import StoredRun
-from ui.history.signoff_dialogs import ApprovalDialog, ComResultDialog
+from ui.history.signoff_dialogs import AcceptDialog, ApprovalDialog, ComResultDialog
 from ui.history.stored_plots import show_stored
 from ui.metrics_table import INVALID_COLOUR, MetricsTable
 from ui.plots import LivePlots
@@ -228,7 +228,7 @@ class RunDetailView(QWidget):
         self.com_button.clicked.connect(self._com_dialog)
         self.approve_button.clicked.connect(self._approve_dialog)
         self.note_button.clicked.connect(lambda: self._submit("note", None))
-        self.accept_button.clicked.connect(lambda: self._submit("disposition", "accepted"))
+        self.accept_button.clicked.connect(self._accept_dialog)
         self.reject_button.clicked.connect(lambda: self._submit("disposition", "rejected"))
         explain = QLabel("The run's data never changes: notes and dispositions are added to "
                          "its audit trail, newest last, and cannot be edited or removed.")
@@ -278,9 +278,15 @@ class RunDetailView(QWidget):
         return self._append(lambda: record_com_result(self.database, self.run, com, outcome,
                                                       evidence, author))
 
-    def approve(self, statement: str, author: str) -> AuditEntry:
-        """QA's approval of the revision shown (refused if the trail moved on meanwhile)."""
-        return self._append(lambda: approve(self.database, self.run, author, statement))
+    def approve(self, statement: str, author: str, confirm: str = "") -> AuditEntry:
+        """QA's approval of the revision shown (refused if the trail moved on meanwhile, or
+        without ``confirm`` for a SIMULATED or NON-COMPLIANT run)."""
+        return self._append(lambda: approve(self.database, self.run, author, statement,
+                                            confirm))
+
+    def accept_run(self, reason: str, author: str, confirm: str = "") -> AuditEntry:
+        """QA's ACCEPTED disposition (``confirm``: why, for a SIMULATED or NON-COMPLIANT run)."""
+        return self._append(lambda: accept(self.database, self.run, author, reason, confirm))
 
     def _append(self, add: Callable[[], AuditEntry]) -> AuditEntry:
         if self.read_only:
@@ -297,9 +303,16 @@ class RunDetailView(QWidget):
             self._report(lambda: self.record_com_result(*dialog.values()))
 
     def _approve_dialog(self) -> None:
-        dialog = ApprovalDialog(self.signoff, self.author.text(), self)
+        dialog = ApprovalDialog(self.signoff, self.author.text(), self,
+                                concern(self.run.compliance))
         if dialog.exec():
             self._report(lambda: self.approve(*dialog.values()))
+
+    def _accept_dialog(self) -> None:
+        dialog = AcceptDialog(self.run.run_id, self.audit_text.toPlainText(), self.author.text(),
+                              self, concern(self.run.compliance))
+        if dialog.exec() and self._report(lambda: self.accept_run(*dialog.values())):
+            self.audit_text.clear()
 
     def _report(self, add: Callable[[], AuditEntry]) -> bool:
         """Run ``add`` and say in the audit tab what was recorded, or why not."""

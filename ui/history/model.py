@@ -49,8 +49,7 @@ def _duration(row: RunSummary) -> str:
 
 def _method(row: RunSummary) -> str:
     """The method and the run's derived verdict (never the method file's claim)."""
-    label = f"{row.method_name} {row.method_version}"
-    return label if row.compliance.compliant else f"{label} ({row.compliance.label})"
+    return row.compliance.method_label(row.method_name, row.method_version)
 
 
 def _qa(row: RunSummary) -> str:

@@ -20,7 +20,7 @@ class _EntryDialog(QDialog):
     """Author and text under an explanation, OK / Cancel."""
 
     def __init__(self, title: str, explanation: str, text_hint: str, author: str,
-                 parent: QWidget | None) -> None:
+                 parent: QWidget | None, concern: str = "") -> None:
         super().__init__(parent)
         self.setWindowTitle(title)
         self.author = QLineEdit(author)
@@ -40,6 +40,16 @@ class _EntryDialog(QDialog):
         layout.addLayout(self.form)
         self.form.addRow("Author:", self.author)
         self.form.addRow(text_hint.split(":")[0] + ":", self.text)
+        #: why QA signs a SIMULATED or NON-COMPLIANT run anyway (app.signoff refuses it empty)
+        self.why = QLineEdit()
+        if concern:
+            warning = QLabel(f"This run is {concern}. Signing it off needs a confirmation "
+                             "that names why; it is printed with the entry on the report.")
+            warning.setWordWrap(True)
+            warning.setStyleSheet("color: #c83232; font-weight: bold;")
+            layout.insertWidget(1, warning)
+            self.why.setPlaceholderText("why you sign it off anyway")
+            self.form.addRow("Confirm — why:", self.why)
         layout.addWidget(buttons)
         self.resize(520, 300)
 
@@ -97,14 +107,31 @@ class ApprovalDialog(_EntryDialog):
     """QA approves the revision shown, bound to its SHA-256."""
 
     def __init__(self, signoff: SignOff, author: str = "",
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, concern: str = "") -> None:
         current = signoff.current
         super().__init__(f"Approve revision {current.number}",
                          f"You approve revision {current.number} of this run's record, SHA-256 "
                          f"{current.sha256}. A later revision (a new COM result or disposition) "
                          "will show this approval as applying to revision "
-                         f"{current.number} only.", "Statement: what you attest", author, parent)
+                         f"{current.number} only.", "Statement: what you attest", author, parent,
+                         concern)
 
-    def values(self) -> tuple[str, str]:
-        """(statement, author) as typed."""
-        return self.text.toPlainText(), self.author.text()
+    def values(self) -> tuple[str, str, str]:
+        """(statement, author, confirmation) as typed."""
+        return self.text.toPlainText(), self.author.text(), self.why.text()
+
+
+class AcceptDialog(_EntryDialog):
+    """QA accepts the run: a disposition that cannot be edited or removed, so it is
+    confirmed here, and a SIMULATED or NON-COMPLIANT run needs the reason it is accepted."""
+
+    def __init__(self, run_id: str, reason: str = "", author: str = "",
+                 parent: QWidget | None = None, concern: str = "") -> None:
+        super().__init__("Accept run", f"You accept run {run_id[:8]}. The disposition is added "
+                         "to its audit trail and cannot be edited or removed.",
+                         "Reason: why the run is accepted", author, parent, concern)
+        self.text.setPlainText(reason)
+
+    def values(self) -> tuple[str, str, str]:
+        """(reason, author, confirmation) as typed."""
+        return self.text.toPlainText(), self.author.text(), self.why.text()

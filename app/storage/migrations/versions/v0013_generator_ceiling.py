@@ -1,4 +1,4 @@
-"""0012: ``search_results.generator``, what the load generator alone reached per listed step.
+"""0013: ``search_results.generator``, what the load generator alone reached per listed step.
 
 Before its probes, each searched profile's job file runs on fio's null engine at every listed
 step; a search result above the method's share of that ceiling says "load generator limit
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-revision = "0012"
-down_revision = "0011"
+revision = "0013"
+down_revision = "0012"
 branch_labels = None
 depends_on = None
 
