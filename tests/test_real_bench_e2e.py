@@ -89,10 +89,6 @@ def compliant_run(request, tmp_path_factory):
 @pytest.mark.slow  # ~6 s CPU per meter set-up: 12 h conditioning and 2 × 40 min at 5 s, over TCP
 def test_a_lab_configured_bench_ends_compliant(compliant_run) -> None:
     db, out, _, meter = compliant_run
-    if meter == "ptdaemon-2ch":  # a known defect, seen once issue 22's verdict counted metrics
-        pytest.xfail("every metric INVALID 'no usable power samples in the measurement "
-                     "interval' on the 2-channel PTDaemon stand-in (the verdict before issue "
-                     "22 ignored INVALID metrics); fix the channel readings, then remove this")
     failures = [c for c in out["compliance"]["criteria"] if c["verdict"] != "MET"]
     assert not failures, (failures, [(m["name"], m["reason"]) for m in out["metrics"]
                                      if not m["valid"]])

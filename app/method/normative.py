@@ -57,6 +57,11 @@ KEYS: dict[str, Kind] = {
     "search.jobs": Kind.LAB,  # fio job count: the search finds intensity 100 with any
     "search.tolerance_pct": Kind.EXACT, "search.recheck": Kind.EXACT,
     "search.startup_s": Kind.EXACT,
+    # a multi-stream profile's rate step is a search rule; the generator check may be longer
+    # and its share of the generator's ceiling smaller (stricter), never the other way
+    "search.stream_iops_per_step": Kind.EXACT,
+    "search.generator_check_s": Kind.AT_LEAST,
+    "search.generator_max_share_pct": Kind.AT_MOST,
     "instruments.max_power_interval_s": Kind.AT_MOST,
     "instruments.max_uncertainty_pct": Kind.AT_MOST,
     "instruments.min_accuracy": Kind.EXACT,

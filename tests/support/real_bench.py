@@ -13,7 +13,10 @@ is the simulated engine naming itself as a stand-in; the test says so wherever i
 from __future__ import annotations
 
 import json
+import random
+import threading
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from drivers.clock import Clock
@@ -33,6 +36,22 @@ DAQ970A_IDN = "Keysight Technologies,DAQ970A,MY58001234,A.03.01"
 STEADY = ElectricalState(600.0, 230.0, 2.74, 0.95, 50.0)
 
 
+class SteadySupply:
+    """A steady SUT as a real analyzer reads it: the last digits move (±0.1 % in watts, volts
+    and amps, seeded), so the method's identical-readings rule (a frozen meter) never trips on
+    a stand-in the way it did on a constant one (every PTDaemon sample 'stale')."""
+
+    def __init__(self, seed: int = 24) -> None:
+        self._rng = random.Random(seed)
+        self._lock = threading.Lock()
+
+    def __call__(self) -> ElectricalState:
+        with self._lock:
+            w, v, a = (1 + self._rng.gauss(0, 0.001) for _ in range(3))
+        return replace(STEADY, watts=STEADY.watts * w, volts=STEADY.volts * v,
+                       amps=STEADY.amps * a)
+
+
 class _RealPtdDialect(PtdDialect):
     def respond(self, command: str, special):  # type: ignore[no-untyped-def]
         if command.strip() == "Identify":
@@ -43,8 +62,9 @@ class _RealPtdDialect(PtdDialect):
 class RealPtd(MeterSimulator):
     """A PTDaemon in multi-channel mode that identifies as the captured real daemon."""
 
-    def __init__(self, source: Callable[[], ElectricalState] = lambda: STEADY,
+    def __init__(self, source: Callable[[], ElectricalState] | None = None,
                  channels: int = 2) -> None:
+        source = source or SteadySupply()
         super().__init__("ptd", source, channels=channels)
 
     def _dialect(self, model: str, compat: bool):  # type: ignore[no-untyped-def]
@@ -54,8 +74,9 @@ class RealPtd(MeterSimulator):
 class RealWt310e(MeterSimulator):
     """A WT310E answering ``*IDN?`` as the real one does."""
 
-    def __init__(self, source: Callable[[], ElectricalState] = lambda: STEADY,
+    def __init__(self, source: Callable[[], ElectricalState] | None = None,
                  clock: Clock | None = None) -> None:
+        source = source or SteadySupply()
         super().__init__("wt310", source, clock=clock)
 
     def _dialect(self, model: str, compat: bool):  # type: ignore[no-untyped-def]
