@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import app.session
 
+from app.cli import cmd_run
 from app.cli.main import main
 from app.reports import export
 from app.reports.export import ReportError, export_run, report_stem
@@ -84,9 +84,7 @@ def test_one_file_named_for_both_reports_is_refused(tmp_path: Path, capsys) -> N
 
 def test_run_out_exits_non_zero_when_its_reports_could_not_be_written(
         tmp_path: Path, capsys, monkeypatch) -> None:
-    real = app.session.open_session
-    monkeypatch.setattr(app.session, "open_session",
-                        lambda config, **kw: real(config, clock=FakeClock(), **kw))
+    monkeypatch.setattr(cmd_run, "INJECTED_CLOCK", FakeClock())  # the run in no real time
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the report folder should be")
     code = main(["run", "--lab", "sim-direct", "--method", "smoke",
