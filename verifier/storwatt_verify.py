@@ -1,0 +1,670 @@
+#!/usr/bin/env python3
+"""storwatt-verify: check a StorWatt result bundle without trusting the station that made it.
+
+    storwatt-verify BUNDLE.zip [--record-sha256 HASH]
+    python storwatt_verify.py BUNDLE.zip [--record-sha256 HASH]
+
+An auditor, a customer or a second lab runs this on stock Python 3.11 or later: it imports the
+standard library only and nothing of the station (issue 29). From the bundle's raw data — power
+samples, workload slices, the interval grid, the method as run — it recomputes with its own code
+every figure the station reported, prints one checklist line per criterion (``[x]`` agrees,
+``[ ]`` does not) with its figure beside the station's, and a ``not checked:`` line for each
+thing it does not recompute. Exit status 0 only when every figure agrees to 1e-9 relative and
+every verdict it derives matches the station's; 1 otherwise; 2 when the bundle cannot be read.
+
+The bundle layout is documented in the repository's docs/export-format.md ("Result bundle");
+each rule below names the docs/method-notes.md section it implements. Read top to bottom: the
+constants, reading the bundle, the method's rules, the checks, the command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import csv
+import hashlib
+import io
+import json
+import math
+import sys
+import zipfile
+from dataclasses import dataclass, field
+from typing import Any
+
+BUNDLE_FORMAT = "storwatt-bundle/1"
+REL_TOL = 1e-9
+MIB = 2**20  # MiB/s profiles count mebibytes (method-notes §4)
+GB = 10**9  # EP_RI's GB is 10⁹ bytes (method-notes §4)
+
+# ------------------------------------------------------------------------------------------
+# REGISTERED COMPLIANT METHODS — the anchor outside the bundle.
+# SHA-256 of the resolved method JSON (canonical: keys sorted, no spaces, UTF-8) of every method
+# registered as compliant, with its name and version. A bundle whose method claims to be
+# compliant must be one of these. Filled when the registry is published (the verdict issue);
+# while it is empty the check is reported as "not checked".
+REGISTERED_COMPLIANT_METHODS: dict[str, str] = {
+}
+# ------------------------------------------------------------------------------------------
+
+#: flags that exclude a power sample from every average (method-notes §3)
+EXCLUDING_FLAGS = frozenset({"no_data", "overrange", "range_change", "invalid", "sensor_error",
+                             "garbage", "uncertainty_unknown", "input_missing",
+                             "inputs_misaligned"})
+#: flags counted against the method's tolerance of flagged power samples (method-notes §3)
+COUNTED_FLAGS = ("overrange", "no_data", "invalid", "range_change", "garbage",
+                 "uncertainty_unknown", "input_missing", "inputs_misaligned")
+UNCERTAINTY_HIGH = "uncertainty_high"  # above the method's uncertainty limit (method-notes §3)
+BOUNDARY_EPS = 1e-9  # the recorder's tolerance on slice ends at a window edge (seconds)
+
+WINDOW_MEASUREMENT = 2
+LOADED_KINDS = ("active", "sweep")  # phases with stabilisation + measurement windows (§2, §6)
+FILES = ("run.json", "method.json", "phases.jsonl", "attempts.jsonl", "intervals.jsonl",
+         "metrics.jsonl", "histograms.jsonl", "search.jsonl", "events.jsonl", "audit.jsonl",
+         "power_samples.csv", "inlet_temperature.csv", "power_input_samples.csv",
+         "workload_slices.csv")
+
+
+class BundleError(Exception):
+    """The bundle cannot be read at all (exit status 2)."""
+
+
+# --- reading the bundle -------------------------------------------------------------------
+
+def _float(text: str) -> float:
+    return float(text) if text != "" else math.nan
+
+
+def _csv_rows(data: bytes) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(data.decode("utf-8"))))
+
+
+def _jsonl(data: bytes) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
+
+
+@dataclass(frozen=True)
+class Sample:
+    phase: int
+    attempt: int
+    interval: int  # where the station placed it
+    t: float
+    watts: float
+    flags: frozenset[str]
+
+    @property
+    def usable(self) -> bool:
+        return not (self.flags & EXCLUDING_FLAGS) and not math.isnan(self.watts)
+
+
+@dataclass(frozen=True)
+class Slice:
+    phase: int
+    attempt: int
+    t_start: float
+    t_end: float
+    ios: int
+    nbytes: int
+    avg_resp_ms: float
+
+
+@dataclass
+class Bundle:
+    manifest: dict[str, Any]
+    files: dict[str, bytes]
+    run: dict[str, Any] = field(default_factory=dict)
+    method: dict[str, Any] = field(default_factory=dict)
+    phases: list[dict[str, Any]] = field(default_factory=list)
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    intervals: list[dict[str, Any]] = field(default_factory=list)
+    metrics: list[dict[str, Any]] = field(default_factory=list)
+    samples: list[Sample] = field(default_factory=list)
+    slices: list[Slice] = field(default_factory=list)
+
+
+def read_bundle(path: str) -> Bundle:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            files = {name: archive.read(name) for name in archive.namelist()}
+    except (OSError, zipfile.BadZipFile, KeyError) as exc:
+        raise BundleError(f"cannot read {path}: {exc}") from None
+    if "manifest.json" not in files:
+        raise BundleError(f"{path} has no manifest.json: not a StorWatt result bundle")
+    manifest = json.loads(files.pop("manifest.json"))
+    if manifest.get("format") != BUNDLE_FORMAT:
+        raise BundleError(f"{path} is bundle format {manifest.get('format')!r}; this verifier "
+                          f"reads {BUNDLE_FORMAT}")
+    missing = [name for name in FILES if name not in files]
+    if missing:
+        raise BundleError(f"{path} lacks {', '.join(missing)}")
+    b = Bundle(manifest, files)
+    b.run = json.loads(files["run.json"])
+    b.method = json.loads(files["method.json"]) or {}
+    b.phases = _jsonl(files["phases.jsonl"])
+    b.attempts = _jsonl(files["attempts.jsonl"])
+    b.intervals = _jsonl(files["intervals.jsonl"])
+    b.metrics = _jsonl(files["metrics.jsonl"])
+    b.samples = [Sample(int(r["phase"]), int(r["attempt"]), int(r["interval"]),
+                        float(r["t_s"]), _float(r["watts_W"]),
+                        frozenset(f for f in r["flags"].split(";") if f))
+                 for r in _csv_rows(files["power_samples.csv"])]
+    b.slices = [Slice(int(r["phase"]), int(r["attempt"]), float(r["t_start_s"]),
+                      float(r["t_end_s"]), int(r["read_ios"]) + int(r["write_ios"]),
+                      int(r["read_bytes_B"]) + int(r["write_bytes_B"]), _float(r["avg_resp_ms"]))
+                for r in _csv_rows(files["workload_slices.csv"])]
+    return b
+
+
+# --- the method's rules ---------------------------------------------------------------------
+
+def overlap(s: Slice, start: float, end: float) -> float:
+    """Fraction of slice ``s`` inside [start, end): a slice straddling a boundary counts pro
+    rata (method-notes §4: engines report on their own clock grid)."""
+    span = s.t_end - s.t_start
+    if span <= 0:
+        return 1.0 if start <= s.t_end < end else 0.0
+    return max(0.0, min(s.t_end, end) - max(s.t_start, start)) / span
+
+
+def window_ops(slices: list[Slice], ends: list[float], start: float, end: float,
+               unit: str) -> tuple[float, float]:
+    """(operations, average response ms) of the slices overlapping [start, end), each pro rata:
+    IOs for IOPS profiles, MiB for MiB/s profiles (method-notes §4)."""
+    ios = nbytes = weight = 0.0
+    for s in slices[bisect.bisect_right(ends, start + BOUNDARY_EPS):]:
+        if s.t_start >= end - BOUNDARY_EPS:
+            break
+        share = overlap(s, start, end)
+        ios += s.ios * share
+        nbytes += s.nbytes * share
+        weight += s.avg_resp_ms * s.ios * share
+    return (ios if unit == "IOPS" else nbytes / MIB), (weight / ios if ios else math.nan)
+
+
+def mean(values: list[float]) -> float:
+    return math.fsum(values) / len(values) if values else math.nan
+
+
+def efficiency(rate: float, watts: float) -> float:
+    """EP_i = O_i / P_i, none without a positive power and a rate (method-notes §4)."""
+    ok = math.isfinite(rate) and rate >= 0 and math.isfinite(watts) and watts > 0
+    return rate / watts if ok else math.nan
+
+
+def wma(eps: list[float], weights: list[float]) -> list[float]:
+    """WMA_i = Σ w_k·EP_{i−k} / Σ w_k, weights newest first; early intervals use the leading
+    weights (method-notes §4)."""
+    out = []
+    for i in range(len(eps)):
+        n = min(i + 1, len(weights))
+        out.append(math.fsum(weights[k] * eps[i - k] for k in range(n)) / math.fsum(weights[:n]))
+    return out
+
+
+def drift_pct(values: list[float]) -> float:
+    """Change of the least-squares line across the window in % of the mean (method-notes §4)."""
+    n = len(values)
+    if n < 2:
+        return 0.0
+    xm, ym = (n - 1) / 2, mean(values)
+    slope = (math.fsum((x - xm) * (y - ym) for x, y in enumerate(values))
+             / math.fsum((x - xm) ** 2 for x in range(n)))
+    return slope * (n - 1) / abs(ym) * 100
+
+
+def holds(ep: float, w: float, tolerance_pct: float) -> bool:
+    """The WMA criterion at one interval: |EP_i − WMA_i| ≤ tolerance·WMA_i (method-notes §4)."""
+    return math.isfinite(ep) and math.isfinite(w) and w > 0 \
+        and abs(ep - w) <= tolerance_pct / 100 * w
+
+
+def stability(eps: list[float], weights: list[float], tolerance_pct: float, first: int,
+              max_drift: float | None) -> tuple[bool, float, str]:
+    """(stable, drift %, why not) over the measurement window starting at interval ``first``
+    (method-notes §4: every EP_i within tolerance of its WMA_i, and the drift within limit)."""
+    if first >= len(eps):
+        return False, math.nan, "no measurement interval"
+    w = wma(eps, weights)
+    for i in range(first, len(eps)):
+        if not holds(eps[i], w[i], tolerance_pct):
+            return False, math.nan, f"interval {i + 1} outside ±{tolerance_pct:g} % of its WMA"
+    drift = drift_pct(eps[first:])
+    if max_drift is not None and abs(drift) > max_drift:
+        return False, drift, f"drift {drift:+.3f} % beyond ±{max_drift:g} %"
+    return True, drift, ""
+
+
+# --- the checklist --------------------------------------------------------------------------
+
+def agree(a: float, b: float) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if a is None or b is None or (isinstance(a, float) and math.isnan(a)) \
+            or (isinstance(b, float) and math.isnan(b)):
+        return a is None and b is None
+    return a == b or abs(a - b) <= REL_TOL * max(abs(a), abs(b))
+
+
+def num(value: Any) -> float:
+    """A JSON number as the station stored it (NaN is null, ±inf are strings)."""
+    if value is None:
+        return math.nan
+    if value in ("inf", "-inf"):
+        return math.inf if value == "inf" else -math.inf
+    return float(value)
+
+
+class Checklist:
+    def __init__(self, out: Any) -> None:
+        self.out = out
+        self.failed = 0
+        self.passed = 0
+        self.unchecked: list[str] = []
+
+    def line(self, ok: bool, text: str) -> None:
+        self.passed += ok
+        self.failed += not ok
+        print(f"[{'x' if ok else ' '}] {text}", file=self.out)
+
+    def figure(self, name: str, mine: float, station: float, unit: str = "",
+               cite: str = "") -> bool:
+        ok = agree(mine, station)
+        u = f" {unit}" if unit else ""
+        self.line(ok, f"{name}: {mine!r}{u} (station {station!r}{u})"
+                      + (f" — {cite}" if cite else ""))
+        return ok
+
+    def not_checked(self, what: str) -> None:
+        self.unchecked.append(what)
+
+
+@dataclass
+class Attempt:
+    """One phase attempt as the verifier re-derives it."""
+
+    phase: dict[str, Any]
+    number: int
+    t_start: float
+    window: tuple[float, float]
+    stabilisation: int  # intervals before the measurement window (after any extension)
+    planned: int  # intervals on the grid (0: no limit)
+
+
+def check_files(b: Bundle, c: Checklist) -> None:
+    listed = b.manifest.get("files", {})
+    for name in sorted(set(listed) | set(b.files)):
+        if name not in listed:
+            c.line(False, f"file {name}: in the bundle but not in the manifest")
+        elif name not in b.files:
+            c.line(False, f"file {name}: in the manifest but missing")
+        else:
+            got = hashlib.sha256(b.files[name]).hexdigest()
+            if got != listed[name]:
+                c.line(False, f"file {name}: SHA-256 {got} ≠ manifest {listed[name]}")
+    if all(hashlib.sha256(b.files[n]).hexdigest() == listed.get(n) for n in b.files) \
+            and set(listed) == set(b.files):
+        c.line(True, f"files: all {len(listed)} match the manifest's SHA-256")
+
+
+def check_method(b: Bundle, c: Checklist) -> None:
+    """The method as run: its hash as recorded, and whether it is a registered one."""
+    data = b.files["method.json"]
+    got = hashlib.sha256(data).hexdigest()
+    canonical = json.dumps(b.method, sort_keys=True, separators=(",", ":"),
+                           ensure_ascii=False).encode("utf-8")
+    stored = b.run["method"]["sha256"]
+    c.line(got == stored and canonical == data and b.manifest.get("method_sha256") == stored,
+           f"method.json SHA-256 {got} (station {stored}; canonical form "
+           f"{'kept' if canonical == data else 'NOT kept'})")
+    name = f"{b.run['method']['name']} {b.run['method']['version']}"
+    if not REGISTERED_COMPLIANT_METHODS:
+        c.not_checked("registered compliant method (this verifier's registry is empty)")
+    elif got in REGISTERED_COMPLIANT_METHODS:
+        c.line(True, f"method {name} is registered compliant: "
+                     f"{REGISTERED_COMPLIANT_METHODS[got]}")
+    else:
+        claims = b.run["method"].get("claims_compliant")
+        c.line(not claims, f"method {name} is not a registered compliant method"
+                           + (" but claims to be compliant" if claims else
+                              " (and does not claim to be)"))
+
+
+def check_record(b: Bundle, c: Checklist, expected: str | None) -> None:
+    if expected is None:
+        c.not_checked("record hash (give --record-sha256 HASH from the signed report)")
+        return
+    revisions = {r["record_sha256"]: r["revision"] for r in b.run.get("revisions", ())}
+    ok = b.manifest.get("record_sha256") == expected.lower()
+    c.line(ok, f"record SHA-256 {b.manifest.get('record_sha256')} (expected {expected})"
+               + ("" if ok else f"; it is revision {revisions[expected.lower()]} of this record"
+                  if expected.lower() in revisions else ""))
+    c.not_checked("record hash recomputation (the manifest's hash is compared, not rebuilt "
+                  "from the raw data; a bundle whose figures all agree is the record's data)")
+
+
+def attempts_of(b: Bundle) -> list[Attempt]:
+    """Every phase attempt with its interval grid and measurement window (method-notes §2)."""
+    interval_s = float(b.method["interval_s"])
+    phases = {p["index"]: p for p in b.phases}
+    found = []
+    for a in b.attempts:
+        p = phases[a["phase_index"]]
+        t0 = float(a["t_start"])
+        window = (float(a["window_start_s"]), float(a["window_end_s"]))
+        stab = p["stabilisation_intervals"]
+        if p["kind"] in LOADED_KINDS and window[1] > window[0]:
+            stab = round((window[0] - t0) / interval_s)
+        base = max(1, round(p["planned_s"] / interval_s)) if p["planned_s"] else 0
+        extra = stab - p["stabilisation_intervals"] if p["kind"] == "active" else 0
+        found.append(Attempt(p, int(a["attempt"]), t0, window, stab,
+                             base + extra if base else 0))
+    return found
+
+
+def interval_of(a: Attempt, t: float, interval_s: float) -> int:
+    """The interval [start, end) holding ``t`` on the attempt's grid, −1 outside it
+    (method-notes §4: samples count when start ≤ t < end)."""
+    i = math.floor((t - a.t_start) / interval_s)
+    for candidate in (i - 1, i, i + 1):
+        start = a.t_start + candidate * interval_s
+        if start <= t < start + interval_s:
+            i = candidate
+            break
+    else:
+        return -1
+    return i if i >= 0 and (not a.planned or i < a.planned) else -1
+
+
+def measured_range(a: Attempt) -> range:
+    kind, m = a.phase["kind"], a.phase["measurement_intervals"]
+    if kind in LOADED_KINDS:
+        return range(a.stabilisation, a.stabilisation + m)
+    if kind == "ready_idle":
+        return range(m)
+    return range(0)
+
+
+def check_attempts(b: Bundle, c: Checklist) -> dict[tuple[int, int], dict[str, Any]]:
+    """Placement, interval figures and stability of every attempt; returns what the metric
+    checks need per (phase, attempt)."""
+    interval_s = float(b.method["interval_s"])
+    rule = b.method["stability"]
+    weights = [float(w) for w in rule["weights"]]
+    derived: dict[tuple[int, int], dict[str, Any]] = {}
+    for a in attempts_of(b):
+        key = (a.phase["index"], a.number)
+        label = f"{a.phase['name']} (phase {key[0]}, attempt {key[1]})"
+        samples = [s for s in b.samples if (s.phase, s.attempt) == key]
+        placed = [interval_of(a, s.t, interval_s) for s in samples]
+        moved = sum(p != s.interval for p, s in zip(placed, samples))
+        records = sorted((r for r in b.intervals
+                          if (r["phase_index"], r["attempt"]) == key), key=lambda r: r["index"])
+        grid_bad = [r["index"] for r in records
+                    if not (agree(num(r["start_s"]), a.t_start + r["index"] * interval_s)
+                            and agree(num(r["end_s"]), a.t_start + (r["index"] + 1) * interval_s))]
+        if samples or records:
+            c.line(moved == 0 and not grid_bad,
+                   f"{label}: interval grid and placement of {len(samples)} power samples "
+                   f"({moved} placed differently, {len(grid_bad)} interval boundaries off the "
+                   f"grid{' #' + str(grid_bad[0] + 1) if grid_bad else ''}) — method-notes §4")
+        slices = sorted((s for s in b.slices if (s.phase, s.attempt) == key),
+                        key=lambda s: s.t_end)
+        kept: list[Slice] = []
+        for s in slices:  # a late duplicate from a restarted engine stream is dropped
+            if not kept or s.t_end >= kept[-1].t_end:
+                kept.append(s)
+        ends = [s.t_end for s in kept]
+        unit = next((r["ops_unit"] for r in records if r["ops_unit"]), "")
+        eps: list[float] = []
+        bad = 0
+        for r in records:
+            i = r["index"]
+            watts_list = [s.watts for s, p in zip(samples, placed) if p == i and s.usable]
+            watts = mean(watts_list)
+            start = a.t_start + i * interval_s
+            ok = agree(watts, num(r["avg_power_w"])) and len(watts_list) == r["n_power_samples"]
+            if unit:
+                ops, _ = window_ops(kept, ends, start, start + interval_s, unit)
+                rate = ops / interval_s
+                ep = efficiency(rate, watts)
+                ok = ok and agree(rate, num(r["ops_rate"])) and agree(ep, num(r["ep"]))
+            else:
+                ep = math.nan
+            eps.append(ep)
+            if unit:
+                w = wma(eps, weights)[-1]
+                ok = ok and agree(w, num(r["wma"]))
+            if not ok:
+                bad += 1
+                c.line(False, f"{label} interval {i + 1}: P {watts!r} W from {len(watts_list)} "
+                              f"samples (station {num(r['avg_power_w'])!r} W from "
+                              f"{r['n_power_samples']})"
+                              + (f", rate {rate!r} {unit} (station {num(r['ops_rate'])!r}), "
+                                 f"EP_i {ep!r} (station {num(r['ep'])!r}), WMA_i "
+                                 f"{w!r} (station {num(r['wma'])!r})" if unit else "")
+                              + " — method-notes §4")
+        if records and not bad:
+            c.line(True, f"{label}: {len(records)} intervals recomputed: P_i, n_i"
+                         + (", O_i, EP_i, WMA_i" if unit else "") + " — method-notes §4")
+        derived[key] = {"attempt": a, "samples": samples, "placed": placed, "slices": kept,
+                        "ends": ends, "eps": eps, "unit": unit, "records": records}
+        if unit and a.phase["kind"] == "active" and measured_range(a):
+            check_extension(a, eps, weights, float(rule["tolerance_pct"]),
+                            int(rule["max_stabilisation_intervals"]), label, c)
+    return derived
+
+
+def check_extension(a: Attempt, eps: list[float], weights: list[float], tolerance: float,
+                    limit: int, label: str, c: Checklist) -> None:
+    """The measurement window starts where the stabilisation rule says (method-notes §4: the
+    stabilisation extends one interval at a time while the WMA criterion fails at its end)."""
+    planned = a.phase["stabilisation_intervals"]
+    w = wma(eps, weights)
+    failed_before = all(not holds(eps[i], w[i], tolerance)
+                        for i in range(planned - 1, a.stabilisation - 1) if i < len(eps))
+    last = a.stabilisation - 1
+    settled = (a.stabilisation >= limit or last >= len(eps) or last < 0
+               or holds(eps[last], w[last], tolerance) or a.stabilisation == planned)
+    ok = a.stabilisation >= planned and failed_before and settled
+    c.line(ok, f"{label}: measurement window starts after {a.stabilisation} stabilisation "
+               f"intervals (planned {planned}; extended while the WMA criterion failed) — "
+               "method-notes §4")
+
+
+def check_metrics(b: Bundle, c: Checklist,
+                  derived: dict[tuple[int, int], dict[str, Any]]) -> None:
+    interval_s = float(b.method["interval_s"])
+    rule = b.method["stability"]
+    weights = [float(w) for w in rule["weights"]]
+    tolerance = int(b.method["instruments"]["max_flagged_power_samples"])
+    max_resp = float(b.method["response_time"]["max_avg_ms"])
+    profiles = {p["name"]: p for p in b.method["profiles"]}
+    capacity = int(b.run["configuration"]["sut"]["raw_capacity_bytes"])
+    last = {}
+    for a in b.attempts:
+        last[a["phase_index"]] = max(last.get(a["phase_index"], 0), int(a["attempt"]))
+    rates: dict[str, float] = {}
+    for m in b.metrics:
+        index = m["phase_index"]
+        if index is None or index not in last or (index, last[index]) not in derived:
+            c.not_checked(f"{m['name']} (no phase attempt in the bundle)")
+            continue
+        d = derived[(index, last[index])]
+        a: Attempt = d["attempt"]
+        window = measured_range(a)
+        if not window:
+            c.not_checked(f"{m['name']} (its phase has no measurement window)")
+            continue
+        start = a.t_start + window.start * interval_s
+        end = a.t_start + window.stop * interval_s
+        inside = [(s, p) for s, p in zip(d["samples"], d["placed"]) if p in window]
+        watts = mean([s.watts for s, _ in inside if s.usable])
+        duration = end - start
+        problems = []
+        if a.phase["kind"] == "ready_idle":
+            value = capacity / GB / watts if math.isfinite(watts) and watts > 0 else math.nan
+            unit, rate = "GB/W", capacity / GB
+            c.figure(f"{m['name']} average power (phase {index})", watts, num(m["avg_power_w"]),
+                     "W", "method-notes §4")
+            c.figure(f"{m['name']} raw capacity", rate, num(m["ops_rate"]), "GB",
+                     "method-notes §4")
+        else:
+            profile = profiles.get(a.phase["profile"], {})
+            unit = profile.get("metric_unit", "")
+            ops, resp = window_ops(d["slices"], d["ends"], start, end, d["unit"])
+            rate = ops / duration
+            value = rate / watts if math.isfinite(watts) and watts > 0 else math.nan
+            rates[a.phase["profile"]] = rate
+            c.figure(f"{m['name']} average power (phase {index})", watts, num(m["avg_power_w"]),
+                     "W", "method-notes §4")
+            c.figure(f"{m['name']} operations rate", rate, num(m["ops_rate"]), d["unit"],
+                     "method-notes §4, pro rata at the window's edges")
+            c.figure(f"{m['name']} average response time", resp, num(m["avg_response_ms"]),
+                     "ms", "method-notes §5")
+            if d["unit"] == "IOPS" and resp == resp and resp > max_resp:
+                problems.append("response time")
+            eps = d["eps"]
+            if len(eps) >= window.stop:
+                stable, drift, why = stability(eps, weights, float(rule["tolerance_pct"]),
+                                               window.start, rule.get("max_drift_pct"))
+                station_stable = d["records"][window.stop - 1]["stable"] \
+                    if len(d["records"]) >= window.stop else None
+                c.line(stable == station_stable,
+                       f"{m['name']} stability: {'stable' if stable else 'NOT stable: ' + why}"
+                       f", drift {drift:+.6f} % (limit ±{rule.get('max_drift_pct')} %) "
+                       f"(station: {'stable' if station_stable else 'NOT stable'}) — "
+                       "method-notes §4")
+                if not stable:
+                    problems.append("not stable")
+        c.figure(f"{m['name']} measurement duration", duration, num(m["run_length_s"]), "s",
+                 "method-notes §2")
+        c.line(unit == m["unit"], f"{m['name']} unit {unit} (station {m['unit']}) — "
+                                  "method-notes §4")
+        c.figure(f"{m['name']}", value, num(m["value"]), unit, "method-notes §4")
+        flagged = sum(1 for s, _ in inside if any(f in s.flags for f in COUNTED_FLAGS))
+        high = sum(UNCERTAINTY_HIGH in s.flags for s in d["samples"])
+        if flagged > tolerance:
+            problems.append("flagged samples")
+        if high:
+            problems.append("uncertainty")
+        station_reason = m["reason"] or ""
+        agrees = (("flagged power sample" in station_reason) == (flagged > tolerance)
+                  and ("uncertainty limit" in station_reason) == bool(high))
+        c.line(agrees, f"{m['name']} flagged power samples in the window: {flagged} (tolerance "
+                       f"{tolerance}), above the uncertainty limit in the phase: {high} "
+                       f"(station: {'named' if 'flagged' in station_reason or 'uncertainty' in station_reason else 'none named'}) "
+                       "— method-notes §3")
+        c.line(not (problems and m["valid"]),
+               f"{m['name']} validity: station {'VALID' if m['valid'] else 'INVALID'}"
+               + (f"; verifier finds {', '.join(problems)}" if problems else
+                  "; verifier finds no reason among the rules it checks"))
+    check_derived_rate(b, c, rates)
+
+
+def check_derived_rate(b: Bundle, c: Checklist, rates: dict[str, float]) -> None:
+    """MW2 runs at a fixed share of MW1's measured IOPS (method-notes §2)."""
+    metrics = {m["name"]: m for m in b.metrics}
+    for p in b.method["profiles"]:
+        ref = p.get("intensity_of")
+        if not ref or p["name"] not in rates or ref not in rates:
+            continue
+        ref_metric = metrics.get(next(q["metric"] for q in b.method["profiles"]
+                                      if q["name"] == ref))
+        target = max(2, round(num(ref_metric["ops_rate"]) * p["intensity_pct"] / 100)) \
+            if ref_metric else math.nan
+        share = rates[p["name"]] / rates[ref] * 100 if rates[ref] else math.nan
+        c.line(agree(rates[ref], num(ref_metric["ops_rate"])) if ref_metric else False,
+               f"{p['name']} rate {rates[p['name']]:.6g} = {share:.4f} % of {ref}'s "
+               f"{rates[ref]:.6g} (method {p['intensity_pct']:g} %, target {target} IOPS from "
+               f"{ref}'s stored rate) — method-notes §2")
+
+
+def check_durations(b: Bundle, c: Checklist) -> None:
+    """The method's numbers against its compliance minimums (method-notes §2, §3)."""
+    minimums = b.method.get("compliance")
+    station = {k["name"]: k["verdict"] == "MET" for k in b.run["compliance"]["criteria"]}
+    if not minimums:
+        c.not_checked("durations against the minimums (the method states none)")
+        return
+    interval_s = float(b.method["interval_s"])
+    active = [p for p in b.phases if p["kind"] == "active"]
+    idle = [p for p in b.phases if p["kind"] == "ready_idle"]
+    checks = [
+        ("Interval length", interval_s == minimums["interval_s"],
+         f"interval {interval_s:g} s, required {minimums['interval_s']:g} s"),
+        ("Stabilisation", bool(active) and all(
+            p["stabilisation_intervals"] * interval_s >= minimums["min_stabilisation_s"]
+            for p in active), f"shortest {min((p['stabilisation_intervals'] * interval_s for p in active), default=0):g} s, minimum {minimums['min_stabilisation_s']:g} s"),
+        ("Measurement", bool(active) and all(
+            p["measurement_intervals"] * interval_s >= minimums["min_measurement_s"]
+            for p in active), f"shortest {min((p['measurement_intervals'] * interval_s for p in active), default=0):g} s, minimum {minimums['min_measurement_s']:g} s"),
+        ("Ready idle", bool(idle) and all(p["planned_s"] >= minimums["min_ready_idle_s"]
+                                          for p in idle),
+         f"shortest {min((p['planned_s'] for p in idle), default=0):g} s, minimum "
+         f"{minimums['min_ready_idle_s']:g} s"),
+        ("Sample period", float(b.method["sample_period_s"]) <= minimums["max_sample_period_s"],
+         f"sample period {float(b.method['sample_period_s']):g} s, maximum "
+         f"{minimums['max_sample_period_s']:g} s"),
+    ]
+    for name, mine, text in checks:
+        c.line(station.get(name) == mine, f"{name}: {'MET' if mine else 'NOT MET'} — {text} "
+                                          f"(station {'MET' if station.get(name) else 'NOT MET'})"
+                                          " — method-notes §2")
+
+
+NOT_RECOMPUTED = (
+    "supply voltage and frequency checks (method-notes §3)",
+    "inlet temperature checks (method-notes §10)",
+    "meter resolution and power-sample gaps (method-notes §3)",
+    "response-time histograms and confidence levels (per-slice bins are not in the bundle; "
+    "method-notes §5)",
+    "per-input power sums of runs with several power inputs (method-notes §10)",
+    "intensity search, sweep steps and PTS rounds (method-notes §2, §6)",
+    "COM checks and their verdicts",
+    "profile set, instruments, calibration and run-status criteria of the compliance verdict "
+    "(taken from run.json as the station derived them)",
+    "samples SHA-256 (the station's byte form needs the stored flag codes)",
+)
+
+
+def verify(path: str, record_sha256: str | None = None, out: Any = None) -> int:
+    out = out or sys.stdout
+    try:
+        b = read_bundle(path)
+    except (BundleError, ValueError, KeyError, json.JSONDecodeError) as exc:
+        print(f"storwatt-verify: {exc}", file=out)
+        return 2
+    c = Checklist(out)
+    print(f"StorWatt result bundle {path}: run {b.manifest.get('run_id')}, method "
+          f"{b.run['method']['name']} {b.run['method']['version']}, station "
+          f"{b.manifest.get('station_version')}", file=out)
+    check_files(b, c)
+    check_method(b, c)
+    check_record(b, c, record_sha256)
+    try:
+        derived = check_attempts(b, c)
+        check_metrics(b, c, derived)
+        check_durations(b, c)
+    except (KeyError, TypeError, ValueError) as exc:
+        c.line(False, f"the bundle's data cannot be checked: {type(exc).__name__}: {exc}")
+    for what in [*c.unchecked, *NOT_RECOMPUTED]:
+        print(f"not checked: {what}", file=out)
+    verdict = "AGREES" if c.failed == 0 else "DISAGREES"
+    print(f"{verdict}: {c.passed} criteria agree, {c.failed} disagree", file=out)
+    return 0 if c.failed == 0 else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="storwatt-verify",
+        description="Recompute a StorWatt result bundle's figures from its raw data and say "
+                    "whether they agree with the station's (exit 0) or not (exit 1).")
+    parser.add_argument("bundle", metavar="BUNDLE", help="the .zip written by storwatt report "
+                                                         "RUN --bundle FILE.zip")
+    parser.add_argument("--record-sha256", metavar="HASH",
+                        help="the record SHA-256 printed on the signed report or approval")
+    args = parser.parse_args(argv)
+    return verify(args.bundle, args.record_sha256)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
