@@ -2,165 +2,17 @@
 
 The runs go through the same code as a station run (simulated SUT, in-process simulated
 meters, sequencer, RunWriter, SQLite), only time is simulated, so a demo plan takes a second.
-Helpers here are imported by the other ``test_reports_*`` modules.
+The helpers are in ``tests/support/recorded_runs.py``.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
-from dataclasses import dataclass, replace
 from pathlib import Path
 
-from app.sim_lab import simulated_sut
-from app.method.loader import load_method
-from app.records import PhaseKind, RunConfig, RunStatus, SutDescription
-from app.sequencer import events as ev
-from app.sequencer.lab import Lab
-from app.sequencer.sequencer import Sequencer
-from app.storage.db import Database, open_database
-from app.storage.writer import RunWriter
-from drivers.clock import FakeClock
-from drivers.interfaces import FLAG_UNCERTAINTY_HIGH, PowerSample
-from drivers.simulators.engine import SimulatedWorkloadEngine
-from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
-
-Hook = Callable[[Sequencer, ev.RunEvent], None]
-
-
-class DegradingMeter:
-    """A simulated meter whose samples carry FLAG_UNCERTAINTY_HIGH while ``bad`` is set
-    (a meter on too high a range): the phase running then must come out INVALID."""
-
-    def __init__(self, inner: SimulatedPowerMeter) -> None:
-        self.inner = inner
-        self.bad = False
-
-    def open(self):
-        return self.inner.open()
-
-    def close(self) -> None:
-        self.inner.close()
-
-    def identify(self):
-        return self.inner.identify()
-
-    def reconnect(self):
-        return self.inner.reconnect()
-
-    def interrupt(self) -> None:
-        self.inner.interrupt()
-
-    def end_waits_after(self, seconds: float | None) -> None:
-        self.inner.end_waits_after(seconds)
-
-    @property
-    def ranges(self):
-        return self.inner.ranges
-
-    @property
-    def accuracy(self):
-        return self.inner.accuracy
-
-    # ranged like the meter it wraps (the method's ranging pass, method-notes §3)
-    @property
-    def volt_ranges(self):
-        return self.inner.volt_ranges
-
-    @property
-    def amp_ranges(self):
-        return self.inner.amp_ranges
-
-    @property
-    def crest_factor(self):
-        return self.inner.crest_factor
-
-    def auto_range(self) -> None:
-        self.inner.auto_range()
-
-    def set_ranges(self, volts: float, amps: float) -> None:
-        self.inner.set_ranges(volts, amps)
-
-    def peaks(self):
-        return self.inner.peaks()
-
-    def read(self, t: float) -> PowerSample:
-        sample = self.inner.read(t)
-        if self.bad:
-            return replace(sample, flags=sample.flags | {FLAG_UNCERTAINTY_HIGH},
-                           uncertainty_pct=2.5)
-        return sample
-
-
-@dataclass
-class RecordedRun:
-    database: Database
-    run_id: str
-    status: RunStatus
-    sequencer: Sequencer
-
-
-def record_run(db_path: Path, method: str = "demo", taxonomy: str = "online-3",
-               coms: tuple[str, ...] = ("deduplication",), hook: Hook | None = None,
-               meter: Callable[[SimulatedPowerMeter], object] | None = None,
-               start: float = 1000.0, capacity_probe: bool = True,
-               sut: SutDescription | None = None) -> RecordedRun:
-    """Run ``method`` on the simulated SUT (fake clock) and store it in ``db_path``;
-    ``capacity_probe=False``: a lab that cannot observe the SUT's used capacity, as local-fio
-    and a real SUT without a management interface; ``sut`` replaces the SUT description (its
-    declared COMs then come from it)."""
-    clock = FakeClock(start)
-    config = RunConfig(method=method, taxonomy=taxonomy, lab="sim-direct", station="bench-7",
-                       operator="R. Tester",
-                       classification_reason="integrated controller, storage protection, "
-                                             "24 drives (>= 12): Online 3",
-                       sut=sut or SutDescription(coms_declared=coms, coms_on_during_test=coms))
-    sut = simulated_sut(config)
-    power = SimulatedPowerMeter(sut)
-    lab = Lab(meter(power) if meter else power, SimulatedWorkloadEngine(sut, clock),
-              SimulatedThermometer(sut), sut.used_capacity_bytes if capacity_probe else None, 0.0,
-              "simulated SUT")
-    database = open_database(f"sqlite:///{db_path}")
-    writer = RunWriter(database)
-    holder: list[Sequencer] = []
-
-    def call_hook(event: ev.RunEvent) -> None:
-        if hook is not None:
-            hook(holder[0], event)
-
-    sequencer = Sequencer(load_method(method), config, lab, clock, [writer, call_hook])
-    holder.append(sequencer)
-    try:
-        status = sequencer.run()
-    finally:
-        lab.close()
-        writer.close()
-    return RecordedRun(database, sequencer.run_id, status, sequencer)
-
-
-def pause_once_in(profile: str, after_intervals: int = 2) -> Hook:
-    """A hook pausing the run once inside ``profile``; a timer lets 5 s of station time pass
-    and resumes it. The phase restarts and its metric must come from the second attempt only."""
-    done = threading.Event()
-
-    def resume(seq: Sequencer) -> None:
-        seq.station_clock.advance(5.0)
-        seq.resume()
-
-    def hook(seq: Sequencer, event: ev.RunEvent) -> None:
-        if (isinstance(event, ev.IntervalClosed) and event.interval.profile == profile
-                and event.interval.index == after_intervals and not done.is_set()):
-            done.set()
-            seq.pause()
-            threading.Timer(0.05, resume, (seq,)).start()
-    return hook
-
-
-def abort_at(kind: PhaseKind) -> Hook:
-    def hook(seq: Sequencer, event: ev.RunEvent) -> None:
-        if isinstance(event, ev.PhaseStarted) and event.phase.kind is kind:
-            seq.abort("aborted by the test operator")
-    return hook
+from app.records import PhaseKind, RunStatus
+# the recorded-run helpers live in tests/support; other report tests import them from here
+from tests.support.recorded_runs import (DegradingMeter, Hook, RecordedRun,  # noqa: F401
+                                         abort_at, pause_once_in, record_run)
 
 
 def test_recorded_demo_run_is_stored_with_what_reports_need(tmp_path: Path) -> None:
