@@ -1,0 +1,226 @@
+"""The result bundle and the standalone verifier keep each other honest (issue 29).
+
+Every run here is recorded by the real sequencer on the fake clock; its bundle must verify in
+a bare interpreter (``python -I -S``), and each tampered copy — even with the manifest's hashes
+rewritten to match — must fail naming the figure or the file."""
+
+from __future__ import annotations
+
+import ast
+import csv
+import hashlib
+import io
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.cli.main import main as storwatt
+from app.records import PhaseKind, RunStatus
+from app.sequencer import events as ev
+from app.signoff import sign_off
+from tests.support.bundles import VERIFIER, bundle_of, read_files, tampered, verify
+from tests.support.recorded_runs import DegradingMeter, abort_at, pause_once_in, record_run
+
+
+def _rows(data: bytes) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(data.decode())))
+
+
+def _csv(rows: list[dict[str, str]]) -> bytes:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue().encode()
+
+
+def _jsonl(data: bytes) -> list[dict]:
+    return [json.loads(line) for line in data.decode().splitlines()]
+
+
+def _dump_jsonl(items: list[dict]) -> bytes:
+    return b"".join(json.dumps(i, sort_keys=True, separators=(",", ":")).encode() + b"\n"
+                    for i in items)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The demo plan with RW paused once (two attempts) and SW read on a meter whose
+    uncertainty is too high (EP_SW INVALID, its samples flagged)."""
+    folder = tmp_path_factory.mktemp("verifier")
+    meter: list[DegradingMeter] = []
+    pause = pause_once_in("RW")
+
+    def hook(seq, event) -> None:
+        pause(seq, event)
+        if isinstance(event, ev.PhaseStarted):
+            meter[0].bad = event.phase.profile == "SW" and event.phase.kind is PhaseKind.ACTIVE
+
+    recorded = record_run(folder / "run.db", hook=hook,
+                          meter=lambda inner: meter.append(DegradingMeter(inner)) or meter[0])
+    run = recorded.database.load_run(recorded.run_id)
+    assert not run.metric("EP_SW").valid and "uncertainty" in run.metric("EP_SW").reason
+    return recorded, bundle_of(recorded.database, recorded.run_id, folder / "demo.zip")
+
+
+def test_demo_bundle_verifies_in_a_bare_interpreter(demo) -> None:
+    recorded, bundle = demo
+    status, out = verify(bundle)  # python -I -S: no site packages, no repository on the path
+    assert status == 0, out
+    assert re.search(r"^\[x\] EP_SR: \S+ MiB/s/W \(station \S+ MiB/s/W\)", out, re.M)
+    assert re.search(r"^\[x\] RW \(phase \d+, attempt 2\): interval grid", out, re.M)
+    assert re.search(r"^\[x\] EP_SW validity: station INVALID; verifier finds uncertainty",
+                     out, re.M)
+    assert "not checked: supply voltage and frequency" in out and "[ ]" not in out
+    assert out.rstrip().splitlines()[-1].startswith("AGREES")
+
+
+@pytest.mark.parametrize("kind", ["aborted", "demo-workloads", "spc1-like-demo", "pts-di-demo"])
+def test_bundles_of_other_runs_verify(kind: str, tmp_path: Path) -> None:
+    """An aborted run, the hot band and other workloads, an SPC-1-like sweep, a PTS matrix."""
+    if kind == "aborted":
+        recorded = record_run(tmp_path / "r.db", hook=abort_at(PhaseKind.READY_IDLE))
+        assert recorded.status is RunStatus.ABORTED
+    else:
+        recorded = record_run(tmp_path / "r.db", method=kind, coms=())
+    status, out = verify(bundle_of(recorded.database, recorded.run_id, tmp_path / "b.zip"))
+    assert status == 0, out
+    assert "[x] EP_" in out
+
+
+def _shift_sample(profile: str, phase_of: dict[str, int]):
+    def edit(data: bytes) -> bytes:
+        rows = _rows(data)
+        row = next(r for r in rows if int(r["phase"]) == phase_of[profile]
+                   and r["window"] == "2" and r["flags"] == "")
+        row["watts_W"] = repr(float(row["watts_W"]) + 0.001)  # 1 mW
+        return _csv(rows)
+    return edit
+
+
+def _phases(bundle: Path) -> dict[str, int]:
+    return {p["name"]: p["index"] for p in _jsonl(read_files(bundle)["phases.jsonl"])
+            if p["kind"] == "active"}
+
+
+def test_one_sample_one_milliwatt_off_fails_naming_the_figure(demo, tmp_path: Path) -> None:
+    _, bundle = demo
+    bad = tampered(bundle, tmp_path / "t.zip",
+                   {"power_samples.csv": _shift_sample("SR", _phases(bundle))})
+    status, out = verify(bad)
+    assert status == 1, out
+    assert re.search(r"^\[ \] EP_SR average power", out, re.M)
+    assert re.search(r"^\[ \] EP_SR: ", out, re.M)
+    assert "[x] files: all" in out  # the manifest was rewritten: only the figures tell
+
+
+def test_a_removed_flag_fails(demo, tmp_path: Path) -> None:
+    _, bundle = demo
+
+    def unflag(data: bytes) -> bytes:
+        rows = _rows(data)
+        for row in rows:
+            row["flags"] = ";".join(f for f in row["flags"].split(";")
+                                    if f and f != "uncertainty_high")
+        return _csv(rows)
+    status, out = verify(tampered(bundle, tmp_path / "t.zip", {"power_samples.csv": unflag}))
+    assert status == 1, out
+    assert re.search(r"^\[ \] EP_SW flagged power samples .* above the uncertainty limit in "
+                     r"the phase: 0", out, re.M)
+
+
+def test_a_moved_interval_boundary_fails(demo, tmp_path: Path) -> None:
+    _, bundle = demo
+    mw1 = _phases(bundle)["MW1"]
+
+    def move(data: bytes) -> bytes:
+        items = _jsonl(data)
+        record = next(r for r in items if r["phase_index"] == mw1 and r["index"] == 4)
+        record["start_s"] += 0.25
+        return _dump_jsonl(items)
+
+    def move_window(data: bytes) -> bytes:
+        items = _jsonl(data)
+        attempt = next(a for a in items if a["phase_index"] == mw1)
+        attempt["window_start_s"] += 1.0
+        attempt["window_end_s"] += 1.0
+        return _dump_jsonl(items)
+    status, out = verify(tampered(bundle, tmp_path / "a.zip", {"intervals.jsonl": move}))
+    assert status == 1 and re.search(r"^\[ \] MW1 .*1 interval boundaries off the grid #5",
+                                     out, re.M), out
+    status, out = verify(tampered(bundle, tmp_path / "b.zip", {"attempts.jsonl": move_window}))
+    assert status == 1 and re.search(r"^\[ \] (MW1|EP_MW1)", out, re.M), out
+
+
+def test_an_edited_method_fails(demo, tmp_path: Path) -> None:
+    _, bundle = demo
+
+    def weights(data: bytes) -> bytes:
+        method = json.loads(data)
+        method["stability"]["weights"] = [1.0] * len(method["stability"]["weights"])
+        return json.dumps(method, sort_keys=True, separators=(",", ":")).encode()
+    status, out = verify(tampered(bundle, tmp_path / "a.zip", {"method.json": weights}))
+    assert status == 1 and re.search(r"^\[ \] method\.json SHA-256", out, re.M), out
+
+    # … and with the run's own record of the method's hash rewritten too
+    new = hashlib.sha256(weights(read_files(bundle)["method.json"])).hexdigest()
+
+    def run_json(data: bytes) -> bytes:
+        run = json.loads(data)
+        run["method"]["sha256"] = new
+        return json.dumps(run, sort_keys=True, separators=(",", ":")).encode()
+
+    def manifest_hash(b: Path) -> Path:
+        files = read_files(b)
+        manifest = json.loads(files["manifest.json"])
+        manifest["method_sha256"] = new
+        return tampered(b, tmp_path / "c.zip",
+                        {"manifest.json": lambda _: json.dumps(manifest).encode()},
+                        rewrite_manifest=False)
+    both = manifest_hash(tampered(bundle, tmp_path / "b.zip",
+                                  {"method.json": weights, "run.json": run_json}))
+    status, out = verify(both)
+    assert status == 1, out
+    assert "[x] method.json SHA-256" in out
+    assert re.search(r"^\[ \] MW1 \(phase \d+, attempt 1\) interval \d+: .*WMA_i", out, re.M)
+
+
+def test_unlisted_or_changed_file_without_manifest_rewrite_is_named(demo, tmp_path) -> None:
+    _, bundle = demo
+    bad = tampered(bundle, tmp_path / "t.zip",
+                   {"events.jsonl": lambda d: d + b'{"t":0}\n'}, rewrite_manifest=False)
+    status, out = verify(bad)
+    assert status == 1 and re.search(r"^\[ \] file events\.jsonl: SHA-256", out, re.M), out
+
+
+def test_record_sha256_anchor(demo) -> None:
+    recorded, bundle = demo
+    current = sign_off(recorded.database.load_run(recorded.run_id)).current.sha256
+    status, out = verify(bundle, "--record-sha256", current)
+    assert status == 0 and f"[x] record SHA-256 {current}" in out, out
+    status, out = verify(bundle, "--record-sha256", "0" * 64)
+    assert status == 1 and "[ ] record SHA-256" in out, out
+
+
+def test_verifier_imports_the_standard_library_only() -> None:
+    tree = ast.parse(VERIFIER.read_text(encoding="utf-8"))
+    roots = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+             for alias in node.names}
+    roots |= {node.module.split(".")[0] for node in ast.walk(tree)
+              if isinstance(node, ast.ImportFrom) and node.module}
+    assert roots and roots <= set(sys.stdlib_module_names) | {"__future__"}, roots
+
+
+def test_cli_writes_a_bundle_and_refuses_a_special_file(demo, tmp_path, capsys) -> None:
+    recorded, _ = demo
+    url = recorded.database.url
+    out = tmp_path / "cli.zip"
+    assert storwatt(["report", recorded.run_id[:8], "--bundle", str(out), "--db", url]) == 0
+    assert f"bundle: {out}" in capsys.readouterr().out
+    assert sorted(read_files(out)) == sorted(read_files(demo[1]))
+    assert verify(out)[0] == 0
+    assert storwatt(["report", recorded.run_id[:8], "--bundle", "/dev/null", "--db", url]) != 0
+    assert "not a file" in capsys.readouterr().err
