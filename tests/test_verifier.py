@@ -22,7 +22,8 @@ from app.records import PhaseKind, RunStatus
 from app.sequencer import events as ev
 from app.signoff import sign_off
 from tests.support.bundles import VERIFIER, bundle_of, read_files, tampered, verify
-from tests.support.recorded_runs import DegradingMeter, abort_at, pause_once_in, record_run
+from tests.support.recorded_runs import (DegradingMeter, OffsetGridEngine, abort_at,
+                                         pause_once_in, record_run)
 
 
 def _rows(data: bytes) -> list[dict[str, str]]:
@@ -76,6 +77,46 @@ def test_demo_bundle_verifies_in_a_bare_interpreter(demo) -> None:
                      out, re.M)
     assert "not checked: supply voltage and frequency" in out and "[ ]" not in out
     assert out.rstrip().splitlines()[-1].startswith("AGREES")
+
+
+@pytest.fixture(scope="module")
+def offset_grid(tmp_path_factory):
+    """The demo plan on an engine reporting on its own, offset grid (as fio does): slices
+    straddle the interval and window boundaries."""
+    folder = tmp_path_factory.mktemp("offset")
+    recorded = record_run(folder / "run.db", engine=OffsetGridEngine, workload_latency_s=0.5)
+    return recorded, bundle_of(recorded.database, recorded.run_id, folder / "offset.zip")
+
+
+def test_offset_grid_bundle_verifies(offset_grid) -> None:
+    status, out = verify(offset_grid[1])
+    assert status == 0, out
+
+
+def test_the_documented_window_rule_recomputes_ep_sr(offset_grid) -> None:
+    """docs/export-format.md, "Recomputing the metrics": samples count when start ≤ t < end,
+    slices pro rata to their overlap with [start, end). The rule it used to give (a slice
+    counts whole when its end lies in (start, end]) is measurably off on this run."""
+    recorded, bundle = offset_grid
+    files = read_files(bundle)
+    metric = next(m for m in _jsonl(files["metrics.jsonl"]) if m["name"] == "EP_SR")
+    attempt = next(a for a in _jsonl(files["attempts.jsonl"])
+                   if a["phase_index"] == metric["phase_index"])
+    start, end = attempt["window_start_s"], attempt["window_end_s"]
+    watts = [float(r["watts_W"]) for r in _rows(files["power_samples.csv"])
+             if int(r["phase"]) == metric["phase_index"] and start <= float(r["t_s"]) < end
+             and not r["flags"]]
+    slices = [(float(r["t_start_s"]), float(r["t_end_s"]),
+               int(r["read_bytes_B"]) + int(r["write_bytes_B"]))
+              for r in _rows(files["workload_slices.csv"])
+              if int(r["phase"]) == metric["phase_index"]]
+    assert any(a < start < b or a < end < b for a, b, _ in slices), "no slice straddles"
+    power = sum(watts) / len(watts)
+    documented = sum(n * max(0.0, min(b, end) - max(a, start)) / (b - a)
+                     for a, b, n in slices) / 2**20 / (end - start) / power
+    old_rule = sum(n for a, b, n in slices if start < b <= end) / 2**20 / (end - start) / power
+    assert documented == pytest.approx(metric["value"], rel=1e-9)
+    assert abs(old_rule / metric["value"] - 1) > 1e-4  # 0.03 % here; issue 29 saw 0.93 %
 
 
 @pytest.mark.parametrize("kind", ["aborted", "demo-workloads", "spc1-like-demo", "pts-di-demo"])

@@ -18,7 +18,7 @@ from app.sim_lab import simulated_sut
 from app.storage.db import Database, open_database
 from app.storage.writer import RunWriter
 from drivers.clock import FakeClock
-from drivers.interfaces import FLAG_UNCERTAINTY_HIGH, PowerSample
+from drivers.interfaces import FLAG_UNCERTAINTY_HIGH, PowerSample, WorkloadInterval
 from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
 from drivers.simulators.engine import SimulatedWorkloadEngine
 
@@ -101,11 +101,14 @@ def record_run(db_path: Path, method: str = "demo", taxonomy: str = "online-3",
                coms: tuple[str, ...] = ("deduplication",), hook: Hook | None = None,
                meter: Callable[[SimulatedPowerMeter], object] | None = None,
                start: float = 1000.0, capacity_probe: bool = True,
-               sut: SutDescription | None = None) -> RecordedRun:
+               sut: SutDescription | None = None,
+               engine: Callable[[SimulatedWorkloadEngine], object] | None = None,
+               workload_latency_s: float = 0.0) -> RecordedRun:
     """Run ``method`` on the simulated SUT (fake clock) and store it in ``db_path``;
     ``capacity_probe=False``: a lab that cannot observe the SUT's used capacity, as local-fio
     and a real SUT without a management interface; ``sut`` replaces the SUT description (its
-    declared COMs then come from it)."""
+    declared COMs then come from it); ``engine`` wraps the simulated workload engine, which
+    then reports ``workload_latency_s`` late at most."""
     clock = FakeClock(start)
     config = RunConfig(method=method, taxonomy=taxonomy, lab="sim-direct", station="bench-7",
                        operator="R. Tester",
@@ -114,9 +117,10 @@ def record_run(db_path: Path, method: str = "demo", taxonomy: str = "online-3",
                        sut=sut or SutDescription(coms_declared=coms, coms_on_during_test=coms))
     sut = simulated_sut(config)
     power = SimulatedPowerMeter(sut)
-    lab = Lab(meter(power) if meter else power, SimulatedWorkloadEngine(sut, clock),
-              SimulatedThermometer(sut), sut.used_capacity_bytes if capacity_probe else None, 0.0,
-              "simulated SUT")
+    workload = SimulatedWorkloadEngine(sut, clock)
+    lab = Lab(meter(power) if meter else power, engine(workload) if engine else workload,
+              SimulatedThermometer(sut), sut.used_capacity_bytes if capacity_probe else None,
+              workload_latency_s, "simulated SUT")
     database = open_database(f"sqlite:///{db_path}")
     writer = RunWriter(database)
     holder: list[Sequencer] = []
@@ -158,3 +162,53 @@ def abort_at(kind: PhaseKind) -> Hook:
         if isinstance(event, ev.PhaseStarted) and event.phase.kind is kind:
             seq.abort("aborted by the test operator")
     return hook
+
+
+class OffsetGridEngine:
+    """The simulated engine reporting on its own grid, offset from the station's: after a
+    profile's first slice, every two consecutive slices are handed over as one (fio's status
+    interval starts when fio does, so its slices straddle the station's interval boundaries).
+    A slice is held back one poll at most: give the lab a workload latency of a poll or more."""
+
+    def __init__(self, inner: SimulatedWorkloadEngine) -> None:
+        self.inner = inner
+        self.held: WorkloadInterval | None = None
+        self.first = True
+
+    live = True
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)
+
+    def start(self, profile) -> None:
+        self.held, self.first = None, True
+        self.inner.start(profile)
+
+    def poll(self) -> list[WorkloadInterval]:
+        out = []
+        for s in self.inner.poll():
+            if self.first:
+                self.first = False
+                out.append(s)
+            elif self.held is None:
+                self.held = s
+            else:
+                out.append(_merged(self.held, s))
+                self.held = None
+        return out
+
+    def stop(self):
+        self.held = None
+        return self.inner.stop()
+
+
+def _merged(a: WorkloadInterval, b: WorkloadInterval) -> WorkloadInterval:
+    ios = a.read_ios + a.write_ios + b.read_ios + b.write_ios
+    resp = ((a.avg_resp_ms * (a.read_ios + a.write_ios) + b.avg_resp_ms * (b.read_ios + b.write_ios))
+            / ios if ios else a.avg_resp_ms)
+    bins = dict(a.latency_bins)
+    for k, v in b.latency_bins.items():
+        bins[k] = bins.get(k, 0) + v
+    return WorkloadInterval(a.t_start, b.t_end, a.read_ios + b.read_ios, a.write_ios + b.write_ios,
+                            a.read_bytes + b.read_bytes, a.write_bytes + b.write_bytes, resp,
+                            max(a.max_resp_ms, b.max_resp_ms), bins, a.host)
