@@ -19,8 +19,8 @@ ARCHITECTURE = ROOT / "docs" / "architecture.md"
 NOTES = ROOT / "docs" / "method-notes.md"
 
 #: a backticked repository path, optionally followed by ::Name or ::Class.method
-PATH_REF = re.compile(r"`((?:app|ui|drivers|tests|bench|docs|resources|packaging)/[\w./*-]*)"
-                      r"(?:::([\w.]+))?`")
+PATH_REF = re.compile(r"`((?:app|ui|drivers|tests|bench|docs|resources|packaging|verifier)/"
+                      r"[\w./*-]*)(?:::([\w.]+))?`")
 MD_LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 NOTES_SECTIONS = ("Taxonomy", "Test sequence", "Instruments", "Metrics",
                   "Response-time quality", "Other workloads in the seeds",
