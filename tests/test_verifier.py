@@ -229,6 +229,18 @@ def test_an_edited_method_fails(demo, tmp_path: Path) -> None:
     assert re.search(r"^\[ \] MW1 \(phase \d+, attempt 1\) interval \d+: .*WMA_i", out, re.M)
 
 
+def test_a_histogram_bin_moved_fails(demo, tmp_path: Path) -> None:
+    _, bundle = demo
+
+    def move(data: bytes) -> bytes:
+        items = _jsonl(data)
+        items[0]["bins"] = {str(int(k) // 2): v for k, v in items[0]["bins"].items()}
+        return _dump_jsonl(items)  # every IO reported twice as fast
+    status, out = verify(tampered(bundle, tmp_path / "t.zip", {"histograms.jsonl": move}))
+    assert status == 1 and re.search(r"^\[ \] MW1 \(phase \d+\) histogram 99\.99 % confidence",
+                                     out, re.M), out
+
+
 def test_unlisted_or_changed_file_without_manifest_rewrite_is_named(demo, tmp_path) -> None:
     _, bundle = demo
     bad = tampered(bundle, tmp_path / "t.zip",

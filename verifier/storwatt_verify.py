@@ -28,6 +28,7 @@ import json
 import math
 import sys
 import zipfile
+from decimal import Decimal
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -578,6 +579,38 @@ def check_derived_rate(b: Bundle, c: Checklist, rates: dict[str, float]) -> None
                f"{ref}'s stored rate) — method-notes §2")
 
 
+def check_histograms(b: Bundle, c: Checklist) -> None:
+    """Confidence levels of each measured phase's response-time histogram: the first bucket
+    whose running count reaches p/100·N (fio's rule, method-notes §9), none where the IO count
+    cannot support the level, N < 1/(1 − p) (method-notes §5); IOs above the ceiling line."""
+    for h in _jsonl(b.files["histograms.jsonl"]):
+        bins = sorted((int(k), int(v)) for k, v in h["bins"].items())
+        total = sum(n for _, n in bins)
+        label = f"{h['profile']} (phase {h['phase_index']}) histogram"
+        for level_text, station in sorted(h["confidence_ms"].items(), key=lambda i: float(i[0])):
+            level = float(level_text)
+            needed = math.ceil(Decimal(100) / (Decimal(100) - Decimal(str(level))))
+            mine = None
+            if total and total >= needed:
+                running, threshold = 0, level / 100.0 * total
+                mine = bins[-1][0] / 1e6
+                for value, n in bins:
+                    running += n
+                    if running >= threshold:
+                        mine = value / 1e6
+                        break
+            ok = (mine is None and station is None) or (
+                mine is not None and station is not None and agree(mine, num(station)))
+            c.line(ok, f"{label} {level:g} % confidence: "
+                       f"{'n/a (' + str(total) + ' IOs)' if mine is None else repr(mine) + ' ms'}"
+                       f" (station {'n/a' if station is None else repr(num(station)) + ' ms'})"
+                       " — method-notes §5")
+        above = sum(n for value, n in bins if value > float(h["ceiling_ms"]) * 1e6)
+        c.line(above == h["above_ceiling"], f"{label} IOs above the {h['ceiling_ms']:g} ms "
+                                            f"ceiling: {above} (station {h['above_ceiling']})"
+                                            " — method-notes §5")
+
+
 def check_durations(b: Bundle, c: Checklist) -> None:
     """The method's numbers against its compliance minimums (method-notes §2, §3)."""
     minimums = b.method.get("compliance")
@@ -615,8 +648,8 @@ NOT_RECOMPUTED = (
     "supply voltage and frequency checks (method-notes §3)",
     "inlet temperature checks (method-notes §10)",
     "meter resolution and power-sample gaps (method-notes §3)",
-    "response-time histograms and confidence levels (per-slice bins are not in the bundle; "
-    "method-notes §5)",
+    "which slices' latency bins make up each histogram (per-slice bins are not in the "
+    "bundle; method-notes §5)",
     "per-input power sums of runs with several power inputs (method-notes §10)",
     "intensity search, sweep steps and PTS rounds (method-notes §2, §6)",
     "COM checks and their verdicts",
@@ -648,6 +681,7 @@ def verify(path: str, record_sha256: str | None = None, out: Any = None) -> int:
         if b.method:
             derived = check_attempts(b, c)
             check_metrics(b, c, derived)
+            check_histograms(b, c)
             check_durations(b, c)
     except (KeyError, TypeError, ValueError) as exc:
         c.line(False, f"the bundle's data cannot be checked: {type(exc).__name__}: {exc}")
