@@ -18,9 +18,11 @@ from pathlib import Path
 import pytest
 
 from app.cli.main import main as storwatt
-from app.records import PhaseKind, RunStatus
+from app.records import PhaseKind, PowerInput, RunConfig, RunStatus
 from app.sequencer import events as ev
+from app.session import open_session
 from app.signoff import sign_off
+from drivers.clock import FakeClock
 from tests.support.bundles import VERIFIER, bundle_of, read_files, tampered, verify
 from tests.support.recorded_runs import (DegradingMeter, OffsetGridEngine, abort_at,
                                          pause_once_in, record_run)
@@ -117,6 +119,25 @@ def test_the_documented_window_rule_recomputes_ep_sr(offset_grid) -> None:
     old_rule = sum(n for a, b, n in slices if start < b <= end) / 2**20 / (end - start) / power
     assert documented == pytest.approx(metric["value"], rel=1e-9)
     assert abs(old_rule / metric["value"] - 1) > 1e-4  # 0.03 % here; issue 29 saw 0.93 %
+
+
+def test_four_power_inputs_verify_and_one_reading_off_fails(tmp_path: Path) -> None:
+    inputs = tuple(PowerInput(f"psu-{k}", "sim") for k in "abcd")
+    session = open_session(RunConfig(lab="sim-direct", power_inputs=inputs),
+                           db_url=f"sqlite:///{tmp_path}/runs.db", clock=FakeClock())
+    assert session.sequencer.run() is RunStatus.COMPLETED
+    session.writer.close()
+    bundle = bundle_of(session.database, session.sequencer.run_id, tmp_path / "b.zip")
+    status, out = verify(bundle)
+    assert status == 0 and "[x] power inputs: the total of" in out, out
+
+    def one_reading(data: bytes) -> bytes:
+        rows = _rows(data)
+        rows[100]["watts_W"] = repr(float(rows[100]["watts_W"]) + 0.001)
+        return _csv(rows)
+    bad = tampered(bundle, tmp_path / "t.zip", {"power_input_samples.csv": one_reading})
+    status, out = verify(bad)
+    assert status == 1 and re.search(r"^\[ \] power inputs: .*\(1 differ", out, re.M), out
 
 
 @pytest.mark.parametrize("kind", ["aborted", "demo-workloads", "spc1-like-demo", "pts-di-demo"])

@@ -579,6 +579,27 @@ def check_derived_rate(b: Bundle, c: Checklist, rates: dict[str, float]) -> None
                f"{ref}'s stored rate) — method-notes §2")
 
 
+def check_power_inputs(b: Bundle, c: Checklist) -> None:
+    """The SUT's power is the sum of its inputs' readings at each instant; an instant where an
+    input is missing or misaligned has no total (method-notes §10)."""
+    readings: dict[str, list[float]] = {}
+    for r in _csv_rows(b.files["power_input_samples.csv"]):
+        readings.setdefault(r["input"], []).append(_float(r["watts_W"]))
+    if not readings:
+        return
+    lengths = {name: len(w) for name, w in readings.items()}
+    if set(lengths.values()) != {len(b.samples)}:
+        c.line(False, f"power inputs: readings per input {lengths} ≠ {len(b.samples)} total "
+                      "samples — method-notes §10")
+        return
+    off = [k for k, s in enumerate(b.samples) if not math.isnan(s.watts) and not agree(
+        s.watts, math.fsum(w[k] for w in readings.values()))]
+    c.line(not off, f"power inputs: the total of {len(b.samples)} samples is the sum of its "
+                    f"{len(readings)} inputs ({len(off)} differ"
+                    + (f", first at t = {b.samples[off[0]].t!r} s" if off else "")
+                    + ") — method-notes §10")
+
+
 def check_histograms(b: Bundle, c: Checklist) -> None:
     """Confidence levels of each measured phase's response-time histogram: the first bucket
     whose running count reaches p/100·N (fio's rule, method-notes §9), none where the IO count
@@ -650,7 +671,6 @@ NOT_RECOMPUTED = (
     "meter resolution and power-sample gaps (method-notes §3)",
     "which slices' latency bins make up each histogram (per-slice bins are not in the "
     "bundle; method-notes §5)",
-    "per-input power sums of runs with several power inputs (method-notes §10)",
     "intensity search, sweep steps and PTS rounds (method-notes §2, §6)",
     "COM checks and their verdicts",
     "profile set, instruments, calibration and run-status criteria of the compliance verdict "
@@ -682,6 +702,7 @@ def verify(path: str, record_sha256: str | None = None, out: Any = None) -> int:
             derived = check_attempts(b, c)
             check_metrics(b, c, derived)
             check_histograms(b, c)
+            check_power_inputs(b, c)
             check_durations(b, c)
     except (KeyError, TypeError, ValueError) as exc:
         c.line(False, f"the bundle's data cannot be checked: {type(exc).__name__}: {exc}")
