@@ -39,10 +39,12 @@ GB = 10**9  # EP_RI's GB is 10⁹ bytes (method-notes §4)
 
 # ------------------------------------------------------------------------------------------
 # REGISTERED COMPLIANT METHODS — the anchor outside the bundle.
-# SHA-256 of the resolved method JSON (canonical: keys sorted, no spaces, UTF-8) of every method
-# registered as compliant, with its name and version. A bundle whose method claims to be
-# compliant must be one of these. Filled when the registry is published (the verdict issue);
-# while it is empty the check is reported as "not checked".
+# Key: SHA-256 of a bundle's method.json (the resolved method as the run stored it, canonical
+# JSON: keys sorted, no spaces, UTF-8); value: "name version". A bundle whose method claims to
+# be compliant must be one of these. To be filled from the station's registry of compliant
+# methods when it is published (the verdict issue); note that registry pins the SHA-256 of a
+# method's *normative content*, a subset of its keys, which this verifier would then have to
+# extract the same way. While the list is empty the check is reported as "not checked".
 REGISTERED_COMPLIANT_METHODS: dict[str, str] = {
 }
 # ------------------------------------------------------------------------------------------
@@ -237,11 +239,9 @@ def stability(eps: list[float], weights: list[float], tolerance_pct: float, firs
 # --- the checklist --------------------------------------------------------------------------
 
 def agree(a: float, b: float) -> bool:
-    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
-        return True
-    if a is None or b is None or (isinstance(a, float) and math.isnan(a)) \
-            or (isinstance(b, float) and math.isnan(b)):
-        return a is None and b is None
+    """Both without a value (NaN), or equal to 1e-9 relative."""
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
     return a == b or abs(a - b) <= REL_TOL * max(abs(a), abs(b))
 
 
