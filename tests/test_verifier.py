@@ -176,7 +176,8 @@ def test_one_sample_one_milliwatt_off_fails_naming_the_figure(demo, tmp_path: Pa
     assert status == 1, out
     assert re.search(r"^\[ \] EP_SR average power", out, re.M)
     assert re.search(r"^\[ \] EP_SR: ", out, re.M)
-    assert "[x] files: all" in out  # the manifest was rewritten: only the figures tell
+    assert "[x] files: all" in out  # the manifest was rewritten: only the figures tell …
+    assert re.search(r"^\[ \] samples SHA-256", out, re.M)  # … and the samples hash
 
 
 def test_a_removed_flag_fails(demo, tmp_path: Path) -> None:
@@ -277,6 +278,17 @@ def test_record_sha256_anchor(demo) -> None:
     assert status == 0 and f"[x] record SHA-256 {current}" in out, out
     status, out = verify(bundle, "--record-sha256", "0" * 64)
     assert status == 1 and "[ ] record SHA-256" in out, out
+
+
+def test_samples_sha256_recomputed_from_the_csvs(demo) -> None:
+    """The hash every report page prints is rebuilt from the bundle's CSVs (flagged samples
+    included: EP_SW's are), so the CSVs are the samples the report was made from."""
+    recorded, bundle = demo
+    printed = recorded.database.load_run(recorded.run_id).samples_sha256
+    status, out = verify(bundle, "--samples-sha256", printed)
+    assert status == 0 and f"[x] samples SHA-256 {printed} (the report prints" in out, out
+    status, out = verify(bundle, "--samples-sha256", "f" * 64)
+    assert status == 1 and "[ ] samples SHA-256" in out, out
 
 
 def test_verifier_imports_the_standard_library_only() -> None:

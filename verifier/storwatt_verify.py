@@ -26,6 +26,7 @@ import hashlib
 import io
 import json
 import math
+import struct
 import sys
 import zipfile
 from decimal import Decimal
@@ -57,6 +58,12 @@ EXCLUDING_FLAGS = frozenset({"no_data", "overrange", "range_change", "invalid", 
 COUNTED_FLAGS = ("overrange", "no_data", "invalid", "range_change", "garbage",
                  "uncertainty_unknown", "input_missing", "inputs_misaligned")
 UNCERTAINTY_HIGH = "uncertainty_high"  # above the method's uncertainty limit (method-notes §3)
+#: the station's stored one-letter code of each flag (docs/storage.md): the samples SHA-256
+#: hashes flags in this form; a flag without a code is kept by name after a "|"
+FLAG_CODES = {"no_data": "N", "overrange": "O", "range_change": "R", "invalid": "I",
+              "uncertainty_high": "U", "uncertainty_unknown": "K", "sensor_error": "S",
+              "garbage": "G", "voltage_out_of_range": "V", "frequency_out_of_range": "F",
+              "input_missing": "X", "inputs_misaligned": "A", "low_current": "L"}
 BOUNDARY_EPS = 1e-9  # the recorder's tolerance on slice ends at a window edge (seconds)
 
 WINDOW_MEASUREMENT = 2
@@ -579,6 +586,66 @@ def check_derived_rate(b: Bundle, c: Checklist, rates: dict[str, float]) -> None
                f"{ref}'s stored rate) — method-notes §2")
 
 
+def flag_code(cell: str) -> str:
+    """A CSV flags cell in the station's stored code: known flags' letters sorted, then any
+    unknown flag names after "|" (docs/storage.md)."""
+    flags = [f for f in cell.split(";") if f]
+    text = "".join(sorted(FLAG_CODES[f] for f in flags if f in FLAG_CODES))
+    unknown = sorted(f for f in flags if f not in FLAG_CODES)
+    return text + ("|" + ",".join(unknown) if unknown else "")
+
+
+def samples_sha256(b: Bundle) -> str:
+    """The samples SHA-256 the station prints on every report page, from the CSVs: header
+    ``storwatt-samples-v1``, then each column as ``name:count`` and its values, little-endian
+    int64 or float64 (one quiet NaN), flag columns as codes joined by newlines
+    (docs/storage.md)."""
+    digest = hashlib.sha256(b"storwatt-samples-v1\n")
+
+    def put(name: str, cells: list[str], kind: str) -> None:
+        digest.update(f"{name}:{len(cells)}\n".encode())
+        if kind == "flags":
+            digest.update("\n".join(flag_code(x) for x in cells).encode())
+        elif kind == "int":
+            digest.update(struct.pack(f"<{len(cells)}q", *(int(x) for x in cells)))
+        else:
+            digest.update(struct.pack(f"<{len(cells)}d", *(_float(x) for x in cells)))
+
+    power = _csv_rows(b.files["power_samples.csv"])
+    put("power.phase_index", [r["phase"] for r in power], "int")
+    for name, column in (("t", "t_s"), ("watts", "watts_W"), ("volts", "volts_V"),
+                         ("amps", "amps_A"), ("pf", "pf"), ("freq_hz", "freq_Hz"),
+                         ("range_v", "range_V"), ("range_a", "range_A"),
+                         ("uncertainty_pct", "uncertainty_pct")):
+        put(f"power.{name}", [r[column] for r in power], "float")
+    put("power.flags", [r["flags"] for r in power], "flags")
+    inlet = _csv_rows(b.files["inlet_temperature.csv"])
+    put("temperature.phase_index", [r["phase"] for r in inlet], "int")
+    put("temperature.t", [r["t_s"] for r in inlet], "float")
+    put("temperature.celsius", [r["celsius_C"] for r in inlet], "float")
+    put("temperature.flags", [r["flags"] for r in inlet], "flags")
+    readings = _csv_rows(b.files["power_input_samples.csv"])
+    for i in b.run["instruments"]["power_inputs"]:
+        rows = [r for r in readings if r["input"] == i["name"]]
+        for name, column in (("t", "t_s"), ("watts", "watts_W"), ("volts", "volts_V"),
+                             ("amps", "amps_A"), ("range_v", "range_V"), ("range_a", "range_A"),
+                             ("uncertainty_pct", "uncertainty_pct")):
+            put(f"input.{i['name']}.{name}", [r[column] for r in rows], "float")
+        put(f"input.{i['name']}.flags", [r["flags"] for r in rows], "flags")
+    return digest.hexdigest()
+
+
+def check_samples_hash(b: Bundle, c: Checklist, expected: str | None) -> None:
+    """The CSVs are the samples the station hashed: the samples SHA-256 recomputed from them
+    equals the record's, and the one printed on the report when given."""
+    mine = samples_sha256(b)
+    station = b.manifest.get("samples_sha256")
+    c.line(mine == station, f"samples SHA-256 {mine} from the CSVs (station {station})")
+    if expected is not None:
+        c.line(mine == expected.lower(), f"samples SHA-256 {mine} (the report prints "
+                                         f"{expected})")
+
+
 def check_power_inputs(b: Bundle, c: Checklist) -> None:
     """The SUT's power is the sum of its inputs' readings at each instant; an instant where an
     input is missing or misaligned has no total (method-notes §10)."""
@@ -675,11 +742,11 @@ NOT_RECOMPUTED = (
     "COM checks and their verdicts",
     "profile set, instruments, calibration and run-status criteria of the compliance verdict "
     "(taken from run.json as the station derived them)",
-    "samples SHA-256 (the station's byte form needs the stored flag codes)",
 )
 
 
-def verify(path: str, record_sha256: str | None = None, out: Any = None) -> int:
+def verify(path: str, record_sha256: str | None = None, samples_hash: str | None = None,
+           out: Any = None) -> int:
     out = out or sys.stdout
     try:
         b = read_bundle(path)
@@ -691,6 +758,7 @@ def verify(path: str, record_sha256: str | None = None, out: Any = None) -> int:
           f"{b.run['method']['name']} {b.run['method']['version']}, station "
           f"{b.manifest.get('station_version')}", file=out)
     check_files(b, c)
+    check_samples_hash(b, c, samples_hash)
     check_record(b, c, record_sha256)
     if not b.method:
         c.line(False, "method.json: the record does not hold the method it ran (stored before "
@@ -722,8 +790,10 @@ def main(argv: list[str] | None = None) -> int:
                                                          "RUN --bundle FILE.zip")
     parser.add_argument("--record-sha256", metavar="HASH",
                         help="the record SHA-256 printed on the signed report or approval")
+    parser.add_argument("--samples-sha256", metavar="HASH",
+                        help="the samples SHA-256 printed in the report's page footer")
     args = parser.parse_args(argv)
-    return verify(args.bundle, args.record_sha256)
+    return verify(args.bundle, args.record_sha256, args.samples_sha256)
 
 
 if __name__ == "__main__":
