@@ -222,7 +222,8 @@ def drift_pct(values: list[float]) -> float:
 
 
 def holds(ep: float, w: float, tolerance_pct: float) -> bool:
-    """The WMA criterion at one interval: |EP_i − WMA_i| ≤ tolerance·WMA_i (method-notes §4)."""
+    """The WMA criterion at one interval: |EP_i − WMA_i| ≤ tolerance·WMA_i (method-notes
+    §4)."""
     return math.isfinite(ep) and math.isfinite(w) and w > 0 \
         and abs(ep - w) <= tolerance_pct / 100 * w
 
@@ -298,18 +299,18 @@ class Attempt:
 
 
 def check_files(b: Bundle, c: Checklist) -> None:
+    """Every file is listed in the manifest with its SHA-256, and every listed file is there."""
     listed = b.manifest.get("files", {})
+    bad = 0
     for name in sorted(set(listed) | set(b.files)):
-        if name not in listed:
-            c.line(False, f"file {name}: in the bundle but not in the manifest")
-        elif name not in b.files:
-            c.line(False, f"file {name}: in the manifest but missing")
-        else:
-            got = hashlib.sha256(b.files[name]).hexdigest()
-            if got != listed[name]:
-                c.line(False, f"file {name}: SHA-256 {got} ≠ manifest {listed[name]}")
-    if all(hashlib.sha256(b.files[n]).hexdigest() == listed.get(n) for n in b.files) \
-            and set(listed) == set(b.files):
+        got = hashlib.sha256(b.files[name]).hexdigest() if name in b.files else None
+        if got != listed.get(name):
+            bad += 1
+            c.line(False, f"file {name}: " + ("in the bundle but not in the manifest"
+                                               if name not in listed else
+                                               "in the manifest but missing" if got is None
+                                               else f"SHA-256 {got} ≠ manifest {listed[name]}"))
+    if not bad:
         c.line(True, f"files: all {len(listed)} match the manifest's SHA-256")
 
 
@@ -557,10 +558,10 @@ def check_metrics(b: Bundle, c: Checklist,
         station_reason = m["reason"] or ""
         agrees = (("flagged power sample" in station_reason) == (flagged > tolerance)
                   and ("uncertainty limit" in station_reason) == bool(high))
+        said = station_reason if station_reason else "no reason"
         c.line(agrees, f"{m['name']} flagged power samples in the window: {flagged} (tolerance "
                        f"{tolerance}), above the uncertainty limit in the phase: {high} "
-                       f"(station: {'named' if 'flagged' in station_reason or 'uncertainty' in station_reason else 'none named'}) "
-                       "— method-notes §3")
+                       f"(station: {said}) — method-notes §3")
         c.line(not (problems and m["valid"]),
                f"{m['name']} validity: station {'VALID' if m['valid'] else 'INVALID'}"
                + (f"; verifier finds {', '.join(problems)}" if problems else
@@ -708,23 +709,22 @@ def check_durations(b: Bundle, c: Checklist) -> None:
         return
     interval_s = float(b.method["interval_s"])
     active = [p for p in b.phases if p["kind"] == "active"]
-    idle = [p for p in b.phases if p["kind"] == "ready_idle"]
+    stabilisation = [p["stabilisation_intervals"] * interval_s for p in active]
+    measurement = [p["measurement_intervals"] * interval_s for p in active]
+    idle = [p["planned_s"] for p in b.phases if p["kind"] == "ready_idle"]
+    period = float(b.method["sample_period_s"])
+
+    def shortest(values: list[float], minimum: float) -> tuple[bool, str]:
+        return (bool(values) and min(values) >= minimum,
+                f"shortest {min(values, default=0):g} s, minimum {minimum:g} s")
     checks = [
         ("Interval length", interval_s == minimums["interval_s"],
          f"interval {interval_s:g} s, required {minimums['interval_s']:g} s"),
-        ("Stabilisation", bool(active) and all(
-            p["stabilisation_intervals"] * interval_s >= minimums["min_stabilisation_s"]
-            for p in active), f"shortest {min((p['stabilisation_intervals'] * interval_s for p in active), default=0):g} s, minimum {minimums['min_stabilisation_s']:g} s"),
-        ("Measurement", bool(active) and all(
-            p["measurement_intervals"] * interval_s >= minimums["min_measurement_s"]
-            for p in active), f"shortest {min((p['measurement_intervals'] * interval_s for p in active), default=0):g} s, minimum {minimums['min_measurement_s']:g} s"),
-        ("Ready idle", bool(idle) and all(p["planned_s"] >= minimums["min_ready_idle_s"]
-                                          for p in idle),
-         f"shortest {min((p['planned_s'] for p in idle), default=0):g} s, minimum "
-         f"{minimums['min_ready_idle_s']:g} s"),
-        ("Sample period", float(b.method["sample_period_s"]) <= minimums["max_sample_period_s"],
-         f"sample period {float(b.method['sample_period_s']):g} s, maximum "
-         f"{minimums['max_sample_period_s']:g} s"),
+        ("Stabilisation", *shortest(stabilisation, minimums["min_stabilisation_s"])),
+        ("Measurement", *shortest(measurement, minimums["min_measurement_s"])),
+        ("Ready idle", *shortest(idle, minimums["min_ready_idle_s"])),
+        ("Sample period", period <= minimums["max_sample_period_s"],
+         f"sample period {period:g} s, maximum {minimums['max_sample_period_s']:g} s"),
     ]
     for name, mine, text in checks:
         c.line(station.get(name) == mine, f"{name}: {'MET' if mine else 'NOT MET'} — {text} "

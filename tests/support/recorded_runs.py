@@ -203,9 +203,9 @@ class OffsetGridEngine:
 
 
 def _merged(a: WorkloadInterval, b: WorkloadInterval) -> WorkloadInterval:
-    ios = a.read_ios + a.write_ios + b.read_ios + b.write_ios
-    resp = ((a.avg_resp_ms * (a.read_ios + a.write_ios) + b.avg_resp_ms * (b.read_ios + b.write_ios))
-            / ios if ios else a.avg_resp_ms)
+    a_ios, b_ios = a.read_ios + a.write_ios, b.read_ios + b.write_ios
+    ios = a_ios + b_ios
+    resp = (a.avg_resp_ms * a_ios + b.avg_resp_ms * b_ios) / ios if ios else a.avg_resp_ms
     bins = dict(a.latency_bins)
     for k, v in b.latency_bins.items():
         bins[k] = bins.get(k, 0) + v
