@@ -399,10 +399,13 @@ def check_attempts(b: Bundle, c: Checklist) -> dict[tuple[int, int], dict[str, A
     rule = b.method["stability"]
     weights = [float(w) for w in rule["weights"]]
     derived: dict[tuple[int, int], dict[str, Any]] = {}
+    by_attempt: dict[tuple[int, int], list[Sample]] = {}
+    for sample in b.samples:
+        by_attempt.setdefault((sample.phase, sample.attempt), []).append(sample)
     for a in attempts_of(b):
         key = (a.phase["index"], a.number)
         label = f"{a.phase['name']} (phase {key[0]}, attempt {key[1]})"
-        samples = [s for s in b.samples if (s.phase, s.attempt) == key]
+        samples = by_attempt.get(key, [])
         placed = [interval_of(a, s.t, interval_s) for s in samples]
         moved = sum(p != s.interval for p, s in zip(placed, samples))
         records = sorted((r for r in b.intervals
@@ -425,9 +428,13 @@ def check_attempts(b: Bundle, c: Checklist) -> dict[tuple[int, int], dict[str, A
         unit = next((r["ops_unit"] for r in records if r["ops_unit"]), "")
         eps: list[float] = []
         bad = 0
+        usable_by_interval: dict[int, list[float]] = {}
+        for sample, where in zip(samples, placed):
+            if sample.usable:
+                usable_by_interval.setdefault(where, []).append(sample.watts)
         for r in records:
             i = r["index"]
-            watts_list = [s.watts for s, p in zip(samples, placed) if p == i and s.usable]
+            watts_list = usable_by_interval.get(i, [])
             watts = mean(watts_list)
             start = a.t_start + i * interval_s
             ok = agree(watts, num(r["avg_power_w"])) and len(watts_list) == r["n_power_samples"]

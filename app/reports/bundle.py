@@ -27,7 +27,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from app import __version__
-from app.signoff import sign_off
+from app.signoff import SignOff, sign_off
+from app.storage.record_hash import FORMAT as RECORD_FORMAT
 from app.storage.record_hash import canonical_json, facts_sha256
 from app.storage.stored import StoredRun
 
@@ -47,10 +48,8 @@ def _cell(value: Any) -> str:
     """A CSV cell: floats exact (shortest round-trip repr), NaN/None empty."""
     if value is None:
         return ""
-    if isinstance(value, float) or hasattr(value, "item"):
-        value = value.item() if hasattr(value, "item") else value
-        if isinstance(value, float):
-            return "" if math.isnan(value) else repr(value)
+    if isinstance(value, float):
+        return "" if math.isnan(value) else repr(value)
     return str(value)
 
 
@@ -70,26 +69,28 @@ def _jsonl(items: Iterable[Any]) -> bytes:
     return b"".join(canonical_json(item) + b"\n" for item in items)
 
 
+def _columns(arrays: object, names: Sequence[str]) -> list[list[Any]]:
+    """The named columns as Python lists (ints and floats; numpy scalars are slow to format),
+    flag sets as their cells."""
+    return [[_flags(f) for f in getattr(arrays, n)] if n == "flags"
+            else getattr(arrays, n).tolist() for n in names]
+
+
 def _power_csv(run: StoredRun) -> bytes:
-    p = run.power
-    return _csv(POWER_HEADER, (
-        (int(p.phase_index[i]), int(p.attempt[i]), int(p.interval[i]), int(p.window[i]),
-         p.t[i], p.watts[i], p.volts[i], p.amps[i], p.pf[i], p.freq_hz[i], p.range_v[i],
-         p.range_a[i], p.uncertainty_pct[i], _flags(p.flags[i])) for i in range(len(p))))
+    return _csv(POWER_HEADER, zip(*_columns(run.power, (
+        "phase_index", "attempt", "interval", "window", "t", "watts", "volts", "amps", "pf",
+        "freq_hz", "range_v", "range_a", "uncertainty_pct", "flags"))))
 
 
 def _inlet_csv(run: StoredRun) -> bytes:
-    s = run.temperature
-    return _csv(INLET_HEADER, (
-        (int(s.phase_index[i]), int(s.attempt[i]), int(s.interval[i]), int(s.window[i]),
-         s.t[i], s.celsius[i], _flags(s.flags[i])) for i in range(len(s))))
+    return _csv(INLET_HEADER, zip(*_columns(run.temperature, (
+        "phase_index", "attempt", "interval", "window", "t", "celsius", "flags"))))
 
 
 def _inputs_csv(run: StoredRun) -> bytes:
-    return _csv(INPUT_HEADER, (
-        (i.name, i.t[k], i.watts[k], i.volts[k], i.amps[k], i.range_v[k], i.range_a[k],
-         i.uncertainty_pct[k], _flags(i.flags[k]))
-        for i in run.power_inputs for k in range(len(i.t))))
+    names = ("t", "watts", "volts", "amps", "range_v", "range_a", "uncertainty_pct", "flags")
+    return _csv(INPUT_HEADER, ((i.name, *row) for i in run.power_inputs
+                               for row in zip(*_columns(i, names))))
 
 
 def _slices_csv(run: StoredRun) -> bytes:
@@ -99,9 +100,8 @@ def _slices_csv(run: StoredRun) -> bytes:
         for w in run.workload for s in (w.interval,)))
 
 
-def _run_json(run: StoredRun) -> dict[str, Any]:
+def _run_json(run: StoredRun, signed: SignOff) -> dict[str, Any]:
     """The run's identity, SUT, instruments and the station's own verdict and sign-off."""
-    signed = sign_off(run)
     return {
         "run": {"run_id": run.run_id, "status": run.status, "started_wall": run.started_wall,
                 "finished_wall": run.finished_wall, "planned_s": run.planned_s,
@@ -138,11 +138,11 @@ def _phases(run: StoredRun) -> list[dict[str, Any]]:
              "error": p.error, "workload": p.workload} for p in run.phases]
 
 
-def bundle_files(run: StoredRun) -> dict[str, bytes]:
+def bundle_files(run: StoredRun, signed: SignOff) -> dict[str, bytes]:
     """Every file of the bundle but the manifest, by name."""
     method = canonical_json(run.method_json) if run.method_json is not None else b"null"
     return {
-        "run.json": canonical_json(_run_json(run)),
+        "run.json": canonical_json(_run_json(run, signed)),
         "method.json": method,
         "phases.jsonl": _jsonl(_phases(run)),
         "attempts.jsonl": _jsonl(run.attempts),
@@ -166,12 +166,12 @@ def bundle_files(run: StoredRun) -> dict[str, bytes]:
 def build_bundle(run: StoredRun, out: io.BufferedIOBase | io.BytesIO) -> None:
     """Write the bundle of ``run`` (a zip, deflated, fixed timestamps so the same record gives
     the same bytes) to ``out``."""
-    files = bundle_files(run)
-    facts = facts_sha256(run)
+    signed = sign_off(run)
+    files = bundle_files(run, signed)
     manifest = {
         "format": FORMAT, "run_id": run.run_id, "station_version": __version__,
-        "record_format": "storwatt-record/1", "facts_sha256": facts,
-        "record_sha256": sign_off(run).current.sha256, "samples_sha256": run.samples_sha256,
+        "record_format": RECORD_FORMAT, "facts_sha256": facts_sha256(run),
+        "record_sha256": signed.current.sha256, "samples_sha256": run.samples_sha256,
         "method_sha256": run.method_sha256,
         "files": {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())},
     }
