@@ -75,9 +75,9 @@ def test_demo_bundle_verifies_in_a_bare_interpreter(demo) -> None:
     assert status == 0, out
     assert re.search(r"^\[x\] EP_SR: \S+ MiB/s/W \(station \S+ MiB/s/W\)", out, re.M)
     assert re.search(r"^\[x\] RW \(phase \d+, attempt 2\): interval grid", out, re.M)
-    assert re.search(r"^\[x\] EP_SW validity: station INVALID; verifier finds uncertainty",
+    assert re.search(r"^\[x\] EP_SW validity: station INVALID, verifier finds uncertainty",
                      out, re.M)
-    assert "not checked: supply voltage and frequency" in out and "[ ]" not in out
+    assert "not checked: the meter's resolution" in out and "[ ]" not in out
     assert out.rstrip().splitlines()[-1].startswith("AGREES")
 
 
@@ -191,8 +191,30 @@ def test_a_removed_flag_fails(demo, tmp_path: Path) -> None:
         return _csv(rows)
     status, out = verify(tampered(bundle, tmp_path / "t.zip", {"power_samples.csv": unflag}))
     assert status == 1, out
-    assert re.search(r"^\[ \] EP_SW flagged power samples .* above the uncertainty limit in "
-                     r"the phase: 0", out, re.M)
+    assert re.search(r"^\[ \] EP_SW validity: station INVALID, verifier finds none .*"
+                     r"disagrees on uncertainty above the limit", out, re.M)
+
+
+def test_a_reading_out_of_supply_or_an_inlet_reading_removed_fails(demo, tmp_path) -> None:
+    _, bundle = demo
+    rr = _phases(bundle)["RR"]
+
+    def brownout(data: bytes) -> bytes:
+        rows = _rows(data)
+        row = next(r for r in rows if int(r["phase"]) == rr and r["window"] == "2")
+        row["volts_V"] = "180.0"  # below the declared 200–240 V, yet not flagged
+        return _csv(rows)
+
+    def no_inlet(data: bytes) -> bytes:
+        return _csv([r for r in _rows(data) if not (int(r["phase"]) == rr
+                                                    and r["window"] == "2")])
+    status, out = verify(tampered(bundle, tmp_path / "a.zip", {"power_samples.csv": brownout}))
+    assert status == 1 and re.search(r"^\[ \] supply flags of \d+ power samples .*: 1 differ",
+                                     out, re.M), out
+    status, out = verify(tampered(bundle, tmp_path / "b.zip",
+                                  {"inlet_temperature.csv": no_inlet}))
+    assert status == 1 and re.search(r"^\[ \] EP_RR validity: station VALID, verifier finds no "
+                                     r"inlet reading", out, re.M), out
 
 
 def test_a_moved_interval_boundary_fails(demo, tmp_path: Path) -> None:

@@ -100,10 +100,21 @@ class Sample:
     t: float
     watts: float
     flags: frozenset[str]
+    volts: float = math.nan
+    freq_hz: float = math.nan
 
     @property
     def usable(self) -> bool:
         return not (self.flags & EXCLUDING_FLAGS) and not math.isnan(self.watts)
+
+
+@dataclass(frozen=True)
+class Inlet:
+    phase: int
+    attempt: int
+    t: float
+    celsius: float
+    usable: bool
 
 
 @dataclass(frozen=True)
@@ -129,6 +140,7 @@ class Bundle:
     metrics: list[dict[str, Any]] = field(default_factory=list)
     samples: list[Sample] = field(default_factory=list)
     slices: list[Slice] = field(default_factory=list)
+    inlet: list[Inlet] = field(default_factory=list)
 
 
 def read_bundle(path: str) -> Bundle:
@@ -155,8 +167,13 @@ def read_bundle(path: str) -> Bundle:
     b.metrics = _jsonl(files["metrics.jsonl"])
     b.samples = [Sample(int(r["phase"]), int(r["attempt"]), int(r["interval"]),
                         float(r["t_s"]), _float(r["watts_W"]),
-                        frozenset(f for f in r["flags"].split(";") if f))
+                        frozenset(f for f in r["flags"].split(";") if f), _float(r["volts_V"]),
+                        _float(r["freq_Hz"]))
                  for r in _csv_rows(files["power_samples.csv"])]
+    b.inlet = [Inlet(int(r["phase"]), int(r["attempt"]), float(r["t_s"]), _float(r["celsius_C"]),
+                     not (set(r["flags"].split(";")) & EXCLUDING_FLAGS)
+                     and r["celsius_C"] != "")
+               for r in _csv_rows(files["inlet_temperature.csv"])]
     b.slices = [Slice(int(r["phase"]), int(r["attempt"]), float(r["t_start_s"]),
                       float(r["t_end_s"]), int(r["read_ios"]) + int(r["write_ios"]),
                       int(r["read_bytes_B"]) + int(r["write_bytes_B"]), _float(r["avg_resp_ms"]))
@@ -491,7 +508,6 @@ def check_metrics(b: Bundle, c: Checklist,
     interval_s = float(b.method["interval_s"])
     rule = b.method["stability"]
     weights = [float(w) for w in rule["weights"]]
-    tolerance = int(b.method["instruments"]["max_flagged_power_samples"])
     max_resp = float(b.method["response_time"]["max_avg_ms"])
     profiles = {p["name"]: p for p in b.method["profiles"]}
     capacity = int(b.run["configuration"]["sut"]["raw_capacity_bytes"])
@@ -515,7 +531,7 @@ def check_metrics(b: Bundle, c: Checklist,
         inside = [(s, p) for s, p in zip(d["samples"], d["placed"]) if p in window]
         watts = mean([s.watts for s, _ in inside if s.usable])
         duration = end - start
-        problems = []
+        found = reading_rules(b, a, d["samples"], [s for s, _ in inside], start, end)
         if a.phase["kind"] == "ready_idle":
             value = capacity / GB / watts if math.isfinite(watts) and watts > 0 else math.nan
             unit, rate = "GB/W", capacity / GB
@@ -536,8 +552,7 @@ def check_metrics(b: Bundle, c: Checklist,
                      "method-notes §4, pro rata at the window's edges")
             c.figure(f"{m['name']} average response time", resp, num(m["avg_response_ms"]),
                      "ms", "method-notes §5")
-            if d["unit"] == "IOPS" and resp == resp and resp > max_resp:
-                problems.append("response time")
+            found["response time"] = d["unit"] == "IOPS" and resp == resp and resp > max_resp
             eps = d["eps"]
             if len(eps) >= window.stop:
                 stable, drift, why = stability(eps, weights, float(rule["tolerance_pct"]),
@@ -549,31 +564,118 @@ def check_metrics(b: Bundle, c: Checklist,
                        f", drift {drift:+.6f} % (limit ±{rule.get('max_drift_pct')} %) "
                        f"(station: {'stable' if station_stable else 'NOT stable'}) — "
                        "method-notes §4")
-                if not stable:
-                    problems.append("not stable")
+                found["not stable"] = not stable
         c.figure(f"{m['name']} measurement duration", duration, num(m["run_length_s"]), "s",
                  "method-notes §2")
         c.line(unit == m["unit"], f"{m['name']} unit {unit} (station {m['unit']}) — "
                                   "method-notes §4")
         c.figure(f"{m['name']}", value, num(m["value"]), unit, "method-notes §4")
-        flagged = sum(1 for s, _ in inside if any(f in s.flags for f in COUNTED_FLAGS))
-        high = sum(UNCERTAINTY_HIGH in s.flags for s in d["samples"])
-        if flagged > tolerance:
-            problems.append("flagged samples")
-        if high:
-            problems.append("uncertainty")
-        station_reason = m["reason"] or ""
-        agrees = (("flagged power sample" in station_reason) == (flagged > tolerance)
-                  and ("uncertainty limit" in station_reason) == bool(high))
-        said = station_reason if station_reason else "no reason"
-        c.line(agrees, f"{m['name']} flagged power samples in the window: {flagged} (tolerance "
-                       f"{tolerance}), above the uncertainty limit in the phase: {high} "
-                       f"(station: {said}) — method-notes §3")
-        c.line(not (problems and m["valid"]),
-               f"{m['name']} validity: station {'VALID' if m['valid'] else 'INVALID'}"
-               + (f"; verifier finds {', '.join(problems)}" if problems else
-                  "; verifier finds no reason among the rules it checks"))
+        check_validity(c, m, found)
     check_derived_rate(b, c, rates)
+
+
+#: each rule on a window's readings, and the words the station's INVALID reason names it with
+READING_RULES = {
+    "phase incomplete": "phase did not complete",
+    "flagged power samples": "flagged power sample",
+    "uncertainty above the limit": "uncertainty limit",
+    "power-sample gap": "power samples missing for",
+    "supply voltage": "supply voltage outside",
+    "supply frequency": "supply frequency outside",
+    "no inlet reading": "no inlet temperature reading",
+    "inlet-reading gap": "inlet temperature missing for",
+    "inlet outside its ASHRAE class": "outside ASHRAE",
+    "not stable": "not stable",
+    "response time": "average response time",
+}
+
+
+def longest_gap(times: list[float], start: float, end: float) -> float:
+    """Longest stretch of [start, end) without a reading (the edges count)."""
+    edges = [start, *sorted(t for t in times if start <= t < end), end]
+    return max(b - a for a, b in zip(edges, edges[1:]))
+
+
+def declared_site(b: Bundle) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The declared supply's voltage range (by its id, ``<phases>P-<min>-<max>``) and the
+    declared ASHRAE class's inlet range (method-notes §3, §10)."""
+    sut, limits = b.run["configuration"]["sut"], b.method["instruments"]
+    supply = next(r for r in limits["voltage_ranges"]
+                  if f"{r['phases']}P-{r['min_v']:g}-{r['max_v']:g}" == sut["supply"])
+    inlet = next(k for k in limits["inlet_classes"] if k["name"] == sut["ashrae_class"])
+    return supply, inlet
+
+
+def supply_flags(b: Bundle, s: Sample) -> frozenset[str]:
+    """The supply flags a usable sample of a one-meter run must carry: volts outside the
+    declared range or Hz outside the method's (NaN fails too; method-notes §3)."""
+    if not s.usable:
+        return frozenset()
+    supply, _ = declared_site(b)
+    low, high = b.method["instruments"]["frequency_hz"]
+    return frozenset(flag for flag, ok in (
+        ("voltage_out_of_range", supply["min_v"] <= s.volts <= supply["max_v"]),
+        ("frequency_out_of_range", low <= s.freq_hz <= high)) if not ok)
+
+
+def check_supply_flags(b: Bundle, c: Checklist) -> None:
+    if b.run["instruments"]["power_inputs"]:
+        c.not_checked("supply flags of runs with several power inputs (judged on each input's "
+                      "volts and Hz; the inputs' Hz are not in the bundle)")
+        return
+    wrong = [s for s in b.samples
+             if supply_flags(b, s) != s.flags & {"voltage_out_of_range", "frequency_out_of_range"}]
+    supply, _ = declared_site(b)
+    low, high = b.method["instruments"]["frequency_hz"]
+    c.line(not wrong, f"supply flags of {len(b.samples)} power samples against "
+                      f"{supply['min_v']:g}–{supply['max_v']:g} V and {low:g}–{high:g} Hz: "
+                      f"{len(wrong)} differ"
+                      + (f", first at t = {wrong[0].t!r} s" if wrong else "")
+                      + " — method-notes §3")
+
+
+def reading_rules(b: Bundle, a: Attempt, samples: list[Sample], inside: list[Sample],
+                  start: float, end: float) -> dict[str, bool]:
+    """Which of the method's rules on a window's readings it breaks (method-notes §3, §10)."""
+    limits = b.method["instruments"]
+    _, inlet_class = declared_site(b)
+    key = (a.phase["index"], a.number)
+    status = next((x["status"] for x in b.attempts
+                   if (x["phase_index"], x["attempt"]) == key), "")
+    if a.phase["kind"] == "ready_idle":  # its metric is the whole phase's average
+        start, end = a.t_start, a.t_start + float(a.phase["planned_s"])
+    inlet = [r for r in b.inlet if (r.phase, r.attempt) == key and r.usable]
+    inlet_in = [r for r in inlet if start <= r.t < end]
+    has_window = end > start
+    return {
+        "phase incomplete": status != "COMPLETED",
+        "flagged power samples": sum(1 for s in inside if s.flags & set(COUNTED_FLAGS))
+        > int(limits["max_flagged_power_samples"]),
+        "uncertainty above the limit": any(UNCERTAINTY_HIGH in s.flags for s in samples),
+        "power-sample gap": longest_gap([s.t for s in samples if s.usable], start, end)
+        > float(limits["max_power_interval_s"]),
+        "supply voltage": any("voltage_out_of_range" in s.flags for s in inside),
+        "supply frequency": any("frequency_out_of_range" in s.flags for s in inside),
+        "no inlet reading": has_window and not inlet_in,
+        "inlet-reading gap": has_window and bool(inlet_in) and longest_gap(
+            [r.t for r in inlet_in], start, end) > float(limits["max_temperature_interval_s"]),
+        "inlet outside its ASHRAE class": any(
+            not inlet_class["min_c"] <= r.celsius <= inlet_class["max_c"] for r in inlet_in),
+    }
+
+
+def check_validity(c: Checklist, m: dict[str, Any], found: dict[str, bool]) -> None:
+    """Each rule the verifier judged is named in the station's reason exactly when broken,
+    and a VALID metric breaks none."""
+    reason = m["reason"] or ""
+    broken = [rule for rule, bad in found.items() if bad]
+    differ = [rule for rule, bad in found.items() if bad != (READING_RULES[rule] in reason)]
+    c.line(not differ and not (broken and m["valid"]),
+           f"{m['name']} validity: station {'VALID' if m['valid'] else 'INVALID'}, verifier "
+           + (f"finds {', '.join(broken)}" if broken else "finds none of the rules it judges "
+                                                          "broken")
+           + (f"; station's reason disagrees on {', '.join(differ)}" if differ else "")
+           + f" ({len(found)} rules judged) — method-notes §3, §4, §10")
 
 
 def check_derived_rate(b: Bundle, c: Checklist, rates: dict[str, float]) -> None:
@@ -740,9 +842,8 @@ def check_durations(b: Bundle, c: Checklist) -> None:
 
 
 NOT_RECOMPUTED = (
-    "supply voltage and frequency checks (method-notes §3)",
-    "inlet temperature checks (method-notes §10)",
-    "meter resolution and power-sample gaps (method-notes §3)",
+    "the meter's resolution against the accuracy table, and the thermometer's resolution "
+    "read from its readings (method-notes §3)",
     "which slices' latency bins make up each histogram (per-slice bins are not in the "
     "bundle; method-notes §5)",
     "intensity search, sweep steps and PTS rounds (method-notes §2, §6)",
@@ -778,6 +879,7 @@ def verify(path: str, record_sha256: str | None = None, samples_hash: str | None
             check_metrics(b, c, derived)
             check_histograms(b, c)
             check_power_inputs(b, c)
+            check_supply_flags(b, c)
             check_durations(b, c)
     except (KeyError, TypeError, ValueError) as exc:
         c.line(False, f"the bundle's data cannot be checked: {type(exc).__name__}: {exc}")
