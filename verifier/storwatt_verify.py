@@ -606,30 +606,22 @@ def declared_site(b: Bundle) -> tuple[dict[str, Any], dict[str, Any]]:
     return supply, inlet
 
 
-def supply_flags(b: Bundle, s: Sample) -> frozenset[str]:
-    """The supply flags a usable sample of a one-meter run must carry: volts outside the
-    declared range or Hz outside the method's (NaN fails too; method-notes §3)."""
-    if not s.usable:
-        return frozenset()
-    supply, _ = declared_site(b)
-    low, high = b.method["instruments"]["frequency_hz"]
-    return frozenset(flag for flag, ok in (
-        ("voltage_out_of_range", supply["min_v"] <= s.volts <= supply["max_v"]),
-        ("frequency_out_of_range", low <= s.freq_hz <= high)) if not ok)
-
-
 def check_supply_flags(b: Bundle, c: Checklist) -> None:
+    """Each usable sample of a one-meter run carries a supply flag exactly when its volts lie
+    outside the declared range or its Hz outside the method's (NaN fails too; method-notes
+    §3)."""
     if b.run["instruments"]["power_inputs"]:
         c.not_checked("supply flags of runs with several power inputs (judged on each input's "
                       "volts and Hz; the inputs' Hz are not in the bundle)")
         return
-    wrong = [s for s in b.samples
-             if supply_flags(b, s) != s.flags & {"voltage_out_of_range", "frequency_out_of_range"}]
     supply, _ = declared_site(b)
+    low_v, high_v = supply["min_v"], supply["max_v"]
     low, high = b.method["instruments"]["frequency_hz"]
+    wrong = [s for s in b.samples if s.usable and (
+        ("voltage_out_of_range" in s.flags) == (low_v <= s.volts <= high_v)
+        or ("frequency_out_of_range" in s.flags) == (low <= s.freq_hz <= high))]
     c.line(not wrong, f"supply flags of {len(b.samples)} power samples against "
-                      f"{supply['min_v']:g}–{supply['max_v']:g} V and {low:g}–{high:g} Hz: "
-                      f"{len(wrong)} differ"
+                      f"{low_v:g}–{high_v:g} V and {low:g}–{high:g} Hz: {len(wrong)} differ"
                       + (f", first at t = {wrong[0].t!r} s" if wrong else "")
                       + " — method-notes §3")
 
