@@ -29,7 +29,7 @@ from typing import Any
 from app import __version__
 from app.signoff import SignOff, sign_off
 from app.storage.record_hash import FORMAT as RECORD_FORMAT
-from app.storage.record_hash import canonical_json, facts_sha256
+from app.storage.record_hash import canonical_json
 from app.storage.stored import StoredRun
 
 #: names the bundle layout (docs/export-format.md, "Result bundle")
@@ -170,8 +170,7 @@ def build_bundle(run: StoredRun, out: io.BufferedIOBase | io.BytesIO) -> None:
     files = bundle_files(run, signed)
     manifest = {
         "format": FORMAT, "run_id": run.run_id, "station_version": __version__,
-        "record_format": RECORD_FORMAT, "facts_sha256": facts_sha256(run),
-        "record_sha256": signed.current.sha256, "samples_sha256": run.samples_sha256,
+        "record_format": RECORD_FORMAT, "record_sha256": signed.current.sha256, "samples_sha256": run.samples_sha256,
         "method_sha256": run.method_sha256,
         "files": {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())},
     }
