@@ -332,3 +332,18 @@ def test_cli_writes_a_bundle_and_refuses_a_special_file(demo, tmp_path, capsys) 
     assert verify(out)[0] == 0
     assert storwatt(["report", recorded.run_id[:8], "--bundle", "/dev/null", "--db", url]) != 0
     assert "not a file" in capsys.readouterr().err
+
+
+def test_gui_export_bar_writes_a_bundle_that_verifies(demo, tmp_path, qtbot) -> None:
+    from PySide6.QtCore import QSettings
+
+    from ui.report_export import ReportExportBar
+
+    recorded, _ = demo
+    bar = ReportExportBar(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+                          ask=lambda *a: (str(tmp_path / "gui.zip"), ""))
+    qtbot.addWidget(bar)
+    bar.set_run(lambda: recorded.database.load_run(recorded.run_id))
+    bar.bundle_button.click()
+    assert bar.saved == tmp_path / "gui.zip" and "Saved to" in bar.saved_label.text()
+    assert verify(bar.saved)[0] == 0
