@@ -827,10 +827,24 @@ def check_durations(b: Bundle, c: Checklist) -> None:
         ("Sample period", period <= minimums["max_sample_period_s"],
          f"sample period {period:g} s, maximum {minimums['max_sample_period_s']:g} s"),
     ]
+    cut = [f"{p['name']} {p['status']}" for p in b.phases
+           if p["status"] not in ("COMPLETED", "SKIPPED")]
+    paused = [f"{p['name']} ({p['attempts']} attempts)" for p in b.phases
+              if p["kind"] == "active" and p["attempts"] > 1]
+    checks += [
+        ("Run completed", b.run["run"]["status"] == "COMPLETED" and not cut,
+         f"run {b.run['run']['status']}" + (f": {', '.join(cut)}" if cut else
+                                            ", every phase COMPLETED or SKIPPED")),
+        ("Uninterrupted active sequence", not paused,
+         "paused: " + ", ".join(paused) if paused else "every active profile in one attempt"),
+    ]
     for name, mine, text in checks:
-        c.line(station.get(name) == mine, f"{name}: {'MET' if mine else 'NOT MET'} — {text} "
-                                          f"(station {'MET' if station.get(name) else 'NOT MET'})"
-                                          " — method-notes §2")
+        if name not in station:
+            c.not_checked(f"criterion {name} (the station's verdict has no such criterion)")
+            continue
+        c.line(station[name] == mine, f"{name}: {'MET' if mine else 'NOT MET'} — {text} "
+                                      f"(station {'MET' if station[name] else 'NOT MET'})"
+                                      " — method-notes §2")
 
 
 NOT_RECOMPUTED = (
@@ -840,8 +854,8 @@ NOT_RECOMPUTED = (
     "bundle; method-notes §5)",
     "intensity search, sweep steps and PTS rounds (method-notes §2, §6)",
     "COM checks and their verdicts",
-    "profile set, instruments, calibration and run-status criteria of the compliance verdict "
-    "(taken from run.json as the station derived them)",
+    "profile set, real instruments, calibration and resumption criteria, hence the overall "
+    "compliance verdict (run.json holds the station's)",
 )
 
 
