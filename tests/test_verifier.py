@@ -20,12 +20,14 @@ import pytest
 from app.cli.main import main as storwatt
 from app.records import PhaseKind, PowerInput, RunConfig, RunStatus
 from app.sequencer import events as ev
+from app.reports.export import write_bundle
 from app.session import open_session
 from app.signoff import sign_off
 from drivers.clock import FakeClock
 from tests.support.bundles import VERIFIER, bundle_of, read_files, tampered, verify
 from tests.support.recorded_runs import (DegradingMeter, OffsetGridEngine, abort_at,
                                          pause_once_in, record_run)
+from tests.support.resumed_runs import interrupted_run, resume
 
 
 def _rows(data: bytes) -> list[dict[str, str]]:
@@ -138,6 +140,19 @@ def test_four_power_inputs_verify_and_one_reading_off_fails(tmp_path: Path) -> N
     bad = tampered(bundle, tmp_path / "t.zip", {"power_input_samples.csv": one_reading})
     status, out = verify(bad)
     assert status == 1 and re.search(r"^\[ \] power inputs: .*\(1 differ", out, re.M), out
+
+
+@pytest.mark.parametrize("cut_in", ["RW", "Ready idle"])
+def test_resumed_run_bundles_verify(cut_in: str, tmp_path: Path) -> None:
+    """A run whose station died in the active sequence or in ready idle, continued in its
+    own record: the redone phases' later attempts are the ones recomputed."""
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    _, run = resume(url, interrupted_run(url, cut_in))
+    assert run.resumptions
+    bundle = tmp_path / "b.zip"
+    write_bundle(run, bundle)
+    status, out = verify(bundle)
+    assert status == 0 and "[x] Run completed" in out, out
 
 
 @pytest.mark.parametrize("kind", ["aborted", "demo-workloads", "spc1-like-demo", "pts-di-demo"])
