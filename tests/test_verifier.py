@@ -362,3 +362,15 @@ def test_gui_export_bar_writes_a_bundle_that_verifies(demo, tmp_path, qtbot) -> 
     bar.bundle_button.click()
     assert bar.saved == tmp_path / "gui.zip" and "Saved to" in bar.saved_label.text()
     assert verify(bar.saved)[0] == 0
+
+
+def test_what_is_no_bundle_gets_exit_2_and_a_sentence(demo, tmp_path: Path) -> None:
+    not_zip = tmp_path / "report.pdf"
+    not_zip.write_bytes(b"%PDF-1.4 not a bundle")
+    status, out = verify(not_zip)
+    assert status == 2 and "cannot read" in out and "Traceback" not in out, out
+    _, bundle = demo
+    garbled = tampered(bundle, tmp_path / "g.zip", {
+        "power_samples.csv": lambda d: d.replace(b"\n", b"\nabc,", 1)})
+    status, out = verify(garbled)
+    assert status == 2 and "storwatt-verify:" in out and "Traceback" not in out, out
