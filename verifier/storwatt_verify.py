@@ -66,7 +66,6 @@ FLAG_CODES = {"no_data": "N", "overrange": "O", "range_change": "R", "invalid": 
               "input_missing": "X", "inputs_misaligned": "A", "low_current": "L"}
 BOUNDARY_EPS = 1e-9  # the recorder's tolerance on slice ends at a window edge (seconds)
 
-WINDOW_MEASUREMENT = 2
 LOADED_KINDS = ("active", "sweep")  # phases with stabilisation + measurement windows (§2, §6)
 FILES = ("run.json", "method.json", "phases.jsonl", "attempts.jsonl", "intervals.jsonl",
          "metrics.jsonl", "histograms.jsonl", "search.jsonl", "events.jsonl", "audit.jsonl",
@@ -532,11 +531,11 @@ def check_metrics(b: Bundle, c: Checklist,
         watts = mean([s.watts for s, _ in inside if s.usable])
         duration = end - start
         found = reading_rules(b, a, d["samples"], [s for s, _ in inside], start, end)
+        c.figure(f"{m['name']} average power (phase {index})", watts, num(m["avg_power_w"]),
+                 "W", "method-notes §4")
         if a.phase["kind"] == "ready_idle":
             value = capacity / GB / watts if math.isfinite(watts) and watts > 0 else math.nan
             unit, rate = "GB/W", capacity / GB
-            c.figure(f"{m['name']} average power (phase {index})", watts, num(m["avg_power_w"]),
-                     "W", "method-notes §4")
             c.figure(f"{m['name']} raw capacity", rate, num(m["ops_rate"]), "GB",
                      "method-notes §4")
         else:
@@ -546,8 +545,6 @@ def check_metrics(b: Bundle, c: Checklist,
             rate = ops / duration
             value = rate / watts if math.isfinite(watts) and watts > 0 else math.nan
             rates[a.phase["profile"]] = rate
-            c.figure(f"{m['name']} average power (phase {index})", watts, num(m["avg_power_w"]),
-                     "W", "method-notes §4")
             c.figure(f"{m['name']} operations rate", rate, num(m["ops_rate"]), d["unit"],
                      "method-notes §4, pro rata at the window's edges")
             c.figure(f"{m['name']} average response time", resp, num(m["avg_response_ms"]),
