@@ -18,11 +18,13 @@ from pathlib import Path
 import pytest
 
 from app.cli.main import main as storwatt
+from app.com_verdict import record_com_result
 from app.records import PhaseKind, PowerInput, RunConfig, RunStatus
-from app.sequencer import events as ev
 from app.reports.export import write_bundle
+from app.sequencer import events as ev
 from app.session import open_session
-from app.signoff import sign_off
+from app.signoff import approve, sign_off
+from app.storage.audit import add_audit_entry
 from drivers.clock import FakeClock
 from tests.support.bundles import VERIFIER, bundle_of, read_files, tampered, verify
 from tests.support.recorded_runs import (DegradingMeter, OffsetGridEngine, abort_at,
@@ -308,13 +310,50 @@ def test_unlisted_or_changed_file_without_manifest_rewrite_is_named(demo, tmp_pa
     assert status == 1 and re.search(r"^\[ \] file events\.jsonl: SHA-256", out, re.M), out
 
 
-def test_record_sha256_anchor(demo) -> None:
+def test_record_sha256_rebuilt_and_anchored(demo, tmp_path: Path) -> None:
+    """The record hash is rebuilt from the bundle's own data; a forger who edits a file the
+    figures do not use and rewrites the whole manifest still fails against the hash a
+    signature names."""
     recorded, bundle = demo
     current = sign_off(recorded.database.load_run(recorded.run_id)).current.sha256
     status, out = verify(bundle, "--record-sha256", current)
-    assert status == 0 and f"[x] record SHA-256 {current}" in out, out
+    assert status == 0 and f"[x] record SHA-256 {current} (expected {current})" in out, out
+    assert f"[x] record SHA-256 {current} rebuilt from the bundle's data" in out
     status, out = verify(bundle, "--record-sha256", "0" * 64)
     assert status == 1 and "[ ] record SHA-256" in out, out
+
+    def log_line(data: bytes) -> bytes:
+        return data.replace(b"power meter:", b"power meter (checked):", 1)
+    forged = tampered(bundle, tmp_path / "f.zip", {"events.jsonl": log_line})
+    status, out = verify(forged)
+    assert status == 1 and re.search(r"^\[ \] record SHA-256 \w+ rebuilt", out, re.M), out
+    files = read_files(forged)
+    manifest = json.loads(files["manifest.json"])
+    manifest["record_sha256"] = re.search(r"record SHA-256 (\w+) rebuilt", out).group(1)
+    fully = tampered(forged, tmp_path / "g.zip",
+                     {"manifest.json": lambda _: json.dumps(manifest).encode()},
+                     rewrite_manifest=False)
+    assert verify(fully)[0] == 0  # consistent in itself …
+    status, out = verify(fully, "--record-sha256", current)  # … but not the signed record
+    assert status == 1 and f"[ ] record SHA-256 {manifest['record_sha256']} (expected" in out
+
+
+def test_record_with_qa_entries_rebuilds_its_hash(offset_grid, tmp_path: Path) -> None:
+    """COM results, a disposition and an approval: the verdict-bearing entries are in the
+    rebuilt hash, and an approved earlier revision is named as such."""
+    recorded, _ = offset_grid
+    db = recorded.database
+    record_com_result(db, db.load_run(recorded.run_id), "parity-raid", "passed",
+                      "array GUI: RAID 6", "T. Tech")
+    approved = sign_off(db.load_run(recorded.run_id)).current.sha256
+    approve(db, db.load_run(recorded.run_id), "Q. Auditor", "Reviewed.")
+    add_audit_entry(db, recorded.run_id, "disposition", "figures checked", "Q. Auditor",
+                    "accepted")
+    bundle = bundle_of(db, recorded.run_id, tmp_path / "qa.zip")
+    status, out = verify(bundle)
+    assert status == 0 and "rebuilt from the bundle's data" in out, out
+    status, out = verify(bundle, "--record-sha256", approved)
+    assert status == 1 and "the expected hash is revision 2 of this record" in out, out
 
 
 def test_samples_sha256_recomputed_from_the_csvs(demo) -> None:

@@ -353,17 +353,92 @@ def check_method(b: Bundle, c: Checklist) -> None:
                               " (and does not claim to be)"))
 
 
+RECORD_FORMAT = "storwatt-record/1"  # the record hash this verifier rebuilds (docs/storage.md)
+VERDICT_KINDS = ("disposition", "com_result")  # audit entries that bear a verdict
+
+
+def canonical(value: Any) -> bytes:
+    """The record hash's canonical JSON: keys sorted, no whitespace, UTF-8 (docs/storage.md)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False).encode("utf-8")
+
+
+def _cell_value(text: str, kind: type) -> Any:
+    return None if text == "" else kind(text)
+
+
+def record_facts(b: Bundle) -> dict[str, Any]:
+    """The record's facts as the station hashes them (layer 1 of the record SHA-256,
+    docs/storage.md), rebuilt from the bundle's files; the samples enter by their SHA-256,
+    recomputed from the CSVs."""
+    run, method = b.run["run"], b.run["method"]
+    phase_keys = ("index", "kind", "name", "profile", "planned_s", "stabilisation_intervals",
+                  "measurement_intervals")
+    phases = [{"info": {k: p[k] for k in phase_keys}, "status": p["status"],
+               "attempts": p["attempts"], "t_start": p["t_start_s"], "t_end": p["t_end_s"],
+               "error": p["error"], "workload": p["workload"]} for p in b.phases]
+    workload = [{"phase_index": int(r["phase"]), "attempt": int(r["attempt"]),
+                 "window": int(r["window"]),
+                 "interval": {"t_start": float(r["t_start_s"]), "t_end": float(r["t_end_s"]),
+                              "read_ios": int(r["read_ios"]), "write_ios": int(r["write_ios"]),
+                              "read_bytes": int(r["read_bytes_B"]),
+                              "write_bytes": int(r["write_bytes_B"]),
+                              "avg_resp_ms": _cell_value(r["avg_resp_ms"], float),
+                              "max_resp_ms": _cell_value(r["max_resp_ms"], float),
+                              "latency_bins": {}, "host": r["host"]}}
+                for r in _csv_rows(b.files["workload_slices.csv"])]
+    return {
+        "format": RECORD_FORMAT,
+        "run": {k: run[k] for k in ("run_id", "status", "started_wall", "finished_wall",
+                                    "planned_s", "duration_s", "error", "workload_engine")},
+        "configuration": b.run["configuration"],
+        "method": {"name": method["name"], "version": method["version"],
+                   "claims_compliant": method["claims_compliant"],
+                   "resolved": b.method or None, "sha256": method["sha256"]},
+        "instruments": {k: b.run["instruments"][k]
+                        for k in ("power_meter", "temperature_meter")},
+        "phases": phases, "attempts": b.attempts, "intervals": b.intervals,
+        "workload": workload, "histograms": _jsonl(b.files["histograms.jsonl"]),
+        "search": _jsonl(b.files["search.jsonl"]), "metrics": b.metrics,
+        "events": _jsonl(b.files["events.jsonl"]), "samples_sha256": samples_sha256(b),
+    }
+
+
+def rebuilt_record_sha256(b: Bundle) -> str:
+    """Layer 2: the facts' hash, the station's verdicts as recorded and every verdict-bearing
+    audit entry (docs/storage.md)."""
+    entries = [{"id": e["entry"], "kind": e["kind"], "subject": e["subject"],
+                "outcome": e["outcome"], "disposition": e["disposition"], "text": e["text"],
+                "author": e["author"], "created_wall": e["recorded_utc"]}
+               for e in _jsonl(b.files["audit.jsonl"]) if e["kind"] in VERDICT_KINDS]
+    facts = hashlib.sha256(canonical(record_facts(b))).hexdigest()
+    return hashlib.sha256(canonical({"format": RECORD_FORMAT, "facts_sha256": facts,
+                                     "verdicts": b.run["record_verdicts"],
+                                     "entries": entries})).hexdigest()
+
+
 def check_record(b: Bundle, c: Checklist, expected: str | None) -> None:
+    """The record SHA-256 rebuilt from the bundle's own data: equal to the manifest's, and to
+    the one a signed report or approval names (``--record-sha256``)."""
+    form = b.manifest.get("record_format")
+    if form != RECORD_FORMAT:
+        c.not_checked(f"record hash (format {form!r}; this verifier rebuilds {RECORD_FORMAT})")
+        return
+    mine = rebuilt_record_sha256(b)
+    c.line(mine == b.manifest.get("record_sha256"),
+           f"record SHA-256 {mine} rebuilt from the bundle's data (manifest "
+           f"{b.manifest.get('record_sha256')})")
     if expected is None:
-        c.not_checked("record hash (give --record-sha256 HASH from the signed report)")
+        c.not_checked("the record hash a signature names (give --record-sha256 HASH)")
         return
     revisions = {r["record_sha256"]: r["revision"] for r in b.run.get("revisions", ())}
-    ok = b.manifest.get("record_sha256") == expected.lower()
-    c.line(ok, f"record SHA-256 {b.manifest.get('record_sha256')} (expected {expected})"
-               + ("" if ok else f"; it is revision {revisions[expected.lower()]} of this record"
-                  if expected.lower() in revisions else ""))
-    c.not_checked("record hash recomputation (the manifest's hash is compared, not rebuilt "
-                  "from the raw data; a bundle whose figures all agree is the record's data)")
+    ok = mine == expected.lower()
+    older = revisions.get(expected.lower())
+    c.line(ok, f"record SHA-256 {mine} (expected {expected})"
+               + ("" if ok or older is None else
+                  f"; the expected hash is revision {older} of this record"))
+    c.not_checked("the verdicts inside the record hash (compliance criteria, COM verdicts, "
+                  "disposition) are the station's as recorded, not re-derived")
 
 
 def attempts_of(b: Bundle) -> list[Attempt]:
