@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import bisect
 import csv
+import functools
 import hashlib
 import io
 import json
@@ -84,7 +85,9 @@ def _float(text: str) -> float:
 
 
 def _csv_rows(data: bytes) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(data.decode("utf-8"))))
+    rows = csv.reader(io.StringIO(data.decode("utf-8")))
+    header = next(rows, [])
+    return [dict(zip(header, row)) for row in rows]
 
 
 def _jsonl(data: bytes) -> list[dict[str, Any]]:
@@ -140,6 +143,18 @@ class Bundle:
     samples: list[Sample] = field(default_factory=list)
     slices: list[Slice] = field(default_factory=list)
     inlet: list[Inlet] = field(default_factory=list)
+    parsed: dict[str, Any] = field(default_factory=dict)  # each file parsed once
+
+    def table(self, name: str) -> list[dict[str, str]]:
+        """The rows of a CSV file of the bundle, parsed on first use."""
+        if name not in self.parsed:
+            self.parsed[name] = _csv_rows(self.files[name])
+        return self.parsed[name]
+
+    def samples_sha256(self) -> str:
+        if "samples_sha256" not in self.parsed:
+            self.parsed["samples_sha256"] = samples_sha256(self)
+        return self.parsed["samples_sha256"]
 
 
 def read_bundle(path: str) -> Bundle:
@@ -168,15 +183,15 @@ def read_bundle(path: str) -> Bundle:
                         float(r["t_s"]), _float(r["watts_W"]),
                         frozenset(f for f in r["flags"].split(";") if f), _float(r["volts_V"]),
                         _float(r["freq_Hz"]))
-                 for r in _csv_rows(files["power_samples.csv"])]
+                 for r in b.table("power_samples.csv")]
     b.inlet = [Inlet(int(r["phase"]), int(r["attempt"]), float(r["t_s"]), _float(r["celsius_C"]),
                      not (set(r["flags"].split(";")) & EXCLUDING_FLAGS)
                      and r["celsius_C"] != "")
-               for r in _csv_rows(files["inlet_temperature.csv"])]
+               for r in b.table("inlet_temperature.csv")]
     b.slices = [Slice(int(r["phase"]), int(r["attempt"]), float(r["t_start_s"]),
                       float(r["t_end_s"]), int(r["read_ios"]) + int(r["write_ios"]),
                       int(r["read_bytes_B"]) + int(r["write_bytes_B"]), _float(r["avg_resp_ms"]))
-                for r in _csv_rows(files["workload_slices.csv"])]
+                for r in b.table("workload_slices.csv")]
     return b
 
 
@@ -386,7 +401,7 @@ def record_facts(b: Bundle) -> dict[str, Any]:
                               "avg_resp_ms": _cell_value(r["avg_resp_ms"], float),
                               "max_resp_ms": _cell_value(r["max_resp_ms"], float),
                               "latency_bins": {}, "host": r["host"]}}
-                for r in _csv_rows(b.files["workload_slices.csv"])]
+                for r in b.table("workload_slices.csv")]
     return {
         "format": RECORD_FORMAT,
         "run": {k: run[k] for k in ("run_id", "status", "started_wall", "finished_wall",
@@ -400,7 +415,7 @@ def record_facts(b: Bundle) -> dict[str, Any]:
         "phases": phases, "attempts": b.attempts, "intervals": b.intervals,
         "workload": workload, "histograms": _jsonl(b.files["histograms.jsonl"]),
         "search": _jsonl(b.files["search.jsonl"]), "metrics": b.metrics,
-        "events": _jsonl(b.files["events.jsonl"]), "samples_sha256": samples_sha256(b),
+        "events": _jsonl(b.files["events.jsonl"]), "samples_sha256": b.samples_sha256(),
     }
 
 
@@ -760,6 +775,7 @@ def check_derived_rate(b: Bundle, c: Checklist, rates: dict[str, float]) -> None
                f"{ref}'s stored rate) — method-notes §2")
 
 
+@functools.lru_cache(maxsize=None)
 def flag_code(cell: str) -> str:
     """A CSV flags cell in the station's stored code: known flags' letters sorted, then any
     unknown flag names after "|" (docs/storage.md)."""
@@ -781,11 +797,12 @@ def samples_sha256(b: Bundle) -> str:
         if kind == "flags":
             digest.update("\n".join(flag_code(x) for x in cells).encode())
         elif kind == "int":
-            digest.update(struct.pack(f"<{len(cells)}q", *(int(x) for x in cells)))
+            digest.update(struct.pack(f"<{len(cells)}q", *map(int, cells)))
         else:
-            digest.update(struct.pack(f"<{len(cells)}d", *(_float(x) for x in cells)))
+            digest.update(struct.pack(f"<{len(cells)}d",
+                                      *[float(x) if x else math.nan for x in cells]))
 
-    power = _csv_rows(b.files["power_samples.csv"])
+    power = b.table("power_samples.csv")
     put("power.phase_index", [r["phase"] for r in power], "int")
     for name, column in (("t", "t_s"), ("watts", "watts_W"), ("volts", "volts_V"),
                          ("amps", "amps_A"), ("pf", "pf"), ("freq_hz", "freq_Hz"),
@@ -793,12 +810,12 @@ def samples_sha256(b: Bundle) -> str:
                          ("uncertainty_pct", "uncertainty_pct")):
         put(f"power.{name}", [r[column] for r in power], "float")
     put("power.flags", [r["flags"] for r in power], "flags")
-    inlet = _csv_rows(b.files["inlet_temperature.csv"])
+    inlet = b.table("inlet_temperature.csv")
     put("temperature.phase_index", [r["phase"] for r in inlet], "int")
     put("temperature.t", [r["t_s"] for r in inlet], "float")
     put("temperature.celsius", [r["celsius_C"] for r in inlet], "float")
     put("temperature.flags", [r["flags"] for r in inlet], "flags")
-    readings = _csv_rows(b.files["power_input_samples.csv"])
+    readings = b.table("power_input_samples.csv")
     for i in b.run["instruments"]["power_inputs"]:
         rows = [r for r in readings if r["input"] == i["name"]]
         for name, column in (("t", "t_s"), ("watts", "watts_W"), ("volts", "volts_V"),
@@ -812,7 +829,7 @@ def samples_sha256(b: Bundle) -> str:
 def check_samples_hash(b: Bundle, c: Checklist, expected: str | None) -> None:
     """The CSVs are the samples the station hashed: the samples SHA-256 recomputed from them
     equals the record's, and the one printed on the report when given."""
-    mine = samples_sha256(b)
+    mine = b.samples_sha256()
     station = b.manifest.get("samples_sha256")
     c.line(mine == station, f"samples SHA-256 {mine} from the CSVs (station {station})")
     if expected is not None:
@@ -824,7 +841,7 @@ def check_power_inputs(b: Bundle, c: Checklist) -> None:
     """The SUT's power is the sum of its inputs' readings at each instant; an instant where an
     input is missing or misaligned has no total (method-notes §10)."""
     readings: dict[str, list[float]] = {}
-    for r in _csv_rows(b.files["power_input_samples.csv"]):
+    for r in b.table("power_input_samples.csv"):
         readings.setdefault(r["input"], []).append(_float(r["watts_W"]))
     if not readings:
         return
