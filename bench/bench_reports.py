@@ -61,13 +61,13 @@ print(time.perf_counter() - start)
 """
 
 
-def eight_hour_method():
-    """emerald-block-v3 with conditioning cut so the timed plan is 8 h (a data-size
-    stand-in for a long run; the method is otherwise unchanged)."""
+def long_run_method(hours: float = RUN_HOURS):
+    """emerald-block-v3 with conditioning set so the timed plan is ``hours`` long (a
+    data-size stand-in for a long run; the method is otherwise unchanged)."""
     method = load_method("emerald-block-v3")
     plan = method.plan_for("online")
     base = method.plan_duration_s(plan.model_copy(update={"conditioning_intervals": 0}), 1)
-    conditioning = max(0, round((RUN_HOURS * 3600 - base) / method.interval_s))
+    conditioning = max(0, round((hours * 3600 - base) / method.interval_s))
     new_plan = plan.model_copy(update={"conditioning_intervals": conditioning})
     return method.model_copy(update={"plans": (new_plan, *method.plans[1:])})
 
@@ -82,7 +82,7 @@ def record(db_url: str) -> str:
               SimulatedThermometer(sut), sut.used_capacity_bytes, 0.0, "simulated SUT")
     database = open_database(db_url)
     writer = RunWriter(database)
-    sequencer = Sequencer(eight_hour_method(), config, lab, clock, [writer])
+    sequencer = Sequencer(long_run_method(), config, lab, clock, [writer])
     sequencer.run()
     writer.close()
     database.close()

@@ -19,8 +19,8 @@ ARCHITECTURE = ROOT / "docs" / "architecture.md"
 NOTES = ROOT / "docs" / "method-notes.md"
 
 #: a backticked repository path, optionally followed by ::Name or ::Class.method
-PATH_REF = re.compile(r"`((?:app|ui|drivers|tests|bench|docs|resources|packaging)/[\w./*-]*)"
-                      r"(?:::([\w.]+))?`")
+PATH_REF = re.compile(r"`((?:app|ui|drivers|tests|bench|docs|resources|packaging|verifier)/"
+                      r"[\w./*-]*)(?:::([\w.]+))?`")
 MD_LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 NOTES_SECTIONS = ("Taxonomy", "Test sequence", "Instruments", "Metrics",
                   "Response-time quality", "Other workloads in the seeds",
@@ -105,7 +105,8 @@ def test_citations_point_into_the_repository() -> None:
     """Sources outside the repository cannot be followed by a reader: cite method-notes."""
     outside = ("SPEC" + "-NOTES", "../" + "shared")
     offenders = []
-    for folder in ("app", "ui", "drivers", "tests", "bench", "docs", "packaging", "resources"):
+    for folder in ("app", "ui", "drivers", "tests", "bench", "docs", "packaging", "resources",
+                   "verifier"):
         for path in sorted((ROOT / folder).rglob("*")):
             if path.suffix not in {".py", ".md", ".toml", ".json", ".yaml", ".sh", ".spec"}:
                 continue

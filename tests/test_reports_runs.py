@@ -1,7 +1,8 @@
 """A demo run recorded by the real sequencer on a fake clock holds what the reports need.
 
-The helpers that record runs are in ``tests/support/recorded_runs.py``; the names stay
-importable from here for branches written before they moved.
+The runs go through the same code as a station run (simulated SUT, in-process simulated
+meters, sequencer, RunWriter, SQLite), only time is simulated, so a demo plan takes a second.
+The helpers are in ``tests/support/recorded_runs.py``.
 """
 
 from __future__ import annotations

@@ -17,21 +17,8 @@ from app.storage.resumption import claim_run, resumable_run_ids
 from app.storage.writer import RunWriter
 from tests.support.runs import stored_status
 from drivers.clock import FakeClock
-from tests.support.resume_runs import interrupted_run, smoke_config
+from tests.support.resume_runs import interrupted_run, load, resume, smoke_config
 
-def resume(url: str, run_id: str, **given) -> object:
-    database = open_database(url)
-    try:
-        plan = prepare_resume(database, run_id, given=given or None)
-    finally:
-        database.close()
-    session = open_resumed_session(plan, db_url=url, clock=FakeClock(10_000.0))
-    assert session.run() is RunStatus.COMPLETED
-    database = open_database(url)
-    try:
-        return plan, database.load_run(run_id)
-    finally:
-        database.close()
 
 
 def planned(url: str, run_id: str):
@@ -43,12 +30,6 @@ def planned(url: str, run_id: str):
         database.close()
 
 
-def load(url: str, run_id: str):
-    database = open_database(url)
-    try:
-        return database.load_run(run_id)
-    finally:
-        database.close()
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Export a stored run's PDF report and xlsx workbook from the GUI.
+"""Export a stored run's PDF report, xlsx workbook and result bundle from the GUI.
 
 The save dialog starts in the folder the technician last exported to (kept in QSettings), or
 in their documents folder the first time — never in the process's working directory, which for
@@ -23,7 +23,8 @@ from app.storage.stored import StoredRun
 FOLDER_KEY = "export/folder"
 #: (parent, caption, proposed path, filter) → the chosen path, "" when cancelled
 SaveDialog = Callable[[QWidget, str, str, str], tuple[str, str]]
-KINDS = {"pdf": "PDF report", "xlsx": "xlsx workbook"}
+KINDS = {"pdf": "PDF report", "xlsx": "xlsx workbook",
+         "zip": "result bundle for storwatt-verify"}
 
 
 def documents_folder() -> Path:
@@ -59,7 +60,7 @@ def open_folder(path: Path) -> None:
 
 
 class ReportExportBar(QWidget):
-    """Export PDF / Export xlsx buttons, then "Saved to … [Open folder]".
+    """Export PDF / Export xlsx / Export bundle buttons, then "Saved to … [Open folder]".
 
     ``load`` returns the stored run to export, as it is now (called at every export, so a QA
     disposition added meanwhile is in the report)."""
@@ -75,13 +76,19 @@ class ReportExportBar(QWidget):
         self.xlsx_button = QPushButton("Export &xlsx…")
         self.pdf_button.clicked.connect(lambda: self.export("pdf"))
         self.xlsx_button.clicked.connect(lambda: self.export("xlsx"))
+        # the raw data, method and manifest an auditor checks with storwatt-verify (issue 29)
+        self.bundle_button = QPushButton("Export &bundle…")
+        self.bundle_button.setToolTip("A zip of every sample, slice and interval with the method "
+                                      "as run, for an independent check (storwatt-verify)")
+        self.bundle_button.clicked.connect(lambda: self.export("zip"))
         self.saved_label = QLabel("")
         self.saved_label.setAccessibleName("Export result")
         self.open_button = QPushButton("Open &folder")
         self.open_button.clicked.connect(lambda: self.saved and self.opener(self.saved.parent))
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        for widget in (self.pdf_button, self.xlsx_button, self.saved_label, self.open_button):
+        for widget in (self.pdf_button, self.xlsx_button, self.bundle_button, self.saved_label,
+                       self.open_button):
             layout.addWidget(widget)
         layout.addStretch(1)
         self.set_run(None)
@@ -96,14 +103,16 @@ class ReportExportBar(QWidget):
     def export(self, suffix: str, path: Path | None = None) -> Path | None:
         if self._load is None:
             return None
-        from app.reports.export import ReportError, write_reports  # first export only
+        from app.reports.export import (ReportError, write_bundle,  # first export only
+                                        write_reports)
 
         try:
             run = self._load()
             path = path or ask_report_path(self, self.settings, run, suffix, self.ask)
             if path is None:
                 return None
-            written = write_reports(run, **{suffix: Path(path)})[suffix]
+            written = (write_bundle(run, Path(path)) if suffix == "zip"
+                       else write_reports(run, **{suffix: Path(path)})[suffix])
         except (ReportError, StorageError, OSError) as exc:
             QMessageBox.warning(self, "Export failed", str(exc))
             return None

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from app.paths import data_dir
 from app.protected import database_files
+from app.reports.bundle import build_bundle
 from app.reports.content import ReportContent, build_content
 from app.reports.pdf import build_pdf
 from app.reports.xlsx import build_xlsx
@@ -77,7 +78,7 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def _write(build, content: ReportContent, path: Path) -> Path:
+def _write(build, content: ReportContent | StoredRun, path: Path) -> Path:
     """Build the report in memory, write it to a temporary file that this call creates
     (``O_EXCL``: never an existing file, never through a link) beside ``path``, make it
     durable and rename it over ``path``: a failed export never leaves a truncated report
@@ -149,6 +150,15 @@ def write_reports(run: StoredRun, pdf: Path | None = None, xlsx: Path | None = N
         kept = "; ".join(f"the {kind} {path} was written" for kind, path in written.items())
         raise ReportError("; ".join(failures + ([kept] if kept else [])), written)
     return written
+
+
+def write_bundle(run: StoredRun, path: Path, protected: Iterable[str] = ()) -> Path:
+    """Write the result bundle of an already loaded run (:mod:`app.reports.bundle`) to
+    ``path``, checked and written as a report is: never over the station's own files or a
+    special file, through an exclusive temporary renamed over the destination."""
+    path = Path(path)
+    refuse_destination(path, tuple(protected))
+    return _write(lambda run_, out: build_bundle(run_, out), run, path)
 
 
 def export_run(database: Database, run_id: str, out_dir: Path) -> dict[str, Path]:

@@ -25,7 +25,7 @@ from tests.support.verdict_runs import run_stored
 from app.storage.db import Database, open_database
 from app.storage.writer import RunWriter
 from drivers.clock import FakeClock
-from drivers.interfaces import FLAG_UNCERTAINTY_HIGH, PowerSample
+from drivers.interfaces import FLAG_UNCERTAINTY_HIGH, PowerSample, WorkloadInterval
 from drivers.simulators.engine import SimulatedWorkloadEngine
 from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
 
@@ -166,3 +166,53 @@ def record_smoke_run(url: str) -> tuple[str, list[ev.RunEvent]]:
     session.sequencer.run()
     session.writer.close()
     return session.run_id, events
+
+
+class OffsetGridEngine:
+    """The simulated engine reporting on its own grid, offset from the station's: after a
+    profile's first slice, every two consecutive slices are handed over as one (fio's status
+    interval starts when fio does, so its slices straddle the station's interval boundaries).
+    A slice is held back one poll at most: give the lab a workload latency of a poll or more."""
+
+    def __init__(self, inner: SimulatedWorkloadEngine) -> None:
+        self.inner = inner
+        self.held: WorkloadInterval | None = None
+        self.first = True
+
+    live = True
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)
+
+    def start(self, profile) -> None:
+        self.held, self.first = None, True
+        self.inner.start(profile)
+
+    def poll(self) -> list[WorkloadInterval]:
+        out = []
+        for s in self.inner.poll():
+            if self.first:
+                self.first = False
+                out.append(s)
+            elif self.held is None:
+                self.held = s
+            else:
+                out.append(_merged(self.held, s))
+                self.held = None
+        return out
+
+    def stop(self):
+        self.held = None
+        return self.inner.stop()
+
+
+def _merged(a: WorkloadInterval, b: WorkloadInterval) -> WorkloadInterval:
+    a_ios, b_ios = a.read_ios + a.write_ios, b.read_ios + b.write_ios
+    ios = a_ios + b_ios
+    resp = (a.avg_resp_ms * a_ios + b.avg_resp_ms * b_ios) / ios if ios else a.avg_resp_ms
+    bins = dict(a.latency_bins)
+    for k, v in b.latency_bins.items():
+        bins[k] = bins.get(k, 0) + v
+    return WorkloadInterval(a.t_start, b.t_end, a.read_ios + b.read_ios, a.write_ios + b.write_ios,
+                            a.read_bytes + b.read_bytes, a.write_bytes + b.write_bytes, resp,
+                            max(a.max_resp_ms, b.max_resp_ms), bins, a.host)

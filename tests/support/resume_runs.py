@@ -1,11 +1,12 @@
-"""An INTERRUPTED run for the resume tests: a smoke run on the in-process lab whose station
-'died' in a chosen phase (what it had handed to storage is kept, the rest never arrives)."""
+"""Runs whose station died mid-run (reopened as INTERRUPTED) and their continuation in the
+same record (app/resume.py), on a fake clock: shared by the resume and verifier tests."""
 
 from __future__ import annotations
 
 from app.labs import build_lab
 from app.method.loader import load_method
-from app.records import RunConfig, SutDescription
+from app.records import RunConfig, RunStatus, SutDescription
+from app.resume import open_resumed_session, prepare_resume
 from app.sequencer import events as ev
 from app.sequencer.sequencer import Sequencer
 from app.storage.db import open_database
@@ -58,5 +59,28 @@ def interrupted_run(url: str, cut_in: str, config: RunConfig | None = None,
     try:
         (run_id,) = database.interrupted
         return run_id
+    finally:
+        database.close()
+
+
+def resume(url: str, run_id: str, **given) -> object:
+    database = open_database(url)
+    try:
+        plan = prepare_resume(database, run_id, given=given or None)
+    finally:
+        database.close()
+    session = open_resumed_session(plan, db_url=url, clock=FakeClock(10_000.0))
+    assert session.run() is RunStatus.COMPLETED
+    database = open_database(url)
+    try:
+        return plan, database.load_run(run_id)
+    finally:
+        database.close()
+
+
+def load(url: str, run_id: str):
+    database = open_database(url)
+    try:
+        return database.load_run(run_id)
     finally:
         database.close()

@@ -1,0 +1,58 @@
+"""Result bundles of recorded runs, their verification, and tampered copies (issue 29).
+
+A tampered copy has one file edited and, like a careful forger's, the manifest's SHA-256 of
+that file rewritten to match, so only the verifier's own recomputation can catch it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+from app.reports.export import write_bundle
+from app.storage.db import Database
+
+ROOT = Path(__file__).resolve().parents[2]
+VERIFIER = ROOT / "verifier" / "storwatt_verify.py"
+
+
+def bundle_of(database: Database, run_id: str, path: Path) -> Path:
+    return write_bundle(database.load_run(run_id), path)
+
+
+def verify(bundle: Path, *options: str, isolated: bool = True) -> tuple[int, str]:
+    """Run the verifier as an auditor would: its own process, ``-I -S`` (no site packages,
+    no environment, not this repository on the path) unless ``isolated`` is False."""
+    flags = ["-I", "-S"] if isolated else []
+    done = subprocess.run([sys.executable, *flags, str(VERIFIER), str(bundle), *options],
+                          capture_output=True, text=True, timeout=60, cwd=bundle.parent)
+    return done.returncode, done.stdout + done.stderr
+
+
+def read_files(bundle: Path) -> dict[str, bytes]:
+    with zipfile.ZipFile(bundle) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def tampered(bundle: Path, out: Path, edits: dict[str, Callable[[bytes], bytes]],
+             rewrite_manifest: bool = True) -> Path:
+    """A copy of ``bundle`` with each named file passed through its edit; the manifest's
+    hashes rewritten to match the edited files when ``rewrite_manifest``."""
+    files = read_files(bundle)
+    for name, edit in edits.items():
+        before = files[name]
+        files[name] = edit(before)
+        assert files[name] != before, f"the edit of {name} changed nothing"
+    if rewrite_manifest:
+        manifest = json.loads(files["manifest.json"])
+        for name in edits:
+            manifest["files"][name] = hashlib.sha256(files[name]).hexdigest()
+        files["manifest.json"] = json.dumps(manifest, indent=1, sort_keys=True).encode()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return out

@@ -1,0 +1,415 @@
+"""The result bundle and the standalone verifier keep each other honest (issue 29).
+
+Every run here is recorded by the real sequencer on the fake clock; its bundle must verify in
+a bare interpreter (``python -I -S``), and each tampered copy — even with the manifest's hashes
+rewritten to match — must fail naming the figure or the file."""
+
+from __future__ import annotations
+
+import ast
+import csv
+import hashlib
+import io
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.cli.main import main as storwatt
+from app.com_verdict import record_com_result
+from app.records import PhaseKind, PowerInput, RunConfig, RunStatus
+from app.reports.export import write_bundle
+from app.sequencer import events as ev
+from app.session import open_session
+from app.signoff import approve, sign_off
+from app.storage.audit import add_audit_entry
+from drivers.clock import FakeClock
+from tests.support.bundles import VERIFIER, bundle_of, read_files, tampered, verify
+from tests.support.recorded_runs import (DegradingMeter, OffsetGridEngine, abort_at,
+                                         pause_once_in, record_run)
+from tests.support.resume_runs import interrupted_run, resume
+
+
+def _rows(data: bytes) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(data.decode())))
+
+
+def _csv(rows: list[dict[str, str]]) -> bytes:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue().encode()
+
+
+def _jsonl(data: bytes) -> list[dict]:
+    return [json.loads(line) for line in data.decode().splitlines()]
+
+
+def _dump_jsonl(items: list[dict]) -> bytes:
+    return b"".join(json.dumps(i, sort_keys=True, separators=(",", ":")).encode() + b"\n"
+                    for i in items)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The demo plan with RW paused once (two attempts) and SW read on a meter whose
+    uncertainty is too high (EP_SW INVALID, its samples flagged)."""
+    folder = tmp_path_factory.mktemp("verifier")
+    meter: list[DegradingMeter] = []
+    pause = pause_once_in("RW")
+
+    def hook(seq, event) -> None:
+        pause(seq, event)
+        if isinstance(event, ev.PhaseStarted):
+            meter[0].bad = event.phase.profile == "SW" and event.phase.kind is PhaseKind.ACTIVE
+
+    recorded = record_run(folder / "run.db", hook=hook,
+                          meter=lambda inner: meter.append(DegradingMeter(inner)) or meter[0])
+    run = recorded.database.load_run(recorded.run_id)
+    assert not run.metric("EP_SW").valid and "uncertainty" in run.metric("EP_SW").reason
+    return recorded, bundle_of(recorded.database, recorded.run_id, folder / "demo.zip")
+
+
+def test_demo_bundle_verifies_in_a_bare_interpreter(demo) -> None:
+    recorded, bundle = demo
+    status, out = verify(bundle)  # python -I -S: no site packages, no repository on the path
+    assert status == 0, out
+    assert re.search(r"^\[x\] EP_SR: \S+ MiB/s/W \(station \S+ MiB/s/W\)", out, re.M)
+    assert re.search(r"^\[x\] RW \(phase \d+, attempt 2\): interval grid", out, re.M)
+    assert re.search(r"^\[x\] EP_SW validity: station INVALID, verifier finds uncertainty",
+                     out, re.M)
+    assert "not checked: the meter's resolution" in out and "[ ]" not in out
+    assert out.rstrip().splitlines()[-1].startswith("AGREES")
+
+
+@pytest.fixture(scope="module")
+def offset_grid(tmp_path_factory):
+    """The demo plan on an engine reporting on its own, offset grid (as fio does): slices
+    straddle the interval and window boundaries."""
+    folder = tmp_path_factory.mktemp("offset")
+    recorded = record_run(folder / "run.db", engine=OffsetGridEngine, workload_latency_s=0.5)
+    return recorded, bundle_of(recorded.database, recorded.run_id, folder / "offset.zip")
+
+
+def test_offset_grid_bundle_verifies(offset_grid) -> None:
+    status, out = verify(offset_grid[1])
+    assert status == 0, out
+
+
+def test_the_documented_window_rule_recomputes_ep_sr(offset_grid) -> None:
+    """docs/export-format.md, "Recomputing the metrics": samples count when start ≤ t < end,
+    slices pro rata to their overlap with [start, end). The rule it used to give (a slice
+    counts whole when its end lies in (start, end]) is measurably off on this run."""
+    recorded, bundle = offset_grid
+    files = read_files(bundle)
+    metric = next(m for m in _jsonl(files["metrics.jsonl"]) if m["name"] == "EP_SR")
+    attempt = next(a for a in _jsonl(files["attempts.jsonl"])
+                   if a["phase_index"] == metric["phase_index"])
+    start, end = attempt["window_start_s"], attempt["window_end_s"]
+    watts = [float(r["watts_W"]) for r in _rows(files["power_samples.csv"])
+             if int(r["phase"]) == metric["phase_index"] and start <= float(r["t_s"]) < end
+             and not r["flags"]]
+    slices = [(float(r["t_start_s"]), float(r["t_end_s"]),
+               int(r["read_bytes_B"]) + int(r["write_bytes_B"]))
+              for r in _rows(files["workload_slices.csv"])
+              if int(r["phase"]) == metric["phase_index"]]
+    assert any(a < start < b or a < end < b for a, b, _ in slices), "no slice straddles"
+    power = sum(watts) / len(watts)
+    documented = sum(n * max(0.0, min(b, end) - max(a, start)) / (b - a)
+                     for a, b, n in slices) / 2**20 / (end - start) / power
+    old_rule = sum(n for a, b, n in slices if start < b <= end) / 2**20 / (end - start) / power
+    assert documented == pytest.approx(metric["value"], rel=1e-9)
+    assert abs(old_rule / metric["value"] - 1) > 1e-4  # 0.03 % here; issue 29 saw 0.93 %
+
+
+def test_four_power_inputs_verify_and_one_reading_off_fails(tmp_path: Path) -> None:
+    inputs = tuple(PowerInput(f"psu-{k}", "sim") for k in "abcd")
+    session = open_session(RunConfig(lab="sim-direct", power_inputs=inputs),
+                           db_url=f"sqlite:///{tmp_path}/runs.db", clock=FakeClock())
+    assert session.sequencer.run() is RunStatus.COMPLETED
+    session.writer.close()
+    bundle = bundle_of(session.database, session.sequencer.run_id, tmp_path / "b.zip")
+    status, out = verify(bundle)
+    assert status == 0 and "[x] power inputs: the total of" in out, out
+
+    def one_reading(data: bytes) -> bytes:
+        rows = _rows(data)
+        rows[100]["watts_W"] = repr(float(rows[100]["watts_W"]) + 0.001)
+        return _csv(rows)
+    bad = tampered(bundle, tmp_path / "t.zip", {"power_input_samples.csv": one_reading})
+    status, out = verify(bad)
+    assert status == 1 and re.search(r"^\[ \] power inputs: .*\(1 differ", out, re.M), out
+
+
+@pytest.mark.parametrize("cut_in", ["RW", "Ready idle"])
+def test_resumed_run_bundles_verify(cut_in: str, tmp_path: Path) -> None:
+    """A run whose station died in the active sequence or in ready idle, continued in its
+    own record: the redone phases' later attempts are the ones recomputed."""
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    _, run = resume(url, interrupted_run(url, cut_in))
+    assert run.resumptions
+    bundle = tmp_path / "b.zip"
+    write_bundle(run, bundle)
+    status, out = verify(bundle)
+    assert status == 0 and "[x] Run completed" in out, out
+
+
+@pytest.mark.parametrize("kind", ["aborted", "demo-workloads", "spc1-like-demo", "pts-di-demo"])
+def test_bundles_of_other_runs_verify(kind: str, tmp_path: Path) -> None:
+    """An aborted run, the hot band and other workloads, an SPC-1-like sweep, a PTS matrix."""
+    if kind == "aborted":
+        recorded = record_run(tmp_path / "r.db", hook=abort_at(PhaseKind.READY_IDLE))
+        assert recorded.status is RunStatus.ABORTED
+    else:
+        recorded = record_run(tmp_path / "r.db", method=kind, coms=())
+    status, out = verify(bundle_of(recorded.database, recorded.run_id, tmp_path / "b.zip"))
+    assert status == 0, out
+    assert "[x] EP_" in out
+
+
+def _shift_sample(profile: str, phase_of: dict[str, int]):
+    def edit(data: bytes) -> bytes:
+        rows = _rows(data)
+        row = next(r for r in rows if int(r["phase"]) == phase_of[profile]
+                   and r["window"] == "2" and r["flags"] == "")
+        row["watts_W"] = repr(float(row["watts_W"]) + 0.001)  # 1 mW
+        return _csv(rows)
+    return edit
+
+
+def _phases(bundle: Path) -> dict[str, int]:
+    return {p["name"]: p["index"] for p in _jsonl(read_files(bundle)["phases.jsonl"])
+            if p["kind"] == "active"}
+
+
+def test_one_sample_one_milliwatt_off_fails_naming_the_figure(demo, tmp_path: Path) -> None:
+    _, bundle = demo
+    bad = tampered(bundle, tmp_path / "t.zip",
+                   {"power_samples.csv": _shift_sample("SR", _phases(bundle))})
+    status, out = verify(bad)
+    assert status == 1, out
+    assert re.search(r"^\[ \] EP_SR average power", out, re.M)
+    assert re.search(r"^\[ \] EP_SR: ", out, re.M)
+    assert "[x] files: all" in out  # the manifest was rewritten: only the figures tell …
+    assert re.search(r"^\[ \] samples SHA-256", out, re.M)  # … and the samples hash
+
+
+def test_a_removed_flag_fails(demo, tmp_path: Path) -> None:
+    _, bundle = demo
+
+    def unflag(data: bytes) -> bytes:
+        rows = _rows(data)
+        for row in rows:
+            row["flags"] = ";".join(f for f in row["flags"].split(";")
+                                    if f and f != "uncertainty_high")
+        return _csv(rows)
+    status, out = verify(tampered(bundle, tmp_path / "t.zip", {"power_samples.csv": unflag}))
+    assert status == 1, out
+    assert re.search(r"^\[ \] EP_SW validity: station INVALID, verifier finds none .*"
+                     r"disagrees on uncertainty above the limit", out, re.M)
+
+
+def test_a_reading_out_of_supply_or_an_inlet_reading_removed_fails(demo, tmp_path) -> None:
+    _, bundle = demo
+    rr = _phases(bundle)["RR"]
+
+    def brownout(data: bytes) -> bytes:
+        rows = _rows(data)
+        row = next(r for r in rows if int(r["phase"]) == rr and r["window"] == "2")
+        row["volts_V"] = "180.0"  # below the declared 200–240 V, yet not flagged
+        return _csv(rows)
+
+    def no_inlet(data: bytes) -> bytes:
+        return _csv([r for r in _rows(data) if not (int(r["phase"]) == rr
+                                                    and r["window"] == "2")])
+    status, out = verify(tampered(bundle, tmp_path / "a.zip", {"power_samples.csv": brownout}))
+    assert status == 1 and re.search(r"^\[ \] supply flags of \d+ power samples .*: 1 differ",
+                                     out, re.M), out
+    status, out = verify(tampered(bundle, tmp_path / "b.zip",
+                                  {"inlet_temperature.csv": no_inlet}))
+    assert status == 1 and re.search(r"^\[ \] EP_RR validity: station VALID, verifier finds no "
+                                     r"inlet reading", out, re.M), out
+
+
+def test_a_moved_interval_boundary_fails(demo, tmp_path: Path) -> None:
+    _, bundle = demo
+    mw1 = _phases(bundle)["MW1"]
+
+    def move(data: bytes) -> bytes:
+        items = _jsonl(data)
+        record = next(r for r in items if r["phase_index"] == mw1 and r["index"] == 4)
+        record["start_s"] += 0.25
+        return _dump_jsonl(items)
+
+    def move_window(data: bytes) -> bytes:
+        items = _jsonl(data)
+        attempt = next(a for a in items if a["phase_index"] == mw1)
+        attempt["window_start_s"] += 1.0
+        attempt["window_end_s"] += 1.0
+        return _dump_jsonl(items)
+    status, out = verify(tampered(bundle, tmp_path / "a.zip", {"intervals.jsonl": move}))
+    assert status == 1 and re.search(r"^\[ \] MW1 .*1 interval boundaries off the grid #5",
+                                     out, re.M), out
+    status, out = verify(tampered(bundle, tmp_path / "b.zip", {"attempts.jsonl": move_window}))
+    assert status == 1 and re.search(r"^\[ \] (MW1|EP_MW1)", out, re.M), out
+
+
+def test_an_edited_method_fails(demo, tmp_path: Path) -> None:
+    _, bundle = demo
+
+    def weights(data: bytes) -> bytes:
+        method = json.loads(data)
+        method["stability"]["weights"] = [1.0] * len(method["stability"]["weights"])
+        return json.dumps(method, sort_keys=True, separators=(",", ":")).encode()
+    status, out = verify(tampered(bundle, tmp_path / "a.zip", {"method.json": weights}))
+    assert status == 1 and re.search(r"^\[ \] method\.json SHA-256", out, re.M), out
+
+    # … and with the run's own record of the method's hash rewritten too
+    new = hashlib.sha256(weights(read_files(bundle)["method.json"])).hexdigest()
+
+    def run_json(data: bytes) -> bytes:
+        run = json.loads(data)
+        run["method"]["sha256"] = new
+        return json.dumps(run, sort_keys=True, separators=(",", ":")).encode()
+
+    def manifest_hash(b: Path) -> Path:
+        files = read_files(b)
+        manifest = json.loads(files["manifest.json"])
+        manifest["method_sha256"] = new
+        return tampered(b, tmp_path / "c.zip",
+                        {"manifest.json": lambda _: json.dumps(manifest).encode()},
+                        rewrite_manifest=False)
+    both = manifest_hash(tampered(bundle, tmp_path / "b.zip",
+                                  {"method.json": weights, "run.json": run_json}))
+    status, out = verify(both)
+    assert status == 1, out
+    assert "[x] method.json SHA-256" in out
+    assert re.search(r"^\[ \] MW1 \(phase \d+, attempt 1\) interval \d+: .*WMA_i", out, re.M)
+
+
+def test_a_histogram_bin_moved_fails(demo, tmp_path: Path) -> None:
+    _, bundle = demo
+
+    def move(data: bytes) -> bytes:
+        items = _jsonl(data)
+        items[0]["bins"] = {str(int(k) // 2): v for k, v in items[0]["bins"].items()}
+        return _dump_jsonl(items)  # every IO reported twice as fast
+    status, out = verify(tampered(bundle, tmp_path / "t.zip", {"histograms.jsonl": move}))
+    assert status == 1 and re.search(r"^\[ \] MW1 \(phase \d+\) histogram 99\.99 % confidence",
+                                     out, re.M), out
+
+
+def test_unlisted_or_changed_file_without_manifest_rewrite_is_named(demo, tmp_path) -> None:
+    _, bundle = demo
+    bad = tampered(bundle, tmp_path / "t.zip",
+                   {"events.jsonl": lambda d: d + b'{"t":0}\n'}, rewrite_manifest=False)
+    status, out = verify(bad)
+    assert status == 1 and re.search(r"^\[ \] file events\.jsonl: SHA-256", out, re.M), out
+
+
+def test_record_sha256_rebuilt_and_anchored(demo, tmp_path: Path) -> None:
+    """The record hash is rebuilt from the bundle's own data; a forger who edits a file the
+    figures do not use and rewrites the whole manifest still fails against the hash a
+    signature names."""
+    recorded, bundle = demo
+    current = sign_off(recorded.database.load_run(recorded.run_id)).current.sha256
+    status, out = verify(bundle, "--record-sha256", current)
+    assert status == 0 and f"[x] record SHA-256 {current} (expected {current})" in out, out
+    assert f"[x] record SHA-256 {current} rebuilt from the bundle's data" in out
+    status, out = verify(bundle, "--record-sha256", "0" * 64)
+    assert status == 1 and "[ ] record SHA-256" in out, out
+
+    def log_line(data: bytes) -> bytes:
+        return data.replace(b"power meter:", b"power meter (checked):", 1)
+    forged = tampered(bundle, tmp_path / "f.zip", {"events.jsonl": log_line})
+    status, out = verify(forged)
+    assert status == 1 and re.search(r"^\[ \] record SHA-256 \w+ rebuilt", out, re.M), out
+    files = read_files(forged)
+    manifest = json.loads(files["manifest.json"])
+    manifest["record_sha256"] = re.search(r"record SHA-256 (\w+) rebuilt", out).group(1)
+    fully = tampered(forged, tmp_path / "g.zip",
+                     {"manifest.json": lambda _: json.dumps(manifest).encode()},
+                     rewrite_manifest=False)
+    assert verify(fully)[0] == 0  # consistent in itself …
+    status, out = verify(fully, "--record-sha256", current)  # … but not the signed record
+    assert status == 1 and f"[ ] record SHA-256 {manifest['record_sha256']} (expected" in out
+
+
+def test_record_with_qa_entries_rebuilds_its_hash(offset_grid, tmp_path: Path) -> None:
+    """COM results, a disposition and an approval: the verdict-bearing entries are in the
+    rebuilt hash, and an approved earlier revision is named as such."""
+    recorded, _ = offset_grid
+    db = recorded.database
+    record_com_result(db, db.load_run(recorded.run_id), "parity-raid", "passed",
+                      "array GUI: RAID 6", "T. Tech")
+    approved = sign_off(db.load_run(recorded.run_id)).current.sha256
+    approve(db, db.load_run(recorded.run_id), "Q. Auditor", "Reviewed.")
+    add_audit_entry(db, recorded.run_id, "disposition", "figures checked", "Q. Auditor",
+                    "accepted")
+    bundle = bundle_of(db, recorded.run_id, tmp_path / "qa.zip")
+    status, out = verify(bundle)
+    assert status == 0 and "rebuilt from the bundle's data" in out, out
+    status, out = verify(bundle, "--record-sha256", approved)
+    assert status == 1 and "the expected hash is revision 2 of this record" in out, out
+
+
+def test_samples_sha256_recomputed_from_the_csvs(demo) -> None:
+    """The hash every report page prints is rebuilt from the bundle's CSVs (flagged samples
+    included: EP_SW's are), so the CSVs are the samples the report was made from."""
+    recorded, bundle = demo
+    printed = recorded.database.load_run(recorded.run_id).samples_sha256
+    status, out = verify(bundle, "--samples-sha256", printed)
+    assert status == 0 and f"[x] samples SHA-256 {printed} (the report prints" in out, out
+    status, out = verify(bundle, "--samples-sha256", "f" * 64)
+    assert status == 1 and "[ ] samples SHA-256" in out, out
+
+
+def test_verifier_imports_the_standard_library_only() -> None:
+    tree = ast.parse(VERIFIER.read_text(encoding="utf-8"))
+    roots = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+             for alias in node.names}
+    roots |= {node.module.split(".")[0] for node in ast.walk(tree)
+              if isinstance(node, ast.ImportFrom) and node.module}
+    assert roots and roots <= set(sys.stdlib_module_names) | {"__future__"}, roots
+
+
+def test_cli_writes_a_bundle_and_refuses_a_special_file(demo, tmp_path, capsys) -> None:
+    recorded, _ = demo
+    url = recorded.database.url
+    out = tmp_path / "cli.zip"
+    assert storwatt(["report", recorded.run_id[:8], "--bundle", str(out), "--db", url]) == 0
+    assert f"bundle: {out}" in capsys.readouterr().out
+    assert sorted(read_files(out)) == sorted(read_files(demo[1]))
+    assert verify(out)[0] == 0
+    assert storwatt(["report", recorded.run_id[:8], "--bundle", "/dev/null", "--db", url]) != 0
+    assert "not a file" in capsys.readouterr().err
+
+
+def test_gui_export_bar_writes_a_bundle_that_verifies(demo, tmp_path, qtbot) -> None:
+    from PySide6.QtCore import QSettings
+
+    from ui.report_export import ReportExportBar
+
+    recorded, _ = demo
+    bar = ReportExportBar(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
+                          ask=lambda *a: (str(tmp_path / "gui.zip"), ""))
+    qtbot.addWidget(bar)
+    bar.set_run(lambda: recorded.database.load_run(recorded.run_id))
+    bar.bundle_button.click()
+    assert bar.saved == tmp_path / "gui.zip" and "Saved to" in bar.saved_label.text()
+    assert verify(bar.saved)[0] == 0
+
+
+def test_what_is_no_bundle_gets_exit_2_and_a_sentence(demo, tmp_path: Path) -> None:
+    not_zip = tmp_path / "report.pdf"
+    not_zip.write_bytes(b"%PDF-1.4 not a bundle")
+    status, out = verify(not_zip)
+    assert status == 2 and "cannot read" in out and "Traceback" not in out, out
+    _, bundle = demo
+    garbled = tampered(bundle, tmp_path / "g.zip", {
+        "power_samples.csv": lambda d: d.replace(b"\n", b"\nabc,", 1)})
+    status, out = verify(garbled)
+    assert status == 2 and "storwatt-verify:" in out and "Traceback" not in out, out

@@ -1,0 +1,1004 @@
+#!/usr/bin/env python3
+"""storwatt-verify: check a StorWatt result bundle without trusting the station that made it.
+
+    storwatt-verify BUNDLE.zip [--record-sha256 HASH]
+    python storwatt_verify.py BUNDLE.zip [--record-sha256 HASH]
+
+An auditor, a customer or a second lab runs this on stock Python 3.11 or later: it imports the
+standard library only and nothing of the station (issue 29). From the bundle's raw data — power
+samples, workload slices, the interval grid, the method as run — it recomputes with its own code
+every figure the station reported, prints one checklist line per criterion (``[x]`` agrees,
+``[ ]`` does not) with its figure beside the station's, and a ``not checked:`` line for each
+thing it does not recompute. Exit status 0 only when every figure agrees to 1e-9 relative and
+every verdict it derives matches the station's; 1 otherwise; 2 when the bundle cannot be read.
+
+The bundle layout is documented in the repository's docs/export-format.md ("Result bundle");
+each rule below names the docs/method-notes.md section it implements. Read top to bottom: the
+constants, reading the bundle, the method's rules, the checks, the command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import csv
+import functools
+import hashlib
+import io
+import json
+import math
+import struct
+import sys
+import zipfile
+from decimal import Decimal
+from dataclasses import dataclass, field
+from typing import Any
+
+BUNDLE_FORMAT = "storwatt-bundle/1"
+REL_TOL = 1e-9
+MIB = 2**20  # MiB/s profiles count mebibytes (method-notes §4)
+GB = 10**9  # EP_RI's GB is 10⁹ bytes (method-notes §4)
+
+# ------------------------------------------------------------------------------------------
+# REGISTERED COMPLIANT METHODS — the anchor outside the bundle.
+# Key: SHA-256 of a bundle's method.json (the resolved method as the run stored it, canonical
+# JSON: keys sorted, no spaces, UTF-8); value: "name version". A bundle whose method claims to
+# be compliant must be one of these. To be filled from the station's registry of compliant
+# methods when it is published (the verdict issue); note that registry pins the SHA-256 of a
+# method's *normative content*, a subset of its keys, which this verifier would then have to
+# extract the same way. While the list is empty the check is reported as "not checked".
+REGISTERED_COMPLIANT_METHODS: dict[str, str] = {
+}
+# ------------------------------------------------------------------------------------------
+
+#: flags that exclude a power sample from every average (method-notes §3)
+EXCLUDING_FLAGS = frozenset({"no_data", "overrange", "range_change", "invalid", "sensor_error",
+                             "garbage", "uncertainty_unknown", "input_missing",
+                             "inputs_misaligned"})
+#: flags counted against the method's tolerance of flagged power samples (method-notes §3)
+COUNTED_FLAGS = ("overrange", "no_data", "invalid", "range_change", "garbage",
+                 "uncertainty_unknown", "input_missing", "inputs_misaligned")
+UNCERTAINTY_HIGH = "uncertainty_high"  # above the method's uncertainty limit (method-notes §3)
+#: the station's stored one-letter code of each flag (docs/storage.md): the samples SHA-256
+#: hashes flags in this form; a flag without a code is kept by name after a "|"
+FLAG_CODES = {"no_data": "N", "overrange": "O", "range_change": "R", "invalid": "I",
+              "uncertainty_high": "U", "uncertainty_unknown": "K", "sensor_error": "S",
+              "garbage": "G", "voltage_out_of_range": "V", "frequency_out_of_range": "F",
+              "input_missing": "X", "inputs_misaligned": "A", "low_current": "L"}
+BOUNDARY_EPS = 1e-9  # the recorder's tolerance on slice ends at a window edge (seconds)
+
+LOADED_KINDS = ("active", "sweep")  # phases with stabilisation + measurement windows (§2, §6)
+FILES = ("run.json", "method.json", "phases.jsonl", "attempts.jsonl", "intervals.jsonl",
+         "metrics.jsonl", "histograms.jsonl", "search.jsonl", "events.jsonl", "audit.jsonl",
+         "power_samples.csv", "inlet_temperature.csv", "power_input_samples.csv",
+         "workload_slices.csv")
+
+
+class BundleError(Exception):
+    """The bundle cannot be read at all (exit status 2)."""
+
+
+# --- reading the bundle -------------------------------------------------------------------
+
+def _float(text: str) -> float:
+    return float(text) if text != "" else math.nan
+
+
+def _csv_rows(data: bytes) -> list[dict[str, str]]:
+    rows = csv.reader(io.StringIO(data.decode("utf-8")))
+    header = next(rows, [])
+    return [dict(zip(header, row)) for row in rows]
+
+
+def _jsonl(data: bytes) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
+
+
+@dataclass(frozen=True)
+class Sample:
+    phase: int
+    attempt: int
+    interval: int  # where the station placed it
+    t: float
+    watts: float
+    flags: frozenset[str]
+    volts: float = math.nan
+    freq_hz: float = math.nan
+
+    @property
+    def usable(self) -> bool:
+        return not (self.flags & EXCLUDING_FLAGS) and not math.isnan(self.watts)
+
+
+@dataclass(frozen=True)
+class Inlet:
+    phase: int
+    attempt: int
+    t: float
+    celsius: float
+    usable: bool
+
+
+@dataclass(frozen=True)
+class Slice:
+    phase: int
+    attempt: int
+    t_start: float
+    t_end: float
+    ios: int
+    nbytes: int
+    avg_resp_ms: float
+
+
+@dataclass
+class Bundle:
+    manifest: dict[str, Any]
+    files: dict[str, bytes]
+    run: dict[str, Any] = field(default_factory=dict)
+    method: dict[str, Any] = field(default_factory=dict)
+    phases: list[dict[str, Any]] = field(default_factory=list)
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    intervals: list[dict[str, Any]] = field(default_factory=list)
+    metrics: list[dict[str, Any]] = field(default_factory=list)
+    samples: list[Sample] = field(default_factory=list)
+    slices: list[Slice] = field(default_factory=list)
+    inlet: list[Inlet] = field(default_factory=list)
+    parsed: dict[str, Any] = field(default_factory=dict)  # each file parsed once
+
+    def table(self, name: str) -> list[dict[str, str]]:
+        """The rows of a CSV file of the bundle, parsed on first use."""
+        if name not in self.parsed:
+            self.parsed[name] = _csv_rows(self.files[name])
+        return self.parsed[name]
+
+    def samples_sha256(self) -> str:
+        if "samples_sha256" not in self.parsed:
+            self.parsed["samples_sha256"] = samples_sha256(self)
+        return self.parsed["samples_sha256"]
+
+
+def read_bundle(path: str) -> Bundle:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            files = {name: archive.read(name) for name in archive.namelist()}
+    except (OSError, zipfile.BadZipFile, KeyError) as exc:
+        raise BundleError(f"cannot read {path}: {exc}") from None
+    if "manifest.json" not in files:
+        raise BundleError(f"{path} has no manifest.json: not a StorWatt result bundle")
+    manifest = json.loads(files.pop("manifest.json"))
+    if manifest.get("format") != BUNDLE_FORMAT:
+        raise BundleError(f"{path} is bundle format {manifest.get('format')!r}; this verifier "
+                          f"reads {BUNDLE_FORMAT}")
+    missing = [name for name in FILES if name not in files]
+    if missing:
+        raise BundleError(f"{path} lacks {', '.join(missing)}")
+    b = Bundle(manifest, files)
+    b.run = json.loads(files["run.json"])
+    b.method = json.loads(files["method.json"]) or {}
+    b.phases = _jsonl(files["phases.jsonl"])
+    b.attempts = _jsonl(files["attempts.jsonl"])
+    b.intervals = _jsonl(files["intervals.jsonl"])
+    b.metrics = _jsonl(files["metrics.jsonl"])
+    b.samples = [Sample(int(r["phase"]), int(r["attempt"]), int(r["interval"]),
+                        float(r["t_s"]), _float(r["watts_W"]),
+                        frozenset(f for f in r["flags"].split(";") if f), _float(r["volts_V"]),
+                        _float(r["freq_Hz"]))
+                 for r in b.table("power_samples.csv")]
+    b.inlet = [Inlet(int(r["phase"]), int(r["attempt"]), float(r["t_s"]), _float(r["celsius_C"]),
+                     not (set(r["flags"].split(";")) & EXCLUDING_FLAGS)
+                     and r["celsius_C"] != "")
+               for r in b.table("inlet_temperature.csv")]
+    b.slices = [Slice(int(r["phase"]), int(r["attempt"]), float(r["t_start_s"]),
+                      float(r["t_end_s"]), int(r["read_ios"]) + int(r["write_ios"]),
+                      int(r["read_bytes_B"]) + int(r["write_bytes_B"]), _float(r["avg_resp_ms"]))
+                for r in b.table("workload_slices.csv")]
+    return b
+
+
+# --- the method's rules ---------------------------------------------------------------------
+
+def overlap(s: Slice, start: float, end: float) -> float:
+    """Fraction of slice ``s`` inside [start, end): a slice straddling a boundary counts pro
+    rata (method-notes §4: engines report on their own clock grid)."""
+    span = s.t_end - s.t_start
+    if span <= 0:
+        return 1.0 if start <= s.t_end < end else 0.0
+    return max(0.0, min(s.t_end, end) - max(s.t_start, start)) / span
+
+
+def window_ops(slices: list[Slice], ends: list[float], start: float, end: float,
+               unit: str) -> tuple[float, float]:
+    """(operations, average response ms) of the slices overlapping [start, end), each pro rata:
+    IOs for IOPS profiles, MiB for MiB/s profiles (method-notes §4)."""
+    ios = nbytes = weight = 0.0
+    for s in slices[bisect.bisect_right(ends, start + BOUNDARY_EPS):]:
+        if s.t_start >= end - BOUNDARY_EPS:
+            break
+        share = overlap(s, start, end)
+        ios += s.ios * share
+        nbytes += s.nbytes * share
+        weight += s.avg_resp_ms * s.ios * share
+    return (ios if unit == "IOPS" else nbytes / MIB), (weight / ios if ios else math.nan)
+
+
+def mean(values: list[float]) -> float:
+    return math.fsum(values) / len(values) if values else math.nan
+
+
+def efficiency(rate: float, watts: float) -> float:
+    """EP_i = O_i / P_i, none without a positive power and a rate (method-notes §4)."""
+    ok = math.isfinite(rate) and rate >= 0 and math.isfinite(watts) and watts > 0
+    return rate / watts if ok else math.nan
+
+
+def wma(eps: list[float], weights: list[float]) -> list[float]:
+    """WMA_i = Σ w_k·EP_{i−k} / Σ w_k, weights newest first; early intervals use the leading
+    weights (method-notes §4)."""
+    out = []
+    for i in range(len(eps)):
+        n = min(i + 1, len(weights))
+        out.append(math.fsum(weights[k] * eps[i - k] for k in range(n)) / math.fsum(weights[:n]))
+    return out
+
+
+def drift_pct(values: list[float]) -> float:
+    """Change of the least-squares line across the window in % of the mean (method-notes §4)."""
+    n = len(values)
+    if n < 2:
+        return 0.0
+    xm, ym = (n - 1) / 2, mean(values)
+    slope = (math.fsum((x - xm) * (y - ym) for x, y in enumerate(values))
+             / math.fsum((x - xm) ** 2 for x in range(n)))
+    return slope * (n - 1) / abs(ym) * 100
+
+
+def holds(ep: float, w: float, tolerance_pct: float) -> bool:
+    """The WMA criterion at one interval: |EP_i − WMA_i| ≤ tolerance·WMA_i (method-notes
+    §4)."""
+    return math.isfinite(ep) and math.isfinite(w) and w > 0 \
+        and abs(ep - w) <= tolerance_pct / 100 * w
+
+
+def stability(eps: list[float], weights: list[float], tolerance_pct: float, first: int,
+              max_drift: float | None) -> tuple[bool, float, str]:
+    """(stable, drift %, why not) over the measurement window starting at interval ``first``
+    (method-notes §4: every EP_i within tolerance of its WMA_i, and the drift within limit)."""
+    if first >= len(eps):
+        return False, math.nan, "no measurement interval"
+    w = wma(eps, weights)
+    for i in range(first, len(eps)):
+        if not holds(eps[i], w[i], tolerance_pct):
+            return False, math.nan, f"interval {i + 1} outside ±{tolerance_pct:g} % of its WMA"
+    drift = drift_pct(eps[first:])
+    if max_drift is not None and abs(drift) > max_drift:
+        return False, drift, f"drift {drift:+.3f} % beyond ±{max_drift:g} %"
+    return True, drift, ""
+
+
+# --- the checklist --------------------------------------------------------------------------
+
+def agree(a: float, b: float) -> bool:
+    """Both without a value (NaN), or equal to 1e-9 relative."""
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return a == b or abs(a - b) <= REL_TOL * max(abs(a), abs(b))
+
+
+def num(value: Any) -> float:
+    """A JSON number as the station stored it (NaN is null, ±inf are strings)."""
+    if value is None:
+        return math.nan
+    if value in ("inf", "-inf"):
+        return math.inf if value == "inf" else -math.inf
+    return float(value)
+
+
+class Checklist:
+    def __init__(self, out: Any) -> None:
+        self.out = out
+        self.failed = 0
+        self.passed = 0
+        self.unchecked: list[str] = []
+
+    def line(self, ok: bool, text: str) -> None:
+        self.passed += ok
+        self.failed += not ok
+        print(f"[{'x' if ok else ' '}] {text}", file=self.out)
+
+    def figure(self, name: str, mine: float, station: float, unit: str = "",
+               cite: str = "") -> bool:
+        ok = agree(mine, station)
+        u = f" {unit}" if unit else ""
+        self.line(ok, f"{name}: {mine!r}{u} (station {station!r}{u})"
+                      + (f" — {cite}" if cite else ""))
+        return ok
+
+    def not_checked(self, what: str) -> None:
+        self.unchecked.append(what)
+
+
+@dataclass
+class Attempt:
+    """One phase attempt as the verifier re-derives it."""
+
+    phase: dict[str, Any]
+    number: int
+    t_start: float
+    window: tuple[float, float]
+    stabilisation: int  # intervals before the measurement window (after any extension)
+    planned: int  # intervals on the grid (0: no limit)
+
+
+def check_files(b: Bundle, c: Checklist) -> None:
+    """Every file is listed in the manifest with its SHA-256, and every listed file is there."""
+    listed = b.manifest.get("files", {})
+    bad = 0
+    for name in sorted(set(listed) | set(b.files)):
+        got = hashlib.sha256(b.files[name]).hexdigest() if name in b.files else None
+        if got != listed.get(name):
+            bad += 1
+            c.line(False, f"file {name}: " + ("in the bundle but not in the manifest"
+                                               if name not in listed else
+                                               "in the manifest but missing" if got is None
+                                               else f"SHA-256 {got} ≠ manifest {listed[name]}"))
+    if not bad:
+        c.line(True, f"files: all {len(listed)} match the manifest's SHA-256")
+
+
+def check_method(b: Bundle, c: Checklist) -> None:
+    """The method as run: its hash as recorded, and whether it is a registered one."""
+    data = b.files["method.json"]
+    got = hashlib.sha256(data).hexdigest()
+    canonical = json.dumps(b.method, sort_keys=True, separators=(",", ":"),
+                           ensure_ascii=False).encode("utf-8")
+    stored = b.run["method"]["sha256"]
+    c.line(got == stored and canonical == data and b.manifest.get("method_sha256") == stored,
+           f"method.json SHA-256 {got} (station {stored}; canonical form "
+           f"{'kept' if canonical == data else 'NOT kept'})")
+    name = f"{b.run['method']['name']} {b.run['method']['version']}"
+    if not REGISTERED_COMPLIANT_METHODS:
+        c.not_checked("registered compliant method (this verifier's registry is empty)")
+    elif got in REGISTERED_COMPLIANT_METHODS:
+        c.line(True, f"method {name} is registered compliant: "
+                     f"{REGISTERED_COMPLIANT_METHODS[got]}")
+    else:
+        claims = b.run["method"].get("claims_compliant")
+        c.line(not claims, f"method {name} is not a registered compliant method"
+                           + (" but claims to be compliant" if claims else
+                              " (and does not claim to be)"))
+
+
+RECORD_FORMAT = "storwatt-record/1"  # the record hash this verifier rebuilds (docs/storage.md)
+VERDICT_KINDS = ("disposition", "com_result")  # audit entries that bear a verdict
+
+
+def canonical(value: Any) -> bytes:
+    """The record hash's canonical JSON: keys sorted, no whitespace, UTF-8 (docs/storage.md)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False).encode("utf-8")
+
+
+def _cell_value(text: str, kind: type) -> Any:
+    return None if text == "" else kind(text)
+
+
+def record_facts(b: Bundle) -> dict[str, Any]:
+    """The record's facts as the station hashes them (layer 1 of the record SHA-256,
+    docs/storage.md), rebuilt from the bundle's files; the samples enter by their SHA-256,
+    recomputed from the CSVs."""
+    run, method = b.run["run"], b.run["method"]
+    phase_keys = ("index", "kind", "name", "profile", "planned_s", "stabilisation_intervals",
+                  "measurement_intervals")
+    phases = [{"info": {k: p[k] for k in phase_keys}, "status": p["status"],
+               "attempts": p["attempts"], "t_start": p["t_start_s"], "t_end": p["t_end_s"],
+               "error": p["error"], "workload": p["workload"]} for p in b.phases]
+    workload = [{"phase_index": int(r["phase"]), "attempt": int(r["attempt"]),
+                 "window": int(r["window"]),
+                 "interval": {"t_start": float(r["t_start_s"]), "t_end": float(r["t_end_s"]),
+                              "read_ios": int(r["read_ios"]), "write_ios": int(r["write_ios"]),
+                              "read_bytes": int(r["read_bytes_B"]),
+                              "write_bytes": int(r["write_bytes_B"]),
+                              "avg_resp_ms": _cell_value(r["avg_resp_ms"], float),
+                              "max_resp_ms": _cell_value(r["max_resp_ms"], float),
+                              "latency_bins": {}, "host": r["host"]}}
+                for r in b.table("workload_slices.csv")]
+    return {
+        "format": RECORD_FORMAT,
+        "run": {k: run[k] for k in ("run_id", "status", "started_wall", "finished_wall",
+                                    "planned_s", "duration_s", "error", "workload_engine")},
+        "configuration": b.run["configuration"],
+        "method": {"name": method["name"], "version": method["version"],
+                   "claims_compliant": method["claims_compliant"],
+                   "resolved": b.method or None, "sha256": method["sha256"]},
+        "instruments": {k: b.run["instruments"][k]
+                        for k in ("power_meter", "temperature_meter")},
+        "phases": phases, "attempts": b.attempts, "intervals": b.intervals,
+        "workload": workload, "histograms": _jsonl(b.files["histograms.jsonl"]),
+        "search": _jsonl(b.files["search.jsonl"]), "metrics": b.metrics,
+        "events": _jsonl(b.files["events.jsonl"]), "samples_sha256": b.samples_sha256(),
+    }
+
+
+def rebuilt_record_sha256(b: Bundle) -> str:
+    """Layer 2: the facts' hash, the station's verdicts as recorded and every verdict-bearing
+    audit entry (docs/storage.md)."""
+    entries = [{"id": e["entry"], "kind": e["kind"], "subject": e["subject"],
+                "outcome": e["outcome"], "disposition": e["disposition"], "text": e["text"],
+                "author": e["author"], "created_wall": e["recorded_utc"]}
+               for e in _jsonl(b.files["audit.jsonl"]) if e["kind"] in VERDICT_KINDS]
+    facts = hashlib.sha256(canonical(record_facts(b))).hexdigest()
+    return hashlib.sha256(canonical({"format": RECORD_FORMAT, "facts_sha256": facts,
+                                     "verdicts": b.run["record_verdicts"],
+                                     "entries": entries})).hexdigest()
+
+
+def check_record(b: Bundle, c: Checklist, expected: str | None) -> None:
+    """The record SHA-256 rebuilt from the bundle's own data: equal to the manifest's, and to
+    the one a signed report or approval names (``--record-sha256``)."""
+    form = b.manifest.get("record_format")
+    if form != RECORD_FORMAT:
+        c.not_checked(f"record hash (format {form!r}; this verifier rebuilds {RECORD_FORMAT})")
+        return
+    mine = rebuilt_record_sha256(b)
+    c.line(mine == b.manifest.get("record_sha256"),
+           f"record SHA-256 {mine} rebuilt from the bundle's data (manifest "
+           f"{b.manifest.get('record_sha256')})")
+    if expected is None:
+        c.not_checked("the record hash a signature names (give --record-sha256 HASH)")
+        return
+    revisions = {r["record_sha256"]: r["revision"] for r in b.run.get("revisions", ())}
+    ok = mine == expected.lower()
+    older = revisions.get(expected.lower())
+    c.line(ok, f"record SHA-256 {mine} (expected {expected})"
+               + ("" if ok or older is None else
+                  f"; the expected hash is revision {older} of this record"))
+    c.not_checked("the verdicts inside the record hash (compliance criteria, COM verdicts, "
+                  "disposition) are the station's as recorded, not re-derived")
+
+
+def attempts_of(b: Bundle) -> list[Attempt]:
+    """Every phase attempt with its interval grid and measurement window (method-notes §2)."""
+    interval_s = float(b.method["interval_s"])
+    phases = {p["index"]: p for p in b.phases}
+    found = []
+    for a in b.attempts:
+        p = phases[a["phase_index"]]
+        t0 = float(a["t_start"])
+        window = (float(a["window_start_s"]), float(a["window_end_s"]))
+        stab = p["stabilisation_intervals"]
+        if p["kind"] in LOADED_KINDS and window[1] > window[0]:
+            stab = round((window[0] - t0) / interval_s)
+        base = max(1, round(p["planned_s"] / interval_s)) if p["planned_s"] else 0
+        extra = stab - p["stabilisation_intervals"] if p["kind"] == "active" else 0
+        found.append(Attempt(p, int(a["attempt"]), t0, window, stab,
+                             base + extra if base else 0))
+    return found
+
+
+def interval_of(a: Attempt, t: float, interval_s: float) -> int:
+    """The interval [start, end) holding ``t`` on the attempt's grid, −1 outside it
+    (method-notes §4: samples count when start ≤ t < end)."""
+    i = math.floor((t - a.t_start) / interval_s)
+    for candidate in (i - 1, i, i + 1):
+        start = a.t_start + candidate * interval_s
+        if start <= t < start + interval_s:
+            i = candidate
+            break
+    else:
+        return -1
+    return i if i >= 0 and (not a.planned or i < a.planned) else -1
+
+
+def measured_range(a: Attempt) -> range:
+    kind, m = a.phase["kind"], a.phase["measurement_intervals"]
+    if kind in LOADED_KINDS:
+        return range(a.stabilisation, a.stabilisation + m)
+    if kind == "ready_idle":
+        return range(m)
+    return range(0)
+
+
+def check_attempts(b: Bundle, c: Checklist) -> dict[tuple[int, int], dict[str, Any]]:
+    """Placement, interval figures and stability of every attempt; returns what the metric
+    checks need per (phase, attempt)."""
+    interval_s = float(b.method["interval_s"])
+    rule = b.method["stability"]
+    weights = [float(w) for w in rule["weights"]]
+    derived: dict[tuple[int, int], dict[str, Any]] = {}
+    by_attempt: dict[tuple[int, int], list[Sample]] = {}
+    for sample in b.samples:
+        by_attempt.setdefault((sample.phase, sample.attempt), []).append(sample)
+    for a in attempts_of(b):
+        key = (a.phase["index"], a.number)
+        label = f"{a.phase['name']} (phase {key[0]}, attempt {key[1]})"
+        samples = by_attempt.get(key, [])
+        placed = [interval_of(a, s.t, interval_s) for s in samples]
+        moved = sum(p != s.interval for p, s in zip(placed, samples))
+        records = sorted((r for r in b.intervals
+                          if (r["phase_index"], r["attempt"]) == key), key=lambda r: r["index"])
+        grid_bad = [r["index"] for r in records
+                    if not (agree(num(r["start_s"]), a.t_start + r["index"] * interval_s)
+                            and agree(num(r["end_s"]), a.t_start + (r["index"] + 1) * interval_s))]
+        if samples or records:
+            c.line(moved == 0 and not grid_bad,
+                   f"{label}: interval grid and placement of {len(samples)} power samples "
+                   f"({moved} placed differently, {len(grid_bad)} interval boundaries off the "
+                   f"grid{' #' + str(grid_bad[0] + 1) if grid_bad else ''}) — method-notes §4")
+        slices = sorted((s for s in b.slices if (s.phase, s.attempt) == key),
+                        key=lambda s: s.t_end)
+        kept: list[Slice] = []
+        for s in slices:  # a late duplicate from a restarted engine stream is dropped
+            if not kept or s.t_end >= kept[-1].t_end:
+                kept.append(s)
+        ends = [s.t_end for s in kept]
+        unit = next((r["ops_unit"] for r in records if r["ops_unit"]), "")
+        eps: list[float] = []
+        bad = 0
+        usable_by_interval: dict[int, list[float]] = {}
+        for sample, where in zip(samples, placed):
+            if sample.usable:
+                usable_by_interval.setdefault(where, []).append(sample.watts)
+        for r in records:
+            i = r["index"]
+            watts_list = usable_by_interval.get(i, [])
+            watts = mean(watts_list)
+            start = a.t_start + i * interval_s
+            ok = agree(watts, num(r["avg_power_w"])) and len(watts_list) == r["n_power_samples"]
+            if unit:
+                ops, _ = window_ops(kept, ends, start, start + interval_s, unit)
+                rate = ops / interval_s
+                ep = efficiency(rate, watts)
+                ok = ok and agree(rate, num(r["ops_rate"])) and agree(ep, num(r["ep"]))
+            else:
+                ep = math.nan
+            eps.append(ep)
+            if unit:
+                w = wma(eps, weights)[-1]
+                ok = ok and agree(w, num(r["wma"]))
+            if not ok:
+                bad += 1
+                c.line(False, f"{label} interval {i + 1}: P {watts!r} W from {len(watts_list)} "
+                              f"samples (station {num(r['avg_power_w'])!r} W from "
+                              f"{r['n_power_samples']})"
+                              + (f", rate {rate!r} {unit} (station {num(r['ops_rate'])!r}), "
+                                 f"EP_i {ep!r} (station {num(r['ep'])!r}), WMA_i "
+                                 f"{w!r} (station {num(r['wma'])!r})" if unit else "")
+                              + " — method-notes §4")
+        if records and not bad:
+            c.line(True, f"{label}: {len(records)} intervals recomputed: P_i, n_i"
+                         + (", O_i, EP_i, WMA_i" if unit else "") + " — method-notes §4")
+        derived[key] = {"attempt": a, "samples": samples, "placed": placed, "slices": kept,
+                        "ends": ends, "eps": eps, "unit": unit, "records": records}
+        if unit and a.phase["kind"] == "active" and measured_range(a):
+            check_extension(a, eps, weights, float(rule["tolerance_pct"]),
+                            int(rule["max_stabilisation_intervals"]), label, c)
+    return derived
+
+
+def check_extension(a: Attempt, eps: list[float], weights: list[float], tolerance: float,
+                    limit: int, label: str, c: Checklist) -> None:
+    """The measurement window starts where the stabilisation rule says (method-notes §4: the
+    stabilisation extends one interval at a time while the WMA criterion fails at its end)."""
+    planned = a.phase["stabilisation_intervals"]
+    w = wma(eps, weights)
+    failed_before = all(not holds(eps[i], w[i], tolerance)
+                        for i in range(planned - 1, a.stabilisation - 1) if i < len(eps))
+    last = a.stabilisation - 1
+    settled = (a.stabilisation >= limit or last >= len(eps) or last < 0
+               or holds(eps[last], w[last], tolerance) or a.stabilisation == planned)
+    ok = a.stabilisation >= planned and failed_before and settled
+    c.line(ok, f"{label}: measurement window starts after {a.stabilisation} stabilisation "
+               f"intervals (planned {planned}; extended while the WMA criterion failed) — "
+               "method-notes §4")
+
+
+def check_metrics(b: Bundle, c: Checklist,
+                  derived: dict[tuple[int, int], dict[str, Any]]) -> None:
+    interval_s = float(b.method["interval_s"])
+    rule = b.method["stability"]
+    weights = [float(w) for w in rule["weights"]]
+    max_resp = float(b.method["response_time"]["max_avg_ms"])
+    profiles = {p["name"]: p for p in b.method["profiles"]}
+    capacity = int(b.run["configuration"]["sut"]["raw_capacity_bytes"])
+    last = {}
+    for a in b.attempts:
+        last[a["phase_index"]] = max(last.get(a["phase_index"], 0), int(a["attempt"]))
+    rates: dict[str, float] = {}
+    for m in b.metrics:
+        index = m["phase_index"]
+        if index is None or index not in last or (index, last[index]) not in derived:
+            c.not_checked(f"{m['name']} (no phase attempt in the bundle)")
+            continue
+        d = derived[(index, last[index])]
+        a: Attempt = d["attempt"]
+        window = measured_range(a)
+        if not window:
+            c.not_checked(f"{m['name']} (its phase has no measurement window)")
+            continue
+        start = a.t_start + window.start * interval_s
+        end = a.t_start + window.stop * interval_s
+        inside = [(s, p) for s, p in zip(d["samples"], d["placed"]) if p in window]
+        watts = mean([s.watts for s, _ in inside if s.usable])
+        duration = end - start
+        found = reading_rules(b, a, d["samples"], [s for s, _ in inside], start, end)
+        c.figure(f"{m['name']} average power (phase {index})", watts, num(m["avg_power_w"]),
+                 "W", "method-notes §4")
+        if a.phase["kind"] == "ready_idle":
+            value = capacity / GB / watts if math.isfinite(watts) and watts > 0 else math.nan
+            unit, rate = "GB/W", capacity / GB
+            c.figure(f"{m['name']} raw capacity", rate, num(m["ops_rate"]), "GB",
+                     "method-notes §4")
+        else:
+            profile = profiles.get(a.phase["profile"], {})
+            unit = profile.get("metric_unit", "")
+            ops, resp = window_ops(d["slices"], d["ends"], start, end, d["unit"])
+            rate = ops / duration
+            value = rate / watts if math.isfinite(watts) and watts > 0 else math.nan
+            rates[a.phase["profile"]] = rate
+            c.figure(f"{m['name']} operations rate", rate, num(m["ops_rate"]), d["unit"],
+                     "method-notes §4, pro rata at the window's edges")
+            c.figure(f"{m['name']} average response time", resp, num(m["avg_response_ms"]),
+                     "ms", "method-notes §5")
+            found["response time"] = d["unit"] == "IOPS" and resp == resp and resp > max_resp
+            eps = d["eps"]
+            if len(eps) >= window.stop:
+                stable, drift, why = stability(eps, weights, float(rule["tolerance_pct"]),
+                                               window.start, rule.get("max_drift_pct"))
+                station_stable = d["records"][window.stop - 1]["stable"] \
+                    if len(d["records"]) >= window.stop else None
+                c.line(stable == station_stable,
+                       f"{m['name']} stability: {'stable' if stable else 'NOT stable: ' + why}"
+                       f", drift {drift:+.6f} % (limit ±{rule.get('max_drift_pct')} %) "
+                       f"(station: {'stable' if station_stable else 'NOT stable'}) — "
+                       "method-notes §4")
+                found["not stable"] = not stable
+        c.figure(f"{m['name']} measurement duration", duration, num(m["run_length_s"]), "s",
+                 "method-notes §2")
+        c.line(unit == m["unit"], f"{m['name']} unit {unit} (station {m['unit']}) — "
+                                  "method-notes §4")
+        c.figure(f"{m['name']}", value, num(m["value"]), unit, "method-notes §4")
+        check_validity(c, m, found)
+    check_derived_rate(b, c, rates)
+
+
+#: each rule on a window's readings, and the words the station's INVALID reason names it with
+READING_RULES = {
+    "phase incomplete": "phase did not complete",
+    "flagged power samples": "flagged power sample",
+    "uncertainty above the limit": "uncertainty limit",
+    "power-sample gap": "power samples missing for",
+    "supply voltage": "supply voltage outside",
+    "supply frequency": "supply frequency outside",
+    "no inlet reading": "no inlet temperature reading",
+    "inlet-reading gap": "inlet temperature missing for",
+    "inlet outside its ASHRAE class": "outside ASHRAE",
+    "not stable": "not stable",
+    "response time": "average response time",
+}
+
+
+def longest_gap(times: list[float], start: float, end: float) -> float:
+    """Longest stretch of [start, end) without a reading (the edges count)."""
+    edges = [start, *sorted(t for t in times if start <= t < end), end]
+    return max(b - a for a, b in zip(edges, edges[1:]))
+
+
+def declared_site(b: Bundle) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The declared supply's voltage range (by its id, ``<phases>P-<min>-<max>``) and the
+    declared ASHRAE class's inlet range (method-notes §3, §10)."""
+    sut, limits = b.run["configuration"]["sut"], b.method["instruments"]
+    supply = next(r for r in limits["voltage_ranges"]
+                  if f"{r['phases']}P-{r['min_v']:g}-{r['max_v']:g}" == sut["supply"])
+    inlet = next(k for k in limits["inlet_classes"] if k["name"] == sut["ashrae_class"])
+    return supply, inlet
+
+
+def check_supply_flags(b: Bundle, c: Checklist) -> None:
+    """Each usable sample of a one-meter run carries a supply flag exactly when its volts lie
+    outside the declared range or its Hz outside the method's (NaN fails too; method-notes
+    §3)."""
+    if b.run["instruments"]["power_inputs"]:
+        c.not_checked("supply flags of runs with several power inputs (judged on each input's "
+                      "volts and Hz; the inputs' Hz are not in the bundle)")
+        return
+    supply, _ = declared_site(b)
+    low_v, high_v = supply["min_v"], supply["max_v"]
+    low, high = b.method["instruments"]["frequency_hz"]
+    wrong = [s for s in b.samples if s.usable and (
+        ("voltage_out_of_range" in s.flags) == (low_v <= s.volts <= high_v)
+        or ("frequency_out_of_range" in s.flags) == (low <= s.freq_hz <= high))]
+    c.line(not wrong, f"supply flags of {len(b.samples)} power samples against "
+                      f"{low_v:g}–{high_v:g} V and {low:g}–{high:g} Hz: {len(wrong)} differ"
+                      + (f", first at t = {wrong[0].t!r} s" if wrong else "")
+                      + " — method-notes §3")
+
+
+def reading_rules(b: Bundle, a: Attempt, samples: list[Sample], inside: list[Sample],
+                  start: float, end: float) -> dict[str, bool]:
+    """Which of the method's rules on a window's readings it breaks (method-notes §3, §10)."""
+    limits = b.method["instruments"]
+    _, inlet_class = declared_site(b)
+    key = (a.phase["index"], a.number)
+    status = next((x["status"] for x in b.attempts
+                   if (x["phase_index"], x["attempt"]) == key), "")
+    if a.phase["kind"] == "ready_idle":  # its metric is the whole phase's average
+        start, end = a.t_start, a.t_start + float(a.phase["planned_s"])
+    inlet = [r for r in b.inlet if (r.phase, r.attempt) == key and r.usable]
+    inlet_in = [r for r in inlet if start <= r.t < end]
+    has_window = end > start
+    return {
+        "phase incomplete": status != "COMPLETED",
+        "flagged power samples": sum(1 for s in inside if s.flags & set(COUNTED_FLAGS))
+        > int(limits["max_flagged_power_samples"]),
+        "uncertainty above the limit": any(UNCERTAINTY_HIGH in s.flags for s in samples),
+        "power-sample gap": longest_gap([s.t for s in samples if s.usable], start, end)
+        > float(limits["max_power_interval_s"]),
+        "supply voltage": any("voltage_out_of_range" in s.flags for s in inside),
+        "supply frequency": any("frequency_out_of_range" in s.flags for s in inside),
+        "no inlet reading": has_window and not inlet_in,
+        "inlet-reading gap": has_window and bool(inlet_in) and longest_gap(
+            [r.t for r in inlet_in], start, end) > float(limits["max_temperature_interval_s"]),
+        "inlet outside its ASHRAE class": any(
+            not inlet_class["min_c"] <= r.celsius <= inlet_class["max_c"] for r in inlet_in),
+    }
+
+
+def check_validity(c: Checklist, m: dict[str, Any], found: dict[str, bool]) -> None:
+    """Each rule the verifier judged is named in the station's reason exactly when broken,
+    and a VALID metric breaks none."""
+    reason = m["reason"] or ""
+    broken = [rule for rule, bad in found.items() if bad]
+    differ = [rule for rule, bad in found.items() if bad != (READING_RULES[rule] in reason)]
+    c.line(not differ and not (broken and m["valid"]),
+           f"{m['name']} validity: station {'VALID' if m['valid'] else 'INVALID'}, verifier "
+           + (f"finds {', '.join(broken)}" if broken else "finds none of the rules it judges "
+                                                          "broken")
+           + (f"; station's reason disagrees on {', '.join(differ)}" if differ else "")
+           + f" ({len(found)} rules judged) — method-notes §3, §4, §10")
+
+
+def check_derived_rate(b: Bundle, c: Checklist, rates: dict[str, float]) -> None:
+    """MW2 runs at a fixed share of MW1's measured IOPS (method-notes §2)."""
+    metrics = {m["name"]: m for m in b.metrics}
+    for p in b.method["profiles"]:
+        ref = p.get("intensity_of")
+        if not ref or p["name"] not in rates or ref not in rates:
+            continue
+        ref_metric = metrics.get(next(q["metric"] for q in b.method["profiles"]
+                                      if q["name"] == ref))
+        target = max(2, round(num(ref_metric["ops_rate"]) * p["intensity_pct"] / 100)) \
+            if ref_metric else math.nan
+        share = rates[p["name"]] / rates[ref] * 100 if rates[ref] else math.nan
+        c.line(agree(rates[ref], num(ref_metric["ops_rate"])) if ref_metric else False,
+               f"{p['name']} rate {rates[p['name']]:.6g} = {share:.4f} % of {ref}'s "
+               f"{rates[ref]:.6g} (method {p['intensity_pct']:g} %, target {target} IOPS from "
+               f"{ref}'s stored rate) — method-notes §2")
+
+
+@functools.lru_cache(maxsize=None)
+def flag_code(cell: str) -> str:
+    """A CSV flags cell in the station's stored code: known flags' letters sorted, then any
+    unknown flag names after "|" (docs/storage.md)."""
+    flags = [f for f in cell.split(";") if f]
+    text = "".join(sorted(FLAG_CODES[f] for f in flags if f in FLAG_CODES))
+    unknown = sorted(f for f in flags if f not in FLAG_CODES)
+    return text + ("|" + ",".join(unknown) if unknown else "")
+
+
+def samples_sha256(b: Bundle) -> str:
+    """The samples SHA-256 the station prints on every report page, from the CSVs: header
+    ``storwatt-samples-v1``, then each column as ``name:count`` and its values, little-endian
+    int64 or float64 (one quiet NaN), flag columns as codes joined by newlines
+    (docs/storage.md)."""
+    digest = hashlib.sha256(b"storwatt-samples-v1\n")
+
+    def put(name: str, cells: list[str], kind: str) -> None:
+        digest.update(f"{name}:{len(cells)}\n".encode())
+        if kind == "flags":
+            digest.update("\n".join(flag_code(x) for x in cells).encode())
+        elif kind == "int":
+            digest.update(struct.pack(f"<{len(cells)}q", *map(int, cells)))
+        else:
+            digest.update(struct.pack(f"<{len(cells)}d",
+                                      *[float(x) if x else math.nan for x in cells]))
+
+    power = b.table("power_samples.csv")
+    put("power.phase_index", [r["phase"] for r in power], "int")
+    for name, column in (("t", "t_s"), ("watts", "watts_W"), ("volts", "volts_V"),
+                         ("amps", "amps_A"), ("pf", "pf"), ("freq_hz", "freq_Hz"),
+                         ("range_v", "range_V"), ("range_a", "range_A"),
+                         ("uncertainty_pct", "uncertainty_pct")):
+        put(f"power.{name}", [r[column] for r in power], "float")
+    put("power.flags", [r["flags"] for r in power], "flags")
+    inlet = b.table("inlet_temperature.csv")
+    put("temperature.phase_index", [r["phase"] for r in inlet], "int")
+    put("temperature.t", [r["t_s"] for r in inlet], "float")
+    put("temperature.celsius", [r["celsius_C"] for r in inlet], "float")
+    put("temperature.flags", [r["flags"] for r in inlet], "flags")
+    readings = b.table("power_input_samples.csv")
+    for i in b.run["instruments"]["power_inputs"]:
+        rows = [r for r in readings if r["input"] == i["name"]]
+        for name, column in (("t", "t_s"), ("watts", "watts_W"), ("volts", "volts_V"),
+                             ("amps", "amps_A"), ("range_v", "range_V"), ("range_a", "range_A"),
+                             ("uncertainty_pct", "uncertainty_pct")):
+            put(f"input.{i['name']}.{name}", [r[column] for r in rows], "float")
+        put(f"input.{i['name']}.flags", [r["flags"] for r in rows], "flags")
+    return digest.hexdigest()
+
+
+def check_samples_hash(b: Bundle, c: Checklist, expected: str | None) -> None:
+    """The CSVs are the samples the station hashed: the samples SHA-256 recomputed from them
+    equals the record's, and the one printed on the report when given."""
+    mine = b.samples_sha256()
+    station = b.manifest.get("samples_sha256")
+    c.line(mine == station, f"samples SHA-256 {mine} from the CSVs (station {station})")
+    if expected is not None:
+        c.line(mine == expected.lower(), f"samples SHA-256 {mine} (the report prints "
+                                         f"{expected})")
+
+
+def check_power_inputs(b: Bundle, c: Checklist) -> None:
+    """The SUT's power is the sum of its inputs' readings at each instant; an instant where an
+    input is missing or misaligned has no total (method-notes §10)."""
+    readings: dict[str, list[float]] = {}
+    for r in b.table("power_input_samples.csv"):
+        readings.setdefault(r["input"], []).append(_float(r["watts_W"]))
+    if not readings:
+        return
+    lengths = {name: len(w) for name, w in readings.items()}
+    if set(lengths.values()) != {len(b.samples)}:
+        c.line(False, f"power inputs: readings per input {lengths} ≠ {len(b.samples)} total "
+                      "samples — method-notes §10")
+        return
+    off = [k for k, s in enumerate(b.samples) if not math.isnan(s.watts) and not agree(
+        s.watts, math.fsum(w[k] for w in readings.values()))]
+    c.line(not off, f"power inputs: the total of {len(b.samples)} samples is the sum of its "
+                    f"{len(readings)} inputs ({len(off)} differ"
+                    + (f", first at t = {b.samples[off[0]].t!r} s" if off else "")
+                    + ") — method-notes §10")
+
+
+def check_histograms(b: Bundle, c: Checklist) -> None:
+    """Confidence levels of each measured phase's response-time histogram: the first bucket
+    whose running count reaches p/100·N (fio's rule, method-notes §9), none where the IO count
+    cannot support the level, N < 1/(1 − p) (method-notes §5); IOs above the ceiling line."""
+    for h in _jsonl(b.files["histograms.jsonl"]):
+        bins = sorted((int(k), int(v)) for k, v in h["bins"].items())
+        total = sum(n for _, n in bins)
+        label = f"{h['profile']} (phase {h['phase_index']}) histogram"
+        for level_text, station in sorted(h["confidence_ms"].items(), key=lambda i: float(i[0])):
+            level = float(level_text)
+            needed = math.ceil(Decimal(100) / (Decimal(100) - Decimal(str(level))))
+            mine = None
+            if total and total >= needed:
+                running, threshold = 0, level / 100.0 * total
+                mine = bins[-1][0] / 1e6
+                for value, n in bins:
+                    running += n
+                    if running >= threshold:
+                        mine = value / 1e6
+                        break
+            ok = (mine is None and station is None) or (
+                mine is not None and station is not None and agree(mine, num(station)))
+            c.line(ok, f"{label} {level:g} % confidence: "
+                       f"{'n/a (' + str(total) + ' IOs)' if mine is None else repr(mine) + ' ms'}"
+                       f" (station {'n/a' if station is None else repr(num(station)) + ' ms'})"
+                       " — method-notes §5")
+        above = sum(n for value, n in bins if value > float(h["ceiling_ms"]) * 1e6)
+        c.line(above == h["above_ceiling"], f"{label} IOs above the {h['ceiling_ms']:g} ms "
+                                            f"ceiling: {above} (station {h['above_ceiling']})"
+                                            " — method-notes §5")
+
+
+def check_durations(b: Bundle, c: Checklist) -> None:
+    """The method's numbers against its compliance minimums (method-notes §2, §3)."""
+    minimums = b.method.get("compliance")
+    station = {k["name"]: k["verdict"] == "MET" for k in b.run["compliance"]["criteria"]}
+    if not minimums:
+        c.not_checked("durations against the minimums (the method states none)")
+        return
+    interval_s = float(b.method["interval_s"])
+    active = [p for p in b.phases if p["kind"] == "active"]
+    stabilisation = [p["stabilisation_intervals"] * interval_s for p in active]
+    measurement = [p["measurement_intervals"] * interval_s for p in active]
+    idle = [p["planned_s"] for p in b.phases if p["kind"] == "ready_idle"]
+    period = float(b.method["sample_period_s"])
+
+    def shortest(values: list[float], minimum: float) -> tuple[bool, str]:
+        return (bool(values) and min(values) >= minimum,
+                f"shortest {min(values, default=0):g} s, minimum {minimum:g} s")
+    checks = [
+        ("Interval length", interval_s == minimums["interval_s"],
+         f"interval {interval_s:g} s, required {minimums['interval_s']:g} s"),
+        ("Stabilisation", *shortest(stabilisation, minimums["min_stabilisation_s"])),
+        ("Measurement", *shortest(measurement, minimums["min_measurement_s"])),
+        ("Ready idle", *shortest(idle, minimums["min_ready_idle_s"])),
+        ("Sample period", period <= minimums["max_sample_period_s"],
+         f"sample period {period:g} s, maximum {minimums['max_sample_period_s']:g} s"),
+    ]
+    cut = [f"{p['name']} {p['status']}" for p in b.phases
+           if p["status"] not in ("COMPLETED", "SKIPPED")]
+    paused = [f"{p['name']} ({p['attempts']} attempts)" for p in b.phases
+              if p["kind"] == "active" and p["attempts"] > 1]
+    checks += [
+        ("Run completed", b.run["run"]["status"] == "COMPLETED" and not cut,
+         f"run {b.run['run']['status']}" + (f": {', '.join(cut)}" if cut else
+                                            ", every phase COMPLETED or SKIPPED")),
+        ("Uninterrupted active sequence", not paused,
+         "paused: " + ", ".join(paused) if paused else "every active profile in one attempt"),
+    ]
+    for name, mine, text in checks:
+        if name not in station:
+            c.not_checked(f"criterion {name} (the station's verdict has no such criterion)")
+            continue
+        c.line(station[name] == mine, f"{name}: {'MET' if mine else 'NOT MET'} — {text} "
+                                      f"(station {'MET' if station[name] else 'NOT MET'})"
+                                      " — method-notes §2")
+
+
+NOT_RECOMPUTED = (
+    "the meter's resolution against the accuracy table, and the thermometer's resolution "
+    "read from its readings (method-notes §3)",
+    "which slices' latency bins make up each histogram (per-slice bins are not in the "
+    "bundle; method-notes §5)",
+    "intensity search, sweep steps and PTS rounds (method-notes §2, §6)",
+    "COM checks and their verdicts",
+    "profile set, real instruments, calibration and resumption criteria, hence the overall "
+    "compliance verdict (run.json holds the station's)",
+)
+
+
+def verify(path: str, record_sha256: str | None = None, samples_hash: str | None = None,
+           out: Any = None) -> int:
+    out = out or sys.stdout
+    try:
+        b = read_bundle(path)
+    except (BundleError, ValueError, KeyError, json.JSONDecodeError) as exc:
+        print(f"storwatt-verify: {exc}", file=out)
+        return 2
+    c = Checklist(out)
+    print(f"StorWatt result bundle {path}: run {b.manifest.get('run_id')}, method "
+          f"{b.run['method']['name']} {b.run['method']['version']}, station "
+          f"{b.manifest.get('station_version')}", file=out)
+    check_files(b, c)
+    check_samples_hash(b, c, samples_hash)
+    check_record(b, c, record_sha256)
+    if not b.method:
+        c.line(False, "method.json: the record does not hold the method it ran (stored before "
+                      "the station kept it), so no figure can be recomputed")
+    else:
+        check_method(b, c)
+    try:
+        if b.method:
+            derived = check_attempts(b, c)
+            check_metrics(b, c, derived)
+            check_histograms(b, c)
+            check_power_inputs(b, c)
+            check_supply_flags(b, c)
+            check_durations(b, c)
+    except (KeyError, TypeError, ValueError) as exc:
+        c.line(False, f"the bundle's data cannot be checked: {type(exc).__name__}: {exc}")
+    for what in [*c.unchecked, *NOT_RECOMPUTED]:
+        print(f"not checked: {what}", file=out)
+    verdict = "AGREES" if c.failed == 0 else "DISAGREES"
+    print(f"{verdict}: {c.passed} criteria agree, {c.failed} disagree", file=out)
+    return 0 if c.failed == 0 else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="storwatt-verify",
+        description="Recompute a StorWatt result bundle's figures from its raw data and say "
+                    "whether they agree with the station's (exit 0) or not (exit 1).")
+    parser.add_argument("bundle", metavar="BUNDLE", help="the .zip written by storwatt report "
+                                                         "RUN --bundle FILE.zip")
+    parser.add_argument("--record-sha256", metavar="HASH",
+                        help="the record SHA-256 printed on the signed report or approval")
+    parser.add_argument("--samples-sha256", metavar="HASH",
+                        help="the samples SHA-256 printed in the report's page footer")
+    args = parser.parse_args(argv)
+    return verify(args.bundle, args.record_sha256, args.samples_sha256)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
