@@ -156,7 +156,8 @@ def test_sigkill_in_the_active_sequence_restarts_it_at_its_first_profile(
     listed = subprocess.run([sys.executable, "-m", "app.cli.main", "runs", "list", "--db",
                              station.url], env=station.env, capture_output=True, text=True,
                             timeout=120)
-    assert f"{run_id[:8]}   " in listed.stdout and "INTERRUPTED, resumable" in listed.stdout
+    row = next(line for line in listed.stdout.splitlines() if line.startswith(run_id[:8]))
+    assert "INTERRUPTED, resumable" in row
 
     changed = station.resume(run_id, "--capacity-gb", "100")
     assert changed.returncode == 1

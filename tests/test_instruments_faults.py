@@ -7,8 +7,9 @@ import math
 
 import pytest
 
-from drivers.interfaces import (FLAG_GARBAGE, FLAG_INVALID, FLAG_NO_DATA, FLAG_OVERRANGE,
-                                FLAG_SENSOR_ERROR, FLAG_UNCERTAINTY_HIGH,
+from drivers.interfaces import (FLAG_FREQUENCY_NOT_MEASURED, FLAG_GARBAGE, FLAG_INVALID,
+                                FLAG_NO_DATA, FLAG_OVERRANGE, FLAG_SENSOR_ERROR,
+                                FLAG_UNCERTAINTY_HIGH,
                                 FLAG_UNCERTAINTY_UNKNOWN, IdentityMismatch, InstrumentError,
                                 InstrumentTimeout)
 from drivers.meters.registry import open_power_meter, open_temperature_meter
@@ -137,7 +138,9 @@ def test_ptd_uncertainty_unknown_on_auto_range_known_on_fixed() -> None:
         assert s.uncertainty_pct is None and FLAG_UNCERTAINTY_UNKNOWN in s.flags
         meter.set_ranges(300, 2)
         s = meter.read(1.0)
-        assert s.uncertainty_pct == pytest.approx(0.15) and not s.flags
+        # PTDaemon's RL gives no frequency: disclosed, never a fault (method-notes §3)
+        assert s.uncertainty_pct == pytest.approx(0.15)
+        assert s.flags == {FLAG_FREQUENCY_NOT_MEASURED} and s.usable
         meter.close()
 
 

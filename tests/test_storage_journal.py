@@ -114,7 +114,8 @@ def cli(monkeypatch: pytest.MonkeyPatch) -> CliRuns:
 
     def open_on_fake_clock(config, **kwargs):
         kwargs["listeners"] = [*kwargs.get("listeners", ()), *runs.listeners]
-        runs.opened.append(real(config, clock=FakeClock(), **kwargs))
+        kwargs["clock"] = FakeClock()  # the CLI passes its own (cmd_run.INJECTED_CLOCK)
+        runs.opened.append(real(config, **kwargs))
         return runs.opened[-1]
 
     monkeypatch.setattr(app.session, "open_session", open_on_fake_clock)
