@@ -15,10 +15,11 @@ changes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
-from app.compliance import ComplianceVerdict, assess_compliance, assess_method
+from app.compliance import (INTENSITY, METRICS, ComplianceVerdict, assess_compliance,
+                            assess_method)
 from app.labs import Source, plan_lab
 from app.method.model import Method
 from app.records import PhaseStatus, RunConfig, RunStatus
@@ -29,6 +30,8 @@ from drivers.interfaces import SIMULATED_VENDOR, InstrumentIdentity
 
 #: how the forecast is introduced wherever it is shown
 FORECAST_LEAD = "FORECAST (before the run: method, instruments, calibration, SUT)"
+#: one INVALID metric's criterion is named "Metric EP_…" (app.compliance)
+METRIC_PREFIX = "Metric "
 #: the workload engine word app.compliance reads as a simulated SUT
 SIMULATED_SUT = "simulated SUT"
 
@@ -57,6 +60,9 @@ class PlannedRun:
     status: RunStatus = RunStatus.COMPLETED
     attempts: tuple[StoredAttempt, ...] = ()
     resumptions: tuple[Resumption, ...] = field(default_factory=tuple)
+    #: not known before the run: the criteria that read them are left out (OUTCOME_CRITERIA)
+    metrics: tuple = ()
+    search_results: tuple = ()
 
 
 def _identity(driver: str, resource: str, calibration_date: str,
@@ -93,8 +99,15 @@ def planned_run(config: RunConfig, method: Method, now: datetime | None = None) 
 
 
 def forecast(config: RunConfig, method: Method, now: datetime | None = None) -> ComplianceVerdict:
-    """The verdict the run of ``config`` will get if it runs to its end without a pause."""
-    return assess_compliance(planned_run(config, method, now))
+    """The verdict the run of ``config`` will get if it runs to its end without a pause: the
+    criteria on what only the run can show (its metrics, the intensity its search finds) are
+    left out, and the forecast's wording says so."""
+    verdict = assess_compliance(planned_run(config, method, now))
+    return replace(verdict, criteria=tuple(c for c in verdict.criteria if not _outcome(c.name)))
+
+
+def _outcome(criterion: str) -> bool:
+    return criterion in (METRICS, INTENSITY) or criterion.startswith(METRIC_PREFIX)
 
 
 def forecast_text(verdict: ComplianceVerdict) -> str:

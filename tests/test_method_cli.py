@@ -16,7 +16,7 @@ def test_list_shows_every_method_with_compliance_phases_and_durations(capsys) ->
     assert "  method numbers COMPLIANT  (interval 60 s)" in heads["emerald-block-v3"]
     for variant in ("demo", "smoke"):
         assert ("method numbers NON-COMPLIANT (not met: interval length, stabilisation, "
-                "measurement, ready idle, 7 normative method keys)  (interval 1 s, abbreviated "
+                "measurement, ready idle, 8 normative method keys)  (interval 1 s, abbreviated "
                 "variant of emerald-block-v3)") in heads[variant]
     text = "\n".join(lines)
     assert "18 h 00 min  Pre-fill → Intensity search → Ranging pass → Conditioning → MW1 → MW2 " \

@@ -22,10 +22,17 @@ REAL_THERMO = InstrumentConfig("pt100-scpi", "TCPIP0::192.0.2.6::5025::SOCKET",
                                calibration_date="2026-05-01")
 
 
+#: the attributes that derive Online 3, as the wizard and `storwatt run` record them
+ONLINE_3 = {"connectivity": "network", "max_drive_count": 24, "consumer_component": False,
+            "integrated_controller": True, "storage_protection": True, "no_spof": False,
+            "non_disruptive_service": False, "fba_ckd": False, "robotics": False}
+
+
 def local_fio(tmp_path: Path, **changes) -> RunConfig:
     sut = SutDescription(vendor="Acme", model="A9", serial="1", targets=(str(tmp_path / "t"),))
     return replace(RunConfig(method="emerald-block-v3", lab="local-fio", sut=sut,
-                             taxonomy="online-3", target_size="1G"), **changes)
+                             taxonomy="online-3", target_size="1G",
+                             classification_answers=ONLINE_3), **changes)
 
 
 def test_real_io_on_the_simulated_meter_is_forecast_simulated_non_compliant(tmp_path) -> None:
@@ -54,7 +61,7 @@ def test_the_short_method_is_forecast_non_compliant_on_its_numbers() -> None:
 
     # the review page lists what the set-up decides; the numbers are said beside the method
     listed = [line.split(":")[0] for line in forecast_evidence(verdict, load_method("smoke"))]
-    assert listed == ["Real instruments", "Calibration"]
+    assert listed == ["Real instruments", "Calibration", "Classification"]  # no answers given
     assert "Interval length" in [line.split(":")[0] for line in forecast_evidence(verdict)]
 
 
