@@ -346,7 +346,8 @@ def test_record_with_qa_entries_rebuilds_its_hash(offset_grid, tmp_path: Path) -
     record_com_result(db, db.load_run(recorded.run_id), "parity-raid", "passed",
                       "array GUI: RAID 6", "T. Tech")
     approved = sign_off(db.load_run(recorded.run_id)).current.sha256
-    approve(db, db.load_run(recorded.run_id), "Q. Auditor", "Reviewed.")
+    approve(db, db.load_run(recorded.run_id), "Q. Auditor", "Reviewed.",
+            confirm="a simulated demo run, approved to test the verifier")
     add_audit_entry(db, recorded.run_id, "disposition", "figures checked", "Q. Auditor",
                     "accepted")
     bundle = bundle_of(db, recorded.run_id, tmp_path / "qa.zip")
@@ -413,3 +414,41 @@ def test_what_is_no_bundle_gets_exit_2_and_a_sentence(demo, tmp_path: Path) -> N
         "power_samples.csv": lambda d: d.replace(b"\n", b"\nabc,", 1)})
     status, out = verify(garbled)
     assert status == 2 and "storwatt-verify:" in out and "Traceback" not in out, out
+
+
+def _verifier_module():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("storwatt_verify_under_test", VERIFIER)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_verifier_pins_what_the_station_s_registry_pins() -> None:
+    """Two implementations of the registry anchor: the verifier's own list of pinned keys and
+    its own extraction give every shipped compliant method the SHA-256 the station's registry
+    pins, and a hostile variant another one (issue 29, "Anchored outside the bundle")."""
+    from app.method.loader import load_method
+    from app.method.normative import KEYS, PLAN_KEYS, Kind
+    from app.method.record import resolved_method
+    from app.method.registry import REGISTERED
+    verifier = _verifier_module()
+    assert set(verifier.NORMATIVE_KEYS) == {k for k, kind in KEYS.items()
+                                            if kind not in (Kind.IDENTITY, Kind.LAB)}
+    assert set(verifier.PLAN_KEYS) == set(PLAN_KEYS)
+    assert verifier.REGISTERED_COMPLIANT_METHODS == {sha: f"{name} {version}"
+                                                     for name, version, sha in REGISTERED}
+    for name, version, sha in REGISTERED:
+        assert verifier.normative_sha256(resolved_method(load_method(name))) == sha
+    loosened = resolved_method(load_method("emerald-block-v3"))
+    loosened["response_time"]["max_avg_ms"] = 60_000.0
+    assert verifier.normative_sha256(loosened) not in verifier.REGISTERED_COMPLIANT_METHODS
+
+
+def test_a_demo_bundle_is_no_registered_method_and_says_it_does_not_claim_one(
+        tmp_path: Path) -> None:
+    recorded = record_run(tmp_path / "d.db")
+    status, out = verify(bundle_of(recorded.database, recorded.run_id, tmp_path / "d.zip"))
+    assert status == 0, out
+    assert "[x] method demo 3.0.0-sw1-demo1 is not a registered compliant method" in out

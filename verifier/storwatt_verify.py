@@ -30,6 +30,7 @@ import math
 import struct
 import sys
 import zipfile
+from pathlib import PurePath
 from decimal import Decimal
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,15 +42,76 @@ GB = 10**9  # EP_RI's GB is 10⁹ bytes (method-notes §4)
 
 # ------------------------------------------------------------------------------------------
 # REGISTERED COMPLIANT METHODS — the anchor outside the bundle.
-# Key: SHA-256 of a bundle's method.json (the resolved method as the run stored it, canonical
-# JSON: keys sorted, no spaces, UTF-8); value: "name version". A bundle whose method claims to
-# be compliant must be one of these. To be filled from the station's registry of compliant
-# methods when it is published (the verdict issue); note that registry pins the SHA-256 of a
-# method's *normative content*, a subset of its keys, which this verifier would then have to
-# extract the same way. While the list is empty the check is reported as "not checked".
+# Key: SHA-256 of a method's *normative content* (below), as the station's registry pins it
+# (docs/method.md, "The registry of compliant methods"); value: "name version". A run whose
+# method's normative content hashes to one of these ran that registered method, whatever its
+# file is called; any other method is a variant. Append a release's new entries here, never
+# edit one: a run is judged against the entry of the version it recorded.
 REGISTERED_COMPLIANT_METHODS: dict[str, str] = {
+    "4295d9f697d7f7a712db394a676dbbf30facf70ebde4f70ffdfbce71e6172817":
+        "emerald-block-v3 3.0.0-sw1",
+    "662f50f7cfcde1003bb5213da6a63b2ce9b86afd4adcda8408f44a7452320ff9":
+        "emerald-hotband-v3 3.0.0-sw1-hotband1",
 }
+#: the method keys whose values the registry pins (docs/method.md: every key but the method's
+#: names and what a lab may set — fio's job count and stall limit, the ranging mode and pass,
+#: the meter-silence limit, the confidence levels a report lists)
+NORMATIVE_KEYS = (
+    "interval_s", "sample_period_s", "taxonomy_file", "stability.wma_points",
+    "stability.weights", "stability.tolerance_pct", "stability.max_drift_pct",
+    "stability.max_stabilisation_intervals", "response_time.max_avg_ms",
+    "response_time.ceiling_ms", "search.probe_s", "search.queue_depths", "search.tolerance_pct",
+    "search.recheck", "search.startup_s", "search.stream_iops_per_step",
+    "search.generator_check_s", "search.generator_max_share_pct",
+    "instruments.max_power_interval_s", "instruments.max_uncertainty_pct",
+    "instruments.min_accuracy", "instruments.voltage_ranges", "instruments.frequency_hz",
+    "instruments.temperature_resolution_c", "instruments.max_temperature_interval_s",
+    "instruments.inlet_classes", "instruments.max_flagged_power_samples",
+    "instruments.max_identical_readings", "instruments.power_plausibility_tolerance_pct",
+    "profiles", "plans", "coms", "compliance", "ranging.headroom_pct",
+    "ranging.min_crest_factor")
+#: a plan's pinned keys; its active steps enter as the profile order and their intervals
+PLAN_KEYS = ("categories", "prefill", "prefill_block_kib", "prefill_passes",
+             "prefill_max_intervals", "conditioning_profile", "conditioning_intervals",
+             "active", "active_intervals", "sweep", "demand_intensity", "ready_idle_intervals",
+             "com_check_intervals")
 # ------------------------------------------------------------------------------------------
+
+
+def normative_content(method: dict[str, Any]) -> dict[str, Any]:
+    """The pinned part of a method as stored with a run (``method.json``): each key of
+    ``NORMATIVE_KEYS`` by its dotted name; a profile without its prose title and with its
+    trace's file name only, the COMs by id, each plan by ``PLAN_KEYS``."""
+    content: dict[str, Any] = {}
+    for key in NORMATIVE_KEYS:
+        value: Any = method
+        for part in key.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        if key == "profiles":
+            value = [{**{k: v for k, v in p.items() if k != "title"},
+                      "trace": PurePath(p["trace"]).name
+                      if p.get("trace") else None} for p in value]
+        elif key == "coms":
+            value = [c["id"] for c in value]
+        elif key == "plans":
+            value = [_plan(p) for p in value]
+        content[key] = value
+    return content
+
+
+def _plan(plan: dict[str, Any]) -> dict[str, Any]:
+    kept = {k: v for k, v in plan.items() if k in PLAN_KEYS or k == "name"}
+    kept["active"] = [step["profile"] for step in plan["active"]]
+    kept["active_intervals"] = [[step["stabilisation_intervals"],
+                                 step["measurement_intervals"]] for step in plan["active"]]
+    return kept
+
+
+def normative_sha256(method: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(normative_content(method), sort_keys=True,
+                                     separators=(",", ":"), ensure_ascii=False)
+                          .encode("utf-8")).hexdigest()
+
 
 #: flags that exclude a power sample from every average (method-notes §3)
 EXCLUDING_FLAGS = frozenset({"no_data", "overrange", "range_change", "invalid", "sensor_error",
@@ -356,11 +418,11 @@ def check_method(b: Bundle, c: Checklist) -> None:
            f"method.json SHA-256 {got} (station {stored}; canonical form "
            f"{'kept' if canonical == data else 'NOT kept'})")
     name = f"{b.run['method']['name']} {b.run['method']['version']}"
-    if not REGISTERED_COMPLIANT_METHODS:
-        c.not_checked("registered compliant method (this verifier's registry is empty)")
-    elif got in REGISTERED_COMPLIANT_METHODS:
-        c.line(True, f"method {name} is registered compliant: "
-                     f"{REGISTERED_COMPLIANT_METHODS[got]}")
+    pinned = normative_sha256(b.method) if b.method else ""
+    if pinned in REGISTERED_COMPLIANT_METHODS:
+        registered = REGISTERED_COMPLIANT_METHODS[pinned]
+        c.line(registered == name, f"method {name}: normative SHA-256 {pinned} is the "
+                                   f"registered compliant method {registered}")
     else:
         claims = b.run["method"].get("claims_compliant")
         c.line(not claims, f"method {name} is not a registered compliant method"
@@ -368,7 +430,11 @@ def check_method(b: Bundle, c: Checklist) -> None:
                               " (and does not claim to be)"))
 
 
-RECORD_FORMAT = "storwatt-record/1"  # the record hash this verifier rebuilds (docs/storage.md)
+RECORD_FORMAT = "storwatt-record/2"  # the record hash this verifier rebuilds (docs/storage.md)
+#: the lists of child records the facts hold, each in canonical order (sorted by the
+#: canonical JSON bytes of its items), so the database's row ids never enter the hash
+FACT_LISTS = ("phases", "attempts", "intervals", "workload", "histograms", "search", "metrics",
+              "events")
 VERDICT_KINDS = ("disposition", "com_result")  # audit entries that bear a verdict
 
 
@@ -402,7 +468,7 @@ def record_facts(b: Bundle) -> dict[str, Any]:
                               "max_resp_ms": _cell_value(r["max_resp_ms"], float),
                               "latency_bins": {}, "host": r["host"]}}
                 for r in b.table("workload_slices.csv")]
-    return {
+    facts = {
         "format": RECORD_FORMAT,
         "run": {k: run[k] for k in ("run_id", "status", "started_wall", "finished_wall",
                                     "planned_s", "duration_s", "error", "workload_engine")},
@@ -417,18 +483,21 @@ def record_facts(b: Bundle) -> dict[str, Any]:
         "search": _jsonl(b.files["search.jsonl"]), "metrics": b.metrics,
         "events": _jsonl(b.files["events.jsonl"]), "samples_sha256": b.samples_sha256(),
     }
+    for key in FACT_LISTS:
+        facts[key] = sorted(facts[key], key=canonical)
+    return facts
 
 
 def rebuilt_record_sha256(b: Bundle) -> str:
-    """Layer 2: the facts' hash, the station's verdicts as recorded and every verdict-bearing
-    audit entry (docs/storage.md)."""
-    entries = [{"id": e["entry"], "kind": e["kind"], "subject": e["subject"],
-                "outcome": e["outcome"], "disposition": e["disposition"], "text": e["text"],
-                "author": e["author"], "created_wall": e["recorded_utc"]}
+    """Layer 2: the facts' hash and every verdict-bearing audit entry, oldest first — no
+    derived verdict, so a change of a compliance rule leaves the hash alone (docs/storage.md,
+    storwatt-record/2)."""
+    entries = [{"kind": e["kind"], "subject": e["subject"], "outcome": e["outcome"],
+                "disposition": e["disposition"], "text": e["text"], "author": e["author"],
+                "created_wall": e["recorded_utc"]}
                for e in _jsonl(b.files["audit.jsonl"]) if e["kind"] in VERDICT_KINDS]
     facts = hashlib.sha256(canonical(record_facts(b))).hexdigest()
     return hashlib.sha256(canonical({"format": RECORD_FORMAT, "facts_sha256": facts,
-                                     "verdicts": b.run["record_verdicts"],
                                      "entries": entries})).hexdigest()
 
 
@@ -452,8 +521,6 @@ def check_record(b: Bundle, c: Checklist, expected: str | None) -> None:
     c.line(ok, f"record SHA-256 {mine} (expected {expected})"
                + ("" if ok or older is None else
                   f"; the expected hash is revision {older} of this record"))
-    c.not_checked("the verdicts inside the record hash (compliance criteria, COM verdicts, "
-                  "disposition) are the station's as recorded, not re-derived")
 
 
 def attempts_of(b: Bundle) -> list[Attempt]:

@@ -27,9 +27,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from app import __version__
-from app.com_verdict import com_verdicts
 from app.signoff import SignOff, sign_off
-from app.storage.audit import AuditKind
 from app.storage.record_hash import FORMAT as RECORD_FORMAT
 from app.storage.record_hash import canonical_json
 from app.storage.stored import StoredRun
@@ -120,7 +118,6 @@ def _run_json(run: StoredRun, signed: SignOff) -> dict[str, Any]:
         "resumptions": run.resumptions,
         "range_plan": run.range_plan,
         "compliance": run.compliance.as_json(),
-        "record_verdicts": _record_verdicts(run),
         "revisions": [{"revision": r.number, "record_sha256": r.sha256,
                        "entry": None if r.entry is None else r.entry.entry_id,
                        "changes": r.changes} for r in signed.revisions],
@@ -130,20 +127,6 @@ def _run_json(run: StoredRun, signed: SignOff) -> dict[str, Any]:
                        "applies_to_current": a.current and a.intact}
                       for a in signed.approvals],
     }
-
-
-def _record_verdicts(run: StoredRun) -> dict[str, Any]:
-    """The verdicts layer of the record hash (``app/storage/record_hash.py::record_sha256``),
-    as it hashes them: with the bundle's facts they rebuild the record SHA-256, so the verifier
-    can tell whether this bundle is the record a signature names. (The verifier's rebuild
-    fails if this ever drifts from the station's.)"""
-    disposition = next((e for e in reversed(run.audit) if e.kind is AuditKind.DISPOSITION),
-                       None)
-    return {"compliance": run.compliance.as_json(),
-            "coms": [{"id": v.com_id, "available": v.available,
-                      "on_during_test": v.on_during_test, "verdict": v.state,
-                      "detail": v.detail} for v in com_verdicts(run)],
-            "disposition": None if disposition is None else disposition.entry_id}
 
 
 def _phases(run: StoredRun) -> list[dict[str, Any]]:
@@ -187,7 +170,8 @@ def build_bundle(run: StoredRun, out: io.BufferedIOBase | io.BytesIO) -> None:
     files = bundle_files(run, signed)
     manifest = {
         "format": FORMAT, "run_id": run.run_id, "station_version": __version__,
-        "record_format": RECORD_FORMAT, "record_sha256": signed.current.sha256, "samples_sha256": run.samples_sha256,
+        "record_format": RECORD_FORMAT, "record_sha256": signed.current.sha256,
+        "samples_sha256": run.samples_sha256,
         "method_sha256": run.method_sha256,
         "files": {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())},
     }

@@ -109,11 +109,15 @@ def record_run(db_path: Path, method: str = "demo", taxonomy: str = "online-3",
                meter: Callable[[SimulatedPowerMeter], object] | None = None,
                start: float = 1000.0, capacity_probe: bool = True,
                sut: SutDescription | None = None,
-               answers: dict | None = None) -> RecordedRun:
+               answers: dict | None = None,
+               engine: Callable[[SimulatedWorkloadEngine], object] | None = None,
+               workload_latency_s: float = 0.0) -> RecordedRun:
     """Run ``method`` on the simulated SUT (fake clock) and store it in ``db_path``;
     ``capacity_probe=False``: a lab that cannot observe the SUT's used capacity, as local-fio
     and a real SUT without a management interface; ``sut`` replaces the SUT description (its
-    declared COMs then come from it); ``answers`` the classification answers recorded."""
+    declared COMs then come from it); ``answers`` the classification answers recorded;
+    ``engine`` wraps the simulated workload engine, which then reports
+    ``workload_latency_s`` late at most."""
     clock = FakeClock(start)
     config = RunConfig(method=method, taxonomy=taxonomy, lab="sim-direct", station="bench-7",
                        operator="R. Tester",
@@ -123,9 +127,10 @@ def record_run(db_path: Path, method: str = "demo", taxonomy: str = "online-3",
                        sut=sut or SutDescription(coms_declared=coms, coms_on_during_test=coms))
     sut = simulated_sut(config)
     power = SimulatedPowerMeter(sut)
-    lab = Lab(meter(power) if meter else power, SimulatedWorkloadEngine(sut, clock),
-              SimulatedThermometer(sut), sut.used_capacity_bytes if capacity_probe else None, 0.0,
-              "simulated SUT")
+    workload = SimulatedWorkloadEngine(sut, clock)
+    lab = Lab(meter(power) if meter else power, engine(workload) if engine else workload,
+              SimulatedThermometer(sut), sut.used_capacity_bytes if capacity_probe else None,
+              workload_latency_s, "simulated SUT")
     database, sequencer, status = run_stored(db_path, load_method(method), config, lab, clock,
                                              hook)
     return RecordedRun(database, sequencer.run_id, status, sequencer)
