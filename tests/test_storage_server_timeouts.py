@@ -76,7 +76,7 @@ def test_the_url_s_own_parameters_win(tmp_path) -> None:
 
 @pytest.fixture()
 def frozen_able_server():
-    import pg_server
+    from tests.support import pg_server
 
     if pg_server.available():
         pytest.skip(pg_server.available())
