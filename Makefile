@@ -33,7 +33,8 @@ run: system-deps $(STAMP)
 		$(VENV)/bin/storwatt gui --lab sim; \
 	else \
 		echo "No display found: running the demo sequence headless on the simulated lab."; \
-		$(VENV)/bin/storwatt run --lab sim --method demo --taxonomy online-3 --out $(OUT); \
+		$(VENV)/bin/storwatt run --lab sim --method demo --taxonomy online-3 --controller --protection \
+			--connectivity network --max-drives 24 --out $(OUT); \
 	fi
 
 test: system-deps $(STAMP)
