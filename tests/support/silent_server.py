@@ -118,6 +118,10 @@ def server_processes(url: str) -> list[int]:
         pids = set(conn.exec_driver_sql("SELECT pid FROM pg_stat_activity").scalars())
     engine.dispose()
     for pid in list(pids):
-        with open(f"/proc/{pid}/status", encoding="ascii") as status:
-            pids.add(int(next(line for line in status if line.startswith("PPid:")).split()[1]))
+        try:
+            with open(f"/proc/{pid}/status", encoding="ascii") as status:
+                pids.add(int(next(line for line in status
+                                  if line.startswith("PPid:")).split()[1]))
+        except FileNotFoundError:  # a backend that ended since (this query's own, closed
+            pids.discard(pid)      # by dispose()): nothing left to stop
     return sorted(p for p in pids if p > 1 and p != os.getpid())
