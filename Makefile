@@ -10,6 +10,9 @@ OUT    ?= out
 # The suite mostly waits (runs, timeouts, child processes), so it runs in more pytest-xdist
 # workers than there are cores (docs/performance.md, "suite" rows: -n 2/3/4 measured).
 TEST_WORKERS ?= 4
+# Whole files to a worker, heaviest first (tests/suite_guards.py, longest_first): a module's
+# fixtures are built once, and the packaging build and crash drills start at once, not last.
+TEST_DIST := --dist loadfile --no-loadscope-reorder
 
 # Debian/Ubuntu packages (Qt's xcb libraries, fio, Xvfb, PostgreSQL …): checked on every run
 # with one dpkg-query call, installed only when something is missing (README, "fresh machine").
@@ -38,13 +41,13 @@ run: system-deps $(STAMP)
 	fi
 
 test: system-deps $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n $(TEST_WORKERS) $(TEST_DIST) $(PYTEST_ARGS)
 
 # Before each commit (README, "Testing"): everything that needs no real process, network,
 # real-time wait or fio — ≤ 90 s. The whole suite (`make test`) before each stop.
 FAST_TIER := not realtime and not slow and not fio and not process
 test-fast: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n $(TEST_WORKERS) -m "$(FAST_TIER)" $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n $(TEST_WORKERS) $(TEST_DIST) -m "$(FAST_TIER)" $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(PY) -m bench.run_all

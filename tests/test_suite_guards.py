@@ -209,3 +209,29 @@ def test_the_budget_reaches_the_summary_from_xdist_workers(guarded) -> None:
     result = guarded.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*2 tests marked realtime*", "*suite time: 2 tests*"])
+
+
+class _Item:
+    """What ``longest_first`` reads of a collected test: its node id and its markers."""
+
+    def __init__(self, nodeid: str, *markers: str) -> None:
+        self.nodeid, self.markers = nodeid, markers
+
+    def get_closest_marker(self, name: str):  # noqa: ANN201 - a marker or None, as pytest's
+        return name if name in self.markers else None
+
+
+def test_heavy_modules_start_first_each_kept_whole_and_in_its_order() -> None:
+    """``make test`` hands xdist whole files in this order: the packaging build and the crash
+    drills, last in collection order, kept one worker busy after the others were done."""
+    from tests.suite_guards import longest_first
+
+    items = [_Item("tests/test_a.py::one"), _Item("tests/test_b.py::fio_one", "fio"),
+             _Item("tests/test_a.py::two"), _Item("tests/test_c.py::build", "slow"),
+             _Item("tests/test_c.py::after"), _Item("tests/test_b.py::plain"),
+             _Item("tests/test_d.py::real", "realtime"), _Item("tests/test_d.py::fio", "fio")]
+    order = [item.nodeid for item in longest_first(items)]  # type: ignore[arg-type]
+    assert order == ["tests/test_c.py::build", "tests/test_c.py::after",
+                     "tests/test_d.py::real", "tests/test_d.py::fio",
+                     "tests/test_b.py::fio_one", "tests/test_b.py::plain",
+                     "tests/test_a.py::one", "tests/test_a.py::two"]
