@@ -2,12 +2,15 @@
 real clock, storage and run journal as in production) is SIGKILLed at 50 random moments, from
 its start-up to the end of its active profiles.
 
-A fifth of the kills fall in the start-up (timed from the spawn); the others are timed from
+Each station is a process of its own with its own storage and journal, forked from a parent
+that has imported the station (tests/support/forked_station.py): 50 interpreter start-ups were
+most of the drill's CPU. A fifth of the kills fall in the start-up (timed from the spawn:
+opening storage, the journal and the lab); the others are timed from
 the moment the run started (the child says "ready"), not from the spawn: on a loaded machine
 the start-up alone took longer than the whole kill window, so most kills came before the run
 and the drill's own precondition (enough kills mid-run) failed.
 
-The child prints every power sample as it is published to the listeners (after the writer has
+The child emits every power sample as it is published to the listeners (after the writer has
 taken it). After the kill the database must open cleanly (importing the run's journal), the
 run must be INTERRUPTED (or COMPLETED if it finished first, or absent if it was killed within
 its first second), hold every sample published more than 1 s before the kill — zero
@@ -19,9 +22,6 @@ from __future__ import annotations
 
 import os
 import random
-import signal
-import subprocess
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -30,11 +30,13 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.drill_children import smoke_station
+from tests.support.forked_station import ForkedStation
+
 RUN_ID = "station-drill-run"
 LOSS_WINDOW_S = 1.0
 TRIALS = 50
-#: start-up kills: moments after the spawn (imports, storage, lab — before the run starts)
+#: start-up kills: moments after the fork (storage, journal, lab — before the run starts)
 STARTUP_TRIALS = TRIALS // 5
 STARTUP_WINDOW_S = (0.1, 1.5)
 #: the other kills: moments after the run started, within its active profiles (the smoke
@@ -42,27 +44,6 @@ STARTUP_WINDOW_S = (0.1, 1.5)
 RUN_WINDOW_S = (0.2, 10.0)
 #: a child not running after this long is killed where it stands (counted as a start-up kill)
 READY_LIMIT_S = 60.0
-
-
-def child(url: str) -> None:
-    """Runs in the subprocess: one smoke run, printing each sample as it is published."""
-    from app.records import RunConfig
-    from app.sequencer import events as ev
-    from app.session import open_session
-
-    def show(event: ev.RunEvent) -> None:
-        if isinstance(event, ev.RunStarted):
-            print(f"ready {time.monotonic()!r}", flush=True)
-        elif isinstance(event, ev.PowerSamples):
-            now = time.monotonic()
-            for sample in event.samples:
-                print(f"sample {now!r} {event.phase_index} {sample.t!r}", flush=True)
-
-    config = RunConfig(method="smoke", taxonomy="online-2", lab="sim-direct")
-    session = open_session(config, db_url=url, listeners=[show])
-    session.sequencer.run_id = RUN_ID
-    session.run()
-    print("done", flush=True)
 
 
 @dataclass
@@ -78,34 +59,28 @@ class Trial:
     finished: bool = False
 
 
-def _read(proc: subprocess.Popen, trial: Trial) -> None:
-    for line in proc.stdout:
-        kind, *values = line.split()
-        if kind == "ready":
-            trial.ready_t = float(values[0])
-            trial.ready.set()
-        elif kind == "sample":
-            trial.samples.append((float(values[0]), int(values[1]), float(values[2])))
-        elif kind == "done":
-            trial.finished = True
+def _take(trial: Trial, line: str) -> None:
+    kind, *values = line.split()
+    if kind == "ready":
+        trial.ready_t = float(values[0])
+        trial.ready.set()
+    elif kind == "sample":
+        trial.samples.append((float(values[0]), int(values[1]), float(values[2])))
+    elif kind == "done":
+        trial.finished = True
 
 
 def run_trial(trial: Trial) -> Trial:
     # each station its own data folder: the run id is fixed, and two stations must not share
     # one run journal (the next open imports the killed station's journal from there)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "STORWATT_DATA_DIR": trial.data_dir}
     start = time.monotonic()
-    proc = subprocess.Popen([sys.executable, __file__, trial.url], stdout=subprocess.PIPE,
-                            text=True, cwd=ROOT, env=env)
-    reader = threading.Thread(target=_read, args=(proc, trial), daemon=True)
-    reader.start()
+    station = ForkedStation(smoke_station, trial.url, RUN_ID, data_dir=trial.data_dir,
+                            on_line=lambda line: _take(trial, line))
     if trial.from_ready and trial.ready.wait(READY_LIMIT_S):
         start = trial.ready_t
     time.sleep(max(0.0, start + trial.delay_s - time.monotonic()))
     trial.kill_t = time.monotonic()
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(10)
-    reader.join(10)
+    station.kill()
     return trial
 
 
@@ -165,6 +140,3 @@ def test_sigkill_of_the_station_at_50_random_moments_loses_no_committed_sample(
           f"{uncommitted} (the last {uncommitted * 0.2:.1f} s at 5 samples/s), none older "
           f"than {LOSS_WINDOW_S:g} s")
 
-
-if __name__ == "__main__":
-    child(sys.argv[1])
