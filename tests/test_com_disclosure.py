@@ -1,12 +1,11 @@
 """COM disclosure (issue 14 item 11): "Available in SUT?" and "On during test?" per COM, parity
 RAID from the RAID level, the technician's audited heuristic result, NOT VERIFIED (not NOT
-PASSED) where the lab has no capacity probe, and an unknown ``--com`` refused."""
+PASSED) where the lab has no capacity probe (on real fio: tests/test_fio_run.py, beside the one
+local-fio run it reads), and an unknown ``--com`` refused."""
 
 from __future__ import annotations
 
 import argparse
-import json
-import shutil
 
 import pytest
 
@@ -117,25 +116,6 @@ def test_without_a_capacity_probe_a_com_is_not_verified_not_not_passed(tmp_path)
     assert "Deduplication YES YES NOT VERIFIED this lab has no capacity probe" in text
     assert "COM_deduplication NOT VERIFIED: this lab has no capacity probe" in text  # the log
     assert "NOT PASSED" not in text and "COM_deduplication INVALID" not in text
-
-
-@pytest.mark.realtime("a local-fio run on the real clock")
-@pytest.mark.fio
-@pytest.mark.slow  # ~45 s: the abbreviated sequence with real fio and one COM check
-@pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
-def test_local_fio_run_says_not_verified_with_the_reason(tmp_path, capsys) -> None:
-    db = f"sqlite:///{tmp_path / 'fio.db'}"
-    code = main(["run", "--lab", "local-fio", "--capacity-gb", "0.016", "--supply", "1P-200-240",
-                 "--ashrae-class", "A2", "--drives", "1", "--raid", "JBOD",
-                 "--target", str(tmp_path / "scratch.dat"),
-                 "--target-size", "16M", "--method", "smoke", "--taxonomy", "online-2",
-                 "--com", "deduplication", "--db", db, "--json", "--quiet"])
-    out = json.loads(capsys.readouterr().out)
-    assert code == 0, out
-    assert main(["runs", "show", out["run_id"], "--db", db, "--json"]) == 0
-    coms = {c["id"]: c for c in json.loads(capsys.readouterr().out)["coms"]}
-    assert coms["deduplication"]["verdict"] == "NOT VERIFIED"
-    assert coms["deduplication"]["detail"].startswith("this lab has no capacity probe")
 
 
 def test_the_run_summary_says_not_verified_for_an_unobserved_com() -> None:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
+from contextlib import redirect_stdout
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -20,17 +23,32 @@ pytestmark = [pytest.mark.fio,
               pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")]
 
 
+@dataclass(frozen=True)
+class SmokeRun:
+    db: str
+    out: dict
+    code: int
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory) -> SmokeRun:
+    """The abbreviated sequence on real fio against a 16 MiB scratch file, with two COMs
+    declared on: one run (~20 s of fio) that every test of it reads."""
+    folder = tmp_path_factory.mktemp("fio-smoke")
+    db = f"sqlite:///{folder / 'fio.db'}"
+    printed = io.StringIO()
+    with redirect_stdout(printed):
+        code = main(["run", "--lab", "local-fio", *DECLARED, "--target",
+                     str(folder / "scratch.dat"), "--target-size", "16M", "--method", "smoke",
+                     "--taxonomy", "online-2", "--com", "deduplication", "--com", "compression",
+                     "--db", db, "--json", "--quiet"])
+    return SmokeRun(db, json.loads(printed.getvalue()), code)
+
+
 @pytest.mark.realtime("a smoke sequence on real fio, real clock")
 @pytest.mark.slow  # ~40 s: the whole abbreviated sequence with real fio
-def test_smoke_sequence_with_real_fio_stores_intervals_and_histograms(tmp_path: Path,
-                                                                      capsys) -> None:
-    db = f"sqlite:///{tmp_path / 'fio.db'}"
-    target = tmp_path / "scratch.dat"
-    code = main(["run", "--lab", "local-fio", *DECLARED, "--target", str(target),
-                 "--target-size", "16M", "--method", "smoke", "--taxonomy", "online-2",
-                 "--com", "deduplication", "--com", "compression",
-                 "--db", db, "--json", "--quiet"])
-    out = json.loads(capsys.readouterr().out)
+def test_smoke_sequence_with_real_fio_stores_intervals_and_histograms(smoke_run) -> None:
+    db, out, code = smoke_run.db, smoke_run.out, smoke_run.code
     assert code == 0 and out["status"] == "COMPLETED"
     run = open_database(db).load_run(out["run_id"])
     assert run.status is RunStatus.COMPLETED
@@ -57,6 +75,16 @@ def test_smoke_sequence_with_real_fio_stores_intervals_and_histograms(tmp_path: 
         ratio = float(line.split(": ", 1)[1].split(":1", 1)[0])
         assert how in line and 1.5 < ratio < 3.0, line
         assert "no capacity probe" in ep[f"COM_{com}"].reason and line in ep[f"COM_{com}"].reason
+
+
+@pytest.mark.realtime("reads the module's real-fio smoke run, made here if this test runs alone")
+def test_local_fio_run_says_not_verified_with_the_reason(smoke_run, capsys) -> None:
+    """COM disclosure (issue 14 item 11): where the lab has no capacity probe a COM is NOT
+    VERIFIED, with the reason, not NOT PASSED."""
+    assert main(["runs", "show", smoke_run.out["run_id"], "--db", smoke_run.db, "--json"]) == 0
+    coms = {c["id"]: c for c in json.loads(capsys.readouterr().out)["coms"]}
+    assert coms["deduplication"]["verdict"] == "NOT VERIFIED"
+    assert coms["deduplication"]["detail"].startswith("this lab has no capacity probe")
 
 
 def test_local_fio_without_a_target_is_refused(tmp_path: Path, capsys) -> None:
