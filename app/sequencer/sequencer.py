@@ -26,6 +26,8 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TypeVar
 
+from app.access_check import PATTERN_RATE_IOPS, pattern_departures
+from app.access_check import describe as describe_pattern
 from app.method.model import Method
 from app.metrics.formatting import format_figure
 from app.method.record import resolved_method
@@ -50,8 +52,8 @@ from app.sequencer.search import (Kept, Probe, choose_intensity, next_refinement
 from app.sequencer.sweep import SweepSteps
 from app.sequencer.workload_control import WorkloadControl
 from drivers.clock import Clock, MonotonicClock
-from drivers.interfaces import (GeneratorCeiling, InstrumentError, LiveRates, WorkloadError,
-                                WorkloadInterval, WorkloadProfile)
+from drivers.interfaces import (GeneratorCeiling, InstrumentError, LiveRates, MeasuredPattern,
+                                WorkloadError, WorkloadInterval, WorkloadProfile)
 
 T = TypeVar("T")
 #: how long the sequencer waits on a helper thread before it samples again (real seconds)
@@ -390,6 +392,7 @@ class Sequencer:
         for name in search_profiles(self.method, self.plan):
             profile = self.method.profile(name)
             self._ranger.measuring(name, PhaseKind.SEARCH)
+            pattern = self._access_pattern(recorder, name)
             generator = self._generator_ceilings(recorder, name)
             kept = self._kept_up(bool(profile.streams))
             probes: list[Probe] = []
@@ -403,6 +406,7 @@ class Sequencer:
             result = choose_intensity(name, probes, profile.random, profile.ops_unit, cfg.jobs,
                                       limit, cfg.tolerance_pct, len(cfg.queue_depths),
                                       generator, cfg.generator_max_share_pct, kept)
+            result = replace(result, pattern=pattern)
             if profile.streams:  # its step is a total rate (IntensitySearch.stream_rate)
                 result = replace(result, rate_iops=cfg.stream_rate(result.queue_depth,
                                                                    profile.read_pct))
@@ -437,6 +441,26 @@ class Sequencer:
                      + (f" of {found.asked_iops:.0f} IOPS asked, shares within "
                         f"{found.share_error_pts:.2f} points" if found.asked_iops else ""))
         return tuple(out)
+
+    def _access_pattern(self, recorder: PhaseRecorder, name: str) -> MeasuredPattern | None:
+        """The pattern ``name``'s own job file draws, from fio's per-IO log of a short
+        null-engine run before its search (method-notes §2): logged with any departure from
+        the method (``app.access_check``), which the verdict counts. A multi-stream profile
+        runs at ``PATTERN_RATE_IOPS`` in all, enough IOs for its smallest stream and its
+        bands' curve; an uncapped one at the first listed depth."""
+        cfg, profile = self.method.search, self.method.profile(name)
+        step = (max(1, round(PATTERN_RATE_IOPS / cfg.stream_iops_per_step)) if profile.streams
+                else cfg.queue_depths[0])
+        work = profile.at_intensity(cfg, step, cfg.generator_check_s, "generator")
+        found = self._sampling_until(recorder, self.lab.engine.access_pattern, work)
+        if found is None:
+            return None
+        departures = pattern_departures(found, profile)
+        self.log(f"access pattern of {name}'s job file (null-engine pre-run, {found.source}): "
+                 f"{describe_pattern(found)}"
+                 + (f" — NOT the method's: {'; '.join(departures)}" if departures else ""),
+                 "WARNING" if departures else "INFO")
+        return found
 
     def _sampling_until(self, recorder: PhaseRecorder, call: Callable[..., T], *args) -> T:
         """``call(*args)`` on a helper thread while this one keeps the meters on their grid

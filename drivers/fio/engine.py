@@ -27,6 +27,7 @@ from pathlib import Path
 
 from drivers.clock import Clock
 from drivers.fio import clients
+from drivers.fio.access_log import measure_pattern
 from drivers.fio.ceiling import null_engine_text, run_null_engine
 from drivers.fio.clock_probe import probe_host
 from drivers.fio.direct_io import refuses_direct_io
@@ -40,8 +41,9 @@ from drivers.fio.replay import read_trace, write_looped_trace
 from drivers.fio.safety import (HostFacts, TargetCheck, TargetPolicy, check_targets,
                                 create_scratch_file, describe)
 from drivers.fio.stream import IntervalSeries, Snapshot, snapshot_of_document
-from drivers.interfaces import (GeneratorCeiling, HostClock, HostRate, WorkloadError,
-                                WorkloadInterval, WorkloadProfile, WorkloadResult)
+from drivers.interfaces import (GeneratorCeiling, HostClock, HostRate, MeasuredPattern,
+                                WorkloadError, WorkloadInterval, WorkloadProfile,
+                                WorkloadResult)
 
 MIN_VERSION = (3, 0)
 DEFAULT_PORT = clients.DEFAULT_PORT
@@ -302,6 +304,27 @@ class FioEngine:
         ceiling.py): the whole rate in one fio, so with load hosts, each of which runs only
         its share, the figure is what one generator does with all of it. Read-only: the null
         engine never opens a target."""
+        text, _ = self._null_text(profile)
+        path = self.workdir() / f"{profile.name}-generator.fio"
+        path.write_text(text)
+        return run_null_engine(self.binary, path, profile, step, profile.duration_s or 1.0)
+
+    def access_pattern(self, profile: WorkloadProfile) -> MeasuredPattern | None:
+        """The pattern ``profile``'s own job file draws, from fio's per-IO log of a short
+        null-engine run here on the station (drivers/fio/access_log.py); None for a trace
+        replay (its pattern is the trace's). The log is removed once read."""
+        if profile.trace:
+            return None
+        text, span = self._null_text(profile)
+        folder = self.workdir() / f"{profile.name}-pattern"
+        try:
+            return measure_pattern(self.binary, folder, text, profile, span, self.version)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def _null_text(self, profile: WorkloadProfile) -> tuple[str, int]:
+        """``profile``'s job file as the engine would write it, on the null engine
+        (drivers/fio/ceiling.py), and the range in bytes it addresses."""
         if not self.version:
             self.check()
         options = self._options()
@@ -309,9 +332,7 @@ class FioEngine:
         text = job_text(profile, replace(options, ioengine="null", direct=False, size=size,
                                          span=options.span or size, host=0, hosts=1,
                                          host_logs=False, allow_file_create=False))
-        path = self.workdir() / f"{profile.name}-generator.fio"
-        path.write_text(null_engine_text(text))
-        return run_null_engine(self.binary, path, profile, step, profile.duration_s or 1.0)
+        return null_engine_text(text), size
 
     def live_rates(self) -> list[HostRate]:
         """Each load host's display rates since the last call (``host_rates``): for showing

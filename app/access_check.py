@@ -1,0 +1,118 @@
+"""Whether the access pattern fio drew in a profile's pre-run is the one the method asks for.
+
+Before each search the station runs the profile's own job file on fio's null engine with the
+per-IO log on (drivers/fio/access_log.py) and keeps what it measured with the search result.
+This module compares that with the profile's definition (docs/method-notes.md §2, "Every
+profile's access pattern, proven"): a departure is a job file that does not make the method's
+workload, so the verdict counts it (app/compliance.py). The tolerances are the project's, set
+from the statistics of a ~20,000-IO log (method-notes §2 gives them) — not method keys, so a
+method file cannot loosen them.
+"""
+
+from __future__ import annotations
+
+import math
+
+from app.method.model import IOProfile
+from drivers.interfaces import MeasuredPattern
+
+#: the total rate a multi-stream profile's pre-run asks (its streams capped at their shares):
+#: ~1.2 s of it holds ~12,000 reads of the first hot band, its curve to ±0.5 point
+PATTERN_RATE_IOPS = 60_000
+#: points a profile's (or a stream's) read share may differ from its mix: 4 σ of a 70/30 mix
+#: over 20,000 IOs is 1.3 points
+READ_PTS = 1.5
+#: a stream's read share in a ~1 s pre-run (hot3's 2 % of the IOs is ~1,200 IOs: 4 σ ≈ 2.5)
+STREAM_READ_PTS = 2.5
+#: points a stream's share of all IOs may differ from its asked share (issue 30's goal)
+SHARE_PTS = 0.5
+#: points a curved band's measured share may differ from the reference curve's
+CURVE_PTS = 2.0
+#: a random profile's offsets are uniform unless the chi-square p falls below this
+UNIFORM_P = 0.001
+#: a sequential profile's IOs that must continue their job's previous IO, %
+SEQUENTIAL_PCT = 99.9
+#: a random profile's IOs that may happen to continue the previous one, %
+RANDOM_SEQUENTIAL_PCT = 1.0
+#: a random profile's offsets must reach within this % of both ends of the range
+COVERAGE_PCT = 5.0
+#: % of the range an offset may lie outside a stream's slice (fio aligns to whole blocks)
+EDGE_PCT = 0.01
+
+
+def pattern_departures(pattern: MeasuredPattern, profile: IOProfile) -> list[str]:
+    """Every way ``pattern`` contradicts ``profile``'s definition, each naming the rule and
+    the measured figure; [] when it matches."""
+    out = _mix_and_order(pattern, profile) if not profile.streams else []
+    wanted = {s.name: s for s in profile.streams}
+    seen = {s.name for s in pattern.streams}
+    out += [f"stream {name}: no IO logged" for name in wanted if name not in seen]
+    for found in pattern.streams:
+        stream = wanted.get(found.name)
+        if stream is None:
+            out.append(f"stream {found.name}: not in the method")
+            continue
+        if abs(found.share_pct - stream.share_pct) > SHARE_PTS:
+            out.append(f"stream {found.name}: {found.share_pct:.2f} % of the IOs, asked "
+                       f"{stream.share_pct:g} % (±{SHARE_PTS:g} point)")
+        if abs(found.read_pct - stream.read_pct) > STREAM_READ_PTS:
+            out.append(f"stream {found.name}: {found.read_pct:.1f} % reads, asked "
+                       f"{stream.read_pct:g} % (±{STREAM_READ_PTS:g} points)")
+        end = stream.offset_pct + stream.size_pct
+        if found.low_pct < stream.offset_pct - EDGE_PCT or found.high_pct > end + EDGE_PCT:
+            out.append(f"stream {found.name}: offsets over {found.low_pct:.3f}–"
+                       f"{found.high_pct:.3f} % of the range, asked {stream.offset_pct:g}–"
+                       f"{end:g} %")
+        if stream.pattern == "sequential" and pattern.ios and \
+                found.sequential_pct < SEQUENTIAL_PCT:
+            out.append(f"stream {found.name}: {found.sequential_pct:.2f} % sequential IOs, "
+                       f"asked sequential (≥ {SEQUENTIAL_PCT:g} %)")
+        out += [f"stream {found.name}: {measured:.1f} % of the band's reads in its first "
+                f"{x:g} %, the reference curve {reference:.1f} % (±{CURVE_PTS:g} points)"
+                for x, measured, reference in found.curve
+                if abs(measured - reference) > CURVE_PTS]
+        if stream.curved and not found.curve:
+            out.append(f"stream {found.name}: no in-band curve measured (asked the reference "
+                       "curve)")
+    return out
+
+
+def _mix_and_order(pattern: MeasuredPattern, profile: IOProfile) -> list[str]:
+    out = []
+    if abs(pattern.read_pct - profile.read_pct) > READ_PTS:
+        out.append(f"{pattern.read_pct:.1f} % reads, asked {profile.read_pct:g} % "
+                   f"(±{READ_PTS:g} points)")
+    if not pattern.aligned:
+        out.append(f"offsets not aligned to {profile.align_kib:g} KiB")
+    if profile.pattern == "sequential":
+        if pattern.sequential_pct < SEQUENTIAL_PCT:
+            out.append(f"{pattern.sequential_pct:.2f} % sequential IOs, asked sequential "
+                       f"(≥ {SEQUENTIAL_PCT:g} %)")
+        return out
+    if pattern.sequential_pct > RANDOM_SEQUENTIAL_PCT:
+        out.append(f"{pattern.sequential_pct:.2f} % of the IOs continue the previous one, "
+                   f"asked random (≤ {RANDOM_SEQUENTIAL_PCT:g} %)")
+    if not math.isnan(pattern.uniformity_p) and pattern.uniformity_p < UNIFORM_P:
+        out.append(f"offsets not uniform over the range (chi-square p = "
+                   f"{pattern.uniformity_p:.2g} < {UNIFORM_P:g})")
+    if pattern.low_pct > COVERAGE_PCT or pattern.high_pct < 100 - COVERAGE_PCT:
+        out.append(f"offsets over {pattern.low_pct:.1f}–{pattern.high_pct:.1f} % of the range, "
+                   "asked the whole range")
+    return out
+
+
+def describe(pattern: MeasuredPattern) -> str:
+    """One line for the run log and the reports: the profile's measured figures and each
+    stream's share (and a curved band's shares at the curve points)."""
+    head = (f"{pattern.read_pct:.1f} % reads, {pattern.sequential_pct:.1f} % sequential, "
+            f"offsets {pattern.low_pct:.1f}–{pattern.high_pct:.1f} % of the range, "
+            + ("aligned" if pattern.aligned else "NOT aligned")
+            + ("" if math.isnan(pattern.uniformity_p) or pattern.streams else
+               f", uniformity p = {pattern.uniformity_p:.3g}"))
+    streams = "; ".join(
+        f"{s.name} {s.share_pct:.2f} % of IOs over {s.low_pct:.2f}–{s.high_pct:.2f} %"
+        + (" (band reads " + ", ".join(f"{m:.1f} % in first {x:g} % [ref {r:.1f}]"
+                                       for x, m, r in s.curve) + ")" if s.curve else "")
+        for s in pattern.streams)
+    count = f"{pattern.ios} IOs" if pattern.ios else "modelled"
+    return f"{head}{'; ' + streams if streams else ''} ({count})"
