@@ -17,7 +17,8 @@ from app.sequencer.search import LOAD_GENERATOR_LIMIT, choose_intensity, generat
 from drivers.fio import jobs
 from drivers.fio.ceiling import ceiling_from_json, null_engine_text
 from drivers.fio.hotband_curve import curve_zones
-from tests.support.fio_access import share_below, zone_share_below
+from drivers.fio.access_log import share_below
+from tests.support.fio_access import zone_share_below
 from drivers.fio.jobs import JobOptions, job_text
 from drivers.interfaces import GeneratorCeiling, WorkloadError
 from drivers.simulators.engine import SimulatedWorkloadEngine
