@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from app.method.model import IOProfile
+from app.method.model import IOProfile, Method
 from drivers.interfaces import MeasuredPattern
 
 #: the total rate a multi-stream profile's pre-run asks (its streams capped at their shares):
@@ -79,6 +79,15 @@ def pattern_departures(pattern: MeasuredPattern, profile: IOProfile) -> list[str
             out.append(f"stream {found.name}: no in-band curve measured (asked the reference "
                        "curve)")
     return out
+
+
+def method_departures(pattern: MeasuredPattern, method: Method | None) -> list[str]:
+    """:func:`pattern_departures` against the profile of ``method`` the pattern names."""
+    profile = next((q for q in method.profiles if q.name == pattern.profile), None) \
+        if method else None
+    if profile is None:
+        return [f"{pattern.profile} is not a profile of the method the run holds"]
+    return pattern_departures(pattern, profile)
 
 
 def _sampling_pts(share_pct: float, ios: float) -> float:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Protocol
 
-from app.access_check import pattern_departures
+from app.access_check import method_departures
 from app.console import format_duration
 from app.method.loader import MethodError
 from app.method.model import ComplianceMinimums, Method
@@ -458,10 +458,8 @@ def _access_patterns(run: ComplianceFacts, method: Method) -> list[Criterion]:
     measured = [r for r in run.search_results if r.pattern is not None]
     if not measured:
         return []
-    profiles = {p.name: p for p in method.profiles}
     failed = [f"{r.profile}: {'; '.join(d)}" for r in measured
-              if (d := pattern_departures(r.pattern, profiles[r.profile])
-                  if r.profile in profiles else ["not a profile of the method"])]
+              if (d := method_departures(r.pattern, method))]
     if failed:
         return [Criterion(ACCESS_PATTERN, False, "; ".join(failed))]
     return [Criterion(ACCESS_PATTERN, True, "as the method asks for "
