@@ -124,17 +124,20 @@ def _mix_and_order(pattern: MeasuredPattern, profile: IOProfile) -> list[str]:
 
 
 def describe(pattern: MeasuredPattern) -> str:
-    """One line for the run log and the reports: the profile's measured figures and each
-    stream's share (and a curved band's shares at the curve points)."""
-    head = (f"{pattern.read_pct:.1f} % reads, {pattern.sequential_pct:.1f} % sequential, "
-            f"offsets {pattern.low_pct:.1f}–{pattern.high_pct:.1f} % of the range, "
+    """One short line for the run log and the PDF: the measured figures, each stream's share
+    and slice, and how far the bands' curves came from the reference (the xlsx has every
+    figure)."""
+    where = ("" if pattern.streams else
+             f", offsets {pattern.low_pct:.1f}–{pattern.high_pct:.1f} % of the range")
+    head = (f"{pattern.read_pct:.1f} % reads, {pattern.sequential_pct:.1f} % sequential{where}, "
             + ("aligned" if pattern.aligned else "NOT aligned")
             + ("" if math.isnan(pattern.uniformity_p) or pattern.streams else
                f", uniformity p = {pattern.uniformity_p:.3g}"))
-    streams = "; ".join(
-        f"{s.name} {s.share_pct:.2f} % of IOs over {s.low_pct:.2f}–{s.high_pct:.2f} %"
-        + (" (band reads " + ", ".join(f"{m:.1f} % in first {x:g} % [ref {r:.1f}]"
-                                       for x, m, r in s.curve) + ")" if s.curve else "")
-        for s in pattern.streams)
+    streams = ", ".join(f"{s.name} {s.share_pct:.2f} % @ {s.low_pct:.1f}–{s.high_pct:.1f} %"
+                        for s in pattern.streams)
+    curved = [s for s in pattern.streams if s.curve]
+    curve = (f"; band reads on the reference curve within "
+             f"{max(abs(m - r) for s in curved for _x, m, r in s.curve):.1f} points "
+             f"({', '.join(s.name for s in curved)})" if curved else "")
     count = f"{pattern.ios} IOs" if pattern.ios else "modelled"
-    return f"{head}{'; ' + streams if streams else ''} ({count})"
+    return f"{head}{'; streams ' + streams if streams else ''}{curve} ({count})"

@@ -226,7 +226,9 @@ def modelled_pattern(profile: WorkloadProfile, span: int) -> MeasuredPattern:
                     for s in profile.streams)
     read = (sum(s[3] * s[4] for s in profile.streams) / 100 if profile.streams
             else profile.read_pct)
-    return MeasuredPattern(profile.name, 0, 0.0, read, 0.0 if profile.random else 100.0, True,
+    sequential = (sum(s[3] for s in profile.streams if not s[5]) if profile.streams
+                  else 0.0 if profile.random else 100.0)
+    return MeasuredPattern(profile.name, 0, 0.0, read, sequential, True,
                            math.nan, 0.0, 100.0, streams,
                            "simulated engine: the job file's asked pattern, modelled (no fio "
                            "log)")
