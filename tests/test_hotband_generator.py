@@ -178,3 +178,25 @@ def test_the_simulated_generator_is_throttled_by_flow_as_fio_is(monkeypatch) -> 
     throttled = engine.generator_ceiling(work, 4)
     assert throttled.iops == FLOW_THROTTLED_IOPS and not throttled.kept_up()
     assert generator_rate([job_text(work, JobOptions(("/x",), span=GB))]) == FLOW_THROTTLED_IOPS
+
+
+def test_a_rate_step_search_names_its_steps_as_rates_not_queue_depths() -> None:
+    """A multi-stream profile is searched by total rate (method-notes §2): its notes and its
+    re-check say "rate step N: X IOPS asked", never "queue depth"."""
+    from app.sequencer.search import recheck
+    rate_of = lambda step: step * 1000  # noqa: E731 - the search's stream_rate, in all
+    probes = [(1, 990.0, 5.0), (2, 1700.0, 40.0)]
+    found = choose_intensity("HOTBAND", probes, True, "IOPS", 1, 30.0, 5.0, 2, rate_of=rate_of)
+    assert found.note == ("no whole rate step left between the probes: 5.0 ms at rate step 1: "
+                          "1000 IOPS asked and 40.0 ms at rate step 2: 2000 IOPS asked, not "
+                          "within 5 % of the 30 ms limit")
+    deeper = choose_intensity("HOTBAND", probes[:1], True, "IOPS", 1, 30.0, 5.0, 1,
+                              rate_of=rate_of)
+    assert "the deepest probe (rate step 1: 1000 IOPS asked) gave 5.0 ms" in deeper.note
+    again = recheck(replace(found, queue_depth=2), 1700.0, 40.0, 30.0, rate_of)
+    assert again.retry is not None and "queue depth" not in again.message + again.retry.note
+    assert again.retry.note.endswith("at rate step 2: 2000 IOPS asked; re-refined to rate "
+                                     "step 1: 1000 IOPS asked")
+    # a profile searched by queue depth keeps its words
+    assert "queue depth 1 × 1 job(s)" in choose_intensity("MW1", probes[:1], True, "IOPS", 1,
+                                                          30.0, 5.0, 1).note

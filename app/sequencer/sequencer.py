@@ -47,7 +47,7 @@ from app.sequencer.ranging import Ranger
 from app.sequencer.recorder import PhaseRecorder
 from app.sequencer.run_clock import RunClock
 from app.sequencer.sampler import MeterLost, MeterSampler
-from app.sequencer.search import (Kept, Probe, choose_intensity, next_refinement,
+from app.sequencer.search import (Kept, Probe, RateOf, choose_intensity, next_refinement,
                                   probe_over_limit, recheck)
 from app.sequencer.sweep import SweepSteps
 from app.sequencer.workload_control import WorkloadControl
@@ -405,12 +405,21 @@ class Sequencer:
                 probes.append(self._probe(recorder, name, qd))
             result = choose_intensity(name, probes, profile.random, profile.ops_unit, cfg.jobs,
                                       limit, cfg.tolerance_pct, len(cfg.queue_depths),
-                                      generator, cfg.generator_max_share_pct, kept)
+                                      generator, cfg.generator_max_share_pct, kept,
+                                      self._rate_of(name))
             result = replace(result, pattern=pattern)
             if profile.streams:  # its step is a total rate (IntensitySearch.stream_rate)
                 result = replace(result, rate_iops=cfg.stream_rate(result.queue_depth,
                                                                    profile.read_pct))
             self._publish_search(result, recorder.phase.index)
+
+    def _rate_of(self, name: str) -> RateOf | None:
+        """The total IOPS a step of ``name``'s search asks, when its steps are rates (a
+        multi-stream profile, ``IntensitySearch.stream_rate``); None for queue depths."""
+        if not self.method.profile(name).streams:
+            return None
+        cfg = self.method.search
+        return lambda step: sum(cfg.stream_rate(step, 50.0))
 
     def _kept_up(self, streams: bool) -> Kept | None:
         """For a multi-stream profile, whether a probe's SUT delivered the total rate its
@@ -682,7 +691,7 @@ class Sequencer:
                 or not self.method.profile(found.profile).random):
             return
         checked = recheck(found, first.ops_rate, first.avg_response_ms,
-                          self.method.response_time.max_avg_ms)
+                          self.method.response_time.max_avg_ms, self._rate_of(found.profile))
         self.log(checked.message, "INFO" if checked.passed else "WARNING", phase.index)
         if checked.retry is not None:
             self._publish_search(checked.retry, phase.index)
