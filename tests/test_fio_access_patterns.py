@@ -18,8 +18,8 @@ import pytest
 
 from app.method.loader import load_method
 from app.access_check import pattern_departures
-from drivers.fio.access_log import (LOG_OPTIONS, access_pattern, measure_pattern, pattern_of,
-                                    read_lat_logs, share_below)
+from drivers.fio.access_log import (LOG_OPTIONS, LoggedRun, access_pattern, measure_pattern,
+                                    pattern_of, read_lat_logs, share_below)
 from drivers.fio.ceiling import null_engine_text, stream_of
 from drivers.fio.jobs import JobOptions, job_text
 
@@ -120,7 +120,7 @@ def test_a_job_file_off_its_profile_is_caught_from_fio_s_log(tmp_path: Path) -> 
     assert "rwmixread=70" in text and f"size={SPAN}" in text
     bad = text.replace("rwmixread=70", "rwmixread=60").replace(f"size={SPAN}",
                                                                f"size={SPAN // 2}")
-    found = measure_pattern("fio", tmp_path / "p", bad, work, SPAN)
+    found = measure_pattern([LoggedRun(("fio",), tmp_path / "p", bad)], work, SPAN)
     assert found.ios >= 19_000 and "null engine, per-IO log" in found.source
     departures = "; ".join(pattern_departures(found, profile))
     assert "% reads, asked 70 %" in departures and "asked the whole range" in departures
@@ -153,3 +153,32 @@ def test_the_generator_holds_the_hot_band_s_shares_at_every_queue_depth(tmp_path
     assert pattern_departures(pattern, mw1) == []
     assert target.read_bytes() == before
     assert not list(tmp_path.glob("MW1-pattern*"))  # the log is removed once read
+
+
+@pytest.mark.realtime("two real loopback fio servers as load hosts run the null-engine pre-run")
+@pytest.mark.process
+def test_the_pre_run_runs_on_every_load_host_with_its_share_of_the_rate(
+        tmp_path: Path, two_fio_servers) -> None:
+    """Through load hosts the pre-run runs on each host's fio (null engine there), each with
+    half the rate as the real run splits it: the ceiling and the logged pattern are the two
+    hosts' together (one host alone could not reach 90 % of the asked rate). The curved hot
+    band is allowed on load hosts once the target size is given (its bands in bytes)."""
+    from drivers.clock import MonotonicClock
+    from drivers.fio.engine import FioEngine
+    from drivers.fio.safety import TargetPolicy
+    engine = FioEngine(["/tmp/storwatt-never-opened.dat"], clock=MonotonicClock(),
+                       load_hosts=two_fio_servers, workdir=tmp_path,
+                       policy=TargetPolicy(create_size=SPAN))
+    profile = METHOD.profile("HOTBAND")
+    work = profile.at_intensity(METHOD.search, 20, 1.0, "generator")  # 20,000 IOPS in all
+    found = engine.generator_ceiling(work, 20)
+    assert found.asked_iops == 20_000 and found.kept_up(), found
+    halves = [(tmp_path / f"HOTBAND-generator-host{i}" / "HOTBAND-generator.fio").read_text()
+              for i in (1, 2)]
+    assert all("rate_iops=" in h and "random_distribution=zoned_abs" in h for h in halves)
+    pattern = engine.access_pattern(work)
+    assert pattern is not None and all(h in pattern.source for h in two_fio_servers)
+    assert pattern.ios > 15_000  # both hosts' logs: 20,000 IOPS for 1 s
+    assert pattern_departures(pattern, profile) == []
+    assert not Path("/tmp/storwatt-never-opened.dat").exists()
+    assert not list(tmp_path.glob("HOTBAND-pattern*"))  # the returned logs are removed

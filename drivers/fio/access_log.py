@@ -13,16 +13,15 @@ a few per mille at these degrees of freedom, enough for a pass/fail at p = 0.001
 
 from __future__ import annotations
 
-import json
 import math
-import subprocess
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from drivers.fio.ceiling import stream_of
+from drivers.fio.ceiling import job_reports, null_engine_report, stream_of
 from drivers.fio.hotband_curve import shares_below
 from drivers.interfaces import MeasuredPattern, StreamPattern, WorkloadError, WorkloadProfile
 
@@ -47,6 +46,19 @@ class LoggedIO:
     write: bool
     size: int
     offset: int
+    host: str = ""  # the load host that ran it ("" on the station)
+
+
+@dataclass(frozen=True)
+class LoggedRun:
+    """One fio run of the pre-run: on the station (``host`` "") or a load host's client
+    (``argv`` ends with its ``--client``), in its own folder: fio's client names a returned
+    log after the host's address only, so two hosts on one address would collide."""
+
+    argv: tuple[str, ...]
+    folder: Path
+    text: str  # the null-engine job file (drivers/fio/ceiling.py)
+    host: str = ""
 
 
 @dataclass(frozen=True)
@@ -69,14 +81,20 @@ class AccessPattern:
         return start <= self.lowest and self.highest_end <= end
 
 
-def read_lat_logs(folder: Path, prefix: str, sections: Sequence[str]) -> list[LoggedIO]:
-    """The IOs of ``prefix_lat.N.log`` for each job section N (1-based, in job-file order:
-    fio numbers a section's logs in that order when every section has one job)."""
+def read_lat_logs(folder: Path, prefix: str, sections: Sequence[str],
+                  host: str = "") -> list[LoggedIO]:
+    """The IOs of ``prefix_lat.N.log`` for each job N (1-based, in the order of the JSON
+    report's jobs); a load host's client writes it as ``prefix_lat.N.log.ADDRESS``."""
     out: list[LoggedIO] = []
     for number, job in enumerate(sections, 1):
-        for line in (folder / f"{prefix}_lat.{number}.log").read_text().splitlines():
+        name = f"{prefix}_lat.{number}.log"
+        path = folder / name
+        if not path.exists():
+            path = next(iter(sorted(folder.glob(f"{name}.*"))), path)
+        for line in path.read_text().splitlines():
             fields = line.split(",")
-            out.append(LoggedIO(job, fields[2].strip() == "1", int(fields[3]), int(fields[4])))
+            out.append(LoggedIO(job, fields[2].strip() == "1", int(fields[3]), int(fields[4]),
+                                host))
     return out
 
 
@@ -98,16 +116,16 @@ def access_pattern(ios: Iterable[LoggedIO], start: int, length: int, block: int,
     ios = list(ios)
     if not ios:
         raise ValueError("fio logged no IO")
-    last_end: dict[str, int] = {}
+    last_end: dict[tuple[str, str], int] = {}
     continuing = 0
     counts = [0] * slices
     aligned = True
     for io in ios:
-        previous = last_end.get(io.job)
+        previous = last_end.get((io.host, io.job))
         if previous is not None and (io.offset == previous or
                                      previous >= start + length and io.offset == start):
             continuing += 1
-        last_end[io.job] = io.offset + io.size
+        last_end[(io.host, io.job)] = io.offset + io.size
         aligned = aligned and (io.offset - start) % block == 0
         counts[min(slices - 1, max(0, (io.offset - start) * slices // length))] += 1
     firsts = len(last_end)  # each job's first IO continues nothing
@@ -163,9 +181,9 @@ def pattern_of(ios: Sequence[LoggedIO], profile: WorkloadProfile, span: int, sec
                            streams, source)
 
 
-def pattern_text(null_text: str, log_prefix: str, profile: WorkloadProfile) -> tuple[str, float]:
+def pattern_text(null_text: str, log_prefix: str, profile: WorkloadProfile) -> str:
     """A null-engine job file (:func:`drivers.fio.ceiling.null_engine_text`) made to log every
-    IO, and how long it runs: a capped file (its rate holds the streams' shares) for
+    IO: a capped file (its rate holds the streams' shares) for
     ``PATTERN_S``, an uncapped one for ``PATTERN_IOS`` IOs (fio's ``number_ios`` is ignored
     while ``time_based``). The ramp goes: every logged IO is counted."""
     extra = [f"write_lat_log={log_prefix}", *LOG_OPTIONS]
@@ -173,43 +191,46 @@ def pattern_text(null_text: str, log_prefix: str, profile: WorkloadProfile) -> t
                      if not line.startswith(("ramp_time=", "runtime="))) + "\n"
     if profile.rate_iops:
         extra.append(f"runtime={int(PATTERN_S * 1000)}ms")
-        seconds = PATTERN_S
     else:
         sections = max(1, text.count("\n[") - text.count("\n[global]"))
         extra.append(f"number_ios={math.ceil(PATTERN_IOS / sections / max(1, profile.jobs))}")
         text = text.replace("time_based=1\n", "")
-        seconds = math.nan
-    return text.replace("[global]\n", "[global]\n" + "\n".join(extra) + "\n", 1), seconds
+    return text.replace("[global]\n", "[global]\n" + "\n".join(extra) + "\n", 1)
 
 
-def measure_pattern(binary: str, folder: Path, null_text: str, profile: WorkloadProfile,
-                    span: int, version: str = "fio") -> MeasuredPattern:
-    """Run ``null_text`` (the profile's own job file on the null engine) in ``folder`` with
-    its per-IO log on, and read the pattern back. Raises WorkloadError."""
-    folder.mkdir(parents=True, exist_ok=True)
-    text, seconds = pattern_text(null_text, "pattern", profile)
-    job = folder / "pattern.fio"
+def _logged(run: LoggedRun, profile: WorkloadProfile) -> tuple[list[LoggedIO], float]:
+    """Run one pre-run with the per-IO log on: its IOs and how long its jobs ran."""
+    run.folder.mkdir(parents=True, exist_ok=True)
+    text = pattern_text(run.text, "pattern", profile)
+    job = run.folder / "pattern.fio"
     job.write_text(text, encoding="utf-8")
+    where = f" on load host {run.host}" if run.host else ""
+    report = null_engine_report(list(run.argv), job,
+                                f"fio's pattern pre-run of {profile.name}{where}", 60)
     try:
-        done = subprocess.run([binary, "--output-format=json", str(job)], capture_output=True,
-                              text=True, timeout=60, cwd=str(folder))
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise WorkloadError(f"fio's pattern pre-run of {profile.name} failed: {exc}") from None
-    if done.returncode != 0:
-        lines = (done.stderr or done.stdout).strip().splitlines()
-        raise WorkloadError(f"fio's pattern pre-run of {profile.name} failed: "
-                            + " / ".join(lines[-3:]))
-    try:
-        report = json.loads(done.stdout[done.stdout.index("{"):])
-        names = [str(j["jobname"]) for j in report["jobs"]]
-        ran = max(int(j.get("job_runtime", 0)) for j in report["jobs"]) / 1000
-        ios = read_lat_logs(folder, "pattern", names)
-    except (ValueError, KeyError, OSError, IndexError) as exc:
-        raise WorkloadError(f"fio's pattern pre-run of {profile.name} left no readable log: "
-                            f"{exc}") from None
-    source = (f"{version} null engine, per-IO log of the same job file "
+        jobs = job_reports(report)
+        names = [str(j["jobname"]) for j in jobs]
+        ran = max(int(j.get("job_runtime", 0)) for j in jobs) / 1000
+        return read_lat_logs(run.folder, "pattern", names, run.host), ran
+    except (ValueError, KeyError, OSError) as exc:
+        raise WorkloadError(f"fio's pattern pre-run of {profile.name}{where} left no readable "
+                            f"log: {exc}") from None
+
+
+def measure_pattern(runs: Sequence[LoggedRun], profile: WorkloadProfile, span: int,
+                    version: str = "fio") -> MeasuredPattern:
+    """Run each of ``runs`` (the profile's own job file on the null engine: one on the
+    station, or one per load host with its share of the rate, all at once) with the per-IO
+    log on, and read the pattern of all their IOs together. Raises WorkloadError."""
+    with ThreadPoolExecutor(max(1, len(runs))) as pool:
+        done = list(pool.map(lambda run: _logged(run, profile), runs))
+    ios = [io for logged, _ in done for io in logged]
+    ran = max(seconds for _, seconds in done)
+    hosts = [run.host for run in runs if run.host]
+    where = f" on load hosts {', '.join(hosts)}" if hosts else ""
+    source = (f"{version} null engine{where}, per-IO log of the same job file "
               f"({len(ios)} IOs in {ran:g} s)")
-    return pattern_of(ios, profile, span, ran if math.isnan(seconds) else seconds, source)
+    return pattern_of(ios, profile, span, PATTERN_S if profile.rate_iops else ran, source)
 
 
 def modelled_pattern(profile: WorkloadProfile, span: int) -> MeasuredPattern:
