@@ -106,11 +106,3 @@ def null_engine_report(argv: list[str], job_file: Path, what: str, timeout_s: fl
         return json.loads(done.stdout[done.stdout.index("{"):])
     except ValueError:
         raise WorkloadError(f"{what} printed no JSON report") from None
-
-
-def run_null_engine(binary: str, job_file: Path, profile: WorkloadProfile, step: int,
-                    seconds: float) -> GeneratorCeiling:
-    """Run ``job_file`` (already :func:`null_engine_text`) and read its ceiling."""
-    report = null_engine_report([binary], job_file, f"fio's null-engine run of {profile.name}",
-                                seconds + RAMP_S + 60)
-    return ceiling_from_json(report, profile, step, seconds)
