@@ -31,7 +31,7 @@ from app.method.loader import load_method
 from bench.figure import Figure
 from app.access_check import PATTERN_RATE_IOPS, pattern_departures
 from drivers.fio.access_log import LoggedRun, measure_pattern
-from drivers.fio.ceiling import RAMP_S, ceiling_from_json, null_engine_report, null_engine_text
+from drivers.fio.ceiling import RAMP_S, ceiling_from_reports, null_engine_report, null_engine_text
 from drivers.fio.jobs import JobOptions, job_text
 from drivers.interfaces import GeneratorCeiling, WorkloadProfile
 
@@ -46,7 +46,7 @@ def _run(folder: Path, text: str, work: WorkloadProfile, step: int) -> Generator
     job = folder / "hotband.fio"
     job.write_text(null_engine_text(text), encoding="utf-8")
     report = null_engine_report(["fio"], job, "fio's null-engine run", SECONDS + RAMP_S + 60)
-    return ceiling_from_json(report, work, step, SECONDS)
+    return ceiling_from_reports([report], work, step, SECONDS)
 
 
 def old_text(work: WorkloadProfile) -> str:

@@ -15,7 +15,7 @@ import pytest
 from app.method.loader import MethodError, load_method, load_method_file
 from app.sequencer.search import LOAD_GENERATOR_LIMIT, choose_intensity, generator_note
 from drivers.fio import jobs
-from drivers.fio.ceiling import ceiling_from_json, null_engine_text
+from drivers.fio.ceiling import ceiling_from_reports, null_engine_text
 from drivers.fio.hotband_curve import curve_zones
 from drivers.fio.access_log import share_below
 from tests.support.fio_access import zone_share_below
@@ -161,7 +161,7 @@ def test_the_ceiling_counts_each_stream_over_its_sections() -> None:
                       "read": {"total_ios": ios, "io_bytes": ios * 8192},
                       "write": {"total_ios": 0, "io_bytes": 0}})
     jobs_[0]["read"]["total_ios"] += 100  # write1 one point over its 5 %
-    found = ceiling_from_json(json.loads(json.dumps({"jobs": jobs_})), work, 4, 2.0)
+    found = ceiling_from_reports([json.loads(json.dumps({"jobs": jobs_}))], work, 4, 2.0)
     assert found.asked_iops == 4000 and found.iops == pytest.approx(10_100 / 2)
     assert found.share_error_pts == pytest.approx(100 * 600 / 10_100 - 5, abs=1e-3)
 

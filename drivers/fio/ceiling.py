@@ -55,12 +55,6 @@ def job_reports(report: dict) -> list[dict]:
             if j.get("jobname") != "All clients"]
 
 
-def ceiling_from_json(report: dict, profile: WorkloadProfile, step: int,
-                      seconds: float) -> GeneratorCeiling:
-    """The ceiling from fio's JSON report of the null-engine run (``group_reporting=0``)."""
-    return ceiling_from_reports([report], profile, step, seconds)
-
-
 def ceiling_from_reports(reports: list[dict], profile: WorkloadProfile, step: int,
                          seconds: float) -> GeneratorCeiling:
     """The ceiling of one null-engine run, or of one per load host run at once (each with its
