@@ -170,7 +170,7 @@ def test_the_pre_run_runs_on_every_load_host_with_its_share_of_the_rate(
                        load_hosts=two_fio_servers, workdir=tmp_path,
                        policy=TargetPolicy(create_size=SPAN))
     profile = METHOD.profile("HOTBAND")
-    work = profile.at_intensity(METHOD.search, 20, 1.0, "generator")  # 20,000 IOPS in all
+    work = profile.at_intensity(METHOD.search, 20, 0.5, "generator")  # 20,000 IOPS in all
     found = engine.generator_ceiling(work, 20)
     assert found.asked_iops == 20_000 and found.kept_up(), found
     halves = [(tmp_path / f"HOTBAND-generator-host{i}" / "HOTBAND-generator.fio").read_text()
@@ -178,7 +178,7 @@ def test_the_pre_run_runs_on_every_load_host_with_its_share_of_the_rate(
     assert all("rate_iops=" in h and "random_distribution=zoned_abs" in h for h in halves)
     pattern = engine.access_pattern(work)
     assert pattern is not None and all(h in pattern.source for h in two_fio_servers)
-    assert pattern.ios > 15_000  # both hosts' logs: 20,000 IOPS for 1 s
+    assert pattern.ios > 15_000  # both hosts' logs: 20,000 IOPS for the pre-run's 1 s
     assert pattern_departures(pattern, profile) == []
     assert not Path("/tmp/storwatt-never-opened.dat").exists()
     assert not list(tmp_path.glob("HOTBAND-pattern*"))  # the returned logs are removed
