@@ -200,3 +200,26 @@ def test_a_rate_step_search_names_its_steps_as_rates_not_queue_depths() -> None:
     # a profile searched by queue depth keeps its words
     assert "queue depth 1 × 1 job(s)" in choose_intensity("MW1", probes[:1], True, "IOPS", 1,
                                                           30.0, 5.0, 1).note
+
+
+def test_a_hot_band_pattern_off_its_streams_is_named_stream_by_stream() -> None:
+    """The pre-run's judge on a hot band (app/access_check.py): the modelled pattern is the
+    method's; a stream 0.6 point over its share, a band 4 points off the curve in a log of
+    60,000 IOs, or a band's offsets past its slice are each named with the figure."""
+    from app.access_check import pattern_departures
+    from drivers.fio.access_log import modelled_pattern
+    profile = load_method("emerald-block-v3").profile("HOTBAND")
+    work = profile.at_intensity(load_method("emerald-block-v3").search, 60, 1.0, "generator")
+    asked = replace(modelled_pattern(work, 10**12), ios=60_000)
+    assert pattern_departures(asked, profile) == []
+    hot1 = next(s for s in asked.streams if s.name == "hot1")
+    x, _m, ref = hot1.curve[2]
+    off = replace(hot1, share_pct=28.6, curve=(*hot1.curve[:2], (x, ref - 4, ref)),
+                  high_pct=18.5)
+    found = pattern_departures(replace(asked, streams=tuple(
+        off if s.name == "hot1" else s for s in asked.streams)), profile)
+    assert found == [
+        "stream hot1: 28.60 % of the IOs, asked 28 % (±0.5 point)",
+        "stream hot1: offsets over 10.000–18.500 % of the range, asked 10–18 %",
+        f"stream hot1: {ref - 4:.1f} % of the band's reads in its first {x:g} %, the reference "
+        f"curve {ref:.1f} % (±3.2 points: 2 and the log's 3 σ)"]  # 3 σ of 11,760 reads
