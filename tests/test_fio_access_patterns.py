@@ -124,6 +124,7 @@ def test_a_job_file_off_its_profile_is_caught_from_fio_s_log(tmp_path: Path) -> 
     assert found.ios >= 19_000 and "null engine, per-IO log" in found.source
     departures = "; ".join(pattern_departures(found, profile))
     assert "% reads, asked 70 %" in departures and "asked the whole range" in departures
+    assert "offsets not uniform over the range (chi-square p = " in departures
 
 
 @pytest.mark.realtime("fio on the null engine at three queue depths: the generator's ceiling")
