@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import math
 
-from app.method.model import IOProfile, Method
-from drivers.interfaces import MeasuredPattern
+from app.method.model import IOProfile, Method, Stream
+from drivers.interfaces import MeasuredPattern, StreamPattern
 
 #: the total rate a multi-stream profile's pre-run asks (its streams capped at their shares):
 #: ~1.2 s of it holds ~12,000 reads of the first hot band, its curve to ±0.5 point
@@ -52,36 +52,39 @@ def pattern_departures(pattern: MeasuredPattern, profile: IOProfile) -> list[str
     out += [f"stream {name}: no IO logged" for name in wanted if name not in seen]
     for found in pattern.streams:
         stream = wanted.get(found.name)
-        if stream is None:
-            out.append(f"stream {found.name}: not in the method")
-            continue
-        if abs(found.share_pct - stream.share_pct) > SHARE_PTS:
-            out.append(f"stream {found.name}: {found.share_pct:.2f} % of the IOs, asked "
-                       f"{stream.share_pct:g} % (±{SHARE_PTS:g} point)")
-        allowed = READ_PTS + _sampling_pts(stream.read_pct,
-                                           pattern.ios * found.share_pct / 100)
-        if abs(found.read_pct - stream.read_pct) > allowed:
-            out.append(f"stream {found.name}: {found.read_pct:.1f} % reads, asked "
-                       f"{stream.read_pct:g} % (±{allowed:.1f} points)")
-        end = stream.offset_pct + stream.size_pct
-        if found.low_pct < stream.offset_pct - EDGE_PCT or found.high_pct > end + EDGE_PCT:
-            out.append(f"stream {found.name}: offsets over {found.low_pct:.3f}–"
-                       f"{found.high_pct:.3f} % of the range, asked {stream.offset_pct:g}–"
-                       f"{end:g} %")
-        if stream.pattern == "sequential" and pattern.ios and \
-                found.sequential_pct < SEQUENTIAL_PCT:
-            out.append(f"stream {found.name}: {found.sequential_pct:.2f} % sequential IOs, "
-                       f"asked sequential (≥ {SEQUENTIAL_PCT:g} %)")
-        reads = pattern.ios * found.share_pct * found.read_pct / 1e4
-        for x, measured, reference in found.curve:
-            allowed = CURVE_PTS + _sampling_pts(reference, reads)
-            if abs(measured - reference) > allowed:
-                out.append(f"stream {found.name}: {measured:.1f} % of the band's reads in its "
-                           f"first {x:g} %, the reference curve {reference:.1f} % "
-                           f"(±{allowed:.1f} points: {CURVE_PTS:g} and the log's 3 σ)")
-        if stream.curved and not found.curve:
-            out.append(f"stream {found.name}: no in-band curve measured (asked the reference "
-                       "curve)")
+        out += (_stream_departures(found, stream, pattern.ios) if stream is not None
+                else [f"stream {found.name}: not in the method"])
+    return out
+
+
+def _stream_departures(found: StreamPattern, stream: Stream, ios: int) -> list[str]:
+    """One stream's share, mix, slice, order and curve against its definition (``ios``: the
+    whole profile's logged IOs, 0 when modelled)."""
+    out = []
+    name = f"stream {found.name}"
+    if abs(found.share_pct - stream.share_pct) > SHARE_PTS:
+        out.append(f"{name}: {found.share_pct:.2f} % of the IOs, asked {stream.share_pct:g} % "
+                   f"(±{SHARE_PTS:g} point)")
+    allowed = READ_PTS + _sampling_pts(stream.read_pct, ios * found.share_pct / 100)
+    if abs(found.read_pct - stream.read_pct) > allowed:
+        out.append(f"{name}: {found.read_pct:.1f} % reads, asked {stream.read_pct:g} % "
+                   f"(±{allowed:.1f} points)")
+    end = stream.offset_pct + stream.size_pct
+    if found.low_pct < stream.offset_pct - EDGE_PCT or found.high_pct > end + EDGE_PCT:
+        out.append(f"{name}: offsets over {found.low_pct:.3f}–{found.high_pct:.3f} % of the "
+                   f"range, asked {stream.offset_pct:g}–{end:g} %")
+    if stream.pattern == "sequential" and ios and found.sequential_pct < SEQUENTIAL_PCT:
+        out.append(f"{name}: {found.sequential_pct:.2f} % sequential IOs, asked sequential "
+                   f"(≥ {SEQUENTIAL_PCT:g} %)")
+    reads = ios * found.share_pct * found.read_pct / 1e4
+    for x, measured, reference in found.curve:
+        allowed = CURVE_PTS + _sampling_pts(reference, reads)
+        if abs(measured - reference) > allowed:
+            out.append(f"{name}: {measured:.1f} % of the band's reads in its first {x:g} %, "
+                       f"the reference curve {reference:.1f} % (±{allowed:.1f} points: "
+                       f"{CURVE_PTS:g} and the log's 3 σ)")
+    if stream.curved and not found.curve:
+        out.append(f"{name}: no in-band curve measured (asked the reference curve)")
     return out
 
 
