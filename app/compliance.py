@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Protocol
 
+from app.access_check import method_departures
 from app.console import format_duration
 from app.method.loader import MethodError
 from app.method.model import ComplianceMinimums, Method
@@ -51,6 +52,7 @@ CONTINUOUS = "Continuous phases"
 THERMOMETER = "Inlet thermometer"
 METRICS = "Metrics valid"
 INTENSITY = "Intensity 100 reached"
+ACCESS_PATTERN = "Access pattern (generator pre-run)"
 CLASSIFICATION = "Classification"
 
 
@@ -445,7 +447,25 @@ def _restart(run: ComplianceFacts, index: int, name: str, attempts: int,
 
 def _validity_criteria(run: ComplianceFacts, method: Method) -> list[Criterion]:
     return [_thermometer(run), *_metrics_valid(run, method), _intensity(run),
-            _classification(run, method)]
+            *_access_patterns(run, method), _classification(run, method)]
+
+
+def _access_patterns(run: ComplianceFacts, method: Method) -> list[Criterion]:
+    """The pattern each searched profile's job file drew in its null-engine pre-run against
+    the profile's definition (method-notes §2, ``app.access_check``): a job file that does not
+    make the method's workload measured something else. A run stored before the station
+    measured patterns holds none, and gets no criterion (its verdict stays what it was)."""
+    measured = [r for r in run.search_results if r.pattern is not None]
+    if not measured:
+        return []
+    failed = [f"{r.profile}: {'; '.join(d)}" for r in measured
+              if (d := method_departures(r.pattern, method))]
+    if failed:
+        return [Criterion(ACCESS_PATTERN, False, "; ".join(failed))]
+    return [Criterion(ACCESS_PATTERN, True, "as the method asks for "
+                      + ", ".join(f"{r.profile} ({r.pattern.ios} IOs logged)" if r.pattern.ios
+                                  else f"{r.profile} (modelled)" for r in measured)
+                      + ", in the null-engine pre-run of each job file")]
 
 
 def _classification(run: ComplianceFacts, method: Method) -> Criterion:

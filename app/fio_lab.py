@@ -18,8 +18,8 @@ from drivers.clock import Clock
 from drivers.fio.data_set import measure_data_set
 from drivers.fio.engine import DEFAULT_STALL_S, FioEngine
 from drivers.fio.safety import TargetCheck, TargetPolicy, check_target
-from drivers.interfaces import (DataSetMeasure, GeneratorCeiling, HostRate, WorkloadInterval,
-                                WorkloadProfile, WorkloadResult)
+from drivers.interfaces import (DataSetMeasure, GeneratorCeiling, HostRate, MeasuredPattern,
+                                WorkloadInterval, WorkloadProfile, WorkloadResult)
 from drivers.simulators.sut import SimulatedSut
 
 
@@ -76,6 +76,9 @@ class SutFollowingEngine:
 
     def generator_ceiling(self, profile: WorkloadProfile, step: int) -> GeneratorCeiling:
         return self.engine.generator_ceiling(profile, step)
+
+    def access_pattern(self, profile: WorkloadProfile) -> MeasuredPattern | None:
+        return self.engine.access_pattern(profile)
 
     def live_rates(self) -> list[HostRate]:
         return self.engine.live_rates()

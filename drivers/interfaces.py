@@ -474,6 +474,44 @@ class GeneratorCeiling:
         return rate_ok and self.share_error_pts <= share_pts
 
 
+@dataclass(frozen=True, slots=True)
+class StreamPattern:
+    """One stream of a multi-stream profile as fio's per-IO log showed it in the pre-run:
+    its share of all the profile's IOs, its read share, where it went (% of the range) and,
+    for a band on the in-band curve, ``curve``: (x % of the band, measured % of the band's
+    reads below x, the reference curve's %)."""
+
+    name: str
+    share_pct: float
+    read_pct: float
+    low_pct: float
+    high_pct: float
+    sequential_pct: float
+    uniformity_p: float
+    curve: tuple[tuple[float, float, float], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MeasuredPattern:
+    """A profile's access pattern as measured in the null-engine pre-run of its own job file,
+    from fio's per-IO log (drivers/fio/access_log.py, method-notes §2): not a log of the
+    measured run. ``low_pct``/``high_pct`` bound the offsets in % of the range,
+    ``uniformity_p`` is the chi-square p of the offsets over 64 equal slices (uniform), and
+    ``source`` says what measured it."""
+
+    profile: str
+    ios: int
+    seconds: float
+    read_pct: float
+    sequential_pct: float
+    aligned: bool
+    uniformity_p: float
+    low_pct: float
+    high_pct: float
+    streams: tuple[StreamPattern, ...] = ()
+    source: str = ""
+
+
 @runtime_checkable
 class WorkloadEngine(Protocol):
     """Drives IO against the SUT. Used from the sequencer thread only.
@@ -501,6 +539,13 @@ class WorkloadEngine(Protocol):
         """Run ``profile``'s own job file with no IO behind it for its ``duration_s`` (fio's
         null engine), before the search probes it, and say what the generator alone reached.
         Never touches a target. Raises WorkloadError."""
+        ...
+
+    def access_pattern(self, profile: WorkloadProfile) -> MeasuredPattern | None:
+        """Run ``profile``'s own job file on fio's null engine with fio's per-IO log on, for a
+        short slice, and say what pattern it drew (read share, sequence, uniformity, each
+        stream's share and range, a band's curve); None for a replayed trace. Never touches
+        a target. Raises WorkloadError."""
         ...
 
     def poll(self) -> list[WorkloadInterval]: ...

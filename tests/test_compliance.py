@@ -15,7 +15,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from app.compliance import ComplianceVerdict
+from app.compliance import ComplianceVerdict, assess_compliance
 from app.method.loader import MethodError, load_method_file
 from app.paths import methods_dir
 from app.records import PhaseKind
@@ -39,7 +39,21 @@ def test_compliant_plan_on_real_calibrated_instruments_is_compliant(tmp_path, mo
                      "Run completed", "Real instruments", "Continuous phases",
                      "Resumed after interruption", "Calibration", "Configuration unchanged",
                      "Inlet thermometer", "Metrics valid", "Intensity 100 reached",
-                     "Classification"]
+                     "Access pattern (generator pre-run)", "Classification"]
+    # a job file that drew another mix than its profile's in the pre-run measured something
+    # else: NOT MET, naming the profile, the figure and the rule (app/access_check.py)
+    skewed = tuple(replace(r, pattern=replace(r.pattern, read_pct=r.pattern.read_pct - 3))
+                   for r in run.search_results)
+    verdict = assess_compliance(replace(run, search_results=skewed))
+    assert not verdict.compliant
+    evidence = failed(verdict)["Access pattern (generator pre-run)"]
+    first = run.search_results[0]
+    assert f"{first.profile}: {first.pattern.read_pct - 3:.1f} % reads, asked " in evidence
+    # a run stored before patterns were measured keeps the verdict it had
+    older = replace(run, search_results=tuple(replace(r, pattern=None)
+                                              for r in run.search_results))
+    assert "Access pattern (generator pre-run)" not in [
+        c.name for c in assess_compliance(older).criteria]
 
 
 def test_one_second_copy_claiming_compliance_is_non_compliant(tmp_path, monkeypatch):

@@ -3,7 +3,9 @@
 pattern is fio's alone) with ``write_lat_log``/``log_offset=1``, and the logged offsets and
 directions are checked against the method — random profiles uniform over the whole range,
 sequential ones sequential and aligned, the read shares, the hot band's stream shares and
-ranges, and its bands on the reference generator's in-band curve."""
+ranges, and its bands on the reference generator's in-band curve. The log is read and judged
+by the station's own code (drivers/fio/access_log.py, app/access_check.py), the code of the
+pre-run whose pattern the report states."""
 
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from app.method.loader import load_method
-from tests.support.fio_access import LOG_OPTIONS, access_pattern, read_lat_logs, share_below
+from app.access_check import pattern_departures
+from drivers.fio.access_log import (LOG_OPTIONS, LoggedRun, access_pattern, measure_pattern,
+                                    pattern_of, read_lat_logs, share_below)
 from drivers.fio.ceiling import null_engine_text, stream_of
 from drivers.fio.jobs import JobOptions, job_text
 
@@ -64,6 +68,8 @@ def test_each_profile_s_job_file_makes_its_pattern(tmp_path: Path, name: str) ->
         assert found.highest_end > 0.95 * SPAN and found.lowest < 0.05 * SPAN
     else:
         assert found.sequential_pct > 99.9, found
+    # the station's judge, on the same log, finds the method's pattern
+    assert pattern_departures(pattern_of(ios, work, SPAN, 1.0, "test"), profile) == []
 
 
 @pytest.mark.realtime("fio on the null engine: the hot band's shares, ranges and curve")
@@ -96,6 +102,29 @@ def test_the_hot_band_job_file_makes_the_seed_s_streams_and_the_reference_curve(
     for x in (0.001, 0.01, 0.1, 0.5):
         measured = sum(io.offset - first < x * band for io in hot1) / len(hot1)
         assert abs(measured - share_below(x * band, band)) < 0.02, (x, measured)
+    # the station's own reading of the same log: every stream's share, range, mix and curve
+    found = pattern_of(ios, work, SPAN, 1.0, "test")
+    assert [s.name for s in found.streams] == [s.name for s in profile.streams]
+    assert all(len(s.curve) == 4 for s in found.streams if s.name.startswith("hot"))
+    assert pattern_departures(found, profile) == []
+
+
+@pytest.mark.realtime("fio on the null engine: a job file off its profile is caught")
+def test_a_job_file_off_its_profile_is_caught_from_fio_s_log(tmp_path: Path) -> None:
+    """The pre-run's judge can fail: MW1's file with another mix, or reaching only half the
+    range, is named with the rule and the measured figure."""
+    profile = METHOD.profile("MW1")
+    work = profile.to_workload(queue_depth=4, jobs=1, duration_s=1.0)
+    text = null_engine_text(job_text(work, JobOptions(("/dev/storwatt-null",), "null", False,
+                                                      SPAN, span=SPAN)))
+    assert "rwmixread=70" in text and f"size={SPAN}" in text
+    bad = text.replace("rwmixread=70", "rwmixread=60").replace(f"size={SPAN}",
+                                                               f"size={SPAN // 2}")
+    found = measure_pattern([LoggedRun(("fio",), tmp_path / "p", bad)], work, SPAN)
+    assert found.ios >= 19_000 and "null engine, per-IO log" in found.source
+    departures = "; ".join(pattern_departures(found, profile))
+    assert "% reads, asked 70 %" in departures and "asked the whole range" in departures
+    assert "offsets not uniform over the range (chi-square p = " in departures
 
 
 @pytest.mark.realtime("fio on the null engine at three queue depths: the generator's ceiling")
@@ -118,4 +147,39 @@ def test_the_generator_holds_the_hot_band_s_shares_at_every_queue_depth(tmp_path
     for depth in (1, 16, METHOD.search.queue_depths[-1]):
         found = engine.generator_ceiling(replace(work, queue_depth=depth), depth)
         assert found.asked_iops == 20_000 and found.kept_up(), found
+    # the pre-run's pattern through the engine: the same file, logged, never the target
+    mw1 = METHOD.profile("MW1")
+    pattern = engine.access_pattern(mw1.at_intensity(METHOD.search, 1, 1.0, "generator"))
+    assert pattern is not None and pattern.ios >= 19_000 and pattern.high_pct > 99
+    assert pattern_departures(pattern, mw1) == []
     assert target.read_bytes() == before
+    assert not list(tmp_path.glob("MW1-pattern*"))  # the log is removed once read
+
+
+@pytest.mark.realtime("two real loopback fio servers as load hosts run the null-engine pre-run")
+@pytest.mark.process
+def test_the_pre_run_runs_on_every_load_host_with_its_share_of_the_rate(
+        tmp_path: Path, two_fio_servers) -> None:
+    """Through load hosts the pre-run runs on each host's fio (null engine there), each with
+    half the rate as the real run splits it: the ceiling and the logged pattern are the two
+    hosts' together (one host alone could not reach 90 % of the asked rate). The curved hot
+    band is allowed on load hosts once the target size is given (its bands in bytes)."""
+    from drivers.clock import MonotonicClock
+    from drivers.fio.engine import FioEngine
+    from drivers.fio.safety import TargetPolicy
+    engine = FioEngine(["/tmp/storwatt-never-opened.dat"], clock=MonotonicClock(),
+                       load_hosts=two_fio_servers, workdir=tmp_path,
+                       policy=TargetPolicy(create_size=SPAN))
+    profile = METHOD.profile("HOTBAND")
+    work = profile.at_intensity(METHOD.search, 20, 0.5, "generator")  # 20,000 IOPS in all
+    found = engine.generator_ceiling(work, 20)
+    assert found.asked_iops == 20_000 and found.kept_up(), found
+    halves = [(tmp_path / f"HOTBAND-generator-host{i}" / "HOTBAND-generator.fio").read_text()
+              for i in (1, 2)]
+    assert all("rate_iops=" in h and "random_distribution=zoned_abs" in h for h in halves)
+    pattern = engine.access_pattern(work)
+    assert pattern is not None and all(h in pattern.source for h in two_fio_servers)
+    assert pattern.ios > 15_000  # both hosts' logs: 20,000 IOPS for the pre-run's 1 s
+    assert pattern_departures(pattern, profile) == []
+    assert not Path("/tmp/storwatt-never-opened.dat").exists()
+    assert not list(tmp_path.glob("HOTBAND-pattern*"))  # the returned logs are removed

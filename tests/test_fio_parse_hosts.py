@@ -65,3 +65,28 @@ def test_a_rejected_hosts_job_file_is_named(tmp_path: Path, monkeypatch) -> None
         engine.start(MW1)
     assert not engine.running
     assert len(_parse_calls(log)) == 3  # all together, then host 1 alone, then host 2
+
+
+def test_the_curved_hot_band_runs_on_load_hosts_in_the_given_target_size(
+        tmp_path: Path) -> None:
+    """The reference in-band curve needs the band's size in bytes; the station cannot read a
+    load host's device, but a given target size is every host's range (fio creates its file
+    of that size there): each host's file then has its bands in whole blocks, on the curve,
+    with its share of the rate. Without a size the start is refused, naming what to give."""
+    from app.method.loader import load_method
+    method = load_method("emerald-block-v3")
+    work = method.profile("HOTBAND").at_intensity(method.search, 3, 1.0, "active")
+    engine, _ = _engine(tmp_path)
+    engine.start(work)
+    engine.close()
+    for i in (1, 2, 3):
+        text = (tmp_path / f"host{i}" / f"HOTBAND-host{i}.fio").read_text()
+        hot1 = text[text.index("[HOTBAND-hot1-read]"):].split("\n\n")[0]
+        assert "random_distribution=zoned_abs:" in hot1
+        assert "offset=843776\n" in hot1  # 10 % of 8 MiB, up to a whole 8 KiB block
+        assert "rate_iops=196,0\n" in hot1  # 3000 IOPS × 28 % × 70 % reads / 3 hosts
+    unsized = FioEngine([str(tmp_path / "t.dat")], clock=FakeClock(),
+                        fio_binary=str(tmp_path / "fio"), load_hosts=HOSTS, workdir=tmp_path)
+    unsized.check()
+    with pytest.raises(WorkloadError, match="give the target size, also for load hosts"):
+        unsized.start(work)

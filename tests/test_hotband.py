@@ -118,6 +118,21 @@ def test_sequencer_conditions_and_measures_with_the_hot_band(tmp_path: Path) -> 
     assert rows[0][:3] == ("profile", "step", "generator_iops") and len(rows) > len(steps)
     text = " ".join(page.extract_text() for page in PdfReader(paths["pdf"]).pages)
     assert "Load generator alone" in " ".join(text.split())
+    # the access pattern of the same pre-run, per profile and per stream, stored and shown
+    # beside the ceiling (the simulated engine models it and says so)
+    assert found.pattern is not None and "modelled" in found.pattern.source
+    assert [s.name for s in found.pattern.streams] == [
+        s.name for s in load_method("demo-workloads").profile("HOTBAND").streams]
+    header = rows[0]
+    at = header.index("pattern_profile")
+    assert header[at - 1] is None and header[at:at + 2] == ("pattern_profile", "stream")
+    hot1 = next(r for r in rows if r[at] == "HOTBAND" and r[at + 1] == "hot1")
+    assert hot1[header.index("share_of_ios_pct")] == 28
+    whole = next(r for r in rows if r[at] == "HOTBAND" and r[at + 1] is None)
+    assert whole[header.index("departures_from_method")] == "none"
+    flat = " ".join(text.split())
+    assert "Access pattern measured in the same pre-run" in flat
+    assert "hot1 28.00 % @ 10.0–18.0 %" in flat
 
 
 def _lat_log_counts(folder: Path, sections: list[str], profile) -> tuple[Counter, dict]:

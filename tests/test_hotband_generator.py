@@ -15,9 +15,10 @@ import pytest
 from app.method.loader import MethodError, load_method, load_method_file
 from app.sequencer.search import LOAD_GENERATOR_LIMIT, choose_intensity, generator_note
 from drivers.fio import jobs
-from drivers.fio.ceiling import ceiling_from_json, null_engine_text
+from drivers.fio.ceiling import ceiling_from_reports, null_engine_text
 from drivers.fio.hotband_curve import curve_zones
-from tests.support.fio_access import share_below, zone_share_below
+from drivers.fio.access_log import share_below
+from tests.support.fio_access import zone_share_below
 from drivers.fio.jobs import JobOptions, job_text
 from drivers.interfaces import GeneratorCeiling, WorkloadError
 from drivers.simulators.engine import SimulatedWorkloadEngine
@@ -160,7 +161,7 @@ def test_the_ceiling_counts_each_stream_over_its_sections() -> None:
                       "read": {"total_ios": ios, "io_bytes": ios * 8192},
                       "write": {"total_ios": 0, "io_bytes": 0}})
     jobs_[0]["read"]["total_ios"] += 100  # write1 one point over its 5 %
-    found = ceiling_from_json(json.loads(json.dumps({"jobs": jobs_})), work, 4, 2.0)
+    found = ceiling_from_reports([json.loads(json.dumps({"jobs": jobs_}))], work, 4, 2.0)
     assert found.asked_iops == 4000 and found.iops == pytest.approx(10_100 / 2)
     assert found.share_error_pts == pytest.approx(100 * 600 / 10_100 - 5, abs=1e-3)
 
@@ -177,3 +178,48 @@ def test_the_simulated_generator_is_throttled_by_flow_as_fio_is(monkeypatch) -> 
     throttled = engine.generator_ceiling(work, 4)
     assert throttled.iops == FLOW_THROTTLED_IOPS and not throttled.kept_up()
     assert generator_rate([job_text(work, JobOptions(("/x",), span=GB))]) == FLOW_THROTTLED_IOPS
+
+
+def test_a_rate_step_search_names_its_steps_as_rates_not_queue_depths() -> None:
+    """A multi-stream profile is searched by total rate (method-notes §2): its notes and its
+    re-check say "rate step N: X IOPS asked", never "queue depth"."""
+    from app.sequencer.search import recheck
+    rate_of = lambda step: step * 1000  # noqa: E731 - the search's stream_rate, in all
+    probes = [(1, 990.0, 5.0), (2, 1700.0, 40.0)]
+    found = choose_intensity("HOTBAND", probes, True, "IOPS", 1, 30.0, 5.0, 2, rate_of=rate_of)
+    assert found.note == ("no whole rate step left between the probes: 5.0 ms at rate step 1: "
+                          "1000 IOPS asked and 40.0 ms at rate step 2: 2000 IOPS asked, not "
+                          "within 5 % of the 30 ms limit")
+    deeper = choose_intensity("HOTBAND", probes[:1], True, "IOPS", 1, 30.0, 5.0, 1,
+                              rate_of=rate_of)
+    assert "the deepest probe (rate step 1: 1000 IOPS asked) gave 5.0 ms" in deeper.note
+    again = recheck(replace(found, queue_depth=2), 1700.0, 40.0, 30.0, rate_of)
+    assert again.retry is not None and "queue depth" not in again.message + again.retry.note
+    assert again.retry.note.endswith("at rate step 2: 2000 IOPS asked; re-refined to rate "
+                                     "step 1: 1000 IOPS asked")
+    # a profile searched by queue depth keeps its words
+    assert "queue depth 1 × 1 job(s)" in choose_intensity("MW1", probes[:1], True, "IOPS", 1,
+                                                          30.0, 5.0, 1).note
+
+
+def test_a_hot_band_pattern_off_its_streams_is_named_stream_by_stream() -> None:
+    """The pre-run's judge on a hot band (app/access_check.py): the modelled pattern is the
+    method's; a stream 0.6 point over its share, a band 4 points off the curve in a log of
+    60,000 IOs, or a band's offsets past its slice are each named with the figure."""
+    from app.access_check import pattern_departures
+    from drivers.fio.access_log import modelled_pattern
+    profile = load_method("emerald-block-v3").profile("HOTBAND")
+    work = profile.at_intensity(load_method("emerald-block-v3").search, 60, 1.0, "generator")
+    asked = replace(modelled_pattern(work, 10**12), ios=60_000)
+    assert pattern_departures(asked, profile) == []
+    hot1 = next(s for s in asked.streams if s.name == "hot1")
+    x, _m, ref = hot1.curve[2]
+    off = replace(hot1, share_pct=28.6, curve=(*hot1.curve[:2], (x, ref - 4, ref)),
+                  high_pct=18.5)
+    found = pattern_departures(replace(asked, streams=tuple(
+        off if s.name == "hot1" else s for s in asked.streams)), profile)
+    assert found == [
+        "stream hot1: 28.60 % of the IOs, asked 28 % (±0.5 point)",
+        "stream hot1: offsets over 10.000–18.500 % of the range, asked 10–18 %",
+        f"stream hot1: {ref - 4:.1f} % of the band's reads in its first {x:g} %, the reference "
+        f"curve {ref:.1f} % (±3.2 points: 2 and the log's 3 σ)"]  # 3 σ of 11,760 reads

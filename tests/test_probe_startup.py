@@ -51,6 +51,9 @@ class SlowStart:
     def generator_ceiling(self, profile: WorkloadProfile, step: int) -> GeneratorCeiling:
         return self.inner.generator_ceiling(profile, step)
 
+    def access_pattern(self, profile: WorkloadProfile):
+        return self.inner.access_pattern(profile)
+
     def poll(self) -> list[WorkloadInterval]:
         if self._asked is not None and self.clock.now() >= self._since + self.delay_s:
             self.inner.start(self._asked)

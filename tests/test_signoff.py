@@ -63,6 +63,22 @@ def test_canonical_form_spells_each_value_once() -> None:
 
 
 @pytest.mark.process
+def test_a_field_added_to_a_record_leaves_older_runs_hashes_alone() -> None:
+    """A search result's measured access pattern (revision 0014) is left out of the canonical
+    form while it is empty, so a run stored before it hashes as it did; once measured, it
+    is part of the facts (app/records.py::ADDED_FIELD)."""
+    from app.sequencer.events import SearchResult
+    from drivers.interfaces import MeasuredPattern
+    older = SearchResult("MW1", 16, 1, 1000.0, "IOPS", 9.5, None, ((16, 1000.0, 9.5),), "")
+    assert canonical_json(older) == (
+        b'{"avg_response_ms":9.5,"generator":[],"jobs":1,"note":"","ops_rate":1000.0,'
+        b'"ops_unit":"IOPS","probes":[[16,1000.0,9.5]],"profile":"MW1","queue_depth":16,'
+        b'"rate_iops":null}')
+    pattern = MeasuredPattern("MW1", 20000, 0.5, 70.1, 0.0, True, 0.4, 0.0, 100.0)
+    measured = canonical_json(SearchResult("MW1", 16, 1, 1000.0, "IOPS", 9.5, pattern=pattern))
+    assert b'"pattern":{"aligned":true,"high_pct":100.0,"ios":20000,' in measured
+
+
 def test_a_com_entry_makes_revision_2_listing_the_change(recorded, tmp_path) -> None:
     db = recorded.database
     run = db.load_run(recorded.run_id)

@@ -26,6 +26,7 @@ from reportlab.platypus import (BaseDocTemplate, Frame, KeepTogether, PageBreak,
                                 PageTemplate, Paragraph, Preformatted, Spacer, Table, TableStyle)
 from xml.sax.saxutils import escape
 
+from app.access_check import describe as describe_pattern, method_departures
 from app.histogram_basis import histogram_basis
 from app.metrics.histogram import ceiling_meaning
 from app.records import PhaseKind
@@ -35,6 +36,7 @@ from app.reports.di_report import CELL_COLUMNS as DI_CELL_COLUMNS
 from app.reports.di_report import SWEET_COLUMNS as DI_SWEET_COLUMNS, di_report
 from app.reports.sweep_report import COLUMNS as SWEEP_COLUMNS, sweep_table
 from app.storage.audit import wall_text
+from drivers.interfaces import MeasuredPattern
 from app.reports.text import (DASH, fmt_duration, fmt_seconds, fmt_sig, invalid_value, is_number,
                               pdf_safe)
 
@@ -456,24 +458,37 @@ def _search_section(c: ReportContent) -> list:
     widths = [16 * mm, 24 * mm, 28 * mm, 22 * mm, 28 * mm]
     widths.append(BODY_W - sum(widths))
     return [P("Intensity search (first pass)", "h2"), grid_table(rows, widths),
-            *_generator_table(results)]
+            *_generator_table(c)]
 
 
-def _generator_table(results) -> list:
-    """What fio alone reached with each searched profile's job file (method-notes §2)."""
+def _generator_table(c: ReportContent) -> list:
+    """What fio alone reached with each searched profile's job file, and the access pattern
+    its per-IO log showed in the same pre-run (method-notes §2)."""
     rows = [[P(r.profile), P("; ".join(
         f"{g.step}: {fmt_sig(g.iops)} IOPS" + (f" of {fmt_sig(g.asked_iops)} asked, shares "
                                                f"within {g.share_error_pts:.2f} points"
                                                if g.asked_iops else "")
-        for g in r.generator))] for r in results if r.generator]
+        for g in r.generator) or DASH), P(_pattern_text(r.pattern, c))]
+        for r in c.run.search_results if r.generator or r.pattern is not None]
     if not rows:
         return []
     return [P("Load generator alone: each searched profile's own job file run on fio's null "
-              "engine (no IO behind it) at every listed step before its probes — a check of "
-              "the generator, not a log of the measured run. A figure above the method's "
-              "share of it is the generator's, and the search says so.", "small"),
-            grid_table([[B("Profile"), B("Step: generator alone")], *rows],
-                       [16 * mm, BODY_W - 16 * mm])]
+              "engine (no IO behind it) at every listed step before its probes, and once with "
+              "fio's per-IO log on — a check of the generator and of the pattern the file "
+              "draws, not a log of the measured run. A figure above the method's share of "
+              "the ceiling is the generator's, and the search says so; a pattern off the "
+              "method is NOT MET in the verdict.", "small"),
+            grid_table([[B("Profile"), B("Step: generator alone"),
+                         B("Access pattern measured in the same pre-run")], *rows],
+                       [16 * mm, 60 * mm, BODY_W - 76 * mm])]
+
+
+def _pattern_text(pattern: MeasuredPattern | None, c: ReportContent) -> str:
+    if pattern is None:
+        return DASH
+    off = method_departures(pattern, c.method)
+    return (f"{describe_pattern(pattern)}. {pattern.source}. "
+            + (f"OFF THE METHOD: {'; '.join(off)}" if off else "As the method asks."))
 
 
 def _phase_charts(c: ReportContent) -> list:

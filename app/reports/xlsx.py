@@ -21,6 +21,7 @@ from xlsxwriter.format import Format
 from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
+from app.access_check import method_departures
 from app.metrics.formatting import excel_number_format
 from app.histogram_basis import histogram_basis
 from app.records import PhaseKind
@@ -31,6 +32,7 @@ from app.reports.di_report import CELL_COLUMNS as DI_CELL_COLUMNS
 from app.reports.di_report import SWEET_COLUMNS as DI_SWEET_COLUMNS, di_report
 from app.reports.sweep_report import COLUMNS as SWEEP_COLUMNS, sweep_table
 from app.reports.xlsx_rows import ColumnSheet
+from drivers.interfaces import MeasuredPattern
 
 TDR_SHEET = "Test Data Report"
 METRIC_COLUMNS = ("metric", "value", "unit", "validity", "reason", "description",
@@ -54,6 +56,11 @@ LEVEL_FIRST_COL = len(BIN_COLUMNS) + 1  # one empty column between the two table
 #: the null-engine check before each search (method-notes §2): the job file with no IO behind it
 GENERATOR_COLUMNS = ("profile", "step", "generator_iops", "generator_mib_s", "asked_iops",
                      "stream_share_error_points", "seconds")
+#: the access pattern of the same pre-run, from fio's per-IO log (app/access_check.py)
+PATTERN_COLUMNS = ("pattern_profile", "stream", "logged_ios", "logged_s", "read_pct",
+                   "sequential_pct", "aligned", "uniformity_p", "lowest_offset_pct",
+                   "highest_end_pct", "share_of_ios_pct", "band_reads_below_pct",
+                   "departures_from_method", "measured_by")
 SEARCH_COLUMNS = ("profile", "queue_depth", "jobs", "ops_rate", "ops_unit", "avg_response_ms",
                   "rate_read_iops", "rate_write_iops", "probes", "note")
 EVENT_COLUMNS = ("t_s", "level", "phase", "message")
@@ -351,20 +358,42 @@ def _histograms_sheet(w: _Writer, c: ReportContent) -> None:
                            total, lvl.value_text()])
     # side by side: bins from column A, confidence levels after one empty column
     gap = [None] * (LEVEL_FIRST_COL - len(BIN_COLUMNS))
-    width = len(BIN_COLUMNS)
-    rows = [(bins[i] if i < len(bins) else [None] * width) + gap
-            + (levels[i] if i < len(levels) else []) for i in range(max(len(bins), len(levels)))]
-    sheet = w.table("Histograms", [*BIN_COLUMNS, *gap, *LEVEL_COLUMNS], rows)
+    sheet = w.table("Histograms", [*BIN_COLUMNS, *gap, *LEVEL_COLUMNS],
+                    _side_by_side(bins, len(BIN_COLUMNS), levels))
     sheet.set_column(0, LEVEL_FIRST_COL + len(LEVEL_COLUMNS), 12)
+
+
+def _side_by_side(left: list[list], width: int, right: list[list]) -> list[list]:
+    """Rows of two tables on one sheet: ``left`` (``width`` columns) from column A, ``right``
+    after one empty column."""
+    return [(left[i] if i < len(left) else [None] * width) + [None]
+            + (right[i] if i < len(right) else []) for i in range(max(len(left), len(right)))]
 
 
 def _generator_sheet(w: _Writer, c: ReportContent) -> None:
     """What the load generator alone reached per listed step: the profile's job file on fio's
-    null engine before its probes (method-notes §2) — not a log of the measured run."""
+    null engine before its probes (method-notes §2) — not a log of the measured run; beside
+    it, the access pattern fio's per-IO log showed in the same pre-run, per profile and per
+    stream, with every departure from the method."""
     rows = [[g.profile, g.step, g.iops, g.mib_s, g.asked_iops, g.share_error_pts, g.seconds]
             for r in c.run.search_results for g in r.generator]
-    if rows:
-        w.table("Generator", GENERATOR_COLUMNS, rows).set_column(0, 6, 16)
+    patterns = [row for r in c.run.search_results if r.pattern is not None
+                for row in _pattern_rows(r.pattern, c)]
+    if rows or patterns:
+        w.table("Generator", [*GENERATOR_COLUMNS, None, *PATTERN_COLUMNS],
+                _side_by_side(rows, len(GENERATOR_COLUMNS), patterns)
+                ).set_column(0, len(GENERATOR_COLUMNS) + len(PATTERN_COLUMNS), 16)
+
+
+def _pattern_rows(p: MeasuredPattern, c: ReportContent) -> list[list]:
+    """The profile's row (stream empty), then one row per stream; departures on the first."""
+    off = "; ".join(method_departures(p, c.method))
+    whole = [p.profile, "", p.ios, p.seconds, p.read_pct, p.sequential_pct, p.aligned,
+             p.uniformity_p, p.low_pct, p.high_pct, None, "", off or "none", p.source]
+    return [whole] + [[p.profile, s.name, None, None, s.read_pct, s.sequential_pct, None,
+                       s.uniformity_p, s.low_pct, s.high_pct, s.share_pct,
+                       "; ".join(f"{x:g} %: {m:g} (reference {r:g})" for x, m, r in s.curve),
+                       "", ""] for s in p.streams]
 
 
 def _search_sheet(w: _Writer, c: ReportContent) -> None:

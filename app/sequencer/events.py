@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from app.metrics.histogram import ConfidenceLevel, confidence_records
-from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseStatus, Placement,
-                         RunConfig, RunStatus, Window)
+from app.records import (ADDED_FIELD, IntervalRecord, MetricResult, PhaseInfo, PhaseStatus,
+                         Placement, RunConfig, RunStatus, Window)
 from app.sequencer.power_inputs import InputIdentity
 from app.sequencer.range_plan import RangePlan
-from drivers.interfaces import (GeneratorCeiling, HostRate, InstrumentIdentity, PowerSample,
-                                TemperatureSample, WorkloadInterval, WorkloadResult)
+from drivers.interfaces import (GeneratorCeiling, HostRate, InstrumentIdentity, MeasuredPattern,
+                                PowerSample, TemperatureSample, WorkloadInterval,
+                                WorkloadResult)
 
 
 @dataclass(frozen=True)
@@ -202,6 +203,10 @@ class SearchResult:
     #: what the load generator alone reached with this profile's job file at each listed
     #: step, on fio's null engine before the probes (method-notes §2)
     generator: tuple[GeneratorCeiling, ...] = ()
+    #: the access pattern fio drew from this profile's job file in the same null-engine
+    #: pre-run, from its per-IO log (app/access_check.py judges it); None when not measured
+    #: (a trace replay, a run stored before the station measured it)
+    pattern: MeasuredPattern | None = field(default=None, metadata={ADDED_FIELD: True})
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,9 @@ from drivers.interfaces import GeneratorCeiling
 Probe = tuple[int, float, float]
 #: whether the SUT delivered what a probe asked (a rate-capped multi-stream profile)
 Kept = Callable[[Probe], bool]
+#: the total IOPS a multi-stream profile's search step asks (its steps are rates, not queue
+#: depths: ``IntensitySearch.stream_rate``); None for a profile searched by queue depth
+RateOf = Callable[[int], int]
 #: a sequential probe that gains less than this over the previous one has levelled off
 PLATEAU_GAIN = 1.02
 LOAD_GENERATOR_LIMIT = "load generator limit reached"
@@ -92,22 +95,23 @@ def choose_intensity(profile: str, probes: list[Probe], random: bool, ops_unit: 
                      jobs: int, limit_ms: float, tolerance_pct: float,
                      listed_depths: int, generator: tuple[GeneratorCeiling, ...] = (),
                      generator_max_share_pct: float = 50.0,
-                     kept: Kept | None = None) -> SearchResult:
+                     kept: Kept | None = None, rate_of: RateOf | None = None) -> SearchResult:
     """``probes`` in probing order, the first ``listed_depths`` from the method's list and any
     after them refinements; ``generator`` what the load generator alone reached at the listed
-    steps (:func:`generator_note`)."""
+    steps (:func:`generator_note`); ``rate_of`` names a rate step's asked IOPS in the notes."""
     if not probes:
         raise ValueError(f"no search probes ran for {profile}")
     listed = probes[:listed_depths]
     if random:
         inside = [p for p in probes if meets(p, limit_ms, kept)]
         chosen = max(inside, key=lambda p: p[1]) if inside else probes[0]
-        note = _random_note(chosen, listed, probes, jobs, limit_ms, tolerance_pct, kept)
+        note = _random_note(chosen, listed, probes, jobs, limit_ms, tolerance_pct, kept,
+                            rate_of)
     else:
         chosen = max(probes, key=lambda p: p[1])
         rising = len(listed) == listed_depths and not probe_over_limit(listed, False, limit_ms)
         note = (f"{LOAD_GENERATOR_LIMIT}: throughput still rising at the deepest probe "
-                f"({_depth(listed[-1][0], jobs)})" if rising else "")
+                f"({_depth(listed[-1][0], jobs, rate_of)})" if rising else "")
     qd, rate, resp = chosen
     limited = generator_note(chosen, ops_unit, generator, generator_max_share_pct)
     note = "; ".join(n for n in (limited, note) if n)
@@ -143,26 +147,39 @@ def generator_note(chosen: Probe, ops_unit: str, generator: tuple[GeneratorCeili
             f"IO behind it (null engine, step {at.step})")
 
 
-def _depth(qd: int, jobs: int) -> str:
+def _depth(qd: int, jobs: int, rate_of: RateOf | None = None) -> str:
+    """A probe's intensity in the words of its search: a queue depth's outstanding IOs, or a
+    rate step's asked IOPS (a multi-stream profile, each stream capped at its share)."""
+    if rate_of is not None:
+        return _at(qd, rate_of)
     return f"queue depth {qd} × {jobs} job(s), {qd * jobs} outstanding IOs"
 
 
+def _at(qd: int, rate_of: RateOf | None) -> str:
+    """``queue depth 4``, or ``rate step 4: 4000 IOPS asked``."""
+    return f"queue depth {qd}" if rate_of is None else \
+        f"rate step {qd}: {rate_of(qd)} IOPS asked"
+
+
 def _random_note(chosen: Probe, listed: list[Probe], probes: list[Probe], jobs: int,
-                 limit_ms: float, tolerance_pct: float, kept: Kept | None = None) -> str:
+                 limit_ms: float, tolerance_pct: float, kept: Kept | None = None,
+                 rate_of: RateOf | None = None) -> str:
     """Why the chosen probe is not within tolerance of the limit, or ``""`` when it is."""
     qd, _, resp = chosen
     if not within(resp, limit_ms):
         return (f"{NO_PROBE_WITHIN} {limit_ms:g} ms limit: the lightest "
-                f"({_depth(qd, jobs)}) gave {resp:.1f} ms")
+                f"({_depth(qd, jobs, rate_of)}) gave {resp:.1f} ms")
     if close_enough(resp, limit_ms, tolerance_pct):
         return ""
     if all(meets(p, limit_ms, kept) for p in listed):
-        return (f"{LOAD_GENERATOR_LIMIT}: the deepest probe ({_depth(listed[-1][0], jobs)}) "
+        return (f"{LOAD_GENERATOR_LIMIT}: the deepest probe "
+                f"({_depth(listed[-1][0], jobs, rate_of)}) "
                 f"gave {listed[-1][2]:.1f} ms, below the {limit_ms:g} ms limit")
     found = bracket(probes, limit_ms, kept)
-    above = f" and {found[1][2]:.1f} ms at queue depth {found[1][0]}" if found else ""
-    return (f"no whole queue depth left between the probes: {resp:.1f} ms at queue depth "
-            f"{qd}{above}, not within {tolerance_pct:g} % of the {limit_ms:g} ms limit")
+    above = f" and {found[1][2]:.1f} ms at {_at(found[1][0], rate_of)}" if found else ""
+    step = "queue depth" if rate_of is None else "rate step"
+    return (f"no whole {step} left between the probes: {resp:.1f} ms at {_at(qd, rate_of)}"
+            f"{above}, not within {tolerance_pct:g} % of the {limit_ms:g} ms limit")
 
 
 @dataclass(frozen=True)
@@ -174,7 +191,8 @@ class Recheck:
     retry: SearchResult | None = None  # restart the profile with this intensity
 
 
-def recheck(found: SearchResult, rate: float, resp_ms: float, limit_ms: float) -> Recheck:
+def recheck(found: SearchResult, rate: float, resp_ms: float, limit_ms: float,
+            rate_of: RateOf | None = None) -> Recheck:
     """Judge the first interval of a searched random profile, run at the chosen intensity
     (the re-check before its stabilisation, method-notes §2): the log line, and the search
     result to restart the profile with when the response time is over the limit — the next
@@ -182,7 +200,7 @@ def recheck(found: SearchResult, rate: float, resp_ms: float, limit_ms: float) -
     met the limit) — or None to go on."""
     qd, jobs, profile = found.queue_depth, found.jobs, found.profile
     head = (f"intensity re-check before {profile}'s stabilisation: {resp_ms:.1f} ms in its "
-            f"first interval at {_depth(qd, jobs)}")
+            f"first interval at {_depth(qd, jobs, rate_of)}")
     if within(resp_ms, limit_ms):
         return Recheck(f"{head}, within the {limit_ms:g} ms limit", True)
     if math.isnan(resp_ms):  # no IO completed yet (a load host still starting): no evidence
@@ -191,12 +209,13 @@ def recheck(found: SearchResult, rate: float, resp_ms: float, limit_ms: float) -
     low = max((p[0] for p in found.probes if p[0] < qd and within(p[2], limit_ms)), default=0)
     lower = (low + qd) // 2 if qd - low > 1 else low
     if lower < 1:
-        return Recheck(f"{head}, over the {limit_ms:g} ms limit; no lower queue depth to try, "
+        step = "queue depth" if rate_of is None else "rate step"
+        return Recheck(f"{head}, over the {limit_ms:g} ms limit; no lower {step} to try, "
                        "the profile runs on", False)
     note = (f"re-check before {profile}: {resp_ms:.1f} ms over the {limit_ms:g} ms limit at "
-            f"queue depth {qd}; re-refined to queue depth {lower}")
+            f"{_at(qd, rate_of)}; re-refined to {_at(lower, rate_of)}")
     # the new depth is not measured yet: its figures come from the restarted profile's metric
     retry = SearchResult(found.profile, lower, jobs, math.nan, found.ops_unit, math.nan, None,
                          found.probes + ((qd, rate, resp_ms),), note)
     return Recheck(f"{head}, over the {limit_ms:g} ms limit: {profile} restarts at "
-                   f"{_depth(lower, jobs)}", False, retry)
+                   f"{_depth(lower, jobs, rate_of)}", False, retry)

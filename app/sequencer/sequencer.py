@@ -26,6 +26,8 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TypeVar
 
+from app.access_check import PATTERN_RATE_IOPS, pattern_departures
+from app.access_check import describe as describe_pattern
 from app.method.model import Method
 from app.metrics.formatting import format_figure
 from app.method.record import resolved_method
@@ -45,13 +47,13 @@ from app.sequencer.ranging import Ranger
 from app.sequencer.recorder import PhaseRecorder
 from app.sequencer.run_clock import RunClock
 from app.sequencer.sampler import MeterLost, MeterSampler
-from app.sequencer.search import (Kept, Probe, choose_intensity, next_refinement,
+from app.sequencer.search import (Kept, Probe, RateOf, choose_intensity, next_refinement,
                                   probe_over_limit, recheck)
 from app.sequencer.sweep import SweepSteps
 from app.sequencer.workload_control import WorkloadControl
 from drivers.clock import Clock, MonotonicClock
-from drivers.interfaces import (GeneratorCeiling, InstrumentError, LiveRates, WorkloadError,
-                                WorkloadInterval, WorkloadProfile)
+from drivers.interfaces import (GeneratorCeiling, InstrumentError, LiveRates, MeasuredPattern,
+                                WorkloadError, WorkloadInterval, WorkloadProfile)
 
 T = TypeVar("T")
 #: how long the sequencer waits on a helper thread before it samples again (real seconds)
@@ -390,6 +392,7 @@ class Sequencer:
         for name in search_profiles(self.method, self.plan):
             profile = self.method.profile(name)
             self._ranger.measuring(name, PhaseKind.SEARCH)
+            pattern = self._access_pattern(recorder, name)
             generator = self._generator_ceilings(recorder, name)
             kept = self._kept_up(bool(profile.streams))
             probes: list[Probe] = []
@@ -402,11 +405,21 @@ class Sequencer:
                 probes.append(self._probe(recorder, name, qd))
             result = choose_intensity(name, probes, profile.random, profile.ops_unit, cfg.jobs,
                                       limit, cfg.tolerance_pct, len(cfg.queue_depths),
-                                      generator, cfg.generator_max_share_pct, kept)
+                                      generator, cfg.generator_max_share_pct, kept,
+                                      self._rate_of(name))
+            result = replace(result, pattern=pattern)
             if profile.streams:  # its step is a total rate (IntensitySearch.stream_rate)
                 result = replace(result, rate_iops=cfg.stream_rate(result.queue_depth,
                                                                    profile.read_pct))
             self._publish_search(result, recorder.phase.index)
+
+    def _rate_of(self, name: str) -> RateOf | None:
+        """The total IOPS a step of ``name``'s search asks, when its steps are rates (a
+        multi-stream profile, ``IntensitySearch.stream_rate``); None for queue depths."""
+        if not self.method.profile(name).streams:
+            return None
+        cfg = self.method.search
+        return lambda step: sum(cfg.stream_rate(step, 50.0))
 
     def _kept_up(self, streams: bool) -> Kept | None:
         """For a multi-stream profile, whether a probe's SUT delivered the total rate its
@@ -437,6 +450,26 @@ class Sequencer:
                      + (f" of {found.asked_iops:.0f} IOPS asked, shares within "
                         f"{found.share_error_pts:.2f} points" if found.asked_iops else ""))
         return tuple(out)
+
+    def _access_pattern(self, recorder: PhaseRecorder, name: str) -> MeasuredPattern | None:
+        """The pattern ``name``'s own job file draws, from fio's per-IO log of a short
+        null-engine run before its search (method-notes §2): logged with any departure from
+        the method (``app.access_check``), which the verdict counts. A multi-stream profile
+        runs at ``PATTERN_RATE_IOPS`` in all, enough IOs for its smallest stream and its
+        bands' curve; an uncapped one at the first listed depth."""
+        cfg, profile = self.method.search, self.method.profile(name)
+        step = (max(1, round(PATTERN_RATE_IOPS / cfg.stream_iops_per_step)) if profile.streams
+                else cfg.queue_depths[0])
+        work = profile.at_intensity(cfg, step, cfg.generator_check_s, "generator")
+        found = self._sampling_until(recorder, self.lab.engine.access_pattern, work)
+        if found is None:
+            return None
+        departures = pattern_departures(found, profile)
+        self.log(f"access pattern of {name}'s job file (null-engine pre-run, {found.source}): "
+                 f"{describe_pattern(found)}"
+                 + (f" — NOT the method's: {'; '.join(departures)}" if departures else ""),
+                 "WARNING" if departures else "INFO")
+        return found
 
     def _sampling_until(self, recorder: PhaseRecorder, call: Callable[..., T], *args) -> T:
         """``call(*args)`` on a helper thread while this one keeps the meters on their grid
@@ -658,7 +691,7 @@ class Sequencer:
                 or not self.method.profile(found.profile).random):
             return
         checked = recheck(found, first.ops_rate, first.avg_response_ms,
-                          self.method.response_time.max_avg_ms)
+                          self.method.response_time.max_avg_ms, self._rate_of(found.profile))
         self.log(checked.message, "INFO" if checked.passed else "WARNING", phase.index)
         if checked.retry is not None:
             self._publish_search(checked.retry, phase.index)

@@ -24,7 +24,7 @@ from app.records import PhaseInfo, PhaseStatus, RunStatus
 from app.sequencer import events as ev
 from app.storage import schema as s
 from app.storage.power_inputs import replace_identities, sample_rows
-from app.storage.codec import encode_flags, generator_to_json, opt_float
+from app.storage.codec import encode_flags, generator_to_json, opt_float, pattern_to_json
 from app.storage.liveness import writer_identity
 
 log = logging.getLogger(__name__)
@@ -282,7 +282,8 @@ def _on_search(conn: Connection, st: RunState, _b: _Batch, e: ev.SearchResult) -
         avg_response_ms=opt_float(e.avg_response_ms), rate_read_iops=rate[0],
         rate_write_iops=rate[1],
         probes=[[qd, opt_float(r), opt_float(ms)] for qd, r, ms in e.probes], note=e.note,
-        generator=[generator_to_json(g) for g in e.generator]))
+        generator=[generator_to_json(g) for g in e.generator],
+        access_pattern=pattern_to_json(e.pattern)))
 
 
 def _on_range_plan(conn: Connection, st: RunState, _b: _Batch, e: ev.RangePlanReady) -> None:

@@ -83,3 +83,33 @@ def generator_from_json(profile: str, row: dict[str, Any]) -> di.GeneratorCeilin
     return di.GeneratorCeiling(profile, int(row["step"]), nan_if_none(row["iops"]),
                             nan_if_none(row["mib_s"]), None if asked is None else float(asked),
                             float(row.get("share_error_pts", 0.0)), float(row.get("seconds", 0.0)))
+
+
+def pattern_to_json(p: di.MeasuredPattern | None) -> dict[str, Any] | None:
+    """A measured access pattern as ``search_results.access_pattern`` holds it (NaN as null)."""
+    if p is None:
+        return None
+    return {"profile": p.profile, "ios": p.ios, "seconds": opt_float(p.seconds),
+            "read_pct": p.read_pct, "sequential_pct": p.sequential_pct, "aligned": p.aligned,
+            "uniformity_p": opt_float(p.uniformity_p), "low_pct": p.low_pct,
+            "high_pct": p.high_pct, "source": p.source,
+            "streams": [{"name": t.name, "share_pct": t.share_pct, "read_pct": t.read_pct,
+                         "low_pct": t.low_pct, "high_pct": t.high_pct,
+                         "sequential_pct": t.sequential_pct,
+                         "uniformity_p": opt_float(t.uniformity_p),
+                         "curve": [list(c) for c in t.curve]} for t in p.streams]}
+
+
+def pattern_from_json(row: dict[str, Any] | None) -> di.MeasuredPattern | None:
+    if row is None:
+        return None
+    streams = tuple(di.StreamPattern(
+        t["name"], float(t["share_pct"]), float(t["read_pct"]), float(t["low_pct"]),
+        float(t["high_pct"]), float(t["sequential_pct"]), nan_if_none(t["uniformity_p"]),
+        tuple((float(x), float(m), float(r)) for x, m, r in t["curve"]))
+        for t in row["streams"])
+    return di.MeasuredPattern(row["profile"], int(row["ios"]), nan_if_none(row["seconds"]),
+                              float(row["read_pct"]), float(row["sequential_pct"]),
+                              bool(row["aligned"]), nan_if_none(row["uniformity_p"]),
+                              float(row["low_pct"]), float(row["high_pct"]), streams,
+                              str(row["source"]))

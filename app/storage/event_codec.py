@@ -21,8 +21,9 @@ from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseIn
 from app.sequencer import events as ev
 from app.sequencer.power_inputs import InputIdentity
 from app.sequencer.range_plan import PeakRecord, RangePlan, RangeSetting
-from drivers.interfaces import (GeneratorCeiling, InstrumentIdentity, PowerSample,
-                                TemperatureSample, WorkloadInterval, WorkloadResult)
+from drivers.interfaces import (GeneratorCeiling, InstrumentIdentity, MeasuredPattern,
+                                PowerSample, StreamPattern, TemperatureSample,
+                                WorkloadInterval, WorkloadResult)
 
 TYPES: dict[str, type] = {cls.__name__: cls for cls in (
     ev.RunStarted, ev.RunResumed, ev.Resumption, ev.InstrumentsIdentified, ev.PhaseStarted,
@@ -33,7 +34,7 @@ TYPES: dict[str, type] = {cls.__name__: cls for cls in (
     RunConfig, SutDescription, InstrumentConfig, PhaseInfo, IntervalRecord, MetricResult,
     InstrumentIdentity, PowerSample, TemperatureSample, WorkloadInterval, WorkloadResult,
     Placement, RunStatus, PhaseKind, PhaseStatus, Window, PowerInput, InputIdentity,
-    PowerSupplies, GeneratorCeiling)}
+    PowerSupplies, GeneratorCeiling, MeasuredPattern, StreamPattern)}
 
 
 class EventCodecError(ValueError):

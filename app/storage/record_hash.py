@@ -27,6 +27,9 @@ their old form: facts in the order the rows were read, and a record layer that a
 derived compliance criteria (under rules 1), each COM's verdict, the disposition's entry id
 and each entry's id (:func:`record_sha256_v1`).
 
+A record field added since (``ADDED_FIELD``, e.g. a search result's measured access pattern)
+is left out while it holds None, so a run stored before it existed keeps its hash.
+
 Canonical JSON: keys sorted, no whitespace (``","`` and ``":"``), UTF-8 without escaping;
 tuples as lists; dictionary keys as strings (an integer key as its decimal digits, a float key
 as Python's shortest round-trip ``repr``); a float as Python's shortest round-trip ``repr``;
@@ -40,12 +43,13 @@ import hashlib
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import asdict, is_dataclass
+from dataclasses import fields, is_dataclass
 from enum import Enum
 from typing import Any
 
 from app.com_verdict import com_verdicts
 from app.compliance import ComplianceVerdict
+from app.records import ADDED_FIELD
 from app.storage.audit import VERDICT_KINDS, AuditEntry, AuditKind
 from app.storage.stored import StoredRun
 
@@ -147,7 +151,8 @@ def _plain(value: Any) -> Any:
             return None
         return value if math.isfinite(value) else ("inf" if value > 0 else "-inf")
     if is_dataclass(value) and not isinstance(value, type):
-        return _plain(asdict(value))
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)
+                if not (f.metadata.get(ADDED_FIELD) and getattr(value, f.name) is None)}
     if isinstance(value, dict):
         return {_key(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

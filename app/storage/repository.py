@@ -21,7 +21,8 @@ from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseKind, Pha
 from app.sequencer.events import HistogramReady, Resumption, SearchResult
 from app.sequencer.range_plan import RangePlan
 from app.storage import schema as s
-from app.storage.codec import decode_flags, encode_flags, generator_from_json, nan_if_none
+from app.storage.codec import (decode_flags, encode_flags, generator_from_json, nan_if_none,
+                               pattern_from_json)
 from app.storage.power_inputs import StoredPowerInput, load_power_inputs
 from app.storage.db import Database
 from app.storage.errors import AmbiguousRunIdError, RunNotFoundError
@@ -325,7 +326,8 @@ def _searches(conn: Connection, pk: int) -> tuple[SearchResult, ...]:
                                                             r.rate_write_iops),
                      tuple((qd, nan_if_none(rate), nan_if_none(ms)) for qd, rate, ms in r.probes),
                      r.note or "", tuple(generator_from_json(r.profile, g)
-                                         for g in r.generator or ()))
+                                         for g in r.generator or ()),
+                     pattern_from_json(r.access_pattern))
         for r in _rows(conn, s.SearchResultRow, pk))
 
 

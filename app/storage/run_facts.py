@@ -26,6 +26,7 @@ from app.method.record import method_from_record
 from app.records import PhaseInfo, PhaseKind, PhaseStatus, RunConfig, RunStatus
 from app.sequencer.events import Resumption, SearchResult
 from app.storage import schema as s
+from app.storage.codec import pattern_from_json
 from app.storage.stored import KeyMetric, StoredAttempt, StoredPhase, config_from_snapshot
 from drivers.interfaces import InstrumentIdentity
 
@@ -146,17 +147,17 @@ def _resumptions(conn: Connection, pks: Sequence[int] | None) -> dict[int, list[
 
 def _searches(conn: Connection, pks: Sequence[int] | None) -> dict[int, list[SearchResult]]:
     """Each run's intensity-100 search outcomes: a search that ran out of queue depths is a
-    criterion NOT MET."""
+    criterion NOT MET, and so is a pre-run access pattern off the method."""
     t = s.SearchResultRow
     query = _where(sa.select(t.run_id, t.profile, t.queue_depth, t.jobs, t.ops_rate,
-                             t.ops_unit, t.avg_response_ms, t.note)
+                             t.ops_unit, t.avg_response_ms, t.note, t.access_pattern)
                    .order_by(t.run_id, t.id), t.run_id, pks)
     found: dict[int, list[SearchResult]] = defaultdict(list)
     for r in conn.execute(query):
         found[r.run_id].append(SearchResult(
             r.profile, r.queue_depth, r.jobs, float("nan") if r.ops_rate is None else r.ops_rate,
             r.ops_unit, float("nan") if r.avg_response_ms is None else r.avg_response_ms,
-            note=r.note or ""))
+            note=r.note or "", pattern=pattern_from_json(r.access_pattern)))
     return found
 
 

@@ -292,6 +292,8 @@ class SearchResultRow(Base):
     note: Mapped[str] = mapped_column(Text, default="", server_default="")  # SearchResult.note
     #: SearchResult.generator: [{step, iops, mib_s, asked_iops, share_error_pts, seconds}, …]
     generator: Mapped[list | None] = mapped_column(JSON)
+    #: SearchResult.pattern: the access pattern of the same null-engine pre-run (codec)
+    access_pattern: Mapped[dict | None] = mapped_column(JSON)
 
 
 class InstrumentRow(Base):

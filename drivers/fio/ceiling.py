@@ -48,10 +48,19 @@ def stream_of(section: str, profile: WorkloadProfile) -> str:
     return rest
 
 
-def ceiling_from_json(report: dict, profile: WorkloadProfile, step: int,
-                      seconds: float) -> GeneratorCeiling:
-    """The ceiling from fio's JSON report of the null-engine run (``group_reporting=0``)."""
-    jobs = report.get("jobs") or []
+def job_reports(report: dict) -> list[dict]:
+    """The per-job entries of a fio JSON report: ``jobs`` locally, ``client_stats`` from a load
+    host's client (less the clients' sum, "All clients", when fio adds one)."""
+    return [j for j in report.get("jobs") or report.get("client_stats") or []
+            if j.get("jobname") != "All clients"]
+
+
+def ceiling_from_reports(reports: list[dict], profile: WorkloadProfile, step: int,
+                         seconds: float) -> GeneratorCeiling:
+    """The ceiling of one null-engine run, or of one per load host run at once (each with its
+    share of the rate, as the real run splits it): the hosts' IOs add up, the run lasted as
+    long as the longest job, and the stream shares are of all the hosts' IOs together."""
+    jobs = [job for report in reports for job in job_reports(report)]
     if not jobs:
         raise WorkloadError(f"fio's null-engine run of {profile.name} reported no job")
     ios: dict[str, int] = defaultdict(int)
@@ -74,22 +83,20 @@ def ceiling_from_json(report: dict, profile: WorkloadProfile, step: int,
                             asked, round(error, 3), seconds)
 
 
-def run_null_engine(binary: str, job_file: Path, profile: WorkloadProfile, step: int,
-                    seconds: float) -> GeneratorCeiling:
-    """Run ``job_file`` (already :func:`null_engine_text`) and read its ceiling."""
+def null_engine_report(argv: list[str], job_file: Path, what: str, timeout_s: float) -> dict:
+    """Run fio (``argv``: the binary, and a load host's ``--client`` when it runs there) on
+    ``job_file`` in its folder with a JSON report, and return the report. Raises
+    WorkloadError naming ``what`` ran."""
     try:
-        done = subprocess.run([binary, "--output-format=json", str(job_file)],
-                              capture_output=True, text=True, timeout=seconds + RAMP_S + 60,
+        done = subprocess.run([*argv, "--output-format=json", str(job_file)],
+                              capture_output=True, text=True, timeout=timeout_s,
                               cwd=str(job_file.parent))
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise WorkloadError(f"fio's null-engine run of {profile.name} failed: {exc}") from None
+        raise WorkloadError(f"{what} failed: {exc}") from None
     if done.returncode != 0:
         lines = (done.stderr or done.stdout).strip().splitlines()
-        raise WorkloadError(f"fio's null-engine run of {profile.name} failed: "
-                            + " / ".join(lines[-3:]))
+        raise WorkloadError(f"{what} failed: " + " / ".join(lines[-3:]))
     try:
-        report = json.loads(done.stdout[done.stdout.index("{"):])
+        return json.loads(done.stdout[done.stdout.index("{"):])
     except ValueError:
-        raise WorkloadError(f"fio's null-engine run of {profile.name} printed no JSON "
-                            "report") from None
-    return ceiling_from_json(report, profile, step, seconds)
+        raise WorkloadError(f"{what} printed no JSON report") from None

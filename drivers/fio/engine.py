@@ -27,7 +27,9 @@ from pathlib import Path
 
 from drivers.clock import Clock
 from drivers.fio import clients
-from drivers.fio.ceiling import null_engine_text, run_null_engine
+from drivers.fio.access_log import LoggedRun, measure_pattern
+from drivers.fio.ceiling import (RAMP_S, ceiling_from_reports, null_engine_report,
+                                 null_engine_text)
 from drivers.fio.clock_probe import probe_host
 from drivers.fio.direct_io import refuses_direct_io
 from drivers.fio.host_logs import LOG_PREFIX
@@ -40,8 +42,9 @@ from drivers.fio.replay import read_trace, write_looped_trace
 from drivers.fio.safety import (HostFacts, TargetCheck, TargetPolicy, check_targets,
                                 create_scratch_file, describe)
 from drivers.fio.stream import IntervalSeries, Snapshot, snapshot_of_document
-from drivers.interfaces import (GeneratorCeiling, HostClock, HostRate, WorkloadError,
-                                WorkloadInterval, WorkloadProfile, WorkloadResult)
+from drivers.interfaces import (GeneratorCeiling, HostClock, HostRate, MeasuredPattern,
+                                WorkloadError, WorkloadInterval, WorkloadProfile,
+                                WorkloadResult)
 
 MIN_VERSION = (3, 0)
 DEFAULT_PORT = clients.DEFAULT_PORT
@@ -240,9 +243,11 @@ class FioEngine:
     def _options(self) -> JobOptions:
         if self.hosts:
             # the station cannot check a load host's targets; an explicit scratch size is the
-            # operator's decision to let fio create them there
+            # operator's decision to let fio create them there, and then the size of every
+            # host's range: multi-stream ranges in whole blocks, a band on its curve
             return JobOptions(self.targets, self.ioengine, bool(self.direct), self.target_size,
-                              allow_file_create=bool(self.target_size))
+                              allow_file_create=bool(self.target_size),
+                              span=self.target_size or None)
         # every local target exists by now: fio takes each file's own size and so never
         # unlinks and re-lays out a file (which it does to one smaller than ``size=``)
         checks = self.target_checks(False)
@@ -298,20 +303,63 @@ class FioEngine:
         self._series = {h: IntervalSeries(t0, h) for h in self._procs}
 
     def generator_ceiling(self, profile: WorkloadProfile, step: int) -> GeneratorCeiling:
-        """``profile``'s job file on fio's null engine, here on the station (drivers/fio/
-        ceiling.py): the whole rate in one fio, so with load hosts, each of which runs only
-        its share, the figure is what one generator does with all of it. Read-only: the null
-        engine never opens a target."""
+        """``profile``'s job file on fio's null engine (drivers/fio/ceiling.py): here on the
+        station, or on every load host's fio at once, each with its share of the rate as the
+        real run splits it, their IOs added up. Read-only: the null engine never opens a
+        target."""
+        runs = self._null_runs(profile, "generator")
+        timeout = (profile.duration_s or 1.0) + RAMP_S + 60
+        with ThreadPoolExecutor(len(runs)) as pool:
+            reports = list(pool.map(
+                lambda run: null_engine_report(
+                    list(run.argv), self._job_file(run, f"{profile.name}-generator.fio"),
+                    f"fio's null-engine run of {profile.name}"
+                    + (f" on load host {run.host}" if run.host else ""), timeout), runs))
+        return ceiling_from_reports(reports, profile, step, profile.duration_s or 1.0)
+
+    def access_pattern(self, profile: WorkloadProfile) -> MeasuredPattern | None:
+        """The pattern ``profile``'s own job file draws, from fio's per-IO log of a short
+        null-engine run on the station, or on every load host at once with its share of the
+        rate (drivers/fio/access_log.py); None for a trace replay (its pattern is the
+        trace's). The logs are removed once read."""
+        if profile.trace:
+            return None
+        runs = self._null_runs(profile, "pattern")
+        try:
+            return measure_pattern(runs, profile, self._null_span(), self.version)
+        finally:
+            for run in runs:
+                shutil.rmtree(run.folder, ignore_errors=True)
+
+    def _null_runs(self, profile: WorkloadProfile, what: str) -> list[LoggedRun]:
+        """``profile``'s job file as the engine would write it, on the null engine
+        (drivers/fio/ceiling.py): one run on the station, or one per load host through its
+        own client, each in its own folder, with the host's share of the rate."""
         if not self.version:
             self.check()
         options = self._options()
-        size = options.span or options.size or self.target_size or NULL_RANGE_BYTES
-        text = job_text(profile, replace(options, ioengine="null", direct=False, size=size,
-                                         span=options.span or size, host=0, hosts=1,
-                                         host_logs=False, allow_file_create=False))
-        path = self.workdir() / f"{profile.name}-generator.fio"
-        path.write_text(null_engine_text(text))
-        return run_null_engine(self.binary, path, profile, step, profile.duration_s or 1.0)
+        size = self._null_span(options)
+        hosts = self.hosts or ("",)
+        return [LoggedRun(
+            (self.binary, *([f"--client={clients.client_argument(host)}"] if host else ())),
+            self.workdir() / (f"{profile.name}-{what}-host{i + 1}" if host else
+                              f"{profile.name}-{what}"),
+            null_engine_text(job_text(profile, replace(
+                options, ioengine="null", direct=False, size=size, span=options.span or size,
+                host=i, hosts=len(hosts), host_logs=False, allow_file_create=False))), host)
+            for i, host in enumerate(hosts)]
+
+    def _null_span(self, options: JobOptions | None = None) -> int:
+        """The range the null engine addresses: the target's size when known, else 1 TiB."""
+        options = options or self._options()
+        return options.span or options.size or self.target_size or NULL_RANGE_BYTES
+
+    @staticmethod
+    def _job_file(run: LoggedRun, name: str) -> Path:
+        run.folder.mkdir(parents=True, exist_ok=True)
+        path = run.folder / name
+        path.write_text(run.text)
+        return path
 
     def live_rates(self) -> list[HostRate]:
         """Each load host's display rates since the last call (``host_rates``): for showing

@@ -253,8 +253,8 @@ def curved_stream_sections(p: WorkloadProfile, section: str, where: list[str], s
     band = next((int(w[5:]) for w in where if w.startswith("size=") and w[5:].isdigit()), None)
     if band is None:
         raise WorkloadError(f"{section} follows the reference in-band curve, which needs the "
-                            "target's size in bytes (give the target size; a load host's "
-                            "device size is not known to the station)")
+                            "target's size in bytes (give the target size, also for load "
+                            "hosts: the station cannot read a load host's device size)")
     bs = int(where[0][3:])
     out: list[str] = []
     for direction, rw, pct, mix in (("read", "randread", read_pct, 100.0),

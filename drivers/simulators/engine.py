@@ -17,8 +17,9 @@ from dataclasses import replace
 
 from drivers.clock import Clock
 from drivers.fio.jobs import JobOptions, job_text
-from drivers.interfaces import (GeneratorCeiling, WorkloadError, WorkloadInterval,
-                                WorkloadProfile, WorkloadResult)
+from drivers.fio.access_log import modelled_pattern
+from drivers.interfaces import (GeneratorCeiling, MeasuredPattern, WorkloadError,
+                                WorkloadInterval, WorkloadProfile, WorkloadResult)
 from drivers.simulators.fio_rate import NO_LIMIT, applied_rate, generator_rate
 from drivers.simulators.latency import lognormal_bucket_probabilities
 from drivers.simulators.sut import SimulatedSut
@@ -102,6 +103,13 @@ class SimulatedWorkloadEngine:
         iops = generator_rate(files) if asked is None else min(asked, generator_rate(files))
         return GeneratorCeiling(profile.name, step, iops, iops * profile.block_size / 2**20,
                                 asked, 0.0, profile.duration_s or 0.0)
+
+    def access_pattern(self, profile: WorkloadProfile) -> MeasuredPattern | None:
+        """The pattern fio draws from a capped or single-stream job file as the simulator
+        models it: what the file asks (each stream at its cap's share, a curved band on the
+        reference curve). No log is read, so no uniformity is claimed (NaN) and the source
+        says it is modelled; None for a trace replay, as with fio."""
+        return None if profile.trace else modelled_pattern(profile, SIM_RANGE_BYTES)
 
     @property
     def running(self) -> bool:
