@@ -31,6 +31,7 @@ import struct
 import sys
 import zipfile
 from pathlib import PurePath
+from datetime import date, datetime
 from decimal import Decimal
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,26 +56,42 @@ REGISTERED_COMPLIANT_METHODS: dict[str, str] = {
 }
 #: the method keys whose values the registry pins (docs/method.md: every key but the method's
 #: names and what a lab may set — fio's job count and stall limit, the ranging mode and pass,
-#: the meter-silence limit, the confidence levels a report lists)
-NORMATIVE_KEYS = (
-    "interval_s", "sample_period_s", "taxonomy_file", "stability.wma_points",
-    "stability.weights", "stability.tolerance_pct", "stability.max_drift_pct",
-    "stability.max_stabilisation_intervals", "response_time.max_avg_ms",
-    "response_time.ceiling_ms", "search.probe_s", "search.queue_depths", "search.tolerance_pct",
-    "search.recheck", "search.startup_s", "search.stream_iops_per_step",
-    "search.generator_check_s", "search.generator_max_share_pct",
-    "instruments.max_power_interval_s", "instruments.max_uncertainty_pct",
-    "instruments.min_accuracy", "instruments.voltage_ranges", "instruments.frequency_hz",
-    "instruments.temperature_resolution_c", "instruments.max_temperature_interval_s",
-    "instruments.inlet_classes", "instruments.max_flagged_power_samples",
-    "instruments.max_identical_readings", "instruments.power_plausibility_tolerance_pct",
-    "profiles", "plans", "coms", "compliance", "ranging.headroom_pct",
-    "ranging.min_crest_factor")
-#: a plan's pinned keys; its active steps enter as the profile order and their intervals
-PLAN_KEYS = ("categories", "prefill", "prefill_block_kib", "prefill_passes",
-             "prefill_max_intervals", "conditioning_profile", "conditioning_intervals",
-             "active", "active_intervals", "sweep", "demand_intensity", "ready_idle_intervals",
-             "com_check_intervals")
+#: the meter-silence limit, the confidence levels a report lists), each with how a run's value
+#: may differ from the registry's: "exact" (any change deviates), "at most" / "at least" (only
+#: the stricter way), "within" (a narrower range), "bounded" (judged against the method's own
+#: [compliance] minimums instead, never a deviation)
+NORMATIVE_KEYS: dict[str, str] = {
+    "interval_s": "bounded", "sample_period_s": "bounded", "taxonomy_file": "exact",
+    "stability.wma_points": "exact", "stability.weights": "exact",
+    "stability.tolerance_pct": "at most", "stability.max_drift_pct": "at most",
+    "stability.max_stabilisation_intervals": "at least", "response_time.max_avg_ms": "exact",
+    "response_time.ceiling_ms": "exact", "search.probe_s": "exact",
+    "search.queue_depths": "exact", "search.tolerance_pct": "exact", "search.recheck": "exact",
+    "search.startup_s": "exact", "search.stream_iops_per_step": "exact",
+    "search.generator_check_s": "at least", "search.generator_max_share_pct": "at most",
+    "instruments.max_power_interval_s": "at most", "instruments.max_uncertainty_pct": "at most",
+    "instruments.min_accuracy": "exact", "instruments.voltage_ranges": "within",
+    "instruments.frequency_hz": "within", "instruments.temperature_resolution_c": "at most",
+    "instruments.max_temperature_interval_s": "at most", "instruments.inlet_classes": "within",
+    "instruments.max_flagged_power_samples": "at most",
+    "instruments.max_identical_readings": "at most",
+    "instruments.power_plausibility_tolerance_pct": "at most", "profiles": "exact",
+    "plans": "exact", "coms": "exact", "compliance": "exact",
+    "ranging.headroom_pct": "at least", "ranging.min_crest_factor": "at least"}
+#: a plan's pinned keys and their kinds; its active steps enter as the profile order and
+#: their intervals
+PLAN_KEYS: dict[str, str] = {
+    "categories": "exact", "prefill": "exact", "prefill_block_kib": "exact",
+    "prefill_passes": "at least", "prefill_max_intervals": "exact",
+    "conditioning_profile": "exact", "conditioning_intervals": "at least", "active": "exact",
+    "active_intervals": "bounded", "sweep": "exact", "demand_intensity": "exact",
+    "ready_idle_intervals": "bounded", "com_check_intervals": "at least"}
+#: the taxonomy files a registered method names, by the SHA-256 of their content as the
+#: bundle carries it (``run.json`` ``taxonomy``, canonical JSON): the classification
+#: criterion is derived from answers read against this table (method-notes §1)
+REGISTERED_TAXONOMIES: dict[str, str] = {
+    "777251681f798c4850a7fcea1d874a77a995a596895b580d1a45ce8dfc66456e": "taxonomy-emerald-v3.toml",
+}
 # ------------------------------------------------------------------------------------------
 
 
@@ -957,50 +974,378 @@ def check_histograms(b: Bundle, c: Checklist) -> None:
                                             " — method-notes §5")
 
 
-def check_durations(b: Bundle, c: Checklist) -> None:
-    """The method's numbers against its compliance minimums (method-notes §2, §3)."""
-    minimums = b.method.get("compliance")
-    station = {k["name"]: k["verdict"] == "MET" for k in b.run["compliance"]["criteria"]}
-    if not minimums:
-        c.not_checked("durations against the minimums (the method states none)")
-        return
+# --- the compliance verdict -----------------------------------------------------------------
+# The station derives its verdict from the record (its rules 2); each criterion below is
+# derived again from the bundle's own data and compared, by name, with the station's.
+
+RULES_VERSION = 2  # the station's compliance rules this verifier re-derives
+#: every simulator's vendor begins so (the wire ones "STORWATT-SIM", the in-process ones
+#: "StorWatt"); a simulated SUT's engine names itself "simulated" (method-notes §3)
+SIMULATED_VENDOR = "STORWATT"
+SIMULATED_ENGINE_WORD = "simulated"
+#: the search's notes that mean intensity 100 was not found (method-notes §2)
+LOAD_GENERATOR_LIMIT = "load generator limit reached"
+NO_PROBE_WITHIN = "no probe within the"
+METHOD_KEY = "Method key "  # + a normative key the run's method deviates on
+#: the classification attributes (method-notes §1) and their values when unanswered: the
+#: smallest product (a consumer/component device, one drive, no robotics)
+ATTRIBUTES: dict[str, Any] = {
+    "connectivity": "not-specified", "consumer_component": True,
+    "integrated_controller": False, "storage_protection": False, "no_spof": False,
+    "non_disruptive_service": False, "fba_ckd": False, "max_drive_count": 1,
+    "robotics": False}
+CONNECTIVITY = ("not-specified", "host", "network")  # ordered: network also serves hosts
+COMPARE = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b,
+           "==": lambda a, b: a == b}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One compliance criterion as the verifier derives it."""
+
+    name: str
+    met: bool
+    evidence: str
+    cite: str
+
+
+def _stricter(kind: str, key: str, registry: Any, ours: Any) -> bool:
+    """A direction or range key moved only the stricter way (docs/method.md)."""
+    try:
+        if kind == "bounded":
+            return True
+        if kind == "at most":
+            return ours <= registry
+        if kind == "at least":
+            return ours >= registry
+        if kind == "within" and key.endswith("frequency_hz"):
+            return registry[0] <= ours[0] <= ours[1] <= registry[1]
+        if kind == "within" and key.endswith("voltage_ranges"):
+            return bool(ours) and all(any(
+                r["phases"] == o["phases"] and r["min_v"] <= o["min_v"] and
+                o["max_v"] <= r["max_v"] for r in registry) for o in ours)
+        if kind == "within" and key.endswith("inlet_classes"):
+            named = {r["name"]: r for r in registry}
+            return bool(ours) and all(o["name"] in named and named[o["name"]]["min_c"]
+                                      <= o["min_c"] and o["max_c"] <= named[o["name"]]["max_c"]
+                                      for o in ours)
+    except (TypeError, KeyError, IndexError):
+        return False  # a missing or mistyped value is never stricter
+    return False
+
+
+def deviations(registry: dict[str, Any], ours: dict[str, Any]) -> list[str]:
+    """The normative keys where ``ours`` deviates from the registry entry's content: any
+    change of an exact key, a direction or range key moved the looser way (docs/method.md,
+    "The registry of compliant methods"); profiles and plans compared by name, in order."""
+    found: list[str] = []
+    for key in list(registry) + [k for k in ours if k not in registry]:
+        reg, run = registry.get(key), ours.get(key)
+        if key in ("profiles", "plans") and isinstance(reg, list) and isinstance(run, list):
+            if [p.get("name") for p in reg] != [p.get("name") for p in run]:
+                found.append(key)
+            elif key == "profiles":
+                found += [f"profiles.{r['name']}" for r, o in zip(reg, run) if r != o]
+            else:
+                found += [f"plans.{r['name']}.{k}" for r, o in zip(reg, run)
+                          for k in list(r) + [k for k in o if k not in r]
+                          if k != "name" and r.get(k) != o.get(k)
+                          and not _stricter(PLAN_KEYS[k] if k in PLAN_KEYS else "exact",
+                                            k, r.get(k), o.get(k))]
+        elif reg != run and not _stricter(NORMATIVE_KEYS.get(key, "exact"), key, reg, run):
+            found.append(key)
+    return found
+
+
+def _normative(b: Bundle, c: Checklist) -> list[Finding]:
+    """The method's normative content against the registry entry the station compared it
+    with, which the bundle carries (``registry_entry``) and this verifier anchors by its own
+    pinned SHA-256 (method-notes §2: the method is the registered one or a variant)."""
+    entry = b.run.get("registry_entry")
+    cite = "docs/method.md registry, method-notes §2"
+    if not entry:
+        return [Finding("Normative method content", False,
+                        "no registered compliant method to compare with", cite)]
+    label = f"{entry['name']} {entry['version']}"
+    pinned = hashlib.sha256(canonical(entry["normative"])).hexdigest()
+    c.line(REGISTERED_COMPLIANT_METHODS.get(pinned) == label,
+           f"registry entry {label} in run.json: normative SHA-256 {pinned} "
+           + ("is the one this verifier pins" if REGISTERED_COMPLIANT_METHODS.get(pinned)
+              == label else "is NOT one this verifier pins for it"))
+    keys = deviations(entry["normative"], normative_content(b.method))
+    if not keys:
+        return [Finding("Normative method content", True,
+                        f"no deviation from {label}", cite)]
+    return [Finding(f"{METHOD_KEY}{key}", False, f"deviates from {label}", cite)
+            for key in keys]
+
+
+def _date(text: str) -> Any:
+    try:
+        return date.fromisoformat(text.strip()[:10]) if text.strip() else None
+    except ValueError:
+        return None
+
+
+def _instruments(b: Bundle) -> list[tuple[str, dict[str, Any] | None, str]]:
+    """(role, identity, calibration date the lab configured) of every instrument used: each
+    power input, or the one power meter; the thermometer when one took part."""
+    config, found = b.run["configuration"], b.run["instruments"]
+    dates = {i["name"]: i.get("calibration_date", "") for i in config.get("power_inputs", ())}
+    used = [(f"power input {i['name']}", i["identity"], dates.get(i["name"], ""))
+            for i in found["power_inputs"]] or [
+        ("power meter", found["power_meter"], config["power_meter"]["calibration_date"])]
+    if found["temperature_meter"] is not None:
+        used.append(("thermometer", found["temperature_meter"],
+                     config["temperature_meter"]["calibration_date"]))
+    return used
+
+
+def _calibration(b: Bundle, limit: int | None) -> Finding:
+    """Every instrument's calibration date known, not after the run, and not older than the
+    method's limit (method-notes §3, §10: a calibration within the last 12 months)."""
+    started = datetime.fromisoformat(b.run["run"]["started_wall"]).date()
+    problems, seen = [], []
+    for role, identity, configured in _instruments(b):
+        text = (identity or {}).get("calibration_date") or configured
+        when = _date(text)
+        if when is None:
+            problems.append(f"{role} calibration date {'missing' if not text else repr(text)}")
+        elif when > started:
+            problems.append(f"{role} calibrated {when} after the run ({started})")
+        elif limit is not None and (started - when).days > limit:
+            problems.append(f"{role} calibrated {when}, {(started - when).days} days before "
+                            f"the run > {limit} days")
+        else:
+            seen.append(f"{role} {when}")
+    cite = "method-notes §3, §10"
+    if problems:
+        return Finding("Calibration", False, "; ".join(problems), cite)
+    if limit is None:
+        return Finding("Calibration", False, "the method states no calibration limit", cite)
+    return Finding("Calibration", True, f"within {limit} days: {', '.join(seen)}", cite)
+
+
+def _real_instruments(b: Bundle) -> Finding:
+    """No simulator measured or was measured (method-notes §3)."""
+    simulated = [f"{role} {identity['vendor']} {identity['model']}"
+                 for role, identity, _ in _instruments(b)
+                 if identity and identity["vendor"].upper().startswith(SIMULATED_VENDOR)]
+    if b.run["instruments"]["power_meter"] is None:
+        simulated.append("no power meter identified")
+    engine = b.run["run"]["workload_engine"]
+    if SIMULATED_ENGINE_WORD in engine.lower():
+        simulated.append(f"SUT: {engine}")
+    return Finding("Real instruments", not simulated,
+                   "simulated: " + ", ".join(simulated) if simulated else
+                   "every instrument and the SUT are real", "method-notes §3")
+
+
+def classify(taxonomy: dict[str, Any], taxonomy_id: str, answers: dict[str, Any]) -> str:
+    """The classification the recorded answers derive, checked to allow ``taxonomy_id``
+    (method-notes §1: the highest level whose requirements all hold; a lower one may be
+    requested, never one the answers rule out); a ValueError says why not."""
+    if not answers:
+        raise ValueError(f"no classification answers recorded for {taxonomy_id or '(none)'}")
+    if not set(answers) & set(ATTRIBUTES):
+        raise ValueError(f"{taxonomy_id} was chosen by hand, not derived from the attributes")
+    head, _, level = taxonomy_id.rpartition("-")
+    category_id = head if level.isdigit() else taxonomy_id
+    given = {**ATTRIBUTES, **{k: v for k, v in answers.items() if k in ATTRIBUTES}}
+    drives = given["max_drive_count"]
+    if given["connectivity"] not in CONNECTIVITY or isinstance(drives, bool) \
+            or not isinstance(drives, int) or drives < 0 \
+            or any(not isinstance(given[k], bool) for k in ATTRIBUTES
+                   if k not in ("connectivity", "max_drive_count")):
+        raise ValueError(f"the recorded answers are not valid attributes: {answers}")
+    category = next((x for x in taxonomy["categories"] if x["id"] == category_id), None)
+    if category is None or not category["testable"]:
+        raise ValueError(f"category {category_id} is unknown or cannot be tested")
+    levels = {lv["level"]: lv for lv in category["levels"]}
+    eligible = []
+    for n, _ in taxonomy["level_names"]:
+        req = levels.get(n)
+        if req is None:
+            continue
+        missing = [k for k in ATTRIBUTES if k not in ("connectivity", "max_drive_count")
+                   and req.get(k) is not None and given[k] != req[k]]
+        if req.get("connectivity") and CONNECTIVITY.index(given["connectivity"]) \
+                < CONNECTIVITY.index(req["connectivity"]):
+            missing.append("connectivity")
+        if req.get("max_config") and not COMPARE[req["max_config"][0]](
+                drives, req["max_config"][1]):
+            missing.append("maximum configuration")
+        if not missing:
+            eligible.append(n)
+    if not eligible:
+        raise ValueError(f"the answers meet no {category['title']} level")
+    derived = f"{category.get('short_title') or category['title']} {max(eligible)}"
+    if not level.isdigit() or int(level) not in eligible:
+        raise ValueError(f"{taxonomy_id} is ruled out by the answers (derived: {derived})")
+    return derived
+
+
+def _classification(b: Bundle, c: Checklist) -> Finding:
+    """The taxonomy classified again from the recorded answers (method-notes §1), by the
+    taxonomy the bundle carries, itself anchored by this verifier's pinned SHA-256 when the
+    method names a registered taxonomy file."""
+    taxonomy, name = b.run.get("taxonomy"), b.method.get("taxonomy_file", "")
+    config = b.run["configuration"]
+    cite = "method-notes §1"
+    if not taxonomy:
+        return Finding("Classification", False, f"the taxonomy {name} is not in the bundle",
+                       cite)
+    sha = hashlib.sha256(canonical(taxonomy)).hexdigest()
+    if name in REGISTERED_TAXONOMIES.values():
+        c.line(REGISTERED_TAXONOMIES.get(sha) == name,
+               f"taxonomy {name} in run.json: SHA-256 {sha} "
+               + ("is the one this verifier pins" if REGISTERED_TAXONOMIES.get(sha) == name
+                  else "is NOT the one this verifier pins") + " — method-notes §1")
+    else:
+        c.not_checked(f"the taxonomy's content (the method names {name!r}, not a registered "
+                      "taxonomy file)")
+    try:
+        derived = classify(taxonomy, config["taxonomy"], config["classification_answers"])
+    except (ValueError, KeyError, TypeError) as exc:
+        return Finding("Classification", False, str(exc), cite)
+    return Finding("Classification", True, f"{config['taxonomy']} allowed by the recorded "
+                                           f"answers (derived: {derived})", cite)
+
+
+def _metrics_valid(b: Bundle) -> list[Finding]:
+    """Every EP metric of the profiles the run ran, and EP_RI, VALID (method-notes §2, §3);
+    each metric's validity is itself re-derived rule by rule above."""
+    profiles = {p["name"]: p for p in b.method["profiles"]}
+    wanted = [profiles[p["profile"]]["metric"] for p in b.phases
+              if p["kind"] == "active" and p["profile"] in profiles]
+    wanted = list(dict.fromkeys(wanted + ["EP_RI"]))
+    found = {m["name"]: m for m in b.metrics}
+    failed = [Finding(f"Metric {name}", False, "not computed" if name not in found else
+                      f"INVALID: {found[name]['reason']}", "method-notes §2, §3")
+              for name in wanted if name not in found or not found[name]["valid"]]
+    return failed or [Finding("Metrics valid", True, f"{', '.join(wanted)} all VALID",
+                              "method-notes §2, §3")]
+
+
+def _intensity(b: Bundle) -> Finding:
+    """Intensity 100 found in every searched profile (method-notes §2): a search that ran
+    out of queue depths, or found no probe within the limit, did not find it."""
+    results = _jsonl(b.files["search.jsonl"])
+    failed = [f"{r['profile']}: {r['note']}" for r in results
+              if r["note"].startswith((LOAD_GENERATOR_LIMIT, NO_PROBE_WITHIN))]
+    return Finding("Intensity 100 reached", not failed,
+                   "; ".join(failed) if failed else
+                   f"found for {', '.join(r['profile'] for r in results) or 'no profile'}",
+                   "method-notes §2")
+
+
+def _method_numbers(b: Bundle, minimums: dict[str, Any]) -> list[Finding]:
+    """The method's interval, durations and sample period against its [compliance] minimums,
+    and the category's profile set run to completion (method-notes §2, §3)."""
     interval_s = float(b.method["interval_s"])
     active = [p for p in b.phases if p["kind"] == "active"]
-    stabilisation = [p["stabilisation_intervals"] * interval_s for p in active]
-    measurement = [p["measurement_intervals"] * interval_s for p in active]
     idle = [p["planned_s"] for p in b.phases if p["kind"] == "ready_idle"]
     period = float(b.method["sample_period_s"])
 
-    def shortest(values: list[float], minimum: float) -> tuple[bool, str]:
-        return (bool(values) and min(values) >= minimum,
-                f"shortest {min(values, default=0):g} s, minimum {minimum:g} s")
-    checks = [
-        ("Interval length", interval_s == minimums["interval_s"],
-         f"interval {interval_s:g} s, required {minimums['interval_s']:g} s"),
-        ("Stabilisation", *shortest(stabilisation, minimums["min_stabilisation_s"])),
-        ("Measurement", *shortest(measurement, minimums["min_measurement_s"])),
-        ("Ready idle", *shortest(idle, minimums["min_ready_idle_s"])),
-        ("Sample period", period <= minimums["max_sample_period_s"],
-         f"sample period {period:g} s, maximum {minimums['max_sample_period_s']:g} s"),
-    ]
+    def shortest(name: str, values: list[float], minimum: float) -> Finding:
+        return Finding(name, bool(values) and min(values) >= minimum,
+                       f"shortest {min(values, default=0):g} s, minimum {minimum:g} s",
+                       "method-notes §2")
+    category = b.run["configuration"]["taxonomy"].rpartition("-")
+    category_id = category[0] if category[2].isdigit() else b.run["configuration"]["taxonomy"]
+    required = next((s["profiles"] for s in minimums["profile_sets"]
+                     if category_id in s["categories"]), None)
+    done = {p["profile"] for p in active if p["status"] == "COMPLETED"}
+    lacking = [p for p in required or () if p not in done]
+    return [
+        Finding("Interval length", interval_s == minimums["interval_s"],
+                f"interval {interval_s:g} s, required {minimums['interval_s']:g} s",
+                "method-notes §2"),
+        shortest("Stabilisation", [p["stabilisation_intervals"] * interval_s for p in active],
+                 minimums["min_stabilisation_s"]),
+        shortest("Measurement", [p["measurement_intervals"] * interval_s for p in active],
+                 minimums["min_measurement_s"]),
+        shortest("Ready idle", idle, minimums["min_ready_idle_s"]),
+        Finding("Sample period", period <= minimums["max_sample_period_s"],
+                f"sample period {period:g} s, maximum {minimums['max_sample_period_s']:g} s",
+                "method-notes §3"),
+        Finding("Profile set", required is not None and not lacking,
+                f"{category_id}: " + ("the method states no profile set" if required is None
+                                      else f"not completed: {', '.join(lacking)}" if lacking
+                                      else f"{' '.join(required)} all completed"),
+                "method-notes §2")]
+
+
+def _run_facts(b: Bundle, limit: int | None) -> list[Finding]:
+    """What the run itself shows: completed, real instruments, continuous, never resumed,
+    calibrated, one configuration (method-notes §2, §3)."""
     cut = [f"{p['name']} {p['status']}" for p in b.phases
            if p["status"] not in ("COMPLETED", "SKIPPED")]
-    paused = [f"{p['name']} ({p['attempts']} attempts)" for p in b.phases
-              if p["kind"] == "active" and p["attempts"] > 1]
-    checks += [
-        ("Run completed", b.run["run"]["status"] == "COMPLETED" and not cut,
-         f"run {b.run['run']['status']}" + (f": {', '.join(cut)}" if cut else
-                                            ", every phase COMPLETED or SKIPPED")),
-        ("Uninterrupted active sequence", not paused,
-         "paused: " + ", ".join(paused) if paused else "every active profile in one attempt"),
-    ]
-    for name, mine, text in checks:
-        if name not in station:
-            c.not_checked(f"criterion {name} (the station's verdict has no such criterion)")
-            continue
-        c.line(station[name] == mine, f"{name}: {'MET' if mine else 'NOT MET'} — {text} "
-                                      f"(station {'MET' if station[name] else 'NOT MET'})"
-                                      " — method-notes §2")
+    status = b.run["run"]["status"]
+    paused = [f"{p['name']} ({p['attempts']} attempts)" for p in b.phases if p["attempts"] > 1]
+    resumed = b.run["resumptions"]
+    return [
+        Finding("Run completed", status == "COMPLETED" and not cut,
+                f"run {status}" + (f": {', '.join(cut)}" if cut else
+                                   ", every phase COMPLETED or SKIPPED"), "method-notes §2"),
+        _real_instruments(b),
+        Finding("Continuous phases", not paused, "not continuous: " + ", ".join(paused)
+                if paused else "every phase in one attempt", "method-notes §2"),
+        Finding("Resumed after interruption", not resumed,
+                f"resumed {len(resumed)} time(s)" if resumed else "never resumed",
+                "method-notes §2"),
+        _calibration(b, limit),
+        Finding("Configuration unchanged", True, "run.json holds one configuration snapshot, "
+                                                 "taken at the start", "method-notes §2")]
+
+
+def derive_compliance(b: Bundle, c: Checklist) -> list[Finding]:
+    """Every criterion of the station's verdict (its rules 2), in its order."""
+    minimums = b.method.get("compliance") if b.method else None
+    if not b.method or not minimums:
+        findings = [Finding("Method minimums", False, "the method states no [compliance] "
+                            "minimums" if b.method else "method.json is null",
+                            "method-notes §2")]
+    else:
+        findings = _method_numbers(b, minimums) + _normative(b, c)
+    findings += _run_facts(b, minimums["max_calibration_age_days"] if minimums else None)
+    if b.method:
+        findings += [Finding("Inlet thermometer", b.run["instruments"]["temperature_meter"]
+                             is not None, "an inlet thermometer took part"
+                             if b.run["instruments"]["temperature_meter"] else
+                             "no inlet thermometer took part", "method-notes §3, §10"),
+                     *_metrics_valid(b), _intensity(b), _classification(b, c)]
+    return findings
+
+
+def check_compliance(b: Bundle, c: Checklist) -> None:
+    """Each criterion the verifier derives against the station's of the same name, then the
+    overall verdict: COMPLIANT only when every criterion is met."""
+    station = b.run["compliance"]
+    if station.get("rules_version") != RULES_VERSION:
+        c.not_checked(f"the compliance verdict (station rules {station.get('rules_version')}; "
+                      f"this verifier derives rules {RULES_VERSION})")
+        return
+    theirs = {k["name"]: k["verdict"] == "MET" for k in station["criteria"]}
+    mine = derive_compliance(b, c)
+    for f in mine:
+        verdict = "MET" if f.met else "NOT MET"
+        their = theirs.get(f.name)
+        c.line(their == f.met, f"{f.name}: {verdict} — {f.evidence} (station "
+               + ("no such criterion" if their is None else "MET" if their else "NOT MET")
+               + f") — {f.cite}")
+    extra = [name for name in theirs if name not in {f.name for f in mine}]
+    if extra:
+        c.line(False, f"the station's verdict lists criteria the verifier does not derive: "
+                      f"{', '.join(extra)}")
+    compliant = all(f.met for f in mine)
+    failed = [f.name for f in mine if not f.met]
+    label = "COMPLIANT" if compliant else "NON-COMPLIANT"
+    c.line(compliant == station["compliant"] and not extra,
+           f"compliance verdict: {label}"
+           + (f" ({len(failed)} criteria not met: {', '.join(failed)})" if failed else "")
+           + f" (station {'COMPLIANT' if station['compliant'] else 'NON-COMPLIANT'}) — "
+             "method-notes §1, §2, §3")
 
 
 NOT_RECOMPUTED = (
@@ -1010,8 +1355,6 @@ NOT_RECOMPUTED = (
     "bundle; method-notes §5)",
     "intensity search, sweep steps and PTS rounds (method-notes §2, §6)",
     "COM checks and their verdicts",
-    "profile set, real instruments, calibration and resumption criteria, hence the overall "
-    "compliance verdict (run.json holds the station's)",
 )
 
 
@@ -1042,7 +1385,7 @@ def verify(path: str, record_sha256: str | None = None, samples_hash: str | None
             check_histograms(b, c)
             check_power_inputs(b, c)
             check_supply_flags(b, c)
-            check_durations(b, c)
+        check_compliance(b, c)
     except (KeyError, TypeError, ValueError) as exc:
         c.line(False, f"the bundle's data cannot be checked: {type(exc).__name__}: {exc}")
     for what in [*c.unchecked, *NOT_RECOMPUTED]:
