@@ -26,7 +26,8 @@ from app.session import open_session
 from app.signoff import approve, sign_off
 from app.storage.audit import add_audit_entry
 from drivers.clock import FakeClock
-from tests.support.bundles import VERIFIER, bundle_of, read_files, tampered, verify
+from tests.support.bundles import (VERIFIER, bundle_of, read_files, tampered, verifier_module,
+                                   verify)
 from tests.support.recorded_runs import (DegradingMeter, OffsetGridEngine, abort_at,
                                          pause_once_in, record_run)
 from tests.support.resume_runs import interrupted_run, resume
@@ -416,15 +417,6 @@ def test_what_is_no_bundle_gets_exit_2_and_a_sentence(demo, tmp_path: Path) -> N
     assert status == 2 and "storwatt-verify:" in out and "Traceback" not in out, out
 
 
-def _verifier_module():
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("storwatt_verify_under_test", VERIFIER)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_verifier_pins_what_the_station_s_registry_pins() -> None:
     """Two implementations of the registry anchor: the verifier's own list of pinned keys and
     its own extraction give every shipped compliant method the SHA-256 the station's registry
@@ -433,10 +425,14 @@ def test_the_verifier_pins_what_the_station_s_registry_pins() -> None:
     from app.method.normative import KEYS, PLAN_KEYS, Kind
     from app.method.record import resolved_method
     from app.method.registry import REGISTERED
-    verifier = _verifier_module()
+    verifier = verifier_module()
     assert set(verifier.NORMATIVE_KEYS) == {k for k, kind in KEYS.items()
                                             if kind not in (Kind.IDENTITY, Kind.LAB)}
     assert set(verifier.PLAN_KEYS) == set(PLAN_KEYS)
+    # … and each key's kind (how a run's value may differ from the registry's) alike
+    assert verifier.NORMATIVE_KEYS == {k: kind.value for k, kind in KEYS.items()
+                                       if kind not in (Kind.IDENTITY, Kind.LAB)}
+    assert verifier.PLAN_KEYS == {k: kind.value for k, kind in PLAN_KEYS.items()}
     assert verifier.REGISTERED_COMPLIANT_METHODS == {sha: f"{name} {version}"
                                                      for name, version, sha in REGISTERED}
     for name, version, sha in REGISTERED:
@@ -444,6 +440,53 @@ def test_the_verifier_pins_what_the_station_s_registry_pins() -> None:
     loosened = resolved_method(load_method("emerald-block-v3"))
     loosened["response_time"]["max_avg_ms"] = 60_000.0
     assert verifier.normative_sha256(loosened) not in verifier.REGISTERED_COMPLIANT_METHODS
+
+
+def test_the_verifier_finds_the_deviations_the_station_finds() -> None:
+    """The verifier's own `deviations` and the station's `differences` agree on which keys of
+    a changed method deviate: looser and stricter direction keys, ranges, plan keys, a
+    redefined profile, a reordered plan list."""
+    from app.method.loader import load_method
+    from app.method.normative import differences, normative_content
+    from app.method.record import method_from_record, resolved_method
+    from app.method.registry import registered
+    verifier = verifier_module()
+    entry = registered("emerald-block-v3", "3.0.0-sw1")
+
+    def edits(m: dict) -> None:
+        m["response_time"]["max_avg_ms"] = 60.0  # exact
+        m["instruments"]["max_uncertainty_pct"] /= 2  # at most, stricter
+        m["stability"]["tolerance_pct"] *= 2  # at most, looser
+        m["instruments"]["frequency_hz"] = [49.0, 51.0]  # within, narrower
+        m["instruments"]["inlet_classes"][0]["max_c"] += 5  # within, wider
+        m["plans"][0]["conditioning_intervals"] += 1  # at least, stricter
+        m["plans"][0]["com_check_intervals"] = 1  # at least, looser
+        m["profiles"][0]["block_size_kib"] = 4.0  # a redefined profile
+    for change in (edits, lambda m: m["plans"].reverse()):
+        method = resolved_method(load_method("emerald-block-v3"))
+        change(method)
+        station = [d.key for d in differences(entry.content,
+                                              normative_content(method_from_record(method)))
+                   if not d.allowed]
+        assert station and verifier.deviations(entry.content,
+                                               verifier.normative_content(method)) == station
+
+
+def test_the_verifier_pins_the_shipped_taxonomy() -> None:
+    """The classification criterion reads the taxonomy the bundle carries; the verifier pins
+    the shipped file's content, so an edited table fails (method-notes §1)."""
+    from app.method.taxonomy import load_taxonomy
+    verifier = verifier_module()
+    dumped = json.loads(json.dumps(load_taxonomy().model_dump(mode="json")))
+    sha = hashlib.sha256(verifier.canonical(dumped)).hexdigest()
+    assert verifier.REGISTERED_TAXONOMIES == {sha: "taxonomy-emerald-v3.toml"}
+    answers = {"connectivity": "network", "consumer_component": False,
+               "integrated_controller": True, "storage_protection": True,
+               "max_drive_count": 24}
+    assert verifier.classify(dumped, "online-3", answers) == "Online 3"
+    assert verifier.classify(dumped, "online-2", answers) == "Online 3"  # a lower one may be
+    with pytest.raises(ValueError, match="ruled out"):
+        verifier.classify(dumped, "online-4", answers)
 
 
 def test_a_demo_bundle_is_no_registered_method_and_says_it_does_not_claim_one(
