@@ -1352,12 +1352,255 @@ def check_compliance(b: Bundle, c: Checklist) -> None:
              "method-notes §1, §2, §3")
 
 
+# --- search, sweep and PTS steps --------------------------------------------------------------
+
+#: a sequential probe gaining less than this over the previous one has levelled off
+PLATEAU_GAIN = 1.02
+#: a multi-stream probe whose SUT ran less than this share of the asked total is saturated
+KEPT_UP_SHARE = 0.95
+#: the load generator alone kept up: this share of the asked rate, shares within these points
+GENERATOR_KEPT_RATE, GENERATOR_SHARE_PTS = 0.9, 0.5
+STEADY_STATE_PHASE = "PTS steady state"  # the matrix's preconditioning phase (method-notes §5)
+NO_WHOLE_DEPTH = "no whole queue depth left between the probes"
+
+
+def _category(b: Bundle) -> str:
+    head, _, level = b.run["configuration"]["taxonomy"].rpartition("-")
+    return head if level.isdigit() else b.run["configuration"]["taxonomy"]
+
+
+def run_plan(b: Bundle) -> dict[str, Any] | None:
+    """The method's plan for the run's category: the first that lists it."""
+    return next((p for p in b.method["plans"] if _category(b) in p["categories"]), None)
+
+
+def _meets(probe: list[float], limit: float, kept: Any) -> bool:
+    return probe[2] <= limit and (kept is None or kept(probe))
+
+
+def _bracket(probes: list[list[float]], limit: float, kept: Any) -> Any:
+    inside = [p for p in probes if _meets(p, limit, kept)]
+    if not inside:
+        return None
+    low = max(inside, key=lambda p: p[0])
+    over = [p for p in probes if p[0] > low[0] and not _meets(p, limit, kept)]
+    return (low, min(over, key=lambda p: p[0])) if over else None
+
+
+def _close_enough(resp: float, limit: float, tolerance: float) -> bool:
+    return resp <= limit and resp >= limit * (1 - tolerance / 100)
+
+
+def _next_depth(probes: list[list[float]], limit: float, tolerance: float, kept: Any) -> Any:
+    """The bisection's next queue depth, or None when the search is done (method-notes §2)."""
+    if any(_close_enough(p[2], limit, tolerance) for p in probes):
+        return None
+    found = _bracket(probes, limit, kept)
+    if found is None:
+        return None
+    low, high = found[0][0], found[1][0]
+    return (low + high) // 2 if high - low > 1 else None
+
+
+def _over(probes: list[list[float]], random: bool, limit: float, kept: Any) -> bool:
+    """The listed probes stop once a random profile misses the limit or a sequential one
+    stops gaining (method-notes §2)."""
+    if random:
+        return not _meets(probes[-1], limit, kept)
+    return len(probes) > 1 and probes[-1][1] < probes[-2][1] * PLATEAU_GAIN
+
+
+def _generator_limited(chosen: list[float], unit: str, generator: list[dict[str, Any]],
+                       share: float) -> bool:
+    """The chosen figure is not clearly the SUT's: above ``share`` % of what fio alone reached
+    at the listed step at or above it, or, for a capped job file, fio alone could not hold
+    the asked rate in the asked shares (method-notes §2, "The generator is never the
+    bottleneck")."""
+    if not generator:
+        return False
+    at = min((g for g in generator if g["step"] >= chosen[0]), key=lambda g: g["step"],
+             default=max(generator, key=lambda g: g["step"]))
+    if at["asked_iops"] is not None:
+        return not (at["iops"] >= GENERATOR_KEPT_RATE * at["asked_iops"]
+                    and at["share_error_pts"] <= GENERATOR_SHARE_PTS)
+    return chosen[1] > (at["iops"] if unit == "IOPS" else at["mib_s"]) * share / 100
+
+
+def search_outcome(b: Bundle, r: dict[str, Any]) -> tuple[str, list[float], list[str]]:
+    """(what differs in the probe order, the chosen probe, the note's findings) of one
+    searched profile, replayed from its probes (method-notes §2)."""
+    cfg, limit = b.method["search"], float(b.method["response_time"]["max_avg_ms"])
+    profile = next(p for p in b.method["profiles"] if p["name"] == r["profile"])
+    random, probes = profile["pattern"] == "random", [list(p) for p in r["probes"]]
+    kept = None
+    if profile.get("streams"):
+        def kept(p: list[float]) -> bool:
+            return p[1] >= KEPT_UP_SHARE * max(2, round(p[0] * cfg["stream_iops_per_step"]))
+    depths, n, order = cfg["queue_depths"], 0, ""
+    for n, qd in enumerate(depths, 1):  # the listed depths in order, until the stop rule
+        if len(probes) < n or probes[n - 1][0] != qd:
+            order = f"probe {n} is not the listed queue depth {qd}"
+            break
+        if _over(probes[:n], random, limit, kept):
+            break
+    while not order and random and (qd := _next_depth(probes[:n], limit,
+                                                      cfg["tolerance_pct"], kept)) is not None:
+        if len(probes) <= n or probes[n][0] != qd:
+            order = f"probe {n + 1} is not the bisection's queue depth {qd}"
+        n += 1
+    if not order and n != len(probes):
+        order = f"{len(probes)} probes where the rules ask {n}"
+    listed = probes[:len(depths)]
+    findings = []
+    if random:
+        inside = [p for p in probes if _meets(p, limit, kept)]
+        chosen = max(inside, key=lambda p: p[1]) if inside else probes[0]
+        if chosen[2] > limit:
+            findings.append(NO_PROBE_WITHIN)
+        elif not _close_enough(chosen[2], limit, cfg["tolerance_pct"]):
+            findings.append(LOAD_GENERATOR_LIMIT if all(_meets(p, limit, kept) for p in listed)
+                            else NO_WHOLE_DEPTH)
+    else:
+        chosen = max(probes, key=lambda p: p[1])
+        if len(listed) == len(depths) and not _over(listed, False, limit, kept):
+            findings.append(LOAD_GENERATOR_LIMIT)
+    if _generator_limited(chosen, r["ops_unit"], r.get("generator") or [],
+                          cfg["generator_max_share_pct"]):
+        findings.insert(0, LOAD_GENERATOR_LIMIT)
+    return order, chosen, findings
+
+
+def check_search(b: Bundle, c: Checklist) -> None:
+    """Each searched profile's probes in the order the rules ask, its chosen intensity and
+    its note, replayed from the stored probes (method-notes §2)."""
+    for r in _jsonl(b.files["search.jsonl"]):
+        if r["note"].startswith("re-check before"):
+            c.not_checked(f"intensity search of {r['profile']} (re-refined by its re-check: "
+                          "the retry's figures are its metric's)")
+            continue
+        order, chosen, findings = search_outcome(b, r)
+        station = [part.split(":")[0] for part in r["note"].split("; ") if part]
+        station = [s if not s.startswith(NO_PROBE_WITHIN) else NO_PROBE_WITHIN
+                   for s in station]
+        same = (not order and chosen[0] == r["queue_depth"] and agree(chosen[1],
+                num(r["ops_rate"])) and agree(chosen[2], num(r["avg_response_ms"]))
+                and findings == station)
+        c.line(same, f"intensity search {r['profile']}: {len(r['probes'])} probes"
+                     + (f" ({order})" if order else " in the rules' order")
+                     + f", intensity 100 at queue depth {chosen[0]} ({chosen[1]!r} "
+                       f"{r['ops_unit']}, {chosen[2]!r} ms; station queue depth "
+                       f"{r['queue_depth']}), note: {', '.join(findings) or 'none'} (station: "
+                       f"{', '.join(station) or 'none'}) — method-notes §2")
+
+
+def sweep_stop(points: list[tuple[int, float, float]], limit: float,
+               min_gain: float) -> str | None:
+    """Why a BSU sweep ends after its last step, or None (method-notes §6: the response time
+    past the limit, or IOPS rising less than ``min_gain`` % over the previous step)."""
+    units, iops, resp = points[-1]
+    if not iops > 0:
+        return f"{units} units: no IOPS measured"
+    if resp > limit:
+        return (f"average response time {resp:.1f} ms at {units} units passed the "
+                f"{limit:g} ms limit")
+    if len(points) >= 2 and points[-2][1] > 0:
+        gain = (iops / points[-2][1] - 1) * 100
+        if gain < min_gain:
+            return (f"IOPS rose {gain:.1f} % from {points[-2][0]} to {units} units "
+                    f"({points[-2][1]:.0f} → {iops:.0f}), less than {min_gain:g} %")
+    return None
+
+
+def check_sweep(b: Bundle, c: Checklist, plan: dict[str, Any]) -> None:
+    """The sweep's steps: each run until the stop rule holds on the stored step figures (re-
+    derived above as metrics), every later one SKIPPED naming the same reason."""
+    sweep, metrics = plan["sweep"], {m["name"]: m for m in b.metrics}
+    steps = [p for p in b.phases if p["kind"] == "sweep"][:len(sweep["units"])]
+    limit = float(b.method["response_time"]["max_avg_ms"])
+    points: list[tuple[int, float, float]] = []
+    stopped, wrong = None, []
+    for units, phase in zip(sweep["units"], steps):
+        if stopped is not None:
+            expected = f"sweep stopped before {phase['name']}: {stopped}"
+            if phase["status"] != "SKIPPED" or phase["error"] != expected:
+                wrong.append(f"{phase['name']} {phase['status']} ({phase['error']!r}, "
+                             f"expected SKIPPED: {stopped!r})")
+            continue
+        metric = metrics.get(f"{sweep['name']}_{sweep['unit']}_{units}")
+        if phase["status"] != "COMPLETED" or metric is None:
+            break  # the run ended here (aborted, failed): no rule to replay further
+        points.append((units, num(metric["ops_rate"]), num(metric["avg_response_ms"])))
+        stopped = sweep_stop(points, limit, float(sweep["min_gain_pct"]))
+    c.line(not wrong, f"sweep {sweep['name']}: {len(points)} steps measured, "
+                      + (f"stopped: {stopped}" if stopped else "no stop rule met")
+                      + (f"; {'; '.join(wrong)}" if wrong else "") + " — method-notes §6")
+
+
+def pts_steady(rounds: list[float], window: int, max_range: float, max_slope: float,
+               max_rounds: int) -> tuple[int, float, float, float] | None:
+    """(rounds, window average, range %, slope excursion %) at the first window meeting the
+    PTS steady state (method-notes §5), or None."""
+    values = rounds[:max_rounds]
+    for end in range(window, len(values) + 1):
+        w = values[end - window:end]
+        avg = mean(w)
+        if not avg > 0:
+            continue
+        spread, slope = (max(w) - min(w)) / abs(avg) * 100, abs(drift_pct(w))
+        if spread <= max_range and slope <= max_slope:
+            return end, avg, spread, slope
+    return None
+
+
+def check_steady_state(b: Bundle, c: Checklist, matrix: dict[str, Any]) -> None:
+    """The matrix's preconditioning ends at the first round whose window meets the PTS steady
+    state, over the rounds' IOPS (its intervals' rates, re-derived above); the log says so in
+    the station's words, or nothing when no window met it."""
+    phase = next((p for p in b.phases if p["name"] == STEADY_STATE_PHASE), None)
+    if phase is None or not matrix.get("steady_state_rounds"):
+        return
+    last = max((a["attempt"] for a in b.attempts if a["phase_index"] == phase["index"]),
+               default=0)
+    rounds = [num(r["ops_rate"]) for r in sorted(
+        (r for r in b.intervals if (r["phase_index"], r["attempt"]) == (phase["index"], last)),
+        key=lambda r: r["index"])]
+    found = None
+    for n in range(matrix["steady_state_window"], len(rounds) + 1):  # as the rounds arrive
+        found = pts_steady(rounds[:n], matrix["steady_state_window"],
+                           matrix["steady_state_range_pct"], matrix["steady_state_slope_pct"],
+                           matrix["steady_state_rounds"])
+        if found:
+            break
+    expected = None if found is None else (
+        f"{STEADY_STATE_PHASE}: reached after {found[0]} rounds: the last "
+        f"{matrix['steady_state_window']} average {found[1]:.0f} IOPS, range {found[2]:.1f} % "
+        f"(≤ {matrix['steady_state_range_pct']:g} %), slope {found[3]:.1f} % "
+        f"(≤ {matrix['steady_state_slope_pct']:g} %) (method-notes §5)")
+    logged = [e["message"] for e in _jsonl(b.files["events.jsonl"])
+              if e["message"].startswith(f"{STEADY_STATE_PHASE}: reached")]
+    ok = logged == ([expected] if expected else [])
+    c.line(ok, f"{STEADY_STATE_PHASE}: {len(rounds)} rounds, "
+               + (f"steady after {found[0]} (average {found[1]:.0f} IOPS, range "
+                  f"{found[2]:.1f} %, slope {found[3]:.1f} %)" if found else "never steady")
+               + ("" if ok else f"; the log says {logged or 'nothing'}") + " — method-notes §5")
+
+
+def check_steps(b: Bundle, c: Checklist) -> None:
+    check_search(b, c)
+    plan = run_plan(b)
+    if plan and plan.get("sweep"):
+        check_sweep(b, c, plan)
+    if plan and plan.get("demand_intensity"):
+        check_steady_state(b, c, plan["demand_intensity"])
+
+
 NOT_RECOMPUTED = (
     "the meter's resolution against the accuracy table, and the thermometer's resolution "
     "read from its readings (method-notes §3)",
     "which slices' latency bins make up each histogram (per-slice bins are not in the "
     "bundle; method-notes §5)",
-    "intensity search, sweep steps and PTS rounds (method-notes §2, §6)",
+    "the demand-intensity matrix's saturation points and sweet spots (derived by the "
+    "report from the cells' metrics, which are checked above; method-notes §6)",
     "COM checks and their verdicts",
 )
 
@@ -1389,6 +1632,7 @@ def verify(path: str, record_sha256: str | None = None, samples_hash: str | None
             check_histograms(b, c)
             check_power_inputs(b, c)
             check_supply_flags(b, c)
+            check_steps(b, c)
         check_compliance(b, c)
     except (KeyError, TypeError, ValueError) as exc:
         c.line(False, f"the bundle's data cannot be checked: {type(exc).__name__}: {exc}")

@@ -88,3 +88,14 @@ def derived_compliance(files: dict[str, bytes]) -> tuple[int, str]:
     checklist = verifier.Checklist(out)
     verifier.check_compliance(bundle, checklist)
     return checklist.failed, out.getvalue()
+
+
+def assert_verifies(run, path: Path) -> str:  # type: ignore[no-untyped-def]
+    """Write ``run``'s bundle to ``path`` and check it as an auditor would: every figure and
+    verdict the verifier re-derives must agree with the station's (issue 29, "two
+    implementations keep each other honest"). Returns the checklist."""
+    from app.reports.export import write_bundle
+
+    status, out = verify(write_bundle(run, path))
+    assert status == 0, out
+    return out
