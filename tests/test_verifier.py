@@ -166,9 +166,41 @@ def test_bundles_of_other_runs_verify(kind: str, tmp_path: Path) -> None:
         assert recorded.status is RunStatus.ABORTED
     else:
         recorded = record_run(tmp_path / "r.db", method=kind, coms=())
-    status, out = verify(bundle_of(recorded.database, recorded.run_id, tmp_path / "b.zip"))
+    bundle = bundle_of(recorded.database, recorded.run_id, tmp_path / "b.zip")
+    status, out = verify(bundle)
     assert status == 0, out
     assert "[x] EP_" in out
+    steps = {"spc1-like-demo": ("[x] sweep SPC1: ", "phases.jsonl", _other_stop),
+             "pts-di-demo": ("[x] PTS steady state: ", "events.jsonl", _later_steady),
+             "demo-workloads": ("[x] intensity search HOTBAND: ", "search.jsonl",
+                                _lighter_probe)}
+    if kind in steps:  # its steps replayed; one step's evidence changed fails naming it
+        line, name, edit = steps[kind]
+        assert line in out, out
+        status, out = verify(tampered(bundle, tmp_path / "t.zip", {name: edit}))
+        assert status == 1 and re.search(rf"^\[ \] {re.escape(line[4:])}", out, re.M), out
+
+
+def _other_stop(data: bytes) -> bytes:
+    """The first skipped sweep step names another reason than the stop rule gives."""
+    items = _jsonl(data)
+    skipped = next(p for p in items if p["status"] == "SKIPPED")
+    skipped["error"] = skipped["error"].replace("passed the", "was near the")
+    return _dump_jsonl(items)
+
+
+def _later_steady(data: bytes) -> bytes:
+    """The log claims the steady state one round later than the rounds show."""
+    return re.sub(rb"reached after (\d+) rounds",
+                  lambda m: b"reached after %d rounds" % (int(m.group(1)) + 1), data)
+
+
+def _lighter_probe(data: bytes) -> bytes:
+    """The chosen probe of the first searched profile answered 40 % faster."""
+    items = _jsonl(data)
+    chosen = next(p for p in items[0]["probes"] if p[0] == items[0]["queue_depth"])
+    chosen[2] *= 0.6
+    return _dump_jsonl(items)
 
 
 def _shift_sample(profile: str, phase_of: dict[str, int]):
