@@ -527,3 +527,21 @@ def test_a_demo_bundle_is_no_registered_method_and_says_it_does_not_claim_one(
     status, out = verify(bundle_of(recorded.database, recorded.run_id, tmp_path / "d.zip"))
     assert status == 0, out
     assert "[x] method demo 3.0.0-sw1-demo1 is not a registered compliant method" in out
+
+
+def test_a_com_verdict_its_ratio_does_not_give_fails(demo, tmp_path: Path) -> None:
+    """A COM check's verdict follows its ratio (≥ 1.05 after data was written is VALID): a
+    ratio lowered below the threshold under a VALID verdict is named."""
+    _, bundle = demo
+    status, out = verify(bundle)
+    assert "[x] COM checks: deduplication planned for the declared deduplication; a result " \
+           "for each one run (deduplication)" in out, out
+    assert "[x] COM deduplication: ratio " in out
+
+    def lower(data: bytes) -> bytes:
+        items = _jsonl(data)
+        next(m for m in items if m["name"] == "COM_deduplication")["value"] = 1.01
+        return _dump_jsonl(items)
+    status, out = verify(tampered(bundle, tmp_path / "t.zip", {"metrics.jsonl": lower}))
+    assert status == 1 and re.search(r"^\[ \] COM deduplication: ratio 1\.01 .* not VALID "
+                                     r".*station VALID", out, re.M), out

@@ -694,6 +694,8 @@ def check_metrics(b: Bundle, c: Checklist,
     rates: dict[str, float] = {}
     for m in b.metrics:
         index = m["phase_index"]
+        if m["name"].startswith("COM_"):
+            continue  # a COM check's ratio and verdict: check_coms
         if index is None or index not in last or (index, last[index]) not in derived:
             c.not_checked(f"{m['name']} (no phase attempt in the bundle)")
             continue
@@ -1592,6 +1594,45 @@ def check_steps(b: Bundle, c: Checklist) -> None:
         check_sweep(b, c, plan)
     if plan and plan.get("demand_intensity"):
         check_steady_state(b, c, plan["demand_intensity"])
+        c.not_checked("the demand-intensity matrix's saturation points and sweet spots "
+                      "(report views of the cells' metrics, which are checked above; "
+                      "method-notes §6)")
+
+
+# --- capacity-optimisation checks -----------------------------------------------------------
+
+#: the COMs a station checks itself, by the SUT's used capacity around a data set; others are
+#: recorded by hand (method-notes §2, phase 4)
+DATA_REDUCTION_COMS = ("deduplication", "compression")
+MIN_REDUCTION_RATIO = 1.05  # a logical/physical ratio above this: the COM is on and working
+
+
+def check_coms(b: Bundle, c: Checklist) -> None:
+    """One COM check per declared COM, and each check's verdict as its ratio gives it: VALID
+    only for a data-reduction COM whose logical/physical ratio reached the threshold after
+    data was written; no ratio (no capacity probe, or a COM checked by hand) is never VALID
+    (method-notes §2, phase 4)."""
+    declared = sorted(b.run["configuration"]["sut"].get("coms_declared") or ())
+    checks = {m["name"][4:]: m for m in b.metrics if m["name"].startswith("COM_")}
+    phases = {p["profile"][4:]: p["status"] for p in b.phases if p["kind"] == "com_check"}
+    if not declared and not checks and not phases:
+        return
+    ran = sorted(com for com, status in phases.items() if status == "COMPLETED")
+    c.line(sorted(phases) == declared and sorted(checks) == ran,
+           f"COM checks: {', '.join(sorted(phases)) or 'none'} planned for the declared "
+           f"{', '.join(declared) or 'none'}; a result for each one run "
+           f"({', '.join(sorted(checks)) or 'none'}) — method-notes §2")
+    for com, m in sorted(checks.items()):
+        ratio, written = num(m["value"]), num(m["ops_rate"])
+        valid = (com in DATA_REDUCTION_COMS and math.isfinite(ratio)
+                 and ratio >= MIN_REDUCTION_RATIO and written > 0)
+        c.line(valid == m["valid"] and m["unit"] == "ratio",
+               f"COM {com}: ratio {ratio!r} after {written!r} GB written → "
+               f"{'VALID' if valid else 'not VALID'} (≥ {MIN_REDUCTION_RATIO:g} needed; station "
+               f"{'VALID' if m['valid'] else 'not VALID'}) — method-notes §2")
+    c.not_checked("the COM ratios themselves (from the SUT's used capacity before and after "
+                  "each data set, which the bundle does not carry) and COM results recorded "
+                  "by hand (audit.jsonl, taken as recorded)")
 
 
 NOT_RECOMPUTED = (
@@ -1599,9 +1640,6 @@ NOT_RECOMPUTED = (
     "read from its readings (method-notes §3)",
     "which slices' latency bins make up each histogram (per-slice bins are not in the "
     "bundle; method-notes §5)",
-    "the demand-intensity matrix's saturation points and sweet spots (derived by the "
-    "report from the cells' metrics, which are checked above; method-notes §6)",
-    "COM checks and their verdicts",
 )
 
 
@@ -1633,6 +1671,7 @@ def verify(path: str, record_sha256: str | None = None, samples_hash: str | None
             check_power_inputs(b, c)
             check_supply_flags(b, c)
             check_steps(b, c)
+            check_coms(b, c)
         check_compliance(b, c)
     except (KeyError, TypeError, ValueError) as exc:
         c.line(False, f"the bundle's data cannot be checked: {type(exc).__name__}: {exc}")
