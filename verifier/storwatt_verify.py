@@ -1636,8 +1636,8 @@ def check_coms(b: Bundle, c: Checklist) -> None:
 
 
 NOT_RECOMPUTED = (
-    "the meter's resolution against the accuracy table, and the thermometer's resolution "
-    "read from its readings (method-notes §3)",
+    "the meter's resolution against the accuracy table and the thermometer's stated "
+    "resolution (the record keeps no per-reading resolution; method-notes §3)",
     "which slices' latency bins make up each histogram (per-slice bins are not in the "
     "bundle; method-notes §5)",
 )
