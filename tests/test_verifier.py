@@ -545,3 +545,21 @@ def test_a_com_verdict_its_ratio_does_not_give_fails(demo, tmp_path: Path) -> No
     status, out = verify(tampered(bundle, tmp_path / "t.zip", {"metrics.jsonl": lower}))
     assert status == 1 and re.search(r"^\[ \] COM deduplication: ratio 1\.01 .* not VALID "
                                      r".*station VALID", out, re.M), out
+
+
+def test_a_bundle_without_the_verdict_facts_takes_those_criteria_as_recorded(demo, tmp_path):
+    """A bundle written before run.json carried `registry_entry` and `taxonomy`: the
+    normative and classification criteria enter the overall verdict as the station recorded
+    them, each named as not checked, and everything else is still derived."""
+    _, bundle = demo
+
+    def older(data: bytes) -> bytes:
+        document = json.loads(data)
+        del document["registry_entry"], document["taxonomy"]
+        return json.dumps(document).encode()
+    status, out = verify(tampered(bundle, tmp_path / "t.zip", {"run.json": older}))
+    assert status == 0, out
+    assert "not checked: the method's normative deviations (the bundle has no registry_entry" \
+        in out and "not checked: the classification (the bundle has no taxonomy" in out
+    assert "[x] Real instruments: NOT MET" in out and "Classification:" not in out
+    assert re.search(r"^\[x\] compliance verdict: NON-COMPLIANT .*Classification", out, re.M)

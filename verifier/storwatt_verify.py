@@ -1013,6 +1013,9 @@ class Finding:
     met: bool
     evidence: str
     cite: str
+    #: the station's criterion taken as recorded (an older bundle lacks the facts): it enters
+    #: the overall verdict, listed as not checked, with no checklist line of its own
+    recorded: bool = False
 
 
 def _stricter(kind: str, key: str, registry: Any, ours: Any) -> bool:
@@ -1067,8 +1070,14 @@ def _normative(b: Bundle, c: Checklist) -> list[Finding]:
     """The method's normative content against the registry entry the station compared it
     with, which the bundle carries (``registry_entry``) and this verifier anchors by its own
     pinned SHA-256 (method-notes §2: the method is the registered one or a variant)."""
-    entry = b.run.get("registry_entry")
     cite = "docs/method.md registry, method-notes §2"
+    if "registry_entry" not in b.run:  # a bundle written before it carried the entry
+        c.not_checked("the method's normative deviations (the bundle has no registry_entry; "
+                      "the station's criteria are taken as recorded)")
+        return [Finding(k["name"], k["verdict"] == "MET", "as recorded", cite, True)
+                for k in b.run["compliance"]["criteria"]
+                if k["name"] == "Normative method content" or k["name"].startswith(METHOD_KEY)]
+    entry = b.run["registry_entry"]
     if not entry:
         return [Finding("Normative method content", False,
                         "no registered compliant method to compare with", cite)]
@@ -1198,6 +1207,11 @@ def _classification(b: Bundle, c: Checklist) -> Finding:
     taxonomy, name = b.run.get("taxonomy"), b.method.get("taxonomy_file", "")
     config = b.run["configuration"]
     cite = "method-notes §1"
+    if "taxonomy" not in b.run:  # a bundle written before it carried the taxonomy
+        c.not_checked("the classification (the bundle has no taxonomy; the station's "
+                      "criterion is taken as recorded)")
+        return next(Finding(k["name"], k["verdict"] == "MET", "as recorded", cite, True)
+                    for k in b.run["compliance"]["criteria"] if k["name"] == "Classification")
     if not taxonomy:
         return Finding("Classification", False, f"the taxonomy {name} is not in the bundle",
                        cite)
@@ -1335,6 +1349,8 @@ def check_compliance(b: Bundle, c: Checklist) -> None:
     theirs = {k["name"]: k["verdict"] == "MET" for k in station["criteria"]}
     mine = derive_compliance(b, c)
     for f in mine:
+        if f.recorded:
+            continue
         verdict = "MET" if f.met else "NOT MET"
         their = theirs.get(f.name)
         c.line(their == f.met, f"{f.name}: {verdict} — {f.evidence} (station "
