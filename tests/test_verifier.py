@@ -529,6 +529,7 @@ def test_a_demo_bundle_is_no_registered_method_and_says_it_does_not_claim_one(
     assert "[x] method demo 3.0.0-sw1-demo1 is not a registered compliant method" in out
 
 
+@pytest.mark.process
 def test_a_com_verdict_its_ratio_does_not_give_fails(demo, tmp_path: Path) -> None:
     """A COM check's verdict follows its ratio (≥ 1.05 after data was written is VALID): a
     ratio lowered below the threshold under a VALID verdict is named."""
@@ -547,6 +548,7 @@ def test_a_com_verdict_its_ratio_does_not_give_fails(demo, tmp_path: Path) -> No
                                      r".*station VALID", out, re.M), out
 
 
+@pytest.mark.process
 def test_a_bundle_without_the_verdict_facts_takes_those_criteria_as_recorded(demo, tmp_path):
     """A bundle written before run.json carried `registry_entry` and `taxonomy`: the
     normative and classification criteria enter the overall verdict as the station recorded
