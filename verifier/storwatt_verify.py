@@ -1088,6 +1088,9 @@ def _normative(b: Bundle, c: Checklist) -> list[Finding]:
            f"registry entry {label} in run.json: normative SHA-256 {pinned} "
            + ("is the one this verifier pins" if REGISTERED_COMPLIANT_METHODS.get(pinned)
               == label else "is NOT one this verifier pins for it"))
+    if (entry["name"], entry["version"]) != (b.method.get("name"), b.method.get("version")):
+        c.not_checked(f"that {label} is the registered entry nearest to this variant (the "
+                      "verifier pins the entries' hashes, not their content)")
     keys = deviations(entry["normative"], normative_content(b.method))
     if not keys:
         return [Finding("Normative method content", True,
