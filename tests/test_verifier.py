@@ -83,6 +83,8 @@ def test_demo_bundle_verifies_in_a_bare_interpreter(demo) -> None:
     assert re.search(r"^\[x\] EP_SW validity: station INVALID, verifier finds uncertainty",
                      out, re.M)
     assert "not checked: the meter's resolution" in out and "[ ]" not in out
+    assert re.search(r"^\[x\] Continuous phases: NOT MET — not continuous: RW \(2 attempts\)",
+                     out, re.M)  # the paused RW, derived as the station does
     assert out.rstrip().splitlines()[-1].startswith("AGREES")
 
 
