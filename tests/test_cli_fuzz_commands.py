@@ -1,5 +1,6 @@
 """Fuzzed arguments of every ``storwatt`` command beyond ``run`` (issue 15, docs/reliability.md):
-``sim meter``, ``meter read``/``thermo read``, ``runs``, ``report``, ``db``, ``methods``,
+``sim meter``, ``meter read``/``thermo read``, ``runs``, ``report`` (``--pdf``, ``--xlsx``,
+``--bundle``), ``db``, ``methods``,
 ``taxonomy`` and ``audit``. Each vector is refused with one line naming the option or value at
 fault (exit 1, or 2 from argparse), or accepted; never a traceback, a hang or a file written
 outside the test's folder.
@@ -132,6 +133,7 @@ def _command(bench: Bench, draw) -> list[str]:  # type: ignore[no-untyped-def]
         if run_id.startswith(("fuzz-run", "fuzz")) and draw(st.floats(0, 1)) < 0.7:
             run_id = "no-such-run"  # keep the costly PDF to a few vectors
         return ["report", *opt("--pdf", bench.paths()), *opt("--xlsx", bench.paths()),
+                *opt("--bundle", bench.paths() | st.just(str(bench.root / "out.zip"))),
                 *opt("--db", bench.dbs(), 0.9), *_last(run_id)]
     if kind == "db":
         action = draw(st.sampled_from(["info", "upgrade", "copy", "recover"]))

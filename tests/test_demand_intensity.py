@@ -23,8 +23,9 @@ from app.sequencer.plan import build_phases
 from app.sequencer.sweep import SweepSteps
 from drivers.fio.jobs import JobOptions, job_text
 from drivers.interfaces import WorkloadProfile
-from tests.support.short_fio_run import run_short_variant
+from tests.support.bundles import assert_verifies
 from tests.support.recorded_runs import record_run
+from tests.support.short_fio_run import run_short_variant
 def _cell(t: int, q: int, iops: float, ms: float) -> DiPoint:
     return DiPoint(t, q, iops, ms, 700.0, iops / 700, True, None)
 
@@ -124,6 +125,8 @@ measurement_intervals = 2
     assert len(report.histograms) == 4
     jobs = "\n".join(run.job_files.values())
     assert "numjobs=2" in jobs and "iodepth=4" in jobs
+    # its bundle: every cell's figures re-derived by the standalone verifier
+    assert "[x] DI_T2_Q4: " in assert_verifies(run, tmp_path / "matrix.zip")
 
 
 def test_preconditioning_goes_on_until_a_window_is_steady_and_cells_never_end_early() -> None:

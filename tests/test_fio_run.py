@@ -14,6 +14,7 @@ import pytest
 from app.cli.main import main
 from app.records import RunStatus
 from app.storage.db import open_database
+from tests.support.bundles import assert_verifies
 
 #: what a run outside the simulated labs must declare about its SUT (cmd_run)
 DECLARED = ("--capacity-gb", "0.016", "--supply", "1P-200-240", "--ashrae-class", "A2",
@@ -75,6 +76,8 @@ def test_smoke_sequence_with_real_fio_stores_intervals_and_histograms(smoke_run)
         ratio = float(line.split(": ", 1)[1].split(":1", 1)[0])
         assert how in line and 1.5 < ratio < 3.0, line
         assert "no capacity probe" in ep[f"COM_{com}"].reason and line in ep[f"COM_{com}"].reason
+    # the run's bundle: the standalone verifier re-derives its figures from real fio's slices
+    assert_verifies(run, tmp_path / "fio.zip")
 
 
 @pytest.mark.realtime("reads the module's real-fio smoke run, made here if this test runs alone")

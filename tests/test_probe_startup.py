@@ -142,15 +142,21 @@ def test_smoke_on_two_loopback_load_hosts_searches_with_io(tmp_path: Path,
                        sut=SutDescription(targets=(str(tmp_path / "scratch.dat"),),
                                           load_hosts=tuple(two_fio_servers)),
                        target_size="16M")
+    from app.storage.db import open_database
+    from app.storage.writer import RunWriter
+    from tests.support.bundles import assert_verifies
     clock = MonotonicClock()
     method = load_method("smoke")
     lab = build_lab(config, clock)
     rec = Recorder()
+    database = open_database(f"sqlite:///{tmp_path / 'hosts.db'}")
+    writer = RunWriter(database)
     try:
-        seq = Sequencer(method, config, lab, clock, [rec])
+        seq = Sequencer(method, config, lab, clock, [writer, rec])
         status = seq.run()
     finally:
         lab.close()
+        writer.close()
     results = {r.profile: r for r in rec.of(ev.SearchResult)}
     assert set(results) == {"MW1", "RW", "RR", "SW", "SR"}, seq.error
     for r in results.values():
@@ -158,3 +164,6 @@ def test_smoke_on_two_loopback_load_hosts_searches_with_io(tmp_path: Path,
     mw2 = next(e for e in rec.of(ev.PhaseFinished) if e.phase.name == "MW2")
     assert mw2.status is PhaseStatus.COMPLETED, mw2.error
     assert status is RunStatus.COMPLETED, seq.error
+    # the stored run's bundle: per-host slices re-derived by the standalone verifier
+    out = assert_verifies(database.load_run(seq.run_id), tmp_path / "hosts.zip")
+    assert "[x] EP_MW1: " in out

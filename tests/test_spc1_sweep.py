@@ -22,8 +22,9 @@ from app.reports.export import export_run
 from app.sequencer import events as ev
 from drivers.fio.jobs import JobOptions, job_text
 from drivers.simulators.fio_rate import applied_rate, sections
-from tests.support.short_fio_run import run_short_variant
+from tests.support.bundles import assert_verifies
 from tests.support.recorded_runs import record_run
+from tests.support.short_fio_run import run_short_variant
 ASU_SHARES = {"asu1": 59.6, "asu2": 12.3, "asu3": 28.1}
 
 
@@ -202,3 +203,5 @@ measurement_intervals = 2
     for n in ran:
         assert rates[f"SPC1_BSU_{n}"] == pytest.approx(50 * n, rel=0.2), rates
     assert "rate_iops=" in "\n".join(run.job_files.values())
+    # its bundle: the step figures and the stop rule re-derived by the standalone verifier
+    assert "[x] sweep SPC1: " in assert_verifies(run, tmp_path / "sweep.zip")

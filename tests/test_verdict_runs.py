@@ -233,3 +233,130 @@ def test_the_pdf_and_xlsx_say_non_compliant_with_the_method_identity(runs, case,
     assert rows["Compliance"] == "NON-COMPLIANT"
     assert rows["Method identity"] == run.compliance.method_line()
     assert rows["Compliance rules version"] == 2
+
+
+# --- the standalone verifier derives the same verdict (issue 29) ----------------------------
+
+@pytest.fixture(scope="module")
+def bundles(runs, tmp_path_factory):  # type: ignore[no-untyped-def]
+    """The result bundle of a run of this module by name, each written once, when first
+    asked for (writing one signs the record: about 0.7 s of CPU)."""
+    from functools import cache
+
+    from app.reports.export import write_bundle
+
+    folder = tmp_path_factory.mktemp("verdict-bundles")
+    everything = {"clean": runs.clean, "strict": runs.strict, **runs.adversarial()}
+
+    @cache
+    def bundle(name: str) -> Path:
+        return write_bundle(everything[name], folder / f"{name.replace(' ', '-')}.zip")
+    return bundle
+
+
+@pytest.mark.process
+def test_the_verifier_derives_each_verdict_run_s_verdict(runs, bundles):
+    """COMPLIANT, a COMPLIANT variant, the stripped method on a bad site (its deviations) and
+    the shipped one there (every metric INVALID): storwatt-verify re-derives each bundle's
+    figures, every criterion and the overall verdict alike in a bare interpreter (the
+    no-thermometer run's bundle is checked below; a paused phase is the demo bundle's case in
+    tests/test_verifier.py)."""
+    import re
+
+    from tests.support.bundles import verify
+
+    chosen = {"clean": runs.clean, "strict": runs.strict, "hostile": runs.hostile,
+              "bad site": runs.bad_site}
+    for name, run in chosen.items():
+        status, out = verify(bundles(name))
+        assert status == 0, out
+        assert re.search(rf"^\[x\] compliance verdict: {run.compliance.label}", out, re.M), name
+        for criterion in run.compliance.criteria:
+            assert f"[x] {criterion.name}: {criterion.verdict} — " in out, (name, criterion)
+        assert "not checked: profile set" not in out
+
+
+def _changed(run: StoredRun, files: dict[str, bytes], case: str) -> tuple[StoredRun, dict]:
+    """``run`` with one fact changed as a record holding it would read, and its bundle's
+    files with the same fact changed and the station's verdict of the changed run: the
+    station derives from the one, the verifier from the other."""
+    import json
+    from dataclasses import replace
+    from datetime import date, timedelta
+
+    document = json.loads(files["run.json"])
+    meter, config = run.power_meter, document["configuration"]
+    search = [json.loads(line) for line in files["search.jsonl"].splitlines()]
+    started = date.fromisoformat(run.started_wall[:10])
+    when = {"no calibration date": "", "calibrated after the run": started + timedelta(days=1),
+            "calibration expired": started - timedelta(days=400)}
+    if case == "simulated meter":
+        run = replace(run, power_meter=replace(meter, vendor="StorWatt"))
+        document["instruments"]["power_meter"]["vendor"] = "StorWatt"
+    elif case in when:
+        text = str(when[case])
+        run = replace(run, power_meter=replace(meter, calibration_date=text))
+        document["instruments"]["power_meter"]["calibration_date"] = text
+    elif case in ("ruled-out level", "no answers"):
+        key, value = (("taxonomy", "removable-3") if case == "ruled-out level" else
+                      ("classification_answers", {}))
+        run = replace(run, config_snapshot=dict(run.config_snapshot, **{key: value}))
+        config[key] = value
+    else:
+        assert case == "load generator limit"
+        note = "load generator limit reached: the deepest probe gave 12.0 ms"
+        run = replace(run, search_results=(replace(run.search_results[0], note=note),
+                                           *run.search_results[1:]))
+        search[0]["note"] = note
+    document["compliance"] = run.compliance.as_json()
+    return run, {**files, "run.json": json.dumps(document).encode(),
+                 "search.jsonl": "\n".join(json.dumps(s) for s in search).encode()}
+
+
+@pytest.mark.parametrize(("case", "criterion"), [
+    ("simulated meter", "Real instruments"), ("no calibration date", "Calibration"),
+    ("calibration expired", "Calibration"), ("calibrated after the run", "Calibration"),
+    ("ruled-out level", "Classification"), ("no answers", "Classification"),
+    ("load generator limit", "Intensity 100 reached")])
+def test_the_verifier_derives_the_criterion_a_changed_fact_breaks(runs, bundles, case,
+                                                                    criterion):
+    from tests.support.bundles import derived_compliance, read_files
+
+    run, files = _changed(runs.clean, read_files(bundles("clean")), case)
+    assert [c.name for c in run.compliance.failures] == [criterion], case
+    failed, out = derived_compliance(files)
+    assert failed == 0, out
+    assert f"[x] {criterion}: NOT MET — " in out and "(station NOT MET)" in out
+    assert "[x] compliance verdict: NON-COMPLIANT (1 criteria not met: " in out
+    # the same changed facts under the clean run's COMPLIANT verdict: the verifier objects
+    import json
+    document = json.loads(files["run.json"])
+    document["compliance"] = runs.clean.compliance.as_json()
+    failed, out = derived_compliance({**files, "run.json": json.dumps(document).encode()})
+    assert failed == 2, out
+    assert f"[ ] {criterion}: NOT MET — " in out and "(station MET)" in out
+    assert "[ ] compliance verdict: NON-COMPLIANT (1 criteria not met: " in out
+
+
+@pytest.mark.process
+def test_a_bundle_claiming_a_verdict_its_facts_do_not_give_fails(runs, bundles, tmp_path):
+    """The no-thermometer run's bundle claiming the clean run's COMPLIANT verdict: the
+    verdict is derived, outside the record hash, so only the verifier's own derivation
+    catches it (the verifier before issue 29's verdict item passed it)."""
+    import json
+    import re
+
+    from tests.support.bundles import tampered, verify
+
+    def claim(data: bytes) -> bytes:
+        document = json.loads(data)
+        document["compliance"] = runs.clean.compliance.as_json()
+        return json.dumps(document, sort_keys=True, separators=(",", ":")).encode()
+    forged = tampered(bundles("no thermometer"), tmp_path / "forged.zip", {"run.json": claim})
+    status, out = verify(forged)
+    assert status == 1, out
+    assert re.search(r"^\[ \] Inlet thermometer: NOT MET — no inlet thermometer took part "
+                     r"\(station MET\)", out, re.M), out
+    assert re.search(r"^\[ \] compliance verdict: NON-COMPLIANT .*\(station COMPLIANT\)",
+                     out, re.M), out
+    assert re.search(r"^\[x\] record SHA-256 ", out, re.M)  # the facts are untouched

@@ -26,7 +26,8 @@ from app.session import open_session
 from app.signoff import approve, sign_off
 from app.storage.audit import add_audit_entry
 from drivers.clock import FakeClock
-from tests.support.bundles import VERIFIER, bundle_of, read_files, tampered, verify
+from tests.support.bundles import (VERIFIER, bundle_of, read_files, tampered, verifier_module,
+                                   verify)
 from tests.support.recorded_runs import (DegradingMeter, OffsetGridEngine, abort_at,
                                          pause_once_in, record_run)
 from tests.support.resume_runs import interrupted_run, resume
@@ -82,6 +83,8 @@ def test_demo_bundle_verifies_in_a_bare_interpreter(demo) -> None:
     assert re.search(r"^\[x\] EP_SW validity: station INVALID, verifier finds uncertainty",
                      out, re.M)
     assert "not checked: the meter's resolution" in out and "[ ]" not in out
+    assert re.search(r"^\[x\] Continuous phases: NOT MET — not continuous: RW \(2 attempts\)",
+                     out, re.M)  # the paused RW, derived as the station does
     assert out.rstrip().splitlines()[-1].startswith("AGREES")
 
 
@@ -165,9 +168,41 @@ def test_bundles_of_other_runs_verify(kind: str, tmp_path: Path) -> None:
         assert recorded.status is RunStatus.ABORTED
     else:
         recorded = record_run(tmp_path / "r.db", method=kind, coms=())
-    status, out = verify(bundle_of(recorded.database, recorded.run_id, tmp_path / "b.zip"))
+    bundle = bundle_of(recorded.database, recorded.run_id, tmp_path / "b.zip")
+    status, out = verify(bundle)
     assert status == 0, out
     assert "[x] EP_" in out
+    steps = {"spc1-like-demo": ("[x] sweep SPC1: ", "phases.jsonl", _other_stop),
+             "pts-di-demo": ("[x] PTS steady state: ", "events.jsonl", _later_steady),
+             "demo-workloads": ("[x] intensity search HOTBAND: ", "search.jsonl",
+                                _lighter_probe)}
+    if kind in steps:  # its steps replayed; one step's evidence changed fails naming it
+        line, name, edit = steps[kind]
+        assert line in out, out
+        status, out = verify(tampered(bundle, tmp_path / "t.zip", {name: edit}))
+        assert status == 1 and re.search(rf"^\[ \] {re.escape(line[4:])}", out, re.M), out
+
+
+def _other_stop(data: bytes) -> bytes:
+    """The first skipped sweep step names another reason than the stop rule gives."""
+    items = _jsonl(data)
+    skipped = next(p for p in items if p["status"] == "SKIPPED")
+    skipped["error"] = skipped["error"].replace("passed the", "was near the")
+    return _dump_jsonl(items)
+
+
+def _later_steady(data: bytes) -> bytes:
+    """The log claims the steady state one round later than the rounds show."""
+    return re.sub(rb"reached after (\d+) rounds",
+                  lambda m: b"reached after %d rounds" % (int(m.group(1)) + 1), data)
+
+
+def _lighter_probe(data: bytes) -> bytes:
+    """The chosen probe of the first searched profile answered 40 % faster."""
+    items = _jsonl(data)
+    chosen = next(p for p in items[0]["probes"] if p[0] == items[0]["queue_depth"])
+    chosen[2] *= 0.6
+    return _dump_jsonl(items)
 
 
 def _shift_sample(profile: str, phase_of: dict[str, int]):
@@ -416,15 +451,6 @@ def test_what_is_no_bundle_gets_exit_2_and_a_sentence(demo, tmp_path: Path) -> N
     assert status == 2 and "storwatt-verify:" in out and "Traceback" not in out, out
 
 
-def _verifier_module():
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("storwatt_verify_under_test", VERIFIER)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_verifier_pins_what_the_station_s_registry_pins() -> None:
     """Two implementations of the registry anchor: the verifier's own list of pinned keys and
     its own extraction give every shipped compliant method the SHA-256 the station's registry
@@ -433,10 +459,14 @@ def test_the_verifier_pins_what_the_station_s_registry_pins() -> None:
     from app.method.normative import KEYS, PLAN_KEYS, Kind
     from app.method.record import resolved_method
     from app.method.registry import REGISTERED
-    verifier = _verifier_module()
+    verifier = verifier_module()
     assert set(verifier.NORMATIVE_KEYS) == {k for k, kind in KEYS.items()
                                             if kind not in (Kind.IDENTITY, Kind.LAB)}
     assert set(verifier.PLAN_KEYS) == set(PLAN_KEYS)
+    # … and each key's kind (how a run's value may differ from the registry's) alike
+    assert verifier.NORMATIVE_KEYS == {k: kind.value for k, kind in KEYS.items()
+                                       if kind not in (Kind.IDENTITY, Kind.LAB)}
+    assert verifier.PLAN_KEYS == {k: kind.value for k, kind in PLAN_KEYS.items()}
     assert verifier.REGISTERED_COMPLIANT_METHODS == {sha: f"{name} {version}"
                                                      for name, version, sha in REGISTERED}
     for name, version, sha in REGISTERED:
@@ -446,9 +476,94 @@ def test_the_verifier_pins_what_the_station_s_registry_pins() -> None:
     assert verifier.normative_sha256(loosened) not in verifier.REGISTERED_COMPLIANT_METHODS
 
 
+def test_the_verifier_finds_the_deviations_the_station_finds() -> None:
+    """The verifier's own `deviations` and the station's `differences` agree on which keys of
+    a changed method deviate: looser and stricter direction keys, ranges, plan keys, a
+    redefined profile, a reordered plan list."""
+    from app.method.loader import load_method
+    from app.method.normative import differences, normative_content
+    from app.method.record import method_from_record, resolved_method
+    from app.method.registry import registered
+    verifier = verifier_module()
+    entry = registered("emerald-block-v3", "3.0.0-sw1")
+
+    def edits(m: dict) -> None:
+        m["response_time"]["max_avg_ms"] = 60.0  # exact
+        m["instruments"]["max_uncertainty_pct"] /= 2  # at most, stricter
+        m["stability"]["tolerance_pct"] *= 2  # at most, looser
+        m["instruments"]["frequency_hz"] = [49.0, 51.0]  # within, narrower
+        m["instruments"]["inlet_classes"][0]["max_c"] += 5  # within, wider
+        m["plans"][0]["conditioning_intervals"] += 1  # at least, stricter
+        m["plans"][0]["com_check_intervals"] = 1  # at least, looser
+        m["profiles"][0]["block_size_kib"] = 4.0  # a redefined profile
+    for change in (edits, lambda m: m["plans"].reverse()):
+        method = resolved_method(load_method("emerald-block-v3"))
+        change(method)
+        station = [d.key for d in differences(entry.content,
+                                              normative_content(method_from_record(method)))
+                   if not d.allowed]
+        assert station and verifier.deviations(entry.content,
+                                               verifier.normative_content(method)) == station
+
+
+def test_the_verifier_pins_the_shipped_taxonomy() -> None:
+    """The classification criterion reads the taxonomy the bundle carries; the verifier pins
+    the shipped file's content, so an edited table fails (method-notes §1)."""
+    from app.method.taxonomy import load_taxonomy
+    verifier = verifier_module()
+    dumped = json.loads(json.dumps(load_taxonomy().model_dump(mode="json")))
+    sha = hashlib.sha256(verifier.canonical(dumped)).hexdigest()
+    assert verifier.REGISTERED_TAXONOMIES == {sha: "taxonomy-emerald-v3.toml"}
+    answers = {"connectivity": "network", "consumer_component": False,
+               "integrated_controller": True, "storage_protection": True,
+               "max_drive_count": 24}
+    assert verifier.classify(dumped, "online-3", answers) == "Online 3"
+    assert verifier.classify(dumped, "online-2", answers) == "Online 3"  # a lower one may be
+    with pytest.raises(ValueError, match="ruled out"):
+        verifier.classify(dumped, "online-4", answers)
+
+
 def test_a_demo_bundle_is_no_registered_method_and_says_it_does_not_claim_one(
         tmp_path: Path) -> None:
     recorded = record_run(tmp_path / "d.db")
     status, out = verify(bundle_of(recorded.database, recorded.run_id, tmp_path / "d.zip"))
     assert status == 0, out
     assert "[x] method demo 3.0.0-sw1-demo1 is not a registered compliant method" in out
+
+
+@pytest.mark.process
+def test_a_com_verdict_its_ratio_does_not_give_fails(demo, tmp_path: Path) -> None:
+    """A COM check's verdict follows its ratio (≥ 1.05 after data was written is VALID): a
+    ratio lowered below the threshold under a VALID verdict is named."""
+    _, bundle = demo
+    status, out = verify(bundle)
+    assert "[x] COM checks: deduplication planned for the declared deduplication; a result " \
+           "for each one run (deduplication)" in out, out
+    assert "[x] COM deduplication: ratio " in out
+
+    def lower(data: bytes) -> bytes:
+        items = _jsonl(data)
+        next(m for m in items if m["name"] == "COM_deduplication")["value"] = 1.01
+        return _dump_jsonl(items)
+    status, out = verify(tampered(bundle, tmp_path / "t.zip", {"metrics.jsonl": lower}))
+    assert status == 1 and re.search(r"^\[ \] COM deduplication: ratio 1\.01 .* not VALID "
+                                     r".*station VALID", out, re.M), out
+
+
+@pytest.mark.process
+def test_a_bundle_without_the_verdict_facts_takes_those_criteria_as_recorded(demo, tmp_path):
+    """A bundle written before run.json carried `registry_entry` and `taxonomy`: the
+    normative and classification criteria enter the overall verdict as the station recorded
+    them, each named as not checked, and everything else is still derived."""
+    _, bundle = demo
+
+    def older(data: bytes) -> bytes:
+        document = json.loads(data)
+        del document["registry_entry"], document["taxonomy"]
+        return json.dumps(document).encode()
+    status, out = verify(tampered(bundle, tmp_path / "t.zip", {"run.json": older}))
+    assert status == 0, out
+    assert "not checked: the method's normative deviations (the bundle has no registry_entry" \
+        in out and "not checked: the classification (the bundle has no taxonomy" in out
+    assert "[x] Real instruments: NOT MET" in out and "Classification:" not in out
+    assert re.search(r"^\[x\] compliance verdict: NON-COMPLIANT .*Classification", out, re.M)

@@ -14,6 +14,7 @@ from pypdf import PdfReader
 from app.records import PhaseKind, RunStatus
 from app.reports.export import export_run
 from app.sequencer import events as ev
+from tests.support.bundles import assert_verifies
 from tests.support.short_fio_run import run_short_variant
 from tests.support.recorded_runs import record_run
 WORKLOADS = ("HOTBAND", "OLTP", "VOD", "LOG", "DSS", "MAIL", "PAGING", "REPLAY")
@@ -87,3 +88,5 @@ active = [
     pdf, cells = _report_texts(export_run(database, run.run_id, tmp_path))
     for name in ("EP_HOTBAND", "EP_OLTP", "EP_VOD", "EP_REPLAY"):
         assert name in pdf and name in cells
+    # its bundle: the hot band's streams on real fio re-derived by the standalone verifier
+    assert "[x] EP_HOTBAND: " in assert_verifies(run, tmp_path / "workloads.zip")

@@ -7,9 +7,10 @@
 An auditor, a customer or a second lab runs this on stock Python 3.11 or later: it imports the
 standard library only and nothing of the station (issue 29). From the bundle's raw data — power
 samples, workload slices, the interval grid, the method as run — it recomputes with its own code
-every figure the station reported, prints one checklist line per criterion (``[x]`` agrees,
-``[ ]`` does not) with its figure beside the station's, and a ``not checked:`` line for each
-thing it does not recompute. Exit status 0 only when every figure agrees to 1e-9 relative and
+every figure the station reported, replays the steps the run took (intensity search, sweep,
+PTS steady state) and derives the compliance verdict criterion by criterion; it prints one
+checklist line per criterion (``[x]`` agrees, ``[ ]`` does not) with its figure beside the
+station's, and a ``not checked:`` line for each thing it does not recompute. Exit status 0 only when every figure agrees to 1e-9 relative and
 every verdict it derives matches the station's; 1 otherwise; 2 when the bundle cannot be read.
 
 The bundle layout is documented in the repository's docs/export-format.md ("Result bundle");
@@ -31,6 +32,7 @@ import struct
 import sys
 import zipfile
 from pathlib import PurePath
+from datetime import date, datetime
 from decimal import Decimal
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,26 +57,42 @@ REGISTERED_COMPLIANT_METHODS: dict[str, str] = {
 }
 #: the method keys whose values the registry pins (docs/method.md: every key but the method's
 #: names and what a lab may set — fio's job count and stall limit, the ranging mode and pass,
-#: the meter-silence limit, the confidence levels a report lists)
-NORMATIVE_KEYS = (
-    "interval_s", "sample_period_s", "taxonomy_file", "stability.wma_points",
-    "stability.weights", "stability.tolerance_pct", "stability.max_drift_pct",
-    "stability.max_stabilisation_intervals", "response_time.max_avg_ms",
-    "response_time.ceiling_ms", "search.probe_s", "search.queue_depths", "search.tolerance_pct",
-    "search.recheck", "search.startup_s", "search.stream_iops_per_step",
-    "search.generator_check_s", "search.generator_max_share_pct",
-    "instruments.max_power_interval_s", "instruments.max_uncertainty_pct",
-    "instruments.min_accuracy", "instruments.voltage_ranges", "instruments.frequency_hz",
-    "instruments.temperature_resolution_c", "instruments.max_temperature_interval_s",
-    "instruments.inlet_classes", "instruments.max_flagged_power_samples",
-    "instruments.max_identical_readings", "instruments.power_plausibility_tolerance_pct",
-    "profiles", "plans", "coms", "compliance", "ranging.headroom_pct",
-    "ranging.min_crest_factor")
-#: a plan's pinned keys; its active steps enter as the profile order and their intervals
-PLAN_KEYS = ("categories", "prefill", "prefill_block_kib", "prefill_passes",
-             "prefill_max_intervals", "conditioning_profile", "conditioning_intervals",
-             "active", "active_intervals", "sweep", "demand_intensity", "ready_idle_intervals",
-             "com_check_intervals")
+#: the meter-silence limit, the confidence levels a report lists), each with how a run's value
+#: may differ from the registry's: "exact" (any change deviates), "at most" / "at least" (only
+#: the stricter way), "within" (a narrower range), "bounded" (judged against the method's own
+#: [compliance] minimums instead, never a deviation)
+NORMATIVE_KEYS: dict[str, str] = {
+    "interval_s": "bounded", "sample_period_s": "bounded", "taxonomy_file": "exact",
+    "stability.wma_points": "exact", "stability.weights": "exact",
+    "stability.tolerance_pct": "at most", "stability.max_drift_pct": "at most",
+    "stability.max_stabilisation_intervals": "at least", "response_time.max_avg_ms": "exact",
+    "response_time.ceiling_ms": "exact", "search.probe_s": "exact",
+    "search.queue_depths": "exact", "search.tolerance_pct": "exact", "search.recheck": "exact",
+    "search.startup_s": "exact", "search.stream_iops_per_step": "exact",
+    "search.generator_check_s": "at least", "search.generator_max_share_pct": "at most",
+    "instruments.max_power_interval_s": "at most", "instruments.max_uncertainty_pct": "at most",
+    "instruments.min_accuracy": "exact", "instruments.voltage_ranges": "within",
+    "instruments.frequency_hz": "within", "instruments.temperature_resolution_c": "at most",
+    "instruments.max_temperature_interval_s": "at most", "instruments.inlet_classes": "within",
+    "instruments.max_flagged_power_samples": "at most",
+    "instruments.max_identical_readings": "at most",
+    "instruments.power_plausibility_tolerance_pct": "at most", "profiles": "exact",
+    "plans": "exact", "coms": "exact", "compliance": "exact",
+    "ranging.headroom_pct": "at least", "ranging.min_crest_factor": "at least"}
+#: a plan's pinned keys and their kinds; its active steps enter as the profile order and
+#: their intervals
+PLAN_KEYS: dict[str, str] = {
+    "categories": "exact", "prefill": "exact", "prefill_block_kib": "exact",
+    "prefill_passes": "at least", "prefill_max_intervals": "exact",
+    "conditioning_profile": "exact", "conditioning_intervals": "at least", "active": "exact",
+    "active_intervals": "bounded", "sweep": "exact", "demand_intensity": "exact",
+    "ready_idle_intervals": "bounded", "com_check_intervals": "at least"}
+#: the taxonomy files a registered method names, by the SHA-256 of their content as the
+#: bundle carries it (``run.json`` ``taxonomy``, canonical JSON): the classification
+#: criterion is derived from answers read against this table (method-notes §1)
+REGISTERED_TAXONOMIES: dict[str, str] = {
+    "777251681f798c4850a7fcea1d874a77a995a596895b580d1a45ce8dfc66456e": "taxonomy-emerald-v3.toml",
+}
 # ------------------------------------------------------------------------------------------
 
 
@@ -424,10 +442,14 @@ def check_method(b: Bundle, c: Checklist) -> None:
         c.line(registered == name, f"method {name}: normative SHA-256 {pinned} is the "
                                    f"registered compliant method {registered}")
     else:
+        # a variant that claims compliance may be one (a stricter lab file): its keys are
+        # judged against the registry entry below; the station must not call it registered
         claims = b.run["method"].get("claims_compliant")
-        c.line(not claims, f"method {name} is not a registered compliant method"
-                           + (" but claims to be compliant" if claims else
-                              " (and does not claim to be)"))
+        relation = (b.run["compliance"].get("method") or {}).get("relation", "")
+        c.line(relation != "registered compliant method",
+               f"method {name} is not a registered compliant method"
+               + (f" (it claims to be compliant; station: {relation})" if claims else
+                  " (and does not claim to be)"))
 
 
 RECORD_FORMAT = "storwatt-record/2"  # the record hash this verifier rebuilds (docs/storage.md)
@@ -673,6 +695,8 @@ def check_metrics(b: Bundle, c: Checklist,
     rates: dict[str, float] = {}
     for m in b.metrics:
         index = m["phase_index"]
+        if m["name"].startswith("COM_"):
+            continue  # a COM check's ratio and verdict: check_coms
         if index is None or index not in last or (index, last[index]) not in derived:
             c.not_checked(f"{m['name']} (no phase attempt in the bundle)")
             continue
@@ -957,61 +981,685 @@ def check_histograms(b: Bundle, c: Checklist) -> None:
                                             " — method-notes §5")
 
 
-def check_durations(b: Bundle, c: Checklist) -> None:
-    """The method's numbers against its compliance minimums (method-notes §2, §3)."""
-    minimums = b.method.get("compliance")
-    station = {k["name"]: k["verdict"] == "MET" for k in b.run["compliance"]["criteria"]}
-    if not minimums:
-        c.not_checked("durations against the minimums (the method states none)")
-        return
+# --- the compliance verdict -----------------------------------------------------------------
+# The station derives its verdict from the record (its rules 2); each criterion below is
+# derived again from the bundle's own data and compared, by name, with the station's.
+
+RULES_VERSION = 2  # the station's compliance rules this verifier re-derives
+#: every simulator's vendor begins so (the wire ones "STORWATT-SIM", the in-process ones
+#: "StorWatt"); a simulated SUT's engine names itself "simulated" (method-notes §3)
+SIMULATED_VENDOR = "STORWATT"
+SIMULATED_ENGINE_WORD = "simulated"
+#: the search's notes that mean intensity 100 was not found (method-notes §2)
+LOAD_GENERATOR_LIMIT = "load generator limit reached"
+NO_PROBE_WITHIN = "no probe within the"
+METHOD_KEY = "Method key "  # + a normative key the run's method deviates on
+#: the classification attributes (method-notes §1) and their values when unanswered: the
+#: smallest product (a consumer/component device, one drive, no robotics)
+ATTRIBUTES: dict[str, Any] = {
+    "connectivity": "not-specified", "consumer_component": True,
+    "integrated_controller": False, "storage_protection": False, "no_spof": False,
+    "non_disruptive_service": False, "fba_ckd": False, "max_drive_count": 1,
+    "robotics": False}
+CONNECTIVITY = ("not-specified", "host", "network")  # ordered: network also serves hosts
+COMPARE = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b,
+           "==": lambda a, b: a == b}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One compliance criterion as the verifier derives it."""
+
+    name: str
+    met: bool
+    evidence: str
+    cite: str
+    #: the station's criterion taken as recorded (an older bundle lacks the facts): it enters
+    #: the overall verdict, listed as not checked, with no checklist line of its own
+    recorded: bool = False
+
+
+def _stricter(kind: str, key: str, registry: Any, ours: Any) -> bool:
+    """A direction or range key moved only the stricter way (docs/method.md)."""
+    try:
+        if kind == "bounded":
+            return True
+        if kind == "at most":
+            return ours <= registry
+        if kind == "at least":
+            return ours >= registry
+        if kind == "within" and key.endswith("frequency_hz"):
+            return registry[0] <= ours[0] <= ours[1] <= registry[1]
+        if kind == "within" and key.endswith("voltage_ranges"):
+            return bool(ours) and all(any(
+                r["phases"] == o["phases"] and r["min_v"] <= o["min_v"] and
+                o["max_v"] <= r["max_v"] for r in registry) for o in ours)
+        if kind == "within" and key.endswith("inlet_classes"):
+            named = {r["name"]: r for r in registry}
+            return bool(ours) and all(o["name"] in named and named[o["name"]]["min_c"]
+                                      <= o["min_c"] and o["max_c"] <= named[o["name"]]["max_c"]
+                                      for o in ours)
+    except (TypeError, KeyError, IndexError):
+        return False  # a missing or mistyped value is never stricter
+    return False
+
+
+def deviations(registry: dict[str, Any], ours: dict[str, Any]) -> list[str]:
+    """The normative keys where ``ours`` deviates from the registry entry's content: any
+    change of an exact key, a direction or range key moved the looser way (docs/method.md,
+    "The registry of compliant methods"); profiles and plans compared by name, in order."""
+    found: list[str] = []
+    for key in list(registry) + [k for k in ours if k not in registry]:
+        reg, run = registry.get(key), ours.get(key)
+        if key in ("profiles", "plans") and isinstance(reg, list) and isinstance(run, list):
+            if [p.get("name") for p in reg] != [p.get("name") for p in run]:
+                found.append(key)
+            elif key == "profiles":
+                found += [f"profiles.{r['name']}" for r, o in zip(reg, run) if r != o]
+            else:
+                found += [f"plans.{r['name']}.{k}" for r, o in zip(reg, run)
+                          for k in list(r) + [k for k in o if k not in r]
+                          if k != "name" and r.get(k) != o.get(k)
+                          and not _stricter(PLAN_KEYS[k] if k in PLAN_KEYS else "exact",
+                                            k, r.get(k), o.get(k))]
+        elif reg != run and not _stricter(NORMATIVE_KEYS.get(key, "exact"), key, reg, run):
+            found.append(key)
+    return found
+
+
+def _normative(b: Bundle, c: Checklist) -> list[Finding]:
+    """The method's normative content against the registry entry the station compared it
+    with, which the bundle carries (``registry_entry``) and this verifier anchors by its own
+    pinned SHA-256 (method-notes §2: the method is the registered one or a variant)."""
+    cite = "docs/method.md registry, method-notes §2"
+    if "registry_entry" not in b.run:  # a bundle written before it carried the entry
+        c.not_checked("the method's normative deviations (the bundle has no registry_entry; "
+                      "the station's criteria are taken as recorded)")
+        return [Finding(k["name"], k["verdict"] == "MET", "as recorded", cite, True)
+                for k in b.run["compliance"]["criteria"]
+                if k["name"] == "Normative method content" or k["name"].startswith(METHOD_KEY)]
+    entry = b.run["registry_entry"]
+    if not entry:
+        return [Finding("Normative method content", False,
+                        "no registered compliant method to compare with", cite)]
+    label = f"{entry['name']} {entry['version']}"
+    pinned = hashlib.sha256(canonical(entry["normative"])).hexdigest()
+    c.line(REGISTERED_COMPLIANT_METHODS.get(pinned) == label,
+           f"registry entry {label} in run.json: normative SHA-256 {pinned} "
+           + ("is the one this verifier pins" if REGISTERED_COMPLIANT_METHODS.get(pinned)
+              == label else "is NOT one this verifier pins for it"))
+    if (entry["name"], entry["version"]) != (b.method.get("name"), b.method.get("version")):
+        c.not_checked(f"that {label} is the registered entry nearest to this variant (the "
+                      "verifier pins the entries' hashes, not their content)")
+    keys = deviations(entry["normative"], normative_content(b.method))
+    if not keys:
+        return [Finding("Normative method content", True,
+                        f"no deviation from {label}", cite)]
+    return [Finding(f"{METHOD_KEY}{key}", False, f"deviates from {label}", cite)
+            for key in keys]
+
+
+def _date(text: str) -> Any:
+    try:
+        return date.fromisoformat(text.strip()[:10]) if text.strip() else None
+    except ValueError:
+        return None
+
+
+def _instruments(b: Bundle) -> list[tuple[str, dict[str, Any] | None, str]]:
+    """(role, identity, calibration date the lab configured) of every instrument used: each
+    power input, or the one power meter; the thermometer when one took part."""
+    config, found = b.run["configuration"], b.run["instruments"]
+    dates = {i["name"]: i.get("calibration_date", "") for i in config.get("power_inputs", ())}
+    used = [(f"power input {i['name']}", i["identity"], dates.get(i["name"], ""))
+            for i in found["power_inputs"]] or [
+        ("power meter", found["power_meter"], config["power_meter"]["calibration_date"])]
+    if found["temperature_meter"] is not None:
+        used.append(("thermometer", found["temperature_meter"],
+                     config["temperature_meter"]["calibration_date"]))
+    return used
+
+
+def _calibration(b: Bundle, limit: int | None) -> Finding:
+    """Every instrument's calibration date known, not after the run, and not older than the
+    method's limit (method-notes §3, §10: a calibration within the last 12 months)."""
+    started = datetime.fromisoformat(b.run["run"]["started_wall"]).date()
+    problems, seen = [], []
+    for role, identity, configured in _instruments(b):
+        text = (identity or {}).get("calibration_date") or configured
+        when = _date(text)
+        if when is None:
+            problems.append(f"{role} calibration date {'missing' if not text else repr(text)}")
+        elif when > started:
+            problems.append(f"{role} calibrated {when} after the run ({started})")
+        elif limit is not None and (started - when).days > limit:
+            problems.append(f"{role} calibrated {when}, {(started - when).days} days before "
+                            f"the run > {limit} days")
+        else:
+            seen.append(f"{role} {when}")
+    cite = "method-notes §3, §10"
+    if problems:
+        return Finding("Calibration", False, "; ".join(problems), cite)
+    if limit is None:
+        return Finding("Calibration", False, "the method states no calibration limit", cite)
+    return Finding("Calibration", True, f"within {limit} days: {', '.join(seen)}", cite)
+
+
+def _real_instruments(b: Bundle) -> Finding:
+    """No simulator measured or was measured (method-notes §3)."""
+    simulated = [f"{role} {identity['vendor']} {identity['model']}"
+                 for role, identity, _ in _instruments(b)
+                 if identity and identity["vendor"].upper().startswith(SIMULATED_VENDOR)]
+    if b.run["instruments"]["power_meter"] is None:
+        simulated.append("no power meter identified")
+    engine = b.run["run"]["workload_engine"]
+    if SIMULATED_ENGINE_WORD in engine.lower():
+        simulated.append(f"SUT: {engine}")
+    return Finding("Real instruments", not simulated,
+                   "simulated: " + ", ".join(simulated) if simulated else
+                   "every instrument and the SUT are real", "method-notes §3")
+
+
+def classify(taxonomy: dict[str, Any], taxonomy_id: str, answers: dict[str, Any]) -> str:
+    """The classification the recorded answers derive, checked to allow ``taxonomy_id``
+    (method-notes §1: the highest level whose requirements all hold; a lower one may be
+    requested, never one the answers rule out); a ValueError says why not."""
+    if not answers:
+        raise ValueError(f"no classification answers recorded for {taxonomy_id or '(none)'}")
+    if not set(answers) & set(ATTRIBUTES):
+        raise ValueError(f"{taxonomy_id} was chosen by hand, not derived from the attributes")
+    head, _, level = taxonomy_id.rpartition("-")
+    category_id = head if level.isdigit() else taxonomy_id
+    given = {**ATTRIBUTES, **{k: v for k, v in answers.items() if k in ATTRIBUTES}}
+    drives = given["max_drive_count"]
+    if given["connectivity"] not in CONNECTIVITY or isinstance(drives, bool) \
+            or not isinstance(drives, int) or drives < 0 \
+            or any(not isinstance(given[k], bool) for k in ATTRIBUTES
+                   if k not in ("connectivity", "max_drive_count")):
+        raise ValueError(f"the recorded answers are not valid attributes: {answers}")
+    category = next((x for x in taxonomy["categories"] if x["id"] == category_id), None)
+    if category is None or not category["testable"]:
+        raise ValueError(f"category {category_id} is unknown or cannot be tested")
+    levels = {lv["level"]: lv for lv in category["levels"]}
+    eligible = []
+    for n, _ in taxonomy["level_names"]:
+        req = levels.get(n)
+        if req is None:
+            continue
+        missing = [k for k in ATTRIBUTES if k not in ("connectivity", "max_drive_count")
+                   and req.get(k) is not None and given[k] != req[k]]
+        if req.get("connectivity") and CONNECTIVITY.index(given["connectivity"]) \
+                < CONNECTIVITY.index(req["connectivity"]):
+            missing.append("connectivity")
+        if req.get("max_config") and not COMPARE[req["max_config"][0]](
+                drives, req["max_config"][1]):
+            missing.append("maximum configuration")
+        if not missing:
+            eligible.append(n)
+    if not eligible:
+        raise ValueError(f"the answers meet no {category['title']} level")
+    derived = f"{category.get('short_title') or category['title']} {max(eligible)}"
+    if not level.isdigit() or int(level) not in eligible:
+        raise ValueError(f"{taxonomy_id} is ruled out by the answers (derived: {derived})")
+    return derived
+
+
+def _classification(b: Bundle, c: Checklist) -> Finding:
+    """The taxonomy classified again from the recorded answers (method-notes §1), by the
+    taxonomy the bundle carries, itself anchored by this verifier's pinned SHA-256 when the
+    method names a registered taxonomy file."""
+    taxonomy, name = b.run.get("taxonomy"), b.method.get("taxonomy_file", "")
+    config = b.run["configuration"]
+    cite = "method-notes §1"
+    if "taxonomy" not in b.run:  # a bundle written before it carried the taxonomy
+        c.not_checked("the classification (the bundle has no taxonomy; the station's "
+                      "criterion is taken as recorded)")
+        return next(Finding(k["name"], k["verdict"] == "MET", "as recorded", cite, True)
+                    for k in b.run["compliance"]["criteria"] if k["name"] == "Classification")
+    if not taxonomy:
+        return Finding("Classification", False, f"the taxonomy {name} is not in the bundle",
+                       cite)
+    sha = hashlib.sha256(canonical(taxonomy)).hexdigest()
+    if name in REGISTERED_TAXONOMIES.values():
+        c.line(REGISTERED_TAXONOMIES.get(sha) == name,
+               f"taxonomy {name} in run.json: SHA-256 {sha} "
+               + ("is the one this verifier pins" if REGISTERED_TAXONOMIES.get(sha) == name
+                  else "is NOT the one this verifier pins") + " — method-notes §1")
+    else:
+        c.not_checked(f"the taxonomy's content (the method names {name!r}, not a registered "
+                      "taxonomy file)")
+    try:
+        derived = classify(taxonomy, config["taxonomy"], config["classification_answers"])
+    except (ValueError, KeyError, TypeError) as exc:
+        return Finding("Classification", False, str(exc), cite)
+    return Finding("Classification", True, f"{config['taxonomy']} allowed by the recorded "
+                                           f"answers (derived: {derived})", cite)
+
+
+def _metrics_valid(b: Bundle) -> list[Finding]:
+    """Every EP metric of the profiles the run ran, and EP_RI, VALID (method-notes §2, §3);
+    each metric's validity is itself re-derived rule by rule above."""
+    profiles = {p["name"]: p for p in b.method["profiles"]}
+    wanted = [profiles[p["profile"]]["metric"] for p in b.phases
+              if p["kind"] == "active" and p["profile"] in profiles]
+    wanted = list(dict.fromkeys(wanted + ["EP_RI"]))
+    found = {m["name"]: m for m in b.metrics}
+    failed = [Finding(f"Metric {name}", False, "not computed" if name not in found else
+                      f"INVALID: {found[name]['reason']}", "method-notes §2, §3")
+              for name in wanted if name not in found or not found[name]["valid"]]
+    return failed or [Finding("Metrics valid", True, f"{', '.join(wanted)} all VALID",
+                              "method-notes §2, §3")]
+
+
+def _intensity(b: Bundle) -> Finding:
+    """Intensity 100 found in every searched profile (method-notes §2): a search that ran
+    out of queue depths, or found no probe within the limit, did not find it."""
+    results = _jsonl(b.files["search.jsonl"])
+    failed = [f"{r['profile']}: {r['note']}" for r in results
+              if r["note"].startswith((LOAD_GENERATOR_LIMIT, NO_PROBE_WITHIN))]
+    return Finding("Intensity 100 reached", not failed,
+                   "; ".join(failed) if failed else
+                   f"found for {', '.join(r['profile'] for r in results) or 'no profile'}",
+                   "method-notes §2")
+
+
+def _method_numbers(b: Bundle, minimums: dict[str, Any]) -> list[Finding]:
+    """The method's interval, durations and sample period against its [compliance] minimums,
+    and the category's profile set run to completion (method-notes §2, §3)."""
     interval_s = float(b.method["interval_s"])
     active = [p for p in b.phases if p["kind"] == "active"]
-    stabilisation = [p["stabilisation_intervals"] * interval_s for p in active]
-    measurement = [p["measurement_intervals"] * interval_s for p in active]
     idle = [p["planned_s"] for p in b.phases if p["kind"] == "ready_idle"]
     period = float(b.method["sample_period_s"])
 
-    def shortest(values: list[float], minimum: float) -> tuple[bool, str]:
-        return (bool(values) and min(values) >= minimum,
-                f"shortest {min(values, default=0):g} s, minimum {minimum:g} s")
-    checks = [
-        ("Interval length", interval_s == minimums["interval_s"],
-         f"interval {interval_s:g} s, required {minimums['interval_s']:g} s"),
-        ("Stabilisation", *shortest(stabilisation, minimums["min_stabilisation_s"])),
-        ("Measurement", *shortest(measurement, minimums["min_measurement_s"])),
-        ("Ready idle", *shortest(idle, minimums["min_ready_idle_s"])),
-        ("Sample period", period <= minimums["max_sample_period_s"],
-         f"sample period {period:g} s, maximum {minimums['max_sample_period_s']:g} s"),
-    ]
+    def shortest(name: str, values: list[float], minimum: float) -> Finding:
+        return Finding(name, bool(values) and min(values) >= minimum,
+                       f"shortest {min(values, default=0):g} s, minimum {minimum:g} s",
+                       "method-notes §2")
+    category = b.run["configuration"]["taxonomy"].rpartition("-")
+    category_id = category[0] if category[2].isdigit() else b.run["configuration"]["taxonomy"]
+    required = next((s["profiles"] for s in minimums["profile_sets"]
+                     if category_id in s["categories"]), None)
+    done = {p["profile"] for p in active if p["status"] == "COMPLETED"}
+    lacking = [p for p in required or () if p not in done]
+    return [
+        Finding("Interval length", interval_s == minimums["interval_s"],
+                f"interval {interval_s:g} s, required {minimums['interval_s']:g} s",
+                "method-notes §2"),
+        shortest("Stabilisation", [p["stabilisation_intervals"] * interval_s for p in active],
+                 minimums["min_stabilisation_s"]),
+        shortest("Measurement", [p["measurement_intervals"] * interval_s for p in active],
+                 minimums["min_measurement_s"]),
+        shortest("Ready idle", idle, minimums["min_ready_idle_s"]),
+        Finding("Sample period", period <= minimums["max_sample_period_s"],
+                f"sample period {period:g} s, maximum {minimums['max_sample_period_s']:g} s",
+                "method-notes §3"),
+        Finding("Profile set", required is not None and not lacking,
+                f"{category_id}: " + ("the method states no profile set" if required is None
+                                      else f"not completed: {', '.join(lacking)}" if lacking
+                                      else f"{' '.join(required)} all completed"),
+                "method-notes §2")]
+
+
+def _run_facts(b: Bundle, limit: int | None) -> list[Finding]:
+    """What the run itself shows: completed, real instruments, continuous, never resumed,
+    calibrated, one configuration (method-notes §2, §3)."""
     cut = [f"{p['name']} {p['status']}" for p in b.phases
            if p["status"] not in ("COMPLETED", "SKIPPED")]
-    paused = [f"{p['name']} ({p['attempts']} attempts)" for p in b.phases
-              if p["kind"] == "active" and p["attempts"] > 1]
-    checks += [
-        ("Run completed", b.run["run"]["status"] == "COMPLETED" and not cut,
-         f"run {b.run['run']['status']}" + (f": {', '.join(cut)}" if cut else
-                                            ", every phase COMPLETED or SKIPPED")),
-        ("Uninterrupted active sequence", not paused,
-         "paused: " + ", ".join(paused) if paused else "every active profile in one attempt"),
-    ]
-    for name, mine, text in checks:
-        if name not in station:
-            c.not_checked(f"criterion {name} (the station's verdict has no such criterion)")
+    status = b.run["run"]["status"]
+    paused = [f"{p['name']} ({p['attempts']} attempts)" for p in b.phases if p["attempts"] > 1]
+    resumed = b.run["resumptions"]
+    return [
+        Finding("Run completed", status == "COMPLETED" and not cut,
+                f"run {status}" + (f": {', '.join(cut)}" if cut else
+                                   ", every phase COMPLETED or SKIPPED"), "method-notes §2"),
+        _real_instruments(b),
+        Finding("Continuous phases", not paused, "not continuous: " + ", ".join(paused)
+                if paused else "every phase in one attempt", "method-notes §2"),
+        Finding("Resumed after interruption", not resumed,
+                f"resumed {len(resumed)} time(s)" if resumed else "never resumed",
+                "method-notes §2"),
+        _calibration(b, limit),
+        Finding("Configuration unchanged", True, "run.json holds one configuration snapshot, "
+                                                 "taken at the start", "method-notes §2")]
+
+
+def derive_compliance(b: Bundle, c: Checklist) -> list[Finding]:
+    """Every criterion of the station's verdict (its rules 2), in its order."""
+    minimums = b.method.get("compliance") if b.method else None
+    if not b.method or not minimums:
+        findings = [Finding("Method minimums", False, "the method states no [compliance] "
+                            "minimums" if b.method else "method.json is null",
+                            "method-notes §2")]
+    else:
+        findings = _method_numbers(b, minimums) + _normative(b, c)
+    findings += _run_facts(b, minimums["max_calibration_age_days"] if minimums else None)
+    if b.method:
+        findings += [Finding("Inlet thermometer", b.run["instruments"]["temperature_meter"]
+                             is not None, "an inlet thermometer took part"
+                             if b.run["instruments"]["temperature_meter"] else
+                             "no inlet thermometer took part", "method-notes §3, §10"),
+                     *_metrics_valid(b), _intensity(b), _classification(b, c)]
+    return findings
+
+
+def check_compliance(b: Bundle, c: Checklist) -> None:
+    """Each criterion the verifier derives against the station's of the same name, then the
+    overall verdict: COMPLIANT only when every criterion is met."""
+    station = b.run["compliance"]
+    if station.get("rules_version") != RULES_VERSION:
+        c.not_checked(f"the compliance verdict (station rules {station.get('rules_version')}; "
+                      f"this verifier derives rules {RULES_VERSION})")
+        return
+    theirs = {k["name"]: k["verdict"] == "MET" for k in station["criteria"]}
+    mine = derive_compliance(b, c)
+    for f in mine:
+        if f.recorded:
             continue
-        c.line(station[name] == mine, f"{name}: {'MET' if mine else 'NOT MET'} — {text} "
-                                      f"(station {'MET' if station[name] else 'NOT MET'})"
-                                      " — method-notes §2")
+        verdict = "MET" if f.met else "NOT MET"
+        their = theirs.get(f.name)
+        c.line(their == f.met, f"{f.name}: {verdict} — {f.evidence} (station "
+               + ("no such criterion" if their is None else "MET" if their else "NOT MET")
+               + f") — {f.cite}")
+    extra = [name for name in theirs if name not in {f.name for f in mine}]
+    if extra:
+        c.line(False, f"the station's verdict lists criteria the verifier does not derive: "
+                      f"{', '.join(extra)}")
+    compliant = all(f.met for f in mine)
+    failed = [f.name for f in mine if not f.met]
+    label = "COMPLIANT" if compliant else "NON-COMPLIANT"
+    c.line(compliant == station["compliant"] and not extra,
+           f"compliance verdict: {label}"
+           + (f" ({len(failed)} criteria not met: {', '.join(failed)})" if failed else "")
+           + f" (station {'COMPLIANT' if station['compliant'] else 'NON-COMPLIANT'}) — "
+             "method-notes §1, §2, §3")
+
+
+# --- search, sweep and PTS steps --------------------------------------------------------------
+
+#: a sequential probe gaining less than this over the previous one has levelled off
+PLATEAU_GAIN = 1.02
+#: a multi-stream probe whose SUT ran less than this share of the asked total is saturated
+KEPT_UP_SHARE = 0.95
+#: the load generator alone kept up: this share of the asked rate, shares within these points
+GENERATOR_KEPT_RATE, GENERATOR_SHARE_PTS = 0.9, 0.5
+STEADY_STATE_PHASE = "PTS steady state"  # the matrix's preconditioning phase (method-notes §5)
+NO_WHOLE_DEPTH = "no whole queue depth left between the probes"
+
+
+def _category(b: Bundle) -> str:
+    head, _, level = b.run["configuration"]["taxonomy"].rpartition("-")
+    return head if level.isdigit() else b.run["configuration"]["taxonomy"]
+
+
+def run_plan(b: Bundle) -> dict[str, Any] | None:
+    """The method's plan for the run's category: the first that lists it."""
+    return next((p for p in b.method["plans"] if _category(b) in p["categories"]), None)
+
+
+def _meets(probe: list[float], limit: float, kept: Any) -> bool:
+    return probe[2] <= limit and (kept is None or kept(probe))
+
+
+def _bracket(probes: list[list[float]], limit: float, kept: Any) -> Any:
+    inside = [p for p in probes if _meets(p, limit, kept)]
+    if not inside:
+        return None
+    low = max(inside, key=lambda p: p[0])
+    over = [p for p in probes if p[0] > low[0] and not _meets(p, limit, kept)]
+    return (low, min(over, key=lambda p: p[0])) if over else None
+
+
+def _close_enough(resp: float, limit: float, tolerance: float) -> bool:
+    return resp <= limit and resp >= limit * (1 - tolerance / 100)
+
+
+def _next_depth(probes: list[list[float]], limit: float, tolerance: float, kept: Any) -> Any:
+    """The bisection's next queue depth, or None when the search is done (method-notes §2)."""
+    if any(_close_enough(p[2], limit, tolerance) for p in probes):
+        return None
+    found = _bracket(probes, limit, kept)
+    if found is None:
+        return None
+    low, high = found[0][0], found[1][0]
+    return (low + high) // 2 if high - low > 1 else None
+
+
+def _over(probes: list[list[float]], random: bool, limit: float, kept: Any) -> bool:
+    """The listed probes stop once a random profile misses the limit or a sequential one
+    stops gaining (method-notes §2)."""
+    if random:
+        return not _meets(probes[-1], limit, kept)
+    return len(probes) > 1 and probes[-1][1] < probes[-2][1] * PLATEAU_GAIN
+
+
+def _generator_limited(chosen: list[float], unit: str, generator: list[dict[str, Any]],
+                       share: float) -> bool:
+    """The chosen figure is not clearly the SUT's: above ``share`` % of what fio alone reached
+    at the listed step at or above it, or, for a capped job file, fio alone could not hold
+    the asked rate in the asked shares (method-notes §2, "The generator is never the
+    bottleneck")."""
+    if not generator:
+        return False
+    at = min((g for g in generator if g["step"] >= chosen[0]), key=lambda g: g["step"],
+             default=max(generator, key=lambda g: g["step"]))
+    if at["asked_iops"] is not None:
+        return not (at["iops"] >= GENERATOR_KEPT_RATE * at["asked_iops"]
+                    and at["share_error_pts"] <= GENERATOR_SHARE_PTS)
+    return chosen[1] > (at["iops"] if unit == "IOPS" else at["mib_s"]) * share / 100
+
+
+def search_outcome(b: Bundle, r: dict[str, Any]) -> tuple[str, list[float], list[str]]:
+    """(what differs in the probe order, the chosen probe, the note's findings) of one
+    searched profile, replayed from its probes (method-notes §2)."""
+    cfg, limit = b.method["search"], float(b.method["response_time"]["max_avg_ms"])
+    profile = next(p for p in b.method["profiles"] if p["name"] == r["profile"])
+    random, probes = profile["pattern"] == "random", [list(p) for p in r["probes"]]
+    kept = None
+    if profile.get("streams"):
+        def kept(p: list[float]) -> bool:
+            return p[1] >= KEPT_UP_SHARE * max(2, round(p[0] * cfg["stream_iops_per_step"]))
+    depths, n, order = cfg["queue_depths"], 0, ""
+    for n, qd in enumerate(depths, 1):  # the listed depths in order, until the stop rule
+        if len(probes) < n or probes[n - 1][0] != qd:
+            order = f"probe {n} is not the listed queue depth {qd}"
+            break
+        if _over(probes[:n], random, limit, kept):
+            break
+    while not order and random and (qd := _next_depth(probes[:n], limit,
+                                                      cfg["tolerance_pct"], kept)) is not None:
+        if len(probes) <= n or probes[n][0] != qd:
+            order = f"probe {n + 1} is not the bisection's queue depth {qd}"
+        n += 1
+    if not order and n != len(probes):
+        order = f"{len(probes)} probes where the rules ask {n}"
+    listed = probes[:len(depths)]
+    findings = []
+    if random:
+        inside = [p for p in probes if _meets(p, limit, kept)]
+        chosen = max(inside, key=lambda p: p[1]) if inside else probes[0]
+        if chosen[2] > limit:
+            findings.append(NO_PROBE_WITHIN)
+        elif not _close_enough(chosen[2], limit, cfg["tolerance_pct"]):
+            findings.append(LOAD_GENERATOR_LIMIT if all(_meets(p, limit, kept) for p in listed)
+                            else NO_WHOLE_DEPTH)
+    else:
+        chosen = max(probes, key=lambda p: p[1])
+        if len(listed) == len(depths) and not _over(listed, False, limit, kept):
+            findings.append(LOAD_GENERATOR_LIMIT)
+    if _generator_limited(chosen, r["ops_unit"], r.get("generator") or [],
+                          cfg["generator_max_share_pct"]):
+        findings.insert(0, LOAD_GENERATOR_LIMIT)
+    return order, chosen, findings
+
+
+def check_search(b: Bundle, c: Checklist) -> None:
+    """Each searched profile's probes in the order the rules ask, its chosen intensity and
+    its note, replayed from the stored probes (method-notes §2)."""
+    for r in _jsonl(b.files["search.jsonl"]):
+        if r["note"].startswith("re-check before"):
+            c.not_checked(f"intensity search of {r['profile']} (re-refined by its re-check: "
+                          "the retry's figures are its metric's)")
+            continue
+        order, chosen, findings = search_outcome(b, r)
+        station = [part.split(":")[0] for part in r["note"].split("; ") if part]
+        station = [s if not s.startswith(NO_PROBE_WITHIN) else NO_PROBE_WITHIN
+                   for s in station]
+        same = (not order and chosen[0] == r["queue_depth"] and agree(chosen[1],
+                num(r["ops_rate"])) and agree(chosen[2], num(r["avg_response_ms"]))
+                and findings == station)
+        c.line(same, f"intensity search {r['profile']}: {len(r['probes'])} probes"
+                     + (f" ({order})" if order else " in the rules' order")
+                     + f", intensity 100 at queue depth {chosen[0]} ({chosen[1]!r} "
+                       f"{r['ops_unit']}, {chosen[2]!r} ms; station queue depth "
+                       f"{r['queue_depth']}), note: {', '.join(findings) or 'none'} (station: "
+                       f"{', '.join(station) or 'none'}) — method-notes §2")
+
+
+def sweep_stop(points: list[tuple[int, float, float]], limit: float,
+               min_gain: float) -> str | None:
+    """Why a BSU sweep ends after its last step, or None (method-notes §6: the response time
+    past the limit, or IOPS rising less than ``min_gain`` % over the previous step)."""
+    units, iops, resp = points[-1]
+    if not iops > 0:
+        return f"{units} units: no IOPS measured"
+    if resp > limit:
+        return (f"average response time {resp:.1f} ms at {units} units passed the "
+                f"{limit:g} ms limit")
+    if len(points) >= 2 and points[-2][1] > 0:
+        gain = (iops / points[-2][1] - 1) * 100
+        if gain < min_gain:
+            return (f"IOPS rose {gain:.1f} % from {points[-2][0]} to {units} units "
+                    f"({points[-2][1]:.0f} → {iops:.0f}), less than {min_gain:g} %")
+    return None
+
+
+def check_sweep(b: Bundle, c: Checklist, plan: dict[str, Any]) -> None:
+    """The sweep's steps: each run until the stop rule holds on the stored step figures (re-
+    derived above as metrics), every later one SKIPPED naming the same reason."""
+    sweep, metrics = plan["sweep"], {m["name"]: m for m in b.metrics}
+    steps = [p for p in b.phases if p["kind"] == "sweep"][:len(sweep["units"])]
+    limit = float(b.method["response_time"]["max_avg_ms"])
+    points: list[tuple[int, float, float]] = []
+    stopped, wrong = None, []
+    for units, phase in zip(sweep["units"], steps):
+        if stopped is not None:
+            expected = f"sweep stopped before {phase['name']}: {stopped}"
+            if phase["status"] != "SKIPPED" or phase["error"] != expected:
+                wrong.append(f"{phase['name']} {phase['status']} ({phase['error']!r}, "
+                             f"expected SKIPPED: {stopped!r})")
+            continue
+        metric = metrics.get(f"{sweep['name']}_{sweep['unit']}_{units}")
+        if phase["status"] != "COMPLETED" or metric is None:
+            break  # the run ended here (aborted, failed): no rule to replay further
+        points.append((units, num(metric["ops_rate"]), num(metric["avg_response_ms"])))
+        stopped = sweep_stop(points, limit, float(sweep["min_gain_pct"]))
+    c.line(not wrong, f"sweep {sweep['name']}: {len(points)} steps measured, "
+                      + (f"stopped: {stopped}" if stopped else "no stop rule met")
+                      + (f"; {'; '.join(wrong)}" if wrong else "") + " — method-notes §6")
+
+
+def pts_steady(rounds: list[float], window: int, max_range: float, max_slope: float,
+               max_rounds: int) -> tuple[int, float, float, float] | None:
+    """(rounds, window average, range %, slope excursion %) at the first window meeting the
+    PTS steady state (method-notes §5), or None."""
+    values = rounds[:max_rounds]
+    for end in range(window, len(values) + 1):
+        w = values[end - window:end]
+        avg = mean(w)
+        if not avg > 0:
+            continue
+        spread, slope = (max(w) - min(w)) / abs(avg) * 100, abs(drift_pct(w))
+        if spread <= max_range and slope <= max_slope:
+            return end, avg, spread, slope
+    return None
+
+
+def check_steady_state(b: Bundle, c: Checklist, matrix: dict[str, Any]) -> None:
+    """The matrix's preconditioning ends at the first round whose window meets the PTS steady
+    state, over the rounds' IOPS (its intervals' rates, re-derived above); the log says so in
+    the station's words, or nothing when no window met it."""
+    phase = next((p for p in b.phases if p["name"] == STEADY_STATE_PHASE), None)
+    if phase is None or not matrix.get("steady_state_rounds"):
+        return
+    last = max((a["attempt"] for a in b.attempts if a["phase_index"] == phase["index"]),
+               default=0)
+    rounds = [num(r["ops_rate"]) for r in sorted(
+        (r for r in b.intervals if (r["phase_index"], r["attempt"]) == (phase["index"], last)),
+        key=lambda r: r["index"])]
+    found = None
+    for n in range(matrix["steady_state_window"], len(rounds) + 1):  # as the rounds arrive
+        found = pts_steady(rounds[:n], matrix["steady_state_window"],
+                           matrix["steady_state_range_pct"], matrix["steady_state_slope_pct"],
+                           matrix["steady_state_rounds"])
+        if found:
+            break
+    expected = None if found is None else (
+        f"{STEADY_STATE_PHASE}: reached after {found[0]} rounds: the last "
+        f"{matrix['steady_state_window']} average {found[1]:.0f} IOPS, range {found[2]:.1f} % "
+        f"(≤ {matrix['steady_state_range_pct']:g} %), slope {found[3]:.1f} % "
+        f"(≤ {matrix['steady_state_slope_pct']:g} %) (method-notes §5)")
+    logged = [e["message"] for e in _jsonl(b.files["events.jsonl"])
+              if e["message"].startswith(f"{STEADY_STATE_PHASE}: reached")]
+    ok = logged == ([expected] if expected else [])
+    c.line(ok, f"{STEADY_STATE_PHASE}: {len(rounds)} rounds, "
+               + (f"steady after {found[0]} (average {found[1]:.0f} IOPS, range "
+                  f"{found[2]:.1f} %, slope {found[3]:.1f} %)" if found else "never steady")
+               + ("" if ok else f"; the log says {logged or 'nothing'}") + " — method-notes §5")
+
+
+def check_steps(b: Bundle, c: Checklist) -> None:
+    check_search(b, c)
+    plan = run_plan(b)
+    if plan and plan.get("sweep"):
+        check_sweep(b, c, plan)
+    if plan and plan.get("demand_intensity"):
+        check_steady_state(b, c, plan["demand_intensity"])
+        c.not_checked("the demand-intensity matrix's saturation points and sweet spots "
+                      "(report views of the cells' metrics, which are checked above; "
+                      "method-notes §6)")
+
+
+# --- capacity-optimisation checks -----------------------------------------------------------
+
+#: the COMs a station checks itself, by the SUT's used capacity around a data set; others are
+#: recorded by hand (method-notes §2, phase 4)
+DATA_REDUCTION_COMS = ("deduplication", "compression")
+MIN_REDUCTION_RATIO = 1.05  # a logical/physical ratio above this: the COM is on and working
+
+
+def check_coms(b: Bundle, c: Checklist) -> None:
+    """One COM check per declared COM, and each check's verdict as its ratio gives it: VALID
+    only for a data-reduction COM whose logical/physical ratio reached the threshold after
+    data was written; no ratio (no capacity probe, or a COM checked by hand) is never VALID
+    (method-notes §2, phase 4)."""
+    declared = sorted(b.run["configuration"]["sut"].get("coms_declared") or ())
+    checks = {m["name"][4:]: m for m in b.metrics if m["name"].startswith("COM_")}
+    phases = {p["profile"][4:]: p["status"] for p in b.phases if p["kind"] == "com_check"}
+    if not declared and not checks and not phases:
+        return
+    ran = sorted(com for com, status in phases.items() if status == "COMPLETED")
+    c.line(sorted(phases) == declared and sorted(checks) == ran,
+           f"COM checks: {', '.join(sorted(phases)) or 'none'} planned for the declared "
+           f"{', '.join(declared) or 'none'}; a result for each one run "
+           f"({', '.join(sorted(checks)) or 'none'}) — method-notes §2")
+    for com, m in sorted(checks.items()):
+        ratio, written = num(m["value"]), num(m["ops_rate"])
+        valid = (com in DATA_REDUCTION_COMS and math.isfinite(ratio)
+                 and ratio >= MIN_REDUCTION_RATIO and written > 0)
+        c.line(valid == m["valid"] and m["unit"] == "ratio",
+               f"COM {com}: ratio {ratio!r} after {written!r} GB written → "
+               f"{'VALID' if valid else 'not VALID'} (≥ {MIN_REDUCTION_RATIO:g} needed; station "
+               f"{'VALID' if m['valid'] else 'not VALID'}) — method-notes §2")
+    c.not_checked("the COM ratios themselves (from the SUT's used capacity before and after "
+                  "each data set, which the bundle does not carry) and COM results recorded "
+                  "by hand (audit.jsonl, taken as recorded)")
 
 
 NOT_RECOMPUTED = (
-    "the meter's resolution against the accuracy table, and the thermometer's resolution "
-    "read from its readings (method-notes §3)",
+    "the meter's resolution against the accuracy table and the thermometer's stated "
+    "resolution (the record keeps no per-reading resolution; method-notes §3)",
     "which slices' latency bins make up each histogram (per-slice bins are not in the "
     "bundle; method-notes §5)",
-    "intensity search, sweep steps and PTS rounds (method-notes §2, §6)",
-    "COM checks and their verdicts",
-    "profile set, real instruments, calibration and resumption criteria, hence the overall "
-    "compliance verdict (run.json holds the station's)",
 )
 
 
@@ -1042,7 +1690,9 @@ def verify(path: str, record_sha256: str | None = None, samples_hash: str | None
             check_histograms(b, c)
             check_power_inputs(b, c)
             check_supply_flags(b, c)
-            check_durations(b, c)
+            check_steps(b, c)
+            check_coms(b, c)
+        check_compliance(b, c)
     except (KeyError, TypeError, ValueError) as exc:
         c.line(False, f"the bundle's data cannot be checked: {type(exc).__name__}: {exc}")
     for what in [*c.unchecked, *NOT_RECOMPUTED]:

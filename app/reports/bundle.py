@@ -27,6 +27,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from app import __version__
+from app.method.loader import MethodError
+from app.method.taxonomy import load_taxonomy
 from app.signoff import SignOff, sign_off
 from app.storage.record_hash import FORMAT as RECORD_FORMAT
 from app.storage.record_hash import canonical_json
@@ -118,6 +120,8 @@ def _run_json(run: StoredRun, signed: SignOff) -> dict[str, Any]:
         "resumptions": run.resumptions,
         "range_plan": run.range_plan,
         "compliance": run.compliance.as_json(),
+        "registry_entry": _registry_entry(run),
+        "taxonomy": _taxonomy(run),
         "revisions": [{"revision": r.number, "record_sha256": r.sha256,
                        "entry": None if r.entry is None else r.entry.entry_id,
                        "changes": r.changes} for r in signed.revisions],
@@ -127,6 +131,28 @@ def _run_json(run: StoredRun, signed: SignOff) -> dict[str, Any]:
                        "applies_to_current": a.current and a.intact}
                       for a in signed.approvals],
     }
+
+
+def _registry_entry(run: StoredRun) -> dict[str, Any] | None:
+    """The registry entry the verdict compared the method with (its own, or the nearest):
+    the verifier checks its content against its own pinned SHA-256 and derives the
+    deviations itself (app.method.normative)."""
+    identity = run.compliance.identity
+    entry = identity.entry if identity else None
+    return None if entry is None else {"name": entry.name, "version": entry.version,
+                                       "normative": entry.content}
+
+
+def _taxonomy(run: StoredRun) -> dict[str, Any] | None:
+    """The taxonomy the method names (its ``taxonomy_file``), as the classification
+    criterion read it: the verifier classifies the recorded answers by it (method-notes §1)."""
+    method = run.method
+    if method is None:
+        return None
+    try:
+        return load_taxonomy(method).model_dump(mode="json")
+    except MethodError:
+        return None
 
 
 def _phases(run: StoredRun) -> list[dict[str, Any]]:

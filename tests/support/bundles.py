@@ -56,3 +56,46 @@ def tampered(bundle: Path, out: Path, edits: dict[str, Callable[[bytes], bytes]]
         for name, data in files.items():
             archive.writestr(name, data)
     return out
+
+
+def verifier_module():  # type: ignore[no-untyped-def]
+    """The verifier loaded in this process by its file (it is no package of the project), for
+    tests that call one of its checks directly instead of starting an interpreter."""
+    import importlib.util
+
+    name = "storwatt_verify_under_test"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, VERIFIER)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def derived_compliance(files: dict[str, bytes]) -> tuple[int, str]:
+    """The verifier's compliance checks alone (``check_compliance``) on a bundle's files:
+    (criteria that disagree, the checklist printed)."""
+    import io
+
+    verifier = verifier_module()
+    out = io.StringIO()
+    manifest = json.loads(files["manifest.json"])
+    bundle = verifier.Bundle(manifest, files, run=json.loads(files["run.json"]),
+                             method=json.loads(files["method.json"]) or {},
+                             phases=verifier._jsonl(files["phases.jsonl"]),
+                             metrics=verifier._jsonl(files["metrics.jsonl"]))
+    checklist = verifier.Checklist(out)
+    verifier.check_compliance(bundle, checklist)
+    return checklist.failed, out.getvalue()
+
+
+def assert_verifies(run, path: Path) -> str:  # type: ignore[no-untyped-def]
+    """Write ``run``'s bundle to ``path`` and check it as an auditor would: every figure and
+    verdict the verifier re-derives must agree with the station's (issue 29, "two
+    implementations keep each other honest"). Returns the checklist."""
+    from app.reports.export import write_bundle
+
+    status, out = verify(write_bundle(run, path))
+    assert status == 0, out
+    return out
