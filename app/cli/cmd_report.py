@@ -27,10 +27,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def report_command(args: argparse.Namespace) -> int:
     from app.protected import database_files
     from app.reports.export import ReportError, report_stem, write_bundle, write_reports
-    from app.storage.db import load_one_run
+    from app.signoff import load_signed_run
 
     try:
-        run = load_one_run(args.db, args.run_id)
+        run = load_signed_run(args.db, args.run_id)
         pdf, xlsx = args.pdf, args.xlsx
         if pdf is None and xlsx is None and args.bundle is None:
             stem = report_stem(run)

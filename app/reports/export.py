@@ -22,6 +22,7 @@ from app.reports.bundle import build_bundle
 from app.reports.content import ReportContent, build_content
 from app.reports.pdf import build_pdf
 from app.reports.xlsx import build_xlsx
+from app.signoff import remember_record_hashes
 from app.storage.db import Database
 from app.storage.repository import load_run
 from app.storage.stored import StoredRun
@@ -164,7 +165,7 @@ def write_bundle(run: StoredRun, path: Path, protected: Iterable[str] = ()) -> P
 def export_run(database: Database, run_id: str, out_dir: Path) -> dict[str, Path]:
     """Write ``<stem>.pdf`` and ``<stem>.xlsx`` for ``run_id`` (a prefix is accepted) into
     ``out_dir`` (created if needed); returns ``{"pdf": path, "xlsx": path}``."""
-    run = load_run(database, run_id)
+    run = remember_record_hashes(database, load_run(database, run_id))
     out_dir = Path(out_dir)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)

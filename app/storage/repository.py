@@ -23,6 +23,7 @@ from app.sequencer.range_plan import RangePlan
 from app.storage import schema as s
 from app.storage.codec import decode_flags, encode_flags, generator_from_json, nan_if_none
 from app.storage.power_inputs import StoredPowerInput, load_power_inputs
+from app.storage.record_cache import load_record_hashes
 from app.storage.db import Database
 from app.storage.errors import AmbiguousRunIdError, RunNotFoundError
 from app.storage.run_facts import RunFacts, run_facts
@@ -156,7 +157,7 @@ def load_run(database: Database, run_id: str) -> StoredRun:
             samples_sha256=samples_digest(power, power_codes, temperature, temp_codes, inputs),
             audit=tuple(audit_trail(conn, uuid)), resumptions=_resumptions(conn, pk),
             range_plan=RangePlan.from_json(run.range_plan) if run.range_plan else None,
-            power_inputs=inputs)
+            power_inputs=inputs, record_hashes=load_record_hashes(conn, pk))
 
 
 def _rows(conn: Connection, entity: Any, pk: int, *order: Any) -> Sequence[Any]:

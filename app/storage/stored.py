@@ -13,7 +13,7 @@ attempts and the resolved method it ran: views select by these, they never re-de
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -33,6 +33,7 @@ from drivers.interfaces import (EXCLUDING_FLAGS, InstrumentIdentity, WorkloadInt
 
 if TYPE_CHECKING:  # audit builds on the repository, which builds on this module
     from app.storage.audit import AuditEntry
+    from app.storage.record_cache import StoredRecordHash
 
 
 #: a run summary built without its record's facts: shown as not compliant, saying why
@@ -278,6 +279,9 @@ class StoredRun:
     resumptions: tuple[Resumption, ...] = ()
     #: the fixed ranges the testing pass held (None: the run did not range its meter)
     range_plan: RangePlan | None = None
+    #: each revision's record hash as stored when it was first computed, with its basis
+    #: (``app.storage.record_cache``): views use one only while the run's basis matches
+    record_hashes: tuple[StoredRecordHash, ...] = ()
 
     @property
     def config(self) -> RunConfig:
@@ -301,6 +305,23 @@ class StoredRun:
         """The method exactly as the run used it, from the record (None for runs stored
         before the record kept it)."""
         return method_from_record(self.method_json) if self.method_json else None
+
+    def with_record_hashes(self, hashes: tuple[StoredRecordHash, ...]) -> StoredRun:
+        """This run with ``hashes`` as its stored record hashes; what was derived once from
+        its facts (basis, verdict) is kept, as the hashes are not among the facts."""
+        run = replace(self, record_hashes=hashes)
+        for derived in ("facts_basis", "compliance"):
+            if derived in self.__dict__:
+                run.__dict__[derived] = self.__dict__[derived]
+        return run
+
+    @cached_property
+    def facts_basis(self) -> str:
+        """The fingerprint a stored record hash is valid for
+        (:func:`app.storage.record_hash.facts_basis`), computed once per loaded run."""
+        from app.storage.record_hash import facts_basis  # the hash module builds on this one
+
+        return facts_basis(self)
 
     @cached_property
     def compliance(self) -> ComplianceVerdict:
