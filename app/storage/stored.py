@@ -42,6 +42,16 @@ NOT_DERIVED = ComplianceVerdict((Criterion("Derived verdict", False,
                                            "the run's record"),))
 
 
+def per_phase(phase_index: np.ndarray, values: dict[int, int], missing: int) -> np.ndarray:
+    """``values[phase]`` for each entry's phase (``missing`` where absent): one vector
+    operation per phase, not a Python look-up per sample (issue 27)."""
+    out = np.full(len(phase_index), missing, dtype=np.int64)
+    for phase in np.unique(phase_index).tolist():
+        if phase in values:
+            out[phase_index == phase] = values[phase]
+    return out
+
+
 def frozen_array(values: Any, dtype: Any) -> np.ndarray:
     array = np.asarray(values, dtype=dtype)
     array.setflags(write=False)
@@ -74,16 +84,17 @@ class PowerArrays:
     def __len__(self) -> int:
         return len(self.t)
 
-    @property
+    @cached_property
     def usable(self) -> np.ndarray:
+        """Read-only, derived once: reports and views ask for it many times (issue 27)."""
         clean = np.fromiter((not (f & EXCLUDING_FLAGS) for f in self.flags), bool, len(self))
-        return clean & ~np.isnan(self.watts)
+        return frozen_array(clean & ~np.isnan(self.watts), bool)
 
     def measured_in(self, attempts: dict[int, int]) -> np.ndarray:
         """Mask of samples in the measurement window of their phase's attempt
         ``attempts[phase_index]`` (the samples a phase metric averaged, usable or not)."""
-        wanted = np.array([attempts.get(int(i), -1) for i in self.phase_index], dtype=np.int64)
-        return (self.window == Window.MEASUREMENT) & (self.attempt == wanted)
+        return (self.window == Window.MEASUREMENT) & (self.attempt == per_phase(
+            self.phase_index, attempts, -1))
 
     def between(self, t_start: float, t_end: float) -> PowerArrays:
         """Samples with ``t_start <= t < t_end`` (views, no copy)."""
@@ -108,10 +119,11 @@ class TemperatureArrays:
     def __len__(self) -> int:
         return len(self.t)
 
-    @property
+    @cached_property
     def usable(self) -> np.ndarray:
+        """Read-only, derived once: reports and views ask for it many times (issue 27)."""
         clean = np.fromiter((not (f & EXCLUDING_FLAGS) for f in self.flags), bool, len(self))
-        return clean & ~np.isnan(self.celsius)
+        return frozen_array(clean & ~np.isnan(self.celsius), bool)
 
 
 @dataclass(frozen=True)
