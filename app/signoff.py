@@ -17,8 +17,10 @@ re-derived under rules 1.
 The facts hash of a long run is costly (issue 27), so it is stored per revision
 (:mod:`app.storage.record_cache`) when first computed: reports and views use the stored one
 while the run's facts still have the basis it was computed on. Approving rebuilds it from the
-record (:func:`approve`, :func:`check_record`), as the verifier does from the bundle. Approving a SIMULATED or NON-COMPLIANT revision, or accepting such a
-run, needs a confirmation that names why; the entry keeps it and every view prints it.
+record (:func:`approve`, :func:`check_record`), as the verifier does from the bundle.
+
+Approving a SIMULATED or NON-COMPLIANT revision, or accepting such a run, needs a confirmation
+that names why; the entry keeps it and every view prints it.
 """
 
 from __future__ import annotations
@@ -148,12 +150,29 @@ def remember_record_hashes(database: Database, run: StoredRun) -> StoredRun:
     since it was recorded, a revision added since, a changed basis) are computed — the facts
     hash at most once — and stored; a database that refuses them costs only the next view a
     recomputation."""
-    return _remember(database, run, sign_off(run))
+    run, new = hashed(run)
+    store_record_hashes(database, run.run_id, new)
+    return run
+
+
+def hashed(run: StoredRun, signed: SignOff | None = None
+           ) -> tuple[StoredRun, tuple[StoredRecordHash, ...]]:
+    """``run`` carrying a record hash for every revision, and the ones not stored yet (for
+    :func:`app.storage.record_cache.store_record_hashes` once the caller may write)."""
+    basis = run.facts_basis
+    have = {h.revision for h in run.record_hashes
+            if h.hash_format == FORMAT and h.basis_sha256 == basis}
+    if signed is None and len(have) == 1 + sum(e.kind in VERDICT_KINDS for e in run.audit):
+        return run, ()
+    signed = signed or sign_off(run)
+    new = tuple(StoredRecordHash(r.number, FORMAT, basis, signed.facts_sha256, r.sha256)
+                for r in signed.revisions if r.number not in have)
+    return (run.with_record_hashes(run.record_hashes + new) if new else run), new
 
 
 def load_signed_run(url: str | None, run_id: str) -> StoredRun:
     """:func:`app.storage.db.load_one_run` with every revision's record hash stored (what a
-    one-shot command that prints or exports the hash needs)."""
+    one-shot command that prints the hash needs)."""
     database = open_for_reading(url)
     try:
         return remember_record_hashes(database, database.load_run(run_id))
@@ -161,16 +180,14 @@ def load_signed_run(url: str | None, run_id: str) -> StoredRun:
         database.close()
 
 
-def _remember(database: Database, run: StoredRun, signed: SignOff) -> StoredRun:
-    basis = run.facts_basis
-    have = {h.revision for h in run.record_hashes
-            if h.hash_format == FORMAT and h.basis_sha256 == basis}
-    new = tuple(StoredRecordHash(r.number, FORMAT, basis, signed.facts_sha256, r.sha256)
-                for r in signed.revisions if r.number not in have)
-    if not new:
-        return run
-    store_record_hashes(database, run.run_id, new)
-    return run.with_record_hashes(run.record_hashes + new)
+def store_hashes(url: str | None, run_id: str, new: tuple[StoredRecordHash, ...]) -> None:
+    """Store ``new`` (from :func:`hashed`) in the database at ``url``, if there are any."""
+    if new:
+        database = open_for_reading(url)
+        try:
+            store_record_hashes(database, run_id, new)
+        finally:
+            database.close()
 
 
 @dataclass(frozen=True)
@@ -293,7 +310,7 @@ def approve(database: Database, run: StoredRun, author: str, statement: str,
     entry = add_approval(database, run.run_id, statement, author, current.number,
                          current.sha256, hash_format=FORMAT, verdict_shown=because(verdict),
                          rules_version=verdict.rules_version, confirmation=confirmation)
-    _remember(database, run, checked)  # the hash just rebuilt serves the next views
+    store_record_hashes(database, run.run_id, hashed(run, checked)[1])  # for the next views
     return entry
 
 
