@@ -12,8 +12,15 @@ approval stores the verdict as QA saw it and the rules version that derived it. 
 rules version judges the run differently both are shown ("approved under rules 2 as COMPLIANT;
 rules 3: NON-COMPLIANT because …"): a rule change never silently validates or invalidates a
 signature. Approvals of a storwatt-record/1 hash are checked in that form, with the verdict
-re-derived under rules 1. Approving a SIMULATED or NON-COMPLIANT revision, or accepting such a
-run, needs a confirmation that names why; the entry keeps it and every view prints it.
+re-derived under rules 1.
+
+The facts hash of a long run is costly (issue 27), so it is stored per revision
+(:mod:`app.storage.record_cache`) when first computed: reports and views use the stored one
+while the run's facts still have the basis it was computed on. Approving rebuilds it from the
+record (:func:`approve`, :func:`check_record`), as the verifier does from the bundle.
+
+Approving a SIMULATED or NON-COMPLIANT revision, or accepting such a run, needs a confirmation
+that names why; the entry keeps it and every view prints it.
 """
 
 from __future__ import annotations
@@ -24,7 +31,8 @@ from app.com_verdict import com_verdicts
 from app.compliance import ComplianceVerdict, assess_compliance
 from app.storage.audit import (VERDICT_KINDS, AuditEntry, AuditError, AuditKind, add_approval,
                                add_audit_entry)
-from app.storage.db import Database
+from app.storage.db import Database, open_for_reading
+from app.storage.record_cache import StoredRecordHash, store_record_hashes
 from app.storage.record_hash import (FORMAT, FORMAT_V1, facts_sha256, facts_sha256_v1,
                                      record_sha256, record_sha256_v1)
 from app.storage.stored import StoredRun
@@ -77,6 +85,7 @@ class Approval:
 class SignOff:
     revisions: tuple[RecordRevision, ...]  # oldest first, never empty
     approvals: tuple[Approval, ...]  # oldest first
+    facts_sha256: str = ""  # the facts hash every revision's hash was built on
 
     @property
     def current(self) -> RecordRevision:
@@ -101,9 +110,13 @@ class SignOff:
         return f"{head} — not approved by QA"
 
 
-def sign_off(run: StoredRun) -> SignOff:
-    """Every revision of ``run``'s record (its loaded audit trail) and its approvals."""
-    facts = facts_sha256(run)
+def sign_off(run: StoredRun, *, recompute: bool = False) -> SignOff:
+    """Every revision of ``run``'s record (its loaded audit trail) and its approvals.
+
+    The facts hash is the one stored for the run's basis when there is one (a report or a
+    view never rebuilds it); ``recompute``: rebuild it from the record all the same, as an
+    approval check does."""
+    facts = (None if recompute else stored_facts_sha256(run)) or facts_sha256(run)
     revisions: list[RecordRevision] = []
     before = _verdicts(replace(run, audit=()))
     starts = [i for i, e in enumerate(run.audit) if e.kind in VERDICT_KINDS]
@@ -120,7 +133,85 @@ def sign_off(run: StoredRun) -> SignOff:
     current = revisions[-1].number
     approvals = tuple(_approval(run, e, revisions, starts, run.compliance)
                       for e in run.audit if e.kind is AuditKind.APPROVAL)
-    return SignOff(tuple(revisions), approvals)
+    return SignOff(tuple(revisions), approvals, facts)
+
+
+def stored_facts_sha256(run: StoredRun) -> str | None:
+    """The facts hash stored for ``run``'s current basis (app.storage.record_cache), if any."""
+    if not run.record_hashes:
+        return None
+    basis = run.facts_basis
+    return next((h.facts_sha256 for h in run.record_hashes
+                 if h.hash_format == FORMAT and h.basis_sha256 == basis), None)
+
+
+def remember_record_hashes(database: Database, run: StoredRun) -> StoredRun:
+    """``run`` with a stored record hash for every revision: those missing (a run not viewed
+    since it was recorded, a revision added since, a changed basis) are computed — the facts
+    hash at most once — and stored; a database that refuses them costs only the next view a
+    recomputation."""
+    run, new = hashed(run)
+    store_record_hashes(database, run.run_id, new)
+    return run
+
+
+def hashed(run: StoredRun, signed: SignOff | None = None
+           ) -> tuple[StoredRun, tuple[StoredRecordHash, ...]]:
+    """``run`` carrying a record hash for every revision, and the ones not stored yet (for
+    :func:`app.storage.record_cache.store_record_hashes` once the caller may write)."""
+    basis = run.facts_basis
+    have = {h.revision for h in run.record_hashes
+            if h.hash_format == FORMAT and h.basis_sha256 == basis}
+    if signed is None and len(have) == 1 + sum(e.kind in VERDICT_KINDS for e in run.audit):
+        return run, ()
+    signed = signed or sign_off(run)
+    new = tuple(StoredRecordHash(r.number, FORMAT, basis, signed.facts_sha256, r.sha256)
+                for r in signed.revisions if r.number not in have)
+    return (run.with_record_hashes(run.record_hashes + new) if new else run), new
+
+
+def load_signed_run(url: str | None, run_id: str) -> StoredRun:
+    """:func:`app.storage.db.load_one_run` with every revision's record hash stored (what a
+    one-shot command that prints the hash needs)."""
+    database = open_for_reading(url)
+    try:
+        return remember_record_hashes(database, database.load_run(run_id))
+    finally:
+        database.close()
+
+
+def store_hashes(url: str | None, run_id: str, new: tuple[StoredRecordHash, ...]) -> None:
+    """Store ``new`` (from :func:`hashed`) in the database at ``url``, if there are any."""
+    if new:
+        database = open_for_reading(url)
+        try:
+            store_record_hashes(database, run_id, new)
+        finally:
+            database.close()
+
+
+@dataclass(frozen=True)
+class RecordCheck:
+    """The record hash rebuilt from the record beside the one stored for the revision."""
+
+    revision: int
+    stored: str | None  # the stored hash for the run's basis (None: none stored)
+    rebuilt: str
+
+    @property
+    def matches(self) -> bool:
+        return self.stored is None or self.stored == self.rebuilt
+
+
+def check_record(run: StoredRun) -> tuple[SignOff, RecordCheck]:
+    """The sign-off with every hash rebuilt from the record (approvals checked against the
+    record, not against a stored hash) and how the current revision's rebuilt hash compares
+    with the one views print."""
+    checked = sign_off(run, recompute=True)
+    shown = sign_off(run) if stored_facts_sha256(run) else checked
+    return checked, RecordCheck(checked.current.number,
+                                shown.current.sha256 if shown is not checked else None,
+                                checked.current.sha256)
 
 
 def because(verdict: ComplianceVerdict) -> str:
@@ -200,17 +291,27 @@ def _confirmed(verdict: ComplianceVerdict, confirm: str, what: str, flag: str) -
 def approve(database: Database, run: StoredRun, author: str, statement: str,
             confirm: str = "") -> AuditEntry:
     """Record QA's approval of ``run``'s current revision (the one just loaded and shown):
-    its facts hash, the verdict as shown and its rules version; ``confirm``: why QA approves a
-    SIMULATED or NON-COMPLIANT revision (refused without it).
+    its facts hash — rebuilt from the record, and refused when it differs from the hash stored
+    for the revision (the record changed outside StorWatt) —, the verdict as shown and its
+    rules version; ``confirm``: why QA approves a SIMULATED or NON-COMPLIANT revision (refused
+    without it).
 
     Refused when a verdict entry was added since ``run`` was loaded (the storage layer checks
     the revision in the same transaction as the insert)."""
-    current = sign_off(run).current
+    checked, record = check_record(run)
+    if not record.matches:
+        raise AuditError(f"run {run.run_id[:8]} revision {record.revision} no longer hashes to "
+                         f"the SHA-256 stored for it ({record.stored}; rebuilt from the record: "
+                         f"{record.rebuilt}): the record changed outside StorWatt, it cannot "
+                         "be approved")
+    current = checked.current
     verdict = run.compliance
     confirmation = _confirmed(verdict, confirm, "approving", "--confirm")
-    return add_approval(database, run.run_id, statement, author, current.number,
-                        current.sha256, hash_format=FORMAT, verdict_shown=because(verdict),
-                        rules_version=verdict.rules_version, confirmation=confirmation)
+    entry = add_approval(database, run.run_id, statement, author, current.number,
+                         current.sha256, hash_format=FORMAT, verdict_shown=because(verdict),
+                         rules_version=verdict.rules_version, confirmation=confirmation)
+    store_record_hashes(database, run.run_id, hashed(run, checked)[1])  # for the next views
+    return entry
 
 
 def accept(database: Database, run: StoredRun, author: str, reason: str,

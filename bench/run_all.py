@@ -105,11 +105,17 @@ def _split_row(line: str) -> list[str]:
     return [c.strip().replace("\\|", "|") for c in cells]
 
 
-def _parse_value(text: str) -> float:
+def _parse_value(text: str) -> float | str:
+    """A row's value as written; a hand-written row of several values ("138.8 / 132.5")
+    stays text, so one such row cannot stop every bench from writing its figures."""
     try:
         return int(text)
     except ValueError:
+        pass
+    try:
         return float(text)
+    except ValueError:
+        return text
 
 
 def parse(text: str) -> dict[str, Section]:

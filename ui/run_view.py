@@ -22,6 +22,7 @@ from app.records import RunStatus
 from app.run_verdict import Tone, run_outcome
 from app.sequencer import events as ev
 from app.session import RunSession
+from app.signoff import remember_record_hashes
 from app.storage.sender import Sender, sender_for
 from app.verdict_forecast import forecast, forecast_evidence, forecast_text
 from app.sequencer.capacity_optimisation import not_valid_word
@@ -313,7 +314,8 @@ class RunView(QWidget):
             self._show_outcome(self.result)
         if self.session is not None:  # the run is stored and closed: offer its reports
             session = self.session
-            self.export.set_run(lambda: session.database.load_run(session.run_id))
+            self.export.set_run(lambda: remember_record_hashes(
+                session.database, session.database.load_run(session.run_id)))
         self.ended.emit(self.result)
 
     # --- events -------------------------------------------------------------------------------

@@ -27,10 +27,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 def report_command(args: argparse.Namespace) -> int:
     from app.protected import database_files
     from app.reports.export import ReportError, report_stem, write_bundle, write_reports
+    from app.signoff import hashed, store_hashes
     from app.storage.db import load_one_run
 
     try:
-        run = load_one_run(args.db, args.run_id)
+        # the record hash is computed once for both reports, and stored only once they are
+        # written: a refused report leaves the database as it was
+        run, new = hashed(load_one_run(args.db, args.run_id))
         pdf, xlsx = args.pdf, args.xlsx
         if pdf is None and xlsx is None and args.bundle is None:
             stem = report_stem(run)
@@ -44,6 +47,7 @@ def report_command(args: argparse.Namespace) -> int:
         written = write_reports(run, pdf, xlsx, protected=protected) if pdf or xlsx else {}
         if args.bundle is not None:
             written["bundle"] = write_bundle(run, args.bundle, protected)
+        store_hashes(args.db, run.run_id, new)
     except (StorageError, ReportError) as exc:
         return arguments.refuse("report", exc, args)
     for kind, path in written.items():

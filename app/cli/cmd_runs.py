@@ -107,10 +107,10 @@ def _summary_json(r: RunSummary) -> dict[str, Any]:
 
 
 def show_command(args: argparse.Namespace) -> int:
-    from app.storage.db import load_one_run
+    from app.signoff import load_signed_run
 
     try:
-        run = load_one_run(args.db, args.run_id)
+        run = load_signed_run(args.db, args.run_id)
     except StorageError as exc:
         return arguments.refuse("runs show", exc, args)
     data = run_json(run)

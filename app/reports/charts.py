@@ -104,8 +104,8 @@ def ops_chart(run: StoredRun, phase: StoredPhase, attempt: StoredAttempt | None,
     ops_unit = intervals[0].ops_unit
     chart = Chart(width, height, pdf_safe(f"{phase.info.name}: operations rate"),
                   f"time since phase start ({unit})", ops_unit, y_min=0.0)
-    slices = [w.interval for w in run.workload if w.phase_index == phase.index
-              and w.attempt == (attempt.attempt if attempt is not None else 1)]
+    index, last = phase.index, (attempt.attempt if attempt is not None else 1)
+    slices = [w.interval for w in run.workload if w.phase_index == index and w.attempt == last]
     by_host: dict[str, list] = {}  # load hosts report apart: one line each, never zig-zagged
     for s in slices:
         by_host.setdefault(s.host, []).append(s)

@@ -22,7 +22,9 @@ from app.reports.bundle import build_bundle
 from app.reports.content import ReportContent, build_content
 from app.reports.pdf import build_pdf
 from app.reports.xlsx import build_xlsx
+from app.signoff import hashed
 from app.storage.db import Database
+from app.storage.record_cache import store_record_hashes
 from app.storage.repository import load_run
 from app.storage.stored import StoredRun
 
@@ -164,7 +166,7 @@ def write_bundle(run: StoredRun, path: Path, protected: Iterable[str] = ()) -> P
 def export_run(database: Database, run_id: str, out_dir: Path) -> dict[str, Path]:
     """Write ``<stem>.pdf`` and ``<stem>.xlsx`` for ``run_id`` (a prefix is accepted) into
     ``out_dir`` (created if needed); returns ``{"pdf": path, "xlsx": path}``."""
-    run = load_run(database, run_id)
+    run, new = hashed(load_run(database, run_id))  # computed once for both reports
     out_dir = Path(out_dir)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -172,5 +174,7 @@ def export_run(database: Database, run_id: str, out_dir: Path) -> dict[str, Path
         raise ReportError(f"cannot create the report folder {out_dir}: "
                           f"{exc.strerror or exc}") from exc
     stem = report_stem(run)
-    return write_reports(run, out_dir / f"{stem}.pdf", out_dir / f"{stem}.xlsx",
-                         protected=database_files(database.url))
+    written = write_reports(run, out_dir / f"{stem}.pdf", out_dir / f"{stem}.xlsx",
+                            protected=database_files(database.url))
+    store_record_hashes(database, run.run_id, new)  # once written: a refused export writes nothing
+    return written

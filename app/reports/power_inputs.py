@@ -8,6 +8,8 @@ input. All data comes from the stored run; a run with one meter has no such part
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 from reportlab.graphics.shapes import Drawing
 from reportlab.lib import colors
@@ -15,6 +17,7 @@ from reportlab.lib import colors
 from app.metrics.formatting import format_figure
 from app.reports.charts import time_unit
 from app.reports.plot import SOLID_BLACK, Chart, Style
+from app.reports.text import flag_text
 from app.sequencer.power_inputs import COMBINATION_RULE
 from app.storage.power_inputs import StoredPowerInput
 from app.storage.stored import StoredRun
@@ -44,7 +47,7 @@ def input_rows(run: StoredRun) -> list[list[str]]:
             where = f"sum of the {i.wiring} elements"
         rows.append([i.name, f"{i.identity.describe()} ({i.identity.driver})",
                      f"{where}, {i.wiring}", i.accuracy, _worst(i),
-                     f"{sum(1 for f in i.flags if f & EXCLUDING_FLAGS)} of {len(i.flags)}"])
+                     f"{_flagged(i.flags)} of {len(i.flags)}"])
     return rows
 
 
@@ -56,10 +59,13 @@ def input_columns(run: StoredRun) -> tuple[list[str], list[list]]:
                         np.where(np.isfinite(run.power.watts), run.power.watts, np.nan).tolist()]
     for i in run.power_inputs:
         titles += [f"{i.name}_w", f"{i.name}_uncertainty_pct", f"{i.name}_flags"]
-        data += [i.watts.tolist(), i.uncertainty_pct.tolist(),
-                 [",".join(sorted(f)) or None for f in i.flags]]
-    return titles, [[None if isinstance(v, float) and v != v else v for v in column]
-                    for column in data]
+        data += [i.watts.tolist(), i.uncertainty_pct.tolist(), flag_text(i.flags)]
+    return titles, data  # NaN stays NaN: the sheet writes it as an empty cell
+
+
+def _flagged(flags: tuple[frozenset[str], ...]) -> int:
+    """Readings with an excluding flag, judged once per distinct set of flags."""
+    return sum(count for f, count in Counter(flags).items() if f & EXCLUDING_FLAGS)
 
 
 def _worst(i: StoredPowerInput) -> str:

@@ -8,6 +8,7 @@ that is not valid is never printed bare: callers use :func:`invalid_value` (pare
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from app.metrics.formatting import format_figure
 
@@ -64,3 +65,10 @@ def pdf_safe(text: str) -> str:
     for char, replacement in _PDF_REPLACEMENTS.items():
         text = text.replace(char, replacement)
     return text.encode("cp1252", errors="replace").decode("cp1252")
+
+
+def flag_text(flags: Sequence[frozenset[str]]) -> list[str | None]:
+    """Each sample's flags as ``O,R`` (None: no flag), spelt once per distinct set: a 24 h
+    run has ~400,000 readings and a handful of distinct sets (issue 27)."""
+    text = {f: ",".join(sorted(f)) or None for f in set(flags)}
+    return [text[f] for f in flags]

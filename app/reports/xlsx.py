@@ -31,7 +31,9 @@ from app.reports import power_inputs
 from app.reports.di_report import CELL_COLUMNS as DI_CELL_COLUMNS
 from app.reports.di_report import SWEET_COLUMNS as DI_SWEET_COLUMNS, di_report
 from app.reports.sweep_report import COLUMNS as SWEEP_COLUMNS, sweep_table
+from app.reports.text import flag_text
 from app.reports.xlsx_rows import ColumnSheet
+from app.storage.stored import per_phase
 from drivers.interfaces import MeasuredPattern
 
 TDR_SHEET = "Test Data Report"
@@ -302,10 +304,6 @@ def _intervals_sheet(w: _Writer, c: ReportContent) -> tuple[Worksheet, list[list
     return sheet, rows
 
 
-def _flag_text(flags: np.ndarray) -> list:
-    return [",".join(sorted(f)) if f else None for f in flags]
-
-
 def _true_or_empty(mask: np.ndarray) -> list:
     """TRUE where set, empty elsewhere: a rare/common flag costs no cell where it is absent."""
     out = np.full(len(mask), None, dtype=object)
@@ -318,8 +316,7 @@ def _samples_sheet(w: _Writer, c: ReportContent) -> int:
     run = c.run
     power, temp = run.power, run.temperature
     in_window = power.measured_in(run.last_attempts())
-    last = np.array([c.attempts[int(i)].attempt if int(i) in c.attempts else -1
-                     for i in power.phase_index], dtype=np.int64)
+    last = per_phase(power.phase_index, {i: a.attempt for i, a in c.attempts.items()}, -1)
     placed = np.where(power.attempt == last, power.interval, -1)
     ok_c = temp.celsius[temp.usable]
     pos = np.searchsorted(temp.t[temp.usable], power.t, side="right") - 1
@@ -329,7 +326,7 @@ def _samples_sheet(w: _Writer, c: ReportContent) -> int:
     interval[placed < 0] = None
     data = [_column(power.t), power.phase_index.tolist(), _column(power.watts),
             _column(power.volts), _column(power.amps), _column(power.pf),
-            _column(power.uncertainty_pct), _flag_text(power.flags), _column(temp_c),
+            _column(power.uncertainty_pct), flag_text(power.flags), _column(temp_c),
             interval.tolist(), _true_or_empty(in_window),
             _true_or_empty(~power.usable)]
     sheet = w.columns("Samples", SAMPLE_COLUMNS, data)
@@ -340,7 +337,7 @@ def _samples_sheet(w: _Writer, c: ReportContent) -> int:
 def _temperature_sheet(w: _Writer, c: ReportContent) -> None:
     temp = c.run.temperature
     w.columns("Temperature", TEMPERATURE_COLUMNS, [_column(temp.t), temp.phase_index.tolist(),
-                                                  _column(temp.celsius), _flag_text(temp.flags)])
+                                                  _column(temp.celsius), flag_text(temp.flags)])
 
 
 def _histograms_sheet(w: _Writer, c: ReportContent) -> None:

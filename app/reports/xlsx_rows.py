@@ -19,6 +19,8 @@ import math
 from collections.abc import Sequence
 from xml.sax.saxutils import escape
 
+import numpy as np
+
 from xlsxwriter.utility import xl_col_to_name
 from xlsxwriter.worksheet import Worksheet
 
@@ -56,13 +58,49 @@ def _cell(letter: str, row: int, value) -> str:
 
 def rows_xml(first_row: int, columns: Sequence[Sequence]) -> str:
     """``<row>`` elements for zero-based ``first_row`` onwards; ``columns`` are equal-length
-    lists with None for an empty cell. A row with no value is left out, as XlsxWriter does."""
+    lists with None for an empty cell. A row with no value is left out, as XlsxWriter does.
+
+    Columns of plain numbers (most cells of a long run) are not rendered cell by cell: each
+    row is one ``str.format`` of a template holding the row's cells, one template per pattern
+    of empty numeric cells (a handful per sheet) — half the time of a cell-by-cell render on
+    a 24 h run (issue 27). Other columns are rendered per cell and placed into the template."""
     first_excel_row = first_row + 1
-    cells = [_cells(xl_col_to_name(col), first_excel_row, values)
-             for col, values in enumerate(columns)]
-    return "".join(f'<row r="{r}">{body}</row>'
-                   for r, body in enumerate(map("".join, zip(*cells)), start=first_excel_row)
-                   if body)
+    count = len(columns[0]) if columns else 0
+    numeric = [{type(v) for v in values} <= {float, int, type(None)} for values in columns]
+    letters = [xl_col_to_name(col) for col in range(len(columns))]
+    present = np.zeros(count, dtype=np.int64)  # bit k: numeric column k holds a number
+    cells: list[Sequence] = []
+    for col, values in enumerate(columns):
+        if numeric[col]:
+            with np.errstate(invalid="ignore"):
+                finite = np.isfinite(np.array(values, dtype=np.float64))  # None → NaN
+            present |= finite.astype(np.int64) << col
+            cells.append(values)
+        else:
+            cells.append(_cells(letters[col], first_excel_row, values))
+    templates: dict[int, str] = {}
+    rows = []
+    for r, key, row in zip(range(first_excel_row, first_excel_row + count), present.tolist(),
+                           zip(*cells)):
+        template = templates.get(key)
+        if template is None:
+            template = templates[key] = _template(letters, numeric, key)
+        text = template.format(r, *row)
+        if len(text) > len(f'<row r="{r}"></row>'):
+            rows.append(text)
+    return "".join(rows)
+
+
+def _template(letters: list[str], numeric: list[bool], present: int) -> str:
+    """A ``<row>`` template: ``{0}`` the row number, ``{k+1}`` column k — a number formatted
+    as XlsxWriter writes it, or a cell already rendered; absent numbers leave no cell."""
+    parts = ['<row r="{0}">']
+    for col, letter in enumerate(letters):
+        if not numeric[col]:
+            parts.append(f"{{{col + 1}}}")
+        elif present >> col & 1:
+            parts.append(f'<c r="{letter}{{0}}"><v>{{{col + 1}:.16G}}</v></c>')
+    return "".join(parts) + "</row>"
 
 
 class ColumnSheet(Worksheet):

@@ -24,6 +24,7 @@ from app.storage import schema as s
 from app.storage.codec import (decode_flags, encode_flags, generator_from_json, nan_if_none,
                                pattern_from_json)
 from app.storage.power_inputs import StoredPowerInput, load_power_inputs
+from app.storage.record_cache import load_record_hashes
 from app.storage.db import Database
 from app.storage.errors import AmbiguousRunIdError, RunNotFoundError
 from app.storage.run_facts import RunFacts, run_facts
@@ -157,7 +158,7 @@ def load_run(database: Database, run_id: str) -> StoredRun:
             samples_sha256=samples_digest(power, power_codes, temperature, temp_codes, inputs),
             audit=tuple(audit_trail(conn, uuid)), resumptions=_resumptions(conn, pk),
             range_plan=RangePlan.from_json(run.range_plan) if run.range_plan else None,
-            power_inputs=inputs)
+            power_inputs=inputs, record_hashes=load_record_hashes(conn, pk))
 
 
 def _rows(conn: Connection, entity: Any, pk: int, *order: Any) -> Sequence[Any]:
@@ -249,7 +250,8 @@ def samples_digest(power: PowerArrays, power_codes: list[str], temperature: Temp
     for i in inputs:  # several power inputs: each input's readings too (none: as before)
         for name in ("t", "watts", "volts", "amps", "range_v", "range_a", "uncertainty_pct"):
             put(f"input.{i.name}.{name}", getattr(i, name), "<f8")
-        put_codes(f"input.{i.name}.flags", [encode_flags(f) or "" for f in i.flags])
+        codes = {f: encode_flags(f) or "" for f in set(i.flags)}  # a few distinct sets
+        put_codes(f"input.{i.name}.flags", [codes[f] for f in i.flags])
     return digest.hexdigest()
 
 
@@ -337,10 +339,23 @@ def _events(conn: Connection, pk: int) -> tuple[StoredEvent, ...]:
                  for e in _rows(conn, s.EventRow, pk, s.EventRow.t))
 
 
+#: the workload columns a slice is built from, in the constructors' order
+_SLICE_COLUMNS = ("phase_index", "t_start", "t_end", "read_ios", "write_ios", "read_bytes",
+                  "write_bytes", "avg_resp_ms", "max_resp_ms", "host", "attempt", "window_code")
+_WINDOWS = {w.value: w for w in Window}
+
+
 def _workload(conn: Connection, pk: int) -> tuple[StoredWorkloadSlice, ...]:
+    """One slice per second of a run (86,400 in 24 h): plain tuples and a window table, not
+    ``Row`` attribute look-ups and an enum call per slice (issue 27)."""
+    table = s.WorkloadIntervalRow.__table__
+    query = (sa.select(*(table.c[n] for n in _SLICE_COLUMNS)).where(table.c.run_id == pk)
+             .order_by(table.c.t_start, table.c.id))
+    nan = math.nan
     return tuple(
-        StoredWorkloadSlice(w.phase_index, WorkloadInterval(
-            w.t_start, w.t_end, w.read_ios, w.write_ios, w.read_bytes, w.write_bytes,
-            nan_if_none(w.avg_resp_ms), nan_if_none(w.max_resp_ms), {}, w.host),
-            w.attempt, Window(w.window_code))
-        for w in _rows(conn, s.WorkloadIntervalRow, pk, s.WorkloadIntervalRow.t_start))
+        StoredWorkloadSlice(phase, WorkloadInterval(
+            t_start, t_end, read_ios, write_ios, read_bytes, write_bytes,
+            nan if avg is None else float(avg), nan if peak is None else float(peak), {}, host),
+            attempt, _WINDOWS[window])
+        for (phase, t_start, t_end, read_ios, write_ios, read_bytes, write_bytes, avg, peak,
+             host, attempt, window) in conn.execute(query))

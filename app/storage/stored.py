@@ -13,7 +13,7 @@ attempts and the resolved method it ran: views select by these, they never re-de
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -33,12 +33,23 @@ from drivers.interfaces import (EXCLUDING_FLAGS, InstrumentIdentity, WorkloadInt
 
 if TYPE_CHECKING:  # audit builds on the repository, which builds on this module
     from app.storage.audit import AuditEntry
+    from app.storage.record_cache import StoredRecordHash
 
 
 #: a run summary built without its record's facts: shown as not compliant, saying why
 NOT_DERIVED = ComplianceVerdict((Criterion("Derived verdict", False,
                                            "not derived: the run list was built without "
                                            "the run's record"),))
+
+
+def per_phase(phase_index: np.ndarray, values: dict[int, int], missing: int) -> np.ndarray:
+    """``values[phase]`` for each entry's phase (``missing`` where absent): one vector
+    operation per phase, not a Python look-up per sample (issue 27)."""
+    out = np.full(len(phase_index), missing, dtype=np.int64)
+    for phase in np.unique(phase_index).tolist():
+        if phase in values:
+            out[phase_index == phase] = values[phase]
+    return out
 
 
 def frozen_array(values: Any, dtype: Any) -> np.ndarray:
@@ -73,16 +84,17 @@ class PowerArrays:
     def __len__(self) -> int:
         return len(self.t)
 
-    @property
+    @cached_property
     def usable(self) -> np.ndarray:
+        """Read-only, derived once: reports and views ask for it many times (issue 27)."""
         clean = np.fromiter((not (f & EXCLUDING_FLAGS) for f in self.flags), bool, len(self))
-        return clean & ~np.isnan(self.watts)
+        return frozen_array(clean & ~np.isnan(self.watts), bool)
 
     def measured_in(self, attempts: dict[int, int]) -> np.ndarray:
         """Mask of samples in the measurement window of their phase's attempt
         ``attempts[phase_index]`` (the samples a phase metric averaged, usable or not)."""
-        wanted = np.array([attempts.get(int(i), -1) for i in self.phase_index], dtype=np.int64)
-        return (self.window == Window.MEASUREMENT) & (self.attempt == wanted)
+        return (self.window == Window.MEASUREMENT) & (self.attempt == per_phase(
+            self.phase_index, attempts, -1))
 
     def between(self, t_start: float, t_end: float) -> PowerArrays:
         """Samples with ``t_start <= t < t_end`` (views, no copy)."""
@@ -107,10 +119,11 @@ class TemperatureArrays:
     def __len__(self) -> int:
         return len(self.t)
 
-    @property
+    @cached_property
     def usable(self) -> np.ndarray:
+        """Read-only, derived once: reports and views ask for it many times (issue 27)."""
         clean = np.fromiter((not (f & EXCLUDING_FLAGS) for f in self.flags), bool, len(self))
-        return clean & ~np.isnan(self.celsius)
+        return frozen_array(clean & ~np.isnan(self.celsius), bool)
 
 
 @dataclass(frozen=True)
@@ -278,6 +291,9 @@ class StoredRun:
     resumptions: tuple[Resumption, ...] = ()
     #: the fixed ranges the testing pass held (None: the run did not range its meter)
     range_plan: RangePlan | None = None
+    #: each revision's record hash as stored when it was first computed, with its basis
+    #: (``app.storage.record_cache``): views use one only while the run's basis matches
+    record_hashes: tuple[StoredRecordHash, ...] = ()
 
     @property
     def config(self) -> RunConfig:
@@ -301,6 +317,23 @@ class StoredRun:
         """The method exactly as the run used it, from the record (None for runs stored
         before the record kept it)."""
         return method_from_record(self.method_json) if self.method_json else None
+
+    def with_record_hashes(self, hashes: tuple[StoredRecordHash, ...]) -> StoredRun:
+        """This run with ``hashes`` as its stored record hashes; what was derived once from
+        its facts (basis, verdict) is kept, as the hashes are not among the facts."""
+        run = replace(self, record_hashes=hashes)
+        for derived in ("facts_basis", "compliance"):
+            if derived in self.__dict__:
+                run.__dict__[derived] = self.__dict__[derived]
+        return run
+
+    @cached_property
+    def facts_basis(self) -> str:
+        """The fingerprint a stored record hash is valid for
+        (:func:`app.storage.record_hash.facts_basis`), computed once per loaded run."""
+        from app.storage.record_hash import facts_basis  # the hash module builds on this one
+
+        return facts_basis(self)
 
     @cached_property
     def compliance(self) -> ComplianceVerdict:

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDateEdit, QHBoxLay
 
 from app.records import RunStatus
 from app.reports.content import ReportContent, build_content
+from app.signoff import remember_record_hashes
 from app.storage.db import Database
 from app.storage.errors import StorageError
 from app.storage.history import INVALID, HistoryFilter
@@ -314,7 +315,7 @@ class HistoryView(QWidget):
     def open_detail(self, run_id: str) -> RunDetailView | None:
         """Open a run's detail, loading it on this thread (scripts, screenshots)."""
         try:
-            run = self.database.load_run(run_id)
+            run = remember_record_hashes(self.database, self.database.load_run(run_id))
         except StorageError as exc:
             self._show_problem(f"cannot open run {run_id[:8]}: {exc}")
             return None
@@ -326,7 +327,8 @@ class HistoryView(QWidget):
         """Open a run's detail, loading it in the background (a 24 h run takes seconds):
         a tab with a busy bar at once, replaced by the detail when the run is read."""
         database = self.database
-        tab = RunLoadTab(run_id, lambda: database.load_run(run_id))
+        tab = RunLoadTab(run_id, lambda: remember_record_hashes(database,
+                                                                database.load_run(run_id)))
         tab.loader.finished.connect(lambda run, content: self._loaded(tab, run, content))
         tab.loader.errored.connect(tab.show_error)
         self.tabs.setCurrentIndex(self.tabs.addTab(tab, f"Run {run_id[:8]} …"))

@@ -1,0 +1,98 @@
+"""Each revision's record hash, kept with the run so a report or a view does not rebuild it.
+
+WHY: the facts hash (storwatt-record/2, :mod:`app.storage.record_hash`) serialises every
+stored child record in canonical order; for a 24 h run with four power inputs it was ~40 % of
+the PDF + xlsx export (issue 27). A revision is an audit entry, so the facts of a finished run
+are the same in every revision: the hash is computed once — when a revision is recorded or
+first needed — and stored here, one row per revision and hash format.
+
+Each row carries the **basis** it was computed on (:func:`app.storage.record_hash.facts_basis`,
+a fast fingerprint of every fact the hash covers). A view uses a stored hash only while the
+loaded run still has that basis, so a resumed run or a record changed behind StorWatt's back
+gets its hash rebuilt rather than a stale one printed. Approval checks
+(:func:`app.signoff.approve`, :func:`app.signoff.check_record`) and the verifier never read
+this table: they rebuild the hash from the record.
+
+Rows are only ever added (a changed basis adds a row beside the old one), so storing needs
+INSERT alone; a database that refuses the insert (read-only file, a role without the right)
+costs the next view a recomputation, never the view itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import sqlalchemy as sa
+from sqlalchemy import Integer, String, UniqueConstraint
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.storage import schema as s
+from app.storage.db import Database
+from app.storage.errors import StorageError
+
+
+class RecordHashRow(s.Base):
+    """One revision's record hash as computed on one basis (revision 0015)."""
+
+    __tablename__ = "record_hashes"
+    __table_args__ = (UniqueConstraint("run_id", "revision", "hash_format", "basis_sha256",
+                                       name="uq_record_hashes_revision_basis"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(s.run_fk())
+    revision: Mapped[int] = mapped_column(Integer)
+    hash_format: Mapped[str] = mapped_column(String(40))
+    basis_sha256: Mapped[str] = mapped_column(String(64))
+    facts_sha256: Mapped[str] = mapped_column(String(64))
+    record_sha256: Mapped[str] = mapped_column(String(64))
+    computed_wall: Mapped[str] = mapped_column(String(40))  # ISO 8601 UTC
+
+
+@dataclass(frozen=True)
+class StoredRecordHash:
+    """A revision's hashes as stored, with the basis they were computed on."""
+
+    revision: int
+    hash_format: str
+    basis_sha256: str
+    facts_sha256: str
+    record_sha256: str
+
+
+def load_record_hashes(conn: Connection, pk: int) -> tuple[StoredRecordHash, ...]:
+    table = RecordHashRow.__table__
+    rows = conn.execute(sa.select(table.c.revision, table.c.hash_format, table.c.basis_sha256,
+                                  table.c.facts_sha256, table.c.record_sha256)
+                        .where(table.c.run_id == pk).order_by(table.c.id)).all()
+    return tuple(StoredRecordHash(*r) for r in rows)
+
+
+def store_record_hashes(database: Database, run_id: str,
+                        hashes: Iterable[StoredRecordHash]) -> bool:
+    """Add the rows not stored yet; False when the database refused them (the caller keeps
+    its computed hashes for this view and the next view computes them again)."""
+    wanted = list(hashes)
+    if not wanted:
+        return True
+    if database.read_only:  # an archived station's file: nothing may be written to it
+        return False
+    table = RecordHashRow.__table__
+    wall = datetime.now(timezone.utc).isoformat()
+    try:
+        with database.read() as conn:  # one transaction: look, then add
+            pk = conn.execute(sa.select(s.Run.id).where(s.Run.uuid == run_id)).scalar()
+            if pk is None:
+                return False
+            have = {(h.revision, h.hash_format, h.basis_sha256)
+                    for h in load_record_hashes(conn, pk)}
+            rows = [{"run_id": pk, "revision": h.revision, "hash_format": h.hash_format,
+                     "basis_sha256": h.basis_sha256, "facts_sha256": h.facts_sha256,
+                     "record_sha256": h.record_sha256, "computed_wall": wall}
+                    for h in wanted if (h.revision, h.hash_format, h.basis_sha256) not in have]
+            if rows:
+                conn.execute(table.insert(), rows)
+    except (StorageError, sa.exc.SQLAlchemyError):
+        return False
+    return True
