@@ -100,40 +100,40 @@ def test_list_filter_search_and_sort(view, stored) -> None:
     assert view.model.rowCount() == 302
     assert view.count.text() == "302 runs"
     view.search.setText(first[:8])  # typing filters at once
-    assert view.proxy.visible_run_ids() == [first]
+    assert view.model.visible_run_ids() == [first]
     assert view.count.text() == "1 of 302 runs"
     view.apply_filter(HistoryFilter(statuses=frozenset({"INVALID"})))
-    shown = set(view.proxy.visible_run_ids())
+    shown = set(view.model.visible_run_ids())
     assert {first, second} <= shown  # EP_RI INVALID in the synthetic runs
     status_col = view.model.column_index("Status")
-    texts = {view.proxy.index(r, status_col).data() for r in range(view.proxy.rowCount())}
+    texts = {view.model.index(r, status_col).data() for r in range(view.model.rowCount())}
     assert all("INVALID" in t for t in texts)
     view.apply_filter(HistoryFilter(statuses=frozenset({"ABORTED"}),
                                     date_from=date(2024, 1, 10), date_to=date(2024, 1, 20)))
-    rows = {r.run_id: r for r in view.model.rows}
-    got = view.proxy.visible_run_ids()
+    rows = {r.run_id: r for r in view.database.list_runs()}  # every run, read independently
+    got = view.model.visible_run_ids()
     assert got and all(rows[i].status is RunStatus.ABORTED
                        and "2024-01-10" <= rows[i].started_wall[:10] <= "2024-01-20"
                        for i in got)
     view.apply_filter(HistoryFilter(taxonomy="online-3", sut="SN-0007"))
     assert all(rows[i].taxonomy == "online-3" and "SN-0007" in rows[i].sut
-               for i in view.proxy.visible_run_ids())
-    stations = {r.station for r in view.model.rows}
+               for i in view.model.visible_run_ids())
+    stations = {r.station for r in rows.values()}
     assert stations  # the Station column is filled (issue 26), and QA filters by it
     assert view.station_choice.findData(sorted(stations)[0]) > 0
     view.apply_filter(HistoryFilter(station=sorted(stations)[0]))
-    assert view.proxy.visible_run_ids() and all(
-        rows[i].station == sorted(stations)[0] for i in view.proxy.visible_run_ids())
+    assert view.model.visible_run_ids() and all(
+        rows[i].station == sorted(stations)[0] for i in view.model.visible_run_ids())
     view.clear_filters()
     view.sort_by("Started (UTC)", descending=False)
-    started = [view.proxy.index(r, view.model.column_index("Started (UTC)")).data()
-               for r in range(view.proxy.rowCount())]
+    started = [view.model.index(r, view.model.column_index("Started (UTC)")).data()
+               for r in range(view.model.rowCount())]
     assert started == sorted(started)
     view.sort_by("EP_RR", descending=True)
     col = view.model.column_index("EP_RR")
-    values = [view.model.rows[r].metric("EP_RR") for r in range(5)]
+    values = [view.model.row(r).metric("EP_RR") for r in range(5)]
     assert [m.value for m in values] == sorted((m.value for m in values), reverse=True)
-    assert view.proxy.headerData(col, sa_horizontal()) == "EP_RR (IOPS/W)"
+    assert view.model.headerData(col, sa_horizontal()) == "EP_RR (IOPS/W)"
 
 
 def sa_horizontal():
@@ -237,7 +237,9 @@ def test_disposition_is_audited_and_run_data_unchanged(view, stored, monkeypatch
                for a, b in zip(after.metrics, before.metrics))
     assert after.config_snapshot == before.config_snapshot and after.status is before.status
     # the list shows the latest disposition
-    row = next(r for r in view.model.rows if r.run_id == second)
+    view.search.setText(second)
+    row = view.model.row(0)
+    assert row.run_id == second
     assert row.disposition == "rejected" and row.disposition_author == "Q. A. Lead"
     with pytest.raises(Exception, match="append-only"):
         with database.read() as conn:
