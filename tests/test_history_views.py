@@ -262,3 +262,71 @@ def test_main_window_opens_the_history_with_ctrl_h(qtbot, tmp_path, monkeypatch)
     action.trigger()
     qtbot.addWidget(window.history)
     assert window.history.isVisible()
+
+
+def _reference_keys(rows, order):
+    """How the history sorted in Python before issue 27: the SQL order is held to these."""
+    from ui.history.model import _qa
+
+    keys = {"started": lambda r: r.started_wall, "operator": lambda r: r.operator.lower(),
+            "station": lambda r: r.station.lower(), "status": lambda r: r.status_text,
+            "duration": lambda r: -1 if r.duration_s is None else r.duration_s,
+            "method": lambda r: (r.method_name, r.method_version), "qa": _qa}
+    if order.metric:
+        return [None if (m := r.metric(order.metric)) is None or math.isnan(m.value)
+                else m.value for r in rows]
+    return [keys[order.key](r) for r in rows]
+
+
+@pytest.mark.process
+def test_the_database_filters_and_sorts_as_the_history_always_did(stored) -> None:
+    """Issue 27: the SQL translation of every filter and sort gives the runs, in the order,
+    that the Python filter (``HistoryFilter.matches``) and the old sort keys give — verdict
+    words, QA dispositions, a COM NOT VERIFIED and LIKE's wildcards included."""
+    from app.storage.audit import add_audit_entry
+    from app.storage.history import HistoryOrder
+    from app.storage.run_pages import count_runs, run_ids, run_page
+
+    database, first, second, bulk = stored
+    add_audit_entry(database, bulk[5], "disposition", "EP_RR low", "Q. A. Lead",
+                    disposition="accepted")
+    with database.read() as conn:  # an unobserved COM check: "COM NOT VERIFIED"
+        pk = conn.execute(sa.select(s.Run.id).where(s.Run.uuid == bulk[7])).scalar_one()
+        conn.execute(sa.insert(s.MetricRow).values(
+            run_id=pk, name="COM_dedup", value=None, unit="", valid=False, reason="not seen",
+            run_length_s=0.0, ops_unit=""))
+    try:
+        rows = database.list_runs()  # newest first: the history's default order
+        stations = sorted({r.station for r in rows})
+        filters = [HistoryFilter(), HistoryFilter(text="ACME array"), HistoryFilter(text="s/n"),
+                   HistoryFilter(text=first[:8]), HistoryFilter(text="invalid"),
+                   HistoryFilter(text="1 metric"), HistoryFilter(text="metrics"),
+                   HistoryFilter(text="com not verified"), HistoryFilter(text="accepted"),
+                   HistoryFilter(text="rejected q."), HistoryFilter(text="chloé emerald 3.0"),
+                   HistoryFilter(text="%"), HistoryFilter(text="_"), HistoryFilter(text="—"),
+                   HistoryFilter(statuses=frozenset({"INVALID"})),
+                   HistoryFilter(statuses=frozenset({"ABORTED", "INVALID"})),
+                   HistoryFilter(date_from=date(2024, 1, 10), date_to=date(2024, 1, 20)),
+                   HistoryFilter(taxonomy="online-3", sut="SN-0007"),
+                   HistoryFilter(sut="globex"), HistoryFilter(station=stations[0], text="ana")]
+        for wanted in filters:
+            expected = [r.run_id for r in rows if wanted.matches(r)]
+            assert run_ids(database, wanted, HistoryOrder()) == expected, wanted
+            assert count_runs(database, wanted) == len(expected), wanted
+        assert len(run_ids(database, HistoryFilter(text="verified"), HistoryOrder())) == 1
+        by_id = {r.run_id: r for r in rows}
+        for order in [HistoryOrder("started", False), HistoryOrder("operator"),
+                      HistoryOrder("station", False), HistoryOrder("status"),
+                      HistoryOrder("status", False), HistoryOrder("duration", False),
+                      HistoryOrder("method"), HistoryOrder("qa", False),
+                      HistoryOrder(metric="EP_RR"), HistoryOrder(metric="EP_RR", descending=False)]:
+            keys = _reference_keys([by_id[i] for i in run_ids(database, HistoryFilter(), order)],
+                                   order)
+            present = [k for k in keys if k is not None]
+            assert present == sorted(present, reverse=order.descending), order
+            assert keys == present + [None] * (len(keys) - len(present)), order  # none: last
+            page = run_page(database, HistoryFilter(), order, 100, 100)
+            assert [r.run_id for r in page] == run_ids(database, HistoryFilter(), order)[100:200]
+    finally:
+        with database.read() as conn:
+            conn.execute(sa.delete(s.MetricRow).where(s.MetricRow.name == "COM_dedup"))
