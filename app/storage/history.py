@@ -171,7 +171,8 @@ def narrowed(query: sa.Select, wanted: HistoryFilter, order: HistoryOrder | None
         query = query.where(s.Run.sut_id.in_(sa.select(s.Sut.id).where(  # the few SUTs
             sa.func.lower(sut_text()).like(_like(wanted.sut.lower()), escape="\\"))))
     if wanted.station:
-        query = query.where(s.Station.name == wanted.station)
+        query = query.where(s.Run.station_id.in_(  # index ix_runs_station_id, not a join scan
+            sa.select(s.Station.id).where(s.Station.name == wanted.station)))
     query = query.where(*(_word_found(w, dialect) for w in words))
     return query if order is None else query.order_by(*_order_by(order, verdicts,
                                                                  dispositions))

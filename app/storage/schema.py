@@ -74,7 +74,11 @@ class Run(Base):
     operator: Mapped[str] = mapped_column(String(200), default="")
     __table_args__ = (Index("ix_runs_taxonomy", "taxonomy"),  # the history's filters (0014)
                       Index("ix_runs_station_id", "station_id"),
-                      Index("ix_runs_sut_id", "sut_id"))
+                      Index("ix_runs_sut_id", "sut_id"),
+                      # SQLite only: the history's search reads this, not ~10 KB rows (0014)
+                      Index("ix_runs_listing", "started_wall", "uuid", "method_name",
+                            "method_version", "taxonomy", "lab", "operator", "status", "error",
+                            "station_id", "sut_id", "duration_s").ddl_if(dialect="sqlite"))
     status: Mapped[str] = mapped_column(String(20), index=True)  # RunStatus
     started_wall: Mapped[str] = mapped_column(String(40), index=True)  # ISO 8601, UTC
     finished_wall: Mapped[str | None] = mapped_column(String(40))

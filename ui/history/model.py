@@ -94,9 +94,9 @@ BASE_COLUMNS = (
     Column("QA", _qa, "qa", "latest QA disposition (accepted / rejected) and who decided"),
     Column("Lab", lambda r: r.lab, "lab", visible=False),
 )
-#: rows fetched per query, and how many pages stay in memory (a screen shows ~40 rows)
-PAGE_ROWS = 100
-KEPT_PAGES = 20
+#: rows fetched per query (a screen shows ~40), and how many pages stay in memory
+PAGE_ROWS = 60
+KEPT_PAGES = 30
 NO_CHOICES = HistoryChoices((), (), (), ())
 
 
