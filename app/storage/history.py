@@ -62,7 +62,8 @@ class HistoryFilter:
 
 @dataclass(frozen=True)
 class HistoryOrder:
-    """The list's order: a column key of :data:`SORT_KEYS` or a metric's name (``metric``).
+    """The list's order: a column's key (run, started, sut, taxonomy, method, station, operator,
+    duration, status, qa, lab) or, for a metric column, the metric's name (``metric``).
     Rows without a value (no such metric) stay last whichever way the column sorts; ties keep
     the newest run first."""
 
@@ -82,7 +83,7 @@ def _text(column: Any) -> Any:
     return sa.func.coalesce(column, "")
 
 
-def sut_text() -> Any:
+def _sut_text() -> Any:
     """``vendor model s/n serial`` as :func:`app.storage.repository` words it."""
     serial = sa.case((_text(s.Sut.serial) != "", "s/n " + s.Sut.serial), else_="")
     parts = (_text(s.Sut.vendor), _text(s.Sut.model), serial)
@@ -169,7 +170,7 @@ def narrowed(query: sa.Select, wanted: HistoryFilter, order: HistoryOrder | None
         query = query.where(s.Run.taxonomy == wanted.taxonomy)
     if wanted.sut:
         query = query.where(s.Run.sut_id.in_(sa.select(s.Sut.id).where(  # the few SUTs
-            sa.func.lower(sut_text()).like(_like(wanted.sut.lower()), escape="\\"))))
+            sa.func.lower(_sut_text()).like(_like(wanted.sut.lower()), escape="\\"))))
     if wanted.station:
         query = query.where(s.Run.station_id.in_(  # index ix_runs_station_id, not a join scan
             sa.select(s.Station.id).where(s.Station.name == wanted.station)))
@@ -238,7 +239,3 @@ def _order_by(order: HistoryOrder, verdicts: Any, dispositions: Any) -> list[Any
         terms = [k.desc() if order.descending else k.asc() for k in keys[order.key]]
     return [*terms, s.Run.started_wall.desc(), s.Run.id.desc()]
 
-
-#: the history's column keys the database sorts by (the metric columns: ``metric=``)
-SORT_KEYS = ("run", "started", "sut", "taxonomy", "method", "station", "operator", "duration",
-             "status", "qa", "lab")

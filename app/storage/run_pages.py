@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection
 from app.records import in_metric_order
 from app.storage import schema as s
 from app.storage.db import Database
+from app.storage.planner_stats import refresh_statistics
 from app.storage.history import HistoryFilter, HistoryOrder, narrowed
 from app.storage.repository import run_list_query, summaries
 from app.storage.stored import RunSummary
@@ -29,6 +30,7 @@ from app.storage.stored import RunSummary
 class HistoryChoices:
     """What the history's filter lists offer, from the runs stored: each sorted."""
 
+    runs: int  # every stored run
     taxonomies: tuple[str, ...]
     suts: tuple[str, ...]  # "vendor model s/n serial", as RunSummary.sut
     stations: tuple[str, ...]
@@ -49,12 +51,18 @@ def count_runs(database: Database, wanted: HistoryFilter = HistoryFilter()) -> i
 
 def run_page(database: Database, wanted: HistoryFilter, order: HistoryOrder, offset: int,
              limit: int) -> list[RunSummary]:
-    """Rows ``offset`` … ``offset + limit − 1`` of the list ``wanted`` shows in ``order``."""
-    query = narrowed(run_list_query().order_by(None), wanted, order,
-                     database.engine.dialect.name).offset(offset).limit(limit)
+    """Rows ``offset`` … ``offset + limit − 1`` of the list ``wanted`` shows in ``order``.
+
+    The page's runs are chosen by id first, then only they are read whole: sorting 100,000
+    runs by a column then reads the columns it sorts by (on SQLite, an index), not every
+    run's row with its configuration and method JSON."""
+    dialect = database.engine.dialect.name
+    chosen = narrowed(_joined(sa.select(s.Run.id).select_from(s.Run)), wanted, order,
+                      dialect).offset(offset).limit(limit)
     with database.read() as conn:
-        rows = conn.execute(query).all()
-        return summaries(conn, rows, [r.id for r in rows])
+        pks = list(conn.execute(chosen).scalars())
+        found = {r.id: r for r in conn.execute(run_list_query().where(s.Run.id.in_(pks)))}
+        return summaries(conn, [found[pk] for pk in pks], pks)
 
 
 def run_ids(database: Database, wanted: HistoryFilter, order: HistoryOrder) -> list[str]:
@@ -74,7 +82,10 @@ def _distinct(conn: Connection, column: Any) -> Iterator[Any]:
 
 
 def history_choices(database: Database) -> HistoryChoices:
-    """The taxonomies, SUTs and stations that have runs, and every metric with its unit."""
+    """How many runs are stored, the taxonomies, SUTs and stations that have runs, and every
+    metric with its unit."""
+    runs = count_runs(database)
+    refresh_statistics(database, runs)
     with database.read() as conn:
         taxonomies = tuple(t for t in _distinct(conn, s.Run.taxonomy) if t)
         used = sa.select(s.Run.id)
@@ -88,6 +99,6 @@ def history_choices(database: Database) -> HistoryChoices:
                  for name in _distinct(conn, s.MetricRow.name)}
     sut_texts = {" ".join(filter(None, (v, m, serial and f"s/n {serial}")))
                  for v, m, serial in suts}
-    return HistoryChoices(taxonomies, tuple(sorted(t for t in sut_texts if t)),
+    return HistoryChoices(runs, taxonomies, tuple(sorted(t for t in sut_texts if t)),
                           tuple(sorted(n for n in stations if n)),
                           tuple((n, units[n]) for n in in_metric_order(sorted(units))))

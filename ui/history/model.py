@@ -38,7 +38,7 @@ NON_COMPLIANT_COLOUR = TONE_COLOURS[Tone.WARNING]
 @dataclass(frozen=True)
 class Column:
     """A column: its header, how a row shows in it, and how the database sorts by it (a key
-    of :data:`app.storage.history.SORT_KEYS`, or a metric's name)."""
+    of :class:`app.storage.history.HistoryOrder`, or a metric's name)."""
 
     title: str
     text: Callable[[RunSummary], str]
@@ -97,7 +97,7 @@ BASE_COLUMNS = (
 #: rows fetched per query (a screen shows ~40), and how many pages stay in memory
 PAGE_ROWS = 60
 KEPT_PAGES = 30
-NO_CHOICES = HistoryChoices((), (), (), ())
+NO_CHOICES = HistoryChoices(0, (), (), (), ())
 
 
 class RunsTableModel(QAbstractTableModel):
@@ -128,7 +128,7 @@ class RunsTableModel(QAbstractTableModel):
         try:
             if database is not None:
                 self.choices = history_choices(database)
-                self.total = count_runs(database)
+                self.total = self.choices.runs
                 self._count = count_runs(database, self.filter) if self.filter != \
                     HistoryFilter() else self.total
         finally:
