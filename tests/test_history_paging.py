@@ -85,3 +85,20 @@ def test_open_filter_sort_and_scroll_read_one_page(qtbot, history, monkeypatch) 
         assert rows <= 3 * PAGE_ROWS and queries <= 3 * QUERIES_PER_ACTION, (rows, queries)
     finally:
         cost.close()
+
+
+def test_sqlite_gets_planner_statistics_when_the_history_grew(history) -> None:
+    """Without statistics SQLite reads a station's 25 % of the runs and sorts them for one
+    page; the history analyses once, and again only when the run count has moved."""
+    from app.storage.planner_stats import refresh_statistics
+
+    with history.read() as conn:
+        conn.exec_driver_sql("ANALYZE")  # makes sqlite_stat1 exist …
+        conn.exec_driver_sql("DELETE FROM sqlite_stat1")  # … and empty
+    assert refresh_statistics(history, RUNS)
+    with history.read() as conn:
+        stat = conn.exec_driver_sql("SELECT stat FROM sqlite_stat1 WHERE tbl = 'runs' "
+                                    "AND idx = 'ix_runs_taxonomy'").scalar()
+    assert RUNS / 3 <= int(stat.split()[0]) <= RUNS * 3  # an estimate (analysis_limit)
+    assert not refresh_statistics(history, RUNS)  # known: nothing to do
+    assert refresh_statistics(history, 10 * RUNS)  # the history grew tenfold: analysed again

@@ -5,7 +5,7 @@ Why: without statistics SQLite guesses that an indexed equality selects about te
 them instead of walking the start-time index and stopping after a page; measured on 100,000
 runs: 122 ms of CPU for one page instead of 9 ms (docs/performance.md). PostgreSQL's autovacuum
 keeps its own statistics; a station's SQLite file gets them here, when the history opens and
-the run count has moved by more than half since the last time. ``analysis_limit`` keeps it to
+the run count is more than three times off the one SQLite estimated the last time. ``analysis_limit`` keeps it to
 a few milliseconds however large the tables; a locked or read-only file is left as it is.
 """
 
@@ -24,7 +24,8 @@ LOCK_WAIT_MS = 200
 
 def refresh_statistics(database: Database, runs: int) -> bool:
     """Analyse the history's tables if SQLite has no statistics for ``runs`` runs (none, or
-    counted at under half or over twice as many). True if it did."""
+    estimated — ``analysis_limit`` samples — at under a third or over three times as many).
+    True if it did."""
     if database.engine.dialect.name != "sqlite" or database.read_only or runs == 0:
         return False
     with database.read() as conn:
@@ -34,7 +35,7 @@ def refresh_statistics(database: Database, runs: int) -> bool:
             "SELECT stat FROM sqlite_stat1 WHERE tbl = 'runs' AND idx = 'ix_runs_taxonomy'"
         ).scalar()
     counted = int(stat.split()[0]) if stat else 0
-    if counted and runs / 2 <= counted <= runs * 2:
+    if counted and runs / 3 <= counted <= runs * 3:
         return False
     try:
         with database.engine.begin() as conn:
