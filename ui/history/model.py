@@ -159,8 +159,8 @@ class RunsTableModel(QAbstractTableModel):
                 page = run_page(self.database, self.filter, self.order, number * PAGE_ROWS,
                                 PAGE_ROWS)
             except StorageError as exc:
+                page = []  # said once; read again after a reload or filter change
                 self.failed.emit(str(exc))
-                return None
             self._pages[number] = page
             while len(self._pages) > KEPT_PAGES:
                 self._pages.popitem(last=False)
