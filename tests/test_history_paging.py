@@ -64,20 +64,24 @@ def test_open_filter_sort_and_scroll_read_one_page(qtbot, history, monkeypatch) 
         qtbot.waitExposed(view)
         rows, queries = cost.take()
         assert view.model.rowCount() == RUNS and view.count.text() == f"{RUNS:,} runs"
-        assert rows <= PAGE_ROWS and queries <= QUERIES_PER_ACTION, (rows, queries)
+        assert 0 < rows <= PAGE_ROWS and queries <= QUERIES_PER_ACTION, (rows, queries)
         for wanted in (HistoryFilter(text="acme invalid"),
                        HistoryFilter(statuses=frozenset({"INVALID"})),
                        HistoryFilter(date_from=date(2024, 3, 1), taxonomy="online-3")):
             view.apply_filter(wanted)
+            qtbot.wait(1)
             view.table.viewport().repaint()
             rows, queries = cost.take()
             assert 0 < view.model.rowCount() < RUNS
-            assert rows <= PAGE_ROWS and queries <= QUERIES_PER_ACTION, (wanted, rows, queries)
+            assert 0 < rows <= PAGE_ROWS and queries <= QUERIES_PER_ACTION, (wanted, rows,
+                                                                              queries)
         view.clear_filters()
         view.sort_by("EP_RR", descending=True)
+        qtbot.wait(1)
         view.table.viewport().repaint()
         assert view.model.row(0).metric("EP_RR").value >= view.model.row(1).metric("EP_RR").value
         view.table.scrollToBottom()
+        qtbot.wait(1)
         view.table.viewport().repaint()
         last = view.model.row(RUNS - 1)
         assert last.metric("EP_RR") is None  # runs without the metric: last
@@ -102,3 +106,27 @@ def test_sqlite_gets_planner_statistics_when_the_history_grew(history) -> None:
     assert RUNS / 3 <= int(stat.split()[0]) <= RUNS * 3  # an estimate (analysis_limit)
     assert not refresh_statistics(history, RUNS)  # known: nothing to do
     assert refresh_statistics(history, 10 * RUNS)  # the history grew tenfold: analysed again
+
+
+def test_a_page_that_cannot_be_read_is_said_once(qtbot, history, monkeypatch) -> None:
+    from app.storage.errors import StorageError
+    from ui.history import model
+
+    view = HistoryView(history)
+    qtbot.addWidget(view)
+    view.resize(1200, 700)
+    view.show()
+    qtbot.waitExposed(view)
+
+    def unreadable(*_args):
+        raise StorageError("database went away")
+
+    said = []
+    view.model.failed.connect(said.append)
+    monkeypatch.setattr(model, "run_page", unreadable)
+    view.apply_filter(HistoryFilter(text="acme"))  # a new page: read while painting
+    for _ in range(2):
+        qtbot.wait(1)  # the view lays its rows out, then paints them
+        view.table.viewport().repaint()
+    assert said == ["database went away"]  # once, not once per cell painted
+    assert view.problem.isVisibleTo(view) and "went away" in view.problem.text()
