@@ -69,7 +69,7 @@ def test_history_model_and_compare_show_the_derived_verdict(stored, qtbot) -> No
 
     database = open_database(f"sqlite:///{db}")
     try:
-        model = RunsTableModel(database.list_runs())
+        model = RunsTableModel(database)
         column = model.column_index("Method")
         index = model.index(0, column)
         shown = model.data(index)

@@ -44,7 +44,7 @@ def test_unreachable_server_falls_back_to_local_read_only(qtbot, local_run) -> N
     assert view.problem.isVisibleTo(view) and "cannot open database" in problem
     assert "s3cret" not in problem and "***" in problem  # the password is never shown
     assert "read-only" in problem and view.source.read_only
-    assert view.proxy.visible_run_ids() == [local_run]  # still browsable
+    assert view.model.visible_run_ids() == [local_run]  # still browsable
     detail = view.open_detail(local_run)
     assert not detail.accept_button.isEnabled() and "Read-only" in detail.audit_state.text()
     with pytest.raises(Exception, match="read-only"):
@@ -59,7 +59,7 @@ def test_wrong_credentials_are_named(qtbot, local_run) -> None:
         wrong = url.replace("storwatt@", "intruder:pw@")
         view = _fallback_view(qtbot, wrong)
         assert 'role "intruder" does not exist' in view.problem.text()
-        assert view.source.read_only and view.proxy.visible_run_ids() == [local_run]
+        assert view.source.read_only and view.model.visible_run_ids() == [local_run]
 
 
 def test_newer_schema_is_refused_with_versions(qtbot, tmp_path, local_run) -> None:
@@ -81,9 +81,9 @@ def test_corrupt_file_is_named_and_view_stays_usable(qtbot, tmp_path, local_run)
     assert "not a readable StorWatt database" in view.problem.text()
     assert path.read_bytes().startswith(b"this is not")  # the damaged file is left alone
     view.search.setText("zzz")
-    assert view.proxy.rowCount() == 0
+    assert view.model.rowCount() == 0
     view.search.setText("")
-    assert view.proxy.rowCount() == 1
+    assert view.model.rowCount() == 1
 
 
 def test_no_local_database_either(qtbot, tmp_path, monkeypatch) -> None:

@@ -100,40 +100,40 @@ def test_list_filter_search_and_sort(view, stored) -> None:
     assert view.model.rowCount() == 302
     assert view.count.text() == "302 runs"
     view.search.setText(first[:8])  # typing filters at once
-    assert view.proxy.visible_run_ids() == [first]
+    assert view.model.visible_run_ids() == [first]
     assert view.count.text() == "1 of 302 runs"
     view.apply_filter(HistoryFilter(statuses=frozenset({"INVALID"})))
-    shown = set(view.proxy.visible_run_ids())
+    shown = set(view.model.visible_run_ids())
     assert {first, second} <= shown  # EP_RI INVALID in the synthetic runs
     status_col = view.model.column_index("Status")
-    texts = {view.proxy.index(r, status_col).data() for r in range(view.proxy.rowCount())}
+    texts = {view.model.index(r, status_col).data() for r in range(view.model.rowCount())}
     assert all("INVALID" in t for t in texts)
     view.apply_filter(HistoryFilter(statuses=frozenset({"ABORTED"}),
                                     date_from=date(2024, 1, 10), date_to=date(2024, 1, 20)))
-    rows = {r.run_id: r for r in view.model.rows}
-    got = view.proxy.visible_run_ids()
+    rows = {r.run_id: r for r in view.database.list_runs()}  # every run, read independently
+    got = view.model.visible_run_ids()
     assert got and all(rows[i].status is RunStatus.ABORTED
                        and "2024-01-10" <= rows[i].started_wall[:10] <= "2024-01-20"
                        for i in got)
     view.apply_filter(HistoryFilter(taxonomy="online-3", sut="SN-0007"))
     assert all(rows[i].taxonomy == "online-3" and "SN-0007" in rows[i].sut
-               for i in view.proxy.visible_run_ids())
-    stations = {r.station for r in view.model.rows}
+               for i in view.model.visible_run_ids())
+    stations = {r.station for r in rows.values()}
     assert stations  # the Station column is filled (issue 26), and QA filters by it
     assert view.station_choice.findData(sorted(stations)[0]) > 0
     view.apply_filter(HistoryFilter(station=sorted(stations)[0]))
-    assert view.proxy.visible_run_ids() and all(
-        rows[i].station == sorted(stations)[0] for i in view.proxy.visible_run_ids())
+    assert view.model.visible_run_ids() and all(
+        rows[i].station == sorted(stations)[0] for i in view.model.visible_run_ids())
     view.clear_filters()
     view.sort_by("Started (UTC)", descending=False)
-    started = [view.proxy.index(r, view.model.column_index("Started (UTC)")).data()
-               for r in range(view.proxy.rowCount())]
+    started = [view.model.index(r, view.model.column_index("Started (UTC)")).data()
+               for r in range(view.model.rowCount())]
     assert started == sorted(started)
     view.sort_by("EP_RR", descending=True)
     col = view.model.column_index("EP_RR")
-    values = [view.model.rows[r].metric("EP_RR") for r in range(5)]
+    values = [view.model.row(r).metric("EP_RR") for r in range(5)]
     assert [m.value for m in values] == sorted((m.value for m in values), reverse=True)
-    assert view.proxy.headerData(col, sa_horizontal()) == "EP_RR (IOPS/W)"
+    assert view.model.headerData(col, sa_horizontal()) == "EP_RR (IOPS/W)"
 
 
 def sa_horizontal():
@@ -237,7 +237,9 @@ def test_disposition_is_audited_and_run_data_unchanged(view, stored, monkeypatch
                for a, b in zip(after.metrics, before.metrics))
     assert after.config_snapshot == before.config_snapshot and after.status is before.status
     # the list shows the latest disposition
-    row = next(r for r in view.model.rows if r.run_id == second)
+    view.search.setText(second)
+    row = view.model.row(0)
+    assert row.run_id == second
     assert row.disposition == "rejected" and row.disposition_author == "Q. A. Lead"
     with pytest.raises(Exception, match="append-only"):
         with database.read() as conn:
@@ -260,3 +262,71 @@ def test_main_window_opens_the_history_with_ctrl_h(qtbot, tmp_path, monkeypatch)
     action.trigger()
     qtbot.addWidget(window.history)
     assert window.history.isVisible()
+
+
+def _reference_keys(rows, order):
+    """How the history sorted in Python before issue 27: the SQL order is held to these."""
+    from ui.history.model import _qa
+
+    keys = {"started": lambda r: r.started_wall, "operator": lambda r: r.operator.lower(),
+            "station": lambda r: r.station.lower(), "status": lambda r: r.status_text,
+            "duration": lambda r: -1 if r.duration_s is None else r.duration_s,
+            "method": lambda r: (r.method_name, r.method_version), "qa": _qa}
+    if order.metric:
+        return [None if (m := r.metric(order.metric)) is None or math.isnan(m.value)
+                else m.value for r in rows]
+    return [keys[order.key](r) for r in rows]
+
+
+@pytest.mark.process
+def test_the_database_filters_and_sorts_as_the_history_always_did(stored) -> None:
+    """Issue 27: the SQL translation of every filter and sort gives the runs, in the order,
+    that the Python filter (``HistoryFilter.matches``) and the old sort keys give — verdict
+    words, QA dispositions, a COM NOT VERIFIED and LIKE's wildcards included."""
+    from app.storage.audit import add_audit_entry
+    from app.storage.history import HistoryOrder
+    from app.storage.run_pages import count_runs, run_ids, run_page
+
+    database, first, second, bulk = stored
+    add_audit_entry(database, bulk[5], "disposition", "EP_RR low", "Q. A. Lead",
+                    disposition="accepted")
+    with database.read() as conn:  # an unobserved COM check: "COM NOT VERIFIED"
+        pk = conn.execute(sa.select(s.Run.id).where(s.Run.uuid == bulk[7])).scalar_one()
+        conn.execute(sa.insert(s.MetricRow).values(
+            run_id=pk, name="COM_dedup", value=None, unit="", valid=False, reason="not seen",
+            run_length_s=0.0, ops_unit=""))
+    try:
+        rows = database.list_runs()  # newest first: the history's default order
+        stations = sorted({r.station for r in rows})
+        filters = [HistoryFilter(), HistoryFilter(text="ACME array"), HistoryFilter(text="s/n"),
+                   HistoryFilter(text=first[:8]), HistoryFilter(text="invalid"),
+                   HistoryFilter(text="1 metric"), HistoryFilter(text="metrics"),
+                   HistoryFilter(text="com not verified"), HistoryFilter(text="accepted"),
+                   HistoryFilter(text="rejected q."), HistoryFilter(text="chloé emerald 3.0"),
+                   HistoryFilter(text="%"), HistoryFilter(text="_"), HistoryFilter(text="—"),
+                   HistoryFilter(statuses=frozenset({"INVALID"})),
+                   HistoryFilter(statuses=frozenset({"ABORTED", "INVALID"})),
+                   HistoryFilter(date_from=date(2024, 1, 10), date_to=date(2024, 1, 20)),
+                   HistoryFilter(taxonomy="online-3", sut="SN-0007"),
+                   HistoryFilter(sut="globex"), HistoryFilter(station=stations[0], text="ana")]
+        for wanted in filters:
+            expected = [r.run_id for r in rows if wanted.matches(r)]
+            assert run_ids(database, wanted, HistoryOrder()) == expected, wanted
+            assert count_runs(database, wanted) == len(expected), wanted
+        assert len(run_ids(database, HistoryFilter(text="verified"), HistoryOrder())) == 1
+        by_id = {r.run_id: r for r in rows}
+        for order in [HistoryOrder("started", False), HistoryOrder("operator"),
+                      HistoryOrder("station", False), HistoryOrder("status"),
+                      HistoryOrder("status", False), HistoryOrder("duration", False),
+                      HistoryOrder("method"), HistoryOrder("qa", False),
+                      HistoryOrder(metric="EP_RR"), HistoryOrder(metric="EP_RR", descending=False)]:
+            keys = _reference_keys([by_id[i] for i in run_ids(database, HistoryFilter(), order)],
+                                   order)
+            present = [k for k in keys if k is not None]
+            assert present == sorted(present, reverse=order.descending), order
+            assert keys == present + [None] * (len(keys) - len(present)), order  # none: last
+            page = run_page(database, HistoryFilter(), order, 100, 100)
+            assert [r.run_id for r in page] == run_ids(database, HistoryFilter(), order)[100:200]
+    finally:
+        with database.read() as conn:
+            conn.execute(sa.delete(s.MetricRow).where(s.MetricRow.name == "COM_dedup"))

@@ -192,7 +192,7 @@ def test_history_and_compare_say_non_compliant_with_the_method_identity(runs, qt
 
     database = open_database(runs.url)
     try:
-        model = RunsTableModel(database.list_runs())
+        model = RunsTableModel(database)
         column = model.column_index("Method")
         shown = {model.data(model.index(row, 0)): model.data(model.index(row, column))
                  for row in range(model.rowCount())}

@@ -15,6 +15,7 @@ table, so even a hand-written SQL statement cannot rewrite the trail.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from enum import StrEnum
@@ -300,10 +301,13 @@ def _entry(uuid: str, r: sa.Row) -> AuditEntry:
                       row.confirmation)
 
 
-def latest_dispositions_query() -> sa.Select:
-    """(runs.id, disposition, author) of each run's latest disposition entry."""
+def latest_dispositions_query(run_pks: Sequence[int] | None = None) -> sa.Select:
+    """(runs.id, disposition, author) of each run's latest disposition entry (of the runs
+    ``run_pks`` only, when given)."""
     latest = (sa.select(sa.func.max(AuditEntryRow.id))
               .where(AuditEntryRow.kind == AuditKind.DISPOSITION.value)
               .group_by(AuditEntryRow.run_id))
+    if run_pks is not None:
+        latest = latest.where(AuditEntryRow.run_id.in_(run_pks))
     return sa.select(AuditEntryRow.run_id, AuditEntryRow.disposition,
                      AuditEntryRow.author).where(AuditEntryRow.id.in_(latest))

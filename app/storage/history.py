@@ -1,23 +1,26 @@
-"""The history list's filtering: plain Python over the run list's rows (no Qt, testable on
-its own). The rows are :class:`~app.storage.stored.RunSummary`, read by
-:func:`app.storage.repository.list_runs` — the one run-list query of the station.
+"""The history list's filter and order, and their translation to SQL.
+
+A lab's history holds 100,000 runs: the history never reads them all. A filter and an order
+become one query's joins, ``WHERE`` and ``ORDER BY`` (:func:`narrowed`, run by :mod:`app.storage.run_pages` a page at a time), served by the indexes of schema
+revision 0016. :meth:`HistoryFilter.matches` states the same filter over a
+:class:`~app.storage.stored.RunSummary` already in memory; a test holds the SQL to it.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
+from typing import Any
 
-from app.records import in_metric_order
+import sqlalchemy as sa
+
+from app.storage import schema as s
+from app.storage.audit import AuditEntryRow, AuditKind, Disposition
 from app.storage.stored import RunSummary
 
 #: the history's own status for a run with any INVALID metric (shown beside its RunStatus)
 INVALID = "INVALID"
-
-
-def metric_names(rows: list[RunSummary]) -> list[str]:
-    """Every metric name present, the Emerald ones first in report order."""
-    return in_metric_order(sorted({m.name for r in rows for m in r.metrics}))
 
 
 @dataclass(frozen=True)
@@ -55,3 +58,192 @@ class HistoryFilter:
 
     def mask(self, rows: list[RunSummary]) -> list[bool]:
         return [self.matches(r) for r in rows]
+
+
+@dataclass(frozen=True)
+class HistoryOrder:
+    """The list's order: a column's key (run, started, sut, taxonomy, method, station, operator,
+    duration, status, qa, lab) or, for a metric column, the metric's name (``metric``).
+    Rows without a value (no such metric) stay last whichever way the column sorts; ties keep
+    the newest run first."""
+
+    key: str = "started"
+    descending: bool = True
+    metric: str = ""
+
+
+# --- SQL --------------------------------------------------------------------------------------
+
+def _like(word: str) -> str:
+    escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def _text(column: Any) -> Any:
+    return sa.func.coalesce(column, "")
+
+
+def _sut_text() -> Any:
+    """``vendor model s/n serial`` as :func:`app.storage.repository` words it."""
+    serial = sa.case((_text(s.Sut.serial) != "", "s/n " + s.Sut.serial), else_="")
+    parts = (_text(s.Sut.vendor), _text(s.Sut.model), serial)
+    text = parts[0]
+    for part in parts[1:]:  # words joined by one space, empty ones left out
+        text = sa.case((text == "", part), (part == "", text), else_=text + " " + part)
+    return text
+
+
+def _verdicts() -> Any:
+    """Per run with a metric that is not VALID: what :func:`app.run_verdict.run_outcome` adds
+    to its status (`` — 2 metrics INVALID, 1 COM NOT VERIFIED``; a COM check with no ratio is
+    NOT VERIFIED, any other INVALID). Only those metrics are read (index ``valid, run_id``)."""
+    unobserved = sa.and_(s.MetricRow.name.like("COM\\_%", escape="\\"),
+                         s.MetricRow.value.is_(None))
+    invalid = sa.func.sum(sa.case((unobserved, 0), else_=1))
+    unverified = sa.func.sum(sa.case((unobserved, 1), else_=0))
+
+    def part(count: Any, one: str, many: str, then: str) -> Any:
+        return sa.case((count == 1, f"1 {one} {then}"),
+                       else_=sa.cast(count, sa.String) + f" {many} {then}")
+
+    bad = part(invalid, "metric", "metrics", "INVALID")
+    unseen = part(unverified, "COM", "COMs", "NOT VERIFIED")
+    suffix = sa.case(((invalid > 0) & (unverified > 0), " — " + bad + ", " + unseen),
+                     (invalid > 0, " — " + bad), else_=" — " + unseen)
+    return (sa.select(s.MetricRow.run_id, suffix.label("suffix"))
+            .where(s.MetricRow.valid == sa.false()).group_by(s.MetricRow.run_id)
+            .subquery("verdicts"))
+
+
+def _dispositions() -> Any:
+    """Each run's latest QA disposition (runs QA never decided on have none)."""
+    latest = (sa.select(sa.func.max(AuditEntryRow.id))
+              .where(AuditEntryRow.kind == AuditKind.DISPOSITION.value)
+              .group_by(AuditEntryRow.run_id))
+    return (sa.select(AuditEntryRow.run_id, AuditEntryRow.disposition, AuditEntryRow.author)
+            .where(AuditEntryRow.id.in_(latest)).subquery("dispositions"))
+
+
+#: every suffix :func:`_verdicts` can give, digits as ``1``: a typed word found in none of
+#: them cannot match a run's verdict words, and the query does not read them
+_SUFFIX_WORDS = (" — 1 metric invalid, 1 com not verified",
+                 " — 1 metrics invalid, 1 coms not verified")
+
+
+def _may_name_verdict(word: str) -> bool:
+    return any(re.sub(r"\d+", "1", word) in text for text in _SUFFIX_WORDS)
+
+
+def _may_name_disposition(word: str) -> bool:
+    return any(word in d.value for d in Disposition)
+
+
+def narrowed(query: sa.Select, wanted: HistoryFilter, order: HistoryOrder | None = None,
+             dialect: str = "sqlite") -> sa.Select:
+    """``query`` over ``runs`` outer-joined with its station and SUT, narrowed to the runs
+    ``wanted`` shows and sorted in ``order`` (None: unsorted, for counting).
+
+    Text is matched without regard to case by the database (SQLite's ``LIKE``, PostgreSQL's
+    ``ILIKE``); SQLite folds ASCII letters only, so there an accented capital in the stored
+    text matches only as typed.
+    """
+    words = wanted.text.lower().split()
+    verdicts = dispositions = None
+    if order is not None and order.key == "status":
+        verdicts = _verdicts()
+        query = query.outerjoin(verdicts, verdicts.c.run_id == s.Run.id)
+    if order is not None and order.key == "qa":
+        dispositions = _dispositions()
+        query = query.outerjoin(dispositions, dispositions.c.run_id == s.Run.id)
+    if wanted.statuses:
+        either = [s.Run.status.in_(sorted(wanted.statuses - {INVALID}))]
+        if INVALID in wanted.statuses:
+            either.append(s.Run.id.in_(sa.select(s.MetricRow.run_id)
+                                       .where(s.MetricRow.valid == sa.false())))
+        query = query.where(sa.or_(*either))
+    if wanted.date_from is not None:
+        query = query.where(s.Run.started_wall >= wanted.date_from.isoformat())
+    if wanted.date_to is not None:
+        query = query.where(s.Run.started_wall
+                            < (wanted.date_to + timedelta(days=1)).isoformat())
+    if wanted.taxonomy:
+        query = query.where(s.Run.taxonomy == wanted.taxonomy)
+    if wanted.sut:
+        query = query.where(s.Run.sut_id.in_(sa.select(s.Sut.id).where(  # the few SUTs
+            sa.func.lower(_sut_text()).like(_like(wanted.sut.lower()), escape="\\"))))
+    if wanted.station:
+        query = query.where(s.Run.station_id.in_(  # index ix_runs_station_id, not a join scan
+            sa.select(s.Station.id).where(s.Station.name == wanted.station)))
+    query = query.where(*(_word_found(w, dialect) for w in words))
+    return query if order is None else query.order_by(*_order_by(order, verdicts,
+                                                                 dispositions))
+
+
+def _word_found(word: str, dialect: str) -> Any:
+    """The run's searched text holds ``word``: the fields :func:`app.storage.repository` joins
+    (a typed word has no space, so it cannot span two), the SUT's and the station's looked up
+    in their own small tables, the verdict words and QA disposition only when the word could be
+    one of them. SQLite tests each column with its ASCII-folding ``LIKE`` (through the covering
+    index ``ix_runs_listing``); PostgreSQL lower-cases the run's columns joined, once per row
+    (measured on 50,000 runs: 190 ms, against 390 ms for an ``ILIKE`` per column)."""
+    pattern = _like(word)
+
+    def found(column: Any) -> Any:
+        return (column.like(pattern, escape="\\") if dialect == "sqlite"
+                else sa.func.lower(column).like(pattern, escape="\\"))
+
+    serial = sa.case((_text(s.Sut.serial) != "", "s/n " + s.Sut.serial), else_="")
+    columns = (s.Run.uuid, s.Run.method_name, s.Run.method_version, s.Run.taxonomy, s.Run.lab,
+               s.Run.operator, s.Run.status, s.Run.error)
+    if dialect == "sqlite":
+        either = [found(c) for c in columns]
+    else:
+        joined = _text(columns[0])
+        for column in columns[1:]:
+            joined = joined + " " + _text(column)
+        either = [found(joined)]
+    either.append(s.Run.sut_id.in_(sa.select(s.Sut.id).where(
+        sa.or_(found(s.Sut.vendor), found(s.Sut.model), found(serial)))))
+    either.append(s.Run.station_id.in_(sa.select(s.Station.id).where(found(s.Station.name))))
+    if _may_name_verdict(word):
+        verdicts = _verdicts()
+        either.append(s.Run.id.in_(sa.select(verdicts.c.run_id)
+                                   .where(found(verdicts.c.suffix))))
+    if _may_name_disposition(word):
+        decided = _dispositions()
+        either.append(s.Run.id.in_(sa.select(decided.c.run_id)
+                                   .where(found(decided.c.disposition))))
+    return sa.or_(*either)
+
+
+def metric_value(name: str) -> Any:
+    """A run's value of metric ``name`` (NULL: none, or not a number)."""
+    return (sa.select(s.MetricRow.value)
+            .where(s.MetricRow.run_id == s.Run.id, s.MetricRow.name == name)
+            .correlate(s.Run).scalar_subquery())
+
+
+def _order_by(order: HistoryOrder, verdicts: Any, dispositions: Any) -> list[Any]:
+    """``ORDER BY`` terms for ``order``; the newest run first among equals."""
+    if order.metric:
+        value = metric_value(order.metric)
+        terms = [sa.case((value.is_(None), 1), else_=0),  # no value: last either way
+                 value.desc() if order.descending else value.asc()]
+    else:
+        keys = {"run": (s.Run.uuid,), "started": (s.Run.started_wall,),
+                "sut": tuple(sa.func.lower(_text(c)) for c in (s.Sut.vendor, s.Sut.model,
+                                                               s.Sut.serial)),
+                "taxonomy": (s.Run.taxonomy,),
+                "method": (s.Run.method_name, s.Run.method_version),
+                "station": (sa.func.lower(_text(s.Station.name)),),
+                "operator": (sa.func.lower(_text(s.Run.operator)),),
+                "duration": (sa.func.coalesce(s.Run.duration_s, -1.0),),
+                "lab": (s.Run.lab,)}
+        if verdicts is not None:
+            keys["status"] = (s.Run.status + _text(verdicts.c.suffix),)
+        if dispositions is not None:
+            keys["qa"] = (sa.func.coalesce(dispositions.c.disposition + " ("
+                                           + dispositions.c.author + ")", "—"),)
+        terms = [k.desc() if order.descending else k.asc() for k in keys[order.key]]
+    return [*terms, s.Run.started_wall.desc(), s.Run.id.desc()]
+

@@ -42,22 +42,27 @@ PLACEMENT_COLUMNS = ("attempt", "interval_idx", "window_code")
 
 # --- listing ----------------------------------------------------------------------------------
 
+def run_list_query() -> sa.Select:
+    """The run list's columns: runs outer-joined with their station and SUT, newest first."""
+    return (sa.select(s.Run.id, s.Run.uuid, s.Run.status, s.Run.method_name,
+                      s.Run.method_version, s.Run.method_compliant, s.Run.taxonomy, s.Run.lab,
+                      s.Run.operator, s.Station.name.label("station"), s.Sut.vendor,
+                      s.Sut.model, s.Sut.serial, s.Run.started_wall, s.Run.finished_wall,
+                      s.Run.planned_s, s.Run.duration_s, s.Run.error)
+            .outerjoin(s.Station, s.Run.station_id == s.Station.id)
+            .outerjoin(s.Sut, s.Run.sut_id == s.Sut.id)
+            .order_by(s.Run.started_wall.desc(), s.Run.id.desc()))
+
+
 def list_runs(database: Database, *, status: RunStatus | str | None = None,
               method: str | None = None, sut_serial: str | None = None,
               since: str | None = None, limit: int | None = None,
               station: str | None = None) -> list[RunSummary]:
     """Runs newest first with their key metrics and latest QA disposition, in three queries
-    (runs, their metrics, their dispositions: 10,000 runs load at once for the history).
-    ``since`` is an ISO date/time compared with the start time; ``station``: only the runs
-    recorded by the station of that name."""
-    query = (sa.select(s.Run.id, s.Run.uuid, s.Run.status, s.Run.method_name,
-                       s.Run.method_version, s.Run.method_compliant, s.Run.taxonomy, s.Run.lab,
-                       s.Run.operator, s.Station.name.label("station"), s.Sut.vendor,
-                       s.Sut.model, s.Sut.serial, s.Run.started_wall, s.Run.finished_wall,
-                       s.Run.planned_s, s.Run.duration_s, s.Run.error)
-             .outerjoin(s.Station, s.Run.station_id == s.Station.id)
-             .outerjoin(s.Sut, s.Run.sut_id == s.Sut.id)
-             .order_by(s.Run.started_wall.desc(), s.Run.id.desc()))
+    (runs, their metrics, their dispositions). ``since`` is an ISO date/time compared with the
+    start time; ``station``: only the runs recorded by the station of that name. The QA
+    history reads a page at a time instead (:mod:`app.storage.run_pages`)."""
+    query = run_list_query()
     if status is not None:
         query = query.where(s.Run.status == str(status))
     if method is not None:
@@ -70,22 +75,29 @@ def list_runs(database: Database, *, status: RunStatus | str | None = None,
         query = query.where(s.Station.name == station)
     if limit is not None:
         query = query.limit(limit)
-    metrics = sa.select(s.MetricRow.run_id, s.MetricRow.name, s.MetricRow.value,
-                        s.MetricRow.unit, s.MetricRow.valid, s.MetricRow.reason)
-    from app.storage.audit import latest_dispositions_query  # audit builds on this module
-
-    decided_query = latest_dispositions_query()
     with database.read() as conn:
         rows = conn.execute(query).all()
-        if limit is not None:  # a few runs: only theirs (all runs: no IN list of 10,000)
-            ids = [r.id for r in rows]
-            metrics = metrics.where(s.MetricRow.run_id.in_(ids))
-        by_run: dict[int, list[KeyMetric]] = defaultdict(list)
-        for pk, name, value, unit, valid, reason in conn.execute(metrics).all():
-            by_run[pk].append(KeyMetric(name, math.nan if value is None else value, unit,
-                                        bool(valid), reason or ""))
-        decided = {pk: (d, a) for pk, d, a in conn.execute(decided_query)}
-        facts = run_facts(conn, None if limit is None else [r.id for r in rows], by_run)
+        # a few runs: only theirs (all runs: no IN list of 10,000)
+        return summaries(conn, rows, None if limit is None else [r.id for r in rows])
+
+
+def summaries(conn: Connection, rows: Sequence[Any], pks: Sequence[int] | None
+              ) -> list[RunSummary]:
+    """``rows`` of :func:`run_list_query` as run summaries with their metrics, latest QA
+    disposition and verdict facts, read for the runs ``pks`` (None: every run)."""
+    from app.storage.audit import latest_dispositions_query  # audit builds on this module
+
+    metrics = sa.select(s.MetricRow.run_id, s.MetricRow.name, s.MetricRow.value,
+                        s.MetricRow.unit, s.MetricRow.valid, s.MetricRow.reason)
+    decided_query = latest_dispositions_query(pks)
+    if pks is not None:
+        metrics = metrics.where(s.MetricRow.run_id.in_(pks))
+    by_run: dict[int, list[KeyMetric]] = defaultdict(list)
+    for pk, name, value, unit, valid, reason in conn.execute(metrics).all():
+        by_run[pk].append(KeyMetric(name, math.nan if value is None else value, unit,
+                                    bool(valid), reason or ""))
+    decided = {pk: (d, a) for pk, d, a in conn.execute(decided_query)}
+    facts = run_facts(conn, pks, by_run)
     return [_summary(r, tuple(by_run.get(r.id, ())), *decided.get(r.id, ("", "")),
                      facts[r.id]) for r in rows]
 

@@ -72,6 +72,13 @@ class Run(Base):
     taxonomy: Mapped[str] = mapped_column(String(50))
     lab: Mapped[str] = mapped_column(String(50))
     operator: Mapped[str] = mapped_column(String(200), default="")
+    __table_args__ = (Index("ix_runs_taxonomy", "taxonomy"),  # the history's filters (0016)
+                      Index("ix_runs_station_id", "station_id"),
+                      Index("ix_runs_sut_id", "sut_id"),
+                      # SQLite only: the history's search reads this, not ~10 KB rows (0016)
+                      Index("ix_runs_listing", "started_wall", "uuid", "method_name",
+                            "method_version", "taxonomy", "lab", "operator", "status", "error",
+                            "station_id", "sut_id", "duration_s").ddl_if(dialect="sqlite"))
     status: Mapped[str] = mapped_column(String(20), index=True)  # RunStatus
     started_wall: Mapped[str] = mapped_column(String(40), index=True)  # ISO 8601, UTC
     finished_wall: Mapped[str | None] = mapped_column(String(40))
@@ -260,7 +267,10 @@ class MetricRow(Base):
     """MetricResult; one row per metric name (RunFinished repeats MetricComputed's)."""
 
     __tablename__ = "metrics"
-    __table_args__ = (UniqueConstraint("run_id", "name", name="uq_metrics_run_name"),)
+    __table_args__ = (UniqueConstraint("run_id", "name", name="uq_metrics_run_name"),
+                      # the history's metric columns and INVALID filter (0016)
+                      Index("ix_metrics_name_value", "name", "value"),
+                      Index("ix_metrics_valid_run", "valid", "run_id"))
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     run_id: Mapped[int] = mapped_column(run_fk())
     name: Mapped[str] = mapped_column(String(50))

@@ -1,28 +1,31 @@
-"""The runs table of the history view: a table model over :class:`RunSummary` and a proxy
-that filters it.
+"""The runs table of the history view: a window onto the database's run list.
 
-Why not Qt's own sorting and regexp filtering: with 10,000 runs every comparison or filter
-test would call back into Python through ``data()`` (hundreds of thousands of calls per
-click). Here sorting is one Python ``sorted`` over precomputed keys inside the model, and the
-proxy filters with a mask computed once per filter change by
-:meth:`app.storage.history.HistoryFilter.mask`, so a filter change costs one pass over the
-rows plus one boolean look-up per row.
+Why a window: a lab's history holds 100,000 runs, and building every row in Python took
+seconds at open and a pass over all of them per filter change (issue 27). The database counts,
+filters and sorts (:mod:`app.storage.run_pages`); the model fetches the page of rows the view
+asks for (``PAGE_ROWS`` at a time, the last ``KEPT_PAGES`` kept), so opening, filtering and
+sorting cost a count and one page whatever the history's size. A row's compliance verdict is
+derived when it is first shown (``RunSummary.compliance``), from facts read with its page.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 
 from app.console import format_duration
 from app.metrics.formatting import format_figure
 from app.run_verdict import Tone
-from app.storage.history import HistoryFilter, metric_names
+from app.storage.db import Database
+from app.storage.errors import StorageError
+from app.storage.history import HistoryFilter, HistoryOrder
+from app.storage.run_pages import (HistoryChoices, count_runs, history_choices, run_ids,
+                                   run_page)
 from app.storage.stored import RunSummary
 from ui.status_style import TONE_COLOURS, verdict_colour
 
@@ -34,13 +37,18 @@ NON_COMPLIANT_COLOUR = TONE_COLOURS[Tone.WARNING]
 
 @dataclass(frozen=True)
 class Column:
-    """A column: its header, how a row shows in it, and how rows sort by it."""
+    """A column: its header, how a row shows in it, and how the database sorts by it (a key
+    of :class:`app.storage.history.HistoryOrder`, or a metric's name)."""
 
     title: str
     text: Callable[[RunSummary], str]
-    key: Callable[[RunSummary], Any]  # None: no value, sorted last in both directions
+    sort: str
     tip: str = ""
     visible: bool = True
+    metric: str = ""
+
+    def order(self, descending: bool) -> HistoryOrder:
+        return HistoryOrder(self.sort, descending, self.metric)
 
 
 def _duration(row: RunSummary) -> str:
@@ -66,61 +74,116 @@ def _metric_column(name: str, unit: str) -> Column:
         value = format_figure(m.value)
         return value if m.valid else f"({value}) INVALID"
 
-    def key(row: RunSummary) -> float | None:
-        m = row.metric(name)
-        return m.value if m is not None and math.isfinite(m.value) else None
-
-    return Column(f"{name} ({unit})" if unit else name, text, key,
-                  f"{name}; a bracketed value is INVALID (hover for the reason)")
+    return Column(f"{name} ({unit})" if unit else name, text, "metric",
+                  f"{name}; a bracketed value is INVALID (hover for the reason)", metric=name)
 
 
 BASE_COLUMNS = (
-    Column("Run", lambda r: r.run_id[:8], lambda r: r.run_id, "run id (first 8 characters)"),
-    Column("Started (UTC)", lambda r: r.started_wall[:16].replace("T", " "),
-           lambda r: r.started_wall),
-    Column("SUT", lambda r: r.sut, lambda r: r.sut.lower()),
-    Column("Taxonomy", lambda r: r.taxonomy, lambda r: r.taxonomy),
-    Column("Method", _method, _method, "method and version; NON-COMPLIANT: the run's compliance "
-           "verdict, derived from its record (hover for the criteria not met)"),
-    Column("Station", lambda r: r.station, lambda r: r.station.lower()),
-    Column("Operator", lambda r: r.operator, lambda r: r.operator.lower()),
-    Column("Duration", _duration, lambda r: r.duration_s if r.duration_s is not None else -1),
-    Column("Status", lambda r: r.status_text, lambda r: r.status_text,
+    Column("Run", lambda r: r.run_id[:8], "run", "run id (first 8 characters)"),
+    Column("Started (UTC)", lambda r: r.started_wall[:16].replace("T", " "), "started"),
+    Column("SUT", lambda r: r.sut, "sut", "sorts by vendor, model, serial"),
+    Column("Taxonomy", lambda r: r.taxonomy, "taxonomy"),
+    Column("Method", _method, "method", "method and version; NON-COMPLIANT: the run's "
+           "compliance verdict, derived from its record (hover for the criteria not met); "
+           "sorts by method and version"),
+    Column("Station", lambda r: r.station, "station"),
+    Column("Operator", lambda r: r.operator, "operator"),
+    Column("Duration", _duration, "duration"),
+    Column("Status", lambda r: r.status_text, "status",
            "run status; INVALID: at least one metric is invalid"),
-    Column("QA", _qa, _qa, "latest QA disposition (accepted / rejected) and who decided"),
-    Column("Lab", lambda r: r.lab, lambda r: r.lab, visible=False),
+    Column("QA", _qa, "qa", "latest QA disposition (accepted / rejected) and who decided"),
+    Column("Lab", lambda r: r.lab, "lab", visible=False),
 )
-
-
-def columns_for(rows: Sequence[RunSummary]) -> tuple[Column, ...]:
-    """The base columns and one column per metric present (unit from the first run)."""
-    units: dict[str, str] = {}
-    for row in rows:
-        for m in row.metrics:
-            units.setdefault(m.name, m.unit)
-    return BASE_COLUMNS + tuple(_metric_column(n, units[n]) for n in metric_names(list(rows)))
+#: rows fetched per query (a screen shows ~40), and how many pages stay in memory
+PAGE_ROWS = 60
+KEPT_PAGES = 30
+NO_CHOICES = HistoryChoices(0, (), (), (), ())
 
 
 class RunsTableModel(QAbstractTableModel):
-    """Read-only table of runs; ``sort`` reorders the rows in place."""
+    """Read-only table of the runs a filter shows, in the order chosen, read from
+    ``database`` a page at a time; ``rowCount`` is the database's count."""
 
-    def __init__(self, rows: Sequence[RunSummary] = (), parent=None) -> None:
+    #: a page could not be read (the reason, to show)
+    failed = Signal(str)
+
+    def __init__(self, database: Database | None = None, parent=None) -> None:
         super().__init__(parent)
-        self.rows: list[RunSummary] = list(rows)
-        self.columns = columns_for(self.rows)
+        self.database = database
+        self.filter = HistoryFilter()
+        self.order = HistoryOrder()
+        self.choices = NO_CHOICES
+        self.columns = BASE_COLUMNS
+        self.total = self._count = 0
+        self._pages: OrderedDict[int, list[RunSummary]] = OrderedDict()
+        if database is not None:
+            self.load(database)
 
-    def set_rows(self, rows: Sequence[RunSummary]) -> None:
+    def load(self, database: Database | None) -> None:
+        """(Re)read the history's size, choices and metric columns from ``database``; keeps
+        the filter and the order. Raises StorageError (the model is then empty)."""
         self.beginResetModel()
-        self.rows = list(rows)
-        self.columns = columns_for(self.rows)
-        self.endResetModel()
+        self.database, self._pages = database, OrderedDict()
+        self.choices, self.total, self._count = NO_CHOICES, 0, 0
+        try:
+            if database is not None:
+                self.choices = history_choices(database)
+                self.total = self.choices.runs
+                self._count = count_runs(database, self.filter) if self.filter != \
+                    HistoryFilter() else self.total
+        finally:
+            self.columns = BASE_COLUMNS + tuple(_metric_column(n, u)
+                                                for n, u in self.choices.metrics)
+            self.endResetModel()
+
+    def set_filter(self, wanted: HistoryFilter) -> None:
+        """Show the runs ``wanted`` selects (one count; rows are read as they are shown)."""
+        self.beginResetModel()
+        self.filter, self._pages = wanted, OrderedDict()
+        try:
+            self._count = 0 if self.database is None else count_runs(self.database, wanted)
+        except StorageError as exc:
+            self._count = 0
+            self.failed.emit(str(exc))
+        finally:
+            self.endResetModel()
+
+    def row(self, row: int) -> RunSummary | None:
+        """The run shown in ``row`` (its page is read on first need); None if unreadable."""
+        number = row // PAGE_ROWS
+        page = self._pages.get(number)
+        if page is None:
+            if self.database is None:
+                return None
+            try:
+                page = run_page(self.database, self.filter, self.order, number * PAGE_ROWS,
+                                PAGE_ROWS)
+            except StorageError as exc:
+                page = []  # said once; read again after a reload or filter change
+                self.failed.emit(str(exc))
+            self._pages[number] = page
+            while len(self._pages) > KEPT_PAGES:
+                self._pages.popitem(last=False)
+        self._pages.move_to_end(number)
+        offset = row - number * PAGE_ROWS
+        return page[offset] if offset < len(page) else None
+
+    def run_id(self, row: int) -> str:
+        found = self.row(row)
+        return found.run_id if found is not None else ""
+
+    def visible_run_ids(self) -> list[str]:
+        """Every run the filter shows, in order (ids only: no rows are built)."""
+        if self.database is None:
+            return []
+        return run_ids(self.database, self.filter, self.order)
 
     def column_index(self, title: str) -> int:
         return next(i for i, c in enumerate(self.columns) if c.title == title
                     or c.title.split(" (")[0] == title)
 
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.rows)
+        return 0 if parent.isValid() else self._count
 
     def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() else len(self.columns)
@@ -137,7 +200,9 @@ class RunsTableModel(QAbstractTableModel):
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
-        row, column = self.rows[index.row()], self.columns[index.column()]
+        row, column = self.row(index.row()), self.columns[index.column()]
+        if row is None:
+            return None
         if role == Qt.ItemDataRole.DisplayRole:
             return column.text(row)
         if role == RUN_ID_ROLE:
@@ -173,68 +238,10 @@ class RunsTableModel(QAbstractTableModel):
         return column.text(row) or None
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+        """Sort by ``column``: the database orders the rows; the view re-reads its page."""
         if not 0 <= column < len(self.columns):
             return
-        self.layoutAboutToBeChanged.emit()
-        old = {id(r): i for i, r in enumerate(self.rows)}
-        before = self.rows
-        key = self.columns[column].key
-        keyed = [(key(r), r) for r in self.rows]
-        present = [pair for pair in keyed if pair[0] is not None]
-        present.sort(key=lambda pair: pair[0], reverse=order == Qt.SortOrder.DescendingOrder)
-        # rows without a value (no such metric) stay last whichever way the column sorts
-        self.rows = [r for _, r in present] + [r for k, r in keyed if k is None]
-        moved = {old[id(r)]: i for i, r in enumerate(self.rows)}
-        persistent = self.persistentIndexList()
-        self.changePersistentIndexList(persistent, [
-            self.index(moved[p.row()], p.column()) if p.row() < len(before) else QModelIndex()
-            for p in persistent])
-        self.layoutChanged.emit()
-
-
-class RunsFilterProxy(QSortFilterProxyModel):
-    """Filters by the set of run ids the filter accepts; sorting is delegated to the source
-    model (the accepted set does not depend on row order, so a sort needs no re-filter)."""
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.filter = HistoryFilter()
-        self._accepted: set[str] = set()
-        self.setDynamicSortFilter(False)
-
-    def setSourceModel(self, model: RunsTableModel) -> None:  # noqa: N802
-        self._source = model
-        model.modelAboutToBeReset.connect(self._forget)
-        model.modelReset.connect(self._recompute)
-        super().setSourceModel(model)
-        self._recompute()
-
-    def set_filter(self, wanted: HistoryFilter) -> None:
-        self.filter = wanted
-        self._recompute()
-
-    def _forget(self) -> None:
-        self._accepted = set()
-
-    def _recompute(self) -> None:
-        rows = self._source.rows
-        if hasattr(self, "beginFilterChange"):  # Qt ≥ 6.9; invalidateFilter is deprecated
-            self.beginFilterChange()
-            self._accepted = {r.run_id for r, ok in zip(rows, self.filter.mask(rows)) if ok}
-            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-        else:
-            self._accepted = {r.run_id for r, ok in zip(rows, self.filter.mask(rows)) if ok}
-            self.invalidateFilter()
-
-    def filterAcceptsRow(self, source_row: int, _parent: QModelIndex) -> bool:  # noqa: N802
-        rows = self._source.rows
-        return source_row < len(rows) and rows[source_row].run_id in self._accepted
-
-    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
-        self._source.sort(column, order)
-
-    def run_id(self, proxy_row: int) -> str:
-        return self.index(proxy_row, 0).data(RUN_ID_ROLE)
-
-    def visible_run_ids(self) -> list[str]:
-        return [self.run_id(r) for r in range(self.rowCount())]
+        self.beginResetModel()
+        self.order = self.columns[column].order(order == Qt.SortOrder.DescendingOrder)
+        self._pages = OrderedDict()
+        self.endResetModel()

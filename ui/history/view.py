@@ -1,7 +1,8 @@
 """The run history window: find runs, open one in detail, compare several.
 
-The first tab lists every run (:class:`~ui.history.model.RunsTableModel`, no samples loaded);
-filters act at once; a right click on the header chooses the columns. A run opens in its own
+The first tab lists the runs (:class:`~ui.history.model.RunsTableModel`: a window onto the
+database's list, counted, filtered and sorted by the database, no samples loaded); filters act
+at once; a right click on the header chooses the columns. A run opens in its own
 tab (double-click or Enter), and "Compare" opens the selected runs side by side.
 """
 
@@ -28,7 +29,7 @@ from ui.history.com_savings_view import ComSavingsView
 from ui.history.compare import CompareView
 from ui.history.detail import RunDetailView
 from ui.history.loader import RunLoadTab
-from ui.history.model import RunsFilterProxy, RunsTableModel
+from ui.history.model import RunsTableModel
 from ui.history.source import HistorySource, open_source
 
 RESIZE_SAMPLE_ROWS = 60
@@ -56,8 +57,7 @@ class HistoryView(QWidget):
                        else open_source(url))
         self._url = url
         self.model = RunsTableModel()
-        self.proxy = RunsFilterProxy()
-        self.proxy.setSourceModel(self.model)
+        self.model.failed.connect(self._show_problem)
         self._build()
         self.reload()
 
@@ -109,7 +109,10 @@ class HistoryView(QWidget):
             signal.connect(self._filters_changed)
 
         self.table = QTableView()
-        self.table.setModel(self.proxy)
+        self.table.setModel(self.model)
+        header = self.table.horizontalHeader()
+        # the list opens newest first: the indicator says so, and enabling sorting sorts so
+        header.setSortIndicator(1, Qt.SortOrder.DescendingOrder)
         self.table.setSortingEnabled(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
@@ -118,14 +121,13 @@ class HistoryView(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.setAlternatingRowColors(True)
         self.table.setAccessibleName("Runs")
-        header = self.table.horizontalHeader()
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._column_menu)
         header.setToolTip("Click to sort; right-click to choose columns")
-        # column widths from the first rows only: measuring 10,000 rows would take seconds
+        # column widths from the first rows only: measuring every run would read them all
         header.setResizeContentsPrecision(RESIZE_SAMPLE_ROWS)
         self.table.doubleClicked.connect(lambda index: self.load_detail(
-            self.proxy.run_id(index.row())))
+            self.model.run_id(index.row())))
         QShortcut(QKeySequence(Qt.Key.Key_Return), self.table, self.open_selected)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
 
@@ -189,17 +191,14 @@ class HistoryView(QWidget):
         self.where.setText(f"<b>Database:</b> {s.url} ({mode})")
         self.problem.setText(s.problem)
         self.problem.setVisible(bool(s.problem))
-        rows = []
-        if s.database is not None:
-            try:
-                rows = s.database.list_runs()
-            except StorageError as exc:
-                self.problem.setText(str(exc))
-                self.problem.setVisible(True)
-        self.model.set_rows(rows)
-        self._fill_choice(self.taxonomy_choice, "Any taxonomy", {r.taxonomy for r in rows})
-        self._fill_choice(self.sut_choice, "Any SUT", {r.sut for r in rows})
-        self._fill_choice(self.station_choice, "Any station", {r.station for r in rows})
+        try:
+            self.model.load(s.database)
+        except StorageError as exc:
+            self._show_problem(str(exc))
+        choices = self.model.choices
+        self._fill_choice(self.taxonomy_choice, "Any taxonomy", choices.taxonomies)
+        self._fill_choice(self.sut_choice, "Any SUT", choices.suts)
+        self._fill_choice(self.station_choice, "Any station", choices.stations)
         self._hide_default_columns()
         self.table.resizeColumnsToContents()
         self._update_count()
@@ -213,7 +212,7 @@ class HistoryView(QWidget):
         self.source = open_source(self._url)
         self.reload()
 
-    def _fill_choice(self, combo: QComboBox, any_text: str, values: set[str]) -> None:
+    def _fill_choice(self, combo: QComboBox, any_text: str, values: Sequence[str]) -> None:
         current = combo.currentText()
         combo.blockSignals(True)
         combo.clear()
@@ -239,7 +238,7 @@ class HistoryView(QWidget):
             station=self.station_choice.currentData() or "")
 
     def _filters_changed(self, *_args) -> None:
-        self.proxy.set_filter(self.current_filter())
+        self.model.set_filter(self.current_filter())
         self._update_count()
 
     def apply_filter(self, wanted: HistoryFilter) -> None:
@@ -264,14 +263,14 @@ class HistoryView(QWidget):
             combo.setCurrentIndex(found)
         for w in widgets:
             w.blockSignals(False)
-        self.proxy.set_filter(wanted)
+        self.model.set_filter(wanted)
         self._update_count()
 
     def clear_filters(self) -> None:
         self.apply_filter(HistoryFilter())
 
     def _update_count(self) -> None:
-        shown, total = self.proxy.rowCount(), self.model.rowCount()
+        shown, total = self.model.rowCount(), self.model.total
         self.count.setText(f"{shown:,} of {total:,} runs" if shown != total
                            else f"{total:,} runs")
 
@@ -297,7 +296,7 @@ class HistoryView(QWidget):
     # --- opening ------------------------------------------------------------------------------
     def selected_run_ids(self) -> list[str]:
         rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
-        return [self.proxy.run_id(r) for r in rows]
+        return [self.model.run_id(r) for r in rows]
 
     def _selection_changed(self, *_args) -> None:
         n = len(self.selected_run_ids())
