@@ -127,6 +127,7 @@ def test_local_fio_run_says_not_verified_with_the_reason(tmp_path, capsys) -> No
     db = f"sqlite:///{tmp_path / 'fio.db'}"
     code = main(["run", "--lab", "local-fio", "--capacity-gb", "0.016", "--supply", "1P-200-240",
                  "--ashrae-class", "A2", "--drives", "1", "--raid", "JBOD",
+                 "--vendor", "Acme", "--model", "M1", "--serial", "S1",
                  "--target", str(tmp_path / "scratch.dat"),
                  "--target-size", "16M", "--method", "smoke", "--taxonomy", "online-2",
                  "--com", "deduplication", "--db", db, "--json", "--quiet"])

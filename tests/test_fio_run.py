@@ -13,7 +13,7 @@ from app.records import RunStatus
 from app.storage.db import open_database
 
 #: what a run outside the simulated labs must declare about its SUT (cmd_run)
-DECLARED = ("--capacity-gb", "0.016", "--supply", "1P-200-240", "--ashrae-class", "A2",
+DECLARED = ("--vendor", "Acme", "--model", "M1", "--serial", "S1", "--capacity-gb", "0.016", "--supply", "1P-200-240", "--ashrae-class", "A2",
             "--drives", "1", "--raid", "JBOD")
 
 pytestmark = [pytest.mark.fio,
