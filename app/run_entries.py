@@ -117,7 +117,7 @@ def check_sut(e: RunEntries) -> SutDescription:
     try:
         available, on = declare_coms(e.coms, e.coms_off)
     except ValueError as exc:
-        raise EntryError("coms", f"Capacity optimisation: {exc}.") from None
+        raise EntryError("coms", str(exc)) from None
     return SutDescription(**names, raw_capacity_bytes=capacity, drive_count=drives,
                           drive_type=drive_type, raid=raid, coms_declared=available,
                           coms_on_during_test=on, notes=rules.notes(e.notes),
@@ -148,8 +148,8 @@ def check_coms(known: Iterable[str], sut: SutDescription) -> None:
     RAID level."""
     try:
         check_declared_coms(known, sut)
-    except ValueError as exc:
-        raise EntryError("coms", f"Capacity optimisation: {exc}.") from None
+    except ValueError as exc:  # its text names the COM rule ("unknown COM id …")
+        raise EntryError("coms", str(exc)) from None
 
 
 def method_coms(method_name: str) -> tuple[str, ...]:
@@ -167,8 +167,8 @@ def check_workload(e: RunEntries) -> str:
         raise EntryError("workload_mode", f"unknown workload choice {e.workload_mode!r}")
     if e.workload_mode != "simulated" and not [t for t in e.targets if t.strip()]:
         where = "on the load hosts" if e.workload_mode == "load-hosts" else "on this station"
-        raise EntryError("targets", f"fio needs at least one target {where} (a scratch file "
-                         "or a block device): add one to the targets list.")
+        raise EntryError("targets", f"local-fio needs at least one --target {where} (Targets in "
+                         "the wizard): a scratch file or a block device.")
     if e.workload_mode == "load-hosts" and not rules.load_hosts(e.load_hosts):
         raise EntryError("load_hosts", "Add at least one load host (host[:port] running "
                          "'fio --server').")
@@ -228,12 +228,12 @@ def check_instruments_tested(e: RunEntries) -> None:
                          "the run.")
 
 
-def config_from_entries(e: RunEntries, protected: Sequence[str] = ()) -> RunConfig:
+def config_from_entries(e: RunEntries) -> RunConfig:
     """The run configuration ``e`` describes; raises :class:`EntryError` naming the entry.
-    ``protected``: the station's own files, refused as fio targets."""
+    Entries only: whether a target may be written is the file system's state, which the run's
+    lab checks when it opens (the wizard asks early too, :func:`check_targets`)."""
     sut = check_sut(e)
     lab = check_workload(e)
-    check_targets(e, protected)
     targets = tuple(t.strip() for t in e.targets if t.strip()) if lab == "local-fio" else ()
     hosts = rules.load_hosts(e.load_hosts) if e.workload_mode == "load-hosts" else ()
     sut = replace(sut, targets=targets, load_hosts=hosts)

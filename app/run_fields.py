@@ -125,8 +125,8 @@ def capacity_bytes(text: str, unit: str = "GB", decimal_point: str = ".") -> int
             raise EntryError("capacity", f"Raw capacity: {exc}.") from None
         raw = round(value * CAPACITY_UNITS[unit]) if math.isfinite(value) else -1
     if not 0 < raw <= MAX_CAPACITY_BYTES:
-        raise EntryError("capacity", f"Raw capacity must be a finite number greater than zero "
-                         f"and at most 1 EB (10^9 GB); got {shown(text.strip())}.")
+        raise EntryError("capacity", f"{shown(text.strip())} must be a finite number of GB > 0 "
+                         "and ≤ 1e+09 (a raw capacity greater than zero and at most 1 EB).")
     return raw
 
 

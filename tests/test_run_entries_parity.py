@@ -132,8 +132,9 @@ def _cli(options: dict[str, list[str] | None]) -> RunConfig | str:
         return err.getvalue().strip().splitlines()[-1].split(": ", 3)[-1]
     try:
         return config_from_args(args)
-    except ValueError as exc:  # the builder: "--X: TEXT"
-        return str(exc).split(": ", 1)[-1]
+    except ValueError as exc:  # the builder: "--X: TEXT", or TEXT naming its rule
+        text = str(exc)
+        return text.split(": ", 1)[-1] if text.startswith("--") else text
 
 
 def _wizard(entries: RunEntries) -> RunConfig | str:

@@ -9,7 +9,8 @@ import pytest
 
 from app.records import RunConfig, SutDescription
 from app.station import station_name
-from app.run_entries import EntryError, config_from_entries, entries_from_config, parse_capacity
+from app.run_entries import (EntryError, check_targets, config_from_entries, entries_from_config,
+                             parse_capacity)
 from ui.wizard.profiles import ProfileStoreError, SutProfileStore
 from tests.support.gui import GOOD
 
@@ -98,12 +99,13 @@ def test_sut_profiles_are_saved_and_loaded(tmp_path: Path) -> None:
 
 
 def test_unsafe_targets_are_refused_by_the_fio_safety_check(tmp_path: Path) -> None:
+    # the workload page's early look at the file system (the run's lab checks again)
     with pytest.raises(EntryError) as err:  # a directory is neither a file nor a device
-        config_from_entries(replace(GOOD, workload_mode="local-fio", targets=(str(tmp_path),)))
+        check_targets(replace(GOOD, workload_mode="local-fio", targets=(str(tmp_path),)))
     assert err.value.field == "targets" and "neither a file nor a block device" in str(err.value)
     with pytest.raises(EntryError, match="scratch size"):
-        config_from_entries(replace(GOOD, workload_mode="local-fio",
-                                   targets=(str(tmp_path / "new.bin"),), target_size="lots"))
+        check_targets(replace(GOOD, workload_mode="local-fio",
+                              targets=(str(tmp_path / "new.bin"),), target_size="lots"))
     config = config_from_entries(replace(GOOD, workload_mode="local-fio", target_size="16M",
                                         targets=(str(tmp_path / "new.bin"),)))
     assert config.target_size == "16M"  # read by app.fio_lab

@@ -147,7 +147,7 @@ SUT_OPTIONS = (("vendor", "vendor"), ("model", "model"), ("serial", "serial"),
 #: the option a refused entry is typed as (``app.run_fields.EntryError.field``)
 ENTRY_OPTIONS = {"vendor": "--vendor", "model": "--model", "serial": "--serial",
                  "firmware": "--firmware", "capacity": "--capacity-gb", "drive_count": "--drives",
-                 "drive_type": "--drive-type", "raid": "--raid", "coms": "--com",
+                 "drive_type": "--drive-type", "raid": "--raid",
                  "operator": "--operator", "power_inputs": "--power-input",
                  "meter_resource": "--meter-resource", "thermo_resource": "--thermo-resource",
                  "meter_calibration": "--meter-calibration",
