@@ -23,13 +23,11 @@ from app import run_fields as rules
 from app import units
 from app.method.loader import MethodError, load_method
 from app.records import InstrumentConfig, PowerInput, PowerSupplies, RunConfig, SutDescription
-from app.run_fields import CAPACITY_UNITS, DRIVE_TYPES, EntryError
+from app.run_fields import CAPACITY_UNITS, DRIVE_TYPES, EntryError  # the pages' choices too
 from app.sequencer.capacity_optimisation import (check_declared_coms, coms_off_during_test,
                                                  declare_coms)
 from app.station import station_name
 from app.sut_file import SuppliesModel
-
-__all__ = ["CAPACITY_UNITS", "DRIVE_TYPES", "EntryError", "RunEntries"]
 
 RAID_LEVELS = ("RAID 0", "RAID 1", "RAID 5", "RAID 6", "RAID 10", "JBOD")
 #: how the workload choice maps to a lab kind (app.records.LAB_KINDS)
