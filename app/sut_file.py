@@ -4,8 +4,7 @@ line takes (``storwatt run --sut FILE``) and the wizard saves and loads.
 A lab tests the same array again and again; typing its vendor, serial, capacity, RAID and
 power supplies for every run invites the typo that makes EP_RI wrong. The file holds what the
 report states about the SUT and is checked by the same rules as the wizard's fields
-(``app.units`` for the capacity, with its one rounding; the drive-count bound of the command
-line). Capacity is written as text with its decimal unit ("7.3 TB", 1 GB = 10^9 bytes).
+(``app.units`` for the capacity, with its one rounding; the bounds of ``app.run_fields``). Capacity is written as text with its decimal unit ("7.3 TB", 1 GB = 10^9 bytes).
 
 Example::
 
@@ -30,13 +29,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from app import units
 from app.records import PowerSupplies, SutDescription
+from app.run_fields import MAX_DRIVES, MAX_NAME_CHARS, MAX_NOTES_CHARS
 from app.sequencer.capacity_optimisation import declare_coms
 
-#: an SUT's drive count: past a million it is a typo (the command line's bound too)
-MAX_DRIVES = 1_000_000
 #: "N+M": N supplies carry the load, M are spare
 _REDUNDANCY = re.compile(r"^(\d+)\+(\d+)$")
-Text = Annotated[str, Field(min_length=1, max_length=200)]
+#: the bounds of the command line's and the wizard's fields (app.run_fields)
+Text = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS)]
 
 
 class SutFileError(ValueError):
@@ -68,7 +67,7 @@ class SutFileModel(BaseModel):
     vendor: Text
     model: Text
     serial: Text
-    firmware: str = Field(default="", max_length=200)
+    firmware: str = Field(default="", max_length=MAX_NAME_CHARS)
     raw_capacity: str = Field(min_length=1, max_length=40)
     drives: int = Field(ge=1, le=MAX_DRIVES)
     drive_type: Literal["HDD", "SSD"]
@@ -79,7 +78,7 @@ class SutFileModel(BaseModel):
     ashrae_class: Text
     power_supplies: SuppliesModel
     power_inputs: dict[str, int] = Field(default_factory=dict)
-    notes: str = Field(default="", max_length=4000)
+    notes: str = Field(default="", max_length=MAX_NOTES_CHARS)
 
     @model_validator(mode="after")
     def _inputs_name_a_supply(self) -> "SutFileModel":

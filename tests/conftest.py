@@ -112,11 +112,11 @@ def station(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 @pytest.fixture
 def wizard(qtbot, tmp_path: Path):
     """The new-run wizard on the simulated lab, its SUT profiles in the test's folder."""
-    from ui.wizard.model import WizardEntries
+    from app.run_entries import RunEntries
     from ui.wizard.profiles import SutProfileStore
     from ui.wizard.wizard import NewRunWizard
 
-    w = NewRunWizard(entries=WizardEntries(method="smoke"), simulated_lab="sim-direct",
+    w = NewRunWizard(entries=RunEntries(method="smoke"), simulated_lab="sim-direct",
                      store=SutProfileStore(tmp_path / "profiles.json"))
     qtbot.addWidget(w)
     w.show()

@@ -11,7 +11,7 @@ import pytest
 from app.calibration import CalibrationEntryError, checked_date, describe
 from app.cli.main import main
 from app.records import PowerInput
-from ui.wizard.model import EntryError, WizardEntries, check_instruments, check_power_inputs
+from app.run_entries import EntryError, RunEntries, check_instruments, check_power_inputs
 
 TOMORROW = (date.today() + timedelta(days=1)).isoformat()
 
@@ -48,11 +48,12 @@ def test_the_cli_refuses_a_bad_thermometer_date_naming_the_option(value: str, ca
     with pytest.raises(SystemExit) as exit_:
         main(["run", "--thermo-calibration", value])
     assert exit_.value.code == 2
-    assert "--thermo-calibration: the calibration date" in capsys.readouterr().err
+    # the wizard's field refuses with the same text (app.run_fields.calibration)
+    assert "--thermo-calibration: The thermometer's calibration date" in capsys.readouterr().err
 
 
 def test_the_wizard_takes_and_checks_both_instruments_dates() -> None:
-    meter, thermo = check_instruments(WizardEntries(
+    meter, thermo = check_instruments(RunEntries(
         meter_calibration="2026-01-05", meter_certificate="YK-123",
         thermo_calibration="2026-02-01", thermo_certificate="KS-9"))
     assert (meter.calibration_date, meter.certificate) == ("2026-01-05", "YK-123")
@@ -60,7 +61,7 @@ def test_the_wizard_takes_and_checks_both_instruments_dates() -> None:
     for name in ("meter_calibration", "thermo_calibration"):
         for value in ("next week", TOMORROW):
             with pytest.raises(EntryError) as info:
-                check_instruments(WizardEntries(**{name: value}))
+                check_instruments(RunEntries(**{name: value}))
             assert info.value.field == name
 
 

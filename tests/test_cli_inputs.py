@@ -70,7 +70,8 @@ def run_vectors(draw) -> tuple[list[str], list[str]]:
     base = {"--method": "smoke", "--lab": lab}
     if lab == "local-fio":
         base |= {"--capacity-gb": "1", "--supply": "1P-200-240", "--ashrae-class": "A2",
-                 "--drives": "1", "--raid": "JBOD",
+                 "--drives": "1", "--raid": "JBOD", "--vendor": "Acme", "--model": "M1",
+                 "--serial": "S1",
                  "--target": "/tmp/storwatt-fuzz-target", "--target-size": "1M"}
     fuzzed = draw(st.lists(st.sampled_from(sorted(OPTION_VALUES)), min_size=1, max_size=3,
                            unique=True))
@@ -134,7 +135,8 @@ def test_a_scratch_size_beyond_free_space_is_refused_before_anything_is_created(
     target = tmp_path / "scratch.bin"
     code = main(["run", "--lab=local-fio", "--method=smoke", f"--target={target}",
                  f"--target-size={size}", "--capacity-gb=1", "--supply=1P-200-240",
-                 "--ashrae-class=A2", "--drives=1", "--raid=JBOD",
+                 "--ashrae-class=A2", "--drives=1", "--raid=JBOD", "--vendor=Acme",
+                 "--model=M1", "--serial=S1",
                  f"--db=sqlite:///{tmp_path / 'db.sqlite'}"])
     line = capsys.readouterr().err.strip().splitlines()[-1]
     assert code == 1

@@ -24,7 +24,7 @@ from drivers.interfaces import WorkloadError
 pytestmark = pytest.mark.fio
 RUN = ["run", "--lab", "local-fio", "--method", "smoke", "--taxonomy", "online-2",
        "--capacity-gb", "0.016", "--supply", "1P-200-240", "--ashrae-class", "A2",
-       "--drives", "1", "--raid", "JBOD"]
+       "--drives", "1", "--raid", "JBOD", "--vendor", "Acme", "--model", "M1", "--serial", "S1"]
 
 
 def digest(path: Path) -> str:

@@ -243,27 +243,29 @@ def test_local_fio_without_capacity_supply_and_class_is_refused(tmp_path: Path,
     assert main(["run", "--lab", "local-fio", "--target", str(target), "--target-size", "1M",
                  "--method", "smoke", "--db", f"sqlite:///{tmp_path / 'x.db'}"]) == 1
     err = capsys.readouterr().err
-    assert "--lab local-fio needs --sut FILE (the SUT description) or --capacity-gb, " \
-        "--supply, --ashrae-class, --drives, --raid: nothing of the simulated SUT is used " \
-        "outside the simulated labs" in err
+    assert "--lab local-fio needs --sut FILE (the SUT description) or --vendor, --model, " \
+        "--serial, --capacity-gb, --supply, --ashrae-class, --drives, --raid: nothing of the " \
+        "simulated SUT is used outside the simulated labs" in err
     assert not target.exists()
     assert main(["run", "--lab", "local-fio", "--target", str(target), "--target-size", "1M",
                  "--capacity-gb", "1", "--ashrae-class", "A2", "--drives", "2", "--raid",
-                 "RAID 1", "--method", "smoke", "--db", f"sqlite:///{tmp_path / 'x.db'}"]) == 1
+                 "RAID 1", "--vendor", "Acme", "--model", "M1", "--serial", "S1", "--method", "smoke", "--db", f"sqlite:///{tmp_path / 'x.db'}"]) == 1
     assert "--lab local-fio needs --sut FILE (the SUT description) or --supply:" \
         in capsys.readouterr().err
 
 
-def test_the_declared_set_up_reaches_the_run_config() -> None:
+def test_the_declared_set_up_reaches_the_run_config(tmp_path: Path) -> None:
     from app.cli.cmd_run import config_from_args
     from app.cli.main import build_parser
 
-    args = build_parser().parse_args(["run", "--lab", "local-fio", "--target", "/tmp/x",
+    args = build_parser().parse_args(["run", "--lab", "local-fio", "--target",
+                                      str(tmp_path / "x"), "--target-size", "1M",
                                       "--capacity-gb", "480", "--supply", "3P-200-480",
                                       "--ashrae-class", "A3", "--drives", "4", "--raid",
-                                      "RAID 10"])
+                                      "RAID 10", "--vendor", "Acme", "--model", "M1",
+                                      "--serial", "S1"])
     sut = config_from_args(args).sut
-    assert (sut.vendor, sut.model, sut.serial) == ("", "", "")  # never the simulated SUT's
+    assert (sut.vendor, sut.model, sut.serial) == ("Acme", "M1", "S1")  # never the simulated SUT's
     assert (sut.raw_capacity_bytes, sut.supply, sut.ashrae_class) == (480 * 10**9,
                                                                       "3P-200-480", "A3")
     sim = config_from_args(build_parser().parse_args(["run"])).sut

@@ -17,7 +17,7 @@ from app.storage.db import open_database
 from tests.support.bundles import assert_verifies
 
 #: what a run outside the simulated labs must declare about its SUT (cmd_run)
-DECLARED = ("--capacity-gb", "0.016", "--supply", "1P-200-240", "--ashrae-class", "A2",
+DECLARED = ("--vendor", "Acme", "--model", "M1", "--serial", "S1", "--capacity-gb", "0.016", "--supply", "1P-200-240", "--ashrae-class", "A2",
             "--drives", "1", "--raid", "JBOD")
 
 pytestmark = [pytest.mark.fio,

@@ -343,7 +343,7 @@ def test_the_wizard_shows_the_advised_plan_and_records_the_operators_tick(qtbot,
                                                                            tmp_path) -> None:
     """The review page offers the stored plan of the same SUT, unticked; ticking it is the
     confirmation the run's configuration records."""
-    from ui.wizard.model import WizardEntries
+    from app.run_entries import RunEntries
     from ui.wizard.profiles import SutProfileStore
     from ui.wizard.wizard import NewRunWizard
     from tests.support.gui import click_next, fill_sut
@@ -357,7 +357,7 @@ def test_the_wizard_shows_the_advised_plan_and_records_the_operators_tick(qtbot,
         asked.append(sut)
         return AdvisedPlan("1234abcd" + "0" * 24, "2026-11-22T10:00:00+00:00", plan)
 
-    wizard = NewRunWizard(entries=WizardEntries(method="smoke"), simulated_lab="sim-direct",
+    wizard = NewRunWizard(entries=RunEntries(method="smoke"), simulated_lab="sim-direct",
                           store=SutProfileStore(tmp_path / "profiles.json"), range_advice=advice)
     qtbot.addWidget(wizard)
     wizard.show()

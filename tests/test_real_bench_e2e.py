@@ -14,8 +14,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-from datetime import date, timedelta
-from pathlib import Path
 
 import pytest
 
@@ -24,15 +22,9 @@ from app.cli import cmd_run
 from app.cli.main import main
 from app.storage.db import open_database
 from drivers.clock import FakeClock
+from tests.support.compliant_bench import (CALIBRATED, MAX_DRIVES, TAXONOMY,
+                                           approve_copy_and_compare, lab_files, unmet_criteria)
 from tests.support.real_bench import RealPtd, RealWt310e, StandInSut, real_daq970a
-
-SHIPPED = Path(__file__).resolve().parents[1] / "resources" / "methods"
-CALIBRATED = (date.today() - timedelta(days=40)).isoformat()
-SUT = {"vendor": "Acme", "model": "StoreMax 9000", "serial": "SM9-000123",
-       "firmware": "4.2.1", "raw_capacity": "7.3 TB", "drives": 24, "drive_type": "HDD",
-       "raid": "RAID 10", "supply": "1P-200-240", "ashrae_class": "A2",
-       "power_supplies": {"count": 2, "redundancy": "1+1", "nameplate_w": 1600},
-       "power_inputs": {"psu-a": 1, "psu-b": 2}}
 
 
 def _meter_options(meter: str, ptd: RealPtd, wt: RealWt310e) -> list[str]:
@@ -54,14 +46,7 @@ def compliant_run(request, tmp_path_factory):
     the fake clock injected into the CLI. Yields (station database URL, the run's JSON,
     folder)."""
     tmp_path = tmp_path_factory.mktemp("bench")
-    variant = tmp_path / "emerald-5s.toml"
-    variant.write_text(f'base = "{SHIPPED / "emerald-block-v3.toml"}"\nname = "emerald-5s"\n'
-                       'version = "test"\ntitle = "Emerald at a 5 s sample period"\n'
-                       'compliant = false\nvariant_of = "emerald-block-v3"\n\n'
-                       "sample_period_s = 5.0\n\n[sampling]\nmeter_silence_limit_s = 60.0\n",
-                       encoding="utf-8")
-    sut = tmp_path / "storemax.json"
-    sut.write_text(json.dumps(SUT), encoding="utf-8")
+    files = lab_files(tmp_path)
     db = f"sqlite:///{tmp_path / 'station.db'}"
     clock = FakeClock()
     with pytest.MonkeyPatch.context() as patch, RealPtd() as ptd, RealWt310e(clock=clock) as wt, \
@@ -71,9 +56,9 @@ def compliant_run(request, tmp_path_factory):
         patch.setattr(cmd_run, "INJECTED_CLOCK", clock)
         patch.setattr("app.labs.simulated_engine",
                       lambda sut_, config, clock: StandInSut(sut_, clock))
-        argv = ["run", "--lab", "sim", "--method", str(variant), "--taxonomy", "removable-1",
-                "--max-drives", "1", "--sut", str(sut), "--thermo-driver", "daq970a", "--thermo-resource",
-                daq.resource, "--thermo-calibration", CALIBRATED, "--thermo-certificate",
+        argv = ["run", "--lab", "sim", "--method", str(files.method), "--taxonomy", TAXONOMY,
+                "--max-drives", str(MAX_DRIVES), "--sut", str(files.sut), "--thermo-driver",
+                "daq970a", "--thermo-resource", daq.resource, "--thermo-calibration", CALIBRATED, "--thermo-certificate",
                 "KS-1187", "--operator", "tech-1", "--db", db, "--out", str(tmp_path / "out"),
                 "--json", "--quiet"]
         argv += _meter_options(request.param, ptd, wt)
@@ -89,7 +74,7 @@ def compliant_run(request, tmp_path_factory):
 @pytest.mark.slow  # ~6 s CPU per meter set-up: 12 h conditioning and 2 × 40 min at 5 s, over TCP
 def test_a_lab_configured_bench_ends_compliant(compliant_run) -> None:
     db, out, _, meter = compliant_run
-    failures = [c for c in out["compliance"]["criteria"] if c["verdict"] != "MET"]
+    failures = unmet_criteria(out["compliance"])
     assert not failures, (failures, [(m["name"], m["reason"]) for m in out["metrics"]
                                      if not m["valid"]])
     assert out["compliance"]["compliant"] is True
@@ -101,24 +86,9 @@ def test_a_lab_configured_bench_ends_compliant(compliant_run) -> None:
 
 @pytest.mark.slow  # a PostgreSQL server started and stopped, two reports rendered per side
 @pytest.mark.skipif(bool(pg_server.available()), reason=pg_server.available())
-def test_the_approved_run_copied_to_postgresql_prints_the_same_report(compliant_run,
-                                                                      capsys) -> None:
+def test_the_approved_run_copied_to_postgresql_prints_the_same_report(compliant_run) -> None:
     db, out, folder, meter = compliant_run
     if meter != "ptdaemon-2ch":
         pytest.skip("one meter set-up is enough for the copy (a PostgreSQL server each)")
-    run_id = out["run_id"]
-    assert main(["runs", "approve", run_id, "--by", "qa-anna", "--statement",
-                 "figures checked against the raw samples", "--confirm",
-                 "the hash and the report must survive the copy whatever the verdict",
-                 "--db", db]) == 0
-    with pg_server.postgres_server() as pg_url:
-        assert main(["db", "copy", "--from", db, "--to", pg_url, "--run", run_id]) == 0
-        for name, url in (("station", db), ("lab", pg_url)):
-            assert main(["report", run_id, "--pdf", str(folder / f"{name}.pdf"), "--xlsx",
-                         str(folder / f"{name}.xlsx"), "--db", url]) == 0
-        capsys.readouterr()
-        assert main(["runs", "show", run_id, "--db", pg_url, "--json"]) == 0
-        shown = json.loads(capsys.readouterr().out)
-    assert (folder / "station.pdf").read_bytes() == (folder / "lab.pdf").read_bytes()
-    assert (folder / "station.xlsx").read_bytes() == (folder / "lab.xlsx").read_bytes()
+    shown = approve_copy_and_compare(db, out["run_id"], folder)
     assert shown["sign_off"].endswith("approved by qa-anna"), shown["sign_off"]

@@ -30,6 +30,7 @@ from app.storage.errors import DiskFullError, classify
 from app.storage.synthetic import full_run, run_started
 from app.storage.writer import RunWriter
 from drivers.clock import FakeClock
+from tests.support.journals import journal_of_full_run, power_count
 from drivers.interfaces import FLAG_OVERRANGE, FLAG_UNCERTAINTY_UNKNOWN, PowerSample
 
 
@@ -302,33 +303,13 @@ def test_disk_io_error_on_a_full_disk_is_reported_as_disk_full(
 
 # --- (c) torn tail, (d) idempotent import --------------------------------------------------
 
-def _journal_of_full_run(url: str, run_id: str) -> tuple[Path, list[ev.RunEvent], int]:
-    """A journal holding a whole synthetic run, one record per event; returns its path, the
-    events, and the byte offset where the last record (RunFinished) starts."""
-    from app.storage.journal import JournalFile, journal_path, new_header, reserve_bytes
-
-    events = [e for e in full_run(run_id=run_id) if not isinstance(e, ev.Progress)]
-    journal = JournalFile.create(journal_path(run_id),
-                                 new_header(run_id, url, reserve_bytes(240.0, 2.0)))
-    for seq, event in enumerate(events[:-1], start=1):
-        journal.append([(seq, event)])
-    last_starts = journal.end
-    journal.append([(len(events), events[-1])])
-    journal.close()
-    return journal.path, events, last_starts
-
-
-def _power_count(events: list[ev.RunEvent]) -> int:
-    return sum(len(e.samples) for e in events if isinstance(e, ev.PowerSamples))
-
-
 @pytest.mark.parametrize("tear", ["zeroed", "truncated", "flipped"])
 def test_a_torn_tail_is_ignored_and_everything_before_it_imported(tmp_path: Path,
                                                                   tear: str) -> None:
     from app.storage.recover import recover
 
     url = f"sqlite:///{tmp_path / 'runs.db'}"
-    path, events, cut = _journal_of_full_run(url, "torn-run")
+    path, events, cut = journal_of_full_run(url, "torn-run")
     data = bytearray(path.read_bytes())
     end = data.index(bytes(8), cut + 8)  # the end marker after the last record
     half = cut + (end - cut) // 2
@@ -346,7 +327,7 @@ def test_a_torn_tail_is_ignored_and_everything_before_it_imported(tmp_path: Path
     assert result.torn_at == cut and result.applied == len(events) - 1
     assert "cut short by a crash" in result.describe()
     run = database.load_run("torn-run")
-    assert len(run.power) == _power_count(events)  # RunFinished was the torn record
+    assert len(run.power) == power_count(events)  # RunFinished was the torn record
     assert run.status is RunStatus.INTERRUPTED and run.duration_s == run.power.t[-1]
     assert not path.exists()
 
@@ -354,14 +335,14 @@ def test_a_torn_tail_is_ignored_and_everything_before_it_imported(tmp_path: Path
 def test_recovering_twice_stores_every_event_once(tmp_path: Path,
                                                   capsys: pytest.CaptureFixture) -> None:
     url = f"sqlite:///{tmp_path / 'runs.db'}"
-    path, events, _ = _journal_of_full_run(url, "twice-run")
+    path, events, _ = journal_of_full_run(url, "twice-run")
     copy = tmp_path / "copy.swj"
     shutil.copy(path, copy)
     assert main(["db", "recover", "--db", url]) == 0
     assert "twice-run" in capsys.readouterr().out
     database = open_database(url, recover_journals=False)
     first = database.load_run("twice-run")
-    assert len(first.power) == _power_count(events) and first.status is RunStatus.COMPLETED
+    assert len(first.power) == power_count(events) and first.status is RunStatus.COMPLETED
 
     assert main(["db", "recover", "--db", url, "--journal", str(copy)]) == 0
     out = capsys.readouterr().out
@@ -401,7 +382,7 @@ def test_part_stored_part_journaled_is_completed_without_duplicates(tmp_path: Pa
     assert len(recover(database).imported) == 1
     assert recover(database, [tmp_path / "again.swj"]).imported[0].applied == 0
     run = database.load_run("half-run")
-    assert len(run.power) == _power_count(events) and run.status is RunStatus.COMPLETED
+    assert len(run.power) == power_count(events) and run.status is RunStatus.COMPLETED
 
 
 # --- the journal itself ---------------------------------------------------------------------
@@ -471,4 +452,4 @@ def test_the_journal_is_emptied_when_the_database_works_again_and_reused(
         writer(event)
     assert writer.close().in_database and not journal.exists()
     run = database.load_run("twice-locked")
-    assert len(run.power) == _power_count(events) and run.status is RunStatus.COMPLETED
+    assert len(run.power) == power_count(events) and run.status is RunStatus.COMPLETED

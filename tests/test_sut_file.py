@@ -13,7 +13,7 @@ from app.cli.cmd_run import config_from_args
 from app.cli.main import build_parser
 from app.records import PowerSupplies, SutDescription
 from app.sut_file import SutFileError, load_sut_file, save_sut_file
-from ui.wizard.model import EntryError, WizardEntries, check_sut, parse_capacity
+from app.run_entries import EntryError, RunEntries, check_sut, parse_capacity
 
 LAB_SUT = {"vendor": "Acme", "model": "StoreMax 9000", "serial": "SM9-000123",
            "firmware": "4.2.1", "raw_capacity": "7.3 TB", "drives": 24, "drive_type": "SSD",
@@ -57,21 +57,27 @@ def test_a_bad_file_is_refused_naming_the_field(tmp_path: Path, changes: dict,
 
 def test_the_cli_takes_the_file_and_typed_options_override_it(tmp_path: Path) -> None:
     args = build_parser().parse_args(["run", "--lab", "local-fio", "--sut",
-                                      str(write(tmp_path)), "--target", "/tmp/x",
+                                      str(write(tmp_path)), "--target", str(tmp_path / "x"),
+                                      "--target-size", "1M",
                                       "--firmware", "4.2.2"])
     sut = config_from_args(args).sut
     assert (sut.vendor, sut.model, sut.firmware, sut.coms_on_during_test) == \
         ("Acme", "StoreMax 9000", "4.2.2", ("thin-provisioning",))
 
 
-def test_a_real_lab_never_gets_the_simulated_suts_identity() -> None:
-    args = build_parser().parse_args(["run", "--lab", "local-fio", "--target", "/tmp/x",
-                                      "--capacity-gb", "1.001", "--supply", "1P-200-240",
-                                      "--ashrae-class", "A2", "--drives", "2", "--raid",
-                                      "RAID 1"])
+def test_a_real_lab_never_gets_the_simulated_suts_identity(tmp_path: Path) -> None:
+    argv = ["run", "--lab", "local-fio", "--target", str(tmp_path / "x"), "--target-size",
+            "1M", "--capacity-gb", "1.001",
+            "--supply", "1P-200-240", "--ashrae-class", "A2", "--drives", "2", "--raid",
+            "RAID 1"]
+    with pytest.raises(ValueError, match="needs --sut FILE .the SUT description. or --vendor, "
+                       "--model, --serial:"):  # named, as in the wizard: never the simulated SUT
+        config_from_args(build_parser().parse_args(argv))
+    args = build_parser().parse_args([*argv, "--vendor", "Acme", "--model", "M1", "--serial",
+                                      "S1"])
     sut = config_from_args(args).sut
     simulated = SutDescription()
-    assert (sut.vendor, sut.model, sut.serial) == ("", "", "")
+    assert (sut.vendor, sut.model, sut.serial) == ("Acme", "M1", "S1")
     assert sut.drive_type != simulated.drive_type or sut.drive_type == ""
     # one rounding: the command line and the wizard store the same bytes for 1.001 GB
     assert sut.raw_capacity_bytes == parse_capacity("1.001", "GB") == 1_001_000_000
@@ -87,7 +93,7 @@ def test_the_cli_refuses_inputs_the_file_does_not_know(tmp_path: Path) -> None:
 
 
 def test_the_wizard_checks_supplies_by_the_files_rule() -> None:
-    base = WizardEntries(vendor="Acme", model="M", serial="S", capacity="1", psu_count=2,
+    base = RunEntries(vendor="Acme", model="M", serial="S", capacity="1", psu_count=2,
                          psu_nameplate_w="1600")
     with pytest.raises(EntryError) as info:
         check_sut(base.__class__(**{**base.__dict__, "psu_redundancy": "2+1"}))

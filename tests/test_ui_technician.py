@@ -28,7 +28,7 @@ from ui.start_page import StartPage
 from ui.status_style import TONE_COLOURS
 from ui import report_export
 from drivers.clock import MonotonicClock
-from ui.wizard.model import WizardEntries, entries_from_config
+from app.run_entries import RunEntries, entries_from_config
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.wizard import NewRunWizard
 
@@ -116,7 +116,7 @@ def click_next_plain(qtbot, wizard: NewRunWizard) -> None:
 
 
 # --- 3 ----------------------------------------------------------------------------------------
-def to_review(qtbot, window: MainWindow, entries: WizardEntries | None = None):
+def to_review(qtbot, window: MainWindow, entries: RunEntries | None = None):
     wizard = window.new_run(entries)
     for _ in range(4):
         click_next(qtbot, wizard)

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from app.records import InstrumentConfig, RunConfig
 from drivers.simulators.meter import MeterSimulator
 from ui.wizard.connection import ConnectionReport, check_lab_instruments
-from ui.wizard.model import WizardEntries, config_from_wizard, entries_from_config
+from app.run_entries import RunEntries, config_from_entries, entries_from_config
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.wizard import NewRunWizard
 from tests.support.gui import click_next, fill_sut
@@ -166,7 +166,7 @@ def test_workload_page_refuses_station_files_and_needs_a_typed_path(qtbot, tmp_p
     db.write_bytes(b"SQLite format 3\0")
     notes = tmp_path / "notes.txt"
     notes.write_text("a lab's notes")
-    w = NewRunWizard(entries=WizardEntries(method="smoke"), simulated_lab="sim-direct",
+    w = NewRunWizard(entries=RunEntries(method="smoke"), simulated_lab="sim-direct",
                      store=SutProfileStore(tmp_path / "profiles.json"), protected=(str(db),))
     qtbot.addWidget(w)
     w.show()
@@ -208,9 +208,9 @@ def test_the_sut_declares_its_supply_and_ashrae_class(qtbot, wizard) -> None:
     page.supply.setCurrentIndex(page.supply.findData("1P-100-120"))
     page.ashrae_class.setCurrentIndex(page.ashrae_class.findData("A4"))
     entries = page.collect(wizard.entries())
-    sut = config_from_wizard(entries).sut
+    sut = config_from_entries(entries).sut
     assert (sut.supply, sut.ashrae_class) == ("1P-100-120", "A4")
-    again = entries_from_config(config_from_wizard(entries))
+    again = entries_from_config(config_from_entries(entries))
     assert (again.supply, again.ashrae_class) == ("1P-100-120", "A4")  # Repeat keeps them
 
 

@@ -19,7 +19,7 @@ from tests.support.documents import pdf_text
 from tests.support.recorded_runs import record_run
 from tests.support.gui import fill_sut
 from tests.support.gui import GOOD
-from ui.wizard.model import EntryError, config_from_wizard, entries_from_config
+from app.run_entries import EntryError, config_from_entries, entries_from_config
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.wizard import NewRunWizard
 
@@ -30,28 +30,28 @@ ON_AND_OFF = replace(GOOD, coms=("deduplication",), coms_off=("thin-provisioning
 
 
 def test_available_and_on_are_declared_as_the_cli_does() -> None:
-    sut = config_from_wizard(ON_AND_OFF).sut
+    sut = config_from_entries(ON_AND_OFF).sut
     assert sut.coms_declared == ("deduplication", "thin-provisioning")
     assert sut.coms_on_during_test == ("deduplication",)
 
 
 def test_a_com_the_method_does_not_offer_is_refused_naming_it() -> None:
     with pytest.raises(EntryError) as err:
-        config_from_wizard(replace(GOOD, coms_off=("dedupe",)))
+        config_from_entries(replace(GOOD, coms_off=("dedupe",)))
     assert err.value.field == "coms"
     assert "unknown COM id dedupe: the method knows snapshot-ro" in err.value.message
 
 
 def test_repeating_a_run_restores_available_and_on() -> None:
-    original = config_from_wizard(ON_AND_OFF)
+    original = config_from_entries(ON_AND_OFF)
     entries = entries_from_config(original)
     assert (entries.coms, entries.coms_off) == (("deduplication",), ("thin-provisioning",))
-    assert config_from_wizard(entries) == original
+    assert config_from_entries(entries) == original
 
 
 def test_a_saved_profile_keeps_available_and_on(tmp_path: Path) -> None:
     store = SutProfileStore(tmp_path / "profiles.json")
-    sut = config_from_wizard(ON_AND_OFF).sut
+    sut = config_from_entries(ON_AND_OFF).sut
     store.save("lab array", sut)
     assert store.load_all()["lab array"] == sut
 

@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tests.support.fuzz_limits import memory_cap
-from ui.wizard.model import (CAPACITY_UNITS, DRIVE_TYPES, RAID_LEVELS, WORKLOAD_MODES,
-                             EntryError, WizardEntries, parse_capacity)
+from app.run_entries import (CAPACITY_UNITS, DRIVE_TYPES, RAID_LEVELS, WORKLOAD_MODES,
+                             EntryError, RunEntries, parse_capacity)
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.wizard import NewRunWizard
 
@@ -39,21 +39,21 @@ def wizard(tmp_path_factory):  # type: ignore[no-untyped-def]
 
     _app = QApplication.instance() or QApplication([])
     root = tmp_path_factory.mktemp("wizard-fuzz")
-    w = NewRunWizard(entries=WizardEntries(method="smoke"), simulated_lab="sim-direct",
+    w = NewRunWizard(entries=RunEntries(method="smoke"), simulated_lab="sim-direct",
                      store=SutProfileStore(root / "profiles.json"))
     yield w
     w.deleteLater()
 
 
 @st.composite
-def entries(draw, wizard: NewRunWizard) -> WizardEntries:  # type: ignore[no-untyped-def]
+def entries(draw, wizard: NewRunWizard) -> RunEntries:  # type: ignore[no-untyped-def]
     texts = {"vendor": "Acme", "model": "A1", "serial": "S1", "capacity": "7.3"}
     texts |= {name: draw(TEXT) for name in draw(st.lists(st.sampled_from(FIELDS), min_size=1,
                                                          max_size=4, unique=True))}
     methods = [wizard.workload_page.method.itemData(i)
                for i in range(wizard.workload_page.method.count())]
     spin = wizard.sut_page.drive_count
-    return WizardEntries(
+    return RunEntries(
         **texts, capacity_unit=draw(st.sampled_from(sorted(CAPACITY_UNITS))),
         decimal_point=draw(st.sampled_from([".", ","])),
         drive_count=draw(st.integers(spin.minimum(), spin.maximum())),

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.records import PowerInput
-from ui.wizard.model import WizardEntries, config_from_wizard, entries_from_config
+from app.run_entries import RunEntries, config_from_entries, entries_from_config
 from ui.wizard.power_inputs_table import ELEMENT, NAME, RESULT, TEST
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.wizard import NewRunWizard
@@ -18,7 +18,7 @@ from tests.support.gui import click_next, fill_sut
 @pytest.fixture
 def page(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("STORWATT_DATA_DIR", str(tmp_path / "data"))
-    w = NewRunWizard(entries=WizardEntries(method="smoke"), simulated_lab="sim",
+    w = NewRunWizard(entries=RunEntries(method="smoke"), simulated_lab="sim",
                      store=SutProfileStore(tmp_path / "profiles.json"))
     qtbot.addWidget(w)
     w.show()
@@ -36,7 +36,7 @@ def test_rows_become_the_runs_inputs_and_each_row_tests_its_own_meter(qtbot, pag
     table = page.power_inputs
     table.add_row(PowerInput("psu-a", "sim", "wt310"))
     table.add_row(PowerInput("shelf", "sim", "wt333e", wiring="3P4W"))
-    config = config_from_wizard(page.entries())
+    config = config_from_entries(page.entries())
     assert config.power_inputs == (PowerInput("psu-a", "sim", "wt310"),
                                    PowerInput("shelf", "sim", "wt333e", wiring="3P4W"))
     qtbot.mouseClick(table.table.cellWidget(1, TEST), Qt.MouseButton.LeftButton)

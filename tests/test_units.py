@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.units import UnitError, parse_capacity, parse_number, parse_size
-from ui.wizard.model import EntryError, WizardEntries, check_sut
+from app.run_entries import EntryError, RunEntries, check_sut
 
 TB = 10**12
 
@@ -49,8 +49,8 @@ def test_a_decimal_comma_is_read_like_a_point_when_it_cannot_group(value: float)
 
 
 def test_the_wizard_uses_the_shared_parser() -> None:
-    entries = WizardEntries(vendor="A", model="B", serial="C", capacity="7,3 TB",
+    entries = RunEntries(vendor="A", model="B", serial="C", capacity="7,3 TB",
                             capacity_unit="GB")
     assert check_sut(entries).raw_capacity_bytes == 7_300_000_000_000
     with pytest.raises(EntryError, match="unknown unit"):
-        check_sut(WizardEntries(vendor="A", model="B", serial="C", capacity="7 parsecs"))
+        check_sut(RunEntries(vendor="A", model="B", serial="C", capacity="7 parsecs"))

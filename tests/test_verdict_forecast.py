@@ -67,7 +67,7 @@ def test_the_short_method_is_forecast_non_compliant_on_its_numbers() -> None:
 
 def test_the_review_page_and_the_confirmation_show_the_forecast(qtbot, tmp_path) -> None:
     pytest.importorskip("pytestqt")
-    from ui.wizard.model import entries_from_config
+    from app.run_entries import entries_from_config
     from ui.wizard.wizard import NewRunWizard
 
     asked: list[str] = []

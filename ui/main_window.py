@@ -39,7 +39,7 @@ from ui.run_view import RunView
 from ui.screen_fit import fit_to_screen, keep_on_screen
 from ui.settings import station_settings
 from ui.start_page import StartPage
-from ui.wizard.model import WizardEntries, entries_from_config
+from app.run_entries import RunEntries, entries_from_config
 
 if TYPE_CHECKING:  # loaded when first opened: not on the way to the first painted window
     from ui.history.view import HistoryView
@@ -191,7 +191,7 @@ class MainWindow(QMainWindow):
         history.load_detail(run_id)
         return history
 
-    def new_run(self, entries: WizardEntries | None = None) -> NewRunWizard | None:
+    def new_run(self, entries: RunEntries | None = None) -> NewRunWizard | None:
         if self.run_view.running:
             self.statusBar().showMessage("A run is in progress: finish or abort it first.")
             return None

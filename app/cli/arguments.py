@@ -12,15 +12,11 @@ import math
 import re
 import sys
 from collections.abc import Iterable
-from datetime import date
 
-from app.calibration import CalibrationEntryError, checked_certificate, checked_date
+from app import run_fields
 from app.records import WIRINGS, PowerInput
+from app.run_fields import EntryError
 
-#: a SUT raw capacity above 10^9 GB (1 EB) is a typo; it also keeps bytes inside SQLite's int64
-MAX_CAPACITY_GB = 1e9
-#: an SUT's drive count: past a million it is a typo (and stays a storable integer)
-MAX_DRIVES = 1_000_000
 #: how much of a long typed value a message quotes
 SHOWN_CHARS = 40
 #: a typed value longer than this is clipped in a refusal (a path or name below it is shown whole)
@@ -33,28 +29,40 @@ MAX_LISTED = 10**9
 PORT_RANGE = (0, 65535)
 
 
-def capacity_gb(text: str) -> int:
-    """``--capacity-gb``: a finite number of GB (10^9 bytes), > 0 and ≤ :data:`MAX_CAPACITY_GB`,
-    as bytes rounded as the wizard and the SUT file round them (``app.units``): one rule, so
-    ``1.001`` is 1 001 000 000 bytes wherever it is typed."""
-    from app.units import CAPACITY_UNITS
-
-    value = _number(text, float)
-    if not math.isfinite(value) or value <= 0 or value > MAX_CAPACITY_GB:
-        raise argparse.ArgumentTypeError(
-            f"{_shown(text)} must be a finite number of GB > 0 and ≤ {MAX_CAPACITY_GB:.0e}")
-    raw_bytes = round(value * CAPACITY_UNITS["GB"])  # app.units.parse_quantity's rounding
-    if raw_bytes <= 0:
-        raise argparse.ArgumentTypeError(f"{_shown(text)} GB is less than one byte")
-    return raw_bytes
+def capacity_gb(text: str) -> str:
+    """``--capacity-gb``: the SUT's raw capacity in GB (10^9 bytes) unless a unit is typed,
+    by the one rule of every path (``app.run_fields.capacity_bytes``: ``1.001`` is
+    1 001 000 000 bytes wherever it is typed); kept as typed for the run's entries."""
+    _by_rule(run_fields.capacity_bytes, text)
+    return text
 
 
 def drive_count(text: str) -> int:
-    """``--drives``: a whole number from 1 to :data:`MAX_DRIVES`."""
-    value = _number(text, int)
-    if not 1 <= value <= MAX_DRIVES:
-        raise argparse.ArgumentTypeError(f"{_shown(text)} must be from 1 to {MAX_DRIVES}")
-    return value
+    """``--drives``: a whole number from 1 to ``app.run_fields.MAX_DRIVES``."""
+    return _by_rule(run_fields.drive_count, text)
+
+
+def sut_name(field: str):  # type: ignore[no-untyped-def]
+    """The argument type of one of the SUT's names (``--vendor`` …): its rule in
+    ``app.run_fields``, so the option and the wizard's field refuse alike."""
+    def text(value: str) -> str:
+        return _by_rule(run_fields.sut_name, field, value)
+
+    text.__name__ = "text"
+    return text
+
+
+def operator(value: str) -> str:
+    """``--operator``: the operator's name, by the wizard's rule."""
+    return _by_rule(run_fields.operator, value)
+
+
+def _by_rule(rule, *args):  # type: ignore[no-untyped-def]
+    """``rule(*args)``, its :class:`EntryError` as argparse's refusal with the same text."""
+    try:
+        return rule(*args)
+    except EntryError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def whole_number(low: int, high: int):  # type: ignore[no-untyped-def]
@@ -68,26 +76,6 @@ def whole_number(low: int, high: int):  # type: ignore[no-untyped-def]
 
     number.__name__ = "whole number"
     return number
-
-
-#: the stored lengths of what an operator types (app/storage/schema.py): refused past them
-#: where they are typed, so a run never stores on SQLite and fails on PostgreSQL (issue 24)
-MAX_NAME_CHARS = 200
-MAX_INPUT_NAME_CHARS = 100
-
-
-def short_text(limit: int = MAX_NAME_CHARS):  # type: ignore[no-untyped-def]
-    """An argument type for a one-line text of at most ``limit`` characters (a SUT's vendor,
-    model, serial, firmware; the operator): the column that stores it has that length."""
-    def text(value: str) -> str:
-        value = value.strip()
-        if len(value) > limit:
-            raise argparse.ArgumentTypeError(f"{_shown(value)} is longer than {limit} "
-                                             "characters")
-        return value
-
-    text.__name__ = "text"
-    return text
 
 
 def tcp_port(text: str) -> int:
@@ -156,9 +144,8 @@ def power_input(text: str) -> PowerInput:
         if key in values:
             raise argparse.ArgumentTypeError(f"key {key} given twice")
         values[key] = value.strip()
-    if len(values.get("name", "")) > MAX_INPUT_NAME_CHARS:
-        raise argparse.ArgumentTypeError(f"name={_shown(values['name'])} is longer than "
-                                         f"{MAX_INPUT_NAME_CHARS} characters")
+    if values.get("name"):
+        _by_rule(run_fields.power_input_name, values["name"])
     for key in ("name", "driver"):
         if not values.get(key):
             raise argparse.ArgumentTypeError(f"{key}= is required (e.g. name=psu-a,driver=wt300,"
@@ -175,30 +162,29 @@ def power_input(text: str) -> PowerInput:
     if wiring not in WIRINGS:
         raise argparse.ArgumentTypeError(f"wiring={_shown(values['wiring'])} is not one of "
                                          f"{', '.join(WIRINGS)}")
-    what = f"input {values['name']}'s"
-    try:
-        calibration = checked_date(values.get("calibration", ""), what)
-        certificate = checked_certificate(values.get("certificate", ""), what)
-    except CalibrationEntryError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return PowerInput(values["name"], values["driver"], values.get("resource", ""), element,
-                      wiring, calibration, certificate)
+    typed = PowerInput(values["name"], values["driver"], values.get("resource", ""), element,
+                       wiring, values.get("calibration", ""), values.get("certificate", ""))
+    return _by_rule(run_fields.power_inputs, [typed])[0]  # the input table's rule and text
 
 
-def calibration_date(text: str) -> str:
-    """``--meter-calibration``/``--thermo-calibration``: an ISO date, not after today."""
-    try:
-        return checked_date(text, "the")
-    except CalibrationEntryError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+def calibration_of(instrument: str):  # type: ignore[no-untyped-def]
+    """``--meter-calibration``/``--thermo-calibration``: an ISO date, not after today, by the
+    rule and text the wizard's field uses (``app.run_fields.calibration``)."""
+    def calibration_date(text: str) -> str:
+        return _by_rule(lambda t: run_fields.calibration(
+            instrument, run_fields.INSTRUMENTS[instrument][0], t, "")[0], text)
+
+    return calibration_date
 
 
-def certificate(text: str) -> str:
-    """``--meter-certificate``/``--thermo-certificate``: a reference, one line."""
-    try:
-        return checked_certificate(text, "the")
-    except CalibrationEntryError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+def certificate_of(instrument: str):  # type: ignore[no-untyped-def]
+    """``--meter-certificate``/``--thermo-certificate``: a reference, one line, by the rule
+    and text the wizard's field uses."""
+    def certificate(text: str) -> str:
+        return _by_rule(lambda t: run_fields.calibration(
+            instrument, run_fields.INSTRUMENTS[instrument][0], "", t)[1], text)
+
+    return certificate
 
 
 def _number(text: str, kind: type) -> float | int:

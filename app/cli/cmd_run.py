@@ -10,11 +10,11 @@ from pathlib import Path
 
 from app.cli import arguments
 from app.cli.cmd_methods import add_answer_arguments, answers_from_args
-from app.records import (LAB_KINDS, SIMULATED_LABS, UNDECLARED_SUT, InstrumentConfig,
-                         RunConfig, RunStatus, SutDescription)
-from app.sequencer.capacity_optimisation import declare_coms
+from app.records import (LAB_KINDS, SIMULATED_LABS, UNDECLARED_SUT, RunConfig, RunStatus,
+                         SutDescription)
+from app.run_entries import RunEntries, config_from_entries, sut_entries
+from app.run_fields import EntryError
 from app.storage.errors import StorageError
-from app.station import station_name
 from app.stop_signals import is_hang_up, leave_terminal, run_until_stopped
 from drivers.interfaces import InstrumentError, WorkloadError
 
@@ -60,15 +60,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "firmware, raw capacity, drives, RAID, COMs, supply, ASHRAE class, power "
                    "supplies and which input measures which; the wizard saves one, "
                    "docs/usage.md shows one); options typed beside it override its fields")
-    p.add_argument("--vendor", type=arguments.short_text(),
+    p.add_argument("--vendor", type=arguments.sut_name("vendor"),
                    help="SUT vendor (outside the simulated labs: printed on the report; or "
                    "give --sut)")
-    p.add_argument("--model", type=arguments.short_text(), help="SUT model")
-    p.add_argument("--serial", type=arguments.short_text(), help="SUT serial number")
-    p.add_argument("--firmware", type=arguments.short_text(), help="SUT firmware version")
+    p.add_argument("--model", type=arguments.sut_name("model"), help="SUT model")
+    p.add_argument("--serial", type=arguments.sut_name("serial"), help="SUT serial number")
+    p.add_argument("--firmware", type=arguments.sut_name("firmware"),
+                   help="SUT firmware version")
     p.add_argument("--capacity-gb", type=arguments.capacity_gb,
-                   help="SUT raw capacity in GB (10^9 bytes); required outside the simulated "
-                   "labs (EP_RI divides it by idle power)")
+                   help="SUT raw capacity in GB (10^9 bytes; or with its unit, e.g. '7.3 TB'); "
+                   "required outside the simulated labs (EP_RI divides it by idle power)")
     p.add_argument("--supply", help="SUT nominal supply, one of the method's voltage ranges: "
                    "1P-100-120, 1P-200-240 or 3P-200-480 (storwatt methods show lists them); "
                    "required outside the simulated labs (simulated SUT: 1P-200-240)")
@@ -76,7 +77,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "the inlet's allowable range; required outside the simulated labs "
                    "(simulated SUT: A2)")
     p.add_argument("--drives", type=arguments.drive_count, help="SUT drive count")
-    p.add_argument("--drive-type", choices=("HDD", "SSD"), help="SUT drive type")
+    p.add_argument("--drive-type", help="SUT drive type: HDD or SSD")
     p.add_argument("--com", action="append", default=[],
                    help="capacity optimisation available in the SUT and on during the test "
                    "(repeatable), e.g. deduplication; storwatt methods show lists the ids")
@@ -96,22 +97,24 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "[,wiring=1P2W|3P3W|3P4W][,calibration=YYYY-MM-DD][,certificate=REF]; "
                    "driver sim in a "
                    "simulated lab takes a simulated model as resource (wt310, wt333e …)")
-    p.add_argument("--meter-calibration", type=arguments.calibration_date, default="",
+    p.add_argument("--meter-calibration", type=arguments.calibration_of("meter"), default="",
                    metavar="YYYY-MM-DD", help="the power meter's last calibration date (from "
                    "its certificate; a date after today is refused)")
-    p.add_argument("--meter-certificate", type=arguments.certificate, default="",
+    p.add_argument("--meter-certificate", type=arguments.certificate_of("meter"), default="",
                    metavar="REF", help="the power meter's calibration certificate reference")
     p.add_argument("--thermo-driver", default="sim",
                    help="the inlet thermometer's driver (storwatt instruments lists them; "
                    "sim: the simulated lab's)")
     p.add_argument("--thermo-resource", default="",
                    help="the thermometer's address (VISA resource or host:port)")
-    p.add_argument("--thermo-calibration", type=arguments.calibration_date, default="",
+    p.add_argument("--thermo-calibration", type=arguments.calibration_of("thermo"),
+                   default="",
                    metavar="YYYY-MM-DD", help="the thermometer's last calibration date (from "
                    "its certificate; a date after today is refused)")
-    p.add_argument("--thermo-certificate", type=arguments.certificate, default="",
+    p.add_argument("--thermo-certificate", type=arguments.certificate_of("thermo"),
+                   default="",
                    metavar="REF", help="the thermometer's calibration certificate reference")
-    p.add_argument("--operator", default="", type=arguments.short_text(),
+    p.add_argument("--operator", default="", type=arguments.operator,
                    help="who runs the test (printed on the report)")
     p.add_argument("--resume", metavar="RUN_ID",
                    help="continue this INTERRUPTED run (id or unique prefix) from the next phase "
@@ -130,70 +133,88 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 #: what a real SUT must declare, without --sut: the simulated SUT's example values would be
 #: made-up facts about it (a wrong capacity gives a wrong EP_RI; a wrong supply or class
-#: checks nothing; a made-up RAID level puts "parity RAID: NOT VERIFIED" in its report)
-DECLARED_OUTSIDE_SIMULATION = (("capacity_gb", "--capacity-gb"), ("supply", "--supply"),
-                               ("ashrae_class", "--ashrae-class"), ("drives", "--drives"),
-                               ("raid", "--raid"))
-#: options that override a field of the SUT description (option key → SutDescription field)
+#: checks nothing; a made-up RAID level puts "parity RAID: NOT VERIFIED" in its report; its
+#: name would make every run "StorWatt Simulated array")
+DECLARED_OUTSIDE_SIMULATION = (("vendor", "--vendor"), ("model", "--model"),
+                               ("serial", "--serial"), ("capacity_gb", "--capacity-gb"),
+                               ("supply", "--supply"), ("ashrae_class", "--ashrae-class"),
+                               ("drives", "--drives"), ("raid", "--raid"))
+#: options that override an entry of the SUT description (option key → RunEntries field)
 SUT_OPTIONS = (("vendor", "vendor"), ("model", "model"), ("serial", "serial"),
                ("firmware", "firmware"), ("supply", "supply"), ("ashrae_class", "ashrae_class"),
-               ("capacity_gb", "raw_capacity_bytes"), ("drives", "drive_count"),
+               ("capacity_gb", "capacity"), ("drives", "drive_count"),
                ("drive_type", "drive_type"), ("raid", "raid"))
+#: the option a refused entry is typed as (``app.run_fields.EntryError.field``)
+ENTRY_OPTIONS = {"vendor": "--vendor", "model": "--model", "serial": "--serial",
+                 "firmware": "--firmware", "capacity": "--capacity-gb", "drive_count": "--drives",
+                 "drive_type": "--drive-type", "raid": "--raid",
+                 "operator": "--operator", "power_inputs": "--power-input",
+                 "meter_resource": "--meter-resource", "thermo_resource": "--thermo-resource",
+                 "meter_calibration": "--meter-calibration",
+                 "meter_certificate": "--meter-certificate",
+                 "thermo_calibration": "--thermo-calibration",
+                 "thermo_certificate": "--thermo-certificate", "targets": "--target",
+                 "load_hosts": "--load-host", "method": "--method"}
 
 
 def _declared_sut(args: argparse.Namespace) -> SutDescription:
-    """The SUT as declared: the --sut file, else the simulated SUT in a simulated lab and
-    nothing of it elsewhere (UNDECLARED_SUT), then each SUT option typed beside it."""
+    """The SUT as declared before the options typed beside it: the --sut file, else the
+    simulated SUT in a simulated lab and nothing of it elsewhere (UNDECLARED_SUT, every
+    field then typed as an option)."""
     from app.sut_file import load_sut_file
 
     if args.sut is not None:
-        sut = load_sut_file(args.sut)
-    elif args.lab in SIMULATED_LABS:
-        sut = SutDescription()
-    else:
-        missing = [flag for key, flag in DECLARED_OUTSIDE_SIMULATION
-                   if getattr(args, key) is None]
-        if missing:
-            raise ValueError(f"--lab {args.lab} needs --sut FILE (the SUT description) or "
-                             f"{', '.join(missing)}: nothing of the simulated SUT is used "
-                             "outside the simulated labs (method-notes §3, §4)")
-        sut = UNDECLARED_SUT
-    typed = {field: getattr(args, key) for key, field in SUT_OPTIONS
-             if getattr(args, key) not in (None, "")}
-    return replace(sut, **typed)
+        return load_sut_file(args.sut)
+    if args.lab in SIMULATED_LABS:
+        return SutDescription()
+    missing = [flag for key, flag in DECLARED_OUTSIDE_SIMULATION if getattr(args, key) is None]
+    if missing:
+        raise ValueError(f"--lab {args.lab} needs --sut FILE (the SUT description) or "
+                         f"{', '.join(missing)}: nothing of the simulated SUT is used "
+                         "outside the simulated labs (method-notes §3, §4)")
+    return UNDECLARED_SUT
 
 
-def config_from_args(args: argparse.Namespace) -> RunConfig:
-    names = [i.name for i in args.power_inputs]
-    if len(set(names)) < len(names):
-        raise ValueError(f"--power-input names must differ; given: {', '.join(names)}")
+def entries_from_args(args: argparse.Namespace) -> RunEntries:
+    """The run's entries as the options give them, on top of the declared SUT — the same
+    entries the wizard's pages collect, for the one builder (``app.run_entries``)."""
     if args.power_inputs and (args.meter_driver != "sim" or args.meter_resource
                               or args.meter_calibration or args.meter_certificate):
         raise ValueError("give the power meter either as --meter-driver/--meter-resource (one "
                          "input) or as --power-input (each input), not both")
-    sut = _declared_sut(args)
     answers = answers_from_args(args)
-    reason = _classification_reason(args, answers)
+    entries = RunEntries(
+        taxonomy=args.taxonomy, classification_reason=_classification_reason(args, answers),
+        classification_answers=answers, **sut_entries(_declared_sut(args)),
+        workload_mode=("simulated" if args.lab in SIMULATED_LABS
+                       else "load-hosts" if args.load_host else "local-fio"),
+        simulated_lab=args.lab if args.lab in SIMULATED_LABS else "sim",
+        targets=tuple(args.target), target_size=args.target_size,
+        confirm_device=",".join(args.confirm_target), load_hosts=tuple(args.load_host),
+        buffered_io=args.buffered_io, method=args.method, meter_driver=args.meter_driver,
+        meter_resource=args.meter_resource, meter_calibration=args.meter_calibration,
+        meter_certificate=args.meter_certificate, thermo_driver=args.thermo_driver,
+        thermo_resource=args.thermo_resource, thermo_calibration=args.thermo_calibration,
+        thermo_certificate=args.thermo_certificate, operator=args.operator,
+        power_inputs=tuple(args.power_inputs))
+    typed = {entry: getattr(args, key) for key, entry in SUT_OPTIONS
+             if getattr(args, key) not in (None, "")}
+    if "capacity" in typed:
+        typed["capacity_unit"] = "GB"  # the option's unit, unless one is typed in its value
     if args.com or args.com_off or args.sut is None:  # typed COMs replace the file's
-        available, on = declare_coms(args.com, args.com_off)
-        sut = replace(sut, coms_declared=available, coms_on_during_test=on)
-    sut = replace(sut, targets=tuple(args.target), load_hosts=tuple(args.load_host))
-    unmapped = sorted({n for n, _ in sut.input_supplies} - set(names)) if names else []
-    if unmapped:
-        raise ValueError(f"the SUT description maps power input(s) {', '.join(unmapped)} to "
-                         f"a supply, but the run's inputs are {', '.join(names)}")
-    return RunConfig(method=args.method, taxonomy=args.taxonomy, lab=args.lab, sut=sut,
-                     power_meter=InstrumentConfig(args.meter_driver, args.meter_resource,
-                                                  calibration_date=args.meter_calibration,
-                                                  certificate=args.meter_certificate),
-                     power_inputs=tuple(args.power_inputs),
-                     temperature_meter=InstrumentConfig(args.thermo_driver, args.thermo_resource,
-                                                        calibration_date=args.thermo_calibration,
-                                                        certificate=args.thermo_certificate),
-                     operator=args.operator, target_size=args.target_size,
-                     buffered_io=args.buffered_io,
-                     confirm_device=",".join(args.confirm_target), station=station_name(),
-                     classification_reason=reason, classification_answers=answers)
+        typed |= {"coms": tuple(args.com), "coms_off": tuple(args.com_off)}
+    return replace(entries, **typed)
+
+
+def config_from_args(args: argparse.Namespace) -> RunConfig:
+    """The run configuration the options describe, built as the wizard builds it; a refused
+    entry names its option."""
+    entries = entries_from_args(args)
+    try:
+        return config_from_entries(entries)
+    except EntryError as exc:
+        option = ENTRY_OPTIONS.get(exc.field)
+        raise ValueError(f"{option}: {exc}" if option else str(exc)) from None
 
 
 #: the clock a run is timed by; None: the station's monotonic clock. Tests set it (a fake

@@ -27,7 +27,9 @@ from app.sequencer import events as ev
 from app.storage import schema as s
 from app.storage.apply import Entry, RunState, apply_events
 from app.storage.db import Database, interrupt_run
-from app.storage.errors import StorageError, classify
+from app.storage.errors import (CorruptDatabaseError, DatabaseLockedError,
+                                DatabaseUnreachableError, DiskFullError, StorageError,
+                                classify)
 from app.storage.journal import (SUFFIX, JournalContents, JournalError, JournalInUseError,
                                  database_key, journal_dir, open_for_import, read_header,
                                  read_journal)
@@ -69,16 +71,78 @@ class ImportResult:
 
 
 @dataclass(frozen=True)
+class NotImported:
+    """A journal the database could not take: which run, why, that the journal is kept
+    (the import is one transaction: nothing of it was stored, nothing of the file removed),
+    and what the technician can do next (issue 24: "never lost, with a clear message")."""
+
+    path: Path
+    why: str  # the storage error, as it was raised
+    run_id: str = ""  # "" when the journal's header cannot be read
+    started: str = ""  # when the run's journal was opened (its start), UTC
+    advice: str = ""
+
+    def describe(self) -> str:
+        if not self.run_id:  # nothing names the run: the file is all there is to go by
+            return f"{self.path}: NOT imported, the journal is kept: {self.why}"
+        started = f" (started {self.started})" if self.started else ""
+        return (f"run {self.run_id}{started}: NOT imported, the journal is kept unchanged at "
+                f"{self.path} (nothing of the run is lost): {self.why}"
+                + (f" — to store it: {self.advice}" if self.advice else ""))
+
+
+def not_imported(path: Path, exc: Exception, url: str) -> NotImported:
+    """What to tell about ``path`` that failed to import into the database at ``url``."""
+    try:
+        header = read_header(path)
+    except (JournalError, OSError):
+        return NotImported(path, str(exc))
+    return NotImported(path, str(exc), header.run_id, header.created_wall,
+                       _advice(exc, url, path))
+
+
+def _advice(exc: Exception, url: str, path: Path) -> str:
+    """The next step for each kind of storage error; '' where the error already says it
+    (a journal of another database names the command itself)."""
+    again = f"storwatt db recover --db {_shown(url)} --journal {path}"
+    if isinstance(exc, JournalError):
+        return ""
+    if isinstance(exc, DatabaseLockedError):
+        return f"close the program holding the database, then {again}"
+    if isinstance(exc, DiskFullError):
+        return f"free space on the database's disk, then {again}"
+    if isinstance(exc, DatabaseUnreachableError):
+        return f"once the database can be opened and written again, {again}"
+    if isinstance(exc, CorruptDatabaseError):
+        return f"restore the database from a backup (or move it aside), then {again}"
+    if isinstance(exc, OSError):
+        return f"make the journal file readable, then {again}"
+    # the database refused the run's data: trying again changes nothing
+    return ("the database refused the run's data, so importing again into it changes "
+            "nothing; import the journal into a new station file instead (storwatt db "
+            f"recover --db sqlite:///PATH/rescued.db --journal {path}), copy the run on with "
+            "storwatt db copy once the cause is fixed, and keep the journal until then")
+
+
+def _shown(url: str) -> str:
+    """The URL as a command to retype may show it: a server password masked."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except sa.exc.ArgumentError:
+        return url
+
+
+@dataclass(frozen=True)
 class RecoveryReport:
     imported: tuple[ImportResult, ...] = ()
     in_use: tuple[Path, ...] = ()  # journals a running StorWatt still writes
-    failed: tuple[tuple[Path, str], ...] = ()  # journals left in place, and why
+    failed: tuple[NotImported, ...] = ()  # journals left in place, why, and what to do
 
     def lines(self) -> list[str]:
         out = [r.describe() for r in self.imported]
         out += [f"{p}: in use by a running StorWatt; imported after that run ends"
                 for p in self.in_use]
-        out += [f"{p}: NOT imported, the journal is kept: {why}" for p, why in self.failed]
+        out += [f.describe() for f in self.failed]
         return out
 
 
@@ -139,7 +203,7 @@ def recover(database: Database, paths: Iterable[Path] | None = None) -> Recovery
         except JournalInUseError:
             in_use.append(Path(path))
         except (StorageError, OSError) as exc:
-            failed.append((Path(path), str(exc)))
+            failed.append(not_imported(Path(path), exc, database.url))
     return RecoveryReport(tuple(imported), tuple(in_use), tuple(failed))
 
 

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QWizard
 from app.records import RunConfig, RunStatus
 from app.storage.db import open_database
 from ui.main_window import MainWindow
-from ui.wizard.model import WizardEntries
+from app.run_entries import RunEntries
 from ui.wizard.wizard import NewRunWizard
 
 #: how long a test waits for a GUI run's event before failing (a run on the station's
@@ -21,7 +21,7 @@ RUN_TIMEOUT_MS = 90_000
 MID_RUN_S = 12.0
 
 #: wizard entries that pass every check
-GOOD = WizardEntries(taxonomy="online-2", vendor="Acme", model="Array 9", serial="AC-1",
+GOOD = RunEntries(taxonomy="online-2", vendor="Acme", model="Array 9", serial="AC-1",
                      capacity="7.3", capacity_unit="TB", drive_count=50, drive_type="HDD",
                      raid="RAID 6", coms=("deduplication",), method="smoke")
 

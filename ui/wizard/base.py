@@ -1,4 +1,4 @@
-"""Shared behaviour of the wizard pages: copy widgets ⇄ :class:`WizardEntries`, and block
+"""Shared behaviour of the wizard pages: copy widgets ⇄ :class:`RunEntries`, and block
 *Next* with a visible message naming what to fix (the rule itself lives in ``model``)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from PySide6.QtWidgets import QLabel, QWidget, QWizardPage
 
-from ui.wizard.model import EntryError, WizardEntries
+from app.run_entries import EntryError, RunEntries
 
 
 class EntryPage(QWizardPage):
@@ -24,16 +24,16 @@ class EntryPage(QWizardPage):
         self.widgets: dict[str, QWidget] = {}
 
     # subclasses: copy their widgets into the entries / from the entries
-    def collect(self, e: WizardEntries) -> WizardEntries:
+    def collect(self, e: RunEntries) -> RunEntries:
         return e
 
-    def load(self, e: WizardEntries) -> None:
+    def load(self, e: RunEntries) -> None:
         """Fill the widgets (resume); never called by navigation, so Back keeps entries."""
 
-    def check(self, e: WizardEntries) -> None:
+    def check(self, e: RunEntries) -> None:
         """Raise :class:`EntryError` when this page's entries cannot be accepted."""
 
-    def entries(self) -> WizardEntries:
+    def entries(self) -> RunEntries:
         return self.wizard().entries()  # type: ignore[attr-defined]
 
     def show_error(self, message: str, field: str = "") -> None:
@@ -57,5 +57,5 @@ class EntryPage(QWizardPage):
         return True
 
 
-def with_changes(e: WizardEntries, **changes) -> WizardEntries:
+def with_changes(e: RunEntries, **changes) -> RunEntries:
     return replace(e, **changes)

@@ -70,7 +70,7 @@ class ComChoices(QGroupBox):
             self.rows[com_id] = row
 
     def declared(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """(on during the test, available but off), as WizardEntries holds them."""
+        """(on during the test, available but off), as RunEntries holds them."""
         on = tuple(c for c, r in self.rows.items() if r.on.isChecked())
         off = tuple(c for c, r in self.rows.items()
                     if r.available.isChecked() and not r.on.isChecked())

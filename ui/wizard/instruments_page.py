@@ -21,8 +21,8 @@ from ui.wizard.base import EntryPage, with_changes
 from ui.wizard.connection import (SIMULATED, ConnectionReport, check_lab_instruments,
                                   driver_models, power_drivers, temperature_drivers)
 from ui.wizard.power_inputs_table import PowerInputsTable
-from ui.wizard.model import (EntryError, WizardEntries, check_instruments, check_power_inputs,
-                             check_instruments_tested, config_from_wizard)
+from app.run_entries import (EntryError, RunEntries, check_instruments, check_power_inputs,
+                             check_instruments_tested, config_from_entries)
 
 THERMO_DRIVERS = (SIMULATED, "none")
 NOT_TESTED = "Not tested yet."
@@ -111,7 +111,7 @@ class InstrumentsPage(EntryPage):
                         "test_connection": self.test_button}
         self._driver_changed()
 
-    def collect(self, e: WizardEntries) -> WizardEntries:
+    def collect(self, e: RunEntries) -> RunEntries:
         try:  # a bad table row is reported by check(), naming the row
             inputs, self._table_error = self.power_inputs.inputs(), None
         except EntryError as exc:
@@ -148,7 +148,7 @@ class InstrumentsPage(EntryPage):
             self.result.setText(NOT_TESTED)
             self.result.setStyleSheet("")
 
-    def load(self, e: WizardEntries) -> None:
+    def load(self, e: RunEntries) -> None:
         if self.meter_driver.findText(e.meter_driver) < 0:
             self.meter_driver.addItem(e.meter_driver)
         self.meter_driver.setCurrentText(e.meter_driver)
@@ -165,9 +165,9 @@ class InstrumentsPage(EntryPage):
 
     def _row_config(self) -> RunConfig:
         """The run configuration a row's test opens its input with."""
-        return config_from_wizard(self.entries())
+        return config_from_entries(self.entries())
 
-    def check(self, e: WizardEntries) -> None:
+    def check(self, e: RunEntries) -> None:
         if self._table_error is not None:
             raise self._table_error
         check_power_inputs(e.power_inputs)
@@ -199,7 +199,7 @@ class InstrumentsPage(EntryPage):
     # --- connection test --------------------------------------------------------------------
     def test_connection(self) -> None:
         try:  # the run's own configuration: same lab kind, drivers, resources and SUT model
-            config = config_from_wizard(self.entries())
+            config = config_from_entries(self.entries())
         except EntryError as exc:
             self.show_error(exc.message, exc.field)
             return

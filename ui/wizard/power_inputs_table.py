@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QPushButton,
 
 from app.records import WIRINGS, PowerInput, RunConfig
 from ui.wizard.connection import SIMULATED, ConnectionReport, check_power_input, power_drivers
-from ui.wizard.model import EntryError
+from app.run_entries import EntryError
 
 COLUMNS = ("Name", "Driver", "Address (or simulated model)", "Element", "Wiring",
            "Calibrated on", "Certificate", "", "Result")

@@ -22,7 +22,7 @@ from app.storage.range_advisor import AdvisedPlan
 from app.verdict_forecast import forecast, forecast_evidence, forecast_text
 from ui.confirm import Confirm, ask_yes_no
 from ui.wizard.base import EntryPage, with_changes
-from ui.wizard.model import EntryError, WizardEntries, config_from_wizard
+from app.run_entries import EntryError, RunEntries, config_from_entries
 
 GB = 10**9
 
@@ -152,19 +152,19 @@ class ReviewPage(EntryPage):
         layout.addWidget(self.error)
         self.config: RunConfig | None = None
 
-    def collect(self, e: WizardEntries) -> WizardEntries:
+    def collect(self, e: RunEntries) -> RunEntries:
         reuse = self.advised is not None and self.reuse_ranges.isChecked()
         return with_changes(e, operator=self.operator.text(),
                             range_plan_from=self.advised.run_id if reuse and self.advised
                             else "")
 
-    def load(self, e: WizardEntries) -> None:
+    def load(self, e: RunEntries) -> None:
         self.operator.setText(e.operator)
 
     def initializePage(self) -> None:  # noqa: N802 (Qt naming)
         self.clear_error()
         try:
-            config = config_from_wizard(self.entries())
+            config = config_from_entries(self.entries())
             rows, total_s, latest_s, compliant = plan_rows(config)
         except (EntryError, MethodError, KeyError) as exc:
             self.config = None
@@ -230,11 +230,11 @@ class ReviewPage(EntryPage):
                             f"end about {end:%Y-%m-%d %H:%M} (plus any pre-fill).\n\n{verdict}"
                             "\n\nStart it now?")
 
-    def check(self, e: WizardEntries) -> None:
+    def check(self, e: RunEntries) -> None:
         if not e.operator.strip():
             raise EntryError("operator", "Enter the operator's name: the report and the "
                              "record name who ran the test.")
-        config = config_from_wizard(e)
+        config = config_from_entries(e)
         try:
             load_method(config.method).plan_for(config.category)
         except (MethodError, KeyError) as exc:

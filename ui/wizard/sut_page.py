@@ -15,8 +15,8 @@ from app.records import SutDescription
 from app.sut_file import SutFileError, load_sut_file, save_sut_file
 from ui.wizard.base import EntryPage, with_changes
 from ui.wizard.com_choices import ComChoices
-from ui.wizard.model import (CAPACITY_UNITS, DRIVE_TYPES, RAID_LEVELS, EntryError,
-                             WizardEntries, check_coms, check_sut, sut_entries)
+from app.run_entries import (CAPACITY_UNITS, DRIVE_TYPES, RAID_LEVELS, EntryError,
+                             RunEntries, check_coms, check_sut, sut_entries)
 from ui.wizard.profiles import ProfileStoreError, SutProfileStore
 
 
@@ -164,11 +164,13 @@ class SutPage(EntryPage):
         self.widgets = {"vendor": self.vendor, "model": self.model, "serial": self.serial,
                         "capacity": self.capacity, "drive_count": self.drive_count,
                         "capacity_unit": self.capacity_unit, "coms": self.coms,
-                        "power_supplies": self.psu_count, "raid": self.raid}
+                        "power_supplies": self.psu_count, "raid": self.raid,
+                        "notes": self.notes, "firmware": self.firmware,
+                        "drive_type": self.drive_type}
         self.refresh_profiles()
 
     # --- entries ----------------------------------------------------------------------------
-    def collect(self, e: WizardEntries) -> WizardEntries:
+    def collect(self, e: RunEntries) -> RunEntries:
         on, off = self.coms.declared()
         return with_changes(
             e, vendor=self.vendor.text(), model=self.model.text(), serial=self.serial.text(),
@@ -182,7 +184,7 @@ class SutPage(EntryPage):
             supply=self.supply.currentData(), ashrae_class=self.ashrae_class.currentData(),
             coms=on, coms_off=off)
 
-    def load(self, e: WizardEntries) -> None:
+    def load(self, e: RunEntries) -> None:
         self.vendor.setText(e.vendor)
         self.model.setText(e.model)
         self.serial.setText(e.serial)
@@ -204,7 +206,7 @@ class SutPage(EntryPage):
             self.show_error(f"Not carried over: COM {', '.join(unknown)} is offered by no "
                             f"installed method (offered: {', '.join(self.coms.rows)}).")
 
-    def check(self, e: WizardEntries) -> None:
+    def check(self, e: RunEntries) -> None:
         check_coms(self.coms.rows, check_sut(e))  # the review page checks the method's list
 
     # --- profiles ---------------------------------------------------------------------------
@@ -233,7 +235,7 @@ class SutPage(EntryPage):
         self.profile_name.setText(name)
 
     def load_sut(self, sut: SutDescription) -> None:
-        self.load(with_changes(self.collect(WizardEntries()), **sut_entries(sut)))
+        self.load(with_changes(self.collect(RunEntries()), **sut_entries(sut)))
 
     # --- the SUT file a lab keeps (app.sut_file; storwatt run --sut reads it) ----------------
     def load_file(self, path: Path) -> bool:
@@ -248,7 +250,7 @@ class SutPage(EntryPage):
 
     def save_file(self, path: Path) -> bool:
         try:
-            save_sut_file(path, check_sut(self.collect(WizardEntries())))
+            save_sut_file(path, check_sut(self.collect(RunEntries())))
         except EntryError as exc:
             self.show_error(exc.message, exc.field)
             return False
@@ -273,7 +275,7 @@ class SutPage(EntryPage):
 
     def save_profile(self) -> None:
         try:
-            sut = check_sut(self.collect(WizardEntries()))
+            sut = check_sut(self.collect(RunEntries()))
             self.store.save(self.profile_name.text(), sut)
         except EntryError as exc:
             self.show_error(exc.message, exc.field)

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QLa
                                QSpinBox, QVBoxLayout, QWidget)
 
 from ui.wizard.base import EntryPage, with_changes
-from ui.wizard.model import EntryError, WizardEntries
+from app.run_entries import EntryError, RunEntries
 from ui.wizard.taxonomy_view import CategoryChoice, Derived, Question, current_taxonomy
 
 
@@ -134,7 +134,7 @@ class TaxonomyPage(EntryPage):
         self.ruled_out.setText("<br>".join(f"✘ {r}" for r in d.ruled_out))
 
     # --- entries ----------------------------------------------------------------------------
-    def collect(self, e: WizardEntries) -> WizardEntries:
+    def collect(self, e: RunEntries) -> RunEntries:
         if self.derived is None:
             return with_changes(e, taxonomy="")
         reason = self.derived.reason or ""
@@ -143,7 +143,7 @@ class TaxonomyPage(EntryPage):
         return with_changes(e, taxonomy=self.derived.taxonomy, classification_reason=reason,
                             classification_answers=self.answers())
 
-    def load(self, e: WizardEntries) -> None:
+    def load(self, e: RunEntries) -> None:
         """Pre-fill from an earlier run: the answers it stored, so the fields show what gave
         its classification. A run stored before answers were kept (or whose answers no
         longer derive the same level) keeps its classification until an answer changes."""
@@ -168,7 +168,7 @@ class TaxonomyPage(EntryPage):
                                        "answer to derive it again.")
             self.ruled_out.setText(e.classification_reason)
 
-    def check(self, e: WizardEntries) -> None:
+    def check(self, e: RunEntries) -> None:
         if self.derived is None or not e.taxonomy:
             raise EntryError("category", "The answers give no classification: check them.")
         chosen = next((c for c in self.choices if c.id == self.category_id()), None)

@@ -1,8 +1,8 @@
 """The new-run wizard (QWizard): taxonomy → SUT → workload → instruments → review → Start.
 
-Each page copies its widgets into one :class:`WizardEntries`; Back never resets a page (pages
+Each page copies its widgets into one :class:`RunEntries`; Back never resets a page (pages
 fill their widgets only from :meth:`NewRunWizard.load`), and every rule that blocks Next lives in
-``ui.wizard.model`` where it is tested without Qt.
+``app.run_entries`` where it is tested without Qt.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from app.records import RunConfig
 from ui.confirm import Confirm, ask_yes_no
 from ui.wizard.base import EntryPage
 from ui.wizard.instruments_page import InstrumentsPage
-from ui.wizard.model import WizardEntries, config_from_wizard
+from app.run_entries import RunEntries, config_from_entries
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.review_page import RangeAdvice, ReviewPage
 from ui.wizard.sut_page import SutPage
@@ -27,7 +27,7 @@ from ui.wizard.workload_page import WorkloadPage
 
 
 class NewRunWizard(QWizard):
-    def __init__(self, parent: QWidget | None = None, *, entries: WizardEntries | None = None,
+    def __init__(self, parent: QWidget | None = None, *, entries: RunEntries | None = None,
                  simulated_lab: str = "sim", store: SutProfileStore | None = None,
                  protected: Sequence[str] = (), confirm: Confirm = ask_yes_no,
                  range_advice: RangeAdvice | None = None) -> None:
@@ -43,7 +43,7 @@ class NewRunWizard(QWizard):
         self.setButtonText(QWizard.WizardButton.NextButton, "&Next >")
         self.setButtonText(QWizard.WizardButton.BackButton, "< &Back")
         # the station's --lab decides what 'simulated' means, whatever an earlier run used
-        self.base = replace(entries or WizardEntries(), simulated_lab=simulated_lab)
+        self.base = replace(entries or RunEntries(), simulated_lab=simulated_lab)
         self.taxonomy_page = TaxonomyPage()
         self.sut_page = SutPage(store)
         self.workload_page = WorkloadPage(simulated_lab, protected)
@@ -79,16 +79,16 @@ class NewRunWizard(QWizard):
             return True
         return super().eventFilter(watched, event)
 
-    def load(self, entries: WizardEntries) -> None:
+    def load(self, entries: RunEntries) -> None:
         """Fill every page (used once at construction: a new run or a repeated set-up)."""
         for page in self.pages:
             page.load(entries)
 
-    def entries(self) -> WizardEntries:
+    def entries(self) -> RunEntries:
         e = self.base
         for page in self.pages:
             e = page.collect(e)
         return e
 
     def run_config(self) -> RunConfig:
-        return config_from_wizard(self.entries())
+        return config_from_entries(self.entries())

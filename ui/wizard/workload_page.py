@@ -17,8 +17,8 @@ from app.compliance import assess_method
 from app.method.loader import MethodError, all_methods, load_method_file
 from app.method.model import Method
 from ui.wizard.base import EntryPage, with_changes
-from ui.wizard.model import WizardEntries, check_workload
-from ui.wizard.targets import target_safety
+from app.run_entries import RunEntries, check_targets, check_workload
+from app.target_verdict import target_safety
 
 MODES = (("simulated", "&Simulated lab (built-in simulated SUT and meters)"),
          ("local-fio", "Local &fio on this station against the targets below"),
@@ -147,7 +147,7 @@ class WorkloadPage(EntryPage):
     def mode(self) -> str:
         return next(k for k, b in self.mode_buttons.items() if b.isChecked())
 
-    def collect(self, e: WizardEntries) -> WizardEntries:
+    def collect(self, e: RunEntries) -> RunEntries:
         return with_changes(
             e, workload_mode=self.mode(), simulated_lab=self.simulated_lab,
             targets=tuple(self.targets.item(i).text() for i in range(self.targets.count())),
@@ -156,7 +156,7 @@ class WorkloadPage(EntryPage):
             load_hosts=tuple(h for h in self.hosts.toPlainText().splitlines() if h.strip()),
             method=self.method.currentData() or "")
 
-    def load(self, e: WizardEntries) -> None:
+    def load(self, e: RunEntries) -> None:
         self.mode_buttons.get(e.workload_mode, self.mode_buttons["simulated"]).setChecked(True)
         self.simulated_lab = e.simulated_lab
         self.targets.clear()
@@ -166,8 +166,9 @@ class WorkloadPage(EntryPage):
         self.hosts.setPlainText("\n".join(e.load_hosts))
         self.select_method(e.method)
 
-    def check(self, e: WizardEntries) -> None:
-        check_workload(e, self.protected)
+    def check(self, e: RunEntries) -> None:
+        check_workload(e)
+        check_targets(e, self.protected)
 
     def select_method(self, name: str) -> None:
         """Select a shipped method by name, or a method file by path (added if new)."""

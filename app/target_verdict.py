@@ -23,6 +23,8 @@ class TargetVerdict:
 def target_safety(path: str, scratch_size: str = "", confirm: str = "",
                   protected: Sequence[str] = ()) -> TargetVerdict:
     """``confirm``: the typed paths, comma separated; ``protected``: the station's own files."""
+    if "\x00" in path:  # no file system takes it (os.stat raised ValueError on the page)
+        return TargetVerdict(False, f"✘ {path!r}: a path cannot contain a NUL character")
     try:
         check = target_check(path, target_size=scratch_size, confirm=confirm,
                              protected=protected)
