@@ -48,7 +48,8 @@ def smoke_run(tmp_path_factory) -> SmokeRun:
 
 @pytest.mark.realtime("a smoke sequence on real fio, real clock")
 @pytest.mark.slow  # ~40 s: the whole abbreviated sequence with real fio
-def test_smoke_sequence_with_real_fio_stores_intervals_and_histograms(smoke_run) -> None:
+def test_smoke_sequence_with_real_fio_stores_intervals_and_histograms(smoke_run,
+                                                                      tmp_path: Path) -> None:
     db, out, code = smoke_run.db, smoke_run.out, smoke_run.code
     assert code == 0 and out["status"] == "COMPLETED"
     run = open_database(db).load_run(out["run_id"])
