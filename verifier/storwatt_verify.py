@@ -1506,7 +1506,9 @@ KEPT_UP_SHARE = 0.95
 #: the load generator alone kept up: this share of the asked rate, shares within these points
 GENERATOR_KEPT_RATE, GENERATOR_SHARE_PTS = 0.9, 0.5
 STEADY_STATE_PHASE = "PTS steady state"  # the matrix's preconditioning phase (method-notes §5)
-NO_WHOLE_DEPTH = "no whole queue depth left between the probes"
+#: the bisection ran out of steps; a multi-stream profile's steps are total rates, and the
+#: station says "rate step" for them (method-notes §2, "A rate step's words")
+NO_WHOLE_STEP = "no whole {step} left between the probes"
 
 
 def _category(b: Bundle) -> str:
@@ -1604,7 +1606,8 @@ def search_outcome(b: Bundle, r: dict[str, Any]) -> tuple[str, list[float], list
             findings.append(NO_PROBE_WITHIN)
         elif not _close_enough(chosen[2], limit, cfg["tolerance_pct"]):
             findings.append(LOAD_GENERATOR_LIMIT if all(_meets(p, limit, kept) for p in listed)
-                            else NO_WHOLE_DEPTH)
+                            else NO_WHOLE_STEP.format(
+                                step="rate step" if profile.get("streams") else "queue depth"))
     else:
         chosen = max(probes, key=lambda p: p[1])
         if len(listed) == len(depths) and not _over(listed, False, limit, kept):
