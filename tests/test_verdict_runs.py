@@ -302,6 +302,12 @@ def _changed(run: StoredRun, files: dict[str, bytes], case: str) -> tuple[Stored
                       ("classification_answers", {}))
         run = replace(run, config_snapshot=dict(run.config_snapshot, **{key: value}))
         config[key] = value
+    elif case == "pattern off the profile":  # the pre-run drew 10 points fewer reads
+        first = run.search_results[0]
+        pattern = replace(first.pattern, read_pct=first.pattern.read_pct - 10)
+        run = replace(run, search_results=(replace(first, pattern=pattern),
+                                           *run.search_results[1:]))
+        search[0]["pattern"]["read_pct"] = pattern.read_pct
     else:
         assert case == "load generator limit"
         note = "load generator limit reached: the deepest probe gave 12.0 ms"
@@ -317,7 +323,8 @@ def _changed(run: StoredRun, files: dict[str, bytes], case: str) -> tuple[Stored
     ("simulated meter", "Real instruments"), ("no calibration date", "Calibration"),
     ("calibration expired", "Calibration"), ("calibrated after the run", "Calibration"),
     ("ruled-out level", "Classification"), ("no answers", "Classification"),
-    ("load generator limit", "Intensity 100 reached")])
+    ("load generator limit", "Intensity 100 reached"),
+    ("pattern off the profile", "Access pattern (generator pre-run)")])
 def test_the_verifier_derives_the_criterion_a_changed_fact_breaks(runs, bundles, case,
                                                                     criterion):
     from tests.support.bundles import derived_compliance, read_files

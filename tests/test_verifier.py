@@ -567,3 +567,115 @@ def test_a_bundle_without_the_verdict_facts_takes_those_criteria_as_recorded(dem
         in out and "not checked: the classification (the bundle has no taxonomy" in out
     assert "[x] Real instruments: NOT MET" in out and "Classification:" not in out
     assert re.search(r"^\[x\] compliance verdict: NON-COMPLIANT .*Classification", out, re.M)
+
+
+@pytest.mark.process
+def test_a_stored_pattern_off_the_profile_fails_naming_the_criterion(demo, tmp_path) -> None:
+    """MW1's measured read share moved from 70 % to 60 % in `search.jsonl`, the manifest
+    rewritten and the station's "Access pattern (generator pre-run)" left MET: the verifier's
+    own judgement (method-notes §2) finds it NOT MET and names it."""
+    _, bundle = demo
+    status, out = verify(bundle)
+    assert re.search(r"^\[x\] Access pattern \(generator pre-run\): MET — .*MW1 \(modelled\)"
+                     r".*\(station MET\)", out, re.M), out
+
+    def fewer_reads(data: bytes) -> bytes:
+        items = _jsonl(data)
+        next(r for r in items if r["profile"] == "MW1")["pattern"]["read_pct"] = 60.0
+        return _dump_jsonl(items)
+    status, out = verify(tampered(bundle, tmp_path / "t.zip", {"search.jsonl": fewer_reads}))
+    assert status == 1 and re.search(
+        r"^\[ \] Access pattern \(generator pre-run\): NOT MET — MW1: 60\.0 % reads against "
+        r"the asked 70 % .*\(station MET\)", out, re.M), out
+    # the demo run is NON-COMPLIANT anyway; the verifier's overall line counts the pattern too
+    assert re.search(r"^\[x\] compliance verdict: NON-COMPLIANT .*Access pattern", out, re.M)
+
+
+def _on_profile(profile) -> dict:  # type: ignore[no-untyped-def]
+    """The pattern a 20,000-IO pre-run log of ``profile``'s job file shows when it draws
+    exactly what the profile asks, as `search.jsonl` stores it."""
+    curve = [[x, share, share] for x, share in ((0.1, 66.4), (1.0, 79.0), (10.0, 93.5),
+                                                (50.0, 98.6))]
+    return {"profile": profile.name, "ios": 20_000, "seconds": 1.0, "source": "fio",
+            "read_pct": profile.read_pct, "aligned": True, "uniformity_p": 0.4,
+            "sequential_pct": 100.0 if profile.pattern == "sequential" else 0.02,
+            "low_pct": 0.0, "high_pct": 100.0,
+            "streams": [{"name": s.name, "share_pct": s.share_pct, "read_pct": s.read_pct,
+                         "low_pct": s.offset_pct, "high_pct": s.offset_pct + s.size_pct,
+                         "sequential_pct": 100.0 if s.pattern == "sequential" else 0.0,
+                         "uniformity_p": None, "curve": curve if s.curved else []}
+                        for s in profile.streams]}
+
+
+def _pattern_edits() -> dict[str, object]:
+    """Each way a pre-run pattern can stand against the method's tolerances (method-notes §2),
+    on both sides of each tolerance where it has one."""
+    def whole(**changes):  # type: ignore[no-untyped-def]
+        return lambda p: None if p["streams"] else p.update(changes)
+
+    def stream(index: int, **changes):  # type: ignore[no-untyped-def]
+        return lambda p: None if not p["streams"] else p["streams"][index].update(changes)
+
+    def shifted(key: str, by: float):  # type: ignore[no-untyped-def]
+        return lambda p: p.update({key: p[key] + by})
+
+    def stream_shifted(index: int, key: str, by: float):  # type: ignore[no-untyped-def]
+        return lambda p: p["streams"] and p["streams"][index].update(
+            {key: p["streams"][index][key] + by})
+
+    def bent(by: float):  # type: ignore[no-untyped-def]
+        return lambda p: [s.update(curve=[[x, m + by, r] for x, m, r in s["curve"]])
+                          for s in p["streams"] if s["curve"]]
+    return {
+        "as asked": lambda p: None, "modelled": lambda p: p.update(ios=0, uniformity_p=None),
+        "reads +2.4": shifted("read_pct", 2.4), "reads -2.6": shifted("read_pct", -2.6),
+        "reads +3.5": shifted("read_pct", 3.5), "reads -10": shifted("read_pct", -10),
+        "not aligned": whole(aligned=False), "p 1e-5": whole(uniformity_p=1e-5),
+        "p 1e-7": whole(uniformity_p=1e-7), "starts at 5.1 %": whole(low_pct=5.1),
+        "ends at 94.9 %": whole(high_pct=94.9), "99.8 % sequential": whole(sequential_pct=99.8),
+        "1.5 % continuing": whole(sequential_pct=1.5),
+        "share +0.49": stream_shifted(0, "share_pct", 0.49),
+        "share -0.6": stream_shifted(0, "share_pct", -0.6),
+        "stream reads +3": stream_shifted(-1, "read_pct", 3.0),
+        "stream reads +6": stream_shifted(-1, "read_pct", 6.0),
+        "below its slice": stream_shifted(-1, "low_pct", -0.02),
+        "past its slice": stream_shifted(-1, "high_pct", 0.005),
+        "stream 99 % sequential": stream(0, sequential_pct=99.0),
+        "curve 1.9 off": bent(1.9), "curve 2.7 off": bent(2.7), "curve 4.5 off": bent(4.5),
+        "curve 10 off": bent(10.0),
+        "no curve": lambda p: [s.update(curve=[]) for s in p["streams"]],
+        "a stream missing": lambda p: p["streams"] and p["streams"].pop(),
+        "a stream not asked": lambda p: p["streams"] and p["streams"].append(
+            dict(p["streams"][0], name="extra")),
+        "another profile's name": lambda p: p.update(profile="NOPE")}
+
+
+def test_the_verifier_judges_a_pattern_as_the_station_does() -> None:
+    """The verifier's own pattern judgement (method-notes §2) against the station's
+    (`app/access_check.py`), pattern by pattern over every searched profile of the shipped
+    block method (the hot band's curved bands too) and each edit on either side of a
+    tolerance: the same number of departures, so the same verdict."""
+    import copy
+
+    from app.access_check import method_departures
+    from app.method.loader import load_method
+    from app.method.record import resolved_method
+    from app.storage.codec import pattern_from_json
+
+    method = load_method("emerald-block-v3")
+    stored = json.loads(json.dumps(resolved_method(method)))
+    mine = verifier_module().pattern_off
+    verdicts = set()
+    for profile in method.profiles:
+        if profile.trace is not None or profile.intensity_of is not None:
+            continue  # never searched: no pre-run pattern
+        for case, edit in _pattern_edits().items():
+            pattern = copy.deepcopy(_on_profile(profile))
+            edit(pattern)
+            theirs = method_departures(pattern_from_json(pattern), method)
+            ours = mine(json.loads(json.dumps(pattern)), stored)
+            assert len(ours) == len(theirs), (profile.name, case, ours, theirs)
+            verdicts.add((case, not ours))
+    assert ("as asked", True) in verdicts and ("modelled", True) in verdicts
+    assert {met for _, met in verdicts} == {True, False}
+    assert sum(not met for _, met in verdicts) >= 20  # most edits break some profile

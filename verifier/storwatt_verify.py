@@ -1263,6 +1263,128 @@ def _intensity(b: Bundle) -> Finding:
                    "method-notes §2")
 
 
+# --- the access pattern each searched profile's job file drew (method-notes §2) ---------------
+# Before each search the station ran the profile's own job file on fio's null engine with the
+# per-IO log on and stored what the log showed (``search.jsonl`` ``pattern``). Method-notes §2
+# ("The pattern of every run, measured in its pre-run") gives the tolerances below: the
+# project's own, not method keys, so they are fixed here as in the station.
+
+ACCESS_PATTERN = "Access pattern (generator pre-run)"
+MIX_POINTS = 1.5  # a read share may miss its mix by this many points, plus the log's 3 σ
+STREAM_SHARE_POINTS = 0.5  # a stream's share of all IOs is held by its rate cap: no 3 σ
+CURVE_POINTS = 2.0  # a curved band's reads against the reference curve, plus the log's 3 σ
+MIN_UNIFORMITY_P = 1e-6  # chi-square over 64 slices of the range: below it, not uniform
+MIN_SEQUENTIAL_PCT = 99.9  # a sequential file's IOs continuing the one before
+MAX_CONTINUING_PCT = 1.0  # a random file's IOs that may continue the one before by chance
+REACH_PCT = 5.0  # a random file's offsets come within this % of both ends of the range
+SLICE_SLACK_PCT = 0.01  # % of the range a stream's offset may pass its slice (whole blocks)
+
+
+def three_sigma_points(pct: float, count: float) -> float:
+    """The sampling uncertainty (3 σ, in points) of a share of ``pct`` % seen over ``count``
+    independent IOs; none for a modelled pattern (no IOs logged)."""
+    if count < 1:
+        return 0.0
+    share = pct / 100
+    return 3 * 100 * math.sqrt(share * (1 - share) / count)
+
+
+def _mix_off(label: str, measured: float, asked: float, count: float) -> list[str]:
+    allowed = MIX_POINTS + three_sigma_points(asked, count)
+    return ([f"{label}{measured:.1f} % reads against the asked {asked:g} % (allowed "
+             f"±{allowed:.1f} points)"] if abs(measured - asked) > allowed else [])
+
+
+def _whole_file_off(found: dict[str, Any], profile: dict[str, Any]) -> list[str]:
+    """A single-stream profile: its mix, alignment, order and, random, spread over the range."""
+    off = _mix_off("", float(found["read_pct"]), float(profile["read_pct"]), found["ios"])
+    if not found["aligned"]:
+        off.append(f"offsets off the {profile['align_kib']:g} KiB alignment")
+    sequential = float(found["sequential_pct"])
+    if profile["pattern"] == "sequential":
+        if sequential < MIN_SEQUENTIAL_PCT:
+            off.append(f"only {sequential:.2f} % of the IOs sequential (at least "
+                       f"{MIN_SEQUENTIAL_PCT:g} %)")
+        return off
+    if sequential > MAX_CONTINUING_PCT:
+        off.append(f"{sequential:.2f} % of random IOs continue the previous one (at most "
+                   f"{MAX_CONTINUING_PCT:g} %)")
+    p = found["uniformity_p"]  # null: modelled, no goodness-of-fit test ran
+    if p is not None and float(p) < MIN_UNIFORMITY_P:
+        off.append(f"offsets not uniform: chi-square p {float(p):.2g} below "
+                   f"{MIN_UNIFORMITY_P:g}")
+    low, high = float(found["low_pct"]), float(found["high_pct"])
+    if low > REACH_PCT or high < 100 - REACH_PCT:
+        off.append(f"offsets span {low:.1f}–{high:.1f} % only, not the whole range")
+    return off
+
+
+def _stream_off(seen: dict[str, Any], asked: dict[str, Any], ios: int) -> list[str]:
+    """One stream of a multi-stream profile: its share, mix, slice, order and in-band curve
+    (``ios``: every IO the profile's log held; 0 when modelled)."""
+    label = f"stream {seen['name']}: "
+    share, reads = float(seen["share_pct"]), float(seen["read_pct"])
+    off = []
+    if abs(share - float(asked["share_pct"])) > STREAM_SHARE_POINTS:
+        off.append(f"{label}{share:.2f} % of the IOs against the asked "
+                   f"{float(asked['share_pct']):g} % (allowed ±{STREAM_SHARE_POINTS:g} point)")
+    off += _mix_off(label, reads, float(asked["read_pct"]), ios * share / 100)
+    first = float(asked.get("offset_pct", 0.0))
+    last = first + float(asked.get("size_pct", 100.0))
+    if float(seen["low_pct"]) < first - SLICE_SLACK_PCT or \
+            float(seen["high_pct"]) > last + SLICE_SLACK_PCT:
+        off.append(f"{label}offsets over {float(seen['low_pct']):.3f}–"
+                   f"{float(seen['high_pct']):.3f} % of the range, outside its slice "
+                   f"{first:g}–{last:g} %")
+    if asked["pattern"] == "sequential" and ios and \
+            float(seen["sequential_pct"]) < MIN_SEQUENTIAL_PCT:
+        off.append(f"{label}only {float(seen['sequential_pct']):.2f} % of the IOs sequential")
+    band_reads = ios * share * reads / 1e4
+    for x, measured, reference in seen.get("curve") or ():
+        allowed = CURVE_POINTS + three_sigma_points(reference, band_reads)
+        if abs(measured - reference) > allowed:
+            off.append(f"{label}{measured:.1f} % of its reads in the band's first {x:g} %, "
+                       f"the reference curve {reference:.1f} % (allowed ±{allowed:.1f} points)")
+    if asked.get("distribution", "uniform") == "reference-hotband-curve" and \
+            not seen.get("curve"):
+        off.append(f"{label}asked the reference in-band curve, none measured")
+    return off
+
+
+def pattern_off(found: dict[str, Any], method: dict[str, Any]) -> list[str]:
+    """How a measured pattern departs from the profile it names in ``method``; [] when it
+    is the profile's (method-notes §2)."""
+    profile = next((p for p in method.get("profiles", ()) if p["name"] == found["profile"]),
+                   None)
+    if profile is None:
+        return [f"{found['profile']} is no profile of the run's method"]
+    asked = {s["name"]: s for s in profile.get("streams") or ()}
+    if not asked:
+        return _whole_file_off(found, profile)
+    streams = found.get("streams") or []
+    logged = {s["name"] for s in streams}
+    off = [f"stream {name}: no IO logged" for name in asked if name not in logged]
+    for seen in streams:
+        off += (_stream_off(seen, asked[seen["name"]], found["ios"]) if seen["name"] in asked
+                else [f"stream {seen['name']}: not a stream of the profile"])
+    return off
+
+
+def _access_pattern(b: Bundle) -> list[Finding]:
+    """Each searched profile's pre-run pattern against its profile (method-notes §2); no
+    criterion when no search result holds one (a run stored before the pre-run measured
+    patterns, or only trace replays)."""
+    measured = [r for r in _jsonl(b.files["search.jsonl"]) if r.get("pattern")]
+    if not measured:
+        return []
+    off = [f"{r['profile']}: {'; '.join(why)}" for r in measured
+           if (why := pattern_off(r["pattern"], b.method))]
+    told = ", ".join(f"{r['profile']} ({r['pattern']['ios']} IOs logged)"
+                     if r["pattern"]["ios"] else f"{r['profile']} (modelled)" for r in measured)
+    return [Finding(ACCESS_PATTERN, not off, "; ".join(off) if off else
+                    f"the profile's pattern in each pre-run: {told}", "method-notes §2")]
+
+
 def _method_numbers(b: Bundle, minimums: dict[str, Any]) -> list[Finding]:
     """The method's interval, durations and sample period against its [compliance] minimums,
     and the category's profile set run to completion (method-notes §2, §3)."""
@@ -1338,7 +1460,8 @@ def derive_compliance(b: Bundle, c: Checklist) -> list[Finding]:
                              is not None, "an inlet thermometer took part"
                              if b.run["instruments"]["temperature_meter"] else
                              "no inlet thermometer took part", "method-notes §3, §10"),
-                     *_metrics_valid(b), _intensity(b), _classification(b, c)]
+                     *_metrics_valid(b), _intensity(b), *_access_pattern(b),
+                     _classification(b, c)]
     return findings
 
 
@@ -1383,7 +1506,9 @@ KEPT_UP_SHARE = 0.95
 #: the load generator alone kept up: this share of the asked rate, shares within these points
 GENERATOR_KEPT_RATE, GENERATOR_SHARE_PTS = 0.9, 0.5
 STEADY_STATE_PHASE = "PTS steady state"  # the matrix's preconditioning phase (method-notes §5)
-NO_WHOLE_DEPTH = "no whole queue depth left between the probes"
+#: the bisection ran out of steps; a multi-stream profile's steps are total rates, and the
+#: station says "rate step" for them (method-notes §2, "A rate step's words")
+NO_WHOLE_STEP = "no whole {step} left between the probes"
 
 
 def _category(b: Bundle) -> str:
@@ -1481,7 +1606,8 @@ def search_outcome(b: Bundle, r: dict[str, Any]) -> tuple[str, list[float], list
             findings.append(NO_PROBE_WITHIN)
         elif not _close_enough(chosen[2], limit, cfg["tolerance_pct"]):
             findings.append(LOAD_GENERATOR_LIMIT if all(_meets(p, limit, kept) for p in listed)
-                            else NO_WHOLE_DEPTH)
+                            else NO_WHOLE_STEP.format(
+                                step="rate step" if profile.get("streams") else "queue depth"))
     else:
         chosen = max(probes, key=lambda p: p[1])
         if len(listed) == len(depths) and not _over(listed, False, limit, kept):
