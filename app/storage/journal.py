@@ -161,8 +161,10 @@ class JournalFile:
             raise
         return cls(path, fd, header.reserved_bytes)
 
-    def append(self, records: Iterable[tuple[int, ev.RunEvent]]) -> None:
-        """Write records after the last one and make them durable (fsync) before returning."""
+    def append(self, records: Iterable[tuple[int, ev.RunEvent]], *,
+               durable: bool = True) -> None:
+        """Write records after the last one and, when ``durable``, make them durable (fsync)
+        before returning."""
         chunks = []
         for seq, event in records:
             try:
@@ -182,7 +184,8 @@ class JournalFile:
             self._capacity += grow
         try:
             _write_at(self._fd, self._offset, data + bytes(_RECORD.size))  # + end marker
-            os.fsync(self._fd)
+            if durable:
+                os.fsync(self._fd)
         except OSError as exc:
             raise JournalError(f"cannot write the run journal {self.path}: "
                                f"{exc.strerror}") from exc

@@ -39,11 +39,13 @@ def revision_modules() -> tuple[ModuleType, ...]:
                                                  v0006_range_plan, v0007_resume,
                                                  v0008_signoff, v0009_search_note,
                                                  v0010_power_inputs, v0011_identity_text,
-                                                 v0012_approval_verdict, v0013_generator_ceiling)
+                                                 v0012_approval_verdict, v0013_generator_ceiling,
+                                                 v0014_database_identity)
 
     return (v0001_initial, v0002_audit, v0003_writer_boot, v0004_stored_seq, v0005_run_record,
             v0006_range_plan, v0007_resume, v0008_signoff, v0009_search_note, v0010_power_inputs,
-            v0011_identity_text, v0012_approval_verdict, v0013_generator_ceiling)
+            v0011_identity_text, v0012_approval_verdict, v0013_generator_ceiling,
+            v0014_database_identity)
 
 
 @cache

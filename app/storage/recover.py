@@ -207,7 +207,7 @@ def _store(database: Database, contents: JournalContents) -> ImportResult:
                     f"{database.url}: import it into the database that run was stored in "
                     "(storwatt db recover --db URL --journal FILE)")
             state = apply_events(conn, state, todo)
-            if state.pk is not None:
+            if state.pk is not None and todo:  # a journal of committed events changes nothing
                 _settle(conn, state.pk, len(todo))
     except sa.exc.DBAPIError as exc:
         raise classify(exc, database.url) from exc
