@@ -6,6 +6,7 @@ an audit entry records on which database it was made (issue 26). A SQLite file a
 it in its header (``application_id`` StorWatt's mark, ``user_version`` 31 bits of the id),
 where the run writer reads it before each commit without asking SQLite
 (:mod:`app.storage.overwritten`). Existing databases get their id with this revision.
+``audit_entries.made_on`` says on which database an entry was made (:mod:`app.storage.identity`).
 """
 
 from __future__ import annotations
@@ -34,3 +35,5 @@ def upgrade() -> None:
     op.bulk_insert(table, [{"id": identity, "created_wall":
                             datetime.now(timezone.utc).isoformat(timespec="seconds")}])
     mark_sqlite_header(op.get_bind(), identity)
+    # issue 26: the database each audit entry was made on (NULL: made before this revision)
+    op.add_column("audit_entries", sa.Column("made_on", sa.Text(), nullable=True))
