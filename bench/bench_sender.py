@@ -31,10 +31,10 @@ import numpy as np
 import sqlalchemy as sa
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))  # the throw-away server helper of the test suite
+sys.path.insert(0, str(ROOT))  # the throw-away server helper of the test suite
 
-import pg_server  # noqa: E402
-from support.silent_server import server_processes  # noqa: E402
+from tests.support import pg_server  # noqa: E402
+from tests.support.silent_server import server_processes  # noqa: E402
 from app.sequencer.events import PowerSamples, RunEvent  # noqa: E402
 from app.storage import schema as s  # noqa: E402
 from app.storage.db import open_database  # noqa: E402
