@@ -96,7 +96,13 @@ def test_a_run_whose_database_is_copied_over_stops_failed_with_every_sample_kept
     session.database.close()
     assert db.read_bytes() == before
     assert not session.stored.in_database
+    assert "storwatt db recover --db URL --journal" in session.stored.message()
 
+    reopened = open_database(f"sqlite:///{db}")  # the next start: the run is not taken in
+    assert len(reopened.recovered.failed) == 1  # kept, and said at every open
+    assert "another database was copied over it" in reopened.recovered.failed[0][1]
+    assert [r.run_id for r in reopened.list_runs()] == ["other-run-0001"]
+    reopened.close()
     rescue = open_database(f"sqlite:///{tmp_path / 'rescue.db'}", recover_journals=False)
     import_journal(rescue, session.stored.journals[0])
     run = rescue.load_run(session.run_id)

@@ -42,6 +42,7 @@ from app.storage.errors import DiskFullError, StorageError, WriterError, classif
 from app.storage.journal import (JournalError, JournalFile, journal_path, new_header,
                                  reserve_bytes)
 from app.storage.liveness import HEARTBEAT_INTERVAL_S
+from app.storage.identity import database_id
 from app.storage.overwritten import DatabaseReplacedError, HeaderWatch, let_go_of_overwritten
 from app.storage.run_lock import RunLock, RunLockError
 
@@ -76,6 +77,9 @@ class Durability:
         if isinstance(self.error, DiskFullError):
             return (f"disk full: {self.samples} samples kept in JOURNAL {where}; free space on "
                     f"the disk holding {self.database}, then import with storwatt db recover")
+        if isinstance(self.error, DatabaseReplacedError):
+            return (f"run stored in JOURNAL {where}: {self.error}. Import it into the database "
+                    f"it belongs in: storwatt db recover --db URL --journal {where}")
         return (f"run stored in JOURNAL {where}; import with storwatt db recover once the "
                 f"database works again ({self.error})")
 
@@ -124,6 +128,7 @@ class RunWriter:
         #: to notice another database copied over ours (same inode; app.storage.overwritten)
         self._header = HeaderWatch.of(self._file.path if self._file else None, self._engine)
         self._replaced: DatabaseReplacedError | None = None  # set once: never written again
+        self._database_id = _database_id(self._engine)  # named in the run's journal
         self._crash: BaseException | None = None
         self._thread = threading.Thread(target=self._run_thread, name="run-writer",
                                         daemon=True)
@@ -316,7 +321,8 @@ class RunWriter:
             size = self._reserve[run_id]
             try:
                 journal = JournalFile.create(journal_path(run_id, self.journal_dir),
-                                             new_header(run_id, self.database.url, size))
+                                             new_header(run_id, self.database.url, size,
+                                                        self._database_id))
             except JournalError as exc:
                 self._journal_problem(exc)
                 raise
@@ -464,6 +470,16 @@ class RunWriter:
                              .values(writer_pid=None))
         except Exception as exc:  # noqa: BLE001 - reopening recovers it by pid anyway
             log.warning("run writer: could not release the run: %s", exc)
+
+
+def _database_id(engine: sa.Engine) -> str:
+    """The id of the database the writer stores into ("" when it cannot be read now: the
+    journal then names the database by its URL alone, as before revision 0014)."""
+    try:
+        with engine.connect() as conn:
+            return database_id(conn) or ""
+    except sa.exc.SQLAlchemyError:
+        return ""
 
 
 def _journal_form(event: ev.RunEvent) -> ev.RunEvent:
