@@ -126,9 +126,10 @@ class RunWriter:
         self._engine = database.writer_engine()
         self._file = FileIdentity.of(database.url)  # to notice the file deleted under us
         #: to notice another database copied over ours (same inode; app.storage.overwritten)
-        self._header = HeaderWatch.of(self._file.path if self._file else None, self._engine)
+        self._header: HeaderWatch | None = None
         self._replaced: DatabaseReplacedError | None = None  # set once: never written again
-        self._database_id = _database_id(self._engine)  # named in the run's journal
+        self._database_id = ""  # named in the run's journal
+        self._identify()
         self._crash: BaseException | None = None
         self._thread = threading.Thread(target=self._run_thread, name="run-writer",
                                         daemon=True)
@@ -369,6 +370,8 @@ class RunWriter:
             return False
         recovered = self._failed
         self._state = state
+        if not self._database_id:
+            self._identify()  # the database failed when the writer started
         if self._header is not None:
             self._header.seen()
             self._write_behind()
@@ -380,6 +383,17 @@ class RunWriter:
         if recovered:
             log.warning("run writer: the database works again; every kept event is stored")
         return True
+
+    def _identify(self) -> None:
+        """Learn which database this is (its id, and for a SQLite file what its header
+        says); a database failing now leaves it to the first commit that works."""
+        try:
+            with self._engine.connect() as conn:
+                self._database_id = database_id(conn) or ""
+            self._header = HeaderWatch.of(self._file.path if self._file else None,
+                                          self._engine)
+        except Exception as exc:  # noqa: BLE001 - any failure: the commit path reports it
+            log.debug("run writer: the database's identity not read yet: %s", exc)
 
     def _check_file(self) -> None:
         """Put a database file deleted under the run back before committing into it
@@ -470,16 +484,6 @@ class RunWriter:
                              .values(writer_pid=None))
         except Exception as exc:  # noqa: BLE001 - reopening recovers it by pid anyway
             log.warning("run writer: could not release the run: %s", exc)
-
-
-def _database_id(engine: sa.Engine) -> str:
-    """The id of the database the writer stores into ("" when it cannot be read now: the
-    journal then names the database by its URL alone, as before revision 0014)."""
-    try:
-        with engine.connect() as conn:
-            return database_id(conn) or ""
-    except sa.exc.SQLAlchemyError:
-        return ""
 
 
 def _journal_form(event: ev.RunEvent) -> ev.RunEvent:
