@@ -25,6 +25,7 @@ from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer
 from app.storage.db import Database, open_database
 from app.storage.errors import StorageError
+from app.storage.overwritten import DatabaseReplacedError
 from app.storage.range_advisor import advise
 from app.storage.rights import check_write_rights
 from app.storage.writer import Durability, RunWriter
@@ -117,8 +118,19 @@ def open_session(config: RunConfig, *, db_url: str | None = None,
             lab.close()
         writer.close()
         raise
+    writer.on_error = _fail_when_replaced(sequencer)
     _remember_instruments(config)
     return RunSession(config, method, database, lab, sequencer, writer)
+
+
+def _fail_when_replaced(sequencer: Sequencer) -> Callable[[StorageError], None]:
+    """A database file replaced under the run (``cp other.db``) is not a passing fault the
+    writer can wait out: the station's record of the run is gone from it, so the run stops
+    FAILED with the reason, and everything it measured stays in its journal."""
+    def on_error(error: StorageError) -> None:
+        if isinstance(error, DatabaseReplacedError):
+            sequencer.fail(f"run stopped: {error}")
+    return on_error
 
 
 def _remember_instruments(config: RunConfig) -> None:

@@ -44,6 +44,9 @@ class RecordRevision:
     sha256: str
     entry: AuditEntry | None  # the entry that made this revision (None: as recorded)
     changes: tuple[str, ...]  # "COM parity-raid: NOT VERIFIED → PASSED"
+    #: on which database it was made: revision 1 on the measuring station's, later ones
+    #: where their entry was added (the lab copy, issue 26)
+    made_on: str = ""
 
     @property
     def summary(self) -> str:
@@ -121,14 +124,16 @@ def sign_off(run: StoredRun, *, recompute: bool = False) -> SignOff:
     before = _verdicts(replace(run, audit=()))
     starts = [i for i, e in enumerate(run.audit) if e.kind in VERDICT_KINDS]
     revisions.append(RecordRevision(1, record_sha256(_upto(run, starts[0] if starts else None),
-                                                     facts), None, ("as recorded",)))
+                                                     facts), None, ("as recorded",),
+                                    measured_on(run)))
     for number, start in enumerate(starts, 2):
         end = starts[number - 1] if number - 1 < len(starts) else None
         at = _upto(run, end)
         after = _verdicts(at)
         entry = run.audit[start]
         revisions.append(RecordRevision(number, record_sha256(at, facts), entry,
-                                        _changes(before, after, entry)))
+                                        _changes(before, after, entry),
+                                        entry.made_on or NOT_RECORDED))
         before = after
     current = revisions[-1].number
     approvals = tuple(_approval(run, e, revisions, starts, run.compliance)
@@ -212,6 +217,15 @@ def check_record(run: StoredRun) -> tuple[SignOff, RecordCheck]:
     return checked, RecordCheck(checked.current.number,
                                 shown.current.sha256 if shown is not checked else None,
                                 checked.current.sha256)
+
+
+#: where an entry added before schema revision 0017 was made: it was not recorded
+NOT_RECORDED = "not recorded (entry older than schema 0017)"
+
+
+def measured_on(run: StoredRun) -> str:
+    """Where revision 1 was made: the station that measured the run, on its own database."""
+    return f"station {run.config.station or '(name not recorded)'}, as measured"
 
 
 def because(verdict: ComplianceVerdict) -> str:

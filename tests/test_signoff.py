@@ -15,6 +15,7 @@ from app.cli.main import main
 from app.com_verdict import record_com_result
 from app.reports.export import export_run
 from app.signoff import approve, sign_off
+from app.station import station_name
 from app.storage.audit import AuditError, add_audit_entry
 from app.storage.record_hash import canonical_json, facts_sha256
 from tests.support.documents import pdf_text
@@ -62,7 +63,6 @@ def test_canonical_form_spells_each_value_once() -> None:
         b'{"3":{"99.9":true},"a":[1,2.5,"inf"],"b":null}'
 
 
-@pytest.mark.process
 def test_a_field_added_to_a_record_leaves_older_runs_hashes_alone() -> None:
     """A search result's measured access pattern (revision 0014) is left out of the canonical
     form while it is empty, so a run stored before it hashes as it did; once measured, it
@@ -79,7 +79,8 @@ def test_a_field_added_to_a_record_leaves_older_runs_hashes_alone() -> None:
     assert b'"pattern":{"aligned":true,"high_pct":100.0,"ios":20000,' in measured
 
 
-def test_a_com_entry_makes_revision_2_listing_the_change(recorded, tmp_path) -> None:
+@pytest.mark.process
+def test_a_com_entry_makes_revision_2_listing_the_change(recorded, tmp_path, capsys) -> None:
     db = recorded.database
     run = db.load_run(recorded.run_id)
     original = sign_off(run).current.sha256
@@ -101,6 +102,22 @@ def test_a_com_entry_makes_revision_2_listing_the_change(recorded, tmp_path) -> 
     assert [(r[0], r[1], r[2]) for r in rows] == [("revision", 1, original),
                                                   ("revision", 2, after.current.sha256)]
     assert rows[1][6] == after.current.summary
+    # issue 26: on which database each revision was made, in every view
+    database_id = sqlite3.connect(recorded.database.url.removeprefix("sqlite:///")).execute(
+        "SELECT id FROM database_identity").fetchone()[0]
+    made = f"station {station_name()}, r.db (database {database_id[:8]})"  # this PC's name
+    assert entry.made_on == made
+    assert [r.made_on for r in after.revisions] == [
+        f"station {run.config.station}, as measured", made]
+    assert [r[8] for r in openpyxl.load_workbook(paths["xlsx"], read_only=True)["Sign-off"]
+            .iter_rows(min_row=2, values_only=True)] == [r.made_on for r in after.revisions]
+    flat = " ".join(text.split())
+    assert "By, on database" in flat and f"(database {database_id[:8]})" in flat
+    capsys.readouterr()
+    assert main(["runs", "show", run.run_id, "--db", recorded.database.url]) == 0
+    shown = capsys.readouterr().out
+    assert f"   2  {made}: COM parity-raid" in shown
+    assert f"   1  station {run.config.station}, as measured: as recorded" in shown
 
 
 @pytest.mark.process

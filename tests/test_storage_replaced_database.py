@@ -7,10 +7,18 @@ station never wrote."""
 from __future__ import annotations
 
 import os
+import shutil
+import time
 import sqlite3
 from pathlib import Path
 
+from app.records import RunConfig, RunStatus
+from app.sequencer import events as ev
+from app.session import open_session
 from app.storage.db import open_database
+from app.storage.journal import read_journal
+from app.storage.recover import import_journal
+from drivers.clock import FakeClock
 from tests.support.stored_runs import store_synthetic_run, write_with_fault
 
 
@@ -38,3 +46,67 @@ def test_a_database_moved_over_the_running_one_is_never_altered(tmp_path: Path) 
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     assert open_database(f"sqlite:///{path}", recover_journals=False).load_run(
         "other-run").run_id.startswith("other-run")
+
+
+def test_a_database_copied_over_the_running_one_is_never_altered(tmp_path: Path) -> None:
+    """``cp other.db runs.db``: the same inode, so only the file's own identity tells."""
+    other = tmp_path / "other.db"
+    store_synthetic_run(f"sqlite:///{other}", "other-run-0001").close()
+    with sqlite3.connect(other) as conn:
+        conn.execute("PRAGMA journal_mode = DELETE")
+    before = other.read_bytes()
+
+    path = tmp_path / "runs.db"
+    database = open_database(f"sqlite:///{path}", busy_timeout_s=0.1)
+    events, stored = write_with_fault(database, "live-run",
+                                      lambda: shutil.copyfile(other, path))
+    database.close()
+
+    assert path.read_bytes() == before  # before: our checkpoints overwrote its pages
+    assert not path.with_name("runs.db-wal").exists()  # nothing left to replay into it
+    assert not stored.in_database and len(stored.journals) == 1
+    assert "was replaced by another StorWatt database" in str(stored.error)
+    journal = read_journal(stored.journals[0])  # the committed events too: cp took them
+    assert [r.seq for r in journal.records] == list(range(1, len(events) + 1))
+
+
+def test_a_run_whose_database_is_copied_over_stops_failed_with_every_sample_kept(
+        tmp_path: Path) -> None:
+    other = tmp_path / "other.db"
+    store_synthetic_run(f"sqlite:///{other}", "other-run-0001").close()
+    before = other.read_bytes()
+    db = tmp_path / "runs.db"
+    published: list[tuple[int, float]] = []
+    session = None
+
+    def copy_over_in_mw1(event: ev.RunEvent) -> None:
+        if isinstance(event, ev.PowerSamples):
+            published.extend((event.phase_index, s.t) for s in event.samples)
+        if isinstance(event, ev.PhaseStarted) and event.phase.name == "MW1":
+            shutil.copyfile(other, db)
+            session.writer.flush(0.01)  # commit now: the run is on a fake clock
+            deadline = time.monotonic() + 2.0
+            while not session.writer.failed and time.monotonic() < deadline:
+                time.sleep(0.01)
+
+    session = open_session(RunConfig(method="smoke", taxonomy="online-2", lab="sim-direct"),
+                           db_url=f"sqlite:///{db}", listeners=[copy_over_in_mw1],
+                           clock=FakeClock())
+    assert session.run() is RunStatus.FAILED  # before: COMPLETED, into the copied-in file
+    session.database.close()
+    assert db.read_bytes() == before
+    assert not session.stored.in_database
+    assert "storwatt db recover --db URL --journal" in session.stored.message()
+
+    reopened = open_database(f"sqlite:///{db}")  # the next start: the run is not taken in
+    assert len(reopened.recovered.failed) == 1  # kept, and said at every open
+    assert "another database was copied over it" in reopened.recovered.failed[0][1]
+    assert [r.run_id for r in reopened.list_runs()] == ["other-run-0001"]
+    reopened.close()
+    rescue = open_database(f"sqlite:///{tmp_path / 'rescue.db'}", recover_journals=False)
+    import_journal(rescue, session.stored.journals[0])
+    run = rescue.load_run(session.run_id)
+    assert run.status is RunStatus.FAILED
+    assert "was replaced by another StorWatt database" in run.error
+    assert set(zip(run.power.phase_index.tolist(), run.power.t.tolist())) == set(published)
+    assert len(published) > 0

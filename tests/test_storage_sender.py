@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 from tests.support import pg_server
 from app.sequencer import events as ev
@@ -192,6 +193,11 @@ def test_qa_in_another_process_follows_and_approves_a_run_a_station_is_recording
     assert shown["status"] == "COMPLETED"
     assert [(a["by"], a["revision"]) for a in shown["approvals"]] == [("qa-anna", 1)]
     assert shown["approvals"][0]["record_sha256"] == ours  # the lab copy's revision 1
+    # issue 26: revision 1 is the station's measurement; the approval was made on the lab copy
+    lab_host = sa.engine.make_url(lab_url)
+    assert shown["revisions"][0]["made_on"].endswith(", as measured")
+    assert shown["approvals"][0]["made_on"].startswith(
+        f"server {lab_host.host}:{lab_host.port}/{lab_host.database} (database ")
     assert sync(station, lab := open_database(lab_url, recover_journals=False,
                                               interrupt_orphans=False)) == 0
     assert len(lab.load_run(run_id).power) == len(station.load_run(run_id).power)

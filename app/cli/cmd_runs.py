@@ -157,9 +157,12 @@ def run_json(run: StoredRun) -> dict[str, Any]:
                  for v in com_verdicts(run)],
         "revision": signoff.current.number, "record_sha256": signoff.current.sha256,
         "sign_off": signoff.status,
+        "revisions": [{"revision": r.number, "record_sha256": r.sha256, "made_on": r.made_on,
+                       "changes": list(r.changes)} for r in signoff.revisions],
         "approvals": [{"revision": a.revision, "record_sha256": a.sha256, "by": a.entry.author,
                        "recorded_utc": a.entry.created_wall, "statement": a.entry.text,
-                       "current": a.current, "intact": a.intact} for a in signoff.approvals],
+                       "current": a.current, "intact": a.intact,
+                       "made_on": a.entry.made_on} for a in signoff.approvals],
     }
 
 
@@ -211,4 +214,7 @@ def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
     lines.append(f"Samples SHA-256 {run.samples_sha256}")
     lines.append(f"Record SHA-256  {data['record_sha256']} (revision {data['revision']})")
     lines.append(f"Sign-off        {data['sign_off']}")
+    lines.append("Revisions (made on which database)")
+    lines += [f"  {r['revision']:>2}  {r['made_on']}: {'; '.join(r['changes'])}"
+              for r in data["revisions"]]
     return "\n".join(lines)

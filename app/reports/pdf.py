@@ -35,6 +35,7 @@ from app.reports.content import INVALID, VALID, MetricLine, ReportContent
 from app.reports.di_report import CELL_COLUMNS as DI_CELL_COLUMNS
 from app.reports.di_report import SWEET_COLUMNS as DI_SWEET_COLUMNS, di_report
 from app.reports.sweep_report import COLUMNS as SWEEP_COLUMNS, sweep_table
+from app.signoff import NOT_RECORDED
 from app.storage.audit import wall_text
 from drivers.interfaces import MeasuredPattern
 from app.reports.text import (DASH, fmt_duration, fmt_seconds, fmt_sig, invalid_value, is_number,
@@ -372,15 +373,17 @@ def _signoff_section(c: ReportContent) -> list:
     """Revisions of the record (what each audited entry changed) and QA's approvals, each
     bound to the revision and hash it approved (app.signoff)."""
     so = c.signoff
-    rows = [[B("Rev."), B("Recorded (UTC)"), B("By"), B("What changed"), B("Record SHA-256")]]
-    for r in so.revisions:
+    rows = [[B("Rev."), B("Recorded (UTC)"), B("By, on database"), B("What changed"),
+             B("Record SHA-256")]]
+    for r in so.revisions:  # who, and on which database (issue 26: the lab copy or the station)
         rows.append([P(r.number), P(r.entry.when if r.entry else
                                     wall_text(c.run.finished_wall or c.run.started_wall)),
-                     P(r.entry.author if r.entry else "StorWatt"), P(r.summary),
-                     P(r.sha256, "mono")])
+                     [P(r.entry.author if r.entry else "StorWatt"), P(r.made_on, "small")],
+                     P(r.summary), P(r.sha256, "mono")])
     widths = [10 * mm, 22 * mm, 24 * mm]
     widths += [BODY_W - sum(widths) - 50 * mm, 50 * mm]
-    approvals = [P(f"QA approval: {a.describe()}", "body") for a in so.approvals]
+    approvals = [P(f"QA approval: {a.describe()} — made on "
+                   f"{a.entry.made_on or NOT_RECORDED}", "body") for a in so.approvals]
     return [KeepTogether([
         P("Sign-off", "h2"), P(f"This report: {so.status}.", "body"),
         grid_table(rows, widths), Spacer(1, 2 * mm),

@@ -27,6 +27,7 @@ from app.histogram_basis import histogram_basis
 from app.records import PhaseKind
 from app.com_verdict import ComState, ComVerdict
 from app.reports.content import VALID, ReportContent
+from app.signoff import NOT_RECORDED
 from app.reports import power_inputs
 from app.reports.di_report import CELL_COLUMNS as DI_CELL_COLUMNS
 from app.reports.di_report import SWEET_COLUMNS as DI_SWEET_COLUMNS, di_report
@@ -67,10 +68,10 @@ SEARCH_COLUMNS = ("profile", "queue_depth", "jobs", "ops_rate", "ops_unit", "avg
                   "rate_read_iops", "rate_write_iops", "probes", "note")
 EVENT_COLUMNS = ("t_s", "level", "phase", "message")
 AUDIT_COLUMNS = ("recorded_utc", "kind", "disposition", "author", "text", "subject", "outcome",
-                 "revision", "record_sha256")
+                 "revision", "record_sha256", "made_on")
 #: one row per record revision, then one per QA approval (app.signoff)
 SIGNOFF_COLUMNS = ("row", "revision", "record_sha256", "recorded_utc", "author", "entry",
-                   "text", "applies_to_current")
+                   "text", "applies_to_current", "made_on")
 
 
 def _cell(value):
@@ -473,7 +474,8 @@ def _audit_sheet(w: _Writer, c: ReportContent) -> None:
                                                  e.disposition.value if e.disposition else "",
                                                  e.author, e.text, e.subject or "",
                                                  e.outcome.value if e.outcome else "",
-                                                 e.revision, e.record_sha256 or ""]
+                                                 e.revision, e.record_sha256 or "",
+                                                 e.made_on or ""]
                                                 for e in c.run.audit))
     sheet.set_column(0, 3, 22)
     sheet.set_column(4, 4, 100)
@@ -487,9 +489,10 @@ def _signoff_sheet(w: _Writer, c: ReportContent) -> None:
                          r.entry.created_wall if r.entry else c.run.finished_wall or "",
                          r.entry.author if r.entry else "StorWatt",
                          r.entry.what if r.entry else "as recorded", r.summary,
-                         r.number == so.current.number] for r in so.revisions]
+                         r.number == so.current.number, r.made_on] for r in so.revisions]
     rows += [["approval", a.revision, a.sha256, a.entry.created_wall, a.entry.author,
-              a.entry.what, a.describe(), a.current and a.intact] for a in so.approvals]
+              a.entry.what, a.describe(), a.current and a.intact,
+              a.entry.made_on or NOT_RECORDED] for a in so.approvals]
     sheet = w.table("Sign-off", SIGNOFF_COLUMNS, rows)
     sheet.set_column(0, 1, 10)
     sheet.set_column(2, 2, 66)

@@ -101,6 +101,7 @@ class Sequencer:
         self._pause = threading.Event()
         self._wake = threading.Event()
         self._abort_reason = ""
+        self._stop_status = RunStatus.ABORTED  # FAILED when stopped by :meth:`fail`
         self._done_s = 0.0  # planned seconds of finished phases (for progress)
         self._extension_s = 0.0  # stabilisation extensions of finished phases (§4)
         self._last_progress = -math.inf
@@ -140,6 +141,12 @@ class Sequencer:
         for sampler in (self._power, self._temp):
             if sampler:  # a meter read or reconnect in progress ends within a wait slice
                 sampler.interrupt()
+
+    def fail(self, reason: str) -> None:
+        """Stop the run because it cannot go on (its storage was taken away): like
+        :meth:`abort`, but the run and its running phase end FAILED with ``reason``."""
+        self._stop_status = RunStatus.FAILED
+        self.abort(reason)
 
     def _now(self) -> float:
         """Run time now (``run()`` replaces the run clock, so samplers ask through here)."""
@@ -198,7 +205,7 @@ class Sequencer:
                 self._run_phase(phase)
             self.status = RunStatus.COMPLETED
         except RunAborted:
-            self.status, error = RunStatus.ABORTED, self._abort_reason
+            self.status, error = self._stop_status, self._abort_reason
         except (InstrumentError, WorkloadError) as exc:
             self.status, error = RunStatus.FAILED, str(exc)
             final.append(self._log_event(f"run failed: {exc}", "ERROR"))
@@ -268,13 +275,15 @@ class Sequencer:
                 self._finish_phase(recorder, PhaseStatus.ABORTED, str(failed))
                 attempt += 1
             except RunAborted:
-                self._finish_phase(recorder, PhaseStatus.ABORTED, self._abort_reason)
+                self._finish_phase(recorder, PhaseStatus(self._stop_status.value),
+                                   self._abort_reason)
                 raise
             except Exception as exc:
                 if self._abort.is_set():  # e.g. fio killed by the same SIGTERM as the station
                     self.log(f"{phase.name}: {failure_reason(exc)} after the stop request",
                              "WARNING", phase.index)
-                    self._finish_phase(recorder, PhaseStatus.ABORTED, self._abort_reason)
+                    self._finish_phase(recorder, PhaseStatus(self._stop_status.value),
+                                       self._abort_reason)
                     raise RunAborted(self._abort_reason) from exc
                 self._finish_phase(recorder, PhaseStatus.FAILED, failure_reason(exc))
                 raise

@@ -28,6 +28,7 @@ from app.records import RunStatus
 from app.storage import schema as s
 from app.storage.db import Database
 from app.storage.errors import StorageError
+from app.storage.identity import where_made
 from app.storage.repository import resolve_run_id
 
 MAX_AUTHOR = 200
@@ -83,6 +84,8 @@ class AuditEntryRow(s.Base):
     verdict_shown: Mapped[str | None] = mapped_column(Text)  # the verdict QA saw
     rules_version: Mapped[int | None] = mapped_column(Integer)  # … derived under these rules
     confirmation: Mapped[str | None] = mapped_column(Text)  # why, when the run was not clean
+    # revision 0017: on which database the entry was made (app.storage.identity)
+    made_on: Mapped[str | None] = mapped_column(Text)
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,8 @@ class AuditEntry:
     rules_version: int | None = None  # … and the rules version that derived it
     #: APPROVAL of a SIMULATED or NON-COMPLIANT revision, ACCEPTED disposition: why, as confirmed
     confirmation: str | None = None
+    #: on which database the entry was made (None: before revision 0017, not recorded)
+    made_on: str | None = None
 
     @property
     def when(self) -> str:
@@ -230,6 +235,8 @@ def _append(database: Database, run_id: str, entry: AuditEntry, needs_end: str |
     """Insert ``entry`` (its id, run and time filled in here) in one transaction with the
     checks: ``needs_end`` names what only a finished run can take; ``expected_revision`` is
     the revision the caller saw."""
+    from app.station import station_name  # the station's setting (its data folder)
+
     _one_place(database)
     uuid = resolve_run_id(database, run_id)
     created = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
@@ -239,6 +246,7 @@ def _append(database: Database, run_id: str, entry: AuditEntry, needs_end: str |
         if needs_end is not None and status == RunStatus.RUNNING:
             raise AuditError(f"run {uuid[:8]} is still running: {needs_end} can only be "
                              "given once the run has ended (a note is fine)")
+        where = where_made(conn, database.url, station_name())
         if expected_revision is not None:
             now = record_revision(audit_trail(conn, uuid))
             if now != expected_revision:
@@ -251,8 +259,9 @@ def _append(database: Database, run_id: str, entry: AuditEntry, needs_end: str |
             outcome=entry.outcome and entry.outcome.value, revision=entry.revision,
             record_sha256=entry.record_sha256, hash_format=entry.hash_format,
             verdict_shown=entry.verdict_shown, rules_version=entry.rules_version,
-            confirmation=entry.confirmation).returning(AuditEntryRow.id)).scalar_one()
-    return replace(entry, entry_id=entry_id, run_id=uuid, created_wall=created)
+            confirmation=entry.confirmation, made_on=where).returning(AuditEntryRow.id)
+        ).scalar_one()
+    return replace(entry, entry_id=entry_id, run_id=uuid, created_wall=created, made_on=where)
 
 
 def _one_place(database: Database) -> None:
@@ -298,7 +307,7 @@ def _entry(uuid: str, r: sa.Row) -> AuditEntry:
                       row.author, row.created_wall, row.subject,
                       ComOutcome(row.outcome) if row.outcome else None, row.revision,
                       row.record_sha256, row.hash_format, row.verdict_shown, row.rules_version,
-                      row.confirmation)
+                      row.confirmation, row.made_on)
 
 
 def latest_dispositions_query(run_pks: Sequence[int] | None = None) -> sa.Select:

@@ -57,20 +57,35 @@ def event_from_json(value: Any) -> ev.RunEvent:
     return event
 
 
+#: the field names of each journaled dataclass, looked up once (a SQLite file's journal gets
+#: every committed event, so encoding is on the run writer's path: issue 25)
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_PLAIN = (type(None), bool, int, str)
+
+
 def _encode(value: Any) -> Any:
-    if value is None or isinstance(value, (bool, int, str)) and not isinstance(value, Enum):
+    kind = type(value)
+    if kind in _PLAIN:
         return value
-    if isinstance(value, float):
+    if kind is float:
         return value if math.isfinite(value) else {"$f": repr(value)}
+    names = _FIELDS.get(kind)
+    if names is not None:
+        out = {"$": kind.__name__}
+        for name in names:
+            out[name] = _encode(getattr(value, name))
+        return out
     if isinstance(value, Enum):
         return {"$e": type(value).__name__, "v": value.value}
+    if isinstance(value, float):
+        return value if math.isfinite(value) else {"$f": repr(value)}
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
     if dataclasses.is_dataclass(value):
-        if type(value).__name__ not in TYPES:
+        if TYPES.get(kind.__name__) is not kind:
             raise EventCodecError(f"{type(value).__name__} is not journaled")
-        out = {"$": type(value).__name__}
-        for f in dataclasses.fields(value):
-            out[f.name] = _encode(getattr(value, f.name))
-        return out
+        _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
+        return _encode(value)
     if isinstance(value, tuple):
         return {"$t": [_encode(v) for v in value]}
     if isinstance(value, frozenset):

@@ -83,6 +83,9 @@ class JournalHeader:
     database: str  # database_key() of the database the run belongs to
     created_wall: str
     reserved_bytes: int
+    #: the id of that database (``database_identity``; "" in journals written before it):
+    #: a journal is never imported by itself into another database found at the same path
+    database_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -161,8 +164,10 @@ class JournalFile:
             raise
         return cls(path, fd, header.reserved_bytes)
 
-    def append(self, records: Iterable[tuple[int, ev.RunEvent]]) -> None:
-        """Write records after the last one and make them durable (fsync) before returning."""
+    def append(self, records: Iterable[tuple[int, ev.RunEvent]], *,
+               durable: bool = True) -> None:
+        """Write records after the last one and, when ``durable``, make them durable (fsync)
+        before returning."""
         chunks = []
         for seq, event in records:
             try:
@@ -182,7 +187,8 @@ class JournalFile:
             self._capacity += grow
         try:
             _write_at(self._fd, self._offset, data + bytes(_RECORD.size))  # + end marker
-            os.fsync(self._fd)
+            if durable:
+                os.fsync(self._fd)
         except OSError as exc:
             raise JournalError(f"cannot write the run journal {self.path}: "
                                f"{exc.strerror}") from exc
@@ -217,18 +223,22 @@ class JournalFile:
 
 
 def _header_bytes(header: JournalHeader) -> bytes:
-    text = json.dumps({"run_id": header.run_id, "database": header.database,
-                       "created_wall": header.created_wall,
-                       "reserved_bytes": header.reserved_bytes}).encode()
+    fields = {"run_id": header.run_id, "database": header.database,
+              "created_wall": header.created_wall, "reserved_bytes": header.reserved_bytes}
+    if header.database_id:
+        fields["database_id"] = header.database_id
+    text = json.dumps(fields).encode()
     head = _HEAD.pack(MAGIC, VERSION, len(text), zlib.crc32(text)) + text
     if len(head) > HEADER_SIZE:
         raise JournalError(f"journal header too long ({len(head)} bytes)")
     return head + bytes(HEADER_SIZE - len(head))
 
 
-def new_header(run_id: str, database_url: str, reserved: int) -> JournalHeader:
+def new_header(run_id: str, database_url: str, reserved: int,
+               database_id: str = "") -> JournalHeader:
     return JournalHeader(run_id, database_key(database_url),
-                         datetime.now(timezone.utc).isoformat(timespec="seconds"), reserved)
+                         datetime.now(timezone.utc).isoformat(timespec="seconds"), reserved,
+                         database_id)
 
 
 def _write_at(fd: int, offset: int, data: bytes) -> None:
@@ -297,7 +307,8 @@ def _parse_header(block: bytes, path: Path) -> tuple[JournalHeader, int]:
     try:
         fields = json.loads(text)
         header = JournalHeader(str(fields["run_id"]), str(fields["database"]),
-                               str(fields["created_wall"]), int(fields["reserved_bytes"]))
+                               str(fields["created_wall"]), int(fields["reserved_bytes"]),
+                               str(fields.get("database_id", "")))
     except (ValueError, KeyError, TypeError) as exc:  # a valid CRC over the wrong content
         missing = f"no {exc.args[0]!r}" if isinstance(exc, KeyError) else "not readable"
         raise JournalError(f"the header of run journal {path} is damaged "

@@ -30,6 +30,7 @@ from app.storage.db import Database, interrupt_run
 from app.storage.errors import (CorruptDatabaseError, DatabaseLockedError,
                                 DatabaseUnreachableError, DiskFullError, StorageError,
                                 classify)
+from app.storage.identity import database_id
 from app.storage.journal import (SUFFIX, JournalContents, JournalError, JournalInUseError,
                                  database_key, journal_dir, open_for_import, read_header,
                                  read_journal)
@@ -197,14 +198,40 @@ def recover(database: Database, paths: Iterable[Path] | None = None) -> Recovery
     """Import ``paths`` (default: every journal of this database) into ``database``."""
     imported, in_use, failed = [], [], []
     found = journals_for(database.url, holds_run=_holds_run(database)) if paths is None else paths
+    ours = _database_id(database) if paths is None else None
     for path in found:
         try:
+            if ours is not None:
+                _same_database(Path(path), ours, database.url)
             imported.append(import_journal(database, Path(path)))
         except JournalInUseError:
             in_use.append(Path(path))
         except (StorageError, OSError) as exc:
             failed.append(not_imported(Path(path), exc, database.url))
     return RecoveryReport(tuple(imported), tuple(in_use), tuple(failed))
+
+
+def _database_id(database: Database) -> str:
+    try:
+        with database.engine.connect() as conn:
+            return database_id(conn) or ""
+    except sa.exc.SQLAlchemyError:
+        return ""
+
+
+def _same_database(path: Path, ours: str, url: str) -> None:
+    """Refuse to import, by itself, a journal written for another database that had this
+    path: one copied over the running station's (issue 25) must not take the run."""
+    try:
+        theirs = read_header(path).database_id
+    except (JournalError, OSError):
+        return  # the import names what is wrong with it
+    if theirs and ours and theirs != ours:
+        raise JournalError(
+            f"it belongs to database {theirs[:8]}, which was at this path when the run was "
+            f"written; {url} is now database {ours[:8]} (another database was copied over "
+            "it). Import it where the run belongs: storwatt db recover --db URL --journal "
+            f"{path}")
 
 
 def recover_at_open(database: Database) -> RecoveryReport:
@@ -271,7 +298,7 @@ def _store(database: Database, contents: JournalContents) -> ImportResult:
                     f"{database.url}: import it into the database that run was stored in "
                     "(storwatt db recover --db URL --journal FILE)")
             state = apply_events(conn, state, todo)
-            if state.pk is not None:
+            if state.pk is not None and todo:  # a journal of committed events changes nothing
                 _settle(conn, state.pk, len(todo))
     except sa.exc.DBAPIError as exc:
         raise classify(exc, database.url) from exc

@@ -380,3 +380,13 @@ class PowerInputSampleRow(Base):
     range_a: Mapped[float | None] = mapped_column(Float)
     uncertainty_pct: Mapped[float | None] = mapped_column(Float)
     flags: Mapped[str | None] = mapped_column(String(40))
+
+
+class DatabaseIdentity(Base):
+    """The database's own random id, written once (revision 0017): which database a file or
+    server holds, whatever its path (``app.storage.overwritten``), and on which database an
+    audit entry was made."""
+
+    __tablename__ = "database_identity"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    created_wall: Mapped[str] = mapped_column(String(40))

@@ -29,7 +29,7 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -126,72 +126,133 @@ class Push:
     more: bool  # rows are left for the next push (a batch was full)
 
 
-def push_run(station: Database, lab: Database, run_id: str) -> Push:
+def push_run(station: Database, lab: Database, run_id: str,
+             memo: PushMemo | None = None) -> Push:
     """Send what the lab copy of ``run_id`` lacks (up to a batch per table), in one lab
-    transaction."""
+    transaction. ``memo``: what this sender already sent (:class:`PushMemo`), kept only once
+    the transaction committed."""
+    seen = memo.begin(run_id) if memo is not None else _RunMemo()
     with station.read() as src:  # one snapshot of the station's record
         try:
             with lab.engine.begin() as dst:
                 if dst.dialect.name == "postgresql":  # one sender per run at a time
                     dst.execute(sa.select(sa.func.pg_advisory_xact_lock(_lock_key(run_id))))
-                return _push(src, dst, run_id)
+                push = _push(src, dst, run_id, seen)
         except sa.exc.SQLAlchemyError as exc:  # named after the lab, not the station
+            if memo is not None:
+                memo.forget(run_id)
             raise classify(exc, lab.url) from exc
+    if memo is not None:
+        memo.keep(run_id, seen)
+    return push
 
 
-def sync(station: Database, lab: Database, runs: Iterable[str] | None = None) -> int:
+def sync(station: Database, lab: Database, runs: Iterable[str] | None = None,
+         memo: PushMemo | None = None) -> int:
     """Push every run the lab copy lacks (or ``runs``) until it holds them all; rows sent."""
     sent = 0
     for item in lag(station, lab):
         if runs is not None and item.run_id not in runs:
             continue
         while True:
-            push = push_run(station, lab, item.run_id)
+            push = push_run(station, lab, item.run_id, memo)
             sent += push.rows
             if not push.more:
                 break
     return sent
 
 
+@dataclass
+class _RunMemo:
+    """What one sender last sent of one run: the rows of the replaced tables as the lab copy
+    holds them, and the run row. Saves reading them back from the server at every push."""
+
+    replaced: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    run_row: dict[str, Any] | None = None
+    ids: dict[str, int | None] = field(default_factory=dict)  # station/SUT id → lab id
+
+
+class PushMemo:
+    """A sender's memory of what it sent, per run (issue 26, jitter): a push during a run
+    then reads from the server only what it cannot know — the lab's row counts, in one
+    statement — instead of every replaced row and the run row. It is dropped when a push
+    fails (the server may have rolled back) and holds only what a committed push left; the
+    lab copy of a run is written by this station's senders alone, from this same record."""
+
+    def __init__(self) -> None:
+        self._runs: dict[str, _RunMemo] = {}
+
+    def begin(self, run_id: str) -> _RunMemo:
+        known = self._runs.get(run_id)
+        return _RunMemo(dict(known.replaced), known.run_row, dict(known.ids)) if known \
+            else _RunMemo()
+
+    def keep(self, run_id: str, memo: _RunMemo) -> None:
+        self._runs[run_id] = memo
+
+    def forget(self, run_id: str | None = None) -> None:
+        if run_id is None:
+            self._runs.clear()
+        else:
+            self._runs.pop(run_id, None)
+
+
 def _lock_key(run_id: str) -> int:
     return zlib.crc32(run_id.encode("ascii")) - 2**31  # a signed 32-bit advisory lock key
 
 
-def _push(src: Connection, dst: Connection, run_id: str) -> Push:
+def _push(src: Connection, dst: Connection, run_id: str, seen: _RunMemo) -> Push:
     run = src.execute(sa.select(s.Run.__table__).where(s.Run.uuid == run_id)).mappings().one()
     values = dict(run)
     local_pk = values.pop("id")
     values["station_id"] = _same_row(src, dst, s.Station.__table__, run["station_id"],
-                                     ("name",))
+                                     ("name",), seen)
     values["sut_id"] = _same_row(src, dst, s.Sut.__table__, run["sut_id"],
-                                 ("vendor", "model", "serial"))
+                                 ("vendor", "model", "serial"), seen)
     lab_pk = dst.execute(sa.select(s.Run.id).where(s.Run.uuid == run_id)).scalar()
     sent = 0
     if lab_pk is None:  # says RUNNING at event 0 until every row up to its event is there
         first = {**values, "status": RunStatus.RUNNING.value, "stored_seq": 0}
         lab_pk = dst.execute(sa.insert(s.Run).values(**first).returning(s.Run.id)).scalar_one()
+        seen.replaced.clear()
+        seen.run_row = None
         sent += 1
     for table in REPLACED:
-        sent += _replace(src, dst, table, local_pk, lab_pk)
+        sent += _replace(src, dst, table, local_pk, lab_pk, seen)
     complete = True
+    held = _held(dst, lab_pk)
     for table in APPENDED:
-        added, more = _append(src, dst, table, local_pk, lab_pk)
+        added, more = _append(src, dst, table, local_pk, lab_pk, held[table.name])
         sent += added
         complete = complete and not more
     if complete:  # the run row says "up to event N": only once every row up to N is there
-        theirs = dict(dst.execute(sa.select(s.Run.__table__).where(s.Run.id == lab_pk))
-                      .mappings().one())
-        theirs.pop("id")
+        theirs = seen.run_row
+        if theirs is None:
+            theirs = dict(dst.execute(sa.select(s.Run.__table__).where(s.Run.id == lab_pk))
+                          .mappings().one())
+            theirs.pop("id")
         if theirs != values:
             dst.execute(sa.update(s.Run).where(s.Run.id == lab_pk).values(**values))
             sent += 1
+        seen.run_row = values
     return Push(sent, not complete)
 
 
+def _held(dst: Connection, lab_pk: int) -> dict[str, int]:
+    """How many rows of each appended table the lab copy holds: one statement (a push in a
+    running run costs the server one round trip here, not one per table)."""
+    counts = [sa.select(sa.func.count()).select_from(t).where(t.c.run_id == lab_pk)
+              .scalar_subquery().label(t.name) for t in APPENDED]
+    return dict(dst.execute(sa.select(*counts)).mappings().one())
+
+
 def _replace(src: Connection, dst: Connection, table: sa.Table, local_pk: int,
-             lab_pk: int) -> int:
+             lab_pk: int, seen: _RunMemo) -> int:
     rows = _rows(src, table, local_pk, lab_pk)
-    theirs = _rows(dst, table, lab_pk, lab_pk)
+    theirs = seen.replaced.get(table.name)
+    if theirs is None:
+        theirs = _rows(dst, table, lab_pk, lab_pk)
+    seen.replaced[table.name] = rows
     if rows == theirs:
         return 0
     dst.execute(table.delete().where(table.c.run_id == lab_pk))
@@ -213,10 +274,13 @@ def _rows(conn: Connection, table: sa.Table, pk: int, as_pk: int) -> list[dict[s
 
 
 def _append(src: Connection, dst: Connection, table: sa.Table, local_pk: int,
-            lab_pk: int) -> tuple[int, bool]:
-    """Send the run's rows of ``table`` after the lab copy's last; (rows sent, more left)."""
-    held = dst.execute(sa.select(sa.func.count()).select_from(table)
-                       .where(table.c.run_id == lab_pk)).scalar_one()
+            lab_pk: int, held: int) -> tuple[int, bool]:
+    """Send the run's rows of ``table`` after the lab copy's ``held`` rows; (rows sent, more
+    left). A table without new rows costs one cheap station query."""
+    newest = src.execute(sa.select(sa.func.count()).select_from(table)
+                         .where(table.c.run_id == local_pk)).scalar_one()
+    if newest <= held:
+        return 0, False
     rows = []
     for row in src.execute(sa.select(table).where(table.c.run_id == local_pk)
                            .order_by(table.c.id).offset(held).limit(BATCH_ROWS + 1)).mappings():
@@ -232,11 +296,14 @@ def _append(src: Connection, dst: Connection, table: sa.Table, local_pk: int,
 
 
 def _same_row(src: Connection, dst: Connection, table: sa.Table, row_id: int | None,
-              key: tuple[str, ...]) -> int | None:
+              key: tuple[str, ...], seen: _RunMemo) -> int | None:
     """The lab's id of the station's row ``row_id`` (a station or SUT), created if missing;
     several stations sending at once may create it together, which ``ON CONFLICT`` absorbs."""
     if row_id is None:
         return None
+    known = f"{table.name}:{row_id}"
+    if known in seen.ids:
+        return seen.ids[known]
     row = dict(src.execute(sa.select(table).where(table.c.id == row_id)).mappings().one())
     row.pop("id")
     where = [table.c[k] == row[k] for k in key]
@@ -245,6 +312,7 @@ def _same_row(src: Connection, dst: Connection, table: sa.Table, row_id: int | N
         insert = (postgresql.insert if dst.dialect.name == "postgresql" else sqlite.insert)
         dst.execute(insert(table).values(**row).on_conflict_do_nothing())
         pk = dst.execute(sa.select(table.c.id).where(*where)).scalars().first()
+    seen.ids[known] = pk
     return pk
 
 
@@ -281,6 +349,7 @@ class Sender:
         self._lab: Database | None = None
         self._stop = threading.Event()
         self._state = SenderState(lab=shown(lab_url))
+        self._memo = PushMemo()  # what it sent: read back from the server only once
         self._thread = threading.Thread(target=self._loop, name="lab-sender", daemon=True)
 
     @property
@@ -324,11 +393,12 @@ class Sender:
                     lab.close()
                     raise
                 self._lab = lab
-            sync(self.station, self._lab)
-            behind = sum(item.events_behind for item in lag(self.station, self._lab))
+            sync(self.station, self._lab, memo=self._memo)
+            behind = 0  # every run is in the lab copy as of this push's snapshot of it
             self._record(SenderState(shown(self.lab_url), _now(), "", behind))
         except (StorageError, sa.exc.SQLAlchemyError, OSError) as exc:
             log.warning("lab sender: %s", exc)
+            self._memo.forget()
             if self._lab is not None:
                 self._lab.close()
                 self._lab = None

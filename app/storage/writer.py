@@ -42,6 +42,8 @@ from app.storage.errors import DiskFullError, StorageError, WriterError, classif
 from app.storage.journal import (JournalError, JournalFile, journal_path, new_header,
                                  reserve_bytes)
 from app.storage.liveness import HEARTBEAT_INTERVAL_S
+from app.storage.identity import database_id
+from app.storage.overwritten import DatabaseReplacedError, HeaderWatch, let_go_of_overwritten
 from app.storage.run_lock import RunLock, RunLockError
 
 log = logging.getLogger(__name__)
@@ -75,6 +77,9 @@ class Durability:
         if isinstance(self.error, DiskFullError):
             return (f"disk full: {self.samples} samples kept in JOURNAL {where}; free space on "
                     f"the disk holding {self.database}, then import with storwatt db recover")
+        if isinstance(self.error, DatabaseReplacedError):
+            return (f"run stored in JOURNAL {where}: {self.error}. Import it into the database "
+                    f"it belongs in: storwatt db recover --db URL --journal {where}")
         return (f"run stored in JOURNAL {where}; import with storwatt db recover once the "
                 f"database works again ({self.error})")
 
@@ -120,6 +125,11 @@ class RunWriter:
         self._abandon = threading.Event()
         self._engine = database.writer_engine()
         self._file = FileIdentity.of(database.url)  # to notice the file deleted under us
+        #: to notice another database copied over ours (same inode; app.storage.overwritten)
+        self._header: HeaderWatch | None = None
+        self._replaced: DatabaseReplacedError | None = None  # set once: never written again
+        self._database_id = ""  # named in the run's journal
+        self._identify()
         self._crash: BaseException | None = None
         self._thread = threading.Thread(target=self._run_thread, name="run-writer",
                                         daemon=True)
@@ -230,6 +240,8 @@ class RunWriter:
                     last_commit = now
                 else:
                     self._spill()
+                    if self._replaced is not None and stopping:
+                        break  # never writable again: the run is whole in its journal
                     if self._abandon.wait(self.retry_interval_s):
                         self._take(0.001, flushes)
                         self._spill()
@@ -310,7 +322,8 @@ class RunWriter:
             size = self._reserve[run_id]
             try:
                 journal = JournalFile.create(journal_path(run_id, self.journal_dir),
-                                             new_header(run_id, self.database.url, size))
+                                             new_header(run_id, self.database.url, size,
+                                                        self._database_id))
             except JournalError as exc:
                 self._journal_problem(exc)
                 raise
@@ -323,8 +336,9 @@ class RunWriter:
                       "only", exc)
         self._journal_error = exc
 
-    def _spill(self) -> None:
-        """Write pending events not yet journaled to their run's journal, in order."""
+    def _spill(self, *, durable: bool = True) -> None:
+        """Write pending events not yet journaled to their run's journal, in order
+        (``durable``: on the disk before returning)."""
         todo = [(run, e) for run, e in self._pending if e.seq > self._spilled]
         start = 0
         while start < len(todo):
@@ -334,8 +348,8 @@ class RunWriter:
                 end += 1
             if run is not None:  # events before any RunStarted are not stored at all
                 try:
-                    self._journal(run).append((e.seq, _journal_form(e.event))
-                                              for _, e in todo[start:end])
+                    self._journal(run).append(((e.seq, _journal_form(e.event))
+                                               for _, e in todo[start:end]), durable=durable)
                 except JournalError as exc:
                     self._journal_problem(exc)
                     return
@@ -348,11 +362,19 @@ class RunWriter:
             self._check_file()
             with self._engine.begin() as conn:
                 state = apply_events(conn, self._state, [e for _, e in self._pending])
+        except DatabaseReplacedError as exc:
+            self._report(exc)
+            return False
         except Exception as exc:  # noqa: BLE001 - any failure must keep the events
             self._report(classify(exc, self.database.url))
             return False
         recovered = self._failed
         self._state = state
+        if not self._database_id:
+            self._identify()  # the database failed when the writer started
+        if self._header is not None:
+            self._header.seen()
+            self._write_behind()
         self._pending.clear()
         self._failed = False
         self._retire_journals()
@@ -362,10 +384,34 @@ class RunWriter:
             log.warning("run writer: the database works again; every kept event is stored")
         return True
 
+    def _identify(self) -> None:
+        """Learn which database this is (its id, and for a SQLite file what its header
+        says); a database failing now leaves it to the first commit that works."""
+        try:
+            with self._engine.connect() as conn:
+                self._database_id = database_id(conn) or ""
+            self._header = HeaderWatch.of(self._file.path if self._file else None,
+                                          self._engine)
+        except Exception as exc:  # noqa: BLE001 - any failure: the commit path reports it
+            log.debug("run writer: the database's identity not read yet: %s", exc)
+
     def _check_file(self) -> None:
         """Put a database file deleted under the run back before committing into it
-        (``app.storage.deleted``); raises :class:`DatabaseDeletedError` if it cannot be."""
-        if self._file is None or self._file.still_there():
+        (``app.storage.deleted``); raises :class:`DatabaseDeletedError` if it cannot be.
+        Raises :class:`DatabaseReplacedError`, now and at every later commit, once another
+        database was copied over ours (``app.storage.overwritten``)."""
+        if self._replaced is not None:
+            raise self._replaced
+        if self._file is None:
+            return
+        if self._file.still_there():
+            if self._header is not None:
+                try:
+                    self._header.check()
+                except DatabaseReplacedError as exc:
+                    self._replaced = exc
+                    let_go_of_overwritten(self._file.path, self._engine, self.database.engine)
+                    raise
             return
         if self._file.replaced():  # another file moved in: never let our WAL touch it
             let_go_of_replaced(self._file, self._engine, self.database.engine)
@@ -374,18 +420,28 @@ class RunWriter:
         log.warning("run writer: the database file %s was deleted under the running station; "
                     "restored from the open connection, nothing lost", self._file.path)
 
+    def _write_behind(self) -> None:
+        """A SQLite file can be overwritten in place (``cp other.db``) and take the run's
+        committed rows with it; so its journal also keeps what was committed, written after
+        the commit without waiting for the disk (only a live process needs it: a crash or
+        power cut leaves the file itself). ``_pending`` is what was just committed."""
+        self._spill(durable=False)
+
     def _retire_journals(self) -> None:
         """Everything is in the database: empty the current run's journal (its reservation
-        stays for the next failure), delete those of earlier runs."""
+        stays for the next failure) — unless it keeps the committed events too
+        (:meth:`_write_behind`) —, delete those of earlier runs."""
         for run, journal in list(self._journals.items()):
             if run == self._run:
-                journal.reset()
+                if self._header is None:
+                    journal.reset()
             else:
                 journal.discard()
                 del self._journals[run]
 
     def _report(self, error: StorageError) -> None:
-        first = not self._failed
+        first = not self._failed or (isinstance(error, DatabaseReplacedError)
+                                     and not isinstance(self._error, DatabaseReplacedError))
         self._failed, self._error = True, error
         if first:
             journal = self._journals.get(self._run)
