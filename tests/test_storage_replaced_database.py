@@ -100,7 +100,7 @@ def test_a_run_whose_database_is_copied_over_stops_failed_with_every_sample_kept
 
     reopened = open_database(f"sqlite:///{db}")  # the next start: the run is not taken in
     assert len(reopened.recovered.failed) == 1  # kept, and said at every open
-    assert "another database was copied over it" in reopened.recovered.failed[0][1]
+    assert "another database was copied over it" in reopened.recovered.failed[0].why
     assert [r.run_id for r in reopened.list_runs()] == ["other-run-0001"]
     reopened.close()
     rescue = open_database(f"sqlite:///{tmp_path / 'rescue.db'}", recover_journals=False)
