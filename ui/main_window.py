@@ -166,6 +166,8 @@ class MainWindow(QMainWindow):
             runs, error, resumable = [], str(exc), set()
         interrupted = len(self.database.interrupted) if self.database else 0
         self.start_page.show_runs(runs, error, resumable)
+        for run in runs:  # the finished run on the run view: its record's verdict, as listed
+            self.run_view.show_recorded(run)
         self.start_page.show_health(station_health(
             self.db_url, error, interrupted, str(self.settings.value("last/meter", ""))))
         self.statusBar().showMessage(f"Database: {self.db_url}")
@@ -181,9 +183,15 @@ class MainWindow(QMainWindow):
         from ui.history.view import HistoryView
 
         self.history = HistoryView(url=self.db_url)
+        # a COM result or disposition recorded there changes the start page and the run header
+        self.history.audited.connect(self._history_audited)
         fit_to_screen(self.history, HISTORY_SIZE)
         self.history.show()
         return self.history
+
+    def _history_audited(self, _run_id: str) -> None:
+        if not self.run_view.running:
+            self.refresh()
 
     def show_run_details(self, run_id: str) -> HistoryView:
         """A recent run's details: the history window with that run's tab open."""

@@ -15,6 +15,8 @@ table, so even a hand-written SQL statement cannot rewrite the trail.
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from enum import StrEnum
@@ -298,6 +300,22 @@ def _entry(uuid: str, r: sa.Row) -> AuditEntry:
                       ComOutcome(row.outcome) if row.outcome else None, row.revision,
                       row.record_sha256, row.hash_format, row.verdict_shown, row.rules_version,
                       row.confirmation)
+
+
+def com_results(conn: sa.Connection,
+                pks: Sequence[int] | None) -> dict[int, list[AuditEntry]]:
+    """Run primary key → its COM-result entries, oldest first, for the runs ``pks`` (None:
+    every run): a run list shows each run's COM state as its report does."""
+    query = (sa.select(AuditEntryRow, s.Run.uuid.label("run_uuid"))
+             .join(s.Run, s.Run.id == AuditEntryRow.run_id)
+             .where(AuditEntryRow.kind == AuditKind.COM_RESULT.value)
+             .order_by(AuditEntryRow.id))
+    if pks is not None:
+        query = query.where(AuditEntryRow.run_id.in_(list(pks)))
+    found: dict[int, list[AuditEntry]] = defaultdict(list)
+    for row in conn.execute(query).all():
+        found[row.run_id].append(_entry(row.run_uuid, row))
+    return found
 
 
 def latest_dispositions_query() -> sa.Select:

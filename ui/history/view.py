@@ -46,6 +46,8 @@ class HistoryView(QWidget):
 
     #: a run's detail tab replaced its loading tab (``load_detail``)
     detail_opened = Signal(object)
+    #: an audit entry was added to the run of this id (its verdict may have changed)
+    audited = Signal(str)
 
     def __init__(self, database: Database | None = None, *, url: str | None = None,
                  parent: QWidget | None = None) -> None:
@@ -348,6 +350,7 @@ class HistoryView(QWidget):
         detail = RunDetailView(self.database, run.run_id, read_only=self.source.read_only,
                                loaded=(run, content))
         detail.audited.connect(lambda _run_id: self.reload())
+        detail.audited.connect(self.audited)
         return detail
 
     def compare(self, run_ids: Sequence[str]) -> CompareView | None:
