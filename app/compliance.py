@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Protocol
 
-from app.console import format_duration
+from app.metrics.formatting import format_duration
 from app.method.loader import MethodError
 from app.method.model import ComplianceMinimums, Method
 from app.method.registry import MethodIdentity, identify

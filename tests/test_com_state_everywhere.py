@@ -12,6 +12,7 @@ import pytest
 
 from app.cli.main import main
 from app.com_verdict import ComState, record_com_result
+from app.metrics.formatting import format_duration
 from app.records import RunConfig, SutDescription
 from app.run_verdict import Tone
 from app.signoff import approve
@@ -97,6 +98,13 @@ def test_the_station_views_follow_a_com_result_recorded_in_the_history(qtbot, st
         history.load_detail(session.run_id)
     detail = opened.args[0]
     assert detail.status.text() == before
+    # the run view's banner, once the run is stored, is the record's (the history's and the
+    # PDF's), no longer the forecast; the duration is worded alike on every screen
+    assert station.run_view.banner.text() == detail.banner.text()
+    assert station.run_view.banner.text() == detail.run.compliance.banner()
+    duration = format_duration(detail.run.duration_s)
+    assert f"duration {duration}" in detail.subtitle.text()
+    assert station.start_page.runs.item(0, 6).text() == duration
     for com, evidence in EVIDENCE.items():
         detail.record_com_result(com, "passed", evidence, "T. Technician")
     after = detail.status.text()

@@ -16,7 +16,8 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
                                QSplitter, QVBoxLayout, QWidget)
 
-from app.console import format_duration, format_metric_value
+from app.console import format_metric_value
+from app.metrics.formatting import format_duration
 from app.method.record import method_from_record
 from app.records import RunStatus
 from app.run_verdict import RunVerdict, Tone, run_outcome
@@ -287,10 +288,16 @@ class RunView(QWidget):
     def show_recorded(self, summary: RunSummary) -> None:
         """The finished run's outcome as its record has it now — each COM's state derived
         from the record and its audit trail (parity RAID included, a result QA recorded
-        since), the same text as the start page, the history, compare and ``runs show``."""
+        since), the same text as the start page, the history, compare and ``runs show`` — and
+        its derived compliance in the banner, as the history and the PDF word it."""
         if self.running or self.session is None or summary.run_id != self.session.run_id:
             return
         self._show_state(summary.verdict, summary.error)
+        # the forecast gives way to the record's verdict, worded as the history and the PDF
+        compliance = summary.compliance
+        self.banner.setText(compliance.banner() if not compliance.compliant else "")
+        self.banner.setToolTip("\n".join(compliance.lines()))
+        self.banner.setVisible(not compliance.compliant)
 
     def _show_state(self, verdict: RunVerdict, error: str) -> None:
         self.state.setText(verdict.text)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.cli import arguments, cmd_signoff
 from app.cli.cmd_savings import add_savings_options, savings_command
-from app.metrics.formatting import format_figure
+from app.metrics.formatting import format_duration, format_figure
 from app.sequencer.capacity_optimisation import is_com_metric
 from app.storage.errors import StorageError
 
@@ -169,7 +169,8 @@ def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
              f"Method   {run.method_name} {run.method_version}  {run.compliance.label} "
              "(derived, see Compliance below)",
              f"Taxonomy {run.taxonomy}    started {run.started_wall}    "
-             f"duration {_fmt(run.duration_s, 6)} s of {_fmt(run.planned_s, 6)} s planned",
+             f"duration {format_duration(run.duration_s)} of {format_duration(run.planned_s)} "
+             "planned",
              f"Station  {run.config.station or 'not recorded'}    "
              f"operator {run.config.operator or '—'}"]
     for role, ident in (("Power meter", run.power_meter),

@@ -27,6 +27,7 @@ from reportlab.platypus import (BaseDocTemplate, Frame, KeepTogether, PageBreak,
 from xml.sax.saxutils import escape
 
 from app.histogram_basis import histogram_basis
+from app.metrics.formatting import format_duration
 from app.metrics.histogram import ceiling_meaning
 from app.records import PhaseKind
 from app.reports import charts, power_inputs
@@ -36,7 +37,7 @@ from app.reports.di_report import CELL_COLUMNS as DI_CELL_COLUMNS
 from app.reports.di_report import SWEET_COLUMNS as DI_SWEET_COLUMNS, di_report
 from app.reports.sweep_report import COLUMNS as SWEEP_COLUMNS, sweep_table
 from app.storage.audit import wall_text
-from app.reports.text import (DASH, fmt_duration, fmt_seconds, fmt_sig, invalid_value, is_number,
+from app.reports.text import (DASH, fmt_seconds, fmt_sig, invalid_value, is_number,
                               pdf_safe)
 
 PAGE_W, PAGE_H = A4
@@ -246,7 +247,7 @@ def _cover(c: ReportContent) -> list:
         ("Run status", run.status.value + (f": {run.error}" if run.error else "")),
         ("Started (UTC)", run.started_wall),
         ("Finished (UTC)", run.finished_wall or "not finished"),
-        ("Duration", fmt_duration(run.duration_s)),
+        ("Duration", format_duration(run.duration_s)),
         ("Station", config.station or "not recorded"),
         ("Instrument connection test", config.instrument_check or "not recorded"),
         ("QA disposition", c.disposition_text),
@@ -310,7 +311,7 @@ def _metrics_page(c: ReportContent) -> list:
             watts_text = f"({fmt_sig(watts)} W)"
         story.append(grid_table([
             [B("Average watts"), P(watts_text), B("Run length"),
-             P(fmt_duration(idle.result.run_length_s) if idle.result else DASH)],
+             P(format_duration(idle.result.run_length_s) if idle.result else DASH)],
             [B("Raw capacity tested"), P(f"{raw_gb:.10g} GB"), B(""), P("")],
             [B("EP_RI"), P(_with_unit(metric_value_text(idle), "GB/W")), B("Validity"),
              _validity_cell(idle)],

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel,
                                QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from app.com_verdict import OPEN_STATES, record_com_result
-from app.console import format_duration
+from app.metrics.formatting import format_duration
 from app.reports.content import ReportContent, build_content
 from app.sequencer.capacity_optimisation import is_com_metric
 from app.signoff import accept, approve, concern, sign_off
@@ -91,7 +91,7 @@ class RunDetailView(QWidget):
             f"{sut.vendor} {sut.model} (s/n {sut.serial}) · taxonomy {run.taxonomy} · "
             f"station {run.config.station or '—'} · operator {run.config.operator or '—'} · "
             f"started {run.started_wall[:19].replace('T', ' ')} UTC · duration "
-            f"{format_duration(run.duration_s) if run.duration_s is not None else '—'}")
+            f"{format_duration(run.duration_s)}")
         self.subtitle.setWordWrap(True)
         # the derived verdict (app.compliance), not the method file's claim
         self.banner = banner_label(run.compliance.banner())  # wraps in a row of its own

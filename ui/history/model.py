@@ -19,7 +19,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from app.console import format_duration
+from app.metrics.formatting import format_duration
 from app.metrics.formatting import format_figure
 from app.run_verdict import Tone
 from app.storage.history import HistoryFilter, metric_names
@@ -44,7 +44,7 @@ class Column:
 
 
 def _duration(row: RunSummary) -> str:
-    return format_duration(row.duration_s) if row.duration_s is not None else "—"
+    return format_duration(row.duration_s)
 
 
 def _method(row: RunSummary) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QFormLayout, QHeaderView, QLabel,
                                QLineEdit, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
-from app.console import format_duration
+from app.metrics.formatting import format_duration
 from app.compliance import ComplianceVerdict, assess_method
 from app.method.loader import MethodError, load_method
 from app.records import InstrumentConfig, RunConfig, SutDescription
