@@ -52,6 +52,7 @@ def test_local_fio_without_a_target_blocks_next(qtbot, wizard, tmp_path: Path) -
     qtbot.keyClick(page.target_entry, Qt.Key.Key_Return)
     assert page.targets.count() == 1
     assert "give a scratch size" in page.safety.text()  # no size: nothing is created
+    assert "--target-size" not in page.safety.text()  # the field is beside it, not the CLI
     qtbot.keyClicks(page.target_size, "64M")
     assert "will be created" in page.safety.text()  # the fio driver's own safety check
     click_next(qtbot, wizard)
