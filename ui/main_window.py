@@ -22,7 +22,7 @@ from app.sequencer.lab import LabError
 from app.method.loader import MethodError
 from app.paths import default_db_url
 from app.protected import station_paths
-from app.records import RunConfig, SutDescription
+from app.records import RunConfig
 from app.sequencer import events as ev
 from app.resume import ResumeRefused, open_resumed_session, prepare_resume
 from app.session import RunSession, open_session
@@ -218,12 +218,13 @@ class MainWindow(QMainWindow):
         self.wizard.open()
         return self.wizard
 
-    def _range_advice(self, sut: SutDescription) -> AdvisedPlan | None:
-        """The range plan of the latest completed run of this SUT, for the review page."""
+    def _range_advice(self, config: RunConfig) -> AdvisedPlan | None:
+        """The range plan of the latest completed run of this SUT, lab and power meter, for
+        the review page."""
         if self.database is None:
             return None
         try:
-            return advise(self.database, sut)
+            return advise(self.database, config)
         except (RangeAdvisorError, StorageError):
             return None
 

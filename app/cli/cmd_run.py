@@ -324,7 +324,7 @@ def _confirm_range_plan(args: argparse.Namespace, config: RunConfig) -> RunConfi
 
     database = open_database(args.db)
     try:
-        advised = advise(database, config.sut)
+        advised = advise(database, config)
     finally:
         database.close()
     print("\n".join(advised.lines()), file=sys.stderr)
