@@ -33,6 +33,8 @@ from ui.history.source import HistorySource, open_source
 RESIZE_SAMPLE_ROWS = 60
 NO_DATE = QDate(2000, 1, 1)  # the date edits' "any" value
 STATUS_CHOICES = ("Any status", *(s.value for s in RunStatus), INVALID)
+#: the run list's order as loaded (newest first), which the header's arrow shows at first
+DEFAULT_SORT = "Started (UTC)"
 
 
 def _date(edit: QDateEdit) -> date | None:
@@ -112,6 +114,9 @@ class HistoryView(QWidget):
         self.table = QTableView()
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
+        # the list comes newest first: the arrow says so (Qt's default arrow is on column 0)
+        self.table.sortByColumn(self.model.column_index(DEFAULT_SORT),
+                                Qt.SortOrder.DescendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -197,13 +202,26 @@ class HistoryView(QWidget):
             except StorageError as exc:
                 self.problem.setText(str(exc))
                 self.problem.setVisible(True)
+        sorted_by, order = self._sort_shown()
         self.model.set_rows(rows)
+        if sorted_by not in (c.title for c in self.model.columns):  # a metric gone
+            sorted_by, order = DEFAULT_SORT, Qt.SortOrder.DescendingOrder
+        # the new rows in the order the arrow shows (set_rows gives them newest first)
+        self.table.sortByColumn(self.model.column_index(sorted_by), order)
         self._fill_choice(self.taxonomy_choice, "Any taxonomy", {r.taxonomy for r in rows})
         self._fill_choice(self.sut_choice, "Any SUT", {r.sut for r in rows})
         self._fill_choice(self.station_choice, "Any station", {r.station for r in rows})
         self._hide_default_columns()
         self.table.resizeColumnsToContents()
         self._update_count()
+
+    def _sort_shown(self) -> tuple[str, Qt.SortOrder]:
+        """The column title and order the header's sort arrow shows."""
+        header = self.table.horizontalHeader()
+        section = header.sortIndicatorSection()
+        if 0 <= section < len(self.model.columns):
+            return self.model.columns[section].title, header.sortIndicatorOrder()
+        return DEFAULT_SORT, Qt.SortOrder.DescendingOrder
 
     def reconnect(self) -> None:
         if self.source.database is not None and self._url is None and not self.source.problem:
