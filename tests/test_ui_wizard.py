@@ -144,6 +144,14 @@ def test_connection_test_reads_the_simulated_lab(qtbot, wizard) -> None:
     text = page.result.text()
     assert "SIM-PM" in text and " W ± " in text and "range 300 V" in text
     assert "inlet" in text and "°C" in text
+    # issue 28: the models a driver speaks to are on the page, not only an id ("wt300")
+    page.meter_driver.setCurrentText("wt300")
+    assert "speaks to: WT310" in page.meter_models.text()
+    assert page.meter_models.isVisibleTo(page)
+    page.meter_resource.setText("TCPIP::10.0.0.7::INST0")
+    page.meter_driver.setCurrentText("sim")  # switched back: the old address goes nowhere
+    assert not page.meter_models.isVisibleTo(page)
+    assert wizard.entries().meter_resource == ""  # never "sim TCPIP::…" on the review
 
 
 def test_connection_test_speaks_to_a_wire_level_meter() -> None:
