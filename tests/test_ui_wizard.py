@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 
 from app.records import InstrumentConfig, RunConfig
 from drivers.simulators.meter import MeterSimulator
+from ui.wizard.instruments_page import NOT_TESTED
 from ui.wizard.connection import ConnectionReport, check_lab_instruments
 from ui.wizard.model import WizardEntries, config_from_wizard, entries_from_config
 from ui.wizard.profiles import SutProfileStore
@@ -144,6 +145,10 @@ def test_connection_test_reads_the_simulated_lab(qtbot, wizard) -> None:
     text = page.result.text()
     assert "SIM-PM" in text and " W ± " in text and "range 300 V" in text
     assert "inlet" in text and "°C" in text
+    # issue 28: a power input added after a passed test makes the result stale on screen too
+    # (it said "passed" beside the error "it must pass")
+    page.power_inputs.add_row()
+    assert page.result.text() == NOT_TESTED and page.verdict() == ""
     # issue 28: the models a driver speaks to are on the page, not only an id ("wt300")
     page.meter_driver.setCurrentText("wt300")
     assert "speaks to: WT310" in page.meter_models.text()

@@ -94,6 +94,8 @@ class InstrumentsPage(EntryPage):
         form.addRow("Power meter calibrated on:", self.meter_calibration)
         form.addRow("Power meter certificate:", self.meter_certificate)
         self.power_inputs = PowerInputsTable(self._row_config)
+        # a row added or edited after a passed test: the result no longer says "passed"
+        self.power_inputs.changed.connect(self._settings_changed)
         self._table_error: EntryError | None = None
         form.addRow("Power &inputs (several\nmeters or elements;\nempty: the meter above):",
                     self.power_inputs)
