@@ -181,6 +181,9 @@ def test_the_run_length_is_worded_alike_in_the_xlsx_the_pdf_and_runs_show(export
     text = pdf_text(paths["pdf"])
     assert f"Duration {duration}" in text
     assert not re.search(r"\d\.\d+ min\b", text)  # no decimal minutes left
+    # the PDF names the GUI's way first, not only a command to type
+    assert "none recorded (Approve revision in the run's history, or storwatt runs approve)" \
+        in text
     assert main(["runs", "show", run.run_id, "--db", recorded.database.url]) == 0
     shown = capsys.readouterr().out
     assert f"duration {duration} of {format_duration(run.planned_s)} planned" in shown

@@ -390,7 +390,8 @@ def _signoff_section(c: ReportContent) -> list:
     return [KeepTogether([
         P("Sign-off", "h2"), P(f"This report: {so.status}.", "body"),
         grid_table(rows, widths), Spacer(1, 2 * mm),
-        *(approvals or [P("QA approval: none recorded (storwatt runs approve).", "body")])])]
+        *(approvals or [P("QA approval: none recorded (Approve revision in the run's history, or "
+                               "storwatt runs approve).", "body")])])]
 
 
 def _phases_section(c: ReportContent) -> list:
