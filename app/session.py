@@ -15,7 +15,7 @@ from pathlib import Path
 from app.labs import build_lab
 from app.method.loader import load_method
 from app.method.model import Method
-from app.method.taxonomy import check_drive_count, load_taxonomy, parse_taxonomy_id
+from app.method.taxonomy import load_taxonomy, parse_taxonomy_id
 from app.protected import station_paths
 from app.records import RunConfig, RunStatus
 from app.sequencer.capacity_optimisation import check_declared_coms
@@ -94,7 +94,6 @@ def open_session(config: RunConfig, *, db_url: str | None = None,
     parse_taxonomy_id(load_taxonomy(method), config.taxonomy)  # names the valid ids
     method.plan_for(config.category)  # raises with the list of testable categories
     check_declared_coms((c.id for c in method.coms), config.sut)  # names the known ids
-    check_drive_count(config.sut.drive_count, config.classification_answers)
     clock = clock or MonotonicClock()
     database = open_database(db_url)
     try:

@@ -108,23 +108,3 @@ def test_unsafe_targets_are_refused_by_the_fio_safety_check(tmp_path: Path) -> N
                                         targets=(str(tmp_path / "new.bin"),)))
     assert config.target_size == "16M"  # read by app.fio_lab
     assert entries_from_config(config).target_size == "16M"
-
-
-def test_a_drive_count_beyond_the_classifications_maximum_is_refused(tmp_path: Path,
-                                                                      capsys) -> None:
-    """Issue 28: 50 drives were accepted against an answered maximum configuration of 48."""
-    from app.cli.main import main
-
-    answers = {"max_drive_count": 48}
-    with pytest.raises(EntryError) as err:
-        config_from_wizard(replace(GOOD, drive_count=50, classification_answers=answers))
-    assert err.value.field == "drive_count"
-    assert "50 drives" in err.value.message and "maximum configuration of 48" in \
-        err.value.message
-    assert config_from_wizard(replace(GOOD, drive_count=48, classification_answers=answers))
-    db = tmp_path / "x.db"
-    online_3 = ["--controller", "--protection", "--connectivity", "network", "--max-drives", "48"]
-    assert main(["run", "--method", "smoke", "--drives", "50", *online_3,
-                 "--db", f"sqlite:///{db}"]) == 1
-    assert "maximum configuration of 48 drives" in capsys.readouterr().err
-    assert not db.exists()  # refused before anything is stored

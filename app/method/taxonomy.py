@@ -228,17 +228,6 @@ def load_taxonomy(method: Method | None = None, directory: Path | None = None) -
     return load_taxonomy_file((directory or methods_dir()) / method.taxonomy_file)
 
 
-def check_drive_count(drive_count: int, answers: dict) -> None:
-    """Refuse a tested configuration with more drives than the product's maximum configuration
-    answered for its classification (TaxonomyError naming both): the classification rests on
-    the maximum, so a SUT beyond it means one of the two figures is wrong."""
-    maximum = answers.get("max_drive_count")
-    if isinstance(maximum, int) and not isinstance(maximum, bool) and 0 < maximum < drive_count:
-        raise TaxonomyError(f"the SUT has {drive_count} drives but its classification answered "
-                            f"a maximum configuration of {maximum} drives: the configuration "
-                            "tested cannot exceed the product's maximum; correct one of them")
-
-
 def unmet(req: LevelRequirements, a: SutAttributes) -> list[str]:
     """What the product lacks for this level (empty: all requirements met)."""
     missing = []

@@ -16,7 +16,6 @@ from app import units
 from app.calibration import CalibrationEntryError, checked_certificate, checked_date
 from app.cli.arguments import MAX_INPUT_NAME_CHARS, MAX_NAME_CHARS
 from app.method.loader import MethodError, load_method
-from app.method.taxonomy import TaxonomyError, check_drive_count
 from pydantic import ValidationError
 
 from app.records import (WIRINGS, InstrumentConfig, PowerInput, PowerSupplies, RunConfig,
@@ -146,10 +145,6 @@ def check_sut(e: WizardEntries) -> SutDescription:
     capacity = parse_capacity(e.capacity, e.capacity_unit, e.decimal_point)
     if e.drive_count < 1:
         raise EntryError("drive_count", "The SUT needs at least one drive.")
-    try:
-        check_drive_count(e.drive_count, e.classification_answers)
-    except TaxonomyError as exc:
-        raise EntryError("drive_count", f"{str(exc)[:1].upper()}{str(exc)[1:]}.") from None
     try:
         check_raid(e.raid)
     except ValueError as exc:
