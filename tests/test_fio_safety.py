@@ -266,3 +266,11 @@ def test_a_missing_target_tells_both_the_wizard_and_the_cli_user_and_groups_byte
     small = check_target(str(tmp_path / "new.dat"), writing=True,
                          policy=TargetPolicy(create_size=1000))
     assert f"{MIN_SCRATCH_BYTES:,}" in small.reason and "1,000 bytes" in small.reason
+
+
+def test_a_target_with_a_nul_character_is_refused_not_a_crash(tmp_path) -> None:
+    """Found by the wizard's fuzz test: os.stat raised "embedded null byte" out of the check."""
+    from drivers.fio.safety import TargetPolicy, check_target
+
+    check = check_target(f"{tmp_path}/a\x00b", writing=True, policy=TargetPolicy(create_size=2**20))
+    assert not check.ok and "NUL character" in check.reason

@@ -109,6 +109,9 @@ def check_target(path: str, *, writing: bool, policy: TargetPolicy = TargetPolic
                  facts: HostFacts = HostFacts()) -> TargetCheck:
     """The verdict on one target; nothing is created or opened for writing here. An accepted
     existing target carries the (device, inode) the verdict is about."""
+    if "\x00" in path:  # no file system takes it; os.stat would raise instead of answering
+        return refused(path.replace("\x00", "\\0"), "other",
+                       "contains a NUL character: no file or device has that name")
     if is_windows_form(path):
         return _verdict(path, writing=writing, policy=policy, facts=facts)
     before = _identity(path)
