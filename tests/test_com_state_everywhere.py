@@ -52,7 +52,7 @@ def test_a_recorded_com_result_reads_the_same_in_lists_compare_and_runs_show(
     assert summary.verdict == run.verdict
     assert summary.verdict.text == "COMPLETED — 2 COMs NOT VERIFIED"
     text, data = _shown(capsys, database.url, run_id)
-    assert text.startswith(f"Run {run_id}  COMPLETED — 2 COMs NOT VERIFIED")
+    assert "\nOutcome  COMPLETED — 2 COMs NOT VERIFIED (" in text
     assert data["verdict"] == summary.verdict.text
 
     for com, evidence in EVIDENCE.items():
@@ -65,7 +65,7 @@ def test_a_recorded_com_result_reads_the_same_in_lists_compare_and_runs_show(
     assert summary.verdict.text == "COMPLETED" and summary.verdict.tone is Tone.GOOD
     assert database.load_run(run_id).verdict == summary.verdict
     text, data = _shown(capsys, database.url, run_id)
-    assert text.startswith(f"Run {run_id}  COMPLETED\n")
+    assert "\nOutcome  COMPLETED (" in text
     assert "needs the array's management interface" not in text  # the check's old reason
     assert "NOT VERIFIED" not in text
     assert data["verdict"] == "COMPLETED"

@@ -165,7 +165,9 @@ def run_json(run: StoredRun) -> dict[str, Any]:
 
 
 def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
-    lines = [f"Run {run.run_id}  {run.verdict.text}" + (f"  ({run.error})" if run.error else ""),
+    lines = [f"Run {run.run_id}  {run.status}" + (f"  ({run.error})" if run.error else ""),
+             f"Outcome  {run.verdict.text} (as the run's header, the start page and the "
+             "history say it)",
              f"Method   {run.method_name} {run.method_version}  {run.compliance.label} "
              "(derived, see Compliance below)",
              f"Taxonomy {run.taxonomy}    started {run.started_wall}    "
