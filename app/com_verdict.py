@@ -11,16 +11,19 @@ capacity probe is not evidence that the COM failed.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Protocol
 
+from app.method.model import Method
 from app.metrics.formatting import format_figure
-from app.records import MetricResult, PhaseKind, PhaseStatus
+from app.records import MetricResult, PhaseKind, PhaseStatus, RunStatus, SutDescription
 from app.sequencer.capacity_optimisation import (RECORD_BY_HAND, available_coms, observed,
                                                  on_during_test)
 from app.storage.audit import AuditEntry, AuditError, AuditKind, ComOutcome, add_com_result
 from app.storage.db import Database
-from app.storage.stored import StoredRun
+from app.storage.stored import KeyMetric, StoredPhase, StoredRun
 
 
 class ComState(StrEnum):
@@ -41,7 +44,7 @@ class ComVerdict:
     on_during_test: bool  # On during test?
     state: ComState
     detail: str  # the ratio, the evidence, or why not verified / not tested
-    metric: MetricResult | None  # the station's check, if it ran one
+    metric: MetricResult | KeyMetric | None  # the station's check, if it ran one
     entry: AuditEntry | None  # the technician's result the verdict rests on
 
     @property
@@ -52,9 +55,28 @@ class ComVerdict:
         return f"{self.state.value}: {self.detail}" if self.detail else self.state.value
 
 
-def com_verdicts(run: StoredRun) -> tuple[ComVerdict, ...]:
+class ComRecord(Protocol):
+    """What a COM verdict reads of a run: a loaded run (:class:`StoredRun`) or a run list's
+    facts (:class:`app.storage.run_facts.RunFacts`) — so the report, the run header, the
+    history list, the start page, compare and ``runs show`` derive the same state."""
+
+    @property
+    def sut(self) -> SutDescription: ...
+    @property
+    def method(self) -> Method | None: ...
+    @property
+    def metrics(self) -> Sequence[MetricResult | KeyMetric]: ...
+    @property
+    def phases(self) -> Sequence[StoredPhase]: ...
+    @property
+    def status(self) -> RunStatus: ...
+    @property
+    def audit(self) -> Sequence[AuditEntry]: ...
+
+
+def com_verdicts(run: ComRecord) -> tuple[ComVerdict, ...]:
     """Every COM the method lists (then any other the record names), in the method's order."""
-    sut = run.config.sut
+    sut = run.sut
     method = run.method
     titles = {c.id: c.title for c in method.coms} if method else {}
     stored = {m.name.removeprefix("COM_"): m for m in run.metrics if m.name.startswith("COM_")}
@@ -66,11 +88,21 @@ def com_verdicts(run: StoredRun) -> tuple[ComVerdict, ...]:
                  for com in ids)
 
 
-def _latest_entries(trail: tuple[AuditEntry, ...]) -> dict[str, AuditEntry]:
+#: the states a run's outcome counts (a COM PASSED or not available says nothing against it)
+OPEN_STATES = (ComState.NOT_PASSED, ComState.NOT_VERIFIED, ComState.NOT_TESTED)
+
+
+def open_com_states(verdicts: Iterable[ComVerdict]) -> tuple[ComState, ...]:
+    """The states of the available COMs that did not pass, in the method's order: what a
+    run's one-line outcome counts (``app.run_verdict``)."""
+    return tuple(v.state for v in verdicts if v.state in OPEN_STATES)
+
+
+def _latest_entries(trail: Sequence[AuditEntry]) -> dict[str, AuditEntry]:
     return {e.subject: e for e in trail if e.kind is AuditKind.COM_RESULT and e.subject}
 
 
-def _verdict(run: StoredRun, com: str, title: str, available: bool, on: bool,
+def _verdict(run: ComRecord, com: str, title: str, available: bool, on: bool,
              metric: MetricResult | None, entry: AuditEntry | None) -> ComVerdict:
     def verdict(state: ComState, detail: str, used: AuditEntry | None = None) -> ComVerdict:
         return ComVerdict(com, title, available, on, state, detail, metric, used)
@@ -91,7 +123,7 @@ def _verdict(run: StoredRun, com: str, title: str, available: bool, on: bool,
     return verdict(*_untested(run, com))
 
 
-def _untested(run: StoredRun, com: str) -> tuple[ComState, str]:
+def _untested(run: ComRecord, com: str) -> tuple[ComState, str]:
     """An available COM without a station check: either the plan had no check phase for it
     (parity RAID follows the RAID level, the technician verifies it) or the phase did not
     end with a result."""

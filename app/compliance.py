@@ -20,7 +20,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Protocol
 
 from app.access_check import method_departures
-from app.console import format_duration
+from app.metrics.formatting import format_duration
 from app.method.loader import MethodError
 from app.method.model import ComplianceMinimums, Method
 from app.method.registry import MethodIdentity, identify

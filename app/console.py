@@ -10,24 +10,10 @@ import math
 import sys
 from typing import TextIO
 
-from app.metrics.formatting import format_figure
+from app.metrics.formatting import format_duration, format_figure
 from app.records import MetricResult
 from app.sequencer import events as ev
 from app.sequencer.capacity_optimisation import not_valid_word
-
-
-def format_duration(seconds: float) -> str:
-    """'1 h 05 min', '3 min 20 s', '12 s' — what a technician reads at a glance."""
-    if seconds != seconds or seconds < 0:
-        return "—"
-    s = int(round(seconds))
-    h, rem = divmod(s, 3600)
-    m, sec = divmod(rem, 60)
-    if h:
-        return f"{h} h {m:02d} min"
-    if m:
-        return f"{m} min {sec:02d} s"
-    return f"{sec} s"
 
 
 def format_metric_value(m: MetricResult) -> str:

@@ -8,13 +8,14 @@ for the text and its tone, so they can never disagree (docs/method-notes.md §4)
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
 from app.records import RunStatus
-from app.sequencer.capacity_optimisation import not_valid_word
+from app.sequencer.capacity_optimisation import is_com_metric, not_valid_word
 
 
 class Tone(StrEnum):
@@ -38,17 +39,18 @@ _STATUS_TONES = {RunStatus.COMPLETED: Tone.GOOD, RunStatus.ABORTED: Tone.WARNING
 
 
 def run_verdict(status: RunStatus, invalid_metrics: int = 0,
-                unverified_coms: int = 0) -> RunVerdict:
+                coms: Sequence[str] = ()) -> RunVerdict:
     """``COMPLETED`` (good), ``COMPLETED — 2 metrics INVALID`` (warning), ``COMPLETED — 1 COM
-    NOT VERIFIED`` (warning: a technician must record its result), ``FAILED`` (bad)…"""
+    NOT VERIFIED`` (warning: a technician must record its result), ``FAILED`` (bad)…
+    ``coms``: the state of each available COM that did not pass (``NOT VERIFIED``, ``NOT
+    PASSED``, ``NOT TESTED``), counted per state in the order first named."""
     tone = _STATUS_TONES[status]
     parts = []
     if invalid_metrics > 0:
         parts.append(f"{invalid_metrics} {'metric' if invalid_metrics == 1 else 'metrics'} "
                      "INVALID")
-    if unverified_coms > 0:
-        parts.append(f"{unverified_coms} {'COM' if unverified_coms == 1 else 'COMs'} "
-                     "NOT VERIFIED")
+    for state, n in Counter(coms).items():
+        parts.append(f"{n} {'COM' if n == 1 else 'COMs'} {state}")
     if not parts:
         return RunVerdict(status.value, tone)
     return RunVerdict(f"{status.value} — {', '.join(parts)}",
@@ -61,8 +63,19 @@ class _Metric(Protocol):
     valid: bool
 
 
-def run_outcome(status: RunStatus, metrics: Iterable[_Metric]) -> RunVerdict:
-    """The verdict of a run with these metrics: a COM the lab could not observe is counted as
-    NOT VERIFIED, never as an INVALID measurement (``not_valid_word``)."""
-    words = [not_valid_word(m) for m in metrics if not m.valid]
-    return run_verdict(status, words.count("INVALID"), words.count("NOT VERIFIED"))
+def run_outcome(status: RunStatus, metrics: Iterable[_Metric],
+                coms: Sequence[str] | None = None) -> RunVerdict:
+    """The verdict of a run with these metrics and COM states.
+
+    ``coms``: each COM's state as the record derives it (``app.com_verdict``: the station's
+    check, else the technician's audited result, else NOT VERIFIED — parity RAID included),
+    which every view of a stored run passes, so a COM QA has settled reads the same in the run
+    header, the history, the start page, compare, ``runs show`` and the report. None only while
+    a run ends, before its record exists: then the COM checks' own metrics are counted, a COM
+    the lab could not observe as NOT VERIFIED, never as an INVALID measurement."""
+    if coms is None:
+        words = [not_valid_word(m) for m in metrics if not m.valid]
+        return run_verdict(status, words.count("INVALID"),
+                           ("NOT VERIFIED",) * words.count("NOT VERIFIED"))
+    invalid = sum(not m.valid for m in metrics if not is_com_metric(m.name))
+    return run_verdict(status, invalid, coms)

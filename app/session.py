@@ -109,7 +109,7 @@ def open_session(config: RunConfig, *, db_url: str | None = None,
                         fio_stall_s=method.fio.stall_s, sample_period_s=method.sample_period_s,
                         silence_limit_s=method.sampling.meter_silence_limit_s,
                         limits=method.instruments.reading_limits())
-        advised = (advise(database, config.sut, config.range_plan_from).plan
+        advised = (advise(database, config, config.range_plan_from).plan
                    if config.range_plan_from else None)
         sequencer = Sequencer(method, config, lab, clock, [writer, *listeners], run_id,
                               continuation, range_plan=advised)

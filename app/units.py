@@ -2,7 +2,10 @@
 
 One parser for the wizard and the command line, so a capacity typed in either reads the same.
 Capacities are decimal (1 GB = 10⁹ B, docs/method-notes.md §4) unless the binary unit is typed
-(GiB, TiB); fio sizes are binary, as fio reads them (64M = 64 MiB).
+(GiB, TiB). A scratch size reads the same way — "7.3 TB" is the same 7.3 × 10¹² B as the
+capacity field's "7.3 TB", never 7.3 TiB — except fio's bare suffixes (64M, 1G), which are
+binary as fio reads them (64M = 64 MiB). The station hands fio the byte count, so what fio
+would make of a unit never changes the size.
 
 The decimal separator is the caller's locale's (the GUI passes Qt's); a comma is also read as
 a decimal comma wherever it cannot be a thousands separator ("7,3" but not "7,300" in an
@@ -18,10 +21,11 @@ from collections.abc import Mapping
 CAPACITY_UNITS: Mapping[str, int] = {
     "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "PB": 10**15,
     "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40, "PIB": 2**50}
-#: fio size suffixes: binary multiples whatever the spelling (fio's default kb_base=1024)
+#: scratch sizes: the capacity units (GB decimal, GiB binary), and fio's bare suffixes K, M, G,
+#: T, P as fio reads them (binary, its default kb_base=1024)
 SIZE_UNITS: Mapping[str, int] = {
-    f"{prefix}{tail}": 1024 ** power for power, prefix in enumerate(("", "K", "M", "G", "T", "P"))
-    for tail in (("", "B") if prefix == "" else ("", "B", "IB"))}
+    **CAPACITY_UNITS, "": 1,
+    **{prefix: 1024 ** power for power, prefix in enumerate(("K", "M", "G", "T", "P"), 1)}}
 
 _QUANTITY = re.compile(r"^\s*([-+]?[0-9][0-9.,'\s\u00a0\u202f]*?)\s*([A-Za-z]*)\s*$")
 
@@ -76,6 +80,7 @@ def parse_capacity(text: str, default_unit: str = "GB", decimal_point: str = "."
 
 
 def parse_size(text: str, decimal_point: str = ".") -> int:
-    """A fio size in bytes: '64M' → 67 108 864, '1,5 GiB' → 1 610 612 736 (binary, as fio);
-    '0' is a size too (local-fio: create no scratch file)."""
+    """A scratch size in bytes: '64M' → 67 108 864 and '1,5 GiB' → 1 610 612 736 (binary), but
+    '7.3 TB' → 7 300 000 000 000 (decimal, as the capacity field reads it); '0' is a size too
+    (local-fio: create no scratch file)."""
     return parse_quantity(text, SIZE_UNITS, "B", decimal_point, allow_zero=True)

@@ -58,7 +58,8 @@ def test_a_missing_target_without_a_size_is_refused_and_not_created(tmp_path: Pa
                                                                      capsys) -> None:
     target = tmp_path / "sdq"  # as a mistyped device name would be
     assert main([*RUN, "--target", str(target), "--db", f"sqlite:///{tmp_path / 'x.db'}"]) == 1
-    assert "Scratch file size, or --target-size" in capsys.readouterr().err
+    assert "give a scratch size to create one on purpose (--target-size)" in \
+        capsys.readouterr().err
     assert not target.exists()
 
 

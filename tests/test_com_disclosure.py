@@ -141,3 +141,15 @@ def test_a_raid_layout_with_its_group_in_brackets_is_read_and_nonsense_refused()
                                               coms_declared=("parity-raid",)))
     with pytest.raises(ValueError, match="RAID level 'banana' not understood"):
         check_declared_coms(KNOWN, SutDescription(raid="banana"))
+
+
+def test_the_log_tells_the_data_sets_reducibility_from_the_coms_ratio(recorded) -> None:
+    """Issue 28: "deduplication data set not measured" was followed by "COM_deduplication =
+    1.333 ratio VALID": the two are different figures, and the log now says which is which."""
+    run = recorded.database.load_run(recorded.run_id)
+    dedup = run.metric("COM_deduplication")
+    assert dedup is not None and dedup.valid  # the simulated SUT reports its savings
+    (line,) = [e.message for e in run.events if e.message.startswith("deduplication data set")]
+    assert "own reducibility not measured on the host" in line
+    assert line.endswith("is the SUT's savings, from its reported used capacity before and after")
+    assert "data set not measured:" not in line

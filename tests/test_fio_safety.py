@@ -152,7 +152,7 @@ def test_a_scratch_file_is_recognised_by_its_sidecar(tmp_path: Path) -> None:
         assert again.ok and again.kind == "scratch"
     resized = check_target(str(scratch), writing=True, policy=TargetPolicy(create_size=4 * MiB))
     assert not resized.ok
-    assert "has 2097152 bytes but the scratch size asks 4194304" in resized.reason
+    assert "has 2,097,152 bytes but the scratch size asks 4,194,304" in resized.reason  # grouped
     with scratch.open("ab") as fh:
         fh.write(b"more")
     grown = check_target(str(scratch), writing=True)
@@ -256,11 +256,21 @@ def test_a_name_too_long_for_its_sidecar_is_refused_not_a_traceback(tmp_path) ->
 
 def test_a_missing_target_tells_both_the_wizard_and_the_cli_user_and_groups_bytes(
         tmp_path) -> None:
-    """Issue 28: a GUI user was told to use "--target-size"; byte counts were ungrouped."""
-    from drivers.fio.safety import MIN_SCRATCH_BYTES, TargetPolicy, check_target
+    """Issue 28: a GUI user was told to use "--target-size"; byte counts were ungrouped. The
+    driver names no front end: the wizard shows it beside its Scratch file size field, the
+    command line adds its option (tests/test_cli_target_safety.py)."""
+    from drivers.fio.safety import GIVE_A_SIZE, MIN_SCRATCH_BYTES, TargetPolicy, check_target
 
     missing = check_target(str(tmp_path / "new.dat"), writing=True, policy=TargetPolicy())
-    assert "the wizard's Scratch file size, or --target-size" in missing.reason
+    assert GIVE_A_SIZE in missing.reason and "--target-size" not in missing.reason
     small = check_target(str(tmp_path / "new.dat"), writing=True,
                          policy=TargetPolicy(create_size=1000))
     assert f"{MIN_SCRATCH_BYTES:,}" in small.reason and "1,000 bytes" in small.reason
+
+
+def test_a_target_with_a_nul_character_is_refused_not_a_crash(tmp_path) -> None:
+    """Found by the wizard's fuzz test: os.stat raised "embedded null byte" out of the check."""
+    from drivers.fio.safety import TargetPolicy, check_target
+
+    check = check_target(f"{tmp_path}/a\x00b", writing=True, policy=TargetPolicy(create_size=2**20))
+    assert not check.ok and "NUL character" in check.reason

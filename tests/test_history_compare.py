@@ -80,7 +80,9 @@ def test_histograms_are_shares_of_each_runs_ios_and_metrics_in_report_order(qtbo
 
 def test_a_com_the_lab_could_not_observe_is_not_verified_in_compare(qtbot, database) -> None:
     """Issue 28: compare said "INVALID (no value)" for a COM check the run's header, the
-    start page and the history list call NOT VERIFIED."""
+    start page and the history list call NOT VERIFIED — and after a technician recorded the
+    COM's result, compare must show that recorded state, as the run's report does."""
+    from app.com_verdict import record_com_result
     from app.records import MetricResult
 
     unobserved = ev.MetricComputed(MetricResult(
@@ -89,9 +91,17 @@ def test_a_com_the_lab_could_not_observe_is_not_verified_in_compare(qtbot, datab
     runs = []
     for t0 in (1000.0, 5000.0):
         events = list(full_run(t0))
+        config = events[0].config  # the SUT declares the COM the check ran for
+        sut = replace(config.sut, coms_declared=("thin-provisioning",),
+                      coms_on_during_test=("thin-provisioning",))
+        events = _variant(events, config=replace(config, sut=sut))
         runs.append(_store(database, [*events[:-1], unobserved, events[-1]]))
+    record_com_result(database, database.load_run(runs[1]), "thin-provisioning", "passed",
+                      "array GUI: pool P1 thin, 4 TiB provisioned on 1 TiB", "Q. A. Engineer")
     compare = CompareView(database, runs)
     qtbot.addWidget(compare)
     rows = {r[0]: r for r in compare.rows()}
     assert rows["COM_thin-provisioning"][2] == "NOT VERIFIED (no value)"
+    assert rows["COM_thin-provisioning"][3] == "PASSED"  # the recorded result, not the check's
     assert rows["EP_RI"][2] == "INVALID (no value)"  # a measurement stays INVALID
+    assert "1 COM NOT VERIFIED" in compare.legend.text()  # each run's verdict, as its header

@@ -9,6 +9,7 @@ from datetime import date
 
 import pytest
 import sqlalchemy as sa
+from PySide6.QtCore import Qt
 
 from tests.support import pg_server
 from app.records import MetricResult, RunStatus
@@ -98,6 +99,12 @@ def view(qtbot, stored):
 def test_list_filter_search_and_sort(view, stored) -> None:
     _, first, second, bulk = stored
     assert view.model.rowCount() == 302
+    # issue 28: the header's arrow agrees with the order (Qt put it on "Run" at first)
+    header, when = view.table.horizontalHeader(), view.model.column_index("Started (UTC)")
+    assert header.sortIndicatorSection() == when
+    assert header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
+    shown = [view.proxy.index(r, when).data() for r in range(view.proxy.rowCount())]
+    assert shown == sorted(shown, reverse=True)
     assert view.count.text() == "302 runs"
     view.search.setText(first[:8])  # typing filters at once
     assert view.model.visible_run_ids() == [first]
@@ -129,6 +136,10 @@ def test_list_filter_search_and_sort(view, stored) -> None:
     started = [view.model.index(r, view.model.column_index("Started (UTC)")).data()
                for r in range(view.model.rowCount())]
     assert started == sorted(started)
+    view.reload()  # new rows come newest first: they are put in the order the arrow shows
+    assert header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
+    assert [view.proxy.index(r, view.model.column_index("Started (UTC)")).data()
+            for r in range(view.proxy.rowCount())] == started
     view.sort_by("EP_RR", descending=True)
     col = view.model.column_index("EP_RR")
     values = [view.model.row(r).metric("EP_RR") for r in range(5)]

@@ -49,3 +49,20 @@ def test_command_line_flavours():
     out = subprocess.run([sys.executable, str(SCRIPT), "numeric"], capture_output=True,
                          text=True, check=True).stdout.strip()
     assert out == ".".join(map(str, version_info.numeric_version(app.__version__)))
+
+
+def test_the_windows_installer_undoes_its_path_entry_and_pins_the_fio_download():
+    """Issue 28: uninstalling left the PATH entry; the optional fio.exe was downloaded from a
+    hand-typed URL without a checksum. Inno Setup and a Windows runner are not here, so the
+    scripts are read: the uninstall step rewrites PATH without the app folder, and the
+    workflow refuses a fio zip without a matching SHA-256."""
+    root = Path(__file__).resolve().parents[1]
+    iss = (root / "packaging" / "windows" / "storwatt.iss").read_text(encoding="utf-8")
+    uninstall = iss[iss.index("procedure CurUninstallStepChanged"):]
+    assert "usUninstall" in uninstall and "WithoutPathEntry(Current, Folder)" in uninstall
+    assert "RegWriteExpandStringValue(HKLM, EnvironmentKey, 'Path'" in uninstall
+    workflow = (root / ".github" / "workflows" / "windows-installer.yml").read_text("utf-8")
+    fetch = workflow[workflow.index("Fetch fio.exe"):workflow.index("Build the installer")]
+    assert "Get-FileHash -Algorithm SHA256 fio.zip" in fetch
+    assert fetch.index("FIO_SHA256 -notmatch") < fetch.index("Invoke-WebRequest")
+    assert fetch.index("$got -ne") < fetch.index("Expand-Archive")

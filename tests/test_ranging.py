@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from app.method.loader import load_method
-from app.records import PhaseKind, RunConfig, RunStatus, SutDescription, Window
+from app.records import InstrumentConfig, PhaseKind, RunConfig, RunStatus, SutDescription, Window
 from app.sequencer import events as ev
 from app.sequencer.lab import Lab
 from app.sequencer.range_plan import (ENVELOPE_KEY, IDLE_KEY, MAIN_INPUT, PeakRecord, RangePlan,
@@ -268,15 +268,23 @@ def test_the_advisor_reuses_a_stored_plan_without_a_ranging_pass(tmp_path) -> No
     first = stored_run(url, config)
     database = open_database(url)
     try:
-        advised = advise(database, config.sut)
+        advised = advise(database, config)
         assert advised.run_id == first.run_id
         assert database.load_run(first.run_id).range_plan == replace(advised.plan,
                                                                      source="ranging pass")
-        other = replace(config.sut, drive_count=24)
+        other = replace(config, sut=replace(config.sut, drive_count=24))
         with pytest.raises(RangeAdvisorError, match="drive_count 50"):
             advise(database, other, first.run_id)
         with pytest.raises(RangeAdvisorError, match="no completed run"):
             advise(database, other)
+        # issue 28: a plan found with another meter or in another lab is not offered
+        meter = replace(config, power_meter=InstrumentConfig("wt300", "TCPIP::10.0.0.7::INST0"))
+        with pytest.raises(RangeAdvisorError, match="no completed run"):
+            advise(database, meter)
+        with pytest.raises(RangeAdvisorError, match="meter_driver 'sim'"):
+            advise(database, meter, first.run_id)
+        with pytest.raises(RangeAdvisorError, match="lab 'sim-direct'"):
+            advise(database, replace(config, lab="sim"), first.run_id)
     finally:
         database.close()
     second = stored_run(url, replace(config, range_plan_from=first.run_id[:8]))
@@ -353,8 +361,8 @@ def test_the_wizard_shows_the_advised_plan_and_records_the_operators_tick(qtbot,
     plan = RangePlan({MAIN_INPUT: {ENVELOPE_KEY: stored}}, "run 1234abcd", 10.0, 3.0)
     asked = []
 
-    def advice(sut: SutDescription) -> AdvisedPlan:
-        asked.append(sut)
+    def advice(config: RunConfig) -> AdvisedPlan:
+        asked.append(config.sut)
         return AdvisedPlan("1234abcd" + "0" * 24, "2026-11-22T10:00:00+00:00", plan)
 
     wizard = NewRunWizard(entries=RunEntries(method="smoke"), simulated_lab="sim-direct",

@@ -46,3 +46,29 @@ def test_the_pdf_has_an_outline_and_the_records_creation_date(tmp_path) -> None:
     assert "Active power tests" in nested
     assert any(title.startswith(("MW1", "2. MW1", "MW1 ")) or "MW1" in title
                for title in nested)  # a bookmark per phase
+    assert _fonts_not_embedded(reader) == []  # a reader in 20 years draws the same glyphs
+    assert _fonts_not_embedded(PdfReader(_savings_pdf(tmp_path))) == []
+
+
+def _fonts_not_embedded(reader: PdfReader) -> list[str]:
+    """Each font a page uses (drawings' forms included) whose descriptor carries no font
+    program — what ``pdffonts`` lists as ``emb no`` (the standard Helvetica has none)."""
+    missing = []
+    for page in reader.pages:
+        for font in page["/Resources"]["/Font"].values():
+            font = font.get_object()
+            descriptor = font.get("/FontDescriptor")
+            descriptor = descriptor.get_object() if descriptor is not None else {}
+            if not any(k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3")):
+                missing.append(str(font["/BaseFont"]))
+    return sorted(set(missing))
+
+
+def _savings_pdf(folder):
+    """The COM-savings one-pager, the station's other PDF (the seed's parity RAID example)."""
+    from app.metrics.com_savings import ComSavings, ConfigFigures
+    from app.reports.com_savings_report import write_savings_pdf
+
+    savings = ComSavings(ConfigFigures("RAID 1", 36_000, 2360, 3134, 36_010, 160, 2),
+                         ConfigFigures("RAID 5 (3+1)", 36_000, 1564, 2200, 17_040, 107, 0))
+    return write_savings_pdf(savings, folder / "savings.pdf")

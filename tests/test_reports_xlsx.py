@@ -5,6 +5,7 @@ describes the recomputation QA scripts do)."""
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -159,3 +160,30 @@ def test_the_test_data_report_freezes_only_its_title_row_and_names(exported) -> 
     book = openpyxl.load_workbook(paths["xlsx"])  # not read-only: the panes are sheet views
     pane = book["Test Data Report"].sheet_view.pane
     assert pane is not None and pane.ySplit == 1 and pane.xSplit == 1
+
+
+@pytest.mark.process  # pdftotext
+def test_the_run_length_is_worded_alike_in_the_xlsx_the_pdf_and_runs_show(exported,
+                                                                          capsys) -> None:
+    """Issue 28: the PDF said "2.361 min" and the ready idle's "55.7 s" where the GUI and the
+    CLI say "2 min 22 s": one formatter (``format_duration``) for every view."""
+    from app.cli.main import main
+    from app.metrics.formatting import format_duration
+    from tests.support.documents import pdf_text
+
+    recorded, paths, book = exported
+    run = recorded.database.load_run(recorded.run_id)
+    duration = format_duration(run.duration_s)
+    assert " min " in duration and duration.endswith(" s")  # a demo run takes minutes
+    info = {row[0]: row[1] for row in book["Test Data Report"].iter_rows(max_col=2,
+                                                                        values_only=True)}
+    assert info["Duration"] == duration
+    text = pdf_text(paths["pdf"])
+    assert f"Duration {duration}" in text
+    assert not re.search(r"\d\.\d+ min\b", text)  # no decimal minutes left
+    # the PDF names the GUI's way first, not only a command to type
+    assert "none recorded (Approve revision in the run's history, or storwatt runs approve)" \
+        in text
+    assert main(["runs", "show", run.run_id, "--db", recorded.database.url]) == 0
+    shown = capsys.readouterr().out
+    assert f"duration {duration} of {format_duration(run.planned_s)} planned" in shown

@@ -96,7 +96,8 @@ def test_the_start_page_lists_stored_runs_and_health(qtbot, tmp_path: Path,
     qtbot.addWidget(window)
     page = window.start_page
     assert page.runs.rowCount() == 1
-    assert page.runs.item(0, 1).text() == "COMPLETED"
+    # the simulated SUT is RAID 6: parity RAID NOT VERIFIED until a technician records it
+    assert page.runs.item(0, 1).text() == "COMPLETED — 1 COM NOT VERIFIED"
     assert "NON-COMPLIANT" in page.runs.item(0, 2).text()
     assert "Database" in page.health.text() and "fio" in page.health.text()
     assert url.removeprefix("sqlite:///") in window.statusBar().currentMessage()

@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 
 from app.records import InstrumentConfig, RunConfig
 from drivers.simulators.meter import MeterSimulator
+from ui.wizard.instruments_page import NOT_TESTED
 from ui.wizard.connection import ConnectionReport, check_lab_instruments
 from app.run_entries import RunEntries, config_from_entries, entries_from_config
 from ui.wizard.profiles import SutProfileStore
@@ -52,6 +53,7 @@ def test_local_fio_without_a_target_blocks_next(qtbot, wizard, tmp_path: Path) -
     qtbot.keyClick(page.target_entry, Qt.Key.Key_Return)
     assert page.targets.count() == 1
     assert "give a scratch size" in page.safety.text()  # no size: nothing is created
+    assert "--target-size" not in page.safety.text()  # the field is beside it, not the CLI
     qtbot.keyClicks(page.target_size, "64M")
     assert "will be created" in page.safety.text()  # the fio driver's own safety check
     click_next(qtbot, wizard)
@@ -143,6 +145,18 @@ def test_connection_test_reads_the_simulated_lab(qtbot, wizard) -> None:
     text = page.result.text()
     assert "SIM-PM" in text and " W ± " in text and "range 300 V" in text
     assert "inlet" in text and "°C" in text
+    # issue 28: a power input added after a passed test makes the result stale on screen too
+    # (it said "passed" beside the error "it must pass")
+    page.power_inputs.add_row()
+    assert page.result.text() == NOT_TESTED and page.verdict() == ""
+    # issue 28: the models a driver speaks to are on the page, not only an id ("wt300")
+    page.meter_driver.setCurrentText("wt300")
+    assert "speaks to: WT310" in page.meter_models.text()
+    assert page.meter_models.isVisibleTo(page)
+    page.meter_resource.setText("TCPIP::10.0.0.7::INST0")
+    page.meter_driver.setCurrentText("sim")  # switched back: the old address goes nowhere
+    assert not page.meter_models.isVisibleTo(page)
+    assert wizard.entries().meter_resource == ""  # never "sim TCPIP::…" on the review
 
 
 def test_connection_test_speaks_to_a_wire_level_meter() -> None:

@@ -25,6 +25,9 @@ def test_locale_decides_an_ambiguous_comma_and_binary_units_stay_binary() -> Non
     assert parse_capacity("1 TiB") == 2**40
     assert parse_size("64M") == 64 * 2**20 and parse_size("1,5 GiB") == 3 * 2**29
     assert parse_size("0") == 0  # local-fio: no scratch file
+    # issue 28: "7.3 TB" is one size whichever field it is typed in (capacity, scratch size)
+    assert parse_size("7.3 TB") == parse_capacity("7.3 TB") == 7.3 * TB
+    assert parse_size("7.3 TiB") == parse_capacity("7.3 TiB") and parse_size("1G") == 2**30
     for bad in ("", "GB", "7.3.1 TB", "7 parsecs", "-1 TB", "0"):
         with pytest.raises(UnitError):
             parse_capacity(bad)

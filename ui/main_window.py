@@ -22,7 +22,7 @@ from app.sequencer.lab import LabError
 from app.method.loader import MethodError
 from app.paths import default_db_url
 from app.protected import station_paths
-from app.records import RunConfig, SutDescription
+from app.records import RunConfig
 from app.sequencer import events as ev
 from app.resume import ResumeRefused, open_resumed_session, prepare_resume
 from app.session import RunSession, open_session
@@ -166,6 +166,8 @@ class MainWindow(QMainWindow):
             runs, error, resumable = [], str(exc), set()
         interrupted = len(self.database.interrupted) if self.database else 0
         self.start_page.show_runs(runs, error, resumable)
+        for run in runs:  # the finished run on the run view: its record's verdict, as listed
+            self.run_view.show_recorded(run)
         self.start_page.show_health(station_health(
             self.db_url, error, interrupted, str(self.settings.value("last/meter", ""))))
         self.statusBar().showMessage(f"Database: {self.db_url}")
@@ -181,9 +183,15 @@ class MainWindow(QMainWindow):
         from ui.history.view import HistoryView
 
         self.history = HistoryView(url=self.db_url)
+        # a COM result or disposition recorded there changes the start page and the run header
+        self.history.audited.connect(self._history_audited)
         fit_to_screen(self.history, HISTORY_SIZE)
         self.history.show()
         return self.history
+
+    def _history_audited(self, _run_id: str) -> None:
+        if not self.run_view.running:
+            self.refresh()
 
     def show_run_details(self, run_id: str) -> HistoryView:
         """A recent run's details: the history window with that run's tab open."""
@@ -210,12 +218,13 @@ class MainWindow(QMainWindow):
         self.wizard.open()
         return self.wizard
 
-    def _range_advice(self, sut: SutDescription) -> AdvisedPlan | None:
-        """The range plan of the latest completed run of this SUT, for the review page."""
+    def _range_advice(self, config: RunConfig) -> AdvisedPlan | None:
+        """The range plan of the latest completed run of this SUT, lab and power meter, for
+        the review page."""
         if self.database is None:
             return None
         try:
-            return advise(self.database, sut)
+            return advise(self.database, config)
         except (RangeAdvisorError, StorageError):
             return None
 

@@ -16,14 +16,16 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
                                QSplitter, QVBoxLayout, QWidget)
 
-from app.console import format_duration, format_metric_value
+from app.console import format_metric_value
+from app.metrics.formatting import format_duration
 from app.method.record import method_from_record
 from app.records import RunStatus
-from app.run_verdict import Tone, run_outcome
+from app.run_verdict import RunVerdict, Tone, run_outcome
 from app.sequencer import events as ev
 from app.session import RunSession
 from app.signoff import remember_record_hashes
 from app.storage.sender import Sender, sender_for
+from app.storage.stored import RunSummary
 from app.verdict_forecast import forecast, forecast_evidence, forecast_text
 from app.sequencer.capacity_optimisation import not_valid_word
 from ui.bridge import RunBridge
@@ -280,12 +282,30 @@ class RunView(QWidget):
         self._show_outcome(e)
 
     def show_verdict(self, e: ev.RunFinished) -> None:
-        """The run's outcome in the header, worded and coloured as on the start page."""
-        verdict = run_outcome(e.status, e.metrics)
+        """The run's outcome in the header as it ends, worded and coloured as on the start
+        page; once the run is stored its record's verdict replaces it (:meth:`show_recorded`)."""
+        self._show_state(run_outcome(e.status, e.metrics), e.error)
+
+    def show_recorded(self, summary: RunSummary) -> None:
+        """The finished run's outcome as its record has it now — each COM's state derived
+        from the record and its audit trail (parity RAID included, a result QA recorded
+        since), the same text as the start page, the history, compare and ``runs show`` — and
+        its derived compliance in the banner, as the history and the PDF word it."""
+        if self.running or self.session is None or summary.run_id != self.session.run_id:
+            return
+        self._show_state(summary.verdict, summary.error)
+        # the forecast gives way to the record's verdict, worded as the history and the PDF
+        compliance = summary.compliance
+        self.banner.setText(compliance.banner() if not compliance.compliant else "")
+        self.banner.setToolTip("\n".join(compliance.lines()))
+        self.banner.setVisible(not compliance.compliant)
+
+    def _show_state(self, verdict: RunVerdict, error: str) -> None:
         self.state.setText(verdict.text)
         self.state.setStyleSheet(verdict_style(verdict))
         if verdict.tone is not Tone.GOOD:
-            self.state.setToolTip(e.error or "see the metrics table for each INVALID reason")
+            self.state.setToolTip(error or "see the metrics table for each INVALID reason "
+                                  "and the run's history for each COM's state")
 
     def _show_outcome(self, e: ev.RunFinished) -> None:
         """A run that did not complete says why in its header, where it cannot be missed;

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeade
                                QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
 
-from app.console import format_duration
+from app.metrics.formatting import format_duration
 from app.storage.stored import RunSummary
 from ui.health import HealthItem
 from ui.status_style import verdict_colour
@@ -102,7 +102,7 @@ class StartPage(QWidget):
         self._offer_continue(None)
         self.runs.setRowCount(len(runs))
         for r, run in enumerate(runs):
-            duration = format_duration(run.duration_s) if run.duration_s is not None else "—"
+            duration = format_duration(run.duration_s)
             verdict = run.verdict
             values = (run.started_wall.replace("T", " ")[:19], verdict.text,
                       f"{run.method_name} {run.method_version}"

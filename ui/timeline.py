@@ -9,7 +9,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QProgressBar,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from app.console import format_duration
+from app.metrics.formatting import format_duration
 from app.records import PhaseInfo, PhaseStatus
 from app.sequencer import events as ev
 

@@ -86,7 +86,7 @@ def _guarded(group: str, command: Callable[[argparse.Namespace], int]
 
 
 def _duration(method: Method, intervals: int) -> str:
-    from app.console import format_duration
+    from app.metrics.formatting import format_duration
 
     return format_duration(intervals * method.interval_s)
 
@@ -94,7 +94,7 @@ def _duration(method: Method, intervals: int) -> str:
 # --- storwatt methods ---------------------------------------------------------------------
 
 def list_command(args: argparse.Namespace) -> int:
-    from app.console import format_duration
+    from app.metrics.formatting import format_duration
     from app.method.loader import all_methods
 
     from app.compliance import assess_method
@@ -185,7 +185,7 @@ def _profiles_table(method: Method) -> list[str]:
 
 
 def _plan_block(method: Method, plan: PhasePlan) -> list[str]:
-    from app.console import format_duration
+    from app.metrics.formatting import format_duration
 
     summary = next(s for s in method.summary().plans if s.name == plan.name)
     prefill = "no"

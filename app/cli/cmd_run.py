@@ -45,6 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "file or block device confirmed with --confirm-target")
     p.add_argument("--target-size", default="", type=arguments.scratch_size,
                    help="create a missing --target as a scratch file of this size, e.g. 256M "
+                   "(fio's M, G: binary), 10GB (decimal, as --capacity-gb) or 10GiB "
                    "(without it a missing target is refused)")
     p.add_argument("--buffered-io", action="store_true",
                    help="write file targets through the page cache (default: direct IO "
@@ -344,7 +345,7 @@ def _confirm_range_plan(args: argparse.Namespace, config: RunConfig) -> RunConfi
 
     database = open_database(args.db)
     try:
-        advised = advise(database, config.sut)
+        advised = advise(database, config)
     finally:
         database.close()
     print("\n".join(advised.lines()), file=sys.stderr)
@@ -358,7 +359,11 @@ def _confirm_range_plan(args: argparse.Namespace, config: RunConfig) -> RunConfi
 
 
 def _message(exc: Exception) -> str:
-    return exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+    from drivers.fio.safety import GIVE_A_SIZE
+
+    text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+    # the driver names no front end: on the command line the scratch size is --target-size
+    return text.replace(GIVE_A_SIZE, f"{GIVE_A_SIZE} (--target-size)")
 
 
 def _finish(args: argparse.Namespace, session, status: RunStatus) -> int:

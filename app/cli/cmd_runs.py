@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from app.cli import arguments, cmd_signoff
 from app.cli.cmd_savings import add_savings_options, savings_command
-from app.metrics.formatting import format_figure
+from app.metrics.formatting import format_duration, format_figure
+from app.sequencer.capacity_optimisation import is_com_metric
 from app.storage.errors import StorageError
 
 if TYPE_CHECKING:  # numpy and SQLAlchemy: imported where a command runs
@@ -123,14 +124,14 @@ def show_command(args: argparse.Namespace) -> int:
 
 def run_json(run: StoredRun) -> dict[str, Any]:
     """The facts ``runs show`` prints, as plain JSON-able data."""
-    from app.com_verdict import com_verdicts
     from app.signoff import sign_off
 
     signoff = sign_off(run)
     ident = {role: (asdict(i) if i else None) for role, i in
              (("power_meter", run.power_meter), ("temperature_meter", run.temperature_meter))}
     return {
-        "run_id": run.run_id, "status": str(run.status), "error": run.error,
+        "run_id": run.run_id, "status": str(run.status), "verdict": run.verdict.text,
+        "error": run.error,
         "method": {"name": run.method_name, "version": run.method_version,
                    "claims_compliant": run.method_compliant},
         "compliance": run.compliance.as_json(),
@@ -154,7 +155,7 @@ def run_json(run: StoredRun) -> dict[str, Any]:
         "coms": [{"id": v.com_id, "available": v.available, "on_during_test": v.on_during_test,
                   "verdict": str(v.state), "detail": v.detail,
                   "audit_entry": v.entry.entry_id if v.entry else None}
-                 for v in com_verdicts(run)],
+                 for v in run.coms],
         "revision": signoff.current.number, "record_sha256": signoff.current.sha256,
         "sign_off": signoff.status,
         "revisions": [{"revision": r.number, "record_sha256": r.sha256, "made_on": r.made_on,
@@ -168,10 +169,13 @@ def run_json(run: StoredRun) -> dict[str, Any]:
 
 def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
     lines = [f"Run {run.run_id}  {run.status}" + (f"  ({run.error})" if run.error else ""),
+             f"Outcome  {run.verdict.text} (as the run's header, the start page and the "
+             "history say it)",
              f"Method   {run.method_name} {run.method_version}  {run.compliance.label} "
              "(derived, see Compliance below)",
              f"Taxonomy {run.taxonomy}    started {run.started_wall}    "
-             f"duration {_fmt(run.duration_s, 6)} s of {_fmt(run.planned_s, 6)} s planned",
+             f"duration {format_duration(run.duration_s)} of {format_duration(run.planned_s)} "
+             "planned",
              f"Station  {run.config.station or 'not recorded'}    "
              f"operator {run.config.operator or '—'}"]
     for role, ident in (("Power meter", run.power_meter),
@@ -195,6 +199,8 @@ def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
                          + error["message"].rstrip().replace("\n", "\n    "))
     lines.append("\nMetrics")
     for m in run.metrics:
+        if is_com_metric(m.name):  # a COM's state is its verdict (Capacity optimisations)
+            continue
         figure = format_figure(m.value)  # the report's digits (method-notes §4)
         shown = (f"{figure} {m.unit}" if m.valid else  # an invalid figure shown as one
                  f"({figure}) {m.unit}  INVALID: {m.reason}" if _num(m.value) is not None

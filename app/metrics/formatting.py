@@ -57,3 +57,19 @@ def excel_number_format(value: float) -> str:
     """The xlsx number format that shows ``value`` with :func:`format_figure`'s decimals
     (Excel rounds half away from zero on display, as ROUND_HALF_UP does)."""
     return "0." + "0" * figure_decimals(value)
+
+
+def format_duration(seconds: float | None) -> str:
+    """A duration as every view writes it — ``1 h 05 min``, ``3 min 20 s``, ``12 s`` — in
+    the run view, the history, the start page, ``storwatt`` commands, the PDF and the xlsx, so
+    one run's duration reads alike everywhere (whole seconds; ``—`` when there is none)."""
+    if seconds is None or not math.isfinite(seconds) or seconds < 0:
+        return "—"
+    s = int(round(seconds))
+    h, rem = divmod(s, 3600)
+    m, sec = divmod(rem, 60)
+    if h:
+        return f"{h} h {m:02d} min"
+    if m:
+        return f"{m} min {sec:02d} s"
+    return f"{sec} s"

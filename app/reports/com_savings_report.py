@@ -18,6 +18,7 @@ from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, Tabl
 from xml.sax.saxutils import escape
 
 from app.metrics.com_savings import ComSavings
+from app.reports.fonts import SANS, SANS_BOLD
 
 TITLE = "COM savings: baseline vs optimised configuration"
 SOURCE = ("Method: The Green Grid COM study (docs/method-notes.md §6): GB/W from ready-idle "
@@ -57,11 +58,14 @@ def write_savings_xlsx(savings: ComSavings, path: Path) -> Path:
 def write_savings_pdf(savings: ComSavings, path: Path) -> Path:
     """One A4 page: the before/after table and the CAPEX/OPEX table."""
     styles = getSampleStyleSheet()
+    title = styles["Title"].clone("title", fontName=SANS_BOLD)
+    normal = styles["Normal"].clone("normal", fontName=SANS)
     grid = TableStyle([("GRID", (0, 0), (-1, -1), 0.4, colors.grey),
+                       ("FONTNAME", (0, 0), (-1, -1), SANS),
                        ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#e8eef5")),
                        ("FONTSIZE", (0, 0), (-1, -1), 8.5),
                        ("ALIGN", (1, 1), (-1, -1), "RIGHT")])
-    head = styles["Normal"].clone("head", fontSize=8.5, leading=10)
+    head = normal.clone("head", fontSize=8.5, leading=10)
     compare = [[Paragraph(escape(text), head) for text in
                 ("Figure", f"Baseline: {savings.baseline.label}",
                  f"Optimised: {savings.optimised.label}", "Change")]]
@@ -71,7 +75,7 @@ def write_savings_pdf(savings: ComSavings, path: Path) -> Path:
     cost_table.setStyle(TableStyle([*grid.getCommands(), ("ALIGN", (1, 1), (-1, -1), "LEFT")]))
     compare_table = Table(compare, colWidths=[55 * mm, 45 * mm, 45 * mm, 25 * mm])
     compare_table.setStyle(grid)
-    story = [Paragraph(escape(TITLE), styles["Title"]), compare_table, Spacer(1, 6 * mm),
-             cost_table, Spacer(1, 4 * mm), Paragraph(escape(SOURCE), styles["Normal"])]
-    SimpleDocTemplate(str(path), pagesize=A4, title=TITLE).build(story)
+    story = [Paragraph(escape(TITLE), title), compare_table, Spacer(1, 6 * mm),
+             cost_table, Spacer(1, 4 * mm), Paragraph(escape(SOURCE), normal)]
+    SimpleDocTemplate(str(path), pagesize=A4, title=TITLE, initialFontName=SANS).build(story)
     return path

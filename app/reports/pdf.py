@@ -28,17 +28,19 @@ from xml.sax.saxutils import escape
 
 from app.access_check import describe as describe_pattern, method_departures
 from app.histogram_basis import histogram_basis
+from app.metrics.formatting import format_duration
 from app.metrics.histogram import ceiling_meaning
 from app.records import PhaseKind
 from app.reports import charts, power_inputs
 from app.reports.content import INVALID, VALID, MetricLine, ReportContent
+from app.reports.fonts import MONO, SANS, SANS_BOLD
 from app.reports.di_report import CELL_COLUMNS as DI_CELL_COLUMNS
 from app.reports.di_report import SWEET_COLUMNS as DI_SWEET_COLUMNS, di_report
 from app.reports.sweep_report import COLUMNS as SWEEP_COLUMNS, sweep_table
 from app.signoff import NOT_RECORDED
 from app.storage.audit import wall_text
 from drivers.interfaces import MeasuredPattern
-from app.reports.text import (DASH, fmt_duration, fmt_seconds, fmt_sig, invalid_value, is_number,
+from app.reports.text import (DASH, fmt_seconds, fmt_sig, invalid_value, is_number,
                               pdf_safe)
 
 PAGE_W, PAGE_H = A4
@@ -51,21 +53,25 @@ SHADE = colors.HexColor("#ececec")
 EVENT_LIMIT = 400  # longer logs: first and last lines, with the count left out stated
 
 _base = getSampleStyleSheet()
-STYLES = {
-    "title": ParagraphStyle("title", parent=_base["Title"], fontSize=18, leading=22),
+STYLES = {  # every style names an embedded font (app.reports.fonts), none a standard one
+    "title": ParagraphStyle("title", parent=_base["Title"], fontSize=18, leading=22,
+                            fontName=SANS_BOLD),
     "h1": ParagraphStyle("h1", parent=_base["Heading1"], fontSize=13, leading=16,
-                         spaceBefore=4, spaceAfter=6),
+                         spaceBefore=4, spaceAfter=6, fontName=SANS_BOLD),
     "h2": ParagraphStyle("h2", parent=_base["Heading2"], fontSize=10.5, leading=13,
-                         spaceBefore=6, spaceAfter=3),
-    "body": ParagraphStyle("body", parent=_base["BodyText"], fontSize=8.5, leading=10.5),
-    "cell": ParagraphStyle("cell", parent=_base["BodyText"], fontSize=7.5, leading=9),
+                         spaceBefore=6, spaceAfter=3, fontName=SANS_BOLD),
+    "body": ParagraphStyle("body", parent=_base["BodyText"], fontSize=8.5, leading=10.5,
+                           fontName=SANS),
+    "cell": ParagraphStyle("cell", parent=_base["BodyText"], fontSize=7.5, leading=9,
+                           fontName=SANS),
     "cellb": ParagraphStyle("cellb", parent=_base["BodyText"], fontSize=7.5, leading=9,
-                            fontName="Helvetica-Bold"),
-    "small": ParagraphStyle("small", parent=_base["BodyText"], fontSize=7, leading=8.5),
+                            fontName=SANS_BOLD),
+    "small": ParagraphStyle("small", parent=_base["BodyText"], fontSize=7, leading=8.5,
+                            fontName=SANS),
     "banner": ParagraphStyle("banner", parent=_base["BodyText"], fontSize=10, leading=12.5,
-                             fontName="Helvetica-Bold", textColor=colors.white,
+                             fontName=SANS_BOLD, textColor=colors.white,
                              alignment=TA_CENTER),
-    "mono": ParagraphStyle("mono", fontName="Courier", fontSize=7, leading=8.4),
+    "mono": ParagraphStyle("mono", fontName=MONO, fontSize=7, leading=8.4),
 }
 
 
@@ -104,6 +110,7 @@ def grid_table(rows: list[list], widths: list[float], header: bool = True,
                extra: list[tuple] | None = None) -> Table:
     table = Table(rows, colWidths=widths, repeatRows=1 if header else 0)
     style = [("GRID", (0, 0), (-1, -1), 0.4, GRID), ("VALIGN", (0, 0), (-1, -1), "TOP"),
+             ("FONTNAME", (0, 0), (-1, -1), SANS),
              ("LEFTPADDING", (0, 0), (-1, -1), 3), ("RIGHTPADDING", (0, 0), (-1, -1), 3),
              ("TOPPADDING", (0, 0), (-1, -1), 2), ("BOTTOMPADDING", (0, 0), (-1, -1), 2)]
     if header:
@@ -161,7 +168,7 @@ class _NumberedCanvas(Canvas):
         total = len(self._pages)
         for state in self._pages:
             self.__dict__.update(state)
-            self.setFont("Helvetica", 7.5)
+            self.setFont(SANS, 7.5)
             self.drawRightString(PAGE_W - MARGIN, FOOTER_H - 4 * mm,
                                  f"Page {self._pageNumber} of {total}")
             super().showPage()
@@ -180,7 +187,7 @@ def _furniture(content: ReportContent):
     def draw(canvas: Canvas, _doc) -> None:
         canvas.saveState()
         top = PAGE_H - 9 * mm
-        canvas.setFont("Helvetica", 7.5)
+        canvas.setFont(SANS, 7.5)
         canvas.drawString(MARGIN, top, title)
         if content.compliant:
             canvas.drawRightString(PAGE_W - MARGIN, top, f"Method {method}")
@@ -190,13 +197,13 @@ def _furniture(content: ReportContent):
             canvas.setFillColor(colors.white)
             # the banner names every criterion not met: smaller type rather than cut off
             size = min(8.5, 8.5 * (BODY_W - 4 * mm) /
-                       canvas.stringWidth(banner, "Helvetica-Bold", 8.5))
-            canvas.setFont("Helvetica-Bold", size)
+                       canvas.stringWidth(banner, SANS_BOLD, 8.5))
+            canvas.setFont(SANS_BOLD, size)
             canvas.drawCentredString(PAGE_W / 2, top - 5 * mm, banner)
             canvas.setFillColor(colors.black)
         canvas.setStrokeColor(GRID)
         canvas.line(MARGIN, FOOTER_H, PAGE_W - MARGIN, FOOTER_H)
-        canvas.setFont("Helvetica", 7)
+        canvas.setFont(SANS, 7)
         canvas.drawString(MARGIN, FOOTER_H - 4 * mm, footer)
         canvas.restoreState()
 
@@ -214,6 +221,7 @@ def _cover(c: ReportContent) -> list:
                            "evidence for every criterion.", "banner")]],
                        colWidths=[BODY_W])
         banner.setStyle(TableStyle([("BACKGROUND", (0, 0), (-1, -1), colors.black),
+                                    ("FONTNAME", (0, 0), (-1, -1), SANS),
                                     ("TOPPADDING", (0, 0), (-1, -1), 6),
                                     ("BOTTOMPADDING", (0, 0), (-1, -1), 6)]))
         story += [banner, Spacer(1, 4 * mm)]
@@ -242,7 +250,7 @@ def _cover(c: ReportContent) -> list:
         ("Run status", run.status.value + (f": {run.error}" if run.error else "")),
         ("Started (UTC)", run.started_wall),
         ("Finished (UTC)", run.finished_wall or "not finished"),
-        ("Duration", fmt_duration(run.duration_s)),
+        ("Duration", format_duration(run.duration_s)),
         ("Station", config.station or "not recorded"),
         ("Instrument connection test", config.instrument_check or "not recorded"),
         ("QA disposition", c.disposition_text),
@@ -306,7 +314,7 @@ def _metrics_page(c: ReportContent) -> list:
             watts_text = f"({fmt_sig(watts)} W)"
         story.append(grid_table([
             [B("Average watts"), P(watts_text), B("Run length"),
-             P(fmt_duration(idle.result.run_length_s) if idle.result else DASH)],
+             P(format_duration(idle.result.run_length_s) if idle.result else DASH)],
             [B("Raw capacity tested"), P(f"{raw_gb:.10g} GB"), B(""), P("")],
             [B("EP_RI"), P(_with_unit(metric_value_text(idle), "GB/W")), B("Validity"),
              _validity_cell(idle)],
@@ -387,7 +395,8 @@ def _signoff_section(c: ReportContent) -> list:
     return [KeepTogether([
         P("Sign-off", "h2"), P(f"This report: {so.status}.", "body"),
         grid_table(rows, widths), Spacer(1, 2 * mm),
-        *(approvals or [P("QA approval: none recorded (storwatt runs approve).", "body")])])]
+        *(approvals or [P("QA approval: none recorded (Approve revision in the run's history, or "
+                               "storwatt runs approve).", "body")])])]
 
 
 def _phases_section(c: ReportContent) -> list:
@@ -681,7 +690,10 @@ def build_pdf(content: ReportContent, path: Path | BinaryIO) -> Path | BinaryIO:
                        title=f"Test Data Report {run.run_id}",
                        author=clipped(run.config.operator, HEADER_CHARS) or "StorWatt",
                        subject=pdf_safe(content.method_label), creator="StorWatt",
-                       invariant=True)
+                       invariant=True,
+                       # reportlab's canvas starts in the standard Helvetica, which would be
+                       # named (not embedded) on every page: start in the embedded family
+                       initialFontName=SANS)
     frame = Frame(MARGIN, FOOTER_H + 3 * mm, BODY_W, PAGE_H - HEADER_H - FOOTER_H - 3 * mm,
                   id="body", leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
     doc.addPageTemplates([PageTemplate("page", [frame], onPage=_furniture(content))])

@@ -16,7 +16,9 @@ from reportlab.graphics.shapes import Circle, Drawing, Group, Line, PolyLine, Po
 from reportlab.lib import colors
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
-FONT, FONT_BOLD, FONT_SIZE = "Helvetica", "Helvetica-Bold", 7
+from app.reports.fonts import SANS, SANS_BOLD
+
+FONT, FONT_BOLD, FONT_SIZE = SANS, SANS_BOLD, 7  # embedded (app.reports.fonts)
 MAX_MARKERS = 90  # more points than this: no markers (they would merge into a smear)
 
 
@@ -159,7 +161,7 @@ class Chart:
 
     # --- drawing -------------------------------------------------------------------------------
     def drawing(self) -> Drawing:
-        d = Drawing(self.width, self.height)
+        d = Drawing(self.width, self.height, initialFontName=FONT)  # not standard Helvetica
         x_lo, x_hi = self._x_range()
         y_lo, y_hi = self._y_range(False)
         has_right = any(l.right for l in self.layers)

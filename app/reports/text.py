@@ -49,17 +49,6 @@ def fmt_seconds(seconds: float | None) -> str:
     return f"{sign}{h}:{m:02d}:{s:02d}{tenths}" if h else f"{sign}{m}:{s:02d}{tenths}"
 
 
-def fmt_duration(seconds: float | None) -> str:
-    """A duration in the unit a reader expects: s, min or h."""
-    if not is_number(seconds):
-        return DASH
-    if seconds < 120:
-        return f"{seconds:.3g} s"
-    if seconds < 3 * 3600:
-        return f"{seconds / 60:.4g} min"
-    return f"{seconds / 3600:.4g} h"
-
-
 def pdf_safe(text: str) -> str:
     """Text the PDF's standard fonts can draw (no silent blank boxes)."""
     for char, replacement in _PDF_REPLACEMENTS.items():

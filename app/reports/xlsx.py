@@ -22,7 +22,7 @@ from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
 from app.access_check import method_departures
-from app.metrics.formatting import excel_number_format
+from app.metrics.formatting import excel_number_format, format_duration
 from app.histogram_basis import histogram_basis
 from app.records import PhaseKind
 from app.com_verdict import ComState, ComVerdict
@@ -160,6 +160,7 @@ def _info_rows(c: ReportContent) -> list[tuple[str, str]]:
         *((f"Compliance: {k.name}", f"{k.verdict}: {k.evidence}") for k in c.compliance.criteria),
         ("Run status", run.status.value + (f": {run.error}" if run.error else "")),
         ("Started (UTC)", run.started_wall), ("Finished (UTC)", run.finished_wall or ""),
+        ("Duration", format_duration(run.duration_s)),
         ("Station", config.station), ("Operator", config.operator),
         ("Histogram latency", histogram_basis(config).describe()),
         ("Instrument connection test", config.instrument_check),

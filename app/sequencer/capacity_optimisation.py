@@ -116,10 +116,16 @@ def observed(metric: MetricResult | None) -> bool:
     return metric is not None and math.isfinite(metric.value)
 
 
+def is_com_metric(name: str) -> bool:
+    """Whether a stored metric is a COM check (``COM_<id>``): its state is a COM verdict
+    (``app.com_verdict``), not a measurement's VALID/INVALID."""
+    return name.startswith("COM_")
+
+
 def not_valid_word(metric: MetricResult) -> str:
     """How a metric that is not VALID is named in logs and summaries: a COM check the lab could
     not observe is NOT VERIFIED, any other (a COM ratio too low, an EP) INVALID."""
-    return ("NOT VERIFIED" if metric.name.startswith("COM_") and not observed(metric)
+    return ("NOT VERIFIED" if is_com_metric(metric.name) and not observed(metric)
             else "INVALID")
 
 

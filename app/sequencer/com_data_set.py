@@ -31,14 +31,16 @@ def host_ratio(com: str, measures: Sequence[DataSetMeasure]) -> float:
 
 def data_set_evidence(probe: DataSetProbe | None, com: str, written_bytes: int) -> str:
     """One line for the run log and the COM's reason: the data set's measured ratio with how
-    it was measured, or why it could not be."""
+    it was measured, or why it could not be. This is the data's reducibility as written, not
+    the COM's ratio (the SUT's savings, from its reported capacity): the log says which is
+    which, so "not measured" never stands beside a VALID ratio unexplained."""
     if probe is None:
-        return (f"{com} data set not measured: it was written where the station cannot read "
-                "it (simulated SUT or load hosts)")
+        return (f"{com} data set's own reducibility not measured on the host: it was written "
+                "where the station cannot read it (simulated SUT or load hosts)")
     try:
         measures = probe(written_bytes, COM_BLOCK_BYTES)
     except (OSError, ValueError) as exc:
-        return f"{com} data set not measured: {exc}"
+        return f"{com} data set's own reducibility not measured on the host: {exc}"
     how = "by hash" if com == "deduplication" else "by zlib on sampled blocks"
     return (f"{com} data set measured on the host: {host_ratio(com, measures):.3f}:1 {how} "
             f"({'; '.join(m.describe() for m in measures)})")

@@ -34,7 +34,8 @@ from app.method.record import resolved_method
 from app.records import (PAUSE_REASON, IntervalRecord, MetricResult, PhaseInfo, PhaseKind,
                          PhaseStatus, RunConfig, RunStatus)
 from app.sequencer import events as ev
-from app.sequencer.capacity_optimisation import DATA_REDUCTION_COMS, com_result, not_valid_word
+from app.sequencer.capacity_optimisation import (DATA_REDUCTION_COMS, com_result, not_valid_word,
+                                                 observed)
 from app.sequencer.com_data_set import COM_BLOCK_BYTES, data_set_evidence
 from app.sequencer.conformance import SiteRules
 from app.sequencer.continuation import Continuation
@@ -769,6 +770,9 @@ class Sequencer:
             metric = com_result(phase, com, written, recorder.capacity_before, self._capacity())
             if com in DATA_REDUCTION_COMS:
                 evidence = data_set_evidence(self.lab.data_set_probe, com, written)
+                if observed(metric):
+                    evidence += (f"; the COM's ratio {format_figure(metric.value)} is the SUT's "
+                                 "savings, from its reported used capacity before and after")
                 self.log(evidence, "INFO", phase.index)
                 if not metric.valid:
                     metric = replace(metric, reason=f"{metric.reason}; {evidence}")

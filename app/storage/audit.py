@@ -15,6 +15,7 @@ table, so even a hand-written SQL statement cannot rewrite the trail.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -310,9 +311,24 @@ def _entry(uuid: str, r: sa.Row) -> AuditEntry:
                       row.confirmation, row.made_on)
 
 
-def latest_dispositions_query(run_pks: Sequence[int] | None = None) -> sa.Select:
-    """(runs.id, disposition, author) of each run's latest disposition entry (of the runs
-    ``run_pks`` only, when given)."""
+def com_results(conn: sa.Connection,
+                pks: Sequence[int] | None) -> dict[int, list[AuditEntry]]:
+    """Run primary key → its COM-result entries, oldest first, for the runs ``pks`` (None:
+    every run): a run list shows each run's COM state as its report does."""
+    query = (sa.select(AuditEntryRow, s.Run.uuid.label("run_uuid"))
+             .join(s.Run, s.Run.id == AuditEntryRow.run_id)
+             .where(AuditEntryRow.kind == AuditKind.COM_RESULT.value)
+             .order_by(AuditEntryRow.id))
+    if pks is not None:
+        query = query.where(AuditEntryRow.run_id.in_(list(pks)))
+    found: dict[int, list[AuditEntry]] = defaultdict(list)
+    for row in conn.execute(query).all():
+        found[row.run_id].append(_entry(row.run_uuid, row))
+    return found
+
+
+def latest_dispositions_query() -> sa.Select:
+    """(runs.id, disposition, author) of each run's latest disposition entry."""
     latest = (sa.select(sa.func.max(AuditEntryRow.id))
               .where(AuditEntryRow.kind == AuditKind.DISPOSITION.value)
               .group_by(AuditEntryRow.run_id))

@@ -3,8 +3,10 @@
 A ranging pass runs every profile once more before the active sequence; on a day-long run of
 a large array that is time a lab would rather not spend twice. A plan is offered only from a
 completed run whose SUT has the same vendor, model, drives, capacity, RAID, supply and
-capacity optimisations (what decides the power it draws), and the operator confirms it (the
-wizard's review page, ``storwatt run --ranging advisor`` or ``--range-plan-from RUN_ID``).
+capacity optimisations (what decides the power it draws), measured in the same lab with the
+same power meter (driver and resource: another meter has other ranges, and the simulated lab's
+plan says nothing about a real one), and the operator confirms it (the wizard's review page,
+``storwatt run --ranging advisor`` or ``--range-plan-from RUN_ID``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass, fields, replace
 
 import sqlalchemy as sa
 
-from app.records import RunStatus, SutDescription
+from app.records import RunConfig, RunStatus, SutDescription
 from app.sequencer.range_plan import RangePlan
 from app.storage import schema as s
 from app.storage.db import Database
@@ -43,8 +45,29 @@ class SutProfile:
         return cls(*(getattr(sut, f.name) for f in fields(cls)))
 
     def differences(self, other: SutProfile) -> list[str]:
-        return [f"{f.name} {getattr(other, f.name)!r} (this run: {getattr(self, f.name)!r})"
-                for f in fields(self) if getattr(self, f.name) != getattr(other, f.name)]
+        return _differences(self, other)
+
+
+@dataclass(frozen=True)
+class MeterProfile:
+    """Where a plan's ranges were found: the lab and the power meter (its ranges are its own)."""
+
+    lab: str
+    meter_driver: str
+    meter_resource: str
+
+    @classmethod
+    def of(cls, config: RunConfig) -> MeterProfile:
+        return cls(config.lab, config.power_meter.driver, config.power_meter.resource)
+
+    def differences(self, other: MeterProfile) -> list[str]:
+        return _differences(self, other)
+
+
+def _differences(wanted: SutProfile | MeterProfile,
+                 found: SutProfile | MeterProfile) -> list[str]:
+    return [f"{f.name} {getattr(found, f.name)!r} (this run: {getattr(wanted, f.name)!r})"
+            for f in fields(wanted) if getattr(wanted, f.name) != getattr(found, f.name)]
 
 
 @dataclass(frozen=True)
@@ -60,10 +83,11 @@ class AdvisedPlan:
                 *(f"  {line}" for line in self.plan.describe())]
 
 
-def advise(database: Database, sut: SutDescription, run_id: str = "") -> AdvisedPlan:
-    """The plan of ``run_id`` (checked to be of the same SUT profile), or of the latest
-    completed run of this SUT profile that stored one."""
-    wanted = SutProfile.of(sut)
+def advise(database: Database, config: RunConfig, run_id: str = "") -> AdvisedPlan:
+    """The plan of ``run_id`` (checked to be of the same SUT profile, lab and power meter), or
+    of the latest completed run of this SUT profile, lab and meter that stored one."""
+    sut = config.sut
+    wanted, rig = SutProfile.of(sut), MeterProfile.of(config)
     with database.read() as conn:
         query = sa.select(s.Run.uuid, s.Run.config, s.Run.range_plan, s.Run.started_wall,
                           s.Run.status)
@@ -74,20 +98,24 @@ def advise(database: Database, sut: SutDescription, run_id: str = "") -> Advised
                                 s.Run.range_plan.is_not(None))
         rows = conn.execute(query.order_by(s.Run.started_wall.desc(), s.Run.id.desc())).all()
     for row in rows:
-        differences = wanted.differences(SutProfile.of(config_from_snapshot(row.config).sut))
+        found = config_from_snapshot(row.config)
+        differences = (wanted.differences(SutProfile.of(found.sut))
+                       + rig.differences(MeterProfile.of(found)))
         if run_id:
             return _named(row, differences)
         if not differences:
             return _advised(row)
     raise RangeAdvisorError(
         f"no completed run of SUT {sut.vendor} {sut.model} ({sut.drive_count} × "
-        f"{sut.drive_type}, {sut.raid}, supply {sut.supply}) stored a range plan; run with "
-        "its own ranging pass (--ranging method)")
+        f"{sut.drive_type}, {sut.raid}, supply {sut.supply}) in lab {config.lab} with power "
+        f"meter {config.power_meter.driver} {config.power_meter.resource}".rstrip()
+        + " stored a range plan; run with its own ranging pass (--ranging method)")
 
 
 def _named(row: sa.Row, differences: list[str]) -> AdvisedPlan:
     if differences:
-        raise RangeAdvisorError(f"run {row.uuid[:8]} tested another SUT profile: "
+        raise RangeAdvisorError(f"run {row.uuid[:8]} tested another SUT profile or used "
+                                "another lab or power meter: "
                                 + "; ".join(differences))
     if row.range_plan is None:
         raise RangeAdvisorError(f"run {row.uuid[:8]} stored no range plan (it did not range "

@@ -16,19 +16,24 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from app.method.model import Method
 from app.method.record import method_from_record
-from app.records import PhaseInfo, PhaseKind, PhaseStatus, RunConfig, RunStatus
+from app.records import (PhaseInfo, PhaseKind, PhaseStatus, RunConfig, RunStatus,
+                         SutDescription, sut_from_dict)
 from app.sequencer.events import Resumption, SearchResult
 from app.storage import schema as s
 from app.storage.codec import pattern_from_json
 from app.storage.stored import KeyMetric, StoredAttempt, StoredPhase, config_from_snapshot
 from drivers.interfaces import InstrumentIdentity
+
+if TYPE_CHECKING:  # the audit builds on the repository, which builds on this module
+    from app.storage.audit import AuditEntry
 
 
 @dataclass(frozen=True)
@@ -58,17 +63,25 @@ class RunFacts:
     power_inputs: tuple[InputFacts, ...] = ()
     metrics: tuple[KeyMetric, ...] = ()
     search_results: tuple[SearchResult, ...] = ()
+    #: the run's COM results from its audit trail (what its COM verdicts read), oldest first
+    audit: tuple[AuditEntry, ...] = ()
 
     @property
     def config(self) -> RunConfig:
         return config_from_snapshot(self.config_snapshot)
+
+    @cached_property
+    def sut(self) -> SutDescription:
+        return sut_from_dict(self.config_snapshot.get("sut", {}))
 
 
 def run_facts(conn: Connection, run_pks: Sequence[int] | None,
               metrics: dict[int, list[KeyMetric]]) -> dict[int, RunFacts]:
     """Run primary key → what its verdict reads, for ``run_pks`` (None: every run);
     ``metrics``: each run's metrics as the run list read them (an INVALID metric is a
-    criterion NOT MET)."""
+    criterion NOT MET). Each run's audited COM results come along: a COM QA has settled
+    must read the same in a run list as in the run's report."""
+    from app.storage.audit import com_results  # the audit builds on this module
     runs = _where(sa.select(s.Run.id, s.Run.config, s.Run.method_name, s.Run.method_version,
                             s.Run.method_sha256, s.Run.status, s.Run.started_wall,
                             s.Run.workload_engine), s.Run.id, run_pks)
@@ -77,14 +90,14 @@ def run_facts(conn: Connection, run_pks: Sequence[int] | None,
     phases, attempts, instruments = (_phases(conn, run_pks), _restarts(conn, run_pks),
                                      _instruments(conn, run_pks))
     resumptions, inputs = _resumptions(conn, run_pks), _inputs(conn, run_pks)
-    searches = _searches(conn, run_pks)
+    searches, settled = _searches(conn, run_pks), com_results(conn, run_pks)
     return {r.id: RunFacts(
         r.method_name, r.method_version, RunStatus(r.status), r.started_wall,
         r.workload_engine or "", tuple(phases.get(r.id, ())), tuple(attempts.get(r.id, ())),
         instruments.get((r.id, "power_meter")), instruments.get((r.id, "temperature_meter")),
         methods.get(r.method_sha256), r.config or {}, tuple(resumptions.get(r.id, ())),
         tuple(inputs.get(r.id, ())), tuple(metrics.get(r.id, ())),
-        tuple(searches.get(r.id, ())))
+        tuple(searches.get(r.id, ())), tuple(settled.get(r.id, ())))
         for r in rows}
 
 

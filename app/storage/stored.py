@@ -23,7 +23,8 @@ from app.compliance import ComplianceFacts, ComplianceVerdict, Criterion, assess
 from app.method.model import Method
 from app.method.record import method_from_record
 from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo,
-                         PhaseStatus, PowerInput, RunConfig, RunStatus, Window, sut_from_dict)
+                         PhaseStatus, PowerInput, RunConfig, RunStatus, SutDescription,
+                         Window, sut_from_dict)
 from app.run_verdict import RunVerdict, run_outcome
 from app.sequencer.events import HistogramReady, Resumption, SearchResult
 from app.sequencer.range_plan import RangePlan
@@ -32,8 +33,10 @@ from drivers.interfaces import (EXCLUDING_FLAGS, InstrumentIdentity, WorkloadInt
                                 WorkloadResult)
 
 if TYPE_CHECKING:  # audit builds on the repository, which builds on this module
+    from app.com_verdict import ComVerdict
     from app.storage.audit import AuditEntry
     from app.storage.record_cache import StoredRecordHash
+    from app.storage.run_facts import RunFacts
 
 
 #: a run summary built without its record's facts: shown as not compliant, saying why
@@ -219,7 +222,7 @@ class RunSummary:
     disposition_author: str = ""
     haystack: str = field(default="", compare=False, repr=False)  # lower-case search text
     #: what the run's verdict reads (app.storage.run_facts.RunFacts); None: not loaded
-    facts: ComplianceFacts | None = field(default=None, compare=False, repr=False)
+    facts: RunFacts | None = field(default=None, compare=False, repr=False)
 
     @cached_property
     def compliance(self) -> ComplianceVerdict:
@@ -235,10 +238,19 @@ class RunSummary:
     def any_invalid(self) -> bool:
         return self.invalid_metrics > 0
 
-    @property
+    @cached_property
+    def coms(self) -> tuple[ComVerdict, ...]:
+        """Each COM's state derived from the record, the technician's audited results
+        included (``app.com_verdict``); () for a summary built without its facts."""
+        from app.com_verdict import com_verdicts  # it builds on the audit, built on storage
+
+        return com_verdicts(self.facts) if self.facts is not None else ()
+
+    @cached_property
     def verdict(self) -> RunVerdict:
-        """The same wording and tone on the start page, the run header and the history."""
-        return run_outcome(self.status, self.metrics)
+        """The same wording and tone on the start page, the run header, the history, compare
+        and ``runs show``."""
+        return run_verdict_of(self)
 
     @property
     def status_text(self) -> str:
@@ -341,6 +353,22 @@ class StoredRun:
         record alone (app.compliance); ``method_compliant`` is only the method file's claim."""
         return assess_compliance(self)
 
+    @property
+    def sut(self) -> SutDescription:
+        return sut_from_dict(self.config_snapshot.get("sut", {}))
+
+    @cached_property
+    def coms(self) -> tuple[ComVerdict, ...]:
+        """Each COM's state derived from the record and the audit trail as loaded."""
+        from app.com_verdict import com_verdicts  # it builds on the audit, built on storage
+
+        return com_verdicts(self)
+
+    @cached_property
+    def verdict(self) -> RunVerdict:
+        """The run's one-line outcome, as its summary in a run list words it."""
+        return run_verdict_of(self)
+
     def last_attempt(self, phase_index: int) -> StoredAttempt | None:
         """The attempt whose samples count for the phase's figures (the latest one)."""
         found = [a for a in self.attempts if a.phase_index == phase_index]
@@ -362,6 +390,16 @@ class StoredRun:
 
     def metric(self, name: str) -> MetricResult | None:
         return next((m for m in self.metrics if m.name == name), None)
+
+
+def run_verdict_of(run: RunSummary | StoredRun) -> RunVerdict:
+    """A stored run's outcome: its metrics and the state of each COM (the COM checks' metrics
+    are COM states, not measurements)."""
+    from app.com_verdict import open_com_states  # it builds on the audit, built on storage
+
+    if isinstance(run, RunSummary) and run.facts is None:
+        return run_outcome(run.status, run.metrics)  # no record to derive the COMs from
+    return run_outcome(run.status, run.metrics, open_com_states(run.coms))
 
 
 def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:

@@ -109,6 +109,9 @@ def check_target(path: str, *, writing: bool, policy: TargetPolicy = TargetPolic
                  facts: HostFacts = HostFacts()) -> TargetCheck:
     """The verdict on one target; nothing is created or opened for writing here. An accepted
     existing target carries the (device, inode) the verdict is about."""
+    if "\x00" in path:  # no file system takes it; os.stat would raise instead of answering
+        return refused(path.replace("\x00", "\\0"), "other",
+                       "contains a NUL character: no file or device has that name")
     if is_windows_form(path):
         return _verdict(path, writing=writing, policy=policy, facts=facts)
     before = _identity(path)
@@ -179,12 +182,16 @@ def _forbidden_place(real: str, facts: HostFacts, protected: Sequence[str]) -> s
     return ""
 
 
+#: how a missing target is made on purpose; each front end says where it is typed (the
+#: wizard's field sits beside this text, the command line names its option)
+GIVE_A_SIZE = "give a scratch size to create one on purpose"
+
+
 def _missing(path: str, real: str, policy: TargetPolicy) -> TargetCheck:
     size = policy.create_size
     if not size:
         return refused(path, "missing", "does not exist (fio would silently create and "
-                       "benchmark a new file: give a scratch size to create one on purpose — "
-                       "the wizard's Scratch file size, or --target-size)")
+                       f"benchmark a new file: {GIVE_A_SIZE})")
     folder = os.path.dirname(real)
     if not os.path.isdir(folder):
         return refused(path, "missing", f"its folder {folder} does not exist (the station "
@@ -231,8 +238,8 @@ def _existing_file(path: str, real: str, st: os.stat_result, *, writing: bool,
     size = policy.create_size
     if not mismatch:
         if size and size != st.st_size:
-            return refused(path, "scratch", f"the station's scratch file has {st.st_size} "
-                           f"bytes but the scratch size asks {size}: give the same size or "
+            return refused(path, "scratch", f"the station's scratch file has {st.st_size:,} "
+                           f"bytes but the scratch size asks {size:,}: give the same size or "
                            f"none, or delete it and {sidecar_path(real).name}", st.st_size)
         return TargetCheck(path, "scratch", st.st_size, "", False, True,
                            f"the station's scratch file ({sidecar_path(real).name})")

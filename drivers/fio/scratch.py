@@ -51,8 +51,8 @@ def scratch_mismatch(path: str, st: os.stat_result) -> str:
         return (f"{sidecar_path(path).name} records another file (device {record.device}, "
                 f"inode {record.inode}; this one is {st.st_dev}, {st.st_ino}): it was replaced")
     if record.size != st.st_size:
-        return (f"{sidecar_path(path).name} records {record.size} bytes, the file has "
-                f"{st.st_size}: it was changed since the station created it")
+        return (f"{sidecar_path(path).name} records {record.size:,} bytes, the file has "
+                f"{st.st_size:,}: it was changed since the station created it")
     return ""
 
 

@@ -78,15 +78,58 @@ Root: HKLM; Subkey: "SYSTEM\CurrentControlSet\Control\Session Manager\Environmen
 Filename: "{app}\storwatt-gui.exe"; Description: "Start StorWatt"; Flags: nowait postinstall skipifsilent
 
 [Code]
+const
+  EnvironmentKey = 'SYSTEM\CurrentControlSet\Control\Session Manager\Environment';
+
 { True unless the folder is already on the machine PATH (re-install must not append twice). }
 function NeedsAddPath(Folder: string): Boolean;
 var
   Current: string;
 begin
-  if not RegQueryStringValue(HKLM, 'SYSTEM\CurrentControlSet\Control\Session Manager\Environment', 'Path', Current) then
+  if not RegQueryStringValue(HKLM, EnvironmentKey, 'Path', Current) then
   begin
     Result := True;
     exit;
   end;
   Result := Pos(';' + Uppercase(Folder) + ';', ';' + Uppercase(Current) + ';') = 0;
+end;
+
+{ The machine PATH without the entries naming Folder (case-insensitive, a trailing backslash
+  ignored); every other entry is kept as it was, empty ones and their order included. }
+function WithoutPathEntry(Path, Folder: string): string;
+var
+  Rest, Entry: string;
+  P: Integer;
+  First: Boolean;
+begin
+  Result := '';
+  First := True;
+  Rest := Path + ';';
+  while Rest <> '' do
+  begin
+    P := Pos(';', Rest);
+    Entry := Copy(Rest, 1, P - 1);
+    Rest := Copy(Rest, P + 1, Length(Rest));
+    if CompareText(RemoveBackslashUnlessRoot(Trim(Entry)), RemoveBackslashUnlessRoot(Folder)) <> 0 then
+    begin
+      if not First then
+        Result := Result + ';';
+      Result := Result + Entry;
+      First := False;
+    end;
+  end;
+end;
+
+{ Uninstalling takes out the PATH entry the "addtopath" task added (the [Registry] line above
+  only appends; Inno Setup does not undo an appended value). }
+procedure CurUninstallStepChanged(CurUninstallStep: TUninstallStep);
+var
+  Current, Folder: string;
+begin
+  if CurUninstallStep <> usUninstall then
+    exit;
+  Folder := ExpandConstant('{app}');
+  if RegQueryStringValue(HKLM, EnvironmentKey, 'Path', Current) then
+    if not NeedsAddPath(Folder) then
+      RegWriteExpandStringValue(HKLM, EnvironmentKey, 'Path', WithoutPathEntry(Current, Folder));
 end;

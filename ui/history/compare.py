@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGridLayout, QHBoxL
 from app.console import format_metric_value
 from app.metrics.formatting import format_figure
 from app.records import METRIC_ORDER
-from app.sequencer.capacity_optimisation import not_valid_word
+from app.com_verdict import ComState
+from app.sequencer.capacity_optimisation import is_com_metric, not_valid_word
 from app.storage.db import Database
 from app.storage.stored import StoredRun
 from ui.metrics_table import INVALID_COLOUR
@@ -74,6 +75,31 @@ def mixed_methods_warning(runs: Sequence[StoredRun]) -> str:
             + "): their figures are not the same measurement — compare with care.")
 
 
+def _cell(run: StoredRun, name: str) -> tuple[str, str, bool]:
+    """(text, tooltip, VALID) of one run's cell. A COM row shows the COM's state as the
+    record derives it (``StoredRun.coms``: the station's check, else the technician's audited
+    result), the same word as the run's header and report."""
+    m = run.metric(name)
+    if is_com_metric(name):
+        verdict = next((v for v in run.coms if f"COM_{v.com_id}" == name), None)
+        if verdict is None:
+            return "not measured", "", False
+        figure = format_metric_value(m) if m is not None else "—"
+        state = verdict.state.value
+        text = (f"{figure} {state}" if figure != "—" else
+                f"{state} (no value)" if verdict.state in (ComState.NOT_VERIFIED,
+                                                           ComState.NOT_TESTED) else state)
+        return text, verdict.result, verdict.state is ComState.PASSED
+    if m is None:
+        return "not measured", "", False
+    text = format_metric_value(m)
+    if m.valid:
+        return text, "VALID", True
+    word = not_valid_word(m)  # never a bare dash beside a real number
+    return (f"{word} (no value)" if text == "—" else f"{text} {word}"), f"{word}: {m.reason}", \
+        False
+
+
 def report_order(names: set[str]) -> list[str]:
     """Metric names in the one metric order (METRIC_ORDER), others after by name."""
     known = [n for n in METRIC_ORDER if n in names]
@@ -107,7 +133,7 @@ class CompareView(QWidget):
         legend = " · ".join(f"<span style='color:{RUN_COLOURS[i % len(RUN_COLOURS)]}'>━</span>"
                             f" {run_label(r)} {r.config.sut.model}"
                             f"{' at ' + r.config.station if r.config.station else ''}"
-                            f" ({r.status.value}, {method_variant(r)})"
+                            f" ({r.verdict.text}, {method_variant(r)})"
                             for i, r in enumerate(self.runs))
         self.legend = QLabel(f"<b>Comparing {len(self.runs)} runs</b> (baseline: first) — "
                              + legend)
@@ -162,7 +188,8 @@ class CompareView(QWidget):
 
     # --- metrics ------------------------------------------------------------------------------
     def _metrics_table(self) -> QTableWidget:
-        names = report_order({m.name for r in self.runs for m in r.metrics})
+        measured = {m.name for r in self.runs for m in r.metrics if not is_com_metric(m.name)}
+        names = report_order(measured) + [f"COM_{c}" for c in self._com_ids()]
         headers = ["Metric", "Unit"]
         for i, run in enumerate(self.runs):
             headers.append(run_label(run))
@@ -174,22 +201,17 @@ class CompareView(QWidget):
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         for row, name in enumerate(names):
             base = self.baseline.metric(name)
+            base_ok = _cell(self.baseline, name)[2]
             unit = next((m.unit for r in self.runs if (m := r.metric(name))), "")
             cells: list[tuple[str, str, bool]] = [(name, "", True), (unit, "", True)]
             for i, run in enumerate(self.runs):
                 m = run.metric(name)
-                text = "not measured" if m is None else format_metric_value(m)
-                # a COM the lab could not observe is NOT VERIFIED, as in the run's header
-                word = "" if m is None or m.valid else not_valid_word(m)
-                tip = "" if m is None else ("VALID" if m.valid else f"{word}: {m.reason}")
-                ok = m is not None and m.valid
-                if m is not None and not m.valid:  # never a bare dash beside a real number
-                    text = f"{word} (no value)" if text == "—" else f"{text} {word}"
-                cells.append((text, tip, ok))
+                cell = _cell(run, name)
+                cells.append(cell)
                 if i:
                     diff, pct = metric_delta(base.value if base else math.nan,
                                              m.value if m else math.nan)
-                    both = ok and base is not None and base.valid
+                    both = cell[2] and base_ok
                     note = "" if both else " (a value is INVALID: compare with care)"
                     cells.append((_signed(diff), f"this run − baseline{note}", both))
                     cells.append((_signed(pct, " %"), f"in % of the baseline{note}", both))
@@ -205,6 +227,12 @@ class CompareView(QWidget):
         table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         table.setAccessibleName("Compared metrics")
         return table
+
+    def _com_ids(self) -> list[str]:
+        """The COMs available in any compared run (or checked by the station), in the method's
+        order: each gets a row with its state, parity RAID included."""
+        return list(dict.fromkeys(v.com_id for r in self.runs for v in r.coms
+                                  if v.available or v.metric is not None))
 
     def rows(self) -> list[tuple[str, ...]]:
         """The metrics table as text (tests assert on it)."""

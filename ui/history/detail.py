@@ -19,10 +19,10 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
                                QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
-from app.com_verdict import com_verdicts, record_com_result
-from app.console import format_duration
+from app.com_verdict import OPEN_STATES, record_com_result
+from app.metrics.formatting import format_duration
 from app.reports.content import ReportContent, build_content
-from app.run_verdict import run_outcome
+from app.sequencer.capacity_optimisation import is_com_metric
 from app.signoff import accept, approve, concern, sign_off
 from app.storage.audit import AuditEntry, AuditError, add_audit_entry, audit_entries
 from app.storage.db import Database
@@ -85,18 +85,13 @@ class RunDetailView(QWidget):
         self.title = QLabel(f"Run {run.run_id[:8]} — {run.method_name} {run.method_version}")
         self.title.setFont(_title_font(self.title))
         self.title.setToolTip(run.run_id)
-        verdict = run_outcome(run.status, run.metrics)
-        self.status = QLabel(verdict.text)  # worded and coloured as on the start page
-        self.status.setStyleSheet(verdict_style(verdict))
-        missing = [m.name for m in self.content.metrics if not m.valid]
-        self.status.setToolTip("INVALID or not measured: " + ", ".join(missing) if missing
-                               else "all metrics VALID")
+        self.status = QLabel("")  # worded and coloured as on the start page (refresh_audit)
         sut = run.config.sut
         self.subtitle = QLabel(
             f"{sut.vendor} {sut.model} (s/n {sut.serial}) · taxonomy {run.taxonomy} · "
             f"station {run.config.station or '—'} · operator {run.config.operator or '—'} · "
             f"started {run.started_wall[:19].replace('T', ' ')} UTC · duration "
-            f"{format_duration(run.duration_s) if run.duration_s is not None else '—'}")
+            f"{format_duration(run.duration_s)}")
         self.subtitle.setWordWrap(True)
         # the derived verdict (app.compliance), not the method file's claim
         self.banner = banner_label(run.compliance.banner())  # wraps in a row of its own
@@ -267,10 +262,24 @@ class RunDetailView(QWidget):
         self.audit_list.clear()
         self.audit_list.addItems([e.describe() for e in entries] or ["No notes or "
                                                                      "dispositions yet."])
+        self.show_verdict()
         self.signoff = sign_off(self.run)
         self.signoff_label.setText(f"{self.signoff.status} · record SHA-256 "
                                    f"{self.signoff.current.sha256}")
         return entries
+
+    def show_verdict(self) -> None:
+        """The run's outcome with each COM's state from the record and its trail as it is now:
+        a COM result just recorded changes it here as in the history list and the report."""
+        verdict = self.run.verdict
+        self.status.setText(verdict.text)
+        self.status.setStyleSheet(verdict_style(verdict))
+        missing = [m.name for m in self.content.metrics
+                   if not m.valid and not is_com_metric(m.name)]
+        missing += [f"COM {v.com_id} {v.state.value}" for v in self.run.coms
+                    if v.state in OPEN_STATES]
+        self.status.setToolTip("INVALID, not measured or not verified: " + ", ".join(missing)
+                               if missing else "all metrics VALID")
 
     def record_com_result(self, com: str, outcome: str, evidence: str,
                           author: str) -> AuditEntry:
@@ -298,7 +307,7 @@ class RunDetailView(QWidget):
         return entry
 
     def _com_dialog(self) -> None:
-        dialog = ComResultDialog(com_verdicts(self.run), self.author.text(), self)
+        dialog = ComResultDialog(self.run.coms, self.author.text(), self)
         if dialog.exec():
             self._report(lambda: self.record_com_result(*dialog.values()))
 

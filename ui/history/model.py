@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 
-from app.console import format_duration
+from app.metrics.formatting import format_duration
 from app.metrics.formatting import format_figure
 from app.run_verdict import Tone
 from app.storage.db import Database
@@ -52,7 +52,7 @@ class Column:
 
 
 def _duration(row: RunSummary) -> str:
-    return format_duration(row.duration_s) if row.duration_s is not None else "—"
+    return format_duration(row.duration_s)
 
 
 def _method(row: RunSummary) -> str:

@@ -35,6 +35,8 @@ from ui.history.source import HistorySource, open_source
 RESIZE_SAMPLE_ROWS = 60
 NO_DATE = QDate(2000, 1, 1)  # the date edits' "any" value
 STATUS_CHOICES = ("Any status", *(s.value for s in RunStatus), INVALID)
+#: the run list's order as loaded (newest first), which the header's arrow shows at first
+DEFAULT_SORT = "Started (UTC)"
 
 
 def _date(edit: QDateEdit) -> date | None:
@@ -48,6 +50,8 @@ class HistoryView(QWidget):
 
     #: a run's detail tab replaced its loading tab (``load_detail``)
     detail_opened = Signal(object)
+    #: an audit entry was added to the run of this id (its verdict may have changed)
+    audited = Signal(str)
 
     def __init__(self, database: Database | None = None, *, url: str | None = None,
                  parent: QWidget | None = None) -> None:
@@ -114,6 +118,9 @@ class HistoryView(QWidget):
         # the list opens newest first: the indicator says so, and enabling sorting sorts so
         header.setSortIndicator(1, Qt.SortOrder.DescendingOrder)
         self.table.setSortingEnabled(True)
+        # the list comes newest first: the arrow says so (Qt's default arrow is on column 0)
+        self.table.sortByColumn(self.model.column_index(DEFAULT_SORT),
+                                Qt.SortOrder.DescendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -202,6 +209,14 @@ class HistoryView(QWidget):
         self._hide_default_columns()
         self.table.resizeColumnsToContents()
         self._update_count()
+
+    def _sort_shown(self) -> tuple[str, Qt.SortOrder]:
+        """The column title and order the header's sort arrow shows."""
+        header = self.table.horizontalHeader()
+        section = header.sortIndicatorSection()
+        if 0 <= section < len(self.model.columns):
+            return self.model.columns[section].title, header.sortIndicatorOrder()
+        return DEFAULT_SORT, Qt.SortOrder.DescendingOrder
 
     def reconnect(self) -> None:
         if self.source.database is not None and self._url is None and not self.source.problem:
@@ -349,6 +364,7 @@ class HistoryView(QWidget):
         detail = RunDetailView(self.database, run.run_id, read_only=self.source.read_only,
                                loaded=(run, content))
         detail.audited.connect(lambda _run_id: self.reload())
+        detail.audited.connect(self.audited)
         return detail
 
     def compare(self, run_ids: Sequence[str]) -> CompareView | None:

@@ -81,16 +81,26 @@ class InstrumentsPage(EntryPage):
             field.editingFinished.connect(self.fill_known_calibration)
         for box in (self.meter_driver, self.thermo_driver):
             box.currentTextChanged.connect(lambda _text: self.fill_known_calibration())
+        # the models each driver id speaks to, on the page (an id alone means nothing to a
+        # technician holding a meter; the list's tooltips say it too)
+        self.meter_models, self.thermo_models = QLabel(), QLabel()
+        for label in (self.meter_models, self.thermo_models):
+            label.setWordWrap(True)
+            label.setStyleSheet("color: palette(mid);")
         form = QFormLayout()
         form.addRow("&Power meter driver:", self.meter_driver)
+        form.addRow("", self.meter_models)
         form.addRow("Power meter &address:", self.meter_resource)
         form.addRow("Power meter calibrated on:", self.meter_calibration)
         form.addRow("Power meter certificate:", self.meter_certificate)
         self.power_inputs = PowerInputsTable(self._row_config)
+        # a row added or edited after a passed test: the result no longer says "passed"
+        self.power_inputs.changed.connect(self._settings_changed)
         self._table_error: EntryError | None = None
         form.addRow("Power &inputs (several\nmeters or elements;\nempty: the meter above):",
                     self.power_inputs)
         form.addRow("T&hermometer driver:", self.thermo_driver)
+        form.addRow("", self.thermo_models)
         form.addRow("Thermometer a&ddress:", self.thermo_resource)
         form.addRow("Thermometer calibrated on:", self.thermo_calibration)
         form.addRow("Thermometer certificate:", self.thermo_certificate)
@@ -116,10 +126,12 @@ class InstrumentsPage(EntryPage):
             inputs, self._table_error = self.power_inputs.inputs(), None
         except EntryError as exc:
             inputs, self._table_error = e.power_inputs, exc
+        # the simulated meters and "no thermometer" have no address: a switched driver never
+        # carries the old one into the review or the run ("sim TCPIP::…")
         return with_changes(e, meter_driver=self.meter_driver.currentText(),
-                            meter_resource=self.meter_resource.text(),
+                            meter_resource=self._address(self.meter_resource),
                             thermo_driver=self.thermo_driver.currentText(),
-                            thermo_resource=self.thermo_resource.text(),
+                            thermo_resource=self._address(self.thermo_resource),
                             meter_calibration=self.meter_calibration.text(),
                             meter_certificate=self.meter_certificate.text(),
                             thermo_calibration=self.thermo_calibration.text(),
@@ -127,10 +139,22 @@ class InstrumentsPage(EntryPage):
                             power_inputs=inputs,
                             instrument_check=self.verdict())
 
+    def _takes_address(self, field: QLineEdit) -> bool:
+        """Whether the driver of ``field`` needs an address (not the simulated meters, not
+        "no thermometer")."""
+        if field is self.meter_resource:
+            return self.meter_driver.currentText() != SIMULATED
+        return self.thermo_driver.currentText() not in THERMO_DRIVERS
+
+    def _address(self, field: QLineEdit) -> str:
+        """The typed address, or none for a driver that takes none (the field is disabled but
+        keeps the text, should the technician switch back)."""
+        return field.text().strip() if self._takes_address(field) else ""
+
     def settings(self) -> tuple[str, ...]:
         """The instrument settings a test result belongs to."""
-        return (self.meter_driver.currentText(), self.meter_resource.text().strip(),
-                self.thermo_driver.currentText(), self.thermo_resource.text().strip(),
+        return (self.meter_driver.currentText(), self._address(self.meter_resource),
+                self.thermo_driver.currentText(), self._address(self.thermo_resource),
                 self.power_inputs.fingerprint())
 
     def verdict(self) -> str:
@@ -175,8 +199,13 @@ class InstrumentsPage(EntryPage):
         check_instruments_tested(e)
 
     def _driver_changed(self) -> None:
-        self.meter_resource.setEnabled(self.meter_driver.currentText() != SIMULATED)
-        self.thermo_resource.setEnabled(self.thermo_driver.currentText() not in THERMO_DRIVERS)
+        for field in (self.meter_resource, self.thermo_resource):
+            field.setEnabled(self._takes_address(field))
+        for choice, label in ((self.meter_driver, self.meter_models),
+                              (self.thermo_driver, self.thermo_models)):
+            models = driver_models(choice.currentText())
+            label.setText(f"speaks to: {models}" if models else "")
+            label.setVisible(bool(models))
 
     def fill_known_calibration(self) -> None:
         """An empty calibration date of an instrument the station knows (same driver and

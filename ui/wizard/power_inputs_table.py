@@ -32,7 +32,11 @@ class _RowReports(QObject):
 
 class PowerInputsTable(QWidget):
     """Rows of :class:`~app.records.PowerInput`; ``config`` gives the run configuration a
-    row's test opens its meter with (the wizard's current entries)."""
+    row's test opens its meter with (the wizard's current entries). ``changed`` fires when the
+    rows a page-level test result belongs to change (:meth:`fingerprint`): a row added, removed
+    or edited makes that result stale."""
+
+    changed = Signal()
 
     def __init__(self, config: Callable[[], RunConfig], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -52,6 +56,9 @@ class PowerInputsTable(QWidget):
         self.remove_button.clicked.connect(self._remove_selected)
         self._reports = _RowReports(self)
         self._reports.ready.connect(self._show_report)
+        self.table.itemChanged.connect(
+            lambda item: self.changed.emit() if item.column() in (NAME, RESOURCE, ELEMENT)
+            else None)
         buttons = QHBoxLayout()
         buttons.addWidget(self.add_button)
         buttons.addWidget(self.remove_button)
@@ -78,11 +85,14 @@ class PowerInputsTable(QWidget):
         self.table.setCellWidget(row, DRIVER, driver)
         self.table.setCellWidget(row, WIRING, wiring)
         self.table.setCellWidget(row, TEST, test)
+        for choice in (driver, wiring):
+            choice.currentTextChanged.connect(lambda _text: self.changed.emit())
         for column, text in ((NAME, i.name), (RESOURCE, i.resource),
                              (ELEMENT, "" if i.element is None else str(i.element)),
                              (CALIBRATION, i.calibration_date),
                              (CERTIFICATE, i.certificate), (RESULT, "Not tested yet.")):
             self.table.setItem(row, column, QTableWidgetItem(text))
+        self.changed.emit()
         return row
 
     def _row_of(self, button: QPushButton) -> int:
@@ -92,6 +102,7 @@ class PowerInputsTable(QWidget):
     def _remove_selected(self) -> None:
         for row in sorted({i.row() for i in self.table.selectedIndexes()}, reverse=True):
             self.table.removeRow(row)
+        self.changed.emit()
 
     def load(self, inputs: tuple[PowerInput, ...]) -> None:
         self.table.setRowCount(0)

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QFormLayout, QHeaderView, QLabel,
                                QLineEdit, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
-from app.console import format_duration
+from app.metrics.formatting import format_duration
 from app.compliance import ComplianceVerdict, assess_method
 from app.method.loader import MethodError, load_method
-from app.records import InstrumentConfig, RunConfig, SutDescription
+from app.records import InstrumentConfig, RunConfig
 from app.sequencer.capacity_optimisation import available_coms, on_during_test
 from app.sequencer.plan import build_phases, latest_extension_s
 from app.storage.range_advisor import AdvisedPlan
@@ -103,7 +103,7 @@ def _calibrated(when: str) -> str:
 
 
 #: the range advisor as the wizard sees it: a plan of an earlier run of this SUT, or None
-RangeAdvice = Callable[[SutDescription], AdvisedPlan | None]
+RangeAdvice = Callable[[RunConfig], AdvisedPlan | None]
 
 
 class ReviewPage(EntryPage):
@@ -201,7 +201,7 @@ class ReviewPage(EntryPage):
     def _offer_range_plan(self, config: RunConfig) -> None:
         """Show the plan the advisor offers for this SUT, unticked: the ranging pass runs
         unless the operator ticks it."""
-        self.advised = self.advice(config.sut) if self.advice else None
+        self.advised = self.advice(config) if self.advice else None
         self.reuse_ranges.setVisible(self.advised is not None)
         self.range_plan.setVisible(self.advised is not None)
         if self.advised is None:

@@ -76,7 +76,8 @@ class WorkloadPage(EntryPage):
         self.target_size = QLineEdit("")
         self.target_size.setPlaceholderText("e.g. 64M, only to create a missing target")
         self.target_size.setToolTip("size of the scratch file the station creates for a target "
-                                    "that does not exist yet (K/M/G/T = binary multiples); "
+                                    "that does not exist yet: 64M, 1G (fio's binary multiples), "
+                                    "10 GB (decimal, as the capacity), 10 GiB (binary); "
                                     "empty: a missing target is refused")
         self.confirm_device = QLineEdit()
         self.confirm_device.setPlaceholderText("type a block device's or existing file's path "
