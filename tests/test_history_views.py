@@ -103,7 +103,7 @@ def test_list_filter_search_and_sort(view, stored) -> None:
     header, when = view.table.horizontalHeader(), view.model.column_index("Started (UTC)")
     assert header.sortIndicatorSection() == when
     assert header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
-    shown = [view.proxy.index(r, when).data() for r in range(view.proxy.rowCount())]
+    shown = [view.model.index(r, when).data() for r in range(view.model.rowCount())]
     assert shown == sorted(shown, reverse=True)
     assert view.count.text() == "302 runs"
     view.search.setText(first[:8])  # typing filters at once
@@ -138,8 +138,8 @@ def test_list_filter_search_and_sort(view, stored) -> None:
     assert started == sorted(started)
     view.reload()  # new rows come newest first: they are put in the order the arrow shows
     assert header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
-    assert [view.proxy.index(r, view.model.column_index("Started (UTC)")).data()
-            for r in range(view.proxy.rowCount())] == started
+    assert [view.model.index(r, view.model.column_index("Started (UTC)")).data()
+            for r in range(view.model.rowCount())] == started
     view.sort_by("EP_RR", descending=True)
     col = view.model.column_index("EP_RR")
     values = [view.model.row(r).metric("EP_RR") for r in range(5)]
@@ -275,12 +275,16 @@ def test_main_window_opens_the_history_with_ctrl_h(qtbot, tmp_path, monkeypatch)
     assert window.history.isVisible()
 
 
+def by_status_text(rows, run_id: str) -> str:
+    return next(r.status_text for r in rows if r.run_id == run_id)
+
+
 def _reference_keys(rows, order):
     """How the history sorted in Python before issue 27: the SQL order is held to these."""
     from ui.history.model import _qa
 
     keys = {"started": lambda r: r.started_wall, "operator": lambda r: r.operator.lower(),
-            "station": lambda r: r.station.lower(), "status": lambda r: r.status_text,
+            "station": lambda r: r.station.lower(), "status": lambda r: r.searched_status,
             "duration": lambda r: -1 if r.duration_s is None else r.duration_s,
             "method": lambda r: (r.method_name, r.method_version), "qa": _qa}
     if order.metric:
@@ -293,7 +297,9 @@ def _reference_keys(rows, order):
 def test_the_database_filters_and_sorts_as_the_history_always_did(stored) -> None:
     """Issue 27: the SQL translation of every filter and sort gives the runs, in the order,
     that the Python filter (``HistoryFilter.matches``) and the old sort keys give — verdict
-    words, QA dispositions, a COM NOT VERIFIED and LIKE's wildcards included."""
+    words, QA dispositions and LIKE's wildcards included. A COM's state is shown, not
+    searched (``RunSummary.searched_status``): an unobserved COM check is no INVALID metric in
+    the search either."""
     from app.storage.audit import add_audit_entry
     from app.storage.history import HistoryOrder
     from app.storage.run_pages import count_runs, run_ids, run_page
@@ -324,7 +330,8 @@ def test_the_database_filters_and_sorts_as_the_history_always_did(stored) -> Non
             expected = [r.run_id for r in rows if wanted.matches(r)]
             assert run_ids(database, wanted, HistoryOrder()) == expected, wanted
             assert count_runs(database, wanted) == len(expected), wanted
-        assert len(run_ids(database, HistoryFilter(text="verified"), HistoryOrder())) == 1
+        assert not run_ids(database, HistoryFilter(text="verified"), HistoryOrder())
+        assert "1 COM NOT VERIFIED" in by_status_text(rows, bulk[7])
         by_id = {r.run_id: r for r in rows}
         for order in [HistoryOrder("started", False), HistoryOrder("operator"),
                       HistoryOrder("station", False), HistoryOrder("status"),

@@ -327,8 +327,9 @@ def com_results(conn: sa.Connection,
     return found
 
 
-def latest_dispositions_query() -> sa.Select:
-    """(runs.id, disposition, author) of each run's latest disposition entry."""
+def latest_dispositions_query(run_pks: Sequence[int] | None = None) -> sa.Select:
+    """(runs.id, disposition, author) of each run's latest disposition entry (of the runs
+    ``run_pks`` only, when given)."""
     latest = (sa.select(sa.func.max(AuditEntryRow.id))
               .where(AuditEntryRow.kind == AuditKind.DISPOSITION.value)
               .group_by(AuditEntryRow.run_id))

@@ -94,24 +94,22 @@ def _sut_text() -> Any:
 
 
 def _verdicts() -> Any:
-    """Per run with a metric that is not VALID: what :func:`app.run_verdict.run_outcome` adds
-    to its status (`` — 2 metrics INVALID, 1 COM NOT VERIFIED``; a COM check with no ratio is
-    NOT VERIFIED, any other INVALID). Only those metrics are read (index ``valid, run_id``)."""
-    unobserved = sa.and_(s.MetricRow.name.like("COM\\_%", escape="\\"),
-                         s.MetricRow.value.is_(None))
-    invalid = sa.func.sum(sa.case((unobserved, 0), else_=1))
-    unverified = sa.func.sum(sa.case((unobserved, 1), else_=0))
+    """Per run with a measured metric that is not VALID: the words the history searches and
+    sorts on after its status (`` — 2 metrics INVALID``, ``RunSummary.searched_status``). The
+    COM checks' metrics are left out: a COM's state comes from the SUT description, its check
+    and QA's entries, and is shown, not searched. Only those metrics are read (index
+    ``valid, run_id``)."""
+    invalid = sa.func.count()
 
     def part(count: Any, one: str, many: str, then: str) -> Any:
         return sa.case((count == 1, f"1 {one} {then}"),
                        else_=sa.cast(count, sa.String) + f" {many} {then}")
 
-    bad = part(invalid, "metric", "metrics", "INVALID")
-    unseen = part(unverified, "COM", "COMs", "NOT VERIFIED")
-    suffix = sa.case(((invalid > 0) & (unverified > 0), " — " + bad + ", " + unseen),
-                     (invalid > 0, " — " + bad), else_=" — " + unseen)
+    suffix = " — " + part(invalid, "metric", "metrics", "INVALID")
     return (sa.select(s.MetricRow.run_id, suffix.label("suffix"))
-            .where(s.MetricRow.valid == sa.false()).group_by(s.MetricRow.run_id)
+            .where(s.MetricRow.valid == sa.false(),
+                   sa.not_(s.MetricRow.name.like("COM\\_%", escape="\\")))
+            .group_by(s.MetricRow.run_id)
             .subquery("verdicts"))
 
 
@@ -126,8 +124,7 @@ def _dispositions() -> Any:
 
 #: every suffix :func:`_verdicts` can give, digits as ``1``: a typed word found in none of
 #: them cannot match a run's verdict words, and the query does not read them
-_SUFFIX_WORDS = (" — 1 metric invalid, 1 com not verified",
-                 " — 1 metrics invalid, 1 coms not verified")
+_SUFFIX_WORDS = (" — 1 metric invalid", " — 1 metrics invalid")
 
 
 def _may_name_verdict(word: str) -> bool:

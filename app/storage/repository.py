@@ -111,7 +111,7 @@ def _summary(r: Any, metrics: tuple[KeyMetric, ...], disposition: str,
                      r.duration_s, r.error or "", metrics, disposition or "", author or "",
                      facts=facts)
     text = " ".join((row.run_id, row.sut, row.method_name, row.method_version, row.taxonomy,
-                     row.lab, row.operator, row.station, row.status_text, row.disposition,
+                     row.lab, row.operator, row.station, row.searched_status, row.disposition,
                      row.error))
     object.__setattr__(row, "haystack", text.lower())  # derived once, never compared
     return row

@@ -25,7 +25,8 @@ from app.method.record import method_from_record
 from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo,
                          PhaseStatus, PowerInput, RunConfig, RunStatus, SutDescription,
                          Window, sut_from_dict)
-from app.run_verdict import RunVerdict, run_outcome
+from app.run_verdict import RunVerdict, run_outcome, run_verdict
+from app.sequencer.capacity_optimisation import is_com_metric
 from app.sequencer.events import HistogramReady, Resumption, SearchResult
 from app.sequencer.range_plan import RangePlan
 from app.storage.power_inputs import StoredPowerInput
@@ -255,6 +256,16 @@ class RunSummary:
     @property
     def status_text(self) -> str:
         return self.verdict.text
+
+    @property
+    def searched_status(self) -> str:
+        """The status words the history searches and sorts on: the status and the measured
+        metrics found INVALID — what the database's own query states for 100,000 runs
+        (``app.storage.history``). Each COM's state is derived from the SUT description, its
+        check and QA's entries, which no query reads: it is shown (``status_text``), not
+        searched."""
+        invalid = sum(not m.valid for m in self.metrics if not is_com_metric(m.name))
+        return run_verdict(self.status, invalid).text
 
     def metric(self, name: str) -> KeyMetric | None:
         return next((m for m in self.metrics if m.name == name), None)
