@@ -444,6 +444,7 @@ class Sequencer:
         simulated ones) is called inline, so a fake-clock run stays deterministic."""
         if not control_blocks(self.lab.engine):
             return call(*args)
+        self._sample(recorder, self.clock.now())  # before the helper thread takes over
         with ThreadPoolExecutor(1, thread_name_prefix="storwatt-generator") as pool:
             job = pool.submit(call, *args)
             job.add_done_callback(lambda _: self._wake.set())
@@ -509,6 +510,10 @@ class Sequencer:
         end = None
         control = WorkloadControl(engine, self._wake)
         if profile is not None:
+            if control_blocks(engine):
+                # the sample due now first: the worker thread, once started, holds the
+                # interpreter for its first milliseconds (job files, fio processes)
+                self._sample(recorder, start)
             control.start(profile)
         try:
             while True:
