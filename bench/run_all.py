@@ -105,11 +105,16 @@ def _split_row(line: str) -> list[str]:
     return [c.strip().replace("\\|", "|") for c in cells]
 
 
-def _parse_value(text: str) -> float:
+def _parse_value(text: str) -> float | str:
+    """A row's value; a hand-written one that is no single number (``138.8 / 132.5``)
+    stays as written instead of stopping every later bench from writing its rows."""
     try:
         return int(text)
     except ValueError:
-        return float(text)
+        try:
+            return float(text)
+        except ValueError:
+            return text
 
 
 def parse(text: str) -> dict[str, Section]:
