@@ -11,6 +11,7 @@ view's points, from the series' min/max pyramid (``ui.envelope``).
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable
 
 import pyqtgraph as pg
@@ -35,6 +36,8 @@ def live_curve(plot: pg.PlotItem | pg.ViewBox, colour: str, name: str = "", widt
 
 #: the view width assumed for a curve not laid out yet (pixels)
 UNLAID_PX = 800
+#: what each curve was last given: (series, its generation and length, view span, pixels)
+_DRAWN: weakref.WeakKeyDictionary[pg.PlotDataItem, tuple] = weakref.WeakKeyDictionary()
 
 
 def draw(curve: pg.PlotDataItem, envelope: Envelope) -> None:
@@ -49,7 +52,12 @@ def draw(curve: pg.PlotDataItem, envelope: Envelope) -> None:
         if not view.autoRangeEnabled()[0]:
             lo, hi = view.viewRange()[0]
         pixels = int(view.width()) or UNLAID_PX
+    series = envelope.series
+    drawn = (id(series), series.generation, len(series), lo, hi, pixels)
+    if _DRAWN.get(curve) == drawn:
+        return  # nothing new to show (an EP curve between intervals, a still view)
     curve.setData(*envelope.points(lo, hi, pixels))
+    _DRAWN[curve] = drawn
 
 
 def on_view_change(plot: pg.PlotItem, changed: Callable[[], None]) -> None:
