@@ -58,6 +58,9 @@ def test_what_a_redraw_hands_each_curve_does_not_grow_with_the_run(qtbot) -> Non
         curves = [*plots.curves.values(), *plots.inputs.curves.values()]
         handed[seconds] = max(len(c.getOriginalDataset()[0]) for c in curves)
     assert handed[DAY_S] <= 2 * handed[3_600] and handed[DAY_S] < 10_000, handed
+    given = plots.curves["ep"].getOriginalDataset()[0]
+    plots.redraw()  # nothing new: no curve is handed its points again
+    assert plots.curves["ep"].getOriginalDataset()[0] is given
     assert len(plots.curve_data("power")[1]) == DAY_S  # every reading kept
     plots.show_span(40_000, 40_600)  # a zoom into ten minutes: full detail
     plots.redraw()
