@@ -13,7 +13,8 @@ sampler skipped ("sequencer N period(s) behind"). Also timed: ``FioEngine.start(
 A run is ~35 polls, so its p99 is its worst poll: the runs are repeated (``ROUNDS``) and
 their polls pooled. The machine is shared: beside each run a bare Python process sleeps on a
 100 ms grid and its own wake-up lateness is the reference row — what any process got from the
-scheduler meanwhile, a floor the station's sampling cannot go below.
+scheduler meanwhile, a floor the station's sampling cannot go below — and a poll later than
+the goal while that process woke on time around it is counted as the station's own.
 
 Before/after in one run: with ``STORWATT_BENCH_LOAD_HOSTS_BASELINE=<git revision>`` the same
 runs are made with that revision's code (``git archive``), alternating with this tree's, and
@@ -56,7 +57,7 @@ due = time.monotonic()
 while True:
     due += 0.1
     time.sleep(max(0.0, due - time.monotonic()))
-    print(time.monotonic() - due, flush=True)
+    print(due, time.monotonic() - due, flush=True)
 """
 #: one station run in a fresh interpreter, public APIs and MeterSampler.poll only (the same
 #: in a baseline revision); prints JSON: poll lateness (s), skipped grid points, start/stop (s)
@@ -73,12 +74,13 @@ from drivers.fio.safety import TargetPolicy
 from drivers.interfaces import WorkloadProfile
 
 hosts, folder, inputs = sys.argv[1].split(","), Path(sys.argv[2]), int(sys.argv[3])
-lateness, skipped = [], [0]
+lateness, stamps, skipped = [], [], [0]
 poll = MeterSampler.poll
 
 def timed_poll(self, now):
     if now >= self.next_due:
         lateness.append(now - self.next_due)
+        stamps.append(time.monotonic())
         skipped[0] += max(0, int((now - self.next_due) // self.period_s))
     return poll(self, now)
 
@@ -108,7 +110,7 @@ for _ in range(3):
     engine.stop()
     stops.append(time.perf_counter() - t)
 engine.close()
-print(json.dumps({"lateness": lateness, "skipped": skipped[0],
+print(json.dumps({"lateness": lateness, "stamps": stamps, "skipped": skipped[0],
                   "start": statistics.median(starts), "stop": statistics.median(stops)}))
 """
 
@@ -156,17 +158,32 @@ def station_run(tree: Path, hosts: list[str], folder: Path) -> dict:
                               check=False)
     finally:
         sleeper.kill()
-        reference = [float(line) for line in sleeper.communicate()[0].split()]
+        reference = [tuple(map(float, line.split()))
+                     for line in sleeper.communicate()[0].splitlines()]
     if done.returncode:
         raise RuntimeError(f"run with the code of {tree} failed: {done.stderr[-2000:]}")
     return {**json.loads(done.stdout.splitlines()[-1]), "reference": reference}
+
+
+def _own_late(run: dict) -> int:
+    """Polls later than the goal while the bare process beside them woke on time: no
+    wake-up of its within 0.1 s of the poll's wait was later than the goal either. (Both
+    processes stamp ``time.monotonic``, one clock for the machine.)"""
+    goal = LATENESS_GOAL_MS / 1000
+    busy = [due for due, late in run["reference"] if late > goal]
+    own = 0
+    for late, stamp in zip(run["lateness"], run["stamps"]):
+        if late > goal and not any(stamp - late - 0.1 <= due <= stamp + 0.1 for due in busy):
+            own += 1
+    return own
 
 
 def _pooled(runs: list[dict]) -> dict:
     """The rounds of one tree as one: polls and reference wake-ups pooled, skipped summed,
     start/stop medians of the rounds' medians."""
     return {"lateness": [x for r in runs for x in r["lateness"]],
-            "reference": [x for r in runs for x in r["reference"]],
+            "own": sum(_own_late(r) for r in runs),
+            "reference": [late for r in runs for _, late in r["reference"]],
             "skipped": sum(r["skipped"] for r in runs),
             "start": statistics.median(r["start"] for r in runs),
             "stop": statistics.median(r["stop"] for r in runs)}
@@ -215,6 +232,12 @@ def run() -> list[Figure]:
                    f"reference: the scheduler's floor on this shared machine (max "
                    f"{1000 * max(got['reference'], default=math.nan):.0f} ms, "
                    f"{len(got['reference'])} wake-ups, load {load:.1f})", None, command),
+            Figure(f"load hosts: polls later than {LATENESS_GOAL_MS:g} ms while a bare process "
+                   f"beside them woke on time ({where}{label})", got["own"], "",
+                   f"0: the station's own lateness, not the scheduler's "
+                   f"({sum(x > LATENESS_GOAL_MS / 1000 for x in got['lateness'])} polls later "
+                   f"than {LATENESS_GOAL_MS:g} ms in all, load {load:.1f})",
+                   got["own"] == 0 if mine else None, command),
             Figure(f"load hosts: grid points skipped ({where}{label})", got["skipped"], "",
                    "0", got["skipped"] == 0 if mine else None, command),
             Figure(f"load hosts: FioEngine.start() with {HOSTS} hosts (median of 3{label})",
