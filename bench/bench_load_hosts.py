@@ -10,18 +10,27 @@ against its grid point (``MeterSampler.poll``, timed in the child) and how many 
 sampler skipped ("sequencer N period(s) behind"). Also timed: ``FioEngine.start()`` and
 ``stop()`` with the 8 hosts (median of 3).
 
+A run is ~35 polls, so its p99 is its worst poll: the runs are repeated (``ROUNDS``) and
+their polls pooled. The machine is shared: beside each run a bare Python process sleeps on a
+100 ms grid and its own wake-up lateness is the reference row — what any process got from the
+scheduler meanwhile, a floor the station's sampling cannot go below — and a poll later than
+the goal while that process woke on time around it is counted as the station's own.
+
 Before/after in one run: with ``STORWATT_BENCH_LOAD_HOSTS_BASELINE=<git revision>`` the same
-runs are made with that revision's code (``git archive``), alternating with this tree's.
+runs are made with that revision's code (``git archive``), alternating with this tree's, and
+the ratio of the p99s is printed.
 Run: ``nice python -m bench.run_all load_hosts``.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -39,6 +48,17 @@ BASELINE_ENV = "STORWATT_BENCH_LOAD_HOSTS_BASELINE"
 HOSTS = 8
 INPUTS = 16
 LATENESS_GOAL_MS = 10.0
+#: station runs per tree, alternating between trees, polls pooled (a run is ~35 polls)
+ROUNDS = int(os.environ.get("STORWATT_BENCH_LOAD_HOSTS_ROUNDS", "3"))
+#: a bare process on a 100 ms grid, printing each wake-up's lateness (s) until killed
+_SLEEPER = r"""
+import sys, time
+due = time.monotonic()
+while True:
+    due += 0.1
+    time.sleep(max(0.0, due - time.monotonic()))
+    print(due, time.monotonic() - due, flush=True)
+"""
 #: one station run in a fresh interpreter, public APIs and MeterSampler.poll only (the same
 #: in a baseline revision); prints JSON: poll lateness (s), skipped grid points, start/stop (s)
 _RUN = r"""
@@ -54,12 +74,13 @@ from drivers.fio.safety import TargetPolicy
 from drivers.interfaces import WorkloadProfile
 
 hosts, folder, inputs = sys.argv[1].split(","), Path(sys.argv[2]), int(sys.argv[3])
-lateness, skipped = [], [0]
+lateness, stamps, skipped = [], [], [0]
 poll = MeterSampler.poll
 
 def timed_poll(self, now):
     if now >= self.next_due:
         lateness.append(now - self.next_due)
+        stamps.append(time.monotonic())
         skipped[0] += max(0, int((now - self.next_due) // self.period_s))
     return poll(self, now)
 
@@ -89,7 +110,7 @@ for _ in range(3):
     engine.stop()
     stops.append(time.perf_counter() - t)
 engine.close()
-print(json.dumps({"lateness": lateness, "skipped": skipped[0],
+print(json.dumps({"lateness": lateness, "stamps": stamps, "skipped": skipped[0],
                   "start": statistics.median(starts), "stop": statistics.median(stops)}))
 """
 
@@ -125,14 +146,47 @@ class LoopbackHosts:
 
 
 def station_run(tree: Path, hosts: list[str], folder: Path) -> dict:
+    """One station run with ``tree``'s code, a bare sleeper process beside it: the run's
+    figures, with the sleeper's wake-up lateness as ``reference``."""
     folder.mkdir(parents=True)
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    done = subprocess.run([sys.executable, "-c", _RUN, ",".join(hosts), str(folder),
-                           str(INPUTS)], cwd=tree, env=env, capture_output=True, text=True,
-                          check=False)
+    sleeper = subprocess.Popen([sys.executable, "-c", _SLEEPER], stdout=subprocess.PIPE,
+                               text=True)
+    try:
+        done = subprocess.run([sys.executable, "-c", _RUN, ",".join(hosts), str(folder),
+                               str(INPUTS)], cwd=tree, env=env, capture_output=True, text=True,
+                              check=False)
+    finally:
+        sleeper.kill()
+        reference = [tuple(map(float, line.split()))
+                     for line in sleeper.communicate()[0].splitlines()]
     if done.returncode:
         raise RuntimeError(f"run with the code of {tree} failed: {done.stderr[-2000:]}")
-    return json.loads(done.stdout.splitlines()[-1])
+    return {**json.loads(done.stdout.splitlines()[-1]), "reference": reference}
+
+
+def _own_late(run: dict) -> int:
+    """Polls later than the goal while the bare process beside them woke on time: no
+    wake-up of its within 0.1 s of the poll's wait was later than the goal either. (Both
+    processes stamp ``time.monotonic``, one clock for the machine.)"""
+    goal = LATENESS_GOAL_MS / 1000
+    busy = [due for due, late in run["reference"] if late > goal]
+    own = 0
+    for late, stamp in zip(run["lateness"], run["stamps"]):
+        if late > goal and not any(stamp - late - 0.1 <= due <= stamp + 0.1 for due in busy):
+            own += 1
+    return own
+
+
+def _pooled(runs: list[dict]) -> dict:
+    """The rounds of one tree as one: polls and reference wake-ups pooled, skipped summed,
+    start/stop medians of the rounds' medians."""
+    return {"lateness": [x for r in runs for x in r["lateness"]],
+            "own": sum(_own_late(r) for r in runs),
+            "reference": [late for r in runs for _, late in r["reference"]],
+            "skipped": sum(r["skipped"] for r in runs),
+            "start": statistics.median(r["start"] for r in runs),
+            "stop": statistics.median(r["stop"] for r in runs)}
 
 
 def _p99_ms(values: list[float]) -> float:
@@ -153,10 +207,13 @@ def run() -> list[Figure]:
         trees = {"this tree": ROOT}
         if baseline:
             trees[baseline] = checkout(baseline, folder / "baseline")
-        results = {}
+        runs: dict[str, list[dict]] = {name: [] for name in trees}
         with LoopbackHosts(HOSTS, folder) as hosts:
-            for index, (name, tree) in enumerate(trees.items()):
-                results[name] = station_run(tree, hosts, folder / f"run-{index}")
+            for round_ in range(ROUNDS):
+                for index, (name, tree) in enumerate(trees.items()):
+                    runs[name].append(station_run(tree, hosts,
+                                                  folder / f"run-{round_}-{index}"))
+        results = {name: _pooled(got) for name, got in runs.items()}
     load = max(load, os.getloadavg()[0])
     where = f"{INPUTS} inputs + {HOSTS} loopback fio --server hosts, 1 Hz"
     figures: list[Figure] = []
@@ -167,8 +224,20 @@ def run() -> list[Figure]:
         figures += [
             Figure(f"load hosts: poll lateness p99 ({where}{label})", round(p99, 1), "ms",
                    f"<= {LATENESS_GOAL_MS:g} ms (max {1000 * max(got['lateness']):.0f} ms, "
-                   f"{len(got['lateness'])} polls, load {load:.1f})",
+                   f"median {1000 * statistics.median(got['lateness']):.1f} ms, "
+                   f"{len(got['lateness'])} polls in {ROUNDS} runs, load {load:.1f})",
                    p99 <= LATENESS_GOAL_MS if mine else None, command),
+            Figure(f"load hosts: a bare process's wake-up lateness p99 beside the runs "
+                   f"(100 ms grid{label})", round(_p99_ms(got["reference"]), 1), "ms",
+                   f"reference: the scheduler's floor on this shared machine (max "
+                   f"{1000 * max(got['reference'], default=math.nan):.0f} ms, "
+                   f"{len(got['reference'])} wake-ups, load {load:.1f})", None, command),
+            Figure(f"load hosts: polls later than {LATENESS_GOAL_MS:g} ms while a bare process "
+                   f"beside them woke on time ({where}{label})", got["own"], "",
+                   f"0: the station's own lateness, not the scheduler's "
+                   f"({sum(x > LATENESS_GOAL_MS / 1000 for x in got['lateness'])} polls later "
+                   f"than {LATENESS_GOAL_MS:g} ms in all, load {load:.1f})",
+                   got["own"] == 0 if mine else None, command),
             Figure(f"load hosts: grid points skipped ({where}{label})", got["skipped"], "",
                    "0", got["skipped"] == 0 if mine else None, command),
             Figure(f"load hosts: FioEngine.start() with {HOSTS} hosts (median of 3{label})",
@@ -178,6 +247,10 @@ def run() -> list[Figure]:
                    round(1000 * got["stop"]), "ms", "informative (off the sampling path)",
                    None, command),
         ]
+    if baseline:
+        ratio = _p99_ms(results["this tree"]["lateness"]) / _p99_ms(results[baseline]["lateness"])
+        figures.append(Figure(f"load hosts: poll lateness p99 ratio this tree / {baseline}",
+                              round(ratio, 3), "x", "informative", None, command))
     return figures
 
 

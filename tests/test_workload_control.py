@@ -3,13 +3,16 @@ block (fio with load hosts: ~1.5 s each) is started and stopped beside the sampl
 
 from __future__ import annotations
 
+import statistics
 import threading
+import time
 
 import pytest
 
 from app.method.loader import load_method
 from app.records import RunConfig, SutDescription
 from app.sequencer import events as ev
+from app.sequencer.sampler import MeterSampler
 from app.sequencer.workload_control import WorkloadControl
 from app.session import open_session
 from drivers.clock import FakeClock
@@ -124,3 +127,41 @@ def test_the_meters_are_polled_while_the_engine_starts_and_stops(tmp_path) -> No
     session.writer.close()
     session.database.close()
     assert waited and all(waited), f"samples during each start and stop: {waited}"
+
+
+@pytest.mark.realtime("a poll's lateness is real time: the generator check blocks 1 s")
+def test_the_meters_stay_on_their_grid_during_a_generator_check(tmp_path, monkeypatch) -> None:
+    """The load generator's null-engine check (seconds of fio) runs on a helper thread; the
+    sequencer used to wait 50 ms for it before every sample, so each poll of a check came
+    50 ms late. Now the helper's end wakes the loop and the polls keep their grid."""
+    lateness: list = []  # seconds, then "checked" when the timed check ended
+    poll = MeterSampler.poll
+
+    def timed_poll(sampler, now):
+        if now >= sampler.next_due and sampler.name == "power meter":
+            lateness.append(now - sampler.next_due)
+        return poll(sampler, now)
+
+    monkeypatch.setattr(MeterSampler, "poll", timed_poll)
+    method = load_method("smoke")
+    config = RunConfig(method="smoke", lab="sim-direct", sut=SutDescription())
+    session = open_session(config, db_url=f"sqlite:///{tmp_path}/runs.db", method=method)
+    engine = session.lab.engine
+    ceiling = engine.generator_ceiling
+
+    def slow_check(profile, step):
+        if "checked" not in lateness:
+            lateness.clear()  # only the polls taken while the first check runs
+            time.sleep(1.0)
+            lateness.append("checked")
+            session.sequencer.abort("enough: one check timed")
+        return ceiling(profile, step)
+
+    engine.control_blocks = lambda: True
+    engine.generator_ceiling = slow_check
+    session.sequencer.run()
+    session.writer.close()
+    session.database.close()
+    timed = lateness[:lateness.index("checked")]
+    assert len(timed) >= 3, lateness
+    assert statistics.median(timed) < 0.02, f"poll lateness (s): {timed}"

@@ -19,7 +19,8 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 
 from drivers.interfaces import FLAG_LOW_CURRENT, PowerSample
 from drivers.interfaces import ReadingLimits
-from ui.live_curve import live_curve
+from ui.envelope import Envelope
+from ui.live_curve import draw, live_curve, on_view_change
 from ui.series import GrowableSeries
 from ui.theme import PLOT_MIN_HEIGHT, PlotColours
 
@@ -67,6 +68,10 @@ class InputPlots(QWidget):
         self.uncertainty_widget.getPlotItem().addItem(self.limit_line)
         self.set_uncertainty_limit(ReadingLimits().max_uncertainty_pct)
         self.curves: dict[tuple[str, str], pg.PlotDataItem] = {}
+        self._envelopes: dict[tuple[str, str], Envelope] = {}
+        self.view_changed = False  # a zoom, pan or resize since the last redraw
+        for widget in (self.power_widget, self.uncertainty_widget):
+            on_view_change(widget.getPlotItem(), self._view_changed)
         self.warning = QLabel("")
         self.warning.setWordWrap(True)
         self.warning.setAccessibleName("Low-current warning")
@@ -150,7 +155,13 @@ class InputPlots(QWidget):
             table[name] = GrowableSeries()
         return table[name]
 
+    def _view_changed(self) -> None:
+        self.view_changed = True
+
     def redraw(self) -> None:
+        """Each curve at its view's points, a bounded number however long the run
+        (``ui.live_curve.draw``)."""
+        self.view_changed = False
         for kind, table, widget in (("power", self.power, self.power_widget),
                                     ("uncertainty", self.uncertainty, self.uncertainty_widget)):
             for name, series in table.items():
@@ -158,7 +169,10 @@ class InputPlots(QWidget):
                 if curve is None:
                     curve = self._new_curve(widget, name)
                     self.curves[(kind, name)] = curve
-                curve.setData(*series.view())
+                envelope = self._envelopes.get((kind, name))
+                if envelope is None or envelope.series is not series:
+                    envelope = self._envelopes[(kind, name)] = Envelope(series)
+                draw(curve, envelope)
             self._fit_legend(widget, sum(1 for k, _ in self.curves if k == kind))
 
     @staticmethod
@@ -185,10 +199,12 @@ class InputPlots(QWidget):
         return live_curve(widget.getPlotItem(), colour, name)
 
     def curve_data(self, kind: str, name: str) -> tuple[np.ndarray, np.ndarray]:
-        """What the curve of ``kind`` (power | uncertainty) for input ``name`` holds."""
-        x, y = self.curves[(kind, name)].getOriginalDataset()
-        empty = np.empty(0)
-        return (empty if x is None else x), (empty if y is None else y)
+        """What the curve of ``kind`` (power | uncertainty) for input ``name`` shows, at
+        full detail: its series (the curve itself holds only its view's points)."""
+        if (kind, name) not in self.curves:
+            raise KeyError((kind, name))
+        x, y = (self.power if kind == "power" else self.uncertainty)[name].view()
+        return x.copy(), y.copy()
 
 
 def _pct(sample: PowerSample) -> float:

@@ -24,7 +24,8 @@ from app.records import IntervalRecord, PhaseInfo, PhaseKind
 from app.sequencer import events as ev
 from drivers.interfaces import HostRate, WorkloadInterval
 from ui.input_plots import InputPlots
-from ui.live_curve import live_curve as _curve
+from ui.envelope import Envelope
+from ui.live_curve import draw, live_curve as _curve, on_view_change
 from ui.live_rates import LIVE_NOTE, LIVE_TIP, LiveHostRates
 from ui.series import GrowableSeries
 from ui.theme import (PLOT_MIN_HEIGHT, PlotColours, apply_plot_theme, plot_colours,
@@ -232,8 +233,11 @@ class LivePlots(QWidget):
             "power", "temperature", "iops", "mibs", "ep", "wma", "band_hi", "band_lo")}
         self.hosts: list[str] = []  # load hosts with their own IO series, in order of arrival
         self.histograms: dict[str, ev.HistogramReady] = {}
+        self._envelopes: dict[str, Envelope] = {}
         self._dirty = False
         self._build()
+        for widget in (self.power_widget, self.ops_widget, self.ep_widget):
+            on_view_change(widget.getPlotItem(), self._view_changed)
         self._timer = QTimer(self)
         self._timer.setInterval(redraw_ms)
         self._timer.timeout.connect(self.redraw_if_dirty)
@@ -616,16 +620,27 @@ class LivePlots(QWidget):
         self.hist_lines.append(line)
 
     # --- drawing ----------------------------------------------------------------------------
+    def _view_changed(self) -> None:
+        """A zoom, pan or resize: the curves need the new span's points."""
+        self._dirty = True
+
+    def _envelope(self, name: str) -> Envelope:
+        series = self.series[name]
+        envelope = self._envelopes.get(name)
+        if envelope is None or envelope.series is not series:
+            envelope = self._envelopes[name] = Envelope(series)
+        return envelope
+
     def redraw_if_dirty(self) -> None:
-        if self._dirty:
+        if self._dirty or self.inputs.view_changed:
             self.redraw()
 
     def redraw(self) -> None:
-        """Push buffer views to the curves (pyqtgraph clips and downsamples them)."""
+        """Give each curve its view's points: a bounded number, however long the run
+        (``ui.live_curve.draw``)."""
         for name, curve in self.curves.items():
-            x, y = self.series[name].view()
-            if len(x):
-                curve.setData(x, y)
+            if len(self.series[name]):
+                draw(curve, self._envelope(name))
             elif curve.getOriginalDataset()[0] is not None:
                 # pyqtgraph 0.14 keeps an emptied curve's old path, and the stability band
                 # (FillBetweenItem) is filled from those paths: a new run would show the last
@@ -650,10 +665,11 @@ class LivePlots(QWidget):
         self._dirty = False
 
     def curve_data(self, name: str) -> tuple[np.ndarray, np.ndarray]:
-        """What a curve holds (tests assert on data, never on pixels)."""
+        """What a curve shows, at full detail: its series as last drawn (tests assert on
+        data, never on pixels; the curve itself holds only its view's points)."""
         if name == "histogram":  # the bins, not the stems' drawing coordinates
             return self.bins_ms, self.bin_counts
-        else:
-            x, y = self.curves[name].getOriginalDataset()
-        empty = np.empty(0)
-        return (empty if x is None else x), (empty if y is None else y)
+        if self.curves[name].getOriginalDataset()[0] is None:
+            return np.empty(0), np.empty(0)
+        x, y = self.series[name].view()
+        return x.copy(), y.copy()

@@ -18,12 +18,15 @@ _INITIAL_CAPACITY = 4096
 class GrowableSeries:
     """An (x, y) series that grows by doubling; ``x`` must be non-decreasing for clip-to-view."""
 
-    __slots__ = ("_x", "_y", "_n")
+    __slots__ = ("_x", "_y", "_n", "generation")
 
     def __init__(self, capacity: int = _INITIAL_CAPACITY) -> None:
         self._x = np.empty(max(1, capacity), dtype=np.float64)
         self._y = np.empty(max(1, capacity), dtype=np.float64)
         self._n = 0
+        #: counts :meth:`clear` calls, so what is derived from the samples (``ui.envelope``)
+        #: knows they were replaced
+        self.generation = 0
 
     def __len__(self) -> int:
         return self._n
@@ -76,3 +79,4 @@ class GrowableSeries:
 
     def clear(self) -> None:
         self._n = 0
+        self.generation += 1

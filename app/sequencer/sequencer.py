@@ -21,7 +21,7 @@ import threading
 import traceback
 import uuid
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TypeVar
@@ -51,14 +51,12 @@ from app.sequencer.sampler import MeterLost, MeterSampler
 from app.sequencer.search import (Kept, Probe, RateOf, choose_intensity, next_refinement,
                                   probe_over_limit, recheck)
 from app.sequencer.sweep import SweepSteps
-from app.sequencer.workload_control import WorkloadControl
+from app.sequencer.workload_control import WorkloadControl, control_blocks
 from drivers.clock import Clock, MonotonicClock
 from drivers.interfaces import (GeneratorCeiling, InstrumentError, LiveRates, MeasuredPattern,
                                 WorkloadError, WorkloadInterval, WorkloadProfile)
 
 T = TypeVar("T")
-#: how long the sequencer waits on a helper thread before it samples again (real seconds)
-HELPER_POLL_S = 0.05
 #: a multi-stream probe whose SUT ran less than this share of the asked rate is saturated
 KEPT_UP_SHARE = 0.95
 
@@ -483,15 +481,22 @@ class Sequencer:
 
     def _sampling_until(self, recorder: PhaseRecorder, call: Callable[..., T], *args) -> T:
         """``call(*args)`` on a helper thread while this one keeps the meters on their grid
-        and honours Abort and Pause; its result, or what it raised."""
+        and honours Abort and Pause; its result, or what it raised. The helper's end wakes
+        the loop (it used to wait 50 ms for the helper before each sample, so every poll of a
+        generator check came 50 ms late: issue 27). An engine whose calls do not block (the
+        simulated ones) is called inline, so a fake-clock run stays deterministic."""
+        if not control_blocks(self.lab.engine):
+            return call(*args)
+        self._sample(recorder, self.clock.now())  # before the helper thread takes over
         with ThreadPoolExecutor(1, thread_name_prefix="storwatt-generator") as pool:
             job = pool.submit(call, *args)
-            while not wait([job], timeout=HELPER_POLL_S).done:
+            job.add_done_callback(lambda _: self._wake.set())
+            while not job.done():
                 self._check_flags()
                 now = self.clock.now()
                 self._sample(recorder, now)
                 self._close_intervals(recorder, now)
-                self._sleep(recorder, now, None, 0.0)
+                self._sleep(recorder, now, None, 0.0, job)
             return job.result()
 
     def _probe(self, recorder: PhaseRecorder, name: str, qd: int) -> Probe:
@@ -548,6 +553,10 @@ class Sequencer:
         end = None
         control = WorkloadControl(engine, self._wake)
         if profile is not None:
+            if control_blocks(engine):
+                # the sample due now first: the worker thread, once started, holds the
+                # interpreter for its first milliseconds (job files, fio processes)
+                self._sample(recorder, start)
             control.start(profile)
         try:
             while True:
@@ -722,7 +731,9 @@ class Sequencer:
                  "INFO", phase.index)
 
     def _sleep(self, recorder: PhaseRecorder, now: float, end: float | None,
-               latency: float) -> None:
+               latency: float, pending: Future | None = None) -> None:
+        """Sleep until the next grid point or deadline, or until woken (a control call, a
+        helper ``pending`` that has finished meanwhile, pause, abort)."""
         deadlines = [self._power.next_due]
         if self._temp:
             deadlines.append(self._temp.next_due)
@@ -736,7 +747,8 @@ class Sequencer:
             # engines that report asynchronously (fio) are polled between samples too
             deadlines.append(now + max(0.05, min(0.5, self.method.sample_period_s)))
         self._wake.clear()
-        if not (self._abort.is_set() or self._pause.is_set()):
+        if not (self._abort.is_set() or self._pause.is_set()
+                or (pending is not None and pending.done())):
             self.clock.sleep_until(min(deadlines), self._wake)
 
     def _progress(self, recorder: PhaseRecorder, now: float) -> None:

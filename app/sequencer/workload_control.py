@@ -19,6 +19,12 @@ from drivers.interfaces import BlockingControl, WorkloadEngine, WorkloadProfile,
 T = TypeVar("T")
 
 
+def control_blocks(engine: WorkloadEngine) -> bool:
+    """Whether ``engine``'s control calls wait on processes (``BlockingControl``) and so are
+    made beside the sampling loop rather than on it."""
+    return isinstance(engine, BlockingControl) and engine.control_blocks()
+
+
 def _done(action: Callable[[], T]) -> Future[T]:
     """``action`` called now, as a finished future."""
     future: Future[T] = Future()
@@ -37,7 +43,7 @@ class WorkloadControl:
     def __init__(self, engine: WorkloadEngine, wake: threading.Event) -> None:
         self.engine = engine
         self._wake = wake
-        self._blocks = isinstance(engine, BlockingControl) and engine.control_blocks()
+        self._blocks = control_blocks(engine)
         self._worker: ThreadPoolExecutor | None = None  # made by start(): idle needs none
         self._starting: Future[None] | None = None
 
