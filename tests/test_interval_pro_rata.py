@@ -73,3 +73,22 @@ def test_a_mib_per_second_profile_splits_bytes_the_same_way() -> None:
     first, second = rec.close_due(now=2.0, latency_s=0.0)
     assert first.ops_unit == "MiB/s"
     assert first.ops_rate == pytest.approx(100.0) and second.ops_rate == pytest.approx(100.0)
+
+
+def test_an_interval_waits_for_a_late_status_before_it_closes() -> None:
+    """fio's status for an interval's last second came later than the lab's expected latency
+    on a loaded machine: the interval closed with 0 IOPS while the slice, arriving next, was
+    stored — the verifier re-derived 7,718 IOPS from the bundle where the station said 0."""
+    rec = recorder()
+    rec.add_workload(steady_slices([0.0, 0.6]))  # interval 0's figures: only partly here
+    assert rec.close_due(now=2.5, latency_s=1.2, hold_s=10.0) == []  # still on their way
+    rec.add_workload(steady_slices([0.6, 1.6]))  # the late status line
+    (first,) = rec.close_due(now=2.6, latency_s=1.2, hold_s=10.0)
+    assert first.ops_rate == pytest.approx(IOPS)
+
+
+def test_an_interval_whose_figures_never_come_closes_after_the_hold() -> None:
+    rec = recorder()
+    assert rec.close_due(now=12.1, latency_s=1.2, hold_s=10.0) == []
+    (first,) = rec.close_due(now=12.3, latency_s=1.2, hold_s=10.0)
+    assert first.ops_rate == 0.0

@@ -66,6 +66,8 @@ class PhaseRecorder:
     inlet: list[tuple[float, float, float | None]] = field(default_factory=list)
     #: the slices' figures still needed and the window's histogram (not every slice: §4)
     workload: WorkloadWindow = field(default_factory=WorkloadWindow)
+    #: the latest end of a workload slice received: how far the engine's figures have come
+    workload_through: float = -math.inf
     intervals: list[IntervalRecord] = field(default_factory=list)
     eps: list[float] = field(default_factory=list)
     workload_result: WorkloadResult | None = None
@@ -218,20 +220,29 @@ class PhaseRecorder:
         self._decide_window()
         for s in sorted(slices, key=lambda s: s.t_end):
             self.workload.add(s, self.measurement_window(), decided=not self.may_extend)
+            self.workload_through = max(self.workload_through, s.t_end)
 
     def _decide_window(self) -> None:
         if not self.may_extend and self.workload.undecided:
             self.workload.decide(self.measurement_window())
 
     # --- intervals ---------------------------------------------------------------------------
-    def close_due(self, now: float, latency_s: float) -> list[IntervalRecord]:
-        """Close every interval whose end + ``latency_s`` has passed (bounded by the plan)."""
+    def close_due(self, now: float, latency_s: float, hold_s: float = 0.0
+                  ) -> list[IntervalRecord]:
+        """Close every interval whose end + ``latency_s`` has passed (bounded by the plan) and,
+        with ``hold_s``, whose workload figures have arrived: a slice ends at or after it, or
+        ``hold_s`` more has passed. fio's status for the last second of an interval came later
+        than ``latency_s`` on a loaded machine, and the interval closed with 0 IOPS although
+        the slice was then stored (the verifier re-derived it from the bundle)."""
         closed = []
         limit = self.planned_intervals or math.inf
         while len(self.intervals) < limit:
             _, end = self.interval_bounds(len(self.intervals))
             if end + latency_s > now + 1e-9:
                 break
+            if (hold_s and self.workload_through < end - 1e-9
+                    and end + latency_s + hold_s > now + 1e-9):
+                break  # its figures are still on their way
             closed.append(self._close(len(self.intervals)))
         if closed:
             self._forget_unneeded()

@@ -59,6 +59,10 @@ from drivers.interfaces import (GeneratorCeiling, InstrumentError, LiveRates, Me
 T = TypeVar("T")
 #: a multi-stream probe whose SUT ran less than this share of the asked rate is saturated
 KEPT_UP_SHARE = 0.95
+#: how long past its expected latency an interval of a real engine waits for a slice that
+#: reaches its end before it closes with what has come (a stalled engine is the stall
+#: watchdog's to fail; this only keeps a late status line from being left out)
+WORKLOAD_HOLD_S = 10.0
 
 _log = logging.getLogger(__name__)
 
@@ -690,8 +694,9 @@ class Sequencer:
         if recorder.ops_unit and not final and not self.lab.engine.live:
             return
         latency = self.lab.workload_latency_s if recorder.ops_unit and not final else 0.0
+        hold = WORKLOAD_HOLD_S if latency else 0.0
         extended = recorder.extra_stabilisation
-        for record in recorder.close_due(now, latency):
+        for record in recorder.close_due(now, latency, hold):
             self.publish(ev.IntervalClosed(record))
             if record.index == 0 and not final:
                 self._recheck(recorder, record)
