@@ -68,7 +68,7 @@ def test_evidence_says_why_a_data_set_was_not_measured(tmp_path: Path) -> None:
     def gone(written: int, block: int):
         raise FileNotFoundError(2, "No such file or directory", str(tmp_path / "x"))
 
-    assert "not measured: [Errno 2]" in data_set_evidence(gone, "compression", 10)
+    assert "not measured on the host: [Errno 2]" in data_set_evidence(gone, "compression", 10)
 
 
 def _fio_write(path: Path, *options: str) -> None:

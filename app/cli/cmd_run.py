@@ -7,16 +7,19 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.cli import arguments
 from app.cli.cmd_methods import add_answer_arguments, answers_from_args
 from app.records import (LAB_KINDS, SIMULATED_LABS, UNDECLARED_SUT, RunConfig, RunStatus,
                          SutDescription)
-from app.run_entries import RunEntries, config_from_entries, sut_entries
 from app.run_fields import EntryError
 from app.storage.errors import StorageError
 from app.stop_signals import is_hang_up, leave_terminal, run_until_stopped
 from drivers.interfaces import InstrumentError, WorkloadError
+
+if TYPE_CHECKING:
+    from app.run_entries import RunEntries
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -183,6 +186,10 @@ def entries_from_args(args: argparse.Namespace) -> RunEntries:
                               or args.meter_calibration or args.meter_certificate):
         raise ValueError("give the power meter either as --meter-driver/--meter-resource (one "
                          "input) or as --power-input (each input), not both")
+    # here, not at the top: it loads the method model (pydantic), and ``storwatt --help``
+    # must not (tests/test_cli_startup.py)
+    from app.run_entries import RunEntries, sut_entries
+
     answers = answers_from_args(args)
     entries = RunEntries(
         taxonomy=args.taxonomy, classification_reason=_classification_reason(args, answers),
@@ -210,6 +217,8 @@ def entries_from_args(args: argparse.Namespace) -> RunEntries:
 def config_from_args(args: argparse.Namespace) -> RunConfig:
     """The run configuration the options describe, built as the wizard builds it; a refused
     entry names its option."""
+    from app.run_entries import config_from_entries  # the method model: see entries_from_args
+
     entries = entries_from_args(args)
     try:
         return config_from_entries(entries)
