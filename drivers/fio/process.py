@@ -39,6 +39,10 @@ def _death_watch(parent: int) -> Callable[[], None]:
     return arm
 
 
+#: how long a reader may take to reach the end of an ended fio's pipes
+STDERR_GRACE_S = 1.0
+
+
 class FioProcess:
     """A running fio whose JSON documents arrive on a queue, stamped with ``clock()``.
 
@@ -96,6 +100,13 @@ class FioProcess:
         return self.proc.poll()
 
     def stderr_text(self) -> str:
+        """fio's last lines on stderr (and any text among its documents). Once fio has ended,
+        its readers are given up to a second to reach the end of its pipes: on a loaded
+        machine the exit code was seen before the reader had taken "Input/output error",
+        and the error named only the code."""
+        if self.proc.poll() is not None:
+            for reader in self._readers:
+                reader.join(STDERR_GRACE_S)
         lines = [ln for ln in self._stderr + self.splitter.text_lines if ln]
         return "\n".join(lines[-8:])
 
