@@ -7,9 +7,10 @@ OUT    ?= out
 
 .PHONY: run test test-fast bench gui demo package clean system-deps
 
-# The suite mostly waits (runs, timeouts, child processes), so it runs in more pytest-xdist
-# workers than there are cores (docs/performance.md, "suite" rows: -n 2/3/4 measured).
-TEST_WORKERS ?= 4
+# The suite waits as much as it computes (runs, timeouts, child processes), so it runs in
+# more pytest-xdist workers than there are cores (docs/performance.md, "suite" rows: the
+# whole suite took 399 s with 4 workers, 358 s with 6, on the same quiet 2-core machine).
+TEST_WORKERS ?= 6
 # Whole files to a worker, heaviest first (tests/suite_guards.py, longest_first): a module's
 # fixtures are built once, and the packaging build and crash drills start at once, not last.
 TEST_DIST := --dist loadfile --no-loadscope-reorder

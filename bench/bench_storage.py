@@ -47,9 +47,11 @@ def _events(samples: int) -> list[PowerSamples]:
 
 
 def _ingest(folder: Path, events: list[PowerSamples], samples: int, locked: bool,
-            repeat: int) -> float:
+            repeat: int) -> tuple[float, float]:
     """Samples/s from the first event until all are durable: committed to the database, or —
-    with the database held locked by another connection — in the run journal."""
+    with the database held locked by another connection — in the run journal; and samples
+    per CPU second of this process meanwhile (the writer's cost, which a machine shared with
+    other work does not change: the suite's test of the goal reads that one)."""
     path = folder / f"ingest-{'locked' if locked else 'free'}-{repeat}.db"
     database = open_database(f"sqlite:///{path}", busy_timeout_s=0.05)
     started = run_started(0.0, f"bench-{path.stem}")
@@ -61,12 +63,12 @@ def _ingest(folder: Path, events: list[PowerSamples], samples: int, locked: bool
     holder = sqlite3.connect(path, isolation_level=None) if locked else None
     if holder:
         holder.execute("BEGIN EXCLUSIVE")
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     for event in events:
         writer(event)
     if locked:
         stored = writer.close(timeout=0.0)  # stop retrying: the journal must hold them all
-        elapsed = time.perf_counter() - start
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
         if stored.samples != samples:
             raise RuntimeError(f"journal holds {stored.samples} of {samples} samples")
         holder.execute("ROLLBACK")
@@ -74,10 +76,10 @@ def _ingest(folder: Path, events: list[PowerSamples], samples: int, locked: bool
     else:
         if not writer.flush(120):
             raise RuntimeError(f"writer failed: {writer.error}")
-        elapsed = time.perf_counter() - start
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
         writer.close()
     database.close()
-    return samples / elapsed
+    return samples / elapsed, samples / cpu
 
 
 def _reserve_ms(folder: Path) -> tuple[float, int]:
@@ -107,10 +109,15 @@ def bench(samples: int = 200_000) -> list[BenchResult]:
         assert len(run.power) == samples
         database.close()
         size = sum(p.stat().st_size for p in Path(folder).glob("ingest-free-0.db*"))
-    ingest, via_journal = statistics.median(free), statistics.median(journalled)
+    ingest, via_journal = (statistics.median(r for r, _ in free),
+                           statistics.median(r for r, _ in journalled))
+    per_cpu = statistics.median(c for _, c in free)
     return [
         BenchResult("storage.ingest_rate", round(ingest), "samples/s",
                     f">= {INGEST_GOAL:.0f}", ingest >= INGEST_GOAL),
+        BenchResult("storage.ingest_rate_per_cpu_s (samples per CPU second of the station "
+                    "process, median of 3)", round(per_cpu), "samples/s",
+                    f">= {INGEST_GOAL:.0f}", per_cpu >= INGEST_GOAL),
         BenchResult("storage.ingest_rate_journal (database locked: every sample into the "
                     "run journal, median of 3)", round(via_journal), "samples/s",
                     f">= {INGEST_GOAL:.0f}", via_journal >= INGEST_GOAL),

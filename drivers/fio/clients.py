@@ -28,7 +28,9 @@ _REFUSED = ("connection refused", "failed to connect", "no route to host",
             "name or service not known", "connection timed out", "connect:")
 #: what a fio client prints when its server stopped answering mid-job (fio 3.33 gives up
 #: after its own ~40 s command timeout: "timeout on SEND_ETA", docs/reliability.md)
-_LOST = ("timed out", "timeout on", "connection reset", "broken pipe")
+#: a client's words for a server gone mid-job ("client: host=… disconnected": the server's
+#: socket closed, seen at once when its process is killed; the others after fio's timeout)
+_LOST = ("timed out", "timeout on", "connection reset", "broken pipe", "disconnected")
 
 
 def parse_host(host: str) -> tuple[str, int]:
