@@ -123,7 +123,8 @@ def capacity_bytes(text: str, unit: str = "GB", decimal_point: str = ".") -> int
             value = float(text)
         except ValueError:
             raise EntryError("capacity", f"Raw capacity: {exc}.") from None
-        raw = round(value * CAPACITY_UNITS[unit]) if math.isfinite(value) else -1
+        scaled = value * CAPACITY_UNITS[unit]  # a finite value × its unit may overflow
+        raw = round(scaled) if math.isfinite(scaled) else -1
     if not 0 < raw <= MAX_CAPACITY_BYTES:
         raise EntryError("capacity", f"{shown(text.strip())} must be a finite number of GB > 0 "
                          "and ≤ 1e+09 (a raw capacity greater than zero and at most 1 EB).")

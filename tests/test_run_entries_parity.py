@@ -162,3 +162,12 @@ def test_every_case_is_a_case(tmp_path: Path) -> None:
     refused = {c for c, (typed, picked) in CASES.items()
                if isinstance(_wizard(replace(entries, **picked)), str)}
     assert len(refused) >= 20 and "capacity negative" in refused and "vendor ok" not in refused
+
+
+def test_a_capacity_that_overflows_in_bytes_is_refused_not_raised() -> None:
+    """Found by the CLI fuzzer: a finite number of GB whose bytes overflow to infinity raised
+    OverflowError out of ``round``, a traceback instead of the rule's one line."""
+    from app.run_fields import EntryError, capacity_bytes
+
+    with pytest.raises(EntryError, match="at most 1 EB"):
+        capacity_bytes("1.797693134862316e+299")

@@ -40,7 +40,7 @@ def _death_watch(parent: int) -> Callable[[], None]:
 
 
 #: how long a reader may take to reach the end of an ended fio's pipes
-STDERR_GRACE_S = 1.0
+STDERR_GRACE_S = 0.5
 
 
 class FioProcess:
@@ -101,7 +101,7 @@ class FioProcess:
 
     def stderr_text(self) -> str:
         """fio's last lines on stderr (and any text among its documents). Once fio has ended,
-        its readers are given up to a second to reach the end of its pipes: on a loaded
+        its readers are given up to ``STDERR_GRACE_S`` to reach the end of its pipes: on a loaded
         machine the exit code was seen before the reader had taken "Input/output error",
         and the error named only the code."""
         if self.proc.poll() is not None:
