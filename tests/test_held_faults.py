@@ -129,10 +129,25 @@ def test_a_newer_schema_is_refused_by_every_command_and_left_byte_identical(
     assert not list(tmp_path.glob("*.pdf")) and not list(tmp_path.glob("*.xlsx"))
 
 
-#: a report writer that loads everything, says "ready", and writes both reports on "go"
+#: a report writer that loads everything, says "ready", and writes both reports on "go". Each
+#: report's temporary file is held 0.5 s after it is written and synced, before its rename:
+#: the reports are built in memory, so the file lived a few ms, and a loaded machine's poll
+#: missed it (the kill came after the writer had ended)
 _WRITER = """
+import os
 import sys
+import time
 from pathlib import Path
+
+_fsync = os.fsync
+
+
+def held_fsync(fd):
+    _fsync(fd)
+    time.sleep(0.5)
+
+
+os.fsync = held_fsync
 from app.reports.export import write_reports
 from app.storage.db import open_database
 run = open_database(sys.argv[1], recover_journals=False).load_run("killed-report")
