@@ -19,6 +19,9 @@ TEST_DIST := --dist loadfile --no-loadscope-reorder
 # collect) and every child `python -m app.cli.main` compiled the station anew (0.25 s each).
 # __pycache__ is ignored by git.
 TEST_ENV := QT_QPA_PLATFORM=offscreen PYTHONDONTWRITEBYTECODE=
+# compiled once before the workers start: on a fresh clone every worker (and every child
+# station) otherwise compiled the same modules at the same moment
+COMPILED := app ui drivers verifier bench
 
 # Debian/Ubuntu packages (Qt's xcb libraries, fio, Xvfb, PostgreSQL …): checked on every run
 # with one dpkg-query call, installed only when something is missing (README, "fresh machine").
@@ -47,12 +50,14 @@ run: system-deps $(STAMP)
 	fi
 
 test: system-deps $(STAMP)
+	$(TEST_ENV) $(PY) -m compileall -q -j 0 $(COMPILED)
 	$(TEST_ENV) $(PY) -m pytest -n $(TEST_WORKERS) $(TEST_DIST) $(PYTEST_ARGS)
 
 # Before each commit (README, "Testing"): everything that needs no real process, network,
 # real-time wait or fio — ≤ 90 s. The whole suite (`make test`) before each stop.
 FAST_TIER := not realtime and not slow and not fio and not process
 test-fast: $(STAMP)
+	$(TEST_ENV) $(PY) -m compileall -q -j 0 $(COMPILED)
 	$(TEST_ENV) $(PY) -m pytest -n $(TEST_WORKERS) $(TEST_DIST) -m "$(FAST_TIER)" $(PYTEST_ARGS)
 
 bench: $(STAMP)
