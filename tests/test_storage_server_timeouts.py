@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from app.storage.db import open_database
 from app.storage.errors import DatabaseUnreachableError
 from app.storage.server_link import READER_TIMEOUTS, WRITER_TIMEOUTS, ServerTimeouts
-from tests.support.silent_server import mute_after_startup, server_processes, silent_server
+from tests.support.silent_server import frozen_server, mute_after_startup, silent_server
 
 SHORT = ServerTimeouts(connect_s=2, statement_s=1.0, idle_in_transaction_s=2.0, reply_s=1.0)
 
@@ -90,9 +90,6 @@ def test_a_run_ending_while_the_server_is_frozen_loses_no_event(frozen_able_serv
     nor in the run journal". Every server process is stopped (SIGSTOP) after the run's first
     half is stored; the second half and the end go to the journal within the bounds, and the
     journal is imported once the server answers again: every sample of the run is stored."""
-    import os
-    import signal
-
     from app.sequencer import events as ev
     from app.storage.synthetic import full_run
     from app.storage.writer import RunWriter
@@ -105,18 +102,13 @@ def test_a_run_ending_while_the_server_is_frozen_loses_no_event(frozen_able_serv
     for event in events[:half]:
         writer(event)
     assert writer.flush(10.0)
-    frozen = server_processes(url)
-    for pid in frozen:
-        os.kill(pid, signal.SIGSTOP)
-    try:
+    with frozen_server(url) as frozen:
+        assert frozen, "no server process to freeze"
         began = time.monotonic()
         for event in events[half:]:
             writer(event)
         stored = writer.close(timeout=2.0)
         closing = time.monotonic() - began
-    finally:
-        for pid in frozen:
-            os.kill(pid, signal.SIGCONT)
     assert not stored.in_database and len(stored.journals) == 1
     assert closing < 2.0 + 0.2 + database.longest_wait_s + 5.0
     samples = sum(len(e.samples) for e in events

@@ -125,3 +125,29 @@ def server_processes(url: str) -> list[int]:
         except FileNotFoundError:  # a backend that ended since (this query's own, closed
             pids.discard(pid)      # by dispose()): nothing left to stop
     return sorted(p for p in pids if p > 1 and p != os.getpid())
+
+
+@contextmanager
+def frozen_server(url: str) -> Iterator[list[int]]:
+    """Every process of the server at ``url`` stopped (SIGSTOP) inside the block and continued
+    after it; yields the stopped pids. A process that ended between the listing and its
+    signal (the listing's own backend, closed by ``dispose()`` but not yet gone) is skipped:
+    it has nothing left to freeze. That race failed a CI run under load."""
+    import os
+    import signal
+
+    stopped = []
+    try:
+        for pid in server_processes(url):
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except ProcessLookupError:
+                continue
+            stopped.append(pid)
+        yield stopped
+    finally:
+        for pid in stopped:
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
