@@ -8,7 +8,10 @@ in ``tests/support/`` (a package), never in another ``test_*`` module.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +33,14 @@ if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
 os.environ["LANGUAGE"] = "C"
 
 pytest_plugins = ["tests.suite_guards"]  # stuck dialogs, hard backstop, slow tests, budget
+
+# a data directory for this process before any fixture runs: module- and session-scoped
+# fixtures are set up before the per-test one below, and recorded their runs' journals and
+# locks in the user's own data folder, shared by every xdist worker at once (and by the
+# user's station)
+_PROCESS_DATA_DIR = tempfile.mkdtemp(prefix="storwatt-tests-data-")
+os.environ["STORWATT_DATA_DIR"] = _PROCESS_DATA_DIR
+atexit.register(shutil.rmtree, _PROCESS_DATA_DIR, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

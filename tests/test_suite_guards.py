@@ -235,3 +235,25 @@ def test_heavy_modules_start_first_each_kept_whole_and_in_its_order() -> None:
                      "tests/test_d.py::real", "tests/test_d.py::fio",
                      "tests/test_b.py::fio_one", "tests/test_b.py::plain",
                      "tests/test_a.py::one", "tests/test_a.py::two"]
+
+
+@pytest.fixture(scope="module")
+def module_data_dir() -> Path:
+    """The data folder a module-scoped fixture sees: it is set up before any per-test one."""
+    from app.paths import data_dir
+
+    return data_dir()
+
+
+def test_a_module_fixture_never_writes_in_the_users_data_folder(module_data_dir) -> None:
+    """Recorded runs built once per module or session put their journals and run locks in the
+    data folder; before conftest gave each test process its own, they went to the user's
+    platform folder, shared by every xdist worker and by the user's station."""
+    import tempfile
+
+    import platformdirs
+
+    from app.paths import APP_NAME
+
+    assert module_data_dir != Path(platformdirs.user_data_dir(APP_NAME, APP_NAME))
+    assert module_data_dir.is_relative_to(tempfile.gettempdir())
