@@ -138,7 +138,10 @@ def test_smoke_on_two_loopback_load_hosts_searches_with_io(tmp_path: Path,
     from app.method.loader import load_method
     from drivers.clock import MonotonicClock
     from tests.support.sequencer_runs import Recorder
-    config = RunConfig(method="smoke", taxonomy="online-3", lab="local-fio",
+    from tests.support.test_methods import ONE_DEPTH_SMOKE
+    # one searched depth: each listed one costs every profile a flat-out generator check and
+    # a probe on both hosts (45 s of CPU for two depths)
+    config = RunConfig(method=ONE_DEPTH_SMOKE, taxonomy="online-3", lab="local-fio",
                        sut=SutDescription(targets=(str(tmp_path / "scratch.dat"),),
                                           load_hosts=tuple(two_fio_servers)),
                        target_size="16M")
@@ -146,7 +149,7 @@ def test_smoke_on_two_loopback_load_hosts_searches_with_io(tmp_path: Path,
     from app.storage.writer import RunWriter
     from tests.support.bundles import assert_verifies
     clock = MonotonicClock()
-    method = load_method("smoke")
+    method = load_method(ONE_DEPTH_SMOKE)
     lab = build_lab(config, clock)
     rec = Recorder()
     database = open_database(f"sqlite:///{tmp_path / 'hosts.db'}")
