@@ -204,8 +204,14 @@ class PhaseRecorder:
         power, temps = tuple(self.held_power), tuple(self.held_temperature)
         self.held_power.clear()
         self.held_temperature.clear()
-        return ((power, tuple(self.place(s.t) for s in power)),
-                (temps, tuple(self.place(s.t) for s in temps)))
+        placed = tuple(self.place(s.t) for s in power)
+        # once one sample is held every later one is, so those still kept (the columns forget
+        # from the front as intervals close) are the columns' last entries: the averages take
+        # what the stored tags say (a sample past the plan had no interval when it arrived,
+        # and is now in the extension)
+        if kept := min(len(placed), len(self.power_interval)):
+            self.power_interval[-kept:] = [p.interval for p in placed[-kept:]]
+        return (power, placed), (temps, tuple(self.place(s.t) for s in temps))
 
     def slice_window(self, s: WorkloadInterval) -> Window:
         """The window holding most of slice ``s`` (the histogram's rule)."""
