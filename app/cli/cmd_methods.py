@@ -60,7 +60,7 @@ def add_answer_arguments(parser: argparse.ArgumentParser,
                             help=f"the product has: {NEEDS[attr][0]}")
     parser.add_argument("--max-drives", type=int,
                         help="maximum configuration (drives) the product supports "
-                             f"(default {max_drives_default})")
+                             f"(default: {max_drives_default})")
 
 
 def answers_from_args(args: argparse.Namespace) -> dict[str, object]:
