@@ -46,7 +46,7 @@ run: system-deps $(STAMP)
 	else \
 		echo "No display found: running the demo sequence headless on the simulated lab."; \
 		$(VENV)/bin/storwatt run --lab sim --method demo --taxonomy online-3 --controller --protection \
-			--connectivity network --max-drives 24 --out $(OUT); \
+			--connectivity network --max-drives 96 --out $(OUT); \
 	fi
 
 test: system-deps $(STAMP)

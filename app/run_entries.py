@@ -231,6 +231,7 @@ def config_from_entries(e: RunEntries) -> RunConfig:
     Entries only: whether a target may be written is the file system's state, which the run's
     lab checks when it opens (the wizard asks early too, :func:`check_targets`)."""
     sut = check_sut(e)
+    rules.drives_within_max_config(sut.drive_count, e.classification_answers)
     lab = check_workload(e)
     targets = tuple(t.strip() for t in e.targets if t.strip()) if lab == "local-fio" else ()
     hosts = rules.load_hosts(e.load_hosts) if e.workload_mode == "load-hosts" else ()
@@ -247,6 +248,19 @@ def config_from_entries(e: RunEntries) -> RunConfig:
                      target_size=e.target_size, confirm_device=e.confirm_device,
                      instrument_check=e.instrument_check, range_plan_from=e.range_plan_from,
                      buffered_io=e.buffered_io, station=station_name())
+
+
+def with_max_config_default(e: RunEntries) -> RunEntries:
+    """``e`` with the maximum-configuration answer defaulted to the SUT's drive count where
+    it is not answered — the one default the wizard's classification page and ``storwatt run``
+    share (``app.run_fields.default_max_config``); answers given are kept as given."""
+    if rules.MAX_CONFIG_ANSWER in e.classification_answers:
+        return e
+    most = rules.default_max_config(e.drive_count)
+    if most is None:
+        return e
+    return replace(e, classification_answers={**e.classification_answers,
+                                              rules.MAX_CONFIG_ANSWER: most})
 
 
 def sut_entries(sut: SutDescription) -> dict[str, Any]:

@@ -144,6 +144,35 @@ def drive_count(value: int | str) -> int:
     return count
 
 
+#: the classification answer that is the product's maximum configuration (method-notes §1)
+MAX_CONFIG_ANSWER = "max_drive_count"
+
+
+def drives_within_max_config(drives: int, answers: dict) -> None:
+    """The SUT's drives against the maximum configuration answered for its classification:
+    the most drives the product supports cannot be fewer than the drives under test, so one
+    of the two is a typo (and the classification derived from it is wrong). Nothing to check
+    when the maximum configuration was not answered."""
+    most = answers.get(MAX_CONFIG_ANSWER)
+    if most is None or isinstance(most, bool) or not isinstance(most, int) or drives <= most:
+        return
+    raise EntryError("drive_count", f"The SUT's drive count {drives} is more than its maximum "
+                     f"configuration of {most} drives (a classification answer): the product "
+                     "cannot hold more drives than it supports; correct the drive count or "
+                     "the maximum configuration.")
+
+
+def default_max_config(drives: int | str) -> int | None:
+    """The maximum configuration when it is not answered: the SUT's drive count, the fewest
+    the product can support (the smallest answer consistent with the SUT, so the derived
+    level is never raised by a default). None when the drive count does not read (its own
+    rule refuses it)."""
+    try:
+        return drive_count(drives)
+    except EntryError:
+        return None
+
+
 def drive_type(value: str) -> str:
     """HDD or SSD; "" when not declared (the command line's ``--drive-type`` is optional)."""
     if value and value not in DRIVE_TYPES:

@@ -69,7 +69,7 @@ def test_a_wizard_configured_bench_ends_compliant_and_its_approval_survives_the_
     window.show()
     with RealPtd() as ptd, real_daq970a() as daq:
         wizard = window.new_run()
-        # classification: Removable Media, one drive at most (the CLI's --max-drives 1)
+        # classification: Removable Media without robotics, as many drives as the SUT has
         page = wizard.taxonomy_page
         page.category.setCurrentIndex(page.category.findData("removable", 256))
         page.set_answer("max_drive_count", MAX_DRIVES)

@@ -228,3 +228,35 @@ def test_a_pause_is_drawn_as_a_gap_not_a_straight_line(qtbot) -> None:
     plots.redraw()
     assert plots.curve_data("power")[1][-1] == 653.0
     assert np.isnan(plots.curve_data("power")[1]).sum() == 2
+
+
+def test_an_empty_io_plot_reads_0_to_1_and_never_a_negative_rate(qtbot) -> None:
+    """Issue 28: "The IO-rate axis runs −2000…+2000 MiB/s before data arrives": a new run
+    kept the last run's 0…4000 MiB/s, and pyqtgraph sized the first flat stretch (0 MiB/s
+    while the pre-fill starts) by that scale."""
+    plots = LivePlots(redraw_ms=10_000)
+    qtbot.addWidget(plots)
+    plots.show()  # pyqtgraph auto-ranges a shown view, before it paints
+    qtbot.waitExposed(plots)
+    io = plots.ops_right
+    views = {"IOPS": io.item.vb, "MiB/s": io.right}
+
+    def y_ranges() -> dict[str, list[float]]:
+        return {unit: [round(v, 6) for v in vb.viewRange()[1]] for unit, vb in views.items()}
+
+    assert y_ranges() == {"IOPS": [0, 1], "MiB/s": [0, 1]}  # the empty plot
+    assert io.item.getAxis("right").labelUnits == "MiB/s"
+    plots.start_run(started(), load_method("smoke"))
+    plots.ingest([workload(1, *(WorkloadInterval(float(t), t + 1.0, 0, 200 * t, 0,
+                                                 200 * t * 2**20, 2.0, 5.0)
+                                for t in range(21)))])
+    plots.redraw()
+    qtbot.waitUntil(lambda: io.right.viewRange()[1][1] >= 3800, timeout=2000)
+    assert io.right.viewRange()[1][0] >= 0  # main: −220 MiB/s of padding below 0
+    plots.start_run(started(), load_method("smoke"))  # a new run: no trace of the last scale
+    assert y_ranges() == {"IOPS": [0, 1], "MiB/s": [0, 1]}
+    plots.ingest([workload(1, WorkloadInterval(0.0, 1.0, 0, 0, 0, 0, 2.0, 5.0))])
+    plots.redraw()
+    qtbot.wait(100)  # the auto-range of the first point
+    lo, hi = io.right.viewRange()[1]
+    assert lo >= 0 and hi <= 1, (lo, hi)  # main: −2220 … +2220 MiB/s

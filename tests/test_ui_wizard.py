@@ -316,3 +316,50 @@ def test_removing_a_refused_target_removes_its_refusal(qtbot, wizard) -> None:
     qtbot.mouseClick(page.remove_button, Qt.MouseButton.LeftButton)
     assert page.targets.count() == 0
     assert not page.safety.isVisible() and not page.error.isVisible()
+
+
+def test_drives_above_the_maximum_configuration_block_next_on_both_pages(qtbot) -> None:
+    """Issue 28: 50 drives were accepted against a maximum configuration of 48; and a new
+    run on the simulated array (50 drives) started with a maximum configuration of 1."""
+    from PySide6.QtWidgets import QWizard
+
+    w = NewRunWizard(entries=entries_from_config(RunConfig(method="smoke")),
+                     simulated_lab="sim-direct")
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    tax, sut = w.taxonomy_page, w.sut_page
+    next_button = w.button(QWizard.WizardButton.NextButton)
+    # the defaults agree: the unanswered maximum configuration is the SUT's drive count
+    assert sut.drive_count.value() == 50 and tax.answers()["max_drive_count"] == 50
+    assert next_button.isEnabled() and not tax.conflict.isVisible()
+    tax.set_answer("max_drive_count", 48)
+    assert tax.conflict.isVisible() and tax.conflict.text() == (
+        "The SUT's drive count 50 is more than its maximum configuration of 48 drives (a "
+        "classification answer): the product cannot hold more drives than it supports; "
+        "correct the drive count or the maximum configuration. (The drive count is on the "
+        "next page.)")
+    # page 1 says it, page 2 (where the drive count is) blocks until one is corrected
+    assert next_button.isEnabled()
+    click_next(qtbot, w)
+    assert w.currentPage() is sut and sut.conflict.isVisible()
+    assert not next_button.isEnabled() and sut.conflict.text().startswith(
+        "The SUT's drive count 50 is more than its maximum configuration of 48 drives")
+    sut.drive_count.setValue(48)
+    assert next_button.isEnabled() and not sut.conflict.isVisible()
+    assert not tax.conflict.isVisible()
+    w.back()
+    tax.set_answer("max_drive_count", 96)
+    click_next(qtbot, w)
+    sut.drive_count.setValue(97)
+    assert not next_button.isEnabled() and sut.conflict.isVisible()
+    assert "drive count 97" in sut.conflict.text() and "of 96 drives" in sut.conflict.text()
+    with pytest.raises(ValueError, match="drive count 97 is more than its maximum "
+                                         "configuration of 96"):
+        config_from_entries(w.entries())
+    sut.drive_count.setValue(96)
+    assert next_button.isEnabled() and not sut.conflict.isVisible()
+    # another category starts from the same answers, not from the taxonomy's default of 1
+    w.back()
+    tax.category.setCurrentIndex(tax.category.findData("removable", 256))
+    assert tax.answers()["max_drive_count"] == 96 and next_button.isEnabled()

@@ -29,7 +29,9 @@ ONLINE_3 = {"connectivity": "network", "max_drive_count": 24, "consumer_componen
 
 
 def local_fio(tmp_path: Path, **changes) -> RunConfig:
-    sut = SutDescription(vendor="Acme", model="A9", serial="1", targets=(str(tmp_path / "t"),))
+    # 24 drives, as its maximum configuration answers (more would be refused, issue 28)
+    sut = SutDescription(vendor="Acme", model="A9", serial="1", drive_count=24,
+                         targets=(str(tmp_path / "t"),))
     return replace(RunConfig(method="emerald-block-v3", lab="local-fio", sut=sut,
                              taxonomy="online-3", target_size="1G",
                              classification_answers=ONLINE_3), **changes)

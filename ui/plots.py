@@ -115,7 +115,9 @@ class _DualAxisPlot:
     """A PlotItem with a second, independently scaled y axis on the right."""
 
     def __init__(self, widget: pg.PlotWidget, left: str, left_unit: str, right: str,
-                 right_unit: str) -> None:
+                 right_unit: str, non_negative: bool = False) -> None:
+        """``non_negative``: both scales stop at 0 (an IO rate is never negative; a padded
+        auto-range or a single point would otherwise show −2000 MiB/s)."""
         self.item = widget.getPlotItem()
         self.item.setLabel("left", left, units=left_unit)
         self.item.showAxis("right")
@@ -128,6 +130,9 @@ class _DualAxisPlot:
         self.right.setXLink(self.item)
         self.item.vb.sigResized.connect(self._sync)
         self._sync()
+        if non_negative:
+            for vb in (self.item.vb, self.right):
+                vb.setLimits(yMin=0)
         # the x range follows both axes' data until the technician zooms or pans by hand
         self.follow = True
         for vb in (self.item.vb, self.right):
@@ -143,9 +148,15 @@ class _DualAxisPlot:
             self.item.setLabel(side, axis.labelText, units=axis.labelUnits, color=colour)
 
     def reset_view(self) -> None:
-        """Follow the data again, from the empty 0:00 … 1:00 view (a new run)."""
+        """Follow the data again, from the empty 0:00 … 1:00 view and 0 … 1 on both
+        scales (a new run): pyqtgraph keeps a view's last range, and sizes a first flat
+        stretch of data by it ("preserve the previous scale"), so the last run's 0 … 4000
+        MiB/s made the new run's first 0 MiB/s read −2000 … +2000."""
         self.follow = True
         _empty_time_range(self.item)
+        for vb in (self.item.vb, self.right):
+            vb.setYRange(0, 1, padding=0)
+            vb.enableAutoRange(axis="y")
 
     def _stop_following(self, *_args) -> None:
         self.follow = False
@@ -264,7 +275,8 @@ class LivePlots(QWidget):
         power.key_axes(c.power, c.temperature)
 
         self.ops_widget = self._plot_widget(IO_TITLE)
-        ops = _DualAxisPlot(self.ops_widget, "IOPS", "", "Throughput", "MiB/s")
+        ops = _DualAxisPlot(self.ops_widget, "IOPS", "", "Throughput", "MiB/s",
+                            non_negative=True)
         self.ops_right = ops
         self.curves["iops"] = _curve(ops.item, c.iops, "IOPS")
         self.curves["mibs"] = _curve(ops.right, c.mibs, "MiB/s")

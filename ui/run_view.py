@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPushButton,
                                QSplitter, QVBoxLayout, QWidget)
 
 from app.console import format_metric_value
@@ -30,6 +30,7 @@ from app.verdict_forecast import forecast, forecast_evidence, forecast_text
 from app.sequencer.capacity_optimisation import not_valid_word
 from ui.bridge import RunBridge
 from ui.confirm import Confirm, ask_yes_no
+from ui.event_log import EventLog
 from ui.instrument_strip import InstrumentStrip
 from ui.metrics_table import MetricsTable
 from ui.plots import LivePlots
@@ -123,12 +124,8 @@ class RunView(QWidget):
         self.sweep_plots = SweepPlots(colours=self.plots.colours)  # shown for a sweep only
         self.di_plot = DemandIntensityPlot(colours=self.plots.colours)  # for a DI matrix only
         self.metrics = MetricsTable()
-        self.log = QPlainTextEdit()
+        self.log = EventLog(LOG_LINES)
         self.export = ReportExportBar(self.settings)
-        self.log.setReadOnly(True)
-        self.log.setMaximumBlockCount(LOG_LINES)
-        self.log.setAccessibleName("Event log")
-        self.log.setPlaceholderText("Event log")
 
         # the controls share a row with the title only; everything that can grow long (the
         # subtitle, the verdict banner, why the run ended) has a wrapping row of its own, so
@@ -351,7 +348,7 @@ class RunView(QWidget):
         self.di_plot.ingest(batch)
 
     def append_log(self, level: str, message: str) -> None:
-        self.log.appendPlainText(f"{level:<7} {message}")
+        self.log.append_line(f"{level:<7} {message}")
 
     def _on_RunStarted(self, e: ev.RunStarted) -> None:
         method = self.session.method if self.session else None

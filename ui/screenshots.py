@@ -84,6 +84,10 @@ def capture(folder: Path, method: str = "smoke", lab: str = "sim") -> list[Path]
     page.notes.setPlainText("Rack B4, dual controllers, firmware 5.2")
     settle(app)
     shots.append(save(wizard, folder, "wizard-2-sut"))
+    page.drive_count.setValue(60)  # more than the maximum configuration answered on page 1
+    settle(app)
+    shots.append(save(wizard, folder, "wizard-2-sut-drives-over-max"))
+    page.drive_count.setValue(50)
     wizard.next()
     settle(app)
     shots.append(save(wizard, folder, "wizard-3-workload"))

@@ -48,26 +48,31 @@ def register(sub: argparse._SubParsersAction) -> None:
     tc.set_defaults(func=_guarded("taxonomy", classify_command))
 
 
-def add_answer_arguments(parser: argparse.ArgumentParser) -> None:
-    """The SUT's classification attributes as flags (``taxonomy classify`` and ``run``)."""
+def add_answer_arguments(parser: argparse.ArgumentParser,
+                         max_drives_default: str = "1") -> None:
+    """The SUT's classification attributes as flags (``taxonomy classify`` and ``run``);
+    ``max_drives_default`` says what an unanswered maximum configuration is (``run``: the
+    SUT's drive count, ``app.run_fields.default_max_config``)."""
     parser.add_argument("--connectivity", choices=("not-specified", "host", "network"),
                         help="how the product connects (default: not-specified)")
     for flag, attr in ANSWER_FLAGS.items():
         parser.add_argument(f"--{flag}", dest=attr, action="store_true",
                             help=f"the product has: {NEEDS[attr][0]}")
     parser.add_argument("--max-drives", type=int,
-                        help="maximum configuration (drives) the product supports (default 1)")
+                        help="maximum configuration (drives) the product supports "
+                             f"(default: {max_drives_default})")
 
 
 def answers_from_args(args: argparse.Namespace) -> dict[str, object]:
     """The attributes as a run records them (``RunConfig.classification_answers``); ``{}``
-    when none was given."""
+    when none was given. The maximum configuration only when ``--max-drives`` is given: a
+    run defaults it to its SUT's drive count (``app.run_entries.with_max_config_default``)."""
     given = (args.connectivity is not None or args.max_drives is not None
              or any(getattr(args, attr) for attr in ANSWER_FLAGS.values()))
     if not given:
         return {}
-    return {"connectivity": args.connectivity or "not-specified",
-            "max_drive_count": 1 if args.max_drives is None else args.max_drives,
+    most = {} if args.max_drives is None else {"max_drive_count": args.max_drives}
+    return {"connectivity": args.connectivity or "not-specified", **most,
             **{attr: bool(getattr(args, attr)) for attr in ANSWER_FLAGS.values()}}
 
 

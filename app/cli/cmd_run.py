@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(as storwatt taxonomy classify takes them) and refused if they rule it "
                         "out; without attributes the run records none and is NON-COMPLIANT "
                         "(classification not derived)")
-    add_answer_arguments(p)
+    add_answer_arguments(p, max_drives_default="the SUT's drive count")
     p.add_argument("--db", help="database URL (default: the station's SQLite file)")
     p.add_argument("--lab-db", default=None, metavar="URL",
                    help="copy the run to this lab database while it goes on (default: the "
@@ -188,12 +188,11 @@ def entries_from_args(args: argparse.Namespace) -> RunEntries:
                          "input) or as --power-input (each input), not both")
     # here, not at the top: it loads the method model (pydantic), and ``storwatt --help``
     # must not (tests/test_cli_startup.py)
-    from app.run_entries import RunEntries, sut_entries
+    from app.run_entries import RunEntries, sut_entries, with_max_config_default
 
-    answers = answers_from_args(args)
     entries = RunEntries(
-        taxonomy=args.taxonomy, classification_reason=_classification_reason(args, answers),
-        classification_answers=answers, **sut_entries(_declared_sut(args)),
+        taxonomy=args.taxonomy, classification_answers=answers_from_args(args),
+        **sut_entries(_declared_sut(args)),
         workload_mode=("simulated" if args.lab in SIMULATED_LABS
                        else "load-hosts" if args.load_host else "local-fio"),
         simulated_lab=args.lab if args.lab in SIMULATED_LABS else "sim",
@@ -211,7 +210,12 @@ def entries_from_args(args: argparse.Namespace) -> RunEntries:
         typed["capacity_unit"] = "GB"  # the option's unit, unless one is typed in its value
     if args.com or args.com_off or args.sut is None:  # typed COMs replace the file's
         typed |= {"coms": tuple(args.com), "coms_off": tuple(args.com_off)}
-    return replace(entries, **typed)
+    entries = replace(entries, **typed)
+    if not entries.classification_answers:  # no attributes given: nothing derived
+        return entries
+    entries = with_max_config_default(entries)  # the SUT's drives, as the wizard's default
+    return replace(entries, classification_reason=_classification_reason(
+        args, entries.classification_answers))
 
 
 def config_from_args(args: argparse.Namespace) -> RunConfig:

@@ -28,9 +28,10 @@ SUT = {"vendor": "Acme", "model": "StoreMax 9000", "serial": "SM9-000123",
        "power_supplies": {"count": 2, "redundancy": "1+1", "nameplate_w": 1600},
        "power_inputs": {"psu-a": 1, "psu-b": 2}}
 #: the classification both tests declare (Removable Media runs SW and SR only: the cheapest
-#: compliant sequence) and the attribute that derives it
+#: compliant sequence; level 1: no robotics) and the maximum configuration answered with it —
+#: the SUT's own drives, never fewer (a 1 here contradicted its 24 drives, issue 28)
 TAXONOMY = "removable-1"
-MAX_DRIVES = 1
+MAX_DRIVES = SUT["drives"]
 
 
 @dataclass(frozen=True)

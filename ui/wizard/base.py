@@ -20,6 +20,15 @@ class EntryPage(QWizardPage):
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #c03030; font-weight: bold;")
         self.error.hide()
+        #: an entry in conflict with another page's, said beside the entry while it lasts;
+        #: on the page that blocks, *Next* stays disabled until one of the two is corrected
+        #: (each page places it)
+        self.conflict = QLabel("")
+        self.conflict.setObjectName("entryConflict")
+        self.conflict.setWordWrap(True)
+        self.conflict.setStyleSheet("color: #c03030; font-weight: bold;")
+        self.conflict.hide()
+        self._conflict_blocks = False
         #: entry field name → widget to focus when that entry is rejected
         self.widgets: dict[str, QWidget] = {}
 
@@ -46,6 +55,20 @@ class EntryPage(QWizardPage):
     def clear_error(self) -> None:
         self.error.clear()
         self.error.hide()
+
+    def set_conflict(self, message: str, blocks: bool = True) -> None:
+        """Show ``message`` beside the entry ("" clears it); ``blocks``: *Next* is disabled
+        while it is shown."""
+        if message == self.conflict.text() and blocks == self._conflict_blocks:
+            return
+        self.conflict.setText(message)
+        self.conflict.setVisible(bool(message))
+        self._conflict_blocks = blocks
+        self.completeChanged.emit()
+
+    def isComplete(self) -> bool:  # noqa: N802 (Qt naming)
+        blocked = self._conflict_blocks and bool(self.conflict.text())
+        return not blocked and super().isComplete()
 
     def validatePage(self) -> bool:  # noqa: N802 (Qt naming)
         try:

@@ -141,6 +141,7 @@ class SutPage(EntryPage):
         form.addRow("&Firmware:", self.firmware)
         form.addRow(_buddy("Raw &capacity:", self.capacity), capacity_row)
         form.addRow("&Drive count:", self.drive_count)
+        form.addRow("", self.conflict)  # the drives against the maximum configuration
         form.addRow("Drive &type:", self.drive_type)
         form.addRow("&RAID:", self.raid)
         form.addRow("Su&pply:", self.supply)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QLabel,
                                QSpinBox, QVBoxLayout, QWidget)
@@ -16,6 +17,9 @@ from ui.wizard.taxonomy_view import CategoryChoice, Derived, Question, current_t
 
 
 class TaxonomyPage(EntryPage):
+    #: an answer changed (the wizard checks the maximum configuration against the drives)
+    answers_changed = Signal()
+
     def __init__(self, taxonomy=None) -> None:
         super().__init__("Classification", "Answer for the system as configured; the "
                          "taxonomy level is derived from the answers.")
@@ -48,6 +52,7 @@ class TaxonomyPage(EntryPage):
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.questions_box)
+        layout.addWidget(self.conflict)
         layout.addWidget(self.derived_label)
         layout.addWidget(self.ruled_out)
         layout.addStretch(1)
@@ -55,6 +60,10 @@ class TaxonomyPage(EntryPage):
         layout.addWidget(self.error)
         self.derived: Derived | None = None
         self._answers_by_category: dict[str, dict[str, Any]] = {}
+        #: the answers loaded (an earlier run's, or the defaults the wizard derives from the
+        #: SUT) and the last given: a category shown later starts from them, not from the
+        #: taxonomy's defaults
+        self._loaded: dict[str, Any] = {}
         self.category.currentIndexChanged.connect(self._category_changed)
         first = next(i for i, c in enumerate(self.choices) if c.testable)
         self.category.setCurrentIndex(first)
@@ -68,6 +77,8 @@ class TaxonomyPage(EntryPage):
         previous = getattr(self, "_shown_category", None)
         if previous:
             self._answers_by_category[previous] = self.answers()
+            # the same product: an attribute answered for one category stands for the next
+            self._loaded = {**self._loaded, **self.answers()}
         while self.questions_form.rowCount():
             self.questions_form.removeRow(0)
         self.answer_widgets.clear()
@@ -75,7 +86,7 @@ class TaxonomyPage(EntryPage):
         self._shown_category = cat
         keep = self._answers_by_category.get(cat, {})
         for q in self.taxonomy.questions(cat):
-            widget = self._widget_for(q, keep.get(q.name, q.default))
+            widget = self._widget_for(q, keep.get(q.name, self._loaded.get(q.name, q.default)))
             self.answer_widgets[q.name] = widget
             self.questions_form.addRow(q.label + ":", widget)
         self.update_derived()
@@ -132,6 +143,7 @@ class TaxonomyPage(EntryPage):
                                    f"(<code>{d.taxonomy}</code>)"
                                    + (f" — {d.reason}" if d.reason else ""))
         self.ruled_out.setText("<br>".join(f"✘ {r}" for r in d.ruled_out))
+        self.answers_changed.emit()
 
     # --- entries ----------------------------------------------------------------------------
     def collect(self, e: RunEntries) -> RunEntries:
@@ -147,6 +159,7 @@ class TaxonomyPage(EntryPage):
         """Pre-fill from an earlier run: the answers it stored, so the fields show what gave
         its classification. A run stored before answers were kept (or whose answers no
         longer derive the same level) keeps its classification until an answer changes."""
+        self._loaded = dict(e.classification_answers)
         head, _, level = e.taxonomy.rpartition("-")
         category = head if level.isdigit() else e.taxonomy
         index = self.category.findData(category, 256)

@@ -18,7 +18,8 @@ from app.records import RunConfig
 from ui.confirm import Confirm, ask_yes_no
 from ui.wizard.base import EntryPage
 from ui.wizard.instruments_page import InstrumentsPage
-from app.run_entries import RunEntries, config_from_entries
+from app.run_entries import RunEntries, config_from_entries, with_max_config_default
+from app.run_fields import EntryError, drives_within_max_config
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.review_page import RangeAdvice, ReviewPage
 from ui.wizard.sut_page import SutPage
@@ -54,6 +55,8 @@ class NewRunWizard(QWizard):
         for page in self.pages:
             self.addPage(page)
         self.resize(900, 680)
+        self.taxonomy_page.answers_changed.connect(self.check_max_config)
+        self.sut_page.drive_count.valueChanged.connect(self.check_max_config)
         self.load(self.base)
         # Start is a deliberate click: Enter on the review page (e.g. after typing the
         # operator's name) must not begin an hours-long run
@@ -80,9 +83,30 @@ class NewRunWizard(QWizard):
         return super().eventFilter(watched, event)
 
     def load(self, entries: RunEntries) -> None:
-        """Fill every page (used once at construction: a new run or a repeated set-up)."""
+        """Fill every page (used once at construction: a new run or a repeated set-up); an
+        unanswered maximum configuration starts at the SUT's drive count, as on the command
+        line."""
+        entries = with_max_config_default(entries)
         for page in self.pages:
             page.load(entries)
+        self.check_max_config()
+
+    def check_max_config(self) -> None:
+        """The SUT's drive count (page 2) against the maximum configuration answered on the
+        classification page (the rule: ``app.run_fields.drives_within_max_config``). A
+        conflict is said on both pages as soon as it arises; the SUT page's *Next* stays
+        disabled until one is corrected. The classification page's does not: the drive count
+        it is compared with may still be the pre-filled example the technician has not
+        reached yet (a one-drive unit answered before the 50-drive example is replaced)."""
+        try:
+            drives_within_max_config(self.sut_page.drive_count.value(),
+                                     self.taxonomy_page.answers())
+            message = ""
+        except EntryError as exc:
+            message = exc.message
+        self.taxonomy_page.set_conflict(
+            message and f"{message} (The drive count is on the next page.)", blocks=False)
+        self.sut_page.set_conflict(message)
 
     def entries(self) -> RunEntries:
         e = self.base

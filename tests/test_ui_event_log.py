@@ -1,0 +1,50 @@
+"""The run view's event log keeps following new lines through a layout change (issue 28:
+"The event log stops following new lines at 1920×1080").
+
+Reproduced on Xvfb at 1920×1080: mid-run, the window lost 200 px of height (restored from
+maximized); the log got shorter, the scroll bar's maximum moved past the view, and Qt's rule
+(scroll only when at the maximum just before appending) left every later line below the view.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSettings
+
+from ui.run_view import RunView
+
+
+def _at_end(view: RunView) -> bool:
+    bar = view.log.verticalScrollBar()
+    return bar.maximum() > 0 and bar.value() == bar.maximum()
+
+
+def test_the_log_follows_new_lines_after_a_layout_change_until_scrolled_away(
+        qtbot, tmp_path) -> None:
+    view = RunView(settings=QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(view)
+    view.resize(1900, 1000)
+    view.show()
+    qtbot.waitExposed(view)
+    for n in range(60):
+        view.append_log("INFO", f"line {n}: conditioning interval {n} EP 1.234 IOPS/W")
+    assert _at_end(view)
+    tall = view.log.height()
+    view.resize(1900, 700)  # the log gets shorter: its end moves below the view
+    qtbot.waitUntil(lambda: view.log.height() < tall, timeout=1000)
+    view.append_log("INFO", "line after the resize")
+    assert _at_end(view), "the log stopped following after a layout change"
+    last = view.log.cursorForPosition(view.log.viewport().rect().bottomLeft())
+    assert last.block().text().endswith("line after the resize")
+    # scrolled up by the technician: new lines do not pull the view away from what they read
+    bar = view.log.verticalScrollBar()
+    bar.setValue(bar.maximum() // 2)
+    kept = bar.value()
+    view.append_log("INFO", "another line")
+    view.resize(1900, 650)
+    assert bar.value() == kept and not view.log.following
+    bar.setValue(bar.maximum())  # back at the end: following again
+    view.resize(1900, 600)
+    view.append_log("INFO", "the last line")
+    assert _at_end(view)
+    view.log.clear()  # a new run starts at the end
+    assert view.log.following
