@@ -307,6 +307,10 @@ class FioEngine:
         station, or on every load host's fio at once, each with its share of the rate as the
         real run splits it, their IOs added up. Read-only: the null engine never opens a
         target."""
+        # a timed trace paces itself: the generator must keep its recorded rate
+        recorded = read_trace(profile.trace).recorded_iops if profile.trace else None
+        if profile.trace:  # the looped copy the phase will replay (drivers/fio/replay.py)
+            profile = self._looped_trace(profile)
         runs = self._null_runs(profile, "generator")
         timeout = (profile.duration_s or 1.0) + RAMP_S + 60
         with ThreadPoolExecutor(len(runs)) as pool:
@@ -315,7 +319,8 @@ class FioEngine:
                     list(run.argv), self._job_file(run, f"{profile.name}-generator.fio"),
                     f"fio's null-engine run of {profile.name}"
                     + (f" on load host {run.host}" if run.host else ""), timeout), runs))
-        return ceiling_from_reports(reports, profile, step, profile.duration_s or 1.0)
+        found = ceiling_from_reports(reports, profile, step, profile.duration_s or 1.0)
+        return found if recorded is None else replace(found, asked_iops=recorded)
 
     def access_pattern(self, profile: WorkloadProfile) -> MeasuredPattern | None:
         """The pattern ``profile``'s own job file draws, from fio's per-IO log of a short
