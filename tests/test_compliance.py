@@ -39,7 +39,6 @@ def test_compliant_plan_on_real_calibrated_instruments_is_compliant(tmp_path, mo
                      "Run completed", "Real instruments", "Continuous phases",
                      "Resumed after interruption", "Calibration", "Configuration unchanged",
                      "Inlet thermometer", "Metrics valid", "Intensity 100 reached",
-                     "Load generator (pre-run of unsearched profiles)",
                      "Access pattern (generator pre-run)", "Classification"]
     # a job file that drew another mix than its profile's in the pre-run measured something
     # else: NOT MET, naming the profile, the figure and the rule (app/access_check.py)
