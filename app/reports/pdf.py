@@ -474,8 +474,8 @@ def _search_section(c: ReportContent) -> list:
 
 
 def _generator_table(c: ReportContent) -> list:
-    """What fio alone reached with each profile's job file (searched or pre-run only), and the access pattern
-    its per-IO log showed in the same pre-run (method-notes §2)."""
+    """What fio alone reached with each profile's job file (searched, or pre-run only), and
+    the access pattern its per-IO log showed in the same pre-run (method-notes §2)."""
     rows = [[P(r.profile), P(("" if r.searched else f"{r.pre_run_basis} — ") + "; ".join(
         f"{g.step}: {fmt_sig(g.iops)} IOPS" + (f" of {fmt_sig(g.asked_iops)} asked, shares "
                                                f"within {g.share_error_pts:.2f} points"
