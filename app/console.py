@@ -107,6 +107,10 @@ class ConsoleReporter:
                     f"{stab}")
 
     def _on_SearchResult(self, e: ev.SearchResult) -> None:
+        if not e.searched:  # an unsearched profile's pre-run (method-notes §2)
+            self._print(f"    null-engine pre-run of {e.profile} ({e.pre_run_basis}): "
+                        + (e.note or "the load generator kept up"))
+            return
         self._print(f"    intensity 100 for {e.profile}: queue depth {e.queue_depth} → "
                     f"{format_figure(e.ops_rate)} {e.ops_unit} at {format_figure(e.avg_response_ms)} ms"
                     + (f" ({e.note})" if e.note else ""))

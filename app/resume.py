@@ -165,7 +165,8 @@ def _continuation(run: StoredRun, start: int, after_seq: int) -> Continuation:
         redone=tuple(p.index for p in run.phases[start:] if p.status in DONE),
         interruption=run.error,
         attempts=tuple((p.index, last[p.index] + 1) for p in run.phases[start:]),
-        search=run.search_results, started_wall_iso=run.started_wall,
+        search=tuple(r for r in run.search_results if r.searched),  # not MW2's pre-run
+        started_wall_iso=run.started_wall,
         last_t=_last_time(run), after_seq=after_seq, range_plan=run.range_plan)
 
 

@@ -223,3 +223,53 @@ def test_a_hot_band_pattern_off_its_streams_is_named_stream_by_stream() -> None:
         "stream hot1: offsets over 10.000–18.500 % of the range, asked 10–18 %",
         f"stream hot1: {ref - 4:.1f} % of the band's reads in its first {x:g} %, the reference "
         f"curve {ref:.1f} % (±3.2 points: 2 and the log's 3 σ)"]  # 3 σ of 11,760 reads
+
+
+def test_mw2_is_pre_run_at_its_derived_rate_and_judged_by_the_generator_rule() -> None:
+    """Issue 30: MW2 is not searched (its rate derives from MW1's measurement), yet its own
+    job file runs on the null engine just before its phase: the ceiling check at twice the
+    derived rate, the pattern judged against MW2's definition. A generator that cannot hold
+    it makes the row say "load generator limit reached", as a search would."""
+    from app.sequencer import events as ev
+    from tests.support.sequencer_runs import make_run
+    seq, rec, _clock = make_run("demo")
+    real = seq.lab.engine.generator_ceiling
+
+    def throttled(profile, step):  # fio alone holding only half of MW2's check rate
+        found = real(profile, step)
+        return replace(found, iops=found.iops / 2) if profile.name == "MW2" else found
+    seq.lab.engine.generator_ceiling = throttled
+    assert seq.run().value == "COMPLETED", seq.error
+    mw2 = [r for r in rec.of(ev.SearchResult) if r.profile == "MW2"]
+    assert len(mw2) == 1 and not mw2[0].searched and "MW1" in (mw2[0].pre_run_basis or "")
+    (ceiling,) = mw2[0].generator
+    assert mw2[0].rate_iops and ceiling.asked_iops == 2 * sum(mw2[0].rate_iops)
+    assert mw2[0].pattern is not None and mw2[0].pattern.read_pct == 70.0
+    assert mw2[0].ops_rate == rec.metric("EP_MW2").ops_rate
+    assert mw2[0].note.startswith(LOAD_GENERATOR_LIMIT), mw2[0].note
+    assert "MW2" not in seq.search  # never taken for a searched intensity (re-check, resume)
+    from app.compliance import GENERATOR, INTENSITY, _intensity, _pre_run_generator
+
+    class Facts:
+        search_results = tuple(rec.of(ev.SearchResult))
+    (limit,) = _pre_run_generator(Facts())
+    assert limit.name == GENERATOR and not limit.met and limit.evidence.startswith("MW2: ")
+    assert "MW2" not in _intensity(Facts()).evidence and _intensity(Facts()).name == INTENSITY
+
+
+def test_a_re_check_retry_keeps_its_profile_s_pre_run() -> None:
+    """Issue 30: a profile restarted by its intensity re-check (also after a resume, which
+    re-checks from the stored row) keeps the ceiling and pattern of its job file's null-engine
+    pre-run: the retry row carries them instead of dropping them."""
+    from app.sequencer.search import recheck
+    from drivers.fio.access_log import modelled_pattern
+    method = load_method("demo")
+    work = method.profile("MW1").at_intensity(method.search, 16, 1.0, "generator")
+    ceilings = tuple(GeneratorCeiling("MW1", qd, 1e6, 8e3) for qd in (1, 4, 16, 64))
+    found = replace(choose_intensity("MW1", [(1, 900.0, 5.0), (4, 3000.0, 20.0),
+                                             (16, 7000.0, 29.0)], True, "IOPS", 1, 30.0, 5.0,
+                                     4, ceilings),
+                    pattern=modelled_pattern(work, 10**12))
+    retry = recheck(found, 7000.0, 33.0, 30.0).retry
+    assert retry is not None and retry.queue_depth == 10
+    assert retry.generator == ceilings and retry.pattern == found.pattern

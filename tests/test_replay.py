@@ -107,3 +107,26 @@ def test_real_fio_replays_the_looped_trace_for_the_whole_phase(tmp_path: Path) -
     reads, writes = result["read"]["total_ios"], result["write"]["total_ios"]
     assert result["job_runtime"] >= 2500 and reads + writes >= 5 * 100, result["job_runtime"]
     assert 60 < 100 * reads / (reads + writes) < 80  # the trace's 70/30 mix
+
+
+@pytest.mark.realtime("the null-engine pre-run of a trace replay by real fio")
+@pytest.mark.fio
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
+def test_real_fio_pre_runs_the_looped_trace_it_will_replay(tmp_path: Path) -> None:
+    """Issue 30: a trace replay is not searched, yet the job file it runs (the looped copy of
+    its trace) is pre-run on the null engine: a timed trace paces itself, so its recorded rate
+    is the rate the generator must hold; its pattern is the trace's (none is measured)."""
+    from tests.support.fio import engine_for
+    ios = "".join(f"{i * 1000} /dev/sdb {'read' if i % 10 < 7 else 'write'} {i * 8192} 8192\n"
+                  for i in range(100))  # 1,000 IOPS as recorded
+    trace = _trace(tmp_path, V3.format(ios=ios))
+    engine = engine_for(tmp_path)
+    work = replace(load_method("demo-workloads").profile("REPLAY").to_workload(
+        queue_depth=4, duration_s=0.5, kind="generator"), trace=trace)
+    try:
+        found = engine.generator_ceiling(work, 4)
+        assert found.asked_iops == pytest.approx(1000.0)
+        assert found.kept_up() and found.iops < 1100, found  # paced by the trace, not more
+        assert engine.access_pattern(work) is None
+    finally:
+        engine.close()

@@ -80,6 +80,10 @@ def test_an_interrupted_active_sequence_restarts_at_its_first_profile(url: str) 
     lines = plan.lines()
     assert "Redone from its beginning: MW1, MW2, RW" in lines[1]
     assert lines[3] == "Kept as stored (not run again): Pre-fill, Intensity search"
+    # MW2's stored pre-run row is no search to resume from; redone, MW2 is pre-run again
+    # before its phase (issue 30), so each attempt's job file has its own figures
+    assert "MW2" not in {r.profile for r in plan.continuation.search}
+    assert [r.profile for r in after.search_results if not r.searched] == ["MW2", "MW2"]
 
 
 def test_resume_is_refused_with_the_reason(url: str, tmp_path: Path) -> None:

@@ -1254,13 +1254,38 @@ def _metrics_valid(b: Bundle) -> list[Finding]:
 def _intensity(b: Bundle) -> Finding:
     """Intensity 100 found in every searched profile (method-notes §2): a search that ran
     out of queue depths, or found no probe within the limit, did not find it."""
-    results = _jsonl(b.files["search.jsonl"])
+    results = [r for r in _jsonl(b.files["search.jsonl"]) if not r.get("pre_run_basis")]
     failed = [f"{r['profile']}: {r['note']}" for r in results
               if r["note"].startswith((LOAD_GENERATOR_LIMIT, NO_PROBE_WITHIN))]
     return Finding("Intensity 100 reached", not failed,
                    "; ".join(failed) if failed else
                    f"found for {', '.join(r['profile'] for r in results) or 'no profile'}",
                    "method-notes §2")
+
+
+def _pre_run_generator(b: Bundle) -> list[Finding]:
+    """An unsearched profile's null-engine pre-run (MW2 at its derived rate, a trace replay)
+    by the search's generator rule against the rate its phase measured (method-notes §2); no
+    criterion when the run holds no such row (stored before the station pre-ran them)."""
+    rows = [r for r in _jsonl(b.files["search.jsonl"]) if r.get("pre_run_basis")]
+    if not rows:
+        return []
+    share = float(b.method["search"]["generator_max_share_pct"])
+    limited = [r["profile"] for r in rows if _pre_run_limited(r, share)]
+    return [Finding(GENERATOR, not limited,
+                    f"fio alone could not hold {', '.join(limited)}" if limited else
+                    f"fio alone held {', '.join(r['profile'] for r in rows)} with room to spare",
+                    "method-notes §2")]
+
+
+def _pre_run_limited(r: dict[str, Any], share: float) -> bool:
+    """One pre-run row replayed: its measured rate against its one ceiling."""
+    return _generator_limited([r["queue_depth"], num(r["ops_rate"]),
+                               num(r["avg_response_ms"])], r["ops_unit"],
+                              r.get("generator") or [], share)
+
+
+GENERATOR = "Load generator (pre-run of unsearched profiles)"
 
 
 # --- the access pattern each searched profile's job file drew (method-notes §2) ---------------
@@ -1460,7 +1485,8 @@ def derive_compliance(b: Bundle, c: Checklist) -> list[Finding]:
                              is not None, "an inlet thermometer took part"
                              if b.run["instruments"]["temperature_meter"] else
                              "no inlet thermometer took part", "method-notes §3, §10"),
-                     *_metrics_valid(b), _intensity(b), *_access_pattern(b),
+                     *_metrics_valid(b), _intensity(b), *_pre_run_generator(b),
+                     *_access_pattern(b),
                      _classification(b, c)]
     return findings
 
@@ -1621,7 +1647,15 @@ def search_outcome(b: Bundle, r: dict[str, Any]) -> tuple[str, list[float], list
 def check_search(b: Bundle, c: Checklist) -> None:
     """Each searched profile's probes in the order the rules ask, its chosen intensity and
     its note, replayed from the stored probes (method-notes §2)."""
+    share = float(b.method["search"]["generator_max_share_pct"])
     for r in _jsonl(b.files["search.jsonl"]):
+        if r.get("pre_run_basis"):
+            limited = _pre_run_limited(r, share)
+            c.line(limited == r["note"].startswith(LOAD_GENERATOR_LIMIT),
+                   f"null-engine pre-run of {r['profile']} ({r['pre_run_basis']}): "
+                   f"{'load generator limit' if limited else 'the generator kept up'} "
+                   f"(station: {r['note'] or 'none'}) — method-notes §2")
+            continue
         if r["note"].startswith("re-check before"):
             c.not_checked(f"intensity search of {r['profile']} (re-refined by its re-check: "
                           "the retry's figures are its metric's)")

@@ -454,7 +454,7 @@ def _power_inputs_section(c: ReportContent) -> list:
 
 
 def _search_section(c: ReportContent) -> list:
-    results = c.run.search_results
+    results = [r for r in c.run.search_results if r.searched]
     if not results:
         return [P("Intensity search", "h2"), P("No intensity search was stored for this run.",
                                                "body")]
@@ -474,22 +474,26 @@ def _search_section(c: ReportContent) -> list:
 
 
 def _generator_table(c: ReportContent) -> list:
-    """What fio alone reached with each searched profile's job file, and the access pattern
-    its per-IO log showed in the same pre-run (method-notes §2)."""
-    rows = [[P(r.profile), P("; ".join(
+    """What fio alone reached with each profile's job file (searched, or pre-run only), and
+    the access pattern its per-IO log showed in the same pre-run (method-notes §2)."""
+    rows = [[P(r.profile), P(("" if r.searched else f"{r.pre_run_basis} — ") + "; ".join(
         f"{g.step}: {fmt_sig(g.iops)} IOPS" + (f" of {fmt_sig(g.asked_iops)} asked, shares "
                                                f"within {g.share_error_pts:.2f} points"
                                                if g.asked_iops else "")
-        for g in r.generator) or DASH), P(_pattern_text(r.pattern, c))]
+        for g in r.generator) + ("" if r.searched or not r.note else f" — {r.note}") or DASH),
+        P(_pattern_text(r.pattern, c) if r.pattern is not None or r.searched else
+          "The trace's own offsets, replayed as recorded: not checked against the method.")]
         for r in c.run.search_results if r.generator or r.pattern is not None]
     if not rows:
         return []
-    return [P("Load generator alone: each searched profile's own job file run on fio's null "
-              "engine (no IO behind it) at every listed step before its probes, and once with "
-              "fio's per-IO log on — a check of the generator and of the pattern the file "
-              "draws, not a log of the measured run. A figure above the method's share of "
-              "the ceiling is the generator's, and the search says so; a pattern off the "
-              "method is NOT MET in the verdict.", "small"),
+    return [P("Load generator alone: each profile's own job file run on fio's null engine (no "
+              "IO behind it) — a searched one at every listed step before its probes, MW2 and "
+              "a trace replay once, just before their phase, at the rate they run at (a "
+              "capped file at that rate × 100 / the method's share) — and once with fio's "
+              "per-IO log on: a check of the generator and of the pattern the file draws, not "
+              "a log of the measured run. A figure above the method's share of the ceiling "
+              "is the generator's, and the search (or the pre-run's note) says so; that and "
+              "a pattern off the method are NOT MET in the verdict.", "small"),
             grid_table([[B("Profile"), B("Step: generator alone"),
                          B("Access pattern measured in the same pre-run")], *rows],
                        [16 * mm, 60 * mm, BODY_W - 76 * mm])]

@@ -65,7 +65,7 @@ PATTERN_COLUMNS = ("pattern_profile", "stream", "logged_ios", "logged_s", "read_
                    "highest_end_pct", "share_of_ios_pct", "band_reads_below_pct",
                    "departures_from_method", "measured_by")
 SEARCH_COLUMNS = ("profile", "queue_depth", "jobs", "ops_rate", "ops_unit", "avg_response_ms",
-                  "rate_read_iops", "rate_write_iops", "probes", "note")
+                  "rate_read_iops", "rate_write_iops", "probes", "note", "pre_run_basis")
 EVENT_COLUMNS = ("t_s", "level", "phase", "message")
 AUDIT_COLUMNS = ("recorded_utc", "kind", "disposition", "author", "text", "subject", "outcome",
                  "revision", "record_sha256", "made_on")
@@ -399,7 +399,7 @@ def _search_sheet(w: _Writer, c: ReportContent) -> None:
     rows = [[r.profile, r.queue_depth, r.jobs, r.ops_rate, r.ops_unit, r.avg_response_ms,
              r.rate_iops[0] if r.rate_iops else None, r.rate_iops[1] if r.rate_iops else None,
              "; ".join(f"qd {qd}: {rate!r} {r.ops_unit} @ {ms!r} ms" for qd, rate, ms in r.probes),
-             r.note]
+             r.note, r.pre_run_basis]
             for r in c.run.search_results]
     sheet = w.table("Search", SEARCH_COLUMNS, rows)
     sheet.set_column(0, 7, 13)

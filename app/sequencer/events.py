@@ -207,6 +207,16 @@ class SearchResult:
     #: pre-run, from its per-IO log (app/access_check.py judges it); None when not measured
     #: (a trace replay, a run stored before the station measured it)
     pattern: MeasuredPattern | None = field(default=None, metadata={ADDED_FIELD: True})
+    #: set on a profile that is not searched (MW2 at the rate derived from MW1, a trace
+    #: replay at the trace's pace): the row holds only its null-engine pre-run, run before
+    #: its active phase, and this says on what basis it ran (method-notes §2); None for a
+    #: searched profile
+    pre_run_basis: str | None = field(default=None, metadata={ADDED_FIELD: True})
+
+    @property
+    def searched(self) -> bool:
+        """An intensity search's outcome, not a pre-run-only row."""
+        return self.pre_run_basis is None
 
 
 @dataclass(frozen=True)

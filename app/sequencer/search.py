@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.sequencer.events import SearchResult
 from drivers.interfaces import GeneratorCeiling
@@ -214,8 +214,11 @@ def recheck(found: SearchResult, rate: float, resp_ms: float, limit_ms: float,
                        "the profile runs on", False)
     note = (f"re-check before {profile}: {resp_ms:.1f} ms over the {limit_ms:g} ms limit at "
             f"{_at(qd, rate_of)}; re-refined to {_at(lower, rate_of)}")
-    # the new depth is not measured yet: its figures come from the restarted profile's metric
-    retry = SearchResult(found.profile, lower, jobs, math.nan, found.ops_unit, math.nan, None,
-                         found.probes + ((qd, rate, resp_ms),), note)
+    # the new depth is not measured yet: its figures come from the restarted profile's metric.
+    # The same job file's null-engine pre-run carries over: it ran at every listed step, the
+    # ceiling rule reads the listed step at or above the new one, and the pattern does not
+    # depend on the depth (method-notes §2, "A re-check or a resumed run")
+    retry = replace(found, queue_depth=lower, ops_rate=math.nan, avg_response_ms=math.nan,
+                    rate_iops=None, probes=found.probes + ((qd, rate, resp_ms),), note=note)
     return Recheck(f"{head}, over the {limit_ms:g} ms limit: {profile} restarts at "
                    f"{_depth(lower, jobs, rate_of)}", False, retry)

@@ -48,8 +48,8 @@ from app.sequencer.ranging import Ranger
 from app.sequencer.recorder import PhaseRecorder
 from app.sequencer.run_clock import RunClock
 from app.sequencer.sampler import MeterLost, MeterSampler
-from app.sequencer.search import (Kept, Probe, RateOf, choose_intensity, next_refinement,
-                                  probe_over_limit, recheck)
+from app.sequencer.search import (Kept, Probe, RateOf, choose_intensity, generator_note,
+                                  next_refinement, probe_over_limit, recheck)
 from app.sequencer.sweep import SweepSteps
 from app.sequencer.workload_control import WorkloadControl, control_blocks
 from drivers.clock import Clock, MonotonicClock
@@ -259,6 +259,9 @@ class Sequencer:
                                           skipped, None, attempt))
             self._done_s += phase.planned_s
             return
+        pre_run = (self._pre_run(phase) if phase.kind is PhaseKind.ACTIVE
+                   and not self._sweep.owns(phase)
+                   and phase.profile not in search_profiles(self.method, self.plan) else None)
         while True:
             recorder = self._new_recorder(phase, attempt)
             window_start, window_end = recorder.measurement_window()
@@ -291,6 +294,8 @@ class Sequencer:
                 self._finish_phase(recorder, PhaseStatus.FAILED, failure_reason(exc))
                 raise
         self._finish_phase(recorder, PhaseStatus.COMPLETED, "", recorder.workload_result)
+        if pre_run is not None:
+            self._publish_pre_run(pre_run, phase)
         self._done_s += phase.planned_s + recorder.extension_s
         self._extension_s += recorder.extension_s
 
@@ -454,42 +459,98 @@ class Sequencer:
             asked = (math.ceil(step * 100 / cfg.generator_max_share_pct) if profile.streams
                      else step)
             work = profile.at_intensity(cfg, asked, cfg.generator_check_s, "generator")
-            found = self._sampling_until(recorder, self.lab.engine.generator_ceiling, work, step)
-            out.append(found)
-            self.log(f"load generator alone, {name} at step {step} (null engine, "
-                     f"{cfg.generator_check_s:g} s): {format_figure(found.iops)} IOPS, "
-                     f"{format_figure(found.mib_s)} MiB/s"
-                     + (f" of {found.asked_iops:.0f} IOPS asked, shares within "
-                        f"{found.share_error_pts:.2f} points" if found.asked_iops else ""))
+            out.append(self._ceiling(recorder, work, step))
         return tuple(out)
+
+    def _ceiling(self, recorder: PhaseRecorder | None, work: WorkloadProfile,
+                 step: int) -> GeneratorCeiling:
+        """One null-engine run of ``work``'s job file (method-notes §2), logged."""
+        found = self._sampling_until(recorder, self.lab.engine.generator_ceiling, work, step)
+        self.log(f"load generator alone, {work.name} at step {step} (null engine, "
+                 f"{self.method.search.generator_check_s:g} s): {format_figure(found.iops)} "
+                 f"IOPS, {format_figure(found.mib_s)} MiB/s"
+                 + (f" of {found.asked_iops:.0f} IOPS asked, shares within "
+                    f"{found.share_error_pts:.2f} points" if found.asked_iops else ""))
+        return found
 
     def _access_pattern(self, recorder: PhaseRecorder, name: str) -> MeasuredPattern | None:
         """The pattern ``name``'s own job file draws, from fio's per-IO log of a short
-        null-engine run before its search (method-notes §2): logged with any departure from
-        the method (``app.access_check``), which the verdict counts. A multi-stream profile
-        runs at ``PATTERN_RATE_IOPS`` in all, enough IOs for its smallest stream and its
-        bands' curve; an uncapped one at the first listed depth."""
+        null-engine run before its search (method-notes §2). A multi-stream profile runs at
+        ``PATTERN_RATE_IOPS`` in all, enough IOs for its smallest stream and its bands'
+        curve; an uncapped one at the first listed depth."""
         cfg, profile = self.method.search, self.method.profile(name)
         step = (max(1, round(PATTERN_RATE_IOPS / cfg.stream_iops_per_step)) if profile.streams
                 else cfg.queue_depths[0])
-        work = profile.at_intensity(cfg, step, cfg.generator_check_s, "generator")
+        return self._judged_pattern(recorder, profile.at_intensity(
+            cfg, step, cfg.generator_check_s, "generator"))
+
+    def _judged_pattern(self, recorder: PhaseRecorder | None,
+                        work: WorkloadProfile) -> MeasuredPattern | None:
+        """The pattern fio's per-IO log shows for ``work``'s job file on the null engine,
+        logged with any departure from the method (``app.access_check``), which the verdict
+        counts; None for a trace replay, whose offsets are the trace's."""
         found = self._sampling_until(recorder, self.lab.engine.access_pattern, work)
         if found is None:
+            self.log(f"access pattern of {work.name}: the trace's own, replayed as recorded; "
+                     "not checked against the method")
             return None
-        departures = pattern_departures(found, profile)
-        self.log(f"access pattern of {name}'s job file (null-engine pre-run, {found.source}): "
-                 f"{describe_pattern(found)}"
+        departures = pattern_departures(found, self.method.profile(work.name))
+        self.log(f"access pattern of {work.name}'s job file (null-engine pre-run, "
+                 f"{found.source}): {describe_pattern(found)}"
                  + (f" — NOT the method's: {'; '.join(departures)}" if departures else ""),
                  "WARNING" if departures else "INFO")
         return found
 
-    def _sampling_until(self, recorder: PhaseRecorder, call: Callable[..., T], *args) -> T:
+    def _pre_run(self, phase: PhaseInfo) -> ev.SearchResult:
+        """The null-engine pre-run of an active profile that is not searched (method-notes §2):
+        MW2 at the rate derived from MW1's measurement, a trace replay with the looped trace
+        it will run, each just before its phase, once its rate is known. A capped file (MW2)
+        runs its ceiling check at the rate × 100 / ``generator_max_share_pct``, like a
+        multi-stream profile's, and its pattern at ``PATTERN_RATE_IOPS`` (the same file with
+        a higher cap: enough IOs to judge). It runs between phases, so the meters are not
+        sampled for its few seconds (no phase is measuring then). Its figures are logged now;
+        the row is published once the phase has measured the rate it is judged against
+        (:meth:`_publish_pre_run`), as a search's row is once its probes are done."""
+        name = phase.profile or ""
+        cfg, profile = self.method.search, self.method.profile(name)
+        work = self._intensity_workload(name, cfg.generator_check_s, "generator")
+        ceiling = self._ceiling(None, _scaled(work, 100 / cfg.generator_max_share_pct),
+                                work.queue_depth)
+        pattern = self._judged_pattern(None, _scaled(
+            work, PATTERN_RATE_IOPS / sum(work.rate_iops or (PATTERN_RATE_IOPS,))))
+        basis = (f"not searched: {profile.intensity_pct:g} % of {profile.intensity_of}'s "
+                 f"measured rate" if profile.intensity_of else
+                 "not searched: a trace replay at the trace's own pace; its access pattern "
+                 "is the trace's")
+        return ev.SearchResult(name, work.queue_depth, work.jobs, math.nan, profile.ops_unit,
+                               math.nan, work.rate_iops, (), "", (ceiling,), pattern, basis)
+
+    def _publish_pre_run(self, pre_run: ev.SearchResult, phase: PhaseInfo) -> None:
+        """``pre_run`` with the phase's measured rate, judged by the search's generator rule
+        (``generator_note``): a capped file that fio alone could not hold at the rate × 100 /
+        ``generator_max_share_pct``, or an uncapped one (an untimed replay) whose measured
+        rate is above that share of its ceiling, is the generator's limit."""
+        name = self.method.profile(pre_run.profile).metric
+        metric = next((m for m in reversed(self.metrics) if m.name == name), None)
+        if metric is not None:
+            measured = (pre_run.queue_depth, metric.ops_rate, metric.avg_response_ms)
+            pre_run = replace(pre_run, ops_rate=metric.ops_rate,
+                              avg_response_ms=metric.avg_response_ms,
+                              note=generator_note(measured, pre_run.ops_unit, pre_run.generator,
+                                                  self.method.search.generator_max_share_pct))
+        self.publish(pre_run)
+        if pre_run.note:
+            self.log(f"{pre_run.profile}: {pre_run.note}", "WARNING", phase.index)
+
+    def _sampling_until(self, recorder: PhaseRecorder | None, call: Callable[..., T],
+                        *args) -> T:
         """``call(*args)`` on a helper thread while this one keeps the meters on their grid
         and honours Abort and Pause; its result, or what it raised. The helper's end wakes
         the loop (it used to wait 50 ms for the helper before each sample, so every poll of a
         generator check came 50 ms late: issue 27). An engine whose calls do not block (the
-        simulated ones) is called inline, so a fake-clock run stays deterministic."""
-        if not control_blocks(self.lab.engine):
+        simulated ones) is called inline, so a fake-clock run stays deterministic, and so is
+        a call between phases (``recorder`` None: no phase to sample into)."""
+        if recorder is None or not control_blocks(self.lab.engine):
             return call(*args)
         self._sample(recorder, self.clock.now())  # before the helper thread takes over
         with ThreadPoolExecutor(1, thread_name_prefix="storwatt-generator") as pool:
@@ -812,6 +873,16 @@ class Sequencer:
         self.publish(ev.HistogramReady(phase.index, phase.profile or "", hist.to_bins(), levels,
                                        rt.ceiling_ms, hist.count_above(rt.ceiling_ms * 1e6),
                                        recorder.attempt))
+
+
+def _scaled(work: WorkloadProfile, factor: float) -> WorkloadProfile:
+    """``work`` with its rate cap scaled by ``factor`` in the same read/write split, each
+    direction it uses at least 1 IOPS; an uncapped workload as it is."""
+    if work.rate_iops is None:
+        return work
+    reads, writes = work.rate_iops
+    return replace(work, rate_iops=(max(1, math.ceil(reads * factor)) if reads else 0,
+                                    max(1, math.ceil(writes * factor)) if writes else 0))
 
 
 def failure_reason(exc: BaseException) -> str:

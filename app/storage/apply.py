@@ -283,7 +283,7 @@ def _on_search(conn: Connection, st: RunState, _b: _Batch, e: ev.SearchResult) -
         rate_write_iops=rate[1],
         probes=[[qd, opt_float(r), opt_float(ms)] for qd, r, ms in e.probes], note=e.note,
         generator=[generator_to_json(g) for g in e.generator],
-        access_pattern=pattern_to_json(e.pattern)))
+        access_pattern=pattern_to_json(e.pattern), pre_run_basis=e.pre_run_basis))
 
 
 def _on_range_plan(conn: Connection, st: RunState, _b: _Batch, e: ev.RangePlanReady) -> None:

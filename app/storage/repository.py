@@ -341,7 +341,7 @@ def _searches(conn: Connection, pk: int) -> tuple[SearchResult, ...]:
                      tuple((qd, nan_if_none(rate), nan_if_none(ms)) for qd, rate, ms in r.probes),
                      r.note or "", tuple(generator_from_json(r.profile, g)
                                          for g in r.generator or ()),
-                     pattern_from_json(r.access_pattern))
+                     pattern_from_json(r.access_pattern), r.pre_run_basis)
         for r in _rows(conn, s.SearchResultRow, pk))
 
 

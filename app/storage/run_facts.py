@@ -28,7 +28,7 @@ from app.records import (PhaseInfo, PhaseKind, PhaseStatus, RunConfig, RunStatus
                          SutDescription, sut_from_dict)
 from app.sequencer.events import Resumption, SearchResult
 from app.storage import schema as s
-from app.storage.codec import pattern_from_json
+from app.storage.codec import generator_from_json, pattern_from_json
 from app.storage.stored import KeyMetric, StoredAttempt, StoredPhase, config_from_snapshot
 from drivers.interfaces import InstrumentIdentity
 
@@ -159,18 +159,22 @@ def _resumptions(conn: Connection, pks: Sequence[int] | None) -> dict[int, list[
 
 
 def _searches(conn: Connection, pks: Sequence[int] | None) -> dict[int, list[SearchResult]]:
-    """Each run's intensity-100 search outcomes: a search that ran out of queue depths is a
-    criterion NOT MET, and so is a pre-run access pattern off the method."""
+    """Each run's intensity-100 search outcomes and pre-run-only rows: a search that ran out
+    of queue depths is a criterion NOT MET, and so is a pre-run access pattern off the method
+    or a generator that could not hold an unsearched profile's rate."""
     t = s.SearchResultRow
     query = _where(sa.select(t.run_id, t.profile, t.queue_depth, t.jobs, t.ops_rate,
-                             t.ops_unit, t.avg_response_ms, t.note, t.access_pattern)
+                             t.ops_unit, t.avg_response_ms, t.note, t.access_pattern,
+                             t.generator, t.pre_run_basis)
                    .order_by(t.run_id, t.id), t.run_id, pks)
     found: dict[int, list[SearchResult]] = defaultdict(list)
     for r in conn.execute(query):
         found[r.run_id].append(SearchResult(
             r.profile, r.queue_depth, r.jobs, float("nan") if r.ops_rate is None else r.ops_rate,
             r.ops_unit, float("nan") if r.avg_response_ms is None else r.avg_response_ms,
-            note=r.note or "", pattern=pattern_from_json(r.access_pattern)))
+            note=r.note or "", pattern=pattern_from_json(r.access_pattern),
+            generator=tuple(generator_from_json(r.profile, g) for g in r.generator or ()),
+            pre_run_basis=r.pre_run_basis))
     return found
 
 

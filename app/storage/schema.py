@@ -304,6 +304,8 @@ class SearchResultRow(Base):
     generator: Mapped[list | None] = mapped_column(JSON)
     #: SearchResult.pattern: the access pattern of the same null-engine pre-run (codec)
     access_pattern: Mapped[dict | None] = mapped_column(JSON)
+    #: SearchResult.pre_run_basis: why a pre-run-only row ran instead of a search (0018)
+    pre_run_basis: Mapped[str | None] = mapped_column(Text)
 
 
 class InstrumentRow(Base):

@@ -42,6 +42,7 @@ from drivers.fio.replay import read_trace, write_looped_trace
 from drivers.fio.safety import (HostFacts, TargetCheck, TargetPolicy, check_targets,
                                 create_scratch_file, describe)
 from drivers.fio.stream import IntervalSeries, Snapshot, snapshot_of_document
+from drivers.fio.target_size import agreed_size, host_target_size
 from drivers.interfaces import (GeneratorCeiling, HostClock, HostRate, MeasuredPattern,
                                 WorkloadError, WorkloadInterval, WorkloadProfile,
                                 WorkloadResult)
@@ -153,6 +154,7 @@ class FioEngine:
             clients.parse_host(host)
         self._given_workdir = workdir
         self._own_workdir: Path | None = None
+        self._host_size: int | None = None  # the load hosts' target size, probed once
         self.target_size = policy.create_size
         self.ioengine = ioengine
         self.direct = direct
@@ -240,6 +242,34 @@ class FioEngine:
                                     f"{exc.strerror or exc}") from None
         return self.target_checks(writing) if missing else checks
 
+    def _options_for(self, profile: WorkloadProfile) -> JobOptions:
+        """The job options for ``profile``: a curved hot band on load hosts without a given
+        target size takes the size the hosts' own fio reads (``_host_span``)."""
+        options = self._options()
+        if self.hosts and options.span is None and profile.curved_streams:
+            return replace(options, span=self._host_span())
+        return options
+
+    def _host_span(self) -> int:
+        """The one size every load host's fio reads for the target (drivers/fio/
+        target_size.py), all hosts at once, probed once per engine; refused when they differ,
+        or when there is more than one target (their ranges would be each host's files')."""
+        if self._host_size is None:
+            give = "; give the target size, also for load hosts"
+            if len(self.targets) != 1:
+                raise WorkloadError(f"a curved hot band on load hosts over {len(self.targets)} "
+                                    f"targets needs the target's size in bytes{give}")
+            target = self.targets[0]
+            try:
+                with ThreadPoolExecutor(len(self.hosts)) as pool:
+                    sizes = list(pool.map(lambda ih: host_target_size(
+                        self.binary, ih[1], target, self.workdir() / f"size-probe-{ih[0] + 1}"),
+                        enumerate(self.hosts)))
+            except WorkloadError as exc:
+                raise WorkloadError(f"{exc}{give}") from None
+            self._host_size = agreed_size(dict(zip(self.hosts, sizes)), target)
+        return self._host_size
+
     def _options(self) -> JobOptions:
         if self.hosts:
             # the station cannot check a load host's targets; an explicit scratch size is the
@@ -307,6 +337,10 @@ class FioEngine:
         station, or on every load host's fio at once, each with its share of the rate as the
         real run splits it, their IOs added up. Read-only: the null engine never opens a
         target."""
+        # a timed trace paces itself: the generator must keep its recorded rate
+        recorded = read_trace(profile.trace).recorded_iops if profile.trace else None
+        if profile.trace:  # the looped copy the phase will replay (drivers/fio/replay.py)
+            profile = self._looped_trace(profile)
         runs = self._null_runs(profile, "generator")
         timeout = (profile.duration_s or 1.0) + RAMP_S + 60
         with ThreadPoolExecutor(len(runs)) as pool:
@@ -315,7 +349,8 @@ class FioEngine:
                     list(run.argv), self._job_file(run, f"{profile.name}-generator.fio"),
                     f"fio's null-engine run of {profile.name}"
                     + (f" on load host {run.host}" if run.host else ""), timeout), runs))
-        return ceiling_from_reports(reports, profile, step, profile.duration_s or 1.0)
+        found = ceiling_from_reports(reports, profile, step, profile.duration_s or 1.0)
+        return found if recorded is None else replace(found, asked_iops=recorded)
 
     def access_pattern(self, profile: WorkloadProfile) -> MeasuredPattern | None:
         """The pattern ``profile``'s own job file draws, from fio's per-IO log of a short
@@ -337,7 +372,7 @@ class FioEngine:
         own client, each in its own folder, with the host's share of the rate."""
         if not self.version:
             self.check()
-        options = self._options()
+        options = self._options_for(profile)
         size = self._null_span(options)
         hosts = self.hosts or ("",)
         return [LoggedRun(
@@ -415,8 +450,8 @@ class FioEngine:
             profile = self._looped_trace(profile)
         paths, texts = {}, []
         for i, host in enumerate(hosts):
-            text = job_text(profile, replace(self._options(), host=i, hosts=len(hosts),
-                                             host_logs=bool(host)))
+            text = job_text(profile, replace(self._options_for(profile), host=i,
+                                             hosts=len(hosts), host_logs=bool(host)))
             paths[host] = (self._host_folder(i) / f"{profile.name}-host{i + 1}.fio" if host
                            else self.workdir() / f"{profile.name}.fio")
             if not host and self._pins:  # say which file each /dev/fd/N is, in the record
