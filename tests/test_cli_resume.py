@@ -130,8 +130,9 @@ def test_sigkill_in_ready_idle_then_resume_redoes_ready_idle_only(tmp_path: Path
     assert redone == {"Ready idle"}
     for m in before.metrics:  # the completed phases' results, kept as stored
         assert after.metric(m.name) == m
-    assert all(after.metric(name) is not None and after.metric(name).valid
-               for name in METRICS)
+    invalid = [(name, m and m.reason) for name in METRICS
+               if (m := after.metric(name)) is None or not m.valid]
+    assert not invalid, invalid
     assert not after.compliance.compliant
     pdf = next(station.out.glob("*.pdf"))
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
