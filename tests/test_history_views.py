@@ -380,3 +380,26 @@ def test_postgresql_reads_the_stored_search_text_and_joins_the_invalid_runs(stor
     assert "searched_text ~~ '%lost%'" in text and "COALESCE(uuid" not in text, text
     invalid = plan(HistoryFilter(statuses=frozenset({INVALID})))
     assert "SubPlan" not in invalid and "Join" in invalid, invalid
+
+
+@pytest.mark.process
+def test_postgresql_tables_never_analysed_are_analysed_when_the_history_opens(stored) -> None:
+    """Issue 27: a just-filled lab database has no statistics until autovacuum comes, and
+    PostgreSQL then read every metric for each page of 200 runs (~50–100 ms per filter)."""
+    from app.storage.planner_stats import refresh_statistics
+
+    database = stored[0]
+    if database.engine.dialect.name != "postgresql":
+        pytest.skip("PostgreSQL's statistics (SQLite's: tests/test_history_paging.py)")
+
+    def analysed() -> set[str]:
+        with database.read() as conn:
+            return set(conn.exec_driver_sql(
+                "SELECT DISTINCT tablename FROM pg_stats WHERE tablename IN "
+                "('metrics', 'audit_entries')").scalars())
+
+    with database.read() as conn:  # as a fresh fill leaves them (the test server's superuser)
+        conn.exec_driver_sql("DELETE FROM pg_statistic WHERE starelid = 'metrics'::regclass")
+    assert "metrics" not in analysed()
+    assert refresh_statistics(database, 302)
+    assert "metrics" in analysed()
