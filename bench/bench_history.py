@@ -8,14 +8,21 @@ waits; this process's CPU time is printed beside it because the build box is sha
 average is printed too) — a PostgreSQL server's own CPU is not in it.
 Run: ``.venv/bin/python -m bench.run_all history`` or ``.venv/bin/python bench/bench_history.py``
 (``--runs N`` for a smaller history, ``--sqlite-only``).
+
+Before/after in one run: with ``STORWATT_BENCH_HISTORY_BASELINE=<git revision>`` the PostgreSQL
+part is also made with that revision's code (``git archive``), each tree in a fresh process on
+its own throw-away server (an older tree cannot open a newer schema), one after the other, and
+each figure of the two is printed with their ratio.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -34,6 +41,16 @@ from bench.figure import Figure  # noqa: E402
 from tests.support import pg_server  # noqa: E402  (the suite's throw-away server)
 
 COMMAND = ".venv/bin/python -m bench.run_all history"
+BASELINE_ENV = "STORWATT_BENCH_HISTORY_BASELINE"
+#: the PostgreSQL part in a fresh interpreter with a tree's own code; prints the figures as JSON
+_POSTGRESQL_RUN = r"""
+import json, sys
+from bench.bench_history import _backend
+from tests.support import pg_server
+with pg_server.postgres_server() as url:
+    figures = _backend("postgresql", url, int(sys.argv[1]))
+print(json.dumps([[f.name, f.value] for f in figures]))
+"""
 RUNS = 100_000
 OPEN_GOAL_MS = 1000.0
 FILTER_GOAL_MS = 150.0
@@ -140,13 +157,42 @@ def _backend(name: str, url: str, runs: int) -> list[Figure]:
     return figures
 
 
+def _postgresql_in(tree: Path, runs: int) -> dict[str, float]:
+    """The PostgreSQL figures of ``tree``'s code, measured in a fresh interpreter."""
+    done = subprocess.run([sys.executable, "-c", _POSTGRESQL_RUN, str(runs)], cwd=tree,
+                          env={**os.environ, "PYTHONPATH": str(tree)}, capture_output=True,
+                          text=True, check=False)
+    if done.returncode:
+        raise RuntimeError(f"history bench with the code of {tree} failed: {done.stderr[-2000:]}")
+    print(done.stdout.rsplit("\n", 2)[0], flush=True)
+    return dict(json.loads(done.stdout.splitlines()[-1]))
+
+
+def _side_by_side(baseline: str, runs: int) -> list[Figure]:
+    """Each PostgreSQL figure of this tree beside ``baseline``'s, with their ratio."""
+    from bench.bench_reports import checkout
+
+    command = f"{BASELINE_ENV}={baseline} {COMMAND}"
+    with tempfile.TemporaryDirectory() as folder:
+        before = _postgresql_in(checkout(baseline, Path(folder)), runs)
+    after = _postgresql_in(ROOT, runs)
+    load = os.getloadavg()[0]
+    return [Figure(f"{name}, {baseline} → this tree", after[name], "ms",
+                   f"informative: {baseline} {before[name]:g} ms, ratio "
+                   f"{after[name] / before[name]:.2f} (load {load:.1f})", None, command)
+            for name in after if name in before and before[name]]
+
+
 def run(runs: int = RUNS, postgresql: bool = True) -> list[Figure]:
     print(f"load average at start: {os.getloadavg()}", flush=True)
     figures = []
     with _sqlite() as url:
         figures += _backend("sqlite", url, runs)
+    baseline = os.environ.get(BASELINE_ENV, "").strip()
     if postgresql and pg_server.available():
         print(f"PostgreSQL skipped: {pg_server.available()}")
+    elif postgresql and baseline:
+        figures += _side_by_side(baseline, runs)
     elif postgresql:
         with pg_server.postgres_server() as url:
             figures += _backend("postgresql", url, runs)

@@ -312,6 +312,9 @@ def test_the_database_filters_and_sorts_as_the_history_always_did(stored) -> Non
         conn.execute(sa.insert(s.MetricRow).values(
             run_id=pk, name="COM_dedup", value=None, unit="", valid=False, reason="not seen",
             run_length_s=0.0, ops_unit=""))
+        # a run's row changed after it was stored: PostgreSQL's searched text follows (0019)
+        conn.execute(sa.update(s.Run).where(s.Run.uuid == bulk[9]).values(
+            error="Meter link LOST at 12 s"))
     try:
         rows = database.list_runs()  # newest first: the history's default order
         stations = sorted({r.station for r in rows})
@@ -321,6 +324,7 @@ def test_the_database_filters_and_sorts_as_the_history_always_did(stored) -> Non
                    HistoryFilter(text="com not verified"), HistoryFilter(text="accepted"),
                    HistoryFilter(text="rejected q."), HistoryFilter(text="chloé emerald 3.0"),
                    HistoryFilter(text="%"), HistoryFilter(text="_"), HistoryFilter(text="—"),
+                   HistoryFilter(text="link lost"), HistoryFilter(text="aborted"),
                    HistoryFilter(statuses=frozenset({"INVALID"})),
                    HistoryFilter(statuses=frozenset({"ABORTED", "INVALID"})),
                    HistoryFilter(date_from=date(2024, 1, 10), date_to=date(2024, 1, 20)),
@@ -330,6 +334,7 @@ def test_the_database_filters_and_sorts_as_the_history_always_did(stored) -> Non
             expected = [r.run_id for r in rows if wanted.matches(r)]
             assert run_ids(database, wanted, HistoryOrder()) == expected, wanted
             assert count_runs(database, wanted) == len(expected), wanted
+        assert run_ids(database, HistoryFilter(text="lost"), HistoryOrder()) == [bulk[9]]
         assert not run_ids(database, HistoryFilter(text="verified"), HistoryOrder())
         assert "1 COM NOT VERIFIED" in by_status_text(rows, bulk[7])
         by_id = {r.run_id: r for r in rows}
@@ -348,3 +353,53 @@ def test_the_database_filters_and_sorts_as_the_history_always_did(stored) -> Non
     finally:
         with database.read() as conn:
             conn.execute(sa.delete(s.MetricRow).where(s.MetricRow.name == "COM_dedup"))
+            conn.execute(sa.update(s.Run).where(s.Run.uuid == bulk[9]).values(error=""))
+
+
+@pytest.mark.process
+def test_postgresql_reads_the_stored_search_text_and_joins_the_invalid_runs(stored) -> None:
+    """Issue 27, measured on 100,000 runs (docs/performance.md): lower-casing every run's
+    columns on each search, and testing every run against the INVALID runs (an OR with an
+    empty status list kept them from being joined), took PostgreSQL over its 150 ms. The plans
+    read the stored lower-case text (revision 0019) and join the INVALID runs."""
+    from app.storage.history import INVALID, narrowed
+
+    database = stored[0]
+    if database.engine.dialect.name != "postgresql":
+        pytest.skip("PostgreSQL's plans")
+
+    def plan(wanted: HistoryFilter) -> str:
+        query = narrowed(sa.select(sa.func.count()).select_from(s.Run), wanted,
+                         dialect="postgresql")
+        sql = str(query.compile(database.engine, compile_kwargs={"literal_binds": True}))
+        with database.read() as conn:
+            return "\n".join(conn.exec_driver_sql("EXPLAIN " + sql)
+                             .scalars())
+
+    text = plan(HistoryFilter(text="lost"))
+    assert "searched_text ~~ '%lost%'" in text and "COALESCE(uuid" not in text, text
+    invalid = plan(HistoryFilter(statuses=frozenset({INVALID})))
+    assert "SubPlan" not in invalid and "Join" in invalid, invalid
+
+
+@pytest.mark.process
+def test_postgresql_tables_never_analysed_are_analysed_when_the_history_opens(stored) -> None:
+    """Issue 27: a just-filled lab database has no statistics until autovacuum comes, and
+    PostgreSQL then read every metric for each page of 200 runs (~50–100 ms per filter)."""
+    from app.storage.planner_stats import refresh_statistics
+
+    database = stored[0]
+    if database.engine.dialect.name != "postgresql":
+        pytest.skip("PostgreSQL's statistics (SQLite's: tests/test_history_paging.py)")
+
+    def analysed() -> set[str]:
+        with database.read() as conn:
+            return set(conn.exec_driver_sql(
+                "SELECT DISTINCT tablename FROM pg_stats WHERE tablename IN "
+                "('metrics', 'audit_entries')").scalars())
+
+    with database.read() as conn:  # as a fresh fill leaves them (the test server's superuser)
+        conn.exec_driver_sql("DELETE FROM pg_statistic WHERE starelid = 'metrics'::regclass")
+    assert "metrics" not in analysed()
+    assert refresh_statistics(database, 302)
+    assert "metrics" in analysed()

@@ -4,20 +4,34 @@ method-notes §9: SIGINT/SIGTERM make fio exit (128) with a complete final JSON 
 SIGKILL leaves its worker processes orphaned. So fio starts in its own process group, is
 stopped with SIGINT to the group and escalated to SIGTERM and SIGKILL only if it does not
 exit, and on Linux asks the kernel to send it SIGTERM if the station dies (PR_SET_PDEATHSIG)
-so a crashed station never leaves fio writing to a device. argv lists only, never a shell.
+so a crashed station never leaves fio writing to a device. argv lists only: no user text ever
+goes through a shell.
+
+How the death signal is armed matters to the sampling loop (issue 27). A ``preexec_fn`` makes
+CPython fork the whole interpreter with the GIL held instead of its ``vfork`` fast path, so the
+meter polls stalled while the clients of 8 load hosts were forked (poll lateness p99 13.2 ms
+against a 10 ms goal, docs/performance.md). Where util-linux ``setpriv`` can arm the signal
+(``--pdeathsig``), fio is started through it and a fixed ``/bin/sh`` guard with no
+``preexec_fn``: ``setpriv`` sets the signal, the guard exits if the station already died before
+that (the signal would then never come) and execs fio, which so keeps the pid, process group
+and argv it was started with. Otherwise (no ``setpriv``, or a kernel that refuses) the
+``preexec_fn`` does the same in the forked child.
 """
 
 from __future__ import annotations
 
 import codecs
 import ctypes
+import errno
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from functools import cache
 
 from drivers.fio.stream import DocumentSplitter
 
@@ -37,6 +51,41 @@ def _death_watch(parent: int) -> Callable[[], None]:
             os._exit(1)
 
     return arm
+
+
+#: the guard ``setpriv`` execs: ``$1`` is the station's pid, the rest fio's argv; no user text
+#: is parsed by the shell (it only passes the words on)
+_GUARD = 'test "$PPID" = "$1" || exit 1; shift; exec "$@"'
+
+
+@cache
+def pdeathsig_setpriv() -> str | None:
+    """util-linux ``setpriv`` when it arms a parent-death signal on this machine (Linux,
+    ``--pdeathsig`` since util-linux 2.33, a kernel that allows it), else None. Tried once per
+    process: ``setpriv`` re-running itself with the option."""
+    found = shutil.which("setpriv") if sys.platform.startswith("linux") else None
+    if found is None:
+        return None
+    try:
+        probe = subprocess.run([found, "--pdeathsig", "TERM", "--", found, "--version"],
+                               capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return found if probe.returncode == 0 else None
+
+
+def launch(argv: Sequence[str]) -> tuple[list[str], Callable[[], None] | None]:
+    """The argv to start and the ``preexec_fn`` (None when none is needed) that make ``argv``
+    receive SIGTERM when this process dies (see the module's docstring)."""
+    if not sys.platform.startswith("linux"):
+        return list(argv), None
+    setpriv = pdeathsig_setpriv()
+    if setpriv is None:
+        return list(argv), _death_watch(os.getpid())
+    if shutil.which(argv[0]) is None:  # as Popen would say it, not the guard's exit 127
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), argv[0])
+    return [setpriv, "--pdeathsig", "TERM", "--", "/bin/sh", "-c", _GUARD, "storwatt-fio",
+            str(os.getpid()), *argv], None
 
 
 #: how long a reader may take to reach the end of an ended fio's pipes
@@ -62,10 +111,10 @@ class FioProcess:
         self.splitter = DocumentSplitter()
         self._stderr: list[str] = []
         self.stopped_by_us = False
+        started, preexec_fn = launch(self.argv)
         self.proc = subprocess.Popen(
-            self.argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, text=True,
-            start_new_session=True, pass_fds=tuple(pass_fds),
-            preexec_fn=_death_watch(os.getpid()) if sys.platform.startswith("linux") else None)
+            started, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, text=True,
+            start_new_session=True, pass_fds=tuple(pass_fds), preexec_fn=preexec_fn)
         self._readers = [threading.Thread(target=self._read_stdout, daemon=True),
                          threading.Thread(target=self._read_stderr, daemon=True)]
         for t in self._readers:
