@@ -198,7 +198,9 @@ def test_full_disk_keeps_samples_queued_reports_and_recovers(url: str) -> None:
     samples = [power_sample(i * 0.01, i) for i in range(5000)]
     writer(ev.PowerSamples(0, tuple(samples), outside(len(samples))))
     deadline = time.monotonic() + 5
-    while not writer.failed and time.monotonic() < deadline:
+    # the writer thread sets ``failed`` before it calls ``on_error``: wait for both (a CI run
+    # under load looked in between)
+    while not (writer.failed and errors) and time.monotonic() < deadline:
         time.sleep(0.01)
     assert writer.failed and isinstance(writer.error, DiskFullError)
     assert len(errors) == 1 and "full" in str(errors[0])
