@@ -51,6 +51,7 @@ from app.sequencer.sampler import MeterLost, MeterSampler
 from app.sequencer.search import (Kept, Probe, RateOf, choose_intensity, generator_note,
                                   next_refinement, probe_over_limit, recheck)
 from app.sequencer.sweep import SweepSteps
+from app.sequencer.switching import sampling_switch_interval
 from app.sequencer.workload_control import WorkloadControl, control_blocks
 from drivers.clock import Clock, MonotonicClock
 from drivers.interfaces import (GeneratorCeiling, InstrumentError, LiveRates, MeasuredPattern,
@@ -190,7 +191,13 @@ class Sequencer:
     def run(self) -> RunStatus:
         """Execute the whole plan; returns the final status. Never raises for run failures:
         an unexpected error (a bug, not an instrument or workload failure) ends the run FAILED
-        with its traceback in the run's log, so every run ends with a final status."""
+        with its traceback in the run's log, so every run ends with a final status. The
+        sampling thread gets the interpreter within a millisecond of its grid point while the
+        run lasts (``app.sequencer.switching``)."""
+        with sampling_switch_interval():
+            return self._run()
+
+    def _run(self) -> RunStatus:
         offset = self.continuation.offset_s() if self.continuation else 0.0
         self.clock = RunClock(self.station_clock, self.station_clock.now() - offset)
         started = ev.RunStarted(
