@@ -76,7 +76,10 @@ def test_each_profile_s_job_file_makes_its_pattern(tmp_path: Path, name: str) ->
 def test_the_hot_band_job_file_makes_the_seed_s_streams_and_the_reference_curve(
         tmp_path: Path) -> None:
     profile = METHOD.profile("HOTBAND")
-    work = profile.at_intensity(METHOD.search, 60, 1.0, "active")  # 60,000 IOPS in all
+    # 30,000 IOPS in all for 2 s: the same 60,000 IOs as 1 s at 60,000, but a job the loaded
+    # CI machine held back for a moment moves its share half as much (write3 logged 2,377 of
+    # ~2,944 IOs in a 1 s run: 0.96 point off)
+    work = profile.at_intensity(METHOD.search, 30, 2.0, "active")
     ios, _ = logged(tmp_path, work)
     by_stream: dict[str, list] = {}
     for io in ios:
@@ -103,7 +106,7 @@ def test_the_hot_band_job_file_makes_the_seed_s_streams_and_the_reference_curve(
         measured = sum(io.offset - first < x * band for io in hot1) / len(hot1)
         assert abs(measured - share_below(x * band, band)) < 0.02, (x, measured)
     # the station's own reading of the same log: every stream's share, range, mix and curve
-    found = pattern_of(ios, work, SPAN, 1.0, "test")
+    found = pattern_of(ios, work, SPAN, 2.0, "test")
     assert [s.name for s in found.streams] == [s.name for s in profile.streams]
     assert all(len(s.curve) == 4 for s in found.streams if s.name.startswith("hot"))
     assert pattern_departures(found, profile) == []
