@@ -109,10 +109,6 @@ class RunWriter:
         self.lock_dir = lock_dir
         self._locks: dict[str, RunLock] = {}  # runs this writer owns (app.storage.run_lock)
         self._finished: set[str] = set()  # runs whose RunFinished was received
-        #: a run has started since the last commit: it is committed at once, not after
-        #: ``commit_interval_s``, so a station killed in its first second leaves the run
-        #: (a loaded CI machine killed one 1 s after its start with nothing stored)
-        self._started_pending = False
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._pending: list[tuple[str | None, Entry]] = []  # (run id, entry)
         self._seq = 0
@@ -238,8 +234,7 @@ class RunWriter:
             if self._failed:
                 self._spill()  # while the database fails, every event goes to the journal
             now = time.monotonic()
-            due = (now - last_commit >= self.commit_interval_s or flushes or stopping
-                   or self._started_pending)
+            due = now - last_commit >= self.commit_interval_s or flushes or stopping
             if self._pending and due:
                 if self._commit():
                     last_commit = now
@@ -290,7 +285,6 @@ class RunWriter:
         started = event.started if isinstance(event, ev.RunResumed) else event
         if isinstance(started, ev.RunStarted):
             self._run = started.run_id
-            self._started_pending = True
             self._own(started.run_id, resumed=isinstance(event, ev.RunResumed))
             self._reserve[started.run_id] = reserve_bytes(started.planned_s, self.samples_per_s)
             try:
@@ -382,7 +376,6 @@ class RunWriter:
             self._header.seen()
             self._write_behind()
         self._pending.clear()
-        self._started_pending = False
         self._failed = False
         self._retire_journals()
         for run_id in self._finished & self._locks.keys():  # its end is stored
