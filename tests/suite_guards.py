@@ -228,8 +228,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if marker and marker.args:
         limit = float(marker.args[0])
     if limit > 0:
+        before = set(_tasks())
         faulthandler.dump_traceback_later(limit + BACKSTOP_MARGIN_S, exit=True,
                                           file=_state["stderr_fd"])
+        _state["watchdog_tasks"] = set(_tasks()) - before
     item.stash[_START] = (time.monotonic(), _cpu_s(), _queued_s(), _state.get("spawned", 0))
     try:
         yield
@@ -265,15 +267,24 @@ def _queued_s() -> float:
     """Seconds this process's threads have stood runnable waiting for a CPU (0 where the
     kernel does not say): the part of the wall time a loaded machine adds. Threads alive now
     are read from ``/proc/self/task``; Python threads that ended are added as they end
-    (``_count_thread_queues``), so a run on a worker thread that the test joined counts too."""
+    (``_count_thread_queues``), so a run on a worker thread that the test joined counts too.
+    The backstop's own watchdog thread, made just before the test starts, is left out: on a
+    starved machine it stood runnable all through the test's sleep, and its queue, counted on
+    top of the test thread's, cancelled the wait (an unmarked 0.4 s sleep measured 0 s)."""
     total = _state.get("ended_queue_s", 0.0)
-    try:
-        tasks = os.listdir("/proc/self/task")
-    except OSError:
-        return total
-    for task in tasks:
-        total += _schedstat_queue_s(f"/proc/self/task/{task}/schedstat")
+    watchdog = _state.get("watchdog_tasks", set())
+    for task in _tasks():
+        if task not in watchdog:
+            total += _schedstat_queue_s(f"/proc/self/task/{task}/schedstat")
     return total
+
+
+def _tasks() -> list[str]:
+    """This process's threads by kernel id ([] where the kernel does not list them)."""
+    try:
+        return os.listdir("/proc/self/task")
+    except OSError:
+        return []
 
 
 def _schedstat_queue_s(path: str) -> float:

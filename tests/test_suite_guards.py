@@ -182,6 +182,35 @@ def test_strict_fails_on_an_unmarked_wait_and_a_ceiling_fails_any_run(guarded,
 
 
 @pytest.mark.process
+def test_the_backstops_watchdog_queue_never_cancels_a_tests_wait(guarded,
+                                                                   monkeypatch) -> None:
+    """On a starved machine the backstop's watchdog thread, made as the test starts, stood
+    runnable through the test's sleep; its queue was counted too and an unmarked 0.4 s sleep
+    measured 0 s (a CI run failed this file's strict test so). Here the watchdog says it
+    queued 10 s: the test's own 0.5 s wait must still count."""
+    guarded.makeini(LOADED_INI)
+    monkeypatch.setenv("STORWATT_TEST_REALTIME_LIMIT_S", "0.2")
+    monkeypatch.setenv("STORWATT_TEST_BUDGET", "strict")
+    guarded.makepyfile(test_waits="""
+        import os, threading, time
+        import suite_guards
+
+        def test_sleeps_while_the_watchdog_queues():
+            python_threads = {str(t.native_id) for t in threading.enumerate()}
+            others = set(os.listdir("/proc/self/task")) - python_threads
+            assert others, "the backstop's watchdog thread is running"
+            real = suite_guards._schedstat_queue_s
+            suite_guards._schedstat_queue_s = lambda path: (
+                10.0 if path.split("/")[-2] in others else real(path))
+            time.sleep(0.5)
+        """)
+    result = guarded.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*[[]waited 0.* s in real time, not marked realtime[]]*"])
+
+
+@pytest.mark.process
 def test_a_realtime_marker_without_its_reason_is_refused(guarded) -> None:
     guarded.makepyfile(test_bare="""
         import pytest
