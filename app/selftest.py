@@ -69,12 +69,13 @@ def _check_methods(ctx: _Context) -> str:
 
 
 def _check_database(ctx: _Context) -> str:
-    from app.storage.db import open_database
+    from app.storage.migrate import schema_version
+    from app.storage.opening import open_database
 
     ctx.db_url = f"sqlite:///{(ctx.work_dir / 'selftest.db').as_posix()}"
     database = open_database(ctx.db_url)
     try:
-        return f"schema {database.schema_version()} at {ctx.db_url}"
+        return f"schema {schema_version(database)} at {ctx.db_url}"
     finally:
         database.close()
 
@@ -99,7 +100,8 @@ def _check_run(ctx: _Context) -> str:
 
 def _check_reports(ctx: _Context) -> str:
     from app.reports.export import export_run
-    from app.storage.db import open_database
+    from app.storage.migrate import schema_version
+    from app.storage.opening import open_database
 
     database = open_database(ctx.db_url)
     try:

@@ -23,7 +23,8 @@ from app.sequencer.events import RunListener
 from app.sequencer.continuation import Continuation
 from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer
-from app.storage.db import Database, open_database
+from app.storage.db import Database
+from app.storage.opening import open_database
 from app.storage.errors import StorageError
 from app.storage.overwritten import DatabaseReplacedError
 from app.storage.range_advisor import advise

@@ -31,8 +31,10 @@ from app.com_verdict import com_verdicts
 from app.compliance import ComplianceVerdict, assess_compliance
 from app.storage.audit import (VERDICT_KINDS, AuditEntry, AuditError, AuditKind, add_approval,
                                add_audit_entry)
-from app.storage.db import Database, open_for_reading
+from app.storage.db import Database
+from app.storage.opening import open_for_reading
 from app.storage.record_cache import StoredRecordHash, store_record_hashes
+from app.storage.repository import load_run
 from app.storage.record_hash import (FORMAT, FORMAT_V1, facts_sha256, facts_sha256_v1,
                                      record_sha256, record_sha256_v1)
 from app.storage.stored import StoredRun
@@ -176,11 +178,11 @@ def hashed(run: StoredRun, signed: SignOff | None = None
 
 
 def load_signed_run(url: str | None, run_id: str) -> StoredRun:
-    """:func:`app.storage.db.load_one_run` with every revision's record hash stored (what a
+    """:func:`app.storage.opening.load_one_run` with every revision's record hash stored (what a
     one-shot command that prints the hash needs)."""
     database = open_for_reading(url)
     try:
-        return remember_record_hashes(database, database.load_run(run_id))
+        return remember_record_hashes(database, load_run(database, run_id))
     finally:
         database.close()
 

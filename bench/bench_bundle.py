@@ -29,6 +29,7 @@ from app.session import open_session  # noqa: E402
 from bench.bench_reports import long_run_method  # noqa: E402
 from bench.figure import Figure, median_seconds  # noqa: E402
 from drivers.clock import FakeClock  # noqa: E402
+from app.storage.repository import load_run
 
 ROOT = Path(__file__).resolve().parent.parent
 VERIFIER = ROOT / "verifier" / "storwatt_verify.py"
@@ -48,7 +49,7 @@ def record(folder: Path):
                            clock=FakeClock(), method=long_run_method(RUN_HOURS))
     session.sequencer.run()
     session.writer.close()
-    return session.database.load_run(session.sequencer.run_id)
+    return load_run(session.database, session.sequencer.run_id)
 
 
 def verify_seconds(bundle: Path) -> tuple[float, float]:

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if __package__ in (None, ""):
     sys.path.insert(0, str(ROOT))
 
-from app.storage.db import open_database  # noqa: E402
+from app.storage.opening import open_database  # noqa: E402
 from app.storage.history import INVALID, HistoryFilter  # noqa: E402
 from app.storage.synthetic import fill_history  # noqa: E402
 from bench.figure import Figure  # noqa: E402
@@ -47,6 +47,7 @@ _POSTGRESQL_RUN = r"""
 import json, sys
 from bench.bench_history import _backend
 from tests.support import pg_server
+from app.storage.repository import list_runs
 with pg_server.postgres_server() as url:
     figures = _backend("postgresql", url, int(sys.argv[1]))
 print(json.dumps([[f.name, f.value] for f in figures]))
@@ -146,7 +147,7 @@ def _backend(name: str, url: str, runs: int) -> list[Figure]:
     view.close()
     # side by side: what opening and filtering cost before (every run built in Python)
     rows: list = []
-    wall, cpu = _timed(lambda: rows.extend(database.list_runs()), 1)
+    wall, cpu = _timed(lambda: rows.extend(list_runs(database)), 1)
     figure("before_open_list_runs", wall, cpu, None)
     wall, cpu = _timed(lambda: [w.mask(rows) for w in FILTERS.values()])
     figure("before_all_filters_python", wall, cpu, None)

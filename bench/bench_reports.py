@@ -45,7 +45,7 @@ from app.records import PowerInput, RunConfig, SutDescription  # noqa: E402
 from app.sequencer.lab import Lab  # noqa: E402
 from app.sequencer.sequencer import Sequencer  # noqa: E402
 from app.session import open_session  # noqa: E402
-from app.storage.db import open_database  # noqa: E402
+from app.storage.opening import open_database  # noqa: E402
 from app.storage.writer import RunWriter  # noqa: E402
 from drivers.clock import FakeClock  # noqa: E402
 from drivers.simulators.engine import SimulatedWorkloadEngine  # noqa: E402
@@ -64,8 +64,9 @@ BASELINE_ENV = "STORWATT_BENCH_REPORTS_BASELINE"
 _EXPORT = """
 import sys, time
 from pathlib import Path
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.reports.export import export_run
+from app.storage.repository import load_run
 database = open_database(sys.argv[1])
 start, cpu = time.perf_counter(), time.process_time()
 export_run(database, sys.argv[2], Path(sys.argv[3]))
@@ -215,7 +216,7 @@ def bench() -> list[BenchResult]:
                 copy = baseline_copy(db, trees[baseline], folder / f"{label}-baseline.db")
                 urls[baseline] = f"sqlite:///{copy}"
             database = open_database(urls["this tree"])
-            run = database.load_run(run_id)
+            run = load_run(database, run_id)
             size = f"{len(run.power)} samples, {len(run.power_inputs)} inputs"
             database.close()
             figures, sizes = _exports(label, goal, repeats, trees, urls, run_id, folder,

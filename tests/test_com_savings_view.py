@@ -9,7 +9,7 @@ import openpyxl
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from ui.history.com_savings_shot import store_seed_runs
 from ui.history.view import HistoryView
 

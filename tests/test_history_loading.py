@@ -8,7 +8,7 @@ import time
 import pytest
 from PySide6.QtCore import QTimer
 
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
 from ui.history.detail import RunDetailView

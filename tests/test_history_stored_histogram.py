@@ -11,7 +11,7 @@ pytest.importorskip("pytestqt")
 
 from app.records import RunStatus  # noqa: E402
 from app.sequencer import events as ev  # noqa: E402
-from app.storage.db import open_database  # noqa: E402
+from app.storage.opening import open_database  # noqa: E402
 from app.storage.synthetic import full_run  # noqa: E402
 from app.storage.writer import RunWriter  # noqa: E402
 from ui.history.detail import RunDetailView  # noqa: E402

@@ -16,7 +16,8 @@ from alembic.operations import Operations
 
 from app.records import PhaseStatus, Window
 from app.storage import migrate
-from app.storage.db import open_database
+from app.storage.opening import open_database
+from app.storage.repository import load_run
 
 RUN = "0ld-run-0000"
 DELTA = 10.0  # interval length of the old run
@@ -82,7 +83,7 @@ def test_old_runs_get_the_tags_their_reports_used(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'old.db'}"
     database_at(url, "0004")
     old_run(url)
-    run = open_database(url).load_run(RUN)
+    run = load_run(open_database(url), RUN)
     t = run.power.t
     assert (run.power.attempt[t < 100] == 1).all() and (run.power.attempt[t >= 100] == 2).all()
     expected = {50.0: (-1, Window.OUTSIDE), 100.0: (0, Window.STABILISATION),

@@ -16,6 +16,7 @@ from app.storage.synthetic import outside  # noqa: E402
 from drivers.interfaces import FLAG_LOW_CURRENT, PowerSample  # noqa: E402
 from ui.input_plots import ONE_METER, TOTAL  # noqa: E402
 from ui.plots import LivePlots  # noqa: E402
+from app.storage.repository import load_run
 
 
 def _total(t: float, b_amps: float = 0.9) -> PowerSample:
@@ -78,7 +79,7 @@ def test_the_history_view_shows_a_stored_runs_inputs(qtbot, tmp_path) -> None:
                            db_url=f"sqlite:///{tmp_path}/runs.db", clock=FakeClock())
     session.sequencer.run()
     session.writer.close()
-    run = session.database.load_run(session.sequencer.run_id)
+    run = load_run(session.database, session.sequencer.run_id)
     plots = LivePlots(redraw_ms=10_000)
     qtbot.addWidget(plots)
     show_stored(plots, run, None)

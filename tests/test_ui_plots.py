@@ -20,6 +20,7 @@ from ui.bridge import RunBridge  # noqa: E402
 from ui.plots import LivePlots, phase_units  # noqa: E402
 from ui.series import GrowableSeries  # noqa: E402
 from tests.support.plot_events import PHASES, started, workload  # noqa: E402
+from app.storage.repository import load_run
 
 
 def power(phase: int, samples: tuple) -> ev.PowerSamples:
@@ -173,7 +174,7 @@ def test_a_stored_run_goes_in_through_the_data_interface(qtbot, monkeypatch,
     from ui.history.stored_plots import show_stored
 
     recorded = recorded_demo_paused
-    run = recorded.database.load_run(recorded.run_id)
+    run = load_run(recorded.database, recorded.run_id)
 
     def no_events(self, batch) -> None:
         raise AssertionError("the history fed the plots an event")

@@ -71,7 +71,7 @@ def station_item() -> HealthItem:
 
 def lab_item(lab_url: str, state: SenderState) -> HealthItem:
     """Where the runs are copied for QA, and how the last attempt went."""
-    from app.storage.sender import shown
+    from app.storage.server_link import shown
 
     if not lab_url:
         return HealthItem("Lab database", True, "none: runs stay on this station")

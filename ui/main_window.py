@@ -26,8 +26,10 @@ from app.records import RunConfig
 from app.sequencer import events as ev
 from app.resume import ResumeRefused, open_resumed_session, prepare_resume
 from app.session import RunSession, open_session
-from app.storage.db import Database, open_database
+from app.storage.db import Database
+from app.storage.opening import open_database
 from app.storage.errors import StorageError
+from app.storage.repository import list_runs, load_run
 from app.storage.resumption import resumable_run_ids
 from app.storage.range_advisor import AdvisedPlan, RangeAdvisorError, advise
 from drivers.clock import Clock
@@ -160,7 +162,7 @@ class MainWindow(QMainWindow):
         try:
             if self.database is None:
                 self.database = open_database(self.db_url)
-            runs = self.database.list_runs(limit=RECENT_RUNS)
+            runs = list_runs(self.database, limit=RECENT_RUNS)
             resumable = resumable_run_ids(self.database)
         except Exception as exc:  # noqa: BLE001 — storage errors are shown, the GUI stays up
             runs, error, resumable = [], str(exc), set()
@@ -231,7 +233,7 @@ class MainWindow(QMainWindow):
     def repeat_run(self, run_id: str) -> NewRunWizard | None:
         """Resume = a new run with the stored run's configuration, reviewed in the wizard."""
         try:
-            config = self.database.load_run(run_id).config
+            config = load_run(self.database, run_id).config
         except Exception as exc:  # noqa: BLE001
             self.show_error(f"Cannot read run {run_id[:8]}: {exc}")
             return None

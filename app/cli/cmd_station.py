@@ -50,7 +50,7 @@ def lab_db_command(args: argparse.Namespace) -> int:
 
 
 def _shown(url: str) -> str:
-    from app.storage.sender import shown
+    from app.storage.server_link import shown
 
     return shown(url) if url else ""
 

@@ -1,6 +1,6 @@
 """Durable run storage: schema and migrations, the background run writer, the read model.
 
-``app.storage.db.open_database(url)`` → ``Database``; ``RunWriter(database)`` is the sequencer
+``app.storage.opening.open_database(url)`` → a ``Database``; ``RunWriter(database)`` is the sequencer
 listener that stores a run; ``load_run(database, id)`` → ``StoredRun`` is what reports and the
 history view read. See docs/storage.md.
 

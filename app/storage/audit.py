@@ -22,17 +22,17 @@ from datetime import datetime, timezone
 from enum import StrEnum
 
 import sqlalchemy as sa
-from sqlalchemy import ForeignKey, Index, Integer, String, Text
-from sqlalchemy.orm import Mapped, mapped_column
 
 from app.records import RunStatus
+from app.station import lab_database, station_name
 from app.storage import schema as s
+from app.storage.schema import MAX_AUTHOR, AuditEntryRow
 from app.storage.db import Database
 from app.storage.errors import StorageError
 from app.storage.identity import where_made
-from app.storage.repository import resolve_run_id
+from app.storage.run_ids import resolve_run_id
+from app.storage.server_link import shown
 
-MAX_AUTHOR = 200
 
 
 class AuditKind(StrEnum):
@@ -60,33 +60,6 @@ class ComOutcome(StrEnum):
 
 class AuditError(StorageError):
     """An audit entry was refused (missing author or reason, run still running …)."""
-
-
-class AuditEntryRow(s.Base):
-    """One audit entry (created by revision 0002; registered on the shared metadata so the
-    schema check sees the same tables the migrations create)."""
-
-    __tablename__ = "audit_entries"
-    __table_args__ = (Index("ix_audit_entries_run_id", "run_id", "id"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
-    kind: Mapped[str] = mapped_column(String(20))  # AuditKind
-    disposition: Mapped[str | None] = mapped_column(String(20))  # Disposition
-    text: Mapped[str] = mapped_column(Text)
-    author: Mapped[str] = mapped_column(String(MAX_AUTHOR))
-    created_wall: Mapped[str] = mapped_column(String(40))  # ISO 8601 UTC
-    # revision 0006: COM results and approvals (NULL on notes and dispositions)
-    subject: Mapped[str | None] = mapped_column(String(50))  # the COM id
-    outcome: Mapped[str | None] = mapped_column(String(20))  # ComOutcome
-    revision: Mapped[int | None] = mapped_column(Integer)  # the record revision approved
-    record_sha256: Mapped[str | None] = mapped_column(String(64))  # … and its hash
-    # revision 0011: what an approval bound besides the hash, and a sign-off's confirmation
-    hash_format: Mapped[str | None] = mapped_column(String(40))  # NULL: storwatt-record/1
-    verdict_shown: Mapped[str | None] = mapped_column(Text)  # the verdict QA saw
-    rules_version: Mapped[int | None] = mapped_column(Integer)  # … derived under these rules
-    confirmation: Mapped[str | None] = mapped_column(Text)  # why, when the run was not clean
-    # revision 0017: on which database the entry was made (app.storage.identity)
-    made_on: Mapped[str | None] = mapped_column(Text)
 
 
 @dataclass(frozen=True)
@@ -236,8 +209,6 @@ def _append(database: Database, run_id: str, entry: AuditEntry, needs_end: str |
     """Insert ``entry`` (its id, run and time filled in here) in one transaction with the
     checks: ``needs_end`` names what only a finished run can take; ``expected_revision`` is
     the revision the caller saw."""
-    from app.station import station_name  # the station's setting (its data folder)
-
     _one_place(database)
     uuid = resolve_run_id(database, run_id)
     created = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
@@ -268,10 +239,6 @@ def _append(database: Database, run_id: str, entry: AuditEntry, needs_end: str |
 def _one_place(database: Database) -> None:
     """A run's audit entries live in one place (issue 26): with a lab database named, QA
     works on the lab copy only, so a station refuses entries into any other database."""
-    from app.station import lab_database  # the station's setting (its data folder)
-
-    from app.storage.sender import shown
-
     lab = lab_database()
     if lab and lab != database.url and _parsed(lab) != _parsed(database.url):
         raise AuditError(f"this station's runs are reviewed on the lab database "

@@ -22,7 +22,8 @@ from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer
 from app.session import open_session
 from tests.support.verdict_runs import run_stored
-from app.storage.db import Database, open_database
+from app.storage.db import Database
+from app.storage.opening import open_database
 from app.storage.writer import RunWriter
 from drivers.clock import FakeClock
 from drivers.interfaces import FLAG_UNCERTAINTY_HIGH, PowerSample, WorkloadInterval

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from app.sequencer import events as ev
-from app.storage.db import Database, open_database
+from app.storage.db import Database
+from app.storage.opening import open_database
 from app.storage.synthetic import full_run
 from app.storage.writer import Durability, RunWriter
 

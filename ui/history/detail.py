@@ -27,6 +27,7 @@ from app.signoff import accept, approve, concern, sign_off
 from app.storage.audit import AuditEntry, AuditError, add_audit_entry, audit_entries
 from app.storage.db import Database
 from app.storage.errors import StorageError
+from app.storage.repository import load_run
 from app.storage.stored import StoredRun
 from ui.history.signoff_dialogs import AcceptDialog, ApprovalDialog, ComResultDialog
 from ui.history.stored_plots import show_stored
@@ -71,7 +72,7 @@ class RunDetailView(QWidget):
         self.database = database
         self.read_only = read_only
         if loaded is None:
-            run = database.load_run(run_id)
+            run = load_run(database, run_id)
             loaded = run, build_content(run)
         self.run: StoredRun = loaded[0]
         self.content: ReportContent = loaded[1]
