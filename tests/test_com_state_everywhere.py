@@ -11,7 +11,8 @@ import json
 import pytest
 
 from app.cli.main import main
-from app.com_verdict import ComState, record_com_result
+from app.com_verdict import ComState
+from app.signoff import record_com_result
 from app.metrics.formatting import format_duration
 from app.records import RunConfig, SutDescription
 from app.run_verdict import Tone

@@ -9,11 +9,11 @@ import sqlite3
 import pytest
 
 import app.signoff as signoff
-from app.com_verdict import record_com_result
+from app.signoff import record_com_result
 from app.reports.export import export_run
 from app.signoff import approve, check_record, sign_off
 from app.storage.audit import AuditError
-from app.storage.record_hash import facts_sha256
+from app.storage.record_hash import facts_basis, facts_sha256
 from tests.support.recorded_runs import record_run
 from app.storage.repository import load_run
 
@@ -47,7 +47,7 @@ def test_an_export_prints_the_stored_hash_and_approving_rebuilds_it(tmp_path, co
     assert len(counted) == 1
     [(revision, basis, facts, record)] = _stored(db_path)
     run = load_run(db, run_id)
-    assert (revision, basis, facts) == (1, run.facts_basis, facts_sha256(run))
+    assert (revision, basis, facts) == (1, facts_basis(run), facts_sha256(run))
 
     counted.clear()
     second = export_run(db, run_id, tmp_path / "b")
@@ -79,7 +79,7 @@ def test_a_tampered_record_is_caught_although_the_stored_hash_looks_current(tmp_
                      "(SELECT min(id) FROM workload_intervals)")
     tampered = load_run(db, run_id)
     with sqlite3.connect(db_path) as conn:
-        conn.execute("UPDATE record_hashes SET basis_sha256 = ?", (tampered.facts_basis,))
+        conn.execute("UPDATE record_hashes SET basis_sha256 = ?", (facts_basis(tampered),))
     tampered = load_run(db, run_id)
 
     shown = sign_off(tampered)  # a view trusts the stored hash: the old one

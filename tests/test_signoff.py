@@ -12,7 +12,7 @@ import openpyxl
 import pytest
 
 from app.cli.main import main
-from app.com_verdict import record_com_result
+from app.signoff import record_com_result
 from app.reports.export import export_run
 from app.signoff import approve, sign_off
 from app.station import station_name

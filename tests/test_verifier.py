@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from app.cli.main import main as storwatt
-from app.com_verdict import record_com_result
+from app.signoff import record_com_result
 from app.records import PhaseKind, PowerInput, RunConfig, RunStatus
 from app.reports.export import write_bundle
 from app.sequencer import events as ev

@@ -43,7 +43,7 @@ def register_actions(group: argparse._SubParsersAction) -> None:
 
 
 def com_command(args: argparse.Namespace) -> int:
-    from app.com_verdict import record_com_result
+    from app.signoff import record_com_result
 
     return _append("com", args, lambda db, run: record_com_result(
         db, run, args.com, args.result, args.evidence, args.by))

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timezone
-from enum import StrEnum
 
 import sqlalchemy as sa
 
-from app.records import RunStatus
+from app.records import (VERDICT_KINDS, AuditEntry, AuditKind, ComOutcome, Disposition,
+                         RunStatus)
 from app.station import lab_database, station_name
 from app.storage import schema as s
 from app.storage.schema import MAX_AUTHOR, AuditEntryRow
@@ -35,80 +35,8 @@ from app.storage.server_link import shown
 
 
 
-class AuditKind(StrEnum):
-    NOTE = "note"
-    DISPOSITION = "disposition"
-    COM_RESULT = "com_result"  # a technician's heuristic COM result (docs/method-notes.md §2)
-    APPROVAL = "approval"  # QA signs one revision of the record
-
-
-#: entries that change a verdict of the report, so each one starts a new record revision
-VERDICT_KINDS = frozenset({AuditKind.DISPOSITION, AuditKind.COM_RESULT})
-
-
-class Disposition(StrEnum):
-    ACCEPTED = "accepted"
-    REJECTED = "rejected"
-
-
-class ComOutcome(StrEnum):
-    """What the technician's heuristic check of one COM showed."""
-
-    PASSED = "passed"
-    NOT_PASSED = "not-passed"
-
-
 class AuditError(StorageError):
     """An audit entry was refused (missing author or reason, run still running …)."""
-
-
-@dataclass(frozen=True)
-class AuditEntry:
-    """An audit entry as read back (``run_id`` is the run's public id)."""
-
-    entry_id: int
-    run_id: str
-    kind: AuditKind
-    disposition: Disposition | None
-    text: str
-    author: str
-    created_wall: str
-    subject: str | None = None  # COM_RESULT: the COM id
-    outcome: ComOutcome | None = None  # COM_RESULT
-    revision: int | None = None  # APPROVAL: the record revision approved
-    record_sha256: str | None = None  # APPROVAL: that revision's hash
-    hash_format: str | None = None  # APPROVAL: the hash's byte form (None: storwatt-record/1)
-    verdict_shown: str | None = None  # APPROVAL: the compliance verdict as QA saw it …
-    rules_version: int | None = None  # … and the rules version that derived it
-    #: APPROVAL of a SIMULATED or NON-COMPLIANT revision, ACCEPTED disposition: why, as confirmed
-    confirmation: str | None = None
-    #: on which database the entry was made (None: before revision 0017, not recorded)
-    made_on: str | None = None
-
-    @property
-    def when(self) -> str:
-        return wall_text(self.created_wall)
-
-    @property
-    def what(self) -> str:
-        """``note``, ``ACCEPTED``, ``COM parity-raid PASSED``, ``APPROVED revision 2``."""
-        if self.kind is AuditKind.DISPOSITION and self.disposition is not None:
-            return self.disposition.upper()
-        if self.kind is AuditKind.COM_RESULT and self.outcome is not None:
-            return f"COM {self.subject} {self.outcome.upper().replace('-', ' ')}"
-        if self.kind is AuditKind.APPROVAL:
-            return f"APPROVED revision {self.revision}"
-        return "note"
-
-    def describe(self) -> str:
-        confirmed = f" (confirmed: {self.confirmation})" if self.confirmation else ""
-        return f"{self.when}  {self.what} by {self.author}: {self.text}{confirmed}"
-
-
-def wall_text(wall: str) -> str:
-    """``2026-11-23 02:18:08 UTC`` for a stored ISO 8601 UTC time: how every view prints the
-    time of an entry or a revision."""
-    return f"{wall[:19].replace('T', ' ')} UTC"
 
 
 def _validated(kind: str, text: str, author: str,
@@ -156,7 +84,7 @@ def add_com_result(database: Database, run_id: str, com: str, outcome: str, evid
 
     Only the entry's own fields are checked here; whether the COM may take a result (known to
     the method, available in the SUT, not measured by the station) is
-    :func:`app.com_verdict.record_com_result`'s, which calls this."""
+    :func:`app.signoff.record_com_result`'s, which calls this."""
     author, evidence = _author(author), (evidence or "").strip()
     try:
         found = ComOutcome(str(outcome).lower())

@@ -15,8 +15,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from app.records import AuditKind, Disposition
 from app.storage import schema as s
-from app.storage.audit import AuditKind, Disposition
 from app.storage.schema import AuditEntryRow
 from app.storage.stored import RunSummary
 

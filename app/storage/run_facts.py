@@ -24,11 +24,11 @@ from sqlalchemy.engine import Connection
 
 from app.method.model import Method
 from app.method.record import method_from_record
-from app.records import (PhaseInfo, PhaseKind, PhaseStatus, RunConfig, RunStatus,
+from app.records import (AuditEntry, PhaseInfo, PhaseKind, PhaseStatus, RunConfig, RunStatus,
                          SutDescription, sut_from_dict)
 from app.sequencer.events import Resumption, SearchResult
 from app.storage import schema as s
-from app.storage.audit import AuditEntry, com_results
+from app.storage.audit import com_results
 from app.storage.codec import generator_from_json, pattern_from_json
 from app.storage.stored import KeyMetric, StoredAttempt, StoredPhase, config_from_snapshot
 from drivers.interfaces import InstrumentIdentity
