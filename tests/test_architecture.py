@@ -387,3 +387,26 @@ def test_function_level_imports_only_where_start_up_needs_them(edges: list[Impor
     if found:
         pytest.fail("import these at the top of the module (or, for start-up time, list "
                     "them in DEFERRED_IMPORTS):\n" + "\n".join(found))
+
+
+#: the app modules that may import concrete drivers, and why; every other app module works
+#: against ``drivers.interfaces`` and ``drivers.clock`` only (drivers/interfaces.py says so)
+DRIVER_ASSEMBLY = {
+    "app.labs": "puts the station's meters, PTDaemons and workload engine together",
+    "app.fio_lab": "builds the fio engine and checks its targets for a run",
+    "app.sim_lab": "builds the simulated SUT, meters and engine of a simulated run",
+    "app.cli.cmd_instruments": "talks to one instrument or simulator from the command line",
+    "app.cli.cmd_run": "names fio's target-size rule in a refused run's message",
+    "app.method.loader": "checks a replay profile's trace with fio's own trace reader",
+}
+DRIVER_CONTRACT = ("drivers", "drivers.interfaces", "drivers.clock")
+
+
+def test_app_uses_concrete_drivers_only_where_it_assembles_them(edges: list[ImportEdge]) -> None:
+    found = sorted({f"{e.source}:{e.line} imports {e.target}" for e in edges
+                    if e.source.startswith("app.") and e.target.startswith("drivers")
+                    and e.target not in DRIVER_CONTRACT and e.source not in DRIVER_ASSEMBLY})
+    if found:
+        pytest.fail("app imports a concrete driver outside the assembly modules (use "
+                    "drivers.interfaces, or list the module in DRIVER_ASSEMBLY):\n"
+                    + "\n".join(found))

@@ -21,15 +21,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from drivers.interfaces import InstrumentError, InstrumentInterrupted, SampledInstrument
+from drivers.interfaces import (DEFAULT_SILENCE_LIMIT_S, InstrumentError, InstrumentInterrupted,
+                                SampledInstrument)
 
 S = TypeVar("S")
 
 
-#: a meter silent this long fails the phase: longer than one full reconnect of a driver with
-#: its default settings (``Instrument.reconnect_span_s``: 11.4 s), so a meter that comes back
-#: within one reconnect only leaves a logged gap (docs/reliability.md)
-DEFAULT_SILENCE_LIMIT_S = 20.0
 
 class MeterLost(InstrumentError):
     """A meter failed repeatedly; the phase cannot be measured."""
