@@ -14,6 +14,8 @@ from app.metrics.formatting import format_duration, format_figure
 from app.records import MetricResult
 from app.sequencer import events as ev
 from app.sequencer.capacity_optimisation import not_valid_word
+from app.compliance import assess_method
+from app.method.record import method_from_record
 
 
 def format_metric_value(m: MetricResult) -> str:
@@ -64,9 +66,6 @@ class ConsoleReporter:
             self.out = None
 
     def _on_RunStarted(self, e: ev.RunStarted) -> None:
-        from app.compliance import assess_method  # pydantic: only once a run starts
-        from app.method.record import method_from_record
-
         tag = ""
         if e.method_json:  # the method's numbers, derived (a synthetic stream has none)
             verdict = assess_method(method_from_record(e.method_json))

@@ -31,6 +31,7 @@ from app.storage.range_advisor import advise
 from app.storage.rights import check_write_rights
 from app.storage.writer import Durability, RunWriter
 from drivers.clock import Clock, MonotonicClock
+from app.station_profile import StationProfile, StationProfileError
 
 #: How long the end of a run waits for a failing database before leaving the run in its
 #: journal (a backup tool's lock or a short outage clears in this time; a full disk does not).
@@ -138,8 +139,6 @@ def _remember_instruments(config: RunConfig) -> None:
     """The station profile keeps the calibration this accepted run declared for each real
     instrument (``app.station_profile``). A convenience for the next run: a profile that
     cannot be written never stops this one (the next run's fill reports a broken file)."""
-    from app.station_profile import StationProfile, StationProfileError
-
     try:
         StationProfile().remember(config)
     except StationProfileError:

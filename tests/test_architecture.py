@@ -368,12 +368,39 @@ def test_function_level_imports_are_edges(tmp_path: Path) -> None:
 
 #: function-level imports of project modules, allowed only where start-up time needs them:
 #: module → (why, the functions that may import inside themselves)
-DEFERRED_IMPORTS = {
-    **{module: ("a sub-command loads the database, report, numeric and method libraries only "
+CLI_DISPATCH = ("a sub-command loads the database, report, numeric and method libraries only "
                 "when it runs, so `storwatt --version` and `--help` stay light "
-                "(tests/test_cli_startup.py)", functions) for module, functions in {
+                "(tests/test_cli_startup.py)")
+GUI_FIRST_PAINT = ("the history, the wizard and the report libraries load when first used, "
+                   "not before the start page is painted (tests/test_cli_startup.py)")
+AFTER_QAPPLICATION = ("windows with plots are imported once the QApplication exists: "
+                      "pyqtgraph reads the application's palette when it loads")
+DEFERRED_IMPORTS = {
+    **{module: (CLI_DISPATCH, functions) for module, functions in {
         "app.cli.main": ("main",),
+        "app.cli.cmd_audit": ("add_command", "list_command"),
+        "app.cli.cmd_db": ("_lab_pair", "copy_command", "info_command", "recover_command",
+                           "status_command", "sync_command", "upgrade_command"),
+        "app.cli.cmd_family": ("list_command", "sweet_spot_command"),
+        "app.cli.cmd_instruments": ("_read", "drivers_command", "sim_meter_command"),
+        "app.cli.cmd_methods": ("_guarded", "_header", "_numbers_verdict", "classify_command",
+                                "list_command", "show_command", "taxonomy_list_command"),
+        "app.cli.cmd_report": ("report_command",),
+        "app.cli.cmd_run": ("_classification_reason", "_confirm_range_plan", "_declared_sut",
+                            "_finish", "_message", "_resumed_session", "_typed_settings",
+                            "_with_station_calibration", "_write_reports", "config_from_args",
+                            "entries_from_args", "run_command"),
+        "app.cli.cmd_runs": ("list_command", "run_json", "show_command"),
+        "app.cli.cmd_savings": ("savings_command",),
+        "app.cli.cmd_signoff": ("_append", "approve_command", "com_command"),
+        "app.cli.cmd_station": ("_shown",),
+        "ui.cli": ("gui_command",),
     }.items()},
+    "ui.main_window": (GUI_FIRST_PAINT, ("new_run", "show_history")),
+    "ui.report_export": (GUI_FIRST_PAINT, ("ask_report_path", "export")),
+    "ui.app": (AFTER_QAPPLICATION, ("run_gui",)),
+    "ui.screenshots": (AFTER_QAPPLICATION, ("capture", "capture_live_hosts",
+                                            "capture_power_inputs")),
 }
 
 
@@ -410,3 +437,12 @@ def test_app_uses_concrete_drivers_only_where_it_assembles_them(edges: list[Impo
         pytest.fail("app imports a concrete driver outside the assembly modules (use "
                     "drivers.interfaces, or list the module in DRIVER_ASSEMBLY):\n"
                     + "\n".join(found))
+
+
+def test_deferred_imports_list_nothing_stale(edges: list[ImportEdge]) -> None:
+    """A function taken off the list when its late import goes, so the list stays the map of
+    every late edge."""
+    present = {(e.source, e.function) for e in edges if e.function}
+    stale = sorted(f"{module}.{function}" for module, (_, functions) in DEFERRED_IMPORTS.items()
+                   for function in functions if (module, function) not in present)
+    assert not stale, f"listed in DEFERRED_IMPORTS but importing nothing late: {stale}"

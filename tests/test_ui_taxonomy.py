@@ -10,8 +10,9 @@ from typing import Literal
 
 import pytest
 
-from ui.wizard import taxonomy_view
-from ui.wizard.taxonomy_view import ManualTaxonomy, current_taxonomy
+from ui.wizard import taxonomy_auto
+from ui.wizard.taxonomy_auto import current_taxonomy
+from ui.wizard.taxonomy_view import ManualTaxonomy
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ def contract_module() -> types.ModuleType:
 
 
 def test_questions_and_level_come_from_the_taxonomy_module(monkeypatch) -> None:
-    monkeypatch.setattr(taxonomy_view, "taxonomy_rules", contract_module())
+    monkeypatch.setattr(taxonomy_auto, "taxonomy_rules", contract_module())
     taxonomy = current_taxonomy()
     assert taxonomy.automatic
     questions = {q.name: q for q in taxonomy.questions("online")}
@@ -66,7 +67,7 @@ def test_questions_and_level_come_from_the_taxonomy_module(monkeypatch) -> None:
 
 
 def test_the_page_shows_derived_level_and_reasons(qtbot, monkeypatch) -> None:
-    monkeypatch.setattr(taxonomy_view, "taxonomy_rules", contract_module())
+    monkeypatch.setattr(taxonomy_auto, "taxonomy_rules", contract_module())
     from ui.wizard.taxonomy_page import TaxonomyPage
 
     page = TaxonomyPage()
@@ -82,7 +83,7 @@ def test_the_page_shows_derived_level_and_reasons(qtbot, monkeypatch) -> None:
 def test_an_incompatible_module_falls_back_to_the_manual_choice(monkeypatch) -> None:
     broken = contract_module()
     broken.classify = lambda *a, **k: (_ for _ in ()).throw(ValueError("bad attributes"))
-    monkeypatch.setattr(taxonomy_view, "taxonomy_rules", broken)
+    monkeypatch.setattr(taxonomy_auto, "taxonomy_rules", broken)
     taxonomy = current_taxonomy()
     assert isinstance(taxonomy, ManualTaxonomy)
     assert "bad attributes" in taxonomy.derive("online", {"level": 2}).reason

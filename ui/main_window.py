@@ -42,6 +42,7 @@ from ui.screen_fit import fit_to_screen, keep_on_screen
 from ui.settings import station_settings
 from ui.start_page import StartPage
 from app.run_entries import RunEntries, entries_from_config
+from app import __version__
 
 if TYPE_CHECKING:  # loaded when first opened: not on the way to the first painted window
     from ui.history.view import HistoryView
@@ -136,9 +137,7 @@ class MainWindow(QMainWindow):
         self.abort_action.setEnabled(running)
 
     def _about(self) -> None:
-        import app
-
-        QMessageBox.about(self, "About StorWatt", f"StorWatt {app.__version__}\nStorage "
+        QMessageBox.about(self, "About StorWatt", f"StorWatt {__version__}\nStorage "
                           "power-efficiency test station (SNIA Emerald method).")
 
     # --- state ------------------------------------------------------------------------------

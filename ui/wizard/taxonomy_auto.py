@@ -3,8 +3,8 @@ Classification with ``id``, ``label``, ``ruled_out``) to the questions the wizar
 
 The questions are read from ``SutAttributes`` itself (bool → check box, int → number,
 Literal/Enum → choice), so a new attribute in the method's taxonomy appears in the wizard
-without a GUI change. :func:`ui.wizard.taxonomy_view.current_taxonomy` falls back to the manual
-choice if this adapter cannot make sense of the installed module.
+without a GUI change. :func:`current_taxonomy` falls back to the manual choice if this adapter
+cannot make sense of the installed module.
 """
 
 from __future__ import annotations
@@ -15,8 +15,10 @@ import inspect
 import typing
 from typing import Any
 
+from app.method import taxonomy as taxonomy_rules
+from app.method.loader import all_methods
 from ui.wizard.taxonomy_view import (UNTESTABLE, UNTESTABLE_REASON, CategoryChoice, Derived,
-                                     Question)
+                                     ManualTaxonomy, Question)
 
 _SKIP = {"category"}  # asked by the category box itself
 
@@ -148,3 +150,24 @@ class AutomaticTaxonomy:
         ruled = tuple(_reason_text(r) for r in getattr(result, "ruled_out", ()) or ())
         return Derived(str(result.id), str(result.label), ruled,
                        str(getattr(result, "reason", "") or ""))
+
+
+def reference_method():
+    """The method whose taxonomy file the wizard asks about: the compliant one when installed
+    (abbreviated variants inherit its taxonomy)."""
+    methods = all_methods()
+    compliant = [m for m in methods.values() if m.compliant]
+    return (compliant or list(methods.values()) or [None])[0]
+
+
+def current_taxonomy():
+    """The automatic classification when the taxonomy module (``taxonomy_rules``, replaced by
+    test doubles) can be driven (checked by deriving once), else the manual choice — the
+    wizard must open either way."""
+    try:
+        auto = AutomaticTaxonomy(taxonomy_rules, reference_method())
+        first = next(c for c in auto.categories() if c.testable)
+        auto.derive(first.id, {q.name: q.default for q in auto.questions(first.id)})
+    except Exception as exc:  # noqa: BLE001 — any mismatch falls back, with the reason shown
+        return ManualTaxonomy(f"automatic classification unavailable: {exc}")
+    return auto

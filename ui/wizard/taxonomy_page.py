@@ -13,7 +13,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QLa
 
 from ui.wizard.base import EntryPage, with_changes
 from app.run_entries import EntryError, RunEntries
-from ui.wizard.taxonomy_view import CategoryChoice, Derived, Question, current_taxonomy
+from ui.wizard.taxonomy_auto import current_taxonomy
+from ui.wizard.taxonomy_view import CategoryChoice, Derived, Question
 
 
 class TaxonomyPage(EntryPage):

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.method import taxonomy as taxonomy_rules
 from app.method.loader import all_methods
 
 #: categories with no test procedure (method-notes §1): shown, never selectable
@@ -74,26 +73,3 @@ class ManualTaxonomy:
         level = int(answers.get("level", 1))
         return Derived(f"{category}-{level}", f"{_title(category)} {level}", (),
                        f"chosen by hand ({self.why})")
-
-
-def reference_method():
-    """The method whose taxonomy file the wizard asks about: the compliant one when installed
-    (abbreviated variants inherit its taxonomy)."""
-    methods = all_methods()
-    compliant = [m for m in methods.values() if m.compliant]
-    return (compliant or list(methods.values()) or [None])[0]
-
-
-def current_taxonomy():
-    """The automatic classification when the taxonomy module (``taxonomy_rules``, replaced by
-    test doubles) can be driven (checked by deriving once), else the manual choice — the
-    wizard must open either way."""
-    from ui.wizard.taxonomy_auto import AutomaticTaxonomy
-
-    try:
-        auto = AutomaticTaxonomy(taxonomy_rules, reference_method())
-        first = next(c for c in auto.categories() if c.testable)
-        auto.derive(first.id, {q.name: q.default for q in auto.questions(first.id)})
-    except Exception as exc:  # noqa: BLE001 — any mismatch falls back, with the reason shown
-        return ManualTaxonomy(f"automatic classification unavailable: {exc}")
-    return auto
