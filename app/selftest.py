@@ -21,7 +21,7 @@ from typing import TextIO
 from app.method.loader import all_methods
 from app.method.taxonomy import load_taxonomy
 from app.records import RunConfig, RunStatus
-from app.reports.export import export_run
+from app.reports import export
 from app.session import open_session
 from app.storage.migrate import schema_version
 from app.storage.opening import open_database
@@ -99,7 +99,7 @@ def _check_run(ctx: _Context) -> str:
 def _check_reports(ctx: _Context) -> str:
     database = open_database(ctx.db_url)
     try:
-        written = export_run(database, ctx.run_id, ctx.work_dir / "reports")
+        written = export.export_run(database, ctx.run_id, ctx.work_dir / "reports")
     finally:
         database.close()
     sizes = []

@@ -21,8 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from drivers.interfaces import (DEFAULT_SILENCE_LIMIT_S, InstrumentError, InstrumentInterrupted,
-                                SampledInstrument)
+from drivers.interfaces import InstrumentError, InstrumentInterrupted, SampledInstrument
 
 S = TypeVar("S")
 

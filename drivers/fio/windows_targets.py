@@ -17,7 +17,7 @@ import re
 from drivers.fio.jobs import WINDOWS_DRIVE, target_problem
 from drivers.fio.verdict import TargetCheck, TargetPolicy, confirmation_problem, refused
 from drivers.fio.windows_api import gather_windows_facts
-from drivers.fio.windows_facts import PhysicalDrive, WindowsFacts
+from drivers.fio.windows_facts import WindowsFacts
 
 _DRIVE_LETTER = re.compile(r"^(?:\\\\[.?]\\)?([A-Za-z]):")
 _VOLUME = re.compile(r"^(?:\\\\[.?]\\)?[A-Za-z]:\\?$")
