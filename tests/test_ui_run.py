@@ -272,3 +272,39 @@ def test_the_run_view_shows_the_lab_copy_as_the_sender_reports_it(qtbot) -> None
     assert "not reaching" in view.lab_copy.text() and "safe on this station" in \
         view.lab_copy.text() and view.lab_copy.toolTip() == "timeout expired"
     assert "b06000" in view.lab_copy.styleSheet() and not view._lab_timer.isActive()
+
+
+@pytest.mark.process
+def test_a_run_view_destroyed_mid_run_aborts_its_run_and_keeps_it(qtbot, tmp_path: Path,
+                                                                    monkeypatch) -> None:
+    """Issue 31: the run is a ``ui.worker`` the view owns. A view destroyed mid-run (never
+    through the station window, which asks first) used to leave its run going with nobody
+    watching; now the run is aborted, stored with its reason, and its thread ends."""
+    import shiboken6
+
+    from app.session import open_session
+    from tests.support.clocks import HoldingClock
+    from tests.support.gui import MID_RUN_S
+    from ui.bridge import RunBridge
+    from ui.run_view import RunView
+
+    monkeypatch.setenv("STORWATT_DATA_DIR", str(tmp_path / "data"))
+    clock = HoldingClock()
+    clock.hold_after(MID_RUN_S)
+    url = f"sqlite:///{tmp_path / 'v.db'}"
+    bridge = RunBridge()
+    session = open_session(RunConfig(method="smoke", lab="sim-direct"), db_url=url,
+                           listeners=[bridge], clock=clock)
+    view = RunView(settings=QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
+    view.start(session, bridge)
+    worker = view._worker
+    qtbot.waitUntil(lambda: bridge.received > 0, timeout=RUN_TIMEOUT_MS)
+    assert view.running
+    shiboken6.delete(view)
+    assert worker.wait(RUN_TIMEOUT_MS / 1000)  # the run's thread ends
+    database = open_database(url)
+    try:
+        stored = next(r for r in database.list_runs() if r.run_id == session.run_id)
+    finally:
+        database.close()
+    assert stored.status is RunStatus.ABORTED and "run view was closed" in stored.error
