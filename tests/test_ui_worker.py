@@ -74,6 +74,7 @@ def test_the_result_arrives_on_the_gui_thread(qtbot) -> None:
     assert handler_thread == threading.main_thread().ident != work_thread
     assert not worker.running and worker.wait(0)
     qtbot.waitUntil(lambda: not shiboken6.isValid(worker), timeout=2000)  # deleted itself
+    assert not worker.running  # still answers for an owner that kept it (the run view does)
     shiboken6.delete(owner)  # an owner outliving its worker: nothing left connected to it
 
 
