@@ -332,8 +332,8 @@ class RunView(QWidget):
         nor in its journal): never a quiet end."""
         text = f"{type(error).__name__}: {error}"
         self.append_log("ERROR", f"the run's worker failed: {text}")
-        self.outcome.setText(f"{self.outcome.text()}\n{text}".strip() if self.outcome.isVisible()
-                             else text)
+        shown = "" if self.outcome.isHidden() else f"{self.outcome.text()}\n"
+        self.outcome.setText(shown + text)
         self.outcome.setStyleSheet("color: #b03030; font-weight: bold;")
         self.outcome.show()
 
