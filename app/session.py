@@ -51,7 +51,8 @@ class RunSession:
         return self.sequencer.run_id
 
     def run(self) -> RunStatus:
-        """Run on the calling thread (CLI, tests, the GUI's run worker); always closes the lab and flushes storage."""
+        """Run on the calling thread (CLI, tests, the GUI's run worker); always closes the lab
+        and flushes storage."""
         try:
             return self.sequencer.run()
         finally:

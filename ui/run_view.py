@@ -2,8 +2,9 @@
 
 Phase timeline with progress and ETA, live plots, the metrics table, an event log, and the
 Pause / Resume / Abort controls. The sequencer runs on a worker (:mod:`ui.worker`) this view
-owns; the widget only reads the event batches :class:`~ui.bridge.RunBridge` delivers on the GUI thread and calls
-the sequencer's thread-safe ``pause``/``resume``/``abort`` flags, so the GUI never blocks.
+owns; the widget only reads the event batches :class:`~ui.bridge.RunBridge` delivers on the
+GUI thread and calls the sequencer's thread-safe ``pause``/``resume``/``abort`` flags, so the
+GUI never blocks.
 """
 
 from __future__ import annotations
