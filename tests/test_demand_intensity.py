@@ -116,6 +116,14 @@ def test_sim_matrix_runs_whole_stores_cells_and_histograms_and_reports_them(
     assert code == 1 and "[x] PTS steady state: " in said
     assert ("[ ] PTS steady state: the station's stored verdict (steady at round 4, average "
             "4321.0 IOPS") in said
+    # a run stored before revision 0020 has no verdict: said so, never judged here
+    with recorded.database.engine.begin() as conn:
+        conn.execute(sa.update(Phase).where(Phase.idx == precondition.index)
+                     .values(steady_state=None))
+    old = di_report(recorded.database.load_run(recorded.run_id))
+    assert old.steady is None and old.steady_text() == (
+        f"preconditioning ran {len(rounds)} rounds; steady-state verdict not recorded (the run "
+        "was stored before the station kept it, revision 0020)")
     sheet = openpyxl.load_workbook(paths["xlsx"])["Demand intensity"]
     rows = [r for r in sheet.iter_rows(min_row=2, values_only=True) if r[0] is not None]
     assert [(r[0], r[1]) for r in rows] == [(c.threads, c.queue_depth) for c in report.cells]
