@@ -64,7 +64,7 @@ def test_demand_intensity_plot_draws_each_loop_and_the_steady_state_rounds(
                                     SteadyStateVerdict(False, None, 900.0, 33.3, 4.4, True,
                                                        "no window"))])
     title = di.steady.getPlotItem().titleLabel.text
-    assert "not reached (range 33.3 %, slope 4.4 %)" in title
+    assert "not reached<br>range 33.3 % (≤ 20 %), slope 4.4 % (≤ 10 %)" in title
     x, y = di._window[0].getData()
     assert list(y) == [900.0] * 5 and list(x) == list(range(len(di.rounds) - 4,
                                                             len(di.rounds) + 1))

@@ -217,5 +217,9 @@ class DemandIntensityPlot(QWidget):
             line.setData(xs, [y] * len(xs))
         state = (f"reached at round {last}" if v.steady
                  else "not reached" if v.gave_up else "not yet")
-        self.steady.setTitle(f"PTS steady state: {state} (range {v.range_pct:.1f} %, slope "
-                             f"{v.slope_excursion_pct:.1f} %)")
+        self.steady.setTitle(f"PTS steady state: {state}<br>range {v.range_pct:.1f} % "
+                             f"(≤ {m.steady_state_range_pct:g} %), slope "
+                             f"{v.slope_excursion_pct:.1f} % (≤ {m.steady_state_slope_pct:g} %)")
+        item = self.steady.getPlotItem()
+        item.titleLabel.setMaximumHeight(44)  # room for the verdict's second line
+        item.layout.setRowFixedHeight(0, 44)

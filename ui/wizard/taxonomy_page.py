@@ -4,6 +4,7 @@ Product and Interconnect Element appear disabled, with the reason (method-notes 
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -137,7 +138,8 @@ class TaxonomyPage(EntryPage):
             self.derived = self.taxonomy.derive(self.category_id(), self.answers())
         except TaxonomyError as exc:  # the rules' refusal, in their words; a bug propagates
             self.derived = None
-            self.derived_label.setText(f"<b>No classification:</b> {exc}")
+            reasons = html.escape(str(exc)).replace("\n", "<br>")  # one level per line
+            self.derived_label.setText(f"<b>No classification:</b> {reasons}")
             self.ruled_out.setText("")
             return
         d = self.derived
