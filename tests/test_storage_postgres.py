@@ -13,6 +13,7 @@ from app.storage.db import open_database
 from app.storage.synthetic import full_run
 from app.storage.transfer import copy_runs
 from app.storage.writer import RunWriter
+from tests.support.stored_runs import LAST_VERDICT, same_verdict, with_steady_verdicts
 
 pytestmark = pytest.mark.skipif(bool(pg_server.available()), reason=pg_server.available())
 
@@ -26,7 +27,7 @@ def pg_url():
 def _store_synthetic(url: str) -> str:
     database = open_database(url)
     writer = RunWriter(database)
-    events = list(full_run())
+    events = with_steady_verdicts(list(full_run()))
     for event in events:
         writer(event)
     writer.close()
@@ -48,6 +49,9 @@ def test_postgres_holds_the_same_run_as_sqlite(pg_url: str, tmp_path) -> None:
                                                           nan_ok=True)
     # same samples → same digest, whatever the backend
     assert pg.samples_sha256 == lite.samples_sha256
+    # the stored PTS steady-state verdict (revision 0020, JSON with NaN as null) on both
+    assert same_verdict(pg.phase(1).steady_state, LAST_VERDICT)
+    assert same_verdict(lite.phase(1).steady_state, LAST_VERDICT)
 
 
 @pytest.mark.process
@@ -67,6 +71,7 @@ def test_db_copy_moves_runs_once(pg_url: str, tmp_path, capsys) -> None:
     original = open_database(station).load_run(run_id)
     assert copied.samples_sha256 == original.samples_sha256
     assert len(copied.intervals) == len(original.intervals)
+    assert same_verdict(copied.phase(1).steady_state, LAST_VERDICT)
     audit = audit_entries(open_database(pg_url), run_id)
     assert [(e.author, e.text) for e in audit] == [("qa-anna", "EP figures checked")]
 

@@ -42,13 +42,15 @@ def revision_modules() -> tuple[ModuleType, ...]:
                                                  v0012_approval_verdict, v0013_generator_ceiling,
                                                  v0014_access_pattern, v0015_record_hashes,
                                                  v0016_history_indexes, v0017_database_identity,
-                                                 v0018_pre_run_basis, v0019_run_search_text)
+                                                 v0018_pre_run_basis, v0019_run_search_text,
+                                                 v0020_steady_state)
 
     return (v0001_initial, v0002_audit, v0003_writer_boot, v0004_stored_seq, v0005_run_record,
             v0006_range_plan, v0007_resume, v0008_signoff, v0009_search_note, v0010_power_inputs,
             v0011_identity_text, v0012_approval_verdict, v0013_generator_ceiling,
             v0014_access_pattern, v0015_record_hashes, v0016_history_indexes,
-            v0017_database_identity, v0018_pre_run_basis, v0019_run_search_text)
+            v0017_database_identity, v0018_pre_run_basis, v0019_run_search_text,
+            v0020_steady_state)
 
 
 @cache
