@@ -1,15 +1,14 @@
 """One run from configuration to stored result: method, lab, sequencer and storage together.
 
 The CLI, the GUI and ``--self-test`` all start runs through :class:`RunSession`, so a run is
-stored, identified and closed the same way whoever started it. The session never runs the
-sequencer itself on the caller's thread unless asked: ``start()`` uses a worker thread.
+stored, identified and closed the same way whoever started it. :meth:`RunSession.run` runs on
+the caller's thread; the GUI calls it on a worker of its own (``ui/worker.py``).
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from app.labs import build_lab
@@ -48,33 +47,18 @@ class RunSession:
     writer: RunWriter
     #: where the run ended up, set when the session closes (database, or the run journal)
     stored: Durability | None = None
-    _thread: threading.Thread | None = field(default=None, repr=False)
 
     @property
     def run_id(self) -> str:
         return self.sequencer.run_id
 
     def run(self) -> RunStatus:
-        """Run on the calling thread (CLI, tests); always closes the lab and flushes storage."""
+        """Run on the calling thread (CLI, tests, the GUI's run worker); always closes the lab
+        and flushes storage."""
         try:
             return self.sequencer.run()
         finally:
             self.close()
-
-    def start(self, on_end: Callable[[], None] | None = None) -> threading.Thread:
-        """Run on a worker thread. ``on_end`` is called on that thread once the run is over
-        and storage is closed (the GUI turns it into a signal instead of polling the thread)."""
-        def work() -> None:
-            try:
-                self.run()
-            finally:
-                if on_end is not None:
-                    on_end()
-
-        self._thread = threading.Thread(target=work, name=f"run-{self.run_id[:8]}",
-                                        daemon=True)
-        self._thread.start()
-        return self._thread
 
     def close(self) -> None:
         """Close the lab, then make the run durable: in the database, or after

@@ -4,6 +4,7 @@ end on the simulated lab — stored cells with histograms, the PDF section and t
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import subprocess
@@ -11,19 +12,23 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+import sqlalchemy as sa
 from pypdf import PdfReader
 
 from app.method.loader import load_method
 from app.method.model import DemandIntensity
 from app.metrics.demand_intensity import DiPoint, saturation, sweet_spot
+from app.metrics.steady_state import SteadyStateVerdict
 from app.records import PhaseKind, PhaseStatus, RunConfig, RunStatus, SutDescription
 from app.reports.di_report import di_report
 from app.reports.export import export_run
 from app.sequencer.plan import build_phases
 from app.sequencer.sweep import SweepSteps
+from app.storage.codec import steady_to_json
+from app.storage.schema import Phase
 from drivers.fio.jobs import JobOptions, job_text
 from drivers.interfaces import WorkloadProfile
-from tests.support.bundles import assert_verifies
+from tests.support.bundles import assert_verifies, bundle_of, verifier_module
 from tests.support.recorded_runs import record_run
 from tests.support.short_fio_run import run_short_variant
 from app.storage.repository import load_run
@@ -78,6 +83,17 @@ def test_sim_matrix_runs_whole_stores_cells_and_histograms_and_reports_them(
     rounds = run.attempt_intervals(precondition.info.index)
     assert 5 <= len(rounds) < 25  # ended at steady state, not at its 25-round cap
     assert any(e.message.startswith("PTS steady state: reached after") for e in run.events)
+    # the sequencer's verdict is stored with the phase and read back (revision 0020)
+    stored = precondition.steady_state
+    assert stored is not None and stored.steady and stored.round_index == len(rounds) - 1
+    assert di_report(run).steady == stored
+    # the report only formats the stored verdict: a deliberately different one stored in the
+    # database is what the report and its PDF show (no view judges the rounds again)
+    forged = steady_to_json(SteadyStateVerdict(True, 3, 4321.0, 12.5, 6.25, False, ""))
+    with recorded.database.engine.begin() as conn:
+        conn.execute(sa.update(Phase).where(Phase.idx == precondition.index)
+                     .values(steady_state=forged))
+    run = load_run(recorded.database, recorded.run_id)
     report = di_report(run)
     assert report is not None and len(report.cells) == 24
     assert set(report.histograms) == {p.info.index for p in cells}  # one per cell
@@ -90,8 +106,25 @@ def test_sim_matrix_runs_whole_stores_cells_and_histograms_and_reports_them(
     assert "DI demand-intensity matrix (MW1)" in pdf and "Sweet spots" in pdf
     assert f"T16: {report.saturated[16].label}" in pdf
     assert "T8: response-time histograms by queue depth" in pdf
-    assert report.steady is not None and report.steady.steady
-    assert "Workload preconditioning: steady state reached at round" in pdf
+    assert report.steady is not None and report.steady.window_average == 4321.0
+    assert ("Workload preconditioning: steady state reached at round 4 of at most 25 (T4Q8): "
+            "window average 4321 IOPS, range 12.5 % (<= 20 %), slope 6.2 % (<= 10 %)") in pdf
+    # the verifier derives the steady window itself and names the forged stored verdict
+    out = io.StringIO()  # in this process: the verifier is standard-library Python
+    code = verifier_module().verify(str(bundle_of(recorded.database, recorded.run_id,
+                                                  tmp_path / "di.zip")), out=out)
+    said = out.getvalue()
+    assert code == 1 and "[x] PTS steady state: " in said
+    assert ("[ ] PTS steady state: the station's stored verdict (steady at round 4, average "
+            "4321.0 IOPS") in said
+    # a run stored before revision 0020 has no verdict: said so, never judged here
+    with recorded.database.engine.begin() as conn:
+        conn.execute(sa.update(Phase).where(Phase.idx == precondition.index)
+                     .values(steady_state=None))
+    old = di_report(load_run(recorded.database, recorded.run_id))
+    assert old.steady is None and old.steady_text() == (
+        f"preconditioning ran {len(rounds)} rounds; steady-state verdict not recorded (the run "
+        "was stored before the station kept it, revision 0020)")
     sheet = openpyxl.load_workbook(paths["xlsx"])["Demand intensity"]
     rows = [r for r in sheet.iter_rows(min_row=2, values_only=True) if r[0] is not None]
     assert [(r[0], r[1]) for r in rows] == [(c.threads, c.queue_depth) for c in report.cells]
@@ -137,10 +170,16 @@ def test_preconditioning_goes_on_until_a_window_is_steady_and_cells_never_end_ea
     phases = build_phases(method, config)
     steps = SweepSteps(method, method.plans[0], phases, 50)
     pre, cell = phases[1], phases[2]
-    assert steps.settled(pre, [1000, 2000, 1000, 2000, 1000]) is None  # range 67 %
-    settled = steps.settled(pre, [1000, 2000, 1000, 2000, 1000, 1500, 1500, 1510, 1490, 1500])
-    assert settled is not None and settled.startswith("reached after 10 rounds")
-    assert steps.settled(cell, [1000.0] * 5) is None
+    assert steps.judge(pre, [1000, 2000, 1000, 2000]) is None  # not a window yet
+    early = steps.judge(pre, [1000, 2000, 1000, 2000, 1000])
+    assert early is not None and not early.steady and not early.gave_up  # range 67 %
+    settled = steps.judge(pre, [1000, 2000, 1000, 2000, 1000, 1500, 1500, 1510, 1490, 1500])
+    assert settled is not None and settled.steady and settled.round_index == 9
+    assert steps.reached_text(settled).startswith("reached after 10 rounds")
+    assert steps.judge(cell, [1000.0] * 5) is None
+    # a round without a figure is judged not steady, in the rule's words (the run goes on)
+    gap = steps.judge(pre, [1000, 1000, float("nan"), 1000, 1000])
+    assert gap is not None and not gap.steady and "round 3 has no value" in gap.reason
     assert steps.workload(pre, 10).jobs == 4 and steps.workload(pre, 10).queue_depth == 8
 
 

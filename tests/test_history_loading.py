@@ -73,3 +73,39 @@ def test_a_run_that_cannot_be_loaded_says_why_in_its_tab(qtbot, stored, monkeypa
     tab = view.load_detail(run_id)
     qtbot.waitUntil(lambda: "disk I/O error" in tab.label.text(), timeout=10_000)
     assert tab.progress.isHidden() and view.tabs.currentWidget() is tab
+
+
+def test_a_tab_closed_while_its_run_loads_is_simply_not_told(qtbot, stored,
+                                                             monkeypatch) -> None:
+    """Issue 31: the loader's thread emitted on its signal object, a child of the tab; a tab
+    closed mid-load had been deleted, and the emit raised on the thread. Now the tab owns a
+    ``ui.worker``: its outcome is dropped, the thread ends, nothing raises anywhere."""
+    import threading
+
+    import shiboken6
+
+    database, run_id = stored
+    view = HistoryView(database)
+    qtbot.addWidget(view)
+    loading, release = threading.Event(), threading.Event()
+    real_load = database.load_run
+
+    def held_load(wanted: str):
+        loading.set()
+        release.wait(5.0)
+        return real_load(wanted)
+
+    monkeypatch.setattr(database, "load_run", held_load)
+    raised: list[threading.ExceptHookArgs] = []
+    monkeypatch.setattr(threading, "excepthook", raised.append)
+    opened: list[object] = []
+    view.detail_opened.connect(opened.append)
+    tab = view.load_detail(run_id)
+    assert loading.wait(5.0)
+    thread = next(t for t in threading.enumerate() if t.name == "run-loader")
+    view.tabs.tabCloseRequested.emit(view.tabs.indexOf(tab))  # the tab's ✕
+    qtbot.waitUntil(lambda: not shiboken6.isValid(tab), timeout=5000)
+    release.set()
+    thread.join(5.0)
+    qtbot.wait(50)  # the GUI thread takes the (dropped) outcome
+    assert not thread.is_alive() and not raised and not opened and view.tabs.count() == 1

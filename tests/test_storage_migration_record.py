@@ -17,6 +17,7 @@ from alembic.operations import Operations
 from app.records import PhaseStatus, Window
 from app.storage import migrate
 from app.storage.opening import open_database
+from app.storage.record_hash import canonical_json
 from app.storage.repository import load_run
 
 RUN = "0ld-run-0000"
@@ -103,3 +104,23 @@ def test_old_runs_get_the_tags_their_reports_used(tmp_path: Path) -> None:
     assert run.method is None and run.method_sha256 is None
     (conditioning,) = run.attempt_intervals(1)
     assert not conditioning.in_measurement  # a phase without a metric has no window
+
+
+def test_runs_stored_before_0020_get_no_steady_state_verdict_and_keep_their_hash(
+        tmp_path: Path) -> None:
+    """Migration 0020 adds ``phases.steady_state`` and back-fills nothing: no StorWatt judged
+    an old run's rounds while it went on, so its phases read without a verdict (views say
+    "not recorded") and hash exactly as before (an added field is left out while None)."""
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    database_at(url, "0019")
+    old_run(url)
+    database = open_database(url)
+    assert migrate.schema_version(database) == "0020"
+    run = load_run(database, RUN)
+    assert [p.steady_state for p in run.phases] == [None, None]
+    assert b"steady_state" not in canonical_json(run.phases[0])
+    engine = sa.create_engine(url)
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT count(*) FROM phases WHERE steady_state IS NULL")
+                            ).scalar() == 2
+    engine.dispose()

@@ -14,6 +14,7 @@ from app.storage.synthetic import full_run
 from app.storage.transfer import copy_runs
 from app.storage.writer import RunWriter
 from app.storage.repository import list_runs, load_run
+from tests.support.stored_runs import LAST_VERDICT, same_verdict, with_steady_verdicts
 
 pytestmark = pytest.mark.skipif(bool(pg_server.available()), reason=pg_server.available())
 
@@ -27,7 +28,7 @@ def pg_url():
 def _store_synthetic(url: str) -> str:
     database = open_database(url)
     writer = RunWriter(database)
-    events = list(full_run())
+    events = with_steady_verdicts(list(full_run()))
     for event in events:
         writer(event)
     writer.close()
@@ -49,6 +50,9 @@ def test_postgres_holds_the_same_run_as_sqlite(pg_url: str, tmp_path) -> None:
                                                           nan_ok=True)
     # same samples → same digest, whatever the backend
     assert pg.samples_sha256 == lite.samples_sha256
+    # the stored PTS steady-state verdict (revision 0020, JSON with NaN as null) on both
+    assert same_verdict(pg.phase(1).steady_state, LAST_VERDICT)
+    assert same_verdict(lite.phase(1).steady_state, LAST_VERDICT)
 
 
 @pytest.mark.process
@@ -68,6 +72,7 @@ def test_db_copy_moves_runs_once(pg_url: str, tmp_path, capsys) -> None:
     original = load_run(open_database(station), run_id)
     assert copied.samples_sha256 == original.samples_sha256
     assert len(copied.intervals) == len(original.intervals)
+    assert same_verdict(copied.phase(1).steady_state, LAST_VERDICT)
     audit = audit_entries(open_database(pg_url), run_id)
     assert [(e.author, e.text) for e in audit] == [("qa-anna", "EP figures checked")]
 

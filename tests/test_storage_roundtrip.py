@@ -17,6 +17,7 @@ from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
 from app.storage.repository import list_runs, load_run
 from app.storage.run_ids import resolve_run_id
+from tests.support.stored_runs import LAST_VERDICT, same_verdict, with_steady_verdicts
 
 T0 = 5000.0
 
@@ -37,7 +38,8 @@ def store(url: str, events: list[ev.RunEvent]) -> None:
 @pytest.fixture()
 def stored(tmp_path: Path):
     url = f"sqlite:///{tmp_path / 'runs.db'}"
-    events = list(full_run(T0, samples_per_phase=60, run_id="3f0c9a2e-run-one"))
+    events = with_steady_verdicts(list(full_run(T0, samples_per_phase=60,
+                                                run_id="3f0c9a2e-run-one")))
     store(url, events)
     database = open_database(url)
     yield database, events, load_run(database, "3f0c9a2e-run-one")
@@ -109,6 +111,10 @@ def test_phases_and_workload_round_trip(stored) -> None:
     assert all(p.status is PhaseStatus.COMPLETED for p in run.phases)
     restarted = run.phase(1)
     assert restarted.attempts == 2 and restarted.error == ""
+    # the PTS steady-state verdict: the restart cleared the first attempt's, the second's
+    # came back with its NaN figures (revision 0020); no other phase has one
+    assert same_verdict(restarted.steady_state, LAST_VERDICT)
+    assert [p.steady_state for p in run.phases if p.index != 1] == [None, None]
     last_start = [e for e in of(events, ev.PhaseStarted) if e.phase.index == 1][-1]
     assert restarted.t_start == last_start.t
     finished = [e for e in of(events, ev.PhaseFinished) if e.status is PhaseStatus.COMPLETED]

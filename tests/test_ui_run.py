@@ -18,7 +18,7 @@ from app.storage.opening import open_database
 from ui.main_window import MainWindow
 from tests.support.gui import (RUN_TIMEOUT_MS, click_next, start_smoke, stored_status,
                                wait_for_event)
-from app.storage.repository import load_run
+from app.storage.repository import list_runs, load_run
 
 SMOKE_METRICS = {"EP_MW1", "EP_MW2", "EP_RW", "EP_RR", "EP_SW", "EP_SR", "EP_RI"}
 
@@ -273,3 +273,68 @@ def test_the_run_view_shows_the_lab_copy_as_the_sender_reports_it(qtbot) -> None
     assert "not reaching" in view.lab_copy.text() and "safe on this station" in \
         view.lab_copy.text() and view.lab_copy.toolTip() == "timeout expired"
     assert "b06000" in view.lab_copy.styleSheet() and not view._lab_timer.isActive()
+
+
+@pytest.mark.process
+def test_a_run_view_destroyed_mid_run_aborts_its_run_and_keeps_it(qtbot, tmp_path: Path,
+                                                                    monkeypatch) -> None:
+    """Issue 31: the run is a ``ui.worker`` the view owns. A view destroyed mid-run (never
+    through the station window, which asks first) used to leave its run going with nobody
+    watching; now the run is aborted, stored with its reason, and its thread ends."""
+    import threading
+
+    import shiboken6
+
+    from app.session import open_session
+    from tests.support.clocks import HoldingClock
+    from tests.support.gui import MID_RUN_S
+    from ui.bridge import RunBridge
+    from ui.run_view import RunView
+
+    monkeypatch.setenv("STORWATT_DATA_DIR", str(tmp_path / "data"))
+    clock = HoldingClock()
+    clock.hold_after(MID_RUN_S)
+    url = f"sqlite:///{tmp_path / 'v.db'}"
+    bridge = RunBridge()
+    session = open_session(RunConfig(method="smoke", lab="sim-direct"), db_url=url,
+                           listeners=[bridge], clock=clock)
+    view = RunView(settings=QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
+    view.start(session, bridge)
+    qtbot.waitUntil(lambda: bridge.received > 0, timeout=RUN_TIMEOUT_MS)
+    assert view.running
+    thread = next(t for t in threading.enumerate() if t.name == f"run-{session.run_id[:8]}")
+    shiboken6.delete(view)
+    thread.join(RUN_TIMEOUT_MS / 1000)
+    assert not thread.is_alive()  # the run ended (it was held mid-run by the clock)
+    database = open_database(url)
+    try:
+        stored = next(r for r in list_runs(database) if r.run_id == session.run_id)
+    finally:
+        database.close()
+    assert stored.status is RunStatus.ABORTED and "run view was closed" in stored.error
+
+
+@pytest.mark.process
+def test_a_run_whose_worker_raises_says_so_in_the_header_the_log_and_a_dialog(
+        qtbot, station: MainWindow, monkeypatch) -> None:
+    """Issue 31: a run whose end raised (the storage kept it neither in the database nor in
+    its journal) ended with a traceback on stderr only, "worker ended without a result" and
+    "stored in <database>"; the run's worker now delivers the exception to the view."""
+    from app.session import RunSession
+    from app.storage.errors import WriterError
+
+    def lost(session: RunSession) -> RunStatus:
+        session.close()  # lab and writer closed, as a real failed end leaves them
+        session.stored = None  # ... but nothing says where the run is
+        raise WriterError("12 events are in neither the database nor the journal")
+
+    monkeypatch.setattr(RunSession, "run", lost)
+    with qtbot.waitSignal(station.run_view.ended, timeout=RUN_TIMEOUT_MS) as ended:
+        start_smoke(station)
+    view = station.run_view
+    assert ended.args[0].status is RunStatus.FAILED and not view.running
+    text = "WriterError: 12 events are in neither the database nor the journal"
+    assert not view.outcome.isHidden() and text in view.outcome.text()
+    assert view.outcome.text().startswith("FAILED: the run failed: 12 events")
+    assert f"ERROR   the run's worker failed: {text}" in view.log.toPlainText()
+    assert "not in the database: its storage failed to close" in station.error_box.text()

@@ -11,6 +11,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from app.method.record import method_from_record  # noqa: E402
+from app.metrics.steady_state import SteadyStateVerdict  # noqa: E402
 from app.sequencer import events as ev  # noqa: E402
 from tests.support.recorded_runs import record_run
 from ui.sweep_plots import DemandIntensityPlot, SweepPlots  # noqa: E402
@@ -54,4 +55,16 @@ def test_demand_intensity_plot_draws_each_loop_and_the_steady_state_rounds(
     assert not di.isHidden() and sorted(di.cells) == [2, 4, 8, 16]
     assert all(len(cells) == 6 for cells in di.cells.values())
     assert 5 <= len(di.rounds) < 25
-    assert "reached" in di.steady.getPlotItem().titleLabel.text
+    judged = [e for e in events if isinstance(e, ev.SteadyStateJudged)]
+    assert judged and di.verdict == judged[-1].verdict and di.verdict.steady
+    assert f"reached at round {len(di.rounds)}" in di.steady.getPlotItem().titleLabel.text
+    # the plot formats the sequencer's verdict, it does not judge the rounds: a deliberately
+    # different verdict is what it shows
+    di.ingest([ev.SteadyStateJudged(judged[-1].phase_index, 1,
+                                    SteadyStateVerdict(False, None, 900.0, 33.3, 4.4, True,
+                                                       "no window"))])
+    title = di.steady.getPlotItem().titleLabel.text
+    assert "not reached<br>range 33.3 % (≤ 20 %), slope 4.4 % (≤ 10 %)" in title
+    x, y = di._window[0].getData()
+    assert list(y) == [900.0] * 5 and list(x) == list(range(len(di.rounds) - 4,
+                                                            len(di.rounds) + 1))

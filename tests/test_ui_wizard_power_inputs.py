@@ -59,3 +59,23 @@ def test_a_bad_row_blocks_next_naming_the_row(qtbot, page) -> None:
     table.table.item(1, ELEMENT).setText("")
     table.add_row(PowerInput("psu-c", "wt300"))
     assert not page.validatePage() and "psu-c: enter the meter's address" in page.error.text()
+
+
+def test_a_test_that_raises_says_so_and_can_be_run_again(qtbot, page, monkeypatch) -> None:
+    """Issue 31: a probe that raised (rather than reporting) died on its thread: "Testing…"
+    and a disabled Test button stayed for ever. Now the failure arrives (``ui.worker``)."""
+    def broken(*_args):
+        raise RuntimeError("driver bug: no reply parser")
+
+    monkeypatch.setattr("ui.wizard.instruments_page.check_lab_instruments", broken)
+    monkeypatch.setattr("ui.wizard.power_inputs_table.check_power_input", broken)
+    qtbot.mouseClick(page.test_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(page.test_button.isEnabled, timeout=5000)
+    assert "could not run: RuntimeError: driver bug" in page.result.text()
+    assert page.verdict() == ""  # not passed
+    table = page.power_inputs
+    table.add_row(PowerInput("psu-a", "sim", "wt310"))
+    qtbot.mouseClick(table.table.cellWidget(0, TEST), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: table.table.item(0, RESULT).text() != "Testing…", timeout=5000)
+    assert table.table.item(0, RESULT).text() == ("✘ the test could not run: RuntimeError: "
+                                                  "driver bug: no reply parser")

@@ -680,3 +680,26 @@ def test_the_verifier_judges_a_pattern_as_the_station_does() -> None:
     assert ("as asked", True) in verdicts and ("modelled", True) in verdicts
     assert {met for _, met in verdicts} == {True, False}
     assert sum(not met for _, met in verdicts) >= 20  # most edits break some profile
+
+
+def test_the_stored_pts_steady_state_verdict_is_held_against_the_rounds() -> None:
+    """Since revision 0020 a bundle's preconditioning phase carries the verdict the station
+    stored; the verifier keeps deriving the steady window itself and compares. A bundle from
+    before (no ``steady_state``) still verifies, the comparison named not checked."""
+    verifier = verifier_module()
+    found = (7, 1000.0, 5.0, 2.0)  # the verifier's own: steady after 7 rounds
+    stored = {"steady": True, "round_index": 6, "window_average": 1000.0, "range_pct": 5.0,
+              "slope_excursion_pct": 2.0, "gave_up": False, "reason": ""}
+
+    def judged(verdict, mine=found) -> tuple[int, int, list[str]]:
+        c = verifier.Checklist(io.StringIO())
+        verifier.check_stored_steady_state(c, verdict, mine, 10, 5)
+        return c.passed, c.failed, c.unchecked
+
+    assert judged(stored) == (1, 0, [])
+    assert judged({**stored, "round_index": 7})[1] == 1  # another round
+    assert judged({**stored, "range_pct": 5.000001})[1] == 1  # another figure
+    assert judged({**stored, "steady": False}, None) == (1, 0, [])  # neither steady
+    assert judged(stored, None)[1] == 1  # stored steady, the rounds never are
+    passed, failed, unchecked = judged(None)
+    assert (passed, failed) == (0, 0) and "stored before the station kept it" in unchecked[0]

@@ -307,12 +307,14 @@ class MainWindow(QMainWindow):
     def _run_ended(self, result: ev.RunFinished) -> None:
         """The worker has closed storage: say where the run is (the database, or its journal
         when the database could not take it — then as a dialog, it must not be missed)."""
+        # no Durability: closing the run raised (the run view's header says what)
         stored = self.session.stored if self.session is not None else None
-        where = stored.message() if stored is not None else f"stored in {self.db_url}"
+        where = (stored.message() if stored is not None
+                 else "its storage failed to close: see the run's header and event log")
         self.statusBar().showMessage(f"Run {result.status.value}"
                                      + (f": {result.error}" if result.error else "")
                                      + f" — {where}")
-        if stored is not None and not stored.in_database and not self._close_after_run:
+        if (stored is None or not stored.in_database) and not self._close_after_run:
             self.show_error(f"Run {result.status.value}, but not in the database: {where}")
         if self._close_after_run:
             self.close()

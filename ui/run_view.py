@@ -1,17 +1,17 @@
 """The run view: what the technician watches during a run.
 
 Phase timeline with progress and ETA, live plots, the metrics table, an event log, and the
-Pause / Resume / Abort controls. The sequencer runs on the session's worker thread; this widget
-only reads the event batches :class:`~ui.bridge.RunBridge` delivers on the GUI thread and calls
-the sequencer's thread-safe ``pause``/``resume``/``abort`` flags, so the GUI never blocks.
+Pause / Resume / Abort controls. The sequencer runs on a worker (:mod:`ui.worker`) this view
+owns; the widget only reads the event batches :class:`~ui.bridge.RunBridge` delivers on the
+GUI thread and calls the sequencer's thread-safe ``pause``/``resume``/``abort`` flags, so the
+GUI never blocks.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable
 
-from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPushButton,
                                QSplitter, QVBoxLayout, QWidget)
@@ -41,21 +41,12 @@ from ui.screen_fit import banner_label, remember_splitter
 from ui.settings import station_settings
 from ui.status_style import verdict_style
 from ui.timeline import PhaseTimeline
+from ui.worker import Worker, start_worker
 
 LOG_LINES = 5000
 #: how often the run view shows the lab sender's state
 LAB_REFRESH_MS = 1000
 STATE_WIDTH = 260  # px: the header's state wraps inside this
-
-
-class WorkerDone(QObject):
-    """Announces, from the run's worker thread, that the worker has ended (storage closed).
-
-    Separate from the view on purpose: the worker keeps it alive until its last emit, so a
-    view closed mid-run is simply no longer connected (a signal of the view itself would be
-    emitted on a deleted object)."""
-
-    ended = Signal()
 
 
 class RunView(QWidget):
@@ -74,8 +65,7 @@ class RunView(QWidget):
         self.session: RunSession | None = None
         self.bridge: RunBridge | None = None
         self.result: ev.RunFinished | None = None
-        self._thread: threading.Thread | None = None
-        self._worker_watch: WorkerDone | None = None
+        self._worker: Worker | None = None
         self.sender: Sender | None = None  # copies the run to the lab database, if one
         self._lab_timer = QTimer(self)
         self._lab_timer.setInterval(LAB_REFRESH_MS)
@@ -188,11 +178,13 @@ class RunView(QWidget):
         bridge.finished.connect(self._on_finished)
         self._set_controls(running=True)
         self.state.setText("Running")
-        # the worker emits on a watcher the view does not own: if the view is closed before
-        # the worker ends, Qt has dropped the connection and the emit reaches nobody
-        self._worker_watch = WorkerDone()
-        self._worker_watch.ended.connect(self._on_worker_done)
-        self._thread = session.start(on_end=self._worker_watch.ended.emit)
+        # the run (sequencer, then closing the lab and storage) on a worker this view owns: a
+        # view destroyed mid-run aborts it (everything measured so far stays stored)
+        self._worker = start_worker(
+            session.run, owner=self, name=f"run-{session.run_id[:8]}",
+            on_finished=lambda _status: self._on_worker_done(),
+            on_errored=self._on_worker_done,
+            on_cancel=lambda: session.sequencer.abort("the run view was closed"))
         self.sender = sender_for(session.database)  # never waited on: its own thread
         self.lab_copy.setVisible(self.sender is not None)
         if self.sender is not None:
@@ -232,8 +224,8 @@ class RunView(QWidget):
 
     @property
     def running(self) -> bool:
-        """True while the worker thread lives (it still owns the lab and the storage)."""
-        return self._thread is not None and self._thread.is_alive()
+        """True until the worker has closed the lab and the storage and said so."""
+        return self._worker is not None and self._worker.running
 
     def pause(self) -> None:
         if self.session and self.running:
@@ -316,25 +308,36 @@ class RunView(QWidget):
         self.outcome.setStyleSheet(f"color: {colour}; font-weight: bold;")
         self.outcome.show()
 
-    def _on_worker_done(self) -> None:
-        """The worker thread has closed the lab and storage: deliver the last events, end."""
-        if self._thread is not None:
-            self._thread.join()
+    def _on_worker_done(self, error: Exception | None = None) -> None:
+        """The worker has closed the lab and storage (or failed to: ``error``, shown in the
+        header and the log): deliver the last events, end."""
         if self.bridge is not None:
             self.bridge.stop()  # last events
         if self.sender is not None:
             self.sender.request_stop()  # its last push; the label follows it to the end
         self.home_button.setEnabled(True)
         if self.result is None:
-            self.result = ev.RunFinished(RunStatus.FAILED, 0.0,
-                                         error="worker ended without a result")
+            self.result = ev.RunFinished(RunStatus.FAILED, 0.0, error=(
+                f"the run failed: {error}" if error else "worker ended without a result"))
             self.show_verdict(self.result)
             self._show_outcome(self.result)
+        if error is not None:
+            self._show_worker_error(error)
         if self.session is not None:  # the run is stored and closed: offer its reports
             session = self.session
             self.export.set_run(lambda: remember_record_hashes(
                 session.database, load_run(session.database, session.run_id)))
         self.ended.emit(self.result)
+
+    def _show_worker_error(self, error: Exception) -> None:
+        """The run or its closing raised (the storage could keep it neither in the database
+        nor in its journal): never a quiet end."""
+        text = f"{type(error).__name__}: {error}"
+        self.append_log("ERROR", f"the run's worker failed: {text}")
+        shown = "" if self.outcome.isHidden() else f"{self.outcome.text()}\n"
+        self.outcome.setText(shown + text)
+        self.outcome.setStyleSheet("color: #b03030; font-weight: bold;")
+        self.outcome.show()
 
     # --- events -------------------------------------------------------------------------------
     def ingest(self, batch: Iterable[ev.RunEvent]) -> None:

@@ -9,6 +9,7 @@ stop rule ends the sweep. Hidden for a plan without a sweep.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 
@@ -16,8 +17,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from app.method.model import STEADY_STATE_PHASE, DemandIntensity, Method, Sweep
-from app.metrics.errors import MetricsError
-from app.metrics.steady_state import steady_state
+from app.metrics.steady_state import SteadyStateVerdict
 from app.metrics.sweep import SweepPoint, sweep_point
 from app.records import PhaseKind
 from app.sequencer import events as ev
@@ -130,6 +130,8 @@ class DemandIntensityPlot(QWidget):
         self.steady.setLabel("left", "IOPS")
         self.rounds: list[float] = []
         self._steady_phase: int | None = None
+        #: the sequencer's latest verdict on the rounds (method-notes §5)
+        self.verdict: SteadyStateVerdict | None = None
         self._round_curve = self.steady.plot([], [], pen=pg.mkPen(self.colours.iops, width=2),
                                              symbol="o", symbolSize=6,
                                              symbolBrush=self.colours.iops)
@@ -151,6 +153,7 @@ class DemandIntensityPlot(QWidget):
         self._curves = {}
         self.matrix = None
         self.rounds = []
+        self.verdict = None
         if method is not None:
             try:
                 self.matrix = method.plan_for(started.config.category).demand_intensity
@@ -172,6 +175,10 @@ class DemandIntensityPlot(QWidget):
                     and event.interval.phase_index == self._steady_phase):
                 self.rounds.append(event.interval.ops_rate)
                 self._draw_rounds()
+            if (isinstance(event, ev.SteadyStateJudged)
+                    and event.phase_index == self._steady_phase):
+                self.verdict = event.verdict
+                self._draw_rounds()
             if isinstance(event, ev.MetricComputed) and (m := pattern.match(event.metric.name)):
                 threads = int(m.group(1))
                 self.cells.setdefault(threads, []).append(
@@ -188,28 +195,31 @@ class DemandIntensityPlot(QWidget):
         self._curves[threads].setData([p[1] for p in points], [p[2] for p in points])
 
     def _draw_rounds(self) -> None:
-        """The rounds and, once a window is full, its average ± half the allowed range, with
-        the PTS verdict in the title."""
+        """The rounds and the sequencer's latest PTS verdict on them (``SteadyStateJudged``):
+        its window's average ± half the allowed range, and the verdict in the title. The
+        verdict is the station's, stored with the phase; this view only formats it."""
         x = list(range(1, len(self.rounds) + 1))
         self._round_curve.setData(x, self.rounds)
-        m = self.matrix
+        m, v = self.matrix, self.verdict
         for line in self._window:
             line.setData([], [])
-        if m is None or len(self.rounds) < m.steady_state_window:
+        if m is None or v is None:
             self.steady.setTitle("PTS steady state")
             return
-        window = self.rounds[-m.steady_state_window:]
-        try:
-            verdict = steady_state(window, m.steady_state_window, m.steady_state_range_pct,
-                                   m.steady_state_slope_pct, m.steady_state_window)
-        except MetricsError as exc:
-            self.steady.setTitle(f"PTS steady state: {exc}")
+        if not math.isfinite(v.window_average):
+            self.steady.setTitle(f"PTS steady state: not reached — {v.reason}")
             return
-        average = verdict.window_average
-        half = m.steady_state_range_pct / 200 * average
-        xs = x[-m.steady_state_window:]
-        for line, y in zip(self._window, (average, average + half, average - half)):
+        last = v.round_index + 1 if v.steady else len(self.rounds)
+        xs = x[max(0, last - m.steady_state_window):last]
+        half = m.steady_state_range_pct / 200 * v.window_average
+        for line, y in zip(self._window, (v.window_average, v.window_average + half,
+                                          v.window_average - half)):
             line.setData(xs, [y] * len(xs))
-        self.steady.setTitle(f"PTS steady state: {'reached' if verdict.steady else 'not yet'}"
-                             f" (range {verdict.range_pct:.1f} %, slope "
-                             f"{verdict.slope_excursion_pct:.1f} %)")
+        state = (f"reached at round {last}" if v.steady
+                 else "not reached" if v.gave_up else "not yet")
+        self.steady.setTitle(f"PTS steady state: {state}<br>range {v.range_pct:.1f} % "
+                             f"(≤ {m.steady_state_range_pct:g} %), slope "
+                             f"{v.slope_excursion_pct:.1f} % (≤ {m.steady_state_slope_pct:g} %)")
+        item = self.steady.getPlotItem()
+        item.titleLabel.setMaximumHeight(44)  # room for the verdict's second line
+        item.layout.setRowFixedHeight(0, 44)

@@ -479,7 +479,10 @@ def record_facts(b: Bundle) -> dict[str, Any]:
                   "measurement_intervals")
     phases = [{"info": {k: p[k] for k in phase_keys}, "status": p["status"],
                "attempts": p["attempts"], "t_start": p["t_start_s"], "t_end": p["t_end_s"],
-               "error": p["error"], "workload": p["workload"]} for p in b.phases]
+               "error": p["error"], "workload": p["workload"],
+               # a field added since is hashed only when it holds a value (docs/storage.md)
+               **({} if p.get("steady_state") is None else
+                  {"steady_state": p["steady_state"]})} for p in b.phases]
     workload = [{"phase_index": int(r["phase"]), "attempt": int(r["attempt"]),
                  "window": int(r["window"]),
                  "interval": {"t_start": float(r["t_start_s"]), "t_end": float(r["t_end_s"]),
@@ -1765,6 +1768,36 @@ def check_steady_state(b: Bundle, c: Checklist, matrix: dict[str, Any]) -> None:
                + (f"steady after {found[0]} (average {found[1]:.0f} IOPS, range "
                   f"{found[2]:.1f} %, slope {found[3]:.1f} %)" if found else "never steady")
                + ("" if ok else f"; the log says {logged or 'nothing'}") + " — method-notes §5")
+    check_stored_steady_state(c, phase.get("steady_state"), found, len(rounds),
+                              matrix["steady_state_window"])
+
+
+def check_stored_steady_state(c: Checklist, stored: dict[str, Any] | None,
+                              found: tuple[int, float, float, float] | None, rounds: int,
+                              window: int) -> None:
+    """The verdict the station stored with the phase (``steady_state``, bundles since
+    schema revision 0020) against this verifier's own derivation: steady or not, the round
+    it was reached at and the window's average, range and slope to 1e-9 relative. A bundle
+    without it (a run stored before the station kept it) is named not checked."""
+    if stored is None:
+        if rounds >= window:
+            c.not_checked(f"the stored {STEADY_STATE_PHASE} verdict (none in this bundle: "
+                          "the run was stored before the station kept it)")
+        return
+    at = "?" if stored.get("round_index") is None else stored["round_index"] + 1
+    if found is None:
+        ok = not stored["steady"]
+        detail = "not steady" if ok else f"steady at round {at}"
+    else:
+        figures = (stored["window_average"], stored["range_pct"],
+                   stored["slope_excursion_pct"])
+        ok = (bool(stored["steady"]) and stored["round_index"] == found[0] - 1
+              and all(agree(num(v), mine) for v, mine in zip(figures, found[1:])))
+        detail = (f"steady at round {at}, average "
+                  f"{figures[0]} IOPS, range {figures[1]} %, slope {figures[2]} %"
+                  if stored["steady"] else f"not steady: {stored['reason']}")
+    c.line(ok, f"{STEADY_STATE_PHASE}: the station's stored verdict ({detail}) agrees with the "
+               "rounds — method-notes §5")
 
 
 def check_steps(b: Bundle, c: Checklist) -> None:

@@ -161,7 +161,8 @@ def _phases(run: StoredRun) -> list[dict[str, Any]]:
              "stabilisation_intervals": p.info.stabilisation_intervals,
              "measurement_intervals": p.info.measurement_intervals, "status": p.status,
              "attempts": p.attempts, "t_start_s": p.t_start, "t_end_s": p.t_end,
-             "error": p.error, "workload": p.workload} for p in run.phases]
+             "error": p.error, "workload": p.workload,
+             "steady_state": p.steady_state} for p in run.phases]
 
 
 def bundle_files(run: StoredRun, signed: SignOff) -> dict[str, bytes]:

@@ -234,8 +234,8 @@ def di_curve_chart(report: DiReport, width: float, height: float) -> Drawing:
 
 
 def steady_state_chart(report: DiReport, width: float, height: float) -> Drawing | None:
-    """The preconditioning rounds' IOPS with the judged window's average and its ± half-range
-    limits (method-notes §5)."""
+    """The preconditioning rounds' IOPS with the stored verdict's window average and its
+    ± half-range limits (method-notes §5)."""
     if not report.rounds:
         return None
     m = report.matrix
@@ -243,8 +243,8 @@ def steady_state_chart(report: DiReport, width: float, height: float) -> Drawing
     chart = Chart(width, height, pdf_safe(f"{m.name}: workload preconditioning to PTS steady "
                                           "state"), "round", "IOPS", y_min=0.0)
     chart.line(rounds, report.rounds, "IOPS per round", Style(colors.black, 1.0, None, "circle"))
-    v = report.steady
-    if v is not None:
+    v = report.steady  # the stored verdict; a round without a figure leaves no window to draw
+    if v is not None and np.isfinite(v.window_average):
         last = (v.round_index + 1) if v.steady else len(report.rounds)
         window = rounds[last - m.steady_state_window:last]
         half = m.steady_state_range_pct / 200 * v.window_average

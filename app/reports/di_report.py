@@ -10,11 +10,10 @@ from dataclasses import dataclass
 
 from app.method.model import STEADY_STATE_PHASE, DemandIntensity
 from app.metrics.demand_intensity import DiPoint, loops, saturation, stored_cells, sweet_spot
-from app.metrics.errors import MetricsError
-from app.metrics.steady_state import SteadyStateVerdict, steady_state
+from app.metrics.steady_state import SteadyStateVerdict
 from app.records import PhaseKind
 from app.sequencer.events import HistogramReady
-from app.storage.stored import StoredRun
+from app.storage.stored import StoredPhase, StoredRun
 
 CELL_COLUMNS = ("threads", "queue depth", "outstanding IO", "IOPS", "avg response (ms)",
                 "avg power (W)", "IOPS/W", "saturation point")
@@ -28,7 +27,8 @@ class DiReport:
     saturated: dict[int, DiPoint | None]  # thread count → its loop's saturation point
     histograms: dict[int, HistogramReady]  # phase index → the cell's histogram
     ceiling_ms: float  # the method's histogram ceiling
-    #: the workload preconditioning's rounds (IOPS per interval) and their PTS verdict
+    #: the workload preconditioning's rounds (IOPS per interval) and the PTS verdict the
+    #: station stored for them (None: fewer rounds than a window, or stored before 0020)
     rounds: tuple[float, ...] = ()
     steady: SteadyStateVerdict | None = None
 
@@ -53,12 +53,16 @@ class DiReport:
         return rows
 
     def steady_text(self) -> str:
-        """The preconditioning's outcome in words (method-notes §5)."""
+        """The preconditioning's outcome in words (method-notes §5), from the verdict the
+        station stored with the phase; this view never judges the rounds itself."""
         m, v = self.matrix, self.steady
         if not m.steady_state_rounds:
             return "no workload preconditioning in this plan"
         if v is None:
-            return f"preconditioning ran {len(self.rounds)} rounds, too few to judge"
+            if len(self.rounds) < m.steady_state_window:
+                return f"preconditioning ran {len(self.rounds)} rounds, too few to judge"
+            return (f"preconditioning ran {len(self.rounds)} rounds; steady-state verdict not "
+                    "recorded (the run was stored before the station kept it, revision 0020)")
         if not v.steady:
             return f"steady state NOT reached: {v.reason}"
         return (f"steady state reached at round {v.round_index + 1} of at most "
@@ -88,23 +92,14 @@ def di_report(run: StoredRun) -> DiReport | None:
                  for t, loop in loops(cells).items()}
     indices = {c.phase_index for c in cells}
     histograms = {h.phase_index: h for h in run.histograms if h.phase_index in indices}
-    rounds = _rounds(run)
-    return DiReport(matrix, tuple(cells), saturated, histograms,
-                    method.response_time.ceiling_ms, rounds, _verdict(matrix, rounds))
-
-
-def _rounds(run: StoredRun) -> tuple[float, ...]:
-    phase = next((p for p in run.phases if p.info.kind is PhaseKind.CONDITIONING
-                  and p.info.name == STEADY_STATE_PHASE), None)
-    return () if phase is None else tuple(r.ops_rate for r in run.attempt_intervals(
+    phase = _preconditioning(run)
+    rounds = () if phase is None else tuple(r.ops_rate for r in run.attempt_intervals(
         phase.index))
+    return DiReport(matrix, tuple(cells), saturated, histograms,
+                    method.response_time.ceiling_ms, rounds,
+                    None if phase is None else phase.steady_state)
 
 
-def _verdict(m: DemandIntensity, rounds: tuple[float, ...]) -> SteadyStateVerdict | None:
-    if not m.steady_state_rounds or len(rounds) < m.steady_state_window:
-        return None
-    try:
-        return steady_state(rounds, m.steady_state_window, m.steady_state_range_pct,
-                            m.steady_state_slope_pct, m.steady_state_rounds)
-    except MetricsError:  # a round without a figure: judged not steady, said so
-        return None
+def _preconditioning(run: StoredRun) -> StoredPhase | None:
+    return next((p for p in run.phases if p.info.kind is PhaseKind.CONDITIONING
+                 and p.info.name == STEADY_STATE_PHASE), None)

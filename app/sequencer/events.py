@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from app.metrics.histogram import ConfidenceLevel, confidence_records
+from app.metrics.steady_state import SteadyStateVerdict
 from app.records import (ADDED_FIELD, IntervalRecord, MetricResult, PhaseInfo, PhaseStatus,
                          Placement, RunConfig, RunStatus, Window)
 from app.sequencer.power_inputs import InputIdentity
@@ -163,6 +164,18 @@ class IntervalClosed:
 
 
 @dataclass(frozen=True)
+class SteadyStateJudged:
+    """The PTS steady-state verdict over the workload preconditioning's rounds so far
+    (method-notes §5), after a round closed and the verdict changed. Judged once, by the
+    sequencer (``app.sequencer.sweep.SweepSteps.judge``); storage keeps the latest with its
+    phase and every view formats it, none judges again."""
+
+    phase_index: int
+    attempt: int
+    verdict: SteadyStateVerdict
+
+
+@dataclass(frozen=True)
 class HistogramReady:
     """Response-time histogram of a phase's measurement interval (fio json+ bins, ns → count)."""
 
@@ -278,7 +291,8 @@ class RunFinished:
 
 RunEvent = (RunStarted | RunResumed | InstrumentsIdentified | PhaseStarted
             | StabilisationExtended | PhaseFinished | PowerSamples
-            | TemperatureSamples | WorkloadIntervals | HostRates | IntervalClosed | HistogramReady
+            | TemperatureSamples | WorkloadIntervals | HostRates | IntervalClosed
+            | SteadyStateJudged | HistogramReady
             | SearchResult | RangesApplied | RangePlanReady | MetricComputed | Progress
             | LogMessage | RunFinished)
 

@@ -30,6 +30,7 @@ from app.access_check import PATTERN_RATE_IOPS, pattern_departures
 from app.access_check import describe as describe_pattern
 from app.method.model import Method
 from app.metrics.formatting import format_figure
+from app.metrics.steady_state import SteadyStateVerdict
 from app.method.record import resolved_method
 from app.records import (PAUSE_REASON, IntervalRecord, MetricResult, PhaseInfo, PhaseKind,
                          PhaseStatus, RunConfig, RunStatus)
@@ -97,6 +98,8 @@ class Sequencer:
         self.site = SiteRules.declared(method, config.sut)
         self.plan = method.plan_for(config.category)
         self._sweep = SweepSteps(method, self.plan, self.phases, config.sut.drive_count)
+        #: the PTS steady-state verdict of the preconditioning rounds so far (method-notes §5)
+        self._steady_verdict: SteadyStateVerdict | None = None
         self.status = RunStatus.RUNNING
         self.error = ""  # why the run did not complete (RunFinished.error)
         self.metrics: list[MetricResult] = []
@@ -623,6 +626,7 @@ class Sequencer:
         engine, latency = self.lab.engine, self.lab.workload_latency_s
         start = self.clock.now()
         end = None
+        self._steady_verdict = None  # this segment's rounds are judged afresh
         control = WorkloadControl(engine, self._wake)
         if profile is not None:
             if control_blocks(engine):
@@ -645,10 +649,9 @@ class Sequencer:
                 self._close_intervals(recorder, now)
                 if end is not None and now >= end + (latency if profile else 0):
                     break
-                if self._sweep.owns(recorder.phase) and (steady := self._sweep.settled(
-                        recorder.phase, [r.ops_rate for r in recorder.intervals])):
-                    self.log(f"{recorder.phase.name}: {steady} (method-notes §5)", "INFO",
-                             recorder.phase.index)
+                if (steady := self._steady_verdict) is not None and steady.steady:
+                    self.log(f"{recorder.phase.name}: {self._sweep.reached_text(steady)} "
+                             "(method-notes §5)", "INFO", recorder.phase.index)
                     break
                 if running and (end is None or until_done) and not engine.running:
                     break
@@ -764,13 +767,25 @@ class Sequencer:
         latency = self.lab.workload_latency_s if recorder.ops_unit and not final else 0.0
         hold = WORKLOAD_HOLD_S if latency else 0.0
         extended = recorder.extra_stabilisation
-        for record in recorder.close_due(now, latency, hold):
+        closed = recorder.close_due(now, latency, hold)
+        for record in closed:
             self.publish(ev.IntervalClosed(record))
             if record.index == 0 and not final:
                 self._recheck(recorder, record)
+        if closed and self._sweep.owns(recorder.phase):
+            self._judge_rounds(recorder)
         if recorder.extra_stabilisation > extended:
             self._announce_extension(recorder, now)
         self._publish_samples(recorder.phase.index, *recorder.release_held())
+
+    def _judge_rounds(self, recorder: PhaseRecorder) -> None:
+        """After a round of the matrix's preconditioning closes: the PTS steady-state verdict
+        over the attempt's rounds (``SweepSteps.judge``, its one author), published when it
+        changes so storage keeps the latest with the phase and the live plot shows it."""
+        verdict = self._sweep.judge(recorder.phase, [r.ops_rate for r in recorder.intervals])
+        if verdict is not None and verdict != self._steady_verdict:
+            self.publish(ev.SteadyStateJudged(recorder.phase.index, recorder.attempt, verdict))
+        self._steady_verdict = verdict
 
     def _recheck(self, recorder: PhaseRecorder, first: IntervalRecord) -> None:
         """Before a searched random profile's stabilisation goes on, its first interval — the

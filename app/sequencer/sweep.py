@@ -14,7 +14,8 @@ state (``app.metrics.steady_state``, method-notes §5) over the rounds' IOPS, th
 from __future__ import annotations
 
 from app.method.model import STEADY_STATE_PHASE, Method, PhasePlan
-from app.metrics.steady_state import steady_state
+from app.metrics.errors import MetricsError
+from app.metrics.steady_state import SteadyStateVerdict, steady_state
 from app.metrics.sweep import SweepPoint, stop_reason, sweep_point
 from app.records import MetricResult, PhaseInfo, PhaseKind
 from drivers.interfaces import WorkloadProfile
@@ -61,19 +62,31 @@ class SweepSteps:
         return phase.index in self._units or phase.index in self._cells or \
             phase.index == self._steady
 
-    def settled(self, phase: PhaseInfo, rounds: list[float]) -> str | None:
-        """For the preconditioning phase: the PTS steady-state message once the rounds'
-        IOPS meet it (the phase then ends), else None."""
+    def judge(self, phase: PhaseInfo, rounds: list[float]) -> SteadyStateVerdict | None:
+        """For the preconditioning phase, once a window of rounds is full: the PTS steady-state
+        verdict over the rounds' IOPS so far (method-notes §5). This is the verdict's one
+        author: the sequencer publishes it, storage keeps it with the phase, and the live plot
+        and the reports only format it. A round without a figure is judged not steady, with
+        the rule's reason, rather than ending the run. None for any other phase, or before a
+        window is full."""
         if phase.index != self._steady or self.matrix is None:
             return None
         m = self.matrix
         if len(rounds) < m.steady_state_window:
             return None
-        verdict = steady_state(rounds, m.steady_state_window, m.steady_state_range_pct,
-                               m.steady_state_slope_pct, m.steady_state_rounds)
-        if not verdict.steady:
-            return None
-        return (f"reached after {len(rounds)} rounds: the last "
+        try:
+            return steady_state(rounds, m.steady_state_window, m.steady_state_range_pct,
+                                m.steady_state_slope_pct, m.steady_state_rounds)
+        except MetricsError as exc:
+            nan = float("nan")
+            return SteadyStateVerdict(False, None, nan, nan, nan,
+                                      len(rounds) >= m.steady_state_rounds, str(exc))
+
+    def reached_text(self, verdict: SteadyStateVerdict) -> str:
+        """The run log's words for a steady verdict (the verifier reads them back)."""
+        m = self.matrix
+        assert m is not None and verdict.round_index is not None
+        return (f"reached after {verdict.round_index + 1} rounds: the last "
                 f"{m.steady_state_window} average {verdict.window_average:.0f} IOPS, range "
                 f"{verdict.range_pct:.1f} % (≤ {m.steady_state_range_pct:g} %), slope "
                 f"{verdict.slope_excursion_pct:.1f} % (≤ {m.steady_state_slope_pct:g} %)")

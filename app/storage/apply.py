@@ -24,7 +24,8 @@ from app.records import PhaseInfo, PhaseStatus, RunStatus
 from app.sequencer import events as ev
 from app.storage import schema as s
 from app.storage.power_inputs import replace_identities, sample_rows
-from app.storage.codec import encode_flags, generator_to_json, opt_float, pattern_to_json
+from app.storage.codec import (encode_flags, generator_to_json, opt_float, pattern_to_json,
+                               steady_to_json)
 from app.storage.liveness import writer_identity
 
 log = logging.getLogger(__name__)
@@ -187,7 +188,7 @@ def _on_phase_started(conn: Connection, st: RunState, _b: _Batch,
     _ensure_phase(conn, st, e.phase)
     conn.execute(_phase_where(st, e.phase.index).values(
         status=PhaseStatus.RUNNING.value, t_start=e.t, t_end=None, error="",
-        attempts=e.attempt))
+        attempts=e.attempt, steady_state=None))  # a new attempt's rounds are judged afresh
     conn.execute(s.PhaseAttemptRow.__table__.insert().values(
         run_id=st.pk, phase_index=e.phase.index, attempt=e.attempt, t_start=e.t, t_end=None,
         status=PhaseStatus.RUNNING.value, error="", window_start_s=e.window_start_s,
@@ -219,6 +220,12 @@ def _on_phase_finished(conn: Connection, st: RunState, _b: _Batch,
                       exit_code=w.exit_code, engine=w.engine, job_text=w.job_text,
                       workload_error=w.error)
     conn.execute(_phase_where(st, e.phase.index).values(**values))
+
+
+def _on_steady_state(conn: Connection, st: RunState, _b: _Batch,
+                     e: ev.SteadyStateJudged) -> None:
+    """The phase keeps the latest PTS steady-state verdict of its rounds (revision 0020)."""
+    conn.execute(_phase_where(st, e.phase_index).values(steady_state=steady_to_json(e.verdict)))
 
 
 def _on_power(_c: Connection, st: RunState, batch: _Batch, e: ev.PowerSamples) -> None:
@@ -331,6 +338,7 @@ _HANDLERS: dict[type, Callable[..., RunState | None]] = {
     ev.PhaseStarted: _on_phase_started,
     ev.StabilisationExtended: _on_stabilisation_extended,
     ev.PhaseFinished: _on_phase_finished,
+    ev.SteadyStateJudged: _on_steady_state,
     ev.PowerSamples: _on_power,
     ev.TemperatureSamples: _on_temperature,
     ev.WorkloadIntervals: _on_workload,

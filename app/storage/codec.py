@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from app.metrics.steady_state import SteadyStateVerdict
 from drivers import interfaces as di
 
 FLAG_CODES: dict[str, str] = {
@@ -113,3 +114,23 @@ def pattern_from_json(row: dict[str, Any] | None) -> di.MeasuredPattern | None:
                               bool(row["aligned"]), nan_if_none(row["uniformity_p"]),
                               float(row["low_pct"]), float(row["high_pct"]), streams,
                               str(row["source"]))
+
+
+def steady_to_json(v: SteadyStateVerdict | None) -> dict[str, Any] | None:
+    """A PTS steady-state verdict as ``phases.steady_state`` holds it (NaN as null, 0020)."""
+    if v is None:
+        return None
+    return {"steady": v.steady, "round_index": v.round_index,
+            "window_average": opt_float(v.window_average), "range_pct": opt_float(v.range_pct),
+            "slope_excursion_pct": opt_float(v.slope_excursion_pct), "gave_up": v.gave_up,
+            "reason": v.reason}
+
+
+def steady_from_json(row: dict[str, Any] | None) -> SteadyStateVerdict | None:
+    if row is None:
+        return None
+    index = row["round_index"]
+    return SteadyStateVerdict(bool(row["steady"]), None if index is None else int(index),
+                              nan_if_none(row["window_average"]), nan_if_none(row["range_pct"]),
+                              nan_if_none(row["slope_excursion_pct"]), bool(row["gave_up"]),
+                              str(row["reason"]))

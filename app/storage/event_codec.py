@@ -15,6 +15,7 @@ import math
 from enum import Enum
 from typing import Any
 
+from app.metrics.steady_state import SteadyStateVerdict
 from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo, PhaseKind,
                          PhaseStatus, Placement, PowerInput, PowerSupplies, RunConfig, RunStatus,
                          SutDescription, Window)
@@ -27,7 +28,7 @@ from drivers.interfaces import (GeneratorCeiling, InstrumentIdentity, MeasuredPa
 
 TYPES: dict[str, type] = {cls.__name__: cls for cls in (
     ev.RunStarted, ev.RunResumed, ev.Resumption, ev.InstrumentsIdentified, ev.PhaseStarted,
-    ev.StabilisationExtended, ev.PhaseFinished,
+    ev.StabilisationExtended, ev.PhaseFinished, ev.SteadyStateJudged, SteadyStateVerdict,
     ev.PowerSamples, ev.TemperatureSamples, ev.WorkloadIntervals, ev.IntervalClosed,
     ev.HistogramReady, ev.SearchResult, ev.RangesApplied, ev.RangePlanReady, ev.MetricComputed,
     ev.LogMessage, ev.RunFinished, RangePlan, RangeSetting, PeakRecord,

@@ -23,7 +23,7 @@ from app.sequencer.range_plan import RangePlan
 from app.storage import schema as s
 from app.storage.audit import audit_trail, latest_dispositions_query
 from app.storage.codec import (decode_flags, encode_flags, generator_from_json, nan_if_none,
-                               pattern_from_json)
+                               pattern_from_json, steady_from_json)
 from app.storage.power_inputs import StoredPowerInput, load_power_inputs
 from app.storage.record_cache import load_record_hashes
 from app.storage.db import Database
@@ -251,7 +251,8 @@ def _phases(conn: Connection, pk: int) -> tuple[StoredPhase, ...]:
             t_end=p.t_end, error=p.error,
             workload=None if p.read_ios is None else WorkloadResult(
                 p.read_ios, p.write_ios, p.read_bytes, p.write_bytes, nan_if_none(p.runtime_s),
-                p.exit_code or 0, p.engine or "", p.job_text or "", p.workload_error or ""))
+                p.exit_code or 0, p.engine or "", p.job_text or "", p.workload_error or ""),
+            steady_state=steady_from_json(p.steady_state))
         for p in _rows(conn, s.Phase, pk, s.Phase.idx))
 
 

@@ -128,6 +128,9 @@ class Phase(Base):
     engine: Mapped[str | None] = mapped_column(Text)
     job_text: Mapped[str | None] = mapped_column(Text)
     workload_error: Mapped[str | None] = mapped_column(Text)
+    #: the PTS steady-state verdict of a preconditioning phase's rounds as the sequencer judged
+    #: it last (codec.steady_to_json); NULL for other phases and runs stored before 0020
+    steady_state: Mapped[dict | None] = mapped_column(JSON)
 
 
 class PhaseAttemptRow(Base):

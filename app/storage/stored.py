@@ -24,9 +24,10 @@ from app.com_verdict import ComRecord, ComVerdict, com_verdicts, open_com_states
 from app.compliance import ComplianceFacts, ComplianceVerdict, Criterion, assess_compliance
 from app.method.model import Method
 from app.method.record import method_from_record
-from app.records import (AuditEntry, InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo,
-                         PhaseStatus, PowerInput, RunConfig, RunStatus, SutDescription,
-                         Window, sut_from_dict)
+from app.metrics.steady_state import SteadyStateVerdict
+from app.records import (ADDED_FIELD, AuditEntry, InstrumentConfig, IntervalRecord, MetricResult,
+                         PhaseInfo, PhaseStatus, PowerInput, RunConfig, RunStatus,
+                         SutDescription, Window, sut_from_dict)
 from app.run_verdict import RunVerdict, run_outcome, run_verdict
 from app.sequencer.capacity_optimisation import is_com_metric
 from app.sequencer.events import HistogramReady, Resumption, SearchResult
@@ -147,6 +148,10 @@ class StoredPhase:
     t_end: float | None
     error: str
     workload: WorkloadResult | None  # totals, engine and job file as run
+    #: a preconditioning phase's PTS steady-state verdict as the sequencer judged it
+    #: (method-notes §5): views format it, none judges again; None for other phases and for
+    #: runs stored before revision 0020, which kept no verdict
+    steady_state: SteadyStateVerdict | None = field(default=None, metadata={ADDED_FIELD: True})
 
     @property
     def index(self) -> int:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from dataclasses import astuple
 
+from app.metrics.steady_state import SteadyStateVerdict
 from app.sequencer import events as ev
 from app.storage.db import Database
 from app.storage.opening import open_database
@@ -49,3 +52,31 @@ def write_with_fault(database: Database, run_id: str,
     finally:
         if callable(undo):
             undo()
+
+
+#: PTS steady-state verdicts for the restarted phase 1 of :func:`full_run`: one its first
+#: attempt reached (cleared when the phase restarts), then its second attempt's, a round
+#: without a figure (NaN figures, stored as null)
+FIRST_ATTEMPT_VERDICT = SteadyStateVerdict(True, 6, 1234.5, 7.25, 3.5, False, "")
+LAST_VERDICT = SteadyStateVerdict(False, None, math.nan, math.nan, math.nan, False,
+                                  "round 3 has no value (NaN or infinity); re-run it")
+
+
+def with_steady_verdicts(events: list[ev.RunEvent]) -> list[ev.RunEvent]:
+    """``events`` with a ``SteadyStateJudged`` after each attempt of phase 1 starts; the
+    phase's stored verdict must come back as :data:`LAST_VERDICT`."""
+    out: list[ev.RunEvent] = []
+    for event in events:
+        out.append(event)
+        if isinstance(event, ev.PhaseStarted) and event.phase.index == 1:
+            verdict = FIRST_ATTEMPT_VERDICT if event.attempt == 1 else LAST_VERDICT
+            out.append(ev.SteadyStateJudged(1, event.attempt, verdict))
+    return out
+
+
+def same_verdict(a: SteadyStateVerdict | None, b: SteadyStateVerdict | None) -> bool:
+    """Equal field by field, NaN equal to NaN."""
+    if a is None or b is None:
+        return a is b
+    return all(x == y or (isinstance(x, float) and math.isnan(x) and math.isnan(y))
+               for x, y in zip(astuple(a), astuple(b)))

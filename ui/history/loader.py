@@ -3,46 +3,26 @@
 A 24 h run is ~100,000 power samples plus intervals, histograms and the report's content
 model: seconds of work. Done on the GUI thread it freezes the history window (no repaint, no
 Cancel, the desktop offers to kill it). :class:`RunLoadTab` shows a busy indicator while a
-worker thread loads the run, and hands the loaded run over through queued signals.
+worker (:mod:`ui.worker`) loads the run; the tab is the worker's owner, so a tab closed
+mid-load simply never hears back.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
+from functools import partial
 
-from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QVBoxLayout, QWidget
 
 from app.reports.content import ReportContent, build_content
 from app.storage.stored import StoredRun
+from ui.worker import Worker, start_worker
 
 
-class RunLoader(QObject):
-    """Runs ``load`` (returns the StoredRun) and builds its report content on a worker thread.
-
-    Signals (delivered on the GUI thread): ``finished(run, content)`` or ``errored(text)``."""
-
-    finished = Signal(object, object)
-    errored = Signal(str)
-
-    def __init__(self, load: Callable[[], StoredRun], parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._load = load
-        self.thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        self.thread = threading.Thread(target=self._work, daemon=True, name="run-loader")
-        self.thread.start()
-
-    def _work(self) -> None:
-        try:
-            run = self._load()
-            content: ReportContent = build_content(run)
-        except Exception as exc:  # noqa: BLE001 — every failure is shown in the tab
-            self.errored.emit(str(exc) or type(exc).__name__)
-            return
-        self.finished.emit(run, content)
+def load_with_content(load: Callable[[], StoredRun]) -> tuple[StoredRun, ReportContent]:
+    """The run and its report's content model (the worker thread's part: no widget)."""
+    run = load()
+    return run, build_content(run)
 
 
 class RunLoadTab(QWidget):
@@ -62,9 +42,18 @@ class RunLoadTab(QWidget):
         layout.addWidget(self.label)
         layout.addWidget(self.progress)
         layout.addStretch(1)
-        self.loader = RunLoader(load, self)
+        self._load = load
+        self.loader: Worker | None = None
 
-    def show_error(self, text: str) -> None:
+    def start(self, on_loaded: Callable[[StoredRun, ReportContent], None]) -> None:
+        """Load the run and build its report content on a worker; ``on_loaded(run, content)``
+        on the GUI thread, or the failure shown in this tab."""
+        self.loader = start_worker(partial(load_with_content, self._load), owner=self,
+                                   name="run-loader",
+                                   on_finished=lambda loaded: on_loaded(*loaded),
+                                   on_errored=self.show_error)
+
+    def show_error(self, exc: Exception) -> None:
         self.progress.hide()
-        self.label.setText(f"Cannot open run {self.run_id[:8]}: {text}")
+        self.label.setText(f"Cannot open run {self.run_id[:8]}: {str(exc) or type(exc).__name__}")
         self.label.setStyleSheet("color: #c83232;")

@@ -344,10 +344,8 @@ class HistoryView(QWidget):
         database = self.database
         tab = RunLoadTab(run_id, lambda: remember_record_hashes(database,
                                                                 load_run(database, run_id)))
-        tab.loader.finished.connect(lambda run, content: self._loaded(tab, run, content))
-        tab.loader.errored.connect(tab.show_error)
         self.tabs.setCurrentIndex(self.tabs.addTab(tab, f"Run {run_id[:8]} …"))
-        tab.loader.start()
+        tab.start(lambda run, content: self._loaded(tab, run, content))
         return tab
 
     def _loaded(self, tab: RunLoadTab, run: StoredRun, content: ReportContent) -> None:

@@ -78,6 +78,12 @@ def failed_report(label: str, exc: Exception) -> ConnectionReport:
     return ConnectionReport(False, f"{label}: {text}")
 
 
+def probe_raised(exc: Exception) -> ConnectionReport:
+    """The test itself raised (a driver failing in a way it should have reported): say so,
+    with the exception's type, instead of leaving "Testing…" on screen."""
+    return ConnectionReport(False, f"the test could not run: {type(exc).__name__}: {exc}")
+
+
 def _read_thermometer(meter: TemperatureMeter | None, label: str) -> ConnectionReport:
     if meter is None:
         return ConnectionReport(True, "no thermometer: inlet temperature will not be recorded")

@@ -8,10 +8,9 @@ passed test or an explicit override that the run's configuration records."""
 from __future__ import annotations
 
 import html
+from functools import partial
 
-import threading
-
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QLabel, QLineEdit,
                                QPushButton, QVBoxLayout)
 
@@ -19,8 +18,10 @@ from app.records import RunConfig
 from app.station_profile import StationProfile, StationProfileError
 from ui.wizard.base import EntryPage, with_changes
 from ui.wizard.connection import (SIMULATED, ConnectionReport, check_lab_instruments,
-                                  driver_models, power_drivers, temperature_drivers)
+                                  driver_models, power_drivers, temperature_drivers,
+                                  probe_raised)
 from ui.wizard.power_inputs_table import PowerInputsTable
+from ui.worker import start_worker
 from app.run_entries import (EntryError, RunEntries, check_instruments, check_power_inputs,
                              check_instruments_tested, config_from_entries)
 
@@ -34,12 +35,6 @@ def _calibration_fields() -> tuple[QLineEdit, QLineEdit]:
     when.setPlaceholderText("YYYY-MM-DD, from the calibration certificate")
     certificate.setPlaceholderText("certificate number (optional)")
     return when, certificate
-
-
-class _Reports(QObject):
-    """Carries a connection report from the probe thread to the GUI thread (queued)."""
-
-    ready = Signal(object, object, object)  # settings tested, power report, thermo report
 
 
 class InstrumentsPage(EntryPage):
@@ -70,8 +65,6 @@ class InstrumentsPage(EntryPage):
                                  "run's configuration and report say it was not tested.")
         #: what the last passed test says, for the settings it tested
         self.passed: tuple[tuple[str, ...], str] | None = None
-        self._reports = _Reports(self)
-        self._reports.ready.connect(self._show_reports)
         self.meter_driver.currentTextChanged.connect(self._driver_changed)
         self.thermo_driver.currentTextChanged.connect(self._driver_changed)
         for field in (self.meter_driver, self.thermo_driver):
@@ -236,11 +229,16 @@ class InstrumentsPage(EntryPage):
         self.test_button.setEnabled(False)
         self.result.setText("Testing… (opening the meters as the run will, reading once)")
         self.result.setStyleSheet("")
-        threading.Thread(target=self._probe, args=(self.settings(), config), daemon=True,
-                         name="instrument-probe").start()
+        settings = self.settings()
+        start_worker(partial(check_lab_instruments, config), owner=self,
+                     name="instrument-probe",
+                     on_finished=lambda reports: self._show_reports(settings, *reports),
+                     on_errored=partial(self._show_probe_failure, settings))
 
-    def _probe(self, settings: tuple[str, ...], config: RunConfig) -> None:
-        self._reports.ready.emit(settings, *check_lab_instruments(config))
+    def _show_probe_failure(self, settings: tuple[str, ...], exc: Exception) -> None:
+        """The test itself failed (a driver raising what it should have reported): both
+        instruments untested, the reason on the page."""
+        self._show_reports(settings, probe_raised(exc), ConnectionReport(False, "not tested"))
 
     def _show_reports(self, settings: tuple[str, ...], power: ConnectionReport,
                       thermo: ConnectionReport) -> None:

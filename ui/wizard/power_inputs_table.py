@@ -3,31 +3,29 @@ address, element, wiring, calibration date and certificate), each with its own "
 
 An array's inputs are often read by several meters (two WT310E and a WT333E, method-notes §10),
 and a wrong address on one of them should be found before the run, on that row. The test
-opens that one input's meter as the run will (``app.labs.open_power_input``) on a worker thread
-and writes what came back into the row. An empty table means the one meter above it.
+opens that one input's meter as the run will (``app.labs.open_power_input``) on a worker
+(``ui.worker``) and writes what came back into the row. An empty table means the one meter above it.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
+from functools import partial
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QPushButton, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from app.records import WIRINGS, PowerInput, RunConfig
-from ui.wizard.connection import SIMULATED, ConnectionReport, check_power_input, power_drivers
+from ui.wizard.connection import (SIMULATED, ConnectionReport, check_power_input, power_drivers,
+                                  probe_raised)
 from app.run_entries import EntryError
+from ui.worker import start_worker
 
 COLUMNS = ("Name", "Driver", "Address (or simulated model)", "Element", "Wiring",
            "Calibrated on", "Certificate", "", "Result")
 NAME, DRIVER, RESOURCE, ELEMENT, WIRING, CALIBRATION, CERTIFICATE, TEST, RESULT = \
     range(len(COLUMNS))
-
-
-class _RowReports(QObject):
-    ready = Signal(str, object)  # input name, ConnectionReport
 
 
 class PowerInputsTable(QWidget):
@@ -54,8 +52,6 @@ class PowerInputsTable(QWidget):
         self.add_button.clicked.connect(lambda: self.add_row())
         self.remove_button = QPushButton("&Remove selected input")
         self.remove_button.clicked.connect(self._remove_selected)
-        self._reports = _RowReports(self)
-        self._reports.ready.connect(self._show_report)
         self.table.itemChanged.connect(
             lambda item: self.changed.emit() if item.column() in (NAME, RESOURCE, ELEMENT)
             else None)
@@ -148,9 +144,10 @@ class PowerInputsTable(QWidget):
             self.table.item(row, RESULT).setText(f"✘ {exc.message}")
             return
         self.table.item(row, RESULT).setText("Testing…")
-        threading.Thread(target=lambda: self._reports.ready.emit(
-            name, check_power_input(config, name)), daemon=True,
-            name=f"power-input-probe-{name}").start()
+        start_worker(partial(check_power_input, config, name), owner=self,
+                     name=f"power-input-probe-{name}",
+                     on_finished=partial(self._show_report, name),
+                     on_errored=lambda exc: self._show_report(name, probe_raised(exc)))
 
     def _show_report(self, name: str, report: ConnectionReport) -> None:
         for row in range(self.table.rowCount()):

@@ -4,6 +4,7 @@ Product and Interconnect Element appear disabled, with the reason (method-notes 
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -13,18 +14,19 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QLa
 
 from ui.wizard.base import EntryPage, with_changes
 from app.run_entries import EntryError, RunEntries
-from ui.wizard.taxonomy_auto import current_taxonomy
-from ui.wizard.taxonomy_view import CategoryChoice, Derived, Question
+from app.method.taxonomy import TaxonomyError
+from ui.wizard.taxonomy_view import (CategoryChoice, Derived, Question, WizardTaxonomy,
+                                     reference_method)
 
 
 class TaxonomyPage(EntryPage):
     #: an answer changed (the wizard checks the maximum configuration against the drives)
     answers_changed = Signal()
 
-    def __init__(self, taxonomy=None) -> None:
+    def __init__(self, taxonomy: WizardTaxonomy | None = None) -> None:
         super().__init__("Classification", "Answer for the system as configured; the "
                          "taxonomy level is derived from the answers.")
-        self.taxonomy = taxonomy or current_taxonomy()
+        self.taxonomy = taxonomy or WizardTaxonomy(reference_method())
         self.category = QComboBox()
         self.category.setAccessibleName("Category")
         self.choices: list[CategoryChoice] = self.taxonomy.categories()
@@ -134,9 +136,10 @@ class TaxonomyPage(EntryPage):
     def update_derived(self) -> None:
         try:
             self.derived = self.taxonomy.derive(self.category_id(), self.answers())
-        except (ValueError, KeyError) as exc:
+        except TaxonomyError as exc:  # the rules' refusal, in their words; a bug propagates
             self.derived = None
-            self.derived_label.setText(f"<b>No classification:</b> {exc}")
+            reasons = html.escape(str(exc)).replace("\n", "<br>")  # one level per line
+            self.derived_label.setText(f"<b>No classification:</b> {reasons}")
             self.ruled_out.setText("")
             return
         d = self.derived
@@ -166,8 +169,6 @@ class TaxonomyPage(EntryPage):
         index = self.category.findData(category, 256)
         if index >= 0:
             self.category.setCurrentIndex(index)
-        if "level" in self.answer_widgets and level.isdigit():
-            self.set_answer("level", int(level))
         for name, value in e.classification_answers.items():
             if name in self.answer_widgets:
                 self.set_answer(name, value)
