@@ -88,14 +88,14 @@ def test_a_tab_closed_while_its_run_loads_is_simply_not_told(qtbot, stored,
     view = HistoryView(database)
     qtbot.addWidget(view)
     loading, release = threading.Event(), threading.Event()
-    real_load = database.load_run
+    real_load = history_view.load_run
 
-    def held_load(wanted: str):
+    def held_load(db, wanted: str):
         loading.set()
         release.wait(5.0)
-        return real_load(wanted)
+        return real_load(db, wanted)
 
-    monkeypatch.setattr(database, "load_run", held_load)
+    monkeypatch.setattr(history_view, "load_run", held_load)
     raised: list[threading.ExceptHookArgs] = []
     monkeypatch.setattr(threading, "excepthook", raised.append)
     opened: list[object] = []
