@@ -33,17 +33,20 @@ FIGURES = (("IOPS", lambda p: p.iops, "IOPS"),
            ("Power per drive", lambda p: p.w_per_drive, "W per drive"))
 
 
+#: events the two plots take through the run view's start_run, and those they never draw
+_STARTED = (ev.RunStarted, ev.RunResumed)
+_NOT_DRAWN = (ev.InstrumentsIdentified, ev.PhaseStarted, ev.StabilisationExtended,
+              ev.PhaseFinished, ev.PowerSamples, ev.TemperatureSamples, ev.WorkloadIntervals,
+              ev.HostRates, ev.HistogramReady, ev.SearchResult, ev.RangesApplied,
+              ev.RangePlanReady, ev.Progress, ev.LogMessage, ev.TeardownFailed, ev.RunFinished)
+
+
 class SweepPlots(QWidget):
     """Five small plots against the sweep's unit count; feed it with :meth:`ingest`."""
 
     _events: ClassVar[EventTable[None]] = EventTable("sweep plots")
-    _events.ignore(ev.RunStarted, ev.RunResumed,
-                   why="the run view calls start_run with the method it resolved")
-    _events.ignore(ev.InstrumentsIdentified, ev.PhaseStarted,
-                   ev.StabilisationExtended, ev.PhaseFinished, ev.PowerSamples,
-                   ev.TemperatureSamples, ev.WorkloadIntervals, ev.HostRates,
-                   ev.HistogramReady, ev.SearchResult, ev.RangesApplied, ev.RangePlanReady,
-                   ev.Progress, ev.LogMessage, ev.TeardownFailed, ev.RunFinished, ev.IntervalClosed,
+    _events.ignore(*_STARTED, why="the run view calls start_run with the method it resolved")
+    _events.ignore(*_NOT_DRAWN, ev.IntervalClosed,
                    why="a sweep point is drawn from its stored metric only")
 
     def __init__(self, parent: QWidget | None = None, colours: PlotColours | None = None
@@ -130,13 +133,8 @@ class DemandIntensityPlot(QWidget):
     (§5) as each round's interval closes. Hidden for a plan without a matrix."""
 
     _events: ClassVar[EventTable[None]] = EventTable("demand intensity plot")
-    _events.ignore(ev.RunStarted, ev.RunResumed,
-                   why="the run view calls start_run with the method it resolved")
-    _events.ignore(ev.InstrumentsIdentified, ev.PhaseStarted,
-                   ev.StabilisationExtended, ev.PhaseFinished, ev.PowerSamples,
-                   ev.TemperatureSamples, ev.WorkloadIntervals, ev.HostRates,
-                   ev.HistogramReady, ev.SearchResult, ev.RangesApplied, ev.RangePlanReady,
-                   ev.Progress, ev.LogMessage, ev.TeardownFailed, ev.RunFinished,
+    _events.ignore(*_STARTED, why="the run view calls start_run with the method it resolved")
+    _events.ignore(*_NOT_DRAWN,
                    why="a cell is drawn from its stored metric, a round from its interval")
 
     def __init__(self, parent: QWidget | None = None, colours: PlotColours | None = None
