@@ -23,6 +23,7 @@ from drivers.clock import FakeClock
 from drivers.interfaces import InstrumentError
 from drivers.meters.ptd import PTDPower
 from drivers.simulators import MeterSimulator
+from tests.support.sequencer_runs import make_run
 
 STUCK = "PTDaemon at 127.0.0.1:8888 did not answer Stop within 2 s"
 
@@ -77,3 +78,27 @@ def test_a_ptdaemon_that_drops_stop_at_close_is_closed_and_says_so() -> None:
             meter.close()
         assert meter._transport is None
         meter.close()  # closed: nothing left to say
+
+
+def test_a_workload_engine_that_does_not_stop_at_the_end_is_a_teardown_failure() -> None:
+    """It was a WARNING line of the log: now the same event as every piece that fails to
+    close, before the run's final status."""
+    seq, rec, _clock = make_run("demo")
+    engine = seq.lab.engine
+
+    def stuck() -> None:
+        raise OSError("fio did not exit after SIGKILL")
+
+    aborted: list[bool] = []
+
+    def abort_mid_phase(event: ev.RunEvent) -> None:
+        if isinstance(event, ev.PowerSamples) and engine.running and not aborted:
+            aborted.append(True)
+            engine.stop = stuck
+            seq.abort("the operator stopped the run")
+
+    rec.hooks.append(abort_mid_phase)
+    assert seq.run() is RunStatus.ABORTED
+    assert [type(e) for e in rec.events[-2:]] == [ev.TeardownFailed, ev.RunFinished]
+    assert rec.events[-2].describe() == ("teardown of the workload engine failed: unexpected "
+                                         "error OSError: fio did not exit after SIGKILL")
