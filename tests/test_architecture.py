@@ -133,6 +133,9 @@ KEPT_WITHOUT_CALLER = {
 def top_level_names(path: Path) -> list[str]:
     names = []
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                isinstance(d, ast.Attribute) and d.attr == "on" for d in node.decorator_list):
+            continue  # an event handler, called through the EventTable it is registered in
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.append(node.name)
         elif isinstance(node, ast.Assign):

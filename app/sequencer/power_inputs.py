@@ -152,11 +152,16 @@ class PowerInputs:
             meter.end_waits_after(seconds)
 
     def close(self) -> None:
-        for _, meter in reversed(self.inputs):
+        """Close every input's meter, then name each one that failed to close (one failing
+        must not leave the others open, nor be hidden)."""
+        failed = []
+        for config, meter in reversed(self.inputs):
             try:
                 meter.close()
-            except InstrumentError:
-                pass
+            except InstrumentError as exc:
+                failed.append(f"power input {config.name}: {exc}")
+        if failed:
+            raise InstrumentError("; ".join(failed))
 
     def combined_identity(self) -> InstrumentIdentity:
         """One identity for the run's "power meter": every input's meter named, SIMULATED when

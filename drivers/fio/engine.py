@@ -439,8 +439,8 @@ class FioEngine:
             release(self._pins)
             self._pins = []
             if self._own_workdir is not None:
-                shutil.rmtree(self._own_workdir, ignore_errors=True)
-                self._own_workdir = None
+                workdir, self._own_workdir = self._own_workdir, None
+                shutil.rmtree(workdir)  # a job folder left behind is reported, not hidden
 
     def _job_files(self, profile: WorkloadProfile) -> dict[str, Path]:
         """One checked job file per load host ("" = local): each runs its host's share of a
