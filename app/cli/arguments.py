@@ -118,7 +118,8 @@ def scratch_size(text: str) -> str:
             units.parse_size(text)
         except units.UnitError as exc:
             raise argparse.ArgumentTypeError(
-                str(exc) if len(text) <= SHOWN_CHARS else f"{_shown(text)} is not a fio size") from None
+                str(exc) if len(text) <= SHOWN_CHARS else f"{_shown(text)} is not a fio size"
+            ) from None
     return text
 
 
@@ -210,8 +211,8 @@ def refuse(command: str, message: object, args: argparse.Namespace) -> int:
 
 def one_line(message: str, values: Iterable[object]) -> str:
     """``message`` as one readable line: each typed value (one of ``values``) longer than
-    :data:`CLIPPED_OVER` cut to its first :data:`SHOWN_CHARS` characters, so the refusal of a pasted 10 KB name stays
-    short, and line breaks and other control characters shown escaped (``\\n``)."""
+    :data:`CLIPPED_OVER` cut to its first :data:`SHOWN_CHARS` characters, so the refusal of a pasted
+    10 KB name stays short, and line breaks and other control characters shown escaped (``\\n``)."""
     texts = [t for v in values for t in (v if isinstance(v, list) else [v])
              if isinstance(t, str) and len(t) > CLIPPED_OVER]
     for text in sorted(texts, key=len, reverse=True):  # a shorter one may be part of a longer

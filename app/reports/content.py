@@ -1,7 +1,8 @@
 """What a report says about a stored run, independent of the output format.
 
 Built only from the stored run (:class:`~app.storage.stored.StoredRun`), including the method
-it recorded; every figure is the one the record holds (reports format, they never recompute). Every expected metric gets a line: VALID, INVALID (with the stored reason) or NOT
+it recorded; every figure is the one the record holds (reports format, they never recompute). Every
+expected metric gets a line: VALID, INVALID (with the stored reason) or NOT
 MEASURED (with the reason derived from the phase and run status) — a missing or invalid figure
 must never look like a result (method-notes §4).
 """

@@ -136,8 +136,8 @@ class Chart:
             return np.log10(v) if self.log_y else v
 
     def _x_range(self) -> tuple[float, float]:
-        values = [self._tx(l.x) for l in self.layers]
-        values += [self._tx(l.y2) for l in self.layers if l.kind == "bars"]
+        values = [self._tx(layer.x) for layer in self.layers]
+        values += [self._tx(layer.y2) for layer in self.layers if layer.kind == "bars"]
         return _span(values)
 
     def _y_range(self, right: bool) -> tuple[float, float]:
@@ -150,7 +150,7 @@ class Chart:
                 values.append(self._ty(layer.y2))
         if not right and self.y_min is not None:
             values.append(np.array([self._ty(np.array([self.y_min]))[0]]))
-        if not right and any(l.kind == "bars" for l in self.layers) and not self.log_y:
+        if not right and any(layer.kind == "bars" for layer in self.layers) and not self.log_y:
             values.append(np.array([0.0]))
         return _span(values)
 
@@ -164,7 +164,7 @@ class Chart:
         d = Drawing(self.width, self.height, initialFontName=FONT)  # not standard Helvetica
         x_lo, x_hi = self._x_range()
         y_lo, y_hi = self._y_range(False)
-        has_right = any(l.right for l in self.layers)
+        has_right = any(layer.right for layer in self.layers)
         y2_lo, y2_hi = self._y_range(True) if has_right else (0.0, 1.0)
         x_ticks = self._ticks(x_lo, x_hi, self.log_x)
         y_ticks = self._ticks(y_lo, y_hi, self.log_y)
