@@ -298,7 +298,8 @@ class FioEngine:
 
     def start(self, profile: WorkloadProfile) -> None:
         if self.running:
-            raise WorkloadError(f"fio is still running {self._profile.name if self._profile else ''}")
+            running = self._profile.name if self._profile else ""
+            raise WorkloadError(f"fio is still running {running}")
         if not self.version:
             self.check()
         release(self._pins)

@@ -43,7 +43,8 @@ class PinnedTarget:
         return f"/dev/fd/{self.fd}" if REOPENS_BY_DESCRIPTOR else self.path
 
     def describe(self) -> str:
-        return f"{self.fio_name} = {self.path} (device {self.identity[0]}, inode {self.identity[1]})"
+        device, inode = self.identity
+        return f"{self.fio_name} = {self.path} (device {device}, inode {inode})"
 
 
 def pin_targets(checks: Sequence[TargetCheck]) -> list[PinnedTarget]:
