@@ -59,7 +59,7 @@ class FirstPaintExit(QObject):
         self._window = window
         QApplication.instance().installEventFilter(self)
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt naming)
         if (event.type() == QEvent.Type.Paint and isinstance(watched, QWidget)
                 and watched.window() is self._window):
             QApplication.instance().removeEventFilter(self)

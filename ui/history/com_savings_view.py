@@ -13,7 +13,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGridLayout,
-                               QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox,
+                               QHeaderView, QLabel, QPushButton, QSpinBox,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from app.com_savings_runs import DEFAULT_ACTIVE_METRIC, figures_from_run
