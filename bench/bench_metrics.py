@@ -93,8 +93,8 @@ def day_figure() -> Figure:
 
     day_s = median_seconds(record_a_day, repeats=3)
     return Figure("recorder: place 24 h of 1 Hz samples and slices with ~300 buckets, close "
-                  "one-minute intervals, stability, histogram (median of 3)", round(day_s, 3), "s", "≤ 8.64 s (0.1 ms per live second)", day_s <= 8.64,
-                  COMMAND)
+                  "one-minute intervals, stability, histogram (median of 3)", round(day_s, 3), "s",
+                  "≤ 8.64 s (0.1 ms per live second)", day_s <= 8.64, COMMAND)
 
 
 def run() -> list[Figure]:

@@ -24,12 +24,12 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.sequencer.events import PowerSamples  # noqa: E402
-from app.storage.db import open_database  # noqa: E402
-from app.storage.journal import (JournalFile, journal_path, new_header,  # noqa: E402
+from app.sequencer.events import PowerSamples
+from app.storage.db import open_database
+from app.storage.journal import (JournalFile, journal_path, new_header,
                                  reserve_bytes)
-from app.storage.synthetic import outside, power_sample, run_started  # noqa: E402
-from app.storage.writer import RunWriter  # noqa: E402
+from app.storage.synthetic import outside, power_sample, run_started
+from app.storage.writer import RunWriter
 from bench.figure import BenchResult
 
 COMMAND = ".venv/bin/python -m bench.run_all storage"

@@ -66,7 +66,7 @@ def run_module(name: str) -> tuple[Figure, ...]:
     command = f"{BASE_COMMAND} {name.removeprefix('bench_')}"
     try:
         module = importlib.import_module(f"bench.{name}")
-        entry = getattr(module, "run", None) or getattr(module, "bench")
+        entry = getattr(module, "run", None) or module.bench
         raw = list(entry())
     except Exception as exc:  # noqa: BLE001 - one broken bench must not hide the others
         return (Figure(f"{name} did not run: {type(exc).__name__}: {exc}", math.nan, "",

@@ -10,7 +10,8 @@ samples, workload slices, the interval grid, the method as run — it recomputes
 every figure the station reported, replays the steps the run took (intensity search, sweep,
 PTS steady state) and derives the compliance verdict criterion by criterion; it prints one
 checklist line per criterion (``[x]`` agrees, ``[ ]`` does not) with its figure beside the
-station's, and a ``not checked:`` line for each thing it does not recompute. Exit status 0 only when every figure agrees to 1e-9 relative and
+station's, and a ``not checked:`` line for each thing it does not recompute. Exit status 0 only when
+every figure agrees to 1e-9 relative and
 every verdict it derives matches the station's; 1 otherwise; 2 when the bundle cannot be read.
 
 The bundle layout is documented in the repository's docs/export-format.md ("Result bundle");
