@@ -184,7 +184,7 @@ class Accepted(BaseException):
 
 
 def _start_then_stop(self: LineServer) -> int:
-    port = _ORIGINAL_START(self)
+    _ORIGINAL_START(self)
     self.stop()
     raise Accepted
 

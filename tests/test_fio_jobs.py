@@ -108,7 +108,8 @@ def test_out_of_range_values_are_refused(profile: WorkloadProfile, match: str) -
 
 @pytest.mark.process
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
-@pytest.mark.parametrize("profile", [*SIX, replace(HOTBAND, rate_iops=(7000, 3000))], ids=lambda p: p.name)
+@pytest.mark.parametrize("profile", [*SIX, replace(HOTBAND, rate_iops=(7000, 3000))],
+                         ids=lambda p: p.name)
 def test_fio_accepts_every_generated_job(tmp_path: Path, profile: WorkloadProfile) -> None:
     (tmp_path / "a.dat").write_bytes(b"\0" * (8 << 20))
     job = tmp_path / "job.fio"

@@ -30,7 +30,7 @@ def sim_process(request) -> Iterator[str]:  # type: ignore[no-untyped-def]
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         resource = proc.stdout.readline().strip()  # type: ignore[union-attr]
-        assert resource.startswith("TCPIP::127.0.0.1::"), proc.stderr.read()  # type: ignore
+        assert resource.startswith("TCPIP::127.0.0.1::"), proc.stderr.read()  # type: ignore[union-attr]
         yield resource
     finally:
         proc.send_signal(signal.SIGINT)

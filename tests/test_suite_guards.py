@@ -246,7 +246,7 @@ class _Item:
     def __init__(self, nodeid: str, *markers: str) -> None:
         self.nodeid, self.markers = nodeid, markers
 
-    def get_closest_marker(self, name: str):  # noqa: ANN201 - a marker or None, as pytest's
+    def get_closest_marker(self, name: str):  # a marker or None, as pytest's
         return name if name in self.markers else None
 
 

@@ -469,7 +469,7 @@ def test_the_verifier_pins_what_the_station_s_registry_pins() -> None:
     assert verifier.PLAN_KEYS == {k: kind.value for k, kind in PLAN_KEYS.items()}
     assert verifier.REGISTERED_COMPLIANT_METHODS == {sha: f"{name} {version}"
                                                      for name, version, sha in REGISTERED}
-    for name, version, sha in REGISTERED:
+    for name, _version, sha in REGISTERED:
         assert verifier.normative_sha256(resolved_method(load_method(name))) == sha
     loosened = resolved_method(load_method("emerald-block-v3"))
     loosened["response_time"]["max_avg_ms"] = 60_000.0
