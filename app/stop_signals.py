@@ -23,8 +23,8 @@ _JOIN_POLL_S = 0.5
 
 def stop_signals() -> dict[int, str]:
     """The stop signals this platform has, each with the reason recorded on the run."""
-    reasons = {signal.SIGINT: "interrupted from the terminal (Ctrl-C)",
-               signal.SIGTERM: "stopped by SIGTERM (service stop or shutdown)"}
+    reasons: dict[int, str] = {signal.SIGINT: "interrupted from the terminal (Ctrl-C)",
+                               signal.SIGTERM: "stopped by SIGTERM (service stop or shutdown)"}
     if hasattr(signal, "SIGHUP"):  # not on Windows
         reasons[signal.SIGHUP] = "the terminal closed (SIGHUP: logout or hang-up)"
     return reasons

@@ -42,7 +42,7 @@ def drive_count(text: str) -> int:
     return _by_rule(run_fields.drive_count, text)
 
 
-def sut_name(field: str):  # type: ignore[no-untyped-def]
+def sut_name(field: str):
     """The argument type of one of the SUT's names (``--vendor`` …): its rule in
     ``app.run_fields``, so the option and the wizard's field refuse alike."""
     def text(value: str) -> str:
@@ -57,7 +57,7 @@ def operator(value: str) -> str:
     return _by_rule(run_fields.operator, value)
 
 
-def _by_rule(rule, *args):  # type: ignore[no-untyped-def]
+def _by_rule(rule, *args):
     """``rule(*args)``, its :class:`EntryError` as argparse's refusal with the same text."""
     try:
         return rule(*args)
@@ -65,7 +65,7 @@ def _by_rule(rule, *args):  # type: ignore[no-untyped-def]
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def whole_number(low: int, high: int):  # type: ignore[no-untyped-def]
+def whole_number(low: int, high: int):
     """An argument type for a whole number from ``low`` to ``high`` (``meter read --count``,
     ``runs list --limit``: past the bound it is a typo, and SQLite's LIMIT overflows)."""
     def number(text: str) -> int:
@@ -88,7 +88,7 @@ def tcp_port(text: str) -> int:
     return value
 
 
-def bounded(low: float, high: float, unit: str = "", *, above_low: bool = False):  # type: ignore[no-untyped-def]
+def bounded(low: float, high: float, unit: str = "", *, above_low: bool = False):
     """An argument type for a finite number from ``low`` to ``high`` (``above_low``: > low).
     The simulator's electrical state is such a number: ``nan`` or ``inf`` would be served as
     a reading, and ``--pf 0`` divides by zero when the current is derived."""
@@ -168,7 +168,7 @@ def power_input(text: str) -> PowerInput:
     return _by_rule(run_fields.power_inputs, [typed])[0]  # the input table's rule and text
 
 
-def calibration_of(instrument: str):  # type: ignore[no-untyped-def]
+def calibration_of(instrument: str):
     """``--meter-calibration``/``--thermo-calibration``: an ISO date, not after today, by the
     rule and text the wizard's field uses (``app.run_fields.calibration``)."""
     def calibration_date(text: str) -> str:
@@ -178,7 +178,7 @@ def calibration_of(instrument: str):  # type: ignore[no-untyped-def]
     return calibration_date
 
 
-def certificate_of(instrument: str):  # type: ignore[no-untyped-def]
+def certificate_of(instrument: str):
     """``--meter-certificate``/``--thermo-certificate``: a reference, one line, by the rule
     and text the wizard's field uses."""
     def certificate(text: str) -> str:

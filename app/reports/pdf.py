@@ -93,7 +93,7 @@ def clipped(text: str, limit: int) -> str:
     return f"{text[:limit]}… ({len(text)} characters; the xlsx has all)"
 
 
-def P(text: str, style: str = "cell") -> Paragraph:  # noqa: N802 - short: a table row is a list of them
+def P(text: object, style: str = "cell") -> Paragraph:  # noqa: N802 - short: a table row is a list of them
     """A paragraph of plain text (escaped, font-safe) that wraps inside its cell; in a table
     cell text longer than :data:`CELL_CHARS` is clipped (body paragraphs wrap and may run
     over pages). A word too long for its column is split (``splitLongWords``)."""
@@ -103,7 +103,7 @@ def P(text: str, style: str = "cell") -> Paragraph:  # noqa: N802 - short: a tab
     return Paragraph(escape(pdf_safe(text)), STYLES[style])
 
 
-def B(text: str, style: str = "cellb") -> Paragraph:  # noqa: N802 - short, as P
+def B(text: object, style: str = "cellb") -> Paragraph:  # noqa: N802 - short, as P
     return P(text, style)
 
 
@@ -717,7 +717,7 @@ def build_pdf(content: ReportContent, path: Path | BinaryIO) -> Path | BinaryIO:
     return path
 
 
-def _supplies(sut) -> str:  # type: ignore[no-untyped-def]
+def _supplies(sut) -> str:
     """``2 × 1600 W nameplate, 1+1 redundant; input psu-a on supply 1, …``."""
     supplies = sut.power_supplies
     if not supplies.declared:

@@ -146,7 +146,7 @@ class _Writer:
 
 # --- Test Data Report sheet ----------------------------------------------------------------------
 
-def _info_rows(c: ReportContent) -> list[tuple[str, str]]:
+def _info_rows(c: ReportContent) -> list[tuple[str, object]]:
     run, config = c.run, c.run.config
     sut = config.sut
     return [
