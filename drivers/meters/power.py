@@ -133,13 +133,13 @@ class PowerMeterBase(Instrument):
         self._exchange(self._apply_auto)
 
     def _apply_fixed(self, volts: float, amps: float) -> None:
-        self.voltage_range = volts  # type: ignore[attr-defined]
-        self.current_range = amps  # type: ignore[attr-defined]
+        self.voltage_range = volts
+        self.current_range = amps
         self._fixed = (volts, amps)
 
     def _apply_auto(self) -> None:
-        self.voltage_auto = True  # type: ignore[attr-defined]
-        self.current_auto = True  # type: ignore[attr-defined]
+        self.voltage_auto = True
+        self.current_auto = True
         self._fixed = None
 
     def _present_ranges(self) -> tuple[float | None, float | None]:
@@ -147,7 +147,7 @@ class PowerMeterBase(Instrument):
         if self._fixed is not None:
             return self._fixed
         try:
-            return self.voltage_range, self.current_range  # type: ignore[attr-defined]
+            return self.voltage_range, self.current_range
         except InstrumentTimeout:
             raise
         except (InstrumentError, AttributeError):

@@ -64,7 +64,7 @@ class MeterSimulator(LineServer):
         self._state_lock = threading.Lock()
         super().__init__(self._dialect(model, compat_mode), host, port)
 
-    def _dialect(self, model: str, compat: bool):  # type: ignore[no-untyped-def]
+    def _dialect(self, model: str, compat: bool):
         state = self.state
         if model in WT300_MODELS:
             if compat:
@@ -144,7 +144,7 @@ class ThermometerSimulator(LineServer):
         self._constant = celsius
 
 
-def simulator_for(model: str, **kwargs) -> LineServer:  # type: ignore[no-untyped-def]
+def simulator_for(model: str, **kwargs) -> LineServer:
     """A power or temperature simulator by model name (CLI helper)."""
     if model.lower() in TEMPERATURE_MODELS:
         return ThermometerSimulator(model, **kwargs)

@@ -120,7 +120,7 @@ class LineServer:
             self._transcript.clear()
 
     # -- internals ----------------------------------------------------------------------------
-    def _spawn(self, target, *args) -> None:  # type: ignore[no-untyped-def]
+    def _spawn(self, target, *args) -> None:
         thread = threading.Thread(target=target, args=args, daemon=True,
                                   name=f"sim-{self.port}")
         self._threads.append(thread)
