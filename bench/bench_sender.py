@@ -338,7 +338,10 @@ def _faults(lab_url: str, folder: Path) -> list[Figure]:
         frozen = server_processes(lab_url)
         for pid in frozen:
             os.kill(pid, signal.SIGSTOP)
-        return lambda: [os.kill(pid, signal.SIGCONT) for pid in frozen]
+        def thaw() -> None:
+            for pid in frozen:
+                os.kill(pid, signal.SIGCONT)
+        return thaw
 
     def kill() -> Callable[[], None]:
         control.kill()

@@ -102,7 +102,7 @@ def bench_latency(method: str = "smoke", lab: str = "sim-direct",
         timer.setInterval(tick_ms)
         timer.timeout.connect(tick)
         timer.start()
-        done = []
+        done: list[object] = []
         view.ended.connect(done.append)
         view.start(session, bridge)
         while not done:

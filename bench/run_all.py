@@ -121,7 +121,8 @@ def _parse_value(text: str) -> float | str:
 def parse(text: str) -> dict[str, Section]:
     """Sections of an existing document (the inverse of :func:`render`)."""
     sections: dict[str, Section] = {}
-    module, measured, rows = None, "", []
+    module, measured = None, ""
+    rows: list[Figure] = []
     back = {v: k for k, v in _MET.items()}
     for line in text.splitlines() + ["## <end>"]:
         if line.startswith("## "):
