@@ -690,9 +690,9 @@ def check_metrics(b: Bundle, c: Checklist,
     max_resp = float(b.method["response_time"]["max_avg_ms"])
     profiles = {p["name"]: p for p in b.method["profiles"]}
     capacity = int(b.run["configuration"]["sut"]["raw_capacity_bytes"])
-    last = {}
-    for a in b.attempts:
-        last[a["phase_index"]] = max(last.get(a["phase_index"], 0), int(a["attempt"]))
+    last: dict[int, int] = {}
+    for row in b.attempts:
+        last[row["phase_index"]] = max(last.get(row["phase_index"], 0), int(row["attempt"]))
     rates: dict[str, float] = {}
     for m in b.metrics:
         index = m["phase_index"]

@@ -226,8 +226,8 @@ def _num(x: float | None) -> float | None:
 
 
 def _sample_json(s: PowerSample | TemperatureSample) -> dict[str, Any]:
-    data = {k: _num(v) if not isinstance(v, frozenset) else sorted(v)
-            for k, v in asdict(s).items()}
+    data: dict[str, Any] = {k: _num(v) if not isinstance(v, frozenset) else sorted(v)
+                            for k, v in asdict(s).items()}
     data["wall_time"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     return data
 

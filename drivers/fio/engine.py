@@ -684,6 +684,7 @@ class FioEngine:
         jobs = job_count(self._profile) if self._profile else 1
         runtime = max((s.runtime_ms for s in last), default=0.0) / 1000 / jobs
         where = ", ".join(self.hosts) if self.hosts else "local"
-        return WorkloadResult(*totals, runtime_s=runtime, exit_code=exit_code,
-                              engine=f"{self.version or 'fio'} ({where})", job_text=self._job,
+        read_ios, write_ios, read_bytes, write_bytes = totals
+        return WorkloadResult(read_ios, write_ios, read_bytes, write_bytes, runtime_s=runtime,
+                              exit_code=exit_code, engine=f"{self.version or 'fio'} ({where})", job_text=self._job,
                               error=self._error)

@@ -14,7 +14,7 @@ from drivers.clock import Clock, MonotonicClock
 from drivers.interfaces import SIMULATOR_IDN_PREFIX
 from drivers.simulators.dialects import (ChromaDialect, DaqDialect, HiokiDialect, PtdDialect,
                                          WatchportDialect, WT210Dialect, WT300Dialect)
-from drivers.simulators.server import LineServer
+from drivers.simulators.server import LineDialect, LineServer
 from drivers.simulators.state import DEFAULT_CELSIUS, DEFAULT_STATE, ElectricalState
 
 SERIAL = "SIM000001"
@@ -127,6 +127,7 @@ class ThermometerSimulator(LineServer):
         self.model = model
         self._source = source
         self._constant = DEFAULT_CELSIUS
+        dialect: LineDialect
         if model == "watchport":
             dialect = WatchportDialect(self.celsius)
         elif model == "ptd-temp":
