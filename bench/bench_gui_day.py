@@ -244,14 +244,14 @@ def run() -> list[Figure]:
                    f"{label}", round(got["fast_s"]), "s", "informative", None, command),
         ]
     if baseline:
-        mine, base = results["this tree"], results[baseline]
+        this_tree, base = results["this tree"], results[baseline]
         for what, pick in (("event-loop latency p99", lambda r: _p99(r["lateness"])),
                            ("run view repaint", lambda r: _median(r["repaints"])),
                            ("run view repaint CPU", lambda r: _median(r["repaint_cpu"])),
                            ("GUI thread busy", lambda r: r["gui_busy"]),
                            ("GUI process RSS", lambda r: r["rss_mb"])):
             figures.append(Figure(f"GUI day: {what} ratio this tree / {baseline}",
-                                  round(pick(mine) / pick(base), 3), "x", "informative", None,
+                                  round(pick(this_tree) / pick(base), 3), "x", "informative", None,
                                   command))
     return figures
 

@@ -28,13 +28,13 @@ REPEATS = 5
 DAY_S = 86_400
 
 
-def snapshot_bins(n: int = 10_000, ios_per_s: int = 8000) -> list[dict[str, int]]:
+def snapshot_bins(n: int = 10_000, ios_per_s: int = 8000) -> list[dict[int | str, int]]:
     """n one-second json+ ``bins`` mappings (string keys, as fio prints them) drawn from a
     5 ms log-normal in fio's bucket layout: about 300 non-empty buckets each."""
     values, probs = lognormal_bucket_probabilities(5.0)
     rng = np.random.default_rng(3)
-    keys = [str(v) for v in values]
-    snaps = []
+    keys: list[int | str] = [str(v) for v in values]
+    snaps: list[dict[int | str, int]] = []
     for counts in rng.multinomial(ios_per_s, probs, size=n):
         nz = np.flatnonzero(counts)
         snaps.append({keys[i]: int(counts[i]) for i in nz})

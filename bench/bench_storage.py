@@ -71,8 +71,9 @@ def _ingest(folder: Path, events: list[PowerSamples], samples: int, locked: bool
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
         if stored.samples != samples:
             raise RuntimeError(f"journal holds {stored.samples} of {samples} samples")
-        holder.execute("ROLLBACK")
-        holder.close()
+        if holder is not None:  # (it is: the database was locked)
+            holder.execute("ROLLBACK")
+            holder.close()
     else:
         if not writer.flush(120):
             raise RuntimeError(f"writer failed: {writer.error}")
