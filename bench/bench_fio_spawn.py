@@ -49,7 +49,7 @@ def _longest_gap_ms(start: object) -> float:
     thread = threading.Thread(target=sampler)
     thread.start()
     time.sleep(0.05)
-    started = start()  # type: ignore[operator]
+    started = start()  # type: ignore[operator]  # a callable, typed loosely for the lambda
     time.sleep(0.05)
     done.set()
     thread.join()

@@ -42,7 +42,7 @@ def test_shipped_methods_load_and_variants_are_non_compliant() -> None:
 def test_method_objects_are_immutable() -> None:
     method = load_method("demo")
     with pytest.raises(ValidationError):
-        method.interval_s = 5  # type: ignore[misc]
+        method.interval_s = 5  # type: ignore[misc]  # frozen: must raise
 
 
 UNKNOWN_STEP = ('[[plans]]\nname = "p"\ncategories = ["online"]\nready_idle_intervals = 1\n'

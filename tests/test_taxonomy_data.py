@@ -45,7 +45,7 @@ def test_level_names_and_the_taxonomy_named_by_default() -> None:
 
 def test_the_taxonomy_is_immutable() -> None:
     with pytest.raises(ValidationError):
-        TAX.categories[0].testable = False  # type: ignore[misc]
+        TAX.categories[0].testable = False  # type: ignore[misc]  # frozen: must raise
 
 
 @pytest.mark.parametrize("edit,reason", [

@@ -26,7 +26,7 @@ def application(argv: Sequence[str] | None = None) -> QApplication:
     Python's cycle collection moved to the GUI thread (:func:`collect_in_gui_thread`)."""
     existing = QApplication.instance()
     if existing is not None:
-        return existing  # type: ignore[return-value]
+        return existing  # type: ignore[return-value]  # made here, a QApplication
     QApplication.setOrganizationName(ORGANISATION)
     QApplication.setApplicationName(APPLICATION)
     qt_app = QApplication(list(argv or sys.argv[:1]))

@@ -686,5 +686,5 @@ class FioEngine:
         where = ", ".join(self.hosts) if self.hosts else "local"
         read_ios, write_ios, read_bytes, write_bytes = totals
         return WorkloadResult(read_ios, write_ios, read_bytes, write_bytes, runtime_s=runtime,
-                              exit_code=exit_code, engine=f"{self.version or 'fio'} ({where})", job_text=self._job,
-                              error=self._error)
+                              exit_code=exit_code, engine=f"{self.version or 'fio'} ({where})",
+                              job_text=self._job, error=self._error)

@@ -114,8 +114,9 @@ class PowerMeterBase(Instrument):
 
     def _validated(self, volts: float, amps: float) -> tuple[float, float]:
         cls = type(self)
-        return (cls.voltage_range.validator(volts, self),  # type: ignore[attr-defined]
-                cls.current_range.validator(amps, self))  # type: ignore[attr-defined]
+        # each subclass declares them as Control descriptors; only the class has the validator
+        return (cls.voltage_range.validator(volts, self),  # type: ignore[attr-defined]  # see above
+                cls.current_range.validator(amps, self))  # type: ignore[attr-defined]  # see above
 
     # -- ranging ------------------------------------------------------------------------------
     @property
