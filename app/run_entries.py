@@ -108,7 +108,8 @@ def format_capacity(raw_bytes: int) -> tuple[str, str]:
 
 
 def check_sut(e: RunEntries) -> SutDescription:
-    names = {name: rules.sut_name(name, getattr(e, name)) for name, _, _ in rules.SUT_NAMES}
+    names: dict[str, Any] = {name: rules.sut_name(name, getattr(e, name))
+                             for name, _, _ in rules.SUT_NAMES}
     capacity = parse_capacity(e.capacity, e.capacity_unit, e.decimal_point)
     drives = rules.drive_count(e.drive_count)
     raid = rules.raid(e.raid)

@@ -12,6 +12,7 @@ import math
 import re
 import sys
 from collections.abc import Iterable
+from typing import TypeVar
 
 from app import run_fields
 from app.records import WIRINGS, PowerInput
@@ -27,6 +28,7 @@ MAX_READINGS = 86_400
 MAX_LISTED = 10**9
 #: TCP ports (0 lets the system pick a free one)
 PORT_RANGE = (0, 65535)
+N = TypeVar("N", int, float)  # the kind of number an argument is
 
 
 def capacity_gb(text: str) -> str:
@@ -188,7 +190,8 @@ def certificate_of(instrument: str):
     return certificate
 
 
-def _number(text: str, kind: type) -> float | int:
+def _number(text: str, kind: type[N]) -> N:
+    """``kind(text)`` (int or float), or argparse's refusal naming the value."""
     try:
         return kind(text)
     except (ValueError, OverflowError):

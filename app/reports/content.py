@@ -139,6 +139,7 @@ class ReportContent:
         d = self.disposition
         if d is None:
             return "not yet reviewed by QA"
+        assert d.disposition is not None  # a disposition entry carries one (app.storage.audit)
         return (f"{d.disposition.value.upper()} by {d.author} on "
                 f"{d.created_wall[:19].replace('T', ' ')} UTC: {d.text}")
 

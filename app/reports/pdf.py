@@ -286,6 +286,7 @@ def _compliance_block(c: ReportContent) -> list:
 
 def metric_value_text(line: MetricLine) -> str:
     if line.status == VALID:
+        assert line.result is not None  # VALID: a stored result
         return fmt_sig(line.result.value)
     if line.status == INVALID:
         return invalid_value(line.result.value if line.result else None)

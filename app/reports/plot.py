@@ -137,7 +137,8 @@ class Chart:
 
     def _x_range(self) -> tuple[float, float]:
         values = [self._tx(layer.x) for layer in self.layers]
-        values += [self._tx(layer.y2) for layer in self.layers if layer.kind == "bars"]
+        values += [self._tx(layer.y2) for layer in self.layers
+                   if layer.kind == "bars" and layer.y2 is not None]  # (a bar has both edges)
         return _span(values)
 
     def _y_range(self, right: bool) -> tuple[float, float]:
@@ -242,9 +243,9 @@ class Chart:
         px, py, pw, ph = box
         s = layer.style
         if layer.kind == "vline":
-            x = float(mx(layer.x)[0])
-            if px <= x <= px + pw:
-                g.add(Line(x, py, x, py + ph, strokeColor=s.color, strokeWidth=s.width,
+            at = float(mx(layer.x)[0])
+            if px <= at <= px + pw:
+                g.add(Line(at, py, at, py + ph, strokeColor=s.color, strokeWidth=s.width,
                            strokeDashArray=s.dash))
             return
         if layer.kind == "bars":
@@ -256,6 +257,7 @@ class Chart:
                                fillColor=layer.fill, strokeColor=s.color, strokeWidth=0.3))
             return
         if layer.kind == "band":
+            assert layer.y2 is not None  # a band has its upper edge (Chart.band)
             for (xs, lo), (_, hi) in zip(_segments(layer.x, layer.y),
                                          _segments(layer.x, layer.y2)):
                 points = list(zip(mx(xs), my(lo))) + list(zip(mx(xs[::-1]), my(hi[::-1])))

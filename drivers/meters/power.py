@@ -90,7 +90,8 @@ class PowerMeterBase(Instrument):
         if (range_v is None) != (range_a is None):
             raise InstrumentError("give both range_v and range_a for fixed ranges, or neither "
                                   "for auto range")
-        self._initial = None if range_v is None else self._validated(range_v, range_a)
+        self._initial = (None if range_v is None or range_a is None  # (both, or neither)
+                         else self._validated(range_v, range_a))
 
     @classmethod
     def _common_options(cls) -> tuple[str, ...]:
@@ -115,8 +116,8 @@ class PowerMeterBase(Instrument):
     def _validated(self, volts: float, amps: float) -> tuple[float, float]:
         cls = type(self)
         # each subclass declares them as Control descriptors; only the class has the validator
-        return (cls.voltage_range.validator(volts, self),  # type: ignore[attr-defined]  # see above
-                cls.current_range.validator(amps, self))  # type: ignore[attr-defined]  # see above
+        return (cls.voltage_range.validator(volts, self),  # type: ignore[attr-defined, misc]  # above
+                cls.current_range.validator(amps, self))  # type: ignore[attr-defined, misc]  # above
 
     # -- ranging ------------------------------------------------------------------------------
     @property

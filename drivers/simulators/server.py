@@ -188,7 +188,7 @@ class LineServer:
                 self._record(raw, b"")
                 self.dialect.respond(command, None)
                 return True
-            if kind is FaultKind.SLOW:
+            if kind is FaultKind.SLOW and fault is not None:
                 self._stop.wait(fault.delay_s)
             if reply is None:
                 reply = GARBAGE_REPLY if kind is FaultKind.GARBAGE else \
