@@ -67,6 +67,7 @@ def verifier_module():
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, VERIFIER)
+    assert spec is not None and spec.loader is not None, VERIFIER
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up by name
     spec.loader.exec_module(module)
