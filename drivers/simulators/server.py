@@ -14,6 +14,7 @@ import socket
 import threading
 from collections import deque
 from dataclasses import dataclass
+from typing import Self
 
 from drivers.simulators.faults import FaultKind, FaultPlan
 
@@ -97,7 +98,7 @@ class LineServer:
         for thread in self._threads:
             thread.join(timeout=2)
 
-    def __enter__(self) -> LineServer:
+    def __enter__(self) -> Self:  # the simulator itself, with its own setters
         self.start()
         return self
 
