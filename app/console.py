@@ -30,7 +30,8 @@ def _with_unit(value: float, unit: str) -> str:
 
 
 def metrics_table(metrics: list[MetricResult] | tuple[MetricResult, ...]) -> str:
-    rows = [f"{'Metric':<22} {'Value':>12} {'Unit':<9} {'Avg power':>11} {'Avg resp':>10}  Validity"]
+    rows = [f"{'Metric':<22} {'Value':>12} {'Unit':<9} {'Avg power':>11} {'Avg resp':>10}"
+            "  Validity"]
     for m in metrics:
         watts = _with_unit(m.avg_power_w, "W")
         resp = _with_unit(m.avg_response_ms, "ms")
@@ -115,8 +116,8 @@ class ConsoleReporter:
         stab = {True: "stable", False: "NOT stable", None: ""}[iv.stable]
         ep = (f"EP {format_figure(iv.ep):>8}  WMA {format_figure(iv.wma):>8}" if iv.ep == iv.ep
               else "")
-        self._print(f"    interval {iv.index + 1:3d}  {format_figure(iv.avg_power_w):>8} W  {ops} {ep} "
-                    f"{stab}")
+        self._print(f"    interval {iv.index + 1:3d}  {format_figure(iv.avg_power_w):>8} W  "
+                    f"{ops} {ep} {stab}")
 
     @_events.on
     def _on_search_result(self, e: ev.SearchResult) -> None:
@@ -125,7 +126,8 @@ class ConsoleReporter:
                         + (e.note or "the load generator kept up"))
             return
         self._print(f"    intensity 100 for {e.profile}: queue depth {e.queue_depth} → "
-                    f"{format_figure(e.ops_rate)} {e.ops_unit} at {format_figure(e.avg_response_ms)} ms"
+                    f"{format_figure(e.ops_rate)} {e.ops_unit} at "
+                    f"{format_figure(e.avg_response_ms)} ms"
                     + (f" ({e.note})" if e.note else ""))
 
     @_events.on

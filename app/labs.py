@@ -181,9 +181,11 @@ def _set_up_workload(plan: LabPlan, config: RunConfig, clock: Clock, protected: 
     engine = fio_engine(config, clock, protected, stall_s)
     teardown.register(engine.close, "fio engine")  # stops fio, removes its job folder
     power_simulated = plan.power is Source.IN_PROCESS
-    return (SutFollowingEngine(engine, sut) if power_simulated else engine,
-            fio_description(config, power_simulated, plan.temperature is not Source.NONE),
-            engine.host_clocks if config.sut.load_hosts else None)
+    workload: WorkloadEngine = SutFollowingEngine(engine, sut) if power_simulated else engine
+    clocks: Callable[[], Sequence[HostClock]] | None = (engine.host_clocks
+                                                        if config.sut.load_hosts else None)
+    return (workload,
+            fio_description(config, power_simulated, plan.temperature is not Source.NONE), clocks)
 
 
 def _set_up_meters(plan: LabPlan, config: RunConfig, sut: SimulatedSut,

@@ -39,18 +39,18 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.sim_lab import simulated_sut  # noqa: E402
-from app.method.loader import load_method  # noqa: E402
-from app.records import PowerInput, RunConfig, SutDescription  # noqa: E402
-from app.sequencer.lab import Lab  # noqa: E402
-from app.sequencer.sequencer import Sequencer  # noqa: E402
-from app.session import open_session  # noqa: E402
-from app.storage.db import open_database  # noqa: E402
-from app.storage.writer import RunWriter  # noqa: E402
-from drivers.clock import FakeClock  # noqa: E402
-from drivers.simulators.engine import SimulatedWorkloadEngine  # noqa: E402
-from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer  # noqa: E402
-from bench.figure import BenchResult  # noqa: E402
+from app.sim_lab import simulated_sut
+from app.method.loader import load_method
+from app.records import PowerInput, RunConfig, SutDescription
+from app.sequencer.lab import Lab
+from app.sequencer.sequencer import Sequencer
+from app.session import open_session
+from app.storage.db import open_database
+from app.storage.writer import RunWriter
+from drivers.clock import FakeClock
+from drivers.simulators.engine import SimulatedWorkloadEngine
+from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
+from bench.figure import BenchResult
 
 ROOT = Path(__file__).resolve().parent.parent
 GOAL_S = 2.0  # the 8 h export (issue 27)

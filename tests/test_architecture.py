@@ -95,8 +95,8 @@ def test_checker_sees_a_string_import(tmp_path: Path) -> None:
 def test_one_simulators_folder() -> None:
     """Every simulator lives in ``drivers/simulators/``: a reader looking for "the simulator"
     finds one folder, not ``drivers/sim/`` beside it (issue 13)."""
-    packages = sorted(str(p.parent.relative_to(ROOT)) for p in (ROOT / "drivers").rglob("__init__.py")
-                      if "sim" in p.parent.name)
+    packages = sorted(str(p.parent.relative_to(ROOT))
+                      for p in (ROOT / "drivers").rglob("__init__.py") if "sim" in p.parent.name)
     assert packages == ["drivers/simulators"]
 
 

@@ -73,7 +73,7 @@ def test_the_plan_decides_every_instrument_once() -> None:
 def test_the_lab_is_frozen_so_no_one_replaces_its_meters() -> None:
     lab = build_lab(RunConfig(lab="sim-direct"), FakeClock())
     with pytest.raises(dataclasses.FrozenInstanceError):
-        lab.power_meter = None  # type: ignore[misc]
+        lab.power_meter = None  # type: ignore[misc]  # frozen: must raise
     assert isinstance(lab.power_meter, SimulatedPowerMeter)
 
 
@@ -148,5 +148,5 @@ def test_teardown_runs_newest_first_once_and_survives_a_failing_step(caplog) -> 
     teardown.register(broken, "thermometer")
     assert teardown.run() == (TeardownFailure("thermometer",
                                               "unexpected error RuntimeError: stuck"),)
-    lab = Lab(SimulatedPowerMeter(None), None)  # type: ignore[arg-type]
+    lab = Lab(SimulatedPowerMeter(None), None)  # type: ignore[arg-type]  # no engine, on purpose
     lab.close()  # nothing registered: nothing to do

@@ -80,7 +80,7 @@ class DurationAxis(pg.AxisItem):
         super().__init__(*args, **kwargs)
         self.enableAutoSIPrefix(False)
 
-    def tickSpacing(self, minVal, maxVal, size):  # noqa: N802 (Qt naming)
+    def tickSpacing(self, minVal, maxVal, size):  # noqa: N802, N803 (pyqtgraph naming)
         major = time_step(maxVal - minVal, size)
         minor = next((s for s in reversed(TIME_STEPS) if s < major and major % s == 0), major)
         return [(major, 0), (minor, 0)]

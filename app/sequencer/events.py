@@ -314,4 +314,6 @@ RunEvent = (RunStarted | RunResumed | InstrumentsIdentified | PhaseStarted
 
 
 class RunListener(Protocol):
-    def __call__(self, event: RunEvent) -> None: ...
+    # positional-only: the sequencer passes the event positionally, so ``list.append`` (or any
+    # one-argument callable, whatever it names its parameter) is a listener too
+    def __call__(self, event: RunEvent, /) -> None: ...

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from app.compliance import ComplianceFacts, ComplianceVerdict, Criterion, assess_compliance
+from app.compliance import ComplianceVerdict, Criterion, assess_compliance
 from app.method.model import Method
 from app.method.record import method_from_record
 from app.metrics.steady_state import SteadyStateVerdict

@@ -217,7 +217,7 @@ class RunWriter:
     def _run_thread(self) -> None:
         try:
             self._loop()
-        except BaseException as exc:  # noqa: BLE001 - close() must learn that events are stuck
+        except BaseException as exc:  # close() must learn that events are stuck
             log.exception("run writer: stopped by an unexpected error")
             self._crash = exc
         finally:
@@ -457,7 +457,7 @@ class RunWriter:
             if self.on_error:
                 try:
                     self.on_error(error)
-                except Exception:  # noqa: BLE001 - a broken callback must not stop storage
+                except Exception:  # a broken callback must not stop storage
                     log.exception("run writer error callback failed")
 
     def _beat(self) -> None:

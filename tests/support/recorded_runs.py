@@ -22,8 +22,7 @@ from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer
 from app.session import open_session
 from tests.support.verdict_runs import run_stored
-from app.storage.db import Database, open_database
-from app.storage.writer import RunWriter
+from app.storage.db import Database
 from drivers.clock import FakeClock
 from drivers.interfaces import FLAG_UNCERTAINTY_HIGH, PowerSample, WorkloadInterval
 from drivers.simulators.engine import SimulatedWorkloadEngine
