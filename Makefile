@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 OUT    ?= out
 
-.PHONY: run test test-fast bench gui demo package clean system-deps
+.PHONY: run test test-fast lint bench gui demo package clean system-deps
 
 # The suite waits as much as it computes (runs, timeouts, child processes), so it runs in
 # more pytest-xdist workers than there are cores (docs/performance.md, "suite" rows: the
@@ -56,15 +56,27 @@ test: system-deps $(STAMP)
 # Before each commit (README, "Testing"): everything that needs no real process, network,
 # real-time wait or fio — ≤ 90 s. The whole suite (`make test`) before each stop.
 FAST_TIER := not realtime and not slow and not fio and not process
-test-fast: $(STAMP)
+test-fast: lint
 	$(TEST_ENV) $(PY) -m compileall -q -j 0 $(COMPILED)
 	$(TEST_ENV) $(PY) -m pytest -n $(TEST_WORKERS) $(TEST_DIST) -m "$(FAST_TIER)" $(PYTEST_ARGS)
+
+# The linter and the type checker (pyproject.toml, [tool.ruff] and [tool.mypy]; README,
+# "Testing"). A suppression names its code (ruff PGH003/PGH004) and is still needed (RUF100,
+# mypy's warn_unused_ignores); the grep asks each one for its reason after the code.
+# mypy's cache (.mypy_cache, ignored by git) makes a warm run a few seconds.
+LINTED := app ui drivers verifier bench tests packaging
+SUPPRESSION := (noqa: *[A-Z]+[0-9]+(, *[A-Z]+[0-9]+)*|type: *ignore\[[a-z-]+(, *[a-z-]+)*\])
+lint: $(STAMP)
+	$(VENV)/bin/ruff check $(LINTED)
+	$(VENV)/bin/mypy
+	@if grep -rnE --include='*.py' '# *$(SUPPRESSION) *$$' $(LINTED); then \
+		echo "lint: each noqa / type: ignore above needs its reason after the code"; exit 1; fi
 
 bench: $(STAMP)
 	$(PY) -m bench.run_all
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
 
 # Lab-PC deliverables (docs/install.md): PyInstaller bundle, .deb and .tar.gz in dist/.
 PACKAGE_STAMP := $(VENV)/.package-installed

@@ -54,11 +54,16 @@ GENERATOR = "Load generator (pre-run of unsearched profiles)"
 CLASSIFICATION = "Classification"
 
 
+# The protocols' members are read-only properties: the records that satisfy them are frozen
+# dataclasses, whose fields a protocol attribute (settable) would not match.
 class NamedInstrument(Protocol):
     """A power input as the verdict reads it: its name and who measured it."""
 
-    name: str
-    identity: InstrumentIdentity | None
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def identity(self) -> InstrumentIdentity | None: ...
 
 
 class PhaseFacts(Protocol):
@@ -94,28 +99,58 @@ class AttemptFacts(Protocol):
 class MetricFacts(Protocol):
     """A stored metric as the verdict reads it."""
 
-    name: str
-    valid: bool
-    reason: str
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def valid(self) -> bool: ...
+
+    @property
+    def reason(self) -> str: ...
 
 
 class ComplianceFacts(Protocol):
     """What the verdict reads of a run: a whole :class:`~app.storage.stored.StoredRun`, or
     the lighter :class:`~app.storage.run_facts.RunFacts` a run list loads for every run."""
 
-    method_name: str
-    method_version: str
-    status: RunStatus
-    started_wall: str
-    workload_engine: str
-    phases: Sequence[PhaseFacts]
-    attempts: Sequence[AttemptFacts]
-    power_meter: InstrumentIdentity | None
-    temperature_meter: InstrumentIdentity | None
-    resumptions: Sequence[Resumption]
-    power_inputs: Sequence[NamedInstrument]
-    metrics: Sequence[MetricFacts]
-    search_results: Sequence[SearchResult]
+    @property
+    def method_name(self) -> str: ...
+
+    @property
+    def method_version(self) -> str: ...
+
+    @property
+    def status(self) -> RunStatus: ...
+
+    @property
+    def started_wall(self) -> str: ...
+
+    @property
+    def workload_engine(self) -> str: ...
+
+    @property
+    def phases(self) -> Sequence[PhaseFacts]: ...
+
+    @property
+    def attempts(self) -> Sequence[AttemptFacts]: ...
+
+    @property
+    def power_meter(self) -> InstrumentIdentity | None: ...
+
+    @property
+    def temperature_meter(self) -> InstrumentIdentity | None: ...
+
+    @property
+    def resumptions(self) -> Sequence[Resumption]: ...
+
+    @property
+    def power_inputs(self) -> Sequence[NamedInstrument]: ...
+
+    @property
+    def metrics(self) -> Sequence[MetricFacts]: ...
+
+    @property
+    def search_results(self) -> Sequence[SearchResult]: ...
 
     @property
     def method(self) -> Method | None: ...

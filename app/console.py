@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import TextIO
+from typing import ClassVar, TextIO
 
+from app.compliance import assess_method
+from app.method.record import method_from_record
 from app.metrics.formatting import format_duration, format_figure
 from app.records import MetricResult
 from app.sequencer import events as ev
 from app.sequencer.capacity_optimisation import not_valid_word
-from app.compliance import assess_method
-from app.method.record import method_from_record
+from app.sequencer.event_dispatch import EventTable
 
 
 def format_metric_value(m: MetricResult) -> str:
@@ -31,7 +32,8 @@ def _with_unit(value: float, unit: str) -> str:
 
 
 def metrics_table(metrics: list[MetricResult] | tuple[MetricResult, ...]) -> str:
-    rows = [f"{'Metric':<22} {'Value':>12} {'Unit':<9} {'Avg power':>11} {'Avg resp':>10}  Validity"]
+    rows = [f"{'Metric':<22} {'Value':>12} {'Unit':<9} {'Avg power':>11} {'Avg resp':>10}"
+            "  Validity"]
     for m in metrics:
         watts = _with_unit(m.avg_power_w, "W")
         resp = _with_unit(m.avg_response_ms, "ms")
@@ -50,10 +52,15 @@ class ConsoleReporter:
         self._last_progress = -math.inf
         self.finished: ev.RunFinished | None = None
 
+    _events: ClassVar[EventTable[None]] = EventTable("console")
+    _events.ignore(ev.StabilisationExtended, ev.PowerSamples, ev.TemperatureSamples,
+                   ev.WorkloadIntervals, ev.HostRates, ev.HistogramReady, ev.RangesApplied,
+                   ev.RangePlanReady, ev.SteadyStateJudged,
+                   why="plotted or tabled by the GUI and reports; the run log's lines say "
+                       "what a terminal needs (an extension, a range change)")
+
     def __call__(self, event: ev.RunEvent) -> None:
-        handler = getattr(self, f"_on_{type(event).__name__}", None)
-        if handler:
-            handler(event)
+        self._events.dispatch(event, self)
 
     def _print(self, text: str) -> None:
         """A terminal that went away (EIO after a hang-up, a closed pipe) ends the printing,
@@ -65,7 +72,8 @@ class ConsoleReporter:
         except (OSError, ValueError):  # ValueError: the stream was closed
             self.out = None
 
-    def _on_RunStarted(self, e: ev.RunStarted) -> None:
+    @_events.on
+    def _on_run_started(self, e: ev.RunStarted) -> None:
         tag = ""
         if e.method_json:  # the method's numbers, derived (a synthetic stream has none)
             verdict = assess_method(method_from_record(e.method_json))
@@ -74,27 +82,32 @@ class ConsoleReporter:
         self._print(f"  taxonomy {e.config.taxonomy}, lab {e.config.lab}, "
                     f"{len(e.phases)} phases, planned {format_duration(e.planned_s)}")
 
-    def _on_RunResumed(self, e: ev.RunResumed) -> None:
-        self._on_RunStarted(e.started)
+    @_events.on
+    def _on_run_resumed(self, e: ev.RunResumed) -> None:
+        self._on_run_started(e.started)
         r = e.resumption
         self._print(f"  RESUMED (resumption {r.number}) at {format_duration(r.t)} from phase "
                     f"{e.started.phases[r.restart_phase].name}: NON-COMPLIANT, resumed after "
                     "interruption")
 
-    def _on_InstrumentsIdentified(self, e: ev.InstrumentsIdentified) -> None:
+    @_events.on
+    def _on_instruments_identified(self, e: ev.InstrumentsIdentified) -> None:
         thermo = e.temperature_meter.describe() if e.temperature_meter else "none"
         self._print(f"  power meter: {e.power_meter.describe()} ({e.power_meter.resource})")
         self._print(f"  thermometer: {thermo}; workload engine: {e.workload_engine}")
 
-    def _on_PhaseStarted(self, e: ev.PhaseStarted) -> None:
+    @_events.on
+    def _on_phase_started(self, e: ev.PhaseStarted) -> None:
         self._print(f"[{format_duration(e.t):>12}] ▶ {e.phase.name} "
                     f"(planned {format_duration(e.phase.planned_s)})")
 
-    def _on_PhaseFinished(self, e: ev.PhaseFinished) -> None:
+    @_events.on
+    def _on_phase_finished(self, e: ev.PhaseFinished) -> None:
         err = f": {e.error}" if e.error else ""
         self._print(f"[{format_duration(e.t):>12}] ■ {e.phase.name} {e.status}{err}")
 
-    def _on_IntervalClosed(self, e: ev.IntervalClosed) -> None:
+    @_events.on
+    def _on_interval_closed(self, e: ev.IntervalClosed) -> None:
         if self.quiet:
             return
         iv = e.interval
@@ -102,38 +115,49 @@ class ConsoleReporter:
         stab = {True: "stable", False: "NOT stable", None: ""}[iv.stable]
         ep = (f"EP {format_figure(iv.ep):>8}  WMA {format_figure(iv.wma):>8}" if iv.ep == iv.ep
               else "")
-        self._print(f"    interval {iv.index + 1:3d}  {format_figure(iv.avg_power_w):>8} W  {ops} {ep} "
-                    f"{stab}")
+        self._print(f"    interval {iv.index + 1:3d}  {format_figure(iv.avg_power_w):>8} W  "
+                    f"{ops} {ep} {stab}")
 
-    def _on_SearchResult(self, e: ev.SearchResult) -> None:
+    @_events.on
+    def _on_search_result(self, e: ev.SearchResult) -> None:
         if not e.searched:  # an unsearched profile's pre-run (method-notes §2)
             self._print(f"    null-engine pre-run of {e.profile} ({e.pre_run_basis}): "
                         + (e.note or "the load generator kept up"))
             return
         self._print(f"    intensity 100 for {e.profile}: queue depth {e.queue_depth} → "
-                    f"{format_figure(e.ops_rate)} {e.ops_unit} at {format_figure(e.avg_response_ms)} ms"
+                    f"{format_figure(e.ops_rate)} {e.ops_unit} at "
+                    f"{format_figure(e.avg_response_ms)} ms"
                     + (f" ({e.note})" if e.note else ""))
 
-    def _on_MetricComputed(self, e: ev.MetricComputed) -> None:
+    @_events.on
+    def _on_metric_computed(self, e: ev.MetricComputed) -> None:
         m = e.metric
         state = "VALID" if m.valid else f"{not_valid_word(m)} ({m.reason})"
         self._print(f"    {m.name} = {format_metric_value(m)} {m.unit}  {state}")
 
-    def _on_Progress(self, e: ev.Progress) -> None:
+    @_events.on
+    def _on_progress(self, e: ev.Progress) -> None:
         if self.quiet or e.elapsed_s - self._last_progress < 10:
             return
         self._last_progress = e.elapsed_s
         self._print(f"    progress {e.fraction * 100:5.1f} %  elapsed "
                     f"{format_duration(e.elapsed_s)}  ETA {format_duration(e.eta_s)}")
 
-    def _on_LogMessage(self, e: ev.LogMessage) -> None:
+    @_events.on
+    def _on_log_message(self, e: ev.LogMessage) -> None:
         """One line per message: a traceback stays in the stored log (``runs show``)."""
         if e.level != "INFO" or not self.quiet:
             first, *rest = e.message.splitlines() or [""]
             more = f"  (+{len(rest)} lines in the run's stored log)" if rest else ""
             self._print(f"    {e.level}: {first}{more}")
 
-    def _on_RunFinished(self, e: ev.RunFinished) -> None:
+    @_events.on
+    def _on_teardown_failed(self, e: ev.TeardownFailed) -> None:
+        """Always printed, also in quiet mode: the next run may find the piece still busy."""
+        self._print(f"[{format_duration(e.t):>12}] WARNING: {e.describe()}")
+
+    @_events.on
+    def _on_run_finished(self, e: ev.RunFinished) -> None:
         # not printed yet: the final status is shown once the run is durable (print_final)
         self.finished = e
 

@@ -133,14 +133,15 @@ def open_power_input(config: RunConfig, name: str) -> tuple[PowerMeter, Teardown
 class _MeterKind:
     """How to set up one kind of meter from each source."""
 
+    name: str  # "power meter", in the words of a tear-down failure
     in_process: Callable[[SimulatedSut], Any]
     simulator: Callable[[SimulatedSut, Clock | None], LineServer]  # (sut, the run's clock)
     simulator_driver: str
     open_driver: Callable[..., Any]
 
 
-_POWER = _MeterKind(SimulatedPowerMeter, power_simulator, SIM_POWER_DRIVER, open_power_meter)
-_TEMPERATURE = _MeterKind(SimulatedThermometer, lambda sut, _clock: thermometer_simulator(sut),
+_POWER = _MeterKind("power meter", SimulatedPowerMeter, power_simulator, SIM_POWER_DRIVER, open_power_meter)
+_TEMPERATURE = _MeterKind("thermometer", SimulatedThermometer, lambda sut, _clock: thermometer_simulator(sut),
                           SIM_THERMO_DRIVER,
                           open_temperature_meter)
 
@@ -176,11 +177,13 @@ def _set_up_workload(plan: LabPlan, config: RunConfig, clock: Clock, protected: 
     if not plan.real_io:
         return simulated_engine(sut, config, clock), LAB_DESCRIPTIONS[plan.kind], None
     engine = fio_engine(config, clock, protected, stall_s)
-    teardown.register(engine.close)  # stops fio and removes the job folder, also on failure
+    teardown.register(engine.close, "fio engine")  # stops fio, removes its job folder
     power_simulated = plan.power is Source.IN_PROCESS
-    return (SutFollowingEngine(engine, sut) if power_simulated else engine,
-            fio_description(config, power_simulated, plan.temperature is not Source.NONE),
-            engine.host_clocks if config.sut.load_hosts else None)
+    workload: WorkloadEngine = SutFollowingEngine(engine, sut) if power_simulated else engine
+    clocks: Callable[[], Sequence[HostClock]] | None = (engine.host_clocks
+                                                        if config.sut.load_hosts else None)
+    return (workload,
+            fio_description(config, power_simulated, plan.temperature is not Source.NONE), clocks)
 
 
 def _set_up_meters(plan: LabPlan, config: RunConfig, sut: SimulatedSut,
@@ -222,7 +225,7 @@ def _ptd_channels(config: RunConfig, sut: SimulatedSut, shares: dict[str, float]
     simulator = ptd_channels_simulator(sut, simulated) if simulated else None
     if simulator is not None:
         simulator.start()
-        teardown.register(simulator.stop)
+        teardown.register(simulator.stop, "simulated PTDaemon")
     return _PtdChannels(PtdDaemons(), simulator)
 
 
@@ -248,7 +251,8 @@ def _set_up_input(config: RunConfig, power_input: PowerInput, sut: SimulatedSut,
             else:
                 simulator = input_simulator(sut, model, share, power_input.element, clock)
                 simulator.start()
-                teardown.register(simulator.stop)
+                teardown.register(simulator.stop,
+                                  f"simulated meter of power input {power_input.name}")
             resource, driver = simulator.resource, DRIVER_FOR_MODEL[model]
         options = {**_input_options(power_input), "limits": limits}
         if driver == "ptd" and power_input.element is not None:
@@ -256,7 +260,7 @@ def _set_up_input(config: RunConfig, power_input: PowerInput, sut: SimulatedSut,
             meter = channels.daemons.channel(resource, power_input.element, **options)
         else:
             meter = open_power_meter(driver, resource, **options)
-    teardown.register(meter.close)
+    teardown.register(meter.close, f"meter of power input {power_input.name}")
     return meter
 
 
@@ -282,11 +286,11 @@ def _set_up_meter(kind: _MeterKind, source: Source, config: InstrumentConfig, su
     elif source is Source.WIRE_SIMULATOR:
         simulator = kind.simulator(sut, clock)
         simulator.start()
-        teardown.register(simulator.stop)
+        teardown.register(simulator.stop, f"simulated {kind.name}")
         meter = kind.open_driver(kind.simulator_driver, simulator.resource, **judged)
     else:
         meter = kind.open_driver(config.driver, config.resource, **_options(config), **judged)
-    teardown.register(meter.close)
+    teardown.register(meter.close, kind.name)
     return meter
 
 

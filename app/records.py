@@ -165,7 +165,8 @@ def sut_from_dict(data: dict[str, Any]) -> SutDescription:
     fields): lists back to tuples, the supplies back to their record; unknown keys (another
     version's) are dropped."""
     known = {f.name for f in fields(SutDescription)}
-    values = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in known}
+    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v
+                              for k, v in data.items() if k in known}
     if isinstance(values.get("power_supplies"), dict):
         supplies = values["power_supplies"]
         names = {f.name for f in fields(PowerSupplies)}

@@ -23,7 +23,8 @@ from app import run_fields as rules
 from app import units
 from app.method.loader import MethodError, load_method
 from app.records import InstrumentConfig, PowerInput, PowerSupplies, RunConfig, SutDescription
-from app.run_fields import CAPACITY_UNITS, DRIVE_TYPES, EntryError  # the pages' choices too
+from app.run_fields import DRIVE_TYPES as DRIVE_TYPES  # the pages' choices too
+from app.run_fields import CAPACITY_UNITS, EntryError
 from app.sequencer.capacity_optimisation import (check_declared_coms, coms_off_during_test,
                                                  declare_coms)
 from app.station import station_name
@@ -108,7 +109,8 @@ def format_capacity(raw_bytes: int) -> tuple[str, str]:
 
 
 def check_sut(e: RunEntries) -> SutDescription:
-    names = {name: rules.sut_name(name, getattr(e, name)) for name, _, _ in rules.SUT_NAMES}
+    names: dict[str, Any] = {name: rules.sut_name(name, getattr(e, name))
+                             for name, _, _ in rules.SUT_NAMES}
     capacity = parse_capacity(e.capacity, e.capacity_unit, e.decimal_point)
     drives = rules.drive_count(e.drive_count)
     raid = rules.raid(e.raid)
@@ -202,7 +204,8 @@ def check_instruments(e: RunEntries) -> tuple[InstrumentConfig, InstrumentConfig
 
 
 def check_power_inputs(inputs: tuple[PowerInput, ...]) -> tuple[PowerInput, ...]:
-    """The input table's rows (or ``--power-input`` options): :func:`app.run_fields.power_inputs`."""
+    """The input table's rows (or ``--power-input`` options):
+    :func:`app.run_fields.power_inputs`."""
     return rules.power_inputs(inputs)
 
 

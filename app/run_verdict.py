@@ -58,9 +58,14 @@ def run_verdict(status: RunStatus, invalid_metrics: int = 0,
 
 
 class _Metric(Protocol):
-    name: str
-    value: float
-    valid: bool
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def value(self) -> float: ...
+
+    @property
+    def valid(self) -> bool: ...
 
 
 def run_outcome(status: RunStatus, metrics: Iterable[_Metric],

@@ -63,7 +63,7 @@ class RunSession:
     def close(self) -> None:
         """Close the lab, then make the run durable: in the database, or after
         :data:`DURABLE_WAIT_S` in its journal (raises WriterError if neither took it)."""
-        self.lab.close()
+        self.sequencer.report_teardown(self.lab.close())  # stored with the run, shown
         self.stored = self.writer.close(DURABLE_WAIT_S)
 
 

@@ -138,7 +138,6 @@ def sign_off(run: StoredRun, *, recompute: bool = False) -> SignOff:
                                         _changes(before, after, entry),
                                         entry.made_on or NOT_RECORDED))
         before = after
-    current = revisions[-1].number
     approvals = tuple(_approval(run, e, revisions, starts, run.compliance)
                       for e in run.audit if e.kind is AuditKind.APPROVAL)
     return SignOff(tuple(revisions), approvals, facts)

@@ -66,7 +66,7 @@ class StationProfile:
         known = self.load()
         notes: list[str] = []
 
-        def filled(role: str, item):  # type: ignore[no-untyped-def]
+        def filled(role: str, item):
             entry = known.get(instrument_key(item.driver, item.resource))
             if item.driver in NOT_INSTRUMENTS or entry is None or item.calibration_date:
                 return item

@@ -13,6 +13,7 @@ import stat
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import FrameType
 from typing import TypeVar
 
 StopHandler = Callable[[int, str], None]  # (signal number, reason to record)
@@ -23,8 +24,8 @@ _JOIN_POLL_S = 0.5
 
 def stop_signals() -> dict[int, str]:
     """The stop signals this platform has, each with the reason recorded on the run."""
-    reasons = {signal.SIGINT: "interrupted from the terminal (Ctrl-C)",
-               signal.SIGTERM: "stopped by SIGTERM (service stop or shutdown)"}
+    reasons: dict[int, str] = {signal.SIGINT: "interrupted from the terminal (Ctrl-C)",
+                               signal.SIGTERM: "stopped by SIGTERM (service stop or shutdown)"}
     if hasattr(signal, "SIGHUP"):  # not on Windows
         reasons[signal.SIGHUP] = "the terminal closed (SIGHUP: logout or hang-up)"
     return reasons
@@ -40,13 +41,17 @@ def stop_signals_handled(on_stop: StopHandler) -> Iterator[None]:
     only, as Python requires); the previous handlers are restored afterwards."""
     previous = {}
     for signum, reason in stop_signals().items():
-        previous[signum] = signal.signal(
-            signum, lambda sig, _frame, reason=reason: on_stop(sig, reason))
+        previous[signum] = signal.signal(signum, _handler(on_stop, reason))
     try:
         yield
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+def _handler(on_stop: StopHandler, reason: str) -> Callable[[int, FrameType | None], None]:
+    """A signal handler calling ``on_stop`` with the signal and ``reason``."""
+    return lambda signum, _frame: on_stop(signum, reason)
 
 
 def run_until_stopped(work: Callable[[], T], on_stop: StopHandler, name: str = "run") -> T:
@@ -60,22 +65,23 @@ def run_until_stopped(work: Callable[[], T], on_stop: StopHandler, name: str = "
     run hangs with its terminal gone. Reproduced 11 times in 20 with a tight clear/wait loop,
     and it was the cause of the hang-up defect in docs/reliability.md. Here the main thread
     only waits on the worker, so ``on_stop`` may take any lock the worker takes."""
-    outcome: dict[str, object] = {}
+    results: list[T] = []
+    errors: list[BaseException] = []
 
     def target() -> None:
         try:
-            outcome["result"] = work()
+            results.append(work())
         except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread as is
-            outcome["error"] = exc
+            errors.append(exc)
 
     worker = threading.Thread(target=target, name=name, daemon=True)
     with stop_signals_handled(on_stop):
         worker.start()
         while worker.is_alive():
             worker.join(_JOIN_POLL_S)
-    if "error" in outcome:
-        raise outcome["error"]  # type: ignore[misc]
-    return outcome["result"]  # type: ignore[return-value]
+    if errors:
+        raise errors[0]
+    return results[0]
 
 
 def leave_terminal() -> None:

@@ -4,7 +4,8 @@ line takes (``storwatt run --sut FILE``) and the wizard saves and loads.
 A lab tests the same array again and again; typing its vendor, serial, capacity, RAID and
 power supplies for every run invites the typo that makes EP_RI wrong. The file holds what the
 report states about the SUT and is checked by the same rules as the wizard's fields
-(``app.units`` for the capacity, with its one rounding; the bounds of ``app.run_fields``). Capacity is written as text with its decimal unit ("7.3 TB", 1 GB = 10^9 bytes).
+(``app.units`` for the capacity, with its one rounding; the bounds of ``app.run_fields``). Capacity
+is written as text with its decimal unit ("7.3 TB", 1 GB = 10^9 bytes).
 
 Example::
 
@@ -55,8 +56,9 @@ class SuppliesModel(BaseModel):
         if m is None:
             raise ValueError(f"redundancy {self.redundancy!r} is not N+M (e.g. 1+1)")
         if int(m.group(1)) + int(m.group(2)) != self.count:
-            raise ValueError(f"redundancy {self.redundancy} names {int(m.group(1)) + int(m.group(2))}"
-                             f" supplies, count says {self.count}")
+            raise ValueError(f"redundancy {self.redundancy} names "
+                             f"{int(m.group(1)) + int(m.group(2))} supplies, "
+                             f"count says {self.count}")
         return self
 
 

@@ -23,13 +23,13 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.records import PowerInput, RunConfig, SutDescription  # noqa: E402
-from app.reports.export import write_bundle, write_reports  # noqa: E402
-from app.session import open_session  # noqa: E402
-from bench.bench_reports import long_run_method  # noqa: E402
-from bench.figure import Figure, median_seconds  # noqa: E402
-from drivers.clock import FakeClock  # noqa: E402
+from app.records import PowerInput, RunConfig, SutDescription
+from app.reports.export import write_bundle, write_reports
+from app.session import open_session
 from app.storage.repository import load_run
+from bench.bench_reports import long_run_method
+from bench.figure import Figure, median_seconds
+from drivers.clock import FakeClock
 
 ROOT = Path(__file__).resolve().parent.parent
 VERIFIER = ROOT / "verifier" / "storwatt_verify.py"

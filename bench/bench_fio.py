@@ -186,8 +186,8 @@ def run() -> list[Figure]:
           f"ratio {ratio:.4f} (goal ≥ 0.98)")
     return [Figure("fio alone (null engine, 4 KiB random read, median of 5)", round(alone), "IOPS",
                         "reference", None, COMMAND),
-            Figure("fio through the station (json+ stream, 1 s status, median of 5)", round(station),
-                        "IOPS", "reference", None, COMMAND),
+            Figure("fio through the station (json+ stream, 1 s status, median of 5)",
+                   round(station), "IOPS", "reference", None, COMMAND),
             Figure("fio alone with the station's flags (json+, --status-interval=1)",
                         round(flagged), "IOPS", "reference", None, COMMAND),
             Figure("station / alone IOPS ratio (timed runs: swings with the machine's load; "

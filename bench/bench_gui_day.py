@@ -31,8 +31,8 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.bench_reports import checkout  # noqa: E402
-from bench.figure import Figure  # noqa: E402
+from bench.bench_reports import checkout
+from bench.figure import Figure
 
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE_ENV = "STORWATT_BENCH_GUI_DAY_BASELINE"
@@ -244,14 +244,14 @@ def run() -> list[Figure]:
                    f"{label}", round(got["fast_s"]), "s", "informative", None, command),
         ]
     if baseline:
-        mine, base = results["this tree"], results[baseline]
+        this_tree, base = results["this tree"], results[baseline]
         for what, pick in (("event-loop latency p99", lambda r: _p99(r["lateness"])),
                            ("run view repaint", lambda r: _median(r["repaints"])),
                            ("run view repaint CPU", lambda r: _median(r["repaint_cpu"])),
                            ("GUI thread busy", lambda r: r["gui_busy"]),
                            ("GUI process RSS", lambda r: r["rss_mb"])):
             figures.append(Figure(f"GUI day: {what} ratio this tree / {baseline}",
-                                  round(pick(mine) / pick(base), 3), "x", "informative", None,
+                                  round(pick(this_tree) / pick(base), 3), "x", "informative", None,
                                   command))
     return figures
 

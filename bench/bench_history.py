@@ -34,11 +34,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if __package__ in (None, ""):
     sys.path.insert(0, str(ROOT))
 
-from app.storage.opening import open_database  # noqa: E402
-from app.storage.history import INVALID, HistoryFilter  # noqa: E402
-from app.storage.synthetic import fill_history  # noqa: E402
-from bench.figure import Figure  # noqa: E402
-from tests.support import pg_server  # noqa: E402  (the suite's throw-away server)
+from app.storage.opening import open_database
+from app.storage.history import INVALID, HistoryFilter
+from app.storage.synthetic import fill_history
+from app.storage.repository import list_runs
+from bench.figure import Figure
+from tests.support import pg_server  # the suite's throw-away server
 
 COMMAND = ".venv/bin/python -m bench.run_all history"
 BASELINE_ENV = "STORWATT_BENCH_HISTORY_BASELINE"
@@ -46,8 +47,7 @@ BASELINE_ENV = "STORWATT_BENCH_HISTORY_BASELINE"
 _POSTGRESQL_RUN = r"""
 import json, sys
 from bench.bench_history import _backend
-from tests.support import pg_server
-from app.storage.repository import list_runs
+from tests.support import pg_server  # the suite's throw-away server
 with pg_server.postgres_server() as url:
     figures = _backend("postgresql", url, int(sys.argv[1]))
 print(json.dumps([[f.name, f.value] for f in figures]))
@@ -142,7 +142,10 @@ def _backend(name: str, url: str, runs: int) -> list[Figure]:
         worst = max(worst, wall)
         figure(f"filter_{label}", wall, cpu, FILTER_GOAL_MS)
     for title, descending in SORTS:
-        wall, cpu = _timed(lambda: (view.sort_by(title, descending), app.processEvents()))
+        def sort(title: str = title, descending: bool = descending) -> None:
+            view.sort_by(title, descending)
+            app.processEvents()
+        wall, cpu = _timed(sort)
         figure(f"sort_{title.split()[0].lower()}", wall, cpu, None)
     view.close()
     # side by side: what opening and filtering cost before (every run built in Python)

@@ -24,8 +24,8 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.bench_reports import checkout  # noqa: E402
-from bench.figure import Figure  # noqa: E402
+from bench.bench_reports import checkout
+from bench.figure import Figure
 
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE_ENV = "STORWATT_BENCH_MEMORY_BASELINE"
@@ -93,7 +93,8 @@ def run() -> list[Figure]:
         figures += [
             Figure(f"memory.station_peak_rss_{long:g}h_conditioning (4 inputs{label})",
                    round(by_hours[long], 1), "MB",
-                   f"<= {GOAL_MB:g} MB (load {load:.1f})" if mine else f"reference (load {load:.1f})",
+                   (f"<= {GOAL_MB:g} MB (load {load:.1f})" if mine
+                    else f"reference (load {load:.1f})"),
                    by_hours[long] <= GOAL_MB if mine else None, command),
             Figure(f"memory.station_rss_growth_{long:g}h_vs_{short:g}h (4 inputs{label})",
                    round(growth, 2), "x",

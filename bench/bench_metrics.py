@@ -28,13 +28,13 @@ REPEATS = 5
 DAY_S = 86_400
 
 
-def snapshot_bins(n: int = 10_000, ios_per_s: int = 8000) -> list[dict[str, int]]:
+def snapshot_bins(n: int = 10_000, ios_per_s: int = 8000) -> list[dict[int | str, int]]:
     """n one-second json+ ``bins`` mappings (string keys, as fio prints them) drawn from a
     5 ms log-normal in fio's bucket layout: about 300 non-empty buckets each."""
     values, probs = lognormal_bucket_probabilities(5.0)
     rng = np.random.default_rng(3)
-    keys = [str(v) for v in values]
-    snaps = []
+    keys: list[int | str] = [str(v) for v in values]
+    snaps: list[dict[int | str, int]] = []
     for counts in rng.multinomial(ios_per_s, probs, size=n):
         nz = np.flatnonzero(counts)
         snaps.append({keys[i]: int(counts[i]) for i in nz})
@@ -93,8 +93,8 @@ def day_figure() -> Figure:
 
     day_s = median_seconds(record_a_day, repeats=3)
     return Figure("recorder: place 24 h of 1 Hz samples and slices with ~300 buckets, close "
-                  "one-minute intervals, stability, histogram (median of 3)", round(day_s, 3), "s", "≤ 8.64 s (0.1 ms per live second)", day_s <= 8.64,
-                  COMMAND)
+                  "one-minute intervals, stability, histogram (median of 3)", round(day_s, 3), "s",
+                  "≤ 8.64 s (0.1 ms per live second)", day_s <= 8.64, COMMAND)
 
 
 def run() -> list[Figure]:

@@ -21,7 +21,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.figure import BenchResult  # noqa: E402
+from bench.figure import BenchResult
 
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "dist"
@@ -32,7 +32,7 @@ MIB = 1024 * 1024
 
 def _missing_tools() -> str | None:
     try:
-        import PyInstaller  # noqa: F401
+        import PyInstaller  # noqa: F401 - is it installed?
     except ImportError:
         return "PyInstaller is not installed (pip install -e '.[package]')"
     missing = [t for t in ("dpkg-deb", "objdump") if shutil.which(t) is None]

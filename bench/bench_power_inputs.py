@@ -21,8 +21,8 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.bench_reports import checkout  # noqa: E402
-from bench.figure import Figure  # noqa: E402
+from bench.bench_reports import checkout
+from bench.figure import Figure
 
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE_ENV = "STORWATT_BENCH_POWER_INPUTS_BASELINE"

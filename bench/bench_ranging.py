@@ -27,7 +27,7 @@ DEDICATED_PROFILE_S = 1.0
 
 def smoke_with(mode: str) -> Method:
     method = load_method("smoke")
-    rule = RangingRule(mode=mode, profile_s=DEDICATED_PROFILE_S)
+    rule = RangingRule.model_validate({"mode": mode, "profile_s": DEDICATED_PROFILE_S})
     return method.model_copy(update={"ranging": rule})
 
 

@@ -39,18 +39,19 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.sim_lab import simulated_sut  # noqa: E402
-from app.method.loader import load_method  # noqa: E402
-from app.records import PowerInput, RunConfig, SutDescription  # noqa: E402
-from app.sequencer.lab import Lab  # noqa: E402
-from app.sequencer.sequencer import Sequencer  # noqa: E402
-from app.session import open_session  # noqa: E402
-from app.storage.opening import open_database  # noqa: E402
-from app.storage.writer import RunWriter  # noqa: E402
-from drivers.clock import FakeClock  # noqa: E402
-from drivers.simulators.engine import SimulatedWorkloadEngine  # noqa: E402
-from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer  # noqa: E402
-from bench.figure import BenchResult  # noqa: E402
+from app.sim_lab import simulated_sut
+from app.method.loader import load_method
+from app.records import PowerInput, RunConfig, SutDescription
+from app.sequencer.lab import Lab
+from app.sequencer.sequencer import Sequencer
+from app.session import open_session
+from app.storage.opening import open_database
+from app.storage.writer import RunWriter
+from app.storage.repository import load_run
+from drivers.clock import FakeClock
+from drivers.simulators.engine import SimulatedWorkloadEngine
+from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
+from bench.figure import BenchResult
 
 ROOT = Path(__file__).resolve().parent.parent
 GOAL_S = 2.0  # the 8 h export (issue 27)
@@ -66,7 +67,6 @@ import sys, time
 from pathlib import Path
 from app.storage.opening import open_database
 from app.reports.export import export_run
-from app.storage.repository import load_run
 database = open_database(sys.argv[1])
 start, cpu = time.perf_counter(), time.process_time()
 export_run(database, sys.argv[2], Path(sys.argv[3]))

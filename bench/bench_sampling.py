@@ -20,9 +20,9 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from drivers.clock import MonotonicClock  # noqa: E402
-from drivers.meters.registry import open_power_meter  # noqa: E402
-from drivers.simulators import MeterSimulator  # noqa: E402
+from drivers.clock import MonotonicClock
+from drivers.meters.registry import open_power_meter
+from drivers.simulators import MeterSimulator
 from bench.figure import BenchResult
 
 COMMAND = ".venv/bin/python bench/bench_sampling.py"

@@ -17,18 +17,18 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.method.loader import load_method_file  # noqa: E402
-from app.method.model import Method  # noqa: E402
-from app.records import RunConfig  # noqa: E402
-from app.sequencer import events as ev  # noqa: E402
-from app.sequencer.lab import Lab  # noqa: E402
-from app.sequencer.search import within  # noqa: E402
-from app.sequencer.sequencer import Sequencer  # noqa: E402
-from app.sim_lab import simulated_sut  # noqa: E402
-from bench.figure import Figure  # noqa: E402
-from drivers.clock import FakeClock  # noqa: E402
-from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer  # noqa: E402
-from drivers.simulators.engine import SimulatedWorkloadEngine  # noqa: E402
+from app.method.loader import load_method_file
+from app.method.model import Method
+from app.records import RunConfig
+from app.sequencer import events as ev
+from app.sequencer.lab import Lab
+from app.sequencer.search import within
+from app.sequencer.sequencer import Sequencer
+from app.sim_lab import simulated_sut
+from bench.figure import Figure
+from drivers.clock import FakeClock
+from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
+from drivers.simulators.engine import SimulatedWorkloadEngine
 
 COMMAND = ".venv/bin/python -m bench.run_all search"
 #: the compliant method's [search], inherited; only the plan is shortened

@@ -38,17 +38,17 @@ import sqlalchemy as sa
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the throw-away server helper of the test suite
 
-from tests.support import pg_server  # noqa: E402
-from tests.support.pg_control import ServerControl  # noqa: E402
-from tests.support.silent_server import server_processes  # noqa: E402
-from app.sequencer.events import PowerSamples, RunEvent  # noqa: E402
-from app.storage import schema as s  # noqa: E402
-from app.storage.opening import open_database  # noqa: E402
-from app.storage.sender import Sender, open_lab  # noqa: E402
-from app.storage.synthetic import outside, power_sample, run_started  # noqa: E402
-from app.storage.writer import RunWriter  # noqa: E402
-from bench.figure import Figure  # noqa: E402
+from tests.support import pg_server
+from tests.support.pg_control import ServerControl
+from tests.support.silent_server import server_processes
+from app.sequencer.events import PowerSamples, RunEvent
+from app.storage import schema as s
+from app.storage.opening import open_database
+from app.storage.sender import Sender, open_lab
+from app.storage.synthetic import outside, power_sample, run_started
+from app.storage.writer import RunWriter
 from app.storage.repository import load_run
+from bench.figure import Figure
 
 COMMAND = ".venv/bin/python -m bench.run_all sender"
 STATIONS = 20
@@ -339,7 +339,10 @@ def _faults(lab_url: str, folder: Path) -> list[Figure]:
         frozen = server_processes(lab_url)
         for pid in frozen:
             os.kill(pid, signal.SIGSTOP)
-        return lambda: [os.kill(pid, signal.SIGCONT) for pid in frozen]
+        def thaw() -> None:
+            for pid in frozen:
+                os.kill(pid, signal.SIGCONT)
+        return thaw
 
     def kill() -> Callable[[], None]:
         control.kill()

@@ -3,7 +3,8 @@
 * ``storwatt --version`` from the development venv (goal ≤ 0.5 s) and from the PyInstaller
   bundle in ``dist/`` (goal ≤ 1 s; skipped, and said so, when ``make package`` has not been
   run). In the venv the command is ``python -m ui.cli``, what the ``storwatt`` script runs,
-  so the figure is this checkout's code even when the venv's script predates it. Every command pays this before doing its work: registering the parsers must not load
+  so the figure is this checkout's code even when the venv's script predates it. Every command pays
+  this before doing its work: registering the parsers must not load
   SQLAlchemy, reportlab, numpy or Qt (tests/test_cli_startup.py).
 * ``storwatt gui`` to its first painted window (goal ≤ 2 s): launched with
   ``--exit-after-first-paint``, which prints the wall time once Qt has painted and flushed the
@@ -34,7 +35,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.figure import Figure  # noqa: E402
+from bench.figure import Figure
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV_COMMAND = [sys.executable, "-m", "ui.cli"]  # = .venv/bin/storwatt

@@ -24,12 +24,12 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.sequencer.events import PowerSamples  # noqa: E402
-from app.storage.opening import open_database  # noqa: E402
-from app.storage.journal import (JournalFile, journal_path, new_header,  # noqa: E402
+from app.sequencer.events import PowerSamples
+from app.storage.opening import open_database
+from app.storage.journal import (JournalFile, journal_path, new_header,
                                  reserve_bytes)
-from app.storage.synthetic import outside, power_sample, run_started  # noqa: E402
-from app.storage.writer import RunWriter  # noqa: E402
+from app.storage.synthetic import outside, power_sample, run_started
+from app.storage.writer import RunWriter
 from bench.figure import BenchResult
 from app.storage.repository import load_run
 
@@ -72,8 +72,9 @@ def _ingest(folder: Path, events: list[PowerSamples], samples: int, locked: bool
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
         if stored.samples != samples:
             raise RuntimeError(f"journal holds {stored.samples} of {samples} samples")
-        holder.execute("ROLLBACK")
-        holder.close()
+        if holder is not None:  # (it is: the database was locked)
+            holder.execute("ROLLBACK")
+            holder.close()
     else:
         if not writer.flush(120):
             raise RuntimeError(f"writer failed: {writer.error}")

@@ -23,9 +23,9 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from bench.figure import BenchResult  # noqa: E402
+from bench.figure import BenchResult
 
 COMMAND = "QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_ui.py"
 DAY_S = 24 * 3600
@@ -102,7 +102,7 @@ def bench_latency(method: str = "smoke", lab: str = "sim-direct",
         timer.setInterval(tick_ms)
         timer.timeout.connect(tick)
         timer.start()
-        done = []
+        done: list[object] = []
         view.ended.connect(done.append)
         view.start(session, bridge)
         while not done:

@@ -66,7 +66,7 @@ def run_module(name: str) -> tuple[Figure, ...]:
     command = f"{BASE_COMMAND} {name.removeprefix('bench_')}"
     try:
         module = importlib.import_module(f"bench.{name}")
-        entry = getattr(module, "run", None) or getattr(module, "bench")
+        entry = getattr(module, "run", None) or module.bench
         raw = list(entry())
     except Exception as exc:  # noqa: BLE001 - one broken bench must not hide the others
         return (Figure(f"{name} did not run: {type(exc).__name__}: {exc}", math.nan, "",
@@ -121,7 +121,8 @@ def _parse_value(text: str) -> float | str:
 def parse(text: str) -> dict[str, Section]:
     """Sections of an existing document (the inverse of :func:`render`)."""
     sections: dict[str, Section] = {}
-    module, measured, rows = None, "", []
+    module, measured = None, ""
+    rows: list[Figure] = []
     back = {v: k for k, v in _MET.items()}
     for line in text.splitlines() + ["## <end>"]:
         if line.startswith("## "):

@@ -551,8 +551,12 @@ class WorkloadEngine(Protocol):
     interval for want of figures that are still coming.
     """
 
-    name: str
-    live: bool
+    # read-only: a wrapper (app.fio_lab.SutFollowingEngine) passes its engine's on
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def live(self) -> bool: ...
 
     def check(self) -> str:
         """Verify the engine can run (binary found, version OK, targets safe); returns a

@@ -34,8 +34,8 @@ def render(renderer: QSvgRenderer, size: int) -> Image.Image:
     painter.end()
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, "PNG")
-    return Image.open(io.BytesIO(bytes(buffer.data()))).convert("RGBA")
+    image.save(buffer, "PNG")  # type: ignore[call-overload]  # stub: bytes; PySide6: str only
+    return Image.open(io.BytesIO(buffer.data().data())).convert("RGBA")
 
 
 def main() -> int:

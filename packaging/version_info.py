@@ -31,7 +31,7 @@ def numeric_version(version: str) -> tuple[int, int, int, int]:
         raise ValueError(f"version {version!r} has no numeric part")
     if any(n > 0xFFFF for n in numbers):
         raise ValueError(f"version {version!r}: Windows allows at most 65535 per part")
-    return tuple((numbers + [0, 0, 0, 0])[:4])  # type: ignore[return-value]
+    return tuple((numbers + [0, 0, 0, 0])[:4])  # type: ignore[return-value]  # four, by the slice
 
 
 def debian_version(version: str) -> str:

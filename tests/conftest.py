@@ -23,8 +23,8 @@ from tests.support.recorded_runs import RecordedRun, pause_once_in, record_run
 # (1366×768, 1280×720) so windows are sized and checked against a real available geometry
 # (tests/support/laptop_screens.py). Set before any QApplication exists.
 if os.environ.get("QT_QPA_PLATFORM") == "offscreen":
-    os.environ["QT_QPA_PLATFORM"] = ("offscreen:configfile="
-                                     f"{Path(__file__).parent / 'fixtures' / 'laptop-screens.json'}")
+    screens = Path(__file__).parent / "fixtures" / "laptop-screens.json"
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={screens}"
 
 # the tests read argparse's and the station's messages in English whatever the developer's
 # locale; and with LANG=C.UTF-8 every one of argparse's ~120 gettext() calls per parser looked

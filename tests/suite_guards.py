@@ -165,12 +165,12 @@ def _count_child_processes() -> None:
     if getattr(original, "_storwatt_counted", False):
         return
 
-    def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def counted(self, *args, **kwargs):
         _state["spawned"] += 1
         original(self, *args, **kwargs)
 
-    counted._storwatt_counted = True  # type: ignore[attr-defined]
-    subprocess.Popen.__init__ = counted  # type: ignore[method-assign]
+    counted._storwatt_counted = True  # type: ignore[attr-defined]  # a marker
+    subprocess.Popen.__init__ = counted  # type: ignore[method-assign]  # the guard
 
 
 def realtime_reason(item: pytest.Item) -> str | None:
@@ -300,18 +300,18 @@ def _count_thread_queues() -> None:
     import threading
 
     _state["ended_queue_s"] = 0.0
-    original = threading.Thread._bootstrap_inner  # type: ignore[attr-defined]
+    original = threading.Thread._bootstrap_inner  # type: ignore[attr-defined]  # private
     if getattr(original, "_storwatt_counted", False):
         return
 
-    def counted(self):  # type: ignore[no-untyped-def]
+    def counted(self):
         try:
             original(self)
         finally:
             _state["ended_queue_s"] += _schedstat_queue_s("/proc/thread-self/schedstat")
 
-    counted._storwatt_counted = True  # type: ignore[attr-defined]
-    threading.Thread._bootstrap_inner = counted  # type: ignore[attr-defined]
+    counted._storwatt_counted = True  # type: ignore[attr-defined]  # a marker
+    threading.Thread._bootstrap_inner = counted  # type: ignore[attr-defined]  # private
 
 
 def _cpu_s() -> float:

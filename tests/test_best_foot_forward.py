@@ -51,7 +51,8 @@ def test_a_peak_at_either_end_of_the_sweep_is_named_as_not_established() -> None
 def test_runs_are_compared_only_with_runs_of_the_same_other_settings() -> None:
     def run(drives: int, raid: str) -> FamilyRun:
         return FamilyRun(f"{raid}-{drives}", {"drive_count": drives, "drive_type": "HDD",
-                                              "raid": raid}, {"EP_RR": (drives / 10, "IOPS/W", True)})
+                                              "raid": raid},
+                         {"EP_RR": (drives / 10, "IOPS/W", True)})
 
     groups = sweeps([run(25, "RAID 5"), run(50, "RAID 5"), run(25, "RAID 10")], "drive_count")
     assert sorted(groups) == ["drive type HDD, RAID level RAID 10",

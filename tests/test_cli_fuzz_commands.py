@@ -101,9 +101,9 @@ class Bench:
         return st.builds(lambda k, v: f"{k}={v}", keys, NUMBERS) | TEXT
 
 
-def _command(bench: Bench, draw) -> list[str]:  # type: ignore[no-untyped-def]
+def _command(bench: Bench, draw) -> list[str]:
     """One vector: a command and its options, some of them generated."""
-    def opt(name: str, strategy, p: float = 0.5) -> list[str]:  # type: ignore[no-untyped-def]
+    def opt(name: str, strategy, p: float = 0.5) -> list[str]:
         return [f"{name}={draw(strategy)}"] if draw(st.floats(0, 1)) < p else []
 
     kind = draw(st.sampled_from(["sim", "read", "runs", "report", "db", "methods", "taxonomy",
@@ -172,7 +172,7 @@ def _last(positional: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def bench(tmp_path_factory):  # type: ignore[no-untyped-def]
+def bench(tmp_path_factory):
     root = tmp_path_factory.mktemp("cli-commands-fuzz")
     bench = Bench(root)
     yield bench
@@ -184,7 +184,7 @@ class Accepted(BaseException):
 
 
 def _start_then_stop(self: LineServer) -> int:
-    port = _ORIGINAL_START(self)
+    _ORIGINAL_START(self)
     self.stop()
     raise Accepted
 
@@ -193,7 +193,7 @@ _ORIGINAL_START = LineServer.start
 _ORIGINAL_SAMPLE = cmd_instruments._sample
 
 
-def _short_sample(meter, clock, count: int, interval: float):  # type: ignore[no-untyped-def]
+def _short_sample(meter, clock, count: int, interval: float):
     """At most two readings and no wait between them (a NaN interval still reaches the wait)."""
     return _ORIGINAL_SAMPLE(meter, clock, min(count, 2),
                             interval if math.isnan(interval) else min(interval, 0.0))

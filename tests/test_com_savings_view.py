@@ -7,7 +7,8 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QApplication, QWidget
 
 from app.storage.opening import open_database
 from ui.history.com_savings_shot import store_seed_runs
@@ -28,6 +29,12 @@ def test_seed_example_opens_from_two_selected_runs(tmp_path: Path) -> None:
     app.processEvents()
     assert history.savings_button.isEnabled() and not history.open_button.isEnabled()
     view = history.savings(base, opt)
+    # an attribute named like a Qt method (``metric``) hides it from Qt itself: painting the
+    # view asked the metric combo box for the device metrics and killed the process (SIGSEGV)
+    shadowed = sorted(name for name in vars(view) if hasattr(QWidget, name)
+                      and not isinstance(getattr(QWidget, name), Signal))  # PySide binds those
+    assert shadowed == [], f"attributes hiding QWidget methods: {shadowed}"
+    assert not view.grab().isNull()  # a real paint of the whole view
     rows = {r[0]: r[1:] for r in view.rows()}
     assert rows["Capacity per idle watt (GB/W)"] == ("15.25", "23.02", "+51 %")
     assert rows["IOs per active watt (IO/W)"] == ("11.49", "7.75", "-33 %")
@@ -50,8 +57,8 @@ def test_seed_example_opens_from_two_selected_runs(tmp_path: Path) -> None:
 def test_a_missing_metric_is_named_and_export_disabled(tmp_path: Path) -> None:
     app, database, history, base, opt = _view(tmp_path)
     view = history.savings(base, opt)
-    view.metric.addItem("EP_OLTP")
-    view.metric.setCurrentText("EP_OLTP")
+    view.active_metric.addItem("EP_OLTP")
+    view.active_metric.setCurrentText("EP_OLTP")
     assert not view.problem.isHidden()
     assert "run 5eed0001 has no EP_OLTP (its metrics: EP_MW1, EP_RI)" in view.problem.text()
     assert not view.export_button.isEnabled() and view.rows() == []

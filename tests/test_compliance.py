@@ -20,8 +20,8 @@ from app.method.loader import MethodError, load_method_file
 from app.paths import methods_dir
 from app.records import PhaseKind
 from tests.support import recorded_runs as runs
-from tests.support.compliance_runs import FioLikeEngine, record
-from tests.support.verdict_runs import COMPLIANT, MEDIA, REMOVABLE_1, real_identity
+from tests.support.compliance_runs import record
+from tests.support.verdict_runs import COMPLIANT, real_identity
 
 _real = real_identity
 

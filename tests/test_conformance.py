@@ -27,7 +27,7 @@ from drivers.interfaces import (FLAG_FREQUENCY_OUT_OF_RANGE, FLAG_OVERRANGE, FLA
                                 TemperatureSample)
 from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
 from drivers.simulators.sut import SimulatedSut
-from tests.support.sequencer_runs import SHORT, ProfileClock, assert_all_valid, metrics
+from tests.support.sequencer_runs import ProfileClock, assert_all_valid, metrics
 from tests.support.sequencer_runs import run_short_sequence as run
 
 
@@ -76,7 +76,7 @@ class FaultyThermometer(SimulatedThermometer):
 
 # --- flagged power samples (issue 14 item 2) ----------------------------------------------------
 def test_an_over_range_burst_in_the_measurement_window_invalidates_the_phase() -> None:
-    burst = lambda sut: FaultyPowerMeter(sut, "SW", 5.0, 5.75, FLAG_OVERRANGE)  # noqa: E731
+    burst = lambda sut: FaultyPowerMeter(sut, "SW", 5.0, 5.75, FLAG_OVERRANGE)  # noqa: E731 - a meter factory, named
     seq, events = run(power=burst)
     sw = metrics(seq)["EP_SW"]
     assert not sw.valid
@@ -87,7 +87,7 @@ def test_an_over_range_burst_in_the_measurement_window_invalidates_the_phase() -
 
 
 def test_over_range_in_stabilisation_is_not_counted_and_a_tolerance_admits_a_burst() -> None:
-    in_stabilisation = lambda sut: FaultyPowerMeter(sut, "SW", 0.5, 1.25,  # noqa: E731
+    in_stabilisation = lambda sut: FaultyPowerMeter(sut, "SW", 0.5, 1.25,  # noqa: E731 - a meter factory, named
                                                     FLAG_OVERRANGE)
     seq, _ = run(power=in_stabilisation)
     assert_all_valid(seq)
@@ -100,7 +100,7 @@ def test_over_range_in_stabilisation_is_not_counted_and_a_tolerance_admits_a_bur
 
 
 def test_readings_without_an_evaluable_uncertainty_are_counted_and_never_averaged() -> None:
-    unknown = lambda sut: FaultyPowerMeter(sut, "SR", 5.0, 5.75,  # noqa: E731
+    unknown = lambda sut: FaultyPowerMeter(sut, "SR", 5.0, 5.75,  # noqa: E731 - a meter factory, named
                                            FLAG_UNCERTAINTY_UNKNOWN)
     seq, _ = run(power=unknown)
     sr = metrics(seq)["EP_SR"]
@@ -112,7 +112,7 @@ def test_readings_without_an_evaluable_uncertainty_are_counted_and_never_average
 
 def test_a_1_2_percent_uncertainty_invalidates_every_metric() -> None:
     # ±(0.1 % of reading + 0.05 % of a 13 kW range) at ~600–730 W: 1.0–1.2 %
-    wide_range = lambda sut: SimulatedPowerMeter(sut, range_w=13_000.0)  # noqa: E731
+    wide_range = lambda sut: SimulatedPowerMeter(sut, range_w=13_000.0)  # noqa: E731 - a meter factory, named
     # the ranges as configured: no ranging pass would pick this range (method-notes §3)
     as_configured = load_method("demo").model_copy(update={"ranging": RangingRule()})
     seq, _ = run(as_configured, power=wide_range)
@@ -122,7 +122,7 @@ def test_a_1_2_percent_uncertainty_invalidates_every_metric() -> None:
 
 # --- the "Minimum Accuracy" table read as the meter's resolution (item 3) ---------------------
 def test_a_meter_reading_in_10_watt_steps_fails_the_accuracy_table() -> None:
-    coarse = lambda sut: SimulatedPowerMeter(sut, resolution_w=10.0)  # noqa: E731
+    coarse = lambda sut: SimulatedPowerMeter(sut, resolution_w=10.0)  # noqa: E731 - a meter factory, named
     seq, _ = run(power=coarse)
     for m in seq.metrics:
         assert not m.valid
@@ -198,7 +198,7 @@ def test_a_compliant_short_sequence_with_a_good_inlet_is_valid() -> None:
 
 
 def test_a_90_second_thermometer_outage_invalidates_the_phase() -> None:
-    outage = lambda sut: FaultyThermometer(sut, "SR", outage=(900.0, 990.0))  # noqa: E731
+    outage = lambda sut: FaultyThermometer(sut, "SR", outage=(900.0, 990.0))  # noqa: E731 - a meter factory, named
     seq, _ = run(COMPLIANT, thermometer=outage)
     sr = metrics(seq)["EP_SR"]
     assert not sr.valid
@@ -219,7 +219,7 @@ def test_a_40_c_inlet_is_invalid_for_class_a2_and_valid_for_a4() -> None:
 
 
 def test_a_whole_degree_thermometer_fails_the_resolution_rule() -> None:
-    coarse = lambda sut: FaultyThermometer(sut, whole_degrees=True)  # noqa: E731
+    coarse = lambda sut: FaultyThermometer(sut, whole_degrees=True)  # noqa: E731 - a meter factory, named
     seq, _ = run(COMPLIANT, thermometer=coarse)
     for m in seq.metrics:
         assert not m.valid
@@ -249,7 +249,8 @@ def test_local_fio_without_capacity_supply_and_class_is_refused(tmp_path: Path,
     assert not target.exists()
     assert main(["run", "--lab", "local-fio", "--target", str(target), "--target-size", "1M",
                  "--capacity-gb", "1", "--ashrae-class", "A2", "--drives", "2", "--raid",
-                 "RAID 1", "--vendor", "Acme", "--model", "M1", "--serial", "S1", "--method", "smoke", "--db", f"sqlite:///{tmp_path / 'x.db'}"]) == 1
+                 "RAID 1", "--vendor", "Acme", "--model", "M1", "--serial", "S1",
+                 "--method", "smoke", "--db", f"sqlite:///{tmp_path / 'x.db'}"]) == 1
     assert "--lab local-fio needs --sut FILE (the SUT description) or --supply:" \
         in capsys.readouterr().err
 

@@ -140,7 +140,8 @@ def test_a_job_file_off_its_profile_is_caught_from_fio_s_log(tmp_path: Path) -> 
 def test_the_generator_holds_the_hot_band_s_shares_at_every_queue_depth(tmp_path: Path) -> None:
     """The old job file (fio's ``flow`` weights) reached ~570 IOPS at queue depth 1 and
     skewed the shares at 16 (docs/performance.md); the capped one holds
-    20,000 IOPS asked in the seed's shares at 1, 16 and the deepest listed depth — through the engine's own
+    20,000 IOPS asked in the seed's shares at 1, 16 and the deepest listed depth — through the
+    engine's own
     null-engine check, which never opens the target."""
     from dataclasses import replace
 

@@ -71,7 +71,7 @@ def test_rate_numbers_and_their_unit_prefixes() -> None:
 @pytest.mark.process
 @needs_fio
 def test_real_clients_show_per_host_rates_during_the_run_and_json_shows_none(
-        tmp_path: Path, two_fio_servers) -> None:  # noqa: F811
+        tmp_path: Path, two_fio_servers) -> None:
     """The finding behind docs/fio.md, checked against the installed fio: per-host rates
     reach the station while the job runs from normal-output clients (one per host), and
     none from a JSON client; if a future fio prints them in JSON mode this test says so."""

@@ -76,7 +76,7 @@ def test_the_sequencer_logs_each_hosts_clock_before_the_first_phase() -> None:
 @pytest.mark.process
 @needs_fio
 def test_real_hosts_on_the_station_clock_measure_near_zero(tmp_path: Path,
-                                                           two_fio_servers) -> None:  # noqa: F811
+                                                           two_fio_servers) -> None:
     refused = f"127.0.0.1:{free_port()}"
     engine = engine_for(tmp_path / "jobs", load_hosts=[*two_fio_servers, refused])
     clocks = engine.host_clocks()
@@ -91,7 +91,7 @@ def test_real_hosts_on_the_station_clock_measure_near_zero(tmp_path: Path,
 @pytest.mark.process
 @needs_fio
 def test_a_shifted_station_clock_warns_end_to_end_into_the_report(tmp_path: Path,
-                                                                  two_fio_servers  # noqa: F811
+                                                                  two_fio_servers
                                                                   ) -> None:
     engine = engine_for(tmp_path / "jobs", load_hosts=two_fio_servers[:1])
     seq, rec, _ = make_run("smoke")

@@ -225,7 +225,8 @@ def test_fio_exiting_non_zero_mid_phase_is_a_clear_error_and_keeps_slices(tmp_pa
     binary = fake_fio(tmp_path, f"""case "$1" in
   --version) echo fio-3.33;;
   --parse-only) exec {real} "$@";;
-  *) cat {tmp_path / 'doc.txt'}; sleep 1; echo "fio: io_u error on file: Input/output error" >&2; exit 3;;
+  *) cat {tmp_path / 'doc.txt'}; sleep 1
+     echo "fio: io_u error on file: Input/output error" >&2; exit 3;;
 esac
 """)
     engine = engine_for(tmp_path, fio_binary=binary)

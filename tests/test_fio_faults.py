@@ -25,7 +25,7 @@ RR = WorkloadProfile("RR", 8192, 100, True, 8192, duration_s=60)
 STALL_S = 4.0
 
 
-def _poll_until_error(engine, kept: list, seconds: float) -> FioRunError:  # type: ignore[no-untyped-def]
+def _poll_until_error(engine, kept: list, seconds: float) -> FioRunError:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:

@@ -95,7 +95,7 @@ def test_target_injection_is_refused(bad: str) -> None:
     (WorkloadProfile("X\nrw=write", 4096, 0, False, 4096), "profile name"),
     (WorkloadProfile("X", 4096, 101, False, 4096), "read percentage"),
     (WorkloadProfile("X", 4096, 50, False, 4096, queue_depth=0), "queue depth"),
-    (WorkloadProfile("X", 4096, 50, False, 4096, rate_iops=(5000,)), "rate_iops"),  # type: ignore[arg-type]
+    (WorkloadProfile("X", 4096, 50, False, 4096, rate_iops=(5000,)), "rate_iops"),  # type: ignore[arg-type]  # wrong on purpose
     (WorkloadProfile("X", 4096, 50, False, 4096, duration_s=-1), "duration"),
     (WorkloadProfile("X", 4096, float("nan"), False, 4096), "read percentage"),
 ])
@@ -108,7 +108,8 @@ def test_out_of_range_values_are_refused(profile: WorkloadProfile, match: str) -
 
 @pytest.mark.process
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
-@pytest.mark.parametrize("profile", [*SIX, replace(HOTBAND, rate_iops=(7000, 3000))], ids=lambda p: p.name)
+@pytest.mark.parametrize("profile", [*SIX, replace(HOTBAND, rate_iops=(7000, 3000))],
+                         ids=lambda p: p.name)
 def test_fio_accepts_every_generated_job(tmp_path: Path, profile: WorkloadProfile) -> None:
     (tmp_path / "a.dat").write_bytes(b"\0" * (8 << 20))
     job = tmp_path / "job.fio"

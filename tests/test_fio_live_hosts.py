@@ -39,7 +39,7 @@ def run_watching(engine: FioEngine, profile: WorkloadProfile, limit_s: float = 4
 @pytest.mark.process
 @needs_fio
 def test_live_host_rates_arrive_before_the_phase_ends(tmp_path: Path,
-                                                      two_fio_servers) -> None:  # noqa: F811
+                                                      two_fio_servers) -> None:
     engine = engine_for(tmp_path, load_hosts=two_fio_servers)
     engine.check()
     assert isinstance(engine, LiveRates) and not engine.live  # counted figures: at the end
@@ -58,7 +58,7 @@ def test_live_host_rates_arrive_before_the_phase_ends(tmp_path: Path,
 @pytest.mark.process
 @needs_fio
 def test_final_per_host_intervals_and_bins_come_from_the_logs_and_match_the_totals(
-        tmp_path: Path, two_fio_servers) -> None:  # noqa: F811
+        tmp_path: Path, two_fio_servers) -> None:
     engine = engine_for(tmp_path, load_hosts=two_fio_servers)
     engine.check()
     _, slices, result = run_watching(engine, MIXED)
@@ -84,7 +84,7 @@ def test_final_per_host_intervals_and_bins_come_from_the_logs_and_match_the_tota
 @pytest.mark.process
 @needs_fio
 def test_a_hot_band_on_load_hosts_reads_one_log_per_stream(tmp_path: Path,
-                                                            two_fio_servers) -> None:  # noqa: F811
+                                                            two_fio_servers) -> None:
     """13 stream sections, 13 jobs per host, 13 log files each: every one is read, and the
     intervals add up to fio's exact totals (a last line's garbage bins once broke this)."""
     from tests.support.fio import HOTBAND
@@ -103,7 +103,7 @@ def test_a_hot_band_on_load_hosts_reads_one_log_per_stream(tmp_path: Path,
 @pytest.mark.process
 @needs_fio
 def test_a_segment_stopped_before_its_hosts_started_io_counts_nothing_and_fails_nothing(
-        tmp_path: Path, two_fio_servers) -> None:  # noqa: F811
+        tmp_path: Path, two_fio_servers) -> None:
     """A ranging or search segment shorter than a client's ~2 s start-up (a busy station) is
     stopped before the host printed a job report: nothing happened to count. It failed the
     whole run ("fio printed 0 'issued rwts' lines") when the screenshot script ran the demo

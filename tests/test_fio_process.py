@@ -43,7 +43,7 @@ def _started(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> tuple[FioProce
     given: dict = {}
     real = subprocess.Popen
 
-    def spy(args, **kwargs):  # type: ignore[no-untyped-def]
+    def spy(args, **kwargs):
         given.update(kwargs, args=args)
         return real(args, **kwargs)
 

@@ -170,7 +170,7 @@ def test_mw2_runs_at_a_quarter_of_mw1_with_four_jobs_on_real_fio(tmp_path: Path)
 @pytest.mark.fio
 @needs_fio
 def test_mw2_runs_at_a_quarter_of_mw1_on_two_loopback_load_hosts(
-        tmp_path: Path, two_fio_servers: list[str]) -> None:  # noqa: F811
+        tmp_path: Path, two_fio_servers: list[str]) -> None:
     share = mw2_share_on_real_fio(tmp_path, load_hosts=two_fio_servers)
     assert share == pytest.approx(0.25, abs=0.01), f"MW2 ran at {share:.1%} of MW1"
 

@@ -19,8 +19,8 @@ from tests.support.test_methods import REAL_FIO_SMOKE
 from app.storage.repository import load_run
 
 #: what a run outside the simulated labs must declare about its SUT (cmd_run)
-DECLARED = ("--vendor", "Acme", "--model", "M1", "--serial", "S1", "--capacity-gb", "0.016", "--supply", "1P-200-240", "--ashrae-class", "A2",
-            "--drives", "1", "--raid", "JBOD")
+DECLARED = ("--vendor", "Acme", "--model", "M1", "--serial", "S1", "--capacity-gb", "0.016",
+            "--supply", "1P-200-240", "--ashrae-class", "A2", "--drives", "1", "--raid", "JBOD")
 
 pytestmark = [pytest.mark.fio,
               pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")]
@@ -45,7 +45,8 @@ def smoke_run(tmp_path_factory) -> SmokeRun:
     printed = io.StringIO()
     with redirect_stdout(printed):
         code = main(["run", "--lab", "local-fio", *DECLARED, "--target",
-                     str(folder / "scratch.dat"), "--target-size", "16M", "--method", REAL_FIO_SMOKE,
+                     str(folder / "scratch.dat"), "--target-size", "16M",
+                     "--method", REAL_FIO_SMOKE,
                      "--taxonomy", "online-2", "--com", "deduplication", "--com", "compression",
                      "--db", db, "--json", "--quiet"])
     return SmokeRun(db, json.loads(printed.getvalue()), code)

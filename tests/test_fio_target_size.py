@@ -35,7 +35,7 @@ def test_a_read_through_a_load_host_s_fio_completes_only_inside_its_target(
                 for offset in (WHOLE - 512, WHOLE)] == [True, False]
 
 
-def _model(size: int, asked: list[int]):  # type: ignore[no-untyped-def]
+def _model(size: int, asked: list[int]):
     """The rule the test above proves, for a target of ``size`` bytes."""
     def reads_at(text: str) -> bool:
         offset = int(re.search(r"^offset=(\d+)$", text, re.M).group(1))

@@ -159,7 +159,7 @@ write_reports(run, folder / "r.pdf", folder / "r.xlsx")
 """
 
 
-def _report_child(url: str, folder: Path):  # type: ignore[no-untyped-def]
+def _report_child(url: str, folder: Path):
     """A report writer process, imports and loading done (so a kill moment lands in the
     report's own work), waiting for "go"."""
     import subprocess
@@ -172,7 +172,7 @@ def _report_child(url: str, folder: Path):  # type: ignore[no-untyped-def]
                             stderr=subprocess.DEVNULL)
 
 
-def _kill_when(proc, ready: Callable[[], bool], limit_s: float = 30.0) -> bool:  # type: ignore[no-untyped-def]
+def _kill_when(proc, ready: Callable[[], bool], limit_s: float = 30.0) -> bool:
     """Tell ``proc`` to go and SIGKILL it as soon as ``ready()``; False if it ended first."""
     import time
 

@@ -55,7 +55,8 @@ def test_com_result_and_approval_through_the_dialogs(detail, monkeypatch) -> Non
     assert detail.signoff_label.text().startswith("Revision 2 — approved by Q. Auditor")
     kinds = [e.kind for e in audit_entries(detail.database, detail.run.run_id)]
     assert kinds == [AuditKind.COM_RESULT, AuditKind.APPROVAL]
-    assert build_content(detail.run).signoff.approval is not None  # what an export of the detail shows
+    # what an export of the detail shows
+    assert build_content(detail.run).signoff.approval is not None
 
 
 def test_a_refused_entry_is_explained_in_the_audit_tab(detail, monkeypatch) -> None:

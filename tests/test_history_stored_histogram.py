@@ -9,12 +9,12 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from app.records import RunStatus  # noqa: E402
-from app.sequencer import events as ev  # noqa: E402
-from app.storage.opening import open_database  # noqa: E402
-from app.storage.synthetic import full_run  # noqa: E402
-from app.storage.writer import RunWriter  # noqa: E402
-from ui.history.detail import RunDetailView  # noqa: E402
+from app.records import RunStatus
+from app.sequencer import events as ev
+from app.storage.opening import open_database
+from app.storage.synthetic import full_run
+from app.storage.writer import RunWriter
+from ui.history.detail import RunDetailView
 
 
 def test_a_failed_run_without_histograms_never_promises_one(qtbot, tmp_path) -> None:

@@ -258,7 +258,7 @@ def test_disposition_is_audited_and_run_data_unchanged(view, stored, monkeypatch
             conn.execute(sa.text("UPDATE audit_entries SET text = 'edited'"))
 
 
-import numpy as np  # noqa: E402
+import numpy as np  # noqa: E402 - only the envelope tests below need it
 
 
 @pytest.mark.process

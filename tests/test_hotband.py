@@ -59,7 +59,7 @@ streams = [
   { name = "a", share_pct = 60.0, read_pct = 70.0, pattern = "random", block_size_kib = 8 },
   { name = "b", share_pct = 30.0, read_pct = 70.0, pattern = "random", block_size_kib = 8, offset_pct = 95.0, size_pct = 10.0 },
 ]
-"""
+"""  # noqa: E501 - TOML: an inline table is one line
 
 
 def test_stream_errors_name_the_key_and_the_evidence(tmp_path: Path) -> None:
@@ -68,7 +68,8 @@ def test_stream_errors_name_the_key_and_the_evidence(tmp_path: Path) -> None:
     text = str(err.value)
     assert "streams.1" in text and "offset_pct 95 + size_pct 10 runs past the end" in text
     with pytest.raises(MethodError, match=r"stream shares add up to 90 %, not 100 %"):
-        load_method_file(_variant(tmp_path, BAD_STREAMS.replace("offset_pct = 95.0", "offset_pct = 0.0")))
+        load_method_file(_variant(tmp_path, BAD_STREAMS.replace("offset_pct = 95.0",
+                                                                "offset_pct = 0.0")))
 
 
 def test_hotband_is_the_conditioning_workload_and_an_active_profile() -> None:

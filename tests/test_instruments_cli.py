@@ -24,13 +24,13 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture
-def sim_process(request) -> Iterator[str]:  # type: ignore[no-untyped-def]
+def sim_process(request) -> Iterator[str]:
     """``storwatt sim meter`` in the foreground; yields the resource it prints."""
     proc = subprocess.Popen([*CLI, "sim", "meter", "--port", "0", *request.param], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        resource = proc.stdout.readline().strip()  # type: ignore[union-attr]
-        assert resource.startswith("TCPIP::127.0.0.1::"), proc.stderr.read()  # type: ignore
+        resource = proc.stdout.readline().strip()  # type: ignore[union-attr]  # PIPE
+        assert resource.startswith("TCPIP::127.0.0.1::"), proc.stderr.read()  # type: ignore[union-attr]  # PIPE
         yield resource
     finally:
         proc.send_signal(signal.SIGINT)

@@ -27,7 +27,7 @@ TEMPERATURE = [("daq970a", "daq970a"), ("watchport", "watchport"), ("ptd-temp", 
 ALL = [(d, m, True) for d, m, *_ in POWER] + [(d, m, False) for d, m in TEMPERATURE]
 
 
-def _open(driver: str, sim, power: bool, **options):  # type: ignore[no-untyped-def]
+def _open(driver: str, sim, power: bool, **options):
     opener = open_power_meter if power else open_temperature_meter
     meter = opener(driver, sim.resource, **FAST, **options)
     for attempt in range(3):  # opening is not under test: tolerate a loaded CI machine
@@ -40,7 +40,7 @@ def _open(driver: str, sim, power: bool, **options):  # type: ignore[no-untyped-
     return meter
 
 
-def _value(sample) -> float:  # type: ignore[no-untyped-def]
+def _value(sample) -> float:
     return sample.watts if hasattr(sample, "watts") else sample.celsius
 
 

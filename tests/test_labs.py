@@ -12,7 +12,7 @@ import pytest
 from app import labs
 from app.labs import LabPlan, Source, build_lab, plan_lab
 from app.records import InstrumentConfig, RunConfig, SutDescription
-from app.sequencer.lab import Lab, Teardown
+from app.sequencer.lab import Lab, Teardown, TeardownFailure
 from drivers.clock import FakeClock
 from drivers.fio.engine import FioEngine
 from drivers.interfaces import InstrumentError
@@ -73,7 +73,7 @@ def test_the_plan_decides_every_instrument_once() -> None:
 def test_the_lab_is_frozen_so_no_one_replaces_its_meters() -> None:
     lab = build_lab(RunConfig(lab="sim-direct"), FakeClock())
     with pytest.raises(dataclasses.FrozenInstanceError):
-        lab.power_meter = None  # type: ignore[misc]
+        lab.power_meter = None  # type: ignore[misc]  # frozen: must raise
     assert isinstance(lab.power_meter, SimulatedPowerMeter)
 
 
@@ -126,7 +126,7 @@ def test_local_fio_without_a_meter_says_the_watts_are_simulated(tmp_path: Path) 
         lab.close()
 
 
-def test_teardown_runs_newest_first_once_and_survives_a_failing_step() -> None:
+def test_teardown_runs_newest_first_once_and_survives_a_failing_step(caplog) -> None:
     steps: list[str] = []
 
     def broken() -> None:
@@ -135,12 +135,18 @@ def test_teardown_runs_newest_first_once_and_survives_a_failing_step() -> None:
 
     with pytest.raises(KeyError):
         with Teardown() as teardown:
-            teardown.register(lambda: steps.append("first"))
-            teardown.register(broken)
-            teardown.register(lambda: steps.append("last"))
+            teardown.register(lambda: steps.append("first"), "first piece")
+            teardown.register(broken, "thermometer")
+            teardown.register(lambda: steps.append("last"), "last piece")
             raise KeyError("set-up failed")
     assert steps == ["last", "broken", "first"]
-    teardown.run()
+    # a builder's tear-down has no run to report to: the failure is logged, never silent
+    assert ("tearing down the thermometer failed: unexpected error RuntimeError: stuck"
+            in caplog.messages)
+    assert teardown.run() == ()
     assert steps == ["last", "broken", "first"]
-    lab = Lab(SimulatedPowerMeter(None), None)  # type: ignore[arg-type]
+    teardown.register(broken, "thermometer")
+    assert teardown.run() == (TeardownFailure("thermometer",
+                                              "unexpected error RuntimeError: stuck"),)
+    lab = Lab(SimulatedPowerMeter(None), None)  # type: ignore[arg-type]  # no engine, on purpose
     lab.close()  # nothing registered: nothing to do

@@ -96,7 +96,7 @@ class HighInStabilisation(SimulatedPowerMeter):
                            sample.flags | {FLAG_UNCERTAINTY_HIGH}, sample.resolution_w)
 
 
-def _demo_run(meter) -> dict[str, MetricResult]:  # type: ignore[no-untyped-def]
+def _demo_run(meter) -> dict[str, MetricResult]:
     clock = FakeClock()
     config = RunConfig(method="demo", taxonomy="removable-1", lab="sim-direct")
     sut = simulated_sut(config)
@@ -183,7 +183,7 @@ def test_a_meter_frozen_in_ready_idle_makes_ep_ri_invalid() -> None:
     lab = Lab(meter, SimulatedWorkloadEngine(sut, clock), SimulatedThermometer(sut),
               sut.used_capacity_bytes)
 
-    def freeze(event) -> None:  # type: ignore[no-untyped-def]
+    def freeze(event) -> None:
         if isinstance(event, ev.PhaseStarted) and event.phase.kind is PhaseKind.READY_IDLE:
             sim.faults.inject("hold", count=None)
 

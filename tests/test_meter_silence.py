@@ -47,7 +47,7 @@ class Timeline:
 
 def _run_with_fault(tmp_path: Path, sim: MeterSimulator | ThermometerSimulator,
                     fault: Callable[[Timeline], None], limit_s: float = LIMIT_S,
-                    on_fault: Callable[[Timeline, object], None] | None = None):  # type: ignore[no-untyped-def]
+                    on_fault: Callable[[Timeline, object], None] | None = None):
     """Run the smoke method on the ``sim`` lab reading ``sim`` (the power meter, or the
     thermometer) with the driver's default timeout and back-off; ``fault`` is applied when
     MW1 starts."""
@@ -88,7 +88,7 @@ def _run_with_fault(tmp_path: Path, sim: MeterSimulator | ThermometerSimulator,
 
 
 def _abort_after(delay_s: float) -> Callable[[Timeline, object], None]:
-    def start(line: Timeline, session) -> None:  # type: ignore[no-untyped-def]
+    def start(line: Timeline, session) -> None:
         def later() -> None:
             time.sleep(delay_s)
             line.mark("abort")
@@ -226,7 +226,7 @@ def test_a_long_pause_is_not_counted_as_silence() -> None:
                 raise InstrumentError("one dropped reply")
             return t
 
-        def reconnect(self):  # type: ignore[no-untyped-def]
+        def reconnect(self):
             raise InstrumentError("still away")
 
         def interrupt(self) -> None: ...

@@ -30,7 +30,7 @@ CHROMA_IDN = "Chroma ATE,66203,S1,1.20"
 CHROMA = {**FAST, "range_v": 300, "range_a": 2}
 
 
-def chroma(reading: str | None = None, **extra: list[Chunk]):  # type: ignore[no-untyped-def]
+def chroma(reading: str | None = None, **extra: list[Chunk]):
     """An answer function for a Chroma 66203 stand-in: ``*IDN?``, silent set-up commands,
     and the reading reply given (or ``extra[command]``'s chunks)."""
     def answer(command: str) -> list[Chunk]:
@@ -44,7 +44,7 @@ def chroma(reading: str | None = None, **extra: list[Chunk]):  # type: ignore[no
     return answer
 
 
-def _timed_outcome(call, what: str) -> tuple[BaseException | None, float]:  # type: ignore[no-untyped-def]
+def _timed_outcome(call, what: str) -> tuple[BaseException | None, float]:
     """What ``call`` raised and the seconds it took; a call still running after 3 s fails the
     test instead of hanging the suite."""
     start = time.monotonic()
@@ -90,7 +90,7 @@ def test_a_trickle_never_extends_the_timeout() -> None:
 def test_the_driver_reconnects_after_a_streaming_reply_and_reads_again() -> None:
     streams = itertools.count()
 
-    def answer(command: str):  # type: ignore[no-untyped-def]
+    def answer(command: str):
         if command.startswith("MEAS?") and next(streams) == 0:
             return _stream()
         return chroma("230.05,0.5012,114.30,0.99,50.00")(command)

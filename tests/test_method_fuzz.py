@@ -167,14 +167,14 @@ def sequence(method: Method, path: Path) -> None:
                   SimulatedThermometer(sut), sut.used_capacity_bytes)
         errors: list[str] = []
         seq = Sequencer(method, config, lab, clock, [
-            lambda e: errors.append(e.error) if isinstance(e, ev.RunFinished) else None])
+            lambda e: errors.append(e.error) if isinstance(e, ev.RunFinished) else None])  # noqa: B023 - joined below
         outcome: list[object] = []
 
         def run() -> None:
             try:
-                outcome.append(seq.run())
+                outcome.append(seq.run())  # noqa: B023 - joined within this iteration
             except BaseException as exc:  # noqa: BLE001 — reported below with the file
-                outcome.append(exc)
+                outcome.append(exc)  # noqa: B023 - joined within this iteration
 
         worker = threading.Thread(target=run, daemon=True)
         worker.start()

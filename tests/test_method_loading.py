@@ -42,7 +42,7 @@ def test_shipped_methods_load_and_variants_are_non_compliant() -> None:
 def test_method_objects_are_immutable() -> None:
     method = load_method("demo")
     with pytest.raises(ValidationError):
-        method.interval_s = 5  # type: ignore[misc]
+        method.interval_s = 5  # type: ignore[misc]  # frozen: must raise
 
 
 UNKNOWN_STEP = ('[[plans]]\nname = "p"\ncategories = ["online"]\nready_idle_intervals = 1\n'
@@ -86,7 +86,8 @@ def test_a_profile_reference_in_intensity_of_must_exist(tmp_path: Path) -> None:
 def test_missing_key_in_a_standalone_file(tmp_path: Path) -> None:
     path = tmp_path / "m.toml"
     path.write_text(BASE.replace('\ninterval_s = 60.0', '\n'))
-    with pytest.raises(MethodError, match=r"m\.toml: invalid .*\n  key 'interval_s': Field required"):
+    with pytest.raises(MethodError,
+                       match=r"m\.toml: invalid .*\n  key 'interval_s': Field required"):
         load_method_file(path)
 
 

@@ -34,7 +34,8 @@ def test_compliant_summary_figures() -> None:
     # random ones up to 7 refinement probes (bisecting the widest gap, 128 … 256)
     assert online.search_max_s == (5 * 9 + 3 * 7) * 120
     assert online.com_check_s_each == 600
-    assert "pre-fill of the whole capacity" in online.note and "600 s per declared COM" in online.note
+    assert "pre-fill of the whole capacity" in online.note
+    assert "600 s per declared COM" in online.note
     assert library.phases == ("Intensity search", "Ranging pass", "Conditioning", "SW", "SR",
                               "Ready idle")
     # the dedicated ranging pass (method-notes §3): each active profile and idle, 120 s each

@@ -13,7 +13,7 @@ from app.records import METRIC_ORDER, PhaseInfo, PhaseKind, in_metric_order
 
 pytest.importorskip("pytestqt")
 
-from ui.metrics_table import MetricsTable  # noqa: E402
+from ui.metrics_table import MetricsTable
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -31,7 +31,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(480)]
 def _ensure_pyinstaller() -> None:
     """Install the 'package' extra's PyInstaller if missing; skip only if that is impossible."""
     try:
-        import PyInstaller  # noqa: F401
+        import PyInstaller  # noqa: F401 - is it installed?
         return
     except ImportError:
         pass

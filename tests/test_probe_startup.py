@@ -132,7 +132,7 @@ def test_probe_figures_refuse_no_io() -> None:
 @pytest.mark.process
 @needs_fio
 def test_smoke_on_two_loopback_load_hosts_searches_with_io(tmp_path: Path,
-                                                           two_fio_servers) -> None:  # noqa: F811
+                                                           two_fio_servers) -> None:
     from app.labs import build_lab
     from app.records import RunConfig, SutDescription
     from app.sequencer.sequencer import Sequencer

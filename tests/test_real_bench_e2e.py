@@ -59,7 +59,8 @@ def compliant_run(request, tmp_path_factory):
                       lambda sut_, config, clock: StandInSut(sut_, clock))
         argv = ["run", "--lab", "sim", "--method", str(files.method), "--taxonomy", TAXONOMY,
                 "--max-drives", str(MAX_DRIVES), "--sut", str(files.sut), "--thermo-driver",
-                "daq970a", "--thermo-resource", daq.resource, "--thermo-calibration", CALIBRATED, "--thermo-certificate",
+                "daq970a", "--thermo-resource", daq.resource, "--thermo-calibration", CALIBRATED,
+                "--thermo-certificate",
                 "KS-1187", "--operator", "tech-1", "--db", db, "--out", str(tmp_path / "out"),
                 "--json", "--quiet"]
         argv += _meter_options(request.param, ptd, wt)

@@ -4,7 +4,6 @@ sample still reaches the store."""
 
 from __future__ import annotations
 
-import pytest
 
 from app.method.loader import load_method
 from app.records import PhaseKind, RunConfig, SutDescription

@@ -10,9 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.records import PhaseKind, RunStatus
-from tests.support.recorded_runs import (DegradingMeter, Hook, RecordedRun,  # noqa: F401
-                                         abort_at, pause_once_in, record_run)
 from app.storage.repository import load_run
+from tests.support.recorded_runs import pause_once_in, record_run
 
 def test_recorded_demo_run_is_stored_with_what_reports_need(tmp_path: Path) -> None:
     recorded = record_run(tmp_path / "r.db", hook=pause_once_in("RW"))

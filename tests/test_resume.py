@@ -14,7 +14,6 @@ from app.storage.opening import open_database
 from app.storage.journal import journal_path
 from app.storage.liveness import Machine
 from app.storage.resumption import claim_run, resumable_run_ids
-from app.storage.writer import RunWriter
 from tests.support.runs import stored_status
 from drivers.clock import FakeClock
 from tests.support.resume_runs import interrupted_run, load, resume, smoke_config

@@ -129,7 +129,8 @@ def test_sim_sweep_stops_at_the_rule_stores_steps_and_reports_them(tmp_path: Pat
     sheet = openpyxl.load_workbook(paths["xlsx"])["Sweep"]
     rows = [r for r in sheet.iter_rows(min_row=2, values_only=True) if r[0] is not None]
     assert [r[0] for r in rows] == units
-    assert rows[0][10] == "SPC1 sweep (BSU = 50 IOPS)" and rows[1][10] == f"Ended: {skipped[0].error}"
+    assert rows[0][10] == "SPC1 sweep (BSU = 50 IOPS)"
+    assert rows[1][10] == f"Ended: {skipped[0].error}"
     assert rows[0][2] == pytest.approx(iops[0]) and rows[0][7] == pytest.approx(
         metrics[f"SPC1_BSU_{units[0]}"].avg_power_w / 50)
 

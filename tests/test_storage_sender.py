@@ -11,7 +11,6 @@ import pytest
 import sqlalchemy as sa
 
 from tests.support import pg_server
-from app.sequencer import events as ev
 from app.storage import sender as sender_module
 from app.storage.opening import open_database
 from app.storage.record_hash import record_sha256

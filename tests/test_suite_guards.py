@@ -246,7 +246,7 @@ class _Item:
     def __init__(self, nodeid: str, *markers: str) -> None:
         self.nodeid, self.markers = nodeid, markers
 
-    def get_closest_marker(self, name: str):  # noqa: ANN201 - a marker or None, as pytest's
+    def get_closest_marker(self, name: str):  # a marker or None, as pytest's
         return name if name in self.markers else None
 
 
@@ -259,7 +259,7 @@ def test_heavy_modules_start_first_each_kept_whole_and_in_its_order() -> None:
              _Item("tests/test_a.py::two"), _Item("tests/test_c.py::build", "slow"),
              _Item("tests/test_c.py::after"), _Item("tests/test_b.py::plain"),
              _Item("tests/test_d.py::real", "realtime"), _Item("tests/test_d.py::fio", "fio")]
-    order = [item.nodeid for item in longest_first(items)]  # type: ignore[arg-type]
+    order = [item.nodeid for item in longest_first(items)]  # type: ignore[arg-type]  # stand-ins
     assert order == ["tests/test_c.py::build", "tests/test_c.py::after",
                      "tests/test_d.py::real", "tests/test_d.py::fio",
                      "tests/test_b.py::fio_one", "tests/test_b.py::plain",

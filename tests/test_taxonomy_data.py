@@ -45,7 +45,7 @@ def test_level_names_and_the_taxonomy_named_by_default() -> None:
 
 def test_the_taxonomy_is_immutable() -> None:
     with pytest.raises(ValidationError):
-        TAX.categories[0].testable = False  # type: ignore[misc]
+        TAX.categories[0].testable = False  # type: ignore[misc]  # frozen: must raise
 
 
 @pytest.mark.parametrize("edit,reason", [
@@ -86,7 +86,7 @@ def test_cli_taxonomy_list_shows_requirements_grey_cells_and_untestable(capsys) 
            "storage controller; storage protection; no single point of failure; maximum " \
            "configuration > 100 drives" in out
     for grey in ("Near Online 4", "Removable 4", "Virtual 4"):
-        line = next(l for l in out.splitlines() if l.strip().startswith(grey))
+        line = next(row for row in out.splitlines() if row.strip().startswith(grey))
         assert line.rstrip().endswith("not defined")
     assert "Removable 1 (Consumer/Component)   needs no robotics" in out
     assert "not testable: the method defines no classification or measurement procedure for " \

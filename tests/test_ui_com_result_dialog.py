@@ -7,10 +7,10 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtWidgets import QDialog  # noqa: E402
+from PySide6.QtWidgets import QDialog
 
-from app.com_verdict import ComState, ComVerdict  # noqa: E402
-from ui.history.signoff_dialogs import ComResultDialog  # noqa: E402
+from app.com_verdict import ComState, ComVerdict
+from ui.history.signoff_dialogs import ComResultDialog
 
 THIN = ComVerdict("thin-provisioning", "Thin provisioning", True, False, ComState.NOT_VERIFIED,
                   "no station check", None, None)

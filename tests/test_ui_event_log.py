@@ -8,8 +8,13 @@ maximized); the log got shorter, the scroll bar's maximum moved past the view, a
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QSettings
 
+from app.records import RunStatus
+from app.sequencer import events as ev
+from drivers.interfaces import InstrumentError
+from tests.support.gui import RUN_TIMEOUT_MS, start_smoke, wait_for_event
 from ui.run_view import RunView
 
 
@@ -48,3 +53,23 @@ def test_the_log_follows_new_lines_after_a_layout_change_until_scrolled_away(
     assert _at_end(view)
     view.log.clear()  # a new run starts at the end
     assert view.log.following
+
+
+@pytest.mark.process
+def test_a_teardown_failure_is_shown_in_the_event_log(qtbot, station) -> None:
+    """A piece of the lab that does not close at the end of a run (issue 31) is a line of
+    the log, as stored and printed: the technician checks it before the next run."""
+    start_smoke(station)
+    view = station.run_view
+
+    def stuck() -> None:
+        raise InstrumentError("PTDaemon at 127.0.0.1:8888 did not answer Stop within 2 s")
+
+    view.session.lab.teardown.register(stuck, "power meter")
+    wait_for_event(qtbot, station, ev.PowerSamples)
+    with qtbot.waitSignal(view.ended, timeout=RUN_TIMEOUT_MS) as ended:
+        view.abort("the test has seen enough")
+    assert ended.args[0].status is RunStatus.ABORTED
+    lines = view.log.toPlainText().splitlines()
+    assert lines[-1] == ("WARNING teardown of the power meter failed: PTDaemon at "
+                         "127.0.0.1:8888 did not answer Stop within 2 s"), lines[-3:]

@@ -10,13 +10,13 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from app.sequencer import events as ev  # noqa: E402
-from app.sequencer.power_inputs import sum_inputs  # noqa: E402
-from app.storage.synthetic import outside  # noqa: E402
-from drivers.interfaces import FLAG_LOW_CURRENT, PowerSample  # noqa: E402
-from ui.input_plots import ONE_METER, TOTAL  # noqa: E402
-from ui.plots import LivePlots  # noqa: E402
+from app.sequencer import events as ev
+from app.sequencer.power_inputs import sum_inputs
+from app.storage.synthetic import outside
 from app.storage.repository import load_run
+from drivers.interfaces import FLAG_LOW_CURRENT, PowerSample
+from ui.input_plots import ONE_METER, TOTAL
+from ui.plots import LivePlots
 
 
 def _total(t: float, b_amps: float = 0.9) -> PowerSample:

@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from ui.input_plots import TOTAL  # noqa: E402
-from ui.plots import LivePlots  # noqa: E402
+from ui.input_plots import TOTAL
+from ui.plots import LivePlots
 
 DAY_S = 86_400
 INPUTS = ("psu-a", "psu-b", "psu-c", "psu-d")

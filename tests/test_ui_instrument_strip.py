@@ -9,14 +9,14 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtCore import QSettings
 
-from app.records import RunStatus  # noqa: E402
-from app.sequencer import events as ev  # noqa: E402
-from app.storage.synthetic import outside, run_started  # noqa: E402
-from drivers.interfaces import InstrumentIdentity, PowerSample, TemperatureSample  # noqa: E402
-from ui.instrument_strip import InstrumentStrip  # noqa: E402
-from ui.run_view import RunView  # noqa: E402
+from app.records import RunStatus
+from app.sequencer import events as ev
+from app.storage.synthetic import outside, run_started
+from drivers.interfaces import InstrumentIdentity, PowerSample, TemperatureSample
+from ui.instrument_strip import InstrumentStrip
+from ui.run_view import RunView
 
 
 class Clock:

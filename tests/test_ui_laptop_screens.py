@@ -15,14 +15,14 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QSettings  # noqa: E402
-from PySide6.QtWidgets import QLabel  # noqa: E402
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QLabel
 
-from app.records import RunConfig, RunStatus  # noqa: E402
-from app.sequencer import events as ev  # noqa: E402
-from tests.support.recorded_runs import record_smoke_run  # noqa: E402
-from tests.support.laptop_screens import LAPTOPS, cut_off, laptop_screen, place_on  # noqa: E402
-from ui.main_window import MainWindow  # noqa: E402
+from app.records import RunConfig, RunStatus
+from app.sequencer import events as ev
+from tests.support.recorded_runs import record_smoke_run
+from tests.support.laptop_screens import LAPTOPS, cut_off, laptop_screen, place_on
+from ui.main_window import MainWindow
 
 #: a reason as long as a real one (a lost meter names its resource, the rule and the fix)
 LONG_REASON = ("power meter TCPIP0::192.168.10.41::10001::SOCKET stopped answering after 3 "

@@ -11,16 +11,16 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from app.method.loader import load_method  # noqa: E402
-from app.records import IntervalRecord, PhaseInfo, PhaseKind, RunStatus  # noqa: E402
-from app.storage.synthetic import outside  # noqa: E402
-from app.sequencer import events as ev  # noqa: E402
-from drivers.interfaces import PowerSample, TemperatureSample, WorkloadInterval  # noqa: E402
-from ui.bridge import RunBridge  # noqa: E402
-from ui.plots import LivePlots, phase_units  # noqa: E402
-from ui.series import GrowableSeries  # noqa: E402
-from tests.support.plot_events import PHASES, started, workload  # noqa: E402
+from app.method.loader import load_method
+from app.records import IntervalRecord, PhaseInfo, PhaseKind, RunStatus
+from app.storage.synthetic import outside
+from app.sequencer import events as ev
 from app.storage.repository import load_run
+from drivers.interfaces import PowerSample, TemperatureSample, WorkloadInterval
+from ui.bridge import RunBridge
+from ui.plots import LivePlots, phase_units
+from ui.series import GrowableSeries
+from tests.support.plot_events import PHASES, started, workload
 
 
 def power(phase: int, samples: tuple) -> ev.PowerSamples:

@@ -10,11 +10,11 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from app.method.record import method_from_record  # noqa: E402
-from app.metrics.steady_state import SteadyStateVerdict  # noqa: E402
-from app.sequencer import events as ev  # noqa: E402
+from app.method.record import method_from_record
+from app.metrics.steady_state import SteadyStateVerdict
+from app.sequencer import events as ev
 from tests.support.recorded_runs import record_run
-from ui.sweep_plots import DemandIntensityPlot, SweepPlots  # noqa: E402
+from ui.sweep_plots import DemandIntensityPlot, SweepPlots
 
 
 def _events(tmp_path: Path, method: str) -> list[ev.RunEvent]:

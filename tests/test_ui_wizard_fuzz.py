@@ -34,7 +34,7 @@ FIELDS = ("vendor", "model", "serial", "capacity", "notes", "target_size", "conf
 
 
 @pytest.fixture(scope="module")
-def wizard(tmp_path_factory):  # type: ignore[no-untyped-def]
+def wizard(tmp_path_factory):
     from PySide6.QtWidgets import QApplication
 
     _app = QApplication.instance() or QApplication([])
@@ -46,7 +46,7 @@ def wizard(tmp_path_factory):  # type: ignore[no-untyped-def]
 
 
 @st.composite
-def entries(draw, wizard: NewRunWizard) -> RunEntries:  # type: ignore[no-untyped-def]
+def entries(draw, wizard: NewRunWizard) -> RunEntries:
     texts = {"vendor": "Acme", "model": "A1", "serial": "S1", "capacity": "7.3"}
     texts |= {name: draw(TEXT) for name in draw(st.lists(st.sampled_from(FIELDS), min_size=1,
                                                          max_size=4, unique=True))}

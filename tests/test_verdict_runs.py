@@ -55,7 +55,7 @@ def runs(tmp_path_factory) -> Runs:
     strict.write_text(STRICT, encoding="utf-8")
     stripped = hostile(folder, sw_reads=False)
 
-    def both(seq, event) -> None:  # type: ignore[no-untyped-def]
+    def both(seq, event) -> None:
         conditioning(seq, event)
         ready_idle(seq, event)
     conditioning = pause_in(PhaseKind.CONDITIONING, 600.0)
@@ -239,7 +239,7 @@ def test_the_pdf_and_xlsx_say_non_compliant_with_the_method_identity(runs, case,
 # --- the standalone verifier derives the same verdict (issue 29) ----------------------------
 
 @pytest.fixture(scope="module")
-def bundles(runs, tmp_path_factory):  # type: ignore[no-untyped-def]
+def bundles(runs, tmp_path_factory):
     """The result bundle of a run of this module by name, each written once, when first
     asked for (writing one signs the record: about 0.7 s of CPU)."""
     from functools import cache

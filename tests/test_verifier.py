@@ -470,7 +470,7 @@ def test_the_verifier_pins_what_the_station_s_registry_pins() -> None:
     assert verifier.PLAN_KEYS == {k: kind.value for k, kind in PLAN_KEYS.items()}
     assert verifier.REGISTERED_COMPLIANT_METHODS == {sha: f"{name} {version}"
                                                      for name, version, sha in REGISTERED}
-    for name, version, sha in REGISTERED:
+    for name, _version, sha in REGISTERED:
         assert verifier.normative_sha256(resolved_method(load_method(name))) == sha
     loosened = resolved_method(load_method("emerald-block-v3"))
     loosened["response_time"]["max_avg_ms"] = 60_000.0
@@ -592,7 +592,7 @@ def test_a_stored_pattern_off_the_profile_fails_naming_the_criterion(demo, tmp_p
     assert re.search(r"^\[x\] compliance verdict: NON-COMPLIANT .*Access pattern", out, re.M)
 
 
-def _on_profile(profile) -> dict:  # type: ignore[no-untyped-def]
+def _on_profile(profile) -> dict:
     """The pattern a 20,000-IO pre-run log of ``profile``'s job file shows when it draws
     exactly what the profile asks, as `search.jsonl` stores it."""
     curve = [[x, share, share] for x, share in ((0.1, 66.4), (1.0, 79.0), (10.0, 93.5),
@@ -611,20 +611,20 @@ def _on_profile(profile) -> dict:  # type: ignore[no-untyped-def]
 def _pattern_edits() -> dict[str, object]:
     """Each way a pre-run pattern can stand against the method's tolerances (method-notes §2),
     on both sides of each tolerance where it has one."""
-    def whole(**changes):  # type: ignore[no-untyped-def]
+    def whole(**changes):
         return lambda p: None if p["streams"] else p.update(changes)
 
-    def stream(index: int, **changes):  # type: ignore[no-untyped-def]
+    def stream(index: int, **changes):
         return lambda p: None if not p["streams"] else p["streams"][index].update(changes)
 
-    def shifted(key: str, by: float):  # type: ignore[no-untyped-def]
+    def shifted(key: str, by: float):
         return lambda p: p.update({key: p[key] + by})
 
-    def stream_shifted(index: int, key: str, by: float):  # type: ignore[no-untyped-def]
+    def stream_shifted(index: int, key: str, by: float):
         return lambda p: p["streams"] and p["streams"][index].update(
             {key: p["streams"][index][key] + by})
 
-    def bent(by: float):  # type: ignore[no-untyped-def]
+    def bent(by: float):
         return lambda p: [s.update(curve=[[x, m + by, r] for x, m, r in s["curve"]])
                           for s in p["streams"] if s["curve"]]
     return {

@@ -85,7 +85,9 @@ active = [
     assert f"offset={64 * 2**20 * 10 // 100 // 8192 * 8192 + 8192}" in hot1  # whole blocks
     assert "read_iolog=" in jobs and "replay_redirect=" in jobs
     rates = {m.name: m.ops_rate for m in run.metrics}
-    assert all(rates[f"EP_{w}"] > 0 for w in ("HOTBAND", "OLTP", "VOD", "REPLAY")), (rates, [e.message for e in run.events if e.level != "INFO"], [(m.name, m.reason) for m in run.metrics])
+    assert all(rates[f"EP_{w}"] > 0 for w in ("HOTBAND", "OLTP", "VOD", "REPLAY")), (
+        rates, [e.message for e in run.events if e.level != "INFO"],
+        [(m.name, m.reason) for m in run.metrics])
     pdf, cells = _report_texts(export_run(database, run.run_id, tmp_path))
     for name in ("EP_HOTBAND", "EP_OLTP", "EP_VOD", "EP_REPLAY"):
         assert name in pdf and name in cells

@@ -26,7 +26,7 @@ def application(argv: Sequence[str] | None = None) -> QApplication:
     Python's cycle collection moved to the GUI thread (:func:`collect_in_gui_thread`)."""
     existing = QApplication.instance()
     if existing is not None:
-        return existing  # type: ignore[return-value]
+        return existing  # type: ignore[return-value]  # made here, a QApplication
     QApplication.setOrganizationName(ORGANISATION)
     QApplication.setApplicationName(APPLICATION)
     qt_app = QApplication(list(argv or sys.argv[:1]))
@@ -59,7 +59,7 @@ class FirstPaintExit(QObject):
         self._window = window
         QApplication.instance().installEventFilter(self)
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt naming)
         if (event.type() == QEvent.Type.Paint and isinstance(watched, QWidget)
                 and watched.window() is self._window):
             QApplication.instance().removeEventFilter(self)

@@ -89,7 +89,8 @@ class Envelope:
     def points(self, x_lo: float, x_hi: float, pixels: int) -> tuple[np.ndarray, np.ndarray]:
         """The curve's points for the view ``x_lo … x_hi`` that is ``pixels`` wide: the raw
         samples (one beyond each edge, so the line reaches it) when there are at most two
-        per pixel, else min and max of ½ to 2 blocks per pixel of of ``BRANCH**k`` samples — a gap inside a block
+        per pixel, else min and max of ½ to 2 blocks per pixel of of ``BRANCH**k`` samples — a gap
+        inside a block
         ends its line, an all-NaN block is a gap. At most ~6 points per pixel plus the
         unfinished blocks at the end (under ``BRANCH`` per level)."""
         x, y = self.series.view()

@@ -91,7 +91,8 @@ class InputPlots(QWidget):
 
     @staticmethod
     def _plot(title: str, label: str, unit: str, axis: type[pg.AxisItem]) -> pg.PlotWidget:
-        widget = pg.PlotWidget(axisItems={"bottom": axis("bottom"), "left": SparseValueAxis("left")})
+        widget = pg.PlotWidget(axisItems={"bottom": axis("bottom"),
+                                          "left": SparseValueAxis("left")})
         widget.setTitle(title)
         widget.setLabel("bottom", "run time (h:mm:ss)")
         widget.setLabel("left", label, units=unit)

@@ -12,11 +12,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.sequencer import events as ev
+from app.sequencer.event_dispatch import EventTable
 
 #: a reading older than this many sample periods is called silent (amber)
 SILENT_PERIODS = 1.5
@@ -60,10 +62,21 @@ class InstrumentState:
 class InstrumentStrip(QWidget):
     """One label per instrument, refreshed by events and by its own timer."""
 
+    _events: ClassVar[EventTable[None]] = EventTable("instrument strip")
+    _events.ignore(ev.RunStarted, ev.RunResumed,
+                   why="the run view calls start with the method's sample periods")
+    _events.ignore(ev.PhaseStarted, ev.StabilisationExtended, ev.PhaseFinished,
+                   ev.WorkloadIntervals, ev.HostRates, ev.IntervalClosed, ev.HistogramReady,
+                   ev.SearchResult, ev.RangesApplied, ev.RangePlanReady, ev.MetricComputed,
+                   ev.Progress, ev.TeardownFailed, ev.SteadyStateJudged,
+                   why="not a reading or a failure of a meter while the run lasts; the event "
+                       "log shows them")
+
     def __init__(self, parent: QWidget | None = None, *,
                  clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(parent)
         self.clock = clock
+        self._batch_now = 0.0  # the clock when the batch being ingested arrived
         self.running = False
         self.states: dict[str, InstrumentState] = {}
         self.labels: dict[str, QLabel] = {}
@@ -105,6 +118,7 @@ class InstrumentStrip(QWidget):
         self._layout.addWidget(widget)
         self.labels[key] = widget
 
+    @_events.on
     def identified(self, e: ev.InstrumentsIdentified) -> None:
         """The instruments' own names, once the lab has asked them (*IDN?)."""
         if "power" in self.states:  # several inputs: their sum (each is in the log)
@@ -117,20 +131,30 @@ class InstrumentStrip(QWidget):
         self.refresh()
 
     def ingest(self, batch: Iterable[ev.RunEvent]) -> None:
-        now = self.clock()
+        self._batch_now = self.clock()  # one reading time for the whole batch
         for event in batch:
-            if isinstance(event, ev.PowerSamples) and event.samples:
-                self._reading("power", event.samples[-1].watts, now)
-            elif isinstance(event, ev.TemperatureSamples) and event.samples:
-                self._reading("temperature", event.samples[-1].celsius, now)
-            elif isinstance(event, ev.LogMessage) and event.level != "INFO":
-                self._problem(event.message)
-            elif isinstance(event, ev.InstrumentsIdentified):
-                self.identified(event)
-            elif isinstance(event, ev.RunFinished):
-                self.running = False
-                self.timer.stop()
+            self._events.dispatch(event, self)
         self.refresh()
+
+    @_events.on
+    def _on_power(self, e: ev.PowerSamples) -> None:
+        if e.samples:
+            self._reading("power", e.samples[-1].watts, self._batch_now)
+
+    @_events.on
+    def _on_temperature(self, e: ev.TemperatureSamples) -> None:
+        if e.samples:
+            self._reading("temperature", e.samples[-1].celsius, self._batch_now)
+
+    @_events.on
+    def _on_log(self, e: ev.LogMessage) -> None:
+        if e.level != "INFO":
+            self._problem(e.message)
+
+    @_events.on
+    def _on_finished(self, _e: ev.RunFinished) -> None:
+        self.running = False
+        self.timer.stop()
 
     def _reading(self, key: str, value: float, now: float) -> None:
         state = self.states.get(key)

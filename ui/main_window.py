@@ -5,7 +5,8 @@ Runs start through :func:`app.session.open_session` with a :class:`~ui.bridge.Ru
 the listeners, on the station clock the window was given (``clock``: the monotonic clock in
 production; a test passes a :class:`drivers.clock.FakeClock`, or the holding clock of
 ``tests/support/clocks.py``, so a GUI run on the simulated lab takes seconds of CPU instead of
-its plan's real time, exactly as the headless tests call ``open_session(clock=...)``); closing the window mid-run asks first, then aborts the run and closes only once
+its plan's real time, exactly as the headless tests call ``open_session(clock=...)``); closing the
+window mid-run asks first, then aborts the run and closes only once
 the worker thread has finished (so the lab is released and storage flushed).
 """
 
@@ -233,7 +234,7 @@ class MainWindow(QMainWindow):
         """Resume = a new run with the stored run's configuration, reviewed in the wizard."""
         try:
             config = load_run(self.database, run_id).config
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - storage errors are shown, the GUI stays up
             self.show_error(f"Cannot read run {run_id[:8]}: {exc}")
             return None
         return self.new_run(entries_from_config(config))

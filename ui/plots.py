@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from typing import ClassVar
 
 import numpy as np
 import pyqtgraph as pg
@@ -22,6 +23,7 @@ from app.method.model import Method
 from app.metrics.histogram import ceiling_meaning
 from app.records import IntervalRecord, PhaseInfo, PhaseKind
 from app.sequencer import events as ev
+from app.sequencer.event_dispatch import EventTable
 from drivers.interfaces import HostRate, WorkloadInterval
 from ui.input_plots import InputPlots
 from ui.envelope import Envelope
@@ -78,7 +80,7 @@ class DurationAxis(pg.AxisItem):
         super().__init__(*args, **kwargs)
         self.enableAutoSIPrefix(False)
 
-    def tickSpacing(self, minVal, maxVal, size):  # noqa: N802 (Qt naming)
+    def tickSpacing(self, minVal, maxVal, size):  # noqa: N802, N803 (pyqtgraph naming)
         major = time_step(maxVal - minVal, size)
         minor = next((s for s in reversed(TIME_STEPS) if s < major and major % s == 0), major)
         return [(major, 0), (minor, 0)]
@@ -230,6 +232,15 @@ class WrappedNote(QLabel):
 
 class LivePlots(QWidget):
     """The four live plots of the run view. Feed it event batches with :meth:`ingest`."""
+
+    _events: ClassVar[EventTable[None]] = EventTable("live plots")
+    _events.ignore(ev.RunStarted, ev.RunResumed,
+                   why="the run view calls start_run with the method it resolved")
+    _events.ignore(ev.InstrumentsIdentified, ev.StabilisationExtended, ev.PhaseFinished,
+                   ev.SearchResult, ev.RangesApplied, ev.RangePlanReady, ev.MetricComputed,
+                   ev.Progress, ev.LogMessage, ev.TeardownFailed, ev.RunFinished,
+                   ev.SteadyStateJudged,
+                   why="nothing to draw: the timeline, metrics table and event log show them")
 
     def __init__(self, parent: QWidget | None = None, *, dark: bool | None = None,
                  redraw_ms: int = REDRAW_INTERVAL_MS) -> None:
@@ -526,6 +537,7 @@ class LivePlots(QWidget):
             self.series["band_lo"].append(iv.end_s, iv.wma * (1 - tol))
             self._dirty = True
 
+    @_events.on
     def add_histogram(self, h: ev.HistogramReady) -> None:
         """A profile's response-time histogram (the newest one is shown)."""
         self.histograms[h.profile] = h
@@ -547,39 +559,38 @@ class LivePlots(QWidget):
     # --- live events ------------------------------------------------------------------------
     def ingest(self, batch: Iterable[ev.RunEvent]) -> None:
         for event in batch:
-            handler = self._handlers.get(type(event))
-            if handler:
-                handler(self, event)
+            self._events.dispatch(event, self)
 
+    @_events.on
     def _on_power(self, e: ev.PowerSamples) -> None:
         self.add_power(np.fromiter((s.t for s in e.samples), float, len(e.samples)),
                        np.fromiter((s.watts if s.usable else math.nan for s in e.samples),
                                    float, len(e.samples)))
         self.inputs.add_samples(e.samples)
 
+    @_events.on
     def _on_temperature(self, e: ev.TemperatureSamples) -> None:
         self.add_temperature(
             np.fromiter((s.t for s in e.samples), float, len(e.samples)),
             np.fromiter((s.celsius if s.usable else math.nan for s in e.samples), float,
                         len(e.samples)))
 
+    @_events.on
     def _on_workload(self, e: ev.WorkloadIntervals) -> None:
         self.add_workload(e.phase_index, e.intervals)
 
+    @_events.on
     def _on_host_rates(self, e: ev.HostRates) -> None:
         self.add_host_rates(e.phase_index, e.rates)
 
+    @_events.on
     def _on_phase_started(self, e: ev.PhaseStarted) -> None:
         if e.attempt > 1:
             self.mark_restart(e.t, e.phase.name)
 
+    @_events.on
     def _on_interval(self, e: ev.IntervalClosed) -> None:
         self.add_intervals((e.interval,))
-
-    _handlers = {ev.PowerSamples: _on_power, ev.TemperatureSamples: _on_temperature,
-                 ev.WorkloadIntervals: _on_workload, ev.HostRates: _on_host_rates,
-                 ev.IntervalClosed: _on_interval,
-                 ev.HistogramReady: add_histogram, ev.PhaseStarted: _on_phase_started}
 
     # --- histogram --------------------------------------------------------------------------
     def _show_histogram(self, profile: str) -> None:

@@ -10,6 +10,7 @@ GUI never blocks.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import ClassVar
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QFont
@@ -22,6 +23,7 @@ from app.method.record import method_from_record
 from app.records import RunStatus
 from app.run_verdict import RunVerdict, Tone, run_outcome
 from app.sequencer import events as ev
+from app.sequencer.event_dispatch import EventTable
 from app.session import RunSession
 from app.signoff import remember_record_hashes
 from app.storage.repository import load_run
@@ -340,12 +342,19 @@ class RunView(QWidget):
         self.outcome.show()
 
     # --- events -------------------------------------------------------------------------------
+    #: the header, timeline, metrics table and event log; the plots and the instrument strip
+    #: have tables of their own
+    _events: ClassVar[EventTable[None]] = EventTable("run view")
+    _events.ignore(ev.PowerSamples, ev.TemperatureSamples, ev.WorkloadIntervals, ev.HostRates,
+                   ev.IntervalClosed, ev.HistogramReady,
+                   why="drawn by the live plots and the instrument strip")
+    _events.ignore(ev.SearchResult, ev.RangesApplied, ev.RangePlanReady, ev.SteadyStateJudged,
+                   why="the run log's line for each says it in the event log")
+
     def ingest(self, batch: Iterable[ev.RunEvent]) -> None:
         batch = list(batch)
         for event in batch:
-            handler = getattr(self, f"_on_{type(event).__name__}", None)
-            if handler:
-                handler(event)
+            self._events.dispatch(event, self)
         self.plots.ingest(batch)
         self.instruments.ingest(batch)
         self.sweep_plots.ingest(batch)
@@ -354,7 +363,8 @@ class RunView(QWidget):
     def append_log(self, level: str, message: str) -> None:
         self.log.append_line(f"{level:<7} {message}")
 
-    def _on_RunStarted(self, e: ev.RunStarted) -> None:
+    @_events.on
+    def _on_run_started(self, e: ev.RunStarted) -> None:
         method = self.session.method if self.session else None
         self.title.setText(f"Run {e.run_id[:8]} — {e.method_name} {e.method_version}")
         cfg = e.config
@@ -379,9 +389,10 @@ class RunView(QWidget):
         self.di_plot.start_run(e, method)
         self.append_log("INFO", f"run {e.run_id} started, {len(e.phases)} phases")
 
-    def _on_RunResumed(self, e: ev.RunResumed) -> None:
+    @_events.on
+    def _on_run_resumed(self, e: ev.RunResumed) -> None:
         """A continuation shows the whole plan; its banner says it can never be compliant."""
-        self._on_RunStarted(e.started)
+        self._on_run_started(e.started)
         r = e.resumption
         self.timeline.kept(r.carried)
         self.banner.setText("NON-COMPLIANT: resumed after interruption (figures for "
@@ -390,7 +401,8 @@ class RunView(QWidget):
         self.append_log("WARNING", f"run {e.started.run_id} resumed (resumption {r.number}) "
                         f"from {e.started.phases[r.restart_phase].name}: {r.interruption}")
 
-    def _on_InstrumentsIdentified(self, e: ev.InstrumentsIdentified) -> None:
+    @_events.on
+    def _on_instruments_identified(self, e: ev.InstrumentsIdentified) -> None:
         thermo = e.temperature_meter.describe() if e.temperature_meter else "none"
         self.append_log("INFO", f"power meter {e.power_meter.describe()}; thermometer {thermo};"
                         f" workload {e.workload_engine}")
@@ -398,31 +410,42 @@ class RunView(QWidget):
             self.append_log("INFO", f"power input {i.name}: {i.identity.describe()}, "
                             f"{i.wiring}; accuracy {i.accuracy}")
 
-    def _on_PhaseStarted(self, e: ev.PhaseStarted) -> None:
+    @_events.on
+    def _on_phase_started(self, e: ev.PhaseStarted) -> None:
         self.timeline.phase_started(e)
         self.append_log("INFO", f"▶ {e.phase.name}")
 
-    def _on_StabilisationExtended(self, e: ev.StabilisationExtended) -> None:
+    @_events.on
+    def _on_stabilisation_extended(self, e: ev.StabilisationExtended) -> None:
         self.timeline.stabilisation_extended(e)
 
-    def _on_PhaseFinished(self, e: ev.PhaseFinished) -> None:
+    @_events.on
+    def _on_phase_finished(self, e: ev.PhaseFinished) -> None:
         self.timeline.phase_finished(e)
         self.append_log("INFO", f"■ {e.phase.name} {e.status.value}"
                         + (f": {e.error}" if e.error else ""))
 
-    def _on_Progress(self, e: ev.Progress) -> None:
+    @_events.on
+    def _on_progress(self, e: ev.Progress) -> None:
         self.timeline.progress(e)
 
-    def _on_MetricComputed(self, e: ev.MetricComputed) -> None:
+    @_events.on
+    def _on_metric_computed(self, e: ev.MetricComputed) -> None:
         self.metrics.add_metric(e.metric)
         m = e.metric
         state = "VALID" if m.valid else f"{not_valid_word(m)} ({m.reason})"
         self.append_log("INFO", f"{m.name} = {format_metric_value(m)} {m.unit} {state}")
 
-    def _on_LogMessage(self, e: ev.LogMessage) -> None:
+    @_events.on
+    def _on_log_message(self, e: ev.LogMessage) -> None:
         self.append_log(e.level, e.message)
 
-    def _on_RunFinished(self, e: ev.RunFinished) -> None:
+    @_events.on
+    def _on_teardown_failed(self, e: ev.TeardownFailed) -> None:
+        self.append_log("WARNING", e.describe())
+
+    @_events.on
+    def _on_run_finished(self, e: ev.RunFinished) -> None:
         self.timeline.finished(e, e.t)
         self.metrics.finish(e.status)
         self.append_log("INFO" if e.status is RunStatus.COMPLETED else "WARNING",

@@ -3,7 +3,8 @@
 ``xvfb-run -a -s "-screen 0 1366x768x24" .venv/bin/python -m ui.screenshots docs/screenshots``
 drives the real GUI on a throw-away database: fills the wizard as a technician would, starts
 the ``smoke`` method on the simulated lab, captures the run mid-run and at its end (after an
-export, so the "Saved to …" bar shows), then the start page with the run listed. The windows size themselves to the screen as on a
+export, so the "Saved to …" bar shows), then the start page with the run listed. The windows size
+themselves to the screen as on a
 lab laptop (``ui/screen_fit.py``), so the shots show what a 1366×768 screen shows.
 """
 
@@ -177,7 +178,8 @@ def capture_live_hosts(folder: Path, method: str = "smoke") -> Path:
                                 start_new_session=True) for p in ports]
     try:
         for port in ports:
-            wait_until(app, lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0, 10)
+            listening = lambda: socket.socket().connect_ex(("127.0.0.1", port)) == 0  # noqa: B023, E731 - waited for at once
+            wait_until(app, listening, 10)
         sut = SutDescription(targets=(str(work / "target.dat"),),
                              load_hosts=tuple(f"127.0.0.1:{p}" for p in ports))
         bridge = RunBridge()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
+from typing import ClassVar
 
 import pyqtgraph as pg
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
@@ -21,6 +22,7 @@ from app.metrics.steady_state import SteadyStateVerdict
 from app.metrics.sweep import SweepPoint, sweep_point
 from app.records import PhaseKind
 from app.sequencer import events as ev
+from app.sequencer.event_dispatch import EventTable
 from ui.theme import PlotColours, plot_colours
 
 #: (title, the point's figure, axis label) of each plot, in the seed's order
@@ -31,8 +33,21 @@ FIGURES = (("IOPS", lambda p: p.iops, "IOPS"),
            ("Power per drive", lambda p: p.w_per_drive, "W per drive"))
 
 
+#: events the two plots take through the run view's start_run, and those they never draw
+_STARTED = (ev.RunStarted, ev.RunResumed)
+_NOT_DRAWN = (ev.InstrumentsIdentified, ev.PhaseStarted, ev.StabilisationExtended,
+              ev.PhaseFinished, ev.PowerSamples, ev.TemperatureSamples, ev.WorkloadIntervals,
+              ev.HostRates, ev.HistogramReady, ev.SearchResult, ev.RangesApplied,
+              ev.RangePlanReady, ev.Progress, ev.LogMessage, ev.TeardownFailed, ev.RunFinished)
+
+
 class SweepPlots(QWidget):
     """Five small plots against the sweep's unit count; feed it with :meth:`ingest`."""
+
+    _events: ClassVar[EventTable[None]] = EventTable("sweep plots")
+    _events.ignore(*_STARTED, why="the run view calls start_run with the method it resolved")
+    _events.ignore(*_NOT_DRAWN, ev.IntervalClosed, ev.SteadyStateJudged,
+                   why="a sweep point is drawn from its stored metric only")
 
     def __init__(self, parent: QWidget | None = None, colours: PlotColours | None = None
                  ) -> None:
@@ -88,17 +103,21 @@ class SweepPlots(QWidget):
         self._redraw()
 
     def ingest(self, batch: Iterable[ev.RunEvent]) -> None:
-        sweep = self.sweep
-        if sweep is None:
+        if self.sweep is None:
             return
-        prefix = f"{sweep.name}_{sweep.unit}_"
         for event in batch:
-            if (isinstance(event, ev.MetricComputed) and event.metric.name.startswith(prefix)
-                    and event.metric.name[len(prefix):].isdigit()):
-                units = int(event.metric.name[len(prefix):])
-                self.points.append(sweep_point(units, sweep.rate_iops(units), event.metric,
-                                               self._drives))
-                self._redraw()
+            self._events.dispatch(event, self)
+
+    @_events.on
+    def _on_metric(self, e: ev.MetricComputed) -> None:
+        sweep = self.sweep
+        assert sweep is not None  # ingest only dispatches with a sweep
+        prefix = f"{sweep.name}_{sweep.unit}_"
+        if e.metric.name.startswith(prefix) and e.metric.name[len(prefix):].isdigit():
+            units = int(e.metric.name[len(prefix):])
+            self.points.append(sweep_point(units, sweep.rate_iops(units), e.metric,
+                                           self._drives))
+            self._redraw()
 
     def _redraw(self) -> None:
         x = [p.units for p in self.points]
@@ -112,6 +131,11 @@ class DemandIntensityPlot(QWidget):
     per thread loop, a point added as each cell's stored metric is published (method-notes
     §6); beside it the workload preconditioning's rounds with the PTS steady-state window
     (§5) as each round's interval closes. Hidden for a plan without a matrix."""
+
+    _events: ClassVar[EventTable[None]] = EventTable("demand intensity plot")
+    _events.ignore(*_STARTED, why="the run view calls start_run with the method it resolved")
+    _events.ignore(*_NOT_DRAWN,
+                   why="a cell is drawn from its stored metric, a round from its interval")
 
     def __init__(self, parent: QWidget | None = None, colours: PlotColours | None = None
                  ) -> None:
@@ -169,21 +193,30 @@ class DemandIntensityPlot(QWidget):
     def ingest(self, batch: Iterable[ev.RunEvent]) -> None:
         if self.matrix is None:
             return
-        pattern = re.compile(rf"^{re.escape(self.matrix.name)}_T(\d+)_Q(\d+)$")
         for event in batch:
-            if (isinstance(event, ev.IntervalClosed)
-                    and event.interval.phase_index == self._steady_phase):
-                self.rounds.append(event.interval.ops_rate)
-                self._draw_rounds()
-            if (isinstance(event, ev.SteadyStateJudged)
-                    and event.phase_index == self._steady_phase):
-                self.verdict = event.verdict
-                self._draw_rounds()
-            if isinstance(event, ev.MetricComputed) and (m := pattern.match(event.metric.name)):
-                threads = int(m.group(1))
-                self.cells.setdefault(threads, []).append(
-                    (int(m.group(2)), event.metric.avg_response_ms, event.metric.ops_rate))
-                self._draw(threads)
+            self._events.dispatch(event, self)
+
+    @_events.on
+    def _on_interval(self, e: ev.IntervalClosed) -> None:
+        if e.interval.phase_index == self._steady_phase:
+            self.rounds.append(e.interval.ops_rate)
+            self._draw_rounds()
+
+    @_events.on
+    def _on_steady_state(self, e: ev.SteadyStateJudged) -> None:
+        if e.phase_index == self._steady_phase:
+            self.verdict = e.verdict
+            self._draw_rounds()
+
+    @_events.on
+    def _on_metric(self, e: ev.MetricComputed) -> None:
+        assert self.matrix is not None  # ingest only dispatches with a matrix
+        m = re.match(rf"^{re.escape(self.matrix.name)}_T(\d+)_Q(\d+)$", e.metric.name)
+        if m:
+            threads = int(m.group(1))
+            self.cells.setdefault(threads, []).append(
+                (int(m.group(2)), e.metric.avg_response_ms, e.metric.ops_rate))
+            self._draw(threads)
 
     def _draw(self, threads: int) -> None:
         if threads not in self._curves:

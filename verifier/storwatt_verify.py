@@ -10,7 +10,8 @@ samples, workload slices, the interval grid, the method as run — it recomputes
 every figure the station reported, replays the steps the run took (intensity search, sweep,
 PTS steady state) and derives the compliance verdict criterion by criterion; it prints one
 checklist line per criterion (``[x]`` agrees, ``[ ]`` does not) with its figure beside the
-station's, and a ``not checked:`` line for each thing it does not recompute. Exit status 0 only when every figure agrees to 1e-9 relative and
+station's, and a ``not checked:`` line for each thing it does not recompute. Exit status 0 only when
+every figure agrees to 1e-9 relative and
 every verdict it derives matches the station's; 1 otherwise; 2 when the bundle cannot be read.
 
 The bundle layout is documented in the repository's docs/export-format.md ("Result bundle");
@@ -692,9 +693,9 @@ def check_metrics(b: Bundle, c: Checklist,
     max_resp = float(b.method["response_time"]["max_avg_ms"])
     profiles = {p["name"]: p for p in b.method["profiles"]}
     capacity = int(b.run["configuration"]["sut"]["raw_capacity_bytes"])
-    last = {}
-    for a in b.attempts:
-        last[a["phase_index"]] = max(last.get(a["phase_index"], 0), int(a["attempt"]))
+    last: dict[int, int] = {}
+    for row in b.attempts:
+        last[row["phase_index"]] = max(last.get(row["phase_index"], 0), int(row["attempt"]))
     rates: dict[str, float] = {}
     for m in b.metrics:
         index = m["phase_index"]

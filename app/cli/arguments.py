@@ -12,6 +12,7 @@ import math
 import re
 import sys
 from collections.abc import Iterable
+from typing import TypeVar
 
 from app import run_fields
 from app.records import WIRINGS, PowerInput
@@ -28,6 +29,7 @@ MAX_READINGS = 86_400
 MAX_LISTED = 10**9
 #: TCP ports (0 lets the system pick a free one)
 PORT_RANGE = (0, 65535)
+N = TypeVar("N", int, float)  # the kind of number an argument is
 
 
 def capacity_gb(text: str) -> str:
@@ -43,7 +45,7 @@ def drive_count(text: str) -> int:
     return _by_rule(run_fields.drive_count, text)
 
 
-def sut_name(field: str):  # type: ignore[no-untyped-def]
+def sut_name(field: str):
     """The argument type of one of the SUT's names (``--vendor`` …): its rule in
     ``app.run_fields``, so the option and the wizard's field refuse alike."""
     def text(value: str) -> str:
@@ -58,7 +60,7 @@ def operator(value: str) -> str:
     return _by_rule(run_fields.operator, value)
 
 
-def _by_rule(rule, *args):  # type: ignore[no-untyped-def]
+def _by_rule(rule, *args):
     """``rule(*args)``, its :class:`EntryError` as argparse's refusal with the same text."""
     try:
         return rule(*args)
@@ -66,7 +68,7 @@ def _by_rule(rule, *args):  # type: ignore[no-untyped-def]
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def whole_number(low: int, high: int):  # type: ignore[no-untyped-def]
+def whole_number(low: int, high: int):
     """An argument type for a whole number from ``low`` to ``high`` (``meter read --count``,
     ``runs list --limit``: past the bound it is a typo, and SQLite's LIMIT overflows)."""
     def number(text: str) -> int:
@@ -89,7 +91,7 @@ def tcp_port(text: str) -> int:
     return value
 
 
-def bounded(low: float, high: float, unit: str = "", *, above_low: bool = False):  # type: ignore[no-untyped-def]
+def bounded(low: float, high: float, unit: str = "", *, above_low: bool = False):
     """An argument type for a finite number from ``low`` to ``high`` (``above_low``: > low).
     The simulator's electrical state is such a number: ``nan`` or ``inf`` would be served as
     a reading, and ``--pf 0`` divides by zero when the current is derived."""
@@ -117,7 +119,8 @@ def scratch_size(text: str) -> str:
             units.parse_size(text)
         except units.UnitError as exc:
             raise argparse.ArgumentTypeError(
-                str(exc) if len(text) <= SHOWN_CHARS else f"{_shown(text)} is not a fio size") from None
+                str(exc) if len(text) <= SHOWN_CHARS else f"{_shown(text)} is not a fio size"
+            ) from None
     return text
 
 
@@ -166,7 +169,7 @@ def power_input(text: str) -> PowerInput:
     return _by_rule(run_fields.power_inputs, [typed])[0]  # the input table's rule and text
 
 
-def calibration_of(instrument: str):  # type: ignore[no-untyped-def]
+def calibration_of(instrument: str):
     """``--meter-calibration``/``--thermo-calibration``: an ISO date, not after today, by the
     rule and text the wizard's field uses (``app.run_fields.calibration``)."""
     def calibration_date(text: str) -> str:
@@ -176,7 +179,7 @@ def calibration_of(instrument: str):  # type: ignore[no-untyped-def]
     return calibration_date
 
 
-def certificate_of(instrument: str):  # type: ignore[no-untyped-def]
+def certificate_of(instrument: str):
     """``--meter-certificate``/``--thermo-certificate``: a reference, one line, by the rule
     and text the wizard's field uses."""
     def certificate(text: str) -> str:
@@ -186,7 +189,8 @@ def certificate_of(instrument: str):  # type: ignore[no-untyped-def]
     return certificate
 
 
-def _number(text: str, kind: type) -> float | int:
+def _number(text: str, kind: type[N]) -> N:
+    """``kind(text)`` (int or float), or argparse's refusal naming the value."""
     try:
         return kind(text)
     except (ValueError, OverflowError):
@@ -209,8 +213,8 @@ def refuse(command: str, message: object, args: argparse.Namespace) -> int:
 
 def one_line(message: str, values: Iterable[object]) -> str:
     """``message`` as one readable line: each typed value (one of ``values``) longer than
-    :data:`CLIPPED_OVER` cut to its first :data:`SHOWN_CHARS` characters, so the refusal of a pasted 10 KB name stays
-    short, and line breaks and other control characters shown escaped (``\\n``)."""
+    :data:`CLIPPED_OVER` cut to its first :data:`SHOWN_CHARS` characters, so the refusal of a pasted
+    10 KB name stays short, and line breaks and other control characters shown escaped (``\\n``)."""
     texts = [t for v in values for t in (v if isinstance(v, list) else [v])
              if isinstance(t, str) and len(t) > CLIPPED_OVER]
     for text in sorted(texts, key=len, reverse=True):  # a shorter one may be part of a longer

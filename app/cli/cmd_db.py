@@ -134,7 +134,7 @@ def recover_command(args: argparse.Namespace) -> int:
     return 1 if report.failed else 0
 
 
-def _lab_pair(args: argparse.Namespace, command: str):  # type: ignore[no-untyped-def]
+def _lab_pair(args: argparse.Namespace, command: str):
     """The station's database and the lab's (the lab opened as the sender opens it)."""
     from app.station import lab_database
     from app.storage.opening import open_database

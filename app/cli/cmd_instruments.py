@@ -54,7 +54,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     sim_actions = sim.add_subparsers(dest="sim_command", metavar="ACTION", required=True)
     sm = sim_actions.add_parser("meter", help="run a meter simulator until Ctrl-C")
     sm.add_argument("--model", required=True, choices=SIM_MODELS)
-    sm.add_argument("--port", type=arguments.tcp_port, default=0, help="TCP port on 127.0.0.1 (0: any free)")
+    sm.add_argument("--port", type=arguments.tcp_port, default=0,
+                    help="TCP port on 127.0.0.1 (0: any free)")
     sm.add_argument("--watts", type=arguments.bounded(0, 1e6, "W"), default=100.0)
     sm.add_argument("--volts", type=arguments.bounded(0, 1e4, "V", above_low=True),
                     default=230.0)
@@ -225,8 +226,8 @@ def _num(x: float | None) -> float | None:
 
 
 def _sample_json(s: PowerSample | TemperatureSample) -> dict[str, Any]:
-    data = {k: _num(v) if not isinstance(v, frozenset) else sorted(v)
-            for k, v in asdict(s).items()}
+    data: dict[str, Any] = {k: _num(v) if not isinstance(v, frozenset) else sorted(v)
+                            for k, v in asdict(s).items()}
     data["wall_time"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     return data
 

@@ -178,7 +178,8 @@ def _profiles_table(method: Method) -> list[str]:
             f"{'Pattern':<11}Metric"]
     for p in method.profiles:
         intensity = f"{p.intensity_pct:g} %" + (f" of {p.intensity_of}" if p.intensity_of else "")
-        rows.append(f"{p.name:<8}{p.block_size_kib:>6g} KiB{f'{p.read_pct:g}/{100 - p.read_pct:g}':>12}"
+        mix = f"{p.read_pct:g}/{100 - p.read_pct:g}"
+        rows.append(f"{p.name:<8}{p.block_size_kib:>6g} KiB{mix:>12}"
                     f"{intensity:>16}{p.align_kib:>6g} KiB  {p.pattern:<11}"
                     f"{p.metric} ({p.metric_unit})")
         rows += [f"{'':<8}  stream {s.describe()}" for s in p.streams]

@@ -300,7 +300,7 @@ def run_command(args: argparse.Namespace) -> int:
     return run_until_stopped(run_and_report, stop, name=f"run-{session.run_id[:8]}")
 
 
-def _with_station_calibration(config: RunConfig, out) -> RunConfig:  # type: ignore[no-untyped-def]
+def _with_station_calibration(config: RunConfig, out) -> RunConfig:
     """Each real instrument's calibration not typed, from the station profile
     (``app.station_profile``), each one said; a broken profile file is a warning."""
     from app.station_profile import StationProfile, StationProfileError

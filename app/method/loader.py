@@ -291,7 +291,8 @@ def _check_shipped_minimums(path: Path, method: Method,
                      key=lambda m: m.variant_of is not None)  # the method, then its variants
     if any(m.compliance == method.compliance for m in shipped):
         return
-    reference = shipped[0].compliance.model_dump(mode="json") if shipped else {}
+    first = shipped[0].compliance if shipped else None  # (shipped holds none without one)
+    reference = first.model_dump(mode="json") if first is not None else {}
     keys = _differences(method.compliance.model_dump(mode="json"), reference, "compliance")
     origin = f" ({shipped[0].name})" if shipped else ""
     raise MethodError(f"{path}: the compliance minimums may be copied but not changed outside "

@@ -93,9 +93,10 @@ PLAN_KEYS: dict[str, Kind] = {
 
 
 def _get(data: dict[str, Any], key: str) -> Any:
+    node: Any = data
     for part in key.split("."):
-        data = data.get(part) if isinstance(data, dict) else None
-    return data
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
 
 
 def normative_content(method: Method) -> dict[str, Any]:

@@ -50,7 +50,7 @@ class RegistryEntry:
         return f"{self.name} {self.version}"
 
 
-def registry_dir():  # type: ignore[no-untyped-def]
+def registry_dir():
     return methods_dir() / "registry"
 
 

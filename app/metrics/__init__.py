@@ -5,4 +5,5 @@ bin layout); callers get a number, an explicit NaN with a reason, or a typed err
 """
 
 # No re-exports: every caller imports the submodule it needs, so importing one light module
-# (formatting, com_savings) never loads numpy for ``storwatt --version`` (tests/test_cli_startup.py).
+# (formatting, com_savings) never loads numpy for ``storwatt --version``
+# (tests/test_cli_startup.py).

@@ -139,7 +139,8 @@ class ResponseTimeHistogram:
         The bins are summed by value, whatever layout they come in: fio's json+ keys are
         bucket midpoints (method-notes §9), so a sum of fio bins is still fio's layout. Summed
         in chunks that stay in cache, then the chunks' sums (10,000 one-second snapshots in
-        ~0.1 s against the 200 ms goal, docs/performance.md). Counts stay int64: no float rounding of large totals.
+        ~0.1 s against the 200 ms goal, docs/performance.md). Counts stay int64: no float rounding
+        of large totals.
         """
         if not hists:
             return cls.from_arrays([], [])

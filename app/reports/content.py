@@ -1,7 +1,8 @@
 """What a report says about a stored run, independent of the output format.
 
 Built only from the stored run (:class:`~app.storage.stored.StoredRun`), including the method
-it recorded; every figure is the one the record holds (reports format, they never recompute). Every expected metric gets a line: VALID, INVALID (with the stored reason) or NOT
+it recorded; every figure is the one the record holds (reports format, they never recompute). Every
+expected metric gets a line: VALID, INVALID (with the stored reason) or NOT
 MEASURED (with the reason derived from the phase and run status) — a missing or invalid figure
 must never look like a result (method-notes §4).
 """
@@ -137,6 +138,7 @@ class ReportContent:
         d = self.disposition
         if d is None:
             return "not yet reviewed by QA"
+        assert d.disposition is not None  # a disposition entry carries one (app.storage.audit)
         return (f"{d.disposition.value.upper()} by {d.author} on "
                 f"{d.created_wall[:19].replace('T', ' ')} UTC: {d.text}")
 

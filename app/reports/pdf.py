@@ -4,7 +4,8 @@ Layout follows the seed's sample Test Data Report (cover, metrics page with idle
 tests, capacity optimisations) and adds what a lab needs to audit the figures: instruments,
 phases with their measurement windows, per-phase charts, histograms, intensity search, event
 log and the workload job files. Every page carries the method (with a NON-COMPLIANT banner for
-abbreviated variants), the record's revision and SHA-256 (app.signoff) and "Page N of M". The document is built with
+abbreviated variants), the record's revision and SHA-256 (app.signoff) and "Page N of M". The
+document is built with
 ``invariant=True`` so exporting the same stored run twice gives byte-identical files.
 """
 
@@ -91,7 +92,7 @@ def clipped(text: str, limit: int) -> str:
     return f"{text[:limit]}… ({len(text)} characters; the xlsx has all)"
 
 
-def P(text: str, style: str = "cell") -> Paragraph:
+def P(text: object, style: str = "cell") -> Paragraph:  # noqa: N802 - short: a table row is a list of them
     """A paragraph of plain text (escaped, font-safe) that wraps inside its cell; in a table
     cell text longer than :data:`CELL_CHARS` is clipped (body paragraphs wrap and may run
     over pages). A word too long for its column is split (``splitLongWords``)."""
@@ -101,7 +102,7 @@ def P(text: str, style: str = "cell") -> Paragraph:
     return Paragraph(escape(pdf_safe(text)), STYLES[style])
 
 
-def B(text: str, style: str = "cellb") -> Paragraph:
+def B(text: object, style: str = "cellb") -> Paragraph:  # noqa: N802 - short, as P
     return P(text, style)
 
 
@@ -284,6 +285,7 @@ def _compliance_block(c: ReportContent) -> list:
 
 def metric_value_text(line: MetricLine) -> str:
     if line.status == VALID:
+        assert line.result is not None  # VALID: a stored result
         return fmt_sig(line.result.value)
     if line.status == INVALID:
         return invalid_value(line.result.value if line.result else None)
@@ -418,7 +420,8 @@ def _phases_section(c: ReportContent) -> list:
 def _instruments_section(c: ReportContent) -> list:
     story: list = [PageBreak(), P("Instruments", "h1")]
     for ins in c.instruments:
-        worst = (f"{fmt_sig(ins.worst_uncertainty_pct)} % (at {fmt_seconds(ins.worst_uncertainty_t)})"
+        worst = (f"{fmt_sig(ins.worst_uncertainty_pct)} % "
+                 f"(at {fmt_seconds(ins.worst_uncertainty_t)})"
                  if is_number(ins.worst_uncertainty_pct) else "not evaluable from the samples")
         story += [P(ins.role, "h2"), key_values([
             ("Identity", ins.identity), ("Resource / driver", f"{ins.resource or DASH} / "
@@ -714,7 +717,7 @@ def build_pdf(content: ReportContent, path: Path | BinaryIO) -> Path | BinaryIO:
     return path
 
 
-def _supplies(sut) -> str:  # type: ignore[no-untyped-def]
+def _supplies(sut) -> str:
     """``2 × 1600 W nameplate, 1+1 redundant; input psu-a on supply 1, …``."""
     supplies = sut.power_supplies
     if not supplies.declared:

@@ -136,8 +136,9 @@ class Chart:
             return np.log10(v) if self.log_y else v
 
     def _x_range(self) -> tuple[float, float]:
-        values = [self._tx(l.x) for l in self.layers]
-        values += [self._tx(l.y2) for l in self.layers if l.kind == "bars"]
+        values = [self._tx(layer.x) for layer in self.layers]
+        values += [self._tx(layer.y2) for layer in self.layers
+                   if layer.kind == "bars" and layer.y2 is not None]  # (a bar has both edges)
         return _span(values)
 
     def _y_range(self, right: bool) -> tuple[float, float]:
@@ -150,7 +151,7 @@ class Chart:
                 values.append(self._ty(layer.y2))
         if not right and self.y_min is not None:
             values.append(np.array([self._ty(np.array([self.y_min]))[0]]))
-        if not right and any(l.kind == "bars" for l in self.layers) and not self.log_y:
+        if not right and any(layer.kind == "bars" for layer in self.layers) and not self.log_y:
             values.append(np.array([0.0]))
         return _span(values)
 
@@ -164,7 +165,7 @@ class Chart:
         d = Drawing(self.width, self.height, initialFontName=FONT)  # not standard Helvetica
         x_lo, x_hi = self._x_range()
         y_lo, y_hi = self._y_range(False)
-        has_right = any(l.right for l in self.layers)
+        has_right = any(layer.right for layer in self.layers)
         y2_lo, y2_hi = self._y_range(True) if has_right else (0.0, 1.0)
         x_ticks = self._ticks(x_lo, x_hi, self.log_x)
         y_ticks = self._ticks(y_lo, y_hi, self.log_y)
@@ -242,9 +243,9 @@ class Chart:
         px, py, pw, ph = box
         s = layer.style
         if layer.kind == "vline":
-            x = float(mx(layer.x)[0])
-            if px <= x <= px + pw:
-                g.add(Line(x, py, x, py + ph, strokeColor=s.color, strokeWidth=s.width,
+            at = float(mx(layer.x)[0])
+            if px <= at <= px + pw:
+                g.add(Line(at, py, at, py + ph, strokeColor=s.color, strokeWidth=s.width,
                            strokeDashArray=s.dash))
             return
         if layer.kind == "bars":
@@ -256,6 +257,7 @@ class Chart:
                                fillColor=layer.fill, strokeColor=s.color, strokeWidth=0.3))
             return
         if layer.kind == "band":
+            assert layer.y2 is not None  # a band has its upper edge (Chart.band)
             for (xs, lo), (_, hi) in zip(_segments(layer.x, layer.y),
                                          _segments(layer.x, layer.y2)):
                 points = list(zip(mx(xs), my(lo))) + list(zip(mx(xs[::-1]), my(hi[::-1])))

@@ -146,7 +146,7 @@ class _Writer:
 
 # --- Test Data Report sheet ----------------------------------------------------------------------
 
-def _info_rows(c: ReportContent) -> list[tuple[str, str]]:
+def _info_rows(c: ReportContent) -> list[tuple[str, object]]:
     run, config = c.run, c.run.config
     sut = config.sut
     return [
@@ -501,7 +501,7 @@ def _signoff_sheet(w: _Writer, c: ReportContent) -> None:
     sheet.set_column(6, 6, 100)
 
 
-# --- charts ----------------------------------------------------------------------------------------
+# --- charts ---------------------------------------------------------------------------------
 
 def _power_inputs_sheets(w: _Writer, c: ReportContent) -> None:
     """``Power inputs`` (each input's meter and formula, and a chart of each input's power
@@ -579,7 +579,8 @@ def _created(content: ReportContent) -> datetime:
 def build_xlsx(content: ReportContent, path: Path | BinaryIO) -> Path | BinaryIO:
     """The workbook of ``content`` into ``path`` (a file name, or a binary stream: the
     export builds in memory and writes the file itself)."""
-    workbook = xlsxwriter.Workbook(path if hasattr(path, "write") else str(path), {"constant_memory": True,
+    target = path if hasattr(path, "write") else str(path)
+    workbook = xlsxwriter.Workbook(target, {"constant_memory": True,
                                                "strings_to_numbers": False,
                                                "strings_to_formulas": False,
                                                "strings_to_urls": False,

@@ -282,6 +282,22 @@ class LogMessage:
 
 
 @dataclass(frozen=True)
+class TeardownFailed:
+    """A piece of the lab did not close cleanly at the end of the run (an instrument left in
+    remote, fio not stopped, a simulator's port left open). The run's figures are decided
+    already and stand; the technician sees which piece and why, to check it before the next
+    run (docs/reliability.md). ``t`` is run-relative, like every event time."""
+
+    component: str  # "power meter", "fio engine", "power input PSU-A" …
+    error: str
+    t: float
+
+    def describe(self) -> str:
+        """The one line every view shows (log, console, stored event)."""
+        return f"teardown of the {self.component} failed: {self.error}"
+
+
+@dataclass(frozen=True)
 class RunFinished:
     status: RunStatus
     t: float
@@ -294,8 +310,10 @@ RunEvent = (RunStarted | RunResumed | InstrumentsIdentified | PhaseStarted
             | TemperatureSamples | WorkloadIntervals | HostRates | IntervalClosed
             | SteadyStateJudged | HistogramReady
             | SearchResult | RangesApplied | RangePlanReady | MetricComputed | Progress
-            | LogMessage | RunFinished)
+            | LogMessage | TeardownFailed | RunFinished)
 
 
 class RunListener(Protocol):
-    def __call__(self, event: RunEvent) -> None: ...
+    # positional-only: the sequencer passes the event positionally, so ``list.append`` (or any
+    # one-argument callable, whatever it names its parameter) is a listener too
+    def __call__(self, event: RunEvent, /) -> None: ...

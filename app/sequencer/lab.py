@@ -9,18 +9,31 @@ builder that fails half way, undoes exactly what was done, newest first.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 
 from app.sequencer.power_inputs import InputIdentity, PowerInputs
 from app.sequencer.range_plan import MAIN_INPUT
+from app.sequencer.failures import failure_reason
 from drivers.interfaces import (DataSetMeasure, HostClock, PowerMeter, TemperatureMeter,
                                 WorkloadEngine)
 
 
+_log = logging.getLogger(__name__)
+
+
 class LabError(ValueError):
     """The lab cannot be built from this configuration (message says what to fix)."""
+
+
+@dataclass(frozen=True)
+class TeardownFailure:
+    """A tear-down step that raised: which piece of the lab, and the error."""
+
+    component: str
+    error: str
 
 
 class Teardown:
@@ -32,20 +45,27 @@ class Teardown:
     """
 
     def __init__(self) -> None:
-        self._steps: list[Callable[[], None]] = []
+        self._steps: list[tuple[str, Callable[[], None]]] = []
 
-    def register(self, step: Callable[[], None]) -> None:
-        self._steps.append(step)
+    def register(self, step: Callable[[], None], component: str) -> None:
+        """``component`` names the piece in words a technician knows ("power meter")."""
+        self._steps.append((component, step))
 
-    def run(self) -> None:
-        """Run every registered step, newest first; never raises: one failing step must not
-        leave the pieces set up before it running."""
+    def run(self) -> tuple[TeardownFailure, ...]:
+        """Run every registered step, newest first, and return the ones that failed; never
+        raises: one failing step must not leave the pieces set up before it running. Each
+        failure is also logged, for a tear-down outside a run (a builder failing half way);
+        in a run the sequencer publishes it (``TeardownFailed``)."""
+        failures = []
         while self._steps:
-            step = self._steps.pop()
+            component, step = self._steps.pop()
             try:
                 step()
-            except Exception:  # noqa: BLE001 - tearing down must go on for the rest
-                pass
+            except Exception as exc:  # noqa: BLE001 - reported; the rest must still close
+                failure = TeardownFailure(component, failure_reason(exc))
+                _log.error("tearing down the %s failed: %s", component, failure.error)
+                failures.append(failure)
+        return tuple(failures)
 
     def __enter__(self) -> Teardown:
         return self
@@ -94,6 +114,7 @@ class Lab:
         reading), for the run log."""
         return self.power_inputs.take_notes() if self.power_inputs else []
 
-    def close(self) -> None:
-        """Close instruments and stop simulators, newest first; never raises."""
-        self.teardown.run()
+    def close(self) -> tuple[TeardownFailure, ...]:
+        """Close instruments and stop simulators, newest first; never raises, returns what
+        failed to close (the session publishes it with the run)."""
+        return self.teardown.run()

@@ -2,7 +2,8 @@
 
 Order (method-notes §2): pre-fill → intensity search (first pass) → ranging pass when the
 method asks for a dedicated one (method-notes §3) → conditioning → active profiles in the
-method's order → sweep steps, then demand-intensity cells (method-notes §6) → ready idle → one COM check per declared COM. The search runs
+method's order → sweep steps, then demand-intensity cells (method-notes §6) → ready idle → one COM
+check per declared COM. The search runs
 after pre-fill so it probes a filled SUT, and before conditioning because conditioning runs MW1
 at the intensity the search found.
 """

@@ -20,7 +20,8 @@ The rules, each named in the report:
   is a flagged instant, never the end of a day-long run.
 * **Flags.** Each input keeps its own flags; every flag of an input flags the total, except
   the two the method judges on the total itself: the uncertainty limit (the total's
-  combined uncertainty is judged instead, against the method's ``max_uncertainty_pct``) and the low-current warning (a warning on that input).
+  combined uncertainty is judged instead, against the method's ``max_uncertainty_pct``) and the
+  low-current warning (a warning on that input).
 * **Uncertainty.** The total's absolute uncertainty is the sum of the inputs' absolute
   uncertainties (``Σ u_i·|P_i|``): the conservative combination, which assumes their errors
   may all lean the same way. Unknown for any input → unknown for the total.
@@ -96,8 +97,8 @@ def sum_inputs(t: float, parts: Sequence[PowerSample], max_skew_s: float,
     resolutions = [p.resolution_w for p in parts if p.resolution_w is not None]
     resolution = max(resolutions) if len(resolutions) == len(parts) else None
     first = parts[0]
-    return PowerSample(t, watts, first.volts, math.nan, first.pf, first.freq_hz, None, None, uncertainty, frozenset(flags), resolution,
-                       inputs=tuple(parts))
+    return PowerSample(t, watts, first.volts, math.nan, first.pf, first.freq_hz, None, None,
+                       uncertainty, frozenset(flags), resolution, inputs=tuple(parts))
 
 
 @dataclass
@@ -151,11 +152,16 @@ class PowerInputs:
             meter.end_waits_after(seconds)
 
     def close(self) -> None:
-        for _, meter in reversed(self.inputs):
+        """Close every input's meter, then name each one that failed to close (one failing
+        must not leave the others open, nor be hidden)."""
+        failed = []
+        for config, meter in reversed(self.inputs):
             try:
                 meter.close()
-            except InstrumentError:
-                pass
+            except InstrumentError as exc:
+                failed.append(f"power input {config.name}: {exc}")
+        if failed:
+            raise InstrumentError("; ".join(failed))
 
     def combined_identity(self) -> InstrumentIdentity:
         """One identity for the run's "power meter": every input's meter named, SIMULATED when

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from app.method.model import Method, PhasePlan
 from app.records import PhaseInfo, PhaseKind
 from app.sequencer import events as ev
-from app.sequencer.range_plan import (ENVELOPE_KEY, IDLE_KEY, MAIN_INPUT, PeakRecord, RangePlan,
+from app.sequencer.range_plan import (ENVELOPE_KEY, IDLE_KEY, PeakRecord, RangePlan,
                                       RangeSetting, envelope, setting_from)
 from drivers.interfaces import (FLAG_GARBAGE, FLAG_IMPLAUSIBLE, FLAG_INVALID, FLAG_NO_DATA,
                                 FLAG_OVERRANGE, FLAG_RANGE_CHANGE, InstrumentError, PowerMeter,

@@ -40,8 +40,9 @@ from app.sequencer.capacity_optimisation import (DATA_REDUCTION_COMS, com_result
 from app.sequencer.com_data_set import COM_BLOCK_BYTES, data_set_evidence
 from app.sequencer.conformance import SiteRules
 from app.sequencer.continuation import Continuation
+from app.sequencer.failures import failure_reason
 from app.sequencer.host_clocks import clock_verdict
-from app.sequencer.lab import Lab
+from app.sequencer.lab import Lab, TeardownFailure
 from app.sequencer.plan import build_phases, latest_extension_s, search_profiles
 from app.sequencer.probe_window import probe_figures
 from app.sequencer.range_plan import IDLE_KEY, RangePlan
@@ -257,8 +258,13 @@ class Sequencer:
             if self.lab.engine.running:
                 self.lab.engine.stop()
         except Exception as exc:  # noqa: BLE001 - the run's outcome is decided already
-            self._publish_final(self._log_event(
-                f"stopping the workload engine: {failure_reason(exc)}", "WARNING"))
+            self.report_teardown((TeardownFailure("workload engine", failure_reason(exc)),))
+
+    def report_teardown(self, failures: tuple[TeardownFailure, ...]) -> None:
+        """Publish the lab's tear-down failures to every listener (stored, shown, printed),
+        at run time now: the lab closes after the run's last phase (``RunSession.close``)."""
+        self._publish_final(*(ev.TeardownFailed(f.component, f.error, self.clock.now())
+                              for f in failures))
 
     # --- phases ---------------------------------------------------------------------------
     def _run_phase(self, phase: PhaseInfo) -> None:
@@ -905,14 +911,3 @@ def _scaled(work: WorkloadProfile, factor: float) -> WorkloadProfile:
     reads, writes = work.rate_iops
     return replace(work, rate_iops=(max(1, math.ceil(reads * factor)) if reads else 0,
                                     max(1, math.ceil(writes * factor)) if writes else 0))
-
-
-def failure_reason(exc: BaseException) -> str:
-    """One line saying why a run or phase failed: an instrument or workload error's own
-    message, or for anything else (a bug) the exception type too, since its message alone
-    ("division by zero", "list index out of range") names no cause."""
-    if isinstance(exc, (InstrumentError, WorkloadError)):
-        return str(exc)
-    first = str(exc).strip().splitlines()
-    return f"unexpected error {type(exc).__name__}" + (f": {first[0]}" if first else "")
-

@@ -30,7 +30,7 @@ def _done(action: Callable[[], T]) -> Future[T]:
     future: Future[T] = Future()
     try:
         future.set_result(action())
-    except BaseException as exc:  # handed to whoever asks for the result, as from a worker
+    except BaseException as exc:  # noqa: BLE001 - handed to whoever asks for the result
         future.set_exception(exc)
     return future
 

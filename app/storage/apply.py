@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -22,6 +22,7 @@ from sqlalchemy.engine import Connection
 from app.method.record import method_sha256
 from app.records import PhaseInfo, PhaseStatus, RunStatus
 from app.sequencer import events as ev
+from app.sequencer.event_dispatch import EventTable
 from app.storage import schema as s
 from app.storage.power_inputs import replace_identities, sample_rows
 from app.storage.codec import (encode_flags, generator_to_json, opt_float, pattern_to_json,
@@ -66,19 +67,27 @@ class _Batch:
                 conn.execute(table.insert(), rows)
 
 
+#: how the record keeps each run event (the writer drops the ignored ones before its journal)
+STORAGE: EventTable[RunState | None] = EventTable("storage")
+STORAGE.ignore(ev.Progress, ev.HostRates,
+               why="derived from the plan, or display rates: nothing to keep")
+STORAGE.ignore(ev.RangesApplied, why="the run log's line for the range change keeps it, and "
+               "the range plan is stored from RangePlanReady")
+
+
 def apply_events(conn: Connection, state: RunState, entries: Sequence[Entry]) -> RunState:
     """Store ``entries`` in the caller's transaction; returns the state after the last one."""
     batch = _Batch()
     stored_seq: dict[int, int] = {}
     for entry in entries:
         event = entry.event
-        handler = _HANDLERS.get(type(event))
-        if handler is None:
+        if not STORAGE.handles(type(event)):
+            STORAGE.dispatch(event)  # ignored on purpose, or logged as undecided
             continue
         if state.pk is None and not isinstance(event, (ev.RunStarted, ev.RunResumed)):
             log.warning("run writer: %s before RunStarted ignored", type(event).__name__)
             continue
-        state = handler(conn, state, batch, event) or state
+        state = STORAGE.dispatch(event, conn, state, batch) or state
         stored_seq[state.pk] = entry.seq
     batch.insert_all(conn)
     for pk, seq in stored_seq.items():
@@ -118,6 +127,7 @@ def _phase_row(pk: int, phase: PhaseInfo) -> dict[str, Any]:
                 status=PhaseStatus.PENDING.value, attempts=0, error="")
 
 
+@STORAGE.on
 def _on_run_started(conn: Connection, _s: RunState, _b: _Batch, e: ev.RunStarted) -> RunState:
     cfg = e.config
     station = (_get_or_create(conn, s.Station.__table__, {"name": cfg.station}, {})
@@ -142,6 +152,7 @@ def _on_run_started(conn: Connection, _s: RunState, _b: _Batch, e: ev.RunStarted
     return RunState(pk, _unix(e.wall_start_iso))
 
 
+@STORAGE.on
 def _on_run_resumed(conn: Connection, _s: RunState, _b: _Batch, e: ev.RunResumed) -> RunState:
     """The continuation of an INTERRUPTED run writes into that run (claimed for this writer by
     :func:`app.storage.resumption.claim_run`); its resumption is recorded once."""
@@ -155,6 +166,7 @@ def _on_run_resumed(conn: Connection, _s: RunState, _b: _Batch, e: ev.RunResumed
     return RunState.of_stored_run(run.id, run.started_wall)
 
 
+@STORAGE.on
 def _on_instruments(conn: Connection, st: RunState, _b: _Batch,
                     e: ev.InstrumentsIdentified) -> None:
     table = s.InstrumentRow.__table__
@@ -183,6 +195,7 @@ def _ensure_phase(conn: Connection, st: RunState, phase: PhaseInfo) -> None:
         conn.execute(s.Phase.__table__.insert().values(**_phase_row(st.pk, phase)))
 
 
+@STORAGE.on
 def _on_phase_started(conn: Connection, st: RunState, _b: _Batch,
                       e: ev.PhaseStarted) -> None:
     _ensure_phase(conn, st, e.phase)
@@ -195,6 +208,7 @@ def _on_phase_started(conn: Connection, st: RunState, _b: _Batch,
         window_end_s=e.window_end_s))
 
 
+@STORAGE.on
 def _on_stabilisation_extended(conn: Connection, st: RunState, _b: _Batch,
                                e: ev.StabilisationExtended) -> None:
     """The recorded measurement window of the attempt moves (method-notes §4)."""
@@ -205,6 +219,7 @@ def _on_stabilisation_extended(conn: Connection, st: RunState, _b: _Batch,
                                               window_end_s=e.window_end_s))
 
 
+@STORAGE.on
 def _on_phase_finished(conn: Connection, st: RunState, _b: _Batch,
                        e: ev.PhaseFinished) -> None:
     _ensure_phase(conn, st, e.phase)
@@ -222,12 +237,14 @@ def _on_phase_finished(conn: Connection, st: RunState, _b: _Batch,
     conn.execute(_phase_where(st, e.phase.index).values(**values))
 
 
+@STORAGE.on
 def _on_steady_state(conn: Connection, st: RunState, _b: _Batch,
                      e: ev.SteadyStateJudged) -> None:
     """The phase keeps the latest PTS steady-state verdict of its rounds (revision 0020)."""
     conn.execute(_phase_where(st, e.phase_index).values(steady_state=steady_to_json(e.verdict)))
 
 
+@STORAGE.on
 def _on_power(_c: Connection, st: RunState, batch: _Batch, e: ev.PowerSamples) -> None:
     pk, i = st.pk, e.phase_index
     batch.add(s.PowerSampleRow.__table__, [
@@ -241,6 +258,7 @@ def _on_power(_c: Connection, st: RunState, batch: _Batch, e: ev.PowerSamples) -
     batch.add(s.PowerInputSampleRow.__table__, sample_rows(pk, e.samples))
 
 
+@STORAGE.on
 def _on_temperature(_c: Connection, st: RunState, batch: _Batch,
                     e: ev.TemperatureSamples) -> None:
     batch.add(s.TemperatureSampleRow.__table__, [
@@ -251,6 +269,7 @@ def _on_temperature(_c: Connection, st: RunState, batch: _Batch,
         for x, where in zip(e.samples, e.placements, strict=True)])
 
 
+@STORAGE.on
 def _on_workload(_c: Connection, st: RunState, batch: _Batch,
                  e: ev.WorkloadIntervals) -> None:
     batch.add(s.WorkloadIntervalRow.__table__, [
@@ -262,6 +281,7 @@ def _on_workload(_c: Connection, st: RunState, batch: _Batch,
         for w, window in zip(e.intervals, e.windows, strict=True)])
 
 
+@STORAGE.on
 def _on_interval(conn: Connection, st: RunState, _b: _Batch, e: ev.IntervalClosed) -> None:
     r = e.interval
     conn.execute(s.IntervalRow.__table__.insert().values(
@@ -272,6 +292,7 @@ def _on_interval(conn: Connection, st: RunState, _b: _Batch, e: ev.IntervalClose
         in_measurement=r.in_measurement, stable=r.stable, attempt=r.attempt))
 
 
+@STORAGE.on
 def _on_histogram(conn: Connection, st: RunState, _b: _Batch, e: ev.HistogramReady) -> None:
     ns = sorted(e.bins)
     conn.execute(s.HistogramRow.__table__.insert().values(
@@ -281,6 +302,7 @@ def _on_histogram(conn: Connection, st: RunState, _b: _Batch, e: ev.HistogramRea
         ceiling_ms=opt_float(e.ceiling_ms), above_ceiling=e.above_ceiling, attempt=e.attempt))
 
 
+@STORAGE.on
 def _on_search(conn: Connection, st: RunState, _b: _Batch, e: ev.SearchResult) -> None:
     rate = e.rate_iops or (None, None)
     conn.execute(s.SearchResultRow.__table__.insert().values(
@@ -293,6 +315,7 @@ def _on_search(conn: Connection, st: RunState, _b: _Batch, e: ev.SearchResult) -
         access_pattern=pattern_to_json(e.pattern), pre_run_basis=e.pre_run_basis))
 
 
+@STORAGE.on
 def _on_range_plan(conn: Connection, st: RunState, _b: _Batch, e: ev.RangePlanReady) -> None:
     conn.execute(sa.update(s.Run).where(s.Run.id == st.pk).values(range_plan=e.plan.to_json()))
 
@@ -306,16 +329,27 @@ def _store_metric(conn: Connection, st: RunState, m: Any) -> None:
     _get_or_create(conn, s.MetricRow.__table__, {"run_id": st.pk, "name": m.name}, values)
 
 
+@STORAGE.on
 def _on_metric(conn: Connection, st: RunState, _b: _Batch, e: ev.MetricComputed) -> None:
     _store_metric(conn, st, e.metric)
 
 
+@STORAGE.on
 def _on_log(conn: Connection, st: RunState, _b: _Batch, e: ev.LogMessage) -> None:
     conn.execute(s.EventRow.__table__.insert().values(
         run_id=st.pk, t=e.t, level=e.level, message=e.message,
         phase_index=e.phase_index))
 
 
+@STORAGE.on
+def _on_teardown_failed(conn: Connection, st: RunState, _b: _Batch,
+                        e: ev.TeardownFailed) -> None:
+    """Kept in the run's log with the other events a technician reads back (``runs show``)."""
+    conn.execute(s.EventRow.__table__.insert().values(
+        run_id=st.pk, t=e.t, level="WARNING", message=e.describe(), phase_index=None))
+
+
+@STORAGE.on
 def _on_run_finished(conn: Connection, st: RunState, _b: _Batch, e: ev.RunFinished) -> None:
     for metric in e.metrics:
         _store_metric(conn, st, metric)
@@ -330,23 +364,3 @@ def _finish_wall(st: RunState, t: float) -> str:
     finish = datetime.fromtimestamp(st.wall_t0, timezone.utc) + timedelta(seconds=t)
     return finish.isoformat(timespec="seconds")
 
-
-_HANDLERS: dict[type, Callable[..., RunState | None]] = {
-    ev.RunStarted: _on_run_started,
-    ev.RunResumed: _on_run_resumed,
-    ev.InstrumentsIdentified: _on_instruments,
-    ev.PhaseStarted: _on_phase_started,
-    ev.StabilisationExtended: _on_stabilisation_extended,
-    ev.PhaseFinished: _on_phase_finished,
-    ev.SteadyStateJudged: _on_steady_state,
-    ev.PowerSamples: _on_power,
-    ev.TemperatureSamples: _on_temperature,
-    ev.WorkloadIntervals: _on_workload,
-    ev.IntervalClosed: _on_interval,
-    ev.HistogramReady: _on_histogram,
-    ev.SearchResult: _on_search,
-    ev.RangePlanReady: _on_range_plan,
-    ev.MetricComputed: _on_metric,
-    ev.LogMessage: _on_log,
-    ev.RunFinished: _on_run_finished,
-}

@@ -44,7 +44,8 @@ def _validated(kind: str, text: str, author: str,
     try:
         kind = AuditKind(kind)
     except ValueError:
-        raise AuditError(f"audit entry kind must be 'note' or 'disposition', not {kind!r}")
+        raise AuditError(
+            f"audit entry kind must be 'note' or 'disposition', not {kind!r}") from None
     if kind not in (AuditKind.NOTE, AuditKind.DISPOSITION):
         raise AuditError(f"a {kind.value} entry is added with its own function "
                          "(add_com_result, add_approval)")
@@ -58,7 +59,8 @@ def _validated(kind: str, text: str, author: str,
     try:
         decided = Disposition(str(disposition).lower())
     except ValueError:
-        raise AuditError(f"disposition must be 'accepted' or 'rejected', not {disposition!r}")
+        raise AuditError(
+            f"disposition must be 'accepted' or 'rejected', not {disposition!r}") from None
     if not text:
         raise AuditError(f"a disposition needs its reason (why the run is {decided})")
     return kind, decided, text, author
@@ -89,7 +91,7 @@ def add_com_result(database: Database, run_id: str, com: str, outcome: str, evid
     try:
         found = ComOutcome(str(outcome).lower())
     except ValueError:
-        raise AuditError(f"COM result must be 'passed' or 'not-passed', not {outcome!r}")
+        raise AuditError(f"COM result must be 'passed' or 'not-passed', not {outcome!r}") from None
     if not (com or "").strip():
         raise AuditError("a COM result names its COM")
     if not evidence:

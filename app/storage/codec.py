@@ -54,7 +54,7 @@ def decode_flags(text: str | None) -> frozenset[str]:
     """Inverse of :func:`encode_flags`; results are cached (a run uses few distinct sets)."""
     cached = _decoded.get(text)
     if cached is None:
-        codes, _, rest = text.partition("|")  # type: ignore[union-attr]
+        codes, _, rest = text.partition("|")  # type: ignore[union-attr]  # None is cached
         names = {CODE_FLAGS[c] for c in codes}
         names.update(n for n in rest.split(",") if n)
         cached = _decoded[text] = frozenset(names)

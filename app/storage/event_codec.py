@@ -31,7 +31,7 @@ TYPES: dict[str, type] = {cls.__name__: cls for cls in (
     ev.StabilisationExtended, ev.PhaseFinished, ev.SteadyStateJudged, SteadyStateVerdict,
     ev.PowerSamples, ev.TemperatureSamples, ev.WorkloadIntervals, ev.IntervalClosed,
     ev.HistogramReady, ev.SearchResult, ev.RangesApplied, ev.RangePlanReady, ev.MetricComputed,
-    ev.LogMessage, ev.RunFinished, RangePlan, RangeSetting, PeakRecord,
+    ev.LogMessage, ev.TeardownFailed, ev.RunFinished, RangePlan, RangeSetting, PeakRecord,
     RunConfig, SutDescription, InstrumentConfig, PhaseInfo, IntervalRecord, MetricResult,
     InstrumentIdentity, PowerSample, TemperatureSample, WorkloadInterval, WorkloadResult,
     Placement, RunStatus, PhaseKind, PhaseStatus, Window, PowerInput, InputIdentity,

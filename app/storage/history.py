@@ -1,7 +1,8 @@
 """The history list's filter and order, and their translation to SQL.
 
 A lab's history holds 100,000 runs: the history never reads them all. A filter and an order
-become one query's joins, ``WHERE`` and ``ORDER BY`` (:func:`narrowed`, run by :mod:`app.storage.run_pages` a page at a time), served by the indexes of schema
+become one query's joins, ``WHERE`` and ``ORDER BY`` (:func:`narrowed`, run by
+:mod:`app.storage.run_pages` a page at a time), served by the indexes of schema
 revision 0016. :meth:`HistoryFilter.matches` states the same filter over a
 :class:`~app.storage.stored.RunSummary` already in memory; a test holds the SQL to it.
 """

@@ -5,8 +5,9 @@ Revisions are the modules of :mod:`app.storage.migrations.versions`, each named 
 installed and frozen alike (tests/test_storage_database.py checks none is left out). Each one
 runs inside the caller's transaction through alembic's ``Operations`` and the revision is
 recorded in alembic's own ``alembic_version`` table, so the ``alembic`` command line still
-understands the database. Alembic itself is imported only when a revision has to run. SQLite runs DDL
-transactionally here (see :mod:`app.storage.db`), so a crash mid-upgrade leaves the old schema.
+understands the database. Alembic itself is imported only when a revision has to run. SQLite
+runs DDL transactionally here (see :mod:`app.storage.db`), so a crash mid-upgrade leaves the old
+schema.
 A revision imports nothing of the live storage code: every table it creates is defined in
 :mod:`app.storage.schema`. Opening a database runs the upgrade (:mod:`app.storage.opening`).
 """

@@ -128,7 +128,8 @@ class HeaderWatch:
         if not now.marked:
             return "another database, not marked as a StorWatt database of schema 0017 or later"
         if now.id != self.expected_id:
-            return f"another StorWatt database (identity {now.id:08x}, this one {self.expected_id:08x})"
+            return (f"another StorWatt database (identity {now.id:08x}, "
+                    f"this one {self.expected_id:08x})")
         if self._last.is_sqlite and now.pages < self._last.pages:
             return (f"an older copy of this same database ({now.pages} pages where it already "
                     f"had {self._last.pages})")

@@ -59,7 +59,7 @@ def missing_write_rights(database: Database) -> tuple[str, list[str]]:
                         sa.text("SELECT has_sequence_privilege(:q, 'USAGE')"),
                         {"q": sequence}).scalar():
                     missing.append(f"USAGE on sequence {sequence}")
-            role = conn.execute(sa.text("SELECT current_user")).scalar()
+            role = conn.execute(sa.text("SELECT current_user")).scalar_one()
     except sa.exc.DBAPIError as exc:
         raise classify(exc, database.url) from exc
     return role, missing

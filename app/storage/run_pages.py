@@ -46,7 +46,8 @@ def count_runs(database: Database, wanted: HistoryFilter = HistoryFilter()) -> i
     """How many stored runs ``wanted`` shows."""
     query = _joined(sa.select(sa.func.count()).select_from(s.Run))
     with database.read() as conn:
-        return int(conn.execute(narrowed(query, wanted, dialect=database.engine.dialect.name)).scalar_one())
+        dialect = database.engine.dialect.name
+        return int(conn.execute(narrowed(query, wanted, dialect=dialect)).scalar_one())
 
 
 def run_page(database: Database, wanted: HistoryFilter, order: HistoryOrder, offset: int,
@@ -69,7 +70,8 @@ def run_ids(database: Database, wanted: HistoryFilter, order: HistoryOrder) -> l
     """The ids of every run ``wanted`` shows, in ``order`` (no summaries built)."""
     query = _joined(sa.select(s.Run.uuid).select_from(s.Run))
     with database.read() as conn:
-        return list(conn.execute(narrowed(query, wanted, order, database.engine.dialect.name)).scalars())
+        dialect = database.engine.dialect.name
+        return list(conn.execute(narrowed(query, wanted, order, dialect)).scalars())
 
 
 def _distinct(conn: Connection, column: Any) -> Iterator[Any]:

@@ -20,13 +20,18 @@ Migrations in ``app/storage/migrations/versions`` create the same schema; a test
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, ClassVar
+
 from sqlalchemy import (JSON, BigInteger, Boolean, Float, ForeignKey, Index, Integer,
-                        SmallInteger, String, Text, UniqueConstraint)
+                        SmallInteger, String, Table, Text, UniqueConstraint)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
 class Base(DeclarativeBase):
-    pass
+    # every model here maps a Table (none a join or a select), so the storage code may call
+    # Table's insert()/delete() on ``__table__``, which DeclarativeBase types as a FromClause
+    if TYPE_CHECKING:
+        __table__: ClassVar[Table]
 
 
 def run_fk() -> ForeignKey:

@@ -89,7 +89,7 @@ def _connection_class() -> type:
         import psycopg
         from psycopg import errors
 
-        class _BoundedConnection(psycopg.Connection):  # type: ignore[type-arg]
+        class _BoundedConnection(psycopg.Connection):
             """A connection whose every wait for the server ends within ``reply_s``."""
 
             reply_s: float = WRITER_TIMEOUTS.reply_s

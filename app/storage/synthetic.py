@@ -129,7 +129,8 @@ HISTORY_STATUSES = (RunStatus.COMPLETED,) * 8 + (RunStatus.ABORTED, RunStatus.IN
 
 def fill_history(database: Database, count: int, seed: int = 8) -> list[str]:
     """Insert ``count`` runs with their metrics in bulk (no samples): the shape of a lab's
-    history, for the history benchmark, its tests and the history screenshots. Returns the run ids, oldest first."""
+    history, for the history benchmark, its tests and the history screenshots. Returns the run ids,
+    oldest first."""
     rnd = random.Random(seed)
     start = datetime(2024, 1, 1, tzinfo=timezone.utc)
     with database.read() as conn:

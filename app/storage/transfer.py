@@ -4,7 +4,8 @@ Runs are identified by their UUID, so copying twice (or copying from several sta
 share runs) never duplicates one. Child rows are read and inserted in their id order, so the
 copy keeps the order each run's rows were recorded in (read without ORDER BY, SQLite returned
 them in an index's order and ``db copy`` reordered a run's metrics, issue 24 item 8); the
-record's hash does not depend on it either way (storwatt-record/2, app/storage/record_hash.py). Each run is copied in one destination transaction: a copy
+record's hash does not depend on it either way (storwatt-record/2, app/storage/record_hash.py). Each
+run is copied in one destination transaction: a copy
 interrupted half-way leaves the destination without that run, never with half of it. Runs
 still RUNNING at the source are skipped — they are not evidence yet.
 """

@@ -35,7 +35,7 @@ import sqlalchemy as sa
 from app.records import RunStatus
 from app.sequencer import events as ev
 from app.storage import schema as s
-from app.storage.apply import Entry, RunState, apply_events, beat_run
+from app.storage.apply import STORAGE, Entry, RunState, apply_events, beat_run
 from app.storage.db import Database
 from app.storage.deleted import FileIdentity, let_go_of_replaced, restore_from_connection
 from app.storage.errors import DiskFullError, StorageError, WriterError, classify
@@ -137,8 +137,8 @@ class RunWriter:
 
     # --- listener side (sequencer thread) ----------------------------------------------------
     def __call__(self, event: ev.RunEvent) -> None:
-        if isinstance(event, (ev.Progress, ev.HostRates)):
-            return  # derived from the plan, or display rates: nothing to keep
+        if STORAGE.ignores(type(event)):
+            return  # the record keeps nothing of it (app.storage.apply says why)
         if self._closed:
             raise WriterError("the run writer is closed: the event was not stored")
         self._queue.put(event)
@@ -217,7 +217,7 @@ class RunWriter:
     def _run_thread(self) -> None:
         try:
             self._loop()
-        except BaseException as exc:  # noqa: BLE001 - close() must learn that events are stuck
+        except BaseException as exc:  # close() must learn that events are stuck
             log.exception("run writer: stopped by an unexpected error")
             self._crash = exc
         finally:
@@ -457,7 +457,7 @@ class RunWriter:
             if self.on_error:
                 try:
                     self.on_error(error)
-                except Exception:  # noqa: BLE001 - a broken callback must not stop storage
+                except Exception:  # a broken callback must not stop storage
                     log.exception("run writer error callback failed")
 
     def _beat(self) -> None:

@@ -8,7 +8,8 @@ band's old job file reached ~570 IOPS there (fio's ``flow`` weights throttled fi
 
 The file is the one the engine would run, with changes that keep the IO pattern and drop the
 IO: ``ioengine=null``, ``direct=0``, ``group_reporting=0`` (each section's count is needed to
-check every stream's share) and a ``ramp_time`` not counted. ``size`` tells the null engine how large a range to
+check every stream's share) and a ``ramp_time`` not counted. ``size`` tells the null engine how
+large a range to
 address (it never opens the targets).
 """
 

@@ -296,7 +296,8 @@ class FioEngine:
 
     def start(self, profile: WorkloadProfile) -> None:
         if self.running:
-            raise WorkloadError(f"fio is still running {self._profile.name if self._profile else ''}")
+            running = self._profile.name if self._profile else ""
+            raise WorkloadError(f"fio is still running {running}")
         if not self.version:
             self.check()
         release(self._pins)
@@ -437,8 +438,8 @@ class FioEngine:
             release(self._pins)
             self._pins = []
             if self._own_workdir is not None:
-                shutil.rmtree(self._own_workdir, ignore_errors=True)
-                self._own_workdir = None
+                workdir, self._own_workdir = self._own_workdir, None
+                shutil.rmtree(workdir)  # a job folder left behind is reported, not hidden
 
     def _job_files(self, profile: WorkloadProfile) -> dict[str, Path]:
         """One checked job file per load host ("" = local): each runs its host's share of a
@@ -681,6 +682,7 @@ class FioEngine:
         jobs = job_count(self._profile) if self._profile else 1
         runtime = max((s.runtime_ms for s in last), default=0.0) / 1000 / jobs
         where = ", ".join(self.hosts) if self.hosts else "local"
-        return WorkloadResult(*totals, runtime_s=runtime, exit_code=exit_code,
-                              engine=f"{self.version or 'fio'} ({where})", job_text=self._job,
-                              error=self._error)
+        read_ios, write_ios, read_bytes, write_bytes = totals
+        return WorkloadResult(read_ios, write_ios, read_bytes, write_bytes, runtime_s=runtime,
+                              exit_code=exit_code, engine=f"{self.version or 'fio'} ({where})",
+                              job_text=self._job, error=self._error)

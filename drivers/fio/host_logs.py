@@ -39,6 +39,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
+
 from drivers.fio.buckets import PLAT_NR, bucket_value
 from drivers.interfaces import WorkloadError
 
@@ -51,7 +53,7 @@ LOG_PREFIX = "storwatt"
 #: histogram, empty without ``clat_percentiles=1``) and per-second mean total latency
 HOST_LOG_OPTIONS = ("clat_percentiles=1", f"write_hist_log={LOG_PREFIX}", "log_hist_msec=1000",
                     "log_hist_coarseness=0", f"write_lat_log={LOG_PREFIX}", "log_avg_msec=1000")
-_MIDPOINTS = [int(v) for v in bucket_value(range(PLAT_NR))]
+_MIDPOINTS = [int(v) for v in bucket_value(np.arange(PLAT_NR))]
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ fio cannot draw from such a curve, but ``random_distribution=zoned_abs`` gives e
 job's range its whole-percent share of the IOs, uniform inside the zone. Cutting the band at
 its 1 %, 2 %, … 99 % quantiles, rounded to whole blocks, gives each block a quantile ends in
 its whole percents and the stretches between them 0 %, so at every block edge fio's cumulative
-share is within one point of the curve's (offsets are whole blocks in both generators). fio 3.33 refuses a separate distribution per
+share is within one point of the curve's (offsets are whole blocks in both generators). fio 3.33
+refuses a separate distribution per
 direction (``zoned_abs:…,…``: "failed parsing"), so a band's reads and writes run as two job
 sections, each with its own zones (drivers/fio/jobs.py).
 """

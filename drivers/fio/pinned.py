@@ -43,7 +43,8 @@ class PinnedTarget:
         return f"/dev/fd/{self.fd}" if REOPENS_BY_DESCRIPTOR else self.path
 
     def describe(self) -> str:
-        return f"{self.fio_name} = {self.path} (device {self.identity[0]}, inode {self.identity[1]})"
+        device, inode = self.identity
+        return f"{self.fio_name} = {self.path} (device {device}, inode {inode})"
 
 
 def pin_targets(checks: Sequence[TargetCheck]) -> list[PinnedTarget]:
@@ -61,6 +62,10 @@ def pin_targets(checks: Sequence[TargetCheck]) -> list[PinnedTarget]:
 
 
 def _pin(check: TargetCheck) -> PinnedTarget:
+    """``check``'s target opened and proved the same file (only checks with an identity come
+    here: :func:`pin_targets` skips the others)."""
+    assert check.identity is not None
+    device, inode = check.identity
     real = os.path.realpath(check.path)
     flags = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
              | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
@@ -80,9 +85,9 @@ def _pin(check: TargetCheck) -> PinnedTarget:
         os.close(fd)
         raise WorkloadError(
             f"refusing fio target {check.path}: it is another file (device {st.st_dev}, inode "
-            f"{st.st_ino}) than the one checked (device {check.identity[0]}, inode "
-            f"{check.identity[1]}): it was replaced after its check; fio was not started")
-    return PinnedTarget(check.path, real, fd, check.identity)
+            f"{st.st_ino}) than the one checked (device {device}, inode "
+            f"{inode}): it was replaced after its check; fio was not started")
+    return PinnedTarget(check.path, real, fd, (device, inode))
 
 
 def _same_kind(check: TargetCheck, st: os.stat_result) -> bool:

@@ -56,7 +56,7 @@ class DocumentSplitter:
 
     def feed(self, chunk: str) -> list[dict[str, Any]]:
         self._buffer += chunk
-        docs = []
+        docs: list[dict[str, Any]] = []
         while True:
             start = self._buffer.find("{")
             if start < 0:  # text only: keep its whole lines, the rest may go on in the next read

@@ -90,6 +90,7 @@ def _amps(value: float) -> str:
     return f"{value * 1000:g} mA" if value < 1 else f"{value:g} A"
 
 
-def uniform(amp_ranges: tuple[float, ...], k_read: float, k_range: float) -> tuple[RangeAccuracy, ...]:
+def uniform(amp_ranges: tuple[float, ...], k_read: float,
+            k_range: float) -> tuple[RangeAccuracy, ...]:
     """Same (k_read, k_range) on every listed current range."""
     return tuple(RangeAccuracy(a, k_read, k_range) for a in amp_ranges)

@@ -189,13 +189,14 @@ class Instrument:
         return self._exchange(lambda: self._identity_from(self._query(self.IDN_QUERY)))
 
     def close(self) -> None:
+        """Close the session; a failed last word (PTDaemon's ``Stop``: the daemon may go on
+        logging) is raised once the transport is closed, for the lab's tear-down to report."""
         with self._lock:
-            if self._transport is not None:
-                try:
+            try:
+                if self._transport is not None:
                     self._shutdown()
-                except InstrumentError:
-                    pass
-            self._close_transport()
+            finally:
+                self._close_transport()
 
     def _close_transport(self) -> None:
         if self._transport is not None:

@@ -90,7 +90,8 @@ class PowerMeterBase(Instrument):
         if (range_v is None) != (range_a is None):
             raise InstrumentError("give both range_v and range_a for fixed ranges, or neither "
                                   "for auto range")
-        self._initial = None if range_v is None else self._validated(range_v, range_a)
+        self._initial = (None if range_v is None or range_a is None  # (both, or neither)
+                         else self._validated(range_v, range_a))
 
     @classmethod
     def _common_options(cls) -> tuple[str, ...]:
@@ -114,8 +115,9 @@ class PowerMeterBase(Instrument):
 
     def _validated(self, volts: float, amps: float) -> tuple[float, float]:
         cls = type(self)
-        return (cls.voltage_range.validator(volts, self),  # type: ignore[attr-defined]
-                cls.current_range.validator(amps, self))  # type: ignore[attr-defined]
+        # each subclass declares them as Control descriptors; only the class has the validator
+        return (cls.voltage_range.validator(volts, self),  # type: ignore[attr-defined, misc]  # above
+                cls.current_range.validator(amps, self))  # type: ignore[attr-defined, misc]  # above
 
     # -- ranging ------------------------------------------------------------------------------
     @property
@@ -133,13 +135,13 @@ class PowerMeterBase(Instrument):
         self._exchange(self._apply_auto)
 
     def _apply_fixed(self, volts: float, amps: float) -> None:
-        self.voltage_range = volts  # type: ignore[attr-defined]
-        self.current_range = amps  # type: ignore[attr-defined]
+        self.voltage_range = volts
+        self.current_range = amps
         self._fixed = (volts, amps)
 
     def _apply_auto(self) -> None:
-        self.voltage_auto = True  # type: ignore[attr-defined]
-        self.current_auto = True  # type: ignore[attr-defined]
+        self.voltage_auto = True
+        self.current_auto = True
         self._fixed = None
 
     def _present_ranges(self) -> tuple[float | None, float | None]:
@@ -147,7 +149,7 @@ class PowerMeterBase(Instrument):
         if self._fixed is not None:
             return self._fixed
         try:
-            return self.voltage_range, self.current_range  # type: ignore[attr-defined]
+            return self.voltage_range, self.current_range
         except InstrumentTimeout:
             raise
         except (InstrumentError, AttributeError):

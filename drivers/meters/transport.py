@@ -35,7 +35,8 @@ CHUNK_BYTES = 4096
 #: how long a drain of unasked-for bytes waits for more (seconds)
 DRAIN_WAIT_S = 0.001
 
-VISA_FORMATS = ("TCPIP::<host>::<port>::SOCKET (LAN socket, e.g. TCPIP::192.168.1.20::10001::SOCKET)",
+VISA_FORMATS = ("TCPIP::<host>::<port>::SOCKET "
+                "(LAN socket, e.g. TCPIP::192.168.1.20::10001::SOCKET)",
                 "TCPIP::<host>::INSTR (VXI-11)", "USB0::0x0B21::0x0025::<serial>::INSTR (USB-TMC)",
                 "GPIB0::<address>::INSTR", "ASRL/dev/ttyUSB0::INSTR or ASRL3::INSTR (serial)")
 

@@ -64,7 +64,7 @@ class WT300(PowerMeterBase):
     MODELS = tuple(WT300_ELEMENTS)
     VENDORS = ("YOKOGAWA",)
     DEFAULT_PORT = 10001  # the WT300's Ethernet socket port (no VXI-11)
-    OPTIONS: ClassVar[dict[str, type]] = {"element": int, "wiring": wiring}  # type: ignore[dict-item]
+    OPTIONS: ClassVar[dict[str, type]] = {"element": int, "wiring": wiring}  # type: ignore[dict-item]  # a converter
     SETUP = ("*CLS", ":STAT:QMES ON", ":COMM:HEAD OFF", ":NUM:FORM ASCII", ":NUM:NORM:NUM 5",
              ":NUM:NORM:ITEM1 U,{element}", ":NUM:NORM:ITEM2 I,{element}",
              ":NUM:NORM:ITEM3 P,{element}", ":NUM:NORM:ITEM4 LAMB,{element}",

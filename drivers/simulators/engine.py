@@ -189,8 +189,9 @@ class SimulatedWorkloadEngine:
         self._profile = self._asked = None
         self._finished = True
         self.sut.apply(None)
-        return WorkloadResult(*self._totals, runtime_s=runtime, engine=ENGINE_NAME,
-                              job_text=_describe(p) if p else "")
+        read_ios, write_ios, read_bytes, write_bytes = self._totals
+        return WorkloadResult(read_ios, write_ios, read_bytes, write_bytes, runtime_s=runtime,
+                              engine=ENGINE_NAME, job_text=_describe(p) if p else "")
 
 
 def _describe(p: WorkloadProfile) -> str:

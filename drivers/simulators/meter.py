@@ -14,7 +14,7 @@ from drivers.clock import Clock, MonotonicClock
 from drivers.interfaces import SIMULATOR_IDN_PREFIX
 from drivers.simulators.dialects import (ChromaDialect, DaqDialect, HiokiDialect, PtdDialect,
                                          WatchportDialect, WT210Dialect, WT300Dialect)
-from drivers.simulators.server import LineServer
+from drivers.simulators.server import LineDialect, LineServer
 from drivers.simulators.state import DEFAULT_CELSIUS, DEFAULT_STATE, ElectricalState
 
 SERIAL = "SIM000001"
@@ -64,7 +64,7 @@ class MeterSimulator(LineServer):
         self._state_lock = threading.Lock()
         super().__init__(self._dialect(model, compat_mode), host, port)
 
-    def _dialect(self, model: str, compat: bool):  # type: ignore[no-untyped-def]
+    def _dialect(self, model: str, compat: bool):
         state = self.state
         if model in WT300_MODELS:
             if compat:
@@ -127,6 +127,7 @@ class ThermometerSimulator(LineServer):
         self.model = model
         self._source = source
         self._constant = DEFAULT_CELSIUS
+        dialect: LineDialect
         if model == "watchport":
             dialect = WatchportDialect(self.celsius)
         elif model == "ptd-temp":
@@ -144,7 +145,7 @@ class ThermometerSimulator(LineServer):
         self._constant = celsius
 
 
-def simulator_for(model: str, **kwargs) -> LineServer:  # type: ignore[no-untyped-def]
+def simulator_for(model: str, **kwargs) -> LineServer:
     """A power or temperature simulator by model name (CLI helper)."""
     if model.lower() in TEMPERATURE_MODELS:
         return ThermometerSimulator(model, **kwargs)

@@ -14,6 +14,7 @@ import socket
 import threading
 from collections import deque
 from dataclasses import dataclass
+from typing import Self
 
 from drivers.simulators.faults import FaultKind, FaultPlan
 
@@ -97,7 +98,7 @@ class LineServer:
         for thread in self._threads:
             thread.join(timeout=2)
 
-    def __enter__(self) -> LineServer:
+    def __enter__(self) -> Self:  # the simulator itself, with its own setters
         self.start()
         return self
 
@@ -120,7 +121,7 @@ class LineServer:
             self._transcript.clear()
 
     # -- internals ----------------------------------------------------------------------------
-    def _spawn(self, target, *args) -> None:  # type: ignore[no-untyped-def]
+    def _spawn(self, target, *args) -> None:
         thread = threading.Thread(target=target, args=args, daemon=True,
                                   name=f"sim-{self.port}")
         self._threads.append(thread)
@@ -188,7 +189,7 @@ class LineServer:
                 self._record(raw, b"")
                 self.dialect.respond(command, None)
                 return True
-            if kind is FaultKind.SLOW:
+            if kind is FaultKind.SLOW and fault is not None:
                 self._stop.wait(fault.delay_s)
             if reply is None:
                 reply = GARBAGE_REPLY if kind is FaultKind.GARBAGE else \

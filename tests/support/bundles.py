@@ -59,7 +59,7 @@ def tampered(bundle: Path, out: Path, edits: dict[str, Callable[[bytes], bytes]]
     return out
 
 
-def verifier_module():  # type: ignore[no-untyped-def]
+def verifier_module():
     """The verifier loaded in this process by its file (it is no package of the project), for
     tests that call one of its checks directly instead of starting an interpreter."""
     import importlib.util
@@ -68,6 +68,7 @@ def verifier_module():  # type: ignore[no-untyped-def]
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, VERIFIER)
+    assert spec is not None and spec.loader is not None, VERIFIER
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up by name
     spec.loader.exec_module(module)
@@ -91,7 +92,7 @@ def derived_compliance(files: dict[str, bytes]) -> tuple[int, str]:
     return checklist.failed, out.getvalue()
 
 
-def assert_verifies(run, path: Path) -> str:  # type: ignore[no-untyped-def]
+def assert_verifies(run, path: Path) -> str:
     """Write ``run``'s bundle to ``path`` and check it as an auditor would: every figure and
     verdict the verifier re-derives must agree with the station's (issue 29, "two
     implementations keep each other honest"). Returns the checklist."""

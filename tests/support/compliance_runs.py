@@ -27,7 +27,7 @@ def record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, method: str = COM
 
     if real:
         class RealThermometer(SimulatedThermometer):
-            def __init__(self, sut) -> None:  # type: ignore[no-untyped-def]
+            def __init__(self, sut) -> None:
                 super().__init__(sut)
                 self.identity = real_identity("Keysight", "DAQ970A", "daq970a",
                                               calibrated_days_ago)

@@ -21,7 +21,7 @@ class ServerControl:
         self.url = url
         engine = sa.create_engine(url)
         with engine.connect() as conn:
-            self.data = Path(conn.exec_driver_sql("SHOW data_directory").scalar())
+            self.data = Path(conn.exec_driver_sql("SHOW data_directory").scalar_one())
         engine.dispose()
         self.port = make_url(url).port
         bindir = pg_server._bin_dir()

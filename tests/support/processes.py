@@ -8,7 +8,8 @@ import time
 
 
 def read_until(fd: int, marker: bytes, timeout: float) -> bytes:
-    """Read ``fd`` until ``marker`` appears (or fail after ``timeout`` s); the CLI drills share it."""
+    """Read ``fd`` until ``marker`` appears (or fail after ``timeout`` s); the CLI drills share
+    it."""
     seen = b""
     with selectors.DefaultSelector() as sel:
         sel.register(fd, selectors.EVENT_READ)

@@ -53,7 +53,7 @@ class SteadySupply:
 
 
 class _RealPtdDialect(PtdDialect):
-    def respond(self, command: str, special):  # type: ignore[no-untyped-def]
+    def respond(self, command: str, special):
         if command.strip() == "Identify":
             return PTD_IDENTIFY
         return super().respond(command, special)
@@ -67,7 +67,7 @@ class RealPtd(MeterSimulator):
         source = source or SteadySupply()
         super().__init__("ptd", source, channels=channels)
 
-    def _dialect(self, model: str, compat: bool):  # type: ignore[no-untyped-def]
+    def _dialect(self, model: str, compat: bool):
         return _RealPtdDialect(self.state, channels=self.channels)
 
 
@@ -79,7 +79,7 @@ class RealWt310e(MeterSimulator):
         source = source or SteadySupply()
         super().__init__("wt310", source, clock=clock)
 
-    def _dialect(self, model: str, compat: bool):  # type: ignore[no-untyped-def]
+    def _dialect(self, model: str, compat: bool):
         # its data updates follow the run's clock, as the shipped simulator's: the driver
         # asks the update bit before every reading (drivers/meters/yokogawa.py)
         return WT300Dialect(self.state, WT310E_IDN, 1, self.clock.now, self.update_s)

@@ -23,8 +23,6 @@ from app.sequencer.sequencer import Sequencer
 from app.session import open_session
 from tests.support.verdict_runs import run_stored
 from app.storage.db import Database
-from app.storage.opening import open_database
-from app.storage.writer import RunWriter
 from drivers.clock import FakeClock
 from drivers.interfaces import FLAG_UNCERTAINTY_HIGH, PowerSample, WorkloadInterval
 from drivers.simulators.engine import SimulatedWorkloadEngine

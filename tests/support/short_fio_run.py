@@ -30,7 +30,8 @@ def run_short_variant(tmp_path: Path, capsys, base: str, name: str, title: str,
     db = f"sqlite:///{tmp_path / 'fio.db'}"
     code = main(["run", "--lab", "local-fio", "--capacity-gb", "0.064", "--supply",
                  "1P-200-240", "--ashrae-class", "A2", "--drives", "1", "--raid", "JBOD",
-                 "--vendor", "Acme", "--model", "M1", "--serial", "S1", "--target", str(tmp_path / "s.dat"),
+                 "--vendor", "Acme", "--model", "M1", "--serial", "S1",
+                 "--target", str(tmp_path / "s.dat"),
                  "--target-size", "64M", "--method", str(variant), "--db", db, "--json",
                  "--quiet"])
     out = json.loads(capsys.readouterr().out)

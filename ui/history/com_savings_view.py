@@ -13,7 +13,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGridLayout,
-                               QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox,
+                               QHeaderView, QLabel, QPushButton, QSpinBox,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from app.com_savings_runs import DEFAULT_ACTIVE_METRIC, figures_from_run
@@ -53,20 +53,20 @@ class ComSavingsView(QWidget):
         self.drive_cost = _money(SEED_DRIVE_USD)
         self.enclosure_cost = _money(SEED_ENCLOSURE_USD)
         self.base_enclosures, self.opt_enclosures = _count(), _count()
-        self.metric = QComboBox()
-        self.metric.setAccessibleName("Active metric")
+        self.active_metric = QComboBox()
+        self.active_metric.setAccessibleName("Active metric")
         names = sorted({m.name for r in self.runs for m in r.metrics
                         if m.ops_unit == "IOPS"}) or [DEFAULT_ACTIVE_METRIC]
-        self.metric.addItems(names)
+        self.active_metric.addItems(names)
         if DEFAULT_ACTIVE_METRIC in names:
-            self.metric.setCurrentText(DEFAULT_ACTIVE_METRIC)
+            self.active_metric.setCurrentText(DEFAULT_ACTIVE_METRIC)
         form = QFormLayout()
         form.addRow("OPEX per month per 10 kW", self.opex)
         form.addRow("Price per drive", self.drive_cost)
         form.addRow("Price per enclosure", self.enclosure_cost)
         form.addRow("Enclosures, baseline", self.base_enclosures)
         form.addRow("Enclosures, optimised", self.opt_enclosures)
-        form.addRow("Active workload (IO/W)", self.metric)
+        form.addRow("Active workload (IO/W)", self.active_metric)
         self.swap_button = QPushButton("S&wap baseline and optimised")
         self.swap_button.clicked.connect(self.swap)
         self.export_button = QPushButton("E&xport xlsx + PDF…")
@@ -104,9 +104,9 @@ class ComSavingsView(QWidget):
         layout.addLayout(grid, 1)
         for box in (self.opex, self.drive_cost, self.enclosure_cost):
             box.valueChanged.connect(self.recompute)
-        for box in (self.base_enclosures, self.opt_enclosures):
-            box.valueChanged.connect(self.recompute)
-        self.metric.currentTextChanged.connect(self.recompute)
+        for count in (self.base_enclosures, self.opt_enclosures):
+            count.valueChanged.connect(self.recompute)
+        self.active_metric.currentTextChanged.connect(self.recompute)
         self.recompute()
 
     def swap(self) -> None:
@@ -123,7 +123,7 @@ class ComSavingsView(QWidget):
         try:
             rates = CostRates(self.drive_cost.value(), self.enclosure_cost.value(),
                               self.opex.value())
-            base, opt = (figures_from_run(run, self.metric.currentText(), box.value())
+            base, opt = (figures_from_run(run, self.active_metric.currentText(), box.value())
                          for run, box in zip(self.runs, (self.base_enclosures,
                                                          self.opt_enclosures)))
             self.savings = ComSavings(base, opt, rates)

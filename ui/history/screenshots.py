@@ -1,8 +1,8 @@
 """Screenshots of the history, a run detail, a comparison and the best-foot-forward view for
 docs/history.md.
 
-Run under Xvfb on a lab laptop's screen: ``xvfb-run -a -s "-screen 0 1366x768x24" .venv/bin/python -m
-ui.history.screenshots docs/screenshots`` (a scratch database with 400 list runs and two full
+Run under Xvfb on a lab laptop's screen: ``xvfb-run -a -s "-screen 0 1366x768x24" .venv/bin/python
+-m ui.history.screenshots docs/screenshots`` (a scratch database with 400 list runs and two full
 synthetic runs, and a simulated product family of eight drive counts; nothing touches the
 station's database).
 """
@@ -17,7 +17,6 @@ from pathlib import Path
 from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QApplication
 
-from app.records import MetricResult
 from app.sequencer import events as ev
 from app.storage.audit import add_audit_entry
 from app.storage.opening import open_database

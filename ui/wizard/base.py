@@ -43,7 +43,7 @@ class EntryPage(QWizardPage):
         """Raise :class:`EntryError` when this page's entries cannot be accepted."""
 
     def entries(self) -> RunEntries:
-        return self.wizard().entries()  # type: ignore[attr-defined]
+        return self.wizard().entries()  # type: ignore[attr-defined]  # a NewRunWizard
 
     def show_error(self, message: str, field: str = "") -> None:
         self.error.setText(message)

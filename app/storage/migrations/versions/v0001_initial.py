@@ -124,7 +124,8 @@ def upgrade() -> None:
     sa.ForeignKeyConstraint(['run_id'], ['runs.id'], ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id')
     )
-    op.create_index('ix_intervals_run_phase', 'intervals', ['run_id', 'phase_index', 'idx'], unique=False)
+    op.create_index('ix_intervals_run_phase', 'intervals', ['run_id', 'phase_index', 'idx'],
+                    unique=False)
     op.create_table('metrics',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('run_id', sa.Integer(), nullable=False),
@@ -215,7 +216,8 @@ def upgrade() -> None:
     sa.ForeignKeyConstraint(['run_id'], ['runs.id'], ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id')
     )
-    op.create_index('ix_temperature_samples_run_t', 'temperature_samples', ['run_id', 't'], unique=False)
+    op.create_index('ix_temperature_samples_run_t', 'temperature_samples', ['run_id', 't'],
+                    unique=False)
     op.create_table('workload_intervals',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('run_id', sa.Integer(), nullable=False),
@@ -232,7 +234,8 @@ def upgrade() -> None:
     sa.ForeignKeyConstraint(['run_id'], ['runs.id'], ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id')
     )
-    op.create_index('ix_workload_intervals_run_t', 'workload_intervals', ['run_id', 't_start'], unique=False)
+    op.create_index('ix_workload_intervals_run_t', 'workload_intervals', ['run_id', 't_start'],
+                    unique=False)
 
 
 def downgrade() -> None:
