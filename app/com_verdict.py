@@ -18,8 +18,8 @@ from typing import Protocol
 
 from app.method.model import Method
 from app.metrics.formatting import format_figure
-from app.records import (AuditEntry, AuditKind, ComOutcome, PhaseInfo, PhaseKind, PhaseStatus,
-                         RunStatus, SutDescription)
+from app.records import (AuditEntry, AuditKind, ComOutcome, MetricResult, PhaseInfo, PhaseKind,
+                         PhaseStatus, RunStatus, SutDescription)
 from app.sequencer.capacity_optimisation import (RECORD_BY_HAND, available_coms, observed,
                                                  on_during_test)
 
@@ -67,7 +67,7 @@ class ComVerdict:
     on_during_test: bool  # On during test?
     state: ComState
     detail: str  # the ratio, the evidence, or why not verified / not tested
-    metric: ComMetric | None  # the station's check, if it ran one
+    metric: MetricResult | ComMetric | None  # the station's check, if it ran one
     entry: AuditEntry | None  # the technician's result the verdict rests on
 
     @property

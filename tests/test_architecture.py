@@ -221,18 +221,24 @@ def _targets(node: ast.Import | ast.ImportFrom, module: str,
 def import_edges(modules: dict[str, Path]) -> list[ImportEdge]:
     """Every import statement of every module, wherever it sits (module level, class body,
     function body, ``if TYPE_CHECKING``, ``try``): each is an edge of the graph."""
-    edges = []
-    for module, path in modules.items():
-        def visit(node: ast.AST, function: str | None) -> None:
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, (ast.Import, ast.ImportFrom)):
-                    edges.extend(ImportEdge(module, target, child.lineno, function)
-                                 for target in _targets(child, module, modules)
-                                 if target and target != module)
-                inner = child.name if isinstance(child, (ast.FunctionDef,
-                                                         ast.AsyncFunctionDef)) else None
-                visit(child, function or inner)
-        visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)), None)
+    return [edge for module, path in modules.items()
+            for edge in _edges_of(module, path, modules)]
+
+
+def _edges_of(module: str, path: Path, modules: dict[str, Path]) -> list[ImportEdge]:
+    edges: list[ImportEdge] = []
+
+    def visit(node: ast.AST, function: str | None) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                edges.extend(ImportEdge(module, target, child.lineno, function)
+                             for target in _targets(child, module, modules)
+                             if target and target != module)
+            inner = child.name if isinstance(child, (ast.FunctionDef,
+                                                     ast.AsyncFunctionDef)) else None
+            visit(child, function or inner)
+
+    visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)), None)
     return edges
 
 

@@ -45,7 +45,7 @@ def test_a_database_moved_over_the_running_one_is_never_altered(tmp_path: Path) 
     assert _rows(path) == before  # before: the stale -wal's pages were applied to it
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    assert load_run(open_database(f"sqlite:///{path}", recover_journals=False), 
+    assert load_run(open_database(f"sqlite:///{path}", recover_journals=False),
         "other-run").run_id.startswith("other-run")
 
 

@@ -27,8 +27,7 @@ from app.records import RunConfig
 from app.sequencer import events as ev
 from app.resume import ResumeRefused, open_resumed_session, prepare_resume
 from app.session import RunSession, open_session
-from app.storage.db import Database
-from app.storage.opening import open_database
+from app.storage.opening import OpenedDatabase, open_database
 from app.storage.errors import StorageError
 from app.storage.repository import list_runs, load_run
 from app.storage.resumption import resumable_run_ids
@@ -70,7 +69,7 @@ class MainWindow(QMainWindow):
         self.settings = settings or station_settings()
         self.confirm = confirm
         self.default_method = default_method
-        self.database: Database | None = None
+        self.database: OpenedDatabase | None = None
         self.wizard: NewRunWizard | None = None
         self.session: RunSession | None = None
         self._close_after_run = False

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, Protocol, TypeVar
 
 import numpy as np
@@ -42,6 +42,9 @@ from drivers.interfaces import (EXCLUDING_FLAGS, InstrumentIdentity, WorkloadInt
 class VerdictFacts(ComplianceFacts, ComRecord, Protocol):
     """What a run summary's verdicts read of its record: the compliance criteria and each
     COM's state (:class:`app.storage.run_facts.RunFacts`, loaded with the run list)."""
+
+    @property
+    def metrics(self) -> Sequence[KeyMetric]: ...
 
 
 T = TypeVar("T")
