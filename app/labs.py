@@ -142,9 +142,10 @@ class _MeterKind:
     open_driver: Callable[..., Any]
 
 
-_POWER = _MeterKind("power meter", SimulatedPowerMeter, power_simulator, SIM_POWER_DRIVER, open_power_meter)
-_TEMPERATURE = _MeterKind("thermometer", SimulatedThermometer, lambda sut, _clock: thermometer_simulator(sut),
-                          SIM_THERMO_DRIVER,
+_POWER = _MeterKind("power meter", SimulatedPowerMeter, power_simulator, SIM_POWER_DRIVER,
+                    open_power_meter)
+_TEMPERATURE = _MeterKind("thermometer", SimulatedThermometer,
+                          lambda sut, _clock: thermometer_simulator(sut), SIM_THERMO_DRIVER,
                           open_temperature_meter)
 
 

@@ -242,7 +242,8 @@ class DemandIntensityPlot(QWidget):
         if not math.isfinite(v.window_average):
             self.steady.setTitle(f"PTS steady state: not reached — {v.reason}")
             return
-        last = v.round_index + 1 if v.steady else len(self.rounds)
+        last = (v.round_index + 1 if v.steady and v.round_index is not None
+                else len(self.rounds))
         xs = x[max(0, last - m.steady_state_window):last]
         half = m.steady_state_range_pct / 200 * v.window_average
         for line, y in zip(self._window, (v.window_average, v.window_average + half,
