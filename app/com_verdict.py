@@ -18,12 +18,35 @@ from typing import Protocol
 
 from app.method.model import Method
 from app.metrics.formatting import format_figure
-from app.records import MetricResult, PhaseKind, PhaseStatus, RunStatus, SutDescription
+from app.records import (AuditEntry, AuditKind, ComOutcome, MetricResult, PhaseInfo, PhaseKind,
+                         PhaseStatus, RunStatus, SutDescription)
 from app.sequencer.capacity_optimisation import (RECORD_BY_HAND, available_coms, observed,
                                                  on_during_test)
-from app.storage.audit import AuditEntry, AuditError, AuditKind, ComOutcome, add_com_result
-from app.storage.db import Database
-from app.storage.stored import KeyMetric, StoredPhase, StoredRun
+
+
+class ComMetric(Protocol):
+    """A stored COM check's metric as the verdict reads it (a run's ``MetricResult``, or a
+    run list's ``KeyMetric``)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def value(self) -> float: ...
+    @property
+    def valid(self) -> bool: ...
+    @property
+    def reason(self) -> str: ...
+
+
+class ComPhase(Protocol):
+    """A stored phase as the verdict reads it (``app.storage.stored.StoredPhase``)."""
+
+    @property
+    def info(self) -> PhaseInfo: ...
+    @property
+    def status(self) -> PhaseStatus: ...
+    @property
+    def error(self) -> str: ...
 
 
 class ComState(StrEnum):
@@ -44,7 +67,7 @@ class ComVerdict:
     on_during_test: bool  # On during test?
     state: ComState
     detail: str  # the ratio, the evidence, or why not verified / not tested
-    metric: MetricResult | KeyMetric | None  # the station's check, if it ran one
+    metric: MetricResult | ComMetric | None  # the station's check, if it ran one
     entry: AuditEntry | None  # the technician's result the verdict rests on
 
     @property
@@ -56,7 +79,7 @@ class ComVerdict:
 
 
 class ComRecord(Protocol):
-    """What a COM verdict reads of a run: a loaded run (:class:`StoredRun`) or a run list's
+    """What a COM verdict reads of a run: a loaded run (``StoredRun``) or a run list's
     facts (:class:`app.storage.run_facts.RunFacts`) — so the report, the run header, the
     history list, the start page, compare and ``runs show`` derive the same state."""
 
@@ -65,9 +88,9 @@ class ComRecord(Protocol):
     @property
     def method(self) -> Method | None: ...
     @property
-    def metrics(self) -> Sequence[MetricResult | KeyMetric]: ...
+    def metrics(self) -> Sequence[ComMetric]: ...
     @property
-    def phases(self) -> Sequence[StoredPhase]: ...
+    def phases(self) -> Sequence[ComPhase]: ...
     @property
     def status(self) -> RunStatus: ...
     @property
@@ -103,7 +126,7 @@ def _latest_entries(trail: Sequence[AuditEntry]) -> dict[str, AuditEntry]:
 
 
 def _verdict(run: ComRecord, com: str, title: str, available: bool, on: bool,
-             metric: MetricResult | None, entry: AuditEntry | None) -> ComVerdict:
+             metric: ComMetric | None, entry: AuditEntry | None) -> ComVerdict:
     def verdict(state: ComState, detail: str, used: AuditEntry | None = None) -> ComVerdict:
         return ComVerdict(com, title, available, on, state, detail, metric, used)
 
@@ -136,23 +159,3 @@ def _untested(run: ComRecord, com: str) -> tuple[ComState, str]:
                                      f"{run.status.value}")
     ended = f"phase {phase.info.name} {phase.status.value}"
     return ComState.NOT_TESTED, ended + (f": {phase.error}" if phase.error else "")
-
-
-def record_com_result(database: Database, run: StoredRun, com: str, outcome: str,
-                      evidence: str, author: str) -> AuditEntry:
-    """Append the technician's heuristic result for ``com`` of ``run`` (an audited entry).
-
-    Refused, naming the rule, for a COM the method does not know, one not available in the
-    SUT, or one the station measured itself (a measured ratio is not overwritten by hand)."""
-    verdicts = {v.com_id: v for v in com_verdicts(run)}
-    if com not in verdicts:
-        raise AuditError(f"unknown COM id {com!r}: the method knows {', '.join(verdicts)}")
-    found = verdicts[com]
-    if not found.available:
-        listed = [v.com_id for v in verdicts.values() if v.available]
-        raise AuditError(f"COM {com} is not available in this run's SUT (available: "
-                         f"{', '.join(listed) or 'none'}); a result needs the COM")
-    if observed(found.metric):
-        raise AuditError(f"COM {com} was measured by the station ({found.result}); add a note "
-                         "if the measurement is in doubt")
-    return add_com_result(database, run.run_id, com, outcome, evidence, author)

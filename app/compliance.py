@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from app.access_check import method_departures
 from app.metrics.formatting import format_duration
@@ -25,14 +25,10 @@ from app.method.loader import MethodError
 from app.method.model import ComplianceMinimums, Method
 from app.method.registry import MethodIdentity, identify
 from app.method.taxonomy import TaxonomyError, recorded_classification
-from app.records import PAUSE_REASON, PhaseInfo, PhaseKind, PhaseStatus, RunStatus
+from app.records import PAUSE_REASON, PhaseInfo, PhaseKind, PhaseStatus, RunConfig, RunStatus
+from app.sequencer.events import Resumption, SearchResult
 from app.sequencer.search import LOAD_GENERATOR_LIMIT, NO_PROBE_WITHIN
 from drivers.interfaces import InstrumentIdentity
-
-if TYPE_CHECKING:  # the stored run builds its verdict with this module
-    from app.records import RunConfig
-    from app.sequencer.events import Resumption, SearchResult
-    from app.storage.stored import StoredAttempt, StoredPhase
 
 #: the workload engine of the simulated SUT names itself so (drivers/simulators/engine.py)
 SIMULATED_ENGINE_WORD = "simulated"
@@ -70,6 +66,38 @@ class NamedInstrument(Protocol):
     def identity(self) -> InstrumentIdentity | None: ...
 
 
+class PhaseFacts(Protocol):
+    """A stored phase as the verdict reads it (``app.storage.stored.StoredPhase``)."""
+
+    @property
+    def info(self) -> PhaseInfo: ...
+    @property
+    def status(self) -> PhaseStatus: ...
+    @property
+    def attempts(self) -> int: ...
+    @property
+    def error(self) -> str: ...
+    @property
+    def index(self) -> int: ...
+
+
+class AttemptFacts(Protocol):
+    """One attempt of a phase as the verdict reads it (``app.storage.stored.StoredAttempt``)."""
+
+    @property
+    def phase_index(self) -> int: ...
+    @property
+    def attempt(self) -> int: ...
+    @property
+    def t_start(self) -> float: ...
+    @property
+    def t_end(self) -> float | None: ...
+    @property
+    def status(self) -> PhaseStatus: ...
+    @property
+    def error(self) -> str: ...
+
+
 class MetricFacts(Protocol):
     """A stored metric as the verdict reads it."""
 
@@ -103,10 +131,10 @@ class ComplianceFacts(Protocol):
     def workload_engine(self) -> str: ...
 
     @property
-    def phases(self) -> Sequence[StoredPhase]: ...
+    def phases(self) -> Sequence[PhaseFacts]: ...
 
     @property
-    def attempts(self) -> Sequence[StoredAttempt]: ...
+    def attempts(self) -> Sequence[AttemptFacts]: ...
 
     @property
     def power_meter(self) -> InstrumentIdentity | None: ...

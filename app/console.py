@@ -10,6 +10,8 @@ import math
 import sys
 from typing import ClassVar, TextIO
 
+from app.compliance import assess_method
+from app.method.record import method_from_record
 from app.metrics.formatting import format_duration, format_figure
 from app.records import MetricResult
 from app.sequencer import events as ev
@@ -72,9 +74,6 @@ class ConsoleReporter:
 
     @_events.on
     def _on_run_started(self, e: ev.RunStarted) -> None:
-        from app.compliance import assess_method  # pydantic: only once a run starts
-        from app.method.record import method_from_record
-
         tag = ""
         if e.method_json:  # the method's numbers, derived (a synthetic stream has none)
             verdict = assess_method(method_from_record(e.method_json))

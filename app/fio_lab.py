@@ -16,10 +16,10 @@ from app.records import RunConfig
 from app.sequencer.lab import LabError
 from drivers.clock import Clock
 from drivers.fio.data_set import measure_data_set
-from drivers.fio.engine import DEFAULT_STALL_S, FioEngine
+from drivers.fio.engine import FioEngine
 from drivers.fio.safety import TargetCheck, TargetPolicy, check_target
-from drivers.interfaces import (DataSetMeasure, GeneratorCeiling, HostRate, MeasuredPattern,
-                                WorkloadInterval, WorkloadProfile, WorkloadResult)
+from drivers.interfaces import (DEFAULT_STALL_S, DataSetMeasure, GeneratorCeiling, HostRate,
+                                MeasuredPattern, WorkloadInterval, WorkloadProfile, WorkloadResult)
 from drivers.simulators.sut import SimulatedSut
 
 

@@ -29,15 +29,13 @@ from typing import Any
 from app.fio_lab import SutFollowingEngine, data_set_probe, fio_description, fio_engine
 from app.records import LAB_KINDS, SIMULATED_LABS, InstrumentConfig, PowerInput, RunConfig
 from app.sequencer.lab import Lab, LabError, Teardown
-from app.sequencer.sampler import DEFAULT_SILENCE_LIMIT_S
 from app.sequencer.power_inputs import PowerInputs
 from app.sim_lab import (SIM_POWER_DRIVER, SIM_POWER_MODEL, SIM_THERMO_DRIVER, input_shares,
                          input_simulator, power_simulator, ptd_channels_simulator,
                          simulated_engine, simulated_sut, thermometer_simulator)
 from drivers.clock import Clock, MonotonicClock
-from drivers.fio.engine import DEFAULT_STALL_S
-from drivers.interfaces import (HostClock, PowerMeter, ReadingLimits, TemperatureMeter,
-                                WorkloadEngine)
+from drivers.interfaces import (DEFAULT_SILENCE_LIMIT_S, DEFAULT_STALL_S, HostClock, PowerMeter,
+                                ReadingLimits, TemperatureMeter, WorkloadEngine)
 from drivers.meters.ptd_channels import PtdDaemons
 from drivers.meters.registry import open_power_meter, open_temperature_meter
 from drivers.simulators import DRIVER_FOR_MODEL, POWER_MODELS

@@ -305,3 +305,77 @@ class MetricResult:
     ops_unit: str = ""
     avg_response_ms: float = float("nan")
     phase_index: int | None = None
+
+
+# --- the audit trail: QA's entries on a run (stored by app.storage.audit) ----------------------
+
+class AuditKind(StrEnum):
+    NOTE = "note"
+    DISPOSITION = "disposition"
+    COM_RESULT = "com_result"  # a technician's heuristic COM result (docs/method-notes.md §2)
+    APPROVAL = "approval"  # QA signs one revision of the record
+
+
+#: entries that change a verdict of the report, so each one starts a new record revision
+VERDICT_KINDS = frozenset({AuditKind.DISPOSITION, AuditKind.COM_RESULT})
+
+
+class Disposition(StrEnum):
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+
+
+class ComOutcome(StrEnum):
+    """What the technician's heuristic check of one COM showed."""
+
+    PASSED = "passed"
+    NOT_PASSED = "not-passed"
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """An audit entry as read back (``run_id`` is the run's public id)."""
+
+    entry_id: int
+    run_id: str
+    kind: AuditKind
+    disposition: Disposition | None
+    text: str
+    author: str
+    created_wall: str
+    subject: str | None = None  # COM_RESULT: the COM id
+    outcome: ComOutcome | None = None  # COM_RESULT
+    revision: int | None = None  # APPROVAL: the record revision approved
+    record_sha256: str | None = None  # APPROVAL: that revision's hash
+    hash_format: str | None = None  # APPROVAL: the hash's byte form (None: storwatt-record/1)
+    verdict_shown: str | None = None  # APPROVAL: the compliance verdict as QA saw it …
+    rules_version: int | None = None  # … and the rules version that derived it
+    #: APPROVAL of a SIMULATED or NON-COMPLIANT revision, ACCEPTED disposition: why, as confirmed
+    confirmation: str | None = None
+    #: on which database the entry was made (None: before revision 0017, not recorded)
+    made_on: str | None = None
+
+    @property
+    def when(self) -> str:
+        return wall_text(self.created_wall)
+
+    @property
+    def what(self) -> str:
+        """``note``, ``ACCEPTED``, ``COM parity-raid PASSED``, ``APPROVED revision 2``."""
+        if self.kind is AuditKind.DISPOSITION and self.disposition is not None:
+            return self.disposition.upper()
+        if self.kind is AuditKind.COM_RESULT and self.outcome is not None:
+            return f"COM {self.subject} {self.outcome.upper().replace('-', ' ')}"
+        if self.kind is AuditKind.APPROVAL:
+            return f"APPROVED revision {self.revision}"
+        return "note"
+
+    def describe(self) -> str:
+        confirmed = f" (confirmed: {self.confirmation})" if self.confirmation else ""
+        return f"{self.when}  {self.what} by {self.author}: {self.text}{confirmed}"
+
+
+def wall_text(wall: str) -> str:
+    """``2026-11-23 02:18:08 UTC`` for a stored ISO 8601 UTC time: how every view prints the
+    time of an entry or a revision."""
+    return f"{wall[:19].replace('T', ' ')} UTC"

@@ -23,7 +23,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.method.loader import MethodError, load_method
 from app.method.model import Method
@@ -32,13 +32,15 @@ from app.records import PhaseKind, PhaseStatus, RunConfig, RunStatus
 from app.sequencer.continuation import Continuation
 from app.sequencer.events import RunListener
 from app.sequencer.plan import build_phases
+from app.session import RunSession, open_session
+from app.storage.db import Database
+from app.storage.journal import journal_path
+from app.storage.repository import load_run
+from app.storage.resumption import claim_run, stored_seq
+from app.storage.run_lock import RunLock, RunLockError
+from app.storage.stored import StoredPhase, StoredRun
 from drivers.clock import Clock
 
-if TYPE_CHECKING:  # storage and the session load SQLAlchemy: imported where a run resumes
-    from app.session import RunSession
-    from app.storage.db import Database
-    from app.storage.run_lock import RunLock
-    from app.storage.stored import StoredPhase, StoredRun
 
 DONE = (PhaseStatus.COMPLETED, PhaseStatus.SKIPPED)
 
@@ -186,10 +188,7 @@ def prepare_resume(database: Database, run_id: str,
     """Load ``run_id`` (an id or unique prefix) and plan its continuation with the method
     installed now (or :class:`ResumeRefused`, also when this station did not record the run
     or a live process of it still holds it: ``lock_dir``, its run locks, for tests)."""
-    from app.storage.journal import journal_path
-    from app.storage.resumption import stored_seq
-
-    run = database.load_run(run_id)
+    run = load_run(database, run_id)
     try:
         method = load_method(run.config.method)
     except MethodError as exc:
@@ -206,8 +205,6 @@ def prepare_resume(database: Database, run_id: str,
 def take_run_lock(run_id: str, lock_dir: Path | None = None) -> RunLock:
     """The run's lock, proof that this station recorded the run and that no process of it
     writes it any more (``app/storage/run_lock.py``); :class:`ResumeRefused` otherwise."""
-    from app.storage.run_lock import RunLock, RunLockError
-
     try:
         return RunLock.take(run_id, lock_dir)
     except RunLockError as exc:
@@ -221,9 +218,6 @@ def open_resumed_session(plan: ResumePlan, *, db_url: str | None = None,
     """Take the run's lock (only its own station can), build the lab and the writer for
     ``plan`` and claim the run for this process (:func:`app.storage.resumption.claim_run`);
     ``session.run()`` then continues it, and its writer holds the lock to the end."""
-    from app.session import open_session
-    from app.storage.resumption import claim_run
-
     c = plan.continuation
     lock = take_run_lock(plan.run_id, lock_dir)
     try:

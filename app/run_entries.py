@@ -29,6 +29,7 @@ from app.sequencer.capacity_optimisation import (check_declared_coms, coms_off_d
                                                  declare_coms)
 from app.station import station_name
 from app.sut_file import SuppliesModel
+from app.target_verdict import target_safety
 
 RAID_LEVELS = ("RAID 0", "RAID 1", "RAID 5", "RAID 6", "RAID 10", "JBOD")
 #: how the workload choice maps to a lab kind (app.records.LAB_KINDS)
@@ -184,8 +185,6 @@ def check_targets(e: RunEntries, protected: Sequence[str] = ()) -> None:
     checks again when it opens). ``protected``: the station's own files (``app.protected``)."""
     if e.workload_mode != "local-fio":  # remote paths are checked by the hosts' fio
         return
-    from app.target_verdict import target_safety
-
     for target in (t.strip() for t in e.targets if t.strip()):
         verdict = target_safety(target, e.target_size, e.confirm_device, protected)
         if not verdict.ok:

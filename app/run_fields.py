@@ -20,6 +20,7 @@ from dataclasses import replace
 from app import units
 from app.calibration import CalibrationEntryError, checked_certificate, checked_date
 from app.records import WIRINGS, PowerInput
+from app.sequencer.capacity_optimisation import check_raid
 
 #: the stored lengths of what an operator types: refused past them where they are typed, so a
 #: run never stores on SQLite and fails on PostgreSQL
@@ -181,8 +182,6 @@ def drive_type(value: str) -> str:
 
 
 def raid(value: str) -> str:
-    from app.sequencer.capacity_optimisation import check_raid
-
     try:
         check_raid(value)
     except ValueError as exc:

@@ -18,7 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from app.method.loader import all_methods
+from app.method.taxonomy import load_taxonomy
 from app.records import RunConfig, RunStatus
+from app.reports import export
+from app.session import open_session
+from app.storage.migrate import schema_version
+from app.storage.opening import open_database
 from drivers.clock import Clock
 
 SMOKE_METHOD = "smoke"
@@ -56,9 +62,6 @@ class _Context:
 
 def _check_methods(ctx: _Context) -> str:
     """Every shipped method file and each one's taxonomy file parse and validate."""
-    from app.method.loader import all_methods
-    from app.method.taxonomy import load_taxonomy
-
     methods = all_methods()
     if SMOKE_METHOD not in methods:
         raise SelfTestError(f"method {SMOKE_METHOD!r} is missing from the shipped method files "
@@ -69,19 +72,15 @@ def _check_methods(ctx: _Context) -> str:
 
 
 def _check_database(ctx: _Context) -> str:
-    from app.storage.db import open_database
-
     ctx.db_url = f"sqlite:///{(ctx.work_dir / 'selftest.db').as_posix()}"
     database = open_database(ctx.db_url)
     try:
-        return f"schema {database.schema_version()} at {ctx.db_url}"
+        return f"schema {schema_version(database)} at {ctx.db_url}"
     finally:
         database.close()
 
 
 def _check_run(ctx: _Context) -> str:
-    from app.session import open_session
-
     config = RunConfig(method=SMOKE_METHOD, taxonomy=SMOKE_TAXONOMY, lab=ctx.lab)
     session = open_session(config, db_url=ctx.db_url, clock=ctx.clock)
     try:
@@ -98,12 +97,9 @@ def _check_run(ctx: _Context) -> str:
 
 
 def _check_reports(ctx: _Context) -> str:
-    from app.reports.export import export_run
-    from app.storage.db import open_database
-
     database = open_database(ctx.db_url)
     try:
-        written = export_run(database, ctx.run_id, ctx.work_dir / "reports")
+        written = export.export_run(database, ctx.run_id, ctx.work_dir / "reports")
     finally:
         database.close()
     sizes = []

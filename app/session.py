@@ -22,13 +22,15 @@ from app.sequencer.events import RunListener
 from app.sequencer.continuation import Continuation
 from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer
-from app.storage.db import Database, open_database
+from app.storage.db import Database
+from app.storage.opening import open_database
 from app.storage.errors import StorageError
 from app.storage.overwritten import DatabaseReplacedError
 from app.storage.range_advisor import advise
 from app.storage.rights import check_write_rights
 from app.storage.writer import Durability, RunWriter
 from drivers.clock import Clock, MonotonicClock
+from app.station_profile import StationProfile, StationProfileError
 
 #: How long the end of a run waits for a failing database before leaving the run in its
 #: journal (a backup tool's lock or a short outage clears in this time; a full disk does not).
@@ -121,8 +123,6 @@ def _remember_instruments(config: RunConfig) -> None:
     """The station profile keeps the calibration this accepted run declared for each real
     instrument (``app.station_profile``). A convenience for the next run: a profile that
     cannot be written never stops this one (the next run's fill reports a broken file)."""
-    from app.station_profile import StationProfile, StationProfileError
-
     try:
         StationProfile().remember(config)
     except StationProfileError:

@@ -29,12 +29,15 @@ from dataclasses import dataclass, replace
 
 from app.com_verdict import com_verdicts
 from app.compliance import ComplianceVerdict, assess_compliance
-from app.storage.audit import (VERDICT_KINDS, AuditEntry, AuditError, AuditKind, add_approval,
-                               add_audit_entry)
-from app.storage.db import Database, open_for_reading
+from app.records import VERDICT_KINDS, AuditEntry, AuditKind
+from app.sequencer.capacity_optimisation import observed
+from app.storage.audit import AuditError, add_approval, add_audit_entry, add_com_result
+from app.storage.db import Database
+from app.storage.opening import open_for_reading
 from app.storage.record_cache import StoredRecordHash, store_record_hashes
-from app.storage.record_hash import (FORMAT, FORMAT_V1, facts_sha256, facts_sha256_v1,
-                                     record_sha256, record_sha256_v1)
+from app.storage.repository import load_run
+from app.storage.record_hash import (FORMAT, FORMAT_V1, facts_basis, facts_sha256,
+                                     facts_sha256_v1, record_sha256, record_sha256_v1)
 from app.storage.stored import StoredRun
 
 
@@ -144,7 +147,7 @@ def stored_facts_sha256(run: StoredRun) -> str | None:
     """The facts hash stored for ``run``'s current basis (app.storage.record_cache), if any."""
     if not run.record_hashes:
         return None
-    basis = run.facts_basis
+    basis = facts_basis(run)
     return next((h.facts_sha256 for h in run.record_hashes
                  if h.hash_format == FORMAT and h.basis_sha256 == basis), None)
 
@@ -163,7 +166,7 @@ def hashed(run: StoredRun, signed: SignOff | None = None
            ) -> tuple[StoredRun, tuple[StoredRecordHash, ...]]:
     """``run`` carrying a record hash for every revision, and the ones not stored yet (for
     :func:`app.storage.record_cache.store_record_hashes` once the caller may write)."""
-    basis = run.facts_basis
+    basis = facts_basis(run)
     have = {h.revision for h in run.record_hashes
             if h.hash_format == FORMAT and h.basis_sha256 == basis}
     if signed is None and len(have) == 1 + sum(e.kind in VERDICT_KINDS for e in run.audit):
@@ -175,11 +178,11 @@ def hashed(run: StoredRun, signed: SignOff | None = None
 
 
 def load_signed_run(url: str | None, run_id: str) -> StoredRun:
-    """:func:`app.storage.db.load_one_run` with every revision's record hash stored (what a
+    """:func:`app.storage.opening.load_one_run` with every revision's record hash stored (what a
     one-shot command that prints the hash needs)."""
     database = open_for_reading(url)
     try:
-        return remember_record_hashes(database, database.load_run(run_id))
+        return remember_record_hashes(database, load_run(database, run_id))
     finally:
         database.close()
 
@@ -333,3 +336,23 @@ def accept(database: Database, run: StoredRun, author: str, reason: str,
     confirmation = _confirmed(run.compliance, confirm, "accepting", "--confirm")
     return add_audit_entry(database, run.run_id, "disposition", reason, author, "accepted",
                            confirmation)
+
+
+def record_com_result(database: Database, run: StoredRun, com: str, outcome: str,
+                      evidence: str, author: str) -> AuditEntry:
+    """Append the technician's heuristic result for ``com`` of ``run`` (an audited entry).
+
+    Refused, naming the rule, for a COM the method does not know, one not available in the
+    SUT, or one the station measured itself (a measured ratio is not overwritten by hand)."""
+    verdicts = {v.com_id: v for v in com_verdicts(run)}
+    if com not in verdicts:
+        raise AuditError(f"unknown COM id {com!r}: the method knows {', '.join(verdicts)}")
+    found = verdicts[com]
+    if not found.available:
+        listed = [v.com_id for v in verdicts.values() if v.available]
+        raise AuditError(f"COM {com} is not available in this run's SUT (available: "
+                         f"{', '.join(listed) or 'none'}); a result needs the COM")
+    if observed(found.metric):
+        raise AuditError(f"COM {com} was measured by the station ({found.result}); add a note "
+                         "if the measurement is in doubt")
+    return add_com_result(database, run.run_id, com, outcome, evidence, author)

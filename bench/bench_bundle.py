@@ -26,6 +26,7 @@ if __package__ in (None, ""):
 from app.records import PowerInput, RunConfig, SutDescription
 from app.reports.export import write_bundle, write_reports
 from app.session import open_session
+from app.storage.repository import load_run
 from bench.bench_reports import long_run_method
 from bench.figure import Figure, median_seconds
 from drivers.clock import FakeClock
@@ -48,7 +49,7 @@ def record(folder: Path):
                            clock=FakeClock(), method=long_run_method(RUN_HOURS))
     session.sequencer.run()
     session.writer.close()
-    return session.database.load_run(session.sequencer.run_id)
+    return load_run(session.database, session.sequencer.run_id)
 
 
 def verify_seconds(bundle: Path) -> tuple[float, float]:

@@ -34,9 +34,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if __package__ in (None, ""):
     sys.path.insert(0, str(ROOT))
 
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.history import INVALID, HistoryFilter
 from app.storage.synthetic import fill_history
+from app.storage.repository import list_runs
 from bench.figure import Figure
 from tests.support import pg_server  # the suite's throw-away server
 
@@ -149,7 +150,7 @@ def _backend(name: str, url: str, runs: int) -> list[Figure]:
     view.close()
     # side by side: what opening and filtering cost before (every run built in Python)
     rows: list = []
-    wall, cpu = _timed(lambda: rows.extend(database.list_runs()), 1)
+    wall, cpu = _timed(lambda: rows.extend(list_runs(database)), 1)
     figure("before_open_list_runs", wall, cpu, None)
     wall, cpu = _timed(lambda: [w.mask(rows) for w in FILTERS.values()])
     figure("before_all_filters_python", wall, cpu, None)

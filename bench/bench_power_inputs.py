@@ -51,7 +51,7 @@ _LOAD = """
 import sys, time
 import sqlalchemy as sa
 from app.storage import schema
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.power_inputs import load_power_inputs
 database = open_database(sys.argv[1])
 with database.engine.connect() as conn:

@@ -45,8 +45,9 @@ from app.records import PowerInput, RunConfig, SutDescription
 from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer
 from app.session import open_session
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.writer import RunWriter
+from app.storage.repository import load_run
 from drivers.clock import FakeClock
 from drivers.simulators.engine import SimulatedWorkloadEngine
 from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
@@ -64,7 +65,7 @@ BASELINE_ENV = "STORWATT_BENCH_REPORTS_BASELINE"
 _EXPORT = """
 import sys, time
 from pathlib import Path
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.reports.export import export_run
 database = open_database(sys.argv[1])
 start, cpu = time.perf_counter(), time.process_time()
@@ -215,7 +216,7 @@ def bench() -> list[BenchResult]:
                 copy = baseline_copy(db, trees[baseline], folder / f"{label}-baseline.db")
                 urls[baseline] = f"sqlite:///{copy}"
             database = open_database(urls["this tree"])
-            run = database.load_run(run_id)
+            run = load_run(database, run_id)
             size = f"{len(run.power)} samples, {len(run.power_inputs)} inputs"
             database.close()
             figures, sizes = _exports(label, goal, repeats, trees, urls, run_id, folder,

@@ -43,10 +43,11 @@ from tests.support.pg_control import ServerControl
 from tests.support.silent_server import server_processes
 from app.sequencer.events import PowerSamples, RunEvent
 from app.storage import schema as s
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.sender import Sender, open_lab
 from app.storage.synthetic import outside, power_sample, run_started
 from app.storage.writer import RunWriter
+from app.storage.repository import load_run
 from bench.figure import Figure
 
 COMMAND = ".venv/bin/python -m bench.run_all sender"
@@ -313,8 +314,8 @@ def _fault_run(folder: Path, lab_url: str, tag: str,
     caught_up = time.monotonic() - healed
     sender.stop(30.0)
     lab = open_lab(lab_url)  # counted as the sender left it (no sync here)
-    local = len(database.load_run(run_id).power)
-    copied = len(lab.load_run(run_id).power)
+    local = len(load_run(database, run_id).power)
+    copied = len(load_run(lab, run_id).power)
     lab.close()
     database.close()
     return closed, local, copied, caught_up

@@ -25,12 +25,13 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.sequencer.events import PowerSamples
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.journal import (JournalFile, journal_path, new_header,
                                  reserve_bytes)
 from app.storage.synthetic import outside, power_sample, run_started
 from app.storage.writer import RunWriter
 from bench.figure import BenchResult
+from app.storage.repository import load_run
 
 COMMAND = ".venv/bin/python -m bench.run_all storage"
 INGEST_GOAL = 20_000.0
@@ -105,7 +106,7 @@ def bench(samples: int = 200_000) -> list[BenchResult]:
         url = f"sqlite:///{Path(folder) / 'ingest-free-0.db'}"
         database = open_database(url)
         start = time.perf_counter()
-        run = database.load_run("bench-ingest-free-0")
+        run = load_run(database, "bench-ingest-free-0")
         load_s = time.perf_counter() - start
         assert len(run.power) == samples
         database.close()

@@ -1,8 +1,15 @@
 """Driver interfaces: what the sequencer needs from instruments and workload engines.
 
-These are the only types ``app`` imports from ``drivers``. They are plain dataclasses and
-``typing.Protocol`` classes so a driver never needs Qt, SQLAlchemy or the method model; the
-app converts its method model into a :class:`WorkloadProfile` before handing it to an engine.
+The domain core (``app``) works against these types and the station clock
+(:mod:`drivers.clock`) only. Concrete drivers are chosen and built in a few assembly places,
+and nowhere else (tests/test_architecture.py keeps the list): the labs that put a station's
+instruments and workload engine together (``app/labs.py``, ``app/fio_lab.py``,
+``app/sim_lab.py``), the CLI commands that talk to one instrument or check one target
+(``app/cli/cmd_instruments.py``, ``app/cli/cmd_run.py``), and the method loader, which reads a
+replay profile's trace with fio's own trace reader (``app/method/loader.py``). These types are
+plain dataclasses and ``typing.Protocol`` classes so a driver never needs Qt, SQLAlchemy or the
+method model; the app converts its method model into a :class:`WorkloadProfile` before handing
+it to an engine.
 
 Time stamps are seconds on the *station clock* (``Clock.now()``), a monotonic clock shared by
 the sequencer, the samplers and simulated instruments, so intervals line up without any
@@ -13,8 +20,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar, runtime_checkable
-
-from drivers.meters.accuracy import AccuracySpec
 
 # ---------------------------------------------------------------------------------------------
 # Sample flags. A flagged sample is stored but never averaged silently (method-notes §3).
@@ -60,6 +65,26 @@ EXCLUDING_FLAGS = frozenset(
      FLAG_GARBAGE, FLAG_UNCERTAINTY_UNKNOWN, FLAG_INPUT_MISSING, FLAG_INPUTS_MISALIGNED,
      FLAG_STALE, FLAG_IMPLAUSIBLE}
 )
+
+
+class AccuracyStatement(Protocol):
+    """A meter model's accuracy as the app reads it: the formula it judges each sample's
+    uncertainty by, in words for the record and the report. Each driver states it as data
+    (:class:`drivers.meters.accuracy.AccuracySpec`); the app never needs more than this."""
+
+    def describe(self) -> str:
+        """Every range's formula, the crest factor and the trusted current span."""
+        ...
+
+
+#: a meter silent this long fails the phase: longer than one full reconnect of a driver with
+#: its default settings (``Instrument.reconnect_span_s``: 11.4 s), so a meter that comes back
+#: within one reconnect only leaves a logged gap (docs/reliability.md). The method's default
+#: ``[sampling] meter_silence_limit_s`` (app/method/model.py), read by the sampler.
+DEFAULT_SILENCE_LIMIT_S = 20.0
+#: the fio stall limit when the method does not set one (``[fio] stall_s``,
+#: app/method/model.py), read by the fio engine
+DEFAULT_STALL_S = 15.0
 
 
 @dataclass(frozen=True)
@@ -237,7 +262,7 @@ class PowerMeter(SampledInstrument[PowerSample], Protocol):
         ...
 
     @property
-    def accuracy(self) -> AccuracySpec | None:
+    def accuracy(self) -> AccuracyStatement | None:
         """The model's accuracy as data (formula per range, crest factor, trusted current
         span), or None when the meter states each sample's uncertainty itself (PTDaemon)."""
         ...

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -162,3 +164,294 @@ def test_no_dead_top_level_code() -> None:
             if not any(word.search(text) for p, text in users.items() if p != path):
                 dead.append(f"{rel}::{name}")
     assert not dead, f"defined but used nowhere in app/ui/drivers: {dead}"
+
+
+# --- import cycles (issue 31) -------------------------------------------------------------------
+
+GRAPH_ROOTS = ("app", "ui", "drivers", "verifier")
+
+
+@dataclass(frozen=True)
+class ImportEdge:
+    """``source`` imports ``target`` at ``line``; ``function`` names the function the import
+    statement sits in (None: it runs when the module loads, ``if TYPE_CHECKING`` included)."""
+
+    source: str
+    target: str
+    line: int
+    function: str | None
+
+
+def project_modules(root: Path = ROOT) -> dict[str, Path]:
+    """Dotted module name → file, for every module of the product (a package is its
+    ``__init__``)."""
+    modules = {}
+    for package in GRAPH_ROOTS:
+        for path in sorted((root / package).rglob("*.py")):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            modules[".".join(parts)] = path
+    return modules
+
+
+def _known(name: str, modules: dict[str, Path]) -> str | None:
+    """The project module ``name`` loads: itself, or the nearest package above it."""
+    while name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _targets(node: ast.Import | ast.ImportFrom, module: str,
+             modules: dict[str, Path]) -> list[str | None]:
+    if isinstance(node, ast.Import):
+        return [_known(alias.name, modules) for alias in node.names]
+    base = node.module or ""
+    if node.level:
+        package = module.split(".")
+        if modules[module].name != "__init__.py":
+            package.pop()
+        package = package[:len(package) - node.level + 1]
+        base = ".".join(package + ([base] if base else []))
+    # ``from pkg import name``: the submodule ``pkg.name`` when there is one, else ``pkg``
+    return [_known(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base,
+                   modules) for alias in node.names]
+
+
+def import_edges(modules: dict[str, Path]) -> list[ImportEdge]:
+    """Every import statement of every module, wherever it sits (module level, class body,
+    function body, ``if TYPE_CHECKING``, ``try``): each is an edge of the graph."""
+    return [edge for module, path in modules.items()
+            for edge in _edges_of(module, path, modules)]
+
+
+def _edges_of(module: str, path: Path, modules: dict[str, Path]) -> list[ImportEdge]:
+    edges: list[ImportEdge] = []
+
+    def visit(node: ast.AST, function: str | None) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                edges.extend(ImportEdge(module, target, child.lineno, function)
+                             for target in _targets(child, module, modules)
+                             if target and target != module)
+            inner = child.name if isinstance(child, (ast.FunctionDef,
+                                                     ast.AsyncFunctionDef)) else None
+            visit(child, function or inner)
+
+    visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)), None)
+    return edges
+
+
+def package_of(module: str) -> str:
+    """The folder a module lives in, one level below its root (``app.storage``,
+    ``drivers.meters``; sub-folders belong to it); a loose module at the top of a root is its
+    own node (``app.compliance``, ``drivers.interfaces``)."""
+    return ".".join(module.split(".")[:2])
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle, as a closed chain of nodes, per strongly connected group of ``graph``
+    (Tarjan's algorithm, then the shortest way round from the group's first node); the
+    group's other members follow the chain."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[set[str]] = []
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                connect(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = set()
+            while True:
+                member = stack.pop()
+                group.add(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(group)
+
+    for node in sorted(graph):
+        if node not in index:
+            connect(node)
+    return [_shortest_round(graph, group) + sorted(group - set(_shortest_round(graph, group)))
+            for group in groups]
+
+
+def _shortest_round(graph: dict[str, set[str]], group: set[str]) -> list[str]:
+    start = min(group)
+    came_from: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for nxt in sorted(graph.get(node, set()) & group):
+                if nxt == start:
+                    chain = [node]
+                    while chain[-1] != start:
+                        chain.append(came_from[chain[-1]])
+                    return [*reversed(chain), start]
+                if nxt not in came_from:
+                    came_from[nxt] = node
+                    following.append(nxt)
+        frontier = following
+    raise AssertionError(f"no way round {sorted(group)}")  # a group always has one
+
+
+def module_graph(edges: list[ImportEdge]) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for edge in edges:
+        graph.setdefault(edge.source, set()).add(edge.target)
+    return graph
+
+
+def package_graph(edges: list[ImportEdge]) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for edge in edges:
+        source, target = package_of(edge.source), package_of(edge.target)
+        if source != target:
+            graph.setdefault(source, set()).add(target)
+    return graph
+
+
+def described(found: list[list[str]], edges: list[ImportEdge], by: Any) -> str:
+    """Each cycle as ``a → b → a``, every step with the import statements that make it."""
+    lines = []
+    for group in found:
+        chain = group[:group.index(group[0], 1) + 1]
+        lines.append(" → ".join(chain) + (f"  (tangled with it: {', '.join(group[len(chain):])})"
+                                          if len(group) > len(chain) else ""))
+        for source, target in zip(chain, chain[1:]):
+            where = sorted({f"{e.source}:{e.line}" + (f" (in {e.function})" if e.function
+                                                       else "")
+                            for e in edges if by(e.source) == source and by(e.target) == target})
+            lines.append(f"    {source} → {target}: {', '.join(where)}")
+    return "\n".join(lines)
+
+
+@pytest.fixture(scope="module")
+def edges() -> list[ImportEdge]:
+    return import_edges(project_modules())
+
+
+def test_no_import_cycle_between_modules(edges: list[ImportEdge]) -> None:
+    """A cycle between modules is one tangle a reader must take in whole, and a function-level
+    import that holds it together only hides it (issue 31): every import statement counts."""
+    found = cycles(module_graph(edges))
+    if found:
+        pytest.fail("import cycles between modules:\n" + described(found, edges, str))
+
+
+def test_no_import_cycle_between_packages(edges: list[ImportEdge]) -> None:
+    """Folders form floors: a folder (or a loose top-level module) that imports from another
+    is never imported back by it (issue 31)."""
+    found = cycles(package_graph(edges))
+    if found:
+        pytest.fail("import cycles between packages:\n" + described(found, edges, package_of))
+
+
+def test_cycle_finder_names_the_chain() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": {"b"}, "e": {"a"}}
+    assert cycles(graph) == [["a", "b", "c", "a", "d"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_function_level_imports_are_edges(tmp_path: Path) -> None:
+    for package in GRAPH_ROOTS:
+        (tmp_path / package).mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "low.py").write_text("def f():\n    from app import high\n")
+    (tmp_path / "app" / "high.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import low\n")
+    found = import_edges(project_modules(tmp_path))
+    assert ImportEdge("app.low", "app.high", 2, "f") in found
+    assert ImportEdge("app.high", "app.low", 3, None) in found
+    assert cycles(module_graph(found)) == [["app.high", "app.low", "app.high"]]
+
+
+#: function-level imports of project modules, allowed only where start-up time needs them:
+#: module → (why, the functions that may import inside themselves)
+CLI_DISPATCH = ("a sub-command loads the database, report, numeric and method libraries only "
+                "when it runs, so `storwatt --version` and `--help` stay light "
+                "(tests/test_cli_startup.py)")
+GUI_FIRST_PAINT = ("the history, the wizard and the report libraries load when first used, "
+                   "not before the start page is painted (tests/test_cli_startup.py)")
+AFTER_QAPPLICATION = ("windows with plots are imported once the QApplication exists: "
+                      "pyqtgraph reads the application's palette when it loads")
+DEFERRED_IMPORTS = {
+    **{module: (CLI_DISPATCH, functions) for module, functions in {
+        "app.cli.main": ("main",),
+        "app.cli.cmd_audit": ("add_command", "list_command"),
+        "app.cli.cmd_db": ("_lab_pair", "copy_command", "info_command", "recover_command",
+                           "status_command", "sync_command", "upgrade_command"),
+        "app.cli.cmd_family": ("list_command", "sweet_spot_command"),
+        "app.cli.cmd_instruments": ("_read", "drivers_command", "sim_meter_command"),
+        "app.cli.cmd_methods": ("_guarded", "_header", "_numbers_verdict", "classify_command",
+                                "list_command", "show_command", "taxonomy_list_command"),
+        "app.cli.cmd_report": ("report_command",),
+        "app.cli.cmd_run": ("_classification_reason", "_confirm_range_plan", "_declared_sut",
+                            "_finish", "_message", "_resumed_session", "_typed_settings",
+                            "_with_station_calibration", "_write_reports", "config_from_args",
+                            "entries_from_args", "run_command"),
+        "app.cli.cmd_runs": ("list_command", "run_json", "show_command"),
+        "app.cli.cmd_savings": ("savings_command",),
+        "app.cli.cmd_signoff": ("_append", "approve_command", "com_command"),
+        "app.cli.cmd_station": ("_shown",),
+        "ui.cli": ("gui_command",),
+    }.items()},
+    "ui.main_window": (GUI_FIRST_PAINT, ("new_run", "show_history")),
+    "ui.report_export": (GUI_FIRST_PAINT, ("ask_report_path", "export")),
+    "ui.app": (AFTER_QAPPLICATION, ("run_gui",)),
+    "ui.screenshots": (AFTER_QAPPLICATION, ("capture", "capture_live_hosts",
+                                            "capture_power_inputs")),
+}
+
+
+def test_function_level_imports_only_where_start_up_needs_them(edges: list[ImportEdge]) -> None:
+    """An import inside a function is a late edge a reader does not see at the top of the
+    module; it is allowed only to keep start-up light, and every such place is listed in
+    ``DEFERRED_IMPORTS`` with its reason (issue 31)."""
+    found = sorted({f"{e.source}:{e.line} in {e.function} imports {e.target}" for e in edges
+                    if e.function and e.function not in DEFERRED_IMPORTS.get(e.source,
+                                                                             ("", ()))[1]})
+    if found:
+        pytest.fail("import these at the top of the module (or, for start-up time, list "
+                    "them in DEFERRED_IMPORTS):\n" + "\n".join(found))
+
+
+#: the app modules that may import concrete drivers, and why; every other app module works
+#: against ``drivers.interfaces`` and ``drivers.clock`` only (drivers/interfaces.py says so)
+DRIVER_ASSEMBLY = {
+    "app.labs": "puts the station's meters, PTDaemons and workload engine together",
+    "app.fio_lab": "builds the fio engine and checks its targets for a run",
+    "app.sim_lab": "builds the simulated SUT, meters and engine of a simulated run",
+    "app.cli.cmd_instruments": "talks to one instrument or simulator from the command line",
+    "app.cli.cmd_run": "names fio's target-size rule in a refused run's message",
+    "app.method.loader": "checks a replay profile's trace with fio's own trace reader",
+}
+DRIVER_CONTRACT = ("drivers", "drivers.interfaces", "drivers.clock")
+
+
+def test_app_uses_concrete_drivers_only_where_it_assembles_them(edges: list[ImportEdge]) -> None:
+    found = sorted({f"{e.source}:{e.line} imports {e.target}" for e in edges
+                    if e.source.startswith("app.") and e.target.startswith("drivers")
+                    and e.target not in DRIVER_CONTRACT and e.source not in DRIVER_ASSEMBLY})
+    if found:
+        pytest.fail("app imports a concrete driver outside the assembly modules (use "
+                    "drivers.interfaces, or list the module in DRIVER_ASSEMBLY):\n"
+                    + "\n".join(found))
+
+
+def test_deferred_imports_list_nothing_stale(edges: list[ImportEdge]) -> None:
+    """A function taken off the list when its late import goes, so the list stays the map of
+    every late edge."""
+    present = {(e.source, e.function) for e in edges if e.function}
+    stale = sorted(f"{module}.{function}" for module, (_, functions) in DEFERRED_IMPORTS.items()
+                   for function in functions if (module, function) not in present)
+    assert not stale, f"listed in DEFERRED_IMPORTS but importing nothing late: {stale}"

@@ -86,7 +86,7 @@ def test_a_simulated_family_gives_its_sweet_spots_from_the_command_line(tmp_path
 
 def test_the_history_s_best_foot_forward_tab_plots_each_metric_with_its_peak(tmp_path: Path,
                                                                              qtbot) -> None:
-    from app.storage.db import open_database
+    from app.storage.opening import open_database
     from ui.history.view import HistoryView
 
     db = f"sqlite:///{tmp_path / 'family.db'}"

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from app.cli import cmd_instruments
 from app.cli.main import main
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
 from drivers.simulators import MeterSimulator, ThermometerSimulator

@@ -44,7 +44,7 @@ def test_thermo_read_help_is_about_thermometers(capsys) -> None:
 
 
 def test_runs_show_prints_an_invalid_figure_in_parentheses(tmp_path: Path, capsys) -> None:
-    from app.storage.db import open_database
+    from app.storage.opening import open_database
     from app.storage.synthetic import full_run
     from app.storage.writer import RunWriter
 

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from app.records import PhaseStatus, RunStatus
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from tests.support.processes import read_until
+from app.storage.repository import load_run
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "resources" / "methods" / "smoke.toml"
 pytestmark = [pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals"),
@@ -104,7 +105,7 @@ class Station:
     def load(self, run_id: str):
         database = open_database(self.url)  # marks the killed run INTERRUPTED
         try:
-            return database.load_run(run_id)
+            return load_run(database, run_id)
         finally:
             database.close()
 

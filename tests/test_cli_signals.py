@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from app.records import RunStatus
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from tests.support.processes import read_until
+from app.storage.repository import list_runs, load_run
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTED = b"Intensity search"  # printed a few seconds into the demo run
@@ -34,8 +35,8 @@ def _command(tmp_path: Path) -> tuple[list[str], dict[str, str], str]:
 def _assert_aborted_with_reports(url: str, out: Path, reason: str) -> None:
     database = open_database(url)
     try:
-        (summary,) = database.list_runs()
-        run = database.load_run(summary.run_id)
+        (summary,) = list_runs(database)
+        run = load_run(database, summary.run_id)
     finally:
         database.close()
     assert run.status is RunStatus.ABORTED, (run.status, run.error)

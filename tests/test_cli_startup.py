@@ -66,7 +66,7 @@ def test_a_command_still_loads_what_it_needs() -> None:
 
 GUI_PROBE = """
 import json, sys
-from app.storage.db import open_database
+from app.storage.opening import open_database
 open_database({url!r}).close()  # an existing, up-to-date station database
 for name in [m for m in sys.modules if m.startswith(("alembic", "mako"))]:
     del sys.modules[name]  # creating it needed alembic; opening it again must not

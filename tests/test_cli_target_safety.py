@@ -18,7 +18,7 @@ import pytest
 from app.cli.cmd_run import config_from_args
 from app.cli.main import build_parser, main
 from app.session import open_session
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from drivers.interfaces import WorkloadError
 
 pytestmark = pytest.mark.fio

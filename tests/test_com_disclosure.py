@@ -11,7 +11,8 @@ import pytest
 
 from app.cli.cmd_run import config_from_args, register
 from app.cli.main import main
-from app.com_verdict import ComState, com_verdicts, record_com_result
+from app.com_verdict import ComState, com_verdicts
+from app.signoff import record_com_result
 from app.records import SutDescription
 from app.reports.export import export_run
 from app.sequencer.capacity_optimisation import (available_coms, check_declared_coms,
@@ -19,6 +20,7 @@ from app.sequencer.capacity_optimisation import (available_coms, check_declared_
 from app.storage.audit import AuditError
 from tests.support.recorded_runs import record_run
 from tests.support.documents import pdf_text
+from app.storage.repository import load_run
 KNOWN = ("snapshot-ro", "snapshot-rw", "thin-provisioning", "deduplication", "compression",
          "parity-raid")
 
@@ -72,7 +74,7 @@ def recorded(tmp_path_factory):
 @pytest.mark.process
 def test_a_technicians_entry_settles_a_com_and_the_report_names_it(recorded, tmp_path) -> None:
     db = recorded.database
-    run = db.load_run(recorded.run_id)
+    run = load_run(db, recorded.run_id)
     before = verdicts(run)
     assert before["deduplication"].state is ComState.PASSED  # measured by the station
     assert before["parity-raid"].state is ComState.NOT_VERIFIED  # RAID 6, no station check
@@ -81,7 +83,7 @@ def test_a_technicians_entry_settles_a_com_and_the_report_names_it(recorded, tmp
     assert not before["compression"].available and not before["compression"].on_during_test
     entry = record_com_result(db, run, "parity-raid", "passed",
                               "array GUI: pool P1 is RAID 6 (8+2)", "T. Technician")
-    after = verdicts(db.load_run(run.run_id))
+    after = verdicts(load_run(db, run.run_id))
     assert after["parity-raid"].state is ComState.PASSED
     assert after["parity-raid"].entry == entry
     assert after["snapshot-ro"].state is ComState.NOT_VERIFIED  # untouched
@@ -93,7 +95,7 @@ def test_a_technicians_entry_settles_a_com_and_the_report_names_it(recorded, tmp
 
 def test_an_entry_is_refused_for_an_unknown_unavailable_or_measured_com(recorded) -> None:
     db = recorded.database
-    run = db.load_run(recorded.run_id)
+    run = load_run(db, recorded.run_id)
     with pytest.raises(AuditError, match="unknown COM id 'snapshot': the method knows "
                                          + ", ".join(KNOWN)):
         record_com_result(db, run, "snapshot", "passed", "seen", "T")
@@ -108,7 +110,7 @@ def test_an_entry_is_refused_for_an_unknown_unavailable_or_measured_com(recorded
 @pytest.mark.process
 def test_without_a_capacity_probe_a_com_is_not_verified_not_not_passed(tmp_path) -> None:
     recorded = record_run(tmp_path / "r.db", coms=("deduplication",), capacity_probe=False)
-    run = recorded.database.load_run(recorded.run_id)
+    run = load_run(recorded.database, recorded.run_id)
     dedup = verdicts(run)["deduplication"]
     assert dedup.state is ComState.NOT_VERIFIED
     assert dedup.detail.startswith("this lab has no capacity probe")
@@ -146,7 +148,7 @@ def test_a_raid_layout_with_its_group_in_brackets_is_read_and_nonsense_refused()
 def test_the_log_tells_the_data_sets_reducibility_from_the_coms_ratio(recorded) -> None:
     """Issue 28: "deduplication data set not measured" was followed by "COM_deduplication =
     1.333 ratio VALID": the two are different figures, and the log now says which is which."""
-    run = recorded.database.load_run(recorded.run_id)
+    run = load_run(recorded.database, recorded.run_id)
     dedup = run.metric("COM_deduplication")
     assert dedup is not None and dedup.valid  # the simulated SUT reports its savings
     (line,) = [e.message for e in run.events if e.message.startswith("deduplication data set")]

@@ -9,6 +9,7 @@ import pytest
 
 from app.metrics.com_savings import ComSavings, ConfigFigures, CostRates
 from app.metrics.errors import MetricsError
+from app.storage.repository import load_run
 
 # seed green-grid-coms-poms.txt, "SNIA Emerald Program Specific COM Examples": 450 GB disks,
 # power as (I)dle and (B)usy, IOPS of the 70/30 random workload; 2 enclosures fewer (CAPEX)
@@ -107,7 +108,7 @@ def test_runs_savings_cli_from_two_stored_runs(tmp_path, capsys) -> None:
                  "--opex-per-10kw", "6000", "--base-enclosures", "3", "--opt-enclosures", "2",
                  "--xlsx", str(xlsx), "--pdf", str(pdf)]) == 0
     data = json.loads(capsys.readouterr().out)
-    stored = base.database.load_run(base.run_id)
+    stored = load_run(base.database, base.run_id)
     ri = next(m for m in stored.metrics if m.name == "EP_RI")
     assert data["baseline"]["capacity_gb"] == ri.ops_rate == 8760
     assert data["baseline"]["idle_w"] == ri.avg_power_w

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QApplication, QWidget
 
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from ui.history.com_savings_shot import store_seed_runs
 from ui.history.view import HistoryView
 

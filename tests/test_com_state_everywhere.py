@@ -11,7 +11,8 @@ import json
 import pytest
 
 from app.cli.main import main
-from app.com_verdict import ComState, record_com_result
+from app.com_verdict import ComState
+from app.signoff import record_com_result
 from app.metrics.formatting import format_duration
 from app.records import RunConfig, SutDescription
 from app.run_verdict import Tone
@@ -19,6 +20,7 @@ from app.signoff import approve
 from tests.support.gui import RUN_TIMEOUT_MS
 from tests.support.recorded_runs import record_run
 from ui.history.compare import CompareView
+from app.storage.repository import list_runs, load_run
 
 EVIDENCE = {"thin-provisioning": "array GUI: pool P1 thin, 4 TiB provisioned on 1 TiB",
             "parity-raid": "array GUI: pool P1 is RAID 6 (8+2)"}
@@ -44,10 +46,10 @@ def _shown(capsys, db_url: str, run_id: str) -> tuple[str, dict]:
 def test_a_recorded_com_result_reads_the_same_in_lists_compare_and_runs_show(
         qtbot, recorded, capsys) -> None:
     database, run_id, other = recorded
-    run = database.load_run(run_id)
+    run = load_run(database, run_id)
     states = {v.com_id: v.state for v in run.coms}
     assert states["parity-raid"] is states["thin-provisioning"] is ComState.NOT_VERIFIED
-    (summary,) = [r for r in database.list_runs() if r.run_id == run_id]
+    (summary,) = [r for r in list_runs(database) if r.run_id == run_id]
     # parity RAID has no station check: still NOT VERIFIED, never a plain COMPLETED
     assert summary.verdict == run.verdict
     assert summary.verdict.text == "COMPLETED — 2 COMs NOT VERIFIED"
@@ -56,14 +58,14 @@ def test_a_recorded_com_result_reads_the_same_in_lists_compare_and_runs_show(
     assert data["verdict"] == summary.verdict.text
 
     for com, evidence in EVIDENCE.items():
-        record_com_result(database, database.load_run(run_id), com, "passed", evidence,
+        record_com_result(database, load_run(database, run_id), com, "passed", evidence,
                           "T. Technician")
-    approve(database, database.load_run(run_id), "Q. A. Engineer", "reviewed the COM evidence",
+    approve(database, load_run(database, run_id), "Q. A. Engineer", "reviewed the COM evidence",
             "a simulated run: approved as a COM example")
 
-    (summary,) = [r for r in database.list_runs() if r.run_id == run_id]
+    (summary,) = [r for r in list_runs(database) if r.run_id == run_id]
     assert summary.verdict.text == "COMPLETED" and summary.verdict.tone is Tone.GOOD
-    assert database.load_run(run_id).verdict == summary.verdict
+    assert load_run(database, run_id).verdict == summary.verdict
     text, data = _shown(capsys, database.url, run_id)
     assert "\nOutcome  COMPLETED (" in text
     assert "needs the array's management interface" not in text  # the check's old reason

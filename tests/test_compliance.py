@@ -164,7 +164,7 @@ def test_every_view_formats_the_one_verdict(tmp_path, monkeypatch, capsys):
 
     from app.cli.main import main
     from app.reports.export import export_run
-    from app.storage.db import open_database
+    from app.storage.opening import open_database
     from tests.support.documents import pdf_pages
     from app.reports.xlsx import TDR_SHEET
 

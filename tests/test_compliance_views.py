@@ -65,7 +65,7 @@ def test_runs_list_shows_the_derived_verdict(stored, capsys) -> None:
 
 def test_history_model_and_compare_show_the_derived_verdict(stored, qtbot) -> None:
     db, run = stored
-    from app.storage.db import open_database
+    from app.storage.opening import open_database
 
     database = open_database(f"sqlite:///{db}")
     try:
@@ -121,7 +121,7 @@ def test_a_run_of_a_variant_built_on_smoke_is_non_compliant_naming_the_interval(
 def test_the_report_shows_the_derived_verdict_and_never_quotes_the_claim(stored,
                                                                          tmp_path) -> None:
     from app.reports.export import export_run
-    from app.storage.db import open_database
+    from app.storage.opening import open_database
     from tests.support.documents import pdf_text
     db, run = stored
     database = open_database(f"sqlite:///{db}")

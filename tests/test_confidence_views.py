@@ -21,11 +21,12 @@ from app.reports import charts
 from app.reports.export import export_run
 from app.reports.xlsx import LEVEL_COLUMNS, LEVEL_FIRST_COL
 from tests.support.documents import sheet_rows
+from app.storage.repository import load_run
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory, recorded_demo):
     folder = tmp_path_factory.mktemp("levels")
     rec = recorded_demo
-    run = rec.database.load_run(rec.run_id)
+    run = load_run(rec.database, rec.run_id)
     return rec, run, export_run(rec.database, rec.run_id, folder)
 
 

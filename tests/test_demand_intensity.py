@@ -31,6 +31,7 @@ from drivers.interfaces import WorkloadProfile
 from tests.support.bundles import assert_verifies, bundle_of, verifier_module
 from tests.support.recorded_runs import record_run
 from tests.support.short_fio_run import run_short_variant
+from app.storage.repository import load_run
 def _cell(t: int, q: int, iops: float, ms: float) -> DiPoint:
     return DiPoint(t, q, iops, ms, 700.0, iops / 700, True, None)
 
@@ -71,7 +72,7 @@ def test_sim_matrix_runs_whole_stores_cells_and_histograms_and_reports_them(
         tmp_path: Path) -> None:
     recorded = record_run(tmp_path / "d.db", method="pts-di-demo", coms=())
     assert recorded.status is RunStatus.COMPLETED
-    run = recorded.database.load_run(recorded.run_id)
+    run = load_run(recorded.database, recorded.run_id)
     cells = [p for p in run.phases if p.info.kind is PhaseKind.SWEEP]
     assert len(cells) == 24 and all(p.status is PhaseStatus.COMPLETED for p in cells)
     prefill = run.phases[0]  # the 2× capacity 128 KiB sequential pre-fill first
@@ -92,7 +93,7 @@ def test_sim_matrix_runs_whole_stores_cells_and_histograms_and_reports_them(
     with recorded.database.engine.begin() as conn:
         conn.execute(sa.update(Phase).where(Phase.idx == precondition.index)
                      .values(steady_state=forged))
-    run = recorded.database.load_run(recorded.run_id)
+    run = load_run(recorded.database, recorded.run_id)
     report = di_report(run)
     assert report is not None and len(report.cells) == 24
     assert set(report.histograms) == {p.info.index for p in cells}  # one per cell
@@ -120,7 +121,7 @@ def test_sim_matrix_runs_whole_stores_cells_and_histograms_and_reports_them(
     with recorded.database.engine.begin() as conn:
         conn.execute(sa.update(Phase).where(Phase.idx == precondition.index)
                      .values(steady_state=None))
-    old = di_report(recorded.database.load_run(recorded.run_id))
+    old = di_report(load_run(recorded.database, recorded.run_id))
     assert old.steady is None and old.steady_text() == (
         f"preconditioning ran {len(rounds)} rounds; steady-state verdict not recorded (the run "
         "was stored before the station kept it, revision 0020)")

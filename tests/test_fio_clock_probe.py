@@ -18,7 +18,7 @@ import pytest
 from app.reports.content import build_content
 from app.sequencer import events as ev
 from app.sequencer.host_clocks import clock_verdict
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.repository import load_run
 from app.storage.writer import RunWriter
 from drivers.fio.clock_probe import LogTimes, offset_of, read_log_times

@@ -13,9 +13,10 @@ import pytest
 
 from app.cli.main import main
 from app.records import RunStatus
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from tests.support.bundles import assert_verifies
 from tests.support.test_methods import REAL_FIO_SMOKE
+from app.storage.repository import load_run
 
 #: what a run outside the simulated labs must declare about its SUT (cmd_run)
 DECLARED = ("--vendor", "Acme", "--model", "M1", "--serial", "S1", "--capacity-gb", "0.016",
@@ -57,7 +58,7 @@ def test_smoke_sequence_with_real_fio_stores_intervals_and_histograms(smoke_run,
                                                                       tmp_path: Path) -> None:
     db, out, code = smoke_run.db, smoke_run.out, smoke_run.code
     assert code == 0 and out["status"] == "COMPLETED"
-    run = open_database(db).load_run(out["run_id"])
+    run = load_run(open_database(db), out["run_id"])
     assert run.status is RunStatus.COMPLETED
     assert run.workload_engine.startswith("fio-3")
     active = [iv for iv in run.intervals if iv.ops_unit in ("IOPS", "MiB/s")]

@@ -17,8 +17,8 @@ import pytest
 from drivers.fio.jobs import JobOptions, job_text
 from drivers.fio.safety import (HostFacts, TargetCheck, TargetPolicy, block_check, check_target,
                                 check_targets, create_scratch_file, describe, read_mounts)
-from drivers.fio.windows_targets import (PhysicalDrive, WindowsFacts, gather_windows_facts,
-                                         parse_disk_extents)
+from drivers.fio.windows_api import gather_windows_facts
+from drivers.fio.windows_facts import PhysicalDrive, WindowsFacts, parse_disk_extents
 from drivers.interfaces import WorkloadProfile
 
 MOUNTS = """\

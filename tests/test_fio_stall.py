@@ -12,7 +12,8 @@ import pytest
 
 from app.method.loader import load_method
 from app.method.model import FioSettings
-from drivers.fio.engine import DEFAULT_STALL_S, FioStalled
+from drivers.fio.engine import FioStalled
+from drivers.interfaces import DEFAULT_STALL_S
 from drivers.interfaces import WorkloadError, WorkloadProfile
 from tests.support.fio import engine_for, needs_fio
 STALL_S = 3.0

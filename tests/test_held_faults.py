@@ -18,9 +18,10 @@ from app.cli.main import main
 from app.records import RunStatus
 from app.sequencer import events as ev
 from app.storage import migrate
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from drivers.clock import FakeClock
 from tests.support.stored_runs import power_samples, store_synthetic_run, write_with_fault
+from app.storage.repository import list_runs, load_run
 
 
 class StopAtPhase:
@@ -71,8 +72,8 @@ def test_a_stop_signal_at_every_phase_start_aborts_with_partial_reports_and_lose
         code, stop, url = _run_stopped_at(tmp_path, index, monkeypatch)
         phases = stop.phases
         assert code == 1, index
-        run = open_database(url).list_runs()[0]
-        stored = open_database(url).load_run(run.run_id)
+        run = list_runs(open_database(url))[0]
+        stored = load_run(open_database(url), run.run_id)
         assert stored.status is RunStatus.ABORTED and "SIGTERM" in stored.error, index
         assert len(stored.power) == stop.power, index  # every published sample stored
         out = tmp_path / f"out-{index}"
@@ -95,7 +96,7 @@ def test_the_sqlite_file_moved_away_mid_run_is_put_back_with_nothing_lost(
 
     events, stored = write_with_fault(database, "moved-away", move_away)
     assert stored.in_database
-    run = open_database(f"sqlite:///{path}").load_run("moved-away")
+    run = load_run(open_database(f"sqlite:///{path}"), "moved-away")
     assert len(run.power) == power_samples(events) and run.status is RunStatus.COMPLETED
 
 
@@ -149,8 +150,8 @@ def held_fsync(fd):
 
 os.fsync = held_fsync
 from app.reports.export import write_reports
-from app.storage.db import open_database
-run = open_database(sys.argv[1], recover_journals=False).load_run("killed-report")
+from app.storage.opening import open_database
+run = load_run(open_database(sys.argv[1], recover_journals=False), "killed-report")
 folder = Path(sys.argv[2])
 print("ready", flush=True)
 sys.stdin.readline()

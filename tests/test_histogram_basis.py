@@ -16,6 +16,7 @@ from app.records import RunConfig, SutDescription
 from app.reports.export import export_run
 from app.session import open_session
 from drivers.clock import FakeClock
+from app.storage.repository import load_run
 
 HOSTS = ("10.0.0.5:8765", "10.0.0.6:8765")
 
@@ -25,7 +26,7 @@ def _reports(out: Path, load_hosts: tuple[str, ...]) -> tuple[dict[str, Path], o
     session = open_session(config, db_url=f"sqlite:///{out}/runs.db", clock=FakeClock())
     session.sequencer.run()
     session.writer.close()
-    run = session.database.load_run(session.sequencer.run_id)
+    run = load_run(session.database, session.sequencer.run_id)
     assert run.histograms, "the smoke run stores histograms"
     return export_run(session.database, session.sequencer.run_id, out), run
 

@@ -7,9 +7,10 @@ import sqlalchemy as sa
 
 from app.sequencer import events as ev
 from app.storage.audit import AuditError, add_audit_entry, audit_entries
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
+from app.storage.repository import list_runs
 
 
 @pytest.fixture()
@@ -57,7 +58,7 @@ def test_latest_disposition_wins_and_trail_keeps_all(database) -> None:
     run_id = _store(database)
     add_audit_entry(database, run_id, "disposition", "first look", "ana", "accepted")
     add_audit_entry(database, run_id, "disposition", "EP_RI invalid", "ben", "rejected")
-    row = database.list_runs()[0]
+    row = list_runs(database)[0]
     assert (row.disposition, row.disposition_author) == ("rejected", "ben")
     assert [e.author for e in audit_entries(database, run_id)] == ["ana", "ben"]
     for statement in ("UPDATE audit_entries SET author = 'x'", "DELETE FROM audit_entries"):

@@ -10,10 +10,11 @@ import pytest
 
 from app.records import METRIC_ORDER
 from app.sequencer import events as ev
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
 from ui.history.compare import CompareView
+from app.storage.repository import load_run
 
 
 def _store(database, events) -> str:
@@ -82,7 +83,7 @@ def test_a_com_the_lab_could_not_observe_is_not_verified_in_compare(qtbot, datab
     """Issue 28: compare said "INVALID (no value)" for a COM check the run's header, the
     start page and the history list call NOT VERIFIED — and after a technician recorded the
     COM's result, compare must show that recorded state, as the run's report does."""
-    from app.com_verdict import record_com_result
+    from app.signoff import record_com_result
     from app.records import MetricResult
 
     unobserved = ev.MetricComputed(MetricResult(
@@ -96,7 +97,7 @@ def test_a_com_the_lab_could_not_observe_is_not_verified_in_compare(qtbot, datab
                       coms_on_during_test=("thin-provisioning",))
         events = _variant(events, config=replace(config, sut=sut))
         runs.append(_store(database, [*events[:-1], unobserved, events[-1]]))
-    record_com_result(database, database.load_run(runs[1]), "thin-provisioning", "passed",
+    record_com_result(database, load_run(database, runs[1]), "thin-provisioning", "passed",
                       "array GUI: pool P1 thin, 4 TiB provisioned on 1 TiB", "Q. A. Engineer")
     compare = CompareView(database, runs)
     qtbot.addWidget(compare)

@@ -10,7 +10,7 @@ import pytest
 from tests.support import pg_server
 from app.cli.main import main
 from app.storage import migrate
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
 from ui.history.view import HistoryView

@@ -8,9 +8,10 @@ import time
 import pytest
 from PySide6.QtCore import QTimer
 
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
+from ui.history import view as history_view
 from ui.history.detail import RunDetailView
 from ui.history.view import HistoryView
 
@@ -35,13 +36,13 @@ def test_a_slow_run_loads_while_the_window_stays_responsive(qtbot, stored,
     database, run_id = stored
     view = HistoryView(database)
     qtbot.addWidget(view)
-    real_load = database.load_run
+    real_load = history_view.load_run
 
-    def slow_load(wanted: str):
+    def slow_load(db, wanted: str):
         time.sleep(SLOW_S)  # a 24 h run's worth of reading
-        return real_load(wanted)
+        return real_load(db, wanted)
 
-    monkeypatch.setattr(database, "load_run", slow_load)
+    monkeypatch.setattr(history_view, "load_run", slow_load)
     ticks: list[float] = []
     timer = QTimer()
     timer.timeout.connect(lambda: ticks.append(time.monotonic()))
@@ -65,10 +66,10 @@ def test_a_run_that_cannot_be_loaded_says_why_in_its_tab(qtbot, stored, monkeypa
     view = HistoryView(database)
     qtbot.addWidget(view)
 
-    def broken(_wanted: str):
+    def broken(_db, _wanted: str):
         raise OSError("disk I/O error")
 
-    monkeypatch.setattr(database, "load_run", broken)
+    monkeypatch.setattr(history_view, "load_run", broken)
     tab = view.load_detail(run_id)
     qtbot.waitUntil(lambda: "disk I/O error" in tab.label.text(), timeout=10_000)
     assert tab.progress.isHidden() and view.tabs.currentWidget() is tab
@@ -87,14 +88,14 @@ def test_a_tab_closed_while_its_run_loads_is_simply_not_told(qtbot, stored,
     view = HistoryView(database)
     qtbot.addWidget(view)
     loading, release = threading.Event(), threading.Event()
-    real_load = database.load_run
+    real_load = history_view.load_run
 
-    def held_load(wanted: str):
+    def held_load(db, wanted: str):
         loading.set()
         release.wait(5.0)
-        return real_load(wanted)
+        return real_load(db, wanted)
 
-    monkeypatch.setattr(database, "load_run", held_load)
+    monkeypatch.setattr(history_view, "load_run", held_load)
     raised: list[threading.ExceptHookArgs] = []
     monkeypatch.setattr(threading, "excepthook", raised.append)
     opened: list[object] = []

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import event
 
 from app.storage import repository
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.history import HistoryFilter
 from app.storage.synthetic import fill_history
 from ui.history.model import PAGE_ROWS

@@ -11,7 +11,7 @@ pytest.importorskip("pytestqt")
 
 from app.records import RunStatus
 from app.sequencer import events as ev
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
 from ui.history.detail import RunDetailView

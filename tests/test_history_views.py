@@ -16,12 +16,13 @@ from app.records import MetricResult, RunStatus
 from app.sequencer import events as ev
 from app.storage import schema as s
 from app.storage.audit import audit_entries
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.history import HistoryFilter
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
 from app.storage.synthetic import fill_history
 from ui.history.view import HistoryView
+from app.storage.repository import list_runs, load_run
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
     bool(pg_server.available()), reason=pg_server.available() or "available"))]
@@ -117,7 +118,7 @@ def test_list_filter_search_and_sort(view, stored) -> None:
     assert all("INVALID" in t for t in texts)
     view.apply_filter(HistoryFilter(statuses=frozenset({"ABORTED"}),
                                     date_from=date(2024, 1, 10), date_to=date(2024, 1, 20)))
-    rows = {r.run_id: r for r in view.database.list_runs()}  # every run, read independently
+    rows = {r.run_id: r for r in list_runs(view.database)}  # every run, read independently
     got = view.model.visible_run_ids()
     assert got and all(rows[i].status is RunStatus.ABORTED
                        and "2024-01-10" <= rows[i].started_wall[:10] <= "2024-01-20"
@@ -173,7 +174,7 @@ def test_open_detail_shows_plots_metrics_and_evidence(qtbot, view, stored, tmp_p
         view.open_selected()
     detail = view.tabs.currentWidget()
     assert detail.run.run_id == first
-    run = database.load_run(first)
+    run = load_run(database, first)
     # whole run: every usable power sample drawn (NaN gaps between phases only)
     x, y = detail.plots.curve_data("power")
     assert np.count_nonzero(np.isfinite(y)) == int(run.power.usable.sum())
@@ -212,7 +213,7 @@ def test_compare_two_runs_with_deltas_and_overlays(view, stored) -> None:
     assert rows["EP_RI"][2] == "INVALID (no value)" and rows["EP_RI"][4] == "—"
     assert len(compare.power_curves) == len(compare.ep_curves) == 2
     x, y = compare.power_curves[1].getOriginalDataset()
-    assert np.nanmax(y) > 0 and len(y) == len(view.database.load_run(second).power)
+    assert np.nanmax(y) > 0 and len(y) == len(load_run(view.database, second).power)
     items = compare.hist_plot.getPlotItem().items
     stems = [i for i in items if i.__class__.__name__ == "PlotDataItem"]
     levels = [i for i in items if i.__class__.__name__ == "InfiniteLine"]
@@ -223,7 +224,7 @@ def test_compare_two_runs_with_deltas_and_overlays(view, stored) -> None:
 @pytest.mark.process
 def test_disposition_is_audited_and_run_data_unchanged(view, stored, monkeypatch) -> None:
     database, first, second, _ = stored
-    before = database.load_run(second)
+    before = load_run(database, second)
     detail = view.open_detail(second)
     detail.author.setText("Q. A. Lead")
     detail.audit_text.setPlainText("EP_RR 10 % below the reference: rejected")
@@ -240,7 +241,7 @@ def test_disposition_is_audited_and_run_data_unchanged(view, stored, monkeypatch
     entries = audit_entries(database, second)
     assert [(e.kind.value, e.disposition and e.disposition.value) for e in entries] == [
         ("disposition", "rejected"), ("note", None)]
-    after = database.load_run(second)
+    after = load_run(database, second)
     assert after.samples_sha256 == before.samples_sha256
     assert [(m.name, m.valid, m.reason) for m in after.metrics] == [
         (m.name, m.valid, m.reason) for m in before.metrics]
@@ -316,7 +317,7 @@ def test_the_database_filters_and_sorts_as_the_history_always_did(stored) -> Non
         conn.execute(sa.update(s.Run).where(s.Run.uuid == bulk[9]).values(
             error="Meter link LOST at 12 s"))
     try:
-        rows = database.list_runs()  # newest first: the history's default order
+        rows = list_runs(database)  # newest first: the history's default order
         stations = sorted({r.station for r in rows})
         filters = [HistoryFilter(), HistoryFilter(text="ACME array"), HistoryFilter(text="s/n"),
                    HistoryFilter(text=first[:8]), HistoryFilter(text="invalid"),

@@ -15,6 +15,7 @@ from app.method.loader import MethodError, load_method, load_method_file
 from app.records import PhaseKind
 from drivers.fio.jobs import JobOptions, job_text
 from drivers.simulators.sut import SimulatedSut
+from app.storage.repository import load_run
 
 #: the seed's shares (green-grid-coms-poms.txt, "Workload with Hot Band IO Patterns")
 SEED_SHARES = {"write1": 5, "write2": 5, "write3": 5, "read1": 5, "read2": 5, "read3": 5,
@@ -92,7 +93,7 @@ def test_simulated_sut_runs_the_streams_not_the_headline_profile() -> None:
 def test_sequencer_conditions_and_measures_with_the_hot_band(tmp_path: Path) -> None:
     from tests.support.recorded_runs import record_run
     recorded = record_run(tmp_path / "hb.db", method="demo-workloads", coms=())
-    run = recorded.database.load_run(recorded.run_id)
+    run = load_run(recorded.database, recorded.run_id)
     phases = {p.info.kind: p for p in run.phases}
     assert phases[PhaseKind.CONDITIONING].info.profile == "HOTBAND"
     metrics = {m.name: m for m in run.metrics}

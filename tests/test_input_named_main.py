@@ -8,6 +8,7 @@ from __future__ import annotations
 from app.records import PowerInput, RunConfig, RunStatus
 from app.session import open_session
 from drivers.clock import FakeClock
+from app.storage.repository import load_run
 
 
 def test_an_input_named_main_is_ranged_on_its_own_reading(tmp_path) -> None:
@@ -17,7 +18,7 @@ def test_an_input_named_main_is_ranged_on_its_own_reading(tmp_path) -> None:
                            db_url=f"sqlite:///{tmp_path}/runs.db", clock=FakeClock())
     assert session.sequencer.run() is RunStatus.COMPLETED, session.sequencer.error
     session.writer.close()
-    run = session.database.load_run(session.sequencer.run_id)
+    run = load_run(session.database, session.sequencer.run_id)
     held = run.range_plan.setting("main", "RR")
     assert held.evidence.rms_a > 0.5 and held.amps > held.evidence.rms_a, held
     bad = [(m.name, m.reason) for m in run.metrics if not m.valid]

@@ -23,6 +23,7 @@ from app.sequencer.search import (LOAD_GENERATOR_LIMIT, choose_intensity, next_r
 from app.sequencer.sequencer import Sequencer
 from tests.support.documents import pdf_pages
 from tests.support.recorded_runs import record_run
+from app.storage.repository import load_run
 LIMIT_MS, TOLERANCE = 30.0, 5.0
 PLANS = """
 [[plans]]
@@ -89,7 +90,7 @@ def test_no_whole_queue_depth_left_is_said() -> None:
 def refined(tmp_path_factory):
     folder = tmp_path_factory.mktemp("search")
     recorded = record_run(folder / "run.db", method=str(variant(folder)), coms=())
-    return recorded, recorded.database.load_run(recorded.run_id)
+    return recorded, load_run(recorded.database, recorded.run_id)
 
 
 def test_refinement_converges_within_tolerance_of_the_limit(refined) -> None:
@@ -113,7 +114,7 @@ def test_exhausted_probes_say_load_generator_limit_reached(tmp_path) -> None:
     so (old code: silently the deepest probe)."""
     recorded = record_run(tmp_path / "run.db", method=str(variant(tmp_path, "[1, 2, 4]")),
                           coms=())
-    run = recorded.database.load_run(recorded.run_id)
+    run = load_run(recorded.database, recorded.run_id)
     mw1 = searches(run)["MW1"]
     assert mw1.queue_depth == 4
     assert mw1.note.startswith(f"{LOAD_GENERATOR_LIMIT}: the deepest probe (queue depth 4 × "
@@ -147,7 +148,7 @@ def test_a_failed_recheck_restarts_the_profile_one_bisection_step_lower(tmp_path
 
     recorded = record_run(tmp_path / "run.db", method=str(variant(tmp_path)), coms=(),
                           hook=slow_down)
-    run = recorded.database.load_run(recorded.run_id)
+    run = load_run(recorded.database, recorded.run_id)
     mw1 = [r for r in run.search_results if r.profile == "MW1"]
     assert len(mw1) == 2 and mw1[0].queue_depth == 56
     assert mw1[1].queue_depth == 52 and math.isnan(mw1[1].ops_rate)

@@ -17,8 +17,9 @@ import pytest
 
 from app.cli.main import main
 from app.records import RunStatus
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from tests.support.journals import journal_of_full_run, power_count
+from app.storage.repository import list_runs, load_run
 
 REFUSAL = "value too long for type character varying(200)"
 
@@ -48,7 +49,7 @@ def test_a_run_the_database_refuses_is_named_kept_and_the_way_out_works(
     assert journal.exists()
     database = open_database(url, recover_journals=False)
     try:  # the import is one transaction: nothing half-stored
-        assert "refused-run" not in {r.run_id for r in database.list_runs()}
+        assert "refused-run" not in {r.run_id for r in list_runs(database)}
     finally:
         database.close()
 
@@ -57,7 +58,7 @@ def test_a_run_the_database_refuses_is_named_kept_and_the_way_out_works(
     assert main(["db", "recover", "--db", rescued, "--journal", str(journal)]) == 0
     database = open_database(rescued, recover_journals=False)
     try:
-        run = database.load_run("refused-run")
+        run = load_run(database, "refused-run")
         assert run.status is RunStatus.COMPLETED and len(run.power) == power_count(events)
     finally:
         database.close()

@@ -11,7 +11,7 @@ from app.sequencer import events as ev
 from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer
 from app.sim_lab import simulated_sut
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.writer import RunWriter, WriterError
 from drivers.clock import FakeClock
 from drivers.interfaces import HostRate, WorkloadInterval
@@ -21,6 +21,7 @@ from tests.support.sequencer_runs import Recorder
 from tests.support.plot_events import started, workload
 from ui.plots import LivePlots
 from ui.live_rates import LIVE_NOTE
+from app.storage.repository import load_run
 
 
 class HostRatesEngine(SimulatedWorkloadEngine):
@@ -54,7 +55,7 @@ def test_the_sequencer_publishes_display_rates_in_run_time_and_never_stores_them
         lo, hi = spans[e.phase_index]
         assert all(lo <= r.t <= hi for r in e.rates)  # run time, inside its phase
     assert {e.phase_index for e in shown} == {e.phase_index for e in rec.of(ev.WorkloadIntervals)}
-    assert database.load_run(seq.run_id).intervals  # the run is stored as before
+    assert load_run(database, seq.run_id).intervals  # the run is stored as before
     writer(shown[0])  # display rates are dropped, not queued: no error even once closed
     with pytest.raises(WriterError):
         writer(ev.LogMessage("INFO", "x", 0.0))

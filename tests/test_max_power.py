@@ -13,6 +13,7 @@ from app.records import PowerSupplies, RunConfig, SutDescription
 from app.reports.content import build_content
 from app.session import open_session
 from drivers.clock import FakeClock
+from app.storage.repository import load_run
 
 
 def test_the_highest_usable_sample_per_phase_and_overall() -> None:
@@ -32,7 +33,7 @@ def test_the_report_prints_it_beside_the_supplies_nameplate(tmp_path) -> None:
                            db_url=f"sqlite:///{tmp_path}/runs.db", clock=FakeClock())
     session.sequencer.run()
     session.writer.close()
-    run = session.database.load_run(session.sequencer.run_id)
+    run = load_run(session.database, session.sequencer.run_id)
     content = build_content(run)
     power = run.power
     ok = power.usable & np.isfinite(power.watts)

@@ -17,7 +17,7 @@ from app.sequencer.power_inputs import (PowerInputs, STATED_BY_METER, combined_u
                                         sum_inputs)
 from app.sequencer.sampler import MeterLost
 from app.session import open_session
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.repository import list_runs, load_run
 from drivers.clock import FakeClock, MonotonicClock
 from drivers.interfaces import (FLAG_INPUT_MISSING, FLAG_INPUTS_MISALIGNED, FLAG_LOW_CURRENT,
@@ -276,7 +276,7 @@ def test_the_samples_hash_covers_each_inputs_readings(tmp_path: Path) -> None:
     """The hash printed on every report page must change when an input's reading does."""
     import sqlite3
 
-    from app.storage.db import open_database
+    from app.storage.opening import open_database
     from app.storage.repository import load_run as reload
 
     inputs = (PowerInput("psu-a", "sim"), PowerInput("psu-b", "sim"))
@@ -303,7 +303,7 @@ def test_each_input_is_ranged_on_its_own_readings(tmp_path: Path) -> None:
     applied = [e for e in seen if isinstance(e, ev.RangesApplied)]
     assert {e.input_name for e in applied} == {"psu-a", "shelf"}
     assert any(e.amps is None for e in applied) and any(e.amps is not None for e in applied)
-    plan = session.database.load_run(session.sequencer.run_id).range_plan
+    plan = load_run(session.database, session.sequencer.run_id).range_plan
     assert plan is not None and set(plan.settings) == {"psu-a", "shelf"}
     # the three-phase shelf carries 3/4 of the load: its current range is the larger
     assert plan.setting("shelf", "*").amps > plan.setting("psu-a", "*").amps

@@ -22,6 +22,7 @@ from drivers.interfaces import (GeneratorCeiling, WorkloadError, WorkloadInterva
                                 WorkloadProfile, WorkloadResult)
 from tests.support.fio import needs_fio
 from tests.support.sequencer_runs import make_run
+from app.storage.repository import load_run
 @dataclass
 class SlowStart:
     """A workload engine whose IO starts ``delay_s`` after ``start()`` (a load host's fio
@@ -145,7 +146,7 @@ def test_smoke_on_two_loopback_load_hosts_searches_with_io(tmp_path: Path,
                        sut=SutDescription(targets=(str(tmp_path / "scratch.dat"),),
                                           load_hosts=tuple(two_fio_servers)),
                        target_size="16M")
-    from app.storage.db import open_database
+    from app.storage.opening import open_database
     from app.storage.writer import RunWriter
     from tests.support.bundles import assert_verifies
     clock = MonotonicClock()
@@ -172,5 +173,5 @@ def test_smoke_on_two_loopback_load_hosts_searches_with_io(tmp_path: Path,
     assert mw2.status is PhaseStatus.COMPLETED, mw2.error
     assert status is RunStatus.COMPLETED, seq.error
     # the stored run's bundle: per-host slices re-derived by the standalone verifier
-    out = assert_verifies(database.load_run(seq.run_id), tmp_path / "hosts.zip")
+    out = assert_verifies(load_run(database, seq.run_id), tmp_path / "hosts.zip")
     assert "[x] EP_MW1: " in out

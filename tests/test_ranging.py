@@ -18,7 +18,7 @@ from app.sequencer.range_plan import (ENVELOPE_KEY, IDLE_KEY, MAIN_INPUT, PeakRe
 from app.sequencer.sequencer import Sequencer
 from app.session import open_session
 from app.sim_lab import simulated_sut
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.range_advisor import RangeAdvisorError, advise
 from drivers.clock import FakeClock
 from drivers.interfaces import FLAG_OVERRANGE, RangingMeter
@@ -27,6 +27,7 @@ from drivers.simulators import ElectricalState, MeterSimulator
 from drivers.simulators.direct_meters import SimulatedThermometer
 from drivers.simulators.engine import SimulatedWorkloadEngine
 from tests.support.sequencer_runs import Recorder
+from app.storage.repository import load_run
 WT300_AMPS = (0.5, 1.0, 2.0, 5.0, 10.0, 20.0)
 
 
@@ -270,7 +271,7 @@ def test_the_advisor_reuses_a_stored_plan_without_a_ranging_pass(tmp_path) -> No
     try:
         advised = advise(database, config)
         assert advised.run_id == first.run_id
-        assert database.load_run(first.run_id).range_plan == replace(advised.plan,
+        assert load_run(database, first.run_id).range_plan == replace(advised.plan,
                                                                      source="ranging pass")
         other = replace(config, sut=replace(config.sut, drive_count=24))
         with pytest.raises(RangeAdvisorError, match="drive_count 50"):
@@ -293,7 +294,7 @@ def test_the_advisor_reuses_a_stored_plan_without_a_ranging_pass(tmp_path) -> No
     assert second.lab.power_meter.commands == ["AUTO", f"RANGE {mw1.volts:g} V {mw1.amps:g} A"]
     database = open_database(url)
     try:
-        run = database.load_run(second.run_id)
+        run = load_run(database, second.run_id)
     finally:
         database.close()
     assert run.status is RunStatus.COMPLETED

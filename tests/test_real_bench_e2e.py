@@ -20,11 +20,12 @@ import pytest
 from tests.support import pg_server
 from app.cli import cmd_run
 from app.cli.main import main
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from drivers.clock import FakeClock
 from tests.support.compliant_bench import (CALIBRATED, MAX_DRIVES, TAXONOMY,
                                            approve_copy_and_compare, lab_files, unmet_criteria)
 from tests.support.real_bench import RealPtd, RealWt310e, StandInSut, real_daq970a
+from app.storage.repository import load_run
 
 
 def _meter_options(meter: str, ptd: RealPtd, wt: RealWt310e) -> list[str]:
@@ -79,7 +80,7 @@ def test_a_lab_configured_bench_ends_compliant(compliant_run) -> None:
     assert not failures, (failures, [(m["name"], m["reason"]) for m in out["metrics"]
                                      if not m["valid"]])
     assert out["compliance"]["compliant"] is True
-    run = open_database(db).load_run(out["run_id"])
+    run = load_run(open_database(db), out["run_id"])
     assert (run.config.sut.vendor, run.config.sut.serial) == ("Acme", "SM9-000123")
     assert not run.power_meter.simulated and not run.temperature_meter.simulated
     assert ("PTDaemon" if meter.startswith("ptd") else "WT310E") in run.power_meter.model

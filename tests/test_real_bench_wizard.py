@@ -19,7 +19,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QFileDialog, QWizard
 
 from app.records import RunStatus
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from tests.support import pg_server
 from tests.support.clocks import HoldingClock
 from tests.support.compliant_bench import (CALIBRATED, MAX_DRIVES, SUT, TAXONOMY,
@@ -28,6 +28,7 @@ from tests.support.gui import RUN_TIMEOUT_MS, click_next
 from tests.support.real_bench import RealPtd, StandInSut, real_daq970a
 from ui.main_window import MainWindow
 from ui.wizard import power_inputs_table as table_columns
+from app.storage.repository import load_run
 
 #: verdict lines a reverted real-bench fix turns NOT MET (each must be there, and MET):
 #: "Calibration" (the thermometer's and each input's date), "Metrics valid" (the supply judged
@@ -104,7 +105,7 @@ def test_a_wizard_configured_bench_ends_compliant_and_its_approval_survives_the_
     run_id = window.run_view.session.run_id
     database = open_database(db)
     try:
-        run = database.load_run(run_id)
+        run = load_run(database, run_id)
     finally:
         database.close()
     verdict = run.compliance.as_json()

@@ -19,12 +19,13 @@ from app.records import PhaseKind, Window
 from app.reports import content as content_module
 from app.reports.content import build_content
 from app.storage.stored import StoredRun
+from app.storage.repository import load_run
 REL = 1e-9
 
 
 @pytest.fixture(scope="module")
 def run(recorded_demo_paused) -> StoredRun:
-    return recorded_demo_paused.database.load_run(recorded_demo_paused.run_id)
+    return load_run(recorded_demo_paused.database, recorded_demo_paused.run_id)
 
 
 def mean_power(run: StoredRun, phase: int, start: float, end: float, after: float) -> float:

@@ -9,12 +9,13 @@ import sqlite3
 import pytest
 
 import app.signoff as signoff
-from app.com_verdict import record_com_result
+from app.signoff import record_com_result
 from app.reports.export import export_run
 from app.signoff import approve, check_record, sign_off
 from app.storage.audit import AuditError
-from app.storage.record_hash import facts_sha256
+from app.storage.record_hash import facts_basis, facts_sha256
 from tests.support.recorded_runs import record_run
+from app.storage.repository import load_run
 
 DEMO = "simulated demo run, approved to test the stored record hash"
 
@@ -45,41 +46,41 @@ def test_an_export_prints_the_stored_hash_and_approving_rebuilds_it(tmp_path, co
     first = export_run(db, run_id, tmp_path / "a")  # the first need computes and stores it
     assert len(counted) == 1
     [(revision, basis, facts, record)] = _stored(db_path)
-    run = db.load_run(run_id)
-    assert (revision, basis, facts) == (1, run.facts_basis, facts_sha256(run))
+    run = load_run(db, run_id)
+    assert (revision, basis, facts) == (1, facts_basis(run), facts_sha256(run))
 
     counted.clear()
     second = export_run(db, run_id, tmp_path / "b")
     assert counted == []  # the export printed the stored hash, it did not rebuild it
     for kind in ("pdf", "xlsx"):
         assert second[kind].read_bytes() == first[kind].read_bytes()
-    assert sign_off(db.load_run(run_id)).current.sha256 == record
+    assert sign_off(load_run(db, run_id)).current.sha256 == record
 
     # a COM result records revision 2: its hash is stored with it, on the same facts hash
-    record_com_result(db, db.load_run(run_id), "parity-raid", "passed", "array GUI", "T. Tech")
-    signoff.remember_record_hashes(db, db.load_run(run_id))
+    record_com_result(db, load_run(db, run_id), "parity-raid", "passed", "array GUI", "T. Tech")
+    signoff.remember_record_hashes(db, load_run(db, run_id))
     assert [(r, f) for r, _, f, _ in _stored(db_path)] == [(1, facts), (2, facts)]
 
     counted.clear()
-    approve(db, db.load_run(run_id), "Q. Auditor", "Reviewed.", confirm=DEMO)
+    approve(db, load_run(db, run_id), "Q. Auditor", "Reviewed.", confirm=DEMO)
     assert counted == [1]  # approving rebuilt it from the record
-    assert sign_off(db.load_run(run_id)).approval is not None
+    assert sign_off(load_run(db, run_id)).approval is not None
 
 
 def test_a_tampered_record_is_caught_although_the_stored_hash_looks_current(tmp_path) -> None:
     db_path = tmp_path / "r.db"
     recorded = record_run(db_path)
     db, run_id = recorded.database, recorded.run_id
-    approve(db, db.load_run(run_id), "Q. Auditor", "Reviewed.", confirm=DEMO)
+    approve(db, load_run(db, run_id), "Q. Auditor", "Reviewed.", confirm=DEMO)
     [(_, _, facts, record)] = _stored(db_path)
     # the record changed behind StorWatt's back, and the stored hash re-keyed to the new basis
     with sqlite3.connect(db_path) as conn:
         conn.execute("UPDATE workload_intervals SET read_ios = read_ios + 1 WHERE id = "
                      "(SELECT min(id) FROM workload_intervals)")
-    tampered = db.load_run(run_id)
+    tampered = load_run(db, run_id)
     with sqlite3.connect(db_path) as conn:
-        conn.execute("UPDATE record_hashes SET basis_sha256 = ?", (tampered.facts_basis,))
-    tampered = db.load_run(run_id)
+        conn.execute("UPDATE record_hashes SET basis_sha256 = ?", (facts_basis(tampered),))
+    tampered = load_run(db, run_id)
 
     shown = sign_off(tampered)  # a view trusts the stored hash: the old one
     assert shown.current.sha256 == record and shown.approval is not None
@@ -94,4 +95,4 @@ def test_a_tampered_record_is_caught_although_the_stored_hash_looks_current(tmp_
     # without the forged row a view sees the change too: another basis, the hash rebuilt
     with sqlite3.connect(db_path) as conn:
         conn.execute("DELETE FROM record_hashes")
-    assert sign_off(db.load_run(run_id)).approval is None
+    assert sign_off(load_run(db, run_id)).approval is None

@@ -22,10 +22,12 @@ from app.cli.main import main
 from app.compliance import Criterion, assess_compliance
 from app.signoff import accept, approve, sign_off
 from app.storage.audit import AuditError, add_approval
-from app.storage.db import Database, open_database
+from app.storage.db import Database
+from app.storage.opening import open_database
 from app.storage.record_hash import record_sha256_v1
 from app.storage.transfer import copy_runs
 from tests.support.verdict_runs import record
+from app.storage.repository import load_run
 
 
 @dataclass(frozen=True)
@@ -54,10 +56,10 @@ def database(recorded, tmp_path) -> Database:
 
 def test_an_approval_survives_a_rules_upgrade_and_shows_both_verdicts(recorded, database,
                                                                      monkeypatch):
-    run = database.load_run(recorded.clean)
+    run = load_run(database, recorded.clean)
     assert run.compliance.compliant, [c for c in run.compliance.criteria if not c.met]
     approve(database, run, "Q. Auditor", "Figures reviewed.")
-    before = sign_off(database.load_run(recorded.clean)).approvals[0]
+    before = sign_off(load_run(database, recorded.clean)).approvals[0]
     assert before.intact and before.describe().endswith(
         "storwatt-record/2) — approved under rules 2 as COMPLIANT")
 
@@ -66,7 +68,7 @@ def test_an_approval_survives_a_rules_upgrade_and_shows_both_verdicts(recorded, 
     monkeypatch.setattr(compliance, "RULES_VERSION", 3)
     monkeypatch.setattr(compliance, "_validity_criteria", lambda r, m: [
         *original(r, m), Criterion("Inlet below 20 °C", False, "inlet 22.0 °C > 20 °C")])
-    after = sign_off(database.load_run(recorded.clean))
+    after = sign_off(load_run(database, recorded.clean))
     approval = after.approvals[0]
     assert approval.intact and after.approval is approval  # never silently invalidated
     assert approval.sha256 == before.sha256
@@ -80,12 +82,12 @@ def test_an_approval_given_before_this_change_still_shows_what_it_attested(recor
     """The old station hashed the verdict it derived under rules 1 (storwatt-record/1, no
     format, verdict or rules stored with the approval); a run COMPLIANT then and NON-COMPLIANT
     now (no inlet thermometer) shows both, and the approval stays intact."""
-    run = database.load_run(recorded.no_thermometer)
+    run = load_run(database, recorded.no_thermometer)
     old = assess_compliance(run, rules=1)
     assert old.compliant and not run.compliance.compliant
     add_approval(database, run.run_id, "Reviewed on the old station.", "Q. Old", 1,
                  record_sha256_v1(run, old))
-    approval = sign_off(database.load_run(run.run_id)).approvals[0]
+    approval = sign_off(load_run(database, run.run_id)).approvals[0]
     assert approval.intact and approval.hash_format == "storwatt-record/1"
     assert approval.describe().endswith(
         "storwatt-record/1) — approved under rules 1 as COMPLIANT; rules 2: NON-COMPLIANT "
@@ -93,13 +95,13 @@ def test_an_approval_given_before_this_change_still_shows_what_it_attested(recor
 
 
 def test_db_copy_keeps_the_hash_and_the_approval(recorded, database, tmp_path):
-    approve(database, database.load_run(recorded.clean), "Q. Auditor", "Reviewed.")
-    source = sign_off(database.load_run(recorded.clean))
+    approve(database, load_run(database, recorded.clean), "Q. Auditor", "Reviewed.")
+    source = sign_off(load_run(database, recorded.clean))
     target = open_database(f"sqlite:///{tmp_path / 'copy.db'}")
     try:  # another run first, so every row of the approved one gets other ids
         copy_runs(database, target, [recorded.no_thermometer])
         copy_runs(database, target)
-        copied = sign_off(target.load_run(recorded.clean))
+        copied = sign_off(load_run(target, recorded.clean))
     finally:
         target.close()
     assert copied.current.sha256 == source.current.sha256
@@ -108,7 +110,7 @@ def test_db_copy_keeps_the_hash_and_the_approval(recorded, database, tmp_path):
 
 def test_approving_or_accepting_a_non_compliant_run_needs_a_confirmation(recorded, database,
                                                                         tmp_path, capsys):
-    run = database.load_run(recorded.no_thermometer)
+    run = load_run(database, recorded.no_thermometer)
     with pytest.raises(AuditError, match=r"the run is NON-COMPLIANT \(not met: inlet "
                                          r"thermometer.*\): approving it needs a confirmation"):
         approve(database, run, "Q. Auditor", "Reviewed.")
@@ -121,24 +123,24 @@ def test_approving_or_accepting_a_non_compliant_run_needs_a_confirmation(recorde
     assert main(["runs", "approve", run.run_id[:8], "--by", "Q. Auditor", "--statement",
                  "Reviewed.", "--confirm", "engineering record; thermometer repaired since",
                  "--db", url]) == 0
-    shown = sign_off(database.load_run(run.run_id)).approvals[0].describe()
+    shown = sign_off(load_run(database, run.run_id)).approvals[0].describe()
     assert shown.endswith("; confirmed: approving although NON-COMPLIANT (not met: inlet "
                           "thermometer, metric EP_SW, metric EP_SR, metric EP_RI): engineering "
                           "record; thermometer repaired since")
-    entry = accept(database, database.load_run(run.run_id), "Q. Auditor", "Figures fine.",
+    entry = accept(database, load_run(database, run.run_id), "Q. Auditor", "Figures fine.",
                    "kept as an engineering reference")
     assert entry.describe().endswith("(confirmed: accepting although NON-COMPLIANT (not met: "
                                      "inlet thermometer, metric EP_SW, metric EP_SR, metric "
                                      "EP_RI): kept as an engineering reference)")
     # a clean run needs none
-    approve(database, database.load_run(recorded.clean), "Q. Auditor", "Reviewed.")
+    approve(database, load_run(database, recorded.clean), "Q. Auditor", "Reviewed.")
 
 
 def test_the_report_prints_the_confirmation_with_the_approval(recorded, database, tmp_path):
     from app.reports.export import export_run
     from tests.support.verdict_runs import pdf_pages
 
-    run = database.load_run(recorded.no_thermometer)
+    run = load_run(database, recorded.no_thermometer)
     approve(database, run, "Q. Auditor", "Reviewed.", "engineering record only")
     text = " ".join(pdf_pages(export_run(database, run.run_id, tmp_path)["pdf"]))
     assert "confirmed: approving although NON-COMPLIANT" in text

@@ -11,6 +11,7 @@ from app.sequencer.sequencer import Sequencer
 from app.session import open_session
 from drivers.clock import FakeClock
 from tests.support.memory import retained_bytes
+from app.storage.repository import load_run
 
 #: the recorder of a 12 h conditioning may keep at most this much more than a 2 h one's
 #: (measured: ~40 kB, the per-interval records; the old recorder kept ~10 MB more here, and
@@ -45,7 +46,7 @@ def _conditioning_footprint(hours: float, tmp_path, monkeypatch) -> tuple[int, i
     session.lab.engine.slice_s = SLICE_S
     session.sequencer.run()
     session.writer.close()
-    run = session.database.load_run(session.sequencer.run_id)
+    run = load_run(session.database, session.sequencer.run_id)
     phase = next(p.index for p in run.phases if p.info.kind is PhaseKind.CONDITIONING)
     slices = sum(1 for w in run.workload if w.phase_index == phase)
     samples = int((run.power.phase_index == phase).sum())

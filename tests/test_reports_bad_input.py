@@ -14,7 +14,7 @@ from app.cli.main import main
 from app.records import PhaseKind, RunStatus
 from app.reports.export import ReportError, export_run
 from app.sequencer import events as ev
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.synthetic import PHASES, full_run
 from app.storage.writer import RunWriter
 from tests.support.recorded_runs import abort_at, record_run

@@ -17,6 +17,7 @@ from app.reports import export
 from app.reports.export import ReportError, export_run, report_stem
 from drivers.clock import FakeClock
 from tests.support.stored_runs import store_synthetic_run
+from app.storage.repository import load_run
 
 VICTIM_TEXT = "a user's file the station must never write\n" * 100
 
@@ -29,7 +30,7 @@ def test_a_planted_partial_link_is_never_written_through(tmp_path: Path, kind: s
     out.mkdir()
     victim = tmp_path / "victim.txt"
     victim.write_text(VICTIM_TEXT)
-    stem = report_stem(database.load_run("link-run"))
+    stem = report_stem(load_run(database, "link-run"))
     planted = out / f"{stem}.{kind}.partial"
     planted.symlink_to(victim)
 

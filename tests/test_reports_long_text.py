@@ -13,7 +13,7 @@ import pytest
 from app.reports import export
 from app.reports.export import ReportError, export_run
 from app.sequencer import events as ev
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
 from tests.support.documents import text_of

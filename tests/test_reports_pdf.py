@@ -14,6 +14,7 @@ from app.reports.export import export_run
 from app.signoff import sign_off
 from tests.support.recorded_runs import DegradingMeter, abort_at, record_run
 from tests.support.documents import pdf_pages
+from app.storage.repository import load_run
 @pytest.fixture(scope="module")
 def good(tmp_path_factory, recorded_demo):
     folder = tmp_path_factory.mktemp("pdf")
@@ -24,7 +25,7 @@ def good(tmp_path_factory, recorded_demo):
 
 def test_every_page_has_hash_page_number_and_non_compliant_banner(good) -> None:
     recorded, pages = good
-    run = recorded.database.load_run(recorded.run_id)
+    run = load_run(recorded.database, recorded.run_id)
     assert len(pages) >= 8
     for number, text in enumerate(pages, start=1):
         assert f"Page {number} of {len(pages)}" in text
@@ -35,7 +36,7 @@ def test_every_page_has_hash_page_number_and_non_compliant_banner(good) -> None:
 
 def test_metrics_page_shows_each_metric_with_three_significant_digits(good) -> None:
     recorded, pages = good
-    run = recorded.database.load_run(recorded.run_id)
+    run = load_run(recorded.database, recorded.run_id)
     metrics_page = next(p for p in pages if "Active power tests" in p)
     for name in ("EP_RI", "EP_RR", "EP_RW", "EP_SR", "EP_SW", "EP_MW1", "EP_MW2"):
         metric = run.metric(name)
@@ -81,7 +82,7 @@ def test_invalid_phase_is_reported_invalid_with_reason(tmp_path: Path) -> None:
         return meter
 
     recorded = record_run(tmp_path / "r.db", hook=hook, meter=make)
-    run = recorded.database.load_run(recorded.run_id)
+    run = load_run(recorded.database, recorded.run_id)
     sw = run.metric("EP_SW")
     assert not sw.valid and "uncertainty" in sw.reason
     text = " ".join(pdf_pages(export_run(recorded.database, recorded.run_id, tmp_path)["pdf"]))

@@ -9,8 +9,9 @@ from datetime import datetime, timezone
 from pypdf import PdfReader
 
 from app.reports.export import export_run
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from tests.support.recorded_runs import record_smoke_run
+from app.storage.repository import load_run
 
 
 def _outline(items, level: int = 0) -> list[tuple[int, str]]:
@@ -30,7 +31,7 @@ def test_the_pdf_has_an_outline_and_the_records_creation_date(tmp_path) -> None:
     try:
         first = export_run(database, run_id, tmp_path / "a")["pdf"]
         second = export_run(database, run_id, tmp_path / "b")["pdf"]
-        finished = database.load_run(run_id).finished_wall
+        finished = load_run(database, run_id).finished_wall
     finally:
         database.close()
     assert first.read_bytes() == second.read_bytes()

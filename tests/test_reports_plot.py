@@ -7,7 +7,7 @@ import numpy as np
 
 from app.reports.charts import ops_chart
 from app.reports.plot import SOLID_BLACK, Chart, envelope
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.repository import load_run
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter

@@ -16,6 +16,7 @@ from app.reports.export import export_run
 from app.reports.power_inputs import COMBINATION_NOTE, input_rows
 from app.session import open_session
 from drivers.clock import FakeClock
+from app.storage.repository import load_run
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +28,7 @@ def reports(tmp_path_factory) -> tuple[Path, Path]:
     session.sequencer.run()
     session.writer.close()
     paths = export_run(session.database, session.sequencer.run_id, out)
-    run = session.database.load_run(session.sequencer.run_id)
+    run = load_run(session.database, session.sequencer.run_id)
     assert [row[0] for row in input_rows(run)] == ["psu-a", "psu-b"]
     return paths["pdf"], paths["xlsx"]
 

@@ -13,7 +13,7 @@ from pypdf import PdfReader
 from app.records import PhaseStatus
 from app.reports.export import export_run
 from app.storage.audit import add_audit_entry
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.repository import load_run
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter

@@ -10,11 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.records import PhaseKind, RunStatus
+from app.storage.repository import load_run
 from tests.support.recorded_runs import pause_once_in, record_run
 
 def test_recorded_demo_run_is_stored_with_what_reports_need(tmp_path: Path) -> None:
     recorded = record_run(tmp_path / "r.db", hook=pause_once_in("RW"))
-    run = recorded.database.load_run(recorded.run_id)
+    run = load_run(recorded.database, recorded.run_id)
     assert recorded.status is RunStatus.COMPLETED
     assert {m.name for m in run.metrics} >= {"EP_MW1", "EP_RR", "EP_SR", "EP_RI",
                                              "COM_deduplication"}

@@ -18,6 +18,7 @@ from app.reports.xlsx import (AUDIT_COLUMNS, BIN_COLUMNS, EVENT_COLUMNS, INTERVA
                               LEVEL_COLUMNS, LEVEL_FIRST_COL, PHASE_COLUMNS, SAMPLE_COLUMNS,
                               SEARCH_COLUMNS, TEMPERATURE_COLUMNS)
 from tests.support.documents import metric_rows, sheet_rows
+from app.storage.repository import load_run
 REL = 1e-9
 
 
@@ -94,7 +95,7 @@ def test_restarted_phase_counts_only_its_last_attempt(exported) -> None:
 
 def test_histograms_and_samples_sheets_hold_full_data(exported) -> None:
     recorded, _, book = exported
-    run = recorded.database.load_run(recorded.run_id)
+    run = load_run(recorded.database, recorded.run_id)
     samples = sheet_rows(book, "Samples", SAMPLE_COLUMNS)
     assert len(samples) == len(run.power)
     # XlsxWriter writes 16 significant digits: below any meter's resolution by far
@@ -125,7 +126,7 @@ def test_reexport_gives_same_figures_and_hash(exported, tmp_path: Path) -> None:
     tdr = {r[0]: r[1] for r in book["Test Data Report"].iter_rows(values_only=True)}
     tdr2 = {r[0]: r[1] for r in second["Test Data Report"].iter_rows(values_only=True)}
     assert tdr["Samples SHA-256"] == tdr2["Samples SHA-256"]
-    assert tdr["Samples SHA-256"] == recorded.database.load_run(recorded.run_id).samples_sha256
+    assert tdr["Samples SHA-256"] == load_run(recorded.database, recorded.run_id).samples_sha256
     assert again["pdf"].read_bytes() == paths["pdf"].read_bytes()
 
 
@@ -135,7 +136,7 @@ def test_data_sheets_are_not_written_cell_by_cell(exported, tmp_path: Path,
     sample × 12 columns) go in as one block each, so an 8 h run exports in seconds (issue 17);
     only the header rows and the Test Data Report sheet are written cell by cell."""
     recorded, _, _ = exported
-    n_samples = len(recorded.database.load_run(recorded.run_id).power)
+    n_samples = len(load_run(recorded.database, recorded.run_id).power)
     calls = []
     original = Worksheet._write_cell
     monkeypatch.setattr(Worksheet, "_write_cell",
@@ -172,7 +173,7 @@ def test_the_run_length_is_worded_alike_in_the_xlsx_the_pdf_and_runs_show(export
     from tests.support.documents import pdf_text
 
     recorded, paths, book = exported
-    run = recorded.database.load_run(recorded.run_id)
+    run = load_run(recorded.database, recorded.run_id)
     duration = format_duration(run.duration_s)
     assert " min " in duration and duration.endswith(" s")  # a demo run takes minutes
     info = {row[0]: row[1] for row in book["Test Data Report"].iter_rows(max_col=2,

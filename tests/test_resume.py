@@ -10,7 +10,7 @@ import pytest
 
 from app.records import PhaseStatus, RunStatus
 from app.resume import ResumeRefused, open_resumed_session, prepare_resume
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.journal import journal_path
 from app.storage.liveness import Machine
 from app.storage.resumption import claim_run, resumable_run_ids

@@ -13,9 +13,10 @@ from app.records import PhaseStatus, RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.sequencer.recorder import PhaseRecorder
 from app.session import open_session
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from drivers.clock import FakeClock
 from drivers.interfaces import WorkloadError
+from app.storage.repository import list_runs, load_run
 
 
 class Events:
@@ -54,7 +55,7 @@ def test_an_unexpected_error_in_the_recorder_ends_the_run_failed_with_its_traceb
     assert failed.status is PhaseStatus.FAILED and failed.phase.name == "MW1"
     assert "ZeroDivisionError" in failed.error
 
-    run = open_database(url).load_run(session.run_id)
+    run = load_run(open_database(url), session.run_id)
     assert run.status is RunStatus.FAILED and "ZeroDivisionError" in run.error
     errors = [e.message for e in run.events if e.level == "ERROR"]
     assert len(errors) == 1
@@ -85,7 +86,7 @@ def test_an_unexpected_error_while_sampling_fails_the_running_phase(
     session, url = _session(tmp_path, seen)
     assert session.run() is RunStatus.FAILED
     assert seen.of(ev.PhaseFinished)[-1].status is PhaseStatus.FAILED
-    run = open_database(url).load_run(session.run_id)
+    run = load_run(open_database(url), session.run_id)
     assert [p.status for p in run.phases if p.status is PhaseStatus.RUNNING] == []
     assert run.phases[0].status is PhaseStatus.FAILED
     assert "IndexError" in run.phases[0].error
@@ -99,7 +100,7 @@ def test_the_cli_prints_the_reason_and_where_the_traceback_is(tmp_path: Path, mo
     url = f"sqlite:///{tmp_path / 'runs.db'}"
     assert main(["run", "--lab", "sim-direct", "--db", url, "--quiet"]) == 1
     out = capsys.readouterr().out
-    (run,) = open_database(url).list_runs()
+    (run,) = list_runs(open_database(url))
     assert f"Run {run.run_id} FAILED" in out
     assert "Reason: unexpected error IndexError: list index out of range" in out
     assert f"storwatt runs show {run.run_id[:8]} --db {url}" in out
@@ -118,7 +119,7 @@ def test_a_listener_that_breaks_mid_run_cannot_keep_the_final_status_from_storag
         tmp_path: Path) -> None:
     session, url = _session(tmp_path, BrokenTerminal())
     assert session.run() is RunStatus.FAILED
-    run = open_database(url).load_run(session.run_id)
+    run = load_run(open_database(url), session.run_id)
     assert run.status is RunStatus.FAILED and "OSError" in run.error
     assert any("Input/output error" in e.message for e in run.events if e.level == "ERROR")
 
@@ -143,7 +144,7 @@ def test_an_engine_error_caused_by_the_stop_request_ends_the_run_aborted(
     assert seen.of(ev.PhaseFinished)[-1].status is PhaseStatus.ABORTED
     assert any("fio exited with signal 15 after the stop request" in e.message
                for e in seen.of(ev.LogMessage))
-    assert open_database(url).load_run(session.run_id).status is RunStatus.ABORTED
+    assert load_run(open_database(url), session.run_id).status is RunStatus.ABORTED
 
 
 @pytest.mark.parametrize("error", [ZeroDivisionError("division by zero"), KeyError("x")])

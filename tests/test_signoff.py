@@ -12,7 +12,7 @@ import openpyxl
 import pytest
 
 from app.cli.main import main
-from app.com_verdict import record_com_result
+from app.signoff import record_com_result
 from app.reports.export import export_run
 from app.signoff import approve, sign_off
 from app.station import station_name
@@ -20,6 +20,7 @@ from app.storage.audit import AuditError, add_audit_entry
 from app.storage.record_hash import canonical_json, facts_sha256
 from tests.support.documents import pdf_text
 from tests.support.recorded_runs import record_run
+from app.storage.repository import load_run
 HASH = re.compile(r"Record SHA-256 \(revision (\d+)\) ([0-9a-f]{64})")
 #: the runs here are simulated demo runs: approving one needs a confirmation naming why
 DEMO = "simulated demo run, approved to test the sign-off"
@@ -50,11 +51,11 @@ def test_hash_is_stable_across_exports_and_changes_when_a_sample_changes(recorde
     assert printed[0] == printed[1] and printed[0][0] == "1"
     assert tdr_info(first["xlsx"])["Record SHA-256"] == printed[0][1]
     assert tdr_info(second["xlsx"])["Record SHA-256"] == printed[0][1]
-    assert sign_off(db.load_run(recorded.run_id)).current.sha256 == printed[0][1]  # re-opened
+    assert sign_off(load_run(db, recorded.run_id)).current.sha256 == printed[0][1]  # re-opened
     with sqlite3.connect(tmp_path / "r.db") as conn:  # one sample, one milliwatt
         conn.execute("UPDATE power_samples SET watts = watts + 0.001 WHERE id = "
                      "(SELECT min(id) FROM power_samples)")
-    changed = sign_off(db.load_run(recorded.run_id))
+    changed = sign_off(load_run(db, recorded.run_id))
     assert changed.current.number == 1 and changed.current.sha256 != printed[0][1]
 
 
@@ -82,12 +83,12 @@ def test_a_field_added_to_a_record_leaves_older_runs_hashes_alone() -> None:
 @pytest.mark.process
 def test_a_com_entry_makes_revision_2_listing_the_change(recorded, tmp_path, capsys) -> None:
     db = recorded.database
-    run = db.load_run(recorded.run_id)
+    run = load_run(db, recorded.run_id)
     original = sign_off(run).current.sha256
     add_audit_entry(db, run.run_id, "note", "a note changes no verdict", "QA")
-    assert sign_off(db.load_run(run.run_id)).current.sha256 == original  # still revision 1
+    assert sign_off(load_run(db, run.run_id)).current.sha256 == original  # still revision 1
     entry = record_com_result(db, run, "parity-raid", "passed", "array GUI: RAID 6", "T. Tech")
-    after = sign_off(db.load_run(run.run_id))
+    after = sign_off(load_run(db, run.run_id))
     assert [r.number for r in after.revisions] == [1, 2]
     assert after.revisions[0].sha256 == original  # revision 1 still hashes as it did
     assert after.current.sha256 != original
@@ -127,12 +128,12 @@ def test_a_com_entry_makes_revision_2_listing_the_change(recorded, tmp_path, cap
 def test_approval_appears_on_the_report_bound_to_the_revision_it_approved(recorded,
                                                                           tmp_path) -> None:
     db = recorded.database
-    run = db.load_run(recorded.run_id)
+    run = load_run(db, recorded.run_id)
     record_com_result(db, run, "parity-raid", "passed", "array GUI: RAID 6", "T. Tech")
-    approved = sign_off(db.load_run(run.run_id)).current
-    approve(db, db.load_run(run.run_id), "Q. Auditor", "Figures and disclosures reviewed.",
+    approved = sign_off(load_run(db, run.run_id)).current
+    approve(db, load_run(db, run.run_id), "Q. Auditor", "Figures and disclosures reviewed.",
             confirm=DEMO)
-    now = sign_off(db.load_run(run.run_id))
+    now = sign_off(load_run(db, run.run_id))
     assert now.approval is not None and now.status == "Revision 2 — approved by Q. Auditor"
     paths = export_run(db, run.run_id, tmp_path / "r2")
     text = pdf_text(paths["pdf"])
@@ -148,7 +149,7 @@ def test_approval_appears_on_the_report_bound_to_the_revision_it_approved(record
     # a later verdict entry: revision 3, and the approval stays with revision 2
     record_com_result(db, run, "parity-raid", "not-passed",
                       "second look: pool P2 is RAID 10", "T. Tech")
-    later = sign_off(db.load_run(run.run_id))
+    later = sign_off(load_run(db, run.run_id))
     assert later.current.number == 3 and later.approval is None
     assert later.status == "Revision 3 — not approved (the last approval applies to revision 2)"
     text = pdf_text(export_run(db, run.run_id, tmp_path / "r3")["pdf"])
@@ -160,12 +161,12 @@ def test_approval_appears_on_the_report_bound_to_the_revision_it_approved(record
 
 def test_approval_of_a_revision_no_longer_current_is_refused(recorded) -> None:
     db = recorded.database
-    seen = db.load_run(recorded.run_id)  # QA reviews revision 1 ...
+    seen = load_run(db, recorded.run_id)  # QA reviews revision 1 ...
     record_com_result(db, seen, "parity-raid", "passed", "array GUI", "T. Tech")  # ... meanwhile
     with pytest.raises(AuditError, match="is at revision 2 now, not 1"):
         approve(db, seen, "Q. Auditor", "Reviewed.", confirm=DEMO)
     with pytest.raises(AuditError, match="needs its statement"):
-        approve(db, db.load_run(recorded.run_id), "Q. Auditor", " ", confirm=DEMO)
+        approve(db, load_run(db, recorded.run_id), "Q. Auditor", " ", confirm=DEMO)
 
 
 def test_cli_records_a_com_result_and_an_approval(recorded, tmp_path, capsys) -> None:
@@ -188,17 +189,17 @@ def test_cli_records_a_com_result_and_an_approval(recorded, tmp_path, capsys) ->
 
 def test_facts_hash_does_not_depend_on_the_trail(recorded) -> None:
     db = recorded.database
-    run = db.load_run(recorded.run_id)
+    run = load_run(db, recorded.run_id)
     record_com_result(db, run, "parity-raid", "passed", "array GUI", "T. Tech")
-    assert facts_sha256(db.load_run(run.run_id)) == facts_sha256(run)
+    assert facts_sha256(load_run(db, run.run_id)) == facts_sha256(run)
 
 
 def test_an_approval_of_a_record_changed_afterwards_is_not_valid(recorded, tmp_path) -> None:
     db = recorded.database
-    approve(db, db.load_run(recorded.run_id), "Q. Auditor", "Reviewed.", confirm=DEMO)
+    approve(db, load_run(db, recorded.run_id), "Q. Auditor", "Reviewed.", confirm=DEMO)
     with sqlite3.connect(tmp_path / "r.db") as conn:  # the record edited behind StorWatt's back
         conn.execute("UPDATE metrics SET value = value * 1.1 WHERE name = 'EP_RI'")
-    after = sign_off(db.load_run(recorded.run_id))
+    after = sign_off(load_run(db, recorded.run_id))
     assert after.approval is None
     assert after.approvals[0].describe().endswith("which no longer hashes to that value: NOT "
                                                   "VALID")

@@ -25,6 +25,7 @@ from drivers.simulators.fio_rate import applied_rate, sections
 from tests.support.bundles import assert_verifies
 from tests.support.recorded_runs import record_run
 from tests.support.short_fio_run import run_short_variant
+from app.storage.repository import load_run
 ASU_SHARES = {"asu1": 59.6, "asu2": 12.3, "asu3": 28.1}
 
 
@@ -104,7 +105,7 @@ def test_sim_sweep_stops_at_the_rule_stores_steps_and_reports_them(tmp_path: Pat
 
     recorded = record_run(tmp_path / "s.db", method="spc1-like-demo", coms=(), hook=watch)
     assert recorded.status is RunStatus.COMPLETED
-    run = recorded.database.load_run(recorded.run_id)
+    run = load_run(recorded.database, recorded.run_id)
     steps = [p for p in run.phases if p.info.kind is PhaseKind.SWEEP]
     ran = [p for p in steps if p.status is PhaseStatus.COMPLETED]
     skipped = [p for p in steps if p.status is PhaseStatus.SKIPPED]

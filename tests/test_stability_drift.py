@@ -26,6 +26,7 @@ from drivers.simulators.direct_meters import SimulatedPowerMeter
 from drivers.simulators.sut import SimulatedSut
 from tests.support.sequencer_runs import ProfileClock, metrics, run_short_sequence as run
 from tests.support.recorded_runs import record_run
+from app.storage.repository import load_run
 WEIGHTS = (10, 9, 8, 7, 6, 5, 4, 3, 2, 1)
 
 
@@ -120,7 +121,7 @@ def test_a_settling_profile_gets_three_more_stabilisation_intervals_and_is_valid
     recorded = record_run(tmp_path / "run.db",
                           meter=lambda power: SettlingPowerMeter(power, "SW", demo.interval_s),
                           hook=lambda _seq, event: events.append(event))
-    run = recorded.database.load_run(recorded.run_id)
+    run = load_run(recorded.database, recorded.run_id)
     sw_phase = next(p for p in run.phases if p.info.profile == "SW")
     attempt = run.last_attempt(sw_phase.index)
     planned = sw_phase.info.stabilisation_intervals

@@ -11,6 +11,7 @@ import pytest
 from app.cli.main import main
 from app.station import StationNameError, check_name, set_station_name, station_name
 from app.storage.history import HistoryFilter
+from app.storage.repository import list_runs, load_run
 
 
 def test_a_station_is_named_once_and_keeps_its_name(capsys) -> None:
@@ -37,7 +38,7 @@ def test_every_run_records_its_station_and_qa_filters_by_it(tmp_path: Path, caps
     from app.cli.cmd_run import config_from_args
     from app.cli.main import build_parser
     from app.session import open_session
-    from app.storage.db import open_database
+    from app.storage.opening import open_database
     from drivers.clock import FakeClock
 
     db = f"sqlite:///{tmp_path / 'lab.db'}"
@@ -52,13 +53,13 @@ def test_every_run_records_its_station_and_qa_filters_by_it(tmp_path: Path, caps
         session.close()
     database = open_database(db)
     try:
-        runs = database.list_runs()
+        runs = list_runs(database)
         assert len(runs) == 1 and runs[0].station == "bench-7"  # the history's Station column
-        assert database.list_runs(station="bench-7") == runs
-        assert database.list_runs(station="bench-8") == []
+        assert list_runs(database, station="bench-7") == runs
+        assert list_runs(database, station="bench-8") == []
         assert HistoryFilter(station="bench-7").mask(runs) == [True]  # the history's filter
         assert HistoryFilter(station="bench-8").mask(runs) == [False]
-        assert database.load_run(runs[0].run_id).config.station == "bench-7"  # report, compare
+        assert load_run(database, runs[0].run_id).config.station == "bench-7"  # report, compare
     finally:
         database.close()
     assert main(["runs", "list", "--db", db, "--station", "bench-7"]) == 0

@@ -32,6 +32,7 @@ import pytest
 
 from tests.support.drill_children import smoke_station
 from tests.support.forked_station import ForkedStation
+from app.storage.repository import load_run
 
 RUN_ID = "station-drill-run"
 LOSS_WINDOW_S = 1.0
@@ -87,14 +88,14 @@ def run_trial(trial: Trial) -> Trial:
 def check(trial: Trial) -> tuple[int, int]:
     """Returns (samples published, samples published but not stored)."""
     from app.records import RunStatus
-    from app.storage.db import open_database
+    from app.storage.opening import open_database
     from app.storage.errors import RunNotFoundError
 
     os.environ["STORWATT_DATA_DIR"] = trial.data_dir  # the killed station's journal folder
     database = open_database(trial.url)  # must open cleanly whatever the moment of the kill
     try:
         try:
-            run = database.load_run(RUN_ID)
+            run = load_run(database, RUN_ID)
         except RunNotFoundError:
             assert trial.ready_t is None or trial.kill_t - trial.ready_t < LOSS_WINDOW_S, \
                 "run lost although it was more than 1 s old"

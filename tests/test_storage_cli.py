@@ -11,7 +11,7 @@ import pytest
 
 from app.cli import cmd_db, cmd_runs
 from app.storage import migrate
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
 

@@ -16,13 +16,14 @@ from alembic.migration import MigrationContext
 from app.records import RunStatus
 from app.sequencer import events as ev
 from app.storage import migrate
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.errors import (CorruptDatabaseError, DatabaseLockedError,
                                 DatabaseUnreachableError, DiskFullError, SchemaTooNewError,
                                 StorageError, WriterError)
 from app.storage.schema import Base
 from app.storage.synthetic import full_run, outside, power_sample, run_started
 from app.storage.writer import RunWriter
+from app.storage.repository import load_run
 
 
 @pytest.fixture()
@@ -38,7 +39,7 @@ def test_migrations_create_exactly_the_model_schema(url: str) -> None:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
         assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 5000
-    assert database.schema_version() == migrate.head() == "0020"
+    assert migrate.schema_version(database) == migrate.head() == "0020"
 
 
 def _unfinished_run(url: str) -> str:
@@ -76,8 +77,9 @@ def test_an_up_to_date_database_opens_without_alembic(tmp_path: Path) -> None:
     """Every GUI and CLI start opens the database: alembic loads only when a revision runs."""
     url = f"sqlite:///{tmp_path / 'station.db'}"
     open_database(url).close()  # creates it: alembic runs here
-    code = ("import sys; from app.storage.db import open_database; "
-            f"d = open_database({url!r}); print(d.schema_version(), 'alembic' in sys.modules)")
+    code = ("import sys; from app.storage.opening import open_database; "
+            f"d = open_database({url!r}); from app.storage.migrate import schema_version; "
+            f"print(schema_version(d), 'alembic' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             timeout=60, cwd=Path(__file__).resolve().parent.parent, check=True)
     assert result.stdout.split() == [migrate.head(), "False"]
@@ -86,11 +88,11 @@ def test_an_up_to_date_database_opens_without_alembic(tmp_path: Path) -> None:
 def test_running_run_becomes_interrupted_on_reopen(url: str) -> None:
     run_id, database, writer = _unfinished_run(url)
     live = open_database(url)  # the writer is alive in this process: leave the run alone
-    assert live.interrupted == () and live.load_run(run_id).status is RunStatus.RUNNING
+    assert live.interrupted == () and load_run(live, run_id).status is RunStatus.RUNNING
     writer.close()  # closed without RunFinished: the station stopped
     reopened = open_database(url)
     assert reopened.interrupted == (run_id,)
-    run = reopened.load_run(run_id)
+    run = load_run(reopened, run_id)
     assert run.status is RunStatus.INTERRUPTED and "stopped" in run.error
     assert len(run.power) == 4 * 10  # samples intact
     assert run.duration_s == run.power.t[-1]
@@ -102,7 +104,7 @@ def test_run_of_a_dead_process_is_interrupted(url: str) -> None:
     writer.close()
     with database.engine.begin() as conn:  # as if its writer process had been killed
         conn.exec_driver_sql("UPDATE runs SET writer_pid = 2147483000")
-    assert open_database(url).load_run(run_id).status is RunStatus.INTERRUPTED
+    assert load_run(open_database(url), run_id).status is RunStatus.INTERRUPTED
 
 
 def _hold_lock(url: str) -> sqlite3.Connection:
@@ -140,7 +142,7 @@ def test_writer_waits_out_a_lock_and_reports_it(url: str) -> None:
         holder.close()
     assert writer.flush(5.0) and not writer.failed
     writer.close()
-    assert database.load_run("locked-run").status is RunStatus.RUNNING
+    assert load_run(database, "locked-run").status is RunStatus.RUNNING
 
 
 def test_corrupt_file_gives_a_clear_error(tmp_path: Path) -> None:
@@ -208,7 +210,7 @@ def test_full_disk_keeps_samples_queued_reports_and_recovers(url: str) -> None:
     limit["pages"] = 1_000_000  # space freed
     assert writer.flush(5.0) and not writer.failed
     writer.close()
-    assert len(database.load_run("full-disk-run").power) == 5000
+    assert len(load_run(database, "full-disk-run").power) == 5000
 
 
 def _full_writer_engine(database) -> None:

@@ -22,6 +22,7 @@ import pytest
 
 from tests.support.drill_children import sample_writer
 from tests.support.forked_station import ForkedStation
+from app.storage.repository import load_run
 
 BATCH = 10  # samples per batch, 1e-4 s apart
 PERIOD_S = 0.01
@@ -62,7 +63,7 @@ def run_trial(trial: Trial) -> Trial:
 
 def check(trial: Trial) -> None:
     from app.records import RunStatus
-    from app.storage.db import open_database
+    from app.storage.opening import open_database
     from app.storage.errors import RunNotFoundError
 
     database = open_database(trial.url)  # must open cleanly whatever the moment of the kill
@@ -70,7 +71,7 @@ def check(trial: Trial) -> None:
         if trial.t0 is None:
             return  # killed before the run started: an empty, healthy database is correct
         try:
-            run = database.load_run(RUN_ID)
+            run = load_run(database, RUN_ID)
         except RunNotFoundError:
             assert trial.kill_t - trial.t0 < LOSS_WINDOW_S, "run lost although > 1 s old"
             return

@@ -25,13 +25,15 @@ from app.cli.main import main
 from app.console import ConsoleReporter
 from app.records import RunConfig, RunStatus
 from app.sequencer import events as ev
-from app.storage.db import Database, open_database
+from app.storage.db import Database
+from app.storage.opening import open_database
 from app.storage.errors import DiskFullError, classify
 from app.storage.synthetic import full_run, run_started
 from app.storage.writer import RunWriter
 from drivers.clock import FakeClock
 from tests.support.journals import journal_of_full_run, power_count
 from drivers.interfaces import FLAG_OVERRANGE, FLAG_UNCERTAINTY_UNKNOWN, PowerSample
+from app.storage.repository import load_run
 
 
 class Produced:
@@ -54,7 +56,7 @@ class Produced:
             self.status = e.status
 
     def assert_all_stored(self, database: Database, run_id: str) -> None:
-        run = database.load_run(run_id)
+        run = load_run(database, run_id)
         assert run.status is self.status is RunStatus.COMPLETED
         assert len(run.power) == self.power > 0
         assert len(run.temperature) == self.temperature > 0
@@ -326,7 +328,7 @@ def test_a_torn_tail_is_ignored_and_everything_before_it_imported(tmp_path: Path
     (result,) = report.imported
     assert result.torn_at == cut and result.applied == len(events) - 1
     assert "cut short by a crash" in result.describe()
-    run = database.load_run("torn-run")
+    run = load_run(database, "torn-run")
     assert len(run.power) == power_count(events)  # RunFinished was the torn record
     assert run.status is RunStatus.INTERRUPTED and run.duration_s == run.power.t[-1]
     assert not path.exists()
@@ -341,14 +343,14 @@ def test_recovering_twice_stores_every_event_once(tmp_path: Path,
     assert main(["db", "recover", "--db", url]) == 0
     assert "twice-run" in capsys.readouterr().out
     database = open_database(url, recover_journals=False)
-    first = database.load_run("twice-run")
+    first = load_run(database, "twice-run")
     assert len(first.power) == power_count(events) and first.status is RunStatus.COMPLETED
 
     assert main(["db", "recover", "--db", url, "--journal", str(copy)]) == 0
     out = capsys.readouterr().out
     assert f"0 events (0 power samples) imported from {copy}" in out
     assert f"{len(events)} were already in the database" in out
-    again = database.load_run("twice-run")
+    again = load_run(database, "twice-run")
     assert again.samples_sha256 == first.samples_sha256
     assert (len(again.events), len(again.intervals), len(again.metrics)) == \
         (len(first.events), len(first.intervals), len(first.metrics))
@@ -381,7 +383,7 @@ def test_part_stored_part_journaled_is_completed_without_duplicates(tmp_path: Pa
     shutil.copy(journal, tmp_path / "again.swj")
     assert len(recover(database).imported) == 1
     assert recover(database, [tmp_path / "again.swj"]).imported[0].applied == 0
-    run = database.load_run("half-run")
+    run = load_run(database, "half-run")
     assert len(run.power) == power_count(events) and run.status is RunStatus.COMPLETED
 
 
@@ -451,9 +453,9 @@ def test_the_journal_is_emptied_when_the_database_works_again_and_reused(
         lock.release()
         assert writer.flush(5.0) and not writer.failed
         assert [r.seq for r in read_journal(journal).records] == list(range(1, end + 1))
-        assert database.load_run("twice-locked").power is not None  # in the database too
+        assert load_run(database, "twice-locked").power is not None  # in the database too
     for event in events[16:]:
         writer(event)
     assert writer.close().in_database and not journal.exists()
-    run = database.load_run("twice-locked")
+    run = load_run(database, "twice-locked")
     assert len(run.power) == power_count(events) and run.status is RunStatus.COMPLETED

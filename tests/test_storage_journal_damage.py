@@ -18,11 +18,12 @@ import pytest
 from app.cli.main import main
 from app.records import RunStatus
 from app.sequencer import events as ev
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.journal import (HEADER_SIZE, MAGIC, JournalFile, journal_dir, journal_path,
                                  new_header, read_journal, reserve_bytes)
 from app.storage.recover import recover
 from app.storage.synthetic import full_run
+from app.storage.repository import load_run
 
 
 def _journal(url: str, run_id: str) -> tuple[Path, list[ev.RunEvent], list[int]]:
@@ -66,7 +67,7 @@ def test_one_damaged_record_is_skipped_and_every_later_one_imported(tmp_path: Pa
     lost = len(events[hit].samples)
     assert result.power_samples == _power(events) - lost
     assert "1 damaged record stretch could not be read and was skipped" in result.describe()
-    run = database.load_run("damaged-run")
+    run = load_run(database, "damaged-run")
     assert len(run.power) == _power(events) - lost
     assert run.status is RunStatus.COMPLETED  # RunFinished, after the damage, was imported
     kept = path.with_name(path.name + ".damaged")

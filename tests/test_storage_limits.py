@@ -12,10 +12,11 @@ import sqlalchemy.exc
 from tests.support import pg_server
 from app.cli.main import main
 from app.sequencer import events as ev
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
 from drivers import interfaces as di
+from app.storage.repository import load_run
 
 #: what three PTDaemon channels' identities combine to (the length seen in the issue)
 LONG_MODEL = "PTDaemon YokogawaWT330_multichannel channel 1 + " * 5 + "x" * 21
@@ -40,7 +41,7 @@ def test_a_long_identity_is_stored_on_sqlite(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'station.db'}"
     run_id = store_run_with_a_long_identity(url)
     assert len(LONG_MODEL) > 250
-    assert open_database(url).load_run(run_id).power_meter.model == LONG_MODEL
+    assert load_run(open_database(url), run_id).power_meter.model == LONG_MODEL
 
 
 @pytest.mark.skipif(bool(pg_server.available()), reason=pg_server.available())
@@ -49,10 +50,10 @@ def test_the_same_run_is_stored_and_copied_to_postgresql(tmp_path: Path, capsys)
     run_id = store_run_with_a_long_identity(station)
     with pg_server.postgres_server() as pg_url:
         direct = store_run_with_a_long_identity(pg_url)
-        assert open_database(pg_url).load_run(direct).power_meter.model == LONG_MODEL
+        assert load_run(open_database(pg_url), direct).power_meter.model == LONG_MODEL
         assert main(["db", "copy", "--from", station, "--to", pg_url]) == 0, \
             capsys.readouterr().err
-        assert open_database(pg_url).load_run(run_id).power_meter.model == LONG_MODEL
+        assert load_run(open_database(pg_url), run_id).power_meter.model == LONG_MODEL
 
 
 def test_db_copy_refuses_a_rejected_row_in_one_line(tmp_path: Path, capsys,

@@ -16,12 +16,13 @@ from app.cli import cmd_runs
 from app.records import PhaseStatus, RunStatus
 from app.sequencer import events as ev
 from app.storage import liveness, writer as writer_module
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.liveness import Machine, stop_reason
 from app.storage.run_lock import RunLock, RunLockHeld, RunLockMissing, lock_dir, recorded_here
 from app.storage.synthetic import full_run, run_started
 from app.storage.writer import RunWriter
 from tests.support.runs import stored_status
+from app.storage.repository import load_run
 
 OTHER_BOOT = "linux:00000000-0000-0000-0000-000000000000"
 
@@ -55,7 +56,7 @@ def test_a_qa_reader_with_its_clock_three_minutes_ahead_never_interrupts_a_live_
                      locks=tmp_path / "qa-data" / "run-locks")
         database = open_database(url, machine=qa)
         assert database.interrupted == ()
-        assert database.load_run(run_id).status is RunStatus.RUNNING
+        assert load_run(database, run_id).status is RunStatus.RUNNING
         database.close()
     finally:
         writer.close()
@@ -107,7 +108,7 @@ def test_a_station_that_stopped_is_interrupted_by_its_own_station_only(
     assert open_database(url, machine=other).interrupted == ()  # not its run
     database = open_database(url)
     assert database.interrupted == (run_id,)
-    run = database.load_run(run_id)
+    run = load_run(database, run_id)
     assert run.status is RunStatus.INTERRUPTED
     assert "during phase 1 RR" in run.error and "closed without finishing" in run.error
     statuses = [p.status for p in run.phases]

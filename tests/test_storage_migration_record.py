@@ -16,8 +16,9 @@ from alembic.operations import Operations
 
 from app.records import PhaseStatus, Window
 from app.storage import migrate
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.record_hash import canonical_json
+from app.storage.repository import load_run
 
 RUN = "0ld-run-0000"
 DELTA = 10.0  # interval length of the old run
@@ -83,7 +84,7 @@ def test_old_runs_get_the_tags_their_reports_used(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'old.db'}"
     database_at(url, "0004")
     old_run(url)
-    run = open_database(url).load_run(RUN)
+    run = load_run(open_database(url), RUN)
     t = run.power.t
     assert (run.power.attempt[t < 100] == 1).all() and (run.power.attempt[t >= 100] == 2).all()
     expected = {50.0: (-1, Window.OUTSIDE), 100.0: (0, Window.STABILISATION),
@@ -114,8 +115,8 @@ def test_runs_stored_before_0020_get_no_steady_state_verdict_and_keep_their_hash
     database_at(url, "0019")
     old_run(url)
     database = open_database(url)
-    assert database.schema_version() == "0020"
-    run = database.load_run(RUN)
+    assert migrate.schema_version(database) == "0020"
+    run = load_run(database, RUN)
     assert [p.steady_state for p in run.phases] == [None, None]
     assert b"steady_state" not in canonical_json(run.phases[0])
     engine = sa.create_engine(url)

@@ -12,9 +12,10 @@ import pytest
 
 from app.cli.main import main
 from app.records import RunStatus
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.recover import recover
 from tests.support.stored_runs import power_samples, write_with_fault
+from app.storage.repository import load_run
 
 
 def test_db_recover_in_the_renamed_folder_imports_the_rest_of_the_run(
@@ -30,7 +31,7 @@ def test_db_recover_in_the_renamed_folder_imports_the_rest_of_the_run(
     assert main(["db", "recover", "--db", url]) == 0
     out = capsys.readouterr().out
     assert "moved-run" in out and "nothing to recover" not in out  # before: found nothing
-    run = open_database(url).load_run("moved-run")
+    run = load_run(open_database(url), "moved-run")
     assert len(run.power) == power_samples(events) and run.status is RunStatus.COMPLETED
     assert not stored.journals[0].exists()
 

@@ -9,10 +9,11 @@ from tests.support import pg_server
 from app.cli.main import main
 from app.records import RunStatus
 from app.storage.audit import add_audit_entry, audit_entries
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.synthetic import full_run
 from app.storage.transfer import copy_runs
 from app.storage.writer import RunWriter
+from app.storage.repository import list_runs, load_run
 from tests.support.stored_runs import LAST_VERDICT, same_verdict, with_steady_verdicts
 
 pytestmark = pytest.mark.skipif(bool(pg_server.available()), reason=pg_server.available())
@@ -40,8 +41,8 @@ def test_postgres_holds_the_same_run_as_sqlite(pg_url: str, tmp_path) -> None:
     sqlite_url = f"sqlite:///{tmp_path / 'station.db'}"
     run_id = _store_synthetic(sqlite_url)
     pg_run_id = _store_synthetic(pg_url)
-    lite = open_database(sqlite_url).load_run(run_id)
-    pg = open_database(pg_url).load_run(pg_run_id)
+    lite = load_run(open_database(sqlite_url), run_id)
+    pg = load_run(open_database(pg_url), pg_run_id)
     assert pg.status is lite.status is RunStatus.COMPLETED
     assert len(pg.power) == len(lite.power) > 0
     assert [m.name for m in pg.metrics] == [m.name for m in lite.metrics]
@@ -60,15 +61,15 @@ def test_db_copy_moves_runs_once(pg_url: str, tmp_path, capsys) -> None:
     run_id = _store_synthetic(station)
     add_audit_entry(open_database(station), run_id, "disposition", "EP figures checked",
                     "qa-anna", "accepted")
-    before = {r.run_id for r in open_database(pg_url).list_runs()}
+    before = {r.run_id for r in list_runs(open_database(pg_url))}
     assert main(["db", "copy", "--from", station, "--to", pg_url]) == 0
     assert "1 run(s) copied" in capsys.readouterr().out
     assert main(["db", "copy", "--from", station, "--to", pg_url]) == 0
     assert "0 run(s) copied, 1 already present" in capsys.readouterr().out
-    after = {r.run_id for r in open_database(pg_url).list_runs()}
+    after = {r.run_id for r in list_runs(open_database(pg_url))}
     assert after - before == {run_id}
-    copied = open_database(pg_url).load_run(run_id)
-    original = open_database(station).load_run(run_id)
+    copied = load_run(open_database(pg_url), run_id)
+    original = load_run(open_database(station), run_id)
     assert copied.samples_sha256 == original.samples_sha256
     assert len(copied.intervals) == len(original.intervals)
     assert same_verdict(copied.phase(1).steady_state, LAST_VERDICT)

@@ -9,10 +9,11 @@ import pytest
 from tests.support import pg_server
 from app.records import RunStatus
 from app.sequencer import events as ev
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
 from tests.support.pg_control import ServerControl
+from app.storage.repository import load_run
 
 pytestmark = pytest.mark.skipif(bool(pg_server.available()), reason=pg_server.available())
 
@@ -44,7 +45,7 @@ def test_a_server_gone_across_the_end_of_a_run_loses_nothing(pg_url: str, fault:
         control.start()
     assert not stored.in_database and stored.events > 0  # the rest went to the journal
     again = open_database(pg_url)  # imports the journal
-    run = again.load_run(run_id)
+    run = load_run(again, run_id)
     power = sum(len(e.samples) for e in events if isinstance(e, ev.PowerSamples))
     assert len(run.power) == power and run.status is RunStatus.COMPLETED
     assert not stored.journals[0].exists()

@@ -12,7 +12,7 @@ import pytest
 
 from app.cli.main import main
 from app.storage import migrate
-from app.storage.db import open_database, open_for_reading
+from app.storage.opening import open_database, open_for_reading
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
 from ui.history.source import open_source

@@ -15,11 +15,12 @@ from pathlib import Path
 from app.records import RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.session import open_session
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.journal import read_journal
 from app.storage.recover import import_journal
 from drivers.clock import FakeClock
 from tests.support.stored_runs import store_synthetic_run, write_with_fault
+from app.storage.repository import list_runs, load_run
 
 
 def _rows(path: Path) -> dict[str, list]:
@@ -44,7 +45,7 @@ def test_a_database_moved_over_the_running_one_is_never_altered(tmp_path: Path) 
     assert _rows(path) == before  # before: the stale -wal's pages were applied to it
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    assert open_database(f"sqlite:///{path}", recover_journals=False).load_run(
+    assert load_run(open_database(f"sqlite:///{path}", recover_journals=False),
         "other-run").run_id.startswith("other-run")
 
 
@@ -101,11 +102,11 @@ def test_a_run_whose_database_is_copied_over_stops_failed_with_every_sample_kept
     reopened = open_database(f"sqlite:///{db}")  # the next start: the run is not taken in
     assert len(reopened.recovered.failed) == 1  # kept, and said at every open
     assert "another database was copied over it" in reopened.recovered.failed[0].why
-    assert [r.run_id for r in reopened.list_runs()] == ["other-run-0001"]
+    assert [r.run_id for r in list_runs(reopened)] == ["other-run-0001"]
     reopened.close()
     rescue = open_database(f"sqlite:///{tmp_path / 'rescue.db'}", recover_journals=False)
     import_journal(rescue, session.stored.journals[0])
-    run = rescue.load_run(session.run_id)
+    run = load_run(rescue, session.run_id)
     assert run.status is RunStatus.FAILED
     assert "was replaced by another StorWatt database" in run.error
     assert set(zip(run.power.phase_index.tolist(), run.power.t.tolist())) == set(published)

@@ -12,12 +12,13 @@ import sqlalchemy as sa
 
 from tests.support import pg_server
 from app.storage import schema as s
-from app.storage.audit import AuditEntryRow, add_audit_entry, audit_entries
-from app.storage.record_cache import RecordHashRow
-from app.storage.db import open_database
+from app.storage.audit import add_audit_entry, audit_entries
+from app.storage.schema import AuditEntryRow, RecordHashRow
+from app.storage.opening import open_database
 from app.storage.rights import RUN_TABLES, MissingRightsError, check_write_rights
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
+from app.storage.repository import list_runs, load_run
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "storage.md"
 
@@ -77,7 +78,7 @@ def test_the_station_role_stores_runs_and_adds_audit_entries(roles) -> None:
     try:
         check_write_rights(database)  # nothing missing
         run_id = _store(station)
-        assert database.load_run(run_id).status.value == "COMPLETED"
+        assert load_run(database, run_id).status.value == "COMPLETED"
         add_audit_entry(database, run_id, "disposition", "checked", "tech-bo", "accepted")
     finally:
         database.close()
@@ -90,8 +91,8 @@ def test_the_qa_role_reads_and_audits_and_nothing_else(roles) -> None:
     run_id = _store(station)
     database = open_database(qa)
     try:
-        assert run_id in {r.run_id for r in database.list_runs()}
-        assert len(database.load_run(run_id).power) > 0
+        assert run_id in {r.run_id for r in list_runs(database)}
+        assert len(load_run(database, run_id).power) > 0
         add_audit_entry(database, run_id, "disposition", "EP figures checked", "qa-anna",
                         "accepted")
         assert [e.author for e in audit_entries(database, run_id)][-1] == "qa-anna"
@@ -137,7 +138,7 @@ def test_the_station_role_feeds_the_lab_copy_and_the_qa_role_cannot(roles, tmp_p
     station, lab = open_database(local), open_lab(station_url)
     try:
         assert sync(station, lab) > 0
-        assert record_sha256(lab.load_run(run_id)) == record_sha256(station.load_run(run_id))
+        assert record_sha256(load_run(lab, run_id)) == record_sha256(load_run(station, run_id))
         state = Sender(station, qa, interval_s=0.1).start().stop(final_wait_s=20.0)
         assert "as role 'storwatt_qa': missing INSERT on stations" in state.last_error
     finally:

@@ -11,10 +11,12 @@ import pytest
 from app.records import PhaseStatus, RunStatus
 from app.sequencer import events as ev
 from app.storage.codec import decode_flags, encode_flags
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.errors import AmbiguousRunIdError, RunNotFoundError
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
+from app.storage.repository import list_runs, load_run
+from app.storage.run_ids import resolve_run_id
 from tests.support.stored_runs import LAST_VERDICT, same_verdict, with_steady_verdicts
 
 T0 = 5000.0
@@ -40,7 +42,7 @@ def stored(tmp_path: Path):
                                                 run_id="3f0c9a2e-run-one")))
     store(url, events)
     database = open_database(url)
-    yield database, events, database.load_run("3f0c9a2e-run-one")
+    yield database, events, load_run(database, "3f0c9a2e-run-one")
     database.close()
 
 
@@ -131,7 +133,7 @@ def test_phases_and_workload_round_trip(stored) -> None:
 
 def test_samples_digest_is_stable_and_sensitive(stored, tmp_path: Path) -> None:
     database, events, run = stored
-    assert database.load_run(run.run_id).samples_sha256 == run.samples_sha256
+    assert load_run(database, run.run_id).samples_sha256 == run.samples_sha256
     other = f"sqlite:///{tmp_path / 'other.db'}"
     store(other, events)  # same samples in another database → same digest
     changed = [ev.PowerSamples(e.phase_index, e.samples[:-1], e.placements[:-1])
@@ -139,24 +141,24 @@ def test_samples_digest_is_stable_and_sensitive(stored, tmp_path: Path) -> None:
                else e for e in events]
     changed_url = f"sqlite:///{tmp_path / 'changed.db'}"
     store(changed_url, changed)
-    assert open_database(other).load_run(run.run_id).samples_sha256 == run.samples_sha256
-    assert open_database(changed_url).load_run(run.run_id).samples_sha256 != run.samples_sha256
+    assert load_run(open_database(other), run.run_id).samples_sha256 == run.samples_sha256
+    assert load_run(open_database(changed_url), run.run_id).samples_sha256 != run.samples_sha256
 
 
 def test_list_runs_and_id_prefixes(stored, tmp_path: Path) -> None:
     database, _, run = stored
     store(database.url, list(full_run(T0, 2, run_id="3f0c9a2e-run-two")))
     store(database.url, list(full_run(T0, 2, run_id="77aa-run-three")))
-    assert len(database.list_runs()) == 3
-    assert [r.run_id for r in database.list_runs(status="COMPLETED", limit=1)]
-    assert database.list_runs(status="FAILED") == []
-    assert database.resolve_run_id("77") == "77aa-run-three"
+    assert len(list_runs(database)) == 3
+    assert [r.run_id for r in list_runs(database, status="COMPLETED", limit=1)]
+    assert list_runs(database, status="FAILED") == []
+    assert resolve_run_id(database, "77") == "77aa-run-three"
     with pytest.raises(AmbiguousRunIdError, match="several runs"):
-        database.load_run("3f0c")
+        load_run(database, "3f0c")
     with pytest.raises(RunNotFoundError, match="no stored run"):
-        database.load_run("nope")
+        load_run(database, "nope")
     with pytest.raises(RunNotFoundError):
-        database.resolve_run_id("%")  # LIKE wildcards are literal
+        resolve_run_id(database, "%")  # LIKE wildcards are literal
 
 
 @pytest.mark.parametrize("flags", [frozenset(), frozenset({"overrange", "no_data"}),

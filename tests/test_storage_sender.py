@@ -12,13 +12,14 @@ import sqlalchemy as sa
 
 from tests.support import pg_server
 from app.storage import sender as sender_module
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.record_hash import record_sha256
 from app.storage.sender import Sender, lag, push_run, read_state, sync
 from app.storage.server_link import ServerTimeouts
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
 from tests.support.silent_server import silent_server
+from app.storage.repository import load_run
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +45,7 @@ def lab(lab_url):
 
 
 def _same_record(station, lab, run_id: str) -> None:
-    ours, theirs = station.load_run(run_id), lab.load_run(run_id)
+    ours, theirs = load_run(station, run_id), load_run(lab, run_id)
     assert theirs.status is ours.status
     assert theirs.samples_sha256 == ours.samples_sha256
     assert record_sha256(theirs) == record_sha256(ours)  # revision 1, on either copy
@@ -61,7 +62,7 @@ def test_a_run_is_sent_while_it_goes_on_and_completed_after_it_ends(station, lab
     assert [item.run_id for item in lag(station, lab)] == [run_id]
     assert push_run(station, lab, run_id).rows > 0
     assert lag(station, lab) == []  # the lab copy holds everything stored so far
-    partial = lab.load_run(run_id)
+    partial = load_run(lab, run_id)
     assert partial.status.value == "RUNNING" and 0 < len(partial.power)
     for event in events[half:]:
         writer(event)
@@ -84,7 +85,7 @@ def test_after_an_outage_the_lab_copy_resumes_where_it_ends(station, lab, monkey
     pushes = 0
     while push_run(station, lab, run_id).more:
         pushes += 1
-        copy = lab.load_run(run_id)
+        copy = load_run(lab, run_id)
         assert copy.status.value == "RUNNING"  # not yet claimed complete
     assert pushes > 3
     _same_record(station, lab, run_id)
@@ -184,7 +185,7 @@ def test_qa_in_another_process_follows_and_approves_a_run_a_station_is_recording
         writer(event)
     writer.close()
     assert sender.stop(30.0).events_behind == 0
-    ours = record_sha256(station.load_run(run_id))  # revision 1 as the station computes it
+    ours = record_sha256(load_run(station, run_id))  # revision 1 as the station computes it
     _qa(qa_data, "runs", "approve", run_id, "--by", "qa-anna", "--statement",
         "figures checked against the station's record", "--confirm",
         "simulated run, approved to test the lab copy", "--db", lab_url)
@@ -199,7 +200,7 @@ def test_qa_in_another_process_follows_and_approves_a_run_a_station_is_recording
         f"server {lab_host.host}:{lab_host.port}/{lab_host.database} (database ")
     assert sync(station, lab := open_database(lab_url, recover_journals=False,
                                               interrupt_orphans=False)) == 0
-    assert len(lab.load_run(run_id).power) == len(station.load_run(run_id).power)
+    assert len(load_run(lab, run_id).power) == len(load_run(station, run_id).power)
     lab.close()
 
 

@@ -9,10 +9,11 @@ import time
 import pytest
 import sqlalchemy as sa
 
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.errors import DatabaseUnreachableError
 from app.storage.server_link import READER_TIMEOUTS, WRITER_TIMEOUTS, ServerTimeouts
 from tests.support.silent_server import frozen_server, mute_after_startup, silent_server
+from app.storage.repository import load_run
 
 SHORT = ServerTimeouts(connect_s=2, statement_s=1.0, idle_in_transaction_s=2.0, reply_s=1.0)
 
@@ -117,7 +118,7 @@ def test_a_run_ending_while_the_server_is_frozen_loses_no_event(frozen_able_serv
     again = open_database(url, server_timeouts=SHORT)  # imports the journal at open
     try:
         assert again.recovered is not None and again.recovered.imported
-        run = again.load_run(events[0].run_id)
+        run = load_run(again, events[0].run_id)
         assert run.status.value == "COMPLETED"
         assert len(run.power) + len(run.temperature) == samples  # 0 samples lost
     finally:

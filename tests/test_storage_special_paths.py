@@ -13,7 +13,7 @@ import pytest
 import sqlalchemy as sa
 
 from app.cli.main import main
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.errors import DatabaseUnreachableError, DiskFullError, StorageError, classify
 from tests.support.bounded import outcome_within
 

@@ -15,7 +15,8 @@ import pytest
 from app.records import RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.session import open_session
-from app.storage.db import open_database
+from app.storage.opening import open_database
+from app.storage.repository import list_runs, load_run
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,9 +34,9 @@ def test_two_stations_running_at_once_on_one_sqlite_file_store_both_runs(
     outputs = [station.communicate(timeout=180) for station in stations]
     assert [s.returncode for s in stations] == [0, 0], outputs
     database = open_database(url)
-    runs = database.list_runs()
+    runs = list_runs(database)
     assert len(runs) == 2 and {r.status for r in runs} == {RunStatus.COMPLETED}
-    counts = [len(database.load_run(r.run_id).power.t) for r in runs]
+    counts = [len(load_run(database, r.run_id).power.t) for r in runs]
     assert min(counts) > 50, counts  # each run's whole record, not one of them
 
 
@@ -59,7 +60,7 @@ def test_a_database_file_deleted_under_a_running_station_is_restored_with_nothin
     assert db.exists(), "the run went into the deleted file and was lost with it"
     assert any("was deleted under the running station; restored" in r.message
                for r in caplog.records)
-    stored = open_database(f"sqlite:///{db}").load_run(session.run_id)
+    stored = load_run(open_database(f"sqlite:///{db}"), session.run_id)
     assert stored.status is RunStatus.COMPLETED
     assert set(zip(stored.power.phase_index.tolist(), stored.power.t.tolist())) == \
         set(published)  # every sample, from before and after the deletion

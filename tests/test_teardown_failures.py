@@ -24,6 +24,7 @@ from drivers.interfaces import InstrumentError
 from drivers.meters.ptd import PTDPower
 from drivers.simulators import MeterSimulator
 from tests.support.sequencer_runs import make_run
+from app.storage.repository import load_run
 
 STUCK = "PTDaemon at 127.0.0.1:8888 did not answer Stop within 2 s"
 
@@ -56,7 +57,7 @@ def test_a_failing_teardown_is_stored_with_the_run_and_printed_by_the_console(
     assert sum(expected in line for line in lines) == 2, lines
     console.print_final("stored")
     assert out.getvalue().splitlines()[-1].startswith("Run finished: COMPLETED")
-    stored = session.database.load_run(session.run_id)
+    stored = load_run(session.database, session.run_id)
     session.database.close()
     logged = [(e.level, e.message) for e in stored.events if "teardown" in e.message]
     assert logged == [("WARNING", f"teardown of the power meter failed: {STUCK}")] * 2

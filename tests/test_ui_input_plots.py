@@ -13,6 +13,7 @@ pytest.importorskip("pytestqt")
 from app.sequencer import events as ev
 from app.sequencer.power_inputs import sum_inputs
 from app.storage.synthetic import outside
+from app.storage.repository import load_run
 from drivers.interfaces import FLAG_LOW_CURRENT, PowerSample
 from ui.input_plots import ONE_METER, TOTAL
 from ui.plots import LivePlots
@@ -78,7 +79,7 @@ def test_the_history_view_shows_a_stored_runs_inputs(qtbot, tmp_path) -> None:
                            db_url=f"sqlite:///{tmp_path}/runs.db", clock=FakeClock())
     session.sequencer.run()
     session.writer.close()
-    run = session.database.load_run(session.sequencer.run_id)
+    run = load_run(session.database, session.sequencer.run_id)
     plots = LivePlots(redraw_ms=10_000)
     qtbot.addWidget(plots)
     show_stored(plots, run, None)

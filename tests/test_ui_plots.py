@@ -15,6 +15,7 @@ from app.method.loader import load_method
 from app.records import IntervalRecord, PhaseInfo, PhaseKind, RunStatus
 from app.storage.synthetic import outside
 from app.sequencer import events as ev
+from app.storage.repository import load_run
 from drivers.interfaces import PowerSample, TemperatureSample, WorkloadInterval
 from ui.bridge import RunBridge
 from ui.plots import LivePlots, phase_units
@@ -173,7 +174,7 @@ def test_a_stored_run_goes_in_through_the_data_interface(qtbot, monkeypatch,
     from ui.history.stored_plots import show_stored
 
     recorded = recorded_demo_paused
-    run = recorded.database.load_run(recorded.run_id)
+    run = load_run(recorded.database, recorded.run_id)
 
     def no_events(self, batch) -> None:
         raise AssertionError("the history fed the plots an event")

@@ -9,11 +9,12 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 
 from app.records import RunStatus
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from drivers.clock import FakeClock
 from tests.support.resume_runs import interrupted_run
 from tests.support.gui import RUN_TIMEOUT_MS
 from ui.main_window import MainWindow
+from app.storage.repository import load_run
 
 
 @pytest.fixture
@@ -57,7 +58,7 @@ def test_the_start_page_offers_to_resume_an_interrupted_run(qtbot, window: MainW
 
     database = open_database(window.db_url)
     try:
-        run = database.load_run(run_id)
+        run = load_run(database, run_id)
     finally:
         database.close()
     assert run.status is RunStatus.COMPLETED and len(run.resumptions) == 1

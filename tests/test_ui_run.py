@@ -14,10 +14,11 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWizard
 from app.records import PhaseStatus, RunConfig, RunStatus
 from app.reports.export import export_run
 from app.sequencer import events as ev
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from ui.main_window import MainWindow
 from tests.support.gui import (RUN_TIMEOUT_MS, click_next, start_smoke, stored_status,
                                wait_for_event)
+from app.storage.repository import list_runs, load_run
 
 SMOKE_METRICS = {"EP_MW1", "EP_MW2", "EP_RW", "EP_RR", "EP_SW", "EP_SR", "EP_RI"}
 
@@ -140,7 +141,7 @@ def test_closing_mid_run_asks_then_aborts_and_waits_for_the_worker(qtbot, statio
     assert "window was closed" in station.run_view.result.error
     assert stored_status(station, run_id) is RunStatus.ABORTED
     database = open_database(station.db_url)
-    stored = database.load_run(run_id)
+    stored = load_run(database, run_id)
     assert shown and shown <= set(zip(stored.power.phase_index.tolist(),
                                       stored.power.t.tolist()))  # every sample shown is kept
     reports = export_run(database, run_id, tmp_path / "reports")  # the partial run's reports
@@ -307,7 +308,7 @@ def test_a_run_view_destroyed_mid_run_aborts_its_run_and_keeps_it(qtbot, tmp_pat
     assert not thread.is_alive()  # the run ended (it was held mid-run by the clock)
     database = open_database(url)
     try:
-        stored = next(r for r in database.list_runs() if r.run_id == session.run_id)
+        stored = next(r for r in list_runs(database) if r.run_id == session.run_id)
     finally:
         database.close()
     assert stored.status is RunStatus.ABORTED and "run view was closed" in stored.error

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from app.records import RunStatus
-from app.storage.db import open_database
+from app.storage.opening import open_database
+from app.storage.repository import list_runs, load_run
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
@@ -72,8 +73,8 @@ def test_a_stop_signal_aborts_the_station_run_then_quits(tmp_path: Path, signum:
     _stop(proc, signum, exit_code=1)  # the run was cut short, as `storwatt run` says
     database = open_database(url)
     try:
-        (summary,) = database.list_runs()
-        run = database.load_run(summary.run_id)
+        (summary,) = list_runs(database)
+        run = load_run(database, summary.run_id)
     finally:
         database.close()
     assert run.status is RunStatus.ABORTED and reason in run.error

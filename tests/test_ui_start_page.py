@@ -8,7 +8,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from app.storage.db import open_database
+from app.storage.opening import open_database
+from app.storage.repository import list_runs
 from tests.support.recorded_runs import record_smoke_run
 from ui.start_page import StartPage
 
@@ -21,14 +22,14 @@ def test_the_selection_follows_the_run_when_a_new_run_is_listed(qtbot, tmp_path)
     qtbot.addWidget(page)
     database = open_database(url)
     try:
-        page.show_runs(database.list_runs())
+        page.show_runs(list_runs(database))
         ids = [page.runs.item(r, 0).data(256) for r in range(page.runs.rowCount())]
         page.runs.selectRow(ids.index(first))
         assert page.selected_run_id() == first
         third, _ = record_smoke_run(url)  # listed on top: every row moves down one
-        page.show_runs(database.list_runs())
+        page.show_runs(list_runs(database))
         assert page.selected_run_id() == first
-        page.show_runs([r for r in database.list_runs() if r.run_id != first])
+        page.show_runs([r for r in list_runs(database) if r.run_id != first])
         assert page.selected_run_id() is None  # gone from the list: nothing selected
     finally:
         database.close()

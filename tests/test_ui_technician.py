@@ -32,6 +32,7 @@ from drivers.clock import MonotonicClock
 from app.run_entries import RunEntries, entries_from_config
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.wizard import NewRunWizard
+from app.storage.repository import list_runs
 
 
 def abort_after_histogram(qtbot, window: MainWindow) -> str:
@@ -320,7 +321,7 @@ def test_invalid_metrics_are_worded_and_coloured_the_same_everywhere(qtbot,
 def test_start_page_and_history_show_a_stored_run_alike(qtbot, station) -> None:
     run_id = abort_after_histogram(qtbot, station)
     station.show_start_page()
-    (summary,) = [r for r in station.database.list_runs() if r.run_id == run_id]
+    (summary,) = [r for r in list_runs(station.database) if r.run_id == run_id]
     n = summary.invalid_metrics
     shown = station.start_page.runs.item(0, 1)
     # each COM's state from the record (the SUT's RAID 6: parity RAID NOT VERIFIED, as its

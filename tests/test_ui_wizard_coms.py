@@ -22,6 +22,7 @@ from tests.support.gui import GOOD
 from app.run_entries import EntryError, config_from_entries, entries_from_config
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.wizard import NewRunWizard
+from app.storage.repository import load_run
 
 pytestmark = pytest.mark.usefixtures("data_dir")  # the data dir inside tmp_path
 
@@ -104,7 +105,7 @@ def test_the_wizard_stores_one_com_on_and_one_off_and_the_report_discloses_both(
     assert sut.coms_on_during_test == ("deduplication",)
 
     recorded = record_run(tmp_path / "r.db", method="smoke", sut=sut)
-    run = recorded.database.load_run(recorded.run_id)
+    run = load_run(recorded.database, recorded.run_id)
     assert run.config.sut == sut
     thin = {v.com_id: v for v in com_verdicts(run)}["thin-provisioning"]
     assert thin.available and not thin.on_during_test

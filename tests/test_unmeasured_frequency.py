@@ -19,6 +19,7 @@ from drivers.simulators import MeterSimulator
 from drivers.simulators.direct_meters import SimulatedPowerMeter
 from tests.support.sequencer_runs import COMPLIANT, assert_all_valid
 from tests.support.sequencer_runs import run_short_sequence as run
+from app.storage.repository import load_run
 
 CAPTURED_LINE = (Path(__file__).parent / "fixtures" / "ptd" / "rl_sample_line.txt").read_text()
 FAST = {"timeout_s": 1.0, "reconnect_attempts": 1, "reconnect_delay_s": 0.01}
@@ -91,7 +92,7 @@ def test_the_report_discloses_the_frequency_the_interface_did_not_measure(tmp_pa
     session = open_session(config, db_url=f"sqlite:///{tmp_path}/runs.db", clock=FakeClock())
     session.sequencer.run()
     session.writer.close()
-    content = build_content(session.database.load_run(session.sequencer.run_id))
+    content = build_content(load_run(session.database, session.sequencer.run_id))
     power, thermometer = content.instruments
     assert "frequency not measured by this interface in" in power.notes
     assert power.calibration == "psu-a: 2026-01-05 (certificate C-1)"  # item 1 too

@@ -18,10 +18,11 @@ import pytest
 
 from app.cli.main import main
 from app.records import PhaseKind
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.stored import StoredRun
 from tests.support.hostile_method import hostile
 from tests.support.verdict_runs import pause_in, pdf_pages, record
+from app.storage.repository import list_runs
 
 STRICT = ('base = "emerald-block-v3"\nname = "lab-strict"\nversion = "1.0"\ncompliant = true\n'
           '[instruments]\nmax_uncertainty_pct = 0.5\n')
@@ -161,7 +162,7 @@ def test_both_loaders_give_the_same_verdict_for_every_run(runs):
     history, start page) call the one verdict function on the same facts."""
     database = open_database(runs.url)
     try:
-        listed = {r.run_id: r.compliance for r in database.list_runs()}
+        listed = {r.run_id: r.compliance for r in list_runs(database)}
     finally:
         database.close()
     everything = {"clean": runs.clean, "strict": runs.strict, **runs.adversarial()}

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from app.cli.main import main as storwatt
-from app.com_verdict import record_com_result
+from app.signoff import record_com_result
 from app.records import PhaseKind, PowerInput, RunConfig, RunStatus
 from app.reports.export import write_bundle
 from app.sequencer import events as ev
@@ -31,6 +31,7 @@ from tests.support.bundles import (VERIFIER, bundle_of, read_files, tampered, ve
 from tests.support.recorded_runs import (DegradingMeter, OffsetGridEngine, abort_at,
                                          pause_once_in, record_run)
 from tests.support.resume_runs import interrupted_run, resume
+from app.storage.repository import load_run
 
 
 def _rows(data: bytes) -> list[dict[str, str]]:
@@ -69,7 +70,7 @@ def demo(tmp_path_factory):
 
     recorded = record_run(folder / "run.db", hook=hook,
                           meter=lambda inner: meter.append(DegradingMeter(inner)) or meter[0])
-    run = recorded.database.load_run(recorded.run_id)
+    run = load_run(recorded.database, recorded.run_id)
     assert not run.metric("EP_SW").valid and "uncertainty" in run.metric("EP_SW").reason
     return recorded, bundle_of(recorded.database, recorded.run_id, folder / "demo.zip")
 
@@ -350,7 +351,7 @@ def test_record_sha256_rebuilt_and_anchored(demo, tmp_path: Path) -> None:
     figures do not use and rewrites the whole manifest still fails against the hash a
     signature names."""
     recorded, bundle = demo
-    current = sign_off(recorded.database.load_run(recorded.run_id)).current.sha256
+    current = sign_off(load_run(recorded.database, recorded.run_id)).current.sha256
     status, out = verify(bundle, "--record-sha256", current)
     assert status == 0 and f"[x] record SHA-256 {current} (expected {current})" in out, out
     assert f"[x] record SHA-256 {current} rebuilt from the bundle's data" in out
@@ -378,10 +379,10 @@ def test_record_with_qa_entries_rebuilds_its_hash(offset_grid, tmp_path: Path) -
     rebuilt hash, and an approved earlier revision is named as such."""
     recorded, _ = offset_grid
     db = recorded.database
-    record_com_result(db, db.load_run(recorded.run_id), "parity-raid", "passed",
+    record_com_result(db, load_run(db, recorded.run_id), "parity-raid", "passed",
                       "array GUI: RAID 6", "T. Tech")
-    approved = sign_off(db.load_run(recorded.run_id)).current.sha256
-    approve(db, db.load_run(recorded.run_id), "Q. Auditor", "Reviewed.",
+    approved = sign_off(load_run(db, recorded.run_id)).current.sha256
+    approve(db, load_run(db, recorded.run_id), "Q. Auditor", "Reviewed.",
             confirm="a simulated demo run, approved to test the verifier")
     add_audit_entry(db, recorded.run_id, "disposition", "figures checked", "Q. Auditor",
                     "accepted")
@@ -396,7 +397,7 @@ def test_samples_sha256_recomputed_from_the_csvs(demo) -> None:
     """The hash every report page prints is rebuilt from the bundle's CSVs (flagged samples
     included: EP_SW's are), so the CSVs are the samples the report was made from."""
     recorded, bundle = demo
-    printed = recorded.database.load_run(recorded.run_id).samples_sha256
+    printed = load_run(recorded.database, recorded.run_id).samples_sha256
     status, out = verify(bundle, "--samples-sha256", printed)
     assert status == 0 and f"[x] samples SHA-256 {printed} (the report prints" in out, out
     status, out = verify(bundle, "--samples-sha256", "f" * 64)
@@ -433,7 +434,7 @@ def test_gui_export_bar_writes_a_bundle_that_verifies(demo, tmp_path, qtbot) -> 
     bar = ReportExportBar(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),
                           ask=lambda *a: (str(tmp_path / "gui.zip"), ""))
     qtbot.addWidget(bar)
-    bar.set_run(lambda: recorded.database.load_run(recorded.run_id))
+    bar.set_run(lambda: load_run(recorded.database, recorded.run_id))
     bar.bundle_button.click()
     assert bar.saved == tmp_path / "gui.zip" and "Saved to" in bar.saved_label.text()
     assert verify(bar.saved)[0] == 0

@@ -17,6 +17,7 @@ from app.sequencer import events as ev
 from tests.support.bundles import assert_verifies
 from tests.support.short_fio_run import run_short_variant
 from tests.support.recorded_runs import record_run
+from app.storage.repository import load_run
 WORKLOADS = ("HOTBAND", "OLTP", "VOD", "LOG", "DSS", "MAIL", "PAGING", "REPLAY")
 
 
@@ -37,7 +38,7 @@ def test_simulated_lab_runs_every_workload_live_stored_and_reported(tmp_path: Pa
 
     recorded = record_run(tmp_path / "w.db", method="demo-workloads", coms=(), hook=watch)
     assert recorded.status is RunStatus.COMPLETED
-    run = recorded.database.load_run(recorded.run_id)
+    run = load_run(recorded.database, recorded.run_id)
     active = [p.info.profile for p in run.phases if p.info.kind is PhaseKind.ACTIVE]
     assert tuple(active) == WORKLOADS and live >= set(WORKLOADS)
     metrics = {m.name: m for m in run.metrics}

@@ -7,13 +7,12 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
-from typing import TYPE_CHECKING
 
 from sqlalchemy.engine import make_url
 
-if TYPE_CHECKING:  # the sender loads the storage stack: imported when health is shown
-    from app.storage.sender import SenderState
-
+from app.station import configured_name, lab_database, station_name
+from app.storage.sender import SenderState, read_state
+from app.storage.server_link import shown
 from ui.wizard.connection import power_drivers, with_models
 
 
@@ -61,8 +60,6 @@ def instruments_item(last_meter: str = "") -> HealthItem:
 
 
 def station_item() -> HealthItem:
-    from app.station import configured_name, station_name
-
     if configured_name():
         return HealthItem("Station", True, f"{configured_name()} (recorded in every run)")
     return HealthItem("Station", True, f"{station_name()} (the host name; name the station "
@@ -71,8 +68,6 @@ def station_item() -> HealthItem:
 
 def lab_item(lab_url: str, state: SenderState) -> HealthItem:
     """Where the runs are copied for QA, and how the last attempt went."""
-    from app.storage.sender import shown
-
     if not lab_url:
         return HealthItem("Lab database", True, "none: runs stay on this station")
     where = shown(lab_url)
@@ -88,8 +83,6 @@ def lab_item(lab_url: str, state: SenderState) -> HealthItem:
 
 def station_health(db_url: str, db_error: str = "", interrupted: int = 0,
                    last_meter: str = "") -> list[HealthItem]:
-    from app.station import lab_database
-    from app.storage.sender import read_state
 
     return [station_item(), database_item(db_url, db_error, interrupted),
             lab_item(lab_database(), read_state()), instruments_item(last_meter), fio_item()]

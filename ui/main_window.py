@@ -27,8 +27,9 @@ from app.records import RunConfig
 from app.sequencer import events as ev
 from app.resume import ResumeRefused, open_resumed_session, prepare_resume
 from app.session import RunSession, open_session
-from app.storage.db import Database, open_database
+from app.storage.opening import OpenedDatabase, open_database
 from app.storage.errors import StorageError
+from app.storage.repository import list_runs, load_run
 from app.storage.resumption import resumable_run_ids
 from app.storage.range_advisor import AdvisedPlan, RangeAdvisorError, advise
 from drivers.clock import Clock
@@ -41,6 +42,7 @@ from ui.screen_fit import fit_to_screen, keep_on_screen
 from ui.settings import station_settings
 from ui.start_page import StartPage
 from app.run_entries import RunEntries, entries_from_config
+from app import __version__
 
 if TYPE_CHECKING:  # loaded when first opened: not on the way to the first painted window
     from ui.history.view import HistoryView
@@ -67,7 +69,7 @@ class MainWindow(QMainWindow):
         self.settings = settings or station_settings()
         self.confirm = confirm
         self.default_method = default_method
-        self.database: Database | None = None
+        self.database: OpenedDatabase | None = None
         self.wizard: NewRunWizard | None = None
         self.session: RunSession | None = None
         self._close_after_run = False
@@ -135,9 +137,7 @@ class MainWindow(QMainWindow):
         self.abort_action.setEnabled(running)
 
     def _about(self) -> None:
-        import app
-
-        QMessageBox.about(self, "About StorWatt", f"StorWatt {app.__version__}\nStorage "
+        QMessageBox.about(self, "About StorWatt", f"StorWatt {__version__}\nStorage "
                           "power-efficiency test station (SNIA Emerald method).")
 
     # --- state ------------------------------------------------------------------------------
@@ -161,7 +161,7 @@ class MainWindow(QMainWindow):
         try:
             if self.database is None:
                 self.database = open_database(self.db_url)
-            runs = self.database.list_runs(limit=RECENT_RUNS)
+            runs = list_runs(self.database, limit=RECENT_RUNS)
             resumable = resumable_run_ids(self.database)
         except Exception as exc:  # noqa: BLE001 — storage errors are shown, the GUI stays up
             runs, error, resumable = [], str(exc), set()
@@ -232,7 +232,7 @@ class MainWindow(QMainWindow):
     def repeat_run(self, run_id: str) -> NewRunWizard | None:
         """Resume = a new run with the stored run's configuration, reviewed in the wizard."""
         try:
-            config = self.database.load_run(run_id).config
+            config = load_run(self.database, run_id).config
         except Exception as exc:  # noqa: BLE001 - storage errors are shown, the GUI stays up
             self.show_error(f"Cannot read run {run_id[:8]}: {exc}")
             return None

@@ -26,6 +26,7 @@ from app.sequencer import events as ev
 from app.sequencer.event_dispatch import EventTable
 from app.session import RunSession
 from app.signoff import remember_record_hashes
+from app.storage.repository import load_run
 from app.storage.sender import Sender, sender_for
 from app.storage.stored import RunSummary
 from app.verdict_forecast import forecast, forecast_evidence, forecast_text
@@ -327,7 +328,7 @@ class RunView(QWidget):
         if self.session is not None:  # the run is stored and closed: offer its reports
             session = self.session
             self.export.set_run(lambda: remember_record_hashes(
-                session.database, session.database.load_run(session.run_id)))
+                session.database, load_run(session.database, session.run_id)))
         self.ended.emit(self.result)
 
     def _show_worker_error(self, error: Exception) -> None:

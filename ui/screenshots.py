@@ -20,8 +20,11 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, QSize
 from PySide6.QtWidgets import QApplication, QWidget
 
-from app.records import PowerInput, RunConfig
+from app.records import PowerInput, RunConfig, SutDescription
+from app.session import open_session
+from drivers.clock import FakeClock
 from ui.app import application
+from ui.bridge import RunBridge
 from ui.screen_fit import fit_to_screen
 
 
@@ -134,8 +137,6 @@ def capture_power_inputs(folder: Path, method: str = "smoke") -> Path:
     work = Path(tempfile.mkdtemp(prefix="storwatt-shots-"))
     os.environ["STORWATT_DATA_DIR"] = str(work / "data")
     app = application()
-    from app.session import open_session
-    from drivers.clock import FakeClock
     from ui.run_view import RunView
 
     events: list = []
@@ -161,9 +162,6 @@ def capture_live_hosts(folder: Path, method: str = "smoke") -> Path:
     import socket
     import subprocess
 
-    from app.records import SutDescription
-    from app.session import open_session
-    from ui.bridge import RunBridge
     from ui.run_view import RunView
 
     folder.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,7 @@ from typing import TypeVar
 from app import run_fields
 from app.records import WIRINGS, PowerInput
 from app.run_fields import EntryError
+from app import units
 
 #: how much of a long typed value a message quotes
 SHOWN_CHARS = 40
@@ -113,8 +114,6 @@ def scratch_size(text: str) -> str:
     """``--target-size``: a fio size ('256M'), checked here so a typo is named before anything
     is opened; kept as typed (the run stores what the operator gave). Whether it fits the
     target's folder is the fio target check's (``drivers.fio.safety``)."""
-    from app import units
-
     if text.strip():
         try:
             units.parse_size(text)

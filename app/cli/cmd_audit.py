@@ -43,7 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def add_command(args: argparse.Namespace) -> int:
     from app.storage.audit import add_audit_entry
-    from app.storage.db import open_database
+    from app.storage.opening import open_database
+    from app.storage.repository import load_run
 
     if args.note is not None and args.reason:
         print("storwatt audit add: --reason goes with --accept/--reject; a note is its own "
@@ -60,7 +61,7 @@ def add_command(args: argparse.Namespace) -> int:
             if disposition == "accepted":
                 from app.signoff import accept
 
-                entry = accept(database, database.load_run(args.run_id), args.author,
+                entry = accept(database, load_run(database, args.run_id), args.author,
                                args.reason, args.confirm)
             else:
                 entry = add_audit_entry(database, args.run_id, kind,
@@ -76,7 +77,7 @@ def add_command(args: argparse.Namespace) -> int:
 
 def list_command(args: argparse.Namespace) -> int:
     from app.storage.audit import audit_entries
-    from app.storage.db import open_database
+    from app.storage.opening import open_database
 
     try:
         database = open_database(args.db)

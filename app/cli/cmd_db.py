@@ -55,9 +55,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def upgrade_command(args: argparse.Namespace) -> int:
     from app.storage import migrate
+    from app.storage.opening import upgrade
 
     try:
-        version = migrate.upgrade(args.db)
+        version = upgrade(args.db)
     except StorageError as exc:
         return arguments.refuse("db upgrade", exc, args)
     print(f"database schema at version {version} (latest {migrate.head()})")
@@ -66,13 +67,14 @@ def upgrade_command(args: argparse.Namespace) -> int:
 
 def info_command(args: argparse.Namespace) -> int:
     from app.storage import migrate
-    from app.storage.db import open_database
+    from app.storage.opening import open_database
+    from app.storage.repository import list_runs
 
     try:
         database = open_database(args.db)
         try:
-            runs = database.list_runs()
-            facts = {"url": database.url, "schema_version": database.schema_version(),
+            runs = list_runs(database)
+            facts = {"url": database.url, "schema_version": migrate.schema_version(database),
                      "latest_schema_version": migrate.head(), "runs": len(runs),
                      "runs_by_status": dict(Counter(str(r.status) for r in runs)),
                      "interrupted_at_open": list(database.interrupted)}
@@ -91,14 +93,15 @@ def info_command(args: argparse.Namespace) -> int:
 def copy_command(args: argparse.Namespace) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
-    from app.storage.db import open_database
+    from app.storage.opening import open_database
+    from app.storage.run_ids import resolve_run_id
     from app.storage.transfer import copy_runs
 
     try:
         source = open_database(args.source)
         destination = open_database(args.destination)
         try:
-            ids = [source.resolve_run_id(r) for r in args.run] if args.run else None
+            ids = [resolve_run_id(source, r) for r in args.run] if args.run else None
             report = copy_runs(source, destination, ids)
         finally:
             source.close()
@@ -115,7 +118,7 @@ def copy_command(args: argparse.Namespace) -> int:
 
 
 def recover_command(args: argparse.Namespace) -> int:
-    from app.storage.db import open_database
+    from app.storage.opening import open_database
     from app.storage.journal import journal_dir
     from app.storage.recover import recover
 
@@ -134,7 +137,7 @@ def recover_command(args: argparse.Namespace) -> int:
 def _lab_pair(args: argparse.Namespace, command: str):
     """The station's database and the lab's (the lab opened as the sender opens it)."""
     from app.station import lab_database
-    from app.storage.db import open_database
+    from app.storage.opening import open_database
     from app.storage.sender import open_lab
 
     url = args.lab_db or lab_database()
@@ -150,7 +153,8 @@ def _lab_pair(args: argparse.Namespace, command: str):
 
 
 def sync_command(args: argparse.Namespace) -> int:
-    from app.storage.sender import lag, shown, sync
+    from app.storage.sender import lag, sync
+    from app.storage.server_link import shown
 
     try:
         station, lab = _lab_pair(args, "db sync")

@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def list_command(args: argparse.Namespace) -> int:
-    from app.storage.db import open_for_reading
+    from app.storage.opening import open_for_reading
     from app.storage.family import product_families
 
     try:
@@ -55,7 +55,7 @@ def list_command(args: argparse.Namespace) -> int:
 def sweet_spot_command(args: argparse.Namespace) -> int:
     from app.metrics.best_foot_forward import disclosure, sweet_spots, sweeps
     from app.metrics.formatting import format_figure
-    from app.storage.db import open_for_reading
+    from app.storage.opening import open_for_reading
     from app.storage.family import family_runs, product_families
 
     try:

@@ -8,6 +8,7 @@ import json
 from typing import TYPE_CHECKING, Callable
 
 from app.cli import arguments
+from app.metrics.formatting import format_duration
 from app.method.taxonomy_terms import DEFAULT_METHOD, NEEDS
 
 if TYPE_CHECKING:  # the method model needs pydantic: imported where a command runs
@@ -91,15 +92,12 @@ def _guarded(group: str, command: Callable[[argparse.Namespace], int]
 
 
 def _duration(method: Method, intervals: int) -> str:
-    from app.metrics.formatting import format_duration
-
     return format_duration(intervals * method.interval_s)
 
 
 # --- storwatt methods ---------------------------------------------------------------------
 
 def list_command(args: argparse.Namespace) -> int:
-    from app.metrics.formatting import format_duration
     from app.method.loader import all_methods
 
     from app.compliance import assess_method
@@ -191,8 +189,6 @@ def _profiles_table(method: Method) -> list[str]:
 
 
 def _plan_block(method: Method, plan: PhasePlan) -> list[str]:
-    from app.metrics.formatting import format_duration
-
     summary = next(s for s in method.summary().plans if s.name == plan.name)
     prefill = "no"
     if plan.prefill:

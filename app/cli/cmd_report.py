@@ -28,7 +28,7 @@ def report_command(args: argparse.Namespace) -> int:
     from app.protected import database_files
     from app.reports.export import ReportError, report_stem, write_bundle, write_reports
     from app.signoff import hashed, store_hashes
-    from app.storage.db import load_one_run
+    from app.storage.opening import load_one_run
 
     try:
         # the record hash is computed once for both reports, and stored only once they are

@@ -323,7 +323,7 @@ def _resumed_session(args: argparse.Namespace, reporter):
     """Plan the continuation of ``--resume RUN_ID`` (refused with the reason), say what it
     will redo, then build its lab and claim the run (app/resume.py)."""
     from app.resume import open_resumed_session, prepare_resume
-    from app.storage.db import open_database
+    from app.storage.opening import open_database
 
     database = open_database(args.db)
     try:
@@ -353,7 +353,7 @@ def _confirm_range_plan(args: argparse.Namespace, config: RunConfig) -> RunConfi
     it (a prompt on a terminal; elsewhere the run id must be typed as --range-plan-from)."""
     if args.range_plan_from or args.ranging != "advisor":
         return replace(config, range_plan_from=args.range_plan_from)
-    from app.storage.db import open_database
+    from app.storage.opening import open_database
     from app.storage.range_advisor import advise
 
     database = open_database(args.db)
@@ -381,6 +381,7 @@ def _message(exc: Exception) -> str:
 
 def _finish(args: argparse.Namespace, session, status: RunStatus) -> int:
     from app.console import metrics_table
+    from app.storage.repository import load_run
 
     metrics = session.sequencer.metrics
     stored = session.stored
@@ -389,7 +390,7 @@ def _finish(args: argparse.Namespace, session, status: RunStatus) -> int:
               f"storwatt report {session.run_id}", file=sys.stderr)
     reports = _write_reports(args.out, session) if args.out and stored.in_database else {}
     # derived from the stored record, like every report (app.compliance)
-    record = session.database.load_run(session.run_id) if stored.in_database else None
+    record = load_run(session.database, session.run_id) if stored.in_database else None
     verdict = record.compliance if record else None
     if record and session.sequencer.continuation:  # with the results kept from before
         metrics = list(record.metrics)

@@ -54,13 +54,14 @@ def _fmt(x: float | None, digits: int = 3) -> str:
 
 
 def list_command(args: argparse.Namespace) -> int:
-    from app.storage.db import open_for_reading
+    from app.storage.opening import open_for_reading
+    from app.storage.repository import list_runs
     from app.storage.resumption import resumable_run_ids
 
     try:
         database = open_for_reading(args.db)
         try:
-            runs = database.list_runs(status=args.status.upper() if args.status else None,
+            runs = list_runs(database, status=args.status.upper() if args.status else None,
                                       limit=args.limit, station=args.station)
             resumable = resumable_run_ids(database)
         finally:

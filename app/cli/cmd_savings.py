@@ -42,7 +42,7 @@ def add_savings_options(p: argparse.ArgumentParser) -> None:
 
 def savings_command(args: argparse.Namespace) -> int:
     from app.com_savings_runs import figures_from_run
-    from app.storage.db import load_one_run
+    from app.storage.opening import load_one_run
 
     try:
         rates = CostRates(args.drive_cost, args.enclosure_cost, args.opex_per_10kw)

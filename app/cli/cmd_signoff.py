@@ -43,7 +43,7 @@ def register_actions(group: argparse._SubParsersAction) -> None:
 
 
 def com_command(args: argparse.Namespace) -> int:
-    from app.com_verdict import record_com_result
+    from app.signoff import record_com_result
 
     return _append("com", args, lambda db, run: record_com_result(
         db, run, args.com, args.result, args.evidence, args.by))
@@ -59,15 +59,16 @@ def approve_command(args: argparse.Namespace) -> int:
 def _append(action: str, args: argparse.Namespace, add: Callable) -> int:
     """Load the run, append the entry ``add`` makes, print it and the revision now."""
     from app.signoff import remember_record_hashes, sign_off
-    from app.storage.db import open_database
+    from app.storage.opening import open_database
+    from app.storage.repository import load_run
 
     try:
         database = open_database(args.db)
         try:
-            entry = add(database, database.load_run(args.run_id))
+            entry = add(database, load_run(database, args.run_id))
             # the revision just recorded gets its hash stored now, not at its first report
             status = sign_off(remember_record_hashes(database,
-                                                     database.load_run(entry.run_id))).status
+                                                     load_run(database, entry.run_id))).status
         finally:
             database.close()
     except StorageError as exc:

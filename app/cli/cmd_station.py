@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from app.station import (StationNameError, configured_name, lab_database, set_lab_database,
+                         set_station_name, station_file, station_name)
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("station", help="this station's name, recorded in every run")
@@ -25,8 +28,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def show_command(_args: argparse.Namespace) -> int:
-    from app.station import configured_name, lab_database, station_file, station_name
-
     if configured_name():
         print(f"Station: {configured_name()} (set in {station_file()})")
     else:
@@ -37,8 +38,6 @@ def show_command(_args: argparse.Namespace) -> int:
 
 
 def lab_db_command(args: argparse.Namespace) -> int:
-    from app.station import set_lab_database
-
     try:
         set_lab_database(args.url)
     except OSError as exc:
@@ -50,14 +49,12 @@ def lab_db_command(args: argparse.Namespace) -> int:
 
 
 def _shown(url: str) -> str:
-    from app.storage.sender import shown
+    from app.storage.server_link import shown
 
     return shown(url) if url else ""
 
 
 def name_command(args: argparse.Namespace) -> int:
-    from app.station import StationNameError, set_station_name
-
     try:
         name = set_station_name(args.name, rename=args.rename)
     except (StationNameError, OSError) as exc:

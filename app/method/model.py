@@ -21,9 +21,8 @@ from app.method.fields import (MAX_PLAN_S, BlockKiB, Celsius, Count, Flag, Inter
                                Percent, Period, Positive, PositiveCount, QueueDepth, RangePercent,
                                Rounds, SilenceSeconds, StallSeconds, WmaPoints)
 from app.method.summary import MethodSummary, PlanSummary
-from app.sequencer.sampler import DEFAULT_SILENCE_LIMIT_S
-from drivers.fio.engine import DEFAULT_STALL_S
-from drivers.interfaces import ReadingLimits, WorkloadProfile
+from drivers.interfaces import (DEFAULT_SILENCE_LIMIT_S, DEFAULT_STALL_S, ReadingLimits,
+                                WorkloadProfile)
 
 KIB = 1024
 

@@ -20,12 +20,11 @@ from app.compliance import ComplianceVerdict
 from app.method.loader import load_method
 from app.method.model import Method
 from app.metrics.max_power import PeakSample, maximum_power
-from app.records import (IDLE_METRIC, MetricResult, PhaseKind, PhaseStatus, RunStatus,
-                         in_metric_order)
+from app.records import (IDLE_METRIC, AuditEntry, AuditKind, MetricResult, PhaseKind,
+                         PhaseStatus, RunStatus, in_metric_order)
 from app.reports.run_log import complete_log
 from app.reports.text import fmt_seconds
 from app.signoff import SignOff, sign_off
-from app.storage.audit import AuditEntry, AuditKind
 from app.storage.stored import StoredAttempt, StoredEvent, StoredPhase, StoredRun
 from drivers.interfaces import (FLAG_FREQUENCY_NOT_MEASURED, FLAG_UNCERTAINTY_HIGH,
                                 FLAG_UNCERTAINTY_UNKNOWN, InstrumentIdentity)

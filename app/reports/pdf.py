@@ -31,7 +31,7 @@ from app.access_check import describe as describe_pattern, method_departures
 from app.histogram_basis import histogram_basis
 from app.metrics.formatting import format_duration
 from app.metrics.histogram import ceiling_meaning
-from app.records import PhaseKind
+from app.records import PhaseKind, wall_text
 from app.reports import charts, power_inputs
 from app.reports.content import INVALID, VALID, MetricLine, ReportContent
 from app.reports.fonts import MONO, SANS, SANS_BOLD
@@ -39,7 +39,6 @@ from app.reports.di_report import CELL_COLUMNS as DI_CELL_COLUMNS
 from app.reports.di_report import SWEET_COLUMNS as DI_SWEET_COLUMNS, di_report
 from app.reports.sweep_report import COLUMNS as SWEEP_COLUMNS, sweep_table
 from app.signoff import NOT_RECORDED
-from app.storage.audit import wall_text
 from drivers.interfaces import MeasuredPattern
 from app.reports.text import (DASH, fmt_seconds, fmt_sig, invalid_value, is_number,
                               pdf_safe)

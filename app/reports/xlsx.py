@@ -24,7 +24,7 @@ from xlsxwriter.worksheet import Worksheet
 from app.access_check import method_departures
 from app.metrics.formatting import excel_number_format, format_duration
 from app.histogram_basis import histogram_basis
-from app.records import PhaseKind
+from app.records import MetricResult, PhaseKind
 from app.com_verdict import ComState, ComVerdict
 from app.reports.content import VALID, ReportContent
 from app.signoff import NOT_RECORDED
@@ -187,7 +187,8 @@ def _metric_row(c: ReportContent, line) -> list:
 
 
 def _com_row(com: ComVerdict) -> list:
-    m = com.metric
+    # a loaded run's COM verdict carries the station's check as its full MetricResult
+    m = com.metric if isinstance(com.metric, MetricResult) else None
     return [f"COM_{com.com_id}", m.value if m else None, "ratio", com.state.value, com.detail,
             f"{com.title} — available in SUT: {'YES' if com.available else 'NO'}; on during "
             f"test: {'YES' if com.on_during_test else 'NO'}", None, None, None,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
+from typing import Protocol
 
 from app.records import MetricResult, PhaseInfo, SutDescription
 
@@ -110,7 +111,14 @@ def check_declared_coms(known: Iterable[str], sut: SutDescription) -> None:
                          f"{sut.raid!r} keeps no parity (RAID 5, 6, 50 or 60 do)")
 
 
-def observed(metric: MetricResult | None) -> bool:
+class RatioMetric(Protocol):
+    """A COM check's stored metric as far as :func:`observed` reads it."""
+
+    @property
+    def value(self) -> float: ...
+
+
+def observed(metric: RatioMetric | None) -> bool:
     """The station observed the COM itself: a check result with a ratio. Without one the COM
     is not verified (never "not passed"), whatever the lab."""
     return metric is not None and math.isfinite(metric.value)

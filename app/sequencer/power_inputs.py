@@ -39,13 +39,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from app.records import PowerInput
-from app.sequencer.sampler import DEFAULT_SILENCE_LIMIT_S, MeterLost
+from app.sequencer.sampler import MeterLost
 from drivers.clock import Clock
-from drivers.interfaces import (FLAG_INPUT_MISSING, FLAG_INPUTS_MISALIGNED, FLAG_LOW_CURRENT,
-                                FLAG_UNCERTAINTY_HIGH, FLAG_UNCERTAINTY_UNKNOWN,
-                                SIMULATOR_IDN_PREFIX, InstrumentError, InstrumentIdentity,
-                                PowerMeter, PowerSample, ReadingLimits)
-from drivers.meters.accuracy import AccuracySpec
+from drivers.interfaces import (DEFAULT_SILENCE_LIMIT_S, AccuracyStatement, FLAG_INPUT_MISSING,
+                                FLAG_INPUTS_MISALIGNED, FLAG_LOW_CURRENT, FLAG_UNCERTAINTY_HIGH,
+                                FLAG_UNCERTAINTY_UNKNOWN, SIMULATOR_IDN_PREFIX, InstrumentError,
+                                InstrumentIdentity, PowerMeter, PowerSample, ReadingLimits)
 
 #: flags the method judges on the total, not copied from an input (see the module docstring)
 NOT_PROPAGATED = frozenset({FLAG_UNCERTAINTY_HIGH, FLAG_LOW_CURRENT})
@@ -68,7 +67,7 @@ class InputIdentity:
     accuracy: str
 
 
-def accuracy_statement(spec: AccuracySpec | None) -> str:
+def accuracy_statement(spec: AccuracyStatement | None) -> str:
     return STATED_BY_METER if spec is None else spec.describe()
 
 

@@ -26,10 +26,6 @@ from drivers.interfaces import InstrumentError, InstrumentInterrupted, SampledIn
 S = TypeVar("S")
 
 
-#: a meter silent this long fails the phase: longer than one full reconnect of a driver with
-#: its default settings (``Instrument.reconnect_span_s``: 11.4 s), so a meter that comes back
-#: within one reconnect only leaves a logged gap (docs/reliability.md)
-DEFAULT_SILENCE_LIMIT_S = 20.0
 
 class MeterLost(InstrumentError):
     """A meter failed repeatedly; the phase cannot be measured."""

@@ -17,125 +17,26 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timezone
-from enum import StrEnum
 
 import sqlalchemy as sa
-from sqlalchemy import ForeignKey, Index, Integer, String, Text
-from sqlalchemy.orm import Mapped, mapped_column
 
-from app.records import RunStatus
+from app.records import (VERDICT_KINDS, AuditEntry, AuditKind, ComOutcome, Disposition,
+                         RunStatus)
+from app.station import lab_database, station_name
 from app.storage import schema as s
+from app.storage.schema import MAX_AUTHOR, AuditEntryRow
 from app.storage.db import Database
 from app.storage.errors import StorageError
 from app.storage.identity import where_made
-from app.storage.repository import resolve_run_id
+from app.storage.run_ids import resolve_run_id
+from app.storage.server_link import shown
 
-MAX_AUTHOR = 200
-
-
-class AuditKind(StrEnum):
-    NOTE = "note"
-    DISPOSITION = "disposition"
-    COM_RESULT = "com_result"  # a technician's heuristic COM result (docs/method-notes.md §2)
-    APPROVAL = "approval"  # QA signs one revision of the record
-
-
-#: entries that change a verdict of the report, so each one starts a new record revision
-VERDICT_KINDS = frozenset({AuditKind.DISPOSITION, AuditKind.COM_RESULT})
-
-
-class Disposition(StrEnum):
-    ACCEPTED = "accepted"
-    REJECTED = "rejected"
-
-
-class ComOutcome(StrEnum):
-    """What the technician's heuristic check of one COM showed."""
-
-    PASSED = "passed"
-    NOT_PASSED = "not-passed"
 
 
 class AuditError(StorageError):
     """An audit entry was refused (missing author or reason, run still running …)."""
-
-
-class AuditEntryRow(s.Base):
-    """One audit entry (created by revision 0002; registered on the shared metadata so the
-    schema check sees the same tables the migrations create)."""
-
-    __tablename__ = "audit_entries"
-    __table_args__ = (Index("ix_audit_entries_run_id", "run_id", "id"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
-    kind: Mapped[str] = mapped_column(String(20))  # AuditKind
-    disposition: Mapped[str | None] = mapped_column(String(20))  # Disposition
-    text: Mapped[str] = mapped_column(Text)
-    author: Mapped[str] = mapped_column(String(MAX_AUTHOR))
-    created_wall: Mapped[str] = mapped_column(String(40))  # ISO 8601 UTC
-    # revision 0006: COM results and approvals (NULL on notes and dispositions)
-    subject: Mapped[str | None] = mapped_column(String(50))  # the COM id
-    outcome: Mapped[str | None] = mapped_column(String(20))  # ComOutcome
-    revision: Mapped[int | None] = mapped_column(Integer)  # the record revision approved
-    record_sha256: Mapped[str | None] = mapped_column(String(64))  # … and its hash
-    # revision 0011: what an approval bound besides the hash, and a sign-off's confirmation
-    hash_format: Mapped[str | None] = mapped_column(String(40))  # NULL: storwatt-record/1
-    verdict_shown: Mapped[str | None] = mapped_column(Text)  # the verdict QA saw
-    rules_version: Mapped[int | None] = mapped_column(Integer)  # … derived under these rules
-    confirmation: Mapped[str | None] = mapped_column(Text)  # why, when the run was not clean
-    # revision 0017: on which database the entry was made (app.storage.identity)
-    made_on: Mapped[str | None] = mapped_column(Text)
-
-
-@dataclass(frozen=True)
-class AuditEntry:
-    """An audit entry as read back (``run_id`` is the run's public id)."""
-
-    entry_id: int
-    run_id: str
-    kind: AuditKind
-    disposition: Disposition | None
-    text: str
-    author: str
-    created_wall: str
-    subject: str | None = None  # COM_RESULT: the COM id
-    outcome: ComOutcome | None = None  # COM_RESULT
-    revision: int | None = None  # APPROVAL: the record revision approved
-    record_sha256: str | None = None  # APPROVAL: that revision's hash
-    hash_format: str | None = None  # APPROVAL: the hash's byte form (None: storwatt-record/1)
-    verdict_shown: str | None = None  # APPROVAL: the compliance verdict as QA saw it …
-    rules_version: int | None = None  # … and the rules version that derived it
-    #: APPROVAL of a SIMULATED or NON-COMPLIANT revision, ACCEPTED disposition: why, as confirmed
-    confirmation: str | None = None
-    #: on which database the entry was made (None: before revision 0017, not recorded)
-    made_on: str | None = None
-
-    @property
-    def when(self) -> str:
-        return wall_text(self.created_wall)
-
-    @property
-    def what(self) -> str:
-        """``note``, ``ACCEPTED``, ``COM parity-raid PASSED``, ``APPROVED revision 2``."""
-        if self.kind is AuditKind.DISPOSITION and self.disposition is not None:
-            return self.disposition.upper()
-        if self.kind is AuditKind.COM_RESULT and self.outcome is not None:
-            return f"COM {self.subject} {self.outcome.upper().replace('-', ' ')}"
-        if self.kind is AuditKind.APPROVAL:
-            return f"APPROVED revision {self.revision}"
-        return "note"
-
-    def describe(self) -> str:
-        confirmed = f" (confirmed: {self.confirmation})" if self.confirmation else ""
-        return f"{self.when}  {self.what} by {self.author}: {self.text}{confirmed}"
-
-
-def wall_text(wall: str) -> str:
-    """``2026-11-23 02:18:08 UTC`` for a stored ISO 8601 UTC time: how every view prints the
-    time of an entry or a revision."""
-    return f"{wall[:19].replace('T', ' ')} UTC"
 
 
 def _validated(kind: str, text: str, author: str,
@@ -185,7 +86,7 @@ def add_com_result(database: Database, run_id: str, com: str, outcome: str, evid
 
     Only the entry's own fields are checked here; whether the COM may take a result (known to
     the method, available in the SUT, not measured by the station) is
-    :func:`app.com_verdict.record_com_result`'s, which calls this."""
+    :func:`app.signoff.record_com_result`'s, which calls this."""
     author, evidence = _author(author), (evidence or "").strip()
     try:
         found = ComOutcome(str(outcome).lower())
@@ -238,8 +139,6 @@ def _append(database: Database, run_id: str, entry: AuditEntry, needs_end: str |
     """Insert ``entry`` (its id, run and time filled in here) in one transaction with the
     checks: ``needs_end`` names what only a finished run can take; ``expected_revision`` is
     the revision the caller saw."""
-    from app.station import station_name  # the station's setting (its data folder)
-
     _one_place(database)
     uuid = resolve_run_id(database, run_id)
     created = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
@@ -270,10 +169,6 @@ def _append(database: Database, run_id: str, entry: AuditEntry, needs_end: str |
 def _one_place(database: Database) -> None:
     """A run's audit entries live in one place (issue 26): with a lab database named, QA
     works on the lab copy only, so a station refuses entries into any other database."""
-    from app.station import lab_database  # the station's setting (its data folder)
-
-    from app.storage.sender import shown
-
     lab = lab_database()
     if lab and lab != database.url and _parsed(lab) != _parsed(database.url):
         raise AuditError(f"this station's runs are reviewed on the lab database "

@@ -16,8 +16,9 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from app.records import AuditKind, Disposition
 from app.storage import schema as s
-from app.storage.audit import AuditEntryRow, AuditKind, Disposition
+from app.storage.schema import AuditEntryRow
 from app.storage.stored import RunSummary
 
 #: the history's own status for a run with any INVALID metric (shown beside its RunStatus)

@@ -8,6 +8,8 @@ recorded in alembic's own ``alembic_version`` table, so the ``alembic`` command 
 understands the database. Alembic itself is imported only when a revision has to run. SQLite
 runs DDL transactionally here (see :mod:`app.storage.db`), so a crash mid-upgrade leaves the old
 schema.
+A revision imports nothing of the live storage code: every table it creates is defined in
+:mod:`app.storage.schema`. Opening a database runs the upgrade (:mod:`app.storage.opening`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,17 @@ from types import ModuleType
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from app.storage.db import Database
 from app.storage.errors import SchemaTooNewError, StorageError
+from app.storage.migrations.versions import (v0001_initial, v0002_audit, v0003_writer_boot,
+                                             v0004_stored_seq, v0005_run_record,
+                                             v0006_range_plan, v0007_resume, v0008_signoff,
+                                             v0009_search_note, v0010_power_inputs,
+                                             v0011_identity_text, v0012_approval_verdict,
+                                             v0013_generator_ceiling, v0014_access_pattern,
+                                             v0015_record_hashes, v0016_history_indexes,
+                                             v0017_database_identity, v0018_pre_run_basis,
+                                             v0019_run_search_text, v0020_steady_state)
 
 VERSION_TABLE = sa.Table("alembic_version", sa.MetaData(),
                          sa.Column("version_num", sa.String(32), primary_key=True))
@@ -33,19 +45,7 @@ class Revision:
 
 
 def revision_modules() -> tuple[ModuleType, ...]:
-    """Every schema revision; a new ``vNNNN_*.py`` is added here. Imported on first use, not
-    with this module: a revision may use the storage modules that import this one."""
-    from app.storage.migrations.versions import (v0001_initial, v0002_audit, v0003_writer_boot,
-                                                 v0004_stored_seq, v0005_run_record,
-                                                 v0006_range_plan, v0007_resume,
-                                                 v0008_signoff, v0009_search_note,
-                                                 v0010_power_inputs, v0011_identity_text,
-                                                 v0012_approval_verdict, v0013_generator_ceiling,
-                                                 v0014_access_pattern, v0015_record_hashes,
-                                                 v0016_history_indexes, v0017_database_identity,
-                                                 v0018_pre_run_basis, v0019_run_search_text,
-                                                 v0020_steady_state)
-
+    """Every schema revision; a new ``vNNNN_*.py`` is imported above and added here."""
     return (v0001_initial, v0002_audit, v0003_writer_boot, v0004_stored_seq, v0005_run_record,
             v0006_range_plan, v0007_resume, v0008_signoff, v0009_search_note, v0010_power_inputs,
             v0011_identity_text, v0012_approval_verdict, v0013_generator_ceiling,
@@ -115,15 +115,10 @@ def upgrade_connection(conn: Connection, url: str) -> str:
     return todo[-1].id
 
 
-def upgrade(url: str | None = None) -> str:
-    """Open (and thereby upgrade) the database at ``url``; returns the schema revision."""
-    from app.storage.db import open_database
-
-    database = open_database(url)
-    try:
-        return database.schema_version()
-    finally:
-        database.close()
+def schema_version(database: Database) -> str:
+    """The schema revision of an open database ("" for an empty one)."""
+    with database.read() as conn:
+        return current_revision(conn) or ""
 
 
-__all__ = ["upgrade", "upgrade_connection", "current_revision", "head", "revisions"]
+__all__ = ["upgrade_connection", "current_revision", "head", "revisions", "schema_version"]

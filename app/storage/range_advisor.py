@@ -19,7 +19,7 @@ from app.records import RunConfig, RunStatus, SutDescription
 from app.sequencer.range_plan import RangePlan
 from app.storage import schema as s
 from app.storage.db import Database
-from app.storage.repository import resolve_run_id
+from app.storage.run_ids import resolve_run_id
 from app.storage.stored import config_from_snapshot
 
 class RangeAdvisorError(ValueError):

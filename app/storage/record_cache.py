@@ -25,29 +25,12 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 import sqlalchemy as sa
-from sqlalchemy import Integer, String, UniqueConstraint
 from sqlalchemy.engine import Connection
-from sqlalchemy.orm import Mapped, mapped_column
 
 from app.storage import schema as s
+from app.storage.schema import RecordHashRow
 from app.storage.db import Database
 from app.storage.errors import StorageError
-
-
-class RecordHashRow(s.Base):
-    """One revision's record hash as computed on one basis (revision 0015)."""
-
-    __tablename__ = "record_hashes"
-    __table_args__ = (UniqueConstraint("run_id", "revision", "hash_format", "basis_sha256",
-                                       name="uq_record_hashes_revision_basis"),)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    run_id: Mapped[int] = mapped_column(s.run_fk())
-    revision: Mapped[int] = mapped_column(Integer)
-    hash_format: Mapped[str] = mapped_column(String(40))
-    basis_sha256: Mapped[str] = mapped_column(String(64))
-    facts_sha256: Mapped[str] = mapped_column(String(64))
-    record_sha256: Mapped[str] = mapped_column(String(64))
-    computed_wall: Mapped[str] = mapped_column(String(40))  # ISO 8601 UTC
 
 
 @dataclass(frozen=True)

@@ -49,8 +49,7 @@ from typing import Any
 
 from app.com_verdict import com_verdicts
 from app.compliance import ComplianceVerdict
-from app.records import ADDED_FIELD
-from app.storage.audit import VERDICT_KINDS, AuditEntry, AuditKind
+from app.records import ADDED_FIELD, VERDICT_KINDS, AuditEntry, AuditKind
 from app.storage.stored import StoredRun
 
 #: names the byte form; a change to it gets a new name, so old hashes stay checkable
@@ -91,7 +90,11 @@ def facts_basis(run: StoredRun) -> str:
     a 24 h run). Not a signed form — ``repr`` and load order may differ between Python
     versions or databases, which only makes a view compute the hash again — but the key under
     which a computed hash is kept (:mod:`app.storage.record_cache`): any change to a fact
-    changes it."""
+    changes it. Computed once per loaded run (:meth:`StoredRun.once`)."""
+    return run.once("facts_basis", _basis)
+
+
+def _basis(run: StoredRun) -> str:
     digest = hashlib.sha256(FORMAT.encode())
     for key, value in _facts(run, FORMAT, lambda items: items).items():
         digest.update(f"\n{key}:".encode())

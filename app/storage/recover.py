@@ -26,11 +26,12 @@ from app.records import RunStatus
 from app.sequencer import events as ev
 from app.storage import schema as s
 from app.storage.apply import Entry, RunState, apply_events
-from app.storage.db import Database, interrupt_run
+from app.storage.db import Database
 from app.storage.errors import (CorruptDatabaseError, DatabaseLockedError,
                                 DatabaseUnreachableError, DiskFullError, StorageError,
                                 classify)
 from app.storage.identity import database_id
+from app.storage.interrupted import interrupt_run
 from app.storage.journal import (SUFFIX, JournalContents, JournalError, JournalInUseError,
                                  database_key, journal_dir, open_for_import, read_header,
                                  read_journal)

@@ -21,13 +21,14 @@ from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseKind, Pha
 from app.sequencer.events import HistogramReady, Resumption, SearchResult
 from app.sequencer.range_plan import RangePlan
 from app.storage import schema as s
+from app.storage.audit import audit_trail, latest_dispositions_query
 from app.storage.codec import (decode_flags, encode_flags, generator_from_json, nan_if_none,
                                pattern_from_json, steady_from_json)
 from app.storage.power_inputs import StoredPowerInput, load_power_inputs
 from app.storage.record_cache import load_record_hashes
 from app.storage.db import Database
-from app.storage.errors import AmbiguousRunIdError, RunNotFoundError
 from app.storage.run_facts import RunFacts, run_facts
+from app.storage.run_ids import resolve_run_id
 from app.storage.stored import (KeyMetric, PowerArrays, RunSummary, StoredAttempt,
                                 StoredEvent,
                                 StoredPhase, StoredRun, StoredWorkloadSlice, TemperatureArrays,
@@ -85,8 +86,6 @@ def summaries(conn: Connection, rows: Sequence[Any], pks: Sequence[int] | None
               ) -> list[RunSummary]:
     """``rows`` of :func:`run_list_query` as run summaries with their metrics, latest QA
     disposition and verdict facts, read for the runs ``pks`` (None: every run)."""
-    from app.storage.audit import latest_dispositions_query  # audit builds on this module
-
     metrics = sa.select(s.MetricRow.run_id, s.MetricRow.name, s.MetricRow.value,
                         s.MetricRow.unit, s.MetricRow.valid, s.MetricRow.reason)
     decided_query = latest_dispositions_query(pks)
@@ -117,34 +116,10 @@ def _summary(r: Any, metrics: tuple[KeyMetric, ...], disposition: str,
     return row
 
 
-def resolve_run_id(database: Database, prefix: str) -> str:
-    """The full id of the one run whose id starts with ``prefix``."""
-    prefix = prefix.strip()
-    if not prefix:
-        raise RunNotFoundError("no run id given")
-    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    with database.read() as conn:
-        exact = conn.execute(sa.select(s.Run.uuid).where(s.Run.uuid == prefix)).scalar()
-        if exact:
-            return exact
-        found = conn.execute(sa.select(s.Run.uuid).where(
-            s.Run.uuid.like(escaped + "%", escape="\\")).limit(6)).scalars().all()
-    if not found:
-        raise RunNotFoundError(f"no stored run with id {prefix!r} in {database.url} "
-                               "(storwatt runs list shows the stored runs)")
-    if len(found) > 1:
-        shown = ", ".join(found[:5]) + (" …" if len(found) > 5 else "")
-        raise AmbiguousRunIdError(f"run id {prefix!r} matches several runs ({shown}): "
-                                  "give more characters")
-    return found[0]
-
-
 # --- one run ----------------------------------------------------------------------------------
 
 def load_run(database: Database, run_id: str) -> StoredRun:
     """Everything stored about one run (``run_id`` may be an unambiguous prefix)."""
-    from app.storage.audit import audit_trail  # audit builds on this module
-
     uuid = resolve_run_id(database, run_id)
     with database.read() as conn:
         run = conn.execute(sa.select(s.Run.__table__).where(s.Run.uuid == uuid)).one()

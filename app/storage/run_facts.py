@@ -17,23 +17,21 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from app.method.model import Method
 from app.method.record import method_from_record
-from app.records import (PhaseInfo, PhaseKind, PhaseStatus, RunConfig, RunStatus,
+from app.records import (AuditEntry, PhaseInfo, PhaseKind, PhaseStatus, RunConfig, RunStatus,
                          SutDescription, sut_from_dict)
 from app.sequencer.events import Resumption, SearchResult
 from app.storage import schema as s
+from app.storage.audit import com_results
 from app.storage.codec import generator_from_json, pattern_from_json
 from app.storage.stored import KeyMetric, StoredAttempt, StoredPhase, config_from_snapshot
 from drivers.interfaces import InstrumentIdentity
-
-if TYPE_CHECKING:  # the audit builds on the repository, which builds on this module
-    from app.storage.audit import AuditEntry
 
 
 @dataclass(frozen=True)
@@ -81,7 +79,6 @@ def run_facts(conn: Connection, run_pks: Sequence[int] | None,
     ``metrics``: each run's metrics as the run list read them (an INVALID metric is a
     criterion NOT MET). Each run's audited COM results come along: a COM QA has settled
     must read the same in a run list as in the run's report."""
-    from app.storage.audit import com_results  # the audit builds on this module
     runs = _where(sa.select(s.Run.id, s.Run.config, s.Run.method_name, s.Run.method_version,
                             s.Run.method_sha256, s.Run.status, s.Run.started_wall,
                             s.Run.workload_engine), s.Run.id, run_pks)

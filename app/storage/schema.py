@@ -400,3 +400,51 @@ class DatabaseIdentity(Base):
     __tablename__ = "database_identity"
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     created_wall: Mapped[str] = mapped_column(String(40))
+
+
+#: the longest author name an audit entry takes
+MAX_AUTHOR = 200
+
+
+class AuditEntryRow(Base):
+    """One audit entry of a run's QA trail (created by revision 0002; read and written by
+    :mod:`app.storage.audit`)."""
+
+    __tablename__ = "audit_entries"
+    __table_args__ = (Index("ix_audit_entries_run_id", "run_id", "id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(20))  # AuditKind
+    disposition: Mapped[str | None] = mapped_column(String(20))  # Disposition
+    text: Mapped[str] = mapped_column(Text)
+    author: Mapped[str] = mapped_column(String(MAX_AUTHOR))
+    created_wall: Mapped[str] = mapped_column(String(40))  # ISO 8601 UTC
+    # revision 0006: COM results and approvals (NULL on notes and dispositions)
+    subject: Mapped[str | None] = mapped_column(String(50))  # the COM id
+    outcome: Mapped[str | None] = mapped_column(String(20))  # ComOutcome
+    revision: Mapped[int | None] = mapped_column(Integer)  # the record revision approved
+    record_sha256: Mapped[str | None] = mapped_column(String(64))  # … and its hash
+    # revision 0011: what an approval bound besides the hash, and a sign-off's confirmation
+    hash_format: Mapped[str | None] = mapped_column(String(40))  # NULL: storwatt-record/1
+    verdict_shown: Mapped[str | None] = mapped_column(Text)  # the verdict QA saw
+    rules_version: Mapped[int | None] = mapped_column(Integer)  # … derived under these rules
+    confirmation: Mapped[str | None] = mapped_column(Text)  # why, when the run was not clean
+    # revision 0017: on which database the entry was made (app.storage.identity)
+    made_on: Mapped[str | None] = mapped_column(Text)
+
+
+class RecordHashRow(Base):
+    """One revision's record hash as computed on one basis (revision 0015; kept by
+    :mod:`app.storage.record_cache`)."""
+
+    __tablename__ = "record_hashes"
+    __table_args__ = (UniqueConstraint("run_id", "revision", "hash_format", "basis_sha256",
+                                       name="uq_record_hashes_revision_basis"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(run_fk())
+    revision: Mapped[int] = mapped_column(Integer)
+    hash_format: Mapped[str] = mapped_column(String(40))
+    basis_sha256: Mapped[str] = mapped_column(String(64))
+    facts_sha256: Mapped[str] = mapped_column(String(64))
+    record_sha256: Mapped[str] = mapped_column(String(64))
+    computed_wall: Mapped[str] = mapped_column(String(40))  # ISO 8601 UTC

@@ -39,12 +39,14 @@ from sqlalchemy.engine import Connection
 
 from app.paths import data_dir
 from app.records import RunStatus
+from app.station import lab_database
 from app.storage import schema as s
 from app.storage.db import Database
 from app.storage.errors import StorageError, classify
+from app.storage.opening import open_database
 from app.storage.rights import REPLACED as RIGHTS_REPLACED
 from app.storage.rights import check_write_rights
-from app.storage.server_link import WRITER_TIMEOUTS
+from app.storage.server_link import WRITER_TIMEOUTS, shown
 
 log = logging.getLogger(__name__)
 
@@ -419,8 +421,6 @@ def sender_for(database: Database, url: str | None = None) -> Sender | None:
     """A started sender copying the runs recorded in ``database`` to ``url`` (default: the
     station's lab database); None when none is named, or when the run is recorded in the lab
     database directly (``--db`` naming it)."""
-    from app.station import lab_database
-
     url = lab_database() if url is None else url
     if not url or url == database.url:
         return None
@@ -435,18 +435,8 @@ def open_lab(url: str) -> Database:
     """The lab database as the sender writes it: the writer's short bounds on the server, no
     journal import (the station's journals belong to its own database), no status changes
     (the lab copy follows the station's record)."""
-    from app.storage.db import open_database
-
     return open_database(url, recover_journals=False, interrupt_orphans=False,
                          server_timeouts=WRITER_TIMEOUTS)
-
-
-def shown(url: str) -> str:
-    """A database URL as it may be shown: without its password."""
-    try:
-        return sa.engine.make_url(url).render_as_string(hide_password=True)
-    except sa.exc.ArgumentError:  # never as typed: it may hold a password
-        return "(a URL that does not parse)"
 
 
 def _now() -> str:

@@ -28,6 +28,9 @@ import socket
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
 from app import __version__
 
 
@@ -114,3 +117,11 @@ def _connection_class() -> type:
 
 __all__ = ["ServerTimeouts", "WRITER_TIMEOUTS", "READER_TIMEOUTS", "application_name",
            "connect"]
+
+
+def shown(url: str) -> str:
+    """A database URL as it may be shown: without its password."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:  # never as typed: it may hold a password
+        return "(a URL that does not parse)"

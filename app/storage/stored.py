@@ -15,31 +15,39 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 import numpy as np
 
-from app.compliance import ComplianceVerdict, Criterion, assess_compliance
+from app.com_verdict import ComRecord, ComVerdict, com_verdicts, open_com_states
+from app.compliance import ComplianceFacts, ComplianceVerdict, Criterion, assess_compliance
 from app.method.model import Method
 from app.method.record import method_from_record
 from app.metrics.steady_state import SteadyStateVerdict
-from app.records import (ADDED_FIELD, InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo,
-                         PhaseStatus, PowerInput, RunConfig, RunStatus, SutDescription,
-                         Window, sut_from_dict)
+from app.records import (ADDED_FIELD, AuditEntry, InstrumentConfig, IntervalRecord, MetricResult,
+                         PhaseInfo, PhaseStatus, PowerInput, RunConfig, RunStatus,
+                         SutDescription, Window, sut_from_dict)
 from app.run_verdict import RunVerdict, run_outcome, run_verdict
 from app.sequencer.capacity_optimisation import is_com_metric
 from app.sequencer.events import HistogramReady, Resumption, SearchResult
 from app.sequencer.range_plan import RangePlan
 from app.storage.power_inputs import StoredPowerInput
+from app.storage.record_cache import StoredRecordHash
 from drivers.interfaces import (EXCLUDING_FLAGS, InstrumentIdentity, WorkloadInterval,
                                 WorkloadResult)
 
-if TYPE_CHECKING:  # audit builds on the repository, which builds on this module
-    from app.com_verdict import ComVerdict
-    from app.storage.audit import AuditEntry
-    from app.storage.record_cache import StoredRecordHash
-    from app.storage.run_facts import RunFacts
 
+
+class VerdictFacts(ComplianceFacts, ComRecord, Protocol):
+    """What a run summary's verdicts read of its record: the compliance criteria and each
+    COM's state (:class:`app.storage.run_facts.RunFacts`, loaded with the run list)."""
+
+    @property
+    def metrics(self) -> Sequence[KeyMetric]: ...
+
+
+T = TypeVar("T")
 
 #: a run summary built without its record's facts: shown as not compliant, saying why
 NOT_DERIVED = ComplianceVerdict((Criterion("Derived verdict", False,
@@ -228,7 +236,7 @@ class RunSummary:
     disposition_author: str = ""
     haystack: str = field(default="", compare=False, repr=False)  # lower-case search text
     #: what the run's verdict reads (app.storage.run_facts.RunFacts); None: not loaded
-    facts: RunFacts | None = field(default=None, compare=False, repr=False)
+    facts: VerdictFacts | None = field(default=None, compare=False, repr=False)
 
     @cached_property
     def compliance(self) -> ComplianceVerdict:
@@ -248,8 +256,6 @@ class RunSummary:
     def coms(self) -> tuple[ComVerdict, ...]:
         """Each COM's state derived from the record, the technician's audited results
         included (``app.com_verdict``); () for a summary built without its facts."""
-        from app.com_verdict import com_verdicts  # it builds on the audit, built on storage
-
         return com_verdicts(self.facts) if self.facts is not None else ()
 
     @cached_property
@@ -355,13 +361,13 @@ class StoredRun:
                 run.__dict__[derived] = self.__dict__[derived]
         return run
 
-    @cached_property
-    def facts_basis(self) -> str:
-        """The fingerprint a stored record hash is valid for
-        (:func:`app.storage.record_hash.facts_basis`), computed once per loaded run."""
-        from app.storage.record_hash import facts_basis  # the hash module builds on this one
-
-        return facts_basis(self)
+    def once(self, name: str, derive: Callable[[StoredRun], T]) -> T:
+        """``derive(self)``, computed once per loaded run and kept with it under ``name``,
+        like a cached property: for a value derived from the facts above storage (the record
+        hash's basis, :func:`app.storage.record_hash.facts_basis`)."""
+        if name not in self.__dict__:
+            self.__dict__[name] = derive(self)
+        return self.__dict__[name]
 
     @cached_property
     def compliance(self) -> ComplianceVerdict:
@@ -376,8 +382,6 @@ class StoredRun:
     @cached_property
     def coms(self) -> tuple[ComVerdict, ...]:
         """Each COM's state derived from the record and the audit trail as loaded."""
-        from app.com_verdict import com_verdicts  # it builds on the audit, built on storage
-
         return com_verdicts(self)
 
     @cached_property
@@ -411,8 +415,6 @@ class StoredRun:
 def run_verdict_of(run: RunSummary | StoredRun) -> RunVerdict:
     """A stored run's outcome: its metrics and the state of each COM (the COM checks' metrics
     are COM states, not measurements)."""
-    from app.com_verdict import open_com_states  # it builds on the audit, built on storage
-
     if isinstance(run, RunSummary) and run.facts is None:
         return run_outcome(run.status, run.metrics)  # no record to derive the COMs from
     return run_outcome(run.status, run.metrics, open_com_states(run.coms))

@@ -43,8 +43,8 @@ from drivers.fio.safety import (HostFacts, TargetCheck, TargetPolicy, check_targ
                                 create_scratch_file, describe)
 from drivers.fio.stream import IntervalSeries, Snapshot, snapshot_of_document
 from drivers.fio.target_size import agreed_size, host_target_size
-from drivers.interfaces import (GeneratorCeiling, HostClock, HostRate, MeasuredPattern,
-                                WorkloadError, WorkloadInterval, WorkloadProfile,
+from drivers.interfaces import (DEFAULT_STALL_S, GeneratorCeiling, HostClock, HostRate,
+                                MeasuredPattern, WorkloadError, WorkloadInterval, WorkloadProfile,
                                 WorkloadResult)
 
 MIN_VERSION = (3, 0)
@@ -65,8 +65,6 @@ class FioStalled(FioRunError):
     hung): the phase fails rather than counting seconds at 0 IOPS as a measurement."""
 
 
-#: the stall limit when the method does not set one (``[fio] stall_s``, app/method/model.py)
-DEFAULT_STALL_S = 15.0
 
 
 def fio_version(binary: str) -> tuple[str, tuple[int, int]]:

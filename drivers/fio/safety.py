@@ -30,7 +30,8 @@ from drivers.fio.jobs import target_problem
 from drivers.fio.scratch import (create_scratch_file, scratch_mismatch, sidecar_path,
                                  stale_sidecar)
 from drivers.fio.verdict import TargetCheck, TargetPolicy, confirmation_problem, refused
-from drivers.fio.windows_targets import WindowsFacts, is_windows_form, windows_check
+from drivers.fio.windows_facts import WindowsFacts
+from drivers.fio.windows_targets import is_windows_form, windows_check
 
 __all__ = ["TargetCheck", "TargetPolicy", "HostFacts", "check_target", "check_targets",
            "block_check", "create_scratch_file", "describe", "read_mounts"]

@@ -1,4 +1,4 @@
-r"""Gather :class:`WindowsFacts` from kernel32 (Windows only; imported only there).
+r"""Gather :class:`WindowsFacts` from kernel32 (Windows only; elsewhere there are none).
 
 Drive letters come from ``GetLogicalDrives``; a letter on a fixed or removable drive whose
 ``GetVolumeInformationW`` succeeds has a mounted file system, so it is *in use*. Each volume's
@@ -13,10 +13,10 @@ from __future__ import annotations
 import ctypes
 import os
 import struct
+import sys
 from ctypes import wintypes
 
-from drivers.fio.windows_targets import (MAX_DRIVES, PhysicalDrive, WindowsFacts,
-                                         parse_disk_extents)
+from drivers.fio.windows_facts import MAX_DRIVES, PhysicalDrive, WindowsFacts, parse_disk_extents
 
 GENERIC_READ = 0x80000000
 FILE_SHARE_READ_WRITE = 0x3
@@ -105,3 +105,10 @@ def gather() -> WindowsFacts:  # pragma: no cover - Windows only
         drives.append(PhysicalDrive(n, size, frozenset(on_disk.get(n, ()))))
     system = os.environ.get("SystemDrive", "C:").upper()
     return WindowsFacts(system_drive=system, volumes_in_use=in_use, drives=tuple(drives))
+
+
+def gather_windows_facts() -> WindowsFacts:
+    """This station's drives and volumes; on other platforms: none (every drive is missing)."""
+    if not sys.platform.startswith("win"):
+        return WindowsFacts(system_drive="", volumes_in_use=frozenset(), drives=())
+    return gather()  # pragma: no cover - needs Windows

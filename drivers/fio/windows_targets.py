@@ -6,44 +6,21 @@ typed to confirm, exactly like a Linux block device. Volumes and drive-letter pa
 ``\\.\D:``, ``D:\x.dat``) are refused: fio reads ':' as the separator between targets, and a
 volume with a letter is in use by definition. Which drives and volumes exist is a
 :class:`WindowsFacts` record: tests inject one (these checks run on Linux build machines), the
-station gathers the real one with kernel32 calls (no wmic, no extra package).
+station gathers the real one with kernel32 calls (no wmic, no extra package;
+:mod:`drivers.fio.windows_api`).
 """
 
 from __future__ import annotations
 
 import re
-import struct
-import sys
-from dataclasses import dataclass
 
 from drivers.fio.jobs import WINDOWS_DRIVE, target_problem
 from drivers.fio.verdict import TargetCheck, TargetPolicy, confirmation_problem, refused
+from drivers.fio.windows_api import gather_windows_facts
+from drivers.fio.windows_facts import WindowsFacts
 
 _DRIVE_LETTER = re.compile(r"^(?:\\\\[.?]\\)?([A-Za-z]):")
 _VOLUME = re.compile(r"^(?:\\\\[.?]\\)?[A-Za-z]:\\?$")
-#: physical drive numbers probed when gathering facts
-MAX_DRIVES = 64
-
-
-@dataclass(frozen=True)
-class PhysicalDrive:
-    number: int
-    size_bytes: int
-    volumes: frozenset[str]  # drive letters ("D:") with an extent on this drive
-
-
-@dataclass(frozen=True)
-class WindowsFacts:
-    """What decides a Windows verdict; ``volumes_in_use`` are letters with a file system."""
-
-    system_drive: str = "C:"
-    volumes_in_use: frozenset[str] = frozenset()
-    drives: tuple[PhysicalDrive, ...] = ()
-
-    def drive(self, number: int) -> PhysicalDrive | None:
-        return next((d for d in self.drives if d.number == number), None)
-
-
 def is_windows_form(path: str) -> bool:
     r"""``\\.\…``, ``\\server\…`` or ``D:…``: paths only the Windows rules can judge."""
     return path.startswith("\\\\") or bool(_DRIVE_LETTER.match(path))
@@ -91,22 +68,3 @@ def _physical_drive(path: str, number: int, facts: WindowsFacts, *, writing: boo
                                                        policy=policy)])
     return TargetCheck(path, "block", found.size_bytes, ", ".join(in_use), system in found.volumes,
                        not problems, "; ".join(problems) or "block device, confirmed")
-
-
-def parse_disk_extents(raw: bytes) -> frozenset[int]:
-    """Disk numbers in a ``VOLUME_DISK_EXTENTS`` reply (a DWORD count, 4 bytes of padding,
-    then 24-byte ``DISK_EXTENT`` records whose first DWORD is the disk number)."""
-    if len(raw) < 4:
-        return frozenset()
-    (count,) = struct.unpack_from("<I", raw, 0)
-    return frozenset(struct.unpack_from("<I", raw, 8 + 24 * i)[0] for i in range(count)
-                     if 8 + 24 * i + 4 <= len(raw))
-
-
-def gather_windows_facts() -> WindowsFacts:
-    """This station's drives and volumes; on other platforms: none (every drive is missing)."""
-    if not sys.platform.startswith("win"):
-        return WindowsFacts(system_drive="", volumes_in_use=frozenset(), drives=())
-    from drivers.fio.windows_api import gather  # pragma: no cover - needs Windows
-
-    return gather()  # pragma: no cover

@@ -15,13 +15,14 @@ from pathlib import Path
 
 from app.reports.export import write_bundle
 from app.storage.db import Database
+from app.storage.repository import load_run
 
 ROOT = Path(__file__).resolve().parents[2]
 VERIFIER = ROOT / "verifier" / "storwatt_verify.py"
 
 
 def bundle_of(database: Database, run_id: str, path: Path) -> Path:
-    return write_bundle(database.load_run(run_id), path)
+    return write_bundle(load_run(database, run_id), path)
 
 
 def verify(bundle: Path, *options: str, isolated: bool = True) -> tuple[int, str]:

@@ -13,6 +13,7 @@ from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedTherm
 from tests.support import recorded_runs as runs
 from tests.support.verdict_runs import COMPLIANT, MEDIA, REMOVABLE_1, real_identity
 from tests.support.verdict_runs import FioNamedEngine as FioLikeEngine
+from app.storage.repository import load_run
 
 def record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, method: str = COMPLIANT,
            real: bool = True, calibrated_days_ago: int | None = 30,
@@ -34,4 +35,4 @@ def record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, method: str = COM
         monkeypatch.setattr(runs, "SimulatedWorkloadEngine", FioLikeEngine)
     recorded = runs.record_run(tmp_path / "r.db", method=method, taxonomy=MEDIA, coms=(),
                                meter=meter, hook=hook, answers=REMOVABLE_1)
-    return recorded.database.load_run(recorded.run_id)
+    return load_run(recorded.database, recorded.run_id)

@@ -12,7 +12,7 @@ import time
 from app.records import RunConfig
 from app.sequencer import events as ev
 from app.session import open_session
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.synthetic import outside, power_sample, run_started
 from app.storage.writer import RunWriter
 

@@ -8,10 +8,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWizard
 
 from app.records import RunConfig, RunStatus
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from ui.main_window import MainWindow
 from app.run_entries import RunEntries
 from ui.wizard.wizard import NewRunWizard
+from app.storage.repository import list_runs
 
 #: how long a test waits for a GUI run's event before failing (a run on the station's
 #: fake clock takes seconds; the limit only bounds a stuck one)
@@ -51,7 +52,7 @@ def fill_sut(qtbot, wizard: NewRunWizard, capacity: str = "7.3") -> None:
 def stored_status(window: MainWindow, run_id: str) -> RunStatus:
     database = open_database(window.db_url)
     try:
-        return next(r.status for r in database.list_runs() if r.run_id == run_id)
+        return next(r.status for r in list_runs(database) if r.run_id == run_id)
     finally:
         database.close()
 

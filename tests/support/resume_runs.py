@@ -9,9 +9,10 @@ from app.records import RunConfig, RunStatus, SutDescription
 from app.resume import open_resumed_session, prepare_resume
 from app.sequencer import events as ev
 from app.sequencer.sequencer import Sequencer
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.writer import RunWriter
 from drivers.clock import FakeClock
+from app.storage.repository import load_run
 
 COMS = ("deduplication",)
 
@@ -73,7 +74,7 @@ def resume(url: str, run_id: str, **given) -> object:
     assert session.run() is RunStatus.COMPLETED
     database = open_database(url)
     try:
-        return plan, database.load_run(run_id)
+        return plan, load_run(database, run_id)
     finally:
         database.close()
 
@@ -81,6 +82,6 @@ def resume(url: str, run_id: str, **given) -> object:
 def load(url: str, run_id: str):
     database = open_database(url)
     try:
-        return database.load_run(run_id)
+        return load_run(database, run_id)
     finally:
         database.close()

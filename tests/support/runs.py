@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from app.records import RunStatus
-from app.storage.db import open_database
+from app.storage.opening import open_database
+from app.storage.repository import load_run
 
 
 def stored_status(url: str, run_id: str) -> RunStatus:
     """The run's status as a fresh open of its database finds it."""
     database = open_database(url)
     try:
-        return database.load_run(run_id).status
+        return load_run(database, run_id).status
     finally:
         database.close()

@@ -11,8 +11,10 @@ import json
 from pathlib import Path
 
 from app.cli.main import main
-from app.storage.db import Database, open_database
+from app.storage.db import Database
+from app.storage.opening import open_database
 from app.storage.stored import StoredRun
+from app.storage.repository import load_run
 
 SHIPPED = Path(__file__).resolve().parents[2] / "resources" / "methods"
 
@@ -35,4 +37,4 @@ def run_short_variant(tmp_path: Path, capsys, base: str, name: str, title: str,
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["status"] == "COMPLETED", out
     database = open_database(db)
-    return database, database.load_run(out["run_id"])
+    return database, load_run(database, out["run_id"])

@@ -8,7 +8,8 @@ from dataclasses import astuple
 
 from app.metrics.steady_state import SteadyStateVerdict
 from app.sequencer import events as ev
-from app.storage.db import Database, open_database
+from app.storage.db import Database
+from app.storage.opening import open_database
 from app.storage.synthetic import full_run
 from app.storage.writer import Durability, RunWriter
 

@@ -21,13 +21,15 @@ from app.sequencer import events as ev
 from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer
 from app.sim_lab import simulated_sut
-from app.storage.db import Database, open_database
+from app.storage.db import Database
+from app.storage.opening import open_database
 from app.storage.stored import StoredRun
 from app.storage.writer import RunWriter
 from drivers.clock import FakeClock
 from drivers.interfaces import InstrumentIdentity
 from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
 from drivers.simulators.engine import SimulatedWorkloadEngine
+from app.storage.repository import load_run
 
 COMPLIANT = "emerald-block-v3"
 #: the media-library plan: the shortest whole compliant sequence (SW, SR, 2 h ready idle)
@@ -75,7 +77,7 @@ def record(db_path: Path, *, method: str = COMPLIANT, taxonomy: str = MEDIA,
     lab = Lab(power, FioNamedEngine(sut, clock), temperature, sut.used_capacity_bytes, 0.0,
               "stand-ins")
     database, sequencer, _ = run_stored(db_path, load_method(method), config, lab, clock, hook)
-    return database.load_run(sequencer.run_id)
+    return load_run(database, sequencer.run_id)
 
 
 def run_stored(db_path: Path, method: Method, config: RunConfig, lab: Lab, clock: FakeClock,

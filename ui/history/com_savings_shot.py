@@ -15,7 +15,8 @@ from PySide6.QtWidgets import QApplication
 
 from app.records import MetricResult, RunConfig, RunStatus, SutDescription
 from app.sequencer import events as ev
-from app.storage.db import Database, open_database
+from app.storage.db import Database
+from app.storage.opening import open_database
 from app.storage.writer import RunWriter
 from ui.history.view import HistoryView
 

@@ -27,6 +27,7 @@ from app.records import METRIC_ORDER
 from app.com_verdict import ComState
 from app.sequencer.capacity_optimisation import is_com_metric, not_valid_word
 from app.storage.db import Database
+from app.storage.repository import load_run
 from app.storage.stored import StoredRun
 from ui.metrics_table import INVALID_COLOUR
 from ui.plots import LOG_MS_TICKS, DurationAxis
@@ -121,7 +122,7 @@ class CompareView(QWidget):
         super().__init__(parent)
         if len(run_ids) < 2:
             raise ValueError("comparing needs at least two runs")
-        self.runs = [database.load_run(r) for r in run_ids]
+        self.runs = [load_run(database, r) for r in run_ids]
         self.colours = apply_plot_theme()
         self._build()
 

@@ -19,14 +19,16 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
                                QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
-from app.com_verdict import OPEN_STATES, record_com_result
+from app.com_verdict import OPEN_STATES
 from app.metrics.formatting import format_duration
 from app.reports.content import ReportContent, build_content
 from app.sequencer.capacity_optimisation import is_com_metric
-from app.signoff import accept, approve, concern, sign_off
-from app.storage.audit import AuditEntry, AuditError, add_audit_entry, audit_entries
+from app.signoff import accept, approve, concern, record_com_result, sign_off
+from app.records import AuditEntry
+from app.storage.audit import AuditError, add_audit_entry, audit_entries
 from app.storage.db import Database
 from app.storage.errors import StorageError
+from app.storage.repository import load_run
 from app.storage.stored import StoredRun
 from ui.history.signoff_dialogs import AcceptDialog, ApprovalDialog, ComResultDialog
 from ui.history.stored_plots import show_stored
@@ -71,7 +73,7 @@ class RunDetailView(QWidget):
         self.database = database
         self.read_only = read_only
         if loaded is None:
-            run = database.load_run(run_id)
+            run = load_run(database, run_id)
             loaded = run, build_content(run)
         self.run: StoredRun = loaded[0]
         self.content: ReportContent = loaded[1]

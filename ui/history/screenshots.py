@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.sequencer import events as ev
 from app.storage.audit import add_audit_entry
-from app.storage.db import open_database
+from app.storage.opening import open_database
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
 from app.storage.synthetic import fill_history

@@ -11,9 +11,9 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout
                                QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget)
 
 from app.com_verdict import ComVerdict
+from app.records import ComOutcome
 from app.sequencer.capacity_optimisation import observed
 from app.signoff import SignOff
-from app.storage.audit import ComOutcome
 
 
 class _EntryDialog(QDialog):

@@ -23,6 +23,7 @@ from app.signoff import remember_record_hashes
 from app.storage.db import Database
 from app.storage.errors import StorageError
 from app.storage.history import INVALID, HistoryFilter
+from app.storage.repository import load_run
 from app.storage.stored import StoredRun
 from ui.history.best_foot_forward import BestFootForwardView
 from ui.history.com_savings_view import ComSavingsView
@@ -329,7 +330,7 @@ class HistoryView(QWidget):
     def open_detail(self, run_id: str) -> RunDetailView | None:
         """Open a run's detail, loading it on this thread (scripts, screenshots)."""
         try:
-            run = remember_record_hashes(self.database, self.database.load_run(run_id))
+            run = remember_record_hashes(self.database, load_run(self.database, run_id))
         except StorageError as exc:
             self._show_problem(f"cannot open run {run_id[:8]}: {exc}")
             return None
@@ -342,7 +343,7 @@ class HistoryView(QWidget):
         a tab with a busy bar at once, replaced by the detail when the run is read."""
         database = self.database
         tab = RunLoadTab(run_id, lambda: remember_record_hashes(database,
-                                                                database.load_run(run_id)))
+                                                                load_run(database, run_id)))
         self.tabs.setCurrentIndex(self.tabs.addTab(tab, f"Run {run_id[:8]} …"))
         tab.start(lambda run, content: self._loaded(tab, run, content))
         return tab
@@ -394,8 +395,8 @@ class HistoryView(QWidget):
     def savings(self, base_id: str, opt_id: str) -> ComSavingsView | None:
         """COM savings of ``opt_id`` over ``base_id`` in a tab (docs/method-notes.md §6)."""
         try:
-            view = ComSavingsView(self.database.load_run(base_id),
-                                  self.database.load_run(opt_id))
+            view = ComSavingsView(load_run(self.database, base_id),
+                                  load_run(self.database, opt_id))
         except StorageError as exc:
             self._show_problem(f"cannot compute COM savings: {exc}")
             return None

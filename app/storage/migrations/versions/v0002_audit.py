@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-import app.storage.audit  # noqa: F401 — registers the model on schema.Base for schema checks
-
 revision = "0002"
 down_revision = "0001"
 branch_labels = None

@@ -16,6 +16,8 @@ from datetime import datetime, timezone
 
 import sqlalchemy as sa
 
+from app.storage.overwritten import mark_sqlite_header  # the file header's own format
+
 revision = "0017"
 down_revision = "0016"
 branch_labels = None
@@ -24,8 +26,6 @@ depends_on = None
 
 def upgrade() -> None:
     from alembic import op  # here, not at the top: alembic loads only to upgrade
-
-    from app.storage.overwritten import mark_sqlite_header
 
     table = op.create_table(
         "database_identity",
