@@ -13,6 +13,8 @@ from pathlib import Path
 
 import platformdirs
 
+import app
+
 APP_NAME = "StorWatt"
 
 
@@ -21,7 +23,7 @@ def resources_dir() -> Path:
     frozen_root = getattr(sys, "_MEIPASS", None)
     if frozen_root:
         return Path(frozen_root) / "resources"
-    return Path(__file__).resolve().parent.parent / "resources"
+    return Path(app.__file__).resolve().parent.parent / "resources"  # the package, not this file
 
 
 def traces_dir() -> Path:
