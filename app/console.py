@@ -12,18 +12,11 @@ from typing import ClassVar, TextIO
 
 from app.compliance import assess_method
 from app.method.record import method_from_record
-from app.metrics.formatting import format_duration, format_figure
+from app.metrics.formatting import format_duration, format_figure, format_metric_value
 from app.records import MetricResult
 from app.sequencer import events as ev
 from app.sequencer.capacity_optimisation import not_valid_word
 from app.sequencer.event_dispatch import EventTable
-
-
-def format_metric_value(m: MetricResult) -> str:
-    """The figure as the report prints it (method-notes §4); an invalid figure is never shown
-    as a bare number."""
-    text = format_figure(m.value)
-    return text if m.valid or text == "—" else f"({text})"
 
 
 def _with_unit(value: float, unit: str) -> str:

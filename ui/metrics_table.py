@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
-from app.console import format_metric_value
+from app.metrics.formatting import format_metric_value
 from app.metrics.formatting import format_figure
 from app.method.model import Method
 from app.records import IDLE_METRIC, MetricResult, PhaseInfo, PhaseKind, RunStatus, metric_rank

@@ -17,7 +17,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPushButton,
                                QSplitter, QVBoxLayout, QWidget)
 
-from app.console import format_metric_value
+from app.metrics.formatting import format_metric_value
 from app.metrics.formatting import format_duration
 from app.method.record import method_from_record
 from app.records import RunStatus

@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from decimal import ROUND_HALF_UP, Decimal
 
+from app.records import MetricResult
+
 #: The seed's sample Test Data Report prints figures with three decimals (method-notes §4).
 FIGURE_DECIMALS = 3
 #: ... and a small figure with as many more as it takes to show three significant digits.
@@ -73,3 +75,10 @@ def format_duration(seconds: float | None) -> str:
     if m:
         return f"{m} min {sec:02d} s"
     return f"{sec} s"
+
+
+def format_metric_value(m: MetricResult) -> str:
+    """The figure as the report prints it (method-notes §4); an invalid figure is never shown
+    as a bare number."""
+    text = format_figure(m.value)
+    return text if m.valid or text == "—" else f"({text})"

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGridLayout, QHBoxL
                                QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
 
-from app.console import format_metric_value
+from app.metrics.formatting import format_metric_value
 from app.metrics.formatting import format_figure
 from app.records import METRIC_ORDER
 from app.com_verdict import ComState
