@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from app.metrics.com_savings import ConfigFigures
 from app.metrics.errors import MetricsError
-from app.records import IDLE_METRIC, MetricResult
+from app.core.records import IDLE_METRIC, MetricResult
 
 if TYPE_CHECKING:  # the storage layer is only needed where a run was loaded
     from app.storage.stored import StoredRun

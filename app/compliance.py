@@ -25,7 +25,7 @@ from app.method.loader import MethodError
 from app.method.model import ComplianceMinimums, Method
 from app.method.registry import MethodIdentity, identify
 from app.method.taxonomy import TaxonomyError, recorded_classification
-from app.records import PAUSE_REASON, PhaseInfo, PhaseKind, PhaseStatus, RunConfig, RunStatus
+from app.core.records import PAUSE_REASON, PhaseInfo, PhaseKind, PhaseStatus, RunConfig, RunStatus
 from app.sequencer.events import Resumption, SearchResult
 from app.sequencer.search import LOAD_GENERATOR_LIMIT, NO_PROBE_WITHIN
 from drivers.interfaces import InstrumentIdentity

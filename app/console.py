@@ -13,7 +13,7 @@ from typing import ClassVar, TextIO
 from app.compliance import assess_method
 from app.method.record import method_from_record
 from app.metrics.formatting import format_duration, format_figure, format_metric_value
-from app.records import MetricResult
+from app.core.records import MetricResult
 from app.sequencer import events as ev
 from app.sequencer.capacity_optimisation import not_valid_word
 from app.sequencer.event_dispatch import EventTable

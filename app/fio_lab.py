@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app import units
-from app.records import RunConfig
+from app.core import units
+from app.core.records import RunConfig
 from app.sequencer.lab import LabError
 from drivers.clock import Clock
 from drivers.fio.data_set import measure_data_set
@@ -24,7 +24,7 @@ from drivers.simulators.sut import SimulatedSut
 
 
 def parse_size(text: str) -> int:
-    """'64M' → 67108864 (K/M/G/T are binary multiples, as fio reads them; ``app.units``)."""
+    """'64M' → 67108864 (K/M/G/T are binary multiples, as fio reads them; ``app.core.units``)."""
     try:
         return units.parse_size(text)
     except units.UnitError as exc:
@@ -107,7 +107,7 @@ def fio_engine(config: RunConfig, clock: Clock, protected: Sequence[str] = (),
                stall_s: float = DEFAULT_STALL_S) -> FioEngine:
     """The fio engine for the configured targets, its targets already checked: a refused
     target stops the build before the run is stored or any file is made. ``protected``: the
-    station's own files, never a target (``app.protected``); ``stall_s``: the method's
+    station's own files, never a target (``app.core.protected``); ``stall_s``: the method's
     ``[fio] stall_s`` (fio stopped, phase FAILED, after that long without IO)."""
     if not config.sut.targets:
         raise LabError("local-fio needs at least one --target (a scratch file or a block device)")

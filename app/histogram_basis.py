@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.records import RunConfig
+from app.core.records import RunConfig
 
 
 @dataclass(frozen=True)

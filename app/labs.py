@@ -27,7 +27,7 @@ from enum import Enum
 from typing import Any
 
 from app.fio_lab import SutFollowingEngine, data_set_probe, fio_description, fio_engine
-from app.records import LAB_KINDS, SIMULATED_LABS, InstrumentConfig, PowerInput, RunConfig
+from app.core.records import LAB_KINDS, SIMULATED_LABS, InstrumentConfig, PowerInput, RunConfig
 from app.sequencer.lab import Lab, LabError, Teardown
 from app.sequencer.power_inputs import PowerInputs
 from app.sim_lab import (SIM_POWER_DRIVER, SIM_POWER_MODEL, SIM_THERMO_DRIVER, input_shares,
@@ -151,7 +151,7 @@ def build_lab(config: RunConfig, clock: Clock, protected: Sequence[str] = (),
               fio_stall_s: float = DEFAULT_STALL_S, sample_period_s: float = 1.0,
               silence_limit_s: float = DEFAULT_SILENCE_LIMIT_S,
               limits: ReadingLimits = ReadingLimits()) -> Lab:
-    """``protected``: paths a real workload must never write (``app.protected``);
+    """``protected``: paths a real workload must never write (``app.core.protected``);
     ``fio_stall_s``: the method's ``[fio] stall_s`` (fio stopped, phase FAILED, after that
     long without IO); ``sample_period_s``: the method's power sample period (readings of
     several inputs more than half of it apart are not summed); ``silence_limit_s``: the method's

@@ -28,7 +28,7 @@ from typing import Any
 from app.method.loader import MethodError, load_method
 from app.method.model import Method
 from app.method.record import method_sha256, resolved_method
-from app.records import PhaseKind, PhaseStatus, RunConfig, RunStatus
+from app.core.records import PhaseKind, PhaseStatus, RunConfig, RunStatus
 from app.sequencer.continuation import Continuation
 from app.sequencer.events import RunListener
 from app.sequencer.plan import build_phases

@@ -20,19 +20,19 @@ from typing import Any
 from pydantic import ValidationError
 
 from app import run_fields as rules
-from app import units
+from app.core import units
 from app.method.loader import MethodError, load_method
-from app.records import InstrumentConfig, PowerInput, PowerSupplies, RunConfig, SutDescription
+from app.core.records import InstrumentConfig, PowerInput, PowerSupplies, RunConfig, SutDescription
 from app.run_fields import DRIVE_TYPES as DRIVE_TYPES  # the pages' choices too
 from app.run_fields import CAPACITY_UNITS, EntryError
 from app.sequencer.capacity_optimisation import (check_declared_coms, coms_off_during_test,
                                                  declare_coms)
-from app.station import station_name
+from app.core.station_settings import station_name
 from app.sut_file import SuppliesModel
 from app.target_verdict import target_safety
 
 RAID_LEVELS = ("RAID 0", "RAID 1", "RAID 5", "RAID 6", "RAID 10", "JBOD")
-#: how the workload choice maps to a lab kind (app.records.LAB_KINDS)
+#: how the workload choice maps to a lab kind (app.core.records.LAB_KINDS)
 WORKLOAD_MODES = {"simulated": "sim", "local-fio": "local-fio", "load-hosts": "local-fio"}
 
 
@@ -75,7 +75,7 @@ class RunEntries:
     meter_resource: str = ""
     thermo_driver: str = "sim"
     thermo_resource: str = ""
-    #: each instrument's calibration as on its certificate (app.calibration checks both)
+    #: each instrument's calibration as on its certificate (app.core.calibration checks both)
     meter_calibration: str = ""
     meter_certificate: str = ""
     thermo_calibration: str = ""
@@ -182,7 +182,7 @@ def check_workload(e: RunEntries) -> str:
 
 def check_targets(e: RunEntries, protected: Sequence[str] = ()) -> None:
     """The fio driver's own safety check of each local target, before Start (the run's lab
-    checks again when it opens). ``protected``: the station's own files (``app.protected``)."""
+    checks again when it opens). ``protected``: the station's own files (``app.core.protected``)."""
     if e.workload_mode != "local-fio":  # remote paths are checked by the hosts' fio
         return
     for target in (t.strip() for t in e.targets if t.strip()):

@@ -17,9 +17,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
-from app import units
-from app.calibration import CalibrationEntryError, checked_certificate, checked_date
-from app.records import WIRINGS, PowerInput
+from app.core import units
+from app.core.calibration import CalibrationEntryError, checked_certificate, checked_date
+from app.core.records import WIRINGS, PowerInput
 from app.sequencer.capacity_optimisation import check_raid
 
 #: the stored lengths of what an operator types: refused past them where they are typed, so a
@@ -111,7 +111,7 @@ def notes(value: str) -> str:
 
 def capacity_bytes(text: str, unit: str = "GB", decimal_point: str = ".") -> int:
     """A raw capacity as typed ("7.3", "7300 GB", "7,3 TB", "1e3") in bytes, rounded to the
-    byte once (``app.units``); ``unit`` applies when none is typed. Refused: empty, not a
+    byte once (``app.core.units``); ``unit`` applies when none is typed. Refused: empty, not a
     number, not finite, not above zero, above 1 EB."""
     if unit not in CAPACITY_UNITS:
         raise EntryError("capacity_unit", f"Unknown capacity unit {unit!r}; use GB or TB.")
@@ -199,7 +199,7 @@ def load_hosts(hosts: Iterable[str]) -> tuple[str, ...]:
 
 
 def calibration(prefix: str, what: str, when: str, certificate: str) -> tuple[str, str]:
-    """A calibration date and certificate by the one rule (app.calibration), the refusal
+    """A calibration date and certificate by the one rule (app.core.calibration), the refusal
     naming the entry to fix (``meter_calibration`` …)."""
     try:
         date_text = checked_date(when, what)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.sequencer.capacity_optimisation import is_com_metric, not_valid_word
 
 

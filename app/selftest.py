@@ -20,7 +20,7 @@ from typing import TextIO
 
 from app.method.loader import all_methods
 from app.method.taxonomy import load_taxonomy
-from app.records import RunConfig, RunStatus
+from app.core.records import RunConfig, RunStatus
 from app.reports import export
 from app.session import open_session
 from app.storage.migrate import schema_version

@@ -15,8 +15,8 @@ from app.labs import build_lab
 from app.method.loader import load_method
 from app.method.model import Method
 from app.method.taxonomy import load_taxonomy, parse_taxonomy_id
-from app.protected import station_paths
-from app.records import RunConfig, RunStatus
+from app.core.protected import station_paths
+from app.core.records import RunConfig, RunStatus
 from app.sequencer.capacity_optimisation import check_declared_coms
 from app.sequencer.events import RunListener
 from app.sequencer.continuation import Continuation

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from app.records import RunConfig, SutDescription
+from app.core.records import RunConfig, SutDescription
 from app.session import open_session
 from drivers.clock import FakeClock
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from app.records import PowerInput, RunConfig
+from app.core.records import PowerInput, RunConfig
 from drivers.clock import Clock
 from drivers.simulators import ElectricalState, MeterSimulator, ThermometerSimulator
 from drivers.simulators.engine import SimulatedWorkloadEngine

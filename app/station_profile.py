@@ -5,7 +5,7 @@ A meter is calibrated once a year and used for hundreds of runs; asking for its 
 run invites a stale or mistyped one. The station remembers what a started run declared for
 each real instrument (``remember``) and offers it to the next run that names the same driver
 and address (``fill``), which says so; a date the lab types always wins. The stored dates are
-checked by the same rule as a typed one (``app.calibration``), so a file edited by hand cannot
+checked by the same rule as a typed one (``app.core.calibration``), so a file edited by hand cannot
 put a date in the future on a report.
 """
 
@@ -16,9 +16,9 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from app.calibration import checked_certificate, checked_date
-from app.paths import data_dir
-from app.records import InstrumentConfig, PowerInput, RunConfig
+from app.core.calibration import checked_certificate, checked_date
+from app.core.paths import data_dir
+from app.core.records import InstrumentConfig, PowerInput, RunConfig
 
 FILE_NAME = "station-instruments.json"
 #: drivers that are no instrument of the station (the simulated lab's, no thermometer)

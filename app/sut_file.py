@@ -4,7 +4,7 @@ line takes (``storwatt run --sut FILE``) and the wizard saves and loads.
 A lab tests the same array again and again; typing its vendor, serial, capacity, RAID and
 power supplies for every run invites the typo that makes EP_RI wrong. The file holds what the
 report states about the SUT and is checked by the same rules as the wizard's fields
-(``app.units`` for the capacity, with its one rounding; the bounds of ``app.run_fields``). Capacity
+(``app.core.units`` for the capacity, with its one rounding; the bounds of ``app.run_fields``). Capacity
 is written as text with its decimal unit ("7.3 TB", 1 GB = 10^9 bytes).
 
 Example::
@@ -28,8 +28,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from app import units
-from app.records import PowerSupplies, SutDescription
+from app.core import units
+from app.core.records import PowerSupplies, SutDescription
 from app.run_fields import MAX_DRIVES, MAX_NAME_CHARS, MAX_NOTES_CHARS
 from app.sequencer.capacity_optimisation import declare_coms
 

@@ -22,7 +22,7 @@ from app.compliance import (INTENSITY, METRICS, ComplianceVerdict, assess_compli
                             assess_method)
 from app.labs import Source, plan_lab
 from app.method.model import Method
-from app.records import PhaseStatus, RunConfig, RunStatus
+from app.core.records import PhaseStatus, RunConfig, RunStatus
 from app.sequencer.events import Resumption
 from app.sequencer.plan import build_phases
 from app.storage.stored import StoredAttempt, StoredPhase

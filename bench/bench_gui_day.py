@@ -47,7 +47,7 @@ import json, os, resource, statistics, subprocess, sys, threading, time
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QElapsedTimer, QTimer
 from app.method.loader import load_method
-from app.records import PowerInput, RunConfig, SutDescription
+from app.core.records import PowerInput, RunConfig, SutDescription
 from app import session as sessions
 from drivers.clock import FakeClock
 from ui import main_window

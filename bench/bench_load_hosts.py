@@ -65,7 +65,7 @@ _RUN = r"""
 import json, statistics, sys, time
 from pathlib import Path
 from app.method.loader import load_method
-from app.records import PowerInput, RunConfig, SutDescription
+from app.core.records import PowerInput, RunConfig, SutDescription
 from app.sequencer.sampler import MeterSampler
 from app.session import open_session
 from drivers.clock import MonotonicClock

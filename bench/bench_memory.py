@@ -38,7 +38,7 @@ GOAL_MB = 300.0
 _RUN = """
 import resource, sys, time
 from app.method.loader import load_method
-from app.records import PowerInput, RunConfig, SutDescription
+from app.core.records import PowerInput, RunConfig, SutDescription
 from app.session import open_session
 from drivers.clock import FakeClock
 hours, db_url = float(sys.argv[1]), sys.argv[2]

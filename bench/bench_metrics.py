@@ -15,7 +15,7 @@ import numpy as np
 
 from app.metrics.histogram import ResponseTimeHistogram
 from app.method.loader import load_method
-from app.records import PhaseInfo, PhaseKind, SutDescription
+from app.core.records import PhaseInfo, PhaseKind, SutDescription
 from app.sequencer.conformance import SiteRules
 from app.sequencer.recorder import PhaseRecorder
 from bench.figure import Figure, median_seconds

@@ -15,7 +15,7 @@ import time
 from app.labs import build_lab
 from app.method.loader import load_method
 from app.method.model import Method, RangingRule
-from app.records import RunConfig, RunStatus
+from app.core.records import RunConfig, RunStatus
 from app.sequencer.sequencer import Sequencer
 from bench.figure import Figure
 from drivers.clock import FakeClock

@@ -41,7 +41,7 @@ if __package__ in (None, ""):
 
 from app.sim_lab import simulated_sut
 from app.method.loader import load_method
-from app.records import PowerInput, RunConfig, SutDescription
+from app.core.records import PowerInput, RunConfig, SutDescription
 from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer
 from app.session import open_session

@@ -19,7 +19,7 @@ if __package__ in (None, ""):
 
 from app.method.loader import load_method_file
 from app.method.model import Method
-from app.records import RunConfig
+from app.core.records import RunConfig
 from app.sequencer import events as ev
 from app.sequencer.lab import Lab
 from app.sequencer.search import within

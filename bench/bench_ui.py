@@ -74,7 +74,7 @@ def bench_latency(method: str = "smoke", lab: str = "sim-direct",
                   tick_ms: int = 10) -> BenchResult:
     from PySide6.QtCore import QElapsedTimer, QTimer
 
-    from app.records import RunConfig
+    from app.core.records import RunConfig
     from app.session import open_session
     from ui.app import application
     from ui.bridge import RunBridge

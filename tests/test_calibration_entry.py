@@ -8,9 +8,9 @@ from datetime import date, timedelta
 
 import pytest
 
-from app.calibration import CalibrationEntryError, checked_date, describe
+from app.core.calibration import CalibrationEntryError, checked_date, describe
 from app.cli.main import main
-from app.records import PowerInput
+from app.core.records import PowerInput
 from app.run_entries import EntryError, RunEntries, check_instruments, check_power_inputs
 
 TOMORROW = (date.today() + timedelta(days=1)).isoformat()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from app.records import PhaseStatus, RunStatus
+from app.core.records import PhaseStatus, RunStatus
 from app.storage.opening import open_database
 from tests.support.processes import read_until
 from app.storage.repository import load_run

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.storage.opening import open_database
 from tests.support.processes import read_until
 from app.storage.repository import list_runs, load_run

@@ -13,7 +13,7 @@ from app.cli.cmd_run import config_from_args, register
 from app.cli.main import main
 from app.com_verdict import ComState, com_verdicts
 from app.signoff import record_com_result
-from app.records import SutDescription
+from app.core.records import SutDescription
 from app.reports.export import export_run
 from app.sequencer.capacity_optimisation import (available_coms, check_declared_coms,
                                                  on_during_test, parity_raid)
@@ -122,7 +122,7 @@ def test_without_a_capacity_probe_a_com_is_not_verified_not_not_passed(tmp_path)
 
 def test_the_run_summary_says_not_verified_for_an_unobserved_com() -> None:
     from app.console import metrics_table
-    from app.records import MetricResult
+    from app.core.records import MetricResult
 
     table = metrics_table([MetricResult("COM_snapshot-ro", float("nan"), "ratio", False,
                                         "needs the array's management interface"),

@@ -94,7 +94,7 @@ def test_runs_savings_cli_from_two_stored_runs(tmp_path, capsys) -> None:
     import openpyxl
 
     from app.cli.main import main
-    from app.records import SutDescription
+    from app.core.records import SutDescription
     from tests.support.recorded_runs import record_run
     db = tmp_path / "s.db"
     base = record_run(db, method="smoke", sut=SutDescription(drive_count=60, raid="RAID 1",

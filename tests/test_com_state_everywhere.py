@@ -14,7 +14,7 @@ from app.cli.main import main
 from app.com_verdict import ComState
 from app.signoff import record_com_result
 from app.metrics.formatting import format_duration
-from app.records import RunConfig, SutDescription
+from app.core.records import RunConfig, SutDescription
 from app.run_verdict import Tone
 from app.signoff import approve
 from tests.support.gui import RUN_TIMEOUT_MS

@@ -17,8 +17,8 @@ import pytest
 
 from app.compliance import ComplianceVerdict, assess_compliance
 from app.method.loader import MethodError, load_method_file
-from app.paths import methods_dir
-from app.records import PhaseKind
+from app.core.paths import methods_dir
+from app.core.records import PhaseKind
 from tests.support import recorded_runs as runs
 from tests.support.compliance_runs import record
 from tests.support.verdict_runs import COMPLIANT, real_identity

@@ -13,7 +13,7 @@ import pytest
 import sqlalchemy as sa
 
 from app.cli.main import main
-from app.paths import methods_dir
+from app.core.paths import methods_dir
 from app.storage import schema as s
 from tests.support.compliance_runs import record
 from ui.history.compare import CompareView, method_variant

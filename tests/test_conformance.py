@@ -19,7 +19,7 @@ import pytest
 from app.cli.main import main
 from app.method.loader import load_method
 from app.method.model import RangingRule
-from app.records import InstrumentConfig, RunConfig, SutDescription
+from app.core.records import InstrumentConfig, RunConfig, SutDescription
 from app.sequencer import events as ev
 from drivers.clock import FakeClock
 from drivers.interfaces import (FLAG_FREQUENCY_OUT_OF_RANGE, FLAG_OVERRANGE, FLAG_SENSOR_ERROR,

@@ -19,7 +19,7 @@ from app.method.loader import load_method
 from app.method.model import DemandIntensity
 from app.metrics.demand_intensity import DiPoint, saturation, sweet_spot
 from app.metrics.steady_state import SteadyStateVerdict
-from app.records import PhaseKind, PhaseStatus, RunConfig, RunStatus, SutDescription
+from app.core.records import PhaseKind, PhaseStatus, RunConfig, RunStatus, SutDescription
 from app.reports.di_report import di_report
 from app.reports.export import export_run
 from app.sequencer.plan import build_phases

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.cli.main import main
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.storage.opening import open_database
 from tests.support.bundles import assert_verifies
 from tests.support.test_methods import REAL_FIO_SMOKE

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 
 import app.session
 from app.cli.main import main
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.sequencer import events as ev
 from app.storage import migrate
 from app.storage.opening import open_database

@@ -12,7 +12,7 @@ import openpyxl
 import pytest
 
 from app.histogram_basis import COMPLETION_LATENCY, TOTAL_LATENCY, histogram_basis
-from app.records import RunConfig, SutDescription
+from app.core.records import RunConfig, SutDescription
 from app.reports.export import export_run
 from app.session import open_session
 from drivers.clock import FakeClock

@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from app.records import METRIC_ORDER
+from app.core.records import METRIC_ORDER
 from app.sequencer import events as ev
 from app.storage.opening import open_database
 from app.storage.synthetic import full_run
@@ -84,7 +84,7 @@ def test_a_com_the_lab_could_not_observe_is_not_verified_in_compare(qtbot, datab
     start page and the history list call NOT VERIFIED — and after a technician recorded the
     COM's result, compare must show that recorded state, as the run's report does."""
     from app.signoff import record_com_result
-    from app.records import MetricResult
+    from app.core.records import MetricResult
 
     unobserved = ev.MetricComputed(MetricResult(
         "COM_thin-provisioning", float("nan"), "ratio", False,

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.sequencer import events as ev
 from app.storage.opening import open_database
 from app.storage.synthetic import full_run

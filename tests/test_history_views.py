@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from PySide6.QtCore import Qt
 
 from tests.support import pg_server
-from app.records import MetricResult, RunStatus
+from app.core.records import MetricResult, RunStatus
 from app.sequencer import events as ev
 from app.storage import schema as s
 from app.storage.audit import audit_entries

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.method.loader import MethodError, load_method, load_method_file
-from app.records import PhaseKind
+from app.core.records import PhaseKind
 from drivers.fio.jobs import JobOptions, job_text
 from drivers.simulators.sut import SimulatedSut
 from app.storage.repository import load_run

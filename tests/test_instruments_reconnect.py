@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.records import InstrumentConfig, RunConfig, RunStatus
+from app.core.records import InstrumentConfig, RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.session import open_session
 from app.storage.repository import load_run

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.method.loader import load_method_file
-from app.records import PhaseKind, PhaseStatus
+from app.core.records import PhaseKind, PhaseStatus
 from app.reports.export import export_run
 from app.sequencer import events as ev
 from app.sequencer.search import (LOAD_GENERATOR_LIMIT, choose_intensity, next_refinement,

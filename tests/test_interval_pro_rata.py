@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from app.method.loader import load_method
-from app.records import PhaseInfo, PhaseKind, SutDescription
+from app.core.records import PhaseInfo, PhaseKind, SutDescription
 from app.sequencer.conformance import SiteRules
 from app.sequencer.recorder import PhaseRecorder
 from drivers.interfaces import WorkloadInterval

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from app.cli.main import main
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.storage.opening import open_database
 from tests.support.journals import journal_of_full_run, power_count
 from app.storage.repository import list_runs, load_run

@@ -11,7 +11,7 @@ import pytest
 
 from app import labs
 from app.labs import LabPlan, Source, build_lab, plan_lab
-from app.records import InstrumentConfig, RunConfig, SutDescription
+from app.core.records import InstrumentConfig, RunConfig, SutDescription
 from app.sequencer.lab import Lab, Teardown, TeardownFailure
 from drivers.clock import FakeClock
 from drivers.fio.engine import FioEngine

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.method.loader import load_method
-from app.records import RunConfig, RunStatus
+from app.core.records import RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer

@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from app.metrics.max_power import PeakSample, maximum_power
-from app.records import PowerSupplies, RunConfig, SutDescription
+from app.core.records import PowerSupplies, RunConfig, SutDescription
 from app.reports.content import build_content
 from app.session import open_session
 from drivers.clock import FakeClock

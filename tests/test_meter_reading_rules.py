@@ -16,7 +16,7 @@ import random
 import pytest
 
 from app.method.loader import load_method
-from app.records import MetricResult, PhaseKind, RunConfig, RunStatus
+from app.core.records import MetricResult, PhaseKind, RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.session import open_session
 from app.sim_lab import simulated_sut

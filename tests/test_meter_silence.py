@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from app.method.loader import load_method
 from app.method.model import SamplingSettings
 from drivers.interfaces import DEFAULT_SILENCE_LIMIT_S
-from app.records import InstrumentConfig, PhaseStatus, RunConfig, RunStatus
+from app.core.records import InstrumentConfig, PhaseStatus, RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.session import open_session
 from app.storage.repository import load_run

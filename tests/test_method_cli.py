@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from app.cli.main import main
-from app.paths import methods_dir
+from app.core.paths import methods_dir
 
 
 def test_list_shows_every_method_with_compliance_phases_and_durations(capsys) -> None:

@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from app.sim_lab import simulated_sut
 from app.method.loader import MethodError, load_method_file
 from app.method.model import Method
-from app.paths import methods_dir
-from app.records import RunConfig, RunStatus, SutDescription
+from app.core.paths import methods_dir
+from app.core.records import RunConfig, RunStatus, SutDescription
 from app.sequencer import events as ev
 from app.sequencer.lab import Lab
 from app.sequencer.plan import build_phases

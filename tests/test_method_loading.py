@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from app.method.loader import MethodError, all_methods, load_method, load_method_file
-from app.paths import methods_dir
+from app.core.paths import methods_dir
 
 BASE = (methods_dir() / "emerald-block-v3.toml").read_text()
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from app.method.loader import all_methods, load_method
-from app.records import RunConfig, SutDescription
+from app.core.records import RunConfig, SutDescription
 from app.sequencer.plan import build_phases
 
 PLANS = [(name, plan.name, plan.categories[0]) for name, m in sorted(all_methods().items())

@@ -1,5 +1,5 @@
 """One metric order (issue 13): the report, the history list, compare and the run view's
-metrics table all show the metrics in ``app.records.METRIC_ORDER``, and no other module keeps
+metrics table all show the metrics in ``app.core.records.METRIC_ORDER``, and no other module keeps
 its own list of metric names to sort by."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.records import METRIC_ORDER, PhaseInfo, PhaseKind, in_metric_order
+from app.core.records import METRIC_ORDER, PhaseInfo, PhaseKind, in_metric_order
 
 pytest.importorskip("pytestqt")
 
@@ -41,7 +41,7 @@ def test_no_module_but_records_keeps_a_metric_order() -> None:
     offenders = {str(p.relative_to(ROOT)): lines
                  for package in ("app", "ui") for p in sorted((ROOT / package).rglob("*.py"))
                  if (lines := metric_name_lists(p)) and p != ROOT / "app" / "records.py"}
-    assert not offenders, f"use app.records.METRIC_ORDER / in_metric_order: {offenders}"
+    assert not offenders, f"use app.core.records.METRIC_ORDER / in_metric_order: {offenders}"
 
 
 def test_the_run_views_metrics_table_follows_the_one_order(qtbot) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import app.paths
+import app.core.paths
 import app.reports.export
 from app.cli.main import main
 from app.selftest import SelfTestError, _verify_report, run_self_test
@@ -39,10 +39,10 @@ def test_missing_smoke_method_fails_the_methods_step(tmp_path, monkeypatch):
     methods = tmp_path / "resources" / "methods"
     methods.mkdir(parents=True)
     for name in ("emerald-block-v3.toml", "taxonomy-emerald-v3.toml"):
-        shutil.copy(app.paths.methods_dir() / name, methods / name)
+        shutil.copy(app.core.paths.methods_dir() / name, methods / name)
     # the compliant method's REPLAY profile names a shipped trace (resources/ ships whole)
-    shutil.copytree(app.paths.traces_dir(), tmp_path / "resources" / "traces")
-    monkeypatch.setattr(app.paths, "resources_dir", lambda: tmp_path / "resources")
+    shutil.copytree(app.core.paths.traces_dir(), tmp_path / "resources" / "traces")
+    monkeypatch.setattr(app.core.paths, "resources_dir", lambda: tmp_path / "resources")
     code, text = _run(tmp_path / "work")
     assert code == 1
     assert "self-test FAIL methods" in text

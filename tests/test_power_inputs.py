@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from app.labs import build_lab
-from app.records import PowerInput, RunConfig, RunStatus
+from app.core.records import PowerInput, RunConfig, RunStatus
 from app.sequencer.power_inputs import (PowerInputs, STATED_BY_METER, combined_uncertainty_pct,
                                         sum_inputs)
 from app.sequencer.sampler import MeterLost

@@ -9,7 +9,7 @@ import pytest
 
 from app.cli.arguments import power_input
 from app.cli.main import main
-from app.records import PowerInput
+from app.core.records import PowerInput
 
 
 @pytest.mark.parametrize(("text", "message"), [

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from app.records import PhaseKind, PhaseStatus, RunStatus
+from app.core.records import PhaseKind, PhaseStatus, RunStatus
 from app.sequencer import events as ev
 from app.sequencer.probe_window import probe_figures
 from drivers.interfaces import (GeneratorCeiling, WorkloadError, WorkloadInterval,
@@ -134,7 +134,7 @@ def test_probe_figures_refuse_no_io() -> None:
 def test_smoke_on_two_loopback_load_hosts_searches_with_io(tmp_path: Path,
                                                            two_fio_servers) -> None:
     from app.labs import build_lab
-    from app.records import RunConfig, SutDescription
+    from app.core.records import RunConfig, SutDescription
     from app.sequencer.sequencer import Sequencer
     from app.method.loader import load_method
     from drivers.clock import MonotonicClock

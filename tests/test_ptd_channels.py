@@ -9,7 +9,7 @@ import math
 import pytest
 
 from app.labs import build_lab, open_power_input
-from app.records import PowerInput, RunConfig
+from app.core.records import PowerInput, RunConfig
 from app.sequencer.power_inputs import PowerInputs
 from drivers.clock import MonotonicClock
 from drivers.interfaces import (FLAG_GARBAGE, FLAG_NO_DATA, FLAG_UNCERTAINTY_UNKNOWN,

@@ -18,7 +18,7 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QFileDialog, QWizard
 
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.storage.opening import open_database
 from tests.support import pg_server
 from tests.support.clocks import HoldingClock

@@ -15,7 +15,7 @@ import pytest
 
 from app.method.loader import MethodError
 from app.method.record import method_sha256
-from app.records import PhaseKind, Window
+from app.core.records import PhaseKind, Window
 from app.reports import content as content_module
 from app.reports.content import build_content
 from app.storage.stored import StoredRun

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 
 from app.method.loader import load_method
-from app.records import PhaseKind, RunConfig, SutDescription
+from app.core.records import PhaseKind, RunConfig, SutDescription
 from app.sequencer.sequencer import Sequencer
 from app.session import open_session
 from drivers.clock import FakeClock

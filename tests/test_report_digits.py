@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from app.console import metrics_table
 from app.metrics.formatting import excel_number_format, figure_decimals, format_figure
-from app.records import MetricResult
+from app.core.records import MetricResult
 
 
 @pytest.mark.parametrize("value,text", [

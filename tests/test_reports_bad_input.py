@@ -11,7 +11,7 @@ import openpyxl
 import pytest
 
 from app.cli.main import main
-from app.records import PhaseKind, RunStatus
+from app.core.records import PhaseKind, RunStatus
 from app.reports.export import ReportError, export_run
 from app.sequencer import events as ev
 from app.storage.opening import open_database

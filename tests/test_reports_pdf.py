@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.metrics.formatting import format_figure
-from app.records import PhaseKind, RunStatus
+from app.core.records import PhaseKind, RunStatus
 from app.reports.export import export_run
 from app.signoff import sign_off
 from tests.support.recorded_runs import DegradingMeter, abort_at, record_run

@@ -11,7 +11,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from app.records import PowerInput, RunConfig
+from app.core.records import PowerInput, RunConfig
 from app.reports.export import export_run
 from app.reports.power_inputs import COMBINATION_NOTE, input_rows
 from app.session import open_session

@@ -10,7 +10,7 @@ import openpyxl
 import pytest
 from pypdf import PdfReader
 
-from app.records import PhaseStatus
+from app.core.records import PhaseStatus
 from app.reports.export import export_run
 from app.storage.audit import add_audit_entry
 from app.storage.opening import open_database

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.records import PhaseKind, RunStatus
+from app.core.records import PhaseKind, RunStatus
 from app.storage.repository import load_run
 from tests.support.recorded_runs import pause_once_in, record_run
 

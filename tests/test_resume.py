@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.records import PhaseStatus, RunStatus
+from app.core.records import PhaseStatus, RunStatus
 from app.resume import ResumeRefused, open_resumed_session, prepare_resume
 from app.storage.opening import open_database
 from app.storage.journal import journal_path

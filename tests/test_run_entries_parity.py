@@ -19,7 +19,7 @@ import pytest
 
 from app.cli.cmd_run import config_from_args
 from app.cli.main import build_parser
-from app.records import PowerInput, RunConfig
+from app.core.records import PowerInput, RunConfig
 from app.run_entries import RunEntries, config_from_entries, entries_from_config
 from app.run_fields import EntryError
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import cmd_runs
-from app.records import PhaseStatus, RunConfig, RunStatus
+from app.core.records import PhaseStatus, RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.sequencer.recorder import PhaseRecorder
 from app.session import open_session

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from app.method.loader import load_method
-from app.records import PhaseStatus, RunStatus
+from app.core.records import PhaseStatus, RunStatus
 from app.sequencer import events as ev
 from drivers.interfaces import PowerSample
 from drivers.simulators.direct_meters import SimulatedPowerMeter

@@ -15,7 +15,7 @@ from app.cli.main import main
 from app.signoff import record_com_result
 from app.reports.export import export_run
 from app.signoff import approve, sign_off
-from app.station import station_name
+from app.core.station_settings import station_name
 from app.storage.audit import AuditError, add_audit_entry
 from app.storage.record_hash import canonical_json, facts_sha256
 from tests.support.documents import pdf_text
@@ -67,7 +67,7 @@ def test_canonical_form_spells_each_value_once() -> None:
 def test_a_field_added_to_a_record_leaves_older_runs_hashes_alone() -> None:
     """A search result's measured access pattern (revision 0014) is left out of the canonical
     form while it is empty, so a run stored before it hashes as it did; once measured, it
-    is part of the facts (app/records.py::ADDED_FIELD)."""
+    is part of the facts (app/core/records.py::ADDED_FIELD)."""
     from app.sequencer.events import SearchResult
     from drivers.interfaces import MeasuredPattern
     older = SearchResult("MW1", 16, 1, 1000.0, "IOPS", 9.5, None, ((16, 1000.0, 9.5),), "")

@@ -17,7 +17,7 @@ from app.compliance import assess_method
 from app.method.loader import load_method
 from app.method.model import MethodProblems, Sweep
 from app.metrics.sweep import SweepPoint, stop_reason
-from app.records import PhaseKind, PhaseStatus, RunStatus
+from app.core.records import PhaseKind, PhaseStatus, RunStatus
 from app.reports.export import export_run
 from app.sequencer import events as ev
 from drivers.fio.jobs import JobOptions, job_text

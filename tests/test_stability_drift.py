@@ -19,7 +19,7 @@ import pytest
 from app.method.loader import load_method
 from app.method.model import Method
 from app.metrics.efficiency import drift_pct, stability
-from app.records import PhaseKind, Window
+from app.core.records import PhaseKind, Window
 from app.sequencer import events as ev
 from drivers.interfaces import PowerSample
 from drivers.simulators.direct_meters import SimulatedPowerMeter
@@ -172,7 +172,7 @@ def test_conditioning_shows_its_stability() -> None:
 
 
 def test_the_review_page_shows_the_planned_and_the_latest_end() -> None:
-    from app.records import RunConfig
+    from app.core.records import RunConfig
     from ui.wizard.review_page import plan_rows
 
     rows, total_s, latest_s, _ = plan_rows(RunConfig(method="demo", taxonomy="removable-1"))

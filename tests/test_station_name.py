@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.cli.main import main
-from app.station import StationNameError, check_name, set_station_name, station_name
+from app.core.station_settings import StationNameError, check_name, set_station_name, station_name
 from app.storage.history import HistoryFilter
 from app.storage.repository import list_runs, load_run
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.records import InstrumentConfig, PowerInput, RunConfig
+from app.core.records import InstrumentConfig, PowerInput, RunConfig
 from app.station_profile import StationProfile, StationProfileError
 
 DAQ = InstrumentConfig("daq970a", "TCPIP::10.0.0.9::5025::SOCKET", calibration_date="2026-02-01",

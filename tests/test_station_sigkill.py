@@ -87,7 +87,7 @@ def run_trial(trial: Trial) -> Trial:
 
 def check(trial: Trial) -> tuple[int, int]:
     """Returns (samples published, samples published but not stored)."""
-    from app.records import RunStatus
+    from app.core.records import RunStatus
     from app.storage.opening import open_database
     from app.storage.errors import RunNotFoundError
 

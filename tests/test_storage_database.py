@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.sequencer import events as ev
 from app.storage import migrate
 from app.storage.opening import open_database

@@ -62,7 +62,7 @@ def run_trial(trial: Trial) -> Trial:
 
 
 def check(trial: Trial) -> None:
-    from app.records import RunStatus
+    from app.core.records import RunStatus
     from app.storage.opening import open_database
     from app.storage.errors import RunNotFoundError
 

@@ -23,7 +23,7 @@ import sqlalchemy as sa
 import app.session
 from app.cli.main import main
 from app.console import ConsoleReporter
-from app.records import RunConfig, RunStatus
+from app.core.records import RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.storage.db import Database
 from app.storage.opening import open_database
@@ -410,7 +410,7 @@ def test_journal_is_reserved_at_run_start_and_removed_when_the_run_is_stored(
 
 
 def test_a_sample_fits_the_reservation_bound() -> None:
-    from app.records import Placement, Window
+    from app.core.records import Placement, Window
     from app.storage.journal import (SAMPLE_BOUND_B, JournalFile, journal_path, new_header,
                                      reserve_bytes)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from app.cli.main import main
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.sequencer import events as ev
 from app.storage.opening import open_database
 from app.storage.journal import (HEADER_SIZE, MAGIC, JournalFile, journal_dir, journal_path,

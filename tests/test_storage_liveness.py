@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import cmd_runs
-from app.records import PhaseStatus, RunStatus
+from app.core.records import PhaseStatus, RunStatus
 from app.sequencer import events as ev
 from app.storage import liveness, writer as writer_module
 from app.storage.opening import open_database

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic.migration import MigrationContext
 from alembic.operations import Operations
 
-from app.records import PhaseStatus, Window
+from app.core.records import PhaseStatus, Window
 from app.storage import migrate
 from app.storage.opening import open_database
 from app.storage.record_hash import canonical_json

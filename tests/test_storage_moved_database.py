@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.cli.main import main
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.storage.opening import open_database
 from app.storage.recover import recover
 from tests.support.stored_runs import power_samples, write_with_fault

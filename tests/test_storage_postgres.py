@@ -7,7 +7,7 @@ import pytest
 
 from tests.support import pg_server
 from app.cli.main import main
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.storage.audit import add_audit_entry, audit_entries
 from app.storage.opening import open_database
 from app.storage.synthetic import full_run

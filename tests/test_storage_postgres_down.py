@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support import pg_server
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.sequencer import events as ev
 from app.storage.opening import open_database
 from app.storage.synthetic import full_run

@@ -12,7 +12,7 @@ import time
 import sqlite3
 from pathlib import Path
 
-from app.records import RunConfig, RunStatus
+from app.core.records import RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.session import open_session
 from app.storage.opening import open_database

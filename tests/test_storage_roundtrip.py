@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.records import PhaseStatus, RunStatus
+from app.core.records import PhaseStatus, RunStatus
 from app.sequencer import events as ev
 from app.storage.codec import decode_flags, encode_flags
 from app.storage.opening import open_database

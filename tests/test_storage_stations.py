@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.records import RunConfig, RunStatus
+from app.core.records import RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.session import open_session
 from app.storage.opening import open_database

@@ -269,7 +269,7 @@ def test_heavy_modules_start_first_each_kept_whole_and_in_its_order() -> None:
 @pytest.fixture(scope="module")
 def module_data_dir() -> Path:
     """The data folder a module-scoped fixture sees: it is set up before any per-test one."""
-    from app.paths import data_dir
+    from app.core.paths import data_dir
 
     return data_dir()
 
@@ -282,7 +282,7 @@ def test_a_module_fixture_never_writes_in_the_users_data_folder(module_data_dir)
 
     import platformdirs
 
-    from app.paths import APP_NAME
+    from app.core.paths import APP_NAME
 
     assert module_data_dir != Path(platformdirs.user_data_dir(APP_NAME, APP_NAME))
     assert module_data_dir.is_relative_to(tempfile.gettempdir())

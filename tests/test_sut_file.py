@@ -11,7 +11,7 @@ import pytest
 
 from app.cli.cmd_run import config_from_args
 from app.cli.main import build_parser
-from app.records import PowerSupplies, SutDescription
+from app.core.records import PowerSupplies, SutDescription
 from app.sut_file import SutFileError, load_sut_file, save_sut_file
 from app.run_entries import EntryError, RunEntries, check_sut, parse_capacity
 

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from app.cli.main import main
 from app.method.loader import MethodError, load_method
 from app.method.taxonomy import load_taxonomy, load_taxonomy_file
-from app.paths import methods_dir
+from app.core.paths import methods_dir
 
 TAX = load_taxonomy(load_method("emerald-block-v3"))
 TAX_TEXT = (methods_dir() / "taxonomy-emerald-v3.toml").read_text()

@@ -15,7 +15,7 @@ import json
 import pytest
 
 from app.console import ConsoleReporter
-from app.records import RunConfig, RunStatus
+from app.core.records import RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.session import open_session
 from app.storage.event_codec import event_from_json, event_to_json

@@ -81,7 +81,7 @@ def test_health_shows_the_station_and_the_lab_sender_s_state() -> None:
 @pytest.mark.process
 def test_the_start_page_lists_stored_runs_and_health(qtbot, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    from app.records import RunConfig
+    from app.core.records import RunConfig
     from app.session import open_session
     from drivers.clock import FakeClock
     from ui.main_window import MainWindow

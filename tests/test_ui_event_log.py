@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QSettings
 
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.sequencer import events as ev
 from drivers.interfaces import InstrumentError
 from tests.support.gui import RUN_TIMEOUT_MS, start_smoke, wait_for_event

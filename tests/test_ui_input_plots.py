@@ -69,7 +69,7 @@ def test_one_meter_shows_as_its_one_input_and_a_new_run_starts_empty(qtbot) -> N
 
 
 def test_the_history_view_shows_a_stored_runs_inputs(qtbot, tmp_path) -> None:
-    from app.records import PowerInput, RunConfig
+    from app.core.records import PowerInput, RunConfig
     from app.session import open_session
     from drivers.clock import FakeClock
     from ui.history.stored_plots import show_stored
@@ -90,7 +90,7 @@ def test_the_history_view_shows_a_stored_runs_inputs(qtbot, tmp_path) -> None:
 
 def test_the_metrics_table_names_an_unobserved_com_not_verified(qtbot) -> None:
     """As the console, the log and the report do (app.sequencer.capacity_optimisation)."""
-    from app.records import MetricResult
+    from app.core.records import MetricResult
     from ui.metrics_table import MetricsTable
 
     table = MetricsTable()

@@ -11,7 +11,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import QSettings
 
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.sequencer import events as ev
 from app.storage.synthetic import outside, run_started
 from drivers.interfaces import InstrumentIdentity, PowerSample, TemperatureSample

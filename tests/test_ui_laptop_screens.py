@@ -18,7 +18,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QLabel
 
-from app.records import RunConfig, RunStatus
+from app.core.records import RunConfig, RunStatus
 from app.sequencer import events as ev
 from tests.support.recorded_runs import record_smoke_run
 from tests.support.laptop_screens import LAPTOPS, cut_off, laptop_screen, place_on

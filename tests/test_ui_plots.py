@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from app.method.loader import load_method
-from app.records import IntervalRecord, PhaseInfo, PhaseKind, RunStatus
+from app.core.records import IntervalRecord, PhaseInfo, PhaseKind, RunStatus
 from app.storage.synthetic import outside
 from app.sequencer import events as ev
 from app.storage.repository import load_run

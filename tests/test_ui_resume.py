@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings, Qt
 
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.storage.opening import open_database
 from drivers.clock import FakeClock
 from tests.support.resume_runs import interrupted_run

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.records import InstrumentConfig, PowerInput, RunConfig, SutDescription
+from app.core.records import InstrumentConfig, PowerInput, RunConfig, SutDescription
 from ui.wizard.review_page import summary_text
 
 INPUTS = (PowerInput("psu-a", "wt310", "TCPIP0::192.0.2.5::inst0::INSTR",

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QWizard
 
-from app.records import PhaseStatus, RunConfig, RunStatus
+from app.core.records import PhaseStatus, RunConfig, RunStatus
 from app.reports.export import export_run
 from app.sequencer import events as ev
 from app.storage.opening import open_database

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.storage.opening import open_database
 from app.storage.repository import list_runs, load_run
 
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 STATION = textwrap.dedent("""
     import sys
     from PySide6.QtCore import QSettings, QTimer
-    from app.records import RunConfig
+    from app.core.records import RunConfig
     from ui.app import application, exec_until_stopped
 
     qt_app = application()

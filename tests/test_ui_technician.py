@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QWizard
 
-from app.records import MetricResult, PhaseInfo, PhaseKind, RunConfig, RunStatus
+from app.core.records import MetricResult, PhaseInfo, PhaseKind, RunConfig, RunStatus
 from app.labs import build_lab
 from app.com_verdict import OPEN_STATES
 from app.run_verdict import Tone, run_verdict
@@ -263,7 +263,7 @@ def test_a_restarted_phase_is_drawn_apart_from_its_earlier_attempt(plots) -> Non
 
 
 def _record(t: float):
-    from app.records import IntervalRecord
+    from app.core.records import IntervalRecord
 
     return IntervalRecord(0, "MW1", int(t), t, t + 1.0, 500.0, 4, 1000.0, "IOPS", 2.0, 2.0,
                           2.0, True, True)

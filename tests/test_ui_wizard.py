@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from app.records import InstrumentConfig, RunConfig
+from app.core.records import InstrumentConfig, RunConfig
 from drivers.simulators.meter import MeterSimulator
 from ui.wizard.instruments_page import NOT_TESTED
 from ui.wizard.connection import ConnectionReport, check_lab_instruments

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QWizard
 
 from app.com_verdict import com_verdicts
 from app.reports.export import export_run
-from app.records import RunConfig, SutDescription
+from app.core.records import RunConfig, SutDescription
 from tests.support.documents import pdf_text
 from tests.support.recorded_runs import record_run
 from tests.support.gui import fill_sut

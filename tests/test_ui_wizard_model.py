@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from app.records import RunConfig, SutDescription
-from app.station import station_name
+from app.core.records import RunConfig, SutDescription
+from app.core.station_settings import station_name
 from app.run_entries import (EntryError, check_targets, config_from_entries, entries_from_config,
                              parse_capacity)
 from ui.wizard.profiles import ProfileStoreError, SutProfileStore

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from app.records import PowerInput
+from app.core.records import PowerInput
 from app.run_entries import RunEntries, config_from_entries, entries_from_config
 from ui.wizard.power_inputs_table import ELEMENT, NAME, RESULT, TEST
 from ui.wizard.profiles import SutProfileStore

@@ -1,4 +1,4 @@
-"""Capacities and sizes as people type them (issue 17, item 5): one parser in ``app.units``
+"""Capacities and sizes as people type them (issue 17, item 5): one parser in ``app.core.units``
 for the wizard and the CLI."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.units import UnitError, parse_capacity, parse_number, parse_size
+from app.core.units import UnitError, parse_capacity, parse_number, parse_size
 from app.run_entries import EntryError, RunEntries, check_sut
 
 TB = 10**12

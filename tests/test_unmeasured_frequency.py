@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from app.method.loader import load_method
-from app.records import SutDescription
+from app.core.records import SutDescription
 from app.sequencer.conformance import SiteRules
 from app.sequencer.power_inputs import sum_inputs
 from drivers.interfaces import (FLAG_FREQUENCY_NOT_MEASURED, FLAG_FREQUENCY_OUT_OF_RANGE,
@@ -81,7 +81,7 @@ def test_a_frequency_the_meter_could_give_but_did_not_stays_invalid() -> None:
 
 
 def test_the_report_discloses_the_frequency_the_interface_did_not_measure(tmp_path) -> None:
-    from app.records import InstrumentConfig, PowerInput, RunConfig
+    from app.core.records import InstrumentConfig, PowerInput, RunConfig
     from app.reports.content import build_content
     from app.session import open_session
     from drivers.clock import FakeClock

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.method.loader import load_method
-from app.records import InstrumentConfig, RunConfig, SutDescription
+from app.core.records import InstrumentConfig, RunConfig, SutDescription
 from app.verdict_forecast import forecast, forecast_text
 
 NOW = datetime(2026, 11, 26, 12, tzinfo=timezone.utc)

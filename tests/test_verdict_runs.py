@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from app.cli.main import main
-from app.records import PhaseKind
+from app.core.records import PhaseKind
 from app.storage.opening import open_database
 from app.storage.stored import StoredRun
 from tests.support.hostile_method import hostile

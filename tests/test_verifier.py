@@ -19,7 +19,7 @@ import pytest
 
 from app.cli.main import main as storwatt
 from app.signoff import record_com_result
-from app.records import PhaseKind, PowerInput, RunConfig, RunStatus
+from app.core.records import PhaseKind, PowerInput, RunConfig, RunStatus
 from app.reports.export import write_bundle
 from app.sequencer import events as ev
 from app.session import open_session

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from app.method.loader import load_method
-from app.records import RunConfig, SutDescription
+from app.core.records import RunConfig, SutDescription
 from app.sequencer import events as ev
 from app.sequencer.sampler import MeterSampler
 from app.sequencer.workload_control import WorkloadControl

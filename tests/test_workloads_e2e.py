@@ -11,7 +11,7 @@ import openpyxl
 import pytest
 from pypdf import PdfReader
 
-from app.records import PhaseKind, RunStatus
+from app.core.records import PhaseKind, RunStatus
 from app.reports.export import export_run
 from app.sequencer import events as ev
 from tests.support.bundles import assert_verifies

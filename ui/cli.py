@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from app.cli import main as core
-from app.records import LAB_KINDS
+from app.core.records import LAB_KINDS
 
 
 def register(sub: argparse._SubParsersAction) -> None:

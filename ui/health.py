@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import make_url
 
-from app.station import configured_name, lab_database, station_name
+from app.core.station_settings import configured_name, lab_database, station_name
 from app.storage.sender import SenderState, read_state
 from app.storage.server_link import shown
 from ui.wizard.connection import power_drivers, with_models

@@ -21,9 +21,9 @@ from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QStackedWi
 
 from app.sequencer.lab import LabError
 from app.method.loader import MethodError
-from app.paths import default_db_url
-from app.protected import station_paths
-from app.records import RunConfig
+from app.core.paths import default_db_url
+from app.core.protected import station_paths
+from app.core.records import RunConfig
 from app.sequencer import events as ev
 from app.resume import ResumeRefused, open_resumed_session, prepare_resume
 from app.session import RunSession, open_session

@@ -1,6 +1,6 @@
 """The metrics table of the run view: one row per planned metric, filled in as phases end.
 
-Rows follow the one metric order of every view and report (``app.records.METRIC_ORDER``), COM
+Rows follow the one metric order of every view and report (``app.core.records.METRIC_ORDER``), COM
 checks last.
 
 Rows are laid out when the run starts (every active profile, ready idle and each COM check) so
@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTab
 from app.metrics.formatting import format_metric_value
 from app.metrics.formatting import format_figure
 from app.method.model import Method
-from app.records import IDLE_METRIC, MetricResult, PhaseInfo, PhaseKind, RunStatus, metric_rank
+from app.core.records import IDLE_METRIC, MetricResult, PhaseInfo, PhaseKind, RunStatus, metric_rank
 from app.sequencer.capacity_optimisation import not_valid_word
 
 COLUMNS = ("Metric", "Value", "Unit", "Avg power (W)", "IO rate", "Avg response (ms)",

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QVBoxLayout, QWidg
 from app.histogram_basis import TOTAL_LATENCY, HistogramBasis, histogram_basis
 from app.method.model import Method
 from app.metrics.histogram import ceiling_meaning
-from app.records import IntervalRecord, PhaseInfo, PhaseKind
+from app.core.records import IntervalRecord, PhaseInfo, PhaseKind
 from app.sequencer import events as ev
 from app.sequencer.event_dispatch import EventTable
 from drivers.interfaces import HostRate, WorkloadInterval

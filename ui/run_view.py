@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPushButton,
 from app.metrics.formatting import format_metric_value
 from app.metrics.formatting import format_duration
 from app.method.record import method_from_record
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.run_verdict import RunVerdict, Tone, run_outcome
 from app.sequencer import events as ev
 from app.sequencer.event_dispatch import EventTable

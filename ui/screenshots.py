@@ -20,7 +20,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, QSize
 from PySide6.QtWidgets import QApplication, QWidget
 
-from app.records import PowerInput, RunConfig, SutDescription
+from app.core.records import PowerInput, RunConfig, SutDescription
 from app.session import open_session
 from drivers.clock import FakeClock
 from ui.app import application

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 from app.method.model import STEADY_STATE_PHASE, DemandIntensity, Method, Sweep
 from app.metrics.steady_state import SteadyStateVerdict
 from app.metrics.sweep import SweepPoint, sweep_point
-from app.records import PhaseKind
+from app.core.records import PhaseKind
 from app.sequencer import events as ev
 from app.sequencer.event_dispatch import EventTable
 from ui.theme import PlotColours, plot_colours

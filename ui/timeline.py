@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QProgress
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from app.metrics.formatting import format_duration
-from app.records import PhaseInfo, PhaseStatus
+from app.core.records import PhaseInfo, PhaseStatus
 from app.sequencer import events as ev
 
 STATUS_COLOURS = {

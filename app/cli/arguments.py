@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from typing import TypeVar
 
 from app import run_fields
-from app.records import WIRINGS, PowerInput
+from app.core.records import WIRINGS, PowerInput
 from app.run_fields import EntryError
-from app import units
+from app.core import units
 
 #: how much of a long typed value a message quotes
 SHOWN_CHARS = 40

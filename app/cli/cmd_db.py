@@ -136,7 +136,7 @@ def recover_command(args: argparse.Namespace) -> int:
 
 def _lab_pair(args: argparse.Namespace, command: str):
     """The station's database and the lab's (the lab opened as the sender opens it)."""
-    from app.station import lab_database
+    from app.core.station_settings import lab_database
     from app.storage.opening import open_database
     from app.storage.sender import open_lab
 

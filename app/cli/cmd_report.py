@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def report_command(args: argparse.Namespace) -> int:
-    from app.protected import database_files
+    from app.core.protected import database_files
     from app.reports.export import ReportError, report_stem, write_bundle, write_reports
     from app.signoff import hashed, store_hashes
     from app.storage.opening import load_one_run
@@ -38,7 +38,7 @@ def report_command(args: argparse.Namespace) -> int:
         if pdf is None and xlsx is None and args.bundle is None:
             stem = report_stem(run)
             pdf, xlsx = Path(f"{stem}.pdf"), Path(f"{stem}.xlsx")
-        # the run's own database files are never a report's destination (app.protected)
+        # the run's own database files are never a report's destination (app.core.protected)
         protected = database_files(args.db) if args.db else ()
         if args.bundle is not None and any(
                 p is not None and _same_name(p, args.bundle) for p in (pdf, xlsx)):

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from app.cli import arguments
 from app.cli.cmd_methods import add_answer_arguments, answers_from_args
-from app.records import (LAB_KINDS, SIMULATED_LABS, UNDECLARED_SUT, RunConfig, RunStatus,
+from app.core.records import (LAB_KINDS, SIMULATED_LABS, UNDECLARED_SUT, RunConfig, RunStatus,
                          SutDescription)
 from app.run_fields import EntryError
 from app.storage.errors import StorageError

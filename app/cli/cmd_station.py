@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.station import (StationNameError, configured_name, lab_database, set_lab_database,
+from app.core.station_settings import (StationNameError, configured_name, lab_database, set_lab_database,
                          set_station_name, station_file, station_name)
 
 

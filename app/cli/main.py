@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 import app
 from app.cli import (cmd_audit, cmd_db, cmd_family, cmd_instruments, cmd_methods, cmd_report,
                      cmd_run, cmd_runs, cmd_station)
-from app.paths import DataDirError
+from app.core.paths import DataDirError
 
 
 #: a group's ``register(subparsers)``: adds its sub-commands to ``storwatt``

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from app.method.model import Method, MethodProblems
 from app.method.registry import identify, registered
-from app.paths import methods_dir, traces_dir
+from app.core.paths import methods_dir, traces_dir
 from drivers.fio.replay import read_trace
 from drivers.interfaces import WorkloadError
 

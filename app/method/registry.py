@@ -22,7 +22,7 @@ from typing import Any
 
 from app.method.model import Method
 from app.method.normative import Difference, differences, normative_content, normative_sha256
-from app.paths import methods_dir
+from app.core.paths import methods_dir
 
 #: (name, version, SHA-256 of the normative content) of every compliant method shipped;
 #: append only (tests/test_method_registry.py pins this list)

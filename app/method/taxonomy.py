@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from app.method.loader import MethodError, describe_validation_error, load_method
 from app.method.model import Method
 from app.method.taxonomy_terms import DEFAULT_METHOD, NEEDS
-from app.paths import methods_dir
+from app.core.paths import methods_dir
 
 Connectivity = Literal["not-specified", "host", "network"]
 #: connectivity is ordered: a network-connected product is also connected to hosts

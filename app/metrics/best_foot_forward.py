@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from app.metrics.formatting import format_figure
-from app.records import in_metric_order
+from app.core.records import in_metric_order
 
 #: the range variables a family can be swept over: key in the SUT description → label
 RANGE_VARIABLES = {"drive_count": "drive count", "drive_type": "drive type",

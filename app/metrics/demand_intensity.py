@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from app.records import MetricResult
+from app.core.records import MetricResult
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from decimal import ROUND_HALF_UP, Decimal
 
-from app.records import MetricResult
+from app.core.records import MetricResult
 
 #: The seed's sample Test Data Report prints figures with three decimals (method-notes §4).
 FIGURE_DECIMALS = 3

@@ -21,7 +21,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from app.records import MetricResult
+from app.core.records import MetricResult
 
 
 @dataclass(frozen=True)

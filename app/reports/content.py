@@ -14,13 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app import calibration
+from app.core import calibration
 from app.com_verdict import ComState, ComVerdict, com_verdicts
 from app.compliance import ComplianceVerdict
 from app.method.loader import load_method
 from app.method.model import Method
 from app.metrics.max_power import PeakSample, maximum_power
-from app.records import (IDLE_METRIC, AuditEntry, AuditKind, MetricResult, PhaseKind,
+from app.core.records import (IDLE_METRIC, AuditEntry, AuditKind, MetricResult, PhaseKind,
                          PhaseStatus, RunStatus, in_metric_order)
 from app.reports.run_log import complete_log
 from app.reports.text import fmt_seconds

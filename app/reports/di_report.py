@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from app.method.model import STEADY_STATE_PHASE, DemandIntensity
 from app.metrics.demand_intensity import DiPoint, loops, saturation, stored_cells, sweet_spot
 from app.metrics.steady_state import SteadyStateVerdict
-from app.records import PhaseKind
+from app.core.records import PhaseKind
 from app.sequencer.events import HistogramReady
 from app.storage.stored import StoredPhase, StoredRun
 

@@ -16,8 +16,8 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from app.paths import data_dir
-from app.protected import database_files
+from app.core.paths import data_dir
+from app.core.protected import database_files
 from app.reports.bundle import build_bundle
 from app.reports.content import ReportContent, build_content
 from app.reports.pdf import build_pdf

@@ -31,7 +31,7 @@ from app.access_check import describe as describe_pattern, method_departures
 from app.histogram_basis import histogram_basis
 from app.metrics.formatting import format_duration
 from app.metrics.histogram import ceiling_meaning
-from app.records import PhaseKind, wall_text
+from app.core.records import PhaseKind, wall_text
 from app.reports import charts, power_inputs
 from app.reports.content import INVALID, VALID, MetricLine, ReportContent
 from app.reports.fonts import MONO, SANS, SANS_BOLD

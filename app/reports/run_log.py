@@ -10,7 +10,7 @@ this module merges both into one time-ordered log.
 from __future__ import annotations
 
 from app.metrics.formatting import format_metric_value
-from app.records import PhaseStatus, RunStatus
+from app.core.records import PhaseStatus, RunStatus
 from app.sequencer.capacity_optimisation import not_valid_word
 from app.storage.stored import StoredEvent, StoredRun
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from app.method.model import Sweep
 from app.metrics.sweep import SweepPoint, stored_points
-from app.records import PhaseKind, PhaseStatus
+from app.core.records import PhaseKind, PhaseStatus
 from app.storage.stored import StoredRun
 
 #: the table's columns (PDF and xlsx), each with the figure it shows

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable
 from typing import Protocol
 
-from app.records import MetricResult, PhaseInfo, SutDescription
+from app.core.records import MetricResult, PhaseInfo, SutDescription
 
 DATA_REDUCTION_COMS = ("deduplication", "compression")
 PARITY_RAID = "parity-raid"

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from app.method.model import InletClass, InstrumentLimits, Method, VoltageRange
-from app.records import SutDescription
+from app.core.records import SutDescription
 from drivers.interfaces import (FLAG_FREQUENCY_NOT_MEASURED, FLAG_FREQUENCY_OUT_OF_RANGE,
                                 FLAG_GARBAGE, FLAG_IMPLAUSIBLE, FLAG_INPUT_MISSING,
                                 FLAG_INPUTS_MISALIGNED, FLAG_INVALID, FLAG_NO_DATA,

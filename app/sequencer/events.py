@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from app.metrics.histogram import ConfidenceLevel, confidence_records
 from app.metrics.steady_state import SteadyStateVerdict
-from app.records import (ADDED_FIELD, IntervalRecord, MetricResult, PhaseInfo, PhaseStatus,
+from app.core.records import (ADDED_FIELD, IntervalRecord, MetricResult, PhaseInfo, PhaseStatus,
                          Placement, RunConfig, RunStatus, Window)
 from app.sequencer.power_inputs import InputIdentity
 from app.sequencer.range_plan import RangePlan

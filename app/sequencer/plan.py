@@ -11,7 +11,7 @@ at the intensity the search found.
 from __future__ import annotations
 
 from app.method.model import STEADY_STATE_PHASE, Method, PhasePlan
-from app.records import PhaseInfo, PhaseKind, RunConfig
+from app.core.records import PhaseInfo, PhaseKind, RunConfig
 
 
 def search_profiles(method: Method, plan: PhasePlan) -> list[str]:

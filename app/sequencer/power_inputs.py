@@ -38,7 +38,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from app.records import PowerInput
+from app.core.records import PowerInput
 from app.sequencer.sampler import MeterLost
 from drivers.clock import Clock
 from drivers.interfaces import (DEFAULT_SILENCE_LIMIT_S, AccuracyStatement, FLAG_INPUT_MISSING,

@@ -20,7 +20,7 @@ import math
 from collections.abc import Callable, Mapping
 
 from app.method.model import Method, PhasePlan
-from app.records import PhaseInfo, PhaseKind
+from app.core.records import PhaseInfo, PhaseKind
 from app.sequencer import events as ev
 from app.sequencer.range_plan import (ENVELOPE_KEY, IDLE_KEY, PeakRecord, RangePlan,
                                       RangeSetting, envelope, setting_from)

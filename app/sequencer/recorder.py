@@ -2,7 +2,7 @@
 
 The sequencer feeds it meter samples and workload slices in arrival order, all in run-relative
 seconds. Each sample is *placed* once, on arrival — attempt, interval index, stabilisation or
-measurement window (:class:`~app.records.Placement`) — and every average is taken over the
+measurement window (:class:`~app.core.records.Placement`) — and every average is taken over the
 samples so placed, so the stored tags select exactly the samples a figure came from. It
 closes each interval once its end (plus the engine's reporting latency) has passed, computing
 average power, operations rate, periodic efficiency, the weighted moving average and the
@@ -31,7 +31,7 @@ from app.metrics.efficiency import (active_metric, periodic_efficiency, ready_id
                                     stability)
 from app.metrics.errors import MetricsError
 from app.metrics.histogram import ResponseTimeHistogram
-from app.records import (IDLE_METRIC, IntervalRecord, MetricResult, PhaseInfo, PhaseKind,
+from app.core.records import (IDLE_METRIC, IntervalRecord, MetricResult, PhaseInfo, PhaseKind,
                          Placement, Window)
 from app.sequencer.conformance import (SiteRules, flagged_power_problem, grid_points, longest_gap,
                                        resolution_problem, supply_problems,

@@ -32,7 +32,7 @@ from app.method.model import Method
 from app.metrics.formatting import format_figure
 from app.metrics.steady_state import SteadyStateVerdict
 from app.method.record import resolved_method
-from app.records import (PAUSE_REASON, IntervalRecord, MetricResult, PhaseInfo, PhaseKind,
+from app.core.records import (PAUSE_REASON, IntervalRecord, MetricResult, PhaseInfo, PhaseKind,
                          PhaseStatus, RunConfig, RunStatus)
 from app.sequencer import events as ev
 from app.sequencer.capacity_optimisation import (DATA_REDUCTION_COMS, com_result, not_valid_word,

@@ -17,7 +17,7 @@ from app.method.model import STEADY_STATE_PHASE, Method, PhasePlan
 from app.metrics.errors import MetricsError
 from app.metrics.steady_state import SteadyStateVerdict, steady_state
 from app.metrics.sweep import SweepPoint, stop_reason, sweep_point
-from app.records import MetricResult, PhaseInfo, PhaseKind
+from app.core.records import MetricResult, PhaseInfo, PhaseKind
 from drivers.interfaces import WorkloadProfile
 
 

@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from app.method.record import method_sha256
-from app.records import PhaseInfo, PhaseStatus, RunStatus
+from app.core.records import PhaseInfo, PhaseStatus, RunStatus
 from app.sequencer import events as ev
 from app.sequencer.event_dispatch import EventTable
 from app.storage import schema as s

@@ -22,9 +22,9 @@ from datetime import datetime, timezone
 
 import sqlalchemy as sa
 
-from app.records import (VERDICT_KINDS, AuditEntry, AuditKind, ComOutcome, Disposition,
+from app.core.records import (VERDICT_KINDS, AuditEntry, AuditKind, ComOutcome, Disposition,
                          RunStatus)
-from app.station import lab_database, station_name
+from app.core.station_settings import lab_database, station_name
 from app.storage import schema as s
 from app.storage.schema import MAX_AUTHOR, AuditEntryRow
 from app.storage.db import Database

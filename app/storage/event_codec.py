@@ -16,7 +16,7 @@ from enum import Enum
 from typing import Any
 
 from app.metrics.steady_state import SteadyStateVerdict
-from app.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo, PhaseKind,
+from app.core.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo, PhaseKind,
                          PhaseStatus, Placement, PowerInput, PowerSupplies, RunConfig, RunStatus,
                          SutDescription, Window)
 from app.sequencer import events as ev

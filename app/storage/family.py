@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from app.metrics.best_foot_forward import RANGE_VARIABLES, FamilyRun
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.storage import schema as s
 from app.storage.db import Database
 

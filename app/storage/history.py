@@ -16,7 +16,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from app.records import AuditKind, Disposition
+from app.core.records import AuditKind, Disposition
 from app.storage import schema as s
 from app.storage.schema import AuditEntryRow
 from app.storage.stored import RunSummary

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from app.records import PhaseStatus, RunStatus
+from app.core.records import PhaseStatus, RunStatus
 from app.storage.liveness import Machine, stop_reason, take_over
 from app.storage.schema import Phase, PhaseAttemptRow, PowerSampleRow, Run
 

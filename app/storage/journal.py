@@ -43,7 +43,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import make_url
 
-from app.paths import data_dir
+from app.core.paths import data_dir
 from app.sequencer import events as ev
 from app.storage.errors import StorageError
 from app.storage.event_codec import EventCodecError, event_from_json, event_to_json

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine, make_url
 
-from app.paths import default_db_url
+from app.core.paths import default_db_url
 from app.storage import migrate
 from app.storage.db import DEFAULT_BUSY_TIMEOUT_S, Database, create_engine, is_sqlite
 from app.storage.errors import DatabaseLockedError, ReadOnlySchemaError, StorageError, classify

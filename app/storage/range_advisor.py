@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields, replace
 
 import sqlalchemy as sa
 
-from app.records import RunConfig, RunStatus, SutDescription
+from app.core.records import RunConfig, RunStatus, SutDescription
 from app.sequencer.range_plan import RangePlan
 from app.storage import schema as s
 from app.storage.db import Database

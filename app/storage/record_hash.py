@@ -49,7 +49,7 @@ from typing import Any
 
 from app.com_verdict import com_verdicts
 from app.compliance import ComplianceVerdict
-from app.records import ADDED_FIELD, VERDICT_KINDS, AuditEntry, AuditKind
+from app.core.records import ADDED_FIELD, VERDICT_KINDS, AuditEntry, AuditKind
 from app.storage.stored import StoredRun
 
 #: names the byte form; a change to it gets a new name, so old hashes stay checkable

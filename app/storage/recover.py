@@ -22,7 +22,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, make_url
 
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.sequencer import events as ev
 from app.storage import schema as s
 from app.storage.apply import Entry, RunState, apply_events

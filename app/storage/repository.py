@@ -16,7 +16,7 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseKind, PhaseStatus,
+from app.core.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseKind, PhaseStatus,
                          RunStatus, Window)
 from app.sequencer.events import HistogramReady, Resumption, SearchResult
 from app.sequencer.range_plan import RangePlan

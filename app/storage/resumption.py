@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from app.records import PhaseStatus, RunStatus
+from app.core.records import PhaseStatus, RunStatus
 from app.storage import schema as s
 from app.storage.db import Database
 from app.storage.errors import classify

@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.paths import data_dir
+from app.core.paths import data_dir
 
 SUFFIX = ".lock"
 

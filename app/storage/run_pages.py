@@ -17,7 +17,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from app.records import in_metric_order
+from app.core.records import in_metric_order
 from app.storage import schema as s
 from app.storage.db import Database
 from app.storage.planner_stats import refresh_statistics

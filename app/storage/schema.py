@@ -10,7 +10,7 @@ Design choices, so the sample tables stay small and fast:
   NULL anyway), and sample flags are a short code string (see :mod:`app.storage.codec`);
 * sample tables are indexed on ``(run_id, t)``: every read is "this run, in time order";
 * every sample, slice and interval carries its *placement* as the recorder tagged it (phase
-  attempt, interval index, window: ``app.records.Window``), so a report selects the samples a
+  attempt, interval index, window: ``app.core.records.Window``), so a report selects the samples a
   figure came from by these tags and never re-derives a boundary;
 * the run keeps the resolved method it ran (``method_json``, base and variant merged) and its
   SHA-256, so a report never depends on the method files installed later.
@@ -194,7 +194,7 @@ class PowerSampleRow(Base):
     flags: Mapped[str | None] = mapped_column(String(40))  # codec.encode_flags; NULL = none
     attempt: Mapped[int] = mapped_column(Integer, default=1)
     interval_idx: Mapped[int] = mapped_column(Integer, default=-1)
-    window_code: Mapped[int] = mapped_column(SmallInteger, default=0)  # app.records.Window
+    window_code: Mapped[int] = mapped_column(SmallInteger, default=0)  # app.core.records.Window
 
 
 class TemperatureSampleRow(Base):

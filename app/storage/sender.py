@@ -37,9 +37,9 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
-from app.paths import data_dir
-from app.records import RunStatus
-from app.station import lab_database
+from app.core.paths import data_dir
+from app.core.records import RunStatus
+from app.core.station_settings import lab_database
 from app.storage import schema as s
 from app.storage.db import Database
 from app.storage.errors import StorageError, classify

@@ -7,7 +7,7 @@ Sample arrays are read-only numpy arrays sorted by time; use :meth:`PowerArrays.
 cut a phase or interval out of them without copying.
 
 Every sample, slice and interval carries the placement the recorder gave it when it arrived
-(phase attempt, interval index, :class:`~app.records.Window`), and the run keeps its phase
+(phase attempt, interval index, :class:`~app.core.records.Window`), and the run keeps its phase
 attempts and the resolved method it ran: views select by these, they never re-derive a window.
 """
 
@@ -25,7 +25,7 @@ from app.compliance import ComplianceFacts, ComplianceVerdict, Criterion, assess
 from app.method.model import Method
 from app.method.record import method_from_record
 from app.metrics.steady_state import SteadyStateVerdict
-from app.records import (ADDED_FIELD, AuditEntry, InstrumentConfig, IntervalRecord, MetricResult,
+from app.core.records import (ADDED_FIELD, AuditEntry, InstrumentConfig, IntervalRecord, MetricResult,
                          PhaseInfo, PhaseStatus, PowerInput, RunConfig, RunStatus,
                          SutDescription, Window, sut_from_dict)
 from app.run_verdict import RunVerdict, run_outcome, run_verdict
@@ -92,7 +92,7 @@ class PowerArrays:
     flags: np.ndarray  # object: frozenset[str]
     attempt: np.ndarray  # int64, 1-based phase attempt
     interval: np.ndarray  # int64, interval index in its attempt, −1 = none
-    window: np.ndarray  # int64, app.records.Window
+    window: np.ndarray  # int64, app.core.records.Window
 
     def __len__(self) -> int:
         return len(self.t)

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 
 import sqlalchemy as sa
 
-from app.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseKind, PhaseStatus,
+from app.core.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseKind, PhaseStatus,
                          Placement, RunConfig, RunStatus, SutDescription, Window)
 from app.sequencer import events as ev
 from app.storage import schema as s

@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Table, insert, select
 
-from app.records import RunStatus
+from app.core.records import RunStatus
 import app.storage.audit  # noqa: F401  (registers audit_entries: QA records travel with runs)
 from app.storage.db import Database
 from app.storage.schema import Base, Run, Station, Sut

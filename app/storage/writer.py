@@ -32,7 +32,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.sequencer import events as ev
 from app.storage import schema as s
 from app.storage.apply import STORAGE, Entry, RunState, apply_events, beat_run

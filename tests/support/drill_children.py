@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from app.records import RunConfig
+from app.core.records import RunConfig
 from app.sequencer import events as ev
 from app.session import open_session
 from app.storage.opening import open_database

@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWizard
 
-from app.records import RunConfig, RunStatus
+from app.core.records import RunConfig, RunStatus
 from app.storage.opening import open_database
 from ui.main_window import MainWindow
 from app.run_entries import RunEntries

@@ -3,7 +3,7 @@ station time ``T0`` and its workload slices."""
 
 from __future__ import annotations
 
-from app.records import PhaseInfo, PhaseKind, RunConfig, Window
+from app.core.records import PhaseInfo, PhaseKind, RunConfig, Window
 from app.sequencer import events as ev
 from drivers.interfaces import WorkloadInterval
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from app.sim_lab import simulated_sut
 from app.method.loader import load_method
-from app.records import PhaseKind, RunConfig, RunStatus, SutDescription
+from app.core.records import PhaseKind, RunConfig, RunStatus, SutDescription
 from app.sequencer import events as ev
 from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer

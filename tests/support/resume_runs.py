@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.labs import build_lab
 from app.method.loader import load_method
-from app.records import RunConfig, RunStatus, SutDescription
+from app.core.records import RunConfig, RunStatus, SutDescription
 from app.resume import open_resumed_session, prepare_resume
 from app.sequencer import events as ev
 from app.sequencer.sequencer import Sequencer

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.storage.opening import open_database
 from app.storage.repository import load_run
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 from app.sim_lab import simulated_sut
 from app.method.loader import load_method
 from app.method.model import Method
-from app.records import MetricResult, RunConfig, RunStatus, SutDescription
+from app.core.records import MetricResult, RunConfig, RunStatus, SutDescription
 from app.sequencer import events as ev
 from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer

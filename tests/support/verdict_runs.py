@@ -16,7 +16,7 @@ from typing import Any
 
 from app.method.loader import load_method
 from app.method.model import Method
-from app.records import RunConfig, RunStatus, SutDescription
+from app.core.records import RunConfig, RunStatus, SutDescription
 from app.sequencer import events as ev
 from app.sequencer.lab import Lab
 from app.sequencer.sequencer import Sequencer

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from app.records import MetricResult, RunConfig, RunStatus, SutDescription
+from app.core.records import MetricResult, RunConfig, RunStatus, SutDescription
 from app.sequencer import events as ev
 from app.storage.db import Database
 from app.storage.opening import open_database

@@ -24,7 +24,7 @@ from app.metrics.formatting import format_duration
 from app.reports.content import ReportContent, build_content
 from app.sequencer.capacity_optimisation import is_com_metric
 from app.signoff import accept, approve, concern, record_com_result, sign_off
-from app.records import AuditEntry
+from app.core.records import AuditEntry
 from app.storage.audit import AuditError, add_audit_entry, audit_entries
 from app.storage.db import Database
 from app.storage.errors import StorageError

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout
                                QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget)
 
 from app.com_verdict import ComVerdict
-from app.records import ComOutcome
+from app.core.records import ComOutcome
 from app.sequencer.capacity_optimisation import observed
 from app.signoff import SignOff
 

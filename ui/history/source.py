@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import make_url
 
-from app.paths import default_db_url
+from app.core.paths import default_db_url
 from app.storage.db import Database
 from app.storage.opening import open_for_reading
 from app.storage.errors import StorageError

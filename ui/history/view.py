@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDateEdit, QHBoxLay
                                QLineEdit, QMenu, QPushButton, QTableView, QTabWidget,
                                QVBoxLayout, QWidget)
 
-from app.records import RunStatus
+from app.core.records import RunStatus
 from app.reports.content import ReportContent, build_content
 from app.signoff import remember_record_hashes
 from app.storage.db import Database

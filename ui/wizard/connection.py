@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from app.labs import open_lab_meters, open_power_input
 from app.metrics.formatting import format_figure
-from app.records import InstrumentConfig, RunConfig
+from app.core.records import InstrumentConfig, RunConfig
 from drivers.interfaces import InstrumentError, PowerMeter, PowerSample, TemperatureMeter
 from drivers.meters.registry import POWER_DRIVERS, TEMPERATURE_DRIVERS
 

@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QLabel, QLineEdit,
                                QPushButton, QVBoxLayout)
 
-from app.records import RunConfig
+from app.core.records import RunConfig
 from app.station_profile import StationProfile, StationProfileError
 from ui.wizard.base import EntryPage, with_changes
 from ui.wizard.connection import (SIMULATED, ConnectionReport, check_lab_instruments,

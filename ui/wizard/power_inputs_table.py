@@ -16,7 +16,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QPushButton, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from app.records import WIRINGS, PowerInput, RunConfig
+from app.core.records import WIRINGS, PowerInput, RunConfig
 from ui.wizard.connection import (SIMULATED, ConnectionReport, check_power_input, power_drivers,
                                   probe_raised)
 from app.run_entries import EntryError
@@ -29,7 +29,7 @@ NAME, DRIVER, RESOURCE, ELEMENT, WIRING, CALIBRATION, CERTIFICATE, TEST, RESULT 
 
 
 class PowerInputsTable(QWidget):
-    """Rows of :class:`~app.records.PowerInput`; ``config`` gives the run configuration a
+    """Rows of :class:`~app.core.records.PowerInput`; ``config`` gives the run configuration a
     row's test opens its meter with (the wizard's current entries). ``changed`` fires when the
     rows a page-level test result belongs to change (:meth:`fingerprint`): a row added, removed
     or edited makes that result stale."""

@@ -9,8 +9,8 @@ import os
 from dataclasses import asdict
 from pathlib import Path
 
-from app.paths import data_dir
-from app.records import SutDescription, sut_from_dict
+from app.core.paths import data_dir
+from app.core.records import SutDescription, sut_from_dict
 
 FILE_NAME = "sut-profiles.json"
 

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QFormLayout, QHeade
 from app.metrics.formatting import format_duration
 from app.compliance import ComplianceVerdict, assess_method
 from app.method.loader import MethodError, load_method
-from app.records import InstrumentConfig, RunConfig
+from app.core.records import InstrumentConfig, RunConfig
 from app.sequencer.capacity_optimisation import available_coms, on_during_test
 from app.sequencer.plan import build_phases, latest_extension_s
 from app.storage.range_advisor import AdvisedPlan

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout,
                                QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout)
 
 from app.method.loader import all_methods
-from app.records import SutDescription
+from app.core.records import SutDescription
 from app.sut_file import SutFileError, load_sut_file, save_sut_file
 from ui.wizard.base import EntryPage, with_changes
 from ui.wizard.com_choices import ComChoices

@@ -14,7 +14,7 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QWidget, QWizard
 
-from app.records import RunConfig
+from app.core.records import RunConfig
 from ui.confirm import Confirm, ask_yes_no
 from ui.wizard.base import EntryPage
 from ui.wizard.instruments_page import InstrumentsPage
@@ -32,7 +32,7 @@ class NewRunWizard(QWizard):
                  simulated_lab: str = "sim", store: SutProfileStore | None = None,
                  protected: Sequence[str] = (), confirm: Confirm = ask_yes_no,
                  range_advice: RangeAdvice | None = None) -> None:
-        """``protected``: the station's own files (``app.protected.station_paths``), which the
+        """``protected``: the station's own files (``app.core.protected.station_paths``), which the
         workload page refuses as fio targets; ``confirm`` asks before a compliant (hours-long)
         run starts; ``range_advice`` offers a stored range plan of the same SUT on the review
         page (method-notes §3)."""

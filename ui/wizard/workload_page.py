@@ -43,7 +43,7 @@ def method_label(m: Method, path: str = "") -> str:
 
 
 class WorkloadPage(EntryPage):
-    """``protected``: the station's own files (``app.protected``), refused as targets here
+    """``protected``: the station's own files (``app.core.protected``), refused as targets here
     exactly as the run refuses them."""
 
     def __init__(self, simulated_lab: str = "sim", protected: Sequence[str] = ()) -> None:

@@ -81,7 +81,7 @@ class InstrumentConfig:
     driver: str = "sim"
     resource: str = ""
     options: dict[str, Any] = field(default_factory=dict)  # element, channel, ranges …
-    calibration_date: str = ""  # ISO date the lab entered (app.calibration checks it)
+    calibration_date: str = ""  # ISO date the lab entered (app.core.calibration checks it)
     certificate: str = ""  # the calibration certificate's reference
 
 
@@ -103,7 +103,7 @@ class PowerInput:
     resource: str = ""
     element: int | None = None  # the meter's element (or PTDaemon channel); None: the default
     wiring: str = "1P2W"  # one of WIRINGS
-    calibration_date: str = ""  # ISO date the lab entered (app.calibration checks it)
+    calibration_date: str = ""  # ISO date the lab entered (app.core.calibration checks it)
     certificate: str = ""  # the calibration certificate's reference
 
 

@@ -19,7 +19,7 @@ import socket
 import unicodedata
 from pathlib import Path
 
-from app.paths import data_dir
+from app.core.paths import data_dir
 
 STATION_FILE = "station.json"
 MAX_NAME_CHARS = 64

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import make_url
 
-from app.paths import data_dir
+from app.core.paths import data_dir
 
 #: the database file and the files SQLite keeps beside it while it writes
 SQLITE_COMPANIONS = ("", "-wal", "-shm", "-journal")
