@@ -11,7 +11,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from app.histogram_basis import COMPLETION_LATENCY, TOTAL_LATENCY, histogram_basis
+from app.metrics.histogram_basis import COMPLETION_LATENCY, TOTAL_LATENCY, histogram_basis
 from app.core.records import RunConfig, SutDescription
 from app.reports.export import export_run
 from app.session import open_session

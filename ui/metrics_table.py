@@ -6,7 +6,7 @@ checks last.
 Rows are laid out when the run starts (every active profile, ready idle and each COM check) so
 the technician sees what is still to come; a value appears only with its validity, and an
 INVALID metric shows its reason next to a bracketed value (never as a bare, valid-looking
-number; ``app.console.format_metric_value``).
+number; ``app.metrics.formatting.format_metric_value``).
 """
 
 from __future__ import annotations

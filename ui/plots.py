@@ -18,7 +18,7 @@ from PySide6.QtCore import QEvent, QTimer
 from PySide6.QtGui import QPainterPath
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QVBoxLayout, QWidget
 
-from app.histogram_basis import TOTAL_LATENCY, HistogramBasis, histogram_basis
+from app.metrics.histogram_basis import TOTAL_LATENCY, HistogramBasis, histogram_basis
 from app.method.model import Method
 from app.metrics.histogram import ceiling_meaning
 from app.core.records import IntervalRecord, PhaseInfo, PhaseKind
@@ -409,7 +409,7 @@ class LivePlots(QWidget):
                   basis: HistogramBasis = TOTAL_LATENCY) -> None:
         """Empty the plots and set what a run's data is read with: per-phase IO units, the
         method's stability tolerance and response-time limit, and which latency the
-        histogram counts (load hosts: completion latency, app.histogram_basis)."""
+        histogram counts (load hosts: completion latency, app.metrics.histogram_basis)."""
         self.reset()
         self.hist_widget.getPlotItem().setLabel("bottom", f"response time, {basis.name} "
                                                           "(ms, log)")

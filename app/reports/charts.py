@@ -9,7 +9,7 @@ import numpy as np
 from reportlab.graphics.shapes import Drawing
 from reportlab.lib import colors
 
-from app.histogram_basis import TOTAL_LATENCY, HistogramBasis
+from app.metrics.histogram_basis import TOTAL_LATENCY, HistogramBasis
 from app.reports.plot import DASHED_BLUE, SOLID_BLACK, Chart, Style
 from app.reports.text import pdf_safe
 from app.sequencer.events import HistogramReady

@@ -23,7 +23,7 @@ from xlsxwriter.worksheet import Worksheet
 
 from app.access_check import method_departures
 from app.metrics.formatting import excel_number_format, format_duration
-from app.histogram_basis import histogram_basis
+from app.metrics.histogram_basis import histogram_basis
 from app.core.records import MetricResult, PhaseKind
 from app.com_verdict import ComState, ComVerdict
 from app.reports.content import VALID, ReportContent

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from app.histogram_basis import histogram_basis
+from app.metrics.histogram_basis import histogram_basis
 from app.method.model import Method
 from app.storage.stored import StoredPhase, StoredRun
 from drivers.interfaces import EXCLUDING_FLAGS
