@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Protocol
 
-from app.access_check import method_departures
+from app.sequencer.access_check import method_departures
 from app.metrics.formatting import format_duration
 from app.method.loader import MethodError
 from app.method.model import ComplianceMinimums, Method
@@ -534,7 +534,7 @@ def _pre_run_generator(run: ComplianceFacts) -> list[Criterion]:
 
 def _access_patterns(run: ComplianceFacts, method: Method) -> list[Criterion]:
     """The pattern each searched profile's job file drew in its null-engine pre-run against
-    the profile's definition (method-notes §2, ``app.access_check``): a job file that does not
+    the profile's definition (method-notes §2, ``app.sequencer.access_check``): a job file that does not
     make the method's workload measured something else. A run stored before the station
     measured patterns holds none, and gets no criterion (its verdict stays what it was)."""
     measured = [r for r in run.search_results if r.pattern is not None]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from app.core import units
 from app.core.records import RunConfig
-from app.sequencer.lab import LabError
+from app.sequencer.equipment import LabError
 from drivers.clock import Clock
 from drivers.fio.data_set import measure_data_set
 from drivers.fio.engine import FioEngine

@@ -20,7 +20,7 @@ from app.core.records import RunConfig, RunStatus
 from app.sequencer.capacity_optimisation import check_declared_coms
 from app.sequencer.events import RunListener
 from app.sequencer.continuation import Continuation
-from app.sequencer.lab import Lab
+from app.sequencer.equipment import Lab
 from app.sequencer.sequencer import Sequencer
 from app.storage.db import Database
 from app.storage.opening import open_database

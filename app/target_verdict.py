@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.fio_lab import target_check
-from app.sequencer.lab import LabError
+from app.sequencer.equipment import LabError
 
 
 @dataclass(frozen=True)

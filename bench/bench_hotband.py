@@ -29,7 +29,7 @@ from pathlib import Path
 
 from app.method.loader import load_method
 from bench.figure import Figure
-from app.access_check import PATTERN_RATE_IOPS, pattern_departures
+from app.sequencer.access_check import PATTERN_RATE_IOPS, pattern_departures
 from drivers.fio.access_log import LoggedRun, measure_pattern
 from drivers.fio.ceiling import RAMP_S, ceiling_from_reports, null_engine_report, null_engine_text
 from drivers.fio.jobs import JobOptions, job_text

@@ -42,7 +42,7 @@ if __package__ in (None, ""):
 from app.sim_lab import simulated_sut
 from app.method.loader import load_method
 from app.core.records import PowerInput, RunConfig, SutDescription
-from app.sequencer.lab import Lab
+from app.sequencer.equipment import Lab
 from app.sequencer.sequencer import Sequencer
 from app.session import open_session
 from app.storage.opening import open_database

@@ -21,7 +21,7 @@ from app.method.loader import load_method_file
 from app.method.model import Method
 from app.core.records import RunConfig
 from app.sequencer import events as ev
-from app.sequencer.lab import Lab
+from app.sequencer.equipment import Lab
 from app.sequencer.search import within
 from app.sequencer.sequencer import Sequencer
 from app.sim_lab import simulated_sut

@@ -41,7 +41,7 @@ def test_compliant_plan_on_real_calibrated_instruments_is_compliant(tmp_path, mo
                      "Inlet thermometer", "Metrics valid", "Intensity 100 reached",
                      "Access pattern (generator pre-run)", "Classification"]
     # a job file that drew another mix than its profile's in the pre-run measured something
-    # else: NOT MET, naming the profile, the figure and the rule (app/access_check.py)
+    # else: NOT MET, naming the profile, the figure and the rule (app/sequencer/access_check.py)
     skewed = tuple(replace(r, pattern=replace(r.pattern, read_pct=r.pattern.read_pct - 3))
                    for r in run.search_results)
     verdict = assess_compliance(replace(run, search_results=skewed))

@@ -4,7 +4,7 @@ pattern is fio's alone) with ``write_lat_log``/``log_offset=1``, and the logged 
 directions are checked against the method — random profiles uniform over the whole range,
 sequential ones sequential and aligned, the read shares, the hot band's stream shares and
 ranges, and its bands on the reference generator's in-band curve. The log is read and judged
-by the station's own code (drivers/fio/access_log.py, app/access_check.py), the code of the
+by the station's own code (drivers/fio/access_log.py, app/sequencer/access_check.py), the code of the
 pre-run whose pattern the report states."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from app.method.loader import load_method
-from app.access_check import pattern_departures
+from app.sequencer.access_check import pattern_departures
 from drivers.fio.access_log import (LOG_OPTIONS, LoggedRun, access_pattern, measure_pattern,
                                     pattern_of, read_lat_logs, share_below)
 from drivers.fio.ceiling import null_engine_text, stream_of

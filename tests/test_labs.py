@@ -12,7 +12,7 @@ import pytest
 from app import labs
 from app.labs import LabPlan, Source, build_lab, plan_lab
 from app.core.records import InstrumentConfig, RunConfig, SutDescription
-from app.sequencer.lab import Lab, Teardown, TeardownFailure
+from app.sequencer.equipment import Lab, Teardown, TeardownFailure
 from drivers.clock import FakeClock
 from drivers.fio.engine import FioEngine
 from drivers.interfaces import InstrumentError

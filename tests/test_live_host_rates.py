@@ -8,7 +8,7 @@ import pytest
 from app.method.loader import load_method
 from app.core.records import RunConfig, RunStatus
 from app.sequencer import events as ev
-from app.sequencer.lab import Lab
+from app.sequencer.equipment import Lab
 from app.sequencer.sequencer import Sequencer
 from app.sim_lab import simulated_sut
 from app.storage.opening import open_database

@@ -20,7 +20,7 @@ from app.core.records import MetricResult, PhaseKind, RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.session import open_session
 from app.sim_lab import simulated_sut
-from app.sequencer.lab import Lab
+from app.sequencer.equipment import Lab
 from app.sequencer.sequencer import Sequencer
 from drivers.clock import FakeClock
 from drivers.interfaces import (FLAG_STALE, FLAG_UNCERTAINTY_HIGH, PowerSample,

@@ -27,7 +27,7 @@ from app.method.model import Method
 from app.core.paths import methods_dir
 from app.core.records import RunConfig, RunStatus, SutDescription
 from app.sequencer import events as ev
-from app.sequencer.lab import Lab
+from app.sequencer.equipment import Lab
 from app.sequencer.plan import build_phases
 from app.sequencer.sequencer import Sequencer
 from drivers.clock import FakeClock

@@ -12,7 +12,7 @@ import pytest
 from app.method.loader import load_method
 from app.core.records import InstrumentConfig, PhaseKind, RunConfig, RunStatus, SutDescription, Window
 from app.sequencer import events as ev
-from app.sequencer.lab import Lab
+from app.sequencer.equipment import Lab
 from app.sequencer.range_plan import (ENVELOPE_KEY, IDLE_KEY, MAIN_INPUT, PeakRecord, RangePlan,
                                       RangeSetting, choose_range)
 from app.sequencer.sequencer import Sequencer

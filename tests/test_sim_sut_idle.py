@@ -9,7 +9,7 @@ import pytest
 from app.method.loader import load_method
 from app.metrics.formatting import format_figure
 from app.core.records import RunConfig
-from app.sequencer.lab import Lab
+from app.sequencer.equipment import Lab
 from app.sequencer.sequencer import Sequencer
 from app.sim_lab import simulated_sut
 from drivers.clock import FakeClock

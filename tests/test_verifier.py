@@ -653,12 +653,12 @@ def _pattern_edits() -> dict[str, object]:
 
 def test_the_verifier_judges_a_pattern_as_the_station_does() -> None:
     """The verifier's own pattern judgement (method-notes §2) against the station's
-    (`app/access_check.py`), pattern by pattern over every searched profile of the shipped
+    (`app/sequencer/access_check.py`), pattern by pattern over every searched profile of the shipped
     block method (the hot band's curved bands too) and each edit on either side of a
     tolerance: the same number of departures, so the same verdict."""
     import copy
 
-    from app.access_check import method_departures
+    from app.sequencer.access_check import method_departures
     from app.method.loader import load_method
     from app.method.record import resolved_method
     from app.storage.codec import pattern_from_json

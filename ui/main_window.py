@@ -19,7 +19,7 @@ from PySide6.QtCore import QSettings, QSize, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QStackedWidget
 
-from app.sequencer.lab import LabError
+from app.sequencer.equipment import LabError
 from app.method.loader import MethodError
 from app.core.paths import default_db_url
 from app.core.protected import station_paths

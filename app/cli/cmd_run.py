@@ -254,7 +254,7 @@ def _classification_reason(args: argparse.Namespace, answers: dict[str, object])
 
 def run_command(args: argparse.Namespace) -> int:
     from app.console import ConsoleReporter
-    from app.sequencer.lab import LabError
+    from app.sequencer.equipment import LabError
     from app.method.loader import MethodError
     from app.session import open_session
     from app.storage.sender import sender_for

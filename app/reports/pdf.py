@@ -27,7 +27,7 @@ from reportlab.platypus import (BaseDocTemplate, Frame, KeepTogether, PageBreak,
                                 PageTemplate, Paragraph, Preformatted, Spacer, Table, TableStyle)
 from xml.sax.saxutils import escape
 
-from app.access_check import describe as describe_pattern, method_departures
+from app.sequencer.access_check import describe as describe_pattern, method_departures
 from app.metrics.histogram_basis import histogram_basis
 from app.metrics.formatting import format_duration
 from app.metrics.histogram import ceiling_meaning

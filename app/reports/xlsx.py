@@ -21,7 +21,7 @@ from xlsxwriter.format import Format
 from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
-from app.access_check import method_departures
+from app.sequencer.access_check import method_departures
 from app.metrics.formatting import excel_number_format, format_duration
 from app.metrics.histogram_basis import histogram_basis
 from app.core.records import MetricResult, PhaseKind
@@ -59,7 +59,7 @@ LEVEL_FIRST_COL = len(BIN_COLUMNS) + 1  # one empty column between the two table
 #: the null-engine check before each search (method-notes §2): the job file with no IO behind it
 GENERATOR_COLUMNS = ("profile", "step", "generator_iops", "generator_mib_s", "asked_iops",
                      "stream_share_error_points", "seconds")
-#: the access pattern of the same pre-run, from fio's per-IO log (app/access_check.py)
+#: the access pattern of the same pre-run, from fio's per-IO log (app/sequencer/access_check.py)
 PATTERN_COLUMNS = ("pattern_profile", "stream", "logged_ios", "logged_s", "read_pct",
                    "sequential_pct", "aligned", "uniformity_p", "lowest_offset_pct",
                    "highest_end_pct", "share_of_ios_pct", "band_reads_below_pct",

@@ -1,6 +1,6 @@
 """One line saying why something failed, the same for a run, a phase and a lab's tear-down.
 
-Its own module so that the lab (``app.sequencer.lab``), which the sequencer imports, words its
+Its own module so that the lab (``app.sequencer.equipment``), which the sequencer imports, words its
 tear-down failures as the sequencer words a run's.
 """
 

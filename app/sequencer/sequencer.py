@@ -26,8 +26,8 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TypeVar
 
-from app.access_check import PATTERN_RATE_IOPS, pattern_departures
-from app.access_check import describe as describe_pattern
+from app.sequencer.access_check import PATTERN_RATE_IOPS, pattern_departures
+from app.sequencer.access_check import describe as describe_pattern
 from app.method.model import Method
 from app.metrics.formatting import format_figure
 from app.metrics.steady_state import SteadyStateVerdict
@@ -42,7 +42,7 @@ from app.sequencer.conformance import SiteRules
 from app.sequencer.continuation import Continuation
 from app.sequencer.failures import failure_reason
 from app.sequencer.host_clocks import clock_verdict
-from app.sequencer.lab import Lab, TeardownFailure
+from app.sequencer.equipment import Lab, TeardownFailure
 from app.sequencer.plan import build_phases, latest_extension_s, search_profiles
 from app.sequencer.probe_window import probe_figures
 from app.sequencer.range_plan import IDLE_KEY, RangePlan
@@ -503,7 +503,7 @@ class Sequencer:
     def _judged_pattern(self, recorder: PhaseRecorder | None,
                         work: WorkloadProfile) -> MeasuredPattern | None:
         """The pattern fio's per-IO log shows for ``work``'s job file on the null engine,
-        logged with any departure from the method (``app.access_check``), which the verdict
+        logged with any departure from the method (``app.sequencer.access_check``), which the verdict
         counts; None for a trace replay, whose offsets are the trace's."""
         found = self._sampling_until(recorder, self.lab.engine.access_pattern, work)
         if found is None:

@@ -18,7 +18,7 @@ from app.sim_lab import simulated_sut
 from app.method.loader import load_method
 from app.core.records import PhaseKind, RunConfig, RunStatus, SutDescription
 from app.sequencer import events as ev
-from app.sequencer.lab import Lab
+from app.sequencer.equipment import Lab
 from app.sequencer.sequencer import Sequencer
 from app.session import open_session
 from tests.support.verdict_runs import run_stored

@@ -10,7 +10,7 @@ from app.method.loader import load_method
 from app.method.model import Method
 from app.core.records import MetricResult, RunConfig, RunStatus, SutDescription
 from app.sequencer import events as ev
-from app.sequencer.lab import Lab
+from app.sequencer.equipment import Lab
 from app.sequencer.sequencer import Sequencer
 from drivers.clock import FakeClock
 from drivers.simulators.engine import SimulatedWorkloadEngine

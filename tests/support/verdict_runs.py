@@ -18,7 +18,7 @@ from app.method.loader import load_method
 from app.method.model import Method
 from app.core.records import RunConfig, RunStatus, SutDescription
 from app.sequencer import events as ev
-from app.sequencer.lab import Lab
+from app.sequencer.equipment import Lab
 from app.sequencer.sequencer import Sequencer
 from app.sim_lab import simulated_sut
 from app.storage.db import Database
