@@ -29,7 +29,7 @@ from app.sequencer.capacity_optimisation import (check_declared_coms, coms_off_d
                                                  declare_coms)
 from app.core.station_settings import station_name
 from app.sut_file import SuppliesModel
-from app.target_verdict import target_safety
+from app.labs.target_safety import target_safety
 
 RAID_LEVELS = ("RAID 0", "RAID 1", "RAID 5", "RAID 6", "RAID 10", "JBOD")
 #: how the workload choice maps to a lab kind (app.core.records.LAB_KINDS)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.labs import build_lab
+from app.labs.builder import build_lab
 from app.method.loader import load_method
 from app.method.model import Method
 from app.method.taxonomy import load_taxonomy, parse_taxonomy_id

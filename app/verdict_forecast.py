@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 
 from app.compliance import (INTENSITY, METRICS, ComplianceVerdict, assess_compliance,
                             assess_method)
-from app.labs import Source, plan_lab
+from app.labs.builder import Source, plan_lab
 from app.method.model import Method
 from app.core.records import PhaseStatus, RunConfig, RunStatus
 from app.sequencer.events import Resumption

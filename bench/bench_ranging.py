@@ -12,7 +12,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from app.labs import build_lab
+from app.labs.builder import build_lab
 from app.method.loader import load_method
 from app.method.model import Method, RangingRule
 from app.core.records import RunConfig, RunStatus

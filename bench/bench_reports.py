@@ -39,7 +39,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.sim_lab import simulated_sut
+from app.labs.simulated import simulated_sut
 from app.method.loader import load_method
 from app.core.records import PowerInput, RunConfig, SutDescription
 from app.sequencer.equipment import Lab

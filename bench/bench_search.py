@@ -24,7 +24,7 @@ from app.sequencer import events as ev
 from app.sequencer.equipment import Lab
 from app.sequencer.search import within
 from app.sequencer.sequencer import Sequencer
-from app.sim_lab import simulated_sut
+from app.labs.simulated import simulated_sut
 from bench.figure import Figure
 from drivers.clock import FakeClock
 from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer

@@ -3,8 +3,8 @@
 The domain core (``app``) works against these types and the station clock
 (:mod:`drivers.clock`) only. Concrete drivers are chosen and built in a few assembly places,
 and nowhere else (tests/test_architecture.py keeps the list): the labs that put a station's
-instruments and workload engine together (``app/labs.py``, ``app/fio_lab.py``,
-``app/sim_lab.py``), the CLI commands that talk to one instrument or check one target
+instruments and workload engine together (``app/labs/builder.py``, ``app/labs/local_fio.py``,
+``app/labs/simulated.py``), the CLI commands that talk to one instrument or check one target
 (``app/cli/cmd_instruments.py``, ``app/cli/cmd_run.py``), and the method loader, which reads a
 replay profile's trace with fio's own trace reader (``app/method/loader.py``). These types are
 plain dataclasses and ``typing.Protocol`` classes so a driver never needs Qt, SQLAlchemy or the
@@ -550,7 +550,7 @@ class WorkloadEngine(Protocol):
     interval for want of figures that are still coming.
     """
 
-    # read-only: a wrapper (app.fio_lab.SutFollowingEngine) passes its engine's on
+    # read-only: a wrapper (app.labs.local_fio.SutFollowingEngine) passes its engine's on
     @property
     def name(self) -> str: ...
 

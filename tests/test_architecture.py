@@ -428,9 +428,9 @@ def test_function_level_imports_only_where_start_up_needs_them(edges: list[Impor
 #: the app modules that may import concrete drivers, and why; every other app module works
 #: against ``drivers.interfaces`` and ``drivers.clock`` only (drivers/interfaces.py says so)
 DRIVER_ASSEMBLY = {
-    "app.labs": "puts the station's meters, PTDaemons and workload engine together",
-    "app.fio_lab": "builds the fio engine and checks its targets for a run",
-    "app.sim_lab": "builds the simulated SUT, meters and engine of a simulated run",
+    "app.labs.builder": "puts the station's meters, PTDaemons and workload engine together",
+    "app.labs.local_fio": "builds the fio engine and checks its targets for a run",
+    "app.labs.simulated": "builds the simulated SUT, meters and engine of a simulated run",
     "app.cli.cmd_instruments": "talks to one instrument or simulator from the command line",
     "app.cli.cmd_run": "names fio's target-size rule in a refused run's message",
     "app.method.loader": "checks a replay profile's trace with fio's own trace reader",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.fio_lab import LocalDataSetProbe
+from app.labs.local_fio import LocalDataSetProbe
 from app.sequencer.com_data_set import COM_BLOCK_BYTES, data_set_evidence, host_ratio
 from drivers.fio.data_set import measure_data_set
 

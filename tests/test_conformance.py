@@ -277,7 +277,7 @@ def test_the_declared_set_up_reaches_the_run_config(tmp_path: Path) -> None:
 @pytest.mark.fio
 def test_local_fio_with_a_real_power_meter_never_uses_the_simulated_thermometer(
         tmp_path: Path) -> None:
-    from app.labs import build_lab
+    from app.labs.builder import build_lab
     from drivers.simulators import ElectricalState, MeterSimulator
 
     meter = MeterSimulator("wt310", source=lambda: ElectricalState(500.0, 230.0, 2.2, 0.99,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from app import labs
-from app.labs import LabPlan, Source, build_lab, plan_lab
+from app.labs import builder as labs
+from app.labs.builder import LabPlan, Source, build_lab, plan_lab
 from app.core.records import InstrumentConfig, RunConfig, SutDescription
 from app.sequencer.equipment import Lab, Teardown, TeardownFailure
 from drivers.clock import FakeClock

@@ -10,7 +10,7 @@ from app.core.records import RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.sequencer.equipment import Lab
 from app.sequencer.sequencer import Sequencer
-from app.sim_lab import simulated_sut
+from app.labs.simulated import simulated_sut
 from app.storage.opening import open_database
 from app.storage.writer import RunWriter, WriterError
 from drivers.clock import FakeClock

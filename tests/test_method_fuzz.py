@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
-from app.sim_lab import simulated_sut
+from app.labs.simulated import simulated_sut
 from app.method.loader import MethodError, load_method_file
 from app.method.model import Method
 from app.core.paths import methods_dir

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.labs import build_lab
+from app.labs.builder import build_lab
 from app.core.records import PowerInput, RunConfig, RunStatus
 from app.sequencer.power_inputs import (PowerInputs, STATED_BY_METER, combined_uncertainty_pct,
                                         sum_inputs)

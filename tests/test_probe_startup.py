@@ -133,7 +133,7 @@ def test_probe_figures_refuse_no_io() -> None:
 @needs_fio
 def test_smoke_on_two_loopback_load_hosts_searches_with_io(tmp_path: Path,
                                                            two_fio_servers) -> None:
-    from app.labs import build_lab
+    from app.labs.builder import build_lab
     from app.core.records import RunConfig, SutDescription
     from app.sequencer.sequencer import Sequencer
     from app.method.loader import load_method

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from app.labs import build_lab, open_power_input
+from app.labs.builder import build_lab, open_power_input
 from app.core.records import PowerInput, RunConfig
 from app.sequencer.power_inputs import PowerInputs
 from drivers.clock import MonotonicClock

@@ -17,7 +17,7 @@ from app.sequencer.range_plan import (ENVELOPE_KEY, IDLE_KEY, MAIN_INPUT, PeakRe
                                       RangeSetting, choose_range)
 from app.sequencer.sequencer import Sequencer
 from app.session import open_session
-from app.sim_lab import simulated_sut
+from app.labs.simulated import simulated_sut
 from app.storage.opening import open_database
 from app.storage.range_advisor import RangeAdvisorError, advise
 from drivers.clock import FakeClock

@@ -55,7 +55,7 @@ def compliant_run(request, tmp_path_factory):
         # module scope runs before the per-test private data folder (conftest): its own here
         patch.setenv("STORWATT_DATA_DIR", str(tmp_path / "data"))
         patch.setattr(cmd_run, "INJECTED_CLOCK", clock)
-        patch.setattr("app.labs.simulated_engine",
+        patch.setattr("app.labs.builder.simulated_engine",
                       lambda sut_, config, clock: StandInSut(sut_, clock))
         argv = ["run", "--lab", "sim", "--method", str(files.method), "--taxonomy", TAXONOMY,
                 "--max-drives", str(MAX_DRIVES), "--sut", str(files.sut), "--thermo-driver",

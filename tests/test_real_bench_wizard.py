@@ -60,7 +60,7 @@ def test_a_wizard_configured_bench_ends_compliant_and_its_approval_survives_the_
         qtbot, tmp_path, monkeypatch) -> None:
     files = lab_files(tmp_path)
     db = f"sqlite:///{tmp_path / 'station.db'}"
-    monkeypatch.setattr("app.labs.simulated_engine",
+    monkeypatch.setattr("app.labs.builder.simulated_engine",
                         lambda sut, config, clock: StandInSut(sut, clock))
     clock = HoldingClock()  # the station's clock, free-running: the run goes to its end
     window = MainWindow(lab="sim", db_url=db, settings=QSettings(

@@ -11,7 +11,7 @@ from app.metrics.formatting import format_figure
 from app.core.records import RunConfig
 from app.sequencer.equipment import Lab
 from app.sequencer.sequencer import Sequencer
-from app.sim_lab import simulated_sut
+from app.labs.simulated import simulated_sut
 from drivers.clock import FakeClock
 from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
 from drivers.simulators.engine import SimulatedWorkloadEngine

@@ -15,7 +15,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QWizard
 
 from app.core.records import MetricResult, PhaseInfo, PhaseKind, RunConfig, RunStatus
-from app.labs import build_lab
+from app.labs.builder import build_lab
 from app.com_verdict import OPEN_STATES
 from app.run_verdict import Tone, run_verdict
 from app.sequencer import events as ev

@@ -108,5 +108,5 @@ def test_unsafe_targets_are_refused_by_the_fio_safety_check(tmp_path: Path) -> N
                               targets=(str(tmp_path / "new.bin"),), target_size="lots"))
     config = config_from_entries(replace(GOOD, workload_mode="local-fio", target_size="16M",
                                         targets=(str(tmp_path / "new.bin"),)))
-    assert config.target_size == "16M"  # read by app.fio_lab
+    assert config.target_size == "16M"  # read by app.labs.local_fio
     assert entries_from_config(config).target_size == "16M"

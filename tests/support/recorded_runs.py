@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from app.sim_lab import simulated_sut
+from app.labs.simulated import simulated_sut
 from app.method.loader import load_method
 from app.core.records import PhaseKind, RunConfig, RunStatus, SutDescription
 from app.sequencer import events as ev

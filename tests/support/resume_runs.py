@@ -3,7 +3,7 @@ same record (app/resume.py), on a fake clock: shared by the resume and verifier 
 
 from __future__ import annotations
 
-from app.labs import build_lab
+from app.labs.builder import build_lab
 from app.method.loader import load_method
 from app.core.records import RunConfig, RunStatus, SutDescription
 from app.resume import open_resumed_session, prepare_resume

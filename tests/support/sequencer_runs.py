@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.sim_lab import simulated_sut
+from app.labs.simulated import simulated_sut
 from app.method.loader import load_method
 from app.method.model import Method
 from app.core.records import MetricResult, RunConfig, RunStatus, SutDescription

@@ -20,7 +20,7 @@ from app.core.records import RunConfig, RunStatus, SutDescription
 from app.sequencer import events as ev
 from app.sequencer.equipment import Lab
 from app.sequencer.sequencer import Sequencer
-from app.sim_lab import simulated_sut
+from app.labs.simulated import simulated_sut
 from app.storage.db import Database
 from app.storage.opening import open_database
 from app.storage.stored import StoredRun

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from app.labs import open_lab_meters, open_power_input
+from app.labs.builder import open_lab_meters, open_power_input
 from app.metrics.formatting import format_figure
 from app.core.records import InstrumentConfig, RunConfig
 from drivers.interfaces import InstrumentError, PowerMeter, PowerSample, TemperatureMeter
@@ -102,7 +102,7 @@ def _where(cfg: InstrumentConfig) -> str:
 
 
 def check_power_input(config: RunConfig, name: str) -> ConnectionReport:
-    """Open one power input's meter as the run will (:func:`app.labs.open_power_input`),
+    """Open one power input's meter as the run will (:func:`app.labs.builder.open_power_input`),
     identify and read it once, close it: the input table's per-row "Test connection"."""
     try:
         meter, teardown = open_power_input(config, name)
@@ -115,7 +115,7 @@ def check_power_input(config: RunConfig, name: str) -> ConnectionReport:
 
 
 def check_lab_instruments(config: RunConfig) -> tuple[ConnectionReport, ConnectionReport]:
-    """Open the meters exactly as a run of ``config`` will (:func:`app.labs.open_lab_meters`:
+    """Open the meters exactly as a run of ``config`` will (:func:`app.labs.builder.open_lab_meters`:
     same lab kind, driver, resource and simulator), identify and read each once, close them.
     Returns the (power meter, thermometer) reports."""
     try:

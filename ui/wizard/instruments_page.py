@@ -1,7 +1,7 @@
 """Instruments page: power meter and thermometer (driver + address), or the simulated lab's,
 with a live 'Test connection' that shows the identity, range and a reading with uncertainty.
 
-The test opens the meters exactly as the run will (``app.labs.open_lab_meters``), its result
+The test opens the meters exactly as the run will (``app.labs.builder.open_lab_meters``), its result
 belongs to the settings it tested (changing a driver or address clears it), and Next needs a
 passed test or an explicit override that the run's configuration records."""
 

@@ -3,7 +3,7 @@ address, element, wiring, calibration date and certificate), each with its own "
 
 An array's inputs are often read by several meters (two WT310E and a WT333E, method-notes §10),
 and a wrong address on one of them should be found before the run, on that row. The test
-opens that one input's meter as the run will (``app.labs.open_power_input``) on a worker
+opens that one input's meter as the run will (``app.labs.builder.open_power_input``) on a worker
 (``ui.worker``) and writes what came back into the row. An empty table means the one meter above it.
 """
 

@@ -18,7 +18,7 @@ from app.method.loader import MethodError, all_methods, load_method_file
 from app.method.model import Method
 from ui.wizard.base import EntryPage, with_changes
 from app.run_entries import RunEntries, check_targets, check_workload
-from app.target_verdict import target_safety
+from app.labs.target_safety import target_safety
 
 MODES = (("simulated", "&Simulated lab (built-in simulated SUT and meters)"),
          ("local-fio", "Local &fio on this station against the targets below"),

@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from app.fio_lab import SutFollowingEngine, data_set_probe, fio_description, fio_engine
+from app.labs.local_fio import SutFollowingEngine, data_set_probe, fio_description, fio_engine
 from app.core.records import LAB_KINDS, SIMULATED_LABS, InstrumentConfig, PowerInput, RunConfig
 from app.sequencer.equipment import Lab, LabError, Teardown
 from app.sequencer.power_inputs import PowerInputs
-from app.sim_lab import (SIM_POWER_DRIVER, SIM_POWER_MODEL, SIM_THERMO_DRIVER, input_shares,
+from app.labs.simulated import (SIM_POWER_DRIVER, SIM_POWER_MODEL, SIM_THERMO_DRIVER, input_shares,
                          input_simulator, power_simulator, ptd_channels_simulator,
                          simulated_engine, simulated_sut, thermometer_simulator)
 from drivers.clock import Clock, MonotonicClock

@@ -1,6 +1,6 @@
 """What the workload page says about a target before anything writes to it.
 
-The verdict is the run's own (``app.fio_lab.target_check``, i.e. the fio driver's safety
+The verdict is the run's own (``app.labs.local_fio.target_check``, i.e. the fio driver's safety
 check with the same scratch size, typed confirmations and protected paths), so the wizard
 refuses exactly what the run would refuse, before Start.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.fio_lab import target_check
+from app.labs.local_fio import target_check
 from app.sequencer.equipment import LabError
 
 
