@@ -117,7 +117,7 @@ OPEN_STATES = (ComState.NOT_PASSED, ComState.NOT_VERIFIED, ComState.NOT_TESTED)
 
 def open_com_states(verdicts: Iterable[ComVerdict]) -> tuple[ComState, ...]:
     """The states of the available COMs that did not pass, in the method's order: what a
-    run's one-line outcome counts (``app.run_verdict``)."""
+    run's one-line outcome counts (``app.rules.run_outcome``)."""
     return tuple(v.state for v in verdicts if v.state in OPEN_STATES)
 
 

@@ -10,7 +10,7 @@ import math
 import sys
 from typing import ClassVar, TextIO
 
-from app.compliance import assess_method
+from app.rules.compliance import assess_method
 from app.method.record import method_from_record
 from app.metrics.formatting import format_duration, format_figure, format_metric_value
 from app.core.records import MetricResult

@@ -12,7 +12,7 @@ and histograms stay exactly where they were stored and the report reads them fro
 reference, never copied into another run and never re-derived. Each phase run again is a new
 *attempt* of that phase (the mechanism a pause already uses), so the earlier attempt stays
 stored as evidence and the last attempt's figures count. A resumed run is always
-NON-COMPLIANT ("Resumed after interruption", :mod:`app.compliance`); its figures stay useful
+NON-COMPLIANT ("Resumed after interruption", :mod:`app.rules.compliance`); its figures stay useful
 for engineering.
 """
 

@@ -6,7 +6,7 @@ The command line (``app.cli.cmd_run`` fills :class:`RunEntries` from its options
 (its pages copy their widgets into :class:`RunEntries`), "repeat this run"
 (:func:`entries_from_config`) and ``--resume`` (the settings typed beside it, through the command
 line's path) all build with :func:`config_from_entries`; each field's rule and text is in
-:mod:`app.run_fields`. Pure Python (no Qt): every rule that blocks the wizard's *Next* is tested
+:mod:`app.rules.run_fields`. Pure Python (no Qt): every rule that blocks the wizard's *Next* is tested
 here without a GUI, and the two paths cannot disagree about what is valid.
 """
 
@@ -19,12 +19,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app import run_fields as rules
+from app.rules import run_fields as rules
 from app.core import units
 from app.method.loader import MethodError, load_method
 from app.core.records import InstrumentConfig, PowerInput, PowerSupplies, RunConfig, SutDescription
-from app.run_fields import DRIVE_TYPES as DRIVE_TYPES  # the pages' choices too
-from app.run_fields import CAPACITY_UNITS, EntryError
+from app.rules.run_fields import DRIVE_TYPES  # the pages' choices too
+from app.rules.run_fields import CAPACITY_UNITS, EntryError
 from app.sequencer.capacity_optimisation import (check_declared_coms, coms_off_during_test,
                                                  declare_coms)
 from app.core.station_settings import station_name
@@ -96,7 +96,7 @@ class RunEntries:
 
 def parse_capacity(text: str, unit: str, decimal_point: str = ".") -> int:
     """'7.3', 'TB' → 7 300 000 000 000 bytes; a unit typed in the field ("7300 GB", "7,3 TB")
-    wins over the unit box. The one rule: :func:`app.run_fields.capacity_bytes`."""
+    wins over the unit box. The one rule: :func:`app.rules.run_fields.capacity_bytes`."""
     return rules.capacity_bytes(text, unit, decimal_point)
 
 
@@ -205,7 +205,7 @@ def check_instruments(e: RunEntries) -> tuple[InstrumentConfig, InstrumentConfig
 
 def check_power_inputs(inputs: tuple[PowerInput, ...]) -> tuple[PowerInput, ...]:
     """The input table's rows (or ``--power-input`` options):
-    :func:`app.run_fields.power_inputs`."""
+    :func:`app.rules.run_fields.power_inputs`."""
     return rules.power_inputs(inputs)
 
 
@@ -255,7 +255,7 @@ def config_from_entries(e: RunEntries) -> RunConfig:
 def with_max_config_default(e: RunEntries) -> RunEntries:
     """``e`` with the maximum-configuration answer defaulted to the SUT's drive count where
     it is not answered — the one default the wizard's classification page and ``storwatt run``
-    share (``app.run_fields.default_max_config``); answers given are kept as given."""
+    share (``app.rules.run_fields.default_max_config``); answers given are kept as given."""
     if rules.MAX_CONFIG_ANSWER in e.classification_answers:
         return e
     most = rules.default_max_config(e.drive_count)

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from app.com_verdict import com_verdicts
-from app.compliance import ComplianceVerdict, assess_compliance
+from app.rules.compliance import ComplianceVerdict, assess_compliance
 from app.core.records import VERDICT_KINDS, AuditEntry, AuditKind
 from app.sequencer.capacity_optimisation import observed
 from app.storage.audit import AuditError, add_approval, add_audit_entry, add_com_result

@@ -4,7 +4,7 @@ line takes (``storwatt run --sut FILE``) and the wizard saves and loads.
 A lab tests the same array again and again; typing its vendor, serial, capacity, RAID and
 power supplies for every run invites the typo that makes EP_RI wrong. The file holds what the
 report states about the SUT and is checked by the same rules as the wizard's fields
-(``app.core.units`` for the capacity, with its one rounding; the bounds of ``app.run_fields``). Capacity
+(``app.core.units`` for the capacity, with its one rounding; the bounds of ``app.rules.run_fields``). Capacity
 is written as text with its decimal unit ("7.3 TB", 1 GB = 10^9 bytes).
 
 Example::
@@ -30,12 +30,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from app.core import units
 from app.core.records import PowerSupplies, SutDescription
-from app.run_fields import MAX_DRIVES, MAX_NAME_CHARS, MAX_NOTES_CHARS
+from app.rules.run_fields import MAX_DRIVES, MAX_NAME_CHARS, MAX_NOTES_CHARS
 from app.sequencer.capacity_optimisation import declare_coms
 
 #: "N+M": N supplies carry the load, M are spare
 _REDUNDANCY = re.compile(r"^(\d+)\+(\d+)$")
-#: the bounds of the command line's and the wizard's fields (app.run_fields)
+#: the bounds of the command line's and the wizard's fields (app.rules.run_fields)
 Text = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS)]
 
 

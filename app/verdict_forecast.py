@@ -4,7 +4,7 @@ Why: a run on simulated power with real IO (local fio + the ``sim`` meter) was o
 "This compliant run takes about 20 h", and only the history said SIMULATED — NON-COMPLIANT
 afterwards. The forecast judges the run as planned — every phase as the method plans it,
 one attempt each, the configured instruments and calibration dates — with the same rules the
-stored run will be judged by (:func:`app.compliance.assess_compliance`), so the review page,
+stored run will be judged by (:func:`app.rules.compliance.assess_compliance`), so the review page,
 the start confirmation and the run view can say before Start what the record will say.
 It can only be more optimistic than the final verdict (a pause, an abort or an invalid
 metric are not known yet), so it is always labelled a forecast.
@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
-from app.compliance import (INTENSITY, METRICS, ComplianceVerdict, assess_compliance,
+from app.rules.compliance import (INTENSITY, METRICS, ComplianceVerdict, assess_compliance,
                             assess_method)
 from app.labs.builder import Source, plan_lab
 from app.method.model import Method
@@ -30,9 +30,9 @@ from drivers.interfaces import SIMULATED_VENDOR, InstrumentIdentity
 
 #: how the forecast is introduced wherever it is shown
 FORECAST_LEAD = "FORECAST (before the run: method, instruments, calibration, SUT)"
-#: one INVALID metric's criterion is named "Metric EP_…" (app.compliance)
+#: one INVALID metric's criterion is named "Metric EP_…" (app.rules.compliance)
 METRIC_PREFIX = "Metric "
-#: the workload engine word app.compliance reads as a simulated SUT
+#: the workload engine word app.rules.compliance reads as a simulated SUT
 SIMULATED_SUT = "simulated SUT"
 
 
@@ -44,7 +44,7 @@ class _PlannedInput:
 
 @dataclass(frozen=True)
 class PlannedRun:
-    """The facts :func:`app.compliance.assess_compliance` reads, for a run not started yet:
+    """The facts :func:`app.rules.compliance.assess_compliance` reads, for a run not started yet:
     every planned phase COMPLETED in one attempt, never resumed."""
 
     config: RunConfig

@@ -150,7 +150,7 @@ class InstrumentIdentity:
     def simulated(self) -> bool:
         """A simulator answered: the wire simulators prefix their vendor with
         ``STORWATT-SIM`` and the in-process ones are vendor ``StorWatt``; a run on either is
-        never compliant (app.compliance)."""
+        never compliant (app.rules.compliance)."""
         return self.vendor.upper().startswith(SIMULATED_VENDOR)
 
     def describe(self) -> str:

@@ -245,7 +245,7 @@ def _edges_of(module: str, path: Path, modules: dict[str, Path]) -> list[ImportE
 def package_of(module: str) -> str:
     """The folder a module lives in, one level below its root (``app.storage``,
     ``drivers.meters``; sub-folders belong to it); a loose module at the top of a root is its
-    own node (``app.compliance``, ``drivers.interfaces``)."""
+    own node (``app.rules.compliance``, ``drivers.interfaces``)."""
     return ".".join(module.split(".")[:2])
 
 

@@ -48,7 +48,7 @@ def test_the_cli_refuses_a_bad_thermometer_date_naming_the_option(value: str, ca
     with pytest.raises(SystemExit) as exit_:
         main(["run", "--thermo-calibration", value])
     assert exit_.value.code == 2
-    # the wizard's field refuses with the same text (app.run_fields.calibration)
+    # the wizard's field refuses with the same text (app.rules.run_fields.calibration)
     assert "--thermo-calibration: The thermometer's calibration date" in capsys.readouterr().err
 
 

@@ -15,7 +15,7 @@ from app.com_verdict import ComState
 from app.signoff import record_com_result
 from app.metrics.formatting import format_duration
 from app.core.records import RunConfig, SutDescription
-from app.run_verdict import Tone
+from app.rules.run_outcome import Tone
 from app.signoff import approve
 from tests.support.gui import RUN_TIMEOUT_MS
 from tests.support.recorded_runs import record_run

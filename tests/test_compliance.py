@@ -15,7 +15,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from app.compliance import ComplianceVerdict, assess_compliance
+from app.rules.compliance import ComplianceVerdict, assess_compliance
 from app.method.loader import MethodError, load_method_file
 from app.core.paths import methods_dir
 from app.core.records import PhaseKind

@@ -203,7 +203,7 @@ def _unsearched_profiles_have_their_own_pre_run(run, paths) -> None:
     """Issue 30: MW2 (rate derived from MW1) and a trace replay are not searched, yet the job
     file each runs is pre-run on the null engine before its phase, stored, judged by the
     generator rule and shown in both reports; the replay's pattern is said to be the trace's."""
-    from app.compliance import GENERATOR, assess_compliance
+    from app.rules.compliance import GENERATOR, assess_compliance
     import openpyxl
     from pypdf import PdfReader
     rows = {r.profile: r for r in run.search_results}

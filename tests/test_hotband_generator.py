@@ -248,7 +248,7 @@ def test_mw2_is_pre_run_at_its_derived_rate_and_judged_by_the_generator_rule() -
     assert mw2[0].ops_rate == rec.metric("EP_MW2").ops_rate
     assert mw2[0].note.startswith(LOAD_GENERATOR_LIMIT), mw2[0].note
     assert "MW2" not in seq.search  # never taken for a searched intensity (re-check, resume)
-    from app.compliance import GENERATOR, INTENSITY, _intensity, _pre_run_generator
+    from app.rules.compliance import GENERATOR, INTENSITY, _intensity, _pre_run_generator
 
     class Facts:
         search_results = tuple(rec.of(ev.SearchResult))

@@ -14,7 +14,7 @@ import json
 import pytest
 
 from app.cli.main import main
-from app.compliance import assess_method
+from app.rules.compliance import assess_method
 from app.method.loader import MethodError, all_methods, load_method, load_method_file
 from app.method.model import Method
 from app.method.normative import KEYS, PLAN_KEYS, Kind, normative_content, normative_sha256

@@ -50,7 +50,7 @@ def test_the_command_line_refuses_with_the_option_named(capsys) -> None:
 def test_duplicate_names_and_both_forms_are_refused(capsys) -> None:
     assert main(["run", "--lab", "sim-direct", "--power-input", "name=a,driver=sim",
                  "--power-input", "name=a,driver=sim"]) != 0
-    # the wizard's text for the same rule (app.run_fields.power_inputs)
+    # the wizard's text for the same rule (app.rules.run_fields.power_inputs)
     assert "--power-input: Power input 'a' is listed twice: each input needs its own name." \
         in capsys.readouterr().err
     assert main(["run", "--lab", "sim-direct", "--meter-driver", "wt300", "--power-input",

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-import app.compliance as compliance
+import app.rules.compliance as compliance
 from app.cli.main import main
-from app.compliance import Criterion, assess_compliance
+from app.rules.compliance import Criterion, assess_compliance
 from app.signoff import accept, approve, sign_off
 from app.storage.audit import AuditError, add_approval
 from app.storage.db import Database

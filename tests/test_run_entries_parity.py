@@ -21,7 +21,7 @@ from app.cli.cmd_run import config_from_args
 from app.cli.main import build_parser
 from app.core.records import PowerInput, RunConfig
 from app.run_entries import RunEntries, config_from_entries, entries_from_config
-from app.run_fields import EntryError
+from app.rules.run_fields import EntryError
 
 CAL = (date.today() - timedelta(days=30)).isoformat()
 LATER = (date.today() + timedelta(days=3)).isoformat()
@@ -169,7 +169,7 @@ def test_every_case_is_a_case(tmp_path: Path) -> None:
 def test_a_capacity_that_overflows_in_bytes_is_refused_not_raised() -> None:
     """Found by the CLI fuzzer: a finite number of GB whose bytes overflow to infinity raised
     OverflowError out of ``round``, a traceback instead of the rule's one line."""
-    from app.run_fields import EntryError, capacity_bytes
+    from app.rules.run_fields import EntryError, capacity_bytes
 
     with pytest.raises(EntryError, match="at most 1 EB"):
         capacity_bytes("1.797693134862316e+299")

@@ -13,7 +13,7 @@ import openpyxl
 import pytest
 from pypdf import PdfReader
 
-from app.compliance import assess_method
+from app.rules.compliance import assess_method
 from app.method.loader import load_method
 from app.method.model import MethodProblems, Sweep
 from app.metrics.sweep import SweepPoint, stop_reason

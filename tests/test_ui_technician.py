@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QWizard
 from app.core.records import MetricResult, PhaseInfo, PhaseKind, RunConfig, RunStatus
 from app.labs.builder import build_lab
 from app.com_verdict import OPEN_STATES
-from app.run_verdict import Tone, run_verdict
+from app.rules.run_outcome import Tone, run_verdict
 from app.sequencer import events as ev
 from app.storage.stored import KeyMetric, RunSummary
 from tests.support.gui import RUN_TIMEOUT_MS, start_smoke, wait_for_event

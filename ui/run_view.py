@@ -21,7 +21,7 @@ from app.metrics.formatting import format_metric_value
 from app.metrics.formatting import format_duration
 from app.method.record import method_from_record
 from app.core.records import RunStatus
-from app.run_verdict import RunVerdict, Tone, run_outcome
+from app.rules.run_outcome import RunVerdict, Tone, run_outcome
 from app.sequencer import events as ev
 from app.sequencer.event_dispatch import EventTable
 from app.session import RunSession

@@ -1,11 +1,11 @@
-"""Colours of a run's verdict (:mod:`app.run_verdict`): one mapping for every screen, so an
+"""Colours of a run's verdict (:mod:`app.rules.run_outcome`): one mapping for every screen, so an
 INVALID result is never green in one place and amber in another."""
 
 from __future__ import annotations
 
 from PySide6.QtGui import QColor
 
-from app.run_verdict import RunVerdict, Tone
+from app.rules.run_outcome import RunVerdict, Tone
 
 TONE_COLOURS = {Tone.GOOD: QColor(40, 150, 70), Tone.WARNING: QColor(200, 120, 20),
                 Tone.BAD: QColor(200, 50, 50), Tone.NEUTRAL: QColor(47, 143, 208)}

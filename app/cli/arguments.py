@@ -14,9 +14,9 @@ import sys
 from collections.abc import Iterable
 from typing import TypeVar
 
-from app import run_fields
+from app.rules import run_fields
 from app.core.records import WIRINGS, PowerInput
-from app.run_fields import EntryError
+from app.rules.run_fields import EntryError
 from app.core import units
 
 #: how much of a long typed value a message quotes
@@ -34,20 +34,20 @@ N = TypeVar("N", int, float)  # the kind of number an argument is
 
 def capacity_gb(text: str) -> str:
     """``--capacity-gb``: the SUT's raw capacity in GB (10^9 bytes) unless a unit is typed,
-    by the one rule of every path (``app.run_fields.capacity_bytes``: ``1.001`` is
+    by the one rule of every path (``app.rules.run_fields.capacity_bytes``: ``1.001`` is
     1 001 000 000 bytes wherever it is typed); kept as typed for the run's entries."""
     _by_rule(run_fields.capacity_bytes, text)
     return text
 
 
 def drive_count(text: str) -> int:
-    """``--drives``: a whole number from 1 to ``app.run_fields.MAX_DRIVES``."""
+    """``--drives``: a whole number from 1 to ``app.rules.run_fields.MAX_DRIVES``."""
     return _by_rule(run_fields.drive_count, text)
 
 
 def sut_name(field: str):
     """The argument type of one of the SUT's names (``--vendor`` …): its rule in
-    ``app.run_fields``, so the option and the wizard's field refuse alike."""
+    ``app.rules.run_fields``, so the option and the wizard's field refuse alike."""
     def text(value: str) -> str:
         return _by_rule(run_fields.sut_name, field, value)
 
@@ -171,7 +171,7 @@ def power_input(text: str) -> PowerInput:
 
 def calibration_of(instrument: str):
     """``--meter-calibration``/``--thermo-calibration``: an ISO date, not after today, by the
-    rule and text the wizard's field uses (``app.run_fields.calibration``)."""
+    rule and text the wizard's field uses (``app.rules.run_fields.calibration``)."""
     def calibration_date(text: str) -> str:
         return _by_rule(lambda t: run_fields.calibration(
             instrument, run_fields.INSTRUMENTS[instrument][0], t, "")[0], text)

@@ -53,7 +53,7 @@ def add_answer_arguments(parser: argparse.ArgumentParser,
                          max_drives_default: str = "1") -> None:
     """The SUT's classification attributes as flags (``taxonomy classify`` and ``run``);
     ``max_drives_default`` says what an unanswered maximum configuration is (``run``: the
-    SUT's drive count, ``app.run_fields.default_max_config``)."""
+    SUT's drive count, ``app.rules.run_fields.default_max_config``)."""
     parser.add_argument("--connectivity", choices=("not-specified", "host", "network"),
                         help="how the product connects (default: not-specified)")
     for flag, attr in ANSWER_FLAGS.items():
@@ -100,7 +100,7 @@ def _duration(method: Method, intervals: int) -> str:
 def list_command(args: argparse.Namespace) -> int:
     from app.method.loader import all_methods
 
-    from app.compliance import assess_method
+    from app.rules.compliance import assess_method
 
     methods = list(all_methods().values())
     if args.json:
@@ -128,7 +128,7 @@ def show_command(args: argparse.Namespace) -> int:
 
     method = load_method(args.name)
     if args.json:
-        from app.compliance import assess_method
+        from app.rules.compliance import assess_method
         from app.method.registry import registry_record
 
         # registry_entry: the normative content a release pins when it ships this method as
@@ -148,13 +148,13 @@ def show_command(args: argparse.Namespace) -> int:
 def _numbers_verdict(method: Method) -> str:
     """``method numbers COMPLIANT`` or ``method numbers NON-COMPLIANT (not met: interval
     length, …)`` — derived from the file's numbers, never its ``compliant`` claim."""
-    from app.compliance import assess_method
+    from app.rules.compliance import assess_method
 
     return f"method numbers {assess_method(method).short()}"
 
 
 def _header(method: Method) -> list[str]:
-    from app.compliance import assess_method
+    from app.rules.compliance import assess_method
 
     verdict = assess_method(method)
     lines = [f"{method.name} {method.version}  {_numbers_verdict(method)}", method.title,

@@ -13,7 +13,7 @@ from app.cli import arguments
 from app.cli.cmd_methods import add_answer_arguments, answers_from_args
 from app.core.records import (LAB_KINDS, SIMULATED_LABS, UNDECLARED_SUT, RunConfig, RunStatus,
                          SutDescription)
-from app.run_fields import EntryError
+from app.rules.run_fields import EntryError
 from app.storage.errors import StorageError
 from app.stop_signals import is_hang_up, leave_terminal, run_until_stopped
 from drivers.interfaces import InstrumentError, WorkloadError
@@ -148,7 +148,7 @@ SUT_OPTIONS = (("vendor", "vendor"), ("model", "model"), ("serial", "serial"),
                ("firmware", "firmware"), ("supply", "supply"), ("ashrae_class", "ashrae_class"),
                ("capacity_gb", "capacity"), ("drives", "drive_count"),
                ("drive_type", "drive_type"), ("raid", "raid"))
-#: the option a refused entry is typed as (``app.run_fields.EntryError.field``)
+#: the option a refused entry is typed as (``app.rules.run_fields.EntryError.field``)
 ENTRY_OPTIONS = {"vendor": "--vendor", "model": "--model", "serial": "--serial",
                  "firmware": "--firmware", "capacity": "--capacity-gb", "drive_count": "--drives",
                  "drive_type": "--drive-type", "raid": "--raid",
@@ -389,7 +389,7 @@ def _finish(args: argparse.Namespace, session, status: RunStatus) -> int:
         print(f"storwatt run: reports not written: {stored.message()}, then "
               f"storwatt report {session.run_id}", file=sys.stderr)
     reports = _write_reports(args.out, session) if args.out and stored.in_database else {}
-    # derived from the stored record, like every report (app.compliance)
+    # derived from the stored record, like every report (app.rules.compliance)
     record = load_run(session.database, session.run_id) if stored.in_database else None
     verdict = record.compliance if record else None
     if record and session.sequencer.continuation:  # with the results kept from before

@@ -587,7 +587,7 @@ class ComplianceMinimums(Frozen):
 
     Only the shipped method states these; a variant cannot set them (the loader refuses), so a
     lab file can shorten a run but never make a shortened run read as compliant. The verdict
-    itself is :func:`app.compliance.assess_compliance`."""
+    itself is :func:`app.rules.compliance.assess_compliance`."""
 
     interval_s: Positive
     min_stabilisation_s: Positive
@@ -636,7 +636,7 @@ class Method(Frozen):
     name: Name
     version: Name
     title: str
-    #: the file's claim only; compliance is derived (:mod:`app.compliance`)
+    #: the file's claim only; compliance is derived (:mod:`app.rules.compliance`)
     compliant: Flag
     variant_of: str | None = None
     description: str = ""

@@ -12,7 +12,7 @@ strategy, the confidence levels a report lists); everything else is the method
 * ``WITHIN`` — a range may be narrower: supply voltage, frequency and inlet classes.
 * ``BOUNDED`` — judged against the method's own bound, not the shipped default (interval
   length, sample period and the profiles' durations against ``[compliance]``,
-  :mod:`app.compliance`): part of the pinned content, so a changed one makes a variant, but
+  :mod:`app.rules.compliance`): part of the pinned content, so a changed one makes a variant, but
   never a deviation here.
 
 :func:`normative_content` is the part of a method the registry pins by SHA-256;
@@ -36,7 +36,7 @@ class Kind(StrEnum):
     AT_MOST = "at most"
     AT_LEAST = "at least"
     WITHIN = "within"
-    BOUNDED = "bounded"  # judged against [compliance] (app.compliance), not the registry
+    BOUNDED = "bounded"  # judged against [compliance] (app.rules.compliance), not the registry
     LAB = "lab-settable"
     IDENTITY = "identity"  # names the method; not content
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from app.core import calibration
 from app.com_verdict import ComState, ComVerdict, com_verdicts
-from app.compliance import ComplianceVerdict
+from app.rules.compliance import ComplianceVerdict
 from app.method.loader import load_method
 from app.method.model import Method
 from app.metrics.max_power import PeakSample, maximum_power
@@ -106,7 +106,7 @@ class ReportContent:
 
     @property
     def compliance(self) -> ComplianceVerdict:
-        """The run's derived verdict (app.compliance); views only format it."""
+        """The run's derived verdict (app.rules.compliance); views only format it."""
         return self.run.compliance
 
     @property

@@ -273,7 +273,7 @@ UNMET = colors.HexColor("#f4cccc")  # a criterion not met: a row that also print
 
 
 def _compliance_block(c: ReportContent) -> list:
-    """Every compliance criterion with its verdict and evidence (app.compliance): the run is
+    """Every compliance criterion with its verdict and evidence (app.rules.compliance): the run is
     compliant only when each one is met, whatever the method file claims."""
     rows = [[B("Criterion"), B("Verdict"), B("Evidence")]]
     rows += [[P(k.name), B(k.verdict), P(k.evidence)] for k in c.compliance.criteria]

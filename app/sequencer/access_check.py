@@ -4,7 +4,7 @@ Before each search the station runs the profile's own job file on fio's null eng
 per-IO log on (drivers/fio/access_log.py) and keeps what it measured with the search result.
 This module compares that with the profile's definition (docs/method-notes.md §2, "Every
 profile's access pattern, proven"): a departure is a job file that does not make the method's
-workload, so the verdict counts it (app/compliance.py). The tolerances are the project's, set
+workload, so the verdict counts it (app/rules/compliance.py). The tolerances are the project's, set
 from the statistics of a ~20,000-IO log (method-notes §2 gives them) — not method keys, so a
 method file cannot loosen them.
 """

@@ -48,7 +48,7 @@ from enum import Enum
 from typing import Any
 
 from app.com_verdict import com_verdicts
-from app.compliance import ComplianceVerdict
+from app.rules.compliance import ComplianceVerdict
 from app.core.records import ADDED_FIELD, VERDICT_KINDS, AuditEntry, AuditKind
 from app.storage.stored import StoredRun
 
@@ -130,7 +130,7 @@ def facts_sha256_v1(run: StoredRun) -> str:
 def record_sha256_v1(run: StoredRun, compliance: ComplianceVerdict,
                      facts: str | None = None) -> str:
     """The storwatt-record/1 hash: the facts and the verdicts as derived under rules 1
-    (``compliance``: :func:`app.compliance.assess_compliance` with ``rules=1``)."""
+    (``compliance``: :func:`app.rules.compliance.assess_compliance` with ``rules=1``)."""
     disposition = next((e for e in reversed(run.audit) if e.kind is AuditKind.DISPOSITION),
                        None)
     verdicts = {

@@ -1,7 +1,7 @@
 """The facts a compliance verdict reads, for many runs at once (run lists).
 
 A run list (start page, ``storwatt runs list``, the QA history) must show each run's *derived*
-verdict (:func:`app.compliance.assess_compliance`), never the method file's claim, without
+verdict (:func:`app.rules.compliance.assess_compliance`), never the method file's claim, without
 loading every run's samples. A few queries read what the verdict needs — each run's
 configuration, phases, instruments, phase attempts, search outcomes and power inputs, with the
 metrics the run list read anyway — and each stored method is
@@ -44,7 +44,7 @@ class InputFacts:
 
 @dataclass(frozen=True)
 class RunFacts:
-    """One run as :class:`app.compliance.ComplianceFacts` (no samples, no intervals)."""
+    """One run as :class:`app.rules.compliance.ComplianceFacts` (no samples, no intervals)."""
 
     method_name: str
     method_version: str

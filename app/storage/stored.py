@@ -21,14 +21,14 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 import numpy as np
 
 from app.com_verdict import ComRecord, ComVerdict, com_verdicts, open_com_states
-from app.compliance import ComplianceFacts, ComplianceVerdict, Criterion, assess_compliance
+from app.rules.compliance import ComplianceFacts, ComplianceVerdict, Criterion, assess_compliance
 from app.method.model import Method
 from app.method.record import method_from_record
 from app.metrics.steady_state import SteadyStateVerdict
 from app.core.records import (ADDED_FIELD, AuditEntry, InstrumentConfig, IntervalRecord, MetricResult,
                          PhaseInfo, PhaseStatus, PowerInput, RunConfig, RunStatus,
                          SutDescription, Window, sut_from_dict)
-from app.run_verdict import RunVerdict, run_outcome, run_verdict
+from app.rules.run_outcome import RunVerdict, run_outcome, run_verdict
 from app.sequencer.capacity_optimisation import is_com_metric
 from app.sequencer.events import HistogramReady, Resumption, SearchResult
 from app.sequencer.range_plan import RangePlan
@@ -240,7 +240,7 @@ class RunSummary:
 
     @cached_property
     def compliance(self) -> ComplianceVerdict:
-        """Derived from the run's record (app.compliance) on first use, never
+        """Derived from the run's record (app.rules.compliance) on first use, never
         ``method_compliant``, the method file's claim."""
         return assess_compliance(self.facts) if self.facts is not None else NOT_DERIVED
 
@@ -321,7 +321,7 @@ class StoredRun:
     #: the SUT's power inputs, each with its meter, formula and readings (empty: one meter)
     power_inputs: tuple[StoredPowerInput, ...] = ()
     #: each continuation after an interruption, oldest first (``app/resume.py``); a resumed
-    #: run's phases were not continuous, so it is never compliant (``app.compliance``)
+    #: run's phases were not continuous, so it is never compliant (``app.rules.compliance``)
     resumptions: tuple[Resumption, ...] = ()
     #: the fixed ranges the testing pass held (None: the run did not range its meter)
     range_plan: RangePlan | None = None
@@ -372,7 +372,7 @@ class StoredRun:
     @cached_property
     def compliance(self) -> ComplianceVerdict:
         """Whether this run is a compliant measurement, derived once per loaded run from the
-        record alone (app.compliance); ``method_compliant`` is only the method file's claim."""
+        record alone (app.rules.compliance); ``method_compliant`` is only the method file's claim."""
         return assess_compliance(self)
 
     @property

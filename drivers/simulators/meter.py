@@ -34,7 +34,7 @@ DRIVER_FOR_MODEL = {**{m: "wt300" for m in WT300_MODELS}, "wt210": "wt210",
 
 def _idn(vendor: str, model: str, firmware: str) -> str:
     """The ``*IDN?`` reply of a simulated ``model``: ``STORWATT-SIM`` before the vendor, so
-    the driver accepts it and marks the identity simulated (app.compliance)."""
+    the driver accepts it and marks the identity simulated (app.rules.compliance)."""
     return f"{SIMULATOR_IDN_PREFIX} {vendor},{model},{SERIAL},{firmware}"
 
 

@@ -95,7 +95,7 @@ class RunDetailView(QWidget):
             f"started {run.started_wall[:19].replace('T', ' ')} UTC · duration "
             f"{format_duration(run.duration_s)}")
         self.subtitle.setWordWrap(True)
-        # the derived verdict (app.compliance), not the method file's claim
+        # the derived verdict (app.rules.compliance), not the method file's claim
         self.banner = banner_label(run.compliance.banner())  # wraps in a row of its own
         self.banner.setVisible(not run.compliance.compliant)
         # the run as it is now, audit trail included (refresh_audit keeps it current)

@@ -20,7 +20,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from app.metrics.formatting import format_duration
 from app.metrics.formatting import format_figure
-from app.run_verdict import Tone
+from app.rules.run_outcome import Tone
 from app.storage.db import Database
 from app.storage.errors import StorageError
 from app.storage.history import HistoryFilter, HistoryOrder

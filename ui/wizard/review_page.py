@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QFormLayout, QHeade
                                QLineEdit, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
 from app.metrics.formatting import format_duration
-from app.compliance import ComplianceVerdict, assess_method
+from app.rules.compliance import ComplianceVerdict, assess_method
 from app.method.loader import MethodError, load_method
 from app.core.records import InstrumentConfig, RunConfig
 from app.sequencer.capacity_optimisation import available_coms, on_during_test
@@ -30,7 +30,7 @@ GB = 10**9
 def plan_rows(config: RunConfig) -> tuple[list[tuple[str, str, str, str]], float, float, bool]:
     """(phase, kind, planned, intervals) rows, total planned seconds, the latest total if every
     stabilisation extends to the method's limit (method-notes §4), and whether the method's
-    numbers meet its minimums (derived, app.compliance.assess_method; never the file's claim)."""
+    numbers meet its minimums (derived, app.rules.compliance.assess_method; never the file's claim)."""
     method = load_method(config.method)
     phases = build_phases(method, config)
     rows = []

@@ -19,7 +19,7 @@ from ui.confirm import Confirm, ask_yes_no
 from ui.wizard.base import EntryPage
 from ui.wizard.instruments_page import InstrumentsPage
 from app.run_entries import RunEntries, config_from_entries, with_max_config_default
-from app.run_fields import EntryError, drives_within_max_config
+from app.rules.run_fields import EntryError, drives_within_max_config
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.review_page import RangeAdvice, ReviewPage
 from ui.wizard.sut_page import SutPage
@@ -93,7 +93,7 @@ class NewRunWizard(QWizard):
 
     def check_max_config(self) -> None:
         """The SUT's drive count (page 2) against the maximum configuration answered on the
-        classification page (the rule: ``app.run_fields.drives_within_max_config``). A
+        classification page (the rule: ``app.rules.run_fields.drives_within_max_config``). A
         conflict is said on both pages as soon as it arises; the SUT page's *Next* stays
         disabled until one is corrected. The classification page's does not: the drive count
         it is compared with may still be the pre-filled example the technician has not

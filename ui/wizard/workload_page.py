@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QFormLayout
                                QLabel, QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
                                QRadioButton, QVBoxLayout, QWidget)
 
-from app.compliance import assess_method
+from app.rules.compliance import assess_method
 from app.method.loader import MethodError, all_methods, load_method_file
 from app.method.model import Method
 from ui.wizard.base import EntryPage, with_changes
