@@ -83,7 +83,7 @@ def test_a_com_the_lab_could_not_observe_is_not_verified_in_compare(qtbot, datab
     """Issue 28: compare said "INVALID (no value)" for a COM check the run's header, the
     start page and the history list call NOT VERIFIED — and after a technician recorded the
     COM's result, compare must show that recorded state, as the run's report does."""
-    from app.signoff import record_com_result
+    from app.signoff.revisions import record_com_result
     from app.core.records import MetricResult
 
     unobserved = ev.MetricComputed(MetricResult(

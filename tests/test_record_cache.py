@@ -8,10 +8,10 @@ import sqlite3
 
 import pytest
 
-import app.signoff as signoff
-from app.signoff import record_com_result
+import app.signoff.revisions as signoff
+from app.signoff.revisions import record_com_result
 from app.reports.export import export_run
-from app.signoff import approve, check_record, sign_off
+from app.signoff.revisions import approve, check_record, sign_off
 from app.storage.audit import AuditError
 from app.storage.record_hash import facts_basis, facts_sha256
 from tests.support.recorded_runs import record_run

@@ -20,7 +20,7 @@ import pytest
 import app.rules.compliance as compliance
 from app.cli.main import main
 from app.rules.compliance import Criterion, assess_compliance
-from app.signoff import accept, approve, sign_off
+from app.signoff.revisions import accept, approve, sign_off
 from app.storage.audit import AuditError, add_approval
 from app.storage.db import Database
 from app.storage.opening import open_database

@@ -11,7 +11,7 @@ import pytest
 from app.metrics.formatting import format_figure
 from app.core.records import PhaseKind, RunStatus
 from app.reports.export import export_run
-from app.signoff import sign_off
+from app.signoff.revisions import sign_off
 from tests.support.recorded_runs import DegradingMeter, abort_at, record_run
 from tests.support.documents import pdf_pages
 from app.storage.repository import load_run

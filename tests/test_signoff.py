@@ -12,9 +12,9 @@ import openpyxl
 import pytest
 
 from app.cli.main import main
-from app.signoff import record_com_result
+from app.signoff.revisions import record_com_result
 from app.reports.export import export_run
-from app.signoff import approve, sign_off
+from app.signoff.revisions import approve, sign_off
 from app.core.station_settings import station_name
 from app.storage.audit import AuditError, add_audit_entry
 from app.storage.record_hash import canonical_json, facts_sha256

@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 
 from app.cli.main import main as storwatt
-from app.signoff import record_com_result
+from app.signoff.revisions import record_com_result
 from app.core.records import PhaseKind, PowerInput, RunConfig, RunStatus
 from app.reports.export import write_bundle
 from app.sequencer import events as ev
 from app.session import open_session
-from app.signoff import approve, sign_off
+from app.signoff.revisions import approve, sign_off
 from app.storage.audit import add_audit_entry
 from drivers.clock import FakeClock
 from tests.support.bundles import (VERIFIER, bundle_of, read_files, tampered, verifier_module,

@@ -25,7 +25,7 @@ from app.rules.run_outcome import RunVerdict, Tone, run_outcome
 from app.sequencer import events as ev
 from app.sequencer.event_dispatch import EventTable
 from app.session import RunSession
-from app.signoff import remember_record_hashes
+from app.signoff.revisions import remember_record_hashes
 from app.storage.repository import load_run
 from app.storage.sender import Sender, sender_for
 from app.storage.stored import RunSummary

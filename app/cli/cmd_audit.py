@@ -59,7 +59,7 @@ def add_command(args: argparse.Namespace) -> int:
         database = open_database(args.db)
         try:
             if disposition == "accepted":
-                from app.signoff import accept
+                from app.signoff.revisions import accept
 
                 entry = accept(database, load_run(database, args.run_id), args.author,
                                args.reason, args.confirm)

@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def report_command(args: argparse.Namespace) -> int:
     from app.core.protected import database_files
     from app.reports.export import ReportError, report_stem, write_bundle, write_reports
-    from app.signoff import hashed, store_hashes
+    from app.signoff.revisions import hashed, store_hashes
     from app.storage.opening import load_one_run
 
     try:

@@ -109,7 +109,7 @@ def _summary_json(r: RunSummary) -> dict[str, Any]:
 
 
 def show_command(args: argparse.Namespace) -> int:
-    from app.signoff import load_signed_run
+    from app.signoff.revisions import load_signed_run
 
     try:
         run = load_signed_run(args.db, args.run_id)
@@ -125,7 +125,7 @@ def show_command(args: argparse.Namespace) -> int:
 
 def run_json(run: StoredRun) -> dict[str, Any]:
     """The facts ``runs show`` prints, as plain JSON-able data."""
-    from app.signoff import sign_off
+    from app.signoff.revisions import sign_off
 
     signoff = sign_off(run)
     ident = {role: (asdict(i) if i else None) for role, i in

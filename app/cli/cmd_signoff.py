@@ -4,8 +4,8 @@
     storwatt runs approve RUN_ID --by NAME --statement TEXT
 
 A COM result is the technician's heuristic check of a COM the station could not observe
-(:mod:`app.com_verdict`); it makes a new revision of the record. An approval is QA's, bound to
-the revision and SHA-256 it approves (:mod:`app.signoff`). Both are append-only audit entries.
+(:mod:`app.signoff.com_verdict`); it makes a new revision of the record. An approval is QA's, bound to
+the revision and SHA-256 it approves (:mod:`app.signoff.revisions`). Both are append-only audit entries.
 """
 
 from __future__ import annotations
@@ -43,14 +43,14 @@ def register_actions(group: argparse._SubParsersAction) -> None:
 
 
 def com_command(args: argparse.Namespace) -> int:
-    from app.signoff import record_com_result
+    from app.signoff.revisions import record_com_result
 
     return _append("com", args, lambda db, run: record_com_result(
         db, run, args.com, args.result, args.evidence, args.by))
 
 
 def approve_command(args: argparse.Namespace) -> int:
-    from app.signoff import approve
+    from app.signoff.revisions import approve
 
     return _append("approve", args, lambda db, run: approve(db, run, args.by, args.statement,
                                                            args.confirm))
@@ -58,7 +58,7 @@ def approve_command(args: argparse.Namespace) -> int:
 
 def _append(action: str, args: argparse.Namespace, add: Callable) -> int:
     """Load the run, append the entry ``add`` makes, print it and the revision now."""
-    from app.signoff import remember_record_hashes, sign_off
+    from app.signoff.revisions import remember_record_hashes, sign_off
     from app.storage.opening import open_database
     from app.storage.repository import load_run
 

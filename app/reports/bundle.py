@@ -29,7 +29,7 @@ from typing import Any
 from app import __version__
 from app.method.loader import MethodError
 from app.method.taxonomy import load_taxonomy
-from app.signoff import SignOff, sign_off
+from app.signoff.revisions import SignOff, sign_off
 from app.storage.record_hash import FORMAT as RECORD_FORMAT
 from app.storage.record_hash import canonical_json
 from app.storage.stored import StoredRun

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.core import calibration
-from app.com_verdict import ComState, ComVerdict, com_verdicts
+from app.signoff.com_verdict import ComState, ComVerdict, com_verdicts
 from app.rules.compliance import ComplianceVerdict
 from app.method.loader import load_method
 from app.method.model import Method
@@ -24,7 +24,7 @@ from app.core.records import (IDLE_METRIC, AuditEntry, AuditKind, MetricResult, 
                          PhaseStatus, RunStatus, in_metric_order)
 from app.reports.run_log import complete_log
 from app.reports.text import fmt_seconds
-from app.signoff import SignOff, sign_off
+from app.signoff.revisions import SignOff, sign_off
 from app.storage.stored import StoredAttempt, StoredEvent, StoredPhase, StoredRun
 from drivers.interfaces import (FLAG_FREQUENCY_NOT_MEASURED, FLAG_UNCERTAINTY_HIGH,
                                 FLAG_UNCERTAINTY_UNKNOWN, InstrumentIdentity)
@@ -80,10 +80,10 @@ class ReportContent:
     method_note: str  # why the method file could not be used / differs, or ""
     attempts: dict[int, StoredAttempt]  # phase index → its last attempt
     metrics: tuple[MetricLine, ...]
-    coms: tuple[ComVerdict, ...]  # the COM disclosure (app.com_verdict)
+    coms: tuple[ComVerdict, ...]  # the COM disclosure (app.signoff.com_verdict)
     instruments: tuple[InstrumentSummary, ...]
     problems: tuple[str, ...]  # everything missing or invalid, in plain words
-    signoff: SignOff  # the record's revisions, hash and approvals (app.signoff)
+    signoff: SignOff  # the record's revisions, hash and approvals (app.signoff.revisions)
     events: tuple[StoredEvent, ...] = ()  # the complete log (``app.reports.run_log``)
     #: the highest usable power sample overall and per phase (app.metrics.max_power)
     peak: PeakSample | None = None

@@ -22,7 +22,7 @@ from app.reports.bundle import build_bundle
 from app.reports.content import ReportContent, build_content
 from app.reports.pdf import build_pdf
 from app.reports.xlsx import build_xlsx
-from app.signoff import hashed
+from app.signoff.revisions import hashed
 from app.storage.db import Database
 from app.storage.record_cache import store_record_hashes
 from app.storage.repository import load_run

@@ -4,7 +4,7 @@ Layout follows the seed's sample Test Data Report (cover, metrics page with idle
 tests, capacity optimisations) and adds what a lab needs to audit the figures: instruments,
 phases with their measurement windows, per-phase charts, histograms, intensity search, event
 log and the workload job files. Every page carries the method (with a NON-COMPLIANT banner for
-abbreviated variants), the record's revision and SHA-256 (app.signoff) and "Page N of M". The
+abbreviated variants), the record's revision and SHA-256 (app.signoff.revisions) and "Page N of M". The
 document is built with
 ``invariant=True`` so exporting the same stored run twice gives byte-identical files.
 """
@@ -38,7 +38,7 @@ from app.reports.fonts import MONO, SANS, SANS_BOLD
 from app.reports.di_report import CELL_COLUMNS as DI_CELL_COLUMNS
 from app.reports.di_report import SWEET_COLUMNS as DI_SWEET_COLUMNS, di_report
 from app.reports.sweep_report import COLUMNS as SWEEP_COLUMNS, sweep_table
-from app.signoff import NOT_RECORDED
+from app.signoff.revisions import NOT_RECORDED
 from drivers.interfaces import MeasuredPattern
 from app.reports.text import (DASH, fmt_seconds, fmt_sig, invalid_value, is_number,
                               pdf_safe)
@@ -380,7 +380,7 @@ def _com_table(c: ReportContent) -> KeepTogether:
 
 def _signoff_section(c: ReportContent) -> list:
     """Revisions of the record (what each audited entry changed) and QA's approvals, each
-    bound to the revision and hash it approved (app.signoff)."""
+    bound to the revision and hash it approved (app.signoff.revisions)."""
     so = c.signoff
     rows = [[B("Rev."), B("Recorded (UTC)"), B("By, on database"), B("What changed"),
              B("Record SHA-256")]]

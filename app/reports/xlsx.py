@@ -25,9 +25,9 @@ from app.sequencer.access_check import method_departures
 from app.metrics.formatting import excel_number_format, format_duration
 from app.metrics.histogram_basis import histogram_basis
 from app.core.records import MetricResult, PhaseKind
-from app.com_verdict import ComState, ComVerdict
+from app.signoff.com_verdict import ComState, ComVerdict
 from app.reports.content import VALID, ReportContent
-from app.signoff import NOT_RECORDED
+from app.signoff.revisions import NOT_RECORDED
 from app.reports import power_inputs
 from app.reports.di_report import CELL_COLUMNS as DI_CELL_COLUMNS
 from app.reports.di_report import SWEET_COLUMNS as DI_SWEET_COLUMNS, di_report
@@ -69,7 +69,7 @@ SEARCH_COLUMNS = ("profile", "queue_depth", "jobs", "ops_rate", "ops_unit", "avg
 EVENT_COLUMNS = ("t_s", "level", "phase", "message")
 AUDIT_COLUMNS = ("recorded_utc", "kind", "disposition", "author", "text", "subject", "outcome",
                  "revision", "record_sha256", "made_on")
-#: one row per record revision, then one per QA approval (app.signoff)
+#: one row per record revision, then one per QA approval (app.signoff.revisions)
 SIGNOFF_COLUMNS = ("row", "revision", "record_sha256", "recorded_utc", "author", "entry",
                    "text", "applies_to_current", "made_on")
 

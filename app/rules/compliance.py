@@ -35,7 +35,7 @@ SIMULATED_ENGINE_WORD = "simulated"
 REAL_INSTRUMENTS = "Real instruments"
 RESUMED = "Resumed after interruption"
 #: the rules this module judges by; a change of any rule gets the next number, so an approval
-#: given under earlier rules shows what it attested beside today's verdict (app.signoff).
+#: given under earlier rules shows what it attested beside today's verdict (app.signoff.revisions).
 #: Rules 1 (issue 14): the method's numbers and the run's facts; rules 2 (issue 22): also the
 #: normative keys against the registry, every metric VALID, the inlet thermometer, every phase
 #: continuous, intensity 100 reached. Rules 1 stay derivable: approvals given under them are

@@ -8,7 +8,7 @@ technician's heuristic COM result with its evidence (revision 0006: ``subject`` 
 ``outcome`` passed / not-passed); QA's approval of one revision of the record (``revision`` and
 ``record_sha256`` name what was approved). The run's current disposition is its latest
 disposition entry. Entries that bear a verdict (dispositions, COM results) each start a new
-revision of the signed record (:func:`record_revision`, ``app.signoff``). There is no update or
+revision of the signed record (:func:`record_revision`, ``app.signoff.revisions``). There is no update or
 delete here, and revision 0002 adds database triggers that refuse UPDATE and DELETE on the
 table, so even a hand-written SQL statement cannot rewrite the trail.
 """
@@ -86,7 +86,7 @@ def add_com_result(database: Database, run_id: str, com: str, outcome: str, evid
 
     Only the entry's own fields are checked here; whether the COM may take a result (known to
     the method, available in the SUT, not measured by the station) is
-    :func:`app.signoff.record_com_result`'s, which calls this."""
+    :func:`app.signoff.revisions.record_com_result`'s, which calls this."""
     author, evidence = _author(author), (evidence or "").strip()
     try:
         found = ComOutcome(str(outcome).lower())

@@ -7,7 +7,7 @@ and after ``storwatt db copy`` to another database; changing one sample must cha
 **storwatt-record/2** (issue 22) hashes the record's *facts* — configuration, method, samples,
 audit entries — and no derived verdict text, so a change of a compliance rule leaves every
 hash (and approval) intact; the verdict an approval saw is stored beside it with its rules
-version (:mod:`app.signoff`). Two layers, so each revision of the record is hashed without
+version (:mod:`app.signoff.revisions`). Two layers, so each revision of the record is hashed without
 re-serialising the samples:
 
 1. **facts** — canonical JSON of ``{"format", "run", "configuration", "method",
@@ -47,7 +47,7 @@ from dataclasses import fields, is_dataclass
 from enum import Enum
 from typing import Any
 
-from app.com_verdict import com_verdicts
+from app.signoff.com_verdict import com_verdicts
 from app.rules.compliance import ComplianceVerdict
 from app.core.records import ADDED_FIELD, VERDICT_KINDS, AuditEntry, AuditKind
 from app.storage.stored import StoredRun

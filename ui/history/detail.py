@@ -19,11 +19,11 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
                                QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
-from app.com_verdict import OPEN_STATES
+from app.signoff.com_verdict import OPEN_STATES
 from app.metrics.formatting import format_duration
 from app.reports.content import ReportContent, build_content
 from app.sequencer.capacity_optimisation import is_com_metric
-from app.signoff import accept, approve, concern, record_com_result, sign_off
+from app.signoff.revisions import accept, approve, concern, record_com_result, sign_off
 from app.core.records import AuditEntry
 from app.storage.audit import AuditError, add_audit_entry, audit_entries
 from app.storage.db import Database
@@ -242,7 +242,7 @@ class RunDetailView(QWidget):
         self.audit_state = QLabel("Read-only: the database shown is not the one you asked "
                                   "for, so nothing is written." if self.read_only else "")
         self.audit_state.setWordWrap(True)
-        self.signoff_label = QLabel()  # revision, hash and approval (app.signoff)
+        self.signoff_label = QLabel()  # revision, hash and approval (app.signoff.revisions)
         self.signoff_label.setWordWrap(True)
         self.signoff_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout = QVBoxLayout(page)

@@ -1,7 +1,7 @@
 """Small dialogs of a run's sign-off: a technician's COM result, QA's approval.
 
 Both only collect what the entry needs; the rules (which COM may take a result, which revision
-is approved) are :mod:`app.com_verdict`'s and :mod:`app.signoff`'s, so the GUI and
+is approved) are :mod:`app.signoff.com_verdict`'s and :mod:`app.signoff.revisions`'s, so the GUI and
 ``storwatt runs com`` / ``runs approve`` refuse the same things with the same words.
 """
 
@@ -10,10 +10,10 @@ from __future__ import annotations
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
                                QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget)
 
-from app.com_verdict import ComVerdict
+from app.signoff.com_verdict import ComVerdict
 from app.core.records import ComOutcome
 from app.sequencer.capacity_optimisation import observed
-from app.signoff import SignOff
+from app.signoff.revisions import SignOff
 
 
 class _EntryDialog(QDialog):
@@ -40,7 +40,7 @@ class _EntryDialog(QDialog):
         layout.addLayout(self.form)
         self.form.addRow("Author:", self.author)
         self.form.addRow(text_hint.split(":")[0] + ":", self.text)
-        #: why QA signs a SIMULATED or NON-COMPLIANT run anyway (app.signoff refuses it empty)
+        #: why QA signs a SIMULATED or NON-COMPLIANT run anyway (app.signoff.revisions refuses it empty)
         self.why = QLineEdit()
         if concern:
             warning = QLabel(f"This run is {concern}. Signing it off needs a confirmation "

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDateEdit, QHBoxLay
 
 from app.core.records import RunStatus
 from app.reports.content import ReportContent, build_content
-from app.signoff import remember_record_hashes
+from app.signoff.revisions import remember_record_hashes
 from app.storage.db import Database
 from app.storage.errors import StorageError
 from app.storage.history import INVALID, HistoryFilter
