@@ -1,7 +1,7 @@
 """``storwatt runs savings BASE_ID OPT_ID``: what a COM saves, from two measured runs.
 
 The baseline and optimised runs give capacity, idle and active power and the active IO rate
-(:mod:`app.com_savings_runs`); the prices are options whose defaults are the seed's, so a
+(:mod:`app.reports.com_savings_runs`); the prices are options whose defaults are the seed's, so a
 lab values the savings at its own costs (docs/method-notes.md §6).
 """
 
@@ -13,7 +13,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from app.com_savings_runs import DEFAULT_ACTIVE_METRIC
+from app.reports.com_savings_runs import DEFAULT_ACTIVE_METRIC
 from app.metrics.com_savings import (SEED_DRIVE_USD, SEED_ENCLOSURE_USD,
                                      SEED_OPEX_PER_10KW_MONTH_USD, SCALE_KW, ComSavings,
                                      CostRates)
@@ -41,7 +41,7 @@ def add_savings_options(p: argparse.ArgumentParser) -> None:
 
 
 def savings_command(args: argparse.Namespace) -> int:
-    from app.com_savings_runs import figures_from_run
+    from app.reports.com_savings_runs import figures_from_run
     from app.storage.opening import load_one_run
 
     try:

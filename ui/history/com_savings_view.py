@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayo
                                QHeaderView, QLabel, QPushButton, QSpinBox,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from app.com_savings_runs import DEFAULT_ACTIVE_METRIC, figures_from_run
+from app.reports.com_savings_runs import DEFAULT_ACTIVE_METRIC, figures_from_run
 from app.metrics.com_savings import (SEED_DRIVE_USD, SEED_ENCLOSURE_USD,
                                      SEED_OPEX_PER_10KW_MONTH_USD, ComSavings, CostRates)
 from app.metrics.errors import MetricsError
