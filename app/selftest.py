@@ -22,7 +22,7 @@ from app.method.loader import all_methods
 from app.method.taxonomy import load_taxonomy
 from app.core.records import RunConfig, RunStatus
 from app.reports import export
-from app.session import open_session
+from app.station.session import open_session
 from app.storage.migrate import schema_version
 from app.storage.opening import open_database
 from drivers.clock import Clock

@@ -25,7 +25,7 @@ if __package__ in (None, ""):
 
 from app.core.records import PowerInput, RunConfig, SutDescription
 from app.reports.export import write_bundle, write_reports
-from app.session import open_session
+from app.station.session import open_session
 from app.storage.repository import load_run
 from bench.bench_reports import long_run_method
 from bench.figure import Figure, median_seconds

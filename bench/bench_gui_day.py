@@ -48,7 +48,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QElapsedTimer, QTimer
 from app.method.loader import load_method
 from app.core.records import PowerInput, RunConfig, SutDescription
-from app import session as sessions
+from app.station import session as sessions
 from drivers.clock import FakeClock
 from ui import main_window
 from ui.app import application

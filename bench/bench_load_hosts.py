@@ -67,7 +67,7 @@ from pathlib import Path
 from app.method.loader import load_method
 from app.core.records import PowerInput, RunConfig, SutDescription
 from app.sequencer.sampler import MeterSampler
-from app.session import open_session
+from app.station.session import open_session
 from drivers.clock import MonotonicClock
 from drivers.fio.engine import FioEngine
 from drivers.fio.safety import TargetPolicy

@@ -2,7 +2,7 @@
 
 Each run is a fresh process (the headless station as ``storwatt run`` is): the real sequencer,
 recorder, storage writer and SQLite on the simulated SUT with four power inputs, driven by a
-fake clock through ``app.session.open_session``. The method is the smoke variant with 60 s
+fake clock through ``app.station.session.open_session``. The method is the smoke variant with 60 s
 intervals, 1 s sampling and one-second workload slices (as fio reports them), and a
 conditioning of 2 h or 12 h — the phase whose slices the recorder used to keep. The figure is
 the child's peak RSS (``ru_maxrss``) and the 12 h / 2 h ratio.
@@ -39,7 +39,7 @@ _RUN = """
 import resource, sys, time
 from app.method.loader import load_method
 from app.core.records import PowerInput, RunConfig, SutDescription
-from app.session import open_session
+from app.station.session import open_session
 from drivers.clock import FakeClock
 hours, db_url = float(sys.argv[1]), sys.argv[2]
 method = load_method("smoke")

@@ -32,7 +32,7 @@ _RECORD = """
 import sys
 from app.method.loader import load_method
 from app.core.records import PowerInput, RunConfig, SutDescription
-from app.session import open_session
+from app.station.session import open_session
 from drivers.clock import FakeClock
 hours, db_url = float(sys.argv[1]), sys.argv[2]
 method = load_method("smoke")

@@ -44,7 +44,7 @@ from app.method.loader import load_method
 from app.core.records import PowerInput, RunConfig, SutDescription
 from app.sequencer.equipment import Lab
 from app.sequencer.sequencer import Sequencer
-from app.session import open_session
+from app.station.session import open_session
 from app.storage.opening import open_database
 from app.storage.writer import RunWriter
 from app.storage.repository import load_run

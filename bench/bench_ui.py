@@ -75,7 +75,7 @@ def bench_latency(method: str = "smoke", lab: str = "sim-direct",
     from PySide6.QtCore import QElapsedTimer, QTimer
 
     from app.core.records import RunConfig
-    from app.session import open_session
+    from app.station.session import open_session
     from ui.app import application
     from ui.bridge import RunBridge
     from ui.run_view import RunView

@@ -123,7 +123,7 @@ def station(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 @pytest.fixture
 def wizard(qtbot, tmp_path: Path):
     """The new-run wizard on the simulated lab, its SUT profiles in the test's folder."""
-    from app.run_entries import RunEntries
+    from app.station.run_entries import RunEntries
     from ui.wizard.profiles import SutProfileStore
     from ui.wizard.wizard import NewRunWizard
 

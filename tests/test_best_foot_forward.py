@@ -11,7 +11,7 @@ import pytest
 from app.cli.main import main
 from app.metrics.best_foot_forward import (FamilyPoint, FamilyRun, disclosure, sweet_spots,
                                            sweeps)
-from app.sim_family import run_family
+from app.station.sim_family import run_family
 
 
 def _point(drives: int, rr: float, valid: bool = True) -> FamilyPoint:

@@ -11,7 +11,7 @@ import pytest
 from app.core.calibration import CalibrationEntryError, checked_date, describe
 from app.cli.main import main
 from app.core.records import PowerInput
-from app.run_entries import EntryError, RunEntries, check_instruments, check_power_inputs
+from app.station.run_entries import EntryError, RunEntries, check_instruments, check_power_inputs
 
 TOMORROW = (date.today() + timedelta(days=1)).isoformat()
 

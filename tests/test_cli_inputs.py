@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.cli.main import main
-from app.session import RunSession
+from app.station.session import RunSession
 
 #: the word a rejection of each option must contain (lower case)
 FIELD_WORDS = {"--capacity-gb": "capacity", "--target-size": ("target", "size"),

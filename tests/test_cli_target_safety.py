@@ -17,7 +17,7 @@ import pytest
 
 from app.cli.cmd_run import config_from_args
 from app.cli.main import build_parser, main
-from app.session import open_session
+from app.station.session import open_session
 from app.storage.opening import open_database
 from drivers.interfaces import WorkloadError
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-import app.session
+import app.station.session
 from app.cli.main import main
 from app.core.records import RunStatus
 from app.sequencer import events as ev
@@ -43,7 +43,7 @@ class StopAtPhase:
 
 
 def _run_stopped_at(tmp_path: Path, index: int, monkeypatch) -> tuple[int, StopAtPhase, str]:
-    real = app.session.open_session
+    real = app.station.session.open_session
     stops: list[StopAtPhase] = []
 
     def on_fake_clock(config, **kwargs):
@@ -58,7 +58,7 @@ def _run_stopped_at(tmp_path: Path, index: int, monkeypatch) -> tuple[int, StopA
         session = real(config, **{**kwargs, "clock": FakeClock()})
         return session
 
-    monkeypatch.setattr(app.session, "open_session", on_fake_clock)
+    monkeypatch.setattr(app.station.session, "open_session", on_fake_clock)
     url = f"sqlite:///{tmp_path / f'runs-{index}.db'}"
     code = main(["run", "--lab", "sim-direct", "--method", "smoke", "--db", url,
                  "--out", str(tmp_path / f"out-{index}")])

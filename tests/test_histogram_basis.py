@@ -14,7 +14,7 @@ import pytest
 from app.metrics.histogram_basis import COMPLETION_LATENCY, TOTAL_LATENCY, histogram_basis
 from app.core.records import RunConfig, SutDescription
 from app.reports.export import export_run
-from app.session import open_session
+from app.station.session import open_session
 from drivers.clock import FakeClock
 from app.storage.repository import load_run
 

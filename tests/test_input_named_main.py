@@ -6,7 +6,7 @@ over-range, with nothing said."""
 from __future__ import annotations
 
 from app.core.records import PowerInput, RunConfig, RunStatus
-from app.session import open_session
+from app.station.session import open_session
 from drivers.clock import FakeClock
 from app.storage.repository import load_run
 

@@ -10,7 +10,7 @@ import pytest
 
 from app.core.records import InstrumentConfig, RunConfig, RunStatus
 from app.sequencer import events as ev
-from app.session import open_session
+from app.station.session import open_session
 from app.storage.repository import load_run
 from drivers.clock import FakeClock
 from drivers.interfaces import InstrumentError, InstrumentTimeout

@@ -11,7 +11,7 @@ import numpy as np
 from app.metrics.max_power import PeakSample, maximum_power
 from app.core.records import PowerSupplies, RunConfig, SutDescription
 from app.reports.content import build_content
-from app.session import open_session
+from app.station.session import open_session
 from drivers.clock import FakeClock
 from app.storage.repository import load_run
 

@@ -18,7 +18,7 @@ import pytest
 from app.method.loader import load_method
 from app.core.records import MetricResult, PhaseKind, RunConfig, RunStatus
 from app.sequencer import events as ev
-from app.session import open_session
+from app.station.session import open_session
 from app.labs.simulated import simulated_sut
 from app.sequencer.equipment import Lab
 from app.sequencer.sequencer import Sequencer

@@ -19,7 +19,7 @@ from app.method.model import SamplingSettings
 from drivers.interfaces import DEFAULT_SILENCE_LIMIT_S
 from app.core.records import InstrumentConfig, PhaseStatus, RunConfig, RunStatus
 from app.sequencer import events as ev
-from app.session import open_session
+from app.station.session import open_session
 from app.storage.repository import load_run
 from drivers.interfaces import InstrumentError
 from drivers.meters.registry import open_power_meter

@@ -16,7 +16,7 @@ from app.core.records import PowerInput, RunConfig, RunStatus
 from app.sequencer.power_inputs import (PowerInputs, STATED_BY_METER, combined_uncertainty_pct,
                                         sum_inputs)
 from app.sequencer.sampler import MeterLost
-from app.session import open_session
+from app.station.session import open_session
 from app.storage.opening import open_database
 from app.storage.repository import list_runs, load_run
 from drivers.clock import FakeClock, MonotonicClock

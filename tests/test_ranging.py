@@ -16,7 +16,7 @@ from app.sequencer.equipment import Lab
 from app.sequencer.range_plan import (ENVELOPE_KEY, IDLE_KEY, MAIN_INPUT, PeakRecord, RangePlan,
                                       RangeSetting, choose_range)
 from app.sequencer.sequencer import Sequencer
-from app.session import open_session
+from app.station.session import open_session
 from app.labs.simulated import simulated_sut
 from app.storage.opening import open_database
 from app.storage.range_advisor import RangeAdvisorError, advise
@@ -352,7 +352,7 @@ def test_the_wizard_shows_the_advised_plan_and_records_the_operators_tick(qtbot,
                                                                            tmp_path) -> None:
     """The review page offers the stored plan of the same SUT, unticked; ticking it is the
     confirmation the run's configuration records."""
-    from app.run_entries import RunEntries
+    from app.station.run_entries import RunEntries
     from ui.wizard.profiles import SutProfileStore
     from ui.wizard.wizard import NewRunWizard
     from tests.support.gui import click_next, fill_sut

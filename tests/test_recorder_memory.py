@@ -8,7 +8,7 @@ from __future__ import annotations
 from app.method.loader import load_method
 from app.core.records import PhaseKind, RunConfig, SutDescription
 from app.sequencer.sequencer import Sequencer
-from app.session import open_session
+from app.station.session import open_session
 from drivers.clock import FakeClock
 from tests.support.memory import retained_bytes
 from app.storage.repository import load_run

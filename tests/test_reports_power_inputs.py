@@ -14,7 +14,7 @@ import pytest
 from app.core.records import PowerInput, RunConfig
 from app.reports.export import export_run
 from app.reports.power_inputs import COMBINATION_NOTE, input_rows
-from app.session import open_session
+from app.station.session import open_session
 from drivers.clock import FakeClock
 from app.storage.repository import load_run
 

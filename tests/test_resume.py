@@ -1,4 +1,4 @@
-"""Resuming an INTERRUPTED run in its own record (app/resume.py), on a fake clock: where it
+"""Resuming an INTERRUPTED run in its own record (app/station/resume.py), on a fake clock: where it
 restarts, what it keeps by reference, what it refuses, and that two stations cannot both
 continue one run. The SIGKILL drills through the CLI are in tests/test_cli_resume.py."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.core.records import PhaseStatus, RunStatus
-from app.resume import ResumeRefused, open_resumed_session, prepare_resume
+from app.station.resume import ResumeRefused, open_resumed_session, prepare_resume
 from app.storage.opening import open_database
 from app.storage.journal import journal_path
 from app.storage.liveness import Machine
@@ -161,7 +161,7 @@ def test_a_continuation_the_database_refused_is_imported_from_its_journal(
 
     import sqlalchemy as sa
 
-    from app import session as session_module
+    from app.station import session as session_module
     from app.storage.db import Database
 
     run_id = interrupted_run(url, "Ready idle")

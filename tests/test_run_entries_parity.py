@@ -20,7 +20,7 @@ import pytest
 from app.cli.cmd_run import config_from_args
 from app.cli.main import build_parser
 from app.core.records import PowerInput, RunConfig
-from app.run_entries import RunEntries, config_from_entries, entries_from_config
+from app.station.run_entries import RunEntries, config_from_entries, entries_from_config
 from app.rules.run_fields import EntryError
 
 CAL = (date.today() - timedelta(days=30)).isoformat()

@@ -12,7 +12,7 @@ from app.cli import cmd_runs
 from app.core.records import PhaseStatus, RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.sequencer.recorder import PhaseRecorder
-from app.session import open_session
+from app.station.session import open_session
 from app.storage.opening import open_database
 from drivers.clock import FakeClock
 from drivers.interfaces import WorkloadError

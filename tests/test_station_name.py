@@ -37,7 +37,7 @@ def test_a_bad_station_name_is_refused(bad: str, why: str) -> None:
 def test_every_run_records_its_station_and_qa_filters_by_it(tmp_path: Path, capsys) -> None:
     from app.cli.cmd_run import config_from_args
     from app.cli.main import build_parser
-    from app.session import open_session
+    from app.station.session import open_session
     from app.storage.opening import open_database
     from drivers.clock import FakeClock
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.core.records import InstrumentConfig, PowerInput, RunConfig
-from app.station_profile import StationProfile, StationProfileError
+from app.station.instrument_profile import StationProfile, StationProfileError
 
 DAQ = InstrumentConfig("daq970a", "TCPIP::10.0.0.9::5025::SOCKET", calibration_date="2026-02-01",
                        certificate="KS-9")
@@ -47,7 +47,7 @@ def test_a_future_date_in_the_file_is_refused(tmp_path: Path) -> None:
 
 def test_open_session_remembers_and_the_cli_fills(tmp_path: Path, capsys) -> None:
     from app.cli.cmd_run import _with_station_calibration
-    from app.session import _remember_instruments
+    from app.station.session import _remember_instruments
 
     _remember_instruments(RunConfig(temperature_meter=DAQ))  # the private data folder's file
     config = _with_station_calibration(
@@ -57,7 +57,7 @@ def test_open_session_remembers_and_the_cli_fills(tmp_path: Path, capsys) -> Non
 
 
 def test_the_wizard_fills_a_known_instruments_date(qtbot) -> None:
-    from app.session import _remember_instruments
+    from app.station.session import _remember_instruments
     from ui.wizard.instruments_page import InstrumentsPage
 
     _remember_instruments(RunConfig(temperature_meter=DAQ))

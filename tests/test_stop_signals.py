@@ -18,7 +18,7 @@ import pytest
 
 from app.console import ConsoleReporter
 from app.sequencer import events as ev
-from app.stop_signals import run_until_stopped
+from app.station.stop_signals import run_until_stopped
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 _TRIALS = textwrap.dedent("""
     import os, random, signal, sys, threading, time
     sys.path.insert(0, {root!r})
-    from app.stop_signals import {runner}
+    from app.station.stop_signals import {runner}
 
     def trial(i):
         wake, stopped = threading.Event(), threading.Event()

@@ -63,7 +63,7 @@ def test_every_revision_file_is_listed() -> None:
 
 @pytest.mark.process
 @pytest.mark.parametrize("module", ["app.storage.db", "app.storage.migrate",
-                                    "app.storage.audit", "app.session"])
+                                    "app.storage.audit", "app.station.session"])
 def test_each_storage_module_imports_first_in_a_fresh_interpreter(module: str) -> None:
     """``app.storage`` re-exports nothing (the CLI catches its errors without SQLAlchemy), so
     an import cycle between db, migrate and a revision would show only in some orders."""

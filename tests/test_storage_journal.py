@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-import app.session
+import app.station.session
 from app.cli.main import main
 from app.console import ConsoleReporter
 from app.core.records import RunConfig, RunStatus
@@ -102,18 +102,18 @@ class CliRuns:
     """``storwatt run`` on a fake clock with extra listeners; keeps the sessions it opened."""
 
     def __init__(self) -> None:
-        self.opened: list[app.session.RunSession] = []
+        self.opened: list[app.station.session.RunSession] = []
         self.listeners: list[Callable[[ev.RunEvent], None]] = []
 
     @property
-    def session(self) -> app.session.RunSession:
+    def session(self) -> app.station.session.RunSession:
         return self.opened[0]
 
 
 @pytest.fixture()
 def cli(monkeypatch: pytest.MonkeyPatch) -> CliRuns:
     runs = CliRuns()
-    real = app.session.open_session
+    real = app.station.session.open_session
 
     def open_on_fake_clock(config, **kwargs):
         kwargs["listeners"] = [*kwargs.get("listeners", ()), *runs.listeners]
@@ -121,8 +121,8 @@ def cli(monkeypatch: pytest.MonkeyPatch) -> CliRuns:
         runs.opened.append(real(config, **kwargs))
         return runs.opened[-1]
 
-    monkeypatch.setattr(app.session, "open_session", open_on_fake_clock)
-    monkeypatch.setattr(app.session, "DURABLE_WAIT_S", 1.0, raising=False)
+    monkeypatch.setattr(app.station.session, "open_session", open_on_fake_clock)
+    monkeypatch.setattr(app.station.session, "DURABLE_WAIT_S", 1.0, raising=False)
     return runs
 
 
@@ -142,12 +142,12 @@ def _journals() -> list[Path]:
 @pytest.mark.realtime("a database locked across the run's end, past SQLite's real busy timeout")
 def test_lock_across_the_end_leaves_the_run_in_the_journal_and_the_next_start_imports_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(app.session, "DURABLE_WAIT_S", 1.0, raising=False)
+    monkeypatch.setattr(app.station.session, "DURABLE_WAIT_S", 1.0, raising=False)
     path = tmp_path / "runs.db"
     url = f"sqlite:///{path}"
     produced, lock = Produced(), Lock(path)
     holder: list = []
-    session = app.session.open_session(
+    session = app.station.session.open_session(
         RunConfig(method="smoke", lab="sim-direct"), db_url=url, clock=FakeClock(),
         listeners=[produced, AtLastPhase(lambda: holder[0].writer, lock.take)])
     holder.append(session)
@@ -185,7 +185,7 @@ def test_final_status_is_printed_only_once_the_run_is_in_the_database(
         threading.Timer(7.0, lock.release).start()
 
     cli.listeners += [produced, AtLastPhase(lambda: cli.session.writer, lock_for_7_s)]
-    monkeypatch.setattr(app.session, "DURABLE_WAIT_S", 30.0, raising=False)
+    monkeypatch.setattr(app.station.session, "DURABLE_WAIT_S", 30.0, raising=False)
     seen: dict = {}
     original = ConsoleReporter._print
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from app.core.records import RunConfig, RunStatus
 from app.sequencer import events as ev
-from app.session import open_session
+from app.station.session import open_session
 from app.storage.opening import open_database
 from app.storage.journal import read_journal
 from app.storage.recover import import_journal

@@ -109,7 +109,7 @@ def test_a_role_that_cannot_store_a_run_is_refused_before_it_starts(roles) -> No
     """Issue 26: a role without INSERT was found only at the end of the plan (the whole run
     measured, then exit 1). Now the session is refused before the lab is even built."""
     from app.core.records import RunConfig, SutDescription
-    from app.session import open_session
+    from app.station.session import open_session
     from drivers.clock import FakeClock
 
     owner, _, qa = roles

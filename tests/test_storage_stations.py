@@ -14,7 +14,7 @@ import pytest
 
 from app.core.records import RunConfig, RunStatus
 from app.sequencer import events as ev
-from app.session import open_session
+from app.station.session import open_session
 from app.storage.opening import open_database
 from app.storage.repository import list_runs, load_run
 

@@ -12,8 +12,8 @@ import pytest
 from app.cli.cmd_run import config_from_args
 from app.cli.main import build_parser
 from app.core.records import PowerSupplies, SutDescription
-from app.sut_file import SutFileError, load_sut_file, save_sut_file
-from app.run_entries import EntryError, RunEntries, check_sut, parse_capacity
+from app.station.sut_file import SutFileError, load_sut_file, save_sut_file
+from app.station.run_entries import EntryError, RunEntries, check_sut, parse_capacity
 
 LAB_SUT = {"vendor": "Acme", "model": "StoreMax 9000", "serial": "SM9-000123",
            "firmware": "4.2.1", "raw_capacity": "7.3 TB", "drives": 24, "drive_type": "SSD",

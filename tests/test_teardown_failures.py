@@ -17,7 +17,7 @@ import pytest
 from app.console import ConsoleReporter
 from app.core.records import RunConfig, RunStatus
 from app.sequencer import events as ev
-from app.session import open_session
+from app.station.session import open_session
 from app.storage.event_codec import event_from_json, event_to_json
 from drivers.clock import FakeClock
 from drivers.interfaces import InstrumentError

@@ -82,7 +82,7 @@ def test_health_shows_the_station_and_the_lab_sender_s_state() -> None:
 def test_the_start_page_lists_stored_runs_and_health(qtbot, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     from app.core.records import RunConfig
-    from app.session import open_session
+    from app.station.session import open_session
     from drivers.clock import FakeClock
     from ui.main_window import MainWindow
 

@@ -70,7 +70,7 @@ def test_one_meter_shows_as_its_one_input_and_a_new_run_starts_empty(qtbot) -> N
 
 def test_the_history_view_shows_a_stored_runs_inputs(qtbot, tmp_path) -> None:
     from app.core.records import PowerInput, RunConfig
-    from app.session import open_session
+    from app.station.session import open_session
     from drivers.clock import FakeClock
     from ui.history.stored_plots import show_stored
 

@@ -81,7 +81,7 @@ def test_every_wizard_page_fits(station: MainWindow, qtbot) -> None:
     from dataclasses import replace
 
     from ui.screenshots import POWER_INPUTS
-    from app.run_entries import entries_from_config
+    from app.station.run_entries import entries_from_config
 
     config = RunConfig(method="smoke", lab="sim-direct", power_inputs=POWER_INPUTS)
     config = replace(config, sut=replace(config.sut, notes="Rack B4, dual controllers, "
@@ -159,7 +159,7 @@ def test_quitting_closes_the_history_window(station: MainWindow, qtbot) -> None:
 
 def test_the_operator_is_required_and_remembered(station: MainWindow, qtbot) -> None:
     """Issue 28: the operator was neither required nor remembered."""
-    from app.run_entries import entries_from_config
+    from app.station.run_entries import entries_from_config
 
     wizard = station.new_run(entries_from_config(RunConfig(method="smoke", lab="sim-direct")))
     for _ in range(4):

@@ -224,9 +224,9 @@ def test_a_run_the_database_refused_is_announced_and_imported_at_the_next_start(
     once storage is closed), and the next start of the station imports it."""
     import sqlite3
 
-    import app.session
+    import app.station.session
 
-    monkeypatch.setattr(app.session, "DURABLE_WAIT_S", 1.0)
+    monkeypatch.setattr(app.station.session, "DURABLE_WAIT_S", 1.0)
     station.clock.release()  # the run goes to its end
     holder = sqlite3.connect(tmp_path / "x.db", isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
@@ -285,7 +285,7 @@ def test_a_run_view_destroyed_mid_run_aborts_its_run_and_keeps_it(qtbot, tmp_pat
 
     import shiboken6
 
-    from app.session import open_session
+    from app.station.session import open_session
     from tests.support.clocks import HoldingClock
     from tests.support.gui import MID_RUN_S
     from ui.bridge import RunBridge
@@ -320,7 +320,7 @@ def test_a_run_whose_worker_raises_says_so_in_the_header_the_log_and_a_dialog(
     """Issue 31: a run whose end raised (the storage kept it neither in the database nor in
     its journal) ended with a traceback on stderr only, "worker ended without a result" and
     "stored in <database>"; the run's worker now delivers the exception to the view."""
-    from app.session import RunSession
+    from app.station.session import RunSession
     from app.storage.errors import WriterError
 
     def lost(session: RunSession) -> RunStatus:

@@ -29,7 +29,7 @@ from ui.start_page import StartPage
 from ui.status_style import TONE_COLOURS
 from ui import report_export
 from drivers.clock import MonotonicClock
-from app.run_entries import RunEntries, entries_from_config
+from app.station.run_entries import RunEntries, entries_from_config
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.wizard import NewRunWizard
 from app.storage.repository import list_runs

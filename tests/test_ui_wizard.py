@@ -12,7 +12,7 @@ from app.core.records import InstrumentConfig, RunConfig
 from drivers.simulators.meter import MeterSimulator
 from ui.wizard.instruments_page import NOT_TESTED
 from ui.wizard.connection import ConnectionReport, check_lab_instruments
-from app.run_entries import RunEntries, config_from_entries, entries_from_config
+from app.station.run_entries import RunEntries, config_from_entries, entries_from_config
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.wizard import NewRunWizard
 from tests.support.gui import click_next, fill_sut

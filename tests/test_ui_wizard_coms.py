@@ -19,7 +19,7 @@ from tests.support.documents import pdf_text
 from tests.support.recorded_runs import record_run
 from tests.support.gui import fill_sut
 from tests.support.gui import GOOD
-from app.run_entries import EntryError, config_from_entries, entries_from_config
+from app.station.run_entries import EntryError, config_from_entries, entries_from_config
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.wizard import NewRunWizard
 from app.storage.repository import load_run

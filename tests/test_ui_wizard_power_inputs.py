@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.core.records import PowerInput
-from app.run_entries import RunEntries, config_from_entries, entries_from_config
+from app.station.run_entries import RunEntries, config_from_entries, entries_from_config
 from ui.wizard.power_inputs_table import ELEMENT, NAME, RESULT, TEST
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.wizard import NewRunWizard

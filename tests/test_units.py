@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.core.units import UnitError, parse_capacity, parse_number, parse_size
-from app.run_entries import EntryError, RunEntries, check_sut
+from app.station.run_entries import EntryError, RunEntries, check_sut
 
 TB = 10**12
 

@@ -83,7 +83,7 @@ def test_a_frequency_the_meter_could_give_but_did_not_stays_invalid() -> None:
 def test_the_report_discloses_the_frequency_the_interface_did_not_measure(tmp_path) -> None:
     from app.core.records import InstrumentConfig, PowerInput, RunConfig
     from app.reports.content import build_content
-    from app.session import open_session
+    from app.station.session import open_session
     from drivers.clock import FakeClock
 
     config = RunConfig(method="smoke", lab="sim", power_inputs=(

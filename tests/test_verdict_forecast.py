@@ -13,7 +13,7 @@ import pytest
 
 from app.method.loader import load_method
 from app.core.records import InstrumentConfig, RunConfig, SutDescription
-from app.verdict_forecast import forecast, forecast_text
+from app.station.forecast import forecast, forecast_text
 
 NOW = datetime(2026, 11, 26, 12, tzinfo=timezone.utc)
 REAL_METER = InstrumentConfig("wt310", "TCPIP0::192.0.2.5::inst0::INSTR",
@@ -59,7 +59,7 @@ def test_real_calibrated_instruments_on_real_io_are_forecast_compliant(tmp_path)
 def test_the_short_method_is_forecast_non_compliant_on_its_numbers() -> None:
     verdict = forecast(RunConfig(method="smoke", lab="sim"), load_method("smoke"), NOW)
     assert "interval length" in verdict.short() and verdict.simulated
-    from app.verdict_forecast import forecast_evidence
+    from app.station.forecast import forecast_evidence
 
     # the review page lists what the set-up decides; the numbers are said beside the method
     listed = [line.split(":")[0] for line in forecast_evidence(verdict, load_method("smoke"))]
@@ -69,7 +69,7 @@ def test_the_short_method_is_forecast_non_compliant_on_its_numbers() -> None:
 
 def test_the_review_page_and_the_confirmation_show_the_forecast(qtbot, tmp_path) -> None:
     pytest.importorskip("pytestqt")
-    from app.run_entries import entries_from_config
+    from app.station.run_entries import entries_from_config
     from ui.wizard.wizard import NewRunWizard
 
     asked: list[str] = []

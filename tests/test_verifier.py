@@ -22,7 +22,7 @@ from app.signoff.revisions import record_com_result
 from app.core.records import PhaseKind, PowerInput, RunConfig, RunStatus
 from app.reports.export import write_bundle
 from app.sequencer import events as ev
-from app.session import open_session
+from app.station.session import open_session
 from app.signoff.revisions import approve, sign_off
 from app.storage.audit import add_audit_entry
 from drivers.clock import FakeClock

@@ -14,7 +14,7 @@ from app.core.records import RunConfig, SutDescription
 from app.sequencer import events as ev
 from app.sequencer.sampler import MeterSampler
 from app.sequencer.workload_control import WorkloadControl
-from app.session import open_session
+from app.station.session import open_session
 from drivers.clock import FakeClock
 from drivers.interfaces import WorkloadError, WorkloadProfile
 

@@ -1,7 +1,7 @@
 """The station's main window: start page ⇄ run view, menus and shortcuts, status bar, and
 window state kept in QSettings.
 
-Runs start through :func:`app.session.open_session` with a :class:`~ui.bridge.RunBridge` among
+Runs start through :func:`app.station.session.open_session` with a :class:`~ui.bridge.RunBridge` among
 the listeners, on the station clock the window was given (``clock``: the monotonic clock in
 production; a test passes a :class:`drivers.clock.FakeClock`, or the holding clock of
 ``tests/support/clocks.py``, so a GUI run on the simulated lab takes seconds of CPU instead of
@@ -25,8 +25,8 @@ from app.core.paths import default_db_url
 from app.core.protected import station_paths
 from app.core.records import RunConfig
 from app.sequencer import events as ev
-from app.resume import ResumeRefused, open_resumed_session, prepare_resume
-from app.session import RunSession, open_session
+from app.station.resume import ResumeRefused, open_resumed_session, prepare_resume
+from app.station.session import RunSession, open_session
 from app.storage.opening import OpenedDatabase, open_database
 from app.storage.errors import StorageError
 from app.storage.repository import list_runs, load_run
@@ -41,7 +41,7 @@ from ui.run_view import RunView
 from ui.screen_fit import fit_to_screen, keep_on_screen
 from ui.settings import station_settings
 from ui.start_page import StartPage
-from app.run_entries import RunEntries, entries_from_config
+from app.station.run_entries import RunEntries, entries_from_config
 from app import __version__
 
 if TYPE_CHECKING:  # loaded when first opened: not on the way to the first painted window
@@ -246,7 +246,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Select a run in the list first.")
 
     def resume_interrupted(self, run_id: str) -> RunSession | None:
-        """Continue an INTERRUPTED run in its own record (app/resume.py), after saying what
+        """Continue an INTERRUPTED run in its own record (app/station/resume.py), after saying what
         will be redone and what is kept; a run that cannot be resumed says why."""
         if self.run_view.running:
             self.statusBar().showMessage("A run is in progress: finish or abort it first.")

@@ -24,12 +24,12 @@ from app.core.records import RunStatus
 from app.rules.run_outcome import RunVerdict, Tone, run_outcome
 from app.sequencer import events as ev
 from app.sequencer.event_dispatch import EventTable
-from app.session import RunSession
+from app.station.session import RunSession
 from app.signoff.revisions import remember_record_hashes
 from app.storage.repository import load_run
 from app.storage.sender import Sender, sender_for
 from app.storage.stored import RunSummary
-from app.verdict_forecast import forecast, forecast_evidence, forecast_text
+from app.station.forecast import forecast, forecast_evidence, forecast_text
 from app.sequencer.capacity_optimisation import not_valid_word
 from ui.bridge import RunBridge
 from ui.confirm import Confirm, ask_yes_no

@@ -21,7 +21,7 @@ from PySide6.QtCore import QSettings, QSize
 from PySide6.QtWidgets import QApplication, QWidget
 
 from app.core.records import PowerInput, RunConfig, SutDescription
-from app.session import open_session
+from app.station.session import open_session
 from drivers.clock import FakeClock
 from ui.app import application
 from ui.bridge import RunBridge

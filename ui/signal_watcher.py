@@ -13,7 +13,7 @@ import socket
 
 from PySide6.QtCore import QObject, QSocketNotifier, Signal
 
-from app.stop_signals import is_hang_up, leave_terminal, stop_signals
+from app.station.stop_signals import is_hang_up, leave_terminal, stop_signals
 
 
 class StopSignalWatcher(QObject):

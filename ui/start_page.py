@@ -1,5 +1,5 @@
 """Start page: New run, resume an interrupted run (continue it in the same record, from the
-next phase boundary the method allows: app/resume.py), repeat a run's set-up (a new run with
+next phase boundary the method allows: app/station/resume.py), repeat a run's set-up (a new run with
 the same configuration), the recent runs from storage, and the station's health."""
 
 from __future__ import annotations

@@ -15,11 +15,11 @@ from app.core.records import (LAB_KINDS, SIMULATED_LABS, UNDECLARED_SUT, RunConf
                          SutDescription)
 from app.rules.run_fields import EntryError
 from app.storage.errors import StorageError
-from app.stop_signals import is_hang_up, leave_terminal, run_until_stopped
+from app.station.stop_signals import is_hang_up, leave_terminal, run_until_stopped
 from drivers.interfaces import InstrumentError, WorkloadError
 
 if TYPE_CHECKING:
-    from app.run_entries import RunEntries
+    from app.station.run_entries import RunEntries
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -165,7 +165,7 @@ def _declared_sut(args: argparse.Namespace) -> SutDescription:
     """The SUT as declared before the options typed beside it: the --sut file, else the
     simulated SUT in a simulated lab and nothing of it elsewhere (UNDECLARED_SUT, every
     field then typed as an option)."""
-    from app.sut_file import load_sut_file
+    from app.station.sut_file import load_sut_file
 
     if args.sut is not None:
         return load_sut_file(args.sut)
@@ -181,14 +181,14 @@ def _declared_sut(args: argparse.Namespace) -> SutDescription:
 
 def entries_from_args(args: argparse.Namespace) -> RunEntries:
     """The run's entries as the options give them, on top of the declared SUT — the same
-    entries the wizard's pages collect, for the one builder (``app.run_entries``)."""
+    entries the wizard's pages collect, for the one builder (``app.station.run_entries``)."""
     if args.power_inputs and (args.meter_driver != "sim" or args.meter_resource
                               or args.meter_calibration or args.meter_certificate):
         raise ValueError("give the power meter either as --meter-driver/--meter-resource (one "
                          "input) or as --power-input (each input), not both")
     # here, not at the top: it loads the method model (pydantic), and ``storwatt --help``
     # must not (tests/test_cli_startup.py)
-    from app.run_entries import RunEntries, sut_entries, with_max_config_default
+    from app.station.run_entries import RunEntries, sut_entries, with_max_config_default
 
     entries = RunEntries(
         taxonomy=args.taxonomy, classification_answers=answers_from_args(args),
@@ -221,7 +221,7 @@ def entries_from_args(args: argparse.Namespace) -> RunEntries:
 def config_from_args(args: argparse.Namespace) -> RunConfig:
     """The run configuration the options describe, built as the wizard builds it; a refused
     entry names its option."""
-    from app.run_entries import config_from_entries  # the method model: see entries_from_args
+    from app.station.run_entries import config_from_entries  # the method model: see entries_from_args
 
     entries = entries_from_args(args)
     try:
@@ -256,7 +256,7 @@ def run_command(args: argparse.Namespace) -> int:
     from app.console import ConsoleReporter
     from app.sequencer.equipment import LabError
     from app.method.loader import MethodError
-    from app.session import open_session
+    from app.station.session import open_session
     from app.storage.sender import sender_for
 
     try:
@@ -302,8 +302,8 @@ def run_command(args: argparse.Namespace) -> int:
 
 def _with_station_calibration(config: RunConfig, out) -> RunConfig:
     """Each real instrument's calibration not typed, from the station profile
-    (``app.station_profile``), each one said; a broken profile file is a warning."""
-    from app.station_profile import StationProfile, StationProfileError
+    (``app.station.instrument_profile``), each one said; a broken profile file is a warning."""
+    from app.station.instrument_profile import StationProfile, StationProfileError
 
     try:
         config, notes = StationProfile().fill(config)
@@ -321,8 +321,8 @@ LAB_FINAL_WAIT_S = 15.0
 
 def _resumed_session(args: argparse.Namespace, reporter):
     """Plan the continuation of ``--resume RUN_ID`` (refused with the reason), say what it
-    will redo, then build its lab and claim the run (app/resume.py)."""
-    from app.resume import open_resumed_session, prepare_resume
+    will redo, then build its lab and claim the run (app/station/resume.py)."""
+    from app.station.resume import open_resumed_session, prepare_resume
     from app.storage.opening import open_database
 
     database = open_database(args.db)
@@ -339,7 +339,7 @@ def _resumed_session(args: argparse.Namespace, reporter):
 def _typed_settings(args: argparse.Namespace) -> dict:
     """The run settings the operator typed beside ``--resume`` (flat configuration keys whose
     value differs from the options' defaults): each must equal the interrupted run's."""
-    from app.resume import flat_config
+    from app.station.resume import flat_config
 
     parser = argparse.ArgumentParser(add_help=False)
     register(parser.add_subparsers())

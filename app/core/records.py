@@ -127,7 +127,7 @@ class SutDescription:
     """The system under test as the technician described it.
 
     The defaults are the simulated SUT's (the simulated labs alone may take them); a real lab
-    starts from :data:`UNDECLARED_SUT` and declares every fact (``app.sut_file``)."""
+    starts from :data:`UNDECLARED_SUT` and declares every fact (``app.station.sut_file``)."""
 
     vendor: str = "StorWatt"
     model: str = "Simulated array"

@@ -480,7 +480,7 @@ def _uninterrupted_active(run: ComplianceFacts) -> Criterion:
 
 def _not_resumed(run: ComplianceFacts) -> Criterion:
     """The method's phases are continuous (method-notes §2): a run continued after its station
-    stopped (app/resume.py) keeps figures useful for engineering, never a compliant result."""
+    stopped (app/station/resume.py) keeps figures useful for engineering, never a compliant result."""
     if not run.resumptions:
         return Criterion(RESUMED, True, "never resumed: the phases ran as one continuous run")
     names = {p.index: p.info.name for p in run.phases}

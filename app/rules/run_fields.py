@@ -1,7 +1,7 @@
 """One rule per field of a run's configuration, with its one refusal text (issue 24).
 
 The command line, the wizard, a repeated set-up and ``--resume`` build a run configuration
-through :mod:`app.run_entries`; every field it checks is checked here, so ``--capacity-gb
+through :mod:`app.station.run_entries`; every field it checks is checked here, so ``--capacity-gb
 1.001`` and "1.001 GB" in the wizard are the same bytes, and a refusal reads the same in both
 (the command line prefixes the option: ``argument --vendor: …``). Light on purpose: the
 command line's argument types import it at start-up.

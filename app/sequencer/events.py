@@ -43,7 +43,7 @@ class RunStarted:
 
 @dataclass(frozen=True)
 class Resumption:
-    """How an INTERRUPTED run was continued (``app/resume.py`` decides, storage keeps it).
+    """How an INTERRUPTED run was continued (``app/station/resume.py`` decides, storage keeps it).
 
     The continuation writes into the same run: phases before ``restart_phase`` keep their
     stored results (``carried``); ``redone`` lists completed phases run again because the

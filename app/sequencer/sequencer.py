@@ -113,7 +113,7 @@ class Sequencer:
         self._done_s = 0.0  # planned seconds of finished phases (for progress)
         self._extension_s = 0.0  # stabilisation extensions of finished phases (§4)
         self._last_progress = -math.inf
-        #: set when this run continues an INTERRUPTED one (app/resume.py): it then starts at
+        #: set when this run continues an INTERRUPTED one (app/station/resume.py): it then starts at
         #: the continuation's phase, with its attempts and the stored intensity search
         self.continuation = continuation
         self._first_phase = continuation.restart_phase if continuation else 0

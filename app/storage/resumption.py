@@ -1,6 +1,6 @@
 """Storage side of resuming an INTERRUPTED run: which runs can be resumed, and claiming one.
 
-A continuation writes into the run it continues (``app/resume.py`` explains why), so two
+A continuation writes into the run it continues (``app/station/resume.py`` explains why), so two
 processes must never continue the same run. Two guards hold it: only the station holding the
 run's local record can take its lock (:mod:`app.storage.run_lock`), and :func:`claim_run` is
 one guarded update: in one transaction it turns the run from INTERRUPTED (and unchanged since

@@ -9,7 +9,7 @@ frozen (``SIGSTOP``) or silent for hours in a pause. So, unlike a heartbeat, the
 comparison of clocks, and unlike a process id it cannot be confused by a reboot or by another
 computer with the same host name.
 
-The rules that follow (``app/storage/db.py`` and ``app/resume.py`` apply them):
+The rules that follow (``app/storage/db.py`` and ``app/station/resume.py`` apply them):
 
 * A process that finds **no lock file** for a ``RUNNING`` run is not that run's station (a QA PC,
   another bench sharing the lab database): it never changes the run.

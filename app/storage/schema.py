@@ -158,7 +158,7 @@ class PhaseAttemptRow(Base):
 
 
 class RunResumptionRow(Base):
-    """One continuation of an INTERRUPTED run in the same run record (``app/resume.py``):
+    """One continuation of an INTERRUPTED run in the same run record (``app/station/resume.py``):
     where it restarted, which phases' stored results it kept, why the run had stopped."""
 
     __tablename__ = "run_resumptions"

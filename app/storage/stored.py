@@ -320,7 +320,7 @@ class StoredRun:
     audit: tuple[AuditEntry, ...] = ()
     #: the SUT's power inputs, each with its meter, formula and readings (empty: one meter)
     power_inputs: tuple[StoredPowerInput, ...] = ()
-    #: each continuation after an interruption, oldest first (``app/resume.py``); a resumed
+    #: each continuation after an interruption, oldest first (``app/station/resume.py``); a resumed
     #: run's phases were not continuous, so it is never compliant (``app.rules.compliance``)
     resumptions: tuple[Resumption, ...] = ()
     #: the fixed ranges the testing pass held (None: the run did not range its meter)

@@ -11,7 +11,7 @@ import time
 
 from app.core.records import RunConfig
 from app.sequencer import events as ev
-from app.session import open_session
+from app.station.session import open_session
 from app.storage.opening import open_database
 from app.storage.synthetic import outside, power_sample, run_started
 from app.storage.writer import RunWriter

@@ -20,7 +20,7 @@ from app.core.records import PhaseKind, RunConfig, RunStatus, SutDescription
 from app.sequencer import events as ev
 from app.sequencer.equipment import Lab
 from app.sequencer.sequencer import Sequencer
-from app.session import open_session
+from app.station.session import open_session
 from tests.support.verdict_runs import run_stored
 from app.storage.db import Database
 from drivers.clock import FakeClock

@@ -1,12 +1,12 @@
 """Runs whose station died mid-run (reopened as INTERRUPTED) and their continuation in the
-same record (app/resume.py), on a fake clock: shared by the resume and verifier tests."""
+same record (app/station/resume.py), on a fake clock: shared by the resume and verifier tests."""
 
 from __future__ import annotations
 
 from app.labs.builder import build_lab
 from app.method.loader import load_method
 from app.core.records import RunConfig, RunStatus, SutDescription
-from app.resume import open_resumed_session, prepare_resume
+from app.station.resume import open_resumed_session, prepare_resume
 from app.sequencer import events as ev
 from app.sequencer.sequencer import Sequencer
 from app.storage.opening import open_database

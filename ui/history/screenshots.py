@@ -23,7 +23,7 @@ from app.storage.opening import open_database
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
 from app.storage.synthetic import fill_history
-from app.sim_family import run_family
+from app.station.sim_family import run_family
 from ui.history.view import HistoryView
 from ui.screen_fit import fit_to_screen
 

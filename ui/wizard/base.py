@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from PySide6.QtWidgets import QLabel, QWidget, QWizardPage
 
-from app.run_entries import EntryError, RunEntries
+from app.station.run_entries import EntryError, RunEntries
 
 
 class EntryPage(QWizardPage):

@@ -15,14 +15,14 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QLabel, QLineE
                                QPushButton, QVBoxLayout)
 
 from app.core.records import RunConfig
-from app.station_profile import StationProfile, StationProfileError
+from app.station.instrument_profile import StationProfile, StationProfileError
 from ui.wizard.base import EntryPage, with_changes
 from ui.wizard.connection import (SIMULATED, ConnectionReport, check_lab_instruments,
                                   driver_models, power_drivers, temperature_drivers,
                                   probe_raised)
 from ui.wizard.power_inputs_table import PowerInputsTable
 from ui.worker import start_worker
-from app.run_entries import (EntryError, RunEntries, check_instruments, check_power_inputs,
+from app.station.run_entries import (EntryError, RunEntries, check_instruments, check_power_inputs,
                              check_instruments_tested, config_from_entries)
 
 THERMO_DRIVERS = (SIMULATED, "none")
@@ -202,7 +202,7 @@ class InstrumentsPage(EntryPage):
 
     def fill_known_calibration(self) -> None:
         """An empty calibration date of an instrument the station knows (same driver and
-        address, ``app.station_profile``) is filled in, visibly, for the technician to check."""
+        address, ``app.station.instrument_profile``) is filled in, visibly, for the technician to check."""
         try:
             profile = StationProfile()
             pairs = ((self.meter_driver, self.meter_resource, self.meter_calibration,

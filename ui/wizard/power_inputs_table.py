@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QPushButton,
 from app.core.records import WIRINGS, PowerInput, RunConfig
 from ui.wizard.connection import (SIMULATED, ConnectionReport, check_power_input, power_drivers,
                                   probe_raised)
-from app.run_entries import EntryError
+from app.station.run_entries import EntryError
 from ui.worker import start_worker
 
 COLUMNS = ("Name", "Driver", "Address (or simulated model)", "Element", "Wiring",

@@ -19,10 +19,10 @@ from app.core.records import InstrumentConfig, RunConfig
 from app.sequencer.capacity_optimisation import available_coms, on_during_test
 from app.sequencer.plan import build_phases, latest_extension_s
 from app.storage.range_advisor import AdvisedPlan
-from app.verdict_forecast import forecast, forecast_evidence, forecast_text
+from app.station.forecast import forecast, forecast_evidence, forecast_text
 from ui.confirm import Confirm, ask_yes_no
 from ui.wizard.base import EntryPage, with_changes
-from app.run_entries import EntryError, RunEntries, config_from_entries
+from app.station.run_entries import EntryError, RunEntries, config_from_entries
 
 GB = 10**9
 
@@ -115,7 +115,7 @@ class ReviewPage(EntryPage):
         self.compliant = False
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
-        # the verdict as far as the set-up decides it (app.verdict_forecast), before Start
+        # the verdict as far as the set-up decides it (app.station.forecast), before Start
         self.forecast = QLabel("")
         self.forecast.setWordWrap(True)
         self.forecast.setAccessibleName("Verdict forecast")

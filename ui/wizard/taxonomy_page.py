@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QLa
                                QSpinBox, QVBoxLayout, QWidget)
 
 from ui.wizard.base import EntryPage, with_changes
-from app.run_entries import EntryError, RunEntries
+from app.station.run_entries import EntryError, RunEntries
 from app.method.taxonomy import TaxonomyError
 from ui.wizard.taxonomy_view import (CategoryChoice, Derived, Question, WizardTaxonomy,
                                      reference_method)

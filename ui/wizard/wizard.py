@@ -2,7 +2,7 @@
 
 Each page copies its widgets into one :class:`RunEntries`; Back never resets a page (pages
 fill their widgets only from :meth:`NewRunWizard.load`), and every rule that blocks Next lives in
-``app.run_entries`` where it is tested without Qt.
+``app.station.run_entries`` where it is tested without Qt.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from app.core.records import RunConfig
 from ui.confirm import Confirm, ask_yes_no
 from ui.wizard.base import EntryPage
 from ui.wizard.instruments_page import InstrumentsPage
-from app.run_entries import RunEntries, config_from_entries, with_max_config_default
+from app.station.run_entries import RunEntries, config_from_entries, with_max_config_default
 from app.rules.run_fields import EntryError, drives_within_max_config
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.review_page import RangeAdvice, ReviewPage

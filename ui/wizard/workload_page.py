@@ -17,7 +17,7 @@ from app.rules.compliance import assess_method
 from app.method.loader import MethodError, all_methods, load_method_file
 from app.method.model import Method
 from ui.wizard.base import EntryPage, with_changes
-from app.run_entries import RunEntries, check_targets, check_workload
+from app.station.run_entries import RunEntries, check_targets, check_workload
 from app.labs.target_safety import target_safety
 
 MODES = (("simulated", "&Simulated lab (built-in simulated SUT and meters)"),

@@ -1,4 +1,4 @@
-"""0007: resuming an INTERRUPTED run in the same run record (``app/resume.py``).
+"""0007: resuming an INTERRUPTED run in the same run record (``app/station/resume.py``).
 
 Adds ``run_resumptions`` (one row per continuation of a run) and ``histograms.attempt``: a
 resumed run may redo a completed phase (the active sequence restarts at its first profile),

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from app.core.records import RunConfig, SutDescription
-from app.session import open_session
+from app.station.session import open_session
 from drivers.clock import FakeClock
 
 #: a seed-like scale-up sweep (the training's exercises step by drive shelves of 25)

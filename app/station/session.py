@@ -30,7 +30,7 @@ from app.storage.range_advisor import advise
 from app.storage.rights import check_write_rights
 from app.storage.writer import Durability, RunWriter
 from drivers.clock import Clock, MonotonicClock
-from app.station_profile import StationProfile, StationProfileError
+from app.station.instrument_profile import StationProfile, StationProfileError
 
 #: How long the end of a run waits for a failing database before leaving the run in its
 #: journal (a backup tool's lock or a short outage clears in this time; a full disk does not).
@@ -76,7 +76,7 @@ def open_session(config: RunConfig, *, db_url: str | None = None,
 
     ``report_folder``: where the caller will write the reports; like the database and the data
     directory, the lab's workload must never write there. ``continuation`` and ``run_id``:
-    continue that stored INTERRUPTED run instead (:func:`app.resume.open_resumed_session`)."""
+    continue that stored INTERRUPTED run instead (:func:`app.station.resume.open_resumed_session`)."""
     method = method or load_method(config.method)
     parse_taxonomy_id(load_taxonomy(method), config.taxonomy)  # names the valid ids
     method.plan_for(config.category)  # raises with the list of testable categories
@@ -121,7 +121,7 @@ def _fail_when_replaced(sequencer: Sequencer) -> Callable[[StorageError], None]:
 
 def _remember_instruments(config: RunConfig) -> None:
     """The station profile keeps the calibration this accepted run declared for each real
-    instrument (``app.station_profile``). A convenience for the next run: a profile that
+    instrument (``app.station.instrument_profile``). A convenience for the next run: a profile that
     cannot be written never stops this one (the next run's fill reports a broken file)."""
     try:
         StationProfile().remember(config)

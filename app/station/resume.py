@@ -32,7 +32,7 @@ from app.core.records import PhaseKind, PhaseStatus, RunConfig, RunStatus
 from app.sequencer.continuation import Continuation
 from app.sequencer.events import RunListener
 from app.sequencer.plan import build_phases
-from app.session import RunSession, open_session
+from app.station.session import RunSession, open_session
 from app.storage.db import Database
 from app.storage.journal import journal_path
 from app.storage.repository import load_run

@@ -28,7 +28,7 @@ from app.rules.run_fields import CAPACITY_UNITS, EntryError
 from app.sequencer.capacity_optimisation import (check_declared_coms, coms_off_during_test,
                                                  declare_coms)
 from app.core.station_settings import station_name
-from app.sut_file import SuppliesModel
+from app.station.sut_file import SuppliesModel
 from app.labs.target_safety import target_safety
 
 RAID_LEVELS = ("RAID 0", "RAID 1", "RAID 5", "RAID 6", "RAID 10", "JBOD")
@@ -127,7 +127,7 @@ def check_sut(e: RunEntries) -> SutDescription:
 
 
 def check_supplies(e: RunEntries) -> PowerSupplies:
-    """The power supplies by the SUT file's rules (``app.sut_file.SuppliesModel``: N+M adds
+    """The power supplies by the SUT file's rules (``app.station.sut_file.SuppliesModel``: N+M adds
     up to the count, a nameplate rating in W); a count of 0 declares none."""
     if e.psu_count <= 0:
         return PowerSupplies()
@@ -144,7 +144,7 @@ def check_supplies(e: RunEntries) -> PowerSupplies:
 
 
 def check_coms(known: Iterable[str], sut: SutDescription) -> None:
-    """The run's own rule (``app.session.open_session``) before Start, where it can be fixed:
+    """The run's own rule (``app.station.session.open_session``) before Start, where it can be fixed:
     every declared COM is one of ``known``, one on is available, parity RAID only on a parity
     RAID level."""
     try:
