@@ -121,7 +121,7 @@ def test_without_a_capacity_probe_a_com_is_not_verified_not_not_passed(tmp_path)
 
 
 def test_the_run_summary_says_not_verified_for_an_unobserved_com() -> None:
-    from app.console import metrics_table
+    from app.cli.console import metrics_table
     from app.core.records import MetricResult
 
     table = metrics_table([MetricResult("COM_snapshot-ro", float("nan"), "ratio", False,

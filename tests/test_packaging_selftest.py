@@ -12,7 +12,7 @@ import pytest
 import app.core.paths
 import app.reports.export
 from app.cli.main import main
-from app.selftest import SelfTestError, _verify_report, run_self_test
+from app.cli.selftest import SelfTestError, _verify_report, run_self_test
 from drivers.clock import FakeClock
 
 
@@ -82,5 +82,5 @@ def test_a_report_that_is_not_a_pdf_is_rejected(tmp_path):
 
 def test_cli_flag_reaches_the_self_test(monkeypatch, capsys):
     calls = []
-    monkeypatch.setattr("app.selftest.run_self_test", lambda: calls.append(1) or 1)
+    monkeypatch.setattr("app.cli.selftest.run_self_test", lambda: calls.append(1) or 1)
     assert main(["--self-test"]) == 1 and calls == [1]

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.console import metrics_table
+from app.cli.console import metrics_table
 from app.metrics.formatting import excel_number_format, figure_decimals, format_figure
 from app.core.records import MetricResult
 

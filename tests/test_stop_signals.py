@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from app.console import ConsoleReporter
+from app.cli.console import ConsoleReporter
 from app.sequencer import events as ev
 from app.station.stop_signals import run_until_stopped
 

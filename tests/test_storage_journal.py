@@ -22,7 +22,7 @@ import sqlalchemy as sa
 
 import app.station.session
 from app.cli.main import main
-from app.console import ConsoleReporter
+from app.cli.console import ConsoleReporter
 from app.core.records import RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.storage.db import Database

@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from app.console import ConsoleReporter
+from app.cli.console import ConsoleReporter
 from app.core.records import RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.station.session import open_session

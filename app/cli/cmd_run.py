@@ -253,7 +253,7 @@ def _classification_reason(args: argparse.Namespace, answers: dict[str, object])
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from app.console import ConsoleReporter
+    from app.cli.console import ConsoleReporter
     from app.sequencer.equipment import LabError
     from app.method.loader import MethodError
     from app.station.session import open_session
@@ -380,7 +380,7 @@ def _message(exc: Exception) -> str:
 
 
 def _finish(args: argparse.Namespace, session, status: RunStatus) -> int:
-    from app.console import metrics_table
+    from app.cli.console import metrics_table
     from app.storage.repository import load_run
 
     metrics = session.sequencer.metrics

@@ -52,7 +52,7 @@ def main(argv: Sequence[str] | None = None,
     parser = build_parser(groups)
     args = parser.parse_args(argv)
     if args.self_test:
-        from app.selftest import run_self_test
+        from app.cli.selftest import run_self_test
 
         return run_self_test()
     func = getattr(args, "func", None)
