@@ -79,7 +79,7 @@ def test_a_tab_closed_while_its_run_loads_is_simply_not_told(qtbot, stored,
                                                              monkeypatch) -> None:
     """Issue 31: the loader's thread emitted on its signal object, a child of the tab; a tab
     closed mid-load had been deleted, and the emit raised on the thread. Now the tab owns a
-    ``ui.worker``: its outcome is dropped, the thread ends, nothing raises anywhere."""
+    ``ui.widgets.worker``: its outcome is dropped, the thread ends, nothing raises anywhere."""
     import threading
 
     import shiboken6

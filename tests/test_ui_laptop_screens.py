@@ -48,7 +48,7 @@ def station(request, qtbot, tmp_path: Path, recorded):
     qtbot.addWidget(window)
     place_on(window, screen)
     from ui.main_window import PREFERRED_SIZE
-    from ui.screen_fit import fit_to_screen
+    from ui.widgets.screen_fit import fit_to_screen
 
     fit_to_screen(window, PREFERRED_SIZE)  # as on a first start on this screen
     window.show()

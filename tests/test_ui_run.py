@@ -278,7 +278,7 @@ def test_the_run_view_shows_the_lab_copy_as_the_sender_reports_it(qtbot) -> None
 @pytest.mark.process
 def test_a_run_view_destroyed_mid_run_aborts_its_run_and_keeps_it(qtbot, tmp_path: Path,
                                                                     monkeypatch) -> None:
-    """Issue 31: the run is a ``ui.worker`` the view owns. A view destroyed mid-run (never
+    """Issue 31: the run is a ``ui.widgets.worker`` the view owns. A view destroyed mid-run (never
     through the station window, which asks first) used to leave its run going with nobody
     watching; now the run is aborted, stored with its reason, and its thread ends."""
     import threading

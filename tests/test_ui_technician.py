@@ -24,10 +24,10 @@ from tests.support.gui import RUN_TIMEOUT_MS, start_smoke, wait_for_event
 from tests.support.gui import click_next, pass_connection_test
 from ui.main_window import MainWindow
 from ui.metrics_table import MetricsTable
-from ui.report_export import FOLDER_KEY, ReportExportBar
+from ui.widgets.report_export import FOLDER_KEY, ReportExportBar
 from ui.start_page import StartPage
-from ui.status_style import TONE_COLOURS
-from ui import report_export
+from ui.widgets.status_style import TONE_COLOURS
+from ui.widgets import report_export
 from drivers.clock import MonotonicClock
 from app.station.run_entries import RunEntries, entries_from_config
 from ui.wizard.profiles import SutProfileStore
@@ -417,4 +417,4 @@ def _documents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep the export tests out of the real documents folder."""
     docs = tmp_path / "Documents"
     docs.mkdir()
-    monkeypatch.setattr("ui.report_export.documents_folder", lambda: docs)
+    monkeypatch.setattr("ui.widgets.report_export.documents_folder", lambda: docs)

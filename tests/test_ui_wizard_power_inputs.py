@@ -63,7 +63,7 @@ def test_a_bad_row_blocks_next_naming_the_row(qtbot, page) -> None:
 
 def test_a_test_that_raises_says_so_and_can_be_run_again(qtbot, page, monkeypatch) -> None:
     """Issue 31: a probe that raised (rather than reporting) died on its thread: "Testing…"
-    and a disabled Test button stayed for ever. Now the failure arrives (``ui.worker``)."""
+    and a disabled Test button stayed for ever. Now the failure arrives (``ui.widgets.worker``)."""
     def broken(*_args):
         raise RuntimeError("driver bug: no reply parser")
 

@@ -1,4 +1,4 @@
-"""The GUI's one worker pattern (``ui/worker.py``, issue 31): no hand-written thread elsewhere in
+"""The GUI's one worker pattern (``ui/widgets/worker.py``, issue 31): no hand-written thread elsewhere in
 ``ui/``; a worker's outcome arrives on the GUI thread as ``finished`` or ``errored``; an owner
 destroyed mid-work cancels its worker, hears nothing and leaves no thread; quitting waits for
 the live workers and names a stuck one. No test here waits on real time: the work blocks on
@@ -14,8 +14,8 @@ import pytest
 import shiboken6
 from PySide6.QtCore import QObject
 
-import ui.worker
-from ui.worker import start_worker
+import ui.widgets.worker
+from ui.widgets.worker import start_worker
 
 ROOT = Path(__file__).resolve().parent.parent
 #: what starts a thread or hands an object to one: only the worker module may name these
@@ -44,12 +44,12 @@ def hand_written_threads(path: Path) -> list[str]:
 
 
 def test_no_hand_written_thread_in_ui() -> None:
-    """Work off the GUI thread goes through ``ui.worker.start_worker``: its owner rule and its
+    """Work off the GUI thread goes through ``ui.widgets.worker.start_worker``: its owner rule and its
     error delivery are written once (four hand-written threads each had their own gaps)."""
-    worker_module = Path(ui.worker.__file__).resolve()
+    worker_module = Path(ui.widgets.worker.__file__).resolve()
     offenders = {str(p.relative_to(ROOT)): found for p in sorted((ROOT / "ui").rglob("*.py"))
                  if p.resolve() != worker_module and (found := hand_written_threads(p))}
-    assert not offenders, f"use ui.worker.start_worker instead: {offenders}"
+    assert not offenders, f"use ui.widgets.worker.start_worker instead: {offenders}"
 
 
 def test_the_scan_sees_a_hand_written_thread(tmp_path: Path) -> None:
@@ -59,7 +59,7 @@ def test_the_scan_sees_a_hand_written_thread(tmp_path: Path) -> None:
                    "threading.Thread(target=print).start()\nobj.moveToThread(QThread())\n")
     assert sorted(hand_written_threads(bad)) == ["QThread:2", "QThread:6", "Thread:5",
                                                  "concurrent.futures:3", "moveToThread:6"]
-    assert hand_written_threads(Path(ui.worker.__file__))  # the one place that may
+    assert hand_written_threads(Path(ui.widgets.worker.__file__))  # the one place that may
 
 
 def test_the_result_arrives_on_the_gui_thread(qtbot) -> None:
@@ -116,15 +116,15 @@ def test_a_destroyed_owner_cancels_its_worker_and_is_not_told(qtbot) -> None:
 
 
 def test_quitting_waits_for_live_workers_and_names_a_stuck_one(qtbot, monkeypatch) -> None:
-    monkeypatch.setattr(ui.worker, "EXIT_WAIT_S", 0.2)
+    monkeypatch.setattr(ui.widgets.worker, "EXIT_WAIT_S", 0.2)
     owner = QObject()
     stop, release = threading.Event(), threading.Event()
     start_worker(lambda: stop.wait(2.0), owner=owner, name="test-stoppable",
                  on_finished=lambda _r: None, on_errored=pytest.fail, on_cancel=stop.set)
     stuck = start_worker(lambda: release.wait(2.0), owner=owner, name="test-stuck",
                          on_finished=lambda _r: None, on_errored=pytest.fail)
-    workers = ui.worker._workers()
-    assert ui.worker._workers() is workers  # one per application, waited for at aboutToQuit
+    workers = ui.widgets.worker._workers()
+    assert ui.widgets.worker._workers() is workers  # one per application, waited for at aboutToQuit
     assert workers.finish() == ["test-stuck"]  # cancelled and joined; the other named
     assert "test-stoppable" not in {t.name for t in threading.enumerate()}
     release.set()

@@ -428,7 +428,7 @@ def test_cli_writes_a_bundle_and_refuses_a_special_file(demo, tmp_path, capsys) 
 def test_gui_export_bar_writes_a_bundle_that_verifies(demo, tmp_path, qtbot) -> None:
     from PySide6.QtCore import QSettings
 
-    from ui.report_export import ReportExportBar
+    from ui.widgets.report_export import ReportExportBar
 
     recorded, _ = demo
     bar = ReportExportBar(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat),

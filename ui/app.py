@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pyqtgraph.util.garbage_collector import GarbageCollector
 
 from ui.qt_runtime import QtRuntimeError, check_qt_runtime
-from ui.settings import APPLICATION, ORGANISATION
+from ui.widgets.settings import APPLICATION, ORGANISATION
 from ui.signal_watcher import StopSignalWatcher
 
 if TYPE_CHECKING:

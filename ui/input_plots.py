@@ -22,7 +22,7 @@ from drivers.interfaces import ReadingLimits
 from ui.envelope import Envelope
 from ui.live_curve import draw, live_curve, on_view_change
 from ui.series import GrowableSeries
-from ui.theme import PLOT_MIN_HEIGHT, PlotColours
+from ui.widgets.theme import PLOT_MIN_HEIGHT, PlotColours
 
 TOTAL = "total"
 LEGEND_ROW = 4  # under the bottom axis of pyqtgraph's PlotItem layout

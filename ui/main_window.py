@@ -35,11 +35,11 @@ from app.storage.range_advisor import AdvisedPlan, RangeAdvisorError, advise
 from drivers.clock import Clock
 from drivers.interfaces import InstrumentError, WorkloadError
 from ui.bridge import RunBridge
-from ui.confirm import Confirm, ask_yes_no
+from ui.widgets.confirm import Confirm, ask_yes_no
 from ui.health import station_health
 from ui.run_view import RunView
-from ui.screen_fit import fit_to_screen, keep_on_screen
-from ui.settings import station_settings
+from ui.widgets.screen_fit import fit_to_screen, keep_on_screen
+from ui.widgets.settings import station_settings
 from ui.start_page import StartPage
 from app.station.run_entries import RunEntries, entries_from_config
 from app import __version__

@@ -30,7 +30,7 @@ from ui.envelope import Envelope
 from ui.live_curve import draw, live_curve as _curve, on_view_change
 from ui.live_rates import LIVE_NOTE, LIVE_TIP, LiveHostRates
 from ui.series import GrowableSeries
-from ui.theme import (PLOT_MIN_HEIGHT, PlotColours, apply_plot_theme, plot_colours,
+from ui.widgets.theme import (PLOT_MIN_HEIGHT, PlotColours, apply_plot_theme, plot_colours,
                       system_is_dark)
 
 REDRAW_INTERVAL_MS = 250

@@ -5,7 +5,7 @@ drives the real GUI on a throw-away database: fills the wizard as a technician w
 the ``smoke`` method on the simulated lab, captures the run mid-run and at its end (after an
 export, so the "Saved to …" bar shows), then the start page with the run listed. The windows size
 themselves to the screen as on a
-lab laptop (``ui/screen_fit.py``), so the shots show what a 1366×768 screen shows.
+lab laptop (``ui/widgets/screen_fit.py``), so the shots show what a 1366×768 screen shows.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from app.station.session import open_session
 from drivers.clock import FakeClock
 from ui.app import application
 from ui.bridge import RunBridge
-from ui.screen_fit import fit_to_screen
+from ui.widgets.screen_fit import fit_to_screen
 
 
 def wait_until(app: QApplication, condition: Callable[[], bool], timeout_s: float = 60) -> None:

@@ -23,7 +23,7 @@ from app.metrics.sweep import SweepPoint, sweep_point
 from app.core.records import PhaseKind
 from app.sequencer import events as ev
 from app.sequencer.event_dispatch import EventTable
-from ui.theme import PlotColours, plot_colours
+from ui.widgets.theme import PlotColours, plot_colours
 
 #: (title, the point's figure, axis label) of each plot, in the seed's order
 FIGURES = (("IOPS", lambda p: p.iops, "IOPS"),

@@ -2,7 +2,7 @@
 
 The CLI, the GUI and ``--self-test`` all start runs through :class:`RunSession`, so a run is
 stored, identified and closed the same way whoever started it. :meth:`RunSession.run` runs on
-the caller's thread; the GUI calls it on a worker of its own (``ui/worker.py``).
+the caller's thread; the GUI calls it on a worker of its own (``ui/widgets/worker.py``).
 """
 
 from __future__ import annotations

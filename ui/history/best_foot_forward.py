@@ -18,7 +18,7 @@ from app.metrics.best_foot_forward import (RANGE_VARIABLES, FamilyPoint, SweetSp
 from app.metrics.formatting import format_figure
 from app.storage.db import Database
 from app.storage.family import Family, family_runs, product_families
-from ui.theme import apply_plot_theme
+from ui.widgets.theme import apply_plot_theme
 
 CURVE_COLOUR = "#2f8fd0"
 PEAK_COLOUR = "#38a858"

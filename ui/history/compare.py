@@ -31,7 +31,7 @@ from app.storage.repository import load_run
 from app.storage.stored import StoredRun
 from ui.metrics_table import INVALID_COLOUR
 from ui.plots import LOG_MS_TICKS, DurationAxis
-from ui.theme import apply_plot_theme
+from ui.widgets.theme import apply_plot_theme
 
 #: one colour per compared run, readable on light and dark backgrounds
 RUN_COLOURS = ("#2f8fd0", "#e0882a", "#38a858", "#8a5cd0", "#d04a6a", "#7f7f7f")

@@ -34,10 +34,10 @@ from ui.history.signoff_dialogs import AcceptDialog, ApprovalDialog, ComResultDi
 from ui.history.stored_plots import show_stored
 from ui.metrics_table import INVALID_COLOUR, MetricsTable
 from ui.plots import LivePlots
-from ui.screen_fit import banner_label
-from ui.report_export import ReportExportBar
-from ui.settings import station_settings
-from ui.status_style import verdict_style
+from ui.widgets.screen_fit import banner_label
+from ui.widgets.report_export import ReportExportBar
+from ui.widgets.settings import station_settings
+from ui.widgets.status_style import verdict_style
 
 INSTRUMENT_COLUMNS = ("Role", "Identity", "Resource", "Driver", "Calibration", "Ranges",
                       "Samples", "Excluded", "Worst uncertainty", "Notes")

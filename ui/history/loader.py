@@ -3,7 +3,7 @@
 A 24 h run is ~100,000 power samples plus intervals, histograms and the report's content
 model: seconds of work. Done on the GUI thread it freezes the history window (no repaint, no
 Cancel, the desktop offers to kill it). :class:`RunLoadTab` shows a busy indicator while a
-worker (:mod:`ui.worker`) loads the run; the tab is the worker's owner, so a tab closed
+worker (:mod:`ui.widgets.worker`) loads the run; the tab is the worker's owner, so a tab closed
 mid-load simply never hears back.
 """
 
@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QLabel, QProgressBar, QVBoxLayout, QWidget
 
 from app.reports.content import ReportContent, build_content
 from app.storage.stored import StoredRun
-from ui.worker import Worker, start_worker
+from ui.widgets.worker import Worker, start_worker
 
 
 def load_with_content(load: Callable[[], StoredRun]) -> tuple[StoredRun, ReportContent]:

@@ -27,7 +27,7 @@ from app.storage.history import HistoryFilter, HistoryOrder
 from app.storage.run_pages import (HistoryChoices, count_runs, history_choices, run_ids,
                                    run_page)
 from app.storage.stored import RunSummary
-from ui.status_style import TONE_COLOURS, verdict_colour
+from ui.widgets.status_style import TONE_COLOURS, verdict_colour
 
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 INVALID_COLOUR = QColor(200, 50, 50)

@@ -25,7 +25,7 @@ from app.storage.writer import RunWriter
 from app.storage.synthetic import fill_history
 from app.station.sim_family import run_family
 from ui.history.view import HistoryView
-from ui.screen_fit import fit_to_screen
+from ui.widgets.screen_fit import fit_to_screen
 
 
 def _events(t0: float, ep_rr: float) -> list:

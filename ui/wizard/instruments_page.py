@@ -21,7 +21,7 @@ from ui.wizard.connection import (SIMULATED, ConnectionReport, check_lab_instrum
                                   driver_models, power_drivers, temperature_drivers,
                                   probe_raised)
 from ui.wizard.power_inputs_table import PowerInputsTable
-from ui.worker import start_worker
+from ui.widgets.worker import start_worker
 from app.station.run_entries import (EntryError, RunEntries, check_instruments, check_power_inputs,
                              check_instruments_tested, config_from_entries)
 

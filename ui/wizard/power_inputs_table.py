@@ -4,7 +4,7 @@ address, element, wiring, calibration date and certificate), each with its own "
 An array's inputs are often read by several meters (two WT310E and a WT333E, method-notes §10),
 and a wrong address on one of them should be found before the run, on that row. The test
 opens that one input's meter as the run will (``app.labs.builder.open_power_input``) on a worker
-(``ui.worker``) and writes what came back into the row. An empty table means the one meter above it.
+(``ui.widgets.worker``) and writes what came back into the row. An empty table means the one meter above it.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from app.core.records import WIRINGS, PowerInput, RunConfig
 from ui.wizard.connection import (SIMULATED, ConnectionReport, check_power_input, power_drivers,
                                   probe_raised)
 from app.station.run_entries import EntryError
-from ui.worker import start_worker
+from ui.widgets.worker import start_worker
 
 COLUMNS = ("Name", "Driver", "Address (or simulated model)", "Element", "Wiring",
            "Calibrated on", "Certificate", "", "Result")

@@ -20,7 +20,7 @@ from app.sequencer.capacity_optimisation import available_coms, on_during_test
 from app.sequencer.plan import build_phases, latest_extension_s
 from app.storage.range_advisor import AdvisedPlan
 from app.station.forecast import forecast, forecast_evidence, forecast_text
-from ui.confirm import Confirm, ask_yes_no
+from ui.widgets.confirm import Confirm, ask_yes_no
 from ui.wizard.base import EntryPage, with_changes
 from app.station.run_entries import EntryError, RunEntries, config_from_entries
 

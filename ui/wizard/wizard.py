@@ -15,7 +15,7 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QWidget, QWizard
 
 from app.core.records import RunConfig
-from ui.confirm import Confirm, ask_yes_no
+from ui.widgets.confirm import Confirm, ask_yes_no
 from ui.wizard.base import EntryPage
 from ui.wizard.instruments_page import InstrumentsPage
 from app.station.run_entries import RunEntries, config_from_entries, with_max_config_default
