@@ -122,7 +122,7 @@ def tick():
     last[0] = now
 
 try:  # this tree's curves skip a redraw with nothing new: make every curve new
-    from ui.live_curve import _DRAWN as drawn
+    from ui.plots.live_curve import _DRAWN as drawn
 except ImportError:
     drawn = {}
 

@@ -35,8 +35,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import numpy as np
 from drivers.interfaces import PowerSample
 from ui.app import application
-from ui.input_plots import TOTAL
-from ui.plots import LivePlots
+from ui.plots.input_plots import TOTAL
+from ui.plots.live import LivePlots
 DAY_S, INPUTS = 86_400, ("psu-a", "psu-b", "psu-c", "psu-d")
 app = application()
 plots = LivePlots(redraw_ms=3_600_000)

@@ -45,7 +45,7 @@ def _fill_day(plots) -> None:
 
 def bench_redraw(repeats: int = 40) -> BenchResult:
     from ui.app import application
-    from ui.plots import LivePlots
+    from ui.plots.live import LivePlots
 
     app = application()
     plots = LivePlots(redraw_ms=3_600_000)

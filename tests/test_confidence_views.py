@@ -82,7 +82,7 @@ def test_workbook_leaves_the_value_empty_and_says_why(recorded) -> None:
 @pytest.mark.gui
 def test_live_plot_note_and_lines(recorded, qtbot) -> None:
     pytest.importorskip("pytestqt")
-    from ui.plots import LivePlots
+    from ui.plots.live import LivePlots
 
     _, run, _ = recorded
     hist = run.histograms[0]

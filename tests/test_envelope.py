@@ -1,4 +1,4 @@
-"""A live curve's points come from its series' min/max pyramid (ui/envelope.py, issue 27):
+"""A live curve's points come from its series' min/max pyramid (ui/plots/envelope.py, issue 27):
 bounded by the view's pixels whatever the series holds, never hiding a peak or a gap, and
 the same whether the series grew in one piece or sample by sample."""
 
@@ -9,8 +9,8 @@ import math
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from ui.envelope import BRANCH, Envelope
-from ui.series import GrowableSeries
+from ui.plots.envelope import BRANCH, Envelope
+from ui.plots.series import GrowableSeries
 
 
 def _series(n: int, seed: int, gaps: int) -> GrowableSeries:

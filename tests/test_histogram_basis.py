@@ -65,7 +65,7 @@ def test_the_xlsx_names_the_latency_its_histograms_count(exported) -> None:
 
 def test_the_run_views_histogram_axis_names_the_latency(qtbot, exported) -> None:
     from ui.history.stored_plots import show_stored
-    from ui.plots import LivePlots
+    from ui.plots.live import LivePlots
 
     hosts, _, run = exported
     plots = LivePlots()

@@ -19,8 +19,8 @@ from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedTherm
 from drivers.simulators.engine import SimulatedWorkloadEngine
 from tests.support.sequencer_runs import Recorder
 from tests.support.plot_events import started, workload
-from ui.plots import LivePlots
-from ui.live_rates import LIVE_NOTE
+from ui.plots.live import LivePlots
+from ui.plots.live_rates import LIVE_NOTE
 from app.storage.repository import load_run
 
 

@@ -15,8 +15,8 @@ from app.sequencer.power_inputs import sum_inputs
 from app.storage.synthetic import outside
 from app.storage.repository import load_run
 from drivers.interfaces import FLAG_LOW_CURRENT, PowerSample
-from ui.input_plots import ONE_METER, TOTAL
-from ui.plots import LivePlots
+from ui.plots.input_plots import ONE_METER, TOTAL
+from ui.plots.live import LivePlots
 
 
 def _total(t: float, b_amps: float = 0.9) -> PowerSample:

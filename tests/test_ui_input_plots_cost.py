@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from ui.input_plots import TOTAL
-from ui.plots import LivePlots
+from ui.plots.input_plots import TOTAL
+from ui.plots.live import LivePlots
 
 DAY_S = 86_400
 INPUTS = ("psu-a", "psu-b", "psu-c", "psu-d")
@@ -38,7 +38,7 @@ def test_a_day_of_four_inputs_is_drawn_at_a_bounded_number_of_points(qtbot) -> N
 
 def test_what_a_redraw_hands_each_curve_does_not_grow_with_the_run(qtbot) -> None:
     """Every live curve, main and per input, is given its view's points from the series'
-    min/max pyramid (ui/envelope.py): a day and an hour of samples give it as many, so a
+    min/max pyramid (ui/plots/envelope.py): a day and an hour of samples give it as many, so a
     redraw's cost does not grow with the run; zoomed in, it gets every sample in view."""
     plots = LivePlots(redraw_ms=10_000)
     qtbot.addWidget(plots)

@@ -18,8 +18,8 @@ from app.sequencer import events as ev
 from app.storage.repository import load_run
 from drivers.interfaces import PowerSample, TemperatureSample, WorkloadInterval
 from ui.bridge import RunBridge
-from ui.plots import LivePlots, phase_units
-from ui.series import GrowableSeries
+from ui.plots.live import LivePlots, phase_units
+from ui.plots.series import GrowableSeries
 from tests.support.plot_events import PHASES, started, workload
 
 

@@ -14,7 +14,7 @@ from app.method.record import method_from_record
 from app.metrics.steady_state import SteadyStateVerdict
 from app.sequencer import events as ev
 from tests.support.recorded_runs import record_run
-from ui.sweep_plots import DemandIntensityPlot, SweepPlots
+from ui.plots.sweep_plots import DemandIntensityPlot, SweepPlots
 
 
 def _events(tmp_path: Path, method: str) -> list[ev.RunEvent]:

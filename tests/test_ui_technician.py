@@ -199,7 +199,7 @@ def test_repeating_a_run_restores_its_classification_answers(qtbot, station) -> 
 # --- 6 ----------------------------------------------------------------------------------------
 @pytest.fixture
 def plots(qtbot):
-    from ui.plots import LivePlots
+    from ui.plots.live import LivePlots
 
     widget = LivePlots(redraw_ms=10_000)
     qtbot.addWidget(widget)
@@ -273,7 +273,7 @@ def _record(t: float):
 def test_the_histogram_says_what_the_ceiling_means_for_validity(qtbot) -> None:
     from app.method.loader import load_method
     from app.storage.synthetic import run_started
-    from ui.plots import LivePlots
+    from ui.plots.live import LivePlots
 
     plots = LivePlots()
     qtbot.addWidget(plots)

@@ -36,8 +36,8 @@ from ui.widgets.confirm import Confirm, ask_yes_no
 from ui.event_log import EventLog
 from ui.instrument_strip import InstrumentStrip
 from ui.metrics_table import MetricsTable
-from ui.plots import LivePlots
-from ui.sweep_plots import DemandIntensityPlot, SweepPlots
+from ui.plots.live import LivePlots
+from ui.plots.sweep_plots import DemandIntensityPlot, SweepPlots
 from ui.widgets.report_export import ReportExportBar
 from ui.widgets.screen_fit import banner_label, remember_splitter
 from ui.widgets.settings import station_settings

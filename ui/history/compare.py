@@ -30,7 +30,7 @@ from app.storage.db import Database
 from app.storage.repository import load_run
 from app.storage.stored import StoredRun
 from ui.metrics_table import INVALID_COLOUR
-from ui.plots import LOG_MS_TICKS, DurationAxis
+from ui.plots.live import LOG_MS_TICKS, DurationAxis
 from ui.widgets.theme import apply_plot_theme
 
 #: one colour per compared run, readable on light and dark backgrounds

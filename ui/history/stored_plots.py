@@ -1,4 +1,4 @@
-"""Show a stored run in the run view's plot widget (:class:`ui.plots.LivePlots`).
+"""Show a stored run in the run view's plot widget (:class:`ui.plots.live.LivePlots`).
 
 The history shows the same four plots the technician watched live, so a QA engineer reads
 them the same way: the stored run goes in through the widget's data interface (the one its
@@ -15,8 +15,8 @@ from app.metrics.histogram_basis import histogram_basis
 from app.method.model import Method
 from app.storage.stored import StoredPhase, StoredRun
 from drivers.interfaces import EXCLUDING_FLAGS
-from ui.input_plots import ONE_METER, TOTAL
-from ui.plots import LivePlots
+from ui.plots.input_plots import ONE_METER, TOTAL
+from ui.plots.live import LivePlots
 
 
 def phase_span(run: StoredRun, phases: list[StoredPhase]) -> tuple[float, float] | None:

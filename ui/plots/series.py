@@ -24,7 +24,7 @@ class GrowableSeries:
         self._x = np.empty(max(1, capacity), dtype=np.float64)
         self._y = np.empty(max(1, capacity), dtype=np.float64)
         self._n = 0
-        #: counts :meth:`clear` calls, so what is derived from the samples (``ui.envelope``)
+        #: counts :meth:`clear` calls, so what is derived from the samples (``ui.plots.envelope``)
         #: knows they were replaced
         self.generation = 0
 

@@ -1,7 +1,7 @@
 """Live plots of a run: power and inlet temperature, IO rate, periodic efficiency with its
 stability band, and the response-time histogram.
 
-Events only append to :class:`~ui.series.GrowableSeries` buffers and mark the plots dirty; a
+Events only append to :class:`~ui.plots.series.GrowableSeries` buffers and mark the plots dirty; a
 QTimer redraws at most a few times a second from buffer views, with clip-to-view and peak
 downsampling so a 24 h run (86 400 points per curve) redraws as fast as a short one.
 """
@@ -25,11 +25,11 @@ from app.core.records import IntervalRecord, PhaseInfo, PhaseKind
 from app.sequencer import events as ev
 from app.sequencer.event_dispatch import EventTable
 from drivers.interfaces import HostRate, WorkloadInterval
-from ui.input_plots import InputPlots
-from ui.envelope import Envelope
-from ui.live_curve import draw, live_curve as _curve, on_view_change
-from ui.live_rates import LIVE_NOTE, LIVE_TIP, LiveHostRates
-from ui.series import GrowableSeries
+from ui.plots.input_plots import InputPlots
+from ui.plots.envelope import Envelope
+from ui.plots.live_curve import draw, live_curve as _curve, on_view_change
+from ui.plots.live_rates import LIVE_NOTE, LIVE_TIP, LiveHostRates
+from ui.plots.series import GrowableSeries
 from ui.widgets.theme import (PLOT_MIN_HEIGHT, PlotColours, apply_plot_theme, plot_colours,
                       system_is_dark)
 
@@ -475,7 +475,7 @@ class LivePlots(QWidget):
         return names
 
     def add_host_rates(self, phase_index: int, rates: Iterable[HostRate]) -> None:
-        """Load hosts' display rates while their phase runs (``ui.live_rates``), in the
+        """Load hosts' display rates while their phase runs (``ui.plots.live_rates``), in the
         phase's unit and each host's line style."""
         iops = self._units.get(phase_index, "IOPS") == "IOPS"
         colours = {"iops": self.colours.iops, "mibs": self.colours.mibs}
@@ -660,7 +660,7 @@ class LivePlots(QWidget):
 
     def redraw(self) -> None:
         """Give each curve its view's points: a bounded number, however long the run
-        (``ui.live_curve.draw``)."""
+        (``ui.plots.live_curve.draw``)."""
         for name, curve in self.curves.items():
             if len(self.series[name]):
                 draw(curve, self._envelope(name))

@@ -5,7 +5,7 @@ per-input curves made the run view repaint in 181 ms and the event loop's p99 re
 by hour 23.5 (issue 27), while the main plots, made this way, stayed at a few ms. Even
 clipped and downsampled, handing pyqtgraph the whole buffer cost ~3 ms a curve a redraw
 at hour 24 (its bounds and peak reduction read every point): :func:`draw` hands it only the
-view's points, from the series' min/max pyramid (``ui.envelope``).
+view's points, from the series' min/max pyramid (``ui.plots.envelope``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import pyqtgraph as pg
 
-from ui.envelope import Envelope
+from ui.plots.envelope import Envelope
 
 
 def live_curve(plot: pg.PlotItem | pg.ViewBox, colour: str, name: str = "", width: float = 1,
@@ -43,7 +43,7 @@ _DRAWN: weakref.WeakKeyDictionary[pg.PlotDataItem, tuple] = weakref.WeakKeyDicti
 def draw(curve: pg.PlotDataItem, envelope: Envelope) -> None:
     """Give ``curve`` its series' points for the present view: all of it while the view
     follows the data (x auto-range), else the visible span, at a bounded number of points
-    either way (``ui.envelope``). A zoom or pan must be followed by another draw
+    either way (``ui.plots.envelope``). A zoom or pan must be followed by another draw
     (:func:`on_view_change`)."""
     view = curve.getViewBox()
     lo, hi = -math.inf, math.inf

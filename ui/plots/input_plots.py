@@ -19,9 +19,9 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 
 from drivers.interfaces import FLAG_LOW_CURRENT, PowerSample
 from drivers.interfaces import ReadingLimits
-from ui.envelope import Envelope
-from ui.live_curve import draw, live_curve, on_view_change
-from ui.series import GrowableSeries
+from ui.plots.envelope import Envelope
+from ui.plots.live_curve import draw, live_curve, on_view_change
+from ui.plots.series import GrowableSeries
 from ui.widgets.theme import PLOT_MIN_HEIGHT, PlotColours
 
 TOTAL = "total"
@@ -161,7 +161,7 @@ class InputPlots(QWidget):
 
     def redraw(self) -> None:
         """Each curve at its view's points, a bounded number however long the run
-        (``ui.live_curve.draw``)."""
+        (``ui.plots.live_curve.draw``)."""
         self.view_changed = False
         for kind, table, widget in (("power", self.power, self.power_widget),
                                     ("uncertainty", self.uncertainty, self.uncertainty_widget)):

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ui.series import GrowableSeries
+from ui.plots.series import GrowableSeries
 
 #: samples per block of the next level
 BRANCH = 4

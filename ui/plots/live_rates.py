@@ -15,7 +15,7 @@ import math
 import pyqtgraph as pg
 
 from drivers.interfaces import HostRate
-from ui.series import GrowableSeries
+from ui.plots.series import GrowableSeries
 
 #: what the IO plot's title says about the dotted curves, on a line of its own (a longer
 #: title line would widen the plot past its column)

@@ -1,0 +1,1 @@
+"""Live plots and the curve machinery under them: bounded points whatever the run's length."""
