@@ -77,8 +77,8 @@ def bench_latency(method: str = "smoke", lab: str = "sim-direct",
     from app.core.records import RunConfig
     from app.station.session import open_session
     from ui.app import application
-    from ui.bridge import RunBridge
-    from ui.run_view import RunView
+    from ui.run.bridge import RunBridge
+    from ui.run.view import RunView
 
     app = application()
     with tempfile.TemporaryDirectory() as folder:

@@ -51,7 +51,7 @@ def test_the_event_types_are_the_union_and_every_event_class_is_in_it() -> None:
 
 def test_every_consumer_decides_every_event_type() -> None:
     modules = _consumer_modules()
-    assert {"app.cli.console", "app.storage.apply", "ui.run_view", "ui.plots.live"} <= set(modules)
+    assert {"app.cli.console", "app.storage.apply", "ui.run.view", "ui.plots.live"} <= set(modules)
     for module in modules:
         importlib.import_module(module)
     tables = [t for t in TABLES if t.event_types is EVENT_TYPES]

@@ -13,7 +13,7 @@ from app.core.records import METRIC_ORDER, PhaseInfo, PhaseKind, in_metric_order
 
 pytest.importorskip("pytestqt")
 
-from ui.metrics_table import MetricsTable
+from ui.run.metrics_table import MetricsTable
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -15,7 +15,7 @@ from app.core.records import RunStatus
 from app.sequencer import events as ev
 from drivers.interfaces import InstrumentError
 from tests.support.gui import RUN_TIMEOUT_MS, start_smoke, wait_for_event
-from ui.run_view import RunView
+from ui.run.view import RunView
 
 
 def _at_end(view: RunView) -> bool:

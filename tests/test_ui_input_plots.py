@@ -91,7 +91,7 @@ def test_the_history_view_shows_a_stored_runs_inputs(qtbot, tmp_path) -> None:
 def test_the_metrics_table_names_an_unobserved_com_not_verified(qtbot) -> None:
     """As the console, the log and the report do (app.sequencer.capacity_optimisation)."""
     from app.core.records import MetricResult
-    from ui.metrics_table import MetricsTable
+    from ui.run.metrics_table import MetricsTable
 
     table = MetricsTable()
     qtbot.addWidget(table)

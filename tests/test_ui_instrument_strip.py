@@ -15,8 +15,8 @@ from app.core.records import RunStatus
 from app.sequencer import events as ev
 from app.storage.synthetic import outside, run_started
 from drivers.interfaces import InstrumentIdentity, PowerSample, TemperatureSample
-from ui.instrument_strip import InstrumentStrip
-from ui.run_view import RunView
+from ui.run.instrument_strip import InstrumentStrip
+from ui.run.view import RunView
 
 
 class Clock:

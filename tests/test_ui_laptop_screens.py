@@ -182,7 +182,7 @@ def test_the_operator_is_required_and_remembered(station: MainWindow, qtbot) -> 
 def test_the_run_views_splitters_remember_their_sizes(qtbot, tmp_path: Path) -> None:
     """A technician who gives the metrics table more room keeps it in the next run and the
     next start (QSettings), instead of the layout snapping back."""
-    from ui.run_view import RunView
+    from ui.run.view import RunView
 
     settings = QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat)
     first = RunView(settings=settings)

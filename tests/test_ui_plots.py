@@ -17,7 +17,7 @@ from app.storage.synthetic import outside
 from app.sequencer import events as ev
 from app.storage.repository import load_run
 from drivers.interfaces import PowerSample, TemperatureSample, WorkloadInterval
-from ui.bridge import RunBridge
+from ui.run.bridge import RunBridge
 from ui.plots.live import LivePlots, phase_units
 from ui.plots.series import GrowableSeries
 from tests.support.plot_events import PHASES, started, workload

@@ -100,7 +100,7 @@ def test_pause_resume_then_abort_with_confirmation(qtbot, station: MainWindow) -
 
 @pytest.mark.process
 def test_abort_asks_with_a_real_dialog_defaulting_to_no(qtbot, station: MainWindow) -> None:
-    from ui.run_view import ask_yes_no
+    from ui.run.view import ask_yes_no
 
     station.run_view.confirm = ask_yes_no
     start_smoke(station)
@@ -256,7 +256,7 @@ def test_a_run_the_database_refused_is_announced_and_imported_at_the_next_start(
 def test_the_run_view_shows_the_lab_copy_as_the_sender_reports_it(qtbot) -> None:
     """Issue 26: the sender's state (behind, last error) in the run view."""
     from app.storage.sender import SenderState
-    from ui.run_view import RunView
+    from ui.run.view import RunView
 
     class Sender:
         running = True
@@ -288,8 +288,8 @@ def test_a_run_view_destroyed_mid_run_aborts_its_run_and_keeps_it(qtbot, tmp_pat
     from app.station.session import open_session
     from tests.support.clocks import HoldingClock
     from tests.support.gui import MID_RUN_S
-    from ui.bridge import RunBridge
-    from ui.run_view import RunView
+    from ui.run.bridge import RunBridge
+    from ui.run.view import RunView
 
     monkeypatch.setenv("STORWATT_DATA_DIR", str(tmp_path / "data"))
     clock = HoldingClock()

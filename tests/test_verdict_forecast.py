@@ -95,7 +95,7 @@ def test_the_run_view_shows_the_forecast_during_the_run(qtbot, tmp_path) -> None
 
     from app.method.record import resolved_method
     from app.storage.synthetic import run_started
-    from ui.run_view import RunView
+    from ui.run.view import RunView
 
     view = RunView(settings=QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(view)

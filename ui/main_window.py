@@ -1,7 +1,7 @@
 """The station's main window: start page ⇄ run view, menus and shortcuts, status bar, and
 window state kept in QSettings.
 
-Runs start through :func:`app.station.session.open_session` with a :class:`~ui.bridge.RunBridge` among
+Runs start through :func:`app.station.session.open_session` with a :class:`~ui.run.bridge.RunBridge` among
 the listeners, on the station clock the window was given (``clock``: the monotonic clock in
 production; a test passes a :class:`drivers.clock.FakeClock`, or the holding clock of
 ``tests/support/clocks.py``, so a GUI run on the simulated lab takes seconds of CPU instead of
@@ -34,10 +34,10 @@ from app.storage.resumption import resumable_run_ids
 from app.storage.range_advisor import AdvisedPlan, RangeAdvisorError, advise
 from drivers.clock import Clock
 from drivers.interfaces import InstrumentError, WorkloadError
-from ui.bridge import RunBridge
+from ui.run.bridge import RunBridge
 from ui.widgets.confirm import Confirm, ask_yes_no
 from ui.health import station_health
-from ui.run_view import RunView
+from ui.run.view import RunView
 from ui.widgets.screen_fit import fit_to_screen, keep_on_screen
 from ui.widgets.settings import station_settings
 from ui.start_page import StartPage

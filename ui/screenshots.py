@@ -24,7 +24,7 @@ from app.core.records import PowerInput, RunConfig, SutDescription
 from app.station.session import open_session
 from drivers.clock import FakeClock
 from ui.app import application
-from ui.bridge import RunBridge
+from ui.run.bridge import RunBridge
 from ui.widgets.screen_fit import fit_to_screen
 
 
@@ -137,7 +137,7 @@ def capture_power_inputs(folder: Path, method: str = "smoke") -> Path:
     work = Path(tempfile.mkdtemp(prefix="storwatt-shots-"))
     os.environ["STORWATT_DATA_DIR"] = str(work / "data")
     app = application()
-    from ui.run_view import RunView
+    from ui.run.view import RunView
 
     events: list = []
     session = open_session(RunConfig(method=method, lab="sim", power_inputs=POWER_INPUTS),
@@ -162,7 +162,7 @@ def capture_live_hosts(folder: Path, method: str = "smoke") -> Path:
     import socket
     import subprocess
 
-    from ui.run_view import RunView
+    from ui.run.view import RunView
 
     folder.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="storwatt-shots-"))

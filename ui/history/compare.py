@@ -29,7 +29,7 @@ from app.sequencer.capacity_optimisation import is_com_metric, not_valid_word
 from app.storage.db import Database
 from app.storage.repository import load_run
 from app.storage.stored import StoredRun
-from ui.metrics_table import INVALID_COLOUR
+from ui.run.metrics_table import INVALID_COLOUR
 from ui.plots.live import LOG_MS_TICKS, DurationAxis
 from ui.widgets.theme import apply_plot_theme
 

@@ -32,7 +32,7 @@ from app.storage.repository import load_run
 from app.storage.stored import StoredRun
 from ui.history.signoff_dialogs import AcceptDialog, ApprovalDialog, ComResultDialog
 from ui.history.stored_plots import show_stored
-from ui.metrics_table import INVALID_COLOUR, MetricsTable
+from ui.run.metrics_table import INVALID_COLOUR, MetricsTable
 from ui.plots.live import LivePlots
 from ui.widgets.screen_fit import banner_label
 from ui.widgets.report_export import ReportExportBar

@@ -2,7 +2,7 @@
 
 Phase timeline with progress and ETA, live plots, the metrics table, an event log, and the
 Pause / Resume / Abort controls. The sequencer runs on a worker (:mod:`ui.widgets.worker`) this view
-owns; the widget only reads the event batches :class:`~ui.bridge.RunBridge` delivers on the
+owns; the widget only reads the event batches :class:`~ui.run.bridge.RunBridge` delivers on the
 GUI thread and calls the sequencer's thread-safe ``pause``/``resume``/``abort`` flags, so the
 GUI never blocks.
 """
@@ -31,18 +31,18 @@ from app.storage.sender import Sender, sender_for
 from app.storage.stored import RunSummary
 from app.station.forecast import forecast, forecast_evidence, forecast_text
 from app.sequencer.capacity_optimisation import not_valid_word
-from ui.bridge import RunBridge
+from ui.run.bridge import RunBridge
 from ui.widgets.confirm import Confirm, ask_yes_no
-from ui.event_log import EventLog
-from ui.instrument_strip import InstrumentStrip
-from ui.metrics_table import MetricsTable
+from ui.run.event_log import EventLog
+from ui.run.instrument_strip import InstrumentStrip
+from ui.run.metrics_table import MetricsTable
 from ui.plots.live import LivePlots
 from ui.plots.sweep_plots import DemandIntensityPlot, SweepPlots
 from ui.widgets.report_export import ReportExportBar
 from ui.widgets.screen_fit import banner_label, remember_splitter
 from ui.widgets.settings import station_settings
 from ui.widgets.status_style import verdict_style
-from ui.timeline import PhaseTimeline
+from ui.run.timeline import PhaseTimeline
 from ui.widgets.worker import Worker, start_worker
 
 LOG_LINES = 5000
