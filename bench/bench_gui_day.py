@@ -50,7 +50,7 @@ from app.method.loader import load_method
 from app.core.records import PowerInput, RunConfig, SutDescription
 from app.station import session as sessions
 from drivers.clock import FakeClock
-from ui import main_window
+from ui.shell import main_window
 from ui.app import application
 
 DAY_S, MEASURE_S, folder = 86_400.0, float(sys.argv[1]), sys.argv[2]

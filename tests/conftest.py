@@ -96,7 +96,7 @@ def station(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
     from tests.support.clocks import HoldingClock
     from tests.support.gui import MID_RUN_S, RUN_TIMEOUT_MS
-    from ui.main_window import MainWindow
+    from ui.shell.main_window import MainWindow
 
     clock = HoldingClock()
     clock.hold_after(MID_RUN_S)

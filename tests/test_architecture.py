@@ -405,7 +405,7 @@ DEFERRED_IMPORTS = {
         "app.cli.cmd_station": ("_shown",),
         "ui.cli": ("gui_command",),
     }.items()},
-    "ui.main_window": (GUI_FIRST_PAINT, ("new_run", "show_history")),
+    "ui.shell.main_window": (GUI_FIRST_PAINT, ("new_run", "show_history")),
     "ui.widgets.report_export": (GUI_FIRST_PAINT, ("ask_report_path", "export")),
     "ui.app": (AFTER_QAPPLICATION, ("run_gui",)),
     "ui.screenshots": (AFTER_QAPPLICATION, ("capture", "capture_live_hosts",

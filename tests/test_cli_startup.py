@@ -72,7 +72,7 @@ for name in [m for m in sys.modules if m.startswith(("alembic", "mako"))]:
     del sys.modules[name]  # creating it needed alembic; opening it again must not
 from ui.app import application
 qt_app = application()
-from ui.main_window import MainWindow
+from ui.shell.main_window import MainWindow
 window = MainWindow(db_url={url!r})
 window.show()
 qt_app.processEvents()

@@ -263,7 +263,7 @@ import numpy as np  # noqa: E402 - only the envelope tests below need it
 
 @pytest.mark.process
 def test_main_window_opens_the_history_with_ctrl_h(qtbot, tmp_path, monkeypatch) -> None:
-    from ui.main_window import MainWindow
+    from ui.shell.main_window import MainWindow
 
     monkeypatch.setenv("STORWATT_SETTINGS", str(tmp_path / "ui.ini"))
     window = MainWindow(lab="sim-direct", db_url=f"sqlite:///{tmp_path / 'h.db'}")

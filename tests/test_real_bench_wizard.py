@@ -26,7 +26,7 @@ from tests.support.compliant_bench import (CALIBRATED, MAX_DRIVES, SUT, TAXONOMY
                                            approve_copy_and_compare, lab_files, unmet_criteria)
 from tests.support.gui import RUN_TIMEOUT_MS, click_next
 from tests.support.real_bench import RealPtd, StandInSut, real_daq970a
-from ui.main_window import MainWindow
+from ui.shell.main_window import MainWindow
 from ui.wizard import power_inputs_table as table_columns
 from app.storage.repository import load_run
 

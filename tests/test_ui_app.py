@@ -13,7 +13,7 @@ from PySide6.QtCore import QSettings
 
 from app.cli.main import build_parser
 from ui.cli import COMMAND_GROUPS, gui_command
-from ui.health import database_item, fio_item, station_health
+from ui.shell.health import database_item, fio_item, station_health
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,7 +41,7 @@ def test_the_gui_can_report_its_first_paint_and_quit(tmp_path: Path) -> None:
 
 def test_the_launcher_refuses_a_leaking_qt_binding(qtbot, monkeypatch, capsys) -> None:
     import ui.app
-    from ui.qt_runtime import QtRuntimeError
+    from ui.shell.qt_runtime import QtRuntimeError
 
     def leaking() -> None:
         raise QtRuntimeError("PySide6 x loses a reference … <6.12")
@@ -68,7 +68,7 @@ def test_health_reports_database_fio_and_drivers(tmp_path: Path) -> None:
 def test_health_shows_the_station_and_the_lab_sender_s_state() -> None:
     """Issue 26: the sender's state (behind, last success, last error) in station health."""
     from app.storage.sender import SenderState
-    from ui.health import lab_item
+    from ui.shell.health import lab_item
 
     url = "postgresql+psycopg://station:secret@lab-db/storwatt"
     failing = lab_item(url, SenderState(url, "2026-11-26T10:00:00Z", "timeout expired", 42))
@@ -84,7 +84,7 @@ def test_the_start_page_lists_stored_runs_and_health(qtbot, tmp_path: Path,
     from app.core.records import RunConfig
     from app.station.session import open_session
     from drivers.clock import FakeClock
-    from ui.main_window import MainWindow
+    from ui.shell.main_window import MainWindow
 
     monkeypatch.setenv("STORWATT_DATA_DIR", str(tmp_path / "data"))
     url = f"sqlite:///{tmp_path / 's.db'}"
@@ -108,7 +108,7 @@ def test_window_state_is_kept_and_ctrl_q_quits(qtbot, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     from PySide6.QtCore import Qt
 
-    from ui.main_window import MainWindow
+    from ui.shell.main_window import MainWindow
 
     monkeypatch.setenv("STORWATT_DATA_DIR", str(tmp_path / "data"))
     url = f"sqlite:///{tmp_path / 's.db'}"

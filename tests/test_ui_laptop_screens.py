@@ -22,7 +22,7 @@ from app.core.records import RunConfig, RunStatus
 from app.sequencer import events as ev
 from tests.support.recorded_runs import record_smoke_run
 from tests.support.laptop_screens import LAPTOPS, cut_off, laptop_screen, place_on
-from ui.main_window import MainWindow
+from ui.shell.main_window import MainWindow
 
 #: a reason as long as a real one (a lost meter names its resource, the rule and the fix)
 LONG_REASON = ("power meter TCPIP0::192.168.10.41::10001::SOCKET stopped answering after 3 "
@@ -47,7 +47,7 @@ def station(request, qtbot, tmp_path: Path, recorded):
                                            QSettings.Format.IniFormat))
     qtbot.addWidget(window)
     place_on(window, screen)
-    from ui.main_window import PREFERRED_SIZE
+    from ui.shell.main_window import PREFERRED_SIZE
     from ui.widgets.screen_fit import fit_to_screen
 
     fit_to_screen(window, PREFERRED_SIZE)  # as on a first start on this screen

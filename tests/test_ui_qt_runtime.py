@@ -1,4 +1,4 @@
-"""The Qt binding the station runs on must not corrupt the interpreter (see ui/qt_runtime.py)."""
+"""The Qt binding the station runs on must not corrupt the interpreter (see ui/shell/qt_runtime.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from ui.qt_runtime import QtRuntimeError, _Probe, check_qt_runtime, signal_emit_leaks
+from ui.shell.qt_runtime import QtRuntimeError, _Probe, check_qt_runtime, signal_emit_leaks
 
 
 def test_installed_pyside_emits_signals_without_losing_references() -> None:
@@ -15,7 +15,7 @@ def test_installed_pyside_emits_signals_without_losing_references() -> None:
 
 
 def test_the_check_reports_a_leaking_binding(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("ui.qt_runtime.signal_emit_leaks", lambda: 64)
+    monkeypatch.setattr("ui.shell.qt_runtime.signal_emit_leaks", lambda: 64)
     with pytest.raises(QtRuntimeError, match="<6.12"):
         check_qt_runtime()
 

@@ -13,7 +13,7 @@ from app.storage.opening import open_database
 from drivers.clock import FakeClock
 from tests.support.resume_runs import interrupted_run
 from tests.support.gui import RUN_TIMEOUT_MS
-from ui.main_window import MainWindow
+from ui.shell.main_window import MainWindow
 from app.storage.repository import load_run
 
 

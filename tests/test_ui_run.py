@@ -15,7 +15,7 @@ from app.core.records import PhaseStatus, RunConfig, RunStatus
 from app.reports.export import export_run
 from app.sequencer import events as ev
 from app.storage.opening import open_database
-from ui.main_window import MainWindow
+from ui.shell.main_window import MainWindow
 from tests.support.gui import (RUN_TIMEOUT_MS, click_next, start_smoke, stored_status,
                                wait_for_event)
 from app.storage.repository import list_runs, load_run
@@ -196,7 +196,7 @@ def test_a_stop_signal_aborts_the_run_without_asking_then_quits(
     import os
     import signal
 
-    from ui.signal_watcher import StopSignalWatcher
+    from ui.shell.signal_watcher import StopSignalWatcher
 
     quits: list[bool] = []
     monkeypatch.setattr(QApplication, "quit", staticmethod(lambda: quits.append(True)))

@@ -27,7 +27,7 @@ STATION = textwrap.dedent("""
     from ui.app import application, exec_until_stopped
 
     qt_app = application()
-    from ui.main_window import MainWindow
+    from ui.shell.main_window import MainWindow
 
     window = MainWindow(lab="sim-direct", db_url=sys.argv[1],
                         settings=QSettings(sys.argv[2], QSettings.Format.IniFormat))
@@ -91,7 +91,7 @@ def test_an_idle_station_quits_on_sigterm(tmp_path: Path) -> None:
 BARE_LOOP = textwrap.dedent("""
     import sys
     from PySide6.QtCore import QCoreApplication, QTimer
-    from ui.signal_watcher import StopSignalWatcher
+    from ui.shell.signal_watcher import StopSignalWatcher
 
     app = QCoreApplication(sys.argv[:1])
     watcher = StopSignalWatcher()

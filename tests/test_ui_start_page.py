@@ -11,7 +11,7 @@ pytest.importorskip("pytestqt")
 from app.storage.opening import open_database
 from app.storage.repository import list_runs
 from tests.support.recorded_runs import record_smoke_run
-from ui.start_page import StartPage
+from ui.shell.start_page import StartPage
 
 
 def test_the_selection_follows_the_run_when_a_new_run_is_listed(qtbot, tmp_path) -> None:

@@ -22,10 +22,10 @@ from app.sequencer import events as ev
 from app.storage.stored import KeyMetric, RunSummary
 from tests.support.gui import RUN_TIMEOUT_MS, start_smoke, wait_for_event
 from tests.support.gui import click_next, pass_connection_test
-from ui.main_window import MainWindow
+from ui.shell.main_window import MainWindow
 from ui.run.metrics_table import MetricsTable
 from ui.widgets.report_export import FOLDER_KEY, ReportExportBar
-from ui.start_page import StartPage
+from ui.shell.start_page import StartPage
 from ui.widgets.status_style import TONE_COLOURS
 from ui.widgets import report_export
 from drivers.clock import MonotonicClock

@@ -13,12 +13,12 @@ from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 from pyqtgraph.util.garbage_collector import GarbageCollector
 
-from ui.qt_runtime import QtRuntimeError, check_qt_runtime
+from ui.shell.qt_runtime import QtRuntimeError, check_qt_runtime
 from ui.widgets.settings import APPLICATION, ORGANISATION
-from ui.signal_watcher import StopSignalWatcher
+from ui.shell.signal_watcher import StopSignalWatcher
 
 if TYPE_CHECKING:
-    from ui.main_window import MainWindow
+    from ui.shell.main_window import MainWindow
 
 
 def application(argv: Sequence[str] | None = None) -> QApplication:
@@ -100,7 +100,7 @@ def run_gui(lab: str = "sim", db_url: str | None = None,
     except QtRuntimeError as exc:
         print(f"storwatt gui: {exc}", file=sys.stderr)
         return 1
-    from ui.main_window import MainWindow  # after QApplication: pyqtgraph reads the palette
+    from ui.shell.main_window import MainWindow  # after QApplication: pyqtgraph reads the palette
 
     window = MainWindow(lab=lab, db_url=db_url)
     if exit_after_first_paint:

@@ -56,7 +56,7 @@ def capture(folder: Path, method: str = "smoke", lab: str = "sim") -> list[Path]
     work = Path(tempfile.mkdtemp(prefix="storwatt-shots-"))
     os.environ["STORWATT_DATA_DIR"] = str(work / "data")
     app = application()
-    from ui.main_window import MainWindow
+    from ui.shell.main_window import MainWindow
 
     window = MainWindow(lab=lab, db_url=f"sqlite:///{work / 'shots.db'}",
                         settings=QSettings(str(work / "ui.ini"), QSettings.Format.IniFormat),

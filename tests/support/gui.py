@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QWizard
 
 from app.core.records import RunConfig, RunStatus
 from app.storage.opening import open_database
-from ui.main_window import MainWindow
+from ui.shell.main_window import MainWindow
 from app.station.run_entries import RunEntries
 from ui.wizard.wizard import NewRunWizard
 from app.storage.repository import list_runs

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QGroupBox, QHBoxLayout, QHeade
 
 from app.metrics.formatting import format_duration
 from app.storage.stored import RunSummary
-from ui.health import HealthItem
+from ui.shell.health import HealthItem
 from ui.widgets.status_style import verdict_colour
 
 RUN_COLUMNS = ("Started (UTC)", "Status", "Method", "Taxonomy", "SUT", "Lab", "Duration",

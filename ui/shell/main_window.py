@@ -36,11 +36,11 @@ from drivers.clock import Clock
 from drivers.interfaces import InstrumentError, WorkloadError
 from ui.run.bridge import RunBridge
 from ui.widgets.confirm import Confirm, ask_yes_no
-from ui.health import station_health
+from ui.shell.health import station_health
 from ui.run.view import RunView
 from ui.widgets.screen_fit import fit_to_screen, keep_on_screen
 from ui.widgets.settings import station_settings
-from ui.start_page import StartPage
+from ui.shell.start_page import StartPage
 from app.station.run_entries import RunEntries, entries_from_config
 from app import __version__
 
