@@ -408,7 +408,7 @@ DEFERRED_IMPORTS = {
     "ui.shell.main_window": (GUI_FIRST_PAINT, ("new_run", "show_history")),
     "ui.widgets.report_export": (GUI_FIRST_PAINT, ("ask_report_path", "export")),
     "ui.app": (AFTER_QAPPLICATION, ("run_gui",)),
-    "ui.screenshots": (AFTER_QAPPLICATION, ("capture", "capture_live_hosts",
+    "tools.screenshots": (AFTER_QAPPLICATION, ("capture", "capture_live_hosts",
                                             "capture_power_inputs")),
 }
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QApplication, QWidget
 
 from app.storage.opening import open_database
-from ui.history.com_savings_shot import store_seed_runs
+from tools.com_savings_shot import store_seed_runs
 from ui.history.view import HistoryView
 
 

@@ -80,7 +80,7 @@ def test_every_wizard_page_fits(station: MainWindow, qtbot) -> None:
     """Every page, the review with the whole configuration of a four-input lab and notes."""
     from dataclasses import replace
 
-    from ui.screenshots import POWER_INPUTS
+    from tools.screenshots import POWER_INPUTS
     from app.station.run_entries import entries_from_config
 
     config = RunConfig(method="smoke", lab="sim-direct", power_inputs=POWER_INPUTS)

@@ -1,6 +1,6 @@
 """Screenshots of every wizard page and of the run view, for docs/gui.md.
 
-``xvfb-run -a -s "-screen 0 1366x768x24" .venv/bin/python -m ui.screenshots docs/screenshots``
+``xvfb-run -a -s "-screen 0 1366x768x24" .venv/bin/python -m tools.screenshots docs/screenshots``
 drives the real GUI on a throw-away database: fills the wizard as a technician would, starts
 the ``smoke`` method on the simulated lab, captures the run mid-run and at its end (after an
 export, so the "Saved to …" bar shows), then the start page with the run listed. The windows size
@@ -208,7 +208,7 @@ def capture_live_hosts(folder: Path, method: str = "smoke") -> Path:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(prog="python -m ui.screenshots")
+    parser = argparse.ArgumentParser(prog="python -m tools.screenshots")
     parser.add_argument("folder", nargs="?", default="docs/screenshots", type=Path)
     parser.add_argument("--lab", default="sim", help="sim (loopback meters) or sim-direct")
     parser.add_argument("--method", default="smoke")

@@ -2,7 +2,7 @@
 docs/history.md.
 
 Run under Xvfb on a lab laptop's screen: ``xvfb-run -a -s "-screen 0 1366x768x24" .venv/bin/python
--m ui.history.screenshots docs/screenshots`` (a scratch database with 400 list runs and two full
+-m tools.history_screenshots docs/screenshots`` (a scratch database with 400 list runs and two full
 synthetic runs, and a simulated product family of eight drive counts; nothing touches the
 station's database).
 """

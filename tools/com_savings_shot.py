@@ -2,7 +2,7 @@
 example (green-grid-coms-poms.txt) stored as two runs in a scratch database.
 
 Run under Xvfb or offscreen: ``QT_QPA_PLATFORM=offscreen .venv/bin/python -m
-ui.history.com_savings_shot docs/screenshots`` (nothing touches the station's database).
+tools.com_savings_shot docs/screenshots`` (nothing touches the station's database).
 """
 
 from __future__ import annotations

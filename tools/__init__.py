@@ -1,0 +1,1 @@
+"""Documentation tooling, not part of the product: screenshot makers for docs/."""
