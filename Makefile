@@ -64,7 +64,7 @@ test-fast: lint
 # "Testing"). A suppression names its code (ruff PGH003/PGH004) and is still needed (RUF100,
 # mypy's warn_unused_ignores); the grep asks each one for its reason after the code.
 # mypy's cache (.mypy_cache, ignored by git) makes a warm run a few seconds.
-LINTED := app ui drivers verifier bench tests packaging
+LINTED := app ui drivers verifier bench tests packaging tools
 SUPPRESSION := (noqa: *[A-Z]+[0-9]+(, *[A-Z]+[0-9]+)*|type: *ignore\[[a-z-]+(, *[a-z-]+)*\])
 lint: $(STAMP)
 	$(VENV)/bin/ruff check $(LINTED)

@@ -4,7 +4,8 @@ pattern is fio's alone) with ``write_lat_log``/``log_offset=1``, and the logged 
 directions are checked against the method — random profiles uniform over the whole range,
 sequential ones sequential and aligned, the read shares, the hot band's stream shares and
 ranges, and its bands on the reference generator's in-band curve. The log is read and judged
-by the station's own code (drivers/fio/access_log.py, app/sequencer/access_check.py), the code of the
+by the station's own code (drivers/fio/access_log.py, app/sequencer/access_check.py), the code of
+the
 pre-run whose pattern the report states."""
 
 from __future__ import annotations

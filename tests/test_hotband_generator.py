@@ -203,7 +203,8 @@ def test_a_rate_step_search_names_its_steps_as_rates_not_queue_depths() -> None:
 
 
 def test_a_hot_band_pattern_off_its_streams_is_named_stream_by_stream() -> None:
-    """The pre-run's judge on a hot band (app/sequencer/access_check.py): the modelled pattern is the
+    """The pre-run's judge on a hot band (app/sequencer/access_check.py): the modelled pattern is
+    the
     method's; a stream 0.6 point over its share, a band 4 points off the curve in a log of
     60,000 IOs, or a band's offsets past its slice are each named with the figure."""
     from app.sequencer.access_check import pattern_departures

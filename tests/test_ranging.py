@@ -10,7 +10,8 @@ from dataclasses import replace
 import pytest
 
 from app.method.loader import load_method
-from app.core.records import InstrumentConfig, PhaseKind, RunConfig, RunStatus, SutDescription, Window
+from app.core.records import (InstrumentConfig, PhaseKind, RunConfig, RunStatus, SutDescription,
+                              Window)
 from app.sequencer import events as ev
 from app.sequencer.equipment import Lab
 from app.sequencer.range_plan import (ENVELOPE_KEY, IDLE_KEY, MAIN_INPUT, PeakRecord, RangePlan,

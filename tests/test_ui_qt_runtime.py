@@ -1,4 +1,5 @@
-"""The Qt binding the station runs on must not corrupt the interpreter (see ui/shell/qt_runtime.py)."""
+"""The Qt binding the station runs on must not corrupt the interpreter (see
+ui/shell/qt_runtime.py)."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from tests.support.fuzz_limits import memory_cap
 from app.station.run_entries import (CAPACITY_UNITS, DRIVE_TYPES, RAID_LEVELS, WORKLOAD_MODES,
-                             EntryError, RunEntries, parse_capacity)
+                                     EntryError, RunEntries, parse_capacity)
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.wizard import NewRunWizard
 

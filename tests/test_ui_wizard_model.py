@@ -9,8 +9,8 @@ import pytest
 
 from app.core.records import RunConfig, SutDescription
 from app.core.station_settings import station_name
-from app.station.run_entries import (EntryError, check_targets, config_from_entries, entries_from_config,
-                             parse_capacity)
+from app.station.run_entries import (EntryError, check_targets, config_from_entries,
+                                     entries_from_config, parse_capacity)
 from ui.wizard.profiles import ProfileStoreError, SutProfileStore
 from tests.support.gui import GOOD
 

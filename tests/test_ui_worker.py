@@ -1,4 +1,5 @@
-"""The GUI's one worker pattern (``ui/widgets/worker.py``, issue 31): no hand-written thread elsewhere in
+"""The GUI's one worker pattern (``ui/widgets/worker.py``, issue 31): no hand-written thread
+elsewhere in
 ``ui/``; a worker's outcome arrives on the GUI thread as ``finished`` or ``errored``; an owner
 destroyed mid-work cancels its worker, hears nothing and leaves no thread; quitting waits for
 the live workers and names a stuck one. No test here waits on real time: the work blocks on
@@ -44,7 +45,8 @@ def hand_written_threads(path: Path) -> list[str]:
 
 
 def test_no_hand_written_thread_in_ui() -> None:
-    """Work off the GUI thread goes through ``ui.widgets.worker.start_worker``: its owner rule and its
+    """Work off the GUI thread goes through ``ui.widgets.worker.start_worker``: its owner rule and
+    its
     error delivery are written once (four hand-written threads each had their own gaps)."""
     worker_module = Path(ui.widgets.worker.__file__).resolve()
     offenders = {str(p.relative_to(ROOT)): found for p in sorted((ROOT / "ui").rglob("*.py"))

@@ -67,7 +67,8 @@ def add_answer_arguments(parser: argparse.ArgumentParser,
 def answers_from_args(args: argparse.Namespace) -> dict[str, object]:
     """The attributes as a run records them (``RunConfig.classification_answers``); ``{}``
     when none was given. The maximum configuration only when ``--max-drives`` is given: a
-    run defaults it to its SUT's drive count (``app.station.run_entries.with_max_config_default``)."""
+    run defaults it to its SUT's drive count
+    (``app.station.run_entries.with_max_config_default``)."""
     given = (args.connectivity is not None or args.max_drives is not None
              or any(getattr(args, attr) for attr in ANSWER_FLAGS.values()))
     if not given:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from app.cli import arguments
 from app.cli.cmd_methods import add_answer_arguments, answers_from_args
 from app.core.records import (LAB_KINDS, SIMULATED_LABS, UNDECLARED_SUT, RunConfig, RunStatus,
-                         SutDescription)
+                              SutDescription)
 from app.rules.run_fields import EntryError
 from app.storage.errors import StorageError
 from app.station.stop_signals import is_hang_up, leave_terminal, run_until_stopped
@@ -221,7 +221,8 @@ def entries_from_args(args: argparse.Namespace) -> RunEntries:
 def config_from_args(args: argparse.Namespace) -> RunConfig:
     """The run configuration the options describe, built as the wizard builds it; a refused
     entry names its option."""
-    from app.station.run_entries import config_from_entries  # the method model: see entries_from_args
+    # the method model: see entries_from_args
+    from app.station.run_entries import config_from_entries
 
     entries = entries_from_args(args)
     try:

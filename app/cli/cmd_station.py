@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.core.station_settings import (StationNameError, configured_name, lab_database, set_lab_database,
-                         set_station_name, station_file, station_name)
+from app.core.station_settings import (StationNameError, configured_name, lab_database,
+                                       set_lab_database, set_station_name, station_file,
+                                       station_name)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

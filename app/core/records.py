@@ -180,7 +180,8 @@ def sut_from_dict(data: dict[str, Any]) -> SutDescription:
 #: labs whose SUT is the simulated one, so the example SUT description above is theirs
 SIMULATED_LABS = ("sim", "sim-direct")
 
-#: what ``RunConfig.lab`` may name (built by :func:`app.labs.builder.build_lab`); here, with the record,
+#: what ``RunConfig.lab`` may name (built by :func:`app.labs.builder.build_lab`); here, with the
+#: record,
 #: so the command line can offer the choices without importing the simulators
 LAB_KINDS = ("sim", "sim-direct", "local-fio")
 

@@ -31,8 +31,8 @@ from app.core.records import LAB_KINDS, SIMULATED_LABS, InstrumentConfig, PowerI
 from app.sequencer.equipment import Lab, LabError, Teardown
 from app.sequencer.power_inputs import PowerInputs
 from app.labs.simulated import (SIM_POWER_DRIVER, SIM_POWER_MODEL, SIM_THERMO_DRIVER, input_shares,
-                         input_simulator, power_simulator, ptd_channels_simulator,
-                         simulated_engine, simulated_sut, thermometer_simulator)
+                                input_simulator, power_simulator, ptd_channels_simulator,
+                                simulated_engine, simulated_sut, thermometer_simulator)
 from drivers.clock import Clock, MonotonicClock
 from drivers.interfaces import (DEFAULT_SILENCE_LIMIT_S, DEFAULT_STALL_S, HostClock, PowerMeter,
                                 ReadingLimits, TemperatureMeter, WorkloadEngine)

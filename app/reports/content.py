@@ -21,7 +21,7 @@ from app.method.loader import load_method
 from app.method.model import Method
 from app.metrics.max_power import PeakSample, maximum_power
 from app.core.records import (IDLE_METRIC, AuditEntry, AuditKind, MetricResult, PhaseKind,
-                         PhaseStatus, RunStatus, in_metric_order)
+                              PhaseStatus, RunStatus, in_metric_order)
 from app.reports.run_log import complete_log
 from app.reports.text import fmt_seconds
 from app.signoff.revisions import SignOff, sign_off

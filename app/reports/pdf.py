@@ -4,7 +4,8 @@ Layout follows the seed's sample Test Data Report (cover, metrics page with idle
 tests, capacity optimisations) and adds what a lab needs to audit the figures: instruments,
 phases with their measurement windows, per-phase charts, histograms, intensity search, event
 log and the workload job files. Every page carries the method (with a NON-COMPLIANT banner for
-abbreviated variants), the record's revision and SHA-256 (app.signoff.revisions) and "Page N of M". The
+abbreviated variants), the record's revision and SHA-256 (app.signoff.revisions) and "Page N of M".
+The
 document is built with
 ``invariant=True`` so exporting the same stored run twice gives byte-identical files.
 """

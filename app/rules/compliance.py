@@ -480,7 +480,8 @@ def _uninterrupted_active(run: ComplianceFacts) -> Criterion:
 
 def _not_resumed(run: ComplianceFacts) -> Criterion:
     """The method's phases are continuous (method-notes §2): a run continued after its station
-    stopped (app/station/resume.py) keeps figures useful for engineering, never a compliant result."""
+    stopped (app/station/resume.py) keeps figures useful for engineering, never a compliant
+    result."""
     if not run.resumptions:
         return Criterion(RESUMED, True, "never resumed: the phases ran as one continuous run")
     names = {p.index: p.info.name for p in run.phases}
@@ -534,7 +535,8 @@ def _pre_run_generator(run: ComplianceFacts) -> list[Criterion]:
 
 def _access_patterns(run: ComplianceFacts, method: Method) -> list[Criterion]:
     """The pattern each searched profile's job file drew in its null-engine pre-run against
-    the profile's definition (method-notes §2, ``app.sequencer.access_check``): a job file that does not
+    the profile's definition (method-notes §2, ``app.sequencer.access_check``): a job file that does
+    not
     make the method's workload measured something else. A run stored before the station
     measured patterns holds none, and gets no criterion (its verdict stays what it was)."""
     measured = [r for r in run.search_results if r.pattern is not None]

@@ -6,7 +6,8 @@ SUT reports using (seed green-grid-coms-poms.txt: savings shown as before/after 
 other COMs (snapshots, thin provisioning, parity RAID) need the array's management interface;
 when the lab cannot observe capacity, the result says "not verified" instead of guessing, and
 the technician records the heuristic result with its evidence as an audited entry
-(``storwatt runs com``; the verdict is :mod:`app.signoff.com_verdict`'s). A COM result stored with no
+(``storwatt runs com``; the verdict is :mod:`app.signoff.com_verdict`'s). A COM result stored with
+no
 ratio (``NaN``) therefore means "not verified", never "not passed".
 
 Parity RAID is not a switch: it is on exactly when the declared RAID level keeps parity (the

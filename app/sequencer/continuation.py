@@ -1,6 +1,7 @@
 """Where a resumed run picks up: what the sequencer needs to continue an INTERRUPTED run.
 
-:mod:`app.station.resume` decides it from the stored record (which phase to restart at, which attempt
+:mod:`app.station.resume` decides it from the stored record (which phase to restart at, which
+attempt
 each phase runs as, the stored intensity search); the sequencer only follows it. The
 continuation writes into the same run, so its run time continues the stored one: run time is
 the wall time since the run first started (the gap while the station was down is real time

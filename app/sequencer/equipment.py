@@ -2,7 +2,8 @@
 
 A ``Lab`` is what the sequencer talks to; how it was built (simulated meters on loopback
 sockets, real analyzers over VISA, fio or the simulated SUT) is the builder's business
-(``app.labs.builder.build_lab``). Each piece's tear-down is registered in the lab's :class:`Teardown`
+(``app.labs.builder.build_lab``). Each piece's tear-down is registered in the lab's
+:class:`Teardown`
 the moment that piece is set up (the idea of OpenHTF's plugs), so closing the lab, or a
 builder that fails half way, undoes exactly what was done, newest first.
 """

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from app.metrics.histogram import ConfidenceLevel, confidence_records
 from app.metrics.steady_state import SteadyStateVerdict
 from app.core.records import (ADDED_FIELD, IntervalRecord, MetricResult, PhaseInfo, PhaseStatus,
-                         Placement, RunConfig, RunStatus, Window)
+                              Placement, RunConfig, RunStatus, Window)
 from app.sequencer.power_inputs import InputIdentity
 from app.sequencer.range_plan import RangePlan
 from drivers.interfaces import (GeneratorCeiling, HostRate, InstrumentIdentity, MeasuredPattern,
@@ -217,7 +217,8 @@ class SearchResult:
     #: step, on fio's null engine before the probes (method-notes §2)
     generator: tuple[GeneratorCeiling, ...] = ()
     #: the access pattern fio drew from this profile's job file in the same null-engine
-    #: pre-run, from its per-IO log (app/sequencer/access_check.py judges it); None when not measured
+    #: pre-run, from its per-IO log (app/sequencer/access_check.py judges it); None when not
+    #: measured
     #: (a trace replay, a run stored before the station measured it)
     pattern: MeasuredPattern | None = field(default=None, metadata={ADDED_FIELD: True})
     #: set on a profile that is not searched (MW2 at the rate derived from MW1, a trace

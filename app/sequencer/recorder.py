@@ -32,7 +32,7 @@ from app.metrics.efficiency import (active_metric, periodic_efficiency, ready_id
 from app.metrics.errors import MetricsError
 from app.metrics.histogram import ResponseTimeHistogram
 from app.core.records import (IDLE_METRIC, IntervalRecord, MetricResult, PhaseInfo, PhaseKind,
-                         Placement, Window)
+                              Placement, Window)
 from app.sequencer.conformance import (SiteRules, flagged_power_problem, grid_points, longest_gap,
                                        resolution_problem, supply_problems,
                                        temperature_problems)

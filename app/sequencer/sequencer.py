@@ -33,7 +33,7 @@ from app.metrics.formatting import format_figure
 from app.metrics.steady_state import SteadyStateVerdict
 from app.method.record import resolved_method
 from app.core.records import (PAUSE_REASON, IntervalRecord, MetricResult, PhaseInfo, PhaseKind,
-                         PhaseStatus, RunConfig, RunStatus)
+                              PhaseStatus, RunConfig, RunStatus)
 from app.sequencer import events as ev
 from app.sequencer.capacity_optimisation import (DATA_REDUCTION_COMS, com_result, not_valid_word,
                                                  observed)
@@ -503,7 +503,8 @@ class Sequencer:
     def _judged_pattern(self, recorder: PhaseRecorder | None,
                         work: WorkloadProfile) -> MeasuredPattern | None:
         """The pattern fio's per-IO log shows for ``work``'s job file on the null engine,
-        logged with any departure from the method (``app.sequencer.access_check``), which the verdict
+        logged with any departure from the method (``app.sequencer.access_check``), which the
+        verdict
         counts; None for a trace replay, whose offsets are the trace's."""
         found = self._sampling_until(recorder, self.lab.engine.access_pattern, work)
         if found is None:

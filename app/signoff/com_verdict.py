@@ -19,7 +19,7 @@ from typing import Protocol
 from app.method.model import Method
 from app.metrics.formatting import format_figure
 from app.core.records import (AuditEntry, AuditKind, ComOutcome, MetricResult, PhaseInfo, PhaseKind,
-                         PhaseStatus, RunStatus, SutDescription)
+                              PhaseStatus, RunStatus, SutDescription)
 from app.sequencer.capacity_optimisation import (RECORD_BY_HAND, available_coms, observed,
                                                  on_during_test)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
 from app.rules.compliance import (INTENSITY, METRICS, ComplianceVerdict, assess_compliance,
-                            assess_method)
+                                  assess_method)
 from app.labs.builder import Source, plan_lab
 from app.method.model import Method
 from app.core.records import PhaseStatus, RunConfig, RunStatus

@@ -6,7 +6,8 @@ The command line (``app.cli.cmd_run`` fills :class:`RunEntries` from its options
 (its pages copy their widgets into :class:`RunEntries`), "repeat this run"
 (:func:`entries_from_config`) and ``--resume`` (the settings typed beside it, through the command
 line's path) all build with :func:`config_from_entries`; each field's rule and text is in
-:mod:`app.rules.run_fields`. Pure Python (no Qt): every rule that blocks the wizard's *Next* is tested
+:mod:`app.rules.run_fields`. Pure Python (no Qt): every rule that blocks the wizard's *Next* is
+tested
 here without a GUI, and the two paths cannot disagree about what is valid.
 """
 
@@ -23,7 +24,7 @@ from app.rules import run_fields as rules
 from app.core import units
 from app.method.loader import MethodError, load_method
 from app.core.records import InstrumentConfig, PowerInput, PowerSupplies, RunConfig, SutDescription
-from app.rules.run_fields import DRIVE_TYPES  # the pages' choices too
+from app.rules.run_fields import DRIVE_TYPES as DRIVE_TYPES  # the pages' choices too
 from app.rules.run_fields import CAPACITY_UNITS, EntryError
 from app.sequencer.capacity_optimisation import (check_declared_coms, coms_off_during_test,
                                                  declare_coms)
@@ -144,7 +145,8 @@ def check_supplies(e: RunEntries) -> PowerSupplies:
 
 
 def check_coms(known: Iterable[str], sut: SutDescription) -> None:
-    """The run's own rule (``app.station.session.open_session``) before Start, where it can be fixed:
+    """The run's own rule (``app.station.session.open_session``) before Start, where it can be
+    fixed:
     every declared COM is one of ``known``, one on is available, parity RAID only on a parity
     RAID level."""
     try:

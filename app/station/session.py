@@ -76,7 +76,8 @@ def open_session(config: RunConfig, *, db_url: str | None = None,
 
     ``report_folder``: where the caller will write the reports; like the database and the data
     directory, the lab's workload must never write there. ``continuation`` and ``run_id``:
-    continue that stored INTERRUPTED run instead (:func:`app.station.resume.open_resumed_session`)."""
+    continue that stored INTERRUPTED run instead
+    (:func:`app.station.resume.open_resumed_session`)."""
     method = method or load_method(config.method)
     parse_taxonomy_id(load_taxonomy(method), config.taxonomy)  # names the valid ids
     method.plan_for(config.category)  # raises with the list of testable categories

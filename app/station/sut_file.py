@@ -4,7 +4,8 @@ line takes (``storwatt run --sut FILE``) and the wizard saves and loads.
 A lab tests the same array again and again; typing its vendor, serial, capacity, RAID and
 power supplies for every run invites the typo that makes EP_RI wrong. The file holds what the
 report states about the SUT and is checked by the same rules as the wizard's fields
-(``app.core.units`` for the capacity, with its one rounding; the bounds of ``app.rules.run_fields``). Capacity
+(``app.core.units`` for the capacity, with its one rounding; the bounds of
+``app.rules.run_fields``). Capacity
 is written as text with its decimal unit ("7.3 TB", 1 GB = 10^9 bytes).
 
 Example::

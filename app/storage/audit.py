@@ -8,7 +8,8 @@ technician's heuristic COM result with its evidence (revision 0006: ``subject`` 
 ``outcome`` passed / not-passed); QA's approval of one revision of the record (``revision`` and
 ``record_sha256`` name what was approved). The run's current disposition is its latest
 disposition entry. Entries that bear a verdict (dispositions, COM results) each start a new
-revision of the signed record (:func:`record_revision`, ``app.signoff.revisions``). There is no update or
+revision of the signed record (:func:`record_revision`, ``app.signoff.revisions``). There is no
+update or
 delete here, and revision 0002 adds database triggers that refuse UPDATE and DELETE on the
 table, so even a hand-written SQL statement cannot rewrite the trail.
 """
@@ -23,7 +24,7 @@ from datetime import datetime, timezone
 import sqlalchemy as sa
 
 from app.core.records import (VERDICT_KINDS, AuditEntry, AuditKind, ComOutcome, Disposition,
-                         RunStatus)
+                              RunStatus)
 from app.core.station_settings import lab_database, station_name
 from app.storage import schema as s
 from app.storage.schema import MAX_AUTHOR, AuditEntryRow

@@ -17,8 +17,8 @@ from typing import Any
 
 from app.metrics.steady_state import SteadyStateVerdict
 from app.core.records import (InstrumentConfig, IntervalRecord, MetricResult, PhaseInfo, PhaseKind,
-                         PhaseStatus, Placement, PowerInput, PowerSupplies, RunConfig, RunStatus,
-                         SutDescription, Window)
+                              PhaseStatus, Placement, PowerInput, PowerSupplies, RunConfig,
+                              RunStatus, SutDescription, Window)
 from app.sequencer import events as ev
 from app.sequencer.power_inputs import InputIdentity
 from app.sequencer.range_plan import PeakRecord, RangePlan, RangeSetting

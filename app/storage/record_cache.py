@@ -10,7 +10,8 @@ Each row carries the **basis** it was computed on (:func:`app.storage.record_has
 a fast fingerprint of every fact the hash covers). A view uses a stored hash only while the
 loaded run still has that basis, so a resumed run or a record changed behind StorWatt's back
 gets its hash rebuilt rather than a stale one printed. Approval checks
-(:func:`app.signoff.revisions.approve`, :func:`app.signoff.revisions.check_record`) and the verifier never read
+(:func:`app.signoff.revisions.approve`, :func:`app.signoff.revisions.check_record`) and the verifier
+never read
 this table: they rebuild the hash from the record.
 
 Rows are only ever added (a changed basis adds a row beside the old one), so storing needs

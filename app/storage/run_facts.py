@@ -25,7 +25,7 @@ from sqlalchemy.engine import Connection
 from app.method.model import Method
 from app.method.record import method_from_record
 from app.core.records import (AuditEntry, PhaseInfo, PhaseKind, PhaseStatus, RunConfig, RunStatus,
-                         SutDescription, sut_from_dict)
+                              SutDescription, sut_from_dict)
 from app.sequencer.events import Resumption, SearchResult
 from app.storage import schema as s
 from app.storage.audit import com_results

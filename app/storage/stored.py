@@ -25,9 +25,9 @@ from app.rules.compliance import ComplianceFacts, ComplianceVerdict, Criterion, 
 from app.method.model import Method
 from app.method.record import method_from_record
 from app.metrics.steady_state import SteadyStateVerdict
-from app.core.records import (ADDED_FIELD, AuditEntry, InstrumentConfig, IntervalRecord, MetricResult,
-                         PhaseInfo, PhaseStatus, PowerInput, RunConfig, RunStatus,
-                         SutDescription, Window, sut_from_dict)
+from app.core.records import (ADDED_FIELD, AuditEntry, InstrumentConfig, IntervalRecord,
+                              MetricResult, PhaseInfo, PhaseStatus, PowerInput, RunConfig,
+                              RunStatus, SutDescription, Window, sut_from_dict)
 from app.rules.run_outcome import RunVerdict, run_outcome, run_verdict
 from app.sequencer.capacity_optimisation import is_com_metric
 from app.sequencer.events import HistogramReady, Resumption, SearchResult
@@ -372,7 +372,8 @@ class StoredRun:
     @cached_property
     def compliance(self) -> ComplianceVerdict:
         """Whether this run is a compliant measurement, derived once per loaded run from the
-        record alone (app.rules.compliance); ``method_compliant`` is only the method file's claim."""
+        record alone (app.rules.compliance); ``method_compliant`` is only the method file's
+        claim."""
         return assess_compliance(self)
 
     @property

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta, timezone
 import sqlalchemy as sa
 
 from app.core.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseKind, PhaseStatus,
-                         Placement, RunConfig, RunStatus, SutDescription, Window)
+                              Placement, RunConfig, RunStatus, SutDescription, Window)
 from app.sequencer import events as ev
 from app.storage import schema as s
 from app.storage.db import Database

@@ -1,6 +1,7 @@
 """The fio zones' own share of a band, for the tests that compare them with the reference
 curve (tests/test_hotband_generator.py). Reading fio's per-IO log and judging a pattern is the
-station's, in drivers/fio/access_log.py and app/sequencer/access_check.py: the tests use that code."""
+station's, in drivers/fio/access_log.py and app/sequencer/access_check.py: the tests use that
+code."""
 
 from __future__ import annotations
 

@@ -40,7 +40,8 @@ class _EntryDialog(QDialog):
         layout.addLayout(self.form)
         self.form.addRow("Author:", self.author)
         self.form.addRow(text_hint.split(":")[0] + ":", self.text)
-        #: why QA signs a SIMULATED or NON-COMPLIANT run anyway (app.signoff.revisions refuses it empty)
+        #: why QA signs a SIMULATED or NON-COMPLIANT run anyway (app.signoff.revisions refuses it
+        #: empty)
         self.why = QLineEdit()
         if concern:
             warning = QLabel(f"This run is {concern}. Signing it off needs a confirmation "

@@ -31,7 +31,7 @@ from ui.plots.live_curve import draw, live_curve as _curve, on_view_change
 from ui.plots.live_rates import LIVE_NOTE, LIVE_TIP, LiveHostRates
 from ui.plots.series import GrowableSeries
 from ui.widgets.theme import (PLOT_MIN_HEIGHT, PlotColours, apply_plot_theme, plot_colours,
-                      system_is_dark)
+                              system_is_dark)
 
 REDRAW_INTERVAL_MS = 250
 #: response-time axis ticks (log10 view coordinates → label in ms), 1-2-5 per decade

@@ -1,7 +1,8 @@
 """The station's main window: start page ⇄ run view, menus and shortcuts, status bar, and
 window state kept in QSettings.
 
-Runs start through :func:`app.station.session.open_session` with a :class:`~ui.run.bridge.RunBridge` among
+Runs start through :func:`app.station.session.open_session` with a :class:`~ui.run.bridge.RunBridge`
+among
 the listeners, on the station clock the window was given (``clock``: the monotonic clock in
 production; a test passes a :class:`drivers.clock.FakeClock`, or the holding clock of
 ``tests/support/clocks.py``, so a GUI run on the simulated lab takes seconds of CPU instead of

@@ -115,7 +115,8 @@ def check_power_input(config: RunConfig, name: str) -> ConnectionReport:
 
 
 def check_lab_instruments(config: RunConfig) -> tuple[ConnectionReport, ConnectionReport]:
-    """Open the meters exactly as a run of ``config`` will (:func:`app.labs.builder.open_lab_meters`:
+    """Open the meters exactly as a run of ``config`` will
+    (:func:`app.labs.builder.open_lab_meters`:
     same lab kind, driver, resource and simulator), identify and read each once, close them.
     Returns the (power meter, thermometer) reports."""
     try:

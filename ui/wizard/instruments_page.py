@@ -23,7 +23,7 @@ from ui.wizard.connection import (SIMULATED, ConnectionReport, check_lab_instrum
 from ui.wizard.power_inputs_table import PowerInputsTable
 from ui.widgets.worker import start_worker
 from app.station.run_entries import (EntryError, RunEntries, check_instruments, check_power_inputs,
-                             check_instruments_tested, config_from_entries)
+                                     check_instruments_tested, config_from_entries)
 
 THERMO_DRIVERS = (SIMULATED, "none")
 NOT_TESTED = "Not tested yet."
@@ -202,7 +202,8 @@ class InstrumentsPage(EntryPage):
 
     def fill_known_calibration(self) -> None:
         """An empty calibration date of an instrument the station knows (same driver and
-        address, ``app.station.instrument_profile``) is filled in, visibly, for the technician to check."""
+        address, ``app.station.instrument_profile``) is filled in, visibly, for the technician to
+        check."""
         try:
             profile = StationProfile()
             pairs = ((self.meter_driver, self.meter_resource, self.meter_calibration,

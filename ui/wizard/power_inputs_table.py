@@ -4,7 +4,8 @@ address, element, wiring, calibration date and certificate), each with its own "
 An array's inputs are often read by several meters (two WT310E and a WT333E, method-notes §10),
 and a wrong address on one of them should be found before the run, on that row. The test
 opens that one input's meter as the run will (``app.labs.builder.open_power_input``) on a worker
-(``ui.widgets.worker``) and writes what came back into the row. An empty table means the one meter above it.
+(``ui.widgets.worker``) and writes what came back into the row. An empty table means the one meter
+above it.
 """
 
 from __future__ import annotations

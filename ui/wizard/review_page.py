@@ -30,7 +30,8 @@ GB = 10**9
 def plan_rows(config: RunConfig) -> tuple[list[tuple[str, str, str, str]], float, float, bool]:
     """(phase, kind, planned, intervals) rows, total planned seconds, the latest total if every
     stabilisation extends to the method's limit (method-notes §4), and whether the method's
-    numbers meet its minimums (derived, app.rules.compliance.assess_method; never the file's claim)."""
+    numbers meet its minimums (derived, app.rules.compliance.assess_method; never the file's
+    claim)."""
     method = load_method(config.method)
     phases = build_phases(method, config)
     rows = []

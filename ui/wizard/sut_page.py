@@ -16,7 +16,7 @@ from app.station.sut_file import SutFileError, load_sut_file, save_sut_file
 from ui.wizard.base import EntryPage, with_changes
 from ui.wizard.com_choices import ComChoices
 from app.station.run_entries import (CAPACITY_UNITS, DRIVE_TYPES, RAID_LEVELS, EntryError,
-                             RunEntries, check_coms, check_sut, sut_entries)
+                                     RunEntries, check_coms, check_sut, sut_entries)
 from ui.wizard.profiles import ProfileStoreError, SutProfileStore
 
 
@@ -238,7 +238,7 @@ class SutPage(EntryPage):
     def load_sut(self, sut: SutDescription) -> None:
         self.load(with_changes(self.collect(RunEntries()), **sut_entries(sut)))
 
-    # --- the SUT file a lab keeps (app.station.sut_file; storwatt run --sut reads it) ----------------
+    # --- the SUT file a lab keeps (app.station.sut_file; storwatt run --sut reads it) -------------
     def load_file(self, path: Path) -> bool:
         try:
             sut = load_sut_file(path)
