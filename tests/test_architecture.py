@@ -17,9 +17,11 @@ FORBIDDEN_IN_CORE = ("PySide6", "pyqtgraph", "ui", "shiboken6")
 FORBIDDEN_IN_DRIVERS = FORBIDDEN_IN_CORE + ("app", "sqlalchemy", "alembic")
 #: the measurement core is pure numbers: it takes samples and bins, never a driver (issue 13)
 FORBIDDEN_IN_METRICS = FORBIDDEN_IN_CORE + ("drivers", "sqlalchemy")
-#: the product never reaches into the benchmarks (issue 13): they measure it, it does not use them
-FORBIDDEN_IN_UI = ("bench", "tests")
-PROJECT_PACKAGES = ("app", "ui", "drivers")
+#: the product never reaches into the benchmarks (issue 13): they measure it, it does not use them;
+#: nor into the documentation tooling (``tools/``, issue 31): it shows the product, it is not
+#: part of it
+FORBIDDEN_IN_UI = ("bench", "tests", "tools")
+PROJECT_PACKAGES = ("app", "ui", "drivers", "tools")
 DYNAMIC_IMPORTERS = ("import_module", "__import__")
 
 
@@ -163,12 +165,12 @@ def test_no_dead_top_level_code() -> None:
                 continue
             if not any(word.search(text) for p, text in users.items() if p != path):
                 dead.append(f"{rel}::{name}")
-    assert not dead, f"defined but used nowhere in app/ui/drivers: {dead}"
+    assert not dead, f"defined but used nowhere in app/ui/drivers/tools: {dead}"
 
 
 # --- import cycles (issue 31) -------------------------------------------------------------------
 
-GRAPH_ROOTS = ("app", "ui", "drivers", "verifier")
+GRAPH_ROOTS = ("app", "ui", "drivers", "verifier", "tools")
 
 
 @dataclass(frozen=True)
@@ -455,3 +457,97 @@ def test_deferred_imports_list_nothing_stale(edges: list[ImportEdge]) -> None:
     stale = sorted(f"{module}.{function}" for module, (_, functions) in DEFERRED_IMPORTS.items()
                    for function in functions if (module, function) not in present)
     assert not stale, f"listed in DEFERRED_IMPORTS but importing nothing late: {stale}"
+
+
+#: the only modules loose at the top of ``app/`` and ``ui/``, and why each stands there: everything
+#: else lives in a room (a sub-folder) that says what it is, so the top folder and one sub-folder
+#: lead to any behaviour (issue 31; docs/architecture.md is the map of the rooms)
+ENTRY_POINTS = {
+    "app/__init__.py": "the package's face: __version__, which packaging and the CLI read",
+    "ui/__init__.py": "the package's face",
+    "ui/__main__.py": "`python -m ui`: the GUI without the CLI wrapper",
+    "ui/app.py": "launches the GUI (one QApplication, the main window) for `storwatt gui`",
+    "ui/cli.py": "the installed `storwatt` command (pyproject's scripts): app's commands + gui",
+}
+
+#: the rooms of each package in data-flow order: a room imports only rooms before it (issue 31)
+ROOMS = {
+    "app": ("core", "method", "metrics", "sequencer", "labs", "rules", "storage", "signoff",
+            "reports", "station", "cli"),
+    "ui": ("widgets", "plots", "run", "history", "wizard", "shell"),
+}
+
+#: imports that still run back up the flow: none since the import cycles were broken (issue 31);
+#: a row here would be (importing file, room imported), struck when its import goes
+KNOWN_BACK_ARROWS: set[tuple[str, str]] = set()
+
+
+def loose_modules(root: Path, package: str) -> list[str]:
+    return sorted(f"{package}/{p.name}" for p in (root / package).glob("*.py"))
+
+
+def test_no_project_module_is_loose_at_the_top_of_app_or_ui() -> None:
+    loose = [m for package in ("app", "ui") for m in loose_modules(ROOT, package)]
+    assert [m for m in loose if m not in ENTRY_POINTS] == [], (
+        "put these modules in a room of docs/architecture.md (or list a true entry point)")
+    assert sorted(ENTRY_POINTS) == sorted(m for m in loose if m in ENTRY_POINTS), (
+        "an entry point listed here is gone: strike it from ENTRY_POINTS")
+
+
+def test_the_loose_module_check_sees_one(tmp_path: Path) -> None:
+    (tmp_path / "app" / "core").mkdir(parents=True)
+    for name in ("app/__init__.py", "app/labs.py", "app/core/records.py"):
+        (tmp_path / name).write_text("")
+    assert [m for m in loose_modules(tmp_path, "app") if m not in ENTRY_POINTS] == ["app/labs.py"]
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module a file imports, function-level and type-only imports included: an import
+    inside a function is an edge all the same."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def back_arrows(root: Path, package: str, rooms: tuple[str, ...]) -> set[tuple[str, str]]:
+    """(file, room) for each import of a room that comes later in the flow than the file's own."""
+    arrows = set()
+    for path in sorted((root / package).glob("*/**/*.py")):
+        own = path.relative_to(root / package).parts[0]
+        if own not in rooms:
+            continue
+        for module in imported_modules(path):
+            parts = module.split(".")
+            if parts[0] == package and len(parts) > 1 and parts[1] in rooms \
+                    and rooms.index(parts[1]) > rooms.index(own):
+                arrows.add((str(path.relative_to(root)), f"{package}/{parts[1]}"))
+    return arrows
+
+
+@pytest.mark.parametrize("package", sorted(ROOMS))
+def test_every_room_has_its_place_in_the_flow(package: str) -> None:
+    folders = sorted(p.parent.name for p in (ROOT / package).glob("*/__init__.py"))
+    assert folders == sorted(ROOMS[package]), "place a new room in ROOMS and in the map"
+
+
+@pytest.mark.parametrize("package", sorted(ROOMS))
+def test_no_arrow_runs_back_up_the_flow(package: str) -> None:
+    arrows = back_arrows(ROOT, package, ROOMS[package])
+    known = {row for row in KNOWN_BACK_ARROWS if row[0].startswith(f"{package}/")}
+    assert sorted(arrows - known) == [], "an import runs against the data flow"
+    assert sorted(known - arrows) == [], "this import is gone: strike it from KNOWN_BACK_ARROWS"
+
+
+def test_the_flow_check_sees_an_arrow_back_up(tmp_path: Path) -> None:
+    for room in ("core", "storage"):
+        (tmp_path / "app" / room).mkdir(parents=True)
+        (tmp_path / "app" / room / "__init__.py").write_text("")
+    (tmp_path / "app" / "core" / "records.py").write_text(
+        "def f():\n    from app.storage.db import Database\n")
+    (tmp_path / "app" / "storage" / "db.py").write_text("from app.core.records import f\n")
+    assert back_arrows(tmp_path, "app", ("core", "storage")) == {
+        ("app/core/records.py", "app/storage")}

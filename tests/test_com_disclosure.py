@@ -11,7 +11,7 @@ import pytest
 
 from app.cli.cmd_run import config_from_args, register
 from app.cli.main import main
-from app.signoff.com_verdict import ComState, com_verdicts
+from app.rules.com_verdict import ComState, com_verdicts
 from app.signoff.revisions import record_com_result
 from app.core.records import SutDescription
 from app.reports.export import export_run

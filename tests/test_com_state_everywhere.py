@@ -2,7 +2,7 @@
 QA approves, the run's header, the history list and its detail, the start page, compare and
 ``storwatt runs show`` show the recorded state — and a RAID 6 run whose report says parity RAID
 NOT VERIFIED is never a plain COMPLETED. Each view formats the state the record derives
-(``app.signoff.com_verdict``); none counts its own."""
+(``app.rules.com_verdict``); none counts its own."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import json
 import pytest
 
 from app.cli.main import main
-from app.signoff.com_verdict import ComState
+from app.rules.com_verdict import ComState
 from app.signoff.revisions import record_com_result
 from app.metrics.formatting import format_duration
 from app.core.records import RunConfig, SutDescription

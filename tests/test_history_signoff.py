@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.signoff.com_verdict import ComState, com_verdicts
+from app.rules.com_verdict import ComState, com_verdicts
 from app.reports.content import build_content
 from app.storage.audit import AuditError, AuditKind, audit_entries
 from tests.support.recorded_runs import record_run

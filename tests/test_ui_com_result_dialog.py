@@ -9,7 +9,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtWidgets import QDialog
 
-from app.signoff.com_verdict import ComState, ComVerdict
+from app.rules.com_verdict import ComState, ComVerdict
 from ui.history.signoff_dialogs import ComResultDialog
 
 THIN = ComVerdict("thin-provisioning", "Thin provisioning", True, False, ComState.NOT_VERIFIED,

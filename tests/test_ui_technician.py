@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QWizard
 
 from app.core.records import MetricResult, PhaseInfo, PhaseKind, RunConfig, RunStatus
 from app.labs.builder import build_lab
-from app.signoff.com_verdict import OPEN_STATES
+from app.rules.com_verdict import OPEN_STATES
 from app.rules.run_outcome import Tone, run_verdict
 from app.sequencer import events as ev
 from app.storage.stored import KeyMetric, RunSummary

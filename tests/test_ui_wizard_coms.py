@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWizard
 
-from app.signoff.com_verdict import com_verdicts
+from app.rules.com_verdict import com_verdicts
 from app.reports.export import export_run
 from app.core.records import RunConfig, SutDescription
 from tests.support.documents import pdf_text

@@ -4,7 +4,7 @@
     storwatt runs approve RUN_ID --by NAME --statement TEXT
 
 A COM result is the technician's heuristic check of a COM the station could not observe
-(:mod:`app.signoff.com_verdict`); it makes a new revision of the record. An approval is QA's, bound
+(:mod:`app.rules.com_verdict`); it makes a new revision of the record. An approval is QA's, bound
 to
 the revision and SHA-256 it approves (:mod:`app.signoff.revisions`). Both are append-only audit
 entries.

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.core import calibration
-from app.signoff.com_verdict import ComState, ComVerdict, com_verdicts
+from app.rules.com_verdict import ComState, ComVerdict, com_verdicts
 from app.rules.compliance import ComplianceVerdict
 from app.method.loader import load_method
 from app.method.model import Method
@@ -80,7 +80,7 @@ class ReportContent:
     method_note: str  # why the method file could not be used / differs, or ""
     attempts: dict[int, StoredAttempt]  # phase index → its last attempt
     metrics: tuple[MetricLine, ...]
-    coms: tuple[ComVerdict, ...]  # the COM disclosure (app.signoff.com_verdict)
+    coms: tuple[ComVerdict, ...]  # the COM disclosure (app.rules.com_verdict)
     instruments: tuple[InstrumentSummary, ...]
     problems: tuple[str, ...]  # everything missing or invalid, in plain words
     signoff: SignOff  # the record's revisions, hash and approvals (app.signoff.revisions)

@@ -25,7 +25,7 @@ from app.sequencer.access_check import method_departures
 from app.metrics.formatting import excel_number_format, format_duration
 from app.metrics.histogram_basis import histogram_basis
 from app.core.records import MetricResult, PhaseKind
-from app.signoff.com_verdict import ComState, ComVerdict
+from app.rules.com_verdict import ComState, ComVerdict
 from app.reports.content import VALID, ReportContent
 from app.signoff.revisions import NOT_RECORDED
 from app.reports import power_inputs

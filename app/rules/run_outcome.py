@@ -72,7 +72,7 @@ def run_outcome(status: RunStatus, metrics: Iterable[_Metric],
                 coms: Sequence[str] | None = None) -> RunVerdict:
     """The verdict of a run with these metrics and COM states.
 
-    ``coms``: each COM's state as the record derives it (``app.signoff.com_verdict``: the station's
+    ``coms``: each COM's state as the record derives it (``app.rules.com_verdict``: the station's
     check, else the technician's audited result, else NOT VERIFIED — parity RAID included),
     which every view of a stored run passes, so a COM QA has settled reads the same in the run
     header, the history, the start page, compare, ``runs show`` and the report. None only while

@@ -6,7 +6,7 @@ SUT reports using (seed green-grid-coms-poms.txt: savings shown as before/after 
 other COMs (snapshots, thin provisioning, parity RAID) need the array's management interface;
 when the lab cannot observe capacity, the result says "not verified" instead of guessing, and
 the technician records the heuristic result with its evidence as an audited entry
-(``storwatt runs com``; the verdict is :mod:`app.signoff.com_verdict`'s). A COM result stored with
+(``storwatt runs com``; the verdict is :mod:`app.rules.com_verdict`'s). A COM result stored with
 no
 ratio (``NaN``) therefore means "not verified", never "not passed".
 
@@ -127,7 +127,7 @@ def observed(metric: RatioMetric | None) -> bool:
 
 def is_com_metric(name: str) -> bool:
     """Whether a stored metric is a COM check (``COM_<id>``): its state is a COM verdict
-    (``app.signoff.com_verdict``), not a measurement's VALID/INVALID."""
+    (``app.rules.com_verdict``), not a measurement's VALID/INVALID."""
     return name.startswith("COM_")
 
 

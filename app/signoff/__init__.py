@@ -1,2 +1,2 @@
-"""Sign-off of a stored run: revisions, QA approvals and each COM's verdict from the record and
-the technician's audited entry."""
+"""Sign-off of a stored run: its revisions and QA approvals, each bound to the record's
+SHA-256."""

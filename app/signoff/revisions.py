@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from app.signoff.com_verdict import com_verdicts
+from app.rules.com_verdict import com_verdicts
 from app.rules.compliance import ComplianceVerdict, assess_compliance
 from app.core.records import VERDICT_KINDS, AuditEntry, AuditKind
 from app.sequencer.capacity_optimisation import observed

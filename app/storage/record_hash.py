@@ -47,7 +47,7 @@ from dataclasses import fields, is_dataclass
 from enum import Enum
 from typing import Any
 
-from app.signoff.com_verdict import com_verdicts
+from app.rules.com_verdict import com_verdicts
 from app.rules.compliance import ComplianceVerdict
 from app.core.records import ADDED_FIELD, VERDICT_KINDS, AuditEntry, AuditKind
 from app.storage.stored import StoredRun

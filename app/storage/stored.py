@@ -20,7 +20,7 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 
 import numpy as np
 
-from app.signoff.com_verdict import ComRecord, ComVerdict, com_verdicts, open_com_states
+from app.rules.com_verdict import ComRecord, ComVerdict, com_verdicts, open_com_states
 from app.rules.compliance import ComplianceFacts, ComplianceVerdict, Criterion, assess_compliance
 from app.method.model import Method
 from app.method.record import method_from_record
@@ -255,7 +255,7 @@ class RunSummary:
     @cached_property
     def coms(self) -> tuple[ComVerdict, ...]:
         """Each COM's state derived from the record, the technician's audited results
-        included (``app.signoff.com_verdict``); () for a summary built without its facts."""
+        included (``app.rules.com_verdict``); () for a summary built without its facts."""
         return com_verdicts(self.facts) if self.facts is not None else ()
 
     @cached_property

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGridLayout, QHBoxL
 from app.metrics.formatting import format_metric_value
 from app.metrics.formatting import format_figure
 from app.core.records import METRIC_ORDER
-from app.signoff.com_verdict import ComState
+from app.rules.com_verdict import ComState
 from app.sequencer.capacity_optimisation import is_com_metric, not_valid_word
 from app.storage.db import Database
 from app.storage.repository import load_run

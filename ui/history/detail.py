@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QListWidget, QPlainTextEdit, QPushButton,
                                QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
-from app.signoff.com_verdict import OPEN_STATES
+from app.rules.com_verdict import OPEN_STATES
 from app.metrics.formatting import format_duration
 from app.reports.content import ReportContent, build_content
 from app.sequencer.capacity_optimisation import is_com_metric

@@ -1,7 +1,7 @@
 """Small dialogs of a run's sign-off: a technician's COM result, QA's approval.
 
 Both only collect what the entry needs; the rules (which COM may take a result, which revision
-is approved) are :mod:`app.signoff.com_verdict`'s and :mod:`app.signoff.revisions`'s, so the GUI and
+is approved) are :mod:`app.rules.com_verdict`'s and :mod:`app.signoff.revisions`'s, so the GUI and
 ``storwatt runs com`` / ``runs approve`` refuse the same things with the same words.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
                                QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget)
 
-from app.signoff.com_verdict import ComVerdict
+from app.rules.com_verdict import ComVerdict
 from app.core.records import ComOutcome
 from app.sequencer.capacity_optimisation import observed
 from app.signoff.revisions import SignOff
