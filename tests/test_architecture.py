@@ -127,7 +127,7 @@ def test_no_module_reads_as_a_serial_port() -> None:
 #: top-level names kept without a production caller, and why
 KEPT_WITHOUT_CALLER = {
     # PTS steady state (method-notes §5): a tested library piece whose user, the PTS
-    # pre-conditioning of the workloads issue, is planned; docs/architecture.md says so
+    # pre-conditioning of the workloads issue, is planned; docs/domain-words.md says so
     ("app/metrics/steady_state.py", "steady_state"),
     # alembic calls a migration's upgrade/downgrade by name
     ("app/storage/migrations/versions/v0001_initial.py", "downgrade"),

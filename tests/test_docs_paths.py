@@ -1,9 +1,10 @@
 """The docs a newcomer navigates by must stay true to the tree.
 
-``docs/architecture.md`` names files and the classes or functions in them
-(``path::Name``); a rename that forgets the page would send a reader to nothing, so every
-named path must exist and every named symbol must be defined there. The code cites the
-project's own method notes, never a file outside the repository.
+``docs/architecture.md`` (the map of the rooms) and ``docs/domain-words.md`` (the lookup of
+domain words) name files and the classes or functions in them (``path::Name``); a rename that
+forgets the page would send a reader to nothing, so every named path must exist and every named
+symbol must be defined there. The map names every room and answers its three questions with one
+folder each. The code cites the project's own method notes, never a file outside the repository.
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
+DOMAIN_WORDS = ROOT / "docs" / "domain-words.md"
+#: what a newcomer asks first; the map answers each with one folder (issue 31)
+MAP_QUESTIONS = ("Where is the stability verdict computed?", "Where is a run stored?",
+                 "Where does the report get its figures?")
 NOTES = ROOT / "docs" / "method-notes.md"
 
 #: a backticked repository path, optionally followed by ::Name or ::Class.method
@@ -64,10 +69,48 @@ def broken_references(text: str, root: Path) -> list[str]:
     return problems
 
 
-def test_architecture_names_only_existing_paths_and_symbols() -> None:
-    text = ARCHITECTURE.read_text(encoding="utf-8")
-    assert len(path_references(text)) > 40, "the domain-word table should name its modules"
+@pytest.mark.parametrize("doc", [ARCHITECTURE, DOMAIN_WORDS], ids=lambda p: p.name)
+def test_docs_name_only_existing_paths_and_symbols(doc: Path) -> None:
+    text = doc.read_text(encoding="utf-8")
     assert broken_references(text, ROOT) == []
+
+
+def test_the_domain_word_table_names_its_modules() -> None:
+    assert len(path_references(DOMAIN_WORDS.read_text(encoding="utf-8"))) > 40
+
+
+def test_the_map_names_every_room() -> None:
+    """A room (a sub-folder of ``app/`` or ``ui/``) the map leaves out is a room no newcomer
+    finds: each has its line."""
+    named = {rel for rel, _ in path_references(ARCHITECTURE.read_text(encoding="utf-8"))}
+    rooms = {f"{p.parent.relative_to(ROOT)}/" for package in ("app", "ui")
+             for p in (ROOT / package).glob("*/__init__.py")}
+    assert sorted(rooms - named) == []
+
+
+def map_answers(text: str) -> dict[str, list[str]]:
+    """Each question of the map with the folders its answer names before its first dash."""
+    answers = {}
+    for question in MAP_QUESTIONS:
+        line = next((ln for ln in text.splitlines() if question in ln), "")
+        head = line.split(question, 1)[-1].split("—", 1)[0]
+        answers[question] = [rel for rel, _ in path_references(head) if rel.endswith("/")]
+    return answers
+
+
+def test_the_map_answers_each_question_with_one_folder() -> None:
+    answers = map_answers(ARCHITECTURE.read_text(encoding="utf-8"))
+    assert all(len(folders) == 1 and (ROOT / folders[0]).is_dir()
+               for folders in answers.values()), answers
+
+
+def test_the_answer_check_sees_a_vague_answer() -> None:
+    text = ("- **Where is a run stored?** `app/storage/` and `app/station/` — both\n"
+            "- **Where is the stability verdict computed?** `app/metrics/` — here\n")
+    answers = map_answers(text)
+    assert answers["Where is a run stored?"] == ["app/storage/", "app/station/"]
+    assert answers["Where is the stability verdict computed?"] == ["app/metrics/"]
+    assert answers["Where does the report get its figures?"] == []
 
 
 def test_the_check_sees_a_stale_path_and_a_renamed_symbol(tmp_path: Path) -> None:
@@ -82,7 +125,7 @@ def test_the_check_sees_a_stale_path_and_a_renamed_symbol(tmp_path: Path) -> Non
     ]
 
 
-@pytest.mark.parametrize("doc", [ARCHITECTURE, NOTES, ROOT / "README.md"],
+@pytest.mark.parametrize("doc", [ARCHITECTURE, DOMAIN_WORDS, NOTES, ROOT / "README.md"],
                          ids=lambda p: p.name)
 def test_relative_links_resolve(doc: Path) -> None:
     text = doc.read_text(encoding="utf-8")
