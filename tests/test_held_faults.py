@@ -151,6 +151,7 @@ def held_fsync(fd):
 os.fsync = held_fsync
 from app.reports.export import write_reports
 from app.storage.opening import open_database
+from app.storage.repository import load_run
 run = load_run(open_database(sys.argv[1], recover_journals=False), "killed-report")
 folder = Path(sys.argv[2])
 print("ready", flush=True)
