@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -154,16 +155,17 @@ def test_no_dead_top_level_code() -> None:
     name defined once and named nowhere else (re-exports in ``__init__`` and tests do not
     count) is dead code a reader has to read for nothing (issue 13)."""
     files = [p for package in PROJECT_PACKAGES for p in python_files(package)]
-    texts = {p: p.read_text(encoding="utf-8") for p in files}
-    users = {p: t for p, t in texts.items() if p.name != "__init__.py"}
+    # each file's words counted once: a name is an identifier, so its ``\bname\b`` matches are
+    # exactly the \w+ runs equal to it (one regex per name and file took 6 s of CPU)
+    words = {p: Counter(re.findall(r"\w+", p.read_text(encoding="utf-8"))) for p in files}
+    users = [p for p in files if p.name != "__init__.py"]
     dead = []
     for path in files:
         rel = str(path.relative_to(ROOT))
         for name in top_level_names(path):
-            word = re.compile(rf"\b{re.escape(name)}\b")
-            if (rel, name) in KEPT_WITHOUT_CALLER or len(word.findall(texts[path])) > 1:
+            if (rel, name) in KEPT_WITHOUT_CALLER or words[path][name] > 1:
                 continue
-            if not any(word.search(text) for p, text in users.items() if p != path):
+            if not any(name in words[p] for p in users if p != path):
                 dead.append(f"{rel}::{name}")
     assert not dead, f"defined but used nowhere in app/ui/drivers/tools: {dead}"
 

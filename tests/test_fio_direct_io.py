@@ -17,7 +17,8 @@ from drivers.fio.direct_io import refuses_direct_io
 from drivers.fio.engine import FioEngine
 from drivers.fio.safety import TargetPolicy
 
-pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
+pytestmark = [pytest.mark.fio,
+              pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")]
 
 
 def engine(folder: Path, **kw) -> FioEngine:

@@ -43,6 +43,7 @@ def _parse_calls(log: Path) -> list[list[str]]:
             if line.startswith("--parse-only")]
 
 
+@pytest.mark.process
 def test_every_hosts_job_file_is_checked_by_one_fio(tmp_path: Path) -> None:
     engine, log = _engine(tmp_path)
     engine.start(MW1)
@@ -52,6 +53,7 @@ def test_every_hosts_job_file_is_checked_by_one_fio(tmp_path: Path) -> None:
         ["MW1-host1.fio", "MW1-host2.fio", "MW1-host3.fio"]
 
 
+@pytest.mark.process
 def test_a_rejected_hosts_job_file_is_named(tmp_path: Path, monkeypatch) -> None:
     job_text = fio_engine.job_text
 
@@ -67,6 +69,7 @@ def test_a_rejected_hosts_job_file_is_named(tmp_path: Path, monkeypatch) -> None
     assert len(_parse_calls(log)) == 3  # all together, then host 1 alone, then host 2
 
 
+@pytest.mark.process
 def test_the_curved_hot_band_runs_on_load_hosts_in_the_given_target_size(
         tmp_path: Path) -> None:
     """The reference in-band curve needs the band's size in bytes; the station cannot read a

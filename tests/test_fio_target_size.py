@@ -78,6 +78,7 @@ echo "fio: blocksize is larger than data set range" >&2; exit 1
     return str(binary)
 
 
+@pytest.mark.process
 def test_the_curved_hot_band_on_load_hosts_takes_the_size_their_fio_reads(
         tmp_path: Path) -> None:
     method = load_method("emerald-block-v3")

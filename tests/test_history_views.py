@@ -24,8 +24,9 @@ from app.storage.synthetic import fill_history
 from ui.history.view import HistoryView
 from app.storage.repository import list_runs, load_run
 
-BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
-    bool(pg_server.available()), reason=pg_server.available() or "available"))]
+#: PostgreSQL is a real server process: its half of each test is out of the fast tier
+BACKENDS = ["sqlite", pytest.param("postgresql", marks=[pytest.mark.process, pytest.mark.skipif(
+    bool(pg_server.available()), reason=pg_server.available() or "available")])]
 
 
 @pytest.fixture(scope="module", params=BACKENDS)

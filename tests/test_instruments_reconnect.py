@@ -28,7 +28,10 @@ def _ask(transport: VisaTransport, line: str = IDN) -> str:
 
 
 def test_closing_one_visa_transport_leaves_the_other_usable() -> None:
-    with MeterSimulator("wt310") as power, ThermometerSimulator("daq970a") as thermo:
+    # the meter updates every 1 ms (a WT300 every 100 ms or more): the driver waits for a
+    # fresh reading in real time, and the smoke run's samples are not what this test is about
+    with MeterSimulator("wt310", update_s=0.001) as power, \
+            ThermometerSimulator("daq970a") as thermo:
         meter = VisaTransport(power.resource, timeout_s=FAST["timeout_s"])
         thermometer = VisaTransport(thermo.resource, timeout_s=FAST["timeout_s"])
         assert "WT310" in _ask(meter) and "DAQ970A" in _ask(thermometer)
@@ -67,7 +70,10 @@ def test_every_pyvisa_failure_is_an_instrument_error() -> None:
 
 
 def test_a_dropped_power_reply_with_a_visa_thermometer_is_a_logged_gap(tmp_path: Path) -> None:
-    with MeterSimulator("wt310") as power, ThermometerSimulator("daq970a") as thermo:
+    # the meter updates every 1 ms (a WT300 every 100 ms or more): the driver waits for a
+    # fresh reading in real time, and the smoke run's samples are not what this test is about
+    with MeterSimulator("wt310", update_s=0.001) as power, \
+            ThermometerSimulator("daq970a") as thermo:
         config = RunConfig(
             method="smoke", taxonomy="online-2", lab="sim",
             power_meter=InstrumentConfig("wt300", power.resource, dict(FAST)),

@@ -11,7 +11,8 @@ reordered a run's metric rows, issue 24 item 8).
 
 from __future__ import annotations
 
-import shutil
+import sqlite3
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,9 +47,13 @@ def recorded(tmp_path_factory) -> Recorded:
 
 @pytest.fixture()
 def database(recorded, tmp_path) -> Database:
-    """A copy of the recorded runs for one test (audit entries are append-only)."""
+    """A copy of the recorded runs for one test (audit entries are append-only), taken through
+    SQLite's backup: a copy of the file alone missed what was still in its WAL (a run's end,
+    so the run read as still running when this test ran first)."""
     copy = tmp_path / "runs.db"
-    shutil.copy(recorded.db, copy)
+    with closing(sqlite3.connect(recorded.db)) as source, \
+            closing(sqlite3.connect(copy)) as target:
+        source.backup(target)
     db = open_database(f"sqlite:///{copy}")
     yield db
     db.close()

@@ -45,6 +45,7 @@ def test_a_long_identity_is_stored_on_sqlite(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(bool(pg_server.available()), reason=pg_server.available())
+@pytest.mark.process
 def test_the_same_run_is_stored_and_copied_to_postgresql(tmp_path: Path, capsys) -> None:
     station = f"sqlite:///{tmp_path / 'station.db'}"
     run_id = store_run_with_a_long_identity(station)

@@ -72,6 +72,7 @@ def _refused(url: str, sql: str) -> None:
         engine.dispose()
 
 
+@pytest.mark.process
 def test_the_station_role_stores_runs_and_adds_audit_entries(roles) -> None:
     _, station, _ = roles
     database = open_database(station)
@@ -86,6 +87,7 @@ def test_the_station_role_stores_runs_and_adds_audit_entries(roles) -> None:
     _refused(station, "DELETE FROM audit_entries")
 
 
+@pytest.mark.process
 def test_the_qa_role_reads_and_audits_and_nothing_else(roles) -> None:
     _, station, qa = roles
     run_id = _store(station)
@@ -105,6 +107,7 @@ def test_the_qa_role_reads_and_audits_and_nothing_else(roles) -> None:
     _refused(qa, "DELETE FROM audit_entries")
 
 
+@pytest.mark.process
 def test_a_role_that_cannot_store_a_run_is_refused_before_it_starts(roles) -> None:
     """Issue 26: a role without INSERT was found only at the end of the plan (the whole run
     measured, then exit 1). Now the session is refused before the lab is even built."""
@@ -128,6 +131,7 @@ def test_a_role_that_cannot_store_a_run_is_refused_before_it_starts(roles) -> No
         assert conn.exec_driver_sql("SELECT count(*) FROM runs").scalar() == before
 
 
+@pytest.mark.process
 def test_the_station_role_feeds_the_lab_copy_and_the_qa_role_cannot(roles, tmp_path) -> None:
     from app.storage.record_hash import record_sha256
     from app.storage.sender import Sender, open_lab, sync

@@ -51,6 +51,7 @@ def _same_record(station, lab, run_id: str) -> None:
     assert record_sha256(theirs) == record_sha256(ours)  # revision 1, on either copy
 
 
+@pytest.mark.process
 def test_a_run_is_sent_while_it_goes_on_and_completed_after_it_ends(station, lab) -> None:
     writer = RunWriter(station)
     events = list(full_run(samples_per_phase=30))
@@ -72,6 +73,7 @@ def test_a_run_is_sent_while_it_goes_on_and_completed_after_it_ends(station, lab
     assert sync(station, lab) == 0 and push_run(station, lab, run_id).rows == 0  # idempotent
 
 
+@pytest.mark.process
 def test_after_an_outage_the_lab_copy_resumes_where_it_ends(station, lab, monkeypatch) -> None:
     """Small batches stand in for a long backlog: each push sends the next rows after the
     lab copy's last, and the run row claims the run's end only once everything is there."""
@@ -122,6 +124,7 @@ def test_a_lab_that_does_not_answer_never_holds_the_run_up(station, lab_url) -> 
         lab.close()
 
 
+@pytest.mark.process
 def test_db_sync_and_db_status_say_what_the_lab_copy_lacks(station, lab_url, capsys) -> None:
     from app.cli.main import main
 
@@ -204,6 +207,7 @@ def test_qa_in_another_process_follows_and_approves_a_run_a_station_is_recording
     lab.close()
 
 
+@pytest.mark.process
 def test_with_a_lab_database_named_audit_entries_go_to_the_lab_copy_only(
         station, lab, monkeypatch) -> None:
     """Issue 26: one run's audit entries live in one place."""

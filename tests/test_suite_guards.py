@@ -182,6 +182,29 @@ def test_strict_fails_on_an_unmarked_wait_and_a_ceiling_fails_any_run(guarded,
 
 
 @pytest.mark.process
+def test_a_child_process_started_by_an_unmarked_test_fails_the_run(guarded) -> None:
+    """The fast tier starts no process (README, "Testing"): a test that does must say so with
+    a marker that keeps it out, or the run fails naming it."""
+    guarded.makeini(LOADED_INI)
+    guarded.makepyfile(test_spawns="""
+        import subprocess, sys, pytest
+
+        @pytest.mark.process
+        def test_starts_one_marked():
+            subprocess.run([sys.executable, "-c", "pass"], check=True)
+
+        def test_starts_one_unmarked():
+            subprocess.run([sys.executable, "-c", "pass"], check=True)
+        """)
+    result = guarded.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*1 tests started a child process without a marker*fails*",
+                                 "*test_spawns.py::test_starts_one_unmarked"])
+    assert "test_starts_one_marked" not in result.stdout.str().split("real-time budget")[1]
+
+
+@pytest.mark.process
 def test_the_backstops_watchdog_queue_never_cancels_a_tests_wait(guarded,
                                                                    monkeypatch) -> None:
     """On a starved machine the backstop's watchdog thread, made as the test starts, stood

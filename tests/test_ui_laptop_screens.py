@@ -23,6 +23,7 @@ from app.sequencer import events as ev
 from tests.support.recorded_runs import record_smoke_run
 from tests.support.laptop_screens import LAPTOPS, cut_off, laptop_screen, place_on
 from ui.shell.main_window import MainWindow
+from ui.shell.health import HealthItem
 
 #: a reason as long as a real one (a lost meter names its resource, the rule and the fix)
 LONG_REASON = ("power meter TCPIP0::192.168.10.41::10001::SOCKET stopped answering after 3 "
@@ -40,8 +41,12 @@ def recorded(tmp_path_factory) -> tuple[str, list[ev.RunEvent], list[str]]:
 
 
 @pytest.fixture(params=LAPTOPS)
-def station(request, qtbot, tmp_path: Path, recorded):
+def station(request, qtbot, tmp_path: Path, recorded, monkeypatch):
     screen = laptop_screen(request.param)
+    # the start page's fio line as an installed fio gives it, without starting fio for it
+    # (the layout is under test here; tests/test_ui_app.py runs the probe)
+    monkeypatch.setattr("ui.shell.health.fio_item",
+                        lambda: HealthItem("fio", True, "fio-3.33 at /usr/bin/fio"))
     window = MainWindow(lab="sim-direct", db_url=recorded[0], default_method="smoke",
                         settings=QSettings(str(tmp_path / "ui.ini"),
                                            QSettings.Format.IniFormat))

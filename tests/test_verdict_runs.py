@@ -255,11 +255,10 @@ def bundles(runs, tmp_path_factory):
     return bundle
 
 
-@pytest.mark.process
 def test_the_verifier_derives_each_verdict_run_s_verdict(runs, bundles):
     """COMPLIANT, a COMPLIANT variant, the stripped method on a bad site (its deviations) and
     the shipped one there (every metric INVALID): storwatt-verify re-derives each bundle's
-    figures, every criterion and the overall verdict alike in a bare interpreter (the
+    figures, every criterion and the overall verdict alike (its file, loaded here; the
     no-thermometer run's bundle is checked below; a paused phase is the demo bundle's case in
     tests/test_verifier.py)."""
     import re
@@ -346,7 +345,6 @@ def test_the_verifier_derives_the_criterion_a_changed_fact_breaks(runs, bundles,
     assert "[ ] compliance verdict: NON-COMPLIANT (1 criteria not met: " in out
 
 
-@pytest.mark.process
 def test_a_bundle_claiming_a_verdict_its_facts_do_not_give_fails(runs, bundles, tmp_path):
     """The no-thermometer run's bundle claiming the clean run's COMPLIANT verdict: the
     verdict is derived, outside the record hash, so only the verifier's own derivation

@@ -1,8 +1,9 @@
 """The result bundle and the standalone verifier keep each other honest (issue 29).
 
-Every run here is recorded by the real sequencer on the fake clock; its bundle must verify in
-a bare interpreter (``python -I -S``), and each tampered copy — even with the manifest's hashes
-rewritten to match — must fail naming the figure or the file."""
+Every run here is recorded by the real sequencer on the fake clock; its bundle must verify —
+the demo bundle in a bare interpreter (``python -I -S``), the others with the verifier's file
+loaded in this process (``tests.support.bundles.verify``) — and each tampered copy — even with
+the manifest's hashes rewritten to match — must fail naming the figure or the file."""
 
 from __future__ import annotations
 
@@ -75,9 +76,11 @@ def demo(tmp_path_factory):
     return recorded, bundle_of(recorded.database, recorded.run_id, folder / "demo.zip")
 
 
+@pytest.mark.process
 def test_demo_bundle_verifies_in_a_bare_interpreter(demo) -> None:
     recorded, bundle = demo
-    status, out = verify(bundle)  # python -I -S: no site packages, no repository on the path
+    # python -I -S: no site packages, no repository on the path
+    status, out = verify(bundle, own_process=True)
     assert status == 0, out
     assert re.search(r"^\[x\] EP_SR: \S+ MiB/s/W \(station \S+ MiB/s/W\)", out, re.M)
     assert re.search(r"^\[x\] RW \(phase \d+, attempt 2\): interval grid", out, re.M)

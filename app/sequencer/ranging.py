@@ -78,6 +78,9 @@ class Ranger:
         self._peaks_failed = False
         #: fixed ranges each input holds; None: auto
         self._applied: dict[str, tuple[float, float] | None] = {}
+        #: inputs whose meter was found able to range: a Protocol isinstance walks the class
+        #: each time, and the pass asks for every batch of samples
+        self._ranging: dict[str, RangingMeter] = {}
 
     # --- run start ------------------------------------------------------------------------
     def start(self) -> None:
@@ -99,11 +102,14 @@ class Ranger:
             self._log_plan(f"range plan from {self.plan.source} (range advisor)", None)
 
     def _ranging_meter(self, name: str) -> RangingMeter:
+        if name in self._ranging:
+            return self._ranging[name]
         meter = self.meters[name]
         if not isinstance(meter, RangingMeter):
             raise InstrumentError(f"the method ranges the power meter {self._which(name)}(ranging."
                                   f"mode = {self.rule.mode}), but this meter driver cannot "
                                   "set auto and fixed ranges")
+        self._ranging[name] = meter
         return meter
 
     @staticmethod

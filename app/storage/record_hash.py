@@ -81,7 +81,7 @@ def _facts(run: StoredRun, form: str, order: Any) -> dict[str, Any]:
 def canonical_order(items: Iterable[Any]) -> list[Any]:
     """``items`` as plain data sorted by their canonical JSON bytes: the same list whatever
     order (row ids) the database returned them in."""
-    return sorted((_plain(i) for i in items), key=canonical_json)
+    return sorted((_plain(i) for i in items), key=_plain_json)
 
 
 def facts_basis(run: StoredRun) -> str:
@@ -148,7 +148,13 @@ def record_sha256_v1(run: StoredRun, compliance: ComplianceVerdict,
 
 def canonical_json(value: Any) -> bytes:
     """``value`` in the canonical byte form of the module docstring."""
-    return json.dumps(_plain(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+    return _plain_json(_plain(value))
+
+
+def _plain_json(plain: Any) -> bytes:
+    """What :func:`_plain` made of a value, in the canonical byte form (sorting a list by it
+    needs no second walk through :func:`_plain`)."""
+    return json.dumps(plain, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
                       allow_nan=False).encode("utf-8")
 
 
@@ -156,8 +162,23 @@ def _sha256(value: Any) -> str:
     return hashlib.sha256(canonical_json(value)).hexdigest()
 
 
+#: types spelt as they are; checked first, as most of a record's values are of them
+_AS_IS = frozenset((str, bool, int, type(None)))
+#: each dataclass's fields as (name, added since the format began): looked up once
+_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
 def _plain(value: Any) -> Any:
     """JSON-able data with one spelling per value (see the module docstring)."""
+    kind = type(value)
+    if kind in _AS_IS or (kind is float and math.isfinite(value)):
+        return value
+    if kind in _FIELDS:
+        return _plain_fields(value, _FIELDS[kind])
+    if kind is dict:
+        return {_key(k): _plain(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [_plain(v) for v in value]
     if isinstance(value, Enum):
         return _plain(value.value)
     if isinstance(value, bool) or value is None or isinstance(value, str):
@@ -169,8 +190,8 @@ def _plain(value: Any) -> Any:
             return None
         return value if math.isfinite(value) else ("inf" if value > 0 else "-inf")
     if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)
-                if not (f.metadata.get(ADDED_FIELD) and getattr(value, f.name) is None)}
+        _FIELDS[kind] = tuple((f.name, bool(f.metadata.get(ADDED_FIELD))) for f in fields(value))
+        return _plain(value)
     if isinstance(value, dict):
         return {_key(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -180,7 +201,22 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"no canonical form for {type(value).__name__}: {value!r}")
 
 
+def _plain_fields(value: Any, names: tuple[tuple[str, bool], ...]) -> dict[str, Any]:
+    """A dataclass as its fields, less an added field that holds None."""
+    out = {}
+    for name, added in names:
+        item = getattr(value, name)
+        if not (added and item is None):
+            out[name] = _plain(item)
+    return out
+
+
 def _key(key: Any) -> str:
+    kind = type(key)
+    if kind is str:
+        return key
+    if kind is int:
+        return str(key)
     if isinstance(key, Enum):
         key = key.value
     if isinstance(key, float):
