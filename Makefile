@@ -56,9 +56,13 @@ test: system-deps $(STAMP)
 # Before each commit (README, "Testing"): everything that needs no real process, network,
 # real-time wait or fio — ≤ 90 s. The whole suite (`make test`) before each stop.
 FAST_TIER := not realtime and not slow and not fio and not process
+# The fast tier only computes, so its workers contend for the cores: on the same 2-core machine
+# and tree it took 86 s with 4 workers against 104 s with 6, its tests' CPU 156 s against 184 s
+# (docs/performance.md, "suite" rows).
+FAST_WORKERS ?= 4
 test-fast: lint
 	$(TEST_ENV) $(PY) -m compileall -q -j 0 $(COMPILED)
-	$(TEST_ENV) $(PY) -m pytest -n $(TEST_WORKERS) $(TEST_DIST) -m "$(FAST_TIER)" $(PYTEST_ARGS)
+	$(TEST_ENV) $(PY) -m pytest -n $(FAST_WORKERS) $(TEST_DIST) -m "$(FAST_TIER)" $(PYTEST_ARGS)
 
 # The linter and the type checker (pyproject.toml, [tool.ruff] and [tool.mypy]; README,
 # "Testing"). A suppression names its code (ruff PGH003/PGH004) and is still needed (RUF100,
