@@ -464,7 +464,7 @@ def _cell_checked(member: str, row: int, column: str, text: str, kind: str) -> N
                           f"{_WORDS[kind]}") from None
 
 
-def _read_table(stream: io.BufferedReader, name: str) -> list[dict[str, str]]:
+def _read_table(stream: Any, name: str) -> list[dict[str, str]]:
     text = io.TextIOWrapper(stream, encoding="utf-8", newline="")
     rows = csv.reader(text)
     try:
@@ -488,7 +488,7 @@ def _read_table(stream: io.BufferedReader, name: str) -> list[dict[str, str]]:
     return table
 
 
-def _read_lines(stream: io.BufferedReader, name: str, row_bytes: int) -> tuple[list[Any], int]:
+def _read_lines(stream: Any, name: str, row_bytes: int) -> tuple[list[Any], int]:
     """(the items, the lines) of a JSON Lines member."""
     items = []
     n = 0
@@ -513,10 +513,11 @@ def _bound(name: str, manifest: dict[str, Any], info: zipfile.ZipInfo) -> int:
         bound = OLD_FORMAT_MEMBER_BYTES
     else:
         rows, sizes = manifest.get("rows"), manifest.get("sizes")
-        count, size = (rows or {}).get(name), (sizes or {}).get(name)
-        for label, value in (("rows", count), ("sizes", size)):
+        declared = {"rows": (rows or {}).get(name), "sizes": (sizes or {}).get(name)}
+        for label, value in declared.items():
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise BundleError(f"manifest.json: field {label}.{name}: must be a count")
+        count, size = int(declared["rows"] or 0), int(declared["sizes"] or 0)
         if count > MAX_ROWS:
             raise BundleError(f"manifest.json: field rows.{name}: {count} rows, more than "
                               f"{MAX_ROWS}")
