@@ -379,7 +379,8 @@ def test_record_sha256_rebuilt_and_anchored(demo, tmp_path: Path) -> None:
 
 def test_record_with_qa_entries_rebuilds_its_hash(offset_grid, tmp_path: Path) -> None:
     """COM results, a disposition and an approval: the verdict-bearing entries are in the
-    rebuilt hash, and an approved earlier revision is named as such."""
+    rebuilt hash; given an earlier revision's hash, the verifier says only what it proved
+    (issue 37 item 5): this bundle is not that record — never the bundle's own revision list."""
     recorded, _ = offset_grid
     db = recorded.database
     record_com_result(db, load_run(db, recorded.run_id), "parity-raid", "passed",
@@ -393,7 +394,8 @@ def test_record_with_qa_entries_rebuilds_its_hash(offset_grid, tmp_path: Path) -
     status, out = verify(bundle)
     assert status == 0 and "rebuilt from the bundle's data" in out, out
     status, out = verify(bundle, "--record-sha256", approved)
-    assert status == 1 and "the expected hash is revision 2 of this record" in out, out
+    assert status == 1 and "this bundle is not the record whose hash was given" in out, out
+    assert "revision" not in out.split(f"(expected {approved})")[1].splitlines()[0]
 
 
 def test_samples_sha256_recomputed_from_the_csvs(demo) -> None:

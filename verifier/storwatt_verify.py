@@ -29,8 +29,12 @@ import hashlib
 import io
 import json
 import math
+import os
+import re
+import stat
 import struct
 import sys
+import traceback
 import zipfile
 from pathlib import PurePath
 from datetime import date, datetime
@@ -38,7 +42,8 @@ from decimal import Decimal
 from dataclasses import dataclass, field
 from typing import Any
 
-BUNDLE_FORMAT = "storwatt-bundle/1"
+BUNDLE_FORMAT = "storwatt-bundle/2"
+VERIFIER_VERSION = "2"  # this file's own version (storwatt-verify --version)
 REL_TOL = 1e-9
 MIB = 2**20  # MiB/s profiles count mebibytes (method-notes §4)
 GB = 10**9  # EP_RI's GB is 10⁹ bytes (method-notes §4)
@@ -132,20 +137,36 @@ def normative_sha256(method: dict[str, Any]) -> str:
                           .encode("utf-8")).hexdigest()
 
 
+RECORD_FORMAT = "storwatt-record/2"  # the record hash this verifier rebuilds (docs/storage.md)
+#: THE READING-FLAG TABLE this verifier knows, per record format — the second anchor outside
+#: the bundle: flag name → (its stored one-letter code, excludes the sample from every average,
+#: counted against the method's tolerance of flagged power samples) (method-notes §3;
+#: docs/storage.md). The samples SHA-256 hashes flags by these codes; a bundle of format
+#: storwatt-bundle/2 carries the station's own table (``flags.json``), which must equal this
+#: one, and a sample flag missing here is named, never a silent hash mismatch. Append a flag
+#: the station gains here in the same change (tests/test_verifier_flags.py holds the two
+#: tables together).
+FLAG_TABLES: dict[str, dict[str, tuple[str, bool, bool]]] = {
+    "storwatt-record/2": {
+        "no_data": ("N", True, True), "overrange": ("O", True, True),
+        "range_change": ("R", True, True), "invalid": ("I", True, True),
+        "uncertainty_high": ("U", False, False), "uncertainty_unknown": ("K", True, True),
+        "sensor_error": ("S", True, False), "garbage": ("G", True, True),
+        "voltage_out_of_range": ("V", False, False),
+        "frequency_out_of_range": ("F", False, False), "input_missing": ("X", True, True),
+        "inputs_misaligned": ("A", True, True), "low_current": ("L", False, False),
+        "frequency_not_measured": ("H", False, False), "stale": ("Z", True, True),
+        "implausible": ("P", True, True)},
+}
+FLAG_TABLE = FLAG_TABLES[RECORD_FORMAT]
 #: flags that exclude a power sample from every average (method-notes §3)
-EXCLUDING_FLAGS = frozenset({"no_data", "overrange", "range_change", "invalid", "sensor_error",
-                             "garbage", "uncertainty_unknown", "input_missing",
-                             "inputs_misaligned"})
+EXCLUDING_FLAGS = frozenset(f for f, (_, excludes, _) in FLAG_TABLE.items() if excludes)
 #: flags counted against the method's tolerance of flagged power samples (method-notes §3)
-COUNTED_FLAGS = ("overrange", "no_data", "invalid", "range_change", "garbage",
-                 "uncertainty_unknown", "input_missing", "inputs_misaligned")
+COUNTED_FLAGS = frozenset(f for f, (_, _, counted) in FLAG_TABLE.items() if counted)
 UNCERTAINTY_HIGH = "uncertainty_high"  # above the method's uncertainty limit (method-notes §3)
-#: the station's stored one-letter code of each flag (docs/storage.md): the samples SHA-256
-#: hashes flags in this form; a flag without a code is kept by name after a "|"
-FLAG_CODES = {"no_data": "N", "overrange": "O", "range_change": "R", "invalid": "I",
-              "uncertainty_high": "U", "uncertainty_unknown": "K", "sensor_error": "S",
-              "garbage": "G", "voltage_out_of_range": "V", "frequency_out_of_range": "F",
-              "input_missing": "X", "inputs_misaligned": "A", "low_current": "L"}
+#: the station's stored one-letter code of each flag: a flag without a code is kept by name
+#: after a "|" (docs/storage.md)
+FLAG_CODES = {f: code for f, (code, _, _) in FLAG_TABLE.items()}
 BOUNDARY_EPS = 1e-9  # the recorder's tolerance on slice ends at a window edge (seconds)
 
 LOADED_KINDS = ("active", "sweep")  # phases with stabilisation + measurement windows (§2, §6)
@@ -153,26 +174,6 @@ FILES = ("run.json", "method.json", "phases.jsonl", "attempts.jsonl", "intervals
          "metrics.jsonl", "histograms.jsonl", "search.jsonl", "events.jsonl", "audit.jsonl",
          "power_samples.csv", "inlet_temperature.csv", "power_input_samples.csv",
          "workload_slices.csv")
-
-
-class BundleError(Exception):
-    """The bundle cannot be read at all (exit status 2)."""
-
-
-# --- reading the bundle -------------------------------------------------------------------
-
-def _float(text: str) -> float:
-    return float(text) if text != "" else math.nan
-
-
-def _csv_rows(data: bytes) -> list[dict[str, str]]:
-    rows = csv.reader(io.StringIO(data.decode("utf-8")))
-    header = next(rows, [])
-    return [dict(zip(header, row)) for row in rows]
-
-
-def _jsonl(data: bytes) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
 
 
 @dataclass(frozen=True)
@@ -214,7 +215,7 @@ class Slice:
 @dataclass
 class Bundle:
     manifest: dict[str, Any]
-    files: dict[str, bytes]
+    files: dict[str, bytes] = field(default_factory=dict)  # the whole-JSON members' bytes
     run: dict[str, Any] = field(default_factory=dict)
     method: dict[str, Any] = field(default_factory=dict)
     phases: list[dict[str, Any]] = field(default_factory=list)
@@ -224,13 +225,24 @@ class Bundle:
     samples: list[Sample] = field(default_factory=list)
     slices: list[Slice] = field(default_factory=list)
     inlet: list[Inlet] = field(default_factory=list)
-    parsed: dict[str, Any] = field(default_factory=dict)  # each file parsed once
+    parsed: dict[str, Any] = field(default_factory=dict)  # each CSV member's rows
+    lines: dict[str, list[Any]] = field(default_factory=dict)  # each JSON Lines member's items
+    digests: dict[str, str] = field(default_factory=dict)  # SHA-256 of each member read
+    row_counts: dict[str, int] = field(default_factory=dict)
+    extra: list[str] = field(default_factory=list)  # members no format names: never read
+    flag_table: dict[str, Any] | None = None  # the station's (storwatt-bundle/2 on)
 
     def table(self, name: str) -> list[dict[str, str]]:
-        """The rows of a CSV file of the bundle, parsed on first use."""
+        """The rows of a CSV file of the bundle (parsed as read; from ``files`` otherwise)."""
         if name not in self.parsed:
             self.parsed[name] = _csv_rows(self.files[name])
         return self.parsed[name]
+
+    def jsonl(self, name: str) -> list[Any]:
+        """The items of a JSON Lines file of the bundle."""
+        if name not in self.lines:
+            self.lines[name] = _jsonl(self.files[name])
+        return self.lines[name]
 
     def samples_sha256(self) -> str:
         if "samples_sha256" not in self.parsed:
@@ -238,28 +250,378 @@ class Bundle:
         return self.parsed["samples_sha256"]
 
 
-def read_bundle(path: str) -> Bundle:
+class BundleError(Exception):
+    """The bundle cannot be read, or is not the shape its format documents (exit status 2)."""
+
+
+# --- reading the bundle -------------------------------------------------------------------
+# Nothing in a bundle is trusted before it is checked (issue 37): the path must be a regular
+# file; a member is read only if its format names it, its size (as the zip states it) within
+# what the manifest declares — its row count times the most bytes a row of that member may
+# take, plus a little slack — and read as a stream that stops at that size whatever the zip
+# claimed; JSON nests at most MAX_JSON_DEPTH deep and is checked against SCHEMAS before use.
+# Every refusal is one line naming the member and the field (exit status 2).
+
+MAX_JSON_DEPTH = 64
+SLACK_BYTES = 64 * 1024  # a header line and rounding: added to every row member's bound
+MAX_ROWS = 50_000_000  # rows one member may declare (≈ 580 days of 1 s samples)
+#: the most bytes a whole-JSON member may hold
+JSON_MEMBER_BYTES = {"manifest.json": 1 << 20, "run.json": 32 << 20, "method.json": 4 << 20,
+                     "flags.json": 1 << 16}
+#: the most bytes one row of each row member may take (a JSON line, a CSV record, newline
+#: included)
+ROW_BYTES = {"phases.jsonl": 1 << 20, "attempts.jsonl": 1 << 12, "intervals.jsonl": 1 << 12,
+             "metrics.jsonl": 1 << 16, "histograms.jsonl": 1 << 20, "search.jsonl": 1 << 22,
+             "events.jsonl": 1 << 16, "audit.jsonl": 1 << 16, "power_samples.csv": 1 << 10,
+             "inlet_temperature.csv": 1 << 10, "power_input_samples.csv": 1 << 10,
+             "workload_slices.csv": 1 << 10}
+#: storwatt-bundle/1 declares no sizes: each of its row members is held to this instead
+OLD_FORMAT_MEMBER_BYTES = 256 << 20
+BUNDLE_FORMATS = ("storwatt-bundle/1", BUNDLE_FORMAT)
+
+#: the JSON structure of each member the verifier reads, as docs/export-format.md publishes
+#: it: a field's kind ("str", "int", "num" — a number, null or "inf"/"-inf" —, "bool", "obj",
+#: "list", "any"; a trailing "?" also allows null), a nested object's own fields (a dict), or
+#: a list's items ([kind]); a field not named may be there or not
+RUN_SCHEMA: dict[str, Any] = {
+    "run": {"run_id": "str", "status": "str", "started_wall": "str?", "finished_wall": "str?",
+            "planned_s": "num", "duration_s": "num", "error": "str?",
+            "workload_engine": "str?"},
+    "method": {"name": "str", "version": "str", "claims_compliant": "bool",
+               "sha256": "str?"},
+    "configuration": {"sut": {"raw_capacity_bytes": "int", "supply": "str",
+                              "ashrae_class": "str"}},
+    "instruments": {"power_meter": "obj?", "temperature_meter": "obj?",
+                    "power_inputs": ["obj"]},
+    "compliance": "obj?", "revisions": ["obj"], "approvals": ["obj"],
+}
+SCHEMAS: dict[str, Any] = {
+    "manifest.json": {"format": "str", "run_id": "str", "record_format": "str",
+                      "record_sha256": "str", "samples_sha256": "str?", "method_sha256": "str?",
+                      "files": "obj"},
+    "run.json": RUN_SCHEMA,
+    "method.json": "obj?",
+    "flags.json": {"record_format": "str", "flags": [{"name": "str", "code": "str",
+                                                      "excludes": "bool", "counted": "bool"}]},
+    "phases.jsonl": {"index": "int", "kind": "str", "name": "str", "profile": "str?",
+                     "planned_s": "num", "stabilisation_intervals": "int",
+                     "measurement_intervals": "int", "status": "str", "attempts": "int",
+                     "t_start_s": "num", "t_end_s": "num", "error": "str?", "workload": "obj?"},
+    "attempts.jsonl": {"phase_index": "int", "attempt": "int", "t_start": "num",
+                       "window_start_s": "num", "window_end_s": "num", "status": "str"},
+    "intervals.jsonl": {"phase_index": "int", "attempt": "int", "index": "int",
+                        "start_s": "num", "end_s": "num", "avg_power_w": "num",
+                        "n_power_samples": "int", "ops_rate": "num", "ep": "num", "wma": "num",
+                        "stable": "bool?", "ops_unit": "str?"},
+    "metrics.jsonl": {"name": "str", "phase_index": "int?", "value": "num", "unit": "str",
+                      "valid": "bool", "reason": "str?", "avg_power_w": "num",
+                      "ops_rate": "num", "avg_response_ms": "num", "run_length_s": "num"},
+    "histograms.jsonl": "obj", "search.jsonl": "obj", "events.jsonl": "obj",
+    "audit.jsonl": {"kind": "str", "subject": "any", "outcome": "any", "disposition": "any",
+                    "text": "any", "author": "any", "recorded_utc": "any"},
+}
+#: the columns each CSV member must have, and how each cell reads ("int", "num": empty is no
+#: value, "str")
+COLUMNS: dict[str, dict[str, str]] = {
+    "power_samples.csv": {"phase": "int", "attempt": "int", "interval": "int", "window": "int",
+                          "t_s": "num", "watts_W": "num", "volts_V": "num", "amps_A": "num",
+                          "pf": "num", "freq_Hz": "num", "range_V": "num", "range_A": "num",
+                          "uncertainty_pct": "num", "flags": "str"},
+    "inlet_temperature.csv": {"phase": "int", "attempt": "int", "interval": "int",
+                              "window": "int", "t_s": "num", "celsius_C": "num",
+                              "flags": "str"},
+    "power_input_samples.csv": {"input": "str", "t_s": "num", "watts_W": "num",
+                                "volts_V": "num", "amps_A": "num", "range_V": "num",
+                                "range_A": "num", "uncertainty_pct": "num", "flags": "str"},
+    "workload_slices.csv": {"phase": "int", "attempt": "int", "window": "int",
+                            "t_start_s": "num", "t_end_s": "num", "read_ios": "int",
+                            "write_ios": "int", "read_bytes_B": "int", "write_bytes_B": "int",
+                            "avg_resp_ms": "num", "max_resp_ms": "num", "host": "str"},
+}
+_KINDS = {"str": (str,), "int": (int,), "num": (int, float, str), "bool": (bool,),
+          "obj": (dict,), "list": (list,)}
+_WORDS = {"str": "text", "int": "an integer", "num": "a number", "bool": "true or false",
+          "obj": "an object", "list": "a list"}
+
+
+def _kind_error(value: Any, kind: str) -> str | None:
+    """Why ``value`` is not of ``kind``, or None."""
+    base = kind.rstrip("?")
+    if base == "any" or (value is None and kind.endswith("?")):
+        return None
+    if base == "num" and value is None:
+        return None  # a number's "no value"
+    ok = isinstance(value, _KINDS[base]) and not (base in ("int", "num")
+                                                 and isinstance(value, bool))
+    if ok and base == "num" and isinstance(value, str):
+        ok = value in ("inf", "-inf")
+    return None if ok else f"must be {_WORDS[base]}, not {type(value).__name__}"
+
+
+def check_schema(value: Any, schema: Any, where: str) -> None:
+    """Raise BundleError naming ``where`` and the field when ``value`` does not fit."""
+    if isinstance(schema, str):
+        if (why := _kind_error(value, schema)) is not None:
+            raise BundleError(f"{where}: {why}")
+    elif isinstance(schema, list):
+        if not isinstance(value, list):
+            raise BundleError(f"{where}: must be a list, not {type(value).__name__}")
+        for i, item in enumerate(value):
+            check_schema(item, schema[0], f"{where}[{i}]")
+    else:
+        if not isinstance(value, dict):
+            raise BundleError(f"{where}: must be an object, not {type(value).__name__}")
+        for key, inner in schema.items():
+            if key not in value:
+                raise BundleError(f"{where}: field {key!r} missing")
+            check_schema(value[key], inner, f"{where}.{key}")
+
+
+_JSON_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def json_value(data: bytes, where: str) -> Any:
+    """One JSON text, at most MAX_JSON_DEPTH deep (counted before parsing, so no depth can
+    exhaust the parser's stack)."""
+    if data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH:
+        depth = 0
+        for token in _JSON_TOKENS.finditer(data):
+            t = token.group()
+            if t in (b"[", b"{"):
+                depth += 1
+                if depth > MAX_JSON_DEPTH:
+                    raise BundleError(f"{where}: JSON nested deeper than {MAX_JSON_DEPTH}")
+            elif t in (b"]", b"}"):
+                depth -= 1
     try:
-        with zipfile.ZipFile(path) as archive:
-            files = {name: archive.read(name) for name in archive.namelist()}
-    except (OSError, zipfile.BadZipFile, KeyError) as exc:
-        raise BundleError(f"cannot read {path}: {exc}") from None
-    if "manifest.json" not in files:
+        return json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise BundleError(f"{where}: not JSON ({str(exc).splitlines()[0][:120]})") from None
+
+
+@dataclass
+class ReadCount:
+    """Decompressed bytes the last :func:`read_bundle` took from each member (tests count
+    them: a hostile member must be refused before or as it passes its bound)."""
+
+    by_member: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return sum(self.by_member.values())
+
+
+LAST_READ = ReadCount()
+
+
+class MemberStream(io.RawIOBase):
+    """A member's bytes as a stream: hashed as they pass, and refused past ``limit``."""
+
+    def __init__(self, raw: Any, name: str, limit: int) -> None:
+        super().__init__()
+        self.raw, self.name, self.limit = raw, name, limit
+        self.digest = hashlib.sha256()
+        self.consumed = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        want = min(len(buffer), self.limit - self.consumed + 1)
+        data = self.raw.read(want)
+        self.consumed += len(data)
+        LAST_READ.by_member[self.name] = self.consumed
+        if self.consumed > self.limit:
+            raise BundleError(f"{self.name}: larger than the {self.limit} bytes its manifest "
+                              "allows")
+        self.digest.update(data)
+        buffer[:len(data)] = data
+        return len(data)
+
+
+def _float(text: str) -> float:
+    return float(text) if text != "" else math.nan
+
+
+def _csv_rows(data: bytes) -> list[dict[str, str]]:
+    rows = csv.reader(io.StringIO(data.decode("utf-8")))
+    header = next(rows, [])
+    return [dict(zip(header, row)) for row in rows]
+
+
+def _jsonl(data: bytes) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
+
+
+def _cell_checked(member: str, row: int, column: str, text: str, kind: str) -> None:
+    try:
+        if kind == "int":
+            int(text)
+        elif kind == "num" and text != "":
+            float(text)
+    except ValueError:
+        raise BundleError(f"{member} row {row}: column {column!r}: {text[:40]!r} is not "
+                          f"{_WORDS[kind]}") from None
+
+
+def _read_table(stream: Any, name: str) -> list[dict[str, str]]:
+    text = io.TextIOWrapper(stream, encoding="utf-8", newline="")
+    rows = csv.reader(text)
+    try:
+        header = next(rows, [])
+        missing = [c for c in COLUMNS[name] if c not in header]
+        if missing:
+            raise BundleError(f"{name}: column {missing[0]!r} missing")
+        table = []
+        checks = [(c, k) for c, k in COLUMNS[name].items() if k != "str"]
+        for n, row in enumerate(rows, start=1):
+            if len(row) != len(header):
+                raise BundleError(f"{name} row {n}: {len(row)} cells, the header has "
+                                  f"{len(header)}")
+            record = dict(zip(header, row))
+            for column, kind in checks:
+                _cell_checked(name, n, column, record[column], kind)
+            table.append(record)
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise BundleError(f"{name}: not UTF-8 CSV ({exc})") from None
+    text.detach()  # the member stream stays open: its rest is hashed by the caller
+    return table
+
+
+def _read_lines(stream: Any, name: str, row_bytes: int) -> tuple[list[Any], int]:
+    """(the items, the lines) of a JSON Lines member."""
+    items = []
+    n = 0
+    while line := stream.readline(row_bytes + 1):
+        n += 1
+        if len(line) > row_bytes:
+            raise BundleError(f"{name} line {n}: longer than the {row_bytes} bytes a line "
+                              "may hold")
+        if line.strip():
+            item = json_value(line, f"{name} line {n}")
+            check_schema(item, SCHEMAS[name], f"{name} line {n}")
+            items.append(item)
+    return items, n
+
+
+def _bound(name: str, manifest: dict[str, Any], info: zipfile.ZipInfo) -> int:
+    """The most bytes member ``name`` may hold, checked against what the zip says it holds
+    before a byte of it is read."""
+    if name in JSON_MEMBER_BYTES:
+        bound = JSON_MEMBER_BYTES[name]
+    elif manifest["format"] == "storwatt-bundle/1":
+        bound = OLD_FORMAT_MEMBER_BYTES
+    else:
+        rows, sizes = manifest.get("rows"), manifest.get("sizes")
+        declared = {"rows": (rows or {}).get(name), "sizes": (sizes or {}).get(name)}
+        for label, value in declared.items():
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise BundleError(f"manifest.json: field {label}.{name}: must be a count")
+        count, size = int(declared["rows"] or 0), int(declared["sizes"] or 0)
+        if count > MAX_ROWS:
+            raise BundleError(f"manifest.json: field rows.{name}: {count} rows, more than "
+                              f"{MAX_ROWS}")
+        bound = count * ROW_BYTES[name] + SLACK_BYTES  # a size off it: SHA-256 differs
+        if size > bound:
+            raise BundleError(f"manifest.json: field sizes.{name}: {size} bytes, more than "
+                              f"{count} rows may take")
+    if info.file_size > bound:
+        raise BundleError(f"{name}: the zip says {info.file_size} bytes, more than the "
+                          f"{bound} allowed")
+    return bound
+
+
+def _members(archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
+    infos: dict[str, zipfile.ZipInfo] = {}
+    for info in archive.infolist():
+        if info.filename in infos:
+            raise BundleError(f"{info.filename}: in the zip twice")
+        infos[info.filename] = info
+    return infos
+
+
+def _open_regular(path: str) -> Any:
+    """The bundle's file, opened only once it is known to be a regular file (a FIFO would
+    hang, a device never end)."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise BundleError(f"cannot read {path}: {exc.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise BundleError(f"{path} is not a regular file")
+    try:
+        return open(path, "rb")
+    except OSError as exc:
+        raise BundleError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def read_bundle(path: str) -> Bundle:
+    LAST_READ.by_member.clear()
+    with _open_regular(path) as handle:
+        try:
+            with zipfile.ZipFile(handle) as archive:
+                return _read_archive(archive, path)
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError,
+                NotImplementedError) as exc:
+            raise BundleError(f"cannot read {path}: {exc}") from None
+
+
+def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, bound: int,
+                 b: "Bundle") -> Any:
+    """Stream one member: parse it as its kind, record its SHA-256."""
+    name = info.filename
+    with archive.open(info) as raw:
+        stream = MemberStream(raw, name, bound)
+        buffered = io.BufferedReader(stream, 1 << 16)
+        if name in JSON_MEMBER_BYTES:
+            data = buffered.read()
+            b.files[name] = data
+            value = json_value(data, name)
+            check_schema(value, SCHEMAS[name], name)
+        elif name in COLUMNS:
+            value = _read_table(buffered, name)
+            b.row_counts[name] = len(value)
+        else:
+            value, b.row_counts[name] = _read_lines(buffered, name, ROW_BYTES[name])
+        buffered.read()  # the rest (hashed), so a digest is the whole member's
+    b.digests[name] = stream.digest.hexdigest()
+    return value
+
+
+def _read_archive(archive: zipfile.ZipFile, path: str) -> Bundle:
+    infos = _members(archive)
+    if "manifest.json" not in infos:
         raise BundleError(f"{path} has no manifest.json: not a StorWatt result bundle")
-    manifest = json.loads(files.pop("manifest.json"))
-    if manifest.get("format") != BUNDLE_FORMAT:
-        raise BundleError(f"{path} is bundle format {manifest.get('format')!r}; this verifier "
-                          f"reads {BUNDLE_FORMAT}")
-    missing = [name for name in FILES if name not in files]
+    b = Bundle({})
+    manifest_info = infos["manifest.json"]
+    if manifest_info.file_size > JSON_MEMBER_BYTES["manifest.json"]:
+        raise BundleError(f"manifest.json: the zip says {manifest_info.file_size} bytes, more "
+                          f"than the {JSON_MEMBER_BYTES['manifest.json']} allowed")
+    manifest = _read_member(archive, manifest_info, JSON_MEMBER_BYTES["manifest.json"], b)
+    if manifest["format"] not in BUNDLE_FORMATS:
+        raise BundleError(f"manifest.json: field format: {manifest['format']!r}; this verifier "
+                          f"reads {', '.join(BUNDLE_FORMATS)}")
+    b.manifest = manifest
+    expected = FILES + (("flags.json",) if manifest["format"] != "storwatt-bundle/1" else ())
+    missing = [name for name in expected if name not in infos]
     if missing:
         raise BundleError(f"{path} lacks {', '.join(missing)}")
-    b = Bundle(manifest, files)
-    b.run = json.loads(files["run.json"])
-    b.method = json.loads(files["method.json"]) or {}
-    b.phases = _jsonl(files["phases.jsonl"])
-    b.attempts = _jsonl(files["attempts.jsonl"])
-    b.intervals = _jsonl(files["intervals.jsonl"])
-    b.metrics = _jsonl(files["metrics.jsonl"])
+    b.extra = sorted(set(infos) - set(expected) - {"manifest.json"})  # never read
+    parsed = {name: _read_member(archive, infos[name], _bound(name, manifest, infos[name]), b)
+              for name in expected}
+    # a row count off the declared one within its bound shows as the member's SHA-256
+    b.run = parsed["run.json"]
+    b.method = parsed["method.json"] or {}
+    b.flag_table = parsed.get("flags.json")
+    for name in expected:
+        if name.endswith(".jsonl"):
+            b.lines[name] = parsed[name]
+        elif name in COLUMNS:
+            b.parsed[name] = parsed[name]
+    b.phases = b.lines["phases.jsonl"]
+    b.attempts = b.lines["attempts.jsonl"]
+    b.intervals = b.lines["intervals.jsonl"]
+    b.metrics = b.lines["metrics.jsonl"]
     b.samples = [Sample(int(r["phase"]), int(r["attempt"]), int(r["interval"]),
                         float(r["t_s"]), _float(r["watts_W"]),
                         frozenset(f for f in r["flags"].split(";") if f), _float(r["volts_V"]),
@@ -312,14 +674,16 @@ def efficiency(rate: float, watts: float) -> float:
     return rate / watts if ok else math.nan
 
 
-def wma(eps: list[float], weights: list[float]) -> list[float]:
+def wma_at(eps: list[float], weights: list[float], i: int) -> float:
     """WMA_i = Σ w_k·EP_{i−k} / Σ w_k, weights newest first; early intervals use the leading
-    weights (method-notes §4)."""
-    out = []
-    for i in range(len(eps)):
-        n = min(i + 1, len(weights))
-        out.append(math.fsum(weights[k] * eps[i - k] for k in range(n)) / math.fsum(weights[:n]))
-    return out
+    weights (method-notes §4). One point costs the weights' length, whatever the phase's."""
+    n = min(i + 1, len(weights))
+    return math.fsum(weights[k] * eps[i - k] for k in range(n)) / math.fsum(weights[:n])
+
+
+def wma(eps: list[float], weights: list[float]) -> list[float]:
+    """Every WMA_i of a phase (:func:`wma_at` at each interval)."""
+    return [wma_at(eps, weights, i) for i in range(len(eps))]
 
 
 def drift_pct(values: list[float]) -> float:
@@ -411,19 +775,50 @@ class Attempt:
 
 
 def check_files(b: Bundle, c: Checklist) -> None:
-    """Every file is listed in the manifest with its SHA-256, and every listed file is there."""
+    """Every file is listed in the manifest with its SHA-256, and every listed file is there
+    (a member no format names is named, never read)."""
     listed = b.manifest.get("files", {})
+    digests = {name: digest for name, digest in b.digests.items() if name != "manifest.json"}
     bad = 0
-    for name in sorted(set(listed) | set(b.files)):
-        got = hashlib.sha256(b.files[name]).hexdigest() if name in b.files else None
-        if got != listed.get(name):
+    for name in sorted(set(listed) | set(digests) | set(b.extra)):
+        got = digests.get(name)
+        if got != listed.get(name) or name in b.extra:
             bad += 1
-            c.line(False, f"file {name}: " + ("in the bundle but not in the manifest"
+            c.line(False, f"file {name}: " + ("not a file of its bundle format (not read)"
+                                               if name in b.extra else
+                                               "in the bundle but not in the manifest"
                                                if name not in listed else
                                                "in the manifest but missing" if got is None
                                                else f"SHA-256 {got} ≠ manifest {listed[name]}"))
     if not bad:
         c.line(True, f"files: all {len(listed)} match the manifest's SHA-256")
+
+
+def check_flags(b: Bundle, c: Checklist) -> None:
+    """The reading flags: the station's table the bundle carries (``flags.json``, from
+    storwatt-bundle/2) is the one this verifier pins for the record format, and every flag a
+    sample carries is in it — an unknown flag is named, never a silent hash mismatch."""
+    form = b.manifest.get("record_format")
+    pinned = FLAG_TABLES.get(form) if isinstance(form, str) else None
+    if pinned is None:
+        c.line(False, f"reading flags: this verifier knows no flag table of record format "
+                      f"{form!r} (it knows {', '.join(FLAG_TABLES)})")
+        return
+    if b.flag_table is not None:
+        carried = {f["name"]: (f["code"], f["excludes"], f["counted"])
+                   for f in b.flag_table["flags"]}
+        differ = sorted(n for n in set(carried) | set(pinned) if carried.get(n) != pinned.get(n))
+        c.line(not differ and b.flag_table["record_format"] == form,
+               f"reading-flag table: the station's {len(carried)} flags "
+               + (f"differ from this verifier's ({form}) on {', '.join(differ)}" if differ
+                  else f"are this verifier's ({form}): code, excluded, counted alike"))
+    seen: set[str] = set()
+    for name in ("power_samples.csv", "inlet_temperature.csv", "power_input_samples.csv"):
+        for cell in {r["flags"] for r in b.table(name)}:
+            seen.update(f for f in cell.split(";") if f)
+    for flag in sorted(seen - set(pinned)):
+        c.line(False, f"flag {flag} is not known to this verifier ({form}): the samples it "
+                      "marks cannot be judged")
 
 
 def check_method(b: Bundle, c: Checklist) -> None:
@@ -453,7 +848,6 @@ def check_method(b: Bundle, c: Checklist) -> None:
                   " (and does not claim to be)"))
 
 
-RECORD_FORMAT = "storwatt-record/2"  # the record hash this verifier rebuilds (docs/storage.md)
 #: the lists of child records the facts hold, each in canonical order (sorted by the
 #: canonical JSON bytes of its items), so the database's row ids never enter the hash
 FACT_LISTS = ("phases", "attempts", "intervals", "workload", "histograms", "search", "metrics",
@@ -505,9 +899,9 @@ def record_facts(b: Bundle) -> dict[str, Any]:
         "instruments": {k: b.run["instruments"][k]
                         for k in ("power_meter", "temperature_meter")},
         "phases": phases, "attempts": b.attempts, "intervals": b.intervals,
-        "workload": workload, "histograms": _jsonl(b.files["histograms.jsonl"]),
-        "search": _jsonl(b.files["search.jsonl"]), "metrics": b.metrics,
-        "events": _jsonl(b.files["events.jsonl"]), "samples_sha256": b.samples_sha256(),
+        "workload": workload, "histograms": b.jsonl("histograms.jsonl"),
+        "search": b.jsonl("search.jsonl"), "metrics": b.metrics,
+        "events": b.jsonl("events.jsonl"), "samples_sha256": b.samples_sha256(),
     }
     for key in FACT_LISTS:
         facts[key] = sorted(facts[key], key=canonical)
@@ -521,7 +915,7 @@ def rebuilt_record_sha256(b: Bundle) -> str:
     entries = [{"kind": e["kind"], "subject": e["subject"], "outcome": e["outcome"],
                 "disposition": e["disposition"], "text": e["text"], "author": e["author"],
                 "created_wall": e["recorded_utc"]}
-               for e in _jsonl(b.files["audit.jsonl"]) if e["kind"] in VERDICT_KINDS]
+               for e in b.jsonl("audit.jsonl") if e["kind"] in VERDICT_KINDS]
     facts = hashlib.sha256(canonical(record_facts(b))).hexdigest()
     return hashlib.sha256(canonical({"format": RECORD_FORMAT, "facts_sha256": facts,
                                      "entries": entries})).hexdigest()
@@ -541,12 +935,10 @@ def check_record(b: Bundle, c: Checklist, expected: str | None) -> None:
     if expected is None:
         c.not_checked("the record hash a signature names (give --record-sha256 HASH)")
         return
-    revisions = {r["record_sha256"]: r["revision"] for r in b.run.get("revisions", ())}
     ok = mine == expected.lower()
-    older = revisions.get(expected.lower())
+    # only what was proved: the bundle's own revision list is the bundle's word, not evidence
     c.line(ok, f"record SHA-256 {mine} (expected {expected})"
-               + ("" if ok or older is None else
-                  f"; the expected hash is revision {older} of this record"))
+               + ("" if ok else "; this bundle is not the record whose hash was given"))
 
 
 def attempts_of(b: Bundle) -> list[Attempt]:
@@ -646,7 +1038,7 @@ def check_attempts(b: Bundle, c: Checklist) -> dict[tuple[int, int], dict[str, A
                 ep = math.nan
             eps.append(ep)
             if unit:
-                w = wma(eps, weights)[-1]
+                w = wma_at(eps, weights, len(eps) - 1)  # the last point only: linear
                 ok = ok and agree(w, num(r["wma"]))
             if not ok:
                 bad += 1
@@ -778,6 +1170,18 @@ def longest_gap(times: list[float], start: float, end: float) -> float:
     return max(b - a for a, b in zip(edges, edges[1:]))
 
 
+def power_gap_broken(times: list[float], t0: float, period: float, start: float, end: float,
+                     limit: float) -> bool:
+    """THE GAP RULE, as the station judges it (``app.sequencer.conformance.grid_points`` and
+    the recorder's validity check; method-notes §3): each usable sample's time taken as the
+    grid point ``t0 + k·period`` it was polled for (the latest one not after its stamp), and
+    the window broken when the longest stretch of [start, end) without one exceeds the
+    method's limit (1e-9 relative slack). One function, so a change of the station's rule
+    lands here in one place."""
+    points = [t0 + math.floor((t - t0) / period + 1e-9) * period for t in times]
+    return longest_gap(points, start, end) > limit * (1 + 1e-9)
+
+
 def declared_site(b: Bundle) -> tuple[dict[str, Any], dict[str, Any]]:
     """The declared supply's voltage range (by its id, ``<phases>P-<min>-<max>``) and the
     declared ASHRAE class's inlet range (method-notes §3, §10)."""
@@ -801,7 +1205,8 @@ def check_supply_flags(b: Bundle, c: Checklist) -> None:
     low, high = b.method["instruments"]["frequency_hz"]
     wrong = [s for s in b.samples if s.usable and (
         ("voltage_out_of_range" in s.flags) == (low_v <= s.volts <= high_v)
-        or ("frequency_out_of_range" in s.flags) == (low <= s.freq_hz <= high))]
+        or ("frequency_out_of_range" in s.flags)
+        == (low <= s.freq_hz <= high or "frequency_not_measured" in s.flags))]
     c.line(not wrong, f"supply flags of {len(b.samples)} power samples against "
                       f"{low_v:g}–{high_v:g} V and {low:g}–{high:g} Hz: {len(wrong)} differ"
                       + (f", first at t = {wrong[0].t!r} s" if wrong else "")
@@ -823,11 +1228,12 @@ def reading_rules(b: Bundle, a: Attempt, samples: list[Sample], inside: list[Sam
     has_window = end > start
     return {
         "phase incomplete": status != "COMPLETED",
-        "flagged power samples": sum(1 for s in inside if s.flags & set(COUNTED_FLAGS))
+        "flagged power samples": sum(1 for s in inside if s.flags & COUNTED_FLAGS)
         > int(limits["max_flagged_power_samples"]),
         "uncertainty above the limit": any(UNCERTAINTY_HIGH in s.flags for s in samples),
-        "power-sample gap": longest_gap([s.t for s in samples if s.usable], start, end)
-        > float(limits["max_power_interval_s"]),
+        "power-sample gap": power_gap_broken(
+            [s.t for s in samples if s.usable], a.t_start, float(b.method["sample_period_s"]),
+            start, end, float(limits["max_power_interval_s"])),
         "supply voltage": any("voltage_out_of_range" in s.flags for s in inside),
         "supply frequency": any("frequency_out_of_range" in s.flags for s in inside),
         "no inlet reading": has_window and not inlet_in,
@@ -957,7 +1363,7 @@ def check_histograms(b: Bundle, c: Checklist) -> None:
     """Confidence levels of each measured phase's response-time histogram: the first bucket
     whose running count reaches p/100·N (fio's rule, method-notes §9), none where the IO count
     cannot support the level, N < 1/(1 − p) (method-notes §5); IOs above the ceiling line."""
-    for h in _jsonl(b.files["histograms.jsonl"]):
+    for h in b.jsonl("histograms.jsonl"):
         bins = sorted((int(k), int(v)) for k, v in h["bins"].items())
         total = sum(n for _, n in bins)
         label = f"{h['profile']} (phase {h['phase_index']}) histogram"
@@ -1258,7 +1664,7 @@ def _metrics_valid(b: Bundle) -> list[Finding]:
 def _intensity(b: Bundle) -> Finding:
     """Intensity 100 found in every searched profile (method-notes §2): a search that ran
     out of queue depths, or found no probe within the limit, did not find it."""
-    results = [r for r in _jsonl(b.files["search.jsonl"]) if not r.get("pre_run_basis")]
+    results = [r for r in b.jsonl("search.jsonl") if not r.get("pre_run_basis")]
     failed = [f"{r['profile']}: {r['note']}" for r in results
               if r["note"].startswith((LOAD_GENERATOR_LIMIT, NO_PROBE_WITHIN))]
     return Finding("Intensity 100 reached", not failed,
@@ -1271,7 +1677,7 @@ def _pre_run_generator(b: Bundle) -> list[Finding]:
     """An unsearched profile's null-engine pre-run (MW2 at its derived rate, a trace replay)
     by the search's generator rule against the rate its phase measured (method-notes §2); no
     criterion when the run holds no such row (stored before the station pre-ran them)."""
-    rows = [r for r in _jsonl(b.files["search.jsonl"]) if r.get("pre_run_basis")]
+    rows = [r for r in b.jsonl("search.jsonl") if r.get("pre_run_basis")]
     if not rows:
         return []
     share = float(b.method["search"]["generator_max_share_pct"])
@@ -1403,7 +1809,7 @@ def _access_pattern(b: Bundle) -> list[Finding]:
     """Each searched profile's pre-run pattern against its profile (method-notes §2); no
     criterion when no search result holds one (a run stored before the pre-run measured
     patterns, or only trace replays)."""
-    measured = [r for r in _jsonl(b.files["search.jsonl"]) if r.get("pattern")]
+    measured = [r for r in b.jsonl("search.jsonl") if r.get("pattern")]
     if not measured:
         return []
     off = [f"{r['profile']}: {'; '.join(why)}" for r in measured
@@ -1652,7 +2058,7 @@ def check_search(b: Bundle, c: Checklist) -> None:
     """Each searched profile's probes in the order the rules ask, its chosen intensity and
     its note, replayed from the stored probes (method-notes §2)."""
     share = float(b.method["search"]["generator_max_share_pct"])
-    for r in _jsonl(b.files["search.jsonl"]):
+    for r in b.jsonl("search.jsonl"):
         if r.get("pre_run_basis"):
             limited = _pre_run_limited(r, share)
             c.line(limited == r["note"].startswith(LOAD_GENERATOR_LIMIT),
@@ -1762,7 +2168,7 @@ def check_steady_state(b: Bundle, c: Checklist, matrix: dict[str, Any]) -> None:
         f"{matrix['steady_state_window']} average {found[1]:.0f} IOPS, range {found[2]:.1f} % "
         f"(≤ {matrix['steady_state_range_pct']:g} %), slope {found[3]:.1f} % "
         f"(≤ {matrix['steady_state_slope_pct']:g} %) (method-notes §5)")
-    logged = [e["message"] for e in _jsonl(b.files["events.jsonl"])
+    logged = [e["message"] for e in b.jsonl("events.jsonl")
               if e["message"].startswith(f"{STEADY_STATE_PHASE}: reached")]
     ok = logged == ([expected] if expected else [])
     c.line(ok, f"{STEADY_STATE_PHASE}: {len(rounds)} rounds, "
@@ -1857,19 +2263,22 @@ NOT_RECOMPUTED = (
 )
 
 
-def verify(path: str, record_sha256: str | None = None, samples_hash: str | None = None,
-           out: Any = None) -> int:
-    out = out or sys.stdout
-    try:
-        b = read_bundle(path)
-    except (BundleError, ValueError, KeyError, json.JSONDecodeError) as exc:
-        print(f"storwatt-verify: {exc}", file=out)
-        return 2
-    c = Checklist(out)
-    print(f"StorWatt result bundle {path}: run {b.manifest.get('run_id')}, method "
+#: exit statuses (docs/export-format.md, "Exit status"): a script can tell a verdict from a
+#: bundle that could not be judged
+AGREES, DISAGREES, UNREADABLE = 0, 1, 2
+#: what a check meets in a bundle its schema let through but whose parts do not fit together
+#: (a phase index no phase has, a method key missing): the bundle is malformed, not judged
+MALFORMED = (KeyError, TypeError, ValueError, IndexError, AttributeError, StopIteration,
+             ZeroDivisionError, OverflowError, RecursionError)
+
+
+def _checks(b: Bundle, c: Checklist, record_sha256: str | None,
+            samples_hash: str | None) -> None:
+    print(f"StorWatt result bundle: run {b.manifest.get('run_id')}, method "
           f"{b.run['method']['name']} {b.run['method']['version']}, station "
-          f"{b.manifest.get('station_version')}", file=out)
+          f"{b.manifest.get('station_version')}", file=c.out)
     check_files(b, c)
+    check_flags(b, c)
     check_samples_hash(b, c, samples_hash)
     check_record(b, c, record_sha256)
     if not b.method:
@@ -1877,36 +2286,72 @@ def verify(path: str, record_sha256: str | None = None, samples_hash: str | None
                       "the station kept it), so no figure can be recomputed")
     else:
         check_method(b, c)
+        derived = check_attempts(b, c)
+        check_metrics(b, c, derived)
+        check_histograms(b, c)
+        check_power_inputs(b, c)
+        check_supply_flags(b, c)
+        check_steps(b, c)
+        check_coms(b, c)
+    check_compliance(b, c)
+
+
+def verify(path: str, record_sha256: str | None = None, samples_hash: str | None = None,
+           out: Any = None) -> int:
+    """Check the bundle at ``path``: AGREES (0), DISAGREES (1) or UNREADABLE (2), with one
+    line saying why when it cannot be judged."""
+    out = out or sys.stdout
     try:
-        if b.method:
-            derived = check_attempts(b, c)
-            check_metrics(b, c, derived)
-            check_histograms(b, c)
-            check_power_inputs(b, c)
-            check_supply_flags(b, c)
-            check_steps(b, c)
-            check_coms(b, c)
-        check_compliance(b, c)
-    except (KeyError, TypeError, ValueError) as exc:
-        c.line(False, f"the bundle's data cannot be checked: {type(exc).__name__}: {exc}")
+        b = read_bundle(path)
+        c = Checklist(io.StringIO())
+        _checks(b, c, record_sha256, samples_hash)
+    except BundleError as exc:
+        print(f"storwatt-verify: {exc}", file=out)
+        return UNREADABLE
+    except MALFORMED as exc:
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        print(f"storwatt-verify: malformed bundle: {type(exc).__name__}: "
+              f"{str(exc).splitlines()[0][:160] if str(exc) else ''} (in {where.name})",
+              file=out)
+        return UNREADABLE
+    except MemoryError:
+        print("storwatt-verify: the bundle needs more memory than this computer gives",
+              file=out)
+        return UNREADABLE
+    print(c.out.getvalue(), end="", file=out)
     for what in [*c.unchecked, *NOT_RECOMPUTED]:
         print(f"not checked: {what}", file=out)
     verdict = "AGREES" if c.failed == 0 else "DISAGREES"
     print(f"{verdict}: {c.passed} criteria agree, {c.failed} disagree", file=out)
-    return 0 if c.failed == 0 else 1
+    return AGREES if c.failed == 0 else DISAGREES
+
+
+def version_text() -> str:
+    return (f"storwatt-verify {VERIFIER_VERSION}: reads {', '.join(BUNDLE_FORMATS)}; "
+            f"rebuilds record formats {', '.join(FLAG_TABLES)}")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # a usage error is exit status 2, in one line
+        self.exit(UNREADABLE, f"{self.prog}: {message}\n")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="storwatt-verify",
         description="Recompute a StorWatt result bundle's figures from its raw data and say "
-                    "whether they agree with the station's (exit 0) or not (exit 1).")
+                    "whether they agree with the station's. Exit status: 0 agrees, 1 disagrees, "
+                    "2 the bundle cannot be read or is malformed, or the command line is wrong.")
     parser.add_argument("bundle", metavar="BUNDLE", help="the .zip written by storwatt report "
-                                                         "RUN --bundle FILE.zip")
+                                                         "RUN --bundle FILE.zip (or the GUI's "
+                                                         "Export bundle…)")
     parser.add_argument("--record-sha256", metavar="HASH",
-                        help="the record SHA-256 printed on the signed report or approval")
+                        help="the record SHA-256 printed in each report page's footer "
+                             "(\"Revision N — record SHA-256 …\") and on an approval")
     parser.add_argument("--samples-sha256", metavar="HASH",
-                        help="the samples SHA-256 printed in the report's page footer")
+                        help="the samples SHA-256 printed in the report's run summary (the "
+                             "PDF's cover, the xlsx's Test Data Report sheet)")
+    parser.add_argument("--version", action="version", version=version_text())
     args = parser.parse_args(argv)
     return verify(args.bundle, args.record_sha256, args.samples_sha256)
 

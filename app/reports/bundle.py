@@ -31,11 +31,15 @@ from app.method.loader import MethodError
 from app.method.taxonomy import load_taxonomy
 from app.signoff.revisions import SignOff, sign_off
 from app.storage.record_hash import FORMAT as RECORD_FORMAT
+from app.storage.codec import FLAG_CODES
 from app.storage.record_hash import canonical_json
 from app.storage.stored import StoredRun
+from app.sequencer.conformance import COUNTED_FLAGS
+from drivers.interfaces import EXCLUDING_FLAGS
 
-#: names the bundle layout (docs/export-format.md, "Result bundle")
-FORMAT = "storwatt-bundle/1"
+#: names the bundle layout (docs/export-format.md, "Result bundle"); /2 added the reading-flag
+#: table (``flags.json``) and each member's size and row count in the manifest (issue 37)
+FORMAT = "storwatt-bundle/2"
 
 POWER_HEADER = ("phase", "attempt", "interval", "window", "t_s", "watts_W", "volts_V", "amps_A",
                 "pf", "freq_Hz", "range_V", "range_A", "uncertainty_pct", "flags")
@@ -165,11 +169,32 @@ def _phases(run: StoredRun) -> list[dict[str, Any]]:
              "steady_state": p.steady_state} for p in run.phases]
 
 
+def flag_table() -> dict[str, Any]:
+    """The station's reading-flag table as the samples were stored and judged under it: each
+    flag's stored code (the samples SHA-256 hashes these), whether it keeps a sample out of
+    every average, and whether the method's tolerance of flagged samples counts it
+    (method-notes §3). The verifier pins its own copy per record format and names any
+    difference, so the two tables cannot drift apart silently (issue 37)."""
+    return {"record_format": RECORD_FORMAT,
+            "flags": [{"name": name, "code": code, "excludes": name in EXCLUDING_FLAGS,
+                       "counted": name in COUNTED_FLAGS}
+                      for name, code in sorted(FLAG_CODES.items())]}
+
+
+def _rows(name: str, data: bytes) -> int:
+    """Rows of a row member as the verifier counts them: CSV records after the header, or
+    JSON lines."""
+    if name.endswith(".csv"):
+        return sum(1 for _ in csv.reader(io.StringIO(data.decode("utf-8")))) - 1
+    return data.count(b"\n")
+
+
 def bundle_files(run: StoredRun, signed: SignOff) -> dict[str, bytes]:
     """Every file of the bundle but the manifest, by name."""
     method = canonical_json(run.method_json) if run.method_json is not None else b"null"
     return {
         "run.json": canonical_json(_run_json(run, signed)),
+        "flags.json": canonical_json(flag_table()),
         "method.json": method,
         "phases.jsonl": _jsonl(_phases(run)),
         "attempts.jsonl": _jsonl(run.attempts),
@@ -201,6 +226,10 @@ def build_bundle(run: StoredRun, out: io.BufferedIOBase | io.BytesIO) -> None:
         "samples_sha256": run.samples_sha256,
         "method_sha256": run.method_sha256,
         "files": {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())},
+        # what the verifier may read of each member, declared before it reads a byte
+        "sizes": {name: len(data) for name, data in sorted(files.items())},
+        "rows": {name: _rows(name, data) for name, data in sorted(files.items())
+                 if name.endswith((".csv", ".jsonl"))},
     }
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, data in [("manifest.json", json.dumps(manifest, indent=1, sort_keys=True)

@@ -67,6 +67,11 @@ def tampered(bundle: Path, out: Path, edits: dict[str, Callable[[bytes], bytes]]
         manifest = json.loads(files["manifest.json"])
         for name in edits:
             manifest["files"][name] = hashlib.sha256(files[name]).hexdigest()
+            if name in manifest.get("sizes", {}):  # storwatt-bundle/2 declares these too
+                manifest["sizes"][name] = len(files[name])
+            if name in manifest.get("rows", {}):
+                from app.reports.bundle import _rows
+                manifest["rows"][name] = _rows(name, files[name])
         files["manifest.json"] = json.dumps(manifest, indent=1, sort_keys=True).encode()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, data in files.items():
