@@ -125,6 +125,19 @@ class IdentityMismatch(InstrumentError):
     """The instrument at the address is not the one the driver was asked to talk to."""
 
 
+class InstrumentReplaced(IdentityMismatch):
+    """Another instrument answers at the address of the one this session opened (a reconnect
+    found a different model or serial). Final for the session: the driver refuses every later
+    read and reconnect until :meth:`open` starts a new session, so no reading of the other
+    instrument is ever taken as the recorded one's (issue 38)."""
+
+    def __init__(self, message: str, recorded: InstrumentIdentity,
+                 found: InstrumentIdentity) -> None:
+        super().__init__(message)
+        self.recorded = recorded
+        self.found = found
+
+
 class WorkloadError(Exception):
     """The workload engine failed (fio missing, job rejected, exited non-zero, host refused)."""
 
@@ -152,6 +165,12 @@ class InstrumentIdentity:
         ``STORWATT-SIM`` and the in-process ones are vendor ``StorWatt``; a run on either is
         never compliant (app.rules.compliance)."""
         return self.vendor.upper().startswith(SIMULATED_VENDOR)
+
+    @property
+    def key(self) -> str:
+        """What tells one instrument from another of its kind: model and serial (the firmware
+        and the address may change without the instrument changing)."""
+        return f"{self.model} s/n {self.serial}" if self.serial else self.model
 
     def describe(self) -> str:
         parts = [self.vendor, self.model]
@@ -189,6 +208,9 @@ class PowerSample:
     #: the per-input readings a total was summed from, in the configured order (empty when
     #: the SUT has one meter): each keeps its own flags and uncertainty
     inputs: tuple[PowerSample, ...] = ()
+    #: the :attr:`InstrumentIdentity.key` of the instrument session that took this reading
+    #: ("" when not stated: a sum over inputs, whose parts state theirs)
+    instrument: str = ""
 
     @property
     def usable(self) -> bool:
@@ -206,6 +228,8 @@ class TemperatureSample:
     #: the reading's resolution in °C as the instrument states it: the step of the last digit
     #: of its reply, or what its driver states for the configured mode; None: not stated
     resolution_c: float | None = None
+    #: the :attr:`InstrumentIdentity.key` of the instrument session that took this reading
+    instrument: str = ""
 
     @property
     def usable(self) -> bool:

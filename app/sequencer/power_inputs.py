@@ -43,8 +43,9 @@ from app.sequencer.sampler import MeterLost
 from drivers.clock import Clock
 from drivers.interfaces import (DEFAULT_SILENCE_LIMIT_S, AccuracyStatement, FLAG_INPUT_MISSING,
                                 FLAG_INPUTS_MISALIGNED, FLAG_LOW_CURRENT, FLAG_UNCERTAINTY_HIGH,
-                                FLAG_UNCERTAINTY_UNKNOWN, SIMULATOR_IDN_PREFIX, InstrumentError,
-                                InstrumentIdentity, PowerMeter, PowerSample, ReadingLimits)
+                                FLAG_UNCERTAINTY_UNKNOWN, SIMULATOR_IDN_PREFIX, IdentityMismatch,
+                                InstrumentError, InstrumentIdentity, PowerMeter, PowerSample,
+                                ReadingLimits)
 
 #: flags the method judges on the total, not copied from an input (see the module docstring)
 NOT_PROPAGATED = frozenset({FLAG_UNCERTAINTY_HIGH, FLAG_LOW_CURRENT})
@@ -189,6 +190,8 @@ class PowerInputs:
             before = self.clock.now()
             try:
                 sample = meter.read(t)
+            except IdentityMismatch:
+                raise  # another meter on this input: never a missing reading to sum around
             except InstrumentError as exc:
                 errors.append(exc)
                 parts.append(self._missing(config.name, t + before - start, exc))

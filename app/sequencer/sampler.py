@@ -12,6 +12,12 @@ does the sampler give up and raise :class:`MeterLost`, at that limit: once a met
 its reads and reconnects may wait only until the limit (``end_waits_after``), so a slow
 reconnect cannot overrun it. A stop request (:meth:`MeterSampler.interrupt`) ends a read or
 back-off in progress within a fraction of a second.
+
+A meter is the instrument the run recorded (``recorded``, the identity its ``open`` gave):
+another instrument answering at its address (the driver's
+:class:`~drivers.interfaces.IdentityMismatch`), or a reading that names another instrument,
+ends the phase at once with :class:`MeterReplaced` naming both; that reading is never
+returned, so it is never counted (issue 38).
 """
 
 from __future__ import annotations
@@ -21,14 +27,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from drivers.interfaces import InstrumentError, InstrumentInterrupted, SampledInstrument
+from drivers.interfaces import (IdentityMismatch, InstrumentError, InstrumentIdentity,
+                                InstrumentInterrupted, SampledInstrument)
 
 S = TypeVar("S")
 
 
-
 class MeterLost(InstrumentError):
     """A meter failed repeatedly; the phase cannot be measured."""
+
+
+class MeterReplaced(MeterLost):
+    """Another instrument answers for the run's meter: the phase and the run end, naming both."""
 
 
 @dataclass
@@ -57,6 +67,8 @@ class MeterSampler(Generic[S]):
     _first_error: str = ""
     _stopping: bool = False
     gaps: list[SampleGap] = field(default_factory=list)
+    #: the identity the run recorded for this meter (its ``open``); None: not bound yet
+    recorded: InstrumentIdentity | None = None
 
     def interrupt(self) -> None:
         """Any thread: the run is stopping; end the meter's read or back-off in progress."""
@@ -90,6 +102,8 @@ class MeterSampler(Generic[S]):
             self._last_reply = now  # silence is counted from the first poll at the latest
         try:
             sample = self.meter.read(now)
+        except IdentityMismatch as exc:
+            raise MeterReplaced(f"{self.name}: {exc}") from exc
         except InstrumentError as exc:
             self.gaps.append(SampleGap(now, now + self.period_s, 1, f"{self.name}: {exc}"))
             self._failed(exc)
@@ -97,8 +111,18 @@ class MeterSampler(Generic[S]):
         if self._first_error:
             self._first_error = ""
             self.meter.end_waits_after(None)
+        self._check_instrument(sample)
         self._last_reply = now
         return [sample]
+
+    def _check_instrument(self, sample: S) -> None:
+        """A reading that names an instrument other than the recorded one is refused."""
+        stated = getattr(sample, "instrument", "")
+        if self.recorded is not None and stated and stated != self.recorded.key:
+            raise MeterReplaced(
+                f"{self.name}: a reading came from {stated}, not from the recorded "
+                f"{self.recorded.describe()}; it is not counted and the measurement stops "
+                "(check the wiring)")
 
     def _failed(self, exc: InstrumentError) -> None:
         """A read failed: give up at the silence limit, else try to reconnect within it."""
@@ -131,6 +155,9 @@ class MeterSampler(Generic[S]):
         the run log shows where the measurement resumed and with which meter."""
         try:
             identity = self.meter.reconnect()
+        except IdentityMismatch as exc:
+            self._note(f"reconnect refused: {exc}")
+            raise MeterReplaced(f"{self.name}: {exc}") from exc
         except InstrumentInterrupted as exc:
             self._note(f"reconnect failed: {exc}")
             if not self._stopping:

@@ -237,6 +237,9 @@ class Sequencer:
     def _open_instruments(self) -> None:
         power_id = self.lab.power_meter.open()
         temp_id = self.lab.temperature_meter.open() if self.lab.temperature_meter else None
+        self._power.recorded = power_id  # a reading of any other instrument is refused
+        if self._temp:
+            self._temp.recorded = temp_id
         engine = self.lab.engine.check()
         self.publish(ev.InstrumentsIdentified(power_id, temp_id, engine,
                                               self.lab.input_identities()))

@@ -1,11 +1,19 @@
 """Shared life cycle of every meter driver: connect, identify, configure, reconnect, lock.
 
 Subclasses are mostly data (class attributes: models, terminations, setup commands, controls,
-the reading and the accuracy spec). The base keeps one ``threading.Lock`` per instrument so
-the sampler thread and a "test connection" click can never interleave a query and its reply,
-and one :class:`Waits` that an abort or the sampler's silence limit uses to end a read or a
-reconnect back-off early (the lock is held for the whole wait, so it cannot be reached
-through the lock).
+the reading and the accuracy spec).
+
+A session is bound to the instrument that answered :meth:`Instrument.open`: every reconnect
+compares who answers now with that identity (never with the last one seen), before a set-up
+command or a reading goes to it; another instrument at the address ends the session
+(:class:`~drivers.interfaces.InstrumentReplaced`, refused on every later read and reconnect
+until a new ``open``), and each reading names the instrument that answered for it, so the
+sampler can refuse a reading of any other (issue 38).
+
+The base keeps one ``threading.Lock`` per instrument so the sampler thread and a "test
+connection" click can never interleave a query and its reply, and one :class:`Waits` that an
+abort or the sampler's silence limit uses to end a read or a reconnect back-off early (the
+lock is held for the whole wait, so it cannot be reached through the lock).
 """
 
 from __future__ import annotations
@@ -16,7 +24,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
 from drivers.interfaces import (SIMULATOR_IDN_PREFIX, IdentityMismatch, InstrumentError,
-                                InstrumentIdentity, InstrumentInterrupted)
+                                InstrumentIdentity, InstrumentInterrupted, InstrumentReplaced)
 from drivers.meters.transport import Transport, VisaTransport, check_visa_resource, query
 from drivers.meters.waits import Waits
 
@@ -94,7 +102,12 @@ class Instrument:
         self._lock = threading.Lock()
         self.waits = Waits()
         self._transport: Transport | None = None
-        self._identity: InstrumentIdentity | None = None
+        #: who answered open(): the session's instrument, never changed by a reconnect
+        self._bound: InstrumentIdentity | None = None
+        #: who answered the identity query on the present connection (stamped on readings)
+        self._answered: InstrumentIdentity | None = None
+        #: set once another instrument answered at the address: the session is over
+        self._replaced: InstrumentReplaced | None = None
         self._stale = False
 
     @classmethod
@@ -155,7 +168,7 @@ class Instrument:
     # -- wire ---------------------------------------------------------------------------------
     def _require(self) -> Transport:
         if self._transport is None:
-            if self._identity is not None:  # opened once: closed or reconnect failed since
+            if self._bound is not None:  # opened once: closed or reconnect failed since
                 raise InstrumentError(f"{self.DRIVER} at {self.resource} is not connected "
                                       "(closed, or the last reconnect failed)")
             raise InstrumentError(f"{self.DRIVER} at {self.resource} is not open: call open()")
@@ -171,19 +184,49 @@ class Instrument:
     def open(self) -> InstrumentIdentity:
         self.waits.reset()  # a new session: an earlier stop request is over
         with self._lock:
-            return self._open_locked()
+            self._bound = self._replaced = None
+            self._bound = self._open_locked()
+            return self._bound
+
+    @property
+    def session_identity(self) -> InstrumentIdentity | None:
+        """The instrument this session opened (None before :meth:`open`)."""
+        return self._bound
 
     def _open_locked(self) -> InstrumentIdentity:
         self._close_transport()
         self._stale = False
         self._transport = self._connect()
         try:
-            self._identity = self._identity_from(self._query(self.IDN_QUERY))
+            identity = self._identity_from(self._query(self.IDN_QUERY))
+            self._answered = identity
+            self._check_same(identity)  # before any set-up command reaches another meter
             self._configure()
         except Exception:
             self._close_transport()
             raise
-        return self._identity
+        return identity
+
+    def _check_same(self, identity: InstrumentIdentity) -> None:
+        """Refuse an instrument other than the session's; the refusal is final."""
+        bound = self._bound
+        if bound is None or identity.key == bound.key:
+            return
+        self._replaced = InstrumentReplaced(
+            f"after reconnecting, {self.resource} is {identity.describe()} instead of "
+            f"{bound.describe()}: another meter took this address; no reading of it is "
+            "taken (stop and check the wiring)", bound, identity)
+        raise self._replaced
+
+    def _refuse_if_replaced(self) -> None:
+        replaced = self._replaced
+        if replaced is not None:
+            raise InstrumentReplaced(str(replaced), replaced.recorded, replaced.found)
+
+    def instrument_key(self) -> str:
+        """The key of the instrument that answered on this connection, stamped on each
+        reading (:attr:`~drivers.interfaces.PowerSample.instrument`)."""
+        return self._answered.key if self._answered is not None else ""
 
     def identify(self) -> InstrumentIdentity:
         return self._exchange(lambda: self._identity_from(self._query(self.IDN_QUERY)))
@@ -228,7 +271,7 @@ class Instrument:
         return self.timeout_s * (1 + attempts) + backoff
 
     def _reconnect_locked(self) -> InstrumentIdentity:
-        before = self._identity
+        self._refuse_if_replaced()
         delay = self.reconnect_delay_s
         last: InstrumentError | None = None
         attempts = max(1, self.reconnect_attempts)
@@ -245,13 +288,6 @@ class Instrument:
                         f"{attempt} attempt(s) ({self.waits.why()}); last error: {exc}") from None
                 delay *= 2
                 continue
-            if before is not None and (identity.model, identity.serial) != \
-                    (before.model, before.serial):
-                self._close_transport()
-                raise IdentityMismatch(
-                    f"after reconnecting, {self.resource} is {identity.describe()} instead "
-                    f"of {before.describe()}: another meter took this address; stop and "
-                    "check the wiring")
             self._after_reconnect()
             self._stale = False
             return identity
@@ -271,6 +307,7 @@ class Instrument:
         """Run one locked operation. After a timeout or a lost connection a late reply could
         be taken for the next answer, so the next operation reconnects first."""
         with self._lock:
+            self._refuse_if_replaced()
             if self._stale:
                 self._reconnect_locked()
             try:

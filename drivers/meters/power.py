@@ -191,7 +191,8 @@ class PowerMeterBase(Instrument):
             flags.add(FLAG_FREQUENCY_NOT_MEASURED)
         return PowerSample(t, watts, values["volts"].value, values["amps"].value,
                            values["pf"].value, values["freq_hz"].value, range_v, range_a,
-                           uncertainty, frozenset(flags), values["watts"].resolution)
+                           uncertainty, frozenset(flags), values["watts"].resolution,
+                           instrument=self.instrument_key())
 
     def _judged_flags(self, values: dict[str, Decoded]) -> set[str]:
         """Stale and implausible, judged on the decoded values (see the module docstring)."""

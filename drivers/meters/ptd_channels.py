@@ -108,7 +108,7 @@ class PtdMultiChannel(PTDPower):
         if not self._users:
             self.open()
         self._users.add(channel)
-        return self.identify() if self._identity is None else self._identity
+        return self.identify() if self._bound is None else self._bound
 
     def detach(self, channel: int) -> None:
         """The last channel's input to close ends the session (``Stop``)."""

@@ -28,7 +28,7 @@ class ThermometerBase(Instrument):
         reply = self._exchange(lambda: self._query(self.READING.command(self)))
         d = decode(self._field(reply), self.SPECIALS, sensor=True)
         resolution = None if d.value != d.value else (self.STATED_RESOLUTION_C or d.resolution)
-        return TemperatureSample(t, d.value, d.flags, resolution)
+        return TemperatureSample(t, d.value, d.flags, resolution, self.instrument_key())
 
     def _field(self, reply: str) -> str:
         return reply

@@ -435,8 +435,10 @@ class PtdDialect(LineDialect):
     FIXED_UNCERTAINTY = 0.0015
 
     def __init__(self, state: StateFn, celsius: Callable[[], float] | None = None,
-                 version: str = "1.10.0-storwatt-sim", channels: int = 1) -> None:
+                 version: str = "1.10.0-storwatt-sim", channels: int = 1,
+                 serial: str = "0") -> None:
         self.state = state
+        self.serial = serial  # the meter's serial in Identify's last field
         self.celsius = celsius
         self.version = version
         self.channels = channels
@@ -459,7 +461,7 @@ class PtdDialect(LineDialect):
             mode = "temperature" if self.celsius else "power"
             return (f"{SIMULATOR_IDN_PREFIX} StorWattSimulatedMeter,1000,1,1,1,1,0,0,1,"
                     f"version={self.version},OS=simulated,mode={mode},1,1,3,0,0,no_cal_date,"
-                    f"STORWATT;SIMULATED;0;{self.version}")
+                    f"STORWATT;SIMULATED;{self.serial};{self.version}")
         if cmd.startswith("Go,"):
             self.running = True
             self.evaluated, self.unknown = [], 0

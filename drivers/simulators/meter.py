@@ -32,20 +32,21 @@ DRIVER_FOR_MODEL = {**{m: "wt300" for m in WT300_MODELS}, "wt210": "wt210",
                     "watchport": "watchport", "ptd-temp": "ptd-temp"}
 
 
-def _idn(vendor: str, model: str, firmware: str) -> str:
+def _idn(vendor: str, model: str, firmware: str, serial: str = SERIAL) -> str:
     """The ``*IDN?`` reply of a simulated ``model``: ``STORWATT-SIM`` before the vendor, so
     the driver accepts it and marks the identity simulated (app.rules.compliance)."""
-    return f"{SIMULATOR_IDN_PREFIX} {vendor},{model},{SERIAL},{firmware}"
+    return f"{SIMULATOR_IDN_PREFIX} {vendor},{model},{serial},{firmware}"
 
 
 class MeterSimulator(LineServer):
     """A simulated power meter. ``compat_mode`` makes a WT300 answer like a WT210 (the WT200
-    compatibility mode a technician may have left on)."""
+    compatibility mode a technician may have left on); ``serial`` tells two meters of one
+    model apart (PTDaemon: the serial in its meter field)."""
 
     def __init__(self, model: str, source: Callable[[], ElectricalState] | None = None,
                  host: str = "127.0.0.1", port: int = 0, *, compat_mode: bool = False,
                  channels: int = 1, clock: Clock | None = None,
-                 update_s: float = WT300Dialect.UPDATE_S) -> None:
+                 update_s: float = WT300Dialect.UPDATE_S, serial: str = SERIAL) -> None:
         model = model.lower()
         if model not in POWER_MODELS:
             raise ValueError(f"unknown power-meter model {model!r}; choose one of "
@@ -59,25 +60,27 @@ class MeterSimulator(LineServer):
         #: the clock the meter's data updates follow (a run on a fake clock passes its own)
         self.clock = clock or MonotonicClock()
         self.update_s = update_s  # a WT300's data update interval
+        self.serial = serial
         self._source = source
         self._constant = DEFAULT_STATE
         self._state_lock = threading.Lock()
         super().__init__(self._dialect(model, compat_mode), host, port)
 
     def _dialect(self, model: str, compat: bool):
-        state = self.state
+        state, serial = self.state, self.serial
         if model in WT300_MODELS:
             if compat:
-                return WT210Dialect(state, _idn("YOKOGAWA", "760401", "F1.03"))
-            return WT300Dialect(state, _idn("YOKOGAWA", WT300_MODELS[model], "F1.03"),
+                return WT210Dialect(state, _idn("YOKOGAWA", "760401", "F1.03", serial))
+            return WT300Dialect(state, _idn("YOKOGAWA", WT300_MODELS[model], "F1.03", serial),
                                 WT300_ELEMENTS[model], self.clock.now, self.update_s)
         if model == "wt210":
-            return WT210Dialect(state, _idn("YOKOGAWA", "WT210", "F2.11"))
+            return WT210Dialect(state, _idn("YOKOGAWA", "WT210", "F2.11", serial))
         if model.startswith("chroma"):
-            return ChromaDialect(state, _idn("Chroma ATE", model[6:], "1.20"))
+            return ChromaDialect(state, _idn("Chroma ATE", model[6:], "1.20", serial))
         if model.startswith("pw"):
-            return HiokiDialect(state, _idn("HIOKI", model.upper(), "V1.00"))
-        return PtdDialect(state, channels=self.channels)
+            return HiokiDialect(state, _idn("HIOKI", model.upper(), "V1.00", serial))
+        return PtdDialect(state, channels=self.channels,
+                          serial="0" if serial == SERIAL else serial)
 
     def load_channels(self, shares: tuple[float, ...]) -> None:
         """A multi-channel PTDaemon's split of the load over its channels (they add up to 1)."""
@@ -118,8 +121,11 @@ class MeterSimulator(LineServer):
 
 
 class ThermometerSimulator(LineServer):
+    """A simulated thermometer; ``serial`` tells two of one model apart (a Watchport states
+    none: it is told apart by its model, /H or /T, alone)."""
+
     def __init__(self, model: str, source: Callable[[], float] | None = None,
-                 host: str = "127.0.0.1", port: int = 0) -> None:
+                 host: str = "127.0.0.1", port: int = 0, serial: str = SERIAL) -> None:
         model = model.lower()
         if model not in TEMPERATURE_MODELS:
             raise ValueError(f"unknown thermometer model {model!r}; choose one of "
@@ -131,10 +137,11 @@ class ThermometerSimulator(LineServer):
         if model == "watchport":
             dialect = WatchportDialect(self.celsius)
         elif model == "ptd-temp":
-            dialect = PtdDialect(lambda: DEFAULT_STATE, celsius=self.celsius)
+            dialect = PtdDialect(lambda: DEFAULT_STATE, celsius=self.celsius,
+                                 serial="0" if serial == SERIAL else serial)
         else:
             vendor = "HEWLETT-PACKARD" if model == "34970a" else "Keysight Technologies"
-            dialect = DaqDialect(self.celsius, _idn(vendor, model.upper(), "A.03.01"))
+            dialect = DaqDialect(self.celsius, _idn(vendor, model.upper(), "A.03.01", serial))
         super().__init__(dialect, host, port)
 
     def celsius(self) -> float:

@@ -116,6 +116,17 @@ class LineServer:
         with self._lock:
             return list(self._transcript)
 
+    def take_address(self, other: LineServer) -> None:
+        """Another instrument takes this address (a bench where someone swapped the meter on
+        its LAN address mid-run): its dialect answers from now on, and every open connection
+        is reset, as a real swap resets them."""
+        with self._lock:
+            self.dialect = other.dialect
+            conns, self._conns = self._conns, []
+            self._held.clear()
+        for conn in conns:
+            _close(conn)
+
     def clear_transcript(self) -> None:
         with self._lock:
             self._transcript.clear()
