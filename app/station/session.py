@@ -24,7 +24,7 @@ from app.sequencer.equipment import Lab
 from app.sequencer.sequencer import Sequencer
 from app.storage.db import Database
 from app.storage.opening import open_database
-from app.storage.errors import StorageError
+from app.storage.errors import DurabilityLostError, StorageError
 from app.storage.overwritten import DatabaseReplacedError
 from app.storage.range_advisor import advise
 from app.storage.rights import check_write_rights
@@ -100,23 +100,29 @@ def open_session(config: RunConfig, *, db_url: str | None = None,
                    if config.range_plan_from else None)
         sequencer = Sequencer(method, config, lab, clock, [writer, *listeners], run_id,
                               continuation, range_plan=advised)
+        writer.reserve_journal(sequencer.run_id, sequencer.planned_s)  # or refuse the run
     except Exception:
         if lab is not None:
             lab.close()
         writer.close()
         raise
-    writer.on_error = _fail_when_replaced(sequencer)
+    writer.on_error = _fail_when_not_durable(sequencer)
     _remember_instruments(config)
     return RunSession(config, method, database, lab, sequencer, writer)
 
 
-def _fail_when_replaced(sequencer: Sequencer) -> Callable[[StorageError], None]:
-    """A database file replaced under the run (``cp other.db``) is not a passing fault the
-    writer can wait out: the station's record of the run is gone from it, so the run stops
-    FAILED with the reason, and everything it measured stays in its journal."""
+def _fail_when_not_durable(sequencer: Sequencer) -> Callable[[StorageError], None]:
+    """Two storage faults are not passing ones the writer can wait out, so the run stops
+    FAILED with the reason at once instead of measuring on for nothing: a database file
+    replaced under the run (``cp other.db``: the station's record of the run is gone from it;
+    everything it measured stays in its journal), and durability lost — the database failing
+    while the journal cannot be written, or the writer's thread dead (issue 40 §1: the run
+    measured for hours after its writer died). Every committed sample stays."""
     def on_error(error: StorageError) -> None:
         if isinstance(error, DatabaseReplacedError):
             sequencer.fail(f"run stopped: {error}")
+        elif isinstance(error, DurabilityLostError):
+            sequencer.fail(str(error))
     return on_error
 
 

@@ -25,6 +25,11 @@ class DiskFullError(StorageError):
     """The disk holding the database is full; nothing already committed is lost."""
 
 
+class DurabilityLostError(StorageError):
+    """Neither the database nor the run journal can take the run's events any more (or the
+    writer's thread died): what is measured from now on would be lost, so the run stops."""
+
+
 class CorruptDatabaseError(StorageError):
     """The file exists but is not a readable SQLite database."""
 

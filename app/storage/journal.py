@@ -36,7 +36,7 @@ import os
 import struct
 import sys
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -155,9 +155,9 @@ class JournalFile:
             raise JournalError(f"cannot create the run journal {path}: {exc.strerror}") from exc
         try:
             _lock(fd, path)
-            _write_at(fd, 0, _header_bytes(header))
+            _stated(lambda: _write_at(fd, 0, _header_bytes(header)), "write", path)
             _reserve(fd, HEADER_SIZE, header.reserved_bytes - HEADER_SIZE, path)
-            os.fsync(fd)
+            _stated(lambda: os.fsync(fd), "write", path)
         except BaseException:
             os.close(fd)
             path.unlink(missing_ok=True)
@@ -185,13 +185,11 @@ class JournalFile:
             grow = max(end - self._capacity, GROW_CHUNK_B)
             _reserve(self._fd, self._capacity, grow, self.path)
             self._capacity += grow
-        try:
-            _write_at(self._fd, self._offset, data + bytes(_RECORD.size))  # + end marker
-            if durable:
-                os.fsync(self._fd)
-        except OSError as exc:
-            raise JournalError(f"cannot write the run journal {self.path}: "
-                               f"{exc.strerror}") from exc
+        fd = self._fd
+        _stated(lambda: _write_at(fd, self._offset, data + bytes(_RECORD.size)), "write",
+                self.path)  # + end marker
+        if durable:
+            _stated(lambda: os.fsync(fd), "write", self.path)
         self._offset += len(data)
         self.records += len(chunks)
 
@@ -203,23 +201,36 @@ class JournalFile:
     def reset(self) -> None:
         """Everything journaled is in the database now: reuse the space from the start."""
         if self.records:
-            _write_at(self._fd, HEADER_SIZE, bytes(_RECORD.size))
+            _stated(lambda: _write_at(self._fd, HEADER_SIZE, bytes(_RECORD.size)), "empty",
+                    self.path)
             self._offset, self.records = HEADER_SIZE, 0
 
     def close(self) -> None:
         """Flush and release the lock; the file stays for an import."""
         if self._fd < 0:
             return
+        fd, self._fd = self._fd, -1
         try:
-            os.fsync(self._fd)
+            _stated(lambda: os.fsync(fd), "write", self.path)
         finally:
-            os.close(self._fd)  # closing the descriptor releases its lock
-            self._fd = -1
+            os.close(fd)  # closing the descriptor releases its lock
 
     def discard(self) -> None:
         """Close and delete: every event the journal held is in the database."""
         self.close()
-        self.path.unlink(missing_ok=True)
+        _stated(lambda: self.path.unlink(missing_ok=True), "delete", self.path)
+
+
+def _stated(step: Callable[[], object], verb: str, path: Path) -> None:
+    """Run one file operation of the journal; an ``OSError`` (a full disk, a failing device)
+    becomes a :class:`JournalError` naming the file — the writer's thread turns those into a
+    stated storage problem instead of dying of a raw traceback (issue 40 §1)."""
+    try:
+        step()
+    except OSError as exc:
+        why = ("the disk is full" if exc.errno in (errno.ENOSPC, errno.EDQUOT)
+               else exc.strerror or str(exc))
+        raise JournalError(f"cannot {verb} the run journal {path}: {why}") from exc
 
 
 def _header_bytes(header: JournalHeader) -> bytes:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -38,7 +39,8 @@ from app.storage import schema as s
 from app.storage.apply import STORAGE, Entry, RunState, apply_events, beat_run
 from app.storage.db import Database
 from app.storage.deleted import FileIdentity, let_go_of_replaced, restore_from_connection
-from app.storage.errors import DiskFullError, StorageError, WriterError, classify
+from app.storage.errors import (DiskFullError, DurabilityLostError, StorageError, WriterError,
+                                classify)
 from app.storage.journal import (JournalError, JournalFile, journal_path, new_header,
                                  reserve_bytes)
 from app.storage.liveness import HEARTBEAT_INTERVAL_S
@@ -131,6 +133,7 @@ class RunWriter:
         self._database_id = ""  # named in the run's journal
         self._identify()
         self._crash: BaseException | None = None
+        self._lost: DurabilityLostError | None = None  # reported once (see _durability_lost)
         self._thread = threading.Thread(target=self._run_thread, name="run-writer",
                                         daemon=True)
         self._thread.start()
@@ -158,6 +161,27 @@ class RunWriter:
         """The most recent journal problem (no reservation, unwritable journal), if any."""
         return self._journal_error
 
+    @property
+    def lost(self) -> DurabilityLostError | None:
+        """Set once neither the database nor a journal can keep the run (or the thread died)."""
+        return self._lost
+
+    def reserve_journal(self, run_id: str, planned_s: float) -> Path:
+        """Create and pre-allocate the run's journal now, on the caller's thread, before the
+        run starts: a run that could not be kept should the database fail is refused here
+        (:class:`JournalError` naming the space needed, where, and what is free) instead of
+        measuring on with its events in memory only (issue 40 §1)."""
+        self._reserve[run_id] = reserve_bytes(planned_s, self.samples_per_s)
+        try:
+            journal = self._journal(run_id)
+        except JournalError as exc:
+            free = _free_space(journal_path(run_id, self.journal_dir).parent)
+            raise JournalError(f"the run was not started: {exc}{free}; a run never measures "
+                               "without the space to keep its data — free space on that "
+                               "disk, or set STORWATT_DATA_DIR to a folder on a larger "
+                               "one") from exc
+        return journal.path
+
     def adopt_lock(self, lock: RunLock) -> None:
         """Own the run whose lock the caller took (a continuation takes it before claiming
         the run); call before the run's first event. Released when the writer closes."""
@@ -182,8 +206,8 @@ class RunWriter:
             return self._durability
         self._closed = True
         if self._failed:
-            log.warning("run writer: waiting up to %.0f s for the database (%s); %d events are "
-                        "safe in the run journal meanwhile", timeout, self._error, self.backlog)
+            log.warning("run writer: waiting up to %.0f s for the database (%s); %s",
+                        timeout, self._error, self._where_kept())
         self._queue.put(_STOP)
         self._thread.join(timeout)
         if self._thread.is_alive():
@@ -214,14 +238,38 @@ class RunWriter:
         return Durability(url, journals, len(left), samples, self._error)
 
     # --- writer thread ---------------------------------------------------------------------
+    def _where_kept(self) -> str:
+        """Where the events not yet in the database are, as far as this writer checked."""
+        held = self.backlog
+        journaled = sum(1 for run, e in self._pending if run is not None and e.seq <= self._spilled)
+        journal = self._journals.get(self._run) if self._run else None
+        if journal is not None and journaled and journaled == held:
+            return f"{held} events are in the run journal {journal.path} meanwhile"
+        why = f" ({self._journal_error})" if self._journal_error else ""
+        if journal is not None and journaled:
+            return (f"{journaled} of {held} events are in the run journal {journal.path}, the "
+                    f"rest in memory only{why}")
+        return f"{held} events are held in memory only{why}"
+
     def _run_thread(self) -> None:
         try:
             self._loop()
         except BaseException as exc:  # close() must learn that events are stuck
             log.exception("run writer: stopped by an unexpected error")
             self._crash = exc
+            self._durability_lost(f"the run writer stopped: {type(exc).__name__}: {exc}")
         finally:
             self._release_locks()
+
+    def _durability_lost(self, why: str) -> None:
+        """Nothing can keep the run's events any more: say so once, through ``on_error`` (the
+        session stops the run FAILED with this message; every committed sample stays)."""
+        if self._lost is not None:
+            return
+        self._lost = DurabilityLostError(
+            f"run stopped: its data can no longer be kept: {why}; {self._where_kept()}")
+        log.error("run writer: %s", self._lost)
+        self._notify(self._lost)
 
     def _loop(self) -> None:
         last_commit = time.monotonic()
@@ -257,7 +305,10 @@ class RunWriter:
                     self._release_run()
                     break
         for journal in self._journals.values():
-            journal.close()  # kept for the import: it holds events the database lacks
+            try:
+                journal.close()  # kept for the import: it holds events the database lacks
+            except JournalError as exc:
+                self._journal_problem(exc)
         for marker in flushes:
             marker.done.set()
 
@@ -352,6 +403,8 @@ class RunWriter:
                                                for _, e in todo[start:end]), durable=durable)
                 except JournalError as exc:
                     self._journal_problem(exc)
+                    if self._failed:  # the database failed too: nothing keeps the run now
+                        self._durability_lost(f"{self._error}; and {exc}")
                     return
             self._spilled = todo[end - 1][1].seq
             start = end
@@ -372,11 +425,11 @@ class RunWriter:
         self._state = state
         if not self._database_id:
             self._identify()  # the database failed when the writer started
+        self._failed = False  # before the write-behind: its journal is not the only copy
         if self._header is not None:
             self._header.seen()
             self._write_behind()
         self._pending.clear()
-        self._failed = False
         self._retire_journals()
         for run_id in self._finished & self._locks.keys():  # its end is stored
             self._locks.pop(run_id).release(finished=True)
@@ -432,12 +485,15 @@ class RunWriter:
         stays for the next failure) — unless it keeps the committed events too
         (:meth:`_write_behind`) —, delete those of earlier runs."""
         for run, journal in list(self._journals.items()):
-            if run == self._run:
-                if self._header is None:
-                    journal.reset()
-            else:
-                journal.discard()
+            try:
+                if run == self._run:
+                    if self._header is None:
+                        journal.reset()
+                    continue
                 del self._journals[run]
+                journal.discard()
+            except JournalError as exc:  # the database has the events: only said
+                self._journal_problem(exc)
 
     def _report(self, error: StorageError) -> None:
         first = not self._failed or (isinstance(error, DatabaseReplacedError)
@@ -454,11 +510,14 @@ class RunWriter:
             else:
                 kept = f"{error} — {len(self._pending)} events kept in {where}"
             log.error("run writer: %s; retrying every %g s", kept, self.retry_interval_s)
-            if self.on_error:
-                try:
-                    self.on_error(error)
-                except Exception:  # a broken callback must not stop storage
-                    log.exception("run writer error callback failed")
+            self._notify(error)
+
+    def _notify(self, error: StorageError) -> None:
+        if self.on_error:
+            try:
+                self.on_error(error)
+            except Exception:  # a broken callback must not stop storage
+                log.exception("run writer error callback failed")
 
     def _beat(self) -> None:
         """Refresh the heartbeat of a run with nothing to store; a failure here is left to
@@ -473,7 +532,10 @@ class RunWriter:
         """Closing: delete emptied journals; a run closed before RunFinished is given up so
         the next open marks it INTERRUPTED."""
         for journal in self._journals.values():
-            journal.discard()
+            try:
+                journal.discard()
+            except JournalError as exc:  # every event is in the database: only said
+                self._journal_problem(exc)
         self._journals.clear()
         if self._state.pk is None:
             return
@@ -484,6 +546,14 @@ class RunWriter:
                              .values(writer_pid=None))
         except Exception as exc:  # noqa: BLE001 - reopening recovers it by pid anyway
             log.warning("run writer: could not release the run: %s", exc)
+
+
+def _free_space(folder: Path) -> str:
+    """" (N MiB free in FOLDER)" for a refused reservation, when the folder can be asked."""
+    try:
+        return f" ({shutil.disk_usage(folder).free / 2**20:.1f} MiB free in {folder})"
+    except OSError:
+        return ""
 
 
 def _journal_form(event: ev.RunEvent) -> ev.RunEvent:
