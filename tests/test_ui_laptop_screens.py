@@ -284,3 +284,25 @@ def test_the_history_detail_opens_on_the_summary_with_a_failed_runs_cause(
     assert detail.summary.cause.isVisibleTo(history)
     assert LONG_REASON in detail.summary.cause.text()
     assert detail.summary.cause.text().startswith("FAILED: ")
+
+
+def test_the_history_list_fits_and_its_arrow_follows_the_order(station: MainWindow,
+                                                               qtbot) -> None:
+    """Issue 41: the Method column was ~700 px (a sideways scroll to Status and QA) and the
+    header read "Started (UTC) ▲" over newest-first rows."""
+    from PySide6.QtCore import Qt
+
+    history = station.show_history()
+    qtbot.addWidget(history)
+    settle()
+    model = history.model
+    started = model.column_index("Started (UTC)")
+    horizontal = Qt.Orientation.Horizontal
+    assert model.headerData(started, horizontal).endswith("▼")
+    stamps = [model.row(r).started_wall for r in range(model.rowCount())]
+    assert stamps == sorted(stamps, reverse=True)
+    history.sort_by("Started (UTC)", descending=False)
+    assert model.headerData(started, horizontal).endswith("▲")
+    history.table.sortByColumn(model.column_index("Verdict"), Qt.SortOrder.AscendingOrder)
+    assert model.headerData(started, horizontal).endswith("▲")  # a derived column keeps it
+    assert "·" in model.data(model.index(0, model.column_index("Method")))
