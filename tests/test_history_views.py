@@ -146,7 +146,8 @@ def test_list_filter_search_and_sort(view, stored) -> None:
     col = view.model.column_index("EP_RR")
     values = [view.model.row(r).metric("EP_RR") for r in range(5)]
     assert [m.value for m in values] == sorted((m.value for m in values), reverse=True)
-    assert view.model.headerData(col, sa_horizontal()) == "EP_RR (IOPS/W)"
+    # the arrow drawn from the order asked for: ▼ descending (issue 41)
+    assert view.model.headerData(col, sa_horizontal()) == "EP_RR (IOPS/W) ▼"
 
 
 def sa_horizontal():
@@ -157,11 +158,11 @@ def sa_horizontal():
 @pytest.mark.process
 def test_column_chooser_hides_and_shows(view) -> None:
     menu = view.column_menu()
-    operator = next(a for a in menu.actions() if a.text() == "Operator")
+    operator = next(a for a in menu.actions() if a.text() == "Station")
     lab = next(a for a in menu.actions() if a.text() == "Lab")
     assert operator.isChecked() and not lab.isChecked()  # Lab hidden by default
     operator.setChecked(False)
-    assert view.table.isColumnHidden(view.model.column_index("Operator"))
+    assert view.table.isColumnHidden(view.model.column_index("Station"))
     lab.setChecked(True)
     assert not view.table.isColumnHidden(view.model.column_index("Lab"))
 

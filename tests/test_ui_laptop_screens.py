@@ -16,12 +16,12 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QWidget
 
 from app.core.records import RunConfig, RunStatus
 from app.sequencer import events as ev
 from tests.support.recorded_runs import record_smoke_run
-from tests.support.laptop_screens import LAPTOPS, cut_off, laptop_screen, place_on
+from tests.support.laptop_screens import LAPTOPS, cut_off, laptop_screen, place_on, settle
 from ui.shell.main_window import MainWindow
 from ui.shell.health import HealthItem
 
@@ -205,3 +205,104 @@ def test_the_run_views_splitters_remember_their_sizes(qtbot, tmp_path: Path) -> 
     again.resize(1300, 700)
     again.show()
     assert again.splitters["plots"].sizes() == dragged
+
+
+# --- results first (issue 41) ------------------------------------------------------------------
+
+def _wholly_shown(widget: QWidget, window: QWidget) -> bool:
+    """``widget`` lies wholly inside ``window`` and every parent between (nothing scrolled or
+    clipped away)."""
+    from PySide6.QtCore import QPoint, QRect
+
+    settle()
+    rect = QRect(widget.mapTo(window, QPoint(0, 0)), widget.size())
+    shown = rect.intersected(window.rect())
+    parent = widget.parentWidget()
+    while parent is not None and parent is not window:
+        shown = shown.intersected(QRect(parent.mapTo(window, QPoint(0, 0)), parent.size()))
+        parent = parent.parentWidget()
+    return not rect.isEmpty() and shown == rect
+
+
+def _summary_fits(summary, window: QWidget) -> None:
+    table = summary.table
+    assert summary.verdict.isVisibleTo(window) and _wholly_shown(summary.verdict, window)
+    assert _wholly_shown(table, window), "the metrics are cut off"
+    assert table.verticalScrollBar().maximum() == 0, "the metrics scroll"
+    header = table.horizontalHeader()
+    assert header.sectionViewportPosition(table.columnCount() - 1) \
+        + header.sectionSize(table.columnCount() - 1) <= table.viewport().width()
+    for row in range(table.rowCount()):  # every row inside the table's viewport
+        assert table.rowViewportPosition(row) + table.rowHeight(row) \
+            <= table.viewport().height(), table.rows()[row]
+
+
+def test_a_finished_run_leads_with_its_results(station: MainWindow, recorded) -> None:
+    """Issue 41: at the end of a run the metrics were 1½ rows under the plots. Now the Results
+    tab takes the view: the verdict and every metric with value, unit and validity, fully
+    shown at both laptop sizes with the export buttons; the plots are a tab away."""
+    from app.storage.repository import list_runs
+
+    view = _run_view_with(station, recorded[1])
+    assert not view.views.isTabVisible(view.results_tab)  # nothing to show while it runs
+    finished = recorded[1][-1]
+    view.ingest([finished])
+    view._on_finished(finished)
+    assert view.views.currentIndex() == view.results_tab
+    summary = view.summary
+    names = [row[0] for row in summary.table.rows()]
+    assert set(names) == {m.name for m in finished.metrics} | set(view.metrics.planned())
+    assert all(row[3].startswith(("VALID", "INVALID", "NOT VERIFIED")) for row in
+               summary.table.rows())
+    _summary_fits(summary, station)
+    assert _wholly_shown(view.export.pdf_button, station)
+    # the record's verdict, compliance criteria with their evidence
+    run = next(r for r in list_runs(station.database) if r.run_id == recorded[2][1])
+    view._show_results(run.verdict, run.compliance, run.metrics)
+    assert summary.criteria.count() == len(run.compliance.failures) > 0
+    _summary_fits(summary, station)
+    assert cut_off(station) == []
+    view.views.setCurrentIndex(view.live_tab)  # plots a click away, kept on a refresh
+    view._show_results(run.verdict, run.compliance, run.metrics)
+    assert view.views.currentIndex() == view.live_tab
+
+
+def test_the_history_detail_opens_on_the_summary_with_a_failed_runs_cause(
+        station: MainWindow, recorded, qtbot, tmp_path: Path) -> None:
+    """Issue 41: a FAILED run's detail did not say why. The detail opens on the same summary,
+    its cause in it."""
+    from dataclasses import replace
+
+    history = station.show_history()
+    qtbot.addWidget(history)
+    detail = history.open_detail(recorded[2][1])
+    assert detail.tabs.currentWidget() is detail.summary
+    _summary_fits(detail.summary, history)
+    assert not detail.summary.cause.isVisibleTo(history)  # completed: no cause
+    detail.run = replace(detail.run, status=RunStatus.FAILED, error=LONG_REASON)
+    detail.show_verdict()
+    assert detail.summary.cause.isVisibleTo(history)
+    assert LONG_REASON in detail.summary.cause.text()
+    assert detail.summary.cause.text().startswith("FAILED: ")
+
+
+def test_the_history_list_fits_and_its_arrow_follows_the_order(station: MainWindow,
+                                                               qtbot) -> None:
+    """Issue 41: the Method column was ~700 px (a sideways scroll to Status and QA) and the
+    header read "Started (UTC) ▲" over newest-first rows."""
+    from PySide6.QtCore import Qt
+
+    history = station.show_history()
+    qtbot.addWidget(history)
+    settle()
+    model = history.model
+    started = model.column_index("Started (UTC)")
+    horizontal = Qt.Orientation.Horizontal
+    assert model.headerData(started, horizontal).endswith("▼")
+    stamps = [model.row(r).started_wall for r in range(model.rowCount())]
+    assert stamps == sorted(stamps, reverse=True)
+    history.sort_by("Started (UTC)", descending=False)
+    assert model.headerData(started, horizontal).endswith("▲")
+    history.table.sortByColumn(model.column_index("Verdict"), Qt.SortOrder.AscendingOrder)
+    assert model.headerData(started, horizontal).endswith("▲")  # a derived column keeps it
+    assert "·" in model.data(model.index(0, model.column_index("Method")))

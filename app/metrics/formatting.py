@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import math
 from decimal import ROUND_HALF_UP, Decimal
-
-from app.core.records import MetricResult
+from typing import Protocol
 
 #: The seed's sample Test Data Report prints figures with three decimals (method-notes §4).
 FIGURE_DECIMALS = 3
@@ -77,7 +76,18 @@ def format_duration(seconds: float | None) -> str:
     return f"{sec} s"
 
 
-def format_metric_value(m: MetricResult) -> str:
+class ShownFigure(Protocol):
+    """A metric as far as a view formats it: a stored ``MetricResult`` or a run list's
+    ``KeyMetric``, so both read the same everywhere."""
+
+    @property
+    def value(self) -> float: ...
+
+    @property
+    def valid(self) -> bool: ...
+
+
+def format_metric_value(m: ShownFigure) -> str:
     """The figure as the report prints it (method-notes §4); an invalid figure is never shown
     as a bare number."""
     text = format_figure(m.value)

@@ -131,7 +131,14 @@ def is_com_metric(name: str) -> bool:
     return name.startswith("COM_")
 
 
-def not_valid_word(metric: MetricResult) -> str:
+class NamedMetric(RatioMetric, Protocol):
+    """A stored metric as far as :func:`not_valid_word` reads it (a record's or a run list's)."""
+
+    @property
+    def name(self) -> str: ...
+
+
+def not_valid_word(metric: NamedMetric) -> str:
     """How a metric that is not VALID is named in logs and summaries: a COM check the lab could
     not observe is NOT VERIFIED, any other (a COM ratio too low, an EP) INVALID."""
     return ("NOT VERIFIED" if is_com_metric(metric.name) and not observed(metric)

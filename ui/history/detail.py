@@ -24,7 +24,7 @@ from app.metrics.formatting import format_duration
 from app.reports.content import ReportContent, build_content
 from app.sequencer.capacity_optimisation import is_com_metric
 from app.signoff.revisions import accept, approve, concern, record_com_result, sign_off
-from app.core.records import AuditEntry
+from app.core.records import AuditEntry, RunStatus
 from app.storage.audit import AuditError, add_audit_entry, audit_entries
 from app.storage.db import Database
 from app.storage.errors import StorageError
@@ -36,6 +36,7 @@ from ui.run.metrics_table import INVALID_COLOUR, MetricsTable
 from ui.plots.live import LivePlots
 from ui.widgets.screen_fit import banner_label
 from ui.widgets.report_export import ReportExportBar
+from ui.widgets.result_summary import ResultSummary
 from ui.widgets.settings import station_settings
 from ui.widgets.status_style import verdict_style
 
@@ -106,8 +107,12 @@ class RunDetailView(QWidget):
         head.addWidget(self.status)
 
         self.tabs = QTabWidget()
+        metrics = self._metrics_tab()
+        # results first (issue 41): the outcome, every metric and why it did not complete
+        self.summary = ResultSummary()
+        self.tabs.addTab(self.summary, "S&ummary")
         self.tabs.addTab(self._plots_tab(), "Plots")
-        self.tabs.addTab(self._metrics_tab(), "Metrics")
+        self.tabs.addTab(metrics, "Metrics")
         self.tabs.addTab(self._instruments_tab(), "Instruments")
         self.tabs.addTab(self._job_files_tab(), "Job files")
         self.tabs.addTab(self._log_tab(), "Event log")
@@ -274,6 +279,9 @@ class RunDetailView(QWidget):
         """The run's outcome with each COM's state from the record and its trail as it is now:
         a COM result just recorded changes it here as in the history list and the report."""
         verdict = self.run.verdict
+        run = self.run
+        self.summary.show_result(verdict, run.compliance, run.metrics,
+                                 planned=self.metrics.planned(), cause=self.cause())
         self.status.setText(verdict.text)
         self.status.setStyleSheet(verdict_style(verdict))
         missing = [m.name for m in self.content.metrics
@@ -282,6 +290,13 @@ class RunDetailView(QWidget):
                     if v.state in OPEN_STATES]
         self.status.setToolTip("INVALID, not measured or not verified: " + ", ".join(missing)
                                if missing else "all metrics VALID")
+
+    def cause(self) -> str:
+        """Why a run did not complete, as its record has it (a FAILED run's error)."""
+        run = self.run
+        if run.status is RunStatus.COMPLETED:
+            return ""
+        return f"{run.status.value}: {run.error or 'no reason recorded'}"
 
     def record_com_result(self, com: str, outcome: str, evidence: str,
                           author: str) -> AuditEntry:

@@ -26,7 +26,9 @@ from app.storage.errors import StorageError
 from app.storage.history import HistoryFilter, HistoryOrder
 from app.storage.run_pages import (HistoryChoices, count_runs, history_choices, run_ids,
                                    run_page)
-from app.storage.stored import RunSummary
+from app.core.records import IDLE_METRIC
+from app.sequencer.capacity_optimisation import is_com_metric
+from app.storage.stored import KeyMetric, RunSummary
 from ui.widgets.status_style import TONE_COLOURS, verdict_colour
 
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -55,15 +57,57 @@ def _duration(row: RunSummary) -> str:
     return format_duration(row.duration_s)
 
 
+def method_badge(row: RunSummary) -> str:
+    """The method's relation to the registry in a word or two (the full text is the
+    tooltip and the detail's): ``registered``, ``variant, 14 keys``, ``unregistered``."""
+    identity = row.compliance.identity
+    if identity is None:
+        return "not held"
+    if identity.registered:
+        return "registered"
+    if identity.entry is None:
+        return "unregistered"
+    n = len(identity.differences)
+    return f"variant, {n} {'key' if n == 1 else 'keys'}"
+
+
 def _method(row: RunSummary) -> str:
-    """The method and the run's derived verdict (never the method file's claim)."""
-    return row.compliance.method_label(row.method_name, row.method_version)
+    """Name, version and badge: the whole relation is the tooltip (``_tip``)."""
+    return f"{row.method_name} {row.method_version} · {method_badge(row)}"
+
+
+def verdict_word(row: RunSummary) -> str:
+    """The run's derived compliance in one word: SIMULATED (a simulated instrument or SUT
+    took part), COMPLIANT or NON-COMPLIANT — never the method file's claim."""
+    compliance = row.compliance
+    return "SIMULATED" if compliance.simulated else compliance.label
 
 
 def _qa(row: RunSummary) -> str:
     if not row.disposition:
         return "—"
     return f"{row.disposition} ({row.disposition_author})"
+
+
+def best_active(row: RunSummary) -> KeyMetric | None:
+    """The run's highest VALID active-workload EP (no ready idle, no COM check)."""
+    active = [m for m in row.metrics if m.valid and math.isfinite(m.value)
+              and m.name != IDLE_METRIC and not is_com_metric(m.name)]
+    return max(active, key=lambda m: m.value, default=None)
+
+
+def _figure(m: KeyMetric | None) -> str:
+    if m is None:
+        return "—"
+    value = format_figure(m.value)
+    return value if m.valid else f"({value})"
+
+
+def _headline(row: RunSummary) -> str:
+    """EP_RI (every category has it) and the best active EP, named."""
+    best = best_active(row)
+    idle = f"{IDLE_METRIC} {_figure(row.metric(IDLE_METRIC))}"
+    return idle + (f" · {best.name} {_figure(best)}" if best is not None else "")
 
 
 def _metric_column(name: str, unit: str) -> Column:
@@ -74,24 +118,37 @@ def _metric_column(name: str, unit: str) -> Column:
         value = format_figure(m.value)
         return value if m.valid else f"({value}) INVALID"
 
+    # one column per metric on demand (right-click the header): the headline shows the two
+    # a QA engineer reads first, so the list fits a 1366 px laptop without scrolling sideways
     return Column(f"{name} ({unit})" if unit else name, text, "metric",
-                  f"{name}; a bracketed value is INVALID (hover for the reason)", metric=name)
+                  f"{name}; a bracketed value is INVALID (hover for the reason)", metric=name,
+                  visible=False)
 
 
+#: the sort key of a column the database cannot order by (derived when a row is shown)
+UNSORTED = ""
 BASE_COLUMNS = (
     Column("Run", lambda r: r.run_id[:8], "run", "run id (first 8 characters)"),
-    Column("Started (UTC)", lambda r: r.started_wall[:16].replace("T", " "), "started"),
-    Column("SUT", lambda r: r.sut, "sut", "sorts by vendor, model, serial"),
-    Column("Taxonomy", lambda r: r.taxonomy, "taxonomy"),
-    Column("Method", _method, "method", "method and version; NON-COMPLIANT: the run's "
-           "compliance verdict, derived from its record (hover for the criteria not met); "
-           "sorts by method and version"),
-    Column("Station", lambda r: r.station, "station"),
-    Column("Operator", lambda r: r.operator, "operator"),
-    Column("Duration", _duration, "duration"),
     Column("Status", lambda r: r.status_text, "status",
            "run status; INVALID: at least one metric is invalid"),
-    Column("QA", _qa, "qa", "latest QA disposition (accepted / rejected) and who decided"),
+    Column("Verdict", verdict_word, UNSORTED,
+           "compliance derived from the run's record: COMPLIANT, NON-COMPLIANT, or SIMULATED "
+           "(a simulated instrument or SUT took part; never reportable) — hover a row for the "
+           "criteria not met"),
+    Column("QA (as recorded)", _qa, "qa", "latest QA disposition (accepted / rejected) and "
+           "who decided — as recorded, checked when opened (the run's detail checks it "
+           "against the record)"),
+    Column("SUT", lambda r: r.sut, "sut", "sorts by vendor, model, serial"),
+    Column("Station", lambda r: r.station, "station"),
+    Column("Started (UTC)", lambda r: r.started_wall[:16].replace("T", " "), "started"),
+    Column("Headline", _headline, "metric", f"{IDLE_METRIC} (every category) and the run's "
+           "best VALID active EP; a bracketed value is INVALID; sorts by "
+           f"{IDLE_METRIC}", metric=IDLE_METRIC),
+    Column("Method", _method, "method", "method, version and its relation to the registry "
+           "(hover a row for the whole text); sorts by method and version"),
+    Column("Taxonomy", lambda r: r.taxonomy, "taxonomy", visible=False),
+    Column("Operator", lambda r: r.operator, "operator", visible=False),
+    Column("Duration", _duration, "duration", visible=False),
     Column("Lab", lambda r: r.lab, "lab", visible=False),
 )
 #: rows fetched per query (a screen shows ~40), and how many pages stay in memory
@@ -191,11 +248,21 @@ class RunsTableModel(QAbstractTableModel):
     def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802 (Qt naming)
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.columns):
             return None
+        column = self.columns[section]
         if role == Qt.ItemDataRole.DisplayRole:
-            return self.columns[section].title
+            return column.title + self.sort_arrow(column)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self.columns[section].tip or None
+            tip = column.tip or column.title
+            return tip if column.sort else f"{tip} (shown, not sortable: derived as it is shown)"
         return None
+
+    def sort_arrow(self, column: Column) -> str:
+        """▼ on the column the rows are ordered by, descending (newest, largest first); ▲
+        ascending. Drawn here, from the order the database was asked for, because a style's
+        own indicator is drawn from the header's state and Fusion draws descending as ▲."""
+        if column.sort != self.order.key or column.metric != self.order.metric:
+            return ""
+        return " ▼" if self.order.descending else " ▲"
 
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
@@ -216,12 +283,11 @@ class RunsTableModel(QAbstractTableModel):
     def _colour(self, row: RunSummary, column: Column) -> QBrush | None:
         if column.title == "Status":
             return QBrush(verdict_colour(row.verdict))
-        if column.title == "QA" and row.disposition:
+        if column.sort == "qa" and row.disposition:
             return QBrush(ACCEPTED_COLOUR if row.disposition == "accepted" else INVALID_COLOUR)
-        if column.title == "Method" and not row.compliance.compliant:
+        if column.title == "Verdict" and not row.compliance.compliant:
             return QBrush(NON_COMPLIANT_COLOUR)
-        name = column.title.split(" (")[0]
-        metric = row.metric(name)
+        metric = row.metric(column.metric) if column.sort == "metric" else None
         if metric is not None and not metric.valid:
             return QBrush(INVALID_COLOUR)
         return None
@@ -230,18 +296,27 @@ class RunsTableModel(QAbstractTableModel):
         if column.title == "Status":
             bad = [f"{m.name} INVALID: {m.reason}" for m in row.metrics if not m.valid]
             return "\n".join(filter(None, [row.status.value, row.error, *bad]))
-        if column.title == "Method":
+        if column.title == "Verdict":
             return row.compliance.summary()
-        metric = row.metric(column.title.split(" (")[0])
+        if column.title == "Method":
+            return row.compliance.method_label(row.method_name, row.method_version)
+        if column.title == "Headline":
+            shown = [m for m in (row.metric(IDLE_METRIC), best_active(row)) if m is not None]
+            return "\n".join(f"{m.name} {format_figure(m.value)} {m.unit} "
+                              + ("VALID" if m.valid else f"INVALID: {m.reason}")
+                              for m in shown) or None
+        metric = row.metric(column.metric) if column.sort == "metric" else None
         if metric is not None:
             return "VALID" if metric.valid else f"INVALID: {metric.reason}"
         return column.text(row) or None
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
         """Sort by ``column``: the database orders the rows; the view re-reads its page."""
-        if not 0 <= column < len(self.columns):
-            return
+        if not 0 <= column < len(self.columns) or not self.columns[column].sort:
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(self.columns) - 1)
+            return  # the rows keep their order, and the arrow stays where that order is
         self.beginResetModel()
         self.order = self.columns[column].order(order == Qt.SortOrder.DescendingOrder)
         self._pages = OrderedDict()
         self.endResetModel()
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(self.columns) - 1)

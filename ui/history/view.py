@@ -122,6 +122,9 @@ class HistoryView(QWidget):
         # the list comes newest first: the arrow says so (Qt's default arrow is on column 0)
         self.table.sortByColumn(self.model.column_index(DEFAULT_SORT),
                                 Qt.SortOrder.DescendingOrder)
+        # the model draws the arrow from the order the database was asked for (Fusion's own
+        # draws descending as ▲, and a derived column that cannot sort would take it)
+        header.setSortIndicatorShown(False)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)

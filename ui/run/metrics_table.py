@@ -110,6 +110,10 @@ class MetricsTable(QTableWidget):
         for col, text in enumerate(texts):
             self.setItem(row, col, QTableWidgetItem(text))
 
+    def planned(self) -> list[str]:
+        """The metric names of the run's plan, in the table's order."""
+        return [self.item(r, 0).text() for r in range(self.rowCount()) if self.item(r, 0)]
+
     def rows(self) -> list[tuple[str, ...]]:
         """The table as text (tests and screenshots assert on it)."""
         return [tuple(self.item(r, c).text() if self.item(r, c) else ""

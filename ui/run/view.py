@@ -9,18 +9,19 @@ GUI never blocks.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPushButton,
-                               QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPushButton, QScrollArea,
+                               QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from app.metrics.formatting import format_metric_value
 from app.metrics.formatting import format_duration
 from app.method.record import method_from_record
 from app.core.records import RunStatus
+from app.rules.compliance import ComplianceVerdict
 from app.rules.run_outcome import RunVerdict, Tone, run_outcome
 from app.sequencer import events as ev
 from app.sequencer.event_dispatch import EventTable
@@ -39,6 +40,7 @@ from ui.run.metrics_table import MetricsTable
 from ui.plots.live import LivePlots
 from ui.plots.sweep_plots import DemandIntensityPlot, SweepPlots
 from ui.widgets.report_export import ReportExportBar
+from ui.widgets.result_summary import ResultSummary, ShownMetric
 from ui.widgets.screen_fit import banner_label, remember_splitter
 from ui.widgets.settings import station_settings
 from ui.widgets.status_style import verdict_style
@@ -158,7 +160,19 @@ class RunView(QWidget):
         layout.addWidget(self.outcome)
         layout.addWidget(self.lab_copy)
         layout.addWidget(self.export)
-        layout.addWidget(main, 1)
+        # results first (issue 41): when the run ends its outcome takes the view, the plots a
+        # tab away; while it runs, the Results tab is hidden (nothing to show yet)
+        self.summary = ResultSummary()
+        results = QScrollArea()  # only a window far smaller than a laptop's ever scrolls
+        results.setWidgetResizable(True)
+        results.setFrameShape(QScrollArea.Shape.NoFrame)
+        results.setWidget(self.summary)
+        self.views = QTabWidget()
+        self.views.setDocumentMode(True)
+        self.results_tab = self.views.addTab(results, "Res&ults")
+        self.live_tab = self.views.addTab(main, "&Live plots and log")
+        self.views.setTabVisible(self.results_tab, False)
+        layout.addWidget(self.views, 1)
         self._set_controls(running=False)
 
     def _set_controls(self, running: bool, paused: bool = False) -> None:
@@ -223,6 +237,8 @@ class RunView(QWidget):
         self.plots.reset()
         self.instruments.reset()
         self.export.set_run(None)
+        self.views.setTabVisible(self.results_tab, False)
+        self.views.setCurrentIndex(self.live_tab)
 
     @property
     def running(self) -> bool:
@@ -272,6 +288,16 @@ class RunView(QWidget):
         self.home_button.setEnabled(False)  # until the worker has closed the lab and storage
         self.show_verdict(e)
         self._show_outcome(e)
+        self._show_results(run_outcome(e.status, e.metrics), None, e.metrics)
+
+    def _show_results(self, verdict: RunVerdict, compliance: ComplianceVerdict | None,
+                      metrics: Sequence[ShownMetric]) -> None:
+        """The outcome leads the view: the summary tab, shown and current. The cause of a run
+        that did not complete is in the header's outcome row already, so not repeated."""
+        self.summary.show_result(verdict, compliance, metrics, planned=self.metrics.planned())
+        if not self.views.isTabVisible(self.results_tab):  # once: a later refresh keeps the tab
+            self.views.setTabVisible(self.results_tab, True)
+            self.views.setCurrentIndex(self.results_tab)
 
     def show_verdict(self, e: ev.RunFinished) -> None:
         """The run's outcome in the header as it ends, worded and coloured as on the start
@@ -286,6 +312,7 @@ class RunView(QWidget):
         if self.running or self.session is None or summary.run_id != self.session.run_id:
             return
         self._show_state(summary.verdict, summary.error)
+        self._show_results(summary.verdict, summary.compliance, summary.metrics)
         # the forecast gives way to the record's verdict, worded as the history and the PDF
         compliance = summary.compliance
         self.banner.setText(compliance.banner() if not compliance.compliant else "")
