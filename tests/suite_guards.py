@@ -34,6 +34,12 @@ machine). Three things make such a run say what happened instead:
   (CI). Marked tests are listed with their reason. The sum of all waits has a ceiling,
   ``REALTIME_CEILING_S``: a run of the whole suite over it fails. The end of the run prints the
   tests' total wall and CPU seconds and the CPU share of the machine the session used.
+* **One time budget** (``tests/support/time_budget.py``). Every limit here is a quiet-machine
+  number multiplied by the run's time scale, measured once by the controller before its
+  workers start (or ``STORWATT_TEST_TIME_SCALE``): each test's pytest-timeout (the ini's or
+  its own ``@pytest.mark.timeout(N)``, so the backstop after it too), the modal-dialog limit,
+  the real-time limit and ceiling. A number given in the environment
+  (``STORWATT_TEST_REALTIME_CEILING_S`` …) is used as given.
 """
 
 from __future__ import annotations
@@ -50,12 +56,16 @@ from typing import Any
 
 import pytest
 
+from tests.support.time_budget import ENV as TIME_SCALE_ENV
+from tests.support.time_budget import budget_s, scale
+
 SLOW_REPORT_S = 30.0
-BACKSTOP_MARGIN_S = 60.0
-#: a test may wait this long in real time without the ``realtime`` marker
-REALTIME_LIMIT_S = float(os.environ.get("STORWATT_TEST_REALTIME_LIMIT_S", "3"))
-#: the whole suite's real-time waits together (docs/performance.md, suite row)
-REALTIME_CEILING_S = float(os.environ.get("STORWATT_TEST_REALTIME_CEILING_S", "900"))
+BACKSTOP_MARGIN_S = 60.0  # quiet-machine seconds, scaled where used
+#: a test may wait this long in real time without the ``realtime`` marker (quiet machine)
+REALTIME_LIMIT_S = 3.0
+#: the whole suite's real-time waits together on a quiet machine (docs/performance.md, suite
+#: rows); the package tier (``make test-package``) has its own run and so its own sum
+REALTIME_CEILING_S = 900.0
 _TIMING = "storwatt_timing"
 _state: dict[str, Any] = {}
 _timings: list[Timing] = []
@@ -74,7 +84,21 @@ class Timing:
 
     @property
     def over_limit(self) -> bool:
-        return self.reason is None and self.wait_s > REALTIME_LIMIT_S
+        return self.reason is None and self.wait_s > realtime_limit_s()
+
+
+def _given_or_budget(name: str, quiet_s: float) -> float:
+    """The environment's number as given, else the quiet-machine one scaled to this run."""
+    given = os.environ.get(name, "").strip()
+    return float(given) if given else budget_s(quiet_s)
+
+
+def realtime_limit_s() -> float:
+    return _given_or_budget("STORWATT_TEST_REALTIME_LIMIT_S", REALTIME_LIMIT_S)
+
+
+def realtime_ceiling_s() -> float:
+    return _given_or_budget("STORWATT_TEST_REALTIME_CEILING_S", REALTIME_CEILING_S)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -83,6 +107,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _state["stderr_fd"] = os.dup(sys.__stderr__.fileno())
     _state["config"] = config
     _state["session_start"] = time.monotonic()
+    scale()  # measured here, in the controller, before any xdist worker inherits it
     _count_child_processes()
     _count_thread_queues()
     gc.disable()  # collected after each test, on this (the main) thread: pytest_runtest_teardown
@@ -106,7 +131,7 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 
 def modal_limit_s() -> float:
-    return float(os.environ.get("STORWATT_TEST_MODAL_LIMIT_S", "20"))
+    return _given_or_budget("STORWATT_TEST_MODAL_LIMIT_S", 20.0)
 
 
 class ModalWatch:
@@ -195,6 +220,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         raise pytest.UsageError("@pytest.mark.realtime needs its reason, e.g. "
                                 f"@pytest.mark.realtime(\"a real fio run\"): {', '.join(bare)}")
     items[:] = longest_first(items)
+    for item in items:
+        _scale_timeout(config, item)
+
+
+def _scale_timeout(config: pytest.Config, item: pytest.Item) -> None:
+    """The test's pytest-timeout limit (its own marker's, else the ini's) times the run's
+    scale, as a marker in front of any other: pytest-timeout and the backstop read the
+    closest one."""
+    marker = item.get_closest_marker("timeout")
+    if marker is not None and marker.args:
+        quiet = float(marker.args[0])
+    else:
+        try:
+            quiet = float(config.getini("timeout") or 0)
+        except ValueError:  # pytest-timeout not loaded: its ini key is unknown
+            return
+    if quiet > 0:
+        kwargs = dict(marker.kwargs) if marker is not None else {}
+        kwargs.pop("timeout", None)
+        item.add_marker(pytest.mark.timeout(budget_s(quiet), **kwargs), append=False)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return (f"time scale {scale():g} ({TIME_SCALE_ENV}; tests/support/time_budget.py): every "
+            "timeout, wait and the real-time ceiling are quiet-machine numbers times this")
 
 
 #: how much a test's markers say it may cost, heaviest first: the order modules start in
@@ -237,7 +287,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         limit = float(marker.args[0])
     if limit > 0:
         before = set(_tasks())
-        faulthandler.dump_traceback_later(limit + BACKSTOP_MARGIN_S, exit=True,
+        faulthandler.dump_traceback_later(limit + budget_s(BACKSTOP_MARGIN_S), exit=True,
                                           file=_state["stderr_fd"])
         _state["watchdog_tasks"] = set(_tasks()) - before
     item.stash[_START] = (time.monotonic(), _cpu_s(), _queued_s(), _state.get("spawned", 0))
@@ -363,7 +413,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     total = sum(t.wait_s for t in _timings)
     unmarked = [t for t in _timings if t.over_limit]
     spawners = any(t.spawned for t in _timings)
-    if (total > REALTIME_CEILING_S or spawners or (unmarked and _strict())) and exitstatus == 0:
+    if (total > realtime_ceiling_s() or spawners or (unmarked and _strict())) and exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
@@ -385,13 +435,16 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         for nodeid in spawners:
             write(f"  {nodeid}")
     if unmarked:
-        write(f"{len(unmarked)} tests waited over {REALTIME_LIMIT_S:g} s in real time without "
+        write(f"{len(unmarked)} tests waited over {realtime_limit_s():g} s in real time without "
               "@pytest.mark.realtime(\"why\")"
               + (" (fails with STORWATT_TEST_BUDGET=strict):" if not _strict() else ":"))
         for t in unmarked:
             write(f"  {t.wait_s:6.1f} s  {t.nodeid}")
-    verdict = "over the ceiling: the run fails" if total > REALTIME_CEILING_S else "within"
-    write(f"real-time waits: {total:.0f} s in all, ceiling {REALTIME_CEILING_S:g} s — {verdict}")
+    ceiling = realtime_ceiling_s()
+    verdict = "over the ceiling: the run fails" if total > ceiling else "within"
+    said = (f"{ceiling:g} s" if os.environ.get("STORWATT_TEST_REALTIME_CEILING_S", "").strip()
+            else f"{REALTIME_CEILING_S:g} s × time scale {scale():g} = {ceiling:.0f} s")
+    write(f"real-time waits: {total:.0f} s in all, ceiling {said} — {verdict}")
     wall = time.monotonic() - _state["session_start"]
     cpu = sum(t.cpu_s for t in _timings)
     cores = os.cpu_count() or 1

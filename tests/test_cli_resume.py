@@ -18,6 +18,7 @@ import pytest
 from app.core.records import PhaseStatus, RunStatus
 from app.storage.opening import open_database
 from tests.support.processes import read_until
+from tests.support.time_budget import budget_s
 from app.storage.repository import load_run
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = ROOT / "resources" / "methods" / "smoke.toml"
@@ -88,7 +89,7 @@ class Station:
                                 env=self.env, cwd=self.cwd, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE)
         try:
-            seen = read_until(proc.stdout.fileno(), f"▶ {phase} ".encode(), timeout=180)
+            seen = read_until(proc.stdout.fileno(), f"▶ {phase} ".encode(), timeout=budget_s(180))
             time.sleep(after_s)
             proc.send_signal(signal.SIGKILL)
             proc.wait(30)
@@ -100,7 +101,7 @@ class Station:
 
     def resume(self, run_id: str, *extra: str) -> subprocess.CompletedProcess:
         return subprocess.run(self.argv("--resume", run_id, *extra), env=self.env, cwd=self.cwd,
-                              capture_output=True, text=True, timeout=300)
+                              capture_output=True, text=True, timeout=budget_s(300))
 
     def load(self, run_id: str):
         database = open_database(self.url)  # marks the killed run INTERRUPTED
@@ -157,7 +158,7 @@ def test_sigkill_in_the_active_sequence_restarts_it_at_its_first_profile(
 
     listed = subprocess.run([sys.executable, "-m", "app.cli.main", "runs", "list", "--db",
                              station.url], env=station.env, capture_output=True, text=True,
-                            timeout=120)
+                            timeout=budget_s(120))
     row = next(line for line in listed.stdout.splitlines() if line.startswith(run_id[:8]))
     assert "INTERRUPTED, resumable" in row
 

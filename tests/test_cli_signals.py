@@ -16,6 +16,7 @@ import pytest
 from app.core.records import RunStatus
 from app.storage.opening import open_database
 from tests.support.processes import read_until
+from tests.support.time_budget import budget_s
 from app.storage.repository import list_runs, load_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,10 +56,10 @@ def test_a_stop_signal_aborts_the_run_and_writes_its_partial_reports(
     proc = subprocess.Popen(argv, env=env, cwd=tmp_path, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     try:
-        read_until(proc.stdout.fileno(), STARTED, timeout=60)
+        read_until(proc.stdout.fileno(), STARTED, timeout=budget_s(60))
         time.sleep(1.0)
         proc.send_signal(signum)
-        out, err = proc.communicate(timeout=120)
+        out, err = proc.communicate(timeout=budget_s(120))
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -87,11 +88,11 @@ def test_closing_the_terminal_aborts_the_run_and_writes_its_partial_reports(
         finally:
             os._exit(127)
     try:
-        read_until(terminal, STARTED, timeout=60)
+        read_until(terminal, STARTED, timeout=budget_s(60))
         time.sleep(1.0)
     finally:
         os.close(terminal)  # hang up
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + budget_s(120)
     while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
         time.sleep(0.2)
     if done[0] == 0:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.time_budget import budget_s
+
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("sqlalchemy", "alembic", "reportlab", "numpy", "pydantic", "xlsxwriter", "pyvisa",
          "psycopg", "PySide6", "pyqtgraph")
@@ -35,7 +37,7 @@ def loaded_by(module: str, argv: list[str]) -> tuple[str, list[str]]:
     """(what the command printed, which heavy libraries it imported) in a fresh interpreter."""
     code = PROBE.format(module=module, argv=argv, heavy=HEAVY)
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                            text=True, check=True, timeout=120)
+                            text=True, check=True, timeout=budget_s(120))
     report = json.loads(result.stdout.splitlines()[-1])
     return report["out"], report["loaded"]
 
@@ -90,6 +92,6 @@ def test_the_gui_paints_its_first_window_without_report_or_migration_libraries(
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "STORWATT_DATA_DIR": str(tmp_path),
            "XDG_CONFIG_HOME": str(tmp_path)}
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
-                            text=True, timeout=120)
+                            text=True, timeout=budget_s(120))
     assert result.returncode == 0, result.stderr[-500:]
     assert json.loads(result.stdout.splitlines()[-1]) == []

@@ -13,6 +13,7 @@ import pytest
 from app.labs.local_fio import LocalDataSetProbe
 from app.sequencer.com_data_set import COM_BLOCK_BYTES, data_set_evidence, host_ratio
 from drivers.fio.data_set import measure_data_set
+from tests.support.time_budget import budget_s
 
 BLOCK = 4096
 
@@ -75,7 +76,7 @@ def _fio_write(path: Path, *options: str) -> None:
     subprocess.run(["fio", "--name=com", f"--filename={path}", "--size=32M", "--bs=256k",
                     "--rw=write", "--ioengine=psync", "--refill_buffers=1",
                     "--output-format=terse", *options], check=True, capture_output=True,
-                   timeout=120)
+                   timeout=budget_s(120))
 
 
 @pytest.mark.realtime("real fio writes the COM data sets")

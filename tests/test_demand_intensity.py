@@ -31,6 +31,7 @@ from drivers.interfaces import WorkloadProfile
 from tests.support.bundles import assert_verifies, bundle_of, verifier_module
 from tests.support.recorded_runs import record_run
 from tests.support.short_fio_run import run_short_variant
+from tests.support.time_budget import budget_s
 from app.storage.repository import load_run
 def _cell(t: int, q: int, iops: float, ms: float) -> DiPoint:
     return DiPoint(t, q, iops, ms, 700.0, iops / 700, True, None)
@@ -194,7 +195,7 @@ def test_real_fio_pre_fill_with_two_passes_writes_twice_the_target(tmp_path: Pat
     job.write_text(job_text(prefill, JobOptions((str(target),), "libaio", False, size,
                                                 allow_file_create=True)), encoding="utf-8")
     done = subprocess.run(["fio", str(job), "--output-format=json"], capture_output=True,
-                          text=True, timeout=60, cwd=tmp_path)
+                          text=True, timeout=budget_s(60), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     written = json.loads(done.stdout)["jobs"][0]["write"]["io_bytes"]
     assert written == 2 * size  # "WIPC 2x user capacity SEQ 128KiB" (method-notes §5)

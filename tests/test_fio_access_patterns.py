@@ -23,6 +23,7 @@ from drivers.fio.access_log import (LOG_OPTIONS, LoggedRun, access_pattern, meas
                                     pattern_of, read_lat_logs, share_below)
 from drivers.fio.ceiling import null_engine_text, stream_of
 from drivers.fio.jobs import JobOptions, job_text
+from tests.support.time_budget import budget_s
 
 pytestmark = [pytest.mark.fio,
               pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")]
@@ -52,7 +53,7 @@ def logged(tmp_path: Path, work, number_ios: int | None = None):
     job = tmp_path / "p.fio"
     job.write_text(text, encoding="utf-8")
     done = subprocess.run(["fio", "--output-format=json", str(job)], capture_output=True,
-                          text=True, timeout=60, cwd=tmp_path)
+                          text=True, timeout=budget_s(60), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     names = [j["jobname"] for j in json.loads(done.stdout[done.stdout.index("{"):])["jobs"]]
     return read_lat_logs(tmp_path, "p", names), names

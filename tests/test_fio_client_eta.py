@@ -18,6 +18,7 @@ import pytest
 from drivers.fio.eta import EtaFormatError, EtaStatus, eta_lines, parse_eta_line
 from drivers.fio.process import FioProcess
 from tests.support.fio import needs_fio
+from tests.support.time_budget import budget_s
 
 CAPTURES = Path(__file__).parent / "fixtures" / "fio" / "client_eta"
 
@@ -95,7 +96,7 @@ def test_real_clients_show_per_host_rates_during_the_run_and_json_shows_none(
                  ("json", two_fio_servers[1], ("--output-format=json",
                                                f"--output={tmp_path / 'out.json'}")))}
     ends = {}
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + budget_s(30)
     while len(ends) < len(procs) and time.monotonic() < deadline:
         for key, proc in procs.items():
             if proc.exited and key not in ends:

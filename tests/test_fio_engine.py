@@ -18,6 +18,7 @@ from drivers.fio.engine import FioEngine, FioRunError, client_argument, fio_vers
 from drivers.fio.safety import TargetPolicy
 from drivers.interfaces import WorkloadError, WorkloadProfile, WorkloadResult
 from tests.support.fio import HOTBAND, engine_for, free_port, needs_fio
+from tests.support.time_budget import budget_s
 
 FIX = Path(__file__).parent / "fixtures" / "fio"
 pytestmark = pytest.mark.fio
@@ -109,7 +110,7 @@ time.sleep(120)
     fio_pid = int(child.stdout.readline())
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + budget_s(10)
     while time.monotonic() < deadline:
         try:
             os.killpg(fio_pid, 0)
@@ -233,7 +234,7 @@ esac
     engine.check()
     engine.start(WorkloadProfile("MW1", 8192, 70, True, 8192, duration_s=10))
     got, error = [], None
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + budget_s(10)
     while time.monotonic() < deadline:
         try:
             got += engine.poll()
@@ -256,7 +257,7 @@ def test_a_load_host_refusing_the_connection(tmp_path: Path) -> None:
     engine.check()
     engine.start(WorkloadProfile("MW1", 8192, 70, True, 8192, duration_s=2))
     with pytest.raises(FioRunError, match=f"load host {host} refused the connection"):
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + budget_s(15)
         while time.monotonic() < deadline:
             engine.poll()
             time.sleep(0.1)

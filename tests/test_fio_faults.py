@@ -19,6 +19,8 @@ from drivers.fio.engine import FioRunError
 from drivers.fio.process import STDERR_GRACE_S
 from drivers.interfaces import WorkloadProfile
 from tests.support.fio import free_port, engine_for, needs_fio
+from tests.support.time_budget import budget_s
+
 pytestmark = [pytest.mark.fio, needs_fio]
 RR = WorkloadProfile("RR", 8192, 100, True, 8192, duration_s=60)
 #: the stall limit set short for the test (the method's default is 15 s)
@@ -42,7 +44,7 @@ def test_a_killed_fio_fails_the_phase_and_keeps_its_intervals(tmp_path: Path) ->
     engine.check()
     engine.start(RR)
     kept: list = []
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + budget_s(20)
     while sum(i.ios for i in kept) == 0 or len(kept) < 2:
         kept += engine.poll()
         assert time.monotonic() < deadline, "fio never reported IO"
@@ -74,7 +76,7 @@ def test_a_load_host_dropping_the_connection_mid_phase_is_named(tmp_path: Path) 
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               start_new_session=True)
     try:
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + budget_s(10)
         while socket.socket().connect_ex(("127.0.0.1", port)) and time.monotonic() < deadline:
             time.sleep(0.1)
         host = f"127.0.0.1:{port}"

@@ -19,6 +19,7 @@ from drivers.clock import MonotonicClock
 from drivers.fio.engine import FioEngine, FioRunError
 from drivers.fio.safety import TargetPolicy
 from drivers.interfaces import WorkloadError, WorkloadProfile
+from tests.support.time_budget import budget_s
 
 needs_fio = pytest.mark.skipif(not any(os.access(os.path.join(p, "fio"), os.X_OK)
                                        for p in os.environ["PATH"].split(os.pathsep)),
@@ -58,7 +59,7 @@ def test_a_target_swapped_for_a_link_as_fio_starts_writes_only_the_checked_file(
 
     monkeypatch.setattr(engine_module, "FioProcess", swap_then_start)
     engine.start(MW1)
-    kept, deadline = [], time.monotonic() + 10
+    kept, deadline = [], time.monotonic() + budget_s(10)
     while engine.running and time.monotonic() < deadline:
         kept += engine.poll()
         time.sleep(0.1)
@@ -127,7 +128,7 @@ def test_garbage_instead_of_fio_output_is_named_not_no_io(tmp_path: Path) -> Non
                        policy=TargetPolicy(create_size=1 << 20), workdir=tmp_path / "jobs")
     engine.check()
     engine.start(MW1)
-    deadline = time.monotonic() + 2
+    deadline = time.monotonic() + budget_s(2)
     while engine.running and time.monotonic() < deadline:
         engine.poll()
         time.sleep(0.05)
@@ -158,7 +159,7 @@ def test_a_target_deleted_after_its_check_is_named(tmp_path: Path,
 def test_a_scratch_file_deleted_between_phases_is_not_recreated(tmp_path: Path) -> None:
     engine, target, _ = _engine(tmp_path)
     engine.start(WorkloadProfile("MW1", 4096, 30, True, 4096, duration_s=0.5))
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + budget_s(5)
     while engine.running and time.monotonic() < deadline:
         engine.poll()
         time.sleep(0.05)

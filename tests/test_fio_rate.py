@@ -24,6 +24,7 @@ from drivers.simulators import engine as sim_engine
 from drivers.simulators.engine import SimulatedWorkloadEngine, as_fio_runs
 from drivers.simulators.fio_rate import applied_rate
 from drivers.simulators.sut import SimulatedSut
+from tests.support.time_budget import budget_s
 
 
 KIB = 1024
@@ -149,7 +150,7 @@ def mw2_share_on_real_fio(tmp_path: Path, **engine_kw) -> float:
                        workdir=tmp_path, **engine_kw)
     engine.check()
     engine.start(mw2(round(MW1_IOPS * 0.25), 4, duration_s=3))
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + budget_s(30)
     while engine.running and time.monotonic() < deadline:
         engine.poll()
         time.sleep(0.2)

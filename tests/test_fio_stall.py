@@ -16,6 +16,8 @@ from drivers.fio.engine import FioStalled
 from drivers.interfaces import DEFAULT_STALL_S
 from drivers.interfaces import WorkloadError, WorkloadProfile
 from tests.support.fio import engine_for, needs_fio
+from tests.support.time_budget import budget_s
+
 STALL_S = 3.0
 
 
@@ -27,7 +29,7 @@ def test_a_stopped_fio_fails_the_phase_and_keeps_its_intervals(tmp_path: Path) -
     engine.check()
     engine.start(WorkloadProfile("RR", 8192, 100, True, 8192, duration_s=60))
     kept = []
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + budget_s(20)
     while sum(i.ios for i in kept) == 0 or len(kept) < 2:  # fio is doing IO
         kept += engine.poll()
         assert time.monotonic() < deadline, "fio never reported IO"

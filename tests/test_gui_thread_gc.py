@@ -11,6 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from tests.support.time_budget import budget_s
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -53,6 +54,6 @@ STATION = textwrap.dedent("""
 def test_a_worker_threads_allocations_never_destroy_a_qt_object() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
     proc = subprocess.run([sys.executable, "-c", STATION], env=env, capture_output=True,
-                          text=True, timeout=90)
+                          text=True, timeout=budget_s(90))
     assert proc.stdout.split("\n")[:2] == ["worker finished", "finalised on MainThread"], \
         (proc.returncode, proc.stdout, proc.stderr[-2000:])

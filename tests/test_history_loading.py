@@ -14,6 +14,7 @@ from app.storage.writer import RunWriter
 from ui.history import view as history_view
 from ui.history.detail import RunDetailView
 from ui.history.view import HistoryView
+from tests.support.time_budget import budget_ms
 
 SLOW_S = 1.5
 
@@ -51,7 +52,7 @@ def test_a_slow_run_loads_while_the_window_stays_responsive(qtbot, stored,
     tab = view.load_detail(run_id)
     assert time.monotonic() - started < 0.5  # returned at once
     assert view.tabs.currentWidget() is tab and tab.progress.maximum() == 0  # busy bar
-    with qtbot.waitSignal(view.detail_opened, timeout=30_000) as opened:
+    with qtbot.waitSignal(view.detail_opened, timeout=budget_ms(30_000)) as opened:
         pass
     timer.stop()
     detail = opened.args[0]
@@ -71,7 +72,7 @@ def test_a_run_that_cannot_be_loaded_says_why_in_its_tab(qtbot, stored, monkeypa
 
     monkeypatch.setattr(history_view, "load_run", broken)
     tab = view.load_detail(run_id)
-    qtbot.waitUntil(lambda: "disk I/O error" in tab.label.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "disk I/O error" in tab.label.text(), timeout=budget_ms(10_000))
     assert tab.progress.isHidden() and view.tabs.currentWidget() is tab
 
 
@@ -104,7 +105,7 @@ def test_a_tab_closed_while_its_run_loads_is_simply_not_told(qtbot, stored,
     assert loading.wait(5.0)
     thread = next(t for t in threading.enumerate() if t.name == "run-loader")
     view.tabs.tabCloseRequested.emit(view.tabs.indexOf(tab))  # the tab's ✕
-    qtbot.waitUntil(lambda: not shiboken6.isValid(tab), timeout=5000)
+    qtbot.waitUntil(lambda: not shiboken6.isValid(tab), timeout=budget_ms(5000))
     release.set()
     thread.join(5.0)
     qtbot.wait(50)  # the GUI thread takes the (dropped) outcome

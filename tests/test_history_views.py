@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from PySide6.QtCore import Qt
 
 from tests.support import pg_server
+from tests.support.time_budget import budget_ms
 from app.core.records import MetricResult, RunStatus
 from app.sequencer import events as ev
 from app.storage import schema as s
@@ -172,7 +173,7 @@ def test_open_detail_shows_plots_metrics_and_evidence(qtbot, view, stored, tmp_p
     view.search.setText(first[:8])
     view.table.selectRow(0)
     assert view.open_button.isEnabled() and not view.compare_button.isEnabled()
-    with qtbot.waitSignal(view.detail_opened, timeout=30_000):  # loads in the background
+    with qtbot.waitSignal(view.detail_opened, timeout=budget_ms(30_000)):  # loads in the background
         view.open_selected()
     detail = view.tabs.currentWidget()
     assert detail.run.run_id == first

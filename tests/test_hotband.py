@@ -16,6 +16,7 @@ from app.core.records import PhaseKind
 from drivers.fio.jobs import JobOptions, job_text
 from drivers.simulators.sut import SimulatedSut
 from app.storage.repository import load_run
+from tests.support.time_budget import budget_s
 
 #: the seed's shares (green-grid-coms-poms.txt, "Workload with Hot Band IO Patterns")
 SEED_SHARES = {"write1": 5, "write2": 5, "write3": 5, "read1": 5, "read2": 5, "read3": 5,
@@ -172,7 +173,7 @@ def test_real_fio_gives_each_stream_its_share_inside_its_range(tmp_path: Path) -
     job = tmp_path / "hb.fio"
     job.write_text(text.replace("\n\n[", f"\n{per_io_logs}\n[", 1), encoding="utf-8")
     done = subprocess.run(["fio", str(job), "--output-format=json"], capture_output=True,
-                          text=True, timeout=120, cwd=tmp_path)
+                          text=True, timeout=budget_s(120), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     sections = [line[1:-1] for line in text.splitlines()
                 if line.startswith("[") and line != "[global]"]

@@ -14,13 +14,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.support.time_budget import budget_s
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-m", "app.cli.cmd_instruments"]
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    return subprocess.run([*CLI, *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=budget_s(60))
 
 
 @pytest.fixture
@@ -34,7 +36,7 @@ def sim_process(request) -> Iterator[str]:
         yield resource
     finally:
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=10) == 0  # Ctrl-C is a clean stop
+        assert proc.wait(timeout=budget_s(10)) == 0  # Ctrl-C is a clean stop
 
 
 @pytest.mark.process

@@ -20,6 +20,7 @@ from drivers.meters.thermo import DAQ970A
 from drivers.meters.yokogawa import WT300
 from drivers.simulators import MeterSimulator, ThermometerSimulator
 from drivers.simulators.direct_meters import SimulatedPowerMeter
+from tests.support.time_budget import budget_s
 
 BAD_THERMOMETER = InstrumentConfig(driver="no-such-thermometer", resource="x")
 
@@ -47,7 +48,7 @@ def torn_down(monkeypatch) -> list[str]:
 
 def listening(port: int) -> bool:
     try:
-        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+        socket.create_connection(("127.0.0.1", port), timeout=budget_s(0.5)).close()
         return True
     except OSError:
         return False

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import app
+from tests.support.time_budget import budget_s
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_SCRIPT = ROOT / "packaging" / "linux" / "build.sh"
@@ -120,14 +121,14 @@ def test_tarball_holds_the_bundle(dist):
 
 def test_installed_version(installed, station_env, tmp_path):
     result = subprocess.run([str(installed / "usr/bin/storwatt"), "--version"], cwd=tmp_path,
-                            env=station_env, capture_output=True, text=True, timeout=60)
+                            env=station_env, capture_output=True, text=True, timeout=budget_s(60))
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"storwatt {app.__version__}"
 
 
 def test_installed_self_test(installed, station_env, tmp_path):
     result = subprocess.run([str(installed / "usr/bin/storwatt"), "--self-test"], cwd=tmp_path,
-                            env=station_env, capture_output=True, text=True, timeout=180)
+                            env=station_env, capture_output=True, text=True, timeout=budget_s(180))
     assert result.returncode == 0, f"{result.stdout}\n{result.stderr}"
     for step in ("methods", "database", "run", "reports"):
         assert f"self-test ok   {step}" in result.stdout
@@ -143,7 +144,7 @@ def test_installed_gui_shows_its_main_window(installed, station_env, tmp_path):
         ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", sys.executable, str(GUI_PROBE),
          "--exe", str(installed / "usr/bin/storwatt"), "--screenshot", str(shot),
          "--timeout", "90"],
-        cwd=tmp_path, env=station_env, capture_output=True, text=True, timeout=180)
+        cwd=tmp_path, env=station_env, capture_output=True, text=True, timeout=budget_s(180))
     assert result.returncode == 0, f"{result.stdout}\n{result.stderr}"
     assert "StorWatt" in result.stdout and shot.stat().st_size > 0
     print(f"GUI screenshot: {shot}")

@@ -17,6 +17,7 @@ from drivers.fio.jobs import JobOptions, job_text
 from drivers.fio.replay import looped_text, read_trace, write_looped_trace
 from drivers.interfaces import WorkloadError
 from drivers.simulators.sut import SimulatedSut
+from tests.support.time_budget import budget_s
 
 V3 = "fio version 3 iolog\n0 /dev/sdb add\n0 /dev/sdb open\n{ios}0 /dev/sdb close\n"
 
@@ -101,7 +102,7 @@ def test_real_fio_replays_the_looped_trace_for_the_whole_phase(tmp_path: Path) -
     job.write_text(job_text(replace(profile, trace=str(looped)),
                             JobOptions((str(target),), "libaio", False)), encoding="utf-8")
     done = subprocess.run(["fio", str(job), "--output-format=json"], capture_output=True,
-                          text=True, timeout=60, cwd=tmp_path)
+                          text=True, timeout=budget_s(60), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)["jobs"][0]
     reads, writes = result["read"]["total_ios"], result["write"]["total_ios"]

@@ -25,6 +25,7 @@ from drivers.simulators.fio_rate import applied_rate, sections
 from tests.support.bundles import assert_verifies
 from tests.support.recorded_runs import record_run
 from tests.support.short_fio_run import run_short_variant
+from tests.support.time_budget import budget_s
 from app.storage.repository import load_run
 ASU_SHARES = {"asu1": 59.6, "asu2": 12.3, "asu3": 28.1}
 
@@ -167,7 +168,7 @@ def test_real_fio_step_runs_at_50_iops_per_bsu_with_sequential_log_writes(
     job.write_text(text.replace("\n\n[", f"\nwrite_lat_log={tmp_path / 'io'}\nlog_offset=1\n\n[",
                                 1), encoding="utf-8")
     done = subprocess.run(["fio", str(job), "--output-format=json"], capture_output=True,
-                          text=True, timeout=120, cwd=tmp_path)
+                          text=True, timeout=budget_s(120), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     logs = [_per_io_log(tmp_path / f"io_lat.{n}.log") for n in range(1, len(spc1.streams) + 1)]
     ios = sum(len(log) for log in logs)

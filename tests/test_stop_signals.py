@@ -19,6 +19,7 @@ import pytest
 from app.cli.console import ConsoleReporter
 from app.sequencer import events as ev
 from app.station.stop_signals import run_until_stopped
+from tests.support.time_budget import budget_s
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -69,7 +70,7 @@ def test_a_stop_signal_never_deadlocks_a_run_that_spins_on_its_wake_event() -> N
     with the work on the main thread (the old ``storwatt run``) hung in 11 of 20 tries."""
     script = _TRIALS.format(root=str(ROOT), runner="run_until_stopped", trials=40)
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=60)
+                          timeout=budget_s(60))
     assert proc.stdout.strip() == "OK", (proc.returncode, proc.stdout, proc.stderr)
 
 

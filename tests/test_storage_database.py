@@ -24,6 +24,7 @@ from app.storage.schema import Base
 from app.storage.synthetic import full_run, outside, power_sample, run_started
 from app.storage.writer import RunWriter
 from app.storage.repository import load_run
+from tests.support.time_budget import budget_s
 
 
 @pytest.fixture()
@@ -68,7 +69,8 @@ def test_each_storage_module_imports_first_in_a_fresh_interpreter(module: str) -
     """``app.storage`` re-exports nothing (the CLI catches its errors without SQLAlchemy), so
     an import cycle between db, migrate and a revision would show only in some orders."""
     result = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
-                            text=True, timeout=60, cwd=Path(__file__).resolve().parent.parent)
+                            text=True, timeout=budget_s(60),
+                            cwd=Path(__file__).resolve().parent.parent)
     assert result.returncode == 0, result.stderr[-500:]
 
 
@@ -81,7 +83,8 @@ def test_an_up_to_date_database_opens_without_alembic(tmp_path: Path) -> None:
             f"d = open_database({url!r}); from app.storage.migrate import schema_version; "
             f"print(schema_version(d), 'alembic' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            timeout=60, cwd=Path(__file__).resolve().parent.parent, check=True)
+                            timeout=budget_s(60), cwd=Path(__file__).resolve().parent.parent,
+                            check=True)
     assert result.stdout.split() == [migrate.head(), "False"]
 
 
@@ -199,7 +202,7 @@ def test_full_disk_keeps_samples_queued_reports_and_recovers(url: str) -> None:
         limit["pages"] = conn.exec_driver_sql("PRAGMA page_count").scalar()
     samples = [power_sample(i * 0.01, i) for i in range(5000)]
     writer(ev.PowerSamples(0, tuple(samples), outside(len(samples))))
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + budget_s(5)
     # the writer thread sets ``failed`` before it calls ``on_error``: wait for both (a CI run
     # under load looked in between)
     while not (writer.failed and errors) and time.monotonic() < deadline:

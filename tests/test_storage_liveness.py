@@ -22,6 +22,7 @@ from app.storage.run_lock import RunLock, RunLockHeld, RunLockMissing, lock_dir,
 from app.storage.synthetic import full_run, run_started
 from app.storage.writer import RunWriter
 from tests.support.runs import stored_status
+from tests.support.time_budget import budget_s
 from app.storage.repository import load_run
 
 OTHER_BOOT = "linux:00000000-0000-0000-0000-000000000000"
@@ -172,7 +173,7 @@ def test_a_paused_run_keeps_beating(url: str, monkeypatch) -> None:
                 return conn.exec_driver_sql("SELECT heartbeat_wall FROM runs").scalar()
 
         first = heartbeat()
-        deadline = time.monotonic() + 10.0
+        deadline = time.monotonic() + budget_s(10.0)
         while heartbeat() == first and time.monotonic() < deadline:
             time.sleep(0.05)
         assert heartbeat() > first

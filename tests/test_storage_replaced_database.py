@@ -20,6 +20,7 @@ from app.storage.journal import read_journal
 from app.storage.recover import import_journal
 from drivers.clock import FakeClock
 from tests.support.stored_runs import store_synthetic_run, write_with_fault
+from tests.support.time_budget import budget_s
 from app.storage.repository import list_runs, load_run
 
 
@@ -86,7 +87,7 @@ def test_a_run_whose_database_is_copied_over_stops_failed_with_every_sample_kept
         if isinstance(event, ev.PhaseStarted) and event.phase.name == "MW1":
             shutil.copyfile(other, db)
             session.writer.flush(0.01)  # commit now: the run is on a fake clock
-            deadline = time.monotonic() + 2.0
+            deadline = time.monotonic() + budget_s(2.0)
             while not session.writer.failed and time.monotonic() < deadline:
                 time.sleep(0.01)
 

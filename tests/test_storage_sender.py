@@ -19,6 +19,7 @@ from app.storage.server_link import ServerTimeouts
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
 from tests.support.silent_server import silent_server
+from tests.support.time_budget import budget_s
 from app.storage.repository import load_run
 
 
@@ -159,7 +160,7 @@ def _qa(data: Path, *argv: str) -> str:
     done = subprocess.run([sys.executable, "-m", "app.cli.main", *argv], cwd=root,
                           env={**os.environ, "STORWATT_DATA_DIR": str(data),
                                "PYTHONPATH": str(root)},
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=budget_s(60))
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -178,7 +179,7 @@ def test_qa_in_another_process_follows_and_approves_a_run_a_station_is_recording
         writer(event)
     assert writer.flush(5.0)
     qa_data = tmp_path / "qa-pc"
-    deadline = time.monotonic() + 20.0
+    deadline = time.monotonic() + budget_s(20.0)
     listed: list = []
     while time.monotonic() < deadline and not listed:
         listed = [r for r in json.loads(_qa(qa_data, "runs", "list", "--db", lab_url,

@@ -17,6 +17,7 @@ from app.sequencer import events as ev
 from app.station.session import open_session
 from app.storage.opening import open_database
 from app.storage.repository import list_runs, load_run
+from tests.support.time_budget import budget_s
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,7 +32,7 @@ def test_two_stations_running_at_once_on_one_sqlite_file_store_both_runs(
          "--taxonomy=online-2", f"--db={url}", f"--out={tmp_path / f'out{i}'}", "--quiet"],
         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True) for i in range(2)]
-    outputs = [station.communicate(timeout=180) for station in stations]
+    outputs = [station.communicate(timeout=budget_s(180)) for station in stations]
     assert [s.returncode for s in stations] == [0, 0], outputs
     database = open_database(url)
     runs = list_runs(database)

@@ -4,11 +4,13 @@ process with its stack."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from pathlib import Path
 
 import pytest
+from tests.support.time_budget import budget_s
 
 pytest_plugins = ["pytester"]
 HERE = Path(__file__).parent
@@ -28,6 +30,9 @@ def guarded(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
                  "STORWATT_TEST_REALTIME_CEILING_S"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    # the guards import the time budget (tests/support/time_budget.py) from this checkout
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [
+        str(HERE.parent), os.environ.get("PYTHONPATH", "")])))
     return pytester
 
 
@@ -45,7 +50,7 @@ def test_an_unanswered_message_box_fails_its_test_and_the_suite_goes_on(guarded)
             assert True
         """)
     started = time.monotonic()
-    result = guarded.runpytest_subprocess("-p", "no:cacheprovider", timeout=120)
+    result = guarded.runpytest_subprocess("-p", "no:cacheprovider", timeout=budget_s(120))
     assert time.monotonic() - started < 60
     result.assert_outcomes(passed=2, errors=1)  # failed at its teardown
     result.stdout.fnmatch_lines(["*modal dialog stayed open*'Export failed': disk full*"])
@@ -65,7 +70,7 @@ def test_a_test_stuck_outside_python_ends_the_process_with_its_stack(guarded) ->
             time.sleep(30)
         """)
     started = time.monotonic()
-    result = guarded.runpytest_subprocess("-p", "no:cacheprovider", timeout=120)
+    result = guarded.runpytest_subprocess("-p", "no:cacheprovider", timeout=budget_s(120))
     assert time.monotonic() - started < 25
     assert result.ret != 0
     assert "test_blocked" in result.stderr.str() and "Timeout" in result.stderr.str()
@@ -111,7 +116,7 @@ def test_qt_garbage_of_one_test_is_finalised_on_the_main_thread_before_the_next(
             allocate_on_a_worker()
             assert died_on == ["MainThread"]  # at the teardown of the test that left it
         """)
-    result = guarded.runpytest_subprocess("-p", "no:cacheprovider", timeout=120)
+    result = guarded.runpytest_subprocess("-p", "no:cacheprovider", timeout=budget_s(120))
     result.assert_outcomes(passed=2)
 
 

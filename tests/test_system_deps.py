@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tests.support.time_budget import budget_s
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "install-system-deps.sh"
@@ -58,7 +59,7 @@ def run_script(tmp_path: Path, installed: list[str], *, uid: int, sudo_ok: bool,
         (bin_dir / "awk").symlink_to(_which("awk"))
         env["PATH"] = str(bin_dir)
     result = subprocess.run([BASH, str(SCRIPT), *args], env=env, capture_output=True, text=True,
-                            timeout=30)
+                            timeout=budget_s(30))
     return Outcome(result.returncode, result.stdout, result.stderr, log.read_text().splitlines())
 
 
@@ -134,6 +135,6 @@ def test_dry_run_prints_instead_of_installing(tmp_path: Path) -> None:
 def test_a_system_without_dpkg_is_told_what_to_install(tmp_path: Path) -> None:
     env = {"PATH": str(tmp_path)}  # no dpkg-query, no apt-get
     result = subprocess.run([BASH, str(SCRIPT)], env=env, capture_output=True, text=True,
-                            timeout=30)
+                            timeout=budget_s(30))
     assert result.returncode == 0
     assert "not a Debian/Ubuntu system" in result.stderr and "libxcb-cursor0" in result.stderr

@@ -14,6 +14,7 @@ from PySide6.QtCore import QSettings
 from app.cli.main import build_parser
 from ui.cli import COMMAND_GROUPS, gui_command
 from ui.shell.health import database_item, fio_item, instruments_item, station_health
+from tests.support.time_budget import budget_s
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,7 +34,7 @@ def test_the_gui_can_report_its_first_paint_and_quit(tmp_path: Path) -> None:
     before = time.time()
     result = subprocess.run([sys.executable, "-m", "ui.cli", "gui", "--exit-after-first-paint",
                              "--db", f"sqlite:///{tmp_path / 's.db'}"], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=240)
+                            capture_output=True, text=True, timeout=budget_s(240))
     assert result.returncode == 0, result.stderr
     painted = float(result.stdout.split("first paint at ")[1].split()[0])
     assert before < painted < time.time()

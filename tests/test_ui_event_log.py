@@ -15,6 +15,7 @@ from app.core.records import RunStatus
 from app.sequencer import events as ev
 from drivers.interfaces import InstrumentError
 from tests.support.gui import RUN_TIMEOUT_MS, start_smoke, wait_for_event
+from tests.support.time_budget import budget_ms
 from ui.run.view import RunView
 
 
@@ -35,7 +36,7 @@ def test_the_log_follows_new_lines_after_a_layout_change_until_scrolled_away(
     assert _at_end(view)
     tall = view.log.height()
     view.resize(1900, 700)  # the log gets shorter: its end moves below the view
-    qtbot.waitUntil(lambda: view.log.height() < tall, timeout=1000)
+    qtbot.waitUntil(lambda: view.log.height() < tall, timeout=budget_ms(1000))
     view.append_log("INFO", "line after the resize")
     assert _at_end(view), "the log stopped following after a layout change"
     last = view.log.cursorForPosition(view.log.viewport().rect().bottomLeft())

@@ -22,6 +22,7 @@ from app.core.records import RunConfig, RunStatus
 from app.sequencer import events as ev
 from tests.support.recorded_runs import record_smoke_run
 from tests.support.laptop_screens import LAPTOPS, cut_off, laptop_screen, place_on, settle
+from tests.support.time_budget import budget_ms
 from ui.shell.main_window import MainWindow
 from ui.shell.health import HealthItem
 
@@ -96,7 +97,8 @@ def test_every_wizard_page_fits(station: MainWindow, qtbot) -> None:
         assert cut_off(wizard) == [], f"wizard page {page + 1}"
         if wizard.currentPage() is wizard.instruments_page:
             wizard.instruments_page.test_button.click()
-            qtbot.waitUntil(wizard.instruments_page.test_button.isEnabled, timeout=20_000)
+            qtbot.waitUntil(wizard.instruments_page.test_button.isEnabled,
+                            timeout=budget_ms(20_000))
         if page < 4:
             wizard.next()
     assert wizard.currentPage() is wizard.review_page
@@ -170,7 +172,8 @@ def test_the_operator_is_required_and_remembered(station: MainWindow, qtbot) -> 
     for _ in range(4):
         if wizard.currentPage() is wizard.instruments_page:
             wizard.instruments_page.test_button.click()
-            qtbot.waitUntil(wizard.instruments_page.test_button.isEnabled, timeout=20_000)
+            qtbot.waitUntil(wizard.instruments_page.test_button.isEnabled,
+                            timeout=budget_ms(20_000))
         wizard.next()
     page = wizard.review_page
     assert wizard.currentPage() is page

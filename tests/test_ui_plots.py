@@ -21,6 +21,7 @@ from ui.run.bridge import RunBridge
 from ui.plots.live import LivePlots, phase_units
 from ui.plots.series import GrowableSeries
 from tests.support.plot_events import PHASES, started, workload
+from tests.support.time_budget import budget_ms
 
 
 def power(phase: int, samples: tuple) -> ev.PowerSamples:
@@ -128,7 +129,7 @@ def test_bridge_carries_events_from_a_worker_thread_in_order(qtbot) -> None:
             bridge(ev.LogMessage("INFO", str(i), float(i)))
         bridge(ev.RunFinished(RunStatus.COMPLETED, 1.0))
 
-    with qtbot.waitSignal(bridge.finished, timeout=5000) as finished:
+    with qtbot.waitSignal(bridge.finished, timeout=budget_ms(5000)) as finished:
         threading.Thread(target=worker).start()
     assert finished.args[0].status is RunStatus.COMPLETED
     assert [e.message for e in got[:-1]] == [str(i) for i in range(2000)]
@@ -252,7 +253,7 @@ def test_an_empty_io_plot_reads_0_to_1_and_never_a_negative_rate(qtbot) -> None:
                                                  200 * t * 2**20, 2.0, 5.0)
                                 for t in range(21)))])
     plots.redraw()
-    qtbot.waitUntil(lambda: io.right.viewRange()[1][1] >= 3800, timeout=2000)
+    qtbot.waitUntil(lambda: io.right.viewRange()[1][1] >= 3800, timeout=budget_ms(2000))
     assert io.right.viewRange()[1][0] >= 0  # main: −220 MiB/s of padding below 0
     plots.start_run(started(), load_method("smoke"))  # a new run: no trace of the last scale
     assert y_ranges() == {"IOPS": [0, 1], "MiB/s": [0, 1]}

@@ -18,6 +18,7 @@ from app.storage.opening import open_database
 from ui.shell.main_window import MainWindow
 from tests.support.gui import (RUN_TIMEOUT_MS, click_next, start_smoke, stored_status,
                                wait_for_event)
+from tests.support.time_budget import budget_ms
 from app.storage.repository import list_runs, load_run
 
 SMOKE_METRICS = {"EP_MW1", "EP_MW2", "EP_RW", "EP_RR", "EP_SW", "EP_SR", "EP_RI"}
@@ -234,7 +235,7 @@ def test_a_run_the_database_refused_is_announced_and_imported_at_the_next_start(
         run_id = start_smoke(station)
         qtbot.waitUntil(lambda: not station.run_view.running and station.run_view.home_button
                         .isEnabled(), timeout=RUN_TIMEOUT_MS)
-        qtbot.waitUntil(lambda: station.error_box is not None, timeout=5_000)
+        qtbot.waitUntil(lambda: station.error_box is not None, timeout=budget_ms(5_000))
     finally:
         holder.execute("ROLLBACK")
         holder.close()

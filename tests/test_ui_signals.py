@@ -16,6 +16,7 @@ import pytest
 from app.core.records import RunStatus
 from app.storage.opening import open_database
 from app.storage.repository import list_runs, load_run
+from tests.support.time_budget import budget_s
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
@@ -53,7 +54,7 @@ def _station(tmp_path: Path, mode: str) -> tuple[subprocess.Popen, str]:
 def _stop(proc: subprocess.Popen, signum: int, exit_code: int) -> str:
     proc.send_signal(signum)
     try:
-        _, err = proc.communicate(timeout=120)
+        _, err = proc.communicate(timeout=budget_s(120))
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -22,6 +22,7 @@ from app.sequencer import events as ev
 from app.storage.stored import KeyMetric, RunSummary
 from tests.support.gui import RUN_TIMEOUT_MS, start_smoke, wait_for_event
 from tests.support.gui import click_next, pass_connection_test
+from tests.support.time_budget import budget_ms
 from ui.shell.main_window import MainWindow
 from ui.run.metrics_table import MetricsTable
 from ui.widgets.report_export import FOLDER_KEY, ReportExportBar
@@ -191,7 +192,7 @@ def test_repeating_a_run_restores_its_classification_answers(qtbot, station) -> 
     qtbot.mouseDClick(viewport, Qt.MouseButton.LeftButton, pos=rect.center())  # double
     history = station.history
     assert history.isVisible() and history.tabs.count() == 2
-    qtbot.waitUntil(lambda: hasattr(history.tabs.widget(1), "run"), timeout=20_000)
+    qtbot.waitUntil(lambda: hasattr(history.tabs.widget(1), "run"), timeout=budget_ms(20_000))
     assert history.tabs.widget(1).run.run_id == session.run_id
     history.close()
 

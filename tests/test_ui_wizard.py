@@ -16,6 +16,7 @@ from app.station.run_entries import RunEntries, config_from_entries, entries_fro
 from ui.wizard.profiles import SutProfileStore
 from ui.wizard.wizard import NewRunWizard
 from tests.support.gui import click_next, fill_sut
+from tests.support.time_budget import budget_ms
 
 pytestmark = pytest.mark.usefixtures("data_dir")  # the data dir inside tmp_path
 
@@ -141,7 +142,7 @@ def test_connection_test_reads_the_simulated_lab(qtbot, wizard) -> None:
     page = wizard.instruments_page
     assert page.meter_driver.findText("wt300") >= 0  # the registry's drivers are offered
     qtbot.mouseClick(page.test_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: page.test_button.isEnabled(), timeout=5000)
+    qtbot.waitUntil(lambda: page.test_button.isEnabled(), timeout=budget_ms(5000))
     text = page.result.text()
     assert "SIM-PM" in text and " W ± " in text and "range 300 V" in text
     assert "inlet" in text and "°C" in text

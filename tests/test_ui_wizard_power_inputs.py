@@ -15,6 +15,7 @@ from ui.wizard.profiles import SutProfileStore
 from ui.wizard.wizard import NewRunWizard
 
 from tests.support.gui import click_next, fill_sut
+from tests.support.time_budget import budget_ms
 @pytest.fixture
 def page(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("STORWATT_DATA_DIR", str(tmp_path / "data"))
@@ -41,7 +42,7 @@ def test_rows_become_the_runs_inputs_and_each_row_tests_its_own_meter(qtbot, pag
                                    PowerInput("shelf", "sim", "wt333e", wiring="3P4W"))
     qtbot.mouseClick(table.table.cellWidget(1, TEST), Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: table.table.item(1, RESULT).text().startswith(("✔", "✘")),
-                    timeout=15_000)
+                    timeout=budget_ms(15_000))
     result = table.table.item(1, RESULT).text()
     assert result.startswith("✔") and "WT333E" in result, result
     assert table.table.item(0, RESULT).text() == "Not tested yet."
@@ -70,12 +71,13 @@ def test_a_test_that_raises_says_so_and_can_be_run_again(qtbot, page, monkeypatc
     monkeypatch.setattr("ui.wizard.instruments_page.check_lab_instruments", broken)
     monkeypatch.setattr("ui.wizard.power_inputs_table.check_power_input", broken)
     qtbot.mouseClick(page.test_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(page.test_button.isEnabled, timeout=5000)
+    qtbot.waitUntil(page.test_button.isEnabled, timeout=budget_ms(5000))
     assert "could not run: RuntimeError: driver bug" in page.result.text()
     assert page.verdict() == ""  # not passed
     table = page.power_inputs
     table.add_row(PowerInput("psu-a", "sim", "wt310"))
     qtbot.mouseClick(table.table.cellWidget(0, TEST), Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: table.table.item(0, RESULT).text() != "Testing…", timeout=5000)
+    qtbot.waitUntil(lambda: table.table.item(0, RESULT).text() != "Testing…",
+                    timeout=budget_ms(5000))
     assert table.table.item(0, RESULT).text() == ("✘ the test could not run: RuntimeError: "
                                                   "driver bug: no reply parser")

@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject
 
 import ui.widgets.worker
 from ui.widgets.worker import start_worker
+from tests.support.time_budget import budget_ms
 
 ROOT = Path(__file__).resolve().parent.parent
 #: what starts a thread or hands an object to one: only the worker module may name these
@@ -71,11 +72,12 @@ def test_the_result_arrives_on_the_gui_thread(qtbot) -> None:
                           on_finished=lambda ident: delivered.append(
                               (ident, threading.get_ident())),
                           on_errored=pytest.fail)
-    qtbot.waitUntil(lambda: bool(delivered), timeout=2000)
+    qtbot.waitUntil(lambda: bool(delivered), timeout=budget_ms(2000))
     work_thread, handler_thread = delivered[0]
     assert handler_thread == threading.main_thread().ident != work_thread
     assert not worker.running and worker.wait(0)
-    qtbot.waitUntil(lambda: not shiboken6.isValid(worker), timeout=2000)  # deleted itself
+    # deleted itself
+    qtbot.waitUntil(lambda: not shiboken6.isValid(worker), timeout=budget_ms(2000))
     assert not worker.running  # still answers for an owner that kept it (the run view does)
     shiboken6.delete(owner)  # an owner outliving its worker: nothing left connected to it
 
@@ -90,7 +92,7 @@ def test_an_exception_arrives_as_errored(qtbot) -> None:
     errors: list[Exception] = []
     with qtbot.waitSignal(start_worker(work, owner=owner, name="test-error",
                                        on_finished=pytest.fail,
-                                       on_errored=errors.append).errored, timeout=2000):
+                                       on_errored=errors.append).errored, timeout=budget_ms(2000)):
         pass
     assert errors == [failure]
     shiboken6.delete(owner)
@@ -112,7 +114,7 @@ def test_a_destroyed_owner_cancels_its_worker_and_is_not_told(qtbot) -> None:
     shiboken6.delete(owner)  # a tab closed, a wizard deleted, mid-work
     assert cancelled.is_set()
     assert worker.wait(2.0)  # the thread ends on its own
-    qtbot.waitUntil(lambda: not shiboken6.isValid(worker), timeout=2000)
+    qtbot.waitUntil(lambda: not shiboken6.isValid(worker), timeout=budget_ms(2000))
     assert told == []  # nobody left to tell: dropped, no crash
     assert "test-owner-gone" not in {t.name for t in threading.enumerate()}
 
@@ -131,5 +133,5 @@ def test_quitting_waits_for_live_workers_and_names_a_stuck_one(qtbot, monkeypatc
     assert "test-stoppable" not in {t.name for t in threading.enumerate()}
     release.set()
     assert stuck.wait(2.0)
-    qtbot.waitUntil(lambda: not stuck.running, timeout=2000)
+    qtbot.waitUntil(lambda: not stuck.running, timeout=budget_ms(2000))
     shiboken6.delete(owner)

@@ -18,6 +18,7 @@ from pathlib import Path
 from app.reports.export import write_bundle
 from app.storage.db import Database
 from app.storage.repository import load_run
+from tests.support.time_budget import budget_s
 
 ROOT = Path(__file__).resolve().parents[2]
 VERIFIER = ROOT / "verifier" / "storwatt_verify.py"
@@ -38,7 +39,8 @@ def verify(bundle: Path, *options: str, own_process: bool = False) -> tuple[int,
     ``test_demo_bundle_verifies_in_a_bare_interpreter`` does (marked ``process``)."""
     if own_process:
         done = subprocess.run([sys.executable, "-I", "-S", str(VERIFIER), str(bundle), *options],
-                              capture_output=True, text=True, timeout=60, cwd=bundle.parent)
+                              capture_output=True, text=True, timeout=budget_s(60),
+                              cwd=bundle.parent)
         return done.returncode, done.stdout + done.stderr
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):

@@ -22,6 +22,7 @@ from drivers.clock import MonotonicClock
 from drivers.fio.engine import FioEngine
 from drivers.fio.safety import TargetPolicy
 from drivers.interfaces import WorkloadProfile
+from tests.support.time_budget import budget_s
 
 KIB = 1024
 
@@ -62,7 +63,7 @@ def fio_servers(folder: Path, count: int = 2) -> Iterator[list[str]]:
                                 start_new_session=True) for p in ports]
     try:
         for port in ports:
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + budget_s(10)
             while socket.socket().connect_ex(("127.0.0.1", port)) and time.monotonic() < deadline:
                 time.sleep(0.1)
         yield [f"127.0.0.1:{p}" for p in ports]

@@ -13,6 +13,7 @@ from ui.shell.main_window import MainWindow
 from app.station.run_entries import RunEntries
 from ui.wizard.wizard import NewRunWizard
 from app.storage.repository import list_runs
+from tests.support.time_budget import budget_ms
 
 #: how long a test waits for a GUI run's event before failing (a run on the station's
 #: fake clock takes seconds; the limit only bounds a stuck one)
@@ -30,7 +31,7 @@ GOOD = RunEntries(taxonomy="online-2", vendor="Acme", model="Array 9", serial="A
 def pass_connection_test(qtbot, wizard: NewRunWizard) -> None:
     page = wizard.instruments_page
     qtbot.mouseClick(page.test_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: page.test_button.isEnabled(), timeout=10_000)
+    qtbot.waitUntil(lambda: page.test_button.isEnabled(), timeout=budget_ms(10_000))
     assert page.verdict().startswith("passed"), page.result.text()
 
 

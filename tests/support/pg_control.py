@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
 from tests.support import pg_server
+from tests.support.time_budget import budget_s
 
 
 class ServerControl:
@@ -46,7 +47,7 @@ class ServerControl:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + budget_s(10)
         while any(_alive(pid) for pid in [parent, *children]) and time.monotonic() < deadline:
             time.sleep(0.05)
 

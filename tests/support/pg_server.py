@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from tests.support.time_budget import budget_s
 
 
 def _bin_dir() -> Path | None:
@@ -48,7 +49,7 @@ def available() -> str:
 def _run_as_server_user(argv: list[str], **kwargs) -> subprocess.CompletedProcess:
     if os.geteuid() == 0:
         argv = ["runuser", "-u", "postgres", "--", *argv]
-    return subprocess.run(argv, check=True, capture_output=True, text=True, timeout=120,
+    return subprocess.run(argv, check=True, capture_output=True, text=True, timeout=budget_s(120),
                           **kwargs)
 
 
