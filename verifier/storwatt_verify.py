@@ -38,7 +38,8 @@ from decimal import Decimal
 from dataclasses import dataclass, field
 from typing import Any
 
-BUNDLE_FORMAT = "storwatt-bundle/1"
+BUNDLE_FORMAT = "storwatt-bundle/2"  # the newest bundle layout this verifier reads
+BUNDLE_FORMATS = ("storwatt-bundle/1", BUNDLE_FORMAT)  # /2 adds max_power.json (issue 42)
 REL_TOL = 1e-9
 MIB = 2**20  # MiB/s profiles count mebibytes (method-notes §4)
 GB = 10**9  # EP_RI's GB is 10⁹ bytes (method-notes §4)
@@ -247,9 +248,9 @@ def read_bundle(path: str) -> Bundle:
     if "manifest.json" not in files:
         raise BundleError(f"{path} has no manifest.json: not a StorWatt result bundle")
     manifest = json.loads(files.pop("manifest.json"))
-    if manifest.get("format") != BUNDLE_FORMAT:
+    if manifest.get("format") not in BUNDLE_FORMATS:
         raise BundleError(f"{path} is bundle format {manifest.get('format')!r}; this verifier "
-                          f"reads {BUNDLE_FORMAT}")
+                          f"reads {' and '.join(BUNDLE_FORMATS)}")
     missing = [name for name in FILES if name not in files]
     if missing:
         raise BundleError(f"{path} lacks {', '.join(missing)}")
@@ -1849,6 +1850,90 @@ def check_coms(b: Bundle, c: Checklist) -> None:
                   "by hand (audit.jsonl, taken as recorded)")
 
 
+# --- maximum power, each figure by its window (issue 42) ----------------------------------
+
+MAX_POWER_WINDOW_S = 1.0  # the windowed maximum's window (method-notes §10)
+GAP_PERIODS = 1.5  # readings further apart than this many periods are not consecutive
+
+
+def median_period(times: list[float]) -> float:
+    """The median spacing of consecutive readings, NaN with fewer than two."""
+    steps = sorted(b - a for a, b in zip(times, times[1:]) if b - a > 0)
+    if not steps:
+        return math.nan
+    mid = len(steps) // 2
+    return steps[mid] if len(steps) % 2 else (steps[mid - 1] + steps[mid]) / 2
+
+
+def maxima(readings: list[tuple[int, float, float, bool]], names: dict[int, str],
+           window_s: float = MAX_POWER_WINDOW_S) -> dict[str, Any]:
+    """The highest single reading, 1 s window average and phase average of ``readings``
+    ((phase, t, watts, usable) in time order), per phase and overall — method-notes §10."""
+    period = median_period([r[1] for r in readings])
+    n = max(1, round(window_s / period)) if math.isfinite(period) else 1
+    per: dict[int, list[tuple[int, float, float, bool]]] = {}
+    for r in readings:
+        per.setdefault(r[0], []).append(r)
+    singles: list[dict[str, Any]] = []
+    windows: list[dict[str, Any]] = []
+    averages: list[dict[str, Any]] = []
+    for index in sorted(i for i, rs in per.items() if any(r[3] for r in rs)):
+        rs, name = per[index], names.get(index, f"phase {index}")
+        ok = [r for r in rs if r[3]]
+        best = max(ok, key=lambda r: r[2])  # max() keeps the first of equals, as argmax
+        singles.append({"where": name, "watts": best[2], "t_s": best[1]})
+        averages.append({"where": name, "watts": sum(r[2] for r in ok) / len(ok),
+                         "readings": len(ok), "t_first_s": ok[0][1], "t_last_s": ok[-1][1]})
+        found: dict[str, Any] | None = None
+        for j in range(len(rs) - n + 1):
+            run = rs[j:j + n]
+            if all(r[3] for r in run) and all(b[1] - a[1] <= GAP_PERIODS * period
+                                              for a, b in zip(run, run[1:])):
+                watts = sum(r[2] for r in run) / n
+                if found is None or watts > found["watts"]:
+                    found = {"where": name, "watts": watts, "t_first_s": run[0][1],
+                             "t_last_s": run[-1][1], "readings": n}
+        if found is not None:
+            windows.append(found)
+
+    def overall(items: list[dict[str, Any]]) -> dict[str, Any] | None:
+        return {**max(items, key=lambda x: x["watts"]), "where": "overall"} if items else None
+    return {"period_s": period, "readings_per_window": n, "single": overall(singles),
+            "window": overall(windows), "phase_average": max(
+                averages, key=lambda x: x["watts"]) if averages else None,
+            "single_per_phase": singles, "window_per_phase": windows,
+            "phase_averages": averages}
+
+
+def _same_figures(mine: Any, station: Any) -> bool:
+    """Equal structure, numbers agreeing to 1e-9 relative (null for NaN)."""
+    if isinstance(mine, dict) and isinstance(station, dict):
+        return mine.keys() <= station.keys() and all(_same_figures(v, station[k])
+                                                      for k, v in mine.items())
+    if isinstance(mine, list) and isinstance(station, list):
+        return len(mine) == len(station) and all(map(_same_figures, mine, station))
+    if isinstance(mine, float) and (station is None or isinstance(station, (int, float))):
+        return math.isnan(mine) if station is None else agree(mine, float(station))
+    return bool(mine == station)
+
+
+def check_max_power(b: Bundle, c: Checklist) -> None:
+    """The SUT input's maximum power by each window, recomputed from power_samples.csv."""
+    if "max_power.json" not in b.files:
+        c.not_checked("maximum power by its window (a storwatt-bundle/1 bundle carries none)")
+        return
+    stored = json.loads(b.files["max_power.json"])["sut_input"]
+    names = {int(p["index"]): p["name"] for p in b.phases}
+    mine = maxima([(s.phase, s.t, s.watts, s.usable) for s in b.samples], names)
+    top = mine["window"]
+    c.line(_same_figures(mine, stored),
+           "maximum power of the SUT's input: highest 1 s window average "
+           + (f"{top['watts']!r} W ({mine['readings_per_window']} readings of "
+              f"{mine['period_s']!r} s)" if top else "none")
+           + ", highest phase average and highest single reading, per phase and overall, "
+             "agree with the station's — method-notes §10")
+
+
 NOT_RECOMPUTED = (
     "the meter's resolution against the accuracy table and the thermometer's stated "
     "resolution (the record keeps no per-reading resolution; method-notes §3)",
@@ -1883,6 +1968,7 @@ def verify(path: str, record_sha256: str | None = None, samples_hash: str | None
             check_metrics(b, c, derived)
             check_histograms(b, c)
             check_power_inputs(b, c)
+            check_max_power(b, c)
             check_supply_flags(b, c)
             check_steps(b, c)
             check_coms(b, c)

@@ -35,7 +35,7 @@ from app.storage.record_hash import canonical_json
 from app.storage.stored import StoredRun
 
 #: names the bundle layout (docs/export-format.md, "Result bundle")
-FORMAT = "storwatt-bundle/1"
+FORMAT = "storwatt-bundle/2"  # /2: max_power.json (issue 42)
 
 POWER_HEADER = ("phase", "attempt", "interval", "window", "t_s", "watts_W", "volts_V", "amps_A",
                 "pf", "freq_Hz", "range_V", "range_A", "uncertainty_pct", "flags")
@@ -187,6 +187,7 @@ def bundle_files(run: StoredRun, signed: SignOff) -> dict[str, bytes]:
         "inlet_temperature.csv": _inlet_csv(run),
         "power_input_samples.csv": _inputs_csv(run),
         "workload_slices.csv": _slices_csv(run),
+        "max_power.json": canonical_json({"sut_input": run.max_power}),
     }
 
 
