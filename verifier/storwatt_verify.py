@@ -42,7 +42,7 @@ from decimal import Decimal
 from dataclasses import dataclass, field
 from typing import Any
 
-BUNDLE_FORMAT = "storwatt-bundle/2"
+BUNDLE_FORMAT = "storwatt-bundle/2"  # /2: flags.json, sizes/rows (issue 37), max_power.json (42)
 VERIFIER_VERSION = "2"  # this file's own version (storwatt-verify --version)
 REL_TOL = 1e-9
 MIB = 2**20  # MiB/s profiles count mebibytes (method-notes §4)
@@ -231,6 +231,7 @@ class Bundle:
     row_counts: dict[str, int] = field(default_factory=dict)
     extra: list[str] = field(default_factory=list)  # members no format names: never read
     flag_table: dict[str, Any] | None = None  # the station's (storwatt-bundle/2 on)
+    max_power: dict[str, Any] | None = None  # the station's maxima (storwatt-bundle/2 on)
 
     def table(self, name: str) -> list[dict[str, str]]:
         """The rows of a CSV file of the bundle (parsed as read; from ``files`` otherwise)."""
@@ -267,7 +268,7 @@ SLACK_BYTES = 64 * 1024  # a header line and rounding: added to every row member
 MAX_ROWS = 50_000_000  # rows one member may declare (≈ 580 days of 1 s samples)
 #: the most bytes a whole-JSON member may hold
 JSON_MEMBER_BYTES = {"manifest.json": 1 << 20, "run.json": 32 << 20, "method.json": 4 << 20,
-                     "flags.json": 1 << 16}
+                     "flags.json": 1 << 16, "max_power.json": 16 << 20}
 #: the most bytes one row of each row member may take (a JSON line, a CSV record, newline
 #: included)
 ROW_BYTES = {"phases.jsonl": 1 << 20, "attempts.jsonl": 1 << 12, "intervals.jsonl": 1 << 12,
@@ -303,6 +304,7 @@ SCHEMAS: dict[str, Any] = {
     "method.json": "obj?",
     "flags.json": {"record_format": "str", "flags": [{"name": "str", "code": "str",
                                                       "excludes": "bool", "counted": "bool"}]},
+    "max_power.json": {"sut_input": "obj"},
     "phases.jsonl": {"index": "int", "kind": "str", "name": "str", "profile": "str?",
                      "planned_s": "num", "stabilisation_intervals": "int",
                      "measurement_intervals": "int", "status": "str", "attempts": "int",
@@ -602,7 +604,8 @@ def _read_archive(archive: zipfile.ZipFile, path: str) -> Bundle:
         raise BundleError(f"manifest.json: field format: {manifest['format']!r}; this verifier "
                           f"reads {', '.join(BUNDLE_FORMATS)}")
     b.manifest = manifest
-    expected = FILES + (("flags.json",) if manifest["format"] != "storwatt-bundle/1" else ())
+    expected = FILES + (("flags.json", "max_power.json")
+                        if manifest["format"] != "storwatt-bundle/1" else ())
     missing = [name for name in expected if name not in infos]
     if missing:
         raise BundleError(f"{path} lacks {', '.join(missing)}")
@@ -613,6 +616,7 @@ def _read_archive(archive: zipfile.ZipFile, path: str) -> Bundle:
     b.run = parsed["run.json"]
     b.method = parsed["method.json"] or {}
     b.flag_table = parsed.get("flags.json")
+    b.max_power = parsed.get("max_power.json")
     for name in expected:
         if name.endswith(".jsonl"):
             b.lines[name] = parsed[name]
@@ -2255,6 +2259,90 @@ def check_coms(b: Bundle, c: Checklist) -> None:
                   "by hand (audit.jsonl, taken as recorded)")
 
 
+# --- maximum power, each figure by its window (issue 42) ----------------------------------
+
+MAX_POWER_WINDOW_S = 1.0  # the windowed maximum's window (method-notes §10)
+GAP_PERIODS = 1.5  # readings further apart than this many periods are not consecutive
+
+
+def median_period(times: list[float]) -> float:
+    """The median spacing of consecutive readings, NaN with fewer than two."""
+    steps = sorted(b - a for a, b in zip(times, times[1:]) if b - a > 0)
+    if not steps:
+        return math.nan
+    mid = len(steps) // 2
+    return steps[mid] if len(steps) % 2 else (steps[mid - 1] + steps[mid]) / 2
+
+
+def maxima(readings: list[tuple[int, float, float, bool]], names: dict[int, str],
+           window_s: float = MAX_POWER_WINDOW_S) -> dict[str, Any]:
+    """The highest single reading, 1 s window average and phase average of ``readings``
+    ((phase, t, watts, usable) in time order), per phase and overall — method-notes §10."""
+    period = median_period([r[1] for r in readings])
+    n = max(1, round(window_s / period)) if math.isfinite(period) else 1
+    per: dict[int, list[tuple[int, float, float, bool]]] = {}
+    for r in readings:
+        per.setdefault(r[0], []).append(r)
+    singles: list[dict[str, Any]] = []
+    windows: list[dict[str, Any]] = []
+    averages: list[dict[str, Any]] = []
+    for index in sorted(i for i, rs in per.items() if any(r[3] for r in rs)):
+        rs, name = per[index], names.get(index, f"phase {index}")
+        ok = [r for r in rs if r[3]]
+        best = max(ok, key=lambda r: r[2])  # max() keeps the first of equals, as argmax
+        singles.append({"where": name, "watts": best[2], "t_s": best[1]})
+        averages.append({"where": name, "watts": sum(r[2] for r in ok) / len(ok),
+                         "readings": len(ok), "t_first_s": ok[0][1], "t_last_s": ok[-1][1]})
+        found: dict[str, Any] | None = None
+        for j in range(len(rs) - n + 1):
+            run = rs[j:j + n]
+            if all(r[3] for r in run) and all(b[1] - a[1] <= GAP_PERIODS * period
+                                              for a, b in zip(run, run[1:])):
+                watts = sum(r[2] for r in run) / n
+                if found is None or watts > found["watts"]:
+                    found = {"where": name, "watts": watts, "t_first_s": run[0][1],
+                             "t_last_s": run[-1][1], "readings": n}
+        if found is not None:
+            windows.append(found)
+
+    def overall(items: list[dict[str, Any]]) -> dict[str, Any] | None:
+        return {**max(items, key=lambda x: x["watts"]), "where": "overall"} if items else None
+    return {"period_s": period, "readings_per_window": n, "single": overall(singles),
+            "window": overall(windows), "phase_average": max(
+                averages, key=lambda x: x["watts"]) if averages else None,
+            "single_per_phase": singles, "window_per_phase": windows,
+            "phase_averages": averages}
+
+
+def _same_figures(mine: Any, station: Any) -> bool:
+    """Equal structure, numbers agreeing to 1e-9 relative (null for NaN)."""
+    if isinstance(mine, dict) and isinstance(station, dict):
+        return mine.keys() <= station.keys() and all(_same_figures(v, station[k])
+                                                      for k, v in mine.items())
+    if isinstance(mine, list) and isinstance(station, list):
+        return len(mine) == len(station) and all(map(_same_figures, mine, station))
+    if isinstance(mine, float) and (station is None or isinstance(station, (int, float))):
+        return math.isnan(mine) if station is None else agree(mine, float(station))
+    return bool(mine == station)
+
+
+def check_max_power(b: Bundle, c: Checklist) -> None:
+    """The SUT input's maximum power by each window, recomputed from power_samples.csv."""
+    if b.max_power is None:
+        c.not_checked("maximum power by its window (a storwatt-bundle/1 bundle carries none)")
+        return
+    stored = b.max_power["sut_input"]
+    names = {int(p["index"]): p["name"] for p in b.phases}
+    mine = maxima([(s.phase, s.t, s.watts, s.usable) for s in b.samples], names)
+    top = mine["window"]
+    c.line(_same_figures(mine, stored),
+           "maximum power of the SUT's input: highest 1 s window average "
+           + (f"{top['watts']!r} W ({mine['readings_per_window']} readings of "
+              f"{mine['period_s']!r} s)" if top else "none")
+           + ", highest phase average and highest single reading, per phase and overall, "
+             "agree with the station's — method-notes §10")
+
+
 NOT_RECOMPUTED = (
     "the meter's resolution against the accuracy table and the thermometer's stated "
     "resolution (the record keeps no per-reading resolution; method-notes §3)",
@@ -2290,6 +2378,7 @@ def _checks(b: Bundle, c: Checklist, record_sha256: str | None,
         check_metrics(b, c, derived)
         check_histograms(b, c)
         check_power_inputs(b, c)
+        check_max_power(b, c)
         check_supply_flags(b, c)
         check_steps(b, c)
         check_coms(b, c)

@@ -38,7 +38,8 @@ from app.sequencer.conformance import COUNTED_FLAGS
 from drivers.interfaces import EXCLUDING_FLAGS
 
 #: names the bundle layout (docs/export-format.md, "Result bundle"); /2 added the reading-flag
-#: table (``flags.json``) and each member's size and row count in the manifest (issue 37)
+#: table (``flags.json``), each member's size and row count in the manifest (issue 37) and the
+#: windowed maximum-power figures (``max_power.json``, issue 42)
 FORMAT = "storwatt-bundle/2"
 
 POWER_HEADER = ("phase", "attempt", "interval", "window", "t_s", "watts_W", "volts_V", "amps_A",
@@ -212,6 +213,7 @@ def bundle_files(run: StoredRun, signed: SignOff) -> dict[str, bytes]:
         "inlet_temperature.csv": _inlet_csv(run),
         "power_input_samples.csv": _inputs_csv(run),
         "workload_slices.csv": _slices_csv(run),
+        "max_power.json": canonical_json({"sut_input": run.max_power}),
     }
 
 

@@ -19,7 +19,7 @@ from app.rules.com_verdict import ComState, ComVerdict, com_verdicts
 from app.rules.compliance import ComplianceVerdict
 from app.method.loader import load_method
 from app.method.model import Method
-from app.metrics.max_power import PeakSample, maximum_power
+from app.metrics.max_power import MaximumPower
 from app.core.records import (IDLE_METRIC, AuditEntry, AuditKind, MetricResult, PhaseKind,
                               PhaseStatus, RunStatus, in_metric_order)
 from app.reports.run_log import complete_log
@@ -85,17 +85,19 @@ class ReportContent:
     problems: tuple[str, ...]  # everything missing or invalid, in plain words
     signoff: SignOff  # the record's revisions, hash and approvals (app.signoff.revisions)
     events: tuple[StoredEvent, ...] = ()  # the complete log (``app.reports.run_log``)
-    #: the highest usable power sample overall and per phase (app.metrics.max_power)
-    peak: PeakSample | None = None
-    phase_peaks: tuple[PeakSample, ...] = ()
+    #: the SUT input's maximum power, each figure with its window (app.metrics.max_power)
+    max_power: MaximumPower | None = None
 
     @property
     def peak_line(self) -> str:
-        """``812.4 W at 1:02:03 (SR); supplies 2 × 1600 W nameplate (1+1) = 3200 W``."""
-        if self.peak is None:
+        """``812.4 W, 1 s window (20 readings of 0.05 s) from 1:02:03 (SR); supplies 2 × 1600 W
+        nameplate (1+1) = 3200 W``: the highest 1 s window average beside the nameplate."""
+        peak = self.max_power.window if self.max_power else None
+        if self.max_power is None or peak is None:
             return "no usable power sample"
-        where = max(self.phase_peaks, key=lambda p: p.watts).where
-        text = f"{self.peak.watts:.1f} W at {fmt_seconds(self.peak.t_s)} ({where})"
+        where = max(self.max_power.window_per_phase, key=lambda p: p.watts).where
+        text = (f"{peak.watts:.1f} W, {self.max_power.window_label} from "
+                f"{fmt_seconds(peak.t_first_s)} ({where})")
         supplies = self.run.config.sut.power_supplies
         if supplies.declared:
             text += (f"; supplies {supplies.count} × {supplies.nameplate_w:g} W nameplate "
@@ -103,6 +105,31 @@ class ReportContent:
         else:
             text += "; supplies' nameplate power not declared"
         return text
+
+    @property
+    def max_power_rows(self) -> list[tuple[str, str]]:
+        """The three maxima, each naming its window and the sampling period, then per phase
+        (method-notes §10)."""
+        m = self.max_power
+        if m is None or m.single is None:
+            return [("Maximum power", "no usable power sample")]
+        period = f"{m.period_s:g} s" if math.isfinite(m.period_s) else "no period"
+        rows = [("Highest 1 s window average", self.peak_line)]
+        if m.phase_average is not None:
+            a = m.phase_average
+            rows.append(("Highest phase average", f"{a.watts:.1f} W over {a.where} "
+                                                  f"({a.readings} readings of {period})"))
+        single_where = max(m.single_per_phase, key=lambda p: p.watts).where
+        rows.append(("Highest single reading", f"{m.single.watts:.1f} W at "
+                     f"{fmt_seconds(m.single.t_s)} ({single_where}) — one reading of {period}; "
+                     "it rises as the sampling period shortens"))
+        windows = {w.where: w.watts for w in m.window_per_phase}
+        averages = {a.where: a.watts for a in m.phase_averages}
+        for p in m.single_per_phase:
+            window = f"{windows[p.where]:.1f} W" if p.where in windows else "no whole window"
+            rows.append((f"… in {p.where}", f"window {window} · average "
+                         f"{averages[p.where]:.1f} W · single {p.watts:.1f} W"))
+        return rows
 
     @property
     def compliance(self) -> ComplianceVerdict:
@@ -156,11 +183,8 @@ def build_content(run: StoredRun) -> ReportContent:
     coms = com_verdicts(run)
     instruments = _instruments(run)
     problems = _problems(run, metrics, coms, note)
-    power = run.power
-    peak, phase_peaks = maximum_power(power.t, power.watts, power.usable, power.phase_index,
-                                      {p.index: p.info.name for p in run.phases})
     return ReportContent(run, method, note, attempts, metrics, coms, instruments, problems,
-                         sign_off(run), complete_log(run), peak, phase_peaks)
+                         sign_off(run), complete_log(run), run.max_power)
 
 
 

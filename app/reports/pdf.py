@@ -434,10 +434,8 @@ def _instruments_section(c: ReportContent) -> list:
             ("Samples", f"{ins.samples} stored, {ins.flagged} excluded from averages"),
             ("Worst uncertainty", worst if ins.role == "Power meter" else DASH),
             ("Notes", ins.notes)])]
-    story += [P("Maximum power (project reading pending EN 303 804)", "h2"), key_values(
-        [("Highest usable sample", c.peak_line)]
-        + [(f"… in {p.where}", f"{p.watts:.1f} W at {fmt_seconds(p.t_s)}")
-           for p in c.phase_peaks])]
+    story += [P("Maximum power (each figure names its window; method-notes §10)", "h2"),
+              key_values(c.max_power_rows)]
     story += _phases_section(c)
     return story
 

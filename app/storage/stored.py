@@ -24,6 +24,7 @@ from app.rules.com_verdict import ComRecord, ComVerdict, com_verdicts, open_com_
 from app.rules.compliance import ComplianceFacts, ComplianceVerdict, Criterion, assess_compliance
 from app.method.model import Method
 from app.method.record import method_from_record
+from app.metrics.max_power import MaximumPower, maximum_power
 from app.metrics.steady_state import SteadyStateVerdict
 from app.core.records import (ADDED_FIELD, AuditEntry, InstrumentConfig, IntervalRecord,
                               MetricResult, PhaseInfo, PhaseStatus, PowerInput, RunConfig,
@@ -375,6 +376,15 @@ class StoredRun:
         record alone (app.rules.compliance); ``method_compliant`` is only the method file's
         claim."""
         return assess_compliance(self)
+
+    @cached_property
+    def max_power(self) -> MaximumPower:
+        """The SUT input's maximum power — highest 1 s window average, highest phase average,
+        highest single reading (app.metrics.max_power) — derived once from the stored samples;
+        reports and the bundle take it from here, the verifier derives it again."""
+        power = self.power
+        return maximum_power(power.t, power.watts, power.usable, power.phase_index,
+                             {p.index: p.info.name for p in self.phases})
 
     @property
     def sut(self) -> SutDescription:
