@@ -882,7 +882,7 @@ def check_derived_rate(b: Bundle, c: Checklist, rates: dict[str, float]) -> None
         held = abs(achieved - target) <= target * tolerance / 100  # False for a NaN target
         own = metrics.get(p["metric"], {})
         named = "search.derived_rate_tolerance_pct" in (own.get("reason") or "")
-        agrees = held != named and (held or not own.get("valid", False))
+        agrees = not named if held else not own.get("valid", False)
         c.line((agree(rates[ref], num(ref_metric["ops_rate"])) if ref_metric else False)
                and agrees,
                f"{p['name']} rate {achieved:.6g} = {share:.4f} % of {ref}'s "
