@@ -76,6 +76,7 @@ NORMATIVE_KEYS: dict[str, str] = {
     "search.queue_depths": "exact", "search.tolerance_pct": "exact", "search.recheck": "exact",
     "search.startup_s": "exact", "search.stream_iops_per_step": "exact",
     "search.generator_check_s": "at least", "search.generator_max_share_pct": "at most",
+    "search.derived_rate_tolerance_pct": "at most",
     "instruments.max_power_interval_s": "at most", "instruments.max_uncertainty_pct": "at most",
     "instruments.min_accuracy": "exact", "instruments.voltage_ranges": "within",
     "instruments.frequency_hz": "within", "instruments.temperature_resolution_c": "at most",
@@ -85,6 +86,12 @@ NORMATIVE_KEYS: dict[str, str] = {
     "instruments.power_plausibility_tolerance_pct": "at most", "profiles": "exact",
     "plans": "exact", "coms": "exact", "compliance": "exact",
     "ranging.headroom_pct": "at least", "ranging.min_crest_factor": "at least"}
+#: the station's default tolerance on a derived profile's (MW2's) achieved rate, in % of its
+#: target, when the method states none (method-notes §2, "What ran is judged")
+DERIVED_RATE_TOLERANCE_PCT = 5.0
+#: keys added after an entry shipped, with what their absence means: unstated (null), such a
+#: key is no part of the normative content; against a content without it, this value stands
+LATER_KEYS: dict[str, Any] = {"search.derived_rate_tolerance_pct": DERIVED_RATE_TOLERANCE_PCT}
 #: a plan's pinned keys and their kinds; its active steps enter as the profile order and
 #: their intervals
 PLAN_KEYS: dict[str, str] = {
@@ -111,6 +118,8 @@ def normative_content(method: dict[str, Any]) -> dict[str, Any]:
         value: Any = method
         for part in key.split("."):
             value = value.get(part) if isinstance(value, dict) else None
+        if value is None and key in LATER_KEYS:
+            continue
         if key == "profiles":
             value = [{**{k: v for k, v in p.items() if k != "title"},
                       "trace": PurePath(p["trace"]).name
@@ -1263,8 +1272,13 @@ def check_validity(c: Checklist, m: dict[str, Any], found: dict[str, bool]) -> N
 
 
 def check_derived_rate(b: Bundle, c: Checklist, rates: dict[str, float]) -> None:
-    """MW2 runs at a fixed share of MW1's measured IOPS (method-notes §2)."""
+    """MW2 runs at a fixed share of MW1's measured IOPS (method-notes §2), and what ran is
+    judged: an achieved rate outside ± the tolerance of that target makes the metric INVALID,
+    naming the rule (``search.derived_rate_tolerance_pct``; the station's default when the
+    method states none). The line fails when the station's verdict disagrees."""
     metrics = {m["name"]: m for m in b.metrics}
+    tolerance = b.method["search"].get("derived_rate_tolerance_pct")
+    tolerance = DERIVED_RATE_TOLERANCE_PCT if tolerance is None else float(tolerance)
     for p in b.method["profiles"]:
         ref = p.get("intensity_of")
         if not ref or p["name"] not in rates or ref not in rates:
@@ -1272,12 +1286,20 @@ def check_derived_rate(b: Bundle, c: Checklist, rates: dict[str, float]) -> None
         ref_metric = metrics.get(next(q["metric"] for q in b.method["profiles"]
                                       if q["name"] == ref))
         target = max(2, round(num(ref_metric["ops_rate"]) * p["intensity_pct"] / 100)) \
-            if ref_metric else math.nan
-        share = rates[p["name"]] / rates[ref] * 100 if rates[ref] else math.nan
-        c.line(agree(rates[ref], num(ref_metric["ops_rate"])) if ref_metric else False,
-               f"{p['name']} rate {rates[p['name']]:.6g} = {share:.4f} % of {ref}'s "
+            if ref_metric and num(ref_metric["ops_rate"]) > 0 else math.nan
+        achieved = rates[p["name"]]
+        share = achieved / rates[ref] * 100 if rates[ref] else math.nan
+        held = abs(achieved - target) <= target * tolerance / 100  # False for a NaN target
+        own = metrics.get(p["metric"], {})
+        named = "search.derived_rate_tolerance_pct" in (own.get("reason") or "")
+        agrees = not named if held else not own.get("valid", False)
+        c.line((agree(rates[ref], num(ref_metric["ops_rate"])) if ref_metric else False)
+               and agrees,
+               f"{p['name']} rate {achieved:.6g} = {share:.4f} % of {ref}'s "
                f"{rates[ref]:.6g} (method {p['intensity_pct']:g} %, target {target} IOPS from "
-               f"{ref}'s stored rate) — method-notes §2")
+               f"{ref}'s stored rate): {'within' if held else 'OUTSIDE'} ± {tolerance:g} % "
+               f"(station {'VALID' if own.get('valid') else 'INVALID'}"
+               f"{', naming the rule' if named else ''}) — method-notes §2")
 
 
 @functools.lru_cache(maxsize=None)
@@ -1464,7 +1486,7 @@ def deviations(registry: dict[str, Any], ours: dict[str, Any]) -> list[str]:
     "The registry of compliant methods"); profiles and plans compared by name, in order."""
     found: list[str] = []
     for key in list(registry) + [k for k in ours if k not in registry]:
-        reg, run = registry.get(key), ours.get(key)
+        reg, run = registry.get(key, LATER_KEYS.get(key)), ours.get(key, LATER_KEYS.get(key))
         if key in ("profiles", "plans") and isinstance(reg, list) and isinstance(run, list):
             if [p.get("name") for p in reg] != [p.get("name") for p in run]:
                 found.append(key)

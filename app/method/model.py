@@ -98,6 +98,17 @@ class Stream(Frozen):
 #: the demand-intensity matrix's workload preconditioning phase (method-notes §5, §6)
 STEADY_STATE_PHASE = "PTS steady state"
 
+#: the station's default tolerance on a derived profile's achieved rate, in % of its target
+#: (method-notes §2, "What ran is judged"): not the specification's number, which states none
+DERIVED_RATE_TOLERANCE_PCT = 5.0
+
+def derived_target(reference_rate: float, share_pct: float) -> int:
+    """A derived profile's rate from its reference's measured rate (MW2: 25 % of MW1's IOPS;
+    at least 2, one per direction). The sequencer asks for it and the achieved-rate rule
+    judges the phase against it (method-notes §2)."""
+    return max(2, round(reference_rate * share_pct / 100))
+
+
 #: how far a multi-stream profile's shares may miss 100 % (rounding in a hand-written file)
 SHARE_TOLERANCE_PCT = 0.01
 
@@ -165,6 +176,10 @@ class IOProfile(Frozen):
     def derived(self) -> bool:
         """Runs at a share of another profile's measured IOPS instead of being searched."""
         return self.intensity_pct < 100
+
+    def derived_target(self, reference_rate: float) -> int:
+        """The rate this profile runs at, from its reference's measured rate."""
+        return derived_target(reference_rate, self.intensity_pct)
 
     @property
     def random(self) -> bool:
@@ -421,6 +436,17 @@ class IntensitySearch(Frozen):
     #: … and a result above this share of what the generator alone reached is the load
     #: generator's, not the SUT's ("load generator limit reached")
     generator_max_share_pct: OpenPercent = 50.0
+    #: a profile run at a share of another's measured rate (MW2) is INVALID when the rate it
+    #: achieved over its measurement interval leaves ± this % of its target; not stated, the
+    #: station's default applies (:data:`DERIVED_RATE_TOLERANCE_PCT`, method-notes §2)
+    derived_rate_tolerance_pct: OpenPercent | None = None
+
+    @property
+    def derived_rate_tolerance(self) -> float:
+        """The achieved-rate tolerance this method judges by (its own, or the default)."""
+        if self.derived_rate_tolerance_pct is None:
+            return DERIVED_RATE_TOLERANCE_PCT
+        return self.derived_rate_tolerance_pct
 
     def stream_rate(self, step: int, read_pct: float) -> tuple[int, int]:
         """The total ``rate_iops=R,W`` of a multi-stream profile at search step ``step``; the

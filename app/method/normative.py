@@ -28,7 +28,7 @@ from enum import StrEnum
 from pathlib import PurePath
 from typing import Any
 
-from app.method.model import Method
+from app.method.model import DERIVED_RATE_TOLERANCE_PCT, Method
 
 
 class Kind(StrEnum):
@@ -62,6 +62,8 @@ KEYS: dict[str, Kind] = {
     "search.stream_iops_per_step": Kind.EXACT,
     "search.generator_check_s": Kind.AT_LEAST,
     "search.generator_max_share_pct": Kind.AT_MOST,
+    # a derived profile's (MW2's) achieved rate may miss its target by this much (§2)
+    "search.derived_rate_tolerance_pct": Kind.AT_MOST,
     "instruments.max_power_interval_s": Kind.AT_MOST,
     "instruments.max_uncertainty_pct": Kind.AT_MOST,
     "instruments.min_accuracy": Kind.EXACT,
@@ -78,6 +80,13 @@ KEYS: dict[str, Kind] = {
     "ranging.mode": Kind.LAB, "ranging.profile_s": Kind.LAB,  # how ranges are found
     "ranging.headroom_pct": Kind.AT_LEAST, "ranging.min_crest_factor": Kind.AT_LEAST,
     "sampling.meter_silence_limit_s": Kind.LAB,
+}
+
+#: keys added after a registry entry was shipped, each with what its absence means: a key left
+#: unstated (None) is no part of the normative content, so every earlier entry keeps its
+#: SHA-256, and compared with a content that lacks it, the absent side takes this value
+LATER_KEYS: dict[str, Any] = {
+    "search.derived_rate_tolerance_pct": DERIVED_RATE_TOLERANCE_PCT,
 }
 
 #: a plan's keys (plans are matched by name, in order); durations in [compliance] are BOUNDED
@@ -109,6 +118,8 @@ def normative_content(method: Method) -> dict[str, Any]:
         if kind in (Kind.IDENTITY, Kind.LAB):
             continue
         value = _get(data, key)
+        if value is None and key in LATER_KEYS:
+            continue
         if key == "profiles":
             value = [{**{k: v for k, v in p.items() if k != "title"},
                       "trace": PurePath(p["trace"]).name if p.get("trace") else None}
@@ -170,7 +181,7 @@ def differences(registry: dict[str, Any], ours: dict[str, Any]) -> list[Differen
     :func:`normative_content`), in the registry's key order."""
     found: list[Difference] = []
     for key in list(registry) + [k for k in ours if k not in registry]:
-        reg, run = registry.get(key), ours.get(key)
+        reg, run = registry.get(key, LATER_KEYS.get(key)), ours.get(key, LATER_KEYS.get(key))
         if key == "plans" and isinstance(reg, list) and isinstance(run, list):
             found += _plan_differences(reg, run)
         elif key == "profiles" and isinstance(reg, list) and isinstance(run, list):

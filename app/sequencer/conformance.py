@@ -16,7 +16,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from app.method.model import InletClass, InstrumentLimits, Method, VoltageRange
+from app.method.model import (InletClass, InstrumentLimits, Method, VoltageRange,
+                              derived_target)
 from app.core.records import SutDescription
 from drivers.interfaces import (FLAG_FREQUENCY_NOT_MEASURED, FLAG_FREQUENCY_OUT_OF_RANGE,
                                 FLAG_GARBAGE, FLAG_IMPLAUSIBLE, FLAG_INPUT_MISSING,
@@ -231,3 +232,23 @@ def resolution_of_inlet(resolutions: Sequence[float | None], required: float) ->
                 f"{len(resolutions)} reading(s), so the method's {required:g} °C cannot be "
                 "shown (instruments.temperature_resolution_c; method-notes §3)")
     return None
+
+
+def derived_rate_problem(name: str, achieved: float, reference: str, reference_rate: float,
+                         share_pct: float, tolerance_pct: float) -> str | None:
+    """Whether a profile run at a share of another's measured rate (MW2 at 25 % of MW1) held
+    it over its measurement interval: what ran is judged, not what was asked — a load host
+    that does not hold its cap, or a generator that falls behind, otherwise leaves a VALID
+    EP_MW2 at any rate (method-notes §2, "What ran is judged"). The reason names both rates,
+    the share and the tolerance. The verifier applies the same rule
+    (``check_derived_rate``)."""
+    if not reference_rate > 0:
+        return (f"{reference} measured no IO, so {name}'s rate ({share_pct:g} % of "
+                f"{reference}'s) has no reference to be judged against (method-notes §2)")
+    target = derived_target(reference_rate, share_pct)
+    if abs(achieved - target) <= target * tolerance_pct / 100:
+        return None
+    return (f"achieved rate {achieved:.1f} is {achieved / reference_rate * 100:.2f} % of "
+            f"{reference}'s {reference_rate:.1f}, outside ± {tolerance_pct:g} % of its target "
+            f"{target} ({share_pct:g} % of {reference}; search.derived_rate_tolerance_pct, "
+            "method-notes §2)")

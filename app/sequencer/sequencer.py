@@ -28,7 +28,7 @@ from typing import TypeVar
 
 from app.sequencer.access_check import PATTERN_RATE_IOPS, pattern_departures
 from app.sequencer.access_check import describe as describe_pattern
-from app.method.model import Method
+from app.method.model import IOProfile, Method
 from app.metrics.formatting import format_figure
 from app.metrics.steady_state import SteadyStateVerdict
 from app.method.record import resolved_method
@@ -38,7 +38,7 @@ from app.sequencer import events as ev
 from app.sequencer.capacity_optimisation import (DATA_REDUCTION_COMS, com_result, not_valid_word,
                                                  observed)
 from app.sequencer.com_data_set import COM_BLOCK_BYTES, data_set_evidence
-from app.sequencer.conformance import SiteRules
+from app.sequencer.conformance import SiteRules, derived_rate_problem
 from app.sequencer.continuation import Continuation
 from app.sequencer.failures import failure_reason
 from app.sequencer.host_clocks import clock_verdict
@@ -410,7 +410,7 @@ class Sequencer:
             measured = self.search[ref].ops_rate  # a re-check's retry has no rate yet (NaN)
         if measured is None:
             raise WorkloadError(f"{name} needs the measured IOPS of {ref}, which has not run")
-        total = max(2, round(measured * profile.intensity_pct / 100))
+        total = profile.derived_target(measured)
         reads = round(total * profile.read_pct / 100)
         # a direction the profile uses keeps at least 1 IOPS: fio reads a 0 rate as no limit
         reads = min(max(reads, 1 if profile.read_pct > 0 else 0),
@@ -869,7 +869,8 @@ class Sequencer:
         metric: MetricResult | None = None
         if phase.kind is PhaseKind.ACTIVE and phase.profile:
             profile = self.method.profile(phase.profile)
-            metric = recorder.active_result(profile.metric, profile.metric_unit)
+            metric = self._judged_rate(profile, recorder.active_result(profile.metric,
+                                                                       profile.metric_unit))
             self._publish_histogram(phase, recorder)
         elif phase.kind is PhaseKind.SWEEP:
             metric = recorder.active_result(self._sweep.metric_name(phase), "IOPS/W")
@@ -897,6 +898,22 @@ class Sequencer:
             if phase.kind is PhaseKind.SWEEP and (why := self._sweep.record(phase, metric)):
                 self.log(f"sweep ends after {phase.name}: {why} (method-notes §6)", "INFO",
                          phase.index)
+
+    def _judged_rate(self, profile: IOProfile, metric: MetricResult) -> MetricResult:
+        """A derived profile's metric (MW2) INVALID when its achieved rate left the tolerance
+        of its share of the reference's measured rate (the reference's latest metric, as the
+        verifier reads it; method-notes §2, "What ran is judged")."""
+        if not profile.intensity_of:
+            return metric
+        ref = self.method.profile(profile.intensity_of)
+        reference = next((m for m in reversed(self.metrics) if m.name == ref.metric), None)
+        why = derived_rate_problem(profile.name, metric.ops_rate, ref.name,
+                                   reference.ops_rate if reference else math.nan,
+                                   profile.intensity_pct, self.method.search.derived_rate_tolerance)
+        if why is None:
+            return metric
+        return replace(metric, valid=False,
+                       reason="; ".join(r for r in (metric.reason, why) if r))
 
     def _publish_histogram(self, phase: PhaseInfo, recorder: PhaseRecorder) -> None:
         hist = recorder.histogram()
