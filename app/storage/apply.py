@@ -352,8 +352,8 @@ def _on_teardown_failed(conn: Connection, st: RunState, _b: _Batch,
 
 @STORAGE.on
 def _on_run_finished(conn: Connection, st: RunState, batch: _Batch, e: ev.RunFinished) -> None:
-    batch.insert_all(conn)  # the rows before the final status: a finished run's facts are
-    # immutable (revision 0022), so nothing of the run may follow it
+    batch.insert_all(conn)  # the rows before the final status, so a guard that makes a
+    # finished run's facts immutable (issue 39) never has to let a late row through
     for metric in e.metrics:
         _store_metric(conn, st, metric)
     conn.execute(sa.update(s.Run).where(s.Run.id == st.pk).values(

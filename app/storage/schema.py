@@ -104,7 +104,7 @@ class Run(Base):
     #: the testing pass's fixed ranges (app.sequencer.range_plan.RangePlan.to_json); NULL when
     #: the run did not range the meter
     range_plan: Mapped[dict | None] = mapped_column(JSON)
-    #: revision 0021: the login that inserted the run, set by the lab server's guard (0022)
+    #: revision 0021: the login that inserted the run (NULL until the server guard, issue 39)
     writer_role: Mapped[str | None] = mapped_column(Text)
 
 
@@ -433,8 +433,7 @@ class AuditEntryRow(Base):
     confirmation: Mapped[str | None] = mapped_column(Text)  # why, when the run was not clean
     # revision 0017: on which database the entry was made (app.storage.identity)
     made_on: Mapped[str | None] = mapped_column(Text)
-    #: revision 0021: who inserted it — the database role (PostgreSQL, set by the server's
-    #: trigger) or ``station NAME, OS account USER`` (a station's SQLite file)
+    #: revision 0021: the database role that inserted it (NULL until the server guard, issue 39)
     db_role: Mapped[str | None] = mapped_column(Text)
 
 

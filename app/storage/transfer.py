@@ -66,8 +66,8 @@ def _copy_one(src: Connection, dst: Connection, run: dict[str, Any]) -> None:
     run["station_id"] = _same_row(src, dst, Station.__table__, run["station_id"], ("name",))
     run["sut_id"] = _same_row(src, dst, Sut.__table__, run["sut_id"],
                               ("vendor", "model", "serial"))
-    # stored unfinished, then given its status once every row is there: a finished run's
-    # rows are immutable in the destination too (revision 0022, docs/security.md)
+    # stored unfinished, then given its status once every row is there, so a guard that makes
+    # a finished run's rows immutable (issue 39) holds in the destination too
     unfinished = {**run, "status": RunStatus.RUNNING.value}
     new_id = dst.execute(insert(Run.__table__).values(**unfinished).returning(Run.id)
                          ).scalar_one()

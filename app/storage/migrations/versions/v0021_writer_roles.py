@@ -1,13 +1,9 @@
 """0021: who wrote what, and a record-hash cache row that proves where it came from (issue 39).
 
-- ``runs.writer_role``: the database login that inserted the run. On PostgreSQL the guard of
-  revision 0022 fills it on INSERT and keeps it on every UPDATE, whatever the client sends;
-  a station login changes only the runs it inserted (docs/security.md). NULL on SQLite (a
-  single-user file) and on runs stored before this revision (only the owner may change those).
-- ``audit_entries.db_role``: who inserted the entry. On PostgreSQL the database role (the
-  session's login, set by the 0022 trigger; the client cannot choose it); on a station's SQLite
-  file ``station NAME, OS account USER`` as the station wrote it. NULL on older entries: the
-  report says "not recorded".
+- ``runs.writer_role`` and ``audit_entries.db_role``: the database login that inserted the
+  run or the entry. They are to be set by a server-side guard the client cannot bypass; that
+  guard (finished runs immutable, approvals QA's alone) is not part of this revision yet
+  (issue 39 stays open), so both columns are NULL for now and nothing reads them.
 - ``record_hashes.seal``: an HMAC of the row under a key kept on the PC that computed it, never
   in the database (``app/storage/record_seal.py``). A view trusts a cached hash only when it
   carries this PC's seal; rows without one (every row stored before this revision, and any row
