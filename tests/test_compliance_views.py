@@ -72,16 +72,22 @@ def test_history_model_and_compare_show_the_derived_verdict(stored, qtbot) -> No
         model = RunsTableModel(database)
         column = model.column_index("Method")
         index = model.index(0, column)
+        # the list shows name, version and a short badge (issue 41); the whole relation to the
+        # registry is its tooltip, the failed criteria the verdict's, and compare's legend keeps it
         shown = model.data(index)
-        assert shown.startswith("lab-fast 1 [variant of emerald-block-v3 3.0.0-sw1: ")
-        assert shown.endswith("] (NON-COMPLIANT)")
-        assert "interval 1 s < 60 s" in model.data(index, 3)  # ToolTipRole
-        assert method_variant(run) == shown
+        assert shown == "lab-fast 1 · variant, 1 key"
+        whole = method_variant(run)
+        assert whole.startswith("lab-fast 1 [variant of emerald-block-v3 3.0.0-sw1: ")
+        assert whole.endswith("] (NON-COMPLIANT)")
+        assert model.data(index, 3) == whole  # ToolTipRole
+        verdict = model.index(0, model.column_index("Verdict"))
+        assert model.data(verdict) == "NON-COMPLIANT"
+        assert "interval 1 s < 60 s" in model.data(verdict, 3)  # the failed criterion
         view = CompareView(database, [run.run_id, run.run_id])
         qtbot.addWidget(view)
         # the run's one-line outcome as its header words it (its COM states included)
         assert run.verdict.text.startswith("COMPLETED")
-        assert f"({run.verdict.text}, {shown})" in view.legend.text()
+        assert f"({run.verdict.text}, {whole})" in view.legend.text()
     finally:
         database.close()
 

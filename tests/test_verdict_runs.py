@@ -198,10 +198,15 @@ def test_history_and_compare_say_non_compliant_with_the_method_identity(runs, qt
         shown = {model.data(model.index(row, 0)): model.data(model.index(row, column))
                  for row in range(model.rowCount())}
         texts = " | ".join(str(v) for v in shown.values())
+        # the list's badge (issue 41): the whole relation is the tooltip's and the legend's
         for name, run in runs.adversarial().items():
-            assert f"{run.method_name} {run.method_version} [" in texts, name
-        assert texts.count("(NON-COMPLIANT)") == 4
-        assert "emerald-block-v3 3.0.0-sw1 [registered compliant method]" in texts
+            assert f"{run.method_name} {run.method_version} · " in texts, name
+        assert "lab-fast 1.0 · variant, 18 keys" in texts
+        assert "emerald-block-v3 3.0.0-sw1 · registered" in texts
+        tips = " | ".join(str(model.data(model.index(row, column), 3))
+                          for row in range(model.rowCount()))
+        assert tips.count("(NON-COMPLIANT)") == 4
+        assert "emerald-block-v3 3.0.0-sw1 [registered compliant method]" in tips
         ids = [runs.clean.run_id, *(r.run_id for r in runs.adversarial().values())]
         view = CompareView(database, ids)
         qtbot.addWidget(view)

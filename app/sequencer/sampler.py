@@ -28,9 +28,10 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from drivers.interfaces import (IdentityMismatch, InstrumentError, InstrumentIdentity,
-                                InstrumentInterrupted, SampledInstrument)
+                                InstrumentInterrupted, PowerSample, SampledInstrument,
+                                TemperatureSample)
 
-S = TypeVar("S")
+S = TypeVar("S", PowerSample, TemperatureSample)
 
 
 class MeterLost(InstrumentError):
@@ -117,7 +118,7 @@ class MeterSampler(Generic[S]):
 
     def _check_instrument(self, sample: S) -> None:
         """A reading that names an instrument other than the recorded one is refused."""
-        stated = getattr(sample, "instrument", "")
+        stated = sample.instrument
         if self.recorded is not None and stated and stated != self.recorded.key:
             raise MeterReplaced(
                 f"{self.name}: a reading came from {stated}, not from the recorded "
