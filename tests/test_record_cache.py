@@ -14,6 +14,7 @@ from app.reports.export import export_run
 from app.signoff.revisions import approve, check_record, sign_off
 from app.storage.audit import AuditError
 from app.storage.record_hash import facts_basis, facts_sha256
+from tests.support.tamper import tamper
 from tests.support.recorded_runs import record_run
 from app.storage.repository import load_run
 
@@ -68,31 +69,27 @@ def test_an_export_prints_the_stored_hash_and_approving_rebuilds_it(tmp_path, co
 
 
 def test_a_tampered_record_is_caught_although_the_stored_hash_looks_current(tmp_path) -> None:
+    """Issue 39 attack 1: a stored row re-keyed (or added) to the tampered record's basis is
+    data any database writer can write; without this PC's seal a view does not trust it."""
     db_path = tmp_path / "r.db"
     recorded = record_run(db_path)
     db, run_id = recorded.database, recorded.run_id
     approve(db, load_run(db, run_id), "Q. Auditor", "Reviewed.", confirm=DEMO)
     [(_, _, facts, record)] = _stored(db_path)
     # the record changed behind StorWatt's back, and the stored hash re-keyed to the new basis
-    with sqlite3.connect(db_path) as conn:
-        conn.execute("UPDATE workload_intervals SET read_ios = read_ios + 1 WHERE id = "
-                     "(SELECT min(id) FROM workload_intervals)")
+    tamper(db_path, "UPDATE workload_intervals SET read_ios = read_ios + 1 WHERE id = "
+                    "(SELECT min(id) FROM workload_intervals)")
     tampered = load_run(db, run_id)
-    with sqlite3.connect(db_path) as conn:
-        conn.execute("UPDATE record_hashes SET basis_sha256 = ?", (facts_basis(tampered),))
+    tamper(db_path, ("UPDATE record_hashes SET basis_sha256 = ?", (facts_basis(tampered),)))
     tampered = load_run(db, run_id)
 
-    shown = sign_off(tampered)  # a view trusts the stored hash: the old one
-    assert shown.current.sha256 == record and shown.approval is not None
+    shown = sign_off(tampered)  # the forged row's seal does not hold: the hash is rebuilt
+    assert shown.current.sha256 != record and shown.approval is None
+    assert shown.status == ("Revision 1 — not approved: the record changed after revision 1 "
+                            "was approved")
 
     checked, check = check_record(tampered)  # the approval check rebuilds it
-    assert not check.matches and check.stored == record and check.rebuilt != record
-    assert checked.approval is None
+    assert check.rebuilt != record and checked.approval is None
     assert checked.approvals[0].describe().endswith("no longer hashes to that value: NOT VALID")
-    with pytest.raises(AuditError, match="no longer hashes to the SHA-256 stored for it"):
+    with pytest.raises(AuditError, match="changed outside StorWatt after it was approved"):
         approve(db, tampered, "Q. Auditor", "Again.", confirm=DEMO)
-
-    # without the forged row a view sees the change too: another basis, the hash rebuilt
-    with sqlite3.connect(db_path) as conn:
-        conn.execute("DELETE FROM record_hashes")
-    assert sign_off(load_run(db, run_id)).approval is None

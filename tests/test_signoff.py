@@ -19,6 +19,7 @@ from app.core.station_settings import station_name
 from app.storage.audit import AuditError, add_audit_entry
 from app.storage.record_hash import canonical_json, facts_sha256
 from tests.support.documents import pdf_text
+from tests.support.tamper import tamper
 from tests.support.recorded_runs import record_run
 from app.storage.repository import load_run
 HASH = re.compile(r"Record SHA-256 \(revision (\d+)\) ([0-9a-f]{64})")
@@ -52,9 +53,8 @@ def test_hash_is_stable_across_exports_and_changes_when_a_sample_changes(recorde
     assert tdr_info(first["xlsx"])["Record SHA-256"] == printed[0][1]
     assert tdr_info(second["xlsx"])["Record SHA-256"] == printed[0][1]
     assert sign_off(load_run(db, recorded.run_id)).current.sha256 == printed[0][1]  # re-opened
-    with sqlite3.connect(tmp_path / "r.db") as conn:  # one sample, one milliwatt
-        conn.execute("UPDATE power_samples SET watts = watts + 0.001 WHERE id = "
-                     "(SELECT min(id) FROM power_samples)")
+    tamper(tmp_path / "r.db", "UPDATE power_samples SET watts = watts + 0.001 WHERE id = "
+           "(SELECT min(id) FROM power_samples)")  # one sample, one milliwatt
     changed = sign_off(load_run(db, recorded.run_id))
     assert changed.current.number == 1 and changed.current.sha256 != printed[0][1]
 
@@ -197,8 +197,8 @@ def test_facts_hash_does_not_depend_on_the_trail(recorded) -> None:
 def test_an_approval_of_a_record_changed_afterwards_is_not_valid(recorded, tmp_path) -> None:
     db = recorded.database
     approve(db, load_run(db, recorded.run_id), "Q. Auditor", "Reviewed.", confirm=DEMO)
-    with sqlite3.connect(tmp_path / "r.db") as conn:  # the record edited behind StorWatt's back
-        conn.execute("UPDATE metrics SET value = value * 1.1 WHERE name = 'EP_RI'")
+    # the record edited behind StorWatt's back
+    tamper(tmp_path / "r.db", "UPDATE metrics SET value = value * 1.1 WHERE name = 'EP_RI'")
     after = sign_off(load_run(db, recorded.run_id))
     assert after.approval is None
     assert after.approvals[0].describe().endswith("which no longer hashes to that value: NOT "

@@ -135,6 +135,7 @@ def _run_json(run: StoredRun, signed: SignOff) -> dict[str, Any]:
                        "revision": a.revision, "record_sha256": a.sha256,
                        "applies_to_current": a.current and a.intact}
                       for a in signed.approvals],
+        "sign_off": signed.status,  # with the hash rebuilt or sealed here (docs/security.md)
     }
 
 

@@ -16,8 +16,11 @@ re-derived under rules 1.
 
 The facts hash of a long run is costly (issue 27), so it is stored per revision
 (:mod:`app.storage.record_cache`) when first computed: reports and views use the stored one
-while the run's facts still have the basis it was computed on. Approving rebuilds it from the
-record (:func:`approve`, :func:`check_record`), as the verifier does from the bundle.
+while the run's facts still have the basis it was computed on **and the row carries this PC's
+seal** (:mod:`app.storage.record_seal`; a row any database writer could add is never proof,
+issue 39), and each process remembers the facts hashes it computed itself. Approving rebuilds
+it from the record (:func:`approve`, :func:`check_record`), as the verifier does from the
+bundle.
 
 Approving a SIMULATED or NON-COMPLIANT revision, or accepting such a run, needs a confirmation
 that names why; the entry keeps it and every view prints it.
@@ -111,18 +114,27 @@ class SignOff:
         if approval is not None:
             return f"{head} — approved by {approval.entry.author}"
         if self.approvals:
+            last = self.approvals[-1]
+            if last.current and not last.intact:
+                return (f"{head} — not approved: the record changed after revision "
+                        f"{last.revision} was approved")
             return f"{head} — not approved (the last approval applies to revision " \
-                   f"{self.approvals[-1].revision})"
+                   f"{last.revision})"
         return f"{head} — not approved by QA"
 
 
 def sign_off(run: StoredRun, *, recompute: bool = False) -> SignOff:
     """Every revision of ``run``'s record (its loaded audit trail) and its approvals.
 
-    The facts hash is the one stored for the run's basis when there is one (a report or a
-    view never rebuilds it); ``recompute``: rebuild it from the record all the same, as an
-    approval check does."""
-    facts = (None if recompute else stored_facts_sha256(run)) or facts_sha256(run)
+    The facts hash is the one this process computed, or this PC sealed, for the run's basis
+    when there is one (a report or a view never rebuilds it twice); ``recompute``: rebuild it
+    from the record all the same, as an approval check does."""
+    facts = None if recompute else stored_facts_sha256(run)
+    if facts is None:
+        facts = facts_sha256(run)
+        _COMPUTED[(run.run_id, facts_basis(run))] = facts
+        while len(_COMPUTED) > _COMPUTED_MAX:
+            del _COMPUTED[next(iter(_COMPUTED))]
     revisions: list[RecordRevision] = []
     before = _verdicts(replace(run, audit=()))
     starts = [i for i, e in enumerate(run.audit) if e.kind in VERDICT_KINDS]
@@ -143,13 +155,26 @@ def sign_off(run: StoredRun, *, recompute: bool = False) -> SignOff:
     return SignOff(tuple(revisions), approvals, facts)
 
 
+#: facts hashes this process rebuilt from a record, by (run id, basis): a second view or
+#: export of the same record in one process (the GUI) does not rebuild it again
+_COMPUTED: dict[tuple[str, str], str] = {}
+_COMPUTED_MAX = 64
+
+
 def stored_facts_sha256(run: StoredRun) -> str | None:
-    """The facts hash stored for ``run``'s current basis (app.storage.record_cache), if any."""
-    if not run.record_hashes:
-        return None
+    """The facts hash for ``run``'s current basis that this process computed or this PC
+    sealed (app.storage.record_seal), if any: an unsealed row is never trusted."""
     basis = facts_basis(run)
-    return next((h.facts_sha256 for h in run.record_hashes
-                 if h.hash_format == FORMAT and h.basis_sha256 == basis), None)
+    if (run.run_id, basis) in _COMPUTED:
+        return _COMPUTED[(run.run_id, basis)]
+    return next((h.facts_sha256 for h in _trusted(run)), None)
+
+
+def _trusted(run: StoredRun) -> list[StoredRecordHash]:
+    """The stored hashes of ``run``'s current basis that carry this PC's seal."""
+    basis = facts_basis(run)
+    return [h for h in run.record_hashes
+            if h.hash_format == FORMAT and h.basis_sha256 == basis and h.trusted(run.run_id)]
 
 
 def remember_record_hashes(database: Database, run: StoredRun) -> StoredRun:
@@ -167,13 +192,12 @@ def hashed(run: StoredRun, signed: SignOff | None = None
     """``run`` carrying a record hash for every revision, and the ones not stored yet (for
     :func:`app.storage.record_cache.store_record_hashes` once the caller may write)."""
     basis = facts_basis(run)
-    have = {h.revision for h in run.record_hashes
-            if h.hash_format == FORMAT and h.basis_sha256 == basis}
+    have = {h.revision for h in _trusted(run)}
     if signed is None and len(have) == 1 + sum(e.kind in VERDICT_KINDS for e in run.audit):
         return run, ()
     signed = signed or sign_off(run)
     new = tuple(StoredRecordHash(r.number, FORMAT, basis, signed.facts_sha256, r.sha256)
-                for r in signed.revisions if r.number not in have)
+                .sealed(run.run_id) for r in signed.revisions if r.number not in have)
     return (run.with_record_hashes(run.record_hashes + new) if new else run), new
 
 
@@ -321,6 +345,12 @@ def approve(database: Database, run: StoredRun, author: str, statement: str,
                          f"{record.rebuilt}): the record changed outside StorWatt, it cannot "
                          "be approved")
     current = checked.current
+    broken = next((a for a in checked.approvals if a.current and not a.intact), None)
+    if broken is not None:
+        raise AuditError(f"run {run.run_id[:8]} revision {broken.revision} was approved as "
+                         f"SHA-256 {broken.sha256} and now hashes to {current.sha256}: the "
+                         "record changed outside StorWatt after it was approved, it cannot be "
+                         "approved again")
     verdict = run.compliance
     confirmation = _confirmed(verdict, confirm, "approving", "--confirm")
     entry = add_approval(database, run.run_id, statement, author, current.number,

@@ -65,6 +65,7 @@ class _Batch:
         for table, rows in self.rows.items():
             if rows:
                 conn.execute(table.insert(), rows)
+        self.rows.clear()
 
 
 #: how the record keeps each run event (the writer drops the ignored ones before its journal)
@@ -350,7 +351,9 @@ def _on_teardown_failed(conn: Connection, st: RunState, _b: _Batch,
 
 
 @STORAGE.on
-def _on_run_finished(conn: Connection, st: RunState, _b: _Batch, e: ev.RunFinished) -> None:
+def _on_run_finished(conn: Connection, st: RunState, batch: _Batch, e: ev.RunFinished) -> None:
+    batch.insert_all(conn)  # the rows before the final status, so a guard that makes a
+    # finished run's facts immutable (issue 39) never has to let a late row through
     for metric in e.metrics:
         _store_metric(conn, st, metric)
     conn.execute(sa.update(s.Run).where(s.Run.id == st.pk).values(

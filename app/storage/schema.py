@@ -104,6 +104,8 @@ class Run(Base):
     #: the testing pass's fixed ranges (app.sequencer.range_plan.RangePlan.to_json); NULL when
     #: the run did not range the meter
     range_plan: Mapped[dict | None] = mapped_column(JSON)
+    #: revision 0021: the login that inserted the run (NULL until the server guard, issue 39)
+    writer_role: Mapped[str | None] = mapped_column(Text)
 
 
 class Phase(Base):
@@ -431,6 +433,8 @@ class AuditEntryRow(Base):
     confirmation: Mapped[str | None] = mapped_column(Text)  # why, when the run was not clean
     # revision 0017: on which database the entry was made (app.storage.identity)
     made_on: Mapped[str | None] = mapped_column(Text)
+    #: revision 0021: the database role that inserted it (NULL until the server guard, issue 39)
+    db_role: Mapped[str | None] = mapped_column(Text)
 
 
 class RecordHashRow(Base):
@@ -439,7 +443,7 @@ class RecordHashRow(Base):
 
     __tablename__ = "record_hashes"
     __table_args__ = (UniqueConstraint("run_id", "revision", "hash_format", "basis_sha256",
-                                       name="uq_record_hashes_revision_basis"),)
+                                       "seal", name="uq_record_hashes_revision_basis_seal"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     run_id: Mapped[int] = mapped_column(run_fk())
     revision: Mapped[int] = mapped_column(Integer)
@@ -448,3 +452,5 @@ class RecordHashRow(Base):
     facts_sha256: Mapped[str] = mapped_column(String(64))
     record_sha256: Mapped[str] = mapped_column(String(64))
     computed_wall: Mapped[str] = mapped_column(String(40))  # ISO 8601 UTC
+    #: revision 0021: HMAC under this PC's key (app.storage.record_seal); NULL: not trusted
+    seal: Mapped[str | None] = mapped_column(String(64))

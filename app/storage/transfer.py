@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Table, insert, select
+from sqlalchemy import Connection, Table, insert, select, update
 
 from app.core.records import RunStatus
 import app.storage.audit  # noqa: F401  (registers audit_entries: QA records travel with runs)
@@ -66,7 +66,11 @@ def _copy_one(src: Connection, dst: Connection, run: dict[str, Any]) -> None:
     run["station_id"] = _same_row(src, dst, Station.__table__, run["station_id"], ("name",))
     run["sut_id"] = _same_row(src, dst, Sut.__table__, run["sut_id"],
                               ("vendor", "model", "serial"))
-    new_id = dst.execute(insert(Run.__table__).values(**run).returning(Run.id)).scalar_one()
+    # stored unfinished, then given its status once every row is there, so a guard that makes
+    # a finished run's rows immutable (issue 39) holds in the destination too
+    unfinished = {**run, "status": RunStatus.RUNNING.value}
+    new_id = dst.execute(insert(Run.__table__).values(**unfinished).returning(Run.id)
+                         ).scalar_one()
     for table in RUN_CHILD_TABLES:
         query = select(table).where(table.c.run_id == old_id)
         if "id" in table.c:
@@ -77,6 +81,7 @@ def _copy_one(src: Connection, dst: Connection, run: dict[str, Any]) -> None:
             row["run_id"] = new_id
         if rows:
             dst.execute(insert(table), rows)
+    dst.execute(update(Run.__table__).where(Run.id == new_id).values(status=run["status"]))
 
 
 def _same_row(src: Connection, dst: Connection, table: Table, row_id: int | None,
