@@ -21,7 +21,7 @@ from app.core.records import InstrumentConfig, PhaseStatus, RunConfig, RunStatus
 from app.sequencer import events as ev
 from app.station.session import open_session
 from app.storage.repository import load_run
-from drivers.interfaces import InstrumentError
+from drivers.interfaces import InstrumentError, PowerSample
 from drivers.meters.registry import open_power_meter
 from drivers.simulators import MeterSimulator, ThermometerSimulator
 
@@ -220,11 +220,11 @@ def test_a_long_pause_is_not_counted_as_silence() -> None:
         def __init__(self) -> None:
             self.calls = 0
 
-        def read(self, t: float) -> float:
+        def read(self, t: float) -> PowerSample:
             self.calls += 1
             if self.calls == 3:
                 raise InstrumentError("one dropped reply")
-            return t
+            return PowerSample(t=t, watts=100.0)
 
         def reconnect(self):
             raise InstrumentError("still away")
