@@ -125,8 +125,12 @@ def test_the_check_sees_a_stale_path_and_a_renamed_symbol(tmp_path: Path) -> Non
     ]
 
 
-@pytest.mark.parametrize("doc", [ARCHITECTURE, DOMAIN_WORDS, NOTES, ROOT / "README.md"],
-                         ids=lambda p: p.name)
+USER_DOCS = [ROOT / "docs" / name for name in ("user-guide.md", "troubleshooting.md",
+                                                "glossary.md")]
+
+
+@pytest.mark.parametrize("doc", [ARCHITECTURE, DOMAIN_WORDS, NOTES, ROOT / "README.md",
+                                 *USER_DOCS], ids=lambda p: p.name)
 def test_relative_links_resolve(doc: Path) -> None:
     text = doc.read_text(encoding="utf-8")
     missing = [link for link in MD_LINK.findall(text)
