@@ -41,16 +41,15 @@ def add_savings_options(p: argparse.ArgumentParser) -> None:
 
 
 def savings_command(args: argparse.Namespace) -> int:
-    from app.reports.com_savings_runs import figures_from_run
+    from app.reports.com_savings_runs import savings_of_runs
     from app.storage.opening import load_one_run
 
     try:
         rates = CostRates(args.drive_cost, args.enclosure_cost, args.opex_per_10kw)
-        base = figures_from_run(load_one_run(args.db, args.base_id), args.active_metric,
-                                args.base_enclosures)
-        opt = figures_from_run(load_one_run(args.db, args.opt_id), args.active_metric,
-                               args.opt_enclosures)
-        savings = ComSavings(base, opt, rates)
+        savings = savings_of_runs(load_one_run(args.db, args.base_id),
+                                  load_one_run(args.db, args.opt_id), rates,
+                                  args.active_metric, args.base_enclosures,
+                                  args.opt_enclosures)
     except (StorageError, MetricsError) as exc:
         print(f"storwatt runs savings: {exc}", file=sys.stderr)
         return 1
@@ -69,10 +68,11 @@ def savings_text(savings: ComSavings) -> str:
     head = ("Figure", savings.baseline.label, savings.optimised.label, "Change")
     rows = [head] + [row.texts() for row in savings.rows()]
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                       for i, (c, w) in enumerate(zip(r, widths))) for r in rows]
+    lines = [*savings.caveats]
+    lines += ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                        for i, (c, w) in enumerate(zip(r, widths))) for r in rows]
     lines.append("")
-    lines += [f"{name:30} {value}" for name, value in savings.cost_rows()]
+    lines += [f"{row.figure:32} {row.text()}" for row in savings.cost_rows()]
     return "\n".join(lines)
 
 
@@ -80,6 +80,7 @@ def savings_json(savings: ComSavings) -> dict[str, object]:
     return {"baseline": asdict(savings.baseline), "optimised": asdict(savings.optimised),
             "rates": asdict(savings.rates),
             "rows": [asdict(r) for r in savings.rows()],
+            "caveats": list(savings.caveats),
             "capex_usd": savings.capex_usd, "installed_w_saved": savings.installed_w_saved,
             "opex_usd_per_month": savings.opex_usd_per_month,
             "scaled": {f"{kw:g}kW": dict(zip(("capex_usd", "opex_usd_per_month"),

@@ -113,6 +113,8 @@ class ComSavings:
     baseline: ConfigFigures
     optimised: ConfigFigures
     rates: CostRates = CostRates()
+    #: why these two runs' savings are weak (app.rules.comparability), shown above every table
+    caveats: tuple[str, ...] = ()
 
     @property
     def gb_per_w_change_pct(self) -> float:
@@ -188,22 +190,45 @@ class ComSavings:
                 SavingsRow("IOs per active watt (IO/W)", b.io_per_w, o.io_per_w,
                            self.io_per_w_change_pct, "pct", 2)]
 
-    def cost_rows(self) -> list[tuple[str, str]]:
-        """CAPEX and OPEX as (figure, value) text rows, with the rates they assume."""
+    def cost_rows(self) -> list[CostRow]:
+        """CAPEX and OPEX, each a number with its unit (the xlsx writes the numbers, the text
+        views their words), then the rates they assume."""
         r = self.rates
-        rows = [("Fewer drives / enclosures", f"{self.fewer_drives} / {self.fewer_enclosures}"),
-                ("CAPEX saved (tested system)", _usd(self.capex_usd)),
-                ("Less installed power", f"{self.installed_w_saved:,.0f} W"),
-                ("OPEX saved (tested system)", _usd(self.opex_usd_per_month) + "/month")]
+        rows = [CostRow("Fewer drives", self.fewer_drives, "drives"),
+                CostRow("Fewer enclosures", self.fewer_enclosures, "enclosures"),
+                CostRow("CAPEX saved (tested system)", self.capex_usd, "USD"),
+                CostRow("Less installed power", self.installed_w_saved, "W"),
+                CostRow("OPEX saved (tested system)", self.opex_usd_per_month, "USD/month")]
         for kw in SCALE_KW:
             capex, opex = self.scaled(kw)
-            rows.append((f"Scaled to {kw:g} kW", f"CAPEX {_usd(capex)}, OPEX "
-                                                f"{_usd(opex)}/month"))
-        rows.append(("Rates", f"{_usd(r.drive_usd)} per drive, {_usd(r.enclosure_usd)} per "
-                              f"enclosure, {_usd(r.opex_per_10kw_month_usd)} per month per "
-                              "10 kW installed"))
-        return rows
+            rows += [CostRow(f"CAPEX saved, scaled to {kw:g} kW", capex, "USD"),
+                     CostRow(f"OPEX saved, scaled to {kw:g} kW", opex, "USD/month")]
+        return rows + [CostRow("Price per drive", r.drive_usd, "USD"),
+                       CostRow("Price per enclosure", r.enclosure_usd, "USD"),
+                       CostRow("OPEX per 10 kW installed", r.opex_per_10kw_month_usd,
+                               "USD/month")]
 
 
-def _usd(value: float) -> str:
-    return f"${value:,.0f}"
+@dataclass(frozen=True)
+class CostRow:
+    """One CAPEX/OPEX figure: a number and its unit (``USD``, ``USD/month``, ``W`` or a count's
+    noun), shown whole as the seed prints money."""
+
+    figure: str
+    value: float
+    unit: str
+
+    @property
+    def is_money(self) -> bool:
+        return self.unit.startswith("USD")
+
+    def text(self) -> str:
+        """``$34,517``, ``-$45/month``, ``934 W``, ``20 drives``: never ``-0``."""
+        whole = round(self.value)  # an int: a small negative rounds to 0, not -0
+        if self.is_money:
+            sign = "-" if whole < 0 else ""
+            return f"{sign}${abs(whole):,}" + self.unit.removeprefix("USD")
+        return f"{whole:,} {self.unit}"
+
+    def texts(self) -> tuple[str, str]:
+        return self.figure, self.text()

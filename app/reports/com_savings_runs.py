@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.metrics.com_savings import ConfigFigures
+from app.metrics.com_savings import ComSavings, ConfigFigures, CostRates
 from app.metrics.errors import MetricsError
 from app.core.records import IDLE_METRIC, MetricResult
+from app.rules.comparability import comparison_caveats
 
 if TYPE_CHECKING:  # the storage layer is only needed where a run was loaded
     from app.storage.stored import StoredRun
@@ -44,3 +45,13 @@ def figures_from_run(run: StoredRun, active_metric: str = DEFAULT_ACTIVE_METRIC,
     label = f"{run.run_id[:8]} {sut.model} {sut.raid}".strip()
     return ConfigFigures(label, idle.ops_rate, idle.avg_power_w, active.avg_power_w,
                          active.ops_rate, sut.drive_count, enclosures)
+
+
+def savings_of_runs(baseline: StoredRun, optimised: StoredRun, rates: CostRates,
+                    active_metric: str = DEFAULT_ACTIVE_METRIC, base_enclosures: int = 0,
+                    opt_enclosures: int = 0) -> ComSavings:
+    """The savings of two stored runs, with every reason they are weak (a SIMULATED or
+    NON-COMPLIANT run, different methods) carried to each view and file that shows them."""
+    return ComSavings(figures_from_run(baseline, active_metric, base_enclosures),
+                      figures_from_run(optimised, active_metric, opt_enclosures), rates,
+                      comparison_caveats((baseline, optimised)))

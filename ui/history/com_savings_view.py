@@ -16,9 +16,10 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayo
                                QHeaderView, QLabel, QPushButton, QSpinBox,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from app.reports.com_savings_runs import DEFAULT_ACTIVE_METRIC, figures_from_run
+from app.reports.com_savings_runs import DEFAULT_ACTIVE_METRIC, savings_of_runs
 from app.metrics.com_savings import (SEED_DRIVE_USD, SEED_ENCLOSURE_USD,
                                      SEED_OPEX_PER_10KW_MONTH_USD, ComSavings, CostRates)
+from app.rules.comparability import comparison_caveats
 from app.metrics.errors import MetricsError
 from app.reports.com_savings_report import write_savings_pdf, write_savings_xlsx
 from app.storage.stored import StoredRun
@@ -90,6 +91,11 @@ class ComSavingsView(QWidget):
         self.problem.setStyleSheet("color: #b00020; font-weight: bold;")
         self.title = QLabel("")
         self.title.setWordWrap(True)
+        #: why these runs' savings are weak, the same words as the CLI and the exported files
+        self.caveats = QLabel("")
+        self.caveats.setWordWrap(True)
+        self.caveats.setAccessibleName("Savings caveats")
+        self.caveats.setStyleSheet("color: #8a5a00; font-weight: bold;")
 
         grid = QGridLayout()
         grid.addLayout(form, 0, 0, Qt.AlignmentFlag.AlignTop)
@@ -100,6 +106,7 @@ class ComSavingsView(QWidget):
         grid.setColumnStretch(1, 1)
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
+        layout.addWidget(self.caveats)
         layout.addWidget(self.problem)
         layout.addLayout(grid, 1)
         for box in (self.opex, self.drive_cost, self.enclosure_cost):
@@ -123,20 +130,23 @@ class ComSavingsView(QWidget):
         try:
             rates = CostRates(self.drive_cost.value(), self.enclosure_cost.value(),
                               self.opex.value())
-            base, opt = (figures_from_run(run, self.active_metric.currentText(), box.value())
-                         for run, box in zip(self.runs, (self.base_enclosures,
-                                                         self.opt_enclosures)))
-            self.savings = ComSavings(base, opt, rates)
+            self.savings = savings_of_runs(base_run, opt_run, rates,
+                                           self.active_metric.currentText(),
+                                           self.base_enclosures.value(),
+                                           self.opt_enclosures.value())
         except MetricsError as exc:
             self.savings = None
             self.problem.setText(f"cannot compute the savings: {exc}")
+        caveats = comparison_caveats(self.runs)
+        self.caveats.setText("\n".join(caveats))
+        self.caveats.setVisible(bool(caveats))
         self.problem.setVisible(self.savings is None)
         self.export_button.setEnabled(self.savings is not None)
         self._fill()
 
     def _fill(self) -> None:
         rows = [r.texts() for r in self.savings.rows()] if self.savings else []
-        costs = self.savings.cost_rows() if self.savings else []
+        costs = [c.texts() for c in self.savings.cost_rows()] if self.savings else []
         labels = (self.savings.baseline.label, self.savings.optimised.label) if self.savings \
             else ("Baseline", "Optimised")
         self.table.setHorizontalHeaderLabels(["Figure", *labels, "Change"])

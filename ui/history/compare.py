@@ -25,6 +25,7 @@ from app.metrics.formatting import format_metric_value
 from app.metrics.formatting import format_figure
 from app.core.records import METRIC_ORDER
 from app.rules.com_verdict import ComState
+from app.rules.comparability import mixed_methods_caveat
 from app.sequencer.capacity_optimisation import is_com_metric, not_valid_word
 from app.storage.db import Database
 from app.storage.repository import load_run
@@ -64,16 +65,6 @@ def run_label(run: StoredRun) -> str:
 def method_variant(run: StoredRun) -> str:
     """Method, version and the run's derived verdict (never the method file's claim)."""
     return run.compliance.method_label(run.method_name, run.method_version)
-
-
-def mixed_methods_warning(runs: Sequence[StoredRun]) -> str:
-    """'' when every run used the same method and version; else what differs, each with its
-    derived verdict."""
-    if len({(r.method_name, r.method_version) for r in runs}) < 2:
-        return ""
-    variants = list(dict.fromkeys(method_variant(r) for r in runs))
-    return ("⚠ These runs used different methods or variants (" + " · ".join(variants)
-            + "): their figures are not the same measurement — compare with care.")
 
 
 def _cell(run: StoredRun, name: str) -> tuple[str, str, bool]:
@@ -139,7 +130,7 @@ class CompareView(QWidget):
         self.legend = QLabel(f"<b>Comparing {len(self.runs)} runs</b> (baseline: first) — "
                              + legend)
         self.legend.setWordWrap(True)
-        self.warning = QLabel(mixed_methods_warning(self.runs))
+        self.warning = QLabel(mixed_methods_caveat(self.runs))
         self.warning.setWordWrap(True)
         self.warning.setAccessibleName("Comparison warning")
         self.warning.setStyleSheet("color: #b06000; font-weight: bold;")
