@@ -83,6 +83,21 @@ def verdict_word(row: RunSummary) -> str:
     return "SIMULATED" if compliance.simulated else compliance.label
 
 
+def status_in_brief(row: RunSummary) -> str:
+    """``COMPLETED · 1 INVALID · 2 COM``: the status and what needs a look, counted; the whole
+    words (``1 metric INVALID, 2 COMs NOT VERIFIED``) are the cell's tooltip, so the list's
+    columns fit a laptop screen (issue 41)."""
+    word, _, detail = row.status_text.partition(" — ")
+    if not detail:
+        return word
+    brief = []
+    for part in detail.split(", "):
+        count, _, what = part.partition(" ")
+        brief.append(f"{count} INVALID" if what.endswith("INVALID") else
+                     f"{count} COM" if what.startswith("COM") else part)
+    return " · ".join([word, *brief])
+
+
 def _qa(row: RunSummary) -> str:
     if not row.disposition:
         return "—"
@@ -129,8 +144,9 @@ def _metric_column(name: str, unit: str) -> Column:
 UNSORTED = ""
 BASE_COLUMNS = (
     Column("Run", lambda r: r.run_id[:8], "run", "run id (first 8 characters)"),
-    Column("Status", lambda r: r.status_text, "status",
-           "run status; INVALID: at least one metric is invalid"),
+    Column("Status", status_in_brief, "status",
+           "run status; N INVALID: metrics found invalid; N COM: COMs not verified, not "
+           "passed or not tested (hover a row for the whole text)"),
     Column("Verdict", verdict_word, UNSORTED,
            "compliance derived from the run's record: COMPLIANT, NON-COMPLIANT, or SIMULATED "
            "(a simulated instrument or SUT took part; never reportable) — hover a row for the "
@@ -295,7 +311,7 @@ class RunsTableModel(QAbstractTableModel):
     def _tip(self, row: RunSummary, column: Column) -> str | None:
         if column.title == "Status":
             bad = [f"{m.name} INVALID: {m.reason}" for m in row.metrics if not m.valid]
-            return "\n".join(filter(None, [row.status.value, row.error, *bad]))
+            return "\n".join(filter(None, [row.status_text, row.error, *bad]))
         if column.title == "Verdict":
             return row.compliance.summary()
         if column.title == "Method":

@@ -32,6 +32,7 @@ from ui.history.detail import RunDetailView
 from ui.history.loader import RunLoadTab
 from ui.history.model import RunsTableModel
 from ui.history.source import HistorySource, open_source
+from ui.widgets.column_fit import FitColumnsToWidth
 
 RESIZE_SAMPLE_ROWS = 60
 NO_DATE = QDate(2000, 1, 1)  # the date edits' "any" value
@@ -137,6 +138,7 @@ class HistoryView(QWidget):
         header.setToolTip("Click to sort; right-click to choose columns")
         # column widths from the first rows only: measuring every run would read them all
         header.setResizeContentsPrecision(RESIZE_SAMPLE_ROWS)
+        self.columns_fit = FitColumnsToWidth(self.table)
         self.table.doubleClicked.connect(lambda index: self.load_detail(
             self.model.run_id(index.row())))
         QShortcut(QKeySequence(Qt.Key.Key_Return), self.table, self.open_selected)
@@ -211,7 +213,7 @@ class HistoryView(QWidget):
         self._fill_choice(self.sut_choice, "Any SUT", choices.suts)
         self._fill_choice(self.station_choice, "Any station", choices.stations)
         self._hide_default_columns()
-        self.table.resizeColumnsToContents()
+        self.columns_fit.fit()
         self._update_count()
 
     def _sort_shown(self) -> tuple[str, Qt.SortOrder]:
@@ -305,9 +307,13 @@ class HistoryView(QWidget):
             action = QAction(column.title, menu)
             action.setCheckable(True)
             action.setChecked(not self.table.isColumnHidden(i))
-            action.toggled.connect(lambda on, i=i: self.table.setColumnHidden(i, not on))
+            action.toggled.connect(lambda on, i=i: self._show_column(i, on))
             menu.addAction(action)
         return menu
+
+    def _show_column(self, column: int, shown: bool) -> None:
+        self.table.setColumnHidden(column, not shown)
+        self.columns_fit.fit()  # the columns share the width again
 
     def _column_menu(self, pos) -> None:
         self.column_menu().exec(self.table.horizontalHeader().mapToGlobal(pos))
