@@ -396,6 +396,7 @@ DEFERRED_IMPORTS = {
                            "status_command", "sync_command", "upgrade_command"),
         "app.cli.cmd_family": ("list_command", "sweet_spot_command"),
         "app.cli.cmd_instruments": ("_read", "drivers_command", "sim_meter_command"),
+        "app.cli.cmd_rails": ("read_command", "sim_command"),
         "app.cli.cmd_methods": ("_guarded", "_header", "_numbers_verdict", "classify_command",
                                 "list_command", "show_command", "taxonomy_list_command"),
         "app.cli.cmd_report": ("report_command",),
@@ -436,6 +437,7 @@ DRIVER_ASSEMBLY = {
     "app.labs.local_fio": "builds the fio engine and checks its targets for a run",
     "app.labs.simulated": "builds the simulated SUT, meters and engine of a simulated run",
     "app.cli.cmd_instruments": "talks to one instrument or simulator from the command line",
+    "app.cli.cmd_rails": "scans a rail DAQ (or its simulator) to check a current-sensor board",
     "app.cli.cmd_run": "names fio's target-size rule in a refused run's message",
     "app.method.loader": "checks a replay profile's trace with fio's own trace reader",
 }

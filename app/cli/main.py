@@ -17,8 +17,8 @@ import sys
 from collections.abc import Callable, Sequence
 
 import app
-from app.cli import (cmd_audit, cmd_db, cmd_family, cmd_instruments, cmd_methods, cmd_report,
-                     cmd_run, cmd_runs, cmd_station)
+from app.cli import (cmd_audit, cmd_db, cmd_family, cmd_instruments, cmd_methods, cmd_rails,
+                     cmd_report, cmd_run, cmd_runs, cmd_station)
 from app.core.paths import DataDirError
 
 
@@ -28,8 +28,8 @@ Register = Callable[[argparse._SubParsersAction], None]
 #: in ``--help`` order
 COMMAND_GROUPS: tuple[Register, ...] = (
     cmd_audit.register, cmd_db.register, cmd_family.register, cmd_instruments.register,
-    cmd_methods.register, cmd_report.register, cmd_run.register, cmd_runs.register,
-    cmd_station.register)
+    cmd_methods.register, cmd_rails.register, cmd_report.register, cmd_run.register,
+    cmd_runs.register, cmd_station.register)
 
 
 def build_parser(groups: Sequence[Register] = COMMAND_GROUPS) -> argparse.ArgumentParser:
