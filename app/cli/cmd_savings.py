@@ -13,8 +13,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from app.reports.com_savings_runs import DEFAULT_ACTIVE_METRIC
-from app.metrics.com_savings import (SEED_DRIVE_USD, SEED_ENCLOSURE_USD,
+from app.metrics.com_savings import (DEFAULT_ACTIVE_METRIC, SEED_DRIVE_USD, SEED_ENCLOSURE_USD,
                                      SEED_OPEX_PER_10KW_MONTH_USD, SCALE_KW, ComSavings,
                                      CostRates)
 from app.metrics.errors import MetricsError

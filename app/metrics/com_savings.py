@@ -28,6 +28,8 @@ from app.metrics.errors import MetricsError
 SEED_DRIVE_USD = 549.0
 SEED_ENCLOSURE_USD = 2710.0
 SEED_OPEX_PER_10KW_MONTH_USD = 5320.0
+#: the seed's active workload: 70/30 random (green-grid-coms-poms.txt)
+DEFAULT_ACTIVE_METRIC = "EP_MW1"
 #: installations the seed scales the tested system's savings to
 SCALE_KW = (10.0, 100.0)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.metrics.com_savings import ComSavings, ConfigFigures, CostRates
+from app.metrics.com_savings import DEFAULT_ACTIVE_METRIC, ComSavings, ConfigFigures, CostRates
 from app.metrics.errors import MetricsError
 from app.core.records import IDLE_METRIC, MetricResult
 from app.rules.comparability import comparison_caveats
@@ -19,8 +19,6 @@ from app.rules.comparability import comparison_caveats
 if TYPE_CHECKING:  # the storage layer is only needed where a run was loaded
     from app.storage.stored import StoredRun
 
-#: the seed's active workload: 70/30 random (green-grid-coms-poms.txt)
-DEFAULT_ACTIVE_METRIC = "EP_MW1"
 
 
 def _metric(run: StoredRun, name: str) -> MetricResult:

@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayo
                                QHeaderView, QLabel, QPushButton, QSpinBox,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from app.reports.com_savings_runs import DEFAULT_ACTIVE_METRIC, savings_of_runs
-from app.metrics.com_savings import (SEED_DRIVE_USD, SEED_ENCLOSURE_USD,
+from app.reports.com_savings_runs import savings_of_runs
+from app.metrics.com_savings import (DEFAULT_ACTIVE_METRIC, SEED_DRIVE_USD, SEED_ENCLOSURE_USD,
                                      SEED_OPEX_PER_10KW_MONTH_USD, ComSavings, CostRates)
 from app.rules.comparability import comparison_caveats
 from app.metrics.errors import MetricsError
