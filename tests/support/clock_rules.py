@@ -29,6 +29,9 @@ CLOCKS = {"monotonic", "perf_counter", "time", "process_time", "thread_time",
           "monotonic_ns", "perf_counter_ns", "time_ns", "process_time_ns", "thread_time_ns"}
 #: the clocks a polling deadline is read on (``time.time() + 180`` is a skewed clock, not one)
 DEADLINE_CLOCKS = {"monotonic", "perf_counter"}
+#: the suite's helpers that return a duration measured in another module
+#: (``tests/support/time_budget.py``)
+DURATION_HELPERS = {"least_cpu_s"}
 #: calls whose ``timeout=`` is the test's patience (not a limit of the station under test)
 WAITS = {"waitSignal", "waitSignals", "waitUntil", "waitCallback", "waitExposed", "run",
          "check_output", "check_call", "communicate", "wait", "join", "read_until",
@@ -70,7 +73,7 @@ class _Module:
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
         self.stamps: dict[str, str] = {}  # name → clock it holds a reading of
-        self.durations: set[str] = set()  # names (and functions) that hold a duration
+        self.durations = set(DURATION_HELPERS)  # names (and functions) that hold a duration
         for _ in range(4):
             before = (dict(self.stamps), set(self.durations))
             self._learn()
