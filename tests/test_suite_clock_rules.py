@@ -90,3 +90,23 @@ def test_what_load_cannot_break_stays_allowed() -> None:
         "    assert small < large * 2\n"
         "    assert len([1, 2]) < 3\n")
     assert check_source(source) == []
+
+
+def test_a_childs_embedded_source_is_checked_at_its_line_in_the_file() -> None:
+    """A pytester test file or a ``python -c`` script waits on the same machine: the old GUI
+    GC test's child polled until ``time.monotonic() + 20``, unseen as a string."""
+    source = (
+        "import textwrap\n"
+        "CHILD = textwrap.dedent('''\n"
+        "    import time\n"
+        "    deadline = time.monotonic() + 20\n"
+        "''')\n"
+        "def test_it(pytester):\n"
+        "    pytester.makepyfile(test_child='''\n"
+        "        import time\n"
+        "        def test_fast():\n"
+        "            t = time.monotonic()\n"
+        "            assert time.monotonic() - t < 1\n"
+        "    ''')\n")
+    assert [(f.line, f.rule.split(" (")[0]) for f in check_source(source, "t.py")] == [
+        (4, "literal patience"), (11, "wall-clock duration asserted")]
