@@ -37,8 +37,10 @@ def test_a_stopped_fio_fails_the_phase_and_keeps_its_intervals(tmp_path: Path) -
     pid = next(iter(engine._procs.values())).pid
     os.killpg(pid, signal.SIGSTOP)
     stopped_at = time.monotonic()
+    # the stall limit is the engine's own (not scaled); noticing it and stopping fio take
+    # well under 6 s on a quiet machine: that margin is the test's patience, scaled with load
     with pytest.raises(FioStalled) as exc:
-        while time.monotonic() - stopped_at < STALL_S + 15:
+        while time.monotonic() - stopped_at < STALL_S + budget_s(6):
             kept += engine.poll()
             time.sleep(0.1)
     detected_s = time.monotonic() - stopped_at
@@ -46,7 +48,7 @@ def test_a_stopped_fio_fails_the_phase_and_keeps_its_intervals(tmp_path: Path) -
     assert isinstance(exc.value, WorkloadError)  # the sequencer's failure path ends the phase
     assert str(exc.value).startswith("fio stalled: no IO completed for ")
     assert "fio stopped" in str(exc.value)
-    assert STALL_S - 1.5 <= detected_s < STALL_S + 6, detected_s
+    assert STALL_S - 1.5 <= detected_s, detected_s  # not before its limit (load only delays)
     assert len(exc.value.intervals) >= len(kept) >= 2  # every interval before the stall kept
     assert not engine.running  # SIGCONT then SIGINT: the stopped fio exited
     with pytest.raises(ProcessLookupError):

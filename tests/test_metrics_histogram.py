@@ -14,7 +14,6 @@ Fixtures in tests/fixtures/metrics/ were captured with fio 3.33 on this project'
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +26,7 @@ from app.metrics.histogram import (ConfidenceLevel, ResponseTimeHistogram,
                                    confidence_records, min_ios)
 from drivers.fio.buckets import PLAT_NR, bucket_value
 from drivers.fio.stream import DocumentSplitter
+from tests.support.time_budget import least_cpu_s
 
 FIXTURES = Path(__file__).parent / "fixtures" / "metrics"
 H = ResponseTimeHistogram
@@ -169,16 +169,20 @@ def test_merge_is_associative_and_commutative(a, b, c) -> None:
     assert H.difference(H.merge(ha, hb), hb).to_bins() == ha.to_bins()
 
 
-def test_merging_10000_snapshots_and_five_levels_is_fast() -> None:
+def test_merging_snapshots_and_five_levels_grows_linearly_with_their_number() -> None:
+    """Merging a run's 10,000 one-second snapshots costs ten times 1,000 of them, not a
+    hundred times (a merge that re-sums what it has merged grows with the square). Its speed
+    goal, ≤ 200 ms for 10,000, is a bench row (``python -m bench.run_all metrics``,
+    docs/performance.md): a wall-clock bound failed here on a busy machine (issue 36)."""
     # ~300 non-empty buckets per one-second snapshot, as a busy fio job prints them
     rng = np.random.default_rng(7)
     keys = FIO_BUCKETS[700:1000]
     snaps = [H.from_arrays(keys, rng.poisson(20, keys.size)) for _ in range(10_000)]
-    times = []
-    for _ in range(5):  # best of five: the box is shared, the bench publishes the median
-        start = time.perf_counter()
-        merged = H.merge(*snaps)
-        merged.confidence_levels((99.0, 99.9, 99.99, 99.999, 99.9999))
-        times.append(time.perf_counter() - start)
+
+    def merge(n: int) -> None:
+        H.merge(*snaps[:n]).confidence_levels((99.0, 99.9, 99.99, 99.999, 99.9999))
+
+    merged = H.merge(*snaps)
     assert merged.total == sum(s.total for s in snaps)
-    assert min(times) <= 0.200, f"merge took {[round(t * 1000) for t in times]} ms"
+    tenth, whole = least_cpu_s(lambda: merge(1_000)), least_cpu_s(lambda: merge(10_000))
+    assert whole / tenth < 30, f"1,000: {tenth * 1000:.0f} ms, 10,000: {whole * 1000:.0f} ms CPU"

@@ -4,9 +4,12 @@ Each child opens the database, starts a run with ``t0 = time.monotonic()`` and f
 RunWriter 1 000 samples/s stamped with ``time.monotonic()`` (system-wide on Linux, so parent
 and child share the clock), emitting its progress. The children are forked from a parent that
 has imported the station (tests/support/forked_station.py), so the drill pays one interpreter
-start-up, not 22. After the kill the database must open
-cleanly, hold every sample produced more than 1 s before the kill, and show the run
-INTERRUPTED. Trials run a few at a time to keep the drill short.
+start-up, not 22. Just before each kill the drill reads what the database already holds
+committed (tests/support/committed.py). After the kill the database must open cleanly, hold
+every sample committed before the kill (the run itself if its row was), show the run
+INTERRUPTED and hold nothing never produced. "Committed" was "produced more than 1 s before
+the kill", the commit interval in wall time, which a loaded machine stretches (issue 36).
+Trials run a few at a time to keep the drill short.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.committed import Committed, committed
 from tests.support.drill_children import sample_writer
 from tests.support.forked_station import ForkedStation
 from app.storage.repository import load_run
@@ -27,7 +31,6 @@ from app.storage.repository import load_run
 BATCH = 10  # samples per batch, 1e-4 s apart
 PERIOD_S = 0.01
 RUN_ID = "crash-drill-run"
-LOSS_WINDOW_S = 1.0
 
 
 @dataclass
@@ -38,6 +41,7 @@ class Trial:
     t0: float | None = None
     batches: list[float] = field(default_factory=list)
     kill_t: float = 0.0
+    committed: Committed = Committed()  # what the database held just before the kill
 
 
 def _take(trial: Trial, ready: threading.Event, line: str) -> None:
@@ -56,9 +60,21 @@ def run_trial(trial: Trial) -> Trial:
     if trial.after_ready:
         ready.wait(20)
     time.sleep(trial.delay_s)
+    trial.committed = committed(trial.url, RUN_ID)
     trial.kill_t = time.monotonic()
     station.kill()
     return trial
+
+
+def uncommitted_s(trial: Trial) -> float:
+    """How long before the kill the oldest sample not yet committed was produced: the run's
+    exposure to a crash, a figure for docs/reliability.md (the writer commits every 0.5 s
+    when it gets the CPU; a loaded machine stretches it, so it is printed, not asserted)."""
+    if trial.t0 is None:
+        return 0.0
+    newest = max((t for _, t in trial.committed.samples), default=-1.0)
+    waiting = [b for b in trial.batches if b - trial.t0 > newest]
+    return trial.kill_t - min(waiting) if waiting else 0.0
 
 
 def check(trial: Trial) -> None:
@@ -73,14 +89,13 @@ def check(trial: Trial) -> None:
         try:
             run = load_run(database, RUN_ID)
         except RunNotFoundError:
-            assert trial.kill_t - trial.t0 < LOSS_WINDOW_S, "run lost although > 1 s old"
+            assert not trial.committed.run, "run lost although its row was committed"
             return
         assert run.status is RunStatus.INTERRUPTED
         stored = set(run.power.t.tolist())
-        due = [t + k * 1e-4 - trial.t0 for t in trial.batches
-               if t + BATCH * 1e-4 < trial.kill_t - LOSS_WINDOW_S for k in range(BATCH)]
-        missing = [t for t in due if t not in stored]
-        assert not missing, (f"{len(missing)} of {len(due)} samples older than 1 s lost "
+        due = {t for _, t in trial.committed.samples}
+        missing = due - stored
+        assert not missing, (f"{len(missing)} of {len(due)} committed samples lost "
                              f"(kill {trial.kill_t - trial.t0:.2f} s into the run)")
         produced = {t + k * 1e-4 - trial.t0 for t in trial.batches for k in range(BATCH)}
         assert stored <= produced  # and nothing invented
@@ -90,7 +105,7 @@ def check(trial: Trial) -> None:
 
 @pytest.mark.realtime("real station processes SIGKILLed at random moments")
 @pytest.mark.slow
-def test_sigkill_at_random_moments_loses_at_most_one_second(tmp_path: Path) -> None:
+def test_sigkill_at_random_moments_loses_no_committed_sample(tmp_path: Path) -> None:
     rng = random.Random(20240501)
     # kill moments spread evenly over 0.2 … 3 s into the run, jittered
     trials = [Trial(f"sqlite:///{tmp_path / f'drill{i}.db'}", 0.2 + 2.8 * (i + rng.random()) / 18,
@@ -101,6 +116,10 @@ def test_sigkill_at_random_moments_loses_at_most_one_second(tmp_path: Path) -> N
         done = list(pool.map(run_trial, trials))
     for trial in done:
         check(trial)
-    late = [t for t in done if t.t0 is not None and t.kill_t - t.t0 > 1.2]
+    # killed after the writer committed samples: a reader that never saw a commit (or a
+    # writer that never made one) would make every check vacuous
+    late = [t for t in done if t.committed.samples]
     assert len(late) >= 9, "too few trials killed mid-run to mean anything"
 
+    print(f"{len(done)} kills, {len(late)} after a commit; samples not yet committed at a "
+          f"kill were produced at most {max(map(uncommitted_s, done)):.2f} s before it")

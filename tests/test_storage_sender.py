@@ -105,14 +105,14 @@ def test_a_lab_that_does_not_answer_never_holds_the_run_up(station, lab_url) -> 
                         opener=lambda url: open_database(
                             url, server_timeouts=short, recover_journals=False,
                             interrupt_orphans=False)).start()
-        began = time.monotonic()
         for event in events:
             writer(event)
-        assert writer.flush(5.0)  # stored at once: the sender is no part of storing
-        stored_in = time.monotonic() - began
+        # stored at once: the sender is no part of storing. "At once" is the budget's patience
+        # (2 s on a quiet machine, scaled), less than a wait on the frozen server would take
+        # there (its connect bound, then every retry)
+        assert writer.flush(budget_s(2.0))
         state = sender.stop(final_wait_s=8.0)
     writer.close()
-    assert stored_in < 2.0
     assert "timeout expired" in state.last_error and state.last_success == ""
     assert read_state().last_error == state.last_error  # what `storwatt db status` shows
     back = Sender(station, lab_url, interval_s=0.1).start()  # the server answers again

@@ -7,10 +7,13 @@
   assert <= 0.2"; a run "lost although more than 1 s old"). A speed goal is a ``bench/`` row;
   a test may bound a duration from *below* (a real timeout lasted at least its length: load
   only stretches time), compare two durations it measured (a ratio: an order of growth), or
-  bound a *real wait* (``tests/support/real_wait.py``: wall less CPU less CPU queue).
+  give its wait a budgeted patience (the rule below).
 * **No literal patience.** A waiting call's ``timeout=`` and a polling deadline
   (``time.monotonic() + N``) are written through the time budget
   (``tests/support/time_budget.py``), so they scale with the machine.
+
+The Python a test hands a child process (pytester's ``makepyfile``, a ``textwrap.dedent``
+script for ``python -c``) is checked by the same rules, at its lines in the test's file.
 
 A *clock reading* is a call of ``time.monotonic``, ``time.perf_counter``, ``time.time``,
 ``time.process_time`` or ``time.thread_time`` (``_ns`` too), or a name assigned one; a
@@ -22,6 +25,7 @@ divided by a duration is a ratio, not a duration.
 from __future__ import annotations
 
 import ast
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +33,11 @@ CLOCKS = {"monotonic", "perf_counter", "time", "process_time", "thread_time",
           "monotonic_ns", "perf_counter_ns", "time_ns", "process_time_ns", "thread_time_ns"}
 #: the clocks a polling deadline is read on (``time.time() + 180`` is a skewed clock, not one)
 DEADLINE_CLOCKS = {"monotonic", "perf_counter"}
+#: the suite's helpers that return a duration measured in another module
+#: (``tests/support/time_budget.py``)
+DURATION_HELPERS = {"least_cpu_s"}
+#: calls whose string argument is a child's Python source (checked by the same rules)
+EMBEDDERS = {"makepyfile", "dedent"}
 #: calls whose ``timeout=`` is the test's patience (not a limit of the station under test)
 WAITS = {"waitSignal", "waitSignals", "waitUntil", "waitCallback", "waitExposed", "run",
          "check_output", "check_call", "communicate", "wait", "join", "read_until",
@@ -70,7 +79,7 @@ class _Module:
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
         self.stamps: dict[str, str] = {}  # name → clock it holds a reading of
-        self.durations: set[str] = set()  # names (and functions) that hold a duration
+        self.durations = set(DURATION_HELPERS)  # names (and functions) that hold a duration
         for _ in range(4):
             before = (dict(self.stamps), set(self.durations))
             self._learn()
@@ -206,12 +215,39 @@ def literal_patience(tree: ast.Module) -> list[tuple[int, str]]:
     return found
 
 
-def check_source(source: str, path: str = "<planted>") -> list[Finding]:
+def embedded_sources(tree: ast.Module) -> list[tuple[int, str]]:
+    """``(line, source)`` of the Python a test hands a child: the strings given to pytester's
+    ``makepyfile`` and to ``textwrap.dedent`` (a ``python -c`` script) that parse as Python.
+    A child's test or script waits on the same machine as the test that started it."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if name not in EMBEDDERS:
+            continue
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                try:
+                    ast.parse(textwrap.dedent(arg.value))
+                except SyntaxError:
+                    continue
+                found.append((arg.lineno, textwrap.dedent(arg.value)))
+    return found
+
+
+def check_source(source: str, path: str = "<planted>", first_line: int = 1) -> list[Finding]:
+    """Every finding in ``source`` and in the sources it embeds, by line in its file
+    (``first_line``: the file's line the source starts on)."""
     tree = ast.parse(source)
-    return ([Finding(path, line, "wall-clock duration asserted", text)
+    at = first_line - 1
+    return ([Finding(path, at + line, "wall-clock duration asserted", text)
              for line, text in wall_clock_assertions(tree)]
-            + [Finding(path, line, "literal patience (use tests/support/time_budget.py)", text)
-               for line, text in literal_patience(tree)])
+            + [Finding(path, at + line, "literal patience (use tests/support/time_budget.py)",
+                       text) for line, text in literal_patience(tree)]
+            + [finding for line, inner in embedded_sources(tree)
+               for finding in check_source(inner, path, at + line)])
 
 
 def check_tree(root: Path) -> list[Finding]:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import statistics
 import time
+from collections.abc import Callable
 
 ENV = "STORWATT_TEST_TIME_SCALE"
 #: wall seconds of :func:`reference_loop` on the project's 2-core machine with nothing else
@@ -39,6 +40,20 @@ def reference_loop() -> None:
     total = 0
     for i in range(2_000_000):
         total += i * i % 7
+
+
+def least_cpu_s(call: Callable[[], object], rounds: int = 3) -> float:
+    """The fewest CPU seconds (this process, all its threads) ``call`` took in ``rounds``
+    tries. A test compares it with another measured in the same test — a reference loop
+    (:func:`reference_loop`), or the same work at another size (an order of growth) — never
+    with a number of seconds: CPU time is what a loaded machine stretches least, and what it
+    still stretches (caches, frequency) it stretches for both."""
+    spent = []
+    for _ in range(rounds):
+        start = time.process_time()
+        call()
+        spent.append(time.process_time() - start)
+    return min(spent)
 
 
 def measure_scale() -> float:
