@@ -16,6 +16,7 @@ from app.metrics.rail_power import device_power
 from app.station.device_file import DeviceFileError, devices_from_json, load_device_file
 from drivers.meters.rail_scan import DaqRailScanner
 from drivers.simulators.rails import RailScannerSimulator
+from tests.support.time_budget import budget_s
 
 BOARD = {"daq": {"pct_reading": 0.004, "pct_range": 0.0007, "range_v": 10},
          "devices": [
@@ -63,8 +64,8 @@ def test_an_overloaded_channel_makes_its_device_no_number(board: Path, capsys) -
 
 
 def test_a_read_before_the_scan_list_gets_no_reply_and_an_error_queued() -> None:
-    with RailScannerSimulator() as sim, socket.create_connection(("127.0.0.1", sim.port),
-                                                                 timeout=5) as conn:
+    with RailScannerSimulator() as sim, socket.create_connection(
+            ("127.0.0.1", sim.port), timeout=budget_s(5)) as conn:
         conn.sendall(b"READ?\nSYST:ERR?\n")
         reply = conn.makefile("r").readline()
     assert reply.startswith('-221,"Settings conflict')  # READ? itself answered nothing
