@@ -63,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the SUT description file the lab keeps (JSON: vendor, model, serial, "
                    "firmware, raw capacity, drives, RAID, COMs, supply, ASHRAE class, power "
                    "supplies and which input measures which; the wizard saves one, "
-                   "docs/usage.md shows one); options typed beside it override its fields")
+                   "docs/user-guide.md shows one); options typed beside it override its fields")
     p.add_argument("--vendor", type=arguments.sut_name("vendor"),
                    help="SUT vendor (outside the simulated labs: printed on the report; or "
                    "give --sut)")
@@ -107,7 +107,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--meter-certificate", type=arguments.certificate_of("meter"), default="",
                    metavar="REF", help="the power meter's calibration certificate reference")
     p.add_argument("--thermo-driver", default="sim",
-                   help="the inlet thermometer's driver (storwatt instruments lists them; "
+                   help="the inlet thermometer's driver (storwatt meter drivers lists them; "
                    "sim: the simulated lab's)")
     p.add_argument("--thermo-resource", default="",
                    help="the thermometer's address (VISA resource or host:port)")
