@@ -160,3 +160,13 @@ def test_citations_point_into_the_repository() -> None:
             text = path.read_text(encoding="utf-8", errors="replace")
             offenders += [f"{path.relative_to(ROOT)}: {word}" for word in outside if word in text]
     assert offenders == []
+
+
+def test_the_install_guides_self_test_sample_names_the_schema_head() -> None:
+    """docs/install.md shows what ``storwatt --self-test`` prints; its schema line said 0011
+    for ten revisions (issue 41): the sample follows the migrations' head."""
+    from app.storage import migrate
+
+    shown = re.findall(r"database\s+schema (\d{4})", (ROOT / "docs" / "install.md")
+                       .read_text(encoding="utf-8"))
+    assert shown == [migrate.head()]
