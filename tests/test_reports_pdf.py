@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.metrics.formatting import format_figure
+from app.metrics.formatting import format_duration, format_figure
 from app.core.records import PhaseKind, RunStatus
 from app.reports.export import export_run
 from app.signoff.revisions import sign_off
@@ -48,6 +48,11 @@ def test_metrics_page_shows_each_metric_with_three_significant_digits(good) -> N
     assert f"{format_figure(idle.avg_power_w)} W" in metrics_page
     assert "7300 GB" in metrics_page
     assert "Deduplication YES YES PASSED" in metrics_page
+    # each run length in one form, as ready idle's (issue 41: "0.167" minutes beside "2 min 47 s")
+    assert "(min)" not in metrics_page
+    for name in ("EP_RR", "EP_SW"):
+        length = format_duration(run.metric(name).run_length_s)
+        assert re.search(rf"{name} \S+ \S+ {re.escape(length)}", metrics_page), name
 
 
 def test_cover_names_product_classification_method_and_people(good) -> None:

@@ -325,7 +325,7 @@ def _metrics_page(c: ReportContent) -> list:
     story += [P("Standard idle metric: GB per watt. 1 GB = 10^9 bytes; 1 GiB = 2^30 bytes; "
                 "the two are never mixed in one figure.", "small"),
               P("Active power tests", "h2")]
-    rows = [[B("Metric"), B("Value"), B("Unit"), B("Run length (min)"), B("Average latency"),
+    rows = [[B("Metric"), B("Value"), B("Unit"), B("Run length"), B("Average latency"),
              B("Average power"), B("Operations rate"), B("Validity")]]
     for line in c.metrics:
         if line.name == "EP_RI":
@@ -333,7 +333,7 @@ def _metrics_page(c: ReportContent) -> list:
         r = line.result
         paren = line.status != VALID
         rows.append([B(line.name), B(metric_value_text(line)), P(line.unit),
-                     P(fmt_sig(r.run_length_s / 60) if r else DASH),
+                     P(format_duration(r.run_length_s) if r else DASH),  # as ready idle's
                      P(_maybe(r.avg_response_ms if r else None, "ms", paren)),
                      P(_maybe(r.avg_power_w if r else None, "W", paren)),
                      P(_maybe(r.ops_rate if r else None, r.ops_unit if r else "", paren)),
