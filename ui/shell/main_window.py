@@ -114,6 +114,19 @@ class MainWindow(QMainWindow):
                                           self._repeat_selected, "Ctrl+R")
         self.home_action = self._action(file, "&Start page", self.show_start_page, "Ctrl+Home")
         file.addSeparator()
+        # the finished run's reports, as the run view's buttons export them (issue 41)
+        export = self.run_view.export
+        self.export_actions = [
+            self._action(file, "Export &PDF…", lambda: export.export("pdf"),
+                         QKeySequence.StandardKey.Save),
+            self._action(file, "Export &xlsx…", lambda: export.export("xlsx"),
+                         QKeySequence.StandardKey.SaveAs),
+            self._action(file, "Export &bundle…", lambda: export.export("zip"))]
+        if self.export_actions[1].shortcut().isEmpty():  # SaveAs has no key on some desktops
+            self.export_actions[1].setShortcut(QKeySequence("Ctrl+Shift+S"))
+        export.offered.connect(self._export_actions_follow)
+        self._export_actions_follow(export.isVisibleTo(self.run_view))
+        file.addSeparator()
         self.quit_action = self._action(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
         run = bar.addMenu("&Run")
         self.pause_action = self._action(run, "&Pause", self.run_view.pause, "Ctrl+P")
@@ -130,6 +143,11 @@ class MainWindow(QMainWindow):
         # Quit must work even from a focused table (QKeySequence.Quit is empty on some desktops)
         if self.quit_action.shortcut().isEmpty():
             self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+
+    def _export_actions_follow(self, offered: bool) -> None:
+        """File ▸ Export… only while the run view offers a finished run's reports."""
+        for action in self.export_actions:
+            action.setEnabled(offered)
 
     def _run_actions_follow(self, running: bool, paused: bool) -> None:
         """The Run menu offers only what the run view's buttons offer (nothing without a run)."""
@@ -203,7 +221,7 @@ class MainWindow(QMainWindow):
 
     def new_run(self, entries: RunEntries | None = None) -> NewRunWizard | None:
         if self.run_view.running:
-            self.statusBar().showMessage("A run is in progress: finish or abort it first.")
+            self._run_in_progress()
             return None
         if entries is None:  # the simulated array as a worked example; edit for real SUTs
             entries = replace(entries_from_config(RunConfig(method=self.default_method,
@@ -250,7 +268,7 @@ class MainWindow(QMainWindow):
         """Continue an INTERRUPTED run in its own record (app/station/resume.py), after saying what
         will be redone and what is kept; a run that cannot be resumed says why."""
         if self.run_view.running:
-            self.statusBar().showMessage("A run is in progress: finish or abort it first.")
+            self._run_in_progress()
             return None
         try:
             plan = prepare_resume(self.database, run_id)
@@ -297,9 +315,17 @@ class MainWindow(QMainWindow):
                                      f"{self.db_url}")
         return session
 
-    def show_error(self, text: str) -> None:
+    def _run_in_progress(self) -> None:
+        """A second Start (or Resume) is answered where the technician looks: a dialog, not
+        only the status bar (issue 41)."""
+        self.show_error("A run is in progress: finish or abort it first (Run menu: Pause, "
+                        "Abort…). One station runs one measurement at a time.",
+                        QMessageBox.Icon.Information)
+
+    def show_error(self, text: str,
+                   icon: QMessageBox.Icon = QMessageBox.Icon.Critical) -> None:
         self.statusBar().showMessage(text)
-        box = QMessageBox(QMessageBox.Icon.Critical, "StorWatt", text,
+        box = QMessageBox(icon, "StorWatt", text,
                           QMessageBox.StandardButton.Ok, self)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()

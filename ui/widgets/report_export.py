@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, QStandardPaths, QUrl
+from PySide6.QtCore import QSettings, QStandardPaths, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton,
                                QWidget)
@@ -65,6 +65,9 @@ class ReportExportBar(QWidget):
     ``load`` returns the stored run to export, as it is now (called at every export, so a QA
     disposition added meanwhile is in the report)."""
 
+    #: a run's reports are offered (True) or withdrawn (False): the File menu follows
+    offered = Signal(bool)
+
     def __init__(self, settings: QSettings, parent: QWidget | None = None, *,
                  ask: SaveDialog = QFileDialog.getSaveFileName,
                  opener: Callable[[Path], None] = open_folder) -> None:
@@ -99,6 +102,7 @@ class ReportExportBar(QWidget):
         self.saved_label.clear()
         self.open_button.hide()
         self.setVisible(load is not None)
+        self.offered.emit(load is not None)
 
     def export(self, suffix: str, path: Path | None = None) -> Path | None:
         if self._load is None:
