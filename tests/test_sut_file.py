@@ -97,10 +97,42 @@ def test_the_wizard_checks_supplies_by_the_files_rule() -> None:
                          psu_nameplate_w="1600")
     with pytest.raises(EntryError) as info:
         check_sut(base.__class__(**{**base.__dict__, "psu_redundancy": "2+1"}))
-    assert info.value.field == "power_supplies" and "names 3 supplies, count says 2" in \
+    assert info.value.field == "psu_count" and "names 3 supplies, count says 2" in \
         info.value.message
     ok = check_sut(base.__class__(**{**base.__dict__, "psu_redundancy": "1+1"}))
     assert ok.power_supplies == PowerSupplies(2, "1+1", 1600.0)
+
+
+@pytest.mark.parametrize(("change", "field", "words"), [
+    ({"psu_nameplate_w": "0"}, "psu_nameplate_w",
+     "Power supplies: nameplate rating (W, from the label) must be more than 0."),
+    ({"psu_nameplate_w": "lots"}, "psu_nameplate_w", "Power supplies: nameplate rating:"),
+    ({"psu_redundancy": ""}, "psu_redundancy",
+     "Power supplies: redundancy is missing (N+M, e.g. 1+1)."),
+    ({"psu_count": 2000, "psu_redundancy": "1999+1"}, "psu_count",
+     "Power supplies: count must be at most 1000."),
+])
+def test_a_supplies_entry_is_refused_in_the_forms_words_at_its_field(change, field: str,
+                                                                     words: str) -> None:
+    """Issue 41: the wizard showed pydantic's "Input should be greater than 0." with the focus
+    on the supply count, though the nameplate rating was wrong."""
+    base = RunEntries(vendor="Acme", model="M", serial="S", capacity="1", psu_count=2,
+                      psu_redundancy="1+1", psu_nameplate_w="1600")
+    with pytest.raises(EntryError) as info:
+        check_sut(base.__class__(**{**base.__dict__, **change}))
+    assert info.value.field == field and info.value.message.startswith(words)
+    assert "Input should" not in info.value.message
+
+
+def test_the_wizard_focuses_the_supplies_field_that_is_wrong(qtbot, tmp_path: Path) -> None:
+    from ui.wizard.profiles import SutProfileStore
+    from ui.wizard.sut_page import SutPage
+
+    page = SutPage(SutProfileStore(tmp_path / "profiles.json"))
+    qtbot.addWidget(page)
+    page.show()
+    page.show_error("x", "psu_nameplate_w")
+    assert page.psu_nameplate.hasFocus() or page.focusWidget() is page.psu_nameplate
 
 
 def test_the_wizard_page_saves_and_loads_the_file(qtbot, tmp_path: Path) -> None:

@@ -137,11 +137,37 @@ def check_supplies(e: RunEntries) -> PowerSupplies:
             if e.psu_nameplate_w.strip() else 0.0
         checked = SuppliesModel(count=e.psu_count, redundancy=e.psu_redundancy.strip(),
                                 nameplate_w=watts)
-    except (units.UnitError, ValidationError) as exc:
-        text = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
-        raise EntryError("power_supplies", f"Power supplies: {text.removeprefix('Value error, ')}"
-                         ".") from None
+    except units.UnitError as exc:
+        raise EntryError("psu_nameplate_w", f"Power supplies: nameplate rating: {exc}.") \
+            from None
+    except ValidationError as exc:
+        raise supplies_error(exc) from None
     return PowerSupplies(checked.count, checked.redundancy.replace(" ", ""), checked.nameplate_w)
+
+
+#: each supplies field in the words of the form, and the entry it belongs to (focus goes there)
+SUPPLY_FIELDS = {"count": ("psu_count", "count"), "redundancy": ("psu_redundancy", "redundancy"),
+                 "nameplate_w": ("psu_nameplate_w", "nameplate rating (W, from the label)")}
+
+
+def supplies_error(exc: ValidationError) -> EntryError:
+    """A supplies rule broken, named by its field in the form's words, never pydantic's
+    ("Input should be greater than 0"), with the entry to focus (issue 41)."""
+    first = exc.errors()[0]
+    field = str(first["loc"][0]) if first["loc"] else ""
+    entry, words = SUPPLY_FIELDS.get(field, ("psu_count", "supplies"))
+    text = first["msg"].removeprefix("Value error, ")
+    if first["type"] in ("greater_than", "greater_than_equal", "less_than_equal"):
+        limit = first.get("ctx", {})
+        bound = next(iter(limit.values()), "")
+        bound = f"{bound:g}" if isinstance(bound, (int, float)) else bound
+        text = {"greater_than": f"must be more than {bound}",
+                "greater_than_equal": f"must be at least {bound}",
+                "less_than_equal": f"must be at most {bound}"}[first["type"]]
+    elif first["type"] == "string_too_short":
+        text = "is missing (N+M, e.g. 1+1)"
+    return EntryError(entry, f"Power supplies: {words} {text}." if field else
+                      f"Power supplies: {text}.")
 
 
 def check_coms(known: Iterable[str], sut: SutDescription) -> None:

@@ -165,7 +165,9 @@ class SutPage(EntryPage):
         self.widgets = {"vendor": self.vendor, "model": self.model, "serial": self.serial,
                         "capacity": self.capacity, "drive_count": self.drive_count,
                         "capacity_unit": self.capacity_unit, "coms": self.coms,
-                        "power_supplies": self.psu_count, "raid": self.raid,
+                        "psu_count": self.psu_count,
+                        "psu_redundancy": self.psu_redundancy,
+                        "psu_nameplate_w": self.psu_nameplate, "raid": self.raid,
                         "notes": self.notes, "firmware": self.firmware,
                         "drive_type": self.drive_type}
         self.refresh_profiles()
