@@ -83,7 +83,7 @@ class InstrumentsPage(EntryPage):
         form = QFormLayout()
         form.addRow("&Power meter driver:", self.meter_driver)
         form.addRow("", self.meter_models)
-        form.addRow("Power meter &address:", self.meter_resource)
+        form.addRow("Power meter addr&ess:", self.meter_resource)
         form.addRow("Power meter calibrated on:", self.meter_calibration)
         form.addRow("Power meter certificate:", self.meter_certificate)
         self.power_inputs = PowerInputsTable(self._row_config)

@@ -71,10 +71,10 @@ class SutPage(EntryPage):
         self.load_button.clicked.connect(self.load_selected_profile)
         self.profile_name = QLineEdit()
         self.profile_name.setPlaceholderText("name for this SUT profile")
-        self.save_button = QPushButton("Sa&ve as profile")
+        self.save_button = QPushButton("Save as ne&w profile")
         self.save_button.clicked.connect(self.save_profile)
 
-        self.file_load_button = QPushButton("Load SUT &file…")
+        self.file_load_button = QPushButton("Load SUT fil&e…")
         self.file_load_button.setToolTip("A SUT description file the lab keeps (JSON; "
                                          "storwatt run --sut takes the same file)")
         self.file_load_button.clicked.connect(self._ask_load_file)
@@ -144,7 +144,7 @@ class SutPage(EntryPage):
         form.addRow("", self.conflict)  # the drives against the maximum configuration
         form.addRow("Drive &type:", self.drive_type)
         form.addRow("&RAID:", self.raid)
-        form.addRow("Su&pply:", self.supply)
+        form.addRow("Suppl&y:", self.supply)
         form.addRow("&ASHRAE class:", self.ashrae_class)
         supplies_row = QHBoxLayout()
         for widget, stretch in ((self.psu_count, 0), (QLabel("redundancy"), 0),
@@ -157,7 +157,7 @@ class SutPage(EntryPage):
         file_row.addWidget(self.file_save_button)
         file_row.addStretch(1)
         form.addRow("SUT file:", file_row)
-        form.addRow("&Notes:", self.notes)
+        form.addRow("N&otes:", self.notes)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.coms)

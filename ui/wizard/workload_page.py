@@ -101,7 +101,7 @@ class WorkloadPage(EntryPage):
         for m in ordered:
             self.method.addItem(method_label(m), m.name)
         self.method.setToolTip("a shipped method, or a lab's method file added with Browse…")
-        self.browse_button = QPushButton("&Browse…")
+        self.browse_button = QPushButton("Bro&wse…")
         self.browse_button.setToolTip("use a method file (a lab variant: base = "
                                       "\"emerald-block-v3\" or a file beside it)")
         self.browse_button.clicked.connect(self.browse_method)
