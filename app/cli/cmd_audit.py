@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def add_command(args: argparse.Namespace) -> int:
     from app.storage.audit import add_audit_entry
-    from app.storage.opening import open_database
+    from app.storage.opening import open_existing_database
     from app.storage.repository import load_run
 
     if args.note is not None and args.reason:
@@ -56,7 +56,7 @@ def add_command(args: argparse.Namespace) -> int:
     kind, disposition = (("note", None) if args.note is not None else
                          ("disposition", "accepted" if args.accept else "rejected"))
     try:
-        database = open_database(args.db)
+        database = open_existing_database(args.db)
         try:
             if disposition == "accepted":
                 from app.signoff.revisions import accept
@@ -77,10 +77,10 @@ def add_command(args: argparse.Namespace) -> int:
 
 def list_command(args: argparse.Namespace) -> int:
     from app.storage.audit import audit_entries
-    from app.storage.opening import open_database
+    from app.storage.opening import open_existing_database
 
     try:
-        database = open_database(args.db)
+        database = open_existing_database(args.db)
         try:
             entries = audit_entries(database, args.run_id)
         finally:

@@ -61,11 +61,11 @@ def approve_command(args: argparse.Namespace) -> int:
 def _append(action: str, args: argparse.Namespace, add: Callable) -> int:
     """Load the run, append the entry ``add`` makes, print it and the revision now."""
     from app.signoff.revisions import remember_record_hashes, sign_off
-    from app.storage.opening import open_database
+    from app.storage.opening import open_existing_database
     from app.storage.repository import load_run
 
     try:
-        database = open_database(args.db)
+        database = open_existing_database(args.db)
         try:
             entry = add(database, load_run(database, args.run_id))
             # the revision just recorded gets its hash stored now, not at its first report
