@@ -199,3 +199,21 @@ def test_every_cli_database_opening_is_a_guarded_one_or_a_known_creator() -> Non
                         and node.func.id == "open_database"):
                     found.add((path.name, func.name))
     assert found <= CREATORS, f"unguarded openings: {sorted(found - CREATORS)}"
+
+
+def test_an_older_lab_schema_the_station_cannot_upgrade_says_who_runs_the_upgrade(
+        tmp_path, capsys) -> None:
+    """Issue 39: PostgreSQL's raw "must be owner of table phases" reached the technician; a
+    lab schema the station's role cannot upgrade now names the owner's command (here a stand-in
+    for an old schema whose upgrade fails)."""
+    import sqlite3
+
+    station, _ = _station_with_a_run(tmp_path)
+    old = tmp_path / "old-lab.db"
+    with sqlite3.connect(old) as conn:
+        conn.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) PRIMARY KEY)")
+        conn.execute("INSERT INTO alembic_version VALUES ('0015')")
+    assert main(["db", "sync", "--db", station, "--lab-db", f"sqlite:///{old}"]) == 1
+    err = capsys.readouterr().err
+    assert "schema 0015" in err and "owner" in err and "storwatt db upgrade --db" in err
+    assert len(err.strip().splitlines()) == 1

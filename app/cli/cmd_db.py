@@ -11,6 +11,7 @@ from contextlib import closing
 from pathlib import Path
 
 from app.cli import arguments
+from app.core.station_settings import lab_database, lab_database_origin
 from app.storage.errors import StorageError
 
 
@@ -136,8 +137,6 @@ def recover_command(args: argparse.Namespace) -> int:
 
 def _lab_url(args: argparse.Namespace, command: str) -> tuple[str, str]:
     """The lab database a ``db sync``/``db status`` is about, and where it was named."""
-    from app.core.station_settings import lab_database, lab_database_origin
-
     if args.lab_db:
         return args.lab_db, "--lab-db"
     url = lab_database()

@@ -16,7 +16,8 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from app.storage.errors import StorageError
+from app.core.station_settings import lab_database
+from app.storage.errors import RunNotFoundError, StorageError
 
 
 #: audit entries are added where the station's runs are signed off (docs/storage.md)
@@ -65,7 +66,6 @@ def approve_command(args: argparse.Namespace) -> int:
 
 def on_lab(given: str | None) -> str:
     """Said after an entry added to the lab database by default (no ``--db``)."""
-    from app.core.station_settings import lab_database
     from app.storage.server_link import shown
 
     return f"\n(added on the lab database {shown(lab_database())})" \
@@ -74,8 +74,6 @@ def on_lab(given: str | None) -> str:
 
 def not_on_lab(exc: StorageError, given: str | None) -> object:
     """A run the lab database (the default) lacks: say how it gets there."""
-    from app.storage.errors import RunNotFoundError
-
     if isinstance(exc, RunNotFoundError) and on_lab(given):
         return (f"{exc} in the lab database (audit entries are added there: this station's "
                 "runs reach it as they run, storwatt db sync sends the rest now; --db names "

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from app.cli.arguments import refuse
 from app.core.station_settings import (StationNameError, configured_name, lab_database,
                                        set_lab_database, set_station_name, station_file,
                                        station_name)
+from app.storage.errors import StorageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,8 +45,6 @@ def show_command(_args: argparse.Namespace) -> int:
 
 
 def lab_db_command(args: argparse.Namespace) -> int:
-    from app.cli.arguments import refuse
-    from app.storage.errors import StorageError
     from app.storage.lab_link import check_lab_database
 
     checked = ""

@@ -62,6 +62,27 @@ def check_lab_database(url: str, timeouts: ServerTimeouts = CHECK_TIMEOUTS) -> s
     return role
 
 
+def lab_schema_refusal(url: str, exc: StorageError) -> StorageError:
+    """Why opening the lab database at ``url`` failed, when the cause is an older schema the
+    station's role could not upgrade (PostgreSQL's raw "must be owner of table phases"): who
+    must run ``storwatt db upgrade``. Any other failure is returned as it was."""
+    engine = None
+    try:
+        engine = create_engine(url, server_timeouts=CHECK_TIMEOUTS)
+        with engine.connect() as conn:
+            found = migrate.current_revision(conn)
+        _check_schema(found, shown(url))
+    except LabDatabaseError as older:
+        return LabDatabaseError(f"{older} (the station could not upgrade it: "
+                                f"{' '.join(str(exc).split())[:200]})")
+    except (sa.exc.SQLAlchemyError, StorageError, ImportError):
+        pass
+    finally:
+        if engine is not None:
+            engine.dispose()
+    return exc
+
+
 def _parsed_where(url: str) -> str:
     """``url`` as shown (password hidden), once it is known to name a usable database."""
     try:

@@ -44,6 +44,7 @@ from app.core.station_settings import lab_database
 from app.storage import schema as s
 from app.storage.db import Database
 from app.storage.errors import StorageError, classify
+from app.storage.lab_link import lab_schema_refusal
 from app.storage.opening import open_database
 from app.storage.rights import REPLACED as RIGHTS_REPLACED
 from app.storage.rights import check_write_rights
@@ -459,8 +460,11 @@ def open_lab(url: str) -> Database:
     """The lab database as the sender writes it: the writer's short bounds on the server, no
     journal import (the station's journals belong to its own database), no status changes
     (the lab copy follows the station's record)."""
-    return open_database(url, recover_journals=False, interrupt_orphans=False,
-                         server_timeouts=WRITER_TIMEOUTS)
+    try:
+        return open_database(url, recover_journals=False, interrupt_orphans=False,
+                             server_timeouts=WRITER_TIMEOUTS)
+    except StorageError as exc:  # an older lab schema the station role may not upgrade
+        raise lab_schema_refusal(url, exc) from exc
 
 
 def _now() -> str:
