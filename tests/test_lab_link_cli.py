@@ -91,6 +91,39 @@ def test_db_status_about_another_lab_does_not_show_the_previous_labs_state(
     assert "none recorded to this database" in out and "not in the lab copy" in out
 
 
+def test_db_status_during_the_first_sync_shows_the_part_sent(tmp_path, capsys,
+                                                            monkeypatch) -> None:
+    from app.storage import sender
+    from app.storage.repository import load_run
+
+    station, run_id = _station_with_a_run(tmp_path)
+    lab = _empty_lab(tmp_path / "lab.db")
+    assert main(["station", "lab-db", lab]) == 0
+    monkeypatch.setattr(sender, "BATCH_ROWS", 5)  # a first push that cannot send it all
+    ours, theirs = sender.open_lab(station), sender.open_lab(lab)
+    try:
+        assert sender.push_run(ours, theirs, run_id).more
+        assert load_run(theirs, run_id).status.value == "RUNNING"  # a prefix, not claimed
+    finally:
+        ours.close()
+        theirs.close()
+    code, out = _status(capsys, "--db", station)
+    assert code == 0 and "none recorded to this database" in out
+    assert f"run {run_id[:8]}" in out and "events behind" in out
+    assert "not in the lab copy" not in out  # it is there, in part
+
+
+def test_the_start_pages_lab_health_shows_only_its_own_databases_state(tmp_path) -> None:
+    from app.storage.sender import SenderState, save_state
+    from ui.shell.health import station_health
+
+    first, other = (_empty_lab(tmp_path / n) for n in ("first.db", "other.db"))
+    save_state(SenderState(first, "2026-12-01T10:00:00Z", "", 0, "storwatt db sync"))
+    assert main(["station", "lab-db", other]) == 0
+    lab_item = next(i for i in station_health("sqlite://") if i.name == "Lab database")
+    assert "last success never" in lab_item.detail and "2026-12-01" not in lab_item.detail
+
+
 # --- station lab-db: checked before it is kept ------------------------------------------------
 
 @pytest.mark.parametrize("url, says", [
