@@ -250,3 +250,36 @@ def test_an_older_lab_schema_the_station_cannot_upgrade_says_who_runs_the_upgrad
     err = capsys.readouterr().err
     assert "schema 0015" in err and "owner" in err and "storwatt db upgrade --db" in err
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.process
+def test_station_lab_db_on_postgresql_checks_schema_and_rights(capsys) -> None:
+    """On a real server: a role that may only read is refused naming the missing rights, an
+    empty database names the owner's upgrade, the owner's URL is accepted as checked."""
+    import sqlalchemy as sa
+
+    from tests.support import pg_server
+
+    if pg_server.available():
+        pytest.skip(pg_server.available())
+    with pg_server.postgres_server() as owner:
+        open_database(owner).close()  # the owner creates the schema
+        engine = sa.create_engine(owner, isolation_level="AUTOCOMMIT")
+        with engine.connect() as conn:
+            for sql in ("CREATE ROLE reader LOGIN",
+                        "GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader",
+                        "CREATE DATABASE blank"):
+                conn.exec_driver_sql(sql)
+        engine.dispose()
+        reader = owner.replace("//storwatt@", "//reader@")
+        assert main(["station", "lab-db", reader]) == 1
+        err = capsys.readouterr().err
+        assert "role 'reader' cannot store a run (missing INSERT on stations" in err
+        assert len(err.strip().splitlines()) == 1 and lab_database() == ""
+        blank = owner.rsplit("/", 1)[0] + "/blank"
+        assert main(["station", "lab-db", blank]) == 1
+        assert "holds no StorWatt schema: the database's owner" in capsys.readouterr().err
+        assert main(["station", "lab-db", owner]) == 0
+        assert "checked: schema current, role 'storwatt' may store runs" in \
+            capsys.readouterr().out
+        assert lab_database() == owner
