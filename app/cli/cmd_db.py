@@ -229,7 +229,7 @@ def status_command(args: argparse.Namespace) -> int:
                           "station_db": station_url,
                           **({k: v for k, v in asdict(state).items() if k != "lab"}
                              if state else {}),
-                          "error": reachable,
+                          "reachable_error": reachable,
                           "runs_behind": [{"run_id": b.run_id, "status": b.status,
                                            "events_behind": b.events_behind,
                                            "in_lab": b.lab_seq is not None}

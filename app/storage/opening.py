@@ -116,8 +116,8 @@ def require_existing(url: str | None = None) -> None:
     if path is not None and not os.path.exists(path):
         folder = os.path.dirname(os.path.abspath(path))
         hint = "" if os.path.isdir(folder) else f" (and no folder {folder})"
-        raise NoDatabaseError(f"no database at {os.path.abspath(path)}{hint}: check the path "
-                              "(--db); nothing was created")
+        raise NoDatabaseError(f"no database at {os.path.abspath(path)}{hint}: check the path; "
+                              "nothing was created")
 
 
 def open_existing_database(url: str | None = None, **options: Any) -> OpenedDatabase:
