@@ -14,6 +14,7 @@ import sys
 from dataclasses import asdict
 
 from app.cli import arguments
+from app.cli.cmd_signoff import AUDIT_DB_HELP
 from app.storage.errors import StorageError
 
 
@@ -36,14 +37,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     ls.add_argument("run_id", metavar="RUN_ID", help="run id or an unambiguous prefix")
     ls.add_argument("--json", action="store_true", help="print as JSON")
     for parser in (add, ls):
-        parser.add_argument("--db", help="database URL (default: the station's SQLite file)")
+        parser.add_argument("--db", help=AUDIT_DB_HELP)
     add.set_defaults(func=add_command)
     ls.set_defaults(func=list_command)
 
 
 def add_command(args: argparse.Namespace) -> int:
-    from app.storage.audit import add_audit_entry
-    from app.storage.opening import open_database
+    from app.cli.cmd_signoff import not_on_lab, on_lab
+    from app.storage.audit import add_audit_entry, audit_database
+    from app.storage.opening import open_existing_database
     from app.storage.repository import load_run
 
     if args.note is not None and args.reason:
@@ -56,7 +58,7 @@ def add_command(args: argparse.Namespace) -> int:
     kind, disposition = (("note", None) if args.note is not None else
                          ("disposition", "accepted" if args.accept else "rejected"))
     try:
-        database = open_database(args.db)
+        database = open_existing_database(audit_database(args.db))
         try:
             if disposition == "accepted":
                 from app.signoff.revisions import accept
@@ -70,23 +72,24 @@ def add_command(args: argparse.Namespace) -> int:
         finally:
             database.close()
     except StorageError as exc:
-        return arguments.refuse("audit add", exc, args)
-    print(f"run {entry.run_id}: {entry.describe()}")
+        return arguments.refuse("audit add", not_on_lab(exc, args.db), args)
+    print(f"run {entry.run_id}: {entry.describe()}{on_lab(args.db)}")
     return 0
 
 
 def list_command(args: argparse.Namespace) -> int:
-    from app.storage.audit import audit_entries
-    from app.storage.opening import open_database
+    from app.cli.cmd_signoff import not_on_lab
+    from app.storage.audit import audit_database, audit_entries
+    from app.storage.opening import open_existing_database
 
     try:
-        database = open_database(args.db)
+        database = open_existing_database(audit_database(args.db))
         try:
             entries = audit_entries(database, args.run_id)
         finally:
             database.close()
     except StorageError as exc:
-        return arguments.refuse("audit list", exc, args)
+        return arguments.refuse("audit list", not_on_lab(exc, args.db), args)
     if args.json:
         print(json.dumps([asdict(e) for e in entries], indent=2, default=str))
     elif not entries:

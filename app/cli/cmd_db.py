@@ -11,6 +11,7 @@ from contextlib import closing
 from pathlib import Path
 
 from app.cli import arguments
+from app.core.station_settings import lab_database, lab_database_origin
 from app.storage.errors import StorageError
 
 
@@ -67,11 +68,11 @@ def upgrade_command(args: argparse.Namespace) -> int:
 
 def info_command(args: argparse.Namespace) -> int:
     from app.storage import migrate
-    from app.storage.opening import open_database
+    from app.storage.opening import open_existing_database
     from app.storage.repository import list_runs
 
     try:
-        database = open_database(args.db)
+        database = open_existing_database(args.db)
         try:
             runs = list_runs(database)
             facts = {"url": database.url, "schema_version": migrate.schema_version(database),
@@ -93,13 +94,13 @@ def info_command(args: argparse.Namespace) -> int:
 def copy_command(args: argparse.Namespace) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
-    from app.storage.opening import open_database
+    from app.storage.opening import open_database, open_existing_database
     from app.storage.run_ids import resolve_run_id
     from app.storage.transfer import copy_runs
 
     try:
-        source = open_database(args.source)
-        destination = open_database(args.destination)
+        source = open_existing_database(args.source)
+        destination = open_database(args.destination)  # a new file or server: made here
         try:
             ids = [resolve_run_id(source, r) for r in args.run] if args.run else None
             report = copy_runs(source, destination, ids)
@@ -134,72 +135,115 @@ def recover_command(args: argparse.Namespace) -> int:
     return 1 if report.failed else 0
 
 
-def _lab_pair(args: argparse.Namespace, command: str):
-    """The station's database and the lab's (the lab opened as the sender opens it)."""
-    from app.core.station_settings import lab_database
-    from app.storage.opening import open_database
-    from app.storage.sender import open_lab
-
-    url = args.lab_db or lab_database()
+def _lab_url(args: argparse.Namespace, command: str) -> tuple[str, str]:
+    """The lab database a ``db sync``/``db status`` is about, and where it was named."""
+    if args.lab_db:
+        return args.lab_db, "--lab-db"
+    url = lab_database()
     if not url:
         raise StorageError(f"no lab database: name one with storwatt station lab-db URL or "
                            f"{command} --lab-db URL")
-    station = open_database(args.db)
+    return url, lab_database_origin()
+
+
+def _lab_pair(args: argparse.Namespace, url: str):
+    """The station's database (which must exist) and the lab's, opened as the sender does;
+    a failure says which of the two it is."""
+    from app.storage.opening import open_existing_database
+    from app.storage.sender import open_lab
+
+    try:
+        station = open_existing_database(args.db)
+    except StorageError as exc:
+        raise StorageError(f"cannot read this station's database: {exc}") from exc
     try:
         return station, open_lab(url)
-    except StorageError:
+    except StorageError as exc:
         station.close()
-        raise
+        raise StorageError(f"cannot reach the lab database: {exc}") from exc
 
 
 def sync_command(args: argparse.Namespace) -> int:
-    from app.storage.sender import lag, sync
+    from app.storage.sender import (SYNC_COMMAND, SenderState, lag, replace_error, save_state,
+                                    state_for, sync)
     from app.storage.server_link import shown
 
     try:
-        station, lab = _lab_pair(args, "db sync")
+        url, _origin = _lab_url(args, "db sync")
+    except StorageError as exc:
+        return arguments.refuse("db sync", exc, args)
+    try:
+        station, lab = _lab_pair(args, url)
         try:
             sent = sync(station, lab)
             left = lag(station, lab)
         finally:
             station.close()
             lab.close()
-    except StorageError as exc:
+    except StorageError as exc:  # recorded as the sender's failures are: db status shows it
+        save_state(replace_error(state_for(url), str(exc), SYNC_COMMAND))
         return arguments.refuse("db sync", exc, args)
-    facts = {"rows_sent": sent, "lab": shown(lab.url), "runs_behind": len(left)}
+    save_state(SenderState(shown(url), _now(), "", sum(b.events_behind for b in left),
+                           SYNC_COMMAND))
+    facts = {"rows_sent": sent, "lab": shown(url), "runs_behind": len(left)}
     if args.json:
         print(json.dumps(facts, indent=2))
     else:
-        print(f"{sent} rows sent to {shown(lab.url)}; the lab copy now holds "
+        print(f"{sent} rows sent to {shown(url)}; the lab copy now holds "
               + ("every run of this station" if not left else f"all but {len(left)} run(s)"))
     return 0 if not left else 1
 
 
-def status_command(args: argparse.Namespace) -> int:
-    from app.storage.sender import lag, read_state
+def _now() -> str:
+    import time
 
-    state = read_state()
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def status_command(args: argparse.Namespace) -> int:
+    """The lab database this station's runs go to (and where that is set), the last recorded
+    outcome of a sync to *that* database, and — when it answers — what it lacks now."""
+    from app.core.paths import default_db_url
+    from app.storage.sender import lag, state_for
+    from app.storage.server_link import shown
+
     try:
-        station, lab = _lab_pair(args, "db status")
-        try:
-            behind = lag(station, lab)
-        finally:
-            station.close()
-            lab.close()
-        reachable = ""
+        url, origin = _lab_url(args, "db status")
     except StorageError as exc:
-        behind, reachable = [], str(exc)
-    facts = {**asdict(state), "reachable_error": reachable,
-             "runs_behind": [{"run_id": b.run_id, "status": b.status,
-                              "events_behind": b.events_behind,
-                              "in_lab": b.lab_seq is not None} for b in behind]}
+        url, origin, state, reachable = "", "", None, str(exc)
+    else:
+        state = state_for(url)
+        try:
+            station, lab = _lab_pair(args, url)
+            try:
+                behind = lag(station, lab)
+            finally:
+                station.close()
+                lab.close()
+            reachable = ""
+        except StorageError as exc:
+            behind, reachable = [], str(exc)
+    station_url = shown(args.db or default_db_url())
     if args.json:
-        print(json.dumps(facts, indent=2))
+        print(json.dumps({"lab": shown(url) if url else "", "lab_named_by": origin,
+                          "station_db": station_url,
+                          **({k: v for k, v in asdict(state).items() if k != "lab"}
+                             if state else {}),
+                          "reachable_error": reachable,
+                          "runs_behind": [{"run_id": b.run_id, "status": b.status,
+                                           "events_behind": b.events_behind,
+                                           "in_lab": b.lab_seq is not None}
+                                          for b in (behind if state else [])]}, indent=2))
         return 0 if not reachable else 1
+    print(f"station db     {station_url}")
+    if state is None:
+        print(f"lab database   none configured: {reachable}")
+        return 1
+    print(f"lab database   {shown(url)} (named by {origin})")
     for line in state.lines():
         print(line)
     if reachable:
-        print(f"now            cannot reach the lab database: {reachable}")
+        print(f"now            {reachable}")
         return 1
     if not behind:
         print("now            the lab copy holds every run of this station")

@@ -159,6 +159,7 @@ def run_json(run: StoredRun) -> dict[str, Any]:
                  for v in run.coms],
         "revision": signoff.current.number, "record_sha256": signoff.current.sha256,
         "sign_off": signoff.status,
+        "sign_off_on": signoff.home or None,  # the lab database, when not this copy
         "revisions": [{"revision": r.number, "record_sha256": r.sha256, "made_on": r.made_on,
                        "changes": list(r.changes)} for r in signoff.revisions],
         "approvals": [{"revision": a.revision, "record_sha256": a.sha256, "by": a.entry.author,

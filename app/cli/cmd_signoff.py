@@ -16,7 +16,13 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from app.storage.errors import StorageError
+from app.core.station_settings import lab_database
+from app.storage.errors import RunNotFoundError, StorageError
+
+
+#: audit entries are added where the station's runs are signed off (docs/storage.md)
+AUDIT_DB_HELP = ("database URL (default: the lab database when one is named — where this "
+                 "station's runs are signed off — else the station's SQLite file)")
 
 
 def register_actions(group: argparse._SubParsersAction) -> None:
@@ -39,7 +45,7 @@ def register_actions(group: argparse._SubParsersAction) -> None:
                          help="required to approve a SIMULATED or NON-COMPLIANT revision: why "
                               "QA signs it anyway (printed with the approval on the report)")
     for parser in (com, approve):
-        parser.add_argument("--db", help="database URL (default: the station's SQLite file)")
+        parser.add_argument("--db", help=AUDIT_DB_HELP)
     com.set_defaults(func=com_command)
     approve.set_defaults(func=approve_command)
 
@@ -58,14 +64,32 @@ def approve_command(args: argparse.Namespace) -> int:
                                                            args.confirm))
 
 
+def on_lab(given: str | None) -> str:
+    """Said after an entry added to the lab database by default (no ``--db``)."""
+    from app.storage.server_link import shown
+
+    return f"\n(added on the lab database {shown(lab_database())})" \
+        if not given and lab_database() else ""
+
+
+def not_on_lab(exc: StorageError, given: str | None) -> object:
+    """A run the lab database (the default) lacks: say how it gets there."""
+    if isinstance(exc, RunNotFoundError) and on_lab(given):
+        return (f"{exc} in the lab database (audit entries are added there: this station's "
+                "runs reach it as they run, storwatt db sync sends the rest now; --db names "
+                "another database)")
+    return exc
+
+
 def _append(action: str, args: argparse.Namespace, add: Callable) -> int:
     """Load the run, append the entry ``add`` makes, print it and the revision now."""
     from app.signoff.revisions import remember_record_hashes, sign_off
-    from app.storage.opening import open_database
+    from app.storage.audit import audit_database
+    from app.storage.opening import open_existing_database
     from app.storage.repository import load_run
 
     try:
-        database = open_database(args.db)
+        database = open_existing_database(audit_database(args.db))
         try:
             entry = add(database, load_run(database, args.run_id))
             # the revision just recorded gets its hash stored now, not at its first report
@@ -74,7 +98,7 @@ def _append(action: str, args: argparse.Namespace, add: Callable) -> int:
         finally:
             database.close()
     except StorageError as exc:
-        print(f"storwatt runs {action}: {exc}", file=sys.stderr)
+        print(f"storwatt runs {action}: {not_on_lab(exc, args.db)}", file=sys.stderr)
         return 1
-    print(f"run {entry.run_id}: {entry.describe()}\n{status}")
+    print(f"run {entry.run_id}: {entry.describe()}\n{status}{on_lab(args.db)}")
     return 0

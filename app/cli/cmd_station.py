@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from app.cli.arguments import refuse
 from app.core.station_settings import (StationNameError, configured_name, lab_database,
                                        set_lab_database, set_station_name, station_file,
                                        station_name)
+from app.storage.errors import StorageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,7 +26,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                            "(docs/storage.md, \"Local first\")")
     lab.add_argument("url", metavar="URL", nargs="?", default="",
                      help="e.g. postgresql+psycopg://storwatt_station@lab-db/storwatt; "
-                          "empty: stop copying")
+                          "empty: stop copying. Checked first: it must answer within seconds, "
+                          "hold this StorWatt's schema and let the role store a run")
+    lab.add_argument("--offline", action="store_true",
+                     help="set it without checking (the server is not reachable from here "
+                          "now); the first sync says what is wrong with it")
     lab.set_defaults(func=lab_db_command)
 
 
@@ -39,13 +45,28 @@ def show_command(_args: argparse.Namespace) -> int:
 
 
 def lab_db_command(args: argparse.Namespace) -> int:
+    from app.storage.lab_link import check_lab_database
+
+    checked = ""
+    if args.url and not args.offline:
+        try:
+            role = check_lab_database(args.url)
+        except StorageError as exc:
+            return refuse("station lab-db", f"{exc}; the lab database setting is unchanged "
+                          "(--offline sets it unchecked)", args)
+        checked = f" (checked: schema current{f', role {role!r} may store runs' if role else ''})"
     try:
         set_lab_database(args.url)
     except OSError as exc:
         print(f"storwatt station lab-db: {exc}", file=sys.stderr)
         return 1
-    print(f"Runs of this station are copied to {_shown(args.url)}" if args.url
-          else "Runs of this station stay on it (no lab database)")
+    if not args.url:
+        print("Runs of this station stay on it (no lab database)")
+    elif args.offline:
+        print(f"Runs of this station are copied to {_shown(args.url)} — set UNCHECKED "
+              "(--offline): storwatt db status or the first run's sender says whether it works")
+    else:
+        print(f"Runs of this station are copied to {_shown(args.url)}{checked}")
     return 0
 
 

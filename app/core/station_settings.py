@@ -98,6 +98,13 @@ def lab_database() -> str:
     return os.environ.get("STORWATT_LAB_DB") or _settings().get("lab_db", "")
 
 
+def lab_database_origin() -> str:
+    """Where :func:`lab_database` comes from, as ``storwatt db status`` names it."""
+    if os.environ.get("STORWATT_LAB_DB"):
+        return "STORWATT_LAB_DB"
+    return f"storwatt station lab-db, {station_file()}" if _settings().get("lab_db") else ""
+
+
 def set_lab_database(url: str) -> None:
     """Name the lab database ("" stops copying runs to one)."""
     settings = _settings()

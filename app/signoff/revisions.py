@@ -95,6 +95,8 @@ class SignOff:
     revisions: tuple[RecordRevision, ...]  # oldest first, never empty
     approvals: tuple[Approval, ...]  # oldest first
     facts_sha256: str = ""  # the facts hash every revision's hash was built on
+    #: the lab database where the run's sign-off is made, when it is not this copy's
+    home: str = ""
 
     @property
     def current(self) -> RecordRevision:
@@ -108,7 +110,16 @@ class SignOff:
 
     @property
     def status(self) -> str:
-        """``Revision 2 — approved by A. QA`` / ``Revision 3 — not approved (…)``."""
+        """``Revision 2 — approved by A. QA`` / ``Revision 3 — not approved (…)``; on a copy
+        whose sign-off is made on the lab database, that said after it (issue 39)."""
+        if not self.home:
+            return self._decision
+        shows = "as measured" if self.current.number == 1 else "as recorded here"
+        return (f"{self._decision}; sign-off: on the lab database {self.home}; this copy "
+                f"shows revision {self.current.number} {shows}")
+
+    @property
+    def _decision(self) -> str:
         head = f"Revision {self.current.number}"
         approval = self.approval
         if approval is not None:
@@ -152,7 +163,7 @@ def sign_off(run: StoredRun, *, recompute: bool = False) -> SignOff:
         before = after
     approvals = tuple(_approval(run, e, revisions, starts, run.compliance)
                       for e in run.audit if e.kind is AuditKind.APPROVAL)
-    return SignOff(tuple(revisions), approvals, facts)
+    return SignOff(tuple(revisions), approvals, facts, run.signoff_home)
 
 
 #: facts hashes this process rebuilt from a record, by (run id, basis): a second view or

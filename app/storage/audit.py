@@ -167,13 +167,32 @@ def _append(database: Database, run_id: str, entry: AuditEntry, needs_end: str |
     return replace(entry, entry_id=entry_id, run_id=uuid, created_wall=created, made_on=where)
 
 
+def signoff_home(url: str) -> str:
+    """The lab database (as shown) where runs read from ``url`` get their audit entries, when
+    that is not ``url`` itself; "" when they are added to ``url`` (no lab database named, or
+    ``url`` is it). Views of the station's copy say so (issue 39): its sign-off stays at the
+    revision measured here while QA signs the lab copy."""
+    lab = lab_database()
+    if lab and lab != url and _parsed(lab) != _parsed(url):
+        return shown(lab)
+    return ""
+
+
+def audit_database(given: str | None) -> str | None:
+    """The database an audit command works on: ``given`` (``--db``), else the lab database
+    when one is named — where this station's runs are signed off (issue 39: the README's
+    ``station lab-db`` then ``runs com``/``runs approve`` lines work typed in order) — else the
+    station's own (None)."""
+    return given or lab_database() or None
+
+
 def _one_place(database: Database) -> None:
     """A run's audit entries live in one place (issue 26): with a lab database named, QA
     works on the lab copy only, so a station refuses entries into any other database."""
-    lab = lab_database()
-    if lab and lab != database.url and _parsed(lab) != _parsed(database.url):
+    home = signoff_home(database.url)
+    if home:
         raise AuditError(f"this station's runs are reviewed on the lab database "
-                         f"{shown(lab)}: add audit entries there (--db {shown(lab)}), so that "
+                         f"{home}: add audit entries there (--db {home}), so that "
                          "each run's entries live in one place")
 
 

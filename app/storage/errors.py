@@ -38,6 +38,11 @@ class DatabaseUnreachableError(StorageError):
     """The URL cannot be opened at all (bad URL, missing folder, no permission, no server)."""
 
 
+class NoDatabaseError(StorageError):
+    """A command that only reads (or copies from) a database was given a SQLite file that does
+    not exist: opening it would create an empty one and answer "no runs" about a typo."""
+
+
 class ReadOnlySchemaError(StorageError):
     """A read-only database whose schema is older than this StorWatt: upgrading it would write."""
 
@@ -100,7 +105,8 @@ def classify(exc: BaseException, url: str) -> StorageError:
     if ("unable to open" in low or "could not connect" in low or "connection refused" in low
             or "no such module" in low or "can't load plugin" in low or "readonly" in low
             or "read-only" in low or "could not parse" in low or "did not answer" in low
-            or "timeout expired" in low):
+            or "timeout expired" in low or "failed to resolve host" in low
+            or "could not translate host name" in low):
         return DatabaseUnreachableError(
             f"cannot open database {url}: check the URL, that its folder exists and is writable, "
             f"or that the database server is running ({text})")

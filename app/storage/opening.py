@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine, make_url
@@ -18,7 +19,8 @@ from sqlalchemy.engine import Engine, make_url
 from app.core.paths import default_db_url
 from app.storage import migrate
 from app.storage.db import DEFAULT_BUSY_TIMEOUT_S, Database, create_engine, is_sqlite
-from app.storage.errors import DatabaseLockedError, ReadOnlySchemaError, StorageError, classify
+from app.storage.errors import (DatabaseLockedError, NoDatabaseError, ReadOnlySchemaError,
+                                StorageError, classify)
 from app.storage.interrupted import mark_interrupted
 from app.storage.liveness import Machine
 from app.storage.recover import RecoveryReport, recover_at_open
@@ -103,8 +105,33 @@ def _sqlite_file(url: str) -> str | None:
     return parsed.database
 
 
-def open_for_reading(url: str | None = None) -> OpenedDatabase:
+def require_existing(url: str | None = None) -> None:
+    """Refuse a SQLite file that does not exist (issue 39): SQLite creates whatever file it is
+    asked to open, so a command that only reads a database, copies from it, or adds to a run
+    already in it would leave an empty file behind a typo and answer about it. Every such
+    command opens through :func:`open_for_reading` or :func:`open_existing_database`, which
+    call this first; only ``run`` and ``db upgrade`` (and ``db copy --to``) create one."""
+    url = url or default_db_url()
+    path = _sqlite_file(url)
+    if path is not None and not os.path.exists(path):
+        folder = os.path.dirname(os.path.abspath(path))
+        hint = "" if os.path.isdir(folder) else f" (and no folder {folder})"
+        raise NoDatabaseError(f"no database at {os.path.abspath(path)}{hint}: check the path; "
+                              "nothing was created")
+
+
+def open_existing_database(url: str | None = None, **options: Any) -> OpenedDatabase:
+    """:func:`open_database` for a database that must already exist (an audit entry, a copy's
+    source, the station's side of ``db sync``): a missing SQLite file is refused, not made."""
+    require_existing(url)
+    return open_database(url, **options)
+
+
+def open_for_reading(url: str | None = None, *, must_exist: bool = True) -> OpenedDatabase:
     """Open ``url`` to read runs (``runs list``/``show``, ``report``, the history view).
+
+    A SQLite file that does not exist is refused (:func:`require_existing`) unless
+    ``must_exist`` is False (the history view, which shows a station without runs yet).
 
     A database that can be written is opened as :func:`open_database` does (schema upgrade,
     crash recovery). A SQLite file this process cannot write (read-only file, folder or file
@@ -112,6 +139,8 @@ def open_for_reading(url: str | None = None) -> OpenedDatabase:
     crash-recovery writes, and a :class:`ReadOnlySchemaError` if its schema is older than
     this StorWatt, which could only read it after upgrading it."""
     url = url or default_db_url()
+    if must_exist:
+        require_existing(url)
     path = _sqlite_file(url)
     if path is None or not os.path.exists(path) or _writable(path):
         return open_database(url)

@@ -21,7 +21,7 @@ from app.core.records import (IntervalRecord, MetricResult, PhaseInfo, PhaseKind
 from app.sequencer.events import HistogramReady, Resumption, SearchResult
 from app.sequencer.range_plan import RangePlan
 from app.storage import schema as s
-from app.storage.audit import audit_trail, latest_dispositions_query
+from app.storage.audit import audit_trail, latest_dispositions_query, signoff_home
 from app.storage.codec import (decode_flags, encode_flags, generator_from_json, nan_if_none,
                                pattern_from_json, steady_from_json)
 from app.storage.power_inputs import StoredPowerInput, load_power_inputs
@@ -145,7 +145,8 @@ def load_run(database: Database, run_id: str) -> StoredRun:
             samples_sha256=samples_digest(power, power_codes, temperature, temp_codes, inputs),
             audit=tuple(audit_trail(conn, uuid)), resumptions=_resumptions(conn, pk),
             range_plan=RangePlan.from_json(run.range_plan) if run.range_plan else None,
-            power_inputs=inputs, record_hashes=load_record_hashes(conn, pk))
+            power_inputs=inputs, record_hashes=load_record_hashes(conn, pk),
+            signoff_home=signoff_home(database.url))
 
 
 def _rows(conn: Connection, entity: Any, pk: int, *order: Any) -> Sequence[Any]:

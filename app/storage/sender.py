@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 import zlib
@@ -43,6 +44,7 @@ from app.core.station_settings import lab_database
 from app.storage import schema as s
 from app.storage.db import Database
 from app.storage.errors import StorageError, classify
+from app.storage.lab_link import lab_schema_refusal
 from app.storage.opening import open_database
 from app.storage.rights import REPLACED as RIGHTS_REPLACED
 from app.storage.rights import check_write_rights
@@ -61,6 +63,8 @@ REPLACED = tuple(s.Base.metadata.tables[name] for name in RIGHTS_REPLACED)
 BATCH_ROWS = 50_000
 PUSH_INTERVAL_S = 2.0
 STATE_FILE = "sender.json"
+#: who recorded a state: a run's sender thread, or the ``storwatt db sync`` command
+SENDER, SYNC_COMMAND = "the sender", "storwatt db sync"
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,7 @@ class SenderState:
     last_success: str = ""  # ISO time of the last push that reached the lab
     last_error: str = ""  # why the last push failed ("" after a success)
     events_behind: int = 0  # over every run, after the last attempt
+    by: str = ""  # who made the last attempt: "the sender" (a run's) or "db sync"
 
     def summary(self) -> str:
         """One short line for the run's end and the run view (the error: :attr:`last_error`)."""
@@ -97,10 +102,15 @@ class SenderState:
         return f"Lab copy: up to date in {self.lab}"
 
     def lines(self) -> list[str]:
-        return [f"lab database   {self.lab or 'none configured'}",
-                f"last success   {self.last_success or 'never'}",
+        """The last sync's outcome as ``storwatt db status`` prints it under the lab database
+        it names (the state is only ever shown for the database it was recorded about)."""
+        if not (self.last_success or self.last_error):
+            return ["last sync      none recorded to this database (storwatt db sync, or a "
+                    "run with the sender)"]
+        return [f"last success   {self.last_success or 'never'}",
                 f"last error     {self.last_error or '—'}",
-                f"events behind  {self.events_behind}"]
+                f"last attempt   by {self.by or SENDER}, {self.events_behind} events behind "
+                "after it"]
 
 
 def lag(station: Database, lab: Database) -> list[Lag]:
@@ -332,6 +342,27 @@ def read_state() -> SenderState:
         return SenderState()
 
 
+def state_for(url: str) -> SenderState:
+    """The last recorded outcome of a sync to the lab database ``url``: what ``sender.json``
+    holds when it was written about ``url``, else "never" — a state about another lab
+    database (the one named before, or another ``--lab-db``) says nothing about this one."""
+    state = read_state()
+    return state if state.lab == shown(url) else SenderState(lab=shown(url))
+
+
+def save_state(state: SenderState) -> None:
+    """Record ``state`` for ``storwatt db status`` and the station's health; the sender's
+    pushes and ``storwatt db sync`` both record their outcome here (another process reads it,
+    so it is replaced whole). A state that cannot be saved is logged, never raised."""
+    try:
+        path = state_path()
+        partial = path.with_name(path.name + f".{os.getpid()}.{threading.get_ident()}.partial")
+        partial.write_text(json.dumps(asdict(state)), encoding="utf-8")
+        partial.replace(path)
+    except OSError as exc:
+        log.warning("lab sender: its state could not be saved: %s", exc)
+
+
 class Sender:
     """Pushes the station's runs to the lab database every ``interval_s`` on its own thread.
 
@@ -350,7 +381,7 @@ class Sender:
         self._open_lab = opener or open_lab
         self._lab: Database | None = None
         self._stop = threading.Event()
-        self._state = SenderState(lab=shown(lab_url))
+        self._state = SenderState(lab=shown(lab_url), by=SENDER)
         self._memo = PushMemo()  # what it sent: read back from the server only once
         self._thread = threading.Thread(target=self._loop, name="lab-sender", daemon=True)
 
@@ -397,7 +428,7 @@ class Sender:
                 self._lab = lab
             sync(self.station, self._lab, memo=self._memo)
             behind = 0  # every run is in the lab copy as of this push's snapshot of it
-            self._record(SenderState(shown(self.lab_url), _now(), "", behind))
+            self._record(SenderState(shown(self.lab_url), _now(), "", behind, SENDER))
         except (StorageError, sa.exc.SQLAlchemyError, OSError) as exc:
             log.warning("lab sender: %s", exc)
             self._memo.forget()
@@ -408,13 +439,7 @@ class Sender:
 
     def _record(self, state: SenderState) -> None:
         self._state = state
-        try:
-            path = state_path()
-            partial = path.with_name(path.name + f".{threading.get_ident()}.partial")
-            partial.write_text(json.dumps(asdict(state)), encoding="utf-8")
-            partial.replace(path)
-        except OSError as exc:
-            log.warning("lab sender: its state could not be saved: %s", exc)
+        save_state(state)
 
 
 def sender_for(database: Database, url: str | None = None) -> Sender | None:
@@ -427,16 +452,19 @@ def sender_for(database: Database, url: str | None = None) -> Sender | None:
     return Sender(database, url).start()
 
 
-def replace_error(state: SenderState, error: str) -> SenderState:
-    return SenderState(state.lab, state.last_success, error, state.events_behind)
+def replace_error(state: SenderState, error: str, by: str = SENDER) -> SenderState:
+    return SenderState(state.lab, state.last_success, error, state.events_behind, by)
 
 
 def open_lab(url: str) -> Database:
     """The lab database as the sender writes it: the writer's short bounds on the server, no
     journal import (the station's journals belong to its own database), no status changes
     (the lab copy follows the station's record)."""
-    return open_database(url, recover_journals=False, interrupt_orphans=False,
-                         server_timeouts=WRITER_TIMEOUTS)
+    try:
+        return open_database(url, recover_journals=False, interrupt_orphans=False,
+                             server_timeouts=WRITER_TIMEOUTS)
+    except StorageError as exc:  # an older lab schema the station role may not upgrade
+        raise lab_schema_refusal(url, exc) from exc
 
 
 def _now() -> str:

@@ -329,6 +329,9 @@ class StoredRun:
     #: each revision's record hash as stored when it was first computed, with its basis
     #: (``app.storage.record_cache``): views use one only while the run's basis matches
     record_hashes: tuple[StoredRecordHash, ...] = ()
+    #: the lab database (as shown) where this run's audit entries are added, when it is not
+    #: the database the run was loaded from (``app.storage.audit.signoff_home``); not a fact
+    signoff_home: str = field(default="", compare=False)
 
     @property
     def config(self) -> RunConfig:

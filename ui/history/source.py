@@ -50,7 +50,9 @@ def open_source(url: str | None = None) -> HistorySource:
     """Open ``url`` (default: the station's database); fall back to the local file."""
     requested = url or default_db_url()
     try:
-        return HistorySource(open_for_reading(requested), shown_url(requested), False, "")
+        # the station's own file is made on first use; another path must exist (a typo)
+        return HistorySource(open_for_reading(requested, must_exist=url is not None),
+                             shown_url(requested), False, "")
     except StorageError as exc:
         problem = _without_password(str(exc), requested)
     local = default_db_url()

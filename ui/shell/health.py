@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from sqlalchemy.engine import make_url
 
 from app.core.station_settings import configured_name, lab_database, station_name
-from app.storage.sender import SenderState, read_state
+from app.storage.sender import SenderState, state_for
 from app.storage.server_link import shown
 from ui.wizard.connection import power_drivers, with_models
 
@@ -84,5 +84,6 @@ def lab_item(lab_url: str, state: SenderState) -> HealthItem:
 def station_health(db_url: str, db_error: str = "", interrupted: int = 0,
                    last_meter: str = "") -> list[HealthItem]:
 
+    lab = lab_database()  # the state of a sync to another lab database says nothing of it
     return [station_item(), database_item(db_url, db_error, interrupted),
-            lab_item(lab_database(), read_state()), instruments_item(last_meter), fio_item()]
+            lab_item(lab, state_for(lab)), instruments_item(last_meter), fio_item()]
