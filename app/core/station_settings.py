@@ -20,9 +20,12 @@ import unicodedata
 from pathlib import Path
 
 from app.core.paths import data_dir
+from drivers import guarded_file
 
 STATION_FILE = "station.json"
 MAX_NAME_CHARS = 64
+#: a few names: a larger file (or a device, a pipe) is no settings file of the station's
+MAX_SETTINGS_BYTES = 64 << 10
 
 
 class StationNameError(ValueError):
@@ -50,8 +53,9 @@ def check_name(text: str) -> str:
 
 def _settings() -> dict[str, str]:
     try:
-        data = json.loads(station_file().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(guarded_file.read_text(station_file(), "station settings file",
+                                                 MAX_SETTINGS_BYTES))
+    except ValueError:  # GuardedFileError included: no settings, the defaults hold
         return {}
     return {k: v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) \
         else {}

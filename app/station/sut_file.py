@@ -33,7 +33,11 @@ from app.core import units
 from app.core.records import PowerSupplies, SutDescription
 from app.rules.run_fields import MAX_DRIVES, MAX_NAME_CHARS, MAX_NOTES_CHARS
 from app.sequencer.capacity_optimisation import declare_coms
+from drivers import guarded_file
 
+#: a SUT file is a few hundred bytes of JSON (its notes at most MAX_NOTES_CHARS): anything
+#: beyond this is no SUT description, and a link to /dev/zero must not be read to MemoryError
+MAX_SUT_FILE_BYTES = 1 << 20
 #: "N+M": N supplies carry the load, M are spare
 _REDUNDANCY = re.compile(r"^(\d+)\+(\d+)$")
 #: the bounds of the command line's and the wizard's fields (app.rules.run_fields)
@@ -113,9 +117,9 @@ def sut_from_file_model(m: SutFileModel) -> SutDescription:
 def load_sut_file(path: Path) -> SutDescription:
     """The SUT a file describes, or :class:`SutFileError` naming the file and field."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SutFileError(f"SUT file {path}: cannot read it ({exc})") from None
+        text = guarded_file.read_text(path, "SUT file", MAX_SUT_FILE_BYTES)
+    except guarded_file.GuardedFileError as exc:
+        raise SutFileError(str(exc)) from None
     try:
         return sut_from_file_model(SutFileModel.model_validate_json(text))
     except ValidationError as exc:
