@@ -390,7 +390,7 @@ AFTER_QAPPLICATION = ("windows with plots are imported once the QApplication exi
                       "pyqtgraph reads the application's palette when it loads")
 DEFERRED_IMPORTS = {
     **{module: (CLI_DISPATCH, functions) for module, functions in {
-        "app.cli.main": ("main",),
+        "app.cli.main": ("_command",),
         "app.cli.cmd_audit": ("add_command", "list_command"),
         "app.cli.cmd_db": ("_lab_pair", "copy_command", "info_command", "recover_command",
                            "status_command", "sync_command", "upgrade_command"),

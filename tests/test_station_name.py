@@ -28,7 +28,7 @@ def test_a_station_is_named_once_and_keeps_its_name(capsys) -> None:
 
 
 @pytest.mark.parametrize("bad, why", [("", "empty"), ("   ", "empty"), ("x" * 65, "at most 64"),
-                                      ("bench\n3", "control characters")])
+                                      ("bench\n3", "control, bidi or zero-width characters")])
 def test_a_bad_station_name_is_refused(bad: str, why: str) -> None:
     with pytest.raises(StationNameError, match=why):
         check_name(bad)

@@ -11,6 +11,7 @@ from contextlib import closing
 from pathlib import Path
 
 from app.cli import arguments
+from app.cli.safe_output import cell
 from app.storage.errors import StorageError
 
 
@@ -86,7 +87,7 @@ def info_command(args: argparse.Namespace) -> int:
         print(json.dumps(facts, indent=2))
         return 0
     for key, value in facts.items():
-        print(f"{key.replace('_', ' '):24} {value}")
+        print(f"{key.replace('_', ' '):24} {cell(str(value))}")
     return 0
 
 

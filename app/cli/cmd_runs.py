@@ -10,6 +10,7 @@ from dataclasses import asdict, fields
 from typing import TYPE_CHECKING, Any
 
 from app.cli import arguments, cmd_signoff
+from app.cli.safe_output import cell
 from app.cli.cmd_savings import add_savings_options, savings_command
 from app.metrics.formatting import format_duration, format_figure
 from app.sequencer.capacity_optimisation import is_com_metric
@@ -75,10 +76,11 @@ def list_command(args: argparse.Namespace) -> int:
     if not runs:
         print(f"no runs stored in {database.url}")
         return 0
-    rows = [(r.run_id[:8], r.started_wall,
-             f"{r.status}, resumable" if r.run_id in resumable else str(r.status),
-             f"{r.method_name} {r.method_version}", r.compliance.label, r.taxonomy,
-             r.station or "—", str(r.sut))
+    # stored text (other stations wrote it): each cell one line, nothing that drives a terminal
+    rows = [tuple(map(cell, (r.run_id[:8], r.started_wall,
+                             f"{r.status}, resumable" if r.run_id in resumable else str(r.status),
+                             f"{r.method_name} {r.method_version}", r.compliance.label,
+                             r.taxonomy, r.station or "—", str(r.sut))))
             for r in runs]
     header = ("ID", "STARTED (UTC)", "STATUS", "METHOD", "COMPLIANCE", "TAXONOMY", "STATION",
               "SUT")
@@ -87,7 +89,8 @@ def list_command(args: argparse.Namespace) -> int:
     print("  ".join(f"{c:{w}}" for c, w in zip(header, widths)) + "  " + header[-1])
     for r, cells in zip(runs, rows):
         print("  ".join(f"{c:{w}}" for c, w in zip(cells, widths)) + "  " + cells[-1])
-        print(f"{'':10}method: {r.compliance.method_label(r.method_name, r.method_version)}")
+        print(f"{'':10}method: "
+              + cell(r.compliance.method_label(r.method_name, r.method_version)))
     print("COMPLIANCE is derived from each run's record (storwatt runs show ID lists every "
           "criterion), not the method file's claim")
     if any(r.run_id in resumable for r in runs):

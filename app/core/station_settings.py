@@ -16,9 +16,9 @@ from __future__ import annotations
 import json
 import os
 import socket
-import unicodedata
 from pathlib import Path
 
+from app.core import plain_text
 from app.core.paths import data_dir
 from drivers import guarded_file
 
@@ -44,10 +44,9 @@ def check_name(text: str) -> str:
     if len(name) > MAX_NAME_CHARS:
         raise StationNameError(f"a station name has at most {MAX_NAME_CHARS} characters, "
                                f"this one {len(name)}")
-    bad = [c for c in name if unicodedata.category(c).startswith("C")]
-    if bad:
-        raise StationNameError(f"a station name cannot hold control characters "
-                               f"({', '.join(repr(c) for c in bad[:3])})")
+    why = plain_text.refusal(name, "a station name")
+    if why is not None:
+        raise StationNameError(why)
     return name
 
 

@@ -29,7 +29,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from app.core import units
+from app.core import plain_text, units
 from app.core.records import PowerSupplies, SutDescription
 from app.rules.run_fields import MAX_DRIVES, MAX_NAME_CHARS, MAX_NOTES_CHARS
 from app.sequencer.capacity_optimisation import declare_coms
@@ -42,6 +42,11 @@ MAX_SUT_FILE_BYTES = 1 << 20
 _REDUNDANCY = re.compile(r"^(\d+)\+(\d+)$")
 #: the bounds of the command line's and the wizard's fields (app.rules.run_fields)
 Text = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS)]
+
+
+#: the file's one-line texts (``notes`` may hold line breaks)
+ONE_LINE_FIELDS = ("vendor", "model", "serial", "firmware", "raw_capacity", "raid", "supply",
+                   "ashrae_class")
 
 
 class SutFileError(ValueError):
@@ -86,6 +91,19 @@ class SutFileModel(BaseModel):
     power_supplies: SuppliesModel
     power_inputs: dict[str, int] = Field(default_factory=dict)
     notes: str = Field(default="", max_length=MAX_NOTES_CHARS)
+
+    @model_validator(mode="after")
+    def _plain_text(self) -> "SutFileModel":
+        """Every text of the file by the rule of every typed text (``app.core.plain_text``):
+        a file is typed too, and its vendor reaches every QA PC's terminal."""
+        texts = [(name, getattr(self, name)) for name in ONE_LINE_FIELDS]
+        texts += [("coms", com) for com in self.coms_on + self.coms_off]
+        texts += [("power_inputs", name) for name in self.power_inputs]
+        for name, text in texts + [("notes", self.notes)]:
+            why = plain_text.refusal(text, name, multiline=name == "notes")
+            if why is not None:
+                raise ValueError(why)
+        return self
 
     @model_validator(mode="after")
     def _inputs_name_a_supply(self) -> "SutFileModel":
