@@ -206,3 +206,35 @@ def test_runs_list_rows_stay_one_line_whatever_the_database_holds(
     hostile = capsys.readouterr().out
     assert len(hostile.splitlines()) == len(plain.splitlines()), hostile
     assert "\\x1b]0;pwned-title\\x07" in hostile and "\\u202e" in hostile, hostile
+
+
+@pytest.mark.gui
+@pytest.mark.parametrize("field", ("vendor", "model", "serial", "operator", "notes"))
+def test_the_wizard_refuses_control_text_by_the_same_rule(field: str, tmp_path: Path) -> None:
+    """The wizard's pages check through ``app.rules.run_fields`` like the command line: the
+    page holding the field refuses it, naming that field."""
+    from PySide6.QtWidgets import QApplication
+
+    from app.station.run_entries import EntryError, RunEntries
+    from ui.wizard.profiles import SutProfileStore
+    from ui.wizard.wizard import NewRunWizard
+
+    _app = QApplication.instance() or QApplication([])
+    typed = {"vendor": "Acme", "model": "A1", "serial": "S1", "capacity": "7.3",
+             "operator": "R. Tester", "instrument_check": "passed: simulated",
+             field: HOSTILE["title-and-clear"]}
+    wizard = NewRunWizard(entries=RunEntries(method="smoke", **typed),
+                          simulated_lab="sim-direct",
+                          store=SutProfileStore(tmp_path / "profiles.json"))
+    try:
+        entries = wizard.entries()
+        refusals = []
+        for page in wizard.pages[1:]:
+            try:
+                page.check(entries)
+            except EntryError as exc:
+                refusals.append(exc)
+        assert [e.field for e in refusals] == [field], [(e.field, e.message) for e in refusals]
+        assert "control, bidi or zero-width" in refusals[0].message
+    finally:
+        wizard.deleteLater()
