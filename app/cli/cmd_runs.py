@@ -59,12 +59,17 @@ def list_command(args: argparse.Namespace) -> int:
     from app.storage.repository import list_runs
     from app.storage.resumption import resumable_run_ids
 
+    from app.storage.run_pages import count_runs
+
+    narrowed = {f"--{k}": v for k, v in (("status", args.status), ("station", args.station))
+                if v is not None}
     try:
         database = open_for_reading(args.db)
         try:
             runs = list_runs(database, status=args.status.upper() if args.status else None,
                                       limit=args.limit, station=args.station)
             resumable = resumable_run_ids(database)
+            stored = count_runs(database) if narrowed and not runs else len(runs)
         finally:
             database.close()
     except StorageError as exc:
@@ -74,7 +79,7 @@ def list_command(args: argparse.Namespace) -> int:
                           for r in runs], indent=2))
         return 0
     if not runs:
-        print(f"no runs stored in {database.url}")
+        print(_nothing_listed(narrowed, stored, database.url))
         return 0
     # stored text (other stations wrote it): each cell one line, nothing that drives a terminal
     rows = [tuple(map(cell, (r.run_id[:8], r.started_wall,
@@ -97,6 +102,18 @@ def list_command(args: argparse.Namespace) -> int:
         print("\nA resumable run continues with: storwatt run --resume ID (the result is "
               "NON-COMPLIANT: resumed after interruption)")
     return 0
+
+
+def _nothing_listed(narrowed: dict[str, str], stored: int, url: str) -> str:
+    """Why ``runs list`` shows nothing: an empty database, or a filter no run matches (then
+    how many runs are stored, so a typo in a status or station name is not read as "no
+    runs", issue 40)."""
+    if not stored:
+        return f"no runs stored in {url}"
+    matched = " and ".join(f"{option} {cell(value)}" for option, value in narrowed.items())
+    return (f"no run matches {matched}; {stored} run{'' if stored == 1 else 's'} "
+            f"{'is' if stored == 1 else 'are'} stored in {url} (storwatt runs list shows "
+            "them all)")
 
 
 def _summary_json(r: RunSummary) -> dict[str, Any]:
