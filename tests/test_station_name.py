@@ -66,6 +66,6 @@ def test_every_run_records_its_station_and_qa_filters_by_it(tmp_path: Path, caps
     out = capsys.readouterr().out
     assert "STATION" in out and "bench-7" in out
     assert main(["runs", "list", "--db", db, "--station", "elsewhere"]) == 0
-    assert "no runs stored" in capsys.readouterr().out
+    assert "no run matches --station elsewhere; 1 run is stored" in capsys.readouterr().out
     assert main(["runs", "show", runs[0].run_id, "--db", db]) == 0
     assert "Station  bench-7" in capsys.readouterr().out
