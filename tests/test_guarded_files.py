@@ -158,3 +158,22 @@ def test_storwatt_run_with_a_hostile_sut_file_says_so_in_one_line(
     assert exc is None and codes and codes[0] != 0, (exc, codes)
     err = capsys.readouterr().err
     assert "not a regular file" in err and str(path) in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("kind", ("fifo", "dev-zero", "folder"))
+def test_a_station_settings_file_that_is_no_file_leaves_the_defaults(kind: str) -> None:
+    """``station.json`` in the data folder is read at every run's start; on main a FIFO there
+    hung every command that names the station. Its policy is unchanged: what cannot be read
+    leaves the defaults (the host name)."""
+    from app.core.station_settings import configured_name, station_file
+
+    path = station_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    hostile_file(path.parent, kind, 0, path.name)
+    try:
+        exc = outcome_within(configured_name, f"the station name with station.json a {kind}")
+    finally:
+        if kind == "fifo":
+            _release(path)
+    assert exc is None
+    assert configured_name() == ""
