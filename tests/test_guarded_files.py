@@ -27,6 +27,7 @@ from drivers.guarded_file import GuardedFileError, read_text
 from drivers.interfaces import WorkloadError
 from tests.support.bounded import outcome_within
 from tests.support.bundles import verifier_module
+from ui.wizard.profiles import MAX_PROFILES_BYTES, ProfileStoreError, SutProfileStore
 
 HOSTILE = ("fifo", "dev-zero", "folder", "huge", "not-utf8")
 
@@ -89,6 +90,8 @@ READERS: dict[str, tuple[Callable[[Path], object], type[BaseException], int]] = 
     "sut": (load_sut_file, SutFileError, MAX_SUT_FILE_BYTES),
     "trace": (_trace, WorkloadError, MAX_TRACE_BYTES),
     "station-profile": (_profile, StationProfileError, MAX_PROFILE_BYTES),
+    "sut-profiles": (lambda path: SutProfileStore(path).load_all(), ProfileStoreError,
+                     MAX_PROFILES_BYTES),
 }
 
 
