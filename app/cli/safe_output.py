@@ -42,8 +42,8 @@ class TerminalSafeStream:
 def terminal_safe_streams() -> Iterator[None]:
     """Standard output and error behind :class:`TerminalSafeStream` for the block."""
     saved = sys.stdout, sys.stderr
-    sys.stdout = TerminalSafeStream(saved[0])  # type: ignore[assignment]
-    sys.stderr = TerminalSafeStream(saved[1])  # type: ignore[assignment]
+    sys.stdout = TerminalSafeStream(saved[0])
+    sys.stderr = TerminalSafeStream(saved[1])
     try:
         yield
     finally:
