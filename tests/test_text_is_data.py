@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -107,6 +108,14 @@ def test_the_rule_and_the_escape_agree_on_any_text(text: str) -> None:
         assert plain_text.refusal(safe, "x") is None
     rest = iter(safe)  # every character that was text is still there, in order
     assert all(c in rest for c in text if not plain_text.is_control(c))
+
+
+def test_the_fast_path_lets_no_refused_character_through() -> None:
+    """``str.isprintable`` is the rule's fast path: over every code point, no character the
+    rule refuses is printable (a Python whose Unicode tables changed would show it here)."""
+    leaks = [f"U+{code:04X}" for code in range(sys.maxunicode + 1)
+             if plain_text.is_control(chr(code)) and chr(code).isprintable()]
+    assert leaks == []
 
 
 def test_the_command_line_refuses_a_hostile_vendor(tmp_path: Path,

@@ -39,6 +39,8 @@ def code_name(char: str) -> str:
 def control_characters(text: str, multiline: bool = False) -> list[str]:
     """The distinct refused characters in ``text``, in order of first appearance."""
     found: list[str] = []
+    if text.isprintable():  # the common case, in C: no character of a refused class
+        return found
     for char in text:
         if is_control(char, multiline) and char not in found:
             found.append(char)
@@ -59,8 +61,8 @@ def refusal(text: str, what: str, multiline: bool = False) -> str | None:
 def terminal_safe(text: str, multiline: bool = False) -> str:
     """``text`` with every refused character shown as its escape; a line feed too unless
     ``multiline`` (a table row stays one line)."""
-    if not any(is_control(c, multiline) for c in text):
-        return text
+    if text.isprintable() or not any(is_control(c, multiline) for c in text):
+        return text  # ``isprintable``: the common case, in C (every refused class fails it)
     return "".join(_escape(c) if is_control(c, multiline) else c for c in text)
 
 
