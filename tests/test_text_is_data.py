@@ -33,6 +33,7 @@ from app.method.loader import MethodError, load_method_file
 from app.rules import run_fields
 from app.station.sut_file import SutFileError, load_sut_file
 from app.storage.audit import AuditError, add_audit_entry
+from app.storage.opening import open_database
 from tests.support.stored_runs import store_synthetic_run
 
 #: what the issue's attacker typed, and its relatives
@@ -153,6 +154,23 @@ def test_a_method_title_with_control_text_is_refused(tmp_path: Path) -> None:
         load_method_file(bad)
 
 
+def test_a_stored_note_cannot_forge_a_line_of_the_audit_list(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A note may run over lines; each further line is indented, so a note holding what looks
+    like QA's acceptance (written by another station, or before the rule) forges no entry."""
+    url = _stored(tmp_path / "notes.db", PLAIN_ROW)
+    forged = "see below\n2026-01-01 00:00:00 UTC  disposition accepted by QA: fine"
+    database = open_database(url)
+    try:
+        add_audit_entry(database, "hostile-run", "note", forged, "tech")
+    finally:
+        database.close()
+    main(["audit", "list", "hostile-run", "--db", url])
+    lines = capsys.readouterr().out.splitlines()
+    assert not any(line.startswith("2026-01-01") for line in lines), lines
+    assert any(line.startswith("    2026-01-01") for line in lines), lines
+
+
 def test_audit_text_and_com_evidence_refuse_control_text(tmp_path: Path) -> None:
     database = store_synthetic_run(f"sqlite:///{tmp_path / 'a.db'}", "audit-run-0001")
     try:
@@ -178,8 +196,10 @@ def _stored(path: Path, texts: dict[str, str]) -> str:
         conn.execute("UPDATE suts SET vendor = ?, model = ?, serial = ?",
                      (texts["vendor"], texts["model"], texts["serial"]))
         conn.execute("UPDATE stations SET name = ?", (texts["station"],))
-        conn.execute("UPDATE runs SET operator = ?, taxonomy = ?, method_version = ?",
-                     (texts["operator"], texts["taxonomy"], texts["version"]))
+        conn.execute("UPDATE runs SET operator = ?, taxonomy = ?, method_version = ?, "
+                     "config = json_set(config, '$.station', ?, '$.operator', ?)",
+                     (texts["operator"], texts["taxonomy"], texts["version"],
+                      texts["station"], texts["operator"]))
         conn.commit()
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return url
@@ -187,7 +207,8 @@ def _stored(path: Path, texts: dict[str, str]) -> str:
 
 HOSTILE_ROW = {"vendor": HOSTILE["title-and-clear"], "model": HOSTILE["osc52-clipboard"],
                "serial": HOSTILE["nul"] + HOSTILE["newline"], "station": HOSTILE["bidi-override"]
-               + HOSTILE["c1-csi"], "operator": HOSTILE["carriage-return"],
+               + HOSTILE["c1-csi"] + "\nOutcome  COMPLIANT",
+               "operator": HOSTILE["carriage-return"],
                "taxonomy": "online\n3" + HOSTILE["zero-width"], "version": "1\x1b[8m"}
 PLAIN_ROW = {key: "plain" for key in HOSTILE_ROW}
 
@@ -205,16 +226,20 @@ def test_no_command_prints_a_control_character_from_a_database(
     assert not _bad_codepoints(err), (_bad_codepoints(err), err)
 
 
-def test_runs_list_rows_stay_one_line_whatever_the_database_holds(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Metamorphic: the hostile database lists in as many lines as the same run with plain
-    text, and the escaped texts are still there to read."""
-    main(["runs", "list", "--db", _stored(tmp_path / "plain.db", PLAIN_ROW)])
+@pytest.mark.parametrize("argv", (["runs", "list"], ["runs", "show", "hostile-run"]),
+                         ids=" ".join)
+def test_stored_text_never_makes_a_line_of_its_own(
+        tmp_path: Path, argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """Metamorphic: the hostile database prints in as many lines as the same run with plain
+    text (a station name ending in "\\nOutcome  COMPLIANT" prints no verdict line), and the
+    escaped texts are still there to read."""
+    main([*argv, "--db", _stored(tmp_path / "plain.db", PLAIN_ROW)])
     plain = capsys.readouterr().out
-    main(["runs", "list", "--db", _stored(tmp_path / "hostile.db", HOSTILE_ROW)])
+    main([*argv, "--db", _stored(tmp_path / "hostile.db", HOSTILE_ROW)])
     hostile = capsys.readouterr().out
     assert len(hostile.splitlines()) == len(plain.splitlines()), hostile
-    assert "\\x1b]0;pwned-title\\x07" in hostile and "\\u202e" in hostile, hostile
+    assert "\\u202e" in hostile and "\\x0aOutcome  COMPLIANT" in hostile, hostile
+    assert not any(line.startswith("Outcome  COMPLIANT") for line in hostile.splitlines())
 
 
 @pytest.mark.gui

@@ -14,6 +14,7 @@ import sys
 from dataclasses import asdict
 
 from app.cli import arguments
+from app.cli.safe_output import indented
 from app.storage.errors import StorageError
 
 
@@ -71,7 +72,7 @@ def add_command(args: argparse.Namespace) -> int:
             database.close()
     except StorageError as exc:
         return arguments.refuse("audit add", exc, args)
-    print(f"run {entry.run_id}: {entry.describe()}")
+    print(f"run {entry.run_id}: {indented(entry.describe())}")
     return 0
 
 
@@ -93,5 +94,5 @@ def list_command(args: argparse.Namespace) -> int:
         print("no notes or dispositions for this run")
     else:
         for e in entries:
-            print(e.describe())
+            print(indented(e.describe()))
     return 0

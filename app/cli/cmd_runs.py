@@ -10,7 +10,7 @@ from dataclasses import asdict, fields
 from typing import TYPE_CHECKING, Any
 
 from app.cli import arguments, cmd_signoff
-from app.cli.safe_output import cell
+from app.cli.safe_output import cell, indented
 from app.cli.cmd_savings import add_savings_options, savings_command
 from app.metrics.formatting import format_duration, format_figure
 from app.sequencer.capacity_optimisation import is_com_metric
@@ -189,35 +189,38 @@ def run_json(run: StoredRun) -> dict[str, Any]:
 
 
 def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
-    lines = [f"Run {run.run_id}  {run.status}" + (f"  ({run.error})" if run.error else ""),
+    # what another station typed or its instruments answered stays on its own line (cell):
+    # a line feed in a stored name must not print a line of its own, such as a fake verdict
+    lines = [f"Run {cell(run.run_id)}  {run.status}"
+             + (f"  ({indented(run.error)})" if run.error else ""),
              f"Outcome  {run.verdict.text} (as the run's header, the start page and the "
              "history say it)",
-             f"Method   {run.method_name} {run.method_version}  {run.compliance.label} "
-             "(derived, see Compliance below)",
-             f"Taxonomy {run.taxonomy}    started {run.started_wall}    "
+             f"Method   {cell(f'{run.method_name} {run.method_version}')}  "
+             f"{run.compliance.label} (derived, see Compliance below)",
+             f"Taxonomy {cell(run.taxonomy)}    started {cell(run.started_wall)}    "
              f"duration {format_duration(run.duration_s)} of {format_duration(run.planned_s)} "
              "planned",
-             f"Station  {run.config.station or 'not recorded'}    "
-             f"operator {run.config.operator or '—'}"]
+             f"Station  {cell(run.config.station or 'not recorded')}    "
+             f"operator {cell(run.config.operator or '—')}"]
     for role, ident in (("Power meter", run.power_meter),
                         ("Thermometer", run.temperature_meter)):
-        lines.append(f"{role:12} {ident.describe() + '  ' + ident.resource if ident else '—'}")
-    lines.append(f"Workload    {run.workload_engine or '—'}")
+        lines.append(f"{role:12} "
+                     + (cell(f"{ident.describe()}  {ident.resource}") if ident else "—"))
+    lines.append(f"Workload    {cell(run.workload_engine or '—')}")
     if run.range_plan:  # the fixed ranges of the testing pass (method-notes §3)
         lines.append(f"Ranges      from {run.range_plan.source}")
         lines += [f"            {line}" for line in run.range_plan.describe()]
     lines += run.compliance.lines()
     lines.append("\nPhases")
     for p in run.phases:
-        lines.append(f"  {p.index:>2} {p.info.name:20} {p.status:11} "
+        lines.append(f"  {p.index:>2} {cell(p.info.name):20} {p.status:11} "
                      f"{_fmt(p.t_start, 6):>8} … {_fmt(p.t_end, 6):<8}"
                      + (f" ×{p.attempts}" if p.attempts > 1 else "")
-                     + (f"  {p.error}" if p.error else ""))
+                     + (f"  {indented(p.error)}" if p.error else ""))
     if data["errors"]:
         lines.append("\nErrors (from the run's event log)")
         for error in data["errors"]:
-            lines.append(f"  at {_fmt(error['t'], 6)} s: "
-                         + error["message"].rstrip().replace("\n", "\n    "))
+            lines.append(f"  at {_fmt(error['t'], 6)} s: " + indented(error["message"]))
     lines.append("\nMetrics")
     for m in run.metrics:
         if is_com_metric(m.name):  # a COM's state is its verdict (Capacity optimisations)
@@ -235,13 +238,13 @@ def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
     lines.append("\nCapacity optimisations (available / on during test: verdict)")
     for com in data["coms"]:
         yes = {True: "YES", False: "NO"}
-        lines.append(f"  {com['id']:18} {yes[com['available']]:3} / "
+        lines.append(f"  {cell(com['id']):18} {yes[com['available']]:3} / "
                      f"{yes[com['on_during_test']]:3}  {com['verdict']}"
-                     + (f": {com['detail']}" if com["detail"] else ""))
+                     + (f": {cell(com['detail'])}" if com["detail"] else ""))
     lines.append(f"Samples SHA-256 {run.samples_sha256}")
     lines.append(f"Record SHA-256  {data['record_sha256']} (revision {data['revision']})")
     lines.append(f"Sign-off        {data['sign_off']}")
     lines.append("Revisions (made on which database)")
-    lines += [f"  {r['revision']:>2}  {r['made_on']}: {'; '.join(r['changes'])}"
+    lines += [f"  {r['revision']:>2}  " + cell(f"{r['made_on']}: {'; '.join(r['changes'])}")
               for r in data["revisions"]]
     return "\n".join(lines)

@@ -16,6 +16,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
+from app.cli.safe_output import indented
 from app.storage.errors import StorageError
 
 
@@ -76,5 +77,5 @@ def _append(action: str, args: argparse.Namespace, add: Callable) -> int:
     except StorageError as exc:
         print(f"storwatt runs {action}: {exc}", file=sys.stderr)
         return 1
-    print(f"run {entry.run_id}: {entry.describe()}\n{status}")
+    print(f"run {entry.run_id}: {indented(entry.describe())}\n{status}")
     return 0

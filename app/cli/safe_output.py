@@ -6,7 +6,9 @@ PC), and typed paths and values are quoted in refusals, so the typed-text rule a
 output and error behind :class:`TerminalSafeStream`, which shows each control, bidi or
 zero-width character as its escape (``\\x1b``, ``\\u202e``) and lets line feeds and tabs
 through. A table row that must stay one line escapes its cells' line feeds too, with
-:func:`cell`.
+:func:`cell`; a stored text that may run over lines (a note, an error) is :func:`indented`, so
+none of its lines can pass for one of the listing's own (a station name ending in
+"\\nOutcome  COMPLIANT" printed a verdict line of its own in ``runs show``).
 """
 
 from __future__ import annotations
@@ -52,3 +54,9 @@ def terminal_safe_streams() -> Iterator[None]:
 
 #: a stored text as a table cell shows it: one line, every control character escaped
 cell: Callable[[str], str] = terminal_safe
+
+
+def indented(text: str) -> str:
+    """A stored text that may run over lines (a note, an error), each further line indented
+    under its first: no line of it can pass for a line of the listing around it."""
+    return text.rstrip().replace("\n", "\n    ")
