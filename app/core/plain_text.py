@@ -42,7 +42,7 @@ def control_characters(text: str, multiline: bool = False) -> list[str]:
     if text.isprintable():  # the common case, in C: no character of a refused class
         return found
     for char in text:
-        if is_control(char, multiline) and char not in found:
+        if not char.isprintable() and is_control(char, multiline) and char not in found:
             found.append(char)
     return found
 
@@ -61,9 +61,10 @@ def refusal(text: str, what: str, multiline: bool = False) -> str | None:
 def terminal_safe(text: str, multiline: bool = False) -> str:
     """``text`` with every refused character shown as its escape; a line feed too unless
     ``multiline`` (a table row stays one line)."""
-    if text.isprintable() or not any(is_control(c, multiline) for c in text):
-        return text  # ``isprintable``: the common case, in C (every refused class fails it)
-    return "".join(_escape(c) if is_control(c, multiline) else c for c in text)
+    if (text.replace("\n", "").replace("\t", "") if multiline else text).isprintable():
+        return text  # the common case, in C: every refused class fails ``isprintable``
+    return "".join(c if c.isprintable() or not is_control(c, multiline) else _escape(c)
+                   for c in text)
 
 
 def _escape(char: str) -> str:
