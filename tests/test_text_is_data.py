@@ -76,6 +76,9 @@ def test_every_typed_one_line_field_refuses_control_text(name: str) -> None:
     for rule, args in ((run_fields.operator, ()), (run_fields.raid, ())):
         with pytest.raises(run_fields.EntryError, match="control, bidi or zero-width"):
             rule(text, *args)
+    with pytest.raises(run_fields.EntryError, match="address cannot hold") as address:
+        run_fields.instrument("meter", "wt300", f"TCPIP::{text}::SOCKET", "", "")
+    assert address.value.field == "meter_resource"
     with pytest.raises(StationNameError, match="control, bidi or zero-width"):
         check_name(text)
     if plain_text.control_characters(" ".join(text.split())):  # it joins white space

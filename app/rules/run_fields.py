@@ -237,6 +237,7 @@ def instrument(prefix: str, driver: str, resource: str, when: str,
     what, ask = INSTRUMENTS[prefix]
     if driver not in NO_ADDRESS and not resource.strip():
         raise EntryError(f"{prefix}_resource", ask)
+    plain(f"{prefix}_resource", f"{what} address", resource.strip())
     return (resource.strip(), *calibration(prefix, what, when, certificate))
 
 
@@ -264,6 +265,7 @@ def power_inputs(inputs: Iterable[PowerInput]) -> tuple[PowerInput, ...]:
         if i.driver != "sim" and not i.resource.strip():
             raise EntryError("power_inputs", f"Power input {i.name}: enter the meter's address "
                              "(VISA resource or host:port).")
+        plain("power_inputs", f"Power input {i.name}: the meter's address", i.resource.strip())
         if i.wiring not in WIRINGS:
             raise EntryError("power_inputs", f"Power input {i.name}: wiring {i.wiring!r} is not "
                              f"one of {', '.join(WIRINGS)}.")
