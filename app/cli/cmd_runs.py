@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.cli import arguments, cmd_signoff
 from app.cli.safe_output import cell, indented
+from app.core.records import RunStatus
 from app.cli.cmd_savings import add_savings_options, savings_command
 from app.metrics.formatting import format_duration, format_figure
 from app.sequencer.capacity_optimisation import is_com_metric
@@ -111,7 +112,10 @@ def _nothing_listed(narrowed: dict[str, str], stored: int, url: str) -> str:
     if not stored:
         return f"no runs stored in {url}"
     matched = " and ".join(f"{option} {cell(value)}" for option, value in narrowed.items())
-    return (f"no run matches {matched}; {stored} run{'' if stored == 1 else 's'} "
+    status = narrowed.get("--status", "").upper()
+    known = "" if not status or status in RunStatus.__members__ else \
+        f" ({cell(status)} is no run status: {', '.join(RunStatus)})"
+    return (f"no run matches {matched}{known}; {stored} run{'' if stored == 1 else 's'} "
             f"{'is' if stored == 1 else 'are'} stored in {url} (storwatt runs list shows "
             "them all)")
 
