@@ -59,7 +59,7 @@ def test_an_oversized_file_behind_a_link_is_refused_unread(tmp_path: Path) -> No
     link = tmp_path / "method.toml"
     link.symlink_to(big)
     exc = _load_within(link)
-    assert isinstance(exc, MethodError) and "larger than 1024 KiB" in str(exc), repr(exc)
+    assert isinstance(exc, MethodError) and "larger than 1 MiB" in str(exc), repr(exc)
 
 
 def test_a_character_device_node_is_refused(tmp_path: Path) -> None:

@@ -72,7 +72,7 @@ def test_method_names_the_trace_and_a_missing_one_is_refused(tmp_path: Path) -> 
     bad.write_text(base.read_text(encoding="utf-8").replace(
         '"oltp-sample.v3.iolog"', '"no-such.iolog"'), encoding="utf-8")
     with pytest.raises(MethodError, match=r"key 'profiles.\d+.trace': trace .*no-such.iolog: "
-                                          r"cannot read it"):
+                                          r"not found"):
         load_method_file(bad)
 
 

@@ -28,7 +28,7 @@ def test_a_station_is_named_once_and_keeps_its_name(capsys) -> None:
 
 
 @pytest.mark.parametrize("bad, why", [("", "empty"), ("   ", "empty"), ("x" * 65, "at most 64"),
-                                      ("bench\n3", "control characters")])
+                                      ("bench\n3", "control, bidi or zero-width characters")])
 def test_a_bad_station_name_is_refused(bad: str, why: str) -> None:
     with pytest.raises(StationNameError, match=why):
         check_name(bad)
@@ -66,6 +66,6 @@ def test_every_run_records_its_station_and_qa_filters_by_it(tmp_path: Path, caps
     out = capsys.readouterr().out
     assert "STATION" in out and "bench-7" in out
     assert main(["runs", "list", "--db", db, "--station", "elsewhere"]) == 0
-    assert "no runs stored" in capsys.readouterr().out
+    assert "no run matches --station elsewhere; 1 run is stored" in capsys.readouterr().out
     assert main(["runs", "show", runs[0].run_id, "--db", db]) == 0
     assert "Station  bench-7" in capsys.readouterr().out

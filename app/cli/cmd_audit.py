@@ -15,6 +15,7 @@ from dataclasses import asdict
 
 from app.cli import arguments
 from app.cli.cmd_signoff import AUDIT_DB_HELP
+from app.cli.safe_output import indented
 from app.storage.errors import StorageError
 
 
@@ -73,7 +74,7 @@ def add_command(args: argparse.Namespace) -> int:
             database.close()
     except StorageError as exc:
         return arguments.refuse("audit add", not_on_lab(exc, args.db), args)
-    print(f"run {entry.run_id}: {entry.describe()}{on_lab(args.db)}")
+    print(f"run {entry.run_id}: {indented(entry.describe())}{on_lab(args.db)}")
     return 0
 
 
@@ -96,5 +97,5 @@ def list_command(args: argparse.Namespace) -> int:
         print("no notes or dispositions for this run")
     else:
         for e in entries:
-            print(e.describe())
+            print(indented(e.describe()))
     return 0

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from app.cli import arguments
 from app.core.station_settings import lab_database, lab_database_origin
+from app.cli.safe_output import cell
 from app.storage.errors import StorageError
 
 
@@ -87,7 +88,7 @@ def info_command(args: argparse.Namespace) -> int:
         print(json.dumps(facts, indent=2))
         return 0
     for key, value in facts.items():
-        print(f"{key.replace('_', ' '):24} {value}")
+        print(f"{key.replace('_', ' '):24} {cell(str(value))}")
     return 0
 
 

@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 
+from app.cli.safe_output import cell
 from app.cli.arguments import add_db_option
 from app.storage.errors import StorageError
 
@@ -48,7 +49,7 @@ def list_command(args: argparse.Namespace) -> int:
     if not families:
         print("no COMPLETED runs stored")
     for family, count in families:
-        print(f"{count:4d} run{'' if count == 1 else 's'}  {family.describe()}")
+        print(f"{count:4d} run{'' if count == 1 else 's'}  {cell(family.describe())}")
     return 0
 
 

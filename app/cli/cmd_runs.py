@@ -10,6 +10,8 @@ from dataclasses import asdict, fields
 from typing import TYPE_CHECKING, Any
 
 from app.cli import arguments, cmd_signoff
+from app.cli.safe_output import cell, indented
+from app.core.records import RunStatus
 from app.cli.cmd_savings import add_savings_options, savings_command
 from app.metrics.formatting import format_duration, format_figure
 from app.sequencer.capacity_optimisation import is_com_metric
@@ -58,12 +60,17 @@ def list_command(args: argparse.Namespace) -> int:
     from app.storage.repository import list_runs
     from app.storage.resumption import resumable_run_ids
 
+    from app.storage.run_pages import count_runs
+
+    narrowed = {f"--{k}": v for k, v in (("status", args.status), ("station", args.station))
+                if v is not None}
     try:
         database = open_for_reading(args.db)
         try:
             runs = list_runs(database, status=args.status.upper() if args.status else None,
                                       limit=args.limit, station=args.station)
             resumable = resumable_run_ids(database)
+            stored = count_runs(database) if narrowed and not runs else len(runs)
         finally:
             database.close()
     except StorageError as exc:
@@ -73,12 +80,13 @@ def list_command(args: argparse.Namespace) -> int:
                           for r in runs], indent=2))
         return 0
     if not runs:
-        print(f"no runs stored in {database.url}")
+        print(_nothing_listed(narrowed, stored, database.url))
         return 0
-    rows = [(r.run_id[:8], r.started_wall,
-             f"{r.status}, resumable" if r.run_id in resumable else str(r.status),
-             f"{r.method_name} {r.method_version}", r.compliance.label, r.taxonomy,
-             r.station or "—", str(r.sut))
+    # stored text (other stations wrote it): each cell one line, nothing that drives a terminal
+    rows = [tuple(map(cell, (r.run_id[:8], r.started_wall,
+                             f"{r.status}, resumable" if r.run_id in resumable else str(r.status),
+                             f"{r.method_name} {r.method_version}", r.compliance.label,
+                             r.taxonomy, r.station or "—", str(r.sut))))
             for r in runs]
     header = ("ID", "STARTED (UTC)", "STATUS", "METHOD", "COMPLIANCE", "TAXONOMY", "STATION",
               "SUT")
@@ -87,13 +95,29 @@ def list_command(args: argparse.Namespace) -> int:
     print("  ".join(f"{c:{w}}" for c, w in zip(header, widths)) + "  " + header[-1])
     for r, cells in zip(runs, rows):
         print("  ".join(f"{c:{w}}" for c, w in zip(cells, widths)) + "  " + cells[-1])
-        print(f"{'':10}method: {r.compliance.method_label(r.method_name, r.method_version)}")
+        print(f"{'':10}method: "
+              + cell(r.compliance.method_label(r.method_name, r.method_version)))
     print("COMPLIANCE is derived from each run's record (storwatt runs show ID lists every "
           "criterion), not the method file's claim")
     if any(r.run_id in resumable for r in runs):
         print("\nA resumable run continues with: storwatt run --resume ID (the result is "
               "NON-COMPLIANT: resumed after interruption)")
     return 0
+
+
+def _nothing_listed(narrowed: dict[str, str], stored: int, url: str) -> str:
+    """Why ``runs list`` shows nothing: an empty database, or a filter no run matches (then
+    how many runs are stored, so a typo in a status or station name is not read as "no
+    runs", issue 40)."""
+    if not stored:
+        return f"no runs stored in {url}"
+    matched = " and ".join(f"{option} {cell(value)}" for option, value in narrowed.items())
+    status = narrowed.get("--status", "").upper()
+    known = "" if not status or status in RunStatus.__members__ else \
+        f" ({cell(status)} is no run status: {', '.join(RunStatus)})"
+    return (f"no run matches {matched}{known}; {stored} run{'' if stored == 1 else 's'} "
+            f"{'is' if stored == 1 else 'are'} stored in {url} (storwatt runs list shows "
+            "them all)")
 
 
 def _summary_json(r: RunSummary) -> dict[str, Any]:
@@ -170,35 +194,38 @@ def run_json(run: StoredRun) -> dict[str, Any]:
 
 
 def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
-    lines = [f"Run {run.run_id}  {run.status}" + (f"  ({run.error})" if run.error else ""),
+    # what another station typed or its instruments answered stays on its own line (cell):
+    # a line feed in a stored name must not print a line of its own, such as a fake verdict
+    lines = [f"Run {cell(run.run_id)}  {run.status}"
+             + (f"  ({indented(run.error)})" if run.error else ""),
              f"Outcome  {run.verdict.text} (as the run's header, the start page and the "
              "history say it)",
-             f"Method   {run.method_name} {run.method_version}  {run.compliance.label} "
-             "(derived, see Compliance below)",
-             f"Taxonomy {run.taxonomy}    started {run.started_wall}    "
+             f"Method   {cell(f'{run.method_name} {run.method_version}')}  "
+             f"{run.compliance.label} (derived, see Compliance below)",
+             f"Taxonomy {cell(run.taxonomy)}    started {cell(run.started_wall)}    "
              f"duration {format_duration(run.duration_s)} of {format_duration(run.planned_s)} "
              "planned",
-             f"Station  {run.config.station or 'not recorded'}    "
-             f"operator {run.config.operator or '—'}"]
+             f"Station  {cell(run.config.station or 'not recorded')}    "
+             f"operator {cell(run.config.operator or '—')}"]
     for role, ident in (("Power meter", run.power_meter),
                         ("Thermometer", run.temperature_meter)):
-        lines.append(f"{role:12} {ident.describe() + '  ' + ident.resource if ident else '—'}")
-    lines.append(f"Workload    {run.workload_engine or '—'}")
+        lines.append(f"{role:12} "
+                     + (cell(f"{ident.describe()}  {ident.resource}") if ident else "—"))
+    lines.append(f"Workload    {cell(run.workload_engine or '—')}")
     if run.range_plan:  # the fixed ranges of the testing pass (method-notes §3)
         lines.append(f"Ranges      from {run.range_plan.source}")
         lines += [f"            {line}" for line in run.range_plan.describe()]
     lines += run.compliance.lines()
     lines.append("\nPhases")
     for p in run.phases:
-        lines.append(f"  {p.index:>2} {p.info.name:20} {p.status:11} "
+        lines.append(f"  {p.index:>2} {cell(p.info.name):20} {p.status:11} "
                      f"{_fmt(p.t_start, 6):>8} … {_fmt(p.t_end, 6):<8}"
                      + (f" ×{p.attempts}" if p.attempts > 1 else "")
-                     + (f"  {p.error}" if p.error else ""))
+                     + (f"  {indented(p.error)}" if p.error else ""))
     if data["errors"]:
         lines.append("\nErrors (from the run's event log)")
         for error in data["errors"]:
-            lines.append(f"  at {_fmt(error['t'], 6)} s: "
-                         + error["message"].rstrip().replace("\n", "\n    "))
+            lines.append(f"  at {_fmt(error['t'], 6)} s: " + indented(error["message"]))
     lines.append("\nMetrics")
     for m in run.metrics:
         if is_com_metric(m.name):  # a COM's state is its verdict (Capacity optimisations)
@@ -216,13 +243,13 @@ def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
     lines.append("\nCapacity optimisations (available / on during test: verdict)")
     for com in data["coms"]:
         yes = {True: "YES", False: "NO"}
-        lines.append(f"  {com['id']:18} {yes[com['available']]:3} / "
+        lines.append(f"  {cell(com['id']):18} {yes[com['available']]:3} / "
                      f"{yes[com['on_during_test']]:3}  {com['verdict']}"
-                     + (f": {com['detail']}" if com["detail"] else ""))
+                     + (f": {cell(com['detail'])}" if com["detail"] else ""))
     lines.append(f"Samples SHA-256 {run.samples_sha256}")
     lines.append(f"Record SHA-256  {data['record_sha256']} (revision {data['revision']})")
     lines.append(f"Sign-off        {data['sign_off']}")
     lines.append("Revisions (made on which database)")
-    lines += [f"  {r['revision']:>2}  {r['made_on']}: {'; '.join(r['changes'])}"
+    lines += [f"  {r['revision']:>2}  " + cell(f"{r['made_on']}: {'; '.join(r['changes'])}")
               for r in data["revisions"]]
     return "\n".join(lines)

@@ -16,6 +16,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
+from app.cli.safe_output import indented
 from app.core.station_settings import lab_database
 from app.storage.errors import RunNotFoundError, StorageError
 
@@ -100,5 +101,5 @@ def _append(action: str, args: argparse.Namespace, add: Callable) -> int:
     except StorageError as exc:
         print(f"storwatt runs {action}: {not_on_lab(exc, args.db)}", file=sys.stderr)
         return 1
-    print(f"run {entry.run_id}: {entry.describe()}\n{status}{on_lab(args.db)}")
+    print(f"run {entry.run_id}: {indented(entry.describe())}\n{status}{on_lab(args.db)}")
     return 0

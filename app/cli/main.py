@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 import app
+from app.cli.safe_output import terminal_safe_streams
 from app.cli import (cmd_audit, cmd_db, cmd_family, cmd_instruments, cmd_methods, cmd_rails,
                      cmd_report, cmd_run, cmd_runs, cmd_station)
 from app.core.paths import DataDirError
@@ -49,6 +50,13 @@ def build_parser(groups: Sequence[Register] = COMMAND_GROUPS) -> argparse.Argume
 
 def main(argv: Sequence[str] | None = None,
          groups: Sequence[Register] = COMMAND_GROUPS) -> int:
+    """Run one command; whatever it prints (stored text of other stations, typed values
+    quoted in a refusal) reaches the terminal as text, never as control (``safe_output``)."""
+    with terminal_safe_streams():
+        return _command(argv, groups)
+
+
+def _command(argv: Sequence[str] | None, groups: Sequence[Register]) -> int:
     parser = build_parser(groups)
     args = parser.parse_args(argv)
     if args.self_test:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from datetime import date
 
+from app.core import plain_text
+
 #: the one refusal text of each rule (``{what}`` names the instrument, ``{text}`` the entry)
 NOT_A_DATE = "{what} calibration date {text!r} is not a date YYYY-MM-DD (e.g. 2026-03-01)"
 IN_THE_FUTURE = ("{what} calibration date {when} is after today ({today}): enter the date on "
@@ -43,6 +45,9 @@ def checked_date(text: str, what: str = "the instrument's", today: date | None =
 def checked_certificate(text: str, what: str = "the instrument's") -> str:
     """A certificate reference as typed (trimmed, one line), or :class:`CalibrationEntryError`."""
     text = " ".join(text.split())
+    why = plain_text.refusal(text, f"{what} certificate reference")
+    if why is not None:
+        raise CalibrationEntryError(why)
     if len(text) > MAX_CERTIFICATE_CHARS:
         raise CalibrationEntryError(CERTIFICATE_TOO_LONG.format(what=what, n=len(text)))
     return text

@@ -16,13 +16,16 @@ from __future__ import annotations
 import json
 import os
 import socket
-import unicodedata
 from pathlib import Path
 
+from app.core import plain_text
 from app.core.paths import data_dir
+from drivers import guarded_file
 
 STATION_FILE = "station.json"
 MAX_NAME_CHARS = 64
+#: a few names: a larger file (or a device, a pipe) is no settings file of the station's
+MAX_SETTINGS_BYTES = 64 << 10
 
 
 class StationNameError(ValueError):
@@ -41,17 +44,17 @@ def check_name(text: str) -> str:
     if len(name) > MAX_NAME_CHARS:
         raise StationNameError(f"a station name has at most {MAX_NAME_CHARS} characters, "
                                f"this one {len(name)}")
-    bad = [c for c in name if unicodedata.category(c).startswith("C")]
-    if bad:
-        raise StationNameError(f"a station name cannot hold control characters "
-                               f"({', '.join(repr(c) for c in bad[:3])})")
+    why = plain_text.refusal(name, "a station name")
+    if why is not None:
+        raise StationNameError(why)
     return name
 
 
 def _settings() -> dict[str, str]:
     try:
-        data = json.loads(station_file().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(guarded_file.read_text(station_file(), "station settings file",
+                                                 MAX_SETTINGS_BYTES))
+    except ValueError:  # GuardedFileError included: no settings, the defaults hold
         return {}
     return {k: v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) \
         else {}

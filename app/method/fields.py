@@ -15,6 +15,8 @@ from typing import Annotated, TypeVar
 
 from pydantic import AfterValidator, Field, Strict
 
+from app.core import plain_text
+
 T = TypeVar("T")
 
 #: one interval count in a plan (100 000 one-second intervals is already 28 h)
@@ -43,7 +45,28 @@ def _whole_sectors(kib: float) -> float:
 Count = Annotated[int, Strict(), Field(ge=0, le=MAX_INTERVALS)]
 PositiveCount = Annotated[int, Strict(), Field(ge=1, le=MAX_INTERVALS)]
 Flag = Annotated[bool, Strict()]
-Name = Annotated[str, Field(min_length=1)]
+
+
+def _one_line(text: str) -> str:
+    """A method's name or title by the rule of every typed text (``app.core.plain_text``):
+    the method file is typed too, and its title reaches every terminal that lists runs."""
+    why = plain_text.refusal(text, "the text")
+    if why is not None:
+        raise ValueError(why)
+    return text
+
+
+def _lines(text: str) -> str:
+    why = plain_text.refusal(text, "the text", multiline=True)
+    if why is not None:
+        raise ValueError(why)
+    return text
+
+
+#: a one-line text of a method file (a title) and a multi-line one (a description)
+Title = Annotated[str, AfterValidator(_one_line)]
+Lines = Annotated[str, AfterValidator(_lines)]
+Name = Annotated[str, Field(min_length=1), AfterValidator(_one_line)]
 #: a name that becomes part of an fio job-section header (drivers/fio/jobs.py takes no others)
 JobName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.+-]{1,32}$")]
 Number = Annotated[float, Strict()]  # finite: the models set allow_inf_nan=False

@@ -7,8 +7,6 @@ and the reason, because a lab editing a method file needs to know exactly what t
 
 from __future__ import annotations
 
-import os
-import stat
 import tomllib
 from collections.abc import Callable
 from functools import lru_cache
@@ -20,6 +18,7 @@ from pydantic import ValidationError
 from app.method.model import Method, MethodProblems
 from app.method.registry import identify, registered
 from app.core.paths import methods_dir, traces_dir
+from drivers import guarded_file
 from drivers.fio.replay import read_trace
 from drivers.interfaces import WorkloadError
 
@@ -39,27 +38,14 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
     Issue 25: a FIFO named as a method file hung every command, a link to /dev/zero ran out
     of memory at 4 GiB and 5000-deep arrays ended in a RecursionError traceback. So the file
-    is opened without waiting (a FIFO's open would block for a writer), must be a regular
-    file, and at most :data:`MAX_METHOD_BYTES` are read through that one descriptor."""
+    is read by the one guarded reader of named files (``drivers.guarded_file``): a regular
+    file, at most :data:`MAX_METHOD_BYTES`, opened without waiting."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except FileNotFoundError:
-        raise MethodError(f"{path}: file not found") from None
-    except OSError as exc:
-        raise MethodError(f"{path}: cannot be read: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise MethodError(f"{path}: not a regular file (a folder, device, pipe or socket): "
-                              "a method file is a TOML file")
-        raw = fh.read(MAX_METHOD_BYTES + 1)
-    if len(raw) > MAX_METHOD_BYTES:
-        raise MethodError(f"{path}: larger than {MAX_METHOD_BYTES // 1024} KiB: not a method "
-                          "file (a method file is a few kB of TOML)")
+        text = guarded_file.read_text(path, "method file", MAX_METHOD_BYTES)
+    except guarded_file.GuardedFileError as exc:
+        raise MethodError(str(exc)) from None
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise MethodError(f"{path}: not UTF-8 text (byte {exc.start}): a method file is "
-                          "TOML") from None
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise MethodError(f"{path}: not valid TOML: {exc}") from None
     except RecursionError:

@@ -17,9 +17,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from app.method.fields import (MAX_PLAN_S, BlockKiB, Celsius, Count, Flag, IntervalSeconds, Jobs,
-                               JobName, Milliseconds, Name, NonEmpty, Number, OpenPercent, Passes,
-                               Percent, Period, Positive, PositiveCount, QueueDepth, RangePercent,
-                               Rounds, SilenceSeconds, StallSeconds, WmaPoints)
+                               JobName, Lines, Milliseconds, Name, NonEmpty, Number, OpenPercent,
+                               Passes, Percent, Period, Positive, PositiveCount, QueueDepth,
+                               RangePercent, Rounds, SilenceSeconds, StallSeconds, Title,
+                               WmaPoints)
 from app.method.summary import MethodSummary, PlanSummary
 from drivers.interfaces import (DEFAULT_SILENCE_LIMIT_S, DEFAULT_STALL_S, ReadingLimits,
                                 WorkloadProfile)
@@ -121,7 +122,7 @@ class IOProfile(Frozen):
     headline figures the tables show, and ``pattern`` decides the metric's unit."""
 
     name: Name
-    title: str
+    title: Title
     block_size_kib: BlockKiB
     read_pct: Percent
     #: 100 = "enough IO to reach the response-time limit / max throughput";
@@ -635,7 +636,7 @@ class ComDefinition(Frozen):
     """A capacity-optimisation method the vendor may declare (method-notes §2 phase 4)."""
 
     id: Name
-    title: str
+    title: Title
 
 
 class FioSettings(Frozen):
@@ -661,11 +662,11 @@ class Method(Frozen):
 
     name: Name
     version: Name
-    title: str
+    title: Title
     #: the file's claim only; compliance is derived (:mod:`app.rules.compliance`)
     compliant: Flag
     variant_of: str | None = None
-    description: str = ""
+    description: Lines = ""
     interval_s: IntervalSeconds
     sample_period_s: Period
     taxonomy_file: Name

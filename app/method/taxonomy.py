@@ -18,10 +18,12 @@ from typing import Any, Literal, NamedTuple, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from app.method.loader import MethodError, describe_validation_error, load_method
+from app.method.loader import (MAX_METHOD_BYTES, MethodError, describe_validation_error,
+                               load_method)
 from app.method.model import Method
 from app.method.taxonomy_terms import DEFAULT_METHOD, NEEDS
 from app.core.paths import methods_dir
+from drivers import guarded_file
 
 Connectivity = Literal["not-specified", "host", "network"]
 #: connectivity is ordered: a network-connected product is also connected to hosts
@@ -209,10 +211,9 @@ class Classification:
 @lru_cache(maxsize=None)
 def load_taxonomy_file(path: Path) -> Taxonomy:
     try:
-        with path.open("rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise MethodError(f"{path}: taxonomy file not found") from None
+        data = tomllib.loads(guarded_file.read_text(path, "taxonomy file", MAX_METHOD_BYTES))
+    except guarded_file.GuardedFileError as exc:
+        raise MethodError(str(exc)) from None
     except tomllib.TOMLDecodeError as exc:
         raise MethodError(f"{path}: not valid TOML: {exc}") from None
     try:

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
-from app.core import units
+from app.core import plain_text, units
 from app.core.calibration import CalibrationEntryError, checked_certificate, checked_date
 from app.core.records import WIRINGS, PowerInput
 from app.sequencer.capacity_optimisation import check_raid
@@ -82,12 +82,21 @@ def one_line_text(field: str, what: str, value: str, limit: int = MAX_NAME_CHARS
                   required: bool = False) -> str:
     """A one-line entry (a SUT's vendor, the operator's name …), trimmed; refused empty when
     ``required`` and past ``limit`` characters (the column that stores it)."""
-    value = value.strip()
+    value = plain(field, what, value.strip())
     if required and not value:
         raise EntryError(field, f"Enter {what}: it identifies the unit in the report.")
     if len(value) > limit:
         raise EntryError(field, f"{shown(value)} is longer than {limit} characters, the most "
                          f"{what} can hold.")
+    return value
+
+
+def plain(field: str, what: str, value: str, multiline: bool = False) -> str:
+    """``value`` unless it holds terminal or layout control (``app.core.plain_text``: the one
+    rule of every typed text, issue 40); the refusal names the field and the characters."""
+    why = plain_text.refusal(value, _capital(what), multiline)
+    if why is not None:
+        raise EntryError(field, f"{why}.")
     return value
 
 
@@ -102,7 +111,7 @@ def operator(value: str) -> str:
 
 
 def notes(value: str) -> str:
-    value = value.strip()
+    value = plain("notes", "the SUT's notes", value.strip(), multiline=True)
     if len(value) > MAX_NOTES_CHARS:
         raise EntryError("notes", f"The SUT's notes are {len(value)} characters; at most "
                          f"{MAX_NOTES_CHARS}.")
@@ -182,6 +191,7 @@ def drive_type(value: str) -> str:
 
 
 def raid(value: str) -> str:
+    plain("raid", "the SUT's RAID level", value)
     try:
         check_raid(value)
     except ValueError as exc:
@@ -227,6 +237,7 @@ def instrument(prefix: str, driver: str, resource: str, when: str,
     what, ask = INSTRUMENTS[prefix]
     if driver not in NO_ADDRESS and not resource.strip():
         raise EntryError(f"{prefix}_resource", ask)
+    plain(f"{prefix}_resource", f"{what} address", resource.strip())
     return (resource.strip(), *calibration(prefix, what, when, certificate))
 
 
@@ -237,7 +248,7 @@ def power_input_name(name: str, row: int | None = None) -> str:
     if len(name) > MAX_INPUT_NAME_CHARS:
         raise EntryError("power_inputs", f"{where}: the name {shown(name)} is longer than "
                          f"{MAX_INPUT_NAME_CHARS} characters.")
-    return name
+    return plain("power_inputs", f"{where}: the name", name)
 
 
 def power_inputs(inputs: Iterable[PowerInput]) -> tuple[PowerInput, ...]:
@@ -254,6 +265,7 @@ def power_inputs(inputs: Iterable[PowerInput]) -> tuple[PowerInput, ...]:
         if i.driver != "sim" and not i.resource.strip():
             raise EntryError("power_inputs", f"Power input {i.name}: enter the meter's address "
                              "(VISA resource or host:port).")
+        plain("power_inputs", f"Power input {i.name}: the meter's address", i.resource.strip())
         if i.wiring not in WIRINGS:
             raise EntryError("power_inputs", f"Power input {i.name}: wiring {i.wiring!r} is not "
                              f"one of {', '.join(WIRINGS)}.")

@@ -19,10 +19,13 @@ from pathlib import Path
 from app.core.calibration import checked_certificate, checked_date
 from app.core.paths import data_dir
 from app.core.records import InstrumentConfig, PowerInput, RunConfig
+from drivers import guarded_file
 
 FILE_NAME = "station-instruments.json"
 #: drivers that are no instrument of the station (the simulated lab's, no thermometer)
 NOT_INSTRUMENTS = ("sim", "none")
+#: a few hundred bytes per instrument: far beyond any station's instruments
+MAX_PROFILE_BYTES = 1 << 20
 
 
 class StationProfileError(ValueError):
@@ -47,10 +50,13 @@ class StationProfile:
         if not self.path.exists():
             return {}
         try:
-            raw = json.loads(self.path.read_text(encoding="utf-8"))
+            raw = json.loads(guarded_file.read_text(self.path, "station profile",
+                                                    MAX_PROFILE_BYTES))
             return {key: KnownInstrument(checked_date(v["calibration_date"], key),
                                          checked_certificate(v.get("certificate", ""), key))
                     for key, v in raw.items()}
+        except guarded_file.GuardedFileError as exc:
+            raise StationProfileError(f"{exc}; fix or move the file away") from None
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise StationProfileError(f"{self.path}: the station's instrument profile cannot be "
                                       f"read ({exc}); fix or move the file away") from None

@@ -29,15 +29,24 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from app.core import units
+from app.core import plain_text, units
 from app.core.records import PowerSupplies, SutDescription
 from app.rules.run_fields import MAX_DRIVES, MAX_NAME_CHARS, MAX_NOTES_CHARS
 from app.sequencer.capacity_optimisation import declare_coms
+from drivers import guarded_file
 
+#: a SUT file is a few hundred bytes of JSON (its notes at most MAX_NOTES_CHARS): anything
+#: beyond this is no SUT description, and a link to /dev/zero must not be read to MemoryError
+MAX_SUT_FILE_BYTES = 1 << 20
 #: "N+M": N supplies carry the load, M are spare
 _REDUNDANCY = re.compile(r"^(\d+)\+(\d+)$")
 #: the bounds of the command line's and the wizard's fields (app.rules.run_fields)
 Text = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS)]
+
+
+#: the file's one-line texts (``notes`` may hold line breaks)
+ONE_LINE_FIELDS = ("vendor", "model", "serial", "firmware", "raw_capacity", "raid", "supply",
+                   "ashrae_class")
 
 
 class SutFileError(ValueError):
@@ -84,6 +93,19 @@ class SutFileModel(BaseModel):
     notes: str = Field(default="", max_length=MAX_NOTES_CHARS)
 
     @model_validator(mode="after")
+    def _plain_text(self) -> "SutFileModel":
+        """Every text of the file by the rule of every typed text (``app.core.plain_text``):
+        a file is typed too, and its vendor reaches every QA PC's terminal."""
+        texts = [(name, getattr(self, name)) for name in ONE_LINE_FIELDS]
+        texts += [("coms", com) for com in self.coms_on + self.coms_off]
+        texts += [("power_inputs", name) for name in self.power_inputs]
+        for name, text in texts + [("notes", self.notes)]:
+            why = plain_text.refusal(text, name, multiline=name == "notes")
+            if why is not None:
+                raise ValueError(why)
+        return self
+
+    @model_validator(mode="after")
     def _inputs_name_a_supply(self) -> "SutFileModel":
         for name, supply in self.power_inputs.items():
             if not 1 <= supply <= self.power_supplies.count:
@@ -113,9 +135,9 @@ def sut_from_file_model(m: SutFileModel) -> SutDescription:
 def load_sut_file(path: Path) -> SutDescription:
     """The SUT a file describes, or :class:`SutFileError` naming the file and field."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SutFileError(f"SUT file {path}: cannot read it ({exc})") from None
+        text = guarded_file.read_text(path, "SUT file", MAX_SUT_FILE_BYTES)
+    except guarded_file.GuardedFileError as exc:
+        raise SutFileError(str(exc)) from None
     try:
         return sut_from_file_model(SutFileModel.model_validate_json(text))
     except ValidationError as exc:

@@ -23,6 +23,7 @@ from datetime import datetime, timezone
 
 import sqlalchemy as sa
 
+from app.core import plain_text
 from app.core.records import (VERDICT_KINDS, AuditEntry, AuditKind, ComOutcome, Disposition,
                               RunStatus)
 from app.core.station_settings import lab_database, station_name
@@ -135,11 +136,28 @@ def _author(author: str) -> str:
     return author
 
 
+#: what each kind's text is called in a refusal
+_TEXT_NAMES = {AuditKind.NOTE: "the note", AuditKind.DISPOSITION: "the reason",
+               AuditKind.COM_RESULT: "the evidence", AuditKind.APPROVAL: "the statement"}
+
+
+def _plain(entry: AuditEntry) -> None:
+    """Every typed text of an entry by the rule of every typed text (``app.core.plain_text``):
+    the author and the COM are one line, a note, reason or evidence may run over lines."""
+    for what, text, multiline in (("the author", entry.author, False),
+                                  ("the COM", entry.subject or "", False),
+                                  (_TEXT_NAMES[entry.kind], entry.text, True)):
+        why = plain_text.refusal(text, what, multiline)
+        if why is not None:
+            raise AuditError(why)
+
+
 def _append(database: Database, run_id: str, entry: AuditEntry, needs_end: str | None,
             expected_revision: int | None = None) -> AuditEntry:
     """Insert ``entry`` (its id, run and time filled in here) in one transaction with the
     checks: ``needs_end`` names what only a finished run can take; ``expected_revision`` is
     the revision the caller saw."""
+    _plain(entry)
     _one_place(database)
     uuid = resolve_run_id(database, run_id)
     created = datetime.now(timezone.utc).isoformat(timespec="milliseconds")

@@ -18,11 +18,21 @@ import sqlalchemy as sa
 
 from app.core.records import AuditKind, Disposition
 from app.storage import schema as s
+from app.storage.errors import StorageError
 from app.storage.schema import AuditEntryRow
 from app.storage.stored import RunSummary
 
 #: the history's own status for a run with any INVALID metric (shown beside its RunStatus)
 INVALID = "INVALID"
+#: the longest search text and SUT fragment the history takes: a few words of an id, a SUT,
+#: a method or an error are far shorter; SQLite refuses a LIKE pattern of 50,000 bytes
+#: ("pattern too complex", issue 40), and a pasted page would only be a slow search
+MAX_FILTER_CHARS = 1000
+
+
+class HistoryFilterError(StorageError):
+    """A filter the history does not search (one line: what is too long, and the bound); a
+    StorageError so every reader of the history shows it where it shows a refused read."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +50,17 @@ class HistoryFilter:
     taxonomy: str = ""
     sut: str = ""
     station: str = ""  # the station that recorded the run (exact name)
+
+    def refusal(self) -> str | None:
+        """Why the history does not search this filter, or None: a text or SUT fragment
+        longer than :data:`MAX_FILTER_CHARS` (found by pasting 50,000 characters, which
+        reached the person as SQLite's "LIKE or GLOB pattern too complex")."""
+        for what, text in (("search text", self.text), ("SUT filter", self.sut)):
+            if len(text) > MAX_FILTER_CHARS:
+                return (f"the {what} is {len(text):,} characters long; the history searches "
+                        f"at most {MAX_FILTER_CHARS:,} (a few words of a run's id, SUT, "
+                        "method, operator or error)")
+        return None
 
     def matches(self, row: RunSummary) -> bool:
         if self.statuses and not (row.status.value in self.statuses
@@ -165,6 +186,9 @@ def narrowed(query: sa.Select, wanted: HistoryFilter, order: HistoryOrder | None
     ``ILIKE``); SQLite folds ASCII letters only, so there an accented capital in the stored
     text matches only as typed.
     """
+    refused = wanted.refusal()
+    if refused is not None:
+        raise HistoryFilterError(refused)
     words = wanted.text.lower().split()
     verdicts = dispositions = None
     if order is not None and order.key == "status":

@@ -47,6 +47,7 @@ from app.core.paths import data_dir
 from app.sequencer import events as ev
 from app.storage.errors import StorageError
 from app.storage.event_codec import EventCodecError, event_from_json, event_to_json
+from drivers import guarded_file
 
 MAGIC = b"STORWATT-JOURNAL"
 VERSION = 2
@@ -328,7 +329,13 @@ def _parse_header(block: bytes, path: Path) -> tuple[JournalHeader, int]:
 
 
 def read_header(path: Path) -> JournalHeader:
-    with open(path, "rb") as f:
+    """The header of the journal at ``path`` (a typed ``db recover --journal`` path: a FIFO
+    or a device is refused by the guarded reader instead of hanging the command)."""
+    try:
+        fd = guarded_file.open_regular(path, "run journal")
+    except guarded_file.GuardedFileError as exc:
+        raise JournalError(str(exc)) from None
+    with os.fdopen(fd, "rb") as f:
         return _parse_header(f.read(HEADER_SIZE), path)[0]
 
 
@@ -433,9 +440,13 @@ def _read_all(fd: int) -> bytes:
 
 def open_for_import(path: Path) -> int:
     """A locked descriptor on a journal no live writer owns (raises JournalInUseError)."""
-    fd = os.open(path, os.O_RDWR | getattr(os, "O_BINARY", 0))
+    fd = os.open(path, os.O_RDWR | guarded_file.NON_BLOCKING)
     try:
+        guarded_file.require_regular(fd, path, "run journal")
         _lock(fd, path)
+    except guarded_file.GuardedFileError as exc:
+        os.close(fd)
+        raise JournalError(str(exc)) from None
     except BaseException:
         os.close(fd)
         raise

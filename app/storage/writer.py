@@ -123,6 +123,7 @@ class RunWriter:
         self._error: StorageError | None = None
         self._failed = False
         self._closed = False
+        self._wait_s = 0.0  # how long close() waits for a failing database
         self._durability: Durability | None = None
         self._abandon = threading.Event()
         self._engine = database.writer_engine()
@@ -204,7 +205,7 @@ class RunWriter:
         Raises :class:`WriterError` only for events that are in neither."""
         if self._durability is not None:
             return self._durability
-        self._closed = True
+        self._wait_s, self._closed = timeout, True
         if self._failed:
             log.warning("run writer: waiting up to %.0f s for the database (%s); %s",
                         timeout, self._error, self._where_kept())
@@ -278,7 +279,10 @@ class RunWriter:
         while True:
             wait = self.commit_interval_s - (time.monotonic() - last_commit)
             idle_wait = HEARTBEAT_INTERVAL_S if self._state.pk is not None else None
-            stopping |= self._take(max(wait, 0.01) if self._pending else idle_wait, flushes)
+            # once stopping nothing more is coming: a retry waits retry_interval_s (below),
+            # not the rest of a commit interval on an empty queue
+            stopping |= self._take(0.01 if stopping else max(wait, 0.01) if self._pending
+                                   else idle_wait, flushes)
             if self._failed:
                 self._spill()  # while the database fails, every event goes to the journal
             now = time.monotonic()
@@ -509,7 +513,11 @@ class RunWriter:
                 kept = f"disk full: {samples} samples kept in {where} ({error})"
             else:
                 kept = f"{error} — {len(self._pending)} events kept in {where}"
-            log.error("run writer: %s; retrying every %g s", kept, self.retry_interval_s)
+            # failing while the run ends: the wait for it is said before it begins (issue 40)
+            waits = (f"; the run's end waits up to {self._wait_s:.0f} s for the database before "
+                     "leaving the rest where it is kept") if self._closed else ""
+            log.error("run writer: %s; retrying every %g s%s", kept, self.retry_interval_s,
+                      waits)
             self._notify(error)
 
     def _notify(self, error: StorageError) -> None:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from drivers import guarded_file
 from drivers.interfaces import WorkloadError
 
 HEADERS = {"fio version 2 iolog": 2, "fio version 3 iolog": 3}
@@ -36,6 +37,9 @@ FILE_ACTIONS = ("add", "open", "close")
 REPLAY_FILE = "storwatt-replay-target"
 #: the most IO lines a looped copy of an untimed (v2) trace may hold (~40 MB)
 MAX_LOOPED_IOS = 1_000_000
+#: the largest trace file read: room for more IO lines than a looped copy may hold (a file
+#: beyond it is no trace, and a link to a device must not be read to the memory's end)
+MAX_TRACE_BYTES = 64 << 20
 #: a v3 timestamp unit in seconds, as fio 3.33 paces it (module notes)
 V3_UNIT_S = 1e-6
 
@@ -91,9 +95,9 @@ def _bad(path: str, number: int, why: str) -> WorkloadError:
 def read_trace(path: str) -> Trace:
     """Parse and check an fio iolog (v2 or v3); WorkloadError names the line and why."""
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise WorkloadError(f"trace {path}: cannot read it ({exc})") from None
+        lines = guarded_file.read_text(path, "trace", MAX_TRACE_BYTES).splitlines()
+    except guarded_file.GuardedFileError as exc:
+        raise WorkloadError(str(exc)) from None
     version = HEADERS.get(lines[0].strip() if lines else "")
     if version is None:
         raise _bad(path, 1, f"not an fio iolog: the first line must be one of "

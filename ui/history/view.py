@@ -62,6 +62,7 @@ class HistoryView(QWidget):
         self.source = (HistorySource(database, database.url, False, "") if database
                        else open_source(url))
         self._url = url
+        self._filter_refused = ""  # the refusal of a filter shown in ``problem``, if any
         self.model = RunsTableModel()
         self.model.failed.connect(self._show_problem)
         self._build()
@@ -259,7 +260,17 @@ class HistoryView(QWidget):
             station=self.station_choice.currentData() or "")
 
     def _filters_changed(self, *_args) -> None:
-        self.model.set_filter(self.current_filter())
+        wanted = self.current_filter()
+        refused = wanted.refusal()
+        if refused is not None:  # said where the list's problems are; the list stays as it was
+            self._filter_refused = f"Search not applied: {refused}."
+            self._show_problem(self._filter_refused)
+            return
+        if self._filter_refused and self.problem.text() == self._filter_refused:
+            self._filter_refused = ""
+            self.problem.setText(self.source.problem)
+            self.problem.setVisible(bool(self.source.problem))
+        self.model.set_filter(wanted)
         self._update_count()
 
     def apply_filter(self, wanted: HistoryFilter) -> None:

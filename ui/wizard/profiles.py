@@ -11,8 +11,11 @@ from pathlib import Path
 
 from app.core.paths import data_dir
 from app.core.records import SutDescription, sut_from_dict
+from drivers import guarded_file
 
 FILE_NAME = "sut-profiles.json"
+#: a profile is under 1 kB: room for thousands, and no device or pipe read without end
+MAX_PROFILES_BYTES = 4 << 20
 
 
 class ProfileStoreError(ValueError):
@@ -27,7 +30,10 @@ class SutProfileStore:
         if not self.path.exists():
             return {}
         try:
-            raw = json.loads(self.path.read_text(encoding="utf-8"))
+            raw = json.loads(guarded_file.read_text(self.path, "SUT profiles file",
+                                                    MAX_PROFILES_BYTES))
+        except guarded_file.GuardedFileError as exc:
+            raise ProfileStoreError(f"{exc}; fix or move the file away") from None
         except (OSError, json.JSONDecodeError) as exc:
             raise ProfileStoreError(f"{self.path}: cannot read the SUT profiles ({exc}); "
                                     "fix or move the file away") from None
