@@ -274,6 +274,9 @@ class BundleError(Exception):
 
 MAX_JSON_DEPTH = 64
 SLACK_BYTES = 64 * 1024  # a header line and rounding: added to every row member's bound
+#: lines a row member may hold beyond the rows its manifest declares: a hand-edited line is a
+#: SHA-256 disagreement (exit 1), a flood of empty lines is refused before it costs a minute
+SLACK_ROWS = 1024
 MAX_ROWS = 50_000_000  # rows one member may declare (≈ 580 days of 1 s samples)
 #: the most bytes a whole-JSON member may hold
 JSON_MEMBER_BYTES = {"manifest.json": 1 << 20, "run.json": 32 << 20, "method.json": 4 << 20,
@@ -366,6 +369,8 @@ def _kind_error(value: Any, kind: str) -> str | None:
                                                  and isinstance(value, bool))
     if ok and base == "num" and isinstance(value, str):
         ok = value in ("inf", "-inf")
+    if ok and base in ("int", "num") and isinstance(value, int) and abs(value) > sys.float_info.max:
+        return f"must be a number a double holds, not one of {len(str(value))} digits"
     return None if ok else f"must be {_WORDS[base]}, not {type(value).__name__}"
 
 
@@ -405,9 +410,25 @@ def json_value(data: bytes, where: str) -> Any:
             elif t in (b"]", b"}"):
                 depth -= 1
     try:
-        return json.loads(data.decode("utf-8"))
+        return json.loads(data.decode("utf-8"), parse_constant=functools.partial(_no_constant,
+                                                                                 where),
+                          parse_float=functools.partial(_finite, where))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise BundleError(f"{where}: not JSON ({str(exc).splitlines()[0][:120]})") from None
+
+
+def _no_constant(where: str, name: str) -> Any:
+    """NaN and the infinities are no JSON numbers: the station writes null and "inf"/"-inf"
+    (canonical JSON, docs/storage.md), so a bare one is a malformed member."""
+    raise BundleError(f"{where}: {name} is not JSON (the station writes null, \"inf\" or "
+                      "\"-inf\")")
+
+
+def _finite(where: str, text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise BundleError(f"{where}: the number {text[:40]} is beyond what a double holds")
+    return value
 
 
 @dataclass
@@ -444,7 +465,7 @@ class MemberStream(io.RawIOBase):
         LAST_READ.by_member[self.name] = self.consumed
         if self.consumed > self.limit:
             raise BundleError(f"{self.name}: larger than the {self.limit} bytes its manifest "
-                              "allows")
+                              "allows (field sizes)")
         self.digest.update(data)
         buffer[:len(data)] = data
         return len(data)
@@ -465,17 +486,27 @@ def _jsonl(data: bytes) -> list[dict[str, Any]]:
 
 
 def _cell_checked(member: str, row: int, column: str, text: str, kind: str) -> None:
+    """A cell reads as its kind; a time (a column in seconds, ``…_s``) is a finite number,
+    and no number overflows a double (the station writes ``repr`` of stored doubles)."""
     try:
         if kind == "int":
             int(text)
         elif kind == "num" and text != "":
-            float(text)
+            value = float(text)
+            if math.isinf(value) and (column.endswith("_s") or "inf" not in text.lower()):
+                raise ValueError
     except ValueError:
         raise BundleError(f"{member} row {row}: column {column!r}: {text[:40]!r} is not "
-                          f"{_WORDS[kind]}") from None
+                          f"{'a finite number' if kind == 'num' else _WORDS[kind]}") from None
 
 
-def _read_table(stream: Any, name: str) -> list[dict[str, str]]:
+def _too_many(name: str, lines: int | None, n: int) -> None:
+    if lines is not None and n > lines:
+        raise BundleError(f"{name}: more than the {lines} lines its manifest's rows allow "
+                          "(field rows)")
+
+
+def _read_table(stream: Any, name: str, lines: int | None) -> list[dict[str, str]]:
     text = io.TextIOWrapper(stream, encoding="utf-8", newline="")
     rows = csv.reader(text)
     try:
@@ -486,6 +517,7 @@ def _read_table(stream: Any, name: str) -> list[dict[str, str]]:
         table = []
         checks = [(c, k) for c, k in COLUMNS[name].items() if k != "str"]
         for n, row in enumerate(rows, start=1):
+            _too_many(name, lines, n)
             if len(row) != len(header):
                 raise BundleError(f"{name} row {n}: {len(row)} cells, the header has "
                                   f"{len(header)}")
@@ -499,12 +531,14 @@ def _read_table(stream: Any, name: str) -> list[dict[str, str]]:
     return table
 
 
-def _read_lines(stream: Any, name: str, row_bytes: int) -> tuple[list[Any], int]:
+def _read_lines(stream: Any, name: str, row_bytes: int,
+                lines: int | None) -> tuple[list[Any], int]:
     """(the items, the lines) of a JSON Lines member."""
     items = []
     n = 0
     while line := stream.readline(row_bytes + 1):
         n += 1
+        _too_many(name, lines, n)
         if len(line) > row_bytes:
             raise BundleError(f"{name} line {n}: longer than the {row_bytes} bytes a line "
                               "may hold")
@@ -515,9 +549,20 @@ def _read_lines(stream: Any, name: str, row_bytes: int) -> tuple[list[Any], int]
     return items, n
 
 
-def _bound(name: str, manifest: dict[str, Any], info: zipfile.ZipInfo) -> int:
-    """The most bytes member ``name`` may hold, checked against what the zip says it holds
-    before a byte of it is read."""
+@dataclass(frozen=True)
+class Bound:
+    """What a reader may take of one member: bytes, and lines (rows) when its manifest
+    declares them."""
+
+    bytes: int
+    lines: int | None = None
+
+
+def _bound(name: str, manifest: dict[str, Any], info: zipfile.ZipInfo) -> Bound:
+    """What member ``name`` may hold — its declared size (never more than its declared rows
+    may take) and rows, each plus the reader's slack — checked against what the zip says it
+    holds before a byte of it is read."""
+    lines = None
     if name in JSON_MEMBER_BYTES:
         bound = JSON_MEMBER_BYTES[name]
     elif manifest["format"] == "storwatt-bundle/1":
@@ -536,18 +581,29 @@ def _bound(name: str, manifest: dict[str, Any], info: zipfile.ZipInfo) -> int:
         if size > bound:
             raise BundleError(f"manifest.json: field sizes.{name}: {size} bytes, more than "
                               f"{count} rows may take")
+        if declared["sizes"] is not None:
+            bound = size + SLACK_BYTES
+        if declared["rows"] is not None:
+            lines = count + SLACK_ROWS
     if info.file_size > bound:
         raise BundleError(f"{name}: the zip says {info.file_size} bytes, more than the "
-                          f"{bound} allowed")
-    return bound
+                          f"{bound} its manifest allows")
+    return Bound(bound, lines)
 
 
 def _members(archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
+    """The members by name: each once, each a plain file at the top of the bundle (the
+    station writes nothing else; a path out of it or a link is refused, never followed)."""
     infos: dict[str, zipfile.ZipInfo] = {}
     for info in archive.infolist():
-        if info.filename in infos:
-            raise BundleError(f"{info.filename}: in the zip twice")
-        infos[info.filename] = info
+        name = info.filename
+        if name in infos:
+            raise BundleError(f"{name}: in the zip twice")
+        if not name or "/" in name or "\\" in name or ":" in name or name in (".", ".."):
+            raise BundleError(f"{name}: member name is a path, not a file name of a bundle")
+        if stat.S_ISLNK(info.external_attr >> 16) or info.is_dir():
+            raise BundleError(f"{name}: member is a link or a directory, not a file")
+        infos[name] = info
     return infos
 
 
@@ -577,12 +633,12 @@ def read_bundle(path: str) -> Bundle:
             raise BundleError(f"cannot read {path}: {exc}") from None
 
 
-def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, bound: int,
+def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, bound: Bound,
                  b: "Bundle") -> Any:
     """Stream one member: parse it as its kind, record its SHA-256."""
     name = info.filename
     with archive.open(info) as raw:
-        stream = MemberStream(raw, name, bound)
+        stream = MemberStream(raw, name, bound.bytes)
         buffered = io.BufferedReader(stream, 1 << 16)
         if name in JSON_MEMBER_BYTES:
             data = buffered.read()
@@ -590,10 +646,11 @@ def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, bound: int,
             value = json_value(data, name)
             check_schema(value, SCHEMAS[name], name)
         elif name in COLUMNS:
-            value = _read_table(buffered, name)
+            value = _read_table(buffered, name, bound.lines)
             b.row_counts[name] = len(value)
         else:
-            value, b.row_counts[name] = _read_lines(buffered, name, ROW_BYTES[name])
+            value, b.row_counts[name] = _read_lines(buffered, name, ROW_BYTES[name],
+                                                    bound.lines)
         buffered.read()  # the rest (hashed), so a digest is the whole member's
     b.digests[name] = stream.digest.hexdigest()
     return value
@@ -608,7 +665,8 @@ def _read_archive(archive: zipfile.ZipFile, path: str) -> Bundle:
     if manifest_info.file_size > JSON_MEMBER_BYTES["manifest.json"]:
         raise BundleError(f"manifest.json: the zip says {manifest_info.file_size} bytes, more "
                           f"than the {JSON_MEMBER_BYTES['manifest.json']} allowed")
-    manifest = _read_member(archive, manifest_info, JSON_MEMBER_BYTES["manifest.json"], b)
+    manifest = _read_member(archive, manifest_info, Bound(JSON_MEMBER_BYTES["manifest.json"]),
+                            b)
     if manifest["format"] not in BUNDLE_FORMATS:
         raise BundleError(f"manifest.json: field format: {manifest['format']!r}; this verifier "
                           f"reads {', '.join(BUNDLE_FORMATS)}")
