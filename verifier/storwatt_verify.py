@@ -292,10 +292,14 @@ ROW_BYTES = {"phases.jsonl": 1 << 20, "attempts.jsonl": 1 << 12, "intervals.json
 OLD_FORMAT_MEMBER_BYTES = 256 << 20
 BUNDLE_FORMATS = ("storwatt-bundle/1", BUNDLE_FORMAT)
 
-#: the JSON structure of each member the verifier reads, as docs/export-format.md publishes
-#: it: a field's kind ("str", "int", "num" — a number, null or "inf"/"-inf" —, "bool", "obj",
-#: "list", "any"; a trailing "?" also allows null), a nested object's own fields (a dict), or
-#: a list's items ([kind]); a field not named may be there or not
+#: THE PUBLISHED SCHEMA: the JSON structure of each member the verifier reads, checked before
+#: any of it is used; docs/export-format.md ("Structure checked before use") prints the
+#: manifest's and run.json's as tables, and tests/test_verifier_schema.py holds the two
+#: together. A field's kind ("str", "int", "num" — a number, null or "inf"/"-inf" —, "bool",
+#: "obj", "list", "any"; a trailing "?" also allows null), a nested object's own fields (a
+#: dict), or a list's items ([kind]). A field is required unless its name ends in "?" (then
+#: it may be absent, as in a bundle of an earlier format); a field not named may be there or
+#: not.
 RUN_SCHEMA: dict[str, Any] = {
     "run": {"run_id": "str", "status": "str", "started_wall": "str?", "finished_wall": "str?",
             "planned_s": "num", "duration_s": "num", "error": "str?",
@@ -309,9 +313,9 @@ RUN_SCHEMA: dict[str, Any] = {
     "compliance": "obj?", "revisions": ["obj"], "approvals": ["obj"],
 }
 SCHEMAS: dict[str, Any] = {
-    "manifest.json": {"format": "str", "run_id": "str", "record_format": "str",
-                      "record_sha256": "str", "samples_sha256": "str?", "method_sha256": "str?",
-                      "files": "obj"},
+    "manifest.json": {"format": "str", "run_id": "str", "station_version?": "str?",
+                      "record_format": "str", "record_sha256": "str", "samples_sha256": "str?",
+                      "method_sha256": "str?", "files": "obj", "sizes?": "obj", "rows?": "obj"},
     "run.json": RUN_SCHEMA,
     "method.json": "obj?",
     "flags.json": {"record_format": "str", "flags": [{"name": "str", "code": "str",
@@ -388,9 +392,12 @@ def check_schema(value: Any, schema: Any, where: str) -> None:
         if not isinstance(value, dict):
             raise BundleError(f"{where}: must be an object, not {type(value).__name__}")
         for key, inner in schema.items():
-            if key not in value:
+            name = key.removesuffix("?")
+            if name not in value:
+                if name != key:
+                    continue  # may be absent
                 raise BundleError(f"{where}: field {key!r} missing")
-            check_schema(value[key], inner, f"{where}.{key}")
+            check_schema(value[name], inner, f"{where}.{name}")
 
 
 _JSON_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
