@@ -87,3 +87,23 @@ def test_the_windows_installer_installs_the_bundle_folder_with_storwatt_verify()
     iss = ISS.read_text(encoding="utf-8")
     assert 'Source: "{#SourceRoot}\\dist\\storwatt\\*"; DestDir: "{app}"' in iss
     assert "recursesubdirs" in iss and '{app}\\storwatt-verify.exe' in iss
+
+
+def test_each_hash_option_names_where_the_report_prints_that_hash(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The PDF prints the record SHA-256 in every page's footer and the samples SHA-256 in its
+    run summary (app/reports/pdf.py); the verifier's help and the bundle's doc say the same, so
+    an auditor never hands one option the other's hash (issue 37, seen 6)."""
+    pdf = (ROOT / "app" / "reports" / "pdf.py").read_text(encoding="utf-8")
+    assert 'footer = f"Revision {current.number} — record SHA-256 {current.sha256}"' in pdf
+    assert '("Samples SHA-256", run.samples_sha256)' in pdf
+    with pytest.raises(SystemExit):
+        verifier_module().main(["--help"])
+    helps = " ".join(capsys.readouterr().out.split()).split("options:", 1)[1]
+    record = helps[helps.index("--record-sha256 HASH"):helps.index("--samples-sha256 HASH")]
+    samples = helps[helps.index("--samples-sha256 HASH"):helps.index("--version")]
+    assert "footer" in record and "record SHA-256" in record
+    assert "footer" not in samples and "run summary" in samples
+    doc = " ".join((ROOT / "docs" / "export-format.md").read_text(encoding="utf-8").split())
+    assert "--samples-sha256 HASH`, the one every report page prints" not in doc
+    assert "no page footer prints it" in doc

@@ -13,6 +13,7 @@ import hashlib
 import io
 import json
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -442,7 +443,13 @@ def test_gui_export_bar_writes_a_bundle_that_verifies(demo, tmp_path, qtbot) -> 
     bar.set_run(lambda: load_run(recorded.database, recorded.run_id))
     bar.bundle_button.click()
     assert bar.saved == tmp_path / "gui.zip" and "Saved to" in bar.saved_label.text()
-    assert verify(bar.saved)[0] == 0
+    # the bar says how to verify it: its command, with the hash the PDF's footer prints, agrees
+    command = bar.saved_label.text().split(" — verify: ", 1)[1]
+    assert "record SHA-256 in the footer" in bar.saved_label.toolTip()
+    footer_hash = sign_off(load_run(recorded.database, recorded.run_id)).current.sha256
+    program, *arguments = shlex.split(command.replace("HASH", footer_hash))
+    assert program == "storwatt-verify"
+    assert verify(Path(arguments[0]), *arguments[1:])[0] == 0
 
 
 def test_what_is_no_bundle_gets_exit_2_and_a_sentence(demo, tmp_path: Path) -> None:
