@@ -98,12 +98,14 @@ class _Repeat:
 
 
 def _newline_bomb(path: Path, files: dict[str, bytes], name: str, size: int,
-                  monkeypatch: pytest.MonkeyPatch, declared: bool = False) -> Path:
-    """The honest bundle with ``name`` replaced by ``size`` bytes of newlines, honestly sized
-    in the zip (zip64); its manifest declaring them too when ``declared`` (the size, and one
-    row per newline). The CRC is not computed (nothing may read that far to check it)."""
-    chunk = b"\n" * (1 << 20)
-    assert size % len(chunk) == 0
+                  monkeypatch: pytest.MonkeyPatch, declared: bool = False,
+                  line: bytes = b"\n") -> Path:
+    """The honest bundle with ``name`` replaced by ``size`` bytes of ``line`` repeated,
+    honestly sized in the zip (zip64); its manifest declaring them too when ``declared`` (the
+    size, and as many rows as that size may take). The CRC is not computed (nothing may read
+    that far to check it)."""
+    chunk = line * ((1 << 20) // len(line))
+    size -= size % len(chunk)
     manifest = json.loads(files["manifest.json"])
     if declared:  # as many rows as a 4 GiB member may take: the rows' bound admits it
         manifest["sizes"][name] = size
@@ -164,9 +166,9 @@ def _events_padded(path: Path, files: dict[str, bytes], _: Any) -> Path:
 
 
 def _lines_beyond_rows(path: Path, files: dict[str, bytes], _: Any) -> Path:
-    """events.jsonl with 200,000 empty lines more than its manifest's rows, its size and
-    SHA-256 declared (within what the rows may take): cheap to store, a minute to walk."""
-    grown = files["events.jsonl"] + b"\n" * 200_000
+    """events.jsonl with 200,000 lines more than its manifest's rows, its size and SHA-256
+    declared (within what the rows may take): cheap to store, long to walk."""
+    grown = files["events.jsonl"] + b"{}\n" * 200_000
     manifest = json.loads(_manifest_for(files, {"events.jsonl": grown}))
     manifest["rows"]["events.jsonl"] = _rows("events.jsonl", files["events.jsonl"])
     members = _members(files, forge=False, events_jsonl=grown)
@@ -191,6 +193,10 @@ CASES: dict[str, tuple[Case, tuple[str, ...]]] = {
         ("events.jsonl", "4294967296 bytes")),
     "4 GiB of newlines declared by its manifest": (
         lambda p, f, m: _newline_bomb(p, f, "events.jsonl", 4 * GIB, m, declared=True),
+        ("events.jsonl line 1", "empty")),
+    "4 GiB of {} lines declared by its manifest": (
+        lambda p, f, m: _newline_bomb(p, f, "events.jsonl", 4 * GIB, m, declared=True,
+                                      line=b"{}\n"),
         ("events.jsonl", "rows")),
     "manifest.json is [1,2,3]": (_zip_of(manifest_json=b"[1,2,3]"),
                                  ("manifest.json", "must be an object")),

@@ -549,10 +549,12 @@ def _read_lines(stream: Any, name: str, row_bytes: int,
         if len(line) > row_bytes:
             raise BundleError(f"{name} line {n}: longer than the {row_bytes} bytes a line "
                               "may hold")
-        if line.strip():
-            item = json_value(line, f"{name} line {n}")
-            check_schema(item, SCHEMAS[name], f"{name} line {n}")
-            items.append(item)
+        if not line.strip():  # the station writes one item a line: a flood of newlines ends here
+            raise BundleError(f"{name} line {n}: empty (a JSON Lines member holds one item on "
+                              "each line)")
+        item = json_value(line, f"{name} line {n}")
+        check_schema(item, SCHEMAS[name], f"{name} line {n}")
+        items.append(item)
     return items, n
 
 
