@@ -23,7 +23,6 @@ import stat
 import subprocess
 import sys
 import zipfile
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ import pytest
 
 from app.reports.bundle import _rows
 from tests.support.bundles import VERIFIER, bundle_of, read_files, verifier_module, verify
+from tests.support.hostile_bundles import bomb_zip
 from tests.support.recorded_runs import record_run
 from tests.support.time_budget import budget_s
 
@@ -82,46 +82,16 @@ def _write_zip(path: Path, members: Members) -> Path:
     return path
 
 
-class _Repeat:
-    """A deflate "compressor" that emits one precompressed block per input chunk: 4 GiB of
-    newlines in ~5 MB of zip without deflating 4 GiB here."""
-
-    def __init__(self, chunk: bytes) -> None:
-        self.deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
-        self.block = self.deflate.compress(chunk) + self.deflate.flush(zlib.Z_FULL_FLUSH)
-
-    def compress(self, data: bytes) -> bytes:
-        return self.block
-
-    def flush(self) -> bytes:
-        return self.deflate.flush()
-
-
 def _newline_bomb(path: Path, files: dict[str, bytes], name: str, size: int,
                   monkeypatch: pytest.MonkeyPatch, declared: bool = False,
                   line: bytes = b"\n") -> Path:
-    """The honest bundle with ``name`` replaced by ``size`` bytes of ``line`` repeated,
-    honestly sized in the zip (zip64); its manifest declaring them too when ``declared`` (the
-    size, and as many rows as that size may take). The CRC is not computed (nothing may read
-    that far to check it)."""
-    chunk = line * ((1 << 20) // len(line))
-    size -= size % len(chunk)
+    """The honest bundle with ``name`` replaced by 4 GiB of ``line`` repeated; its manifest
+    declaring them too when ``declared`` (the size, and as many rows as it may take)."""
     manifest = json.loads(files["manifest.json"])
-    if declared:  # as many rows as a 4 GiB member may take: the rows' bound admits it
+    if declared:
         manifest["sizes"][name] = size
         manifest["rows"][name] = size // verifier_module().ROW_BYTES[name]
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        for member, data in files.items():
-            if member not in (name, "manifest.json"):
-                archive.writestr(member, data)
-        archive.writestr("manifest.json", json.dumps(manifest, sort_keys=True))
-        with monkeypatch.context() as patch:
-            patch.setattr(zipfile, "_get_compressor", lambda *a: _Repeat(chunk))
-            patch.setattr(zipfile, "crc32", lambda data, crc=0: crc)
-            with archive.open(name, "w", force_zip64=True) as bomb:
-                for _ in range(size // len(chunk)):
-                    bomb.write(chunk)
-    return path
+    return bomb_zip(path, files, name, size, manifest, line)
 
 
 def _symlink(name: str, target: bytes) -> tuple[zipfile.ZipInfo, bytes]:
