@@ -210,6 +210,10 @@ CASES: dict[str, tuple[Case, tuple[str, ...]]] = {
         lambda p, f, m: _write_zip(p, _members(
             f, power_samples_csv=_big_cell(f["power_samples.csv"]))),
         ("power_samples.csv row 1", "t_s")),
+    "a CSV time that is no number": (
+        lambda p, f, m: _write_zip(p, _members(
+            f, power_samples_csv=_big_cell(f["power_samples.csv"], "nan"))),
+        ("power_samples.csv row 1", "t_s")),
     "a manifest declaring a negative size": (
         lambda p, f, m: _write_zip(p, [*((n, d) for n, d in f.items() if n != "manifest.json"),
                                       ("manifest.json", _manifest_with(f, sizes=-1))]),
@@ -225,12 +229,13 @@ SPECIAL: dict[str, tuple[Callable[[Path], Path], tuple[str, ...]]] = {
 }
 
 
-def _big_cell(data: bytes) -> bytes:
-    """power_samples.csv with the first row's t_s a number no float holds (1e400)."""
+def _big_cell(data: bytes, value: str = "1" + "0" * 400) -> bytes:
+    """power_samples.csv with the first row's t_s ``value`` (by default a number no float
+    holds)."""
     lines = data.split(b"\n")
     header = lines[0].decode().split(",")
     cells = lines[1].decode().split(",")
-    cells[header.index("t_s")] = "1" + "0" * 400
+    cells[header.index("t_s")] = value
     lines[1] = ",".join(cells).encode()
     return b"\n".join(lines)
 

@@ -500,7 +500,8 @@ def _cell_checked(member: str, row: int, column: str, text: str, kind: str) -> N
             int(text)
         elif kind == "num" and text != "":
             value = float(text)
-            if math.isinf(value) and (column.endswith("_s") or "inf" not in text.lower()):
+            if ((column.endswith("_s") and not math.isfinite(value))
+                    or (math.isinf(value) and "inf" not in text.lower())):
                 raise ValueError
     except ValueError:
         raise BundleError(f"{member} row {row}: column {column!r}: {text[:40]!r} is not "
