@@ -83,8 +83,7 @@ def _write_zip(path: Path, members: Members) -> Path:
 
 
 def _newline_bomb(path: Path, files: dict[str, bytes], name: str, size: int,
-                  monkeypatch: pytest.MonkeyPatch, declared: bool = False,
-                  line: bytes = b"\n") -> Path:
+                  declared: bool = False, line: bytes = b"\n") -> Path:
     """The honest bundle with ``name`` replaced by 4 GiB of ``line`` repeated; its manifest
     declaring them too when ``declared`` (the size, and as many rows as it may take)."""
     manifest = json.loads(files["manifest.json"])
@@ -118,24 +117,24 @@ def _header_only(data: bytes, drop: str) -> bytes:
                    for line in lines).encode()
 
 
-Case = Callable[[Path, dict[str, bytes], pytest.MonkeyPatch], Path]
+Case = Callable[[Path, dict[str, bytes]], Path]
 
 
 def _zip_of(**changed: bytes) -> Case:
-    return lambda path, files, _: _write_zip(path, _members(files, **changed))
+    return lambda path, files: _write_zip(path, _members(files, **changed))
 
 
 def _unforged(**changed: bytes) -> Case:
-    return lambda path, files, _: _write_zip(path, _members(files, forge=False, **changed))
+    return lambda path, files: _write_zip(path, _members(files, forge=False, **changed))
 
 
-def _events_padded(path: Path, files: dict[str, bytes], _: Any) -> Path:
+def _events_padded(path: Path, files: dict[str, bytes]) -> Path:
     """events.jsonl grown past what its (unchanged) manifest declares, within the row bound."""
     grown = files["events.jsonl"] + b" " * (1 << 20) + b"\n"
     return _write_zip(path, _members(files, forge=False, events_jsonl=grown))
 
 
-def _lines_beyond_rows(path: Path, files: dict[str, bytes], _: Any) -> Path:
+def _lines_beyond_rows(path: Path, files: dict[str, bytes]) -> Path:
     """events.jsonl with 200,000 lines more than its manifest's rows, its size and SHA-256
     declared (within what the rows may take): cheap to store, long to walk."""
     grown = files["events.jsonl"] + b"{}\n" * 200_000
@@ -146,26 +145,26 @@ def _lines_beyond_rows(path: Path, files: dict[str, bytes], _: Any) -> Path:
                              for n, d in members])
 
 
-def _duplicate(path: Path, files: dict[str, bytes], _: Any) -> Path:
+def _duplicate(path: Path, files: dict[str, bytes]) -> Path:
     members = list(files.items()) + [("run.json", b"{}")]
     with pytest.warns(UserWarning, match="Duplicate name"):
         return _write_zip(path, members)
 
 
-def _absent(path: Path, files: dict[str, bytes], _: Any) -> Path:
+def _absent(path: Path, files: dict[str, bytes]) -> Path:
     return _write_zip(path, [(n, d) for n, d in files.items() if n != "inlet_temperature.csv"])
 
 
 CASES: dict[str, tuple[Case, tuple[str, ...]]] = {
     # seen crashing or hanging (issue 37, "What was seen" 3)
     "4 GiB of newlines as events.jsonl": (
-        lambda p, f, m: _newline_bomb(p, f, "events.jsonl", 4 * GIB, m),
+        lambda p, f: _newline_bomb(p, f, "events.jsonl", 4 * GIB),
         ("events.jsonl", "4294967296 bytes")),
     "4 GiB of newlines declared by its manifest": (
-        lambda p, f, m: _newline_bomb(p, f, "events.jsonl", 4 * GIB, m, declared=True),
+        lambda p, f: _newline_bomb(p, f, "events.jsonl", 4 * GIB, declared=True),
         ("events.jsonl line 1", "empty")),
     "4 GiB of {} lines declared by its manifest": (
-        lambda p, f, m: _newline_bomb(p, f, "events.jsonl", 4 * GIB, m, declared=True,
+        lambda p, f: _newline_bomb(p, f, "events.jsonl", 4 * GIB, declared=True,
                                       line=b"{}\n"),
         ("events.jsonl", "rows")),
     "manifest.json is [1,2,3]": (_zip_of(manifest_json=b"[1,2,3]"),
@@ -174,18 +173,18 @@ CASES: dict[str, tuple[Case, tuple[str, ...]]] = {
     "a 100,000-deep JSON array": (_zip_of(method_json=_deep(100_000)),
                                   ("method.json", "nested deeper")),
     "a CSV without its columns": (
-        lambda p, f, m: _write_zip(p, _members(f, power_samples_csv=_header_only(
+        lambda p, f: _write_zip(p, _members(f, power_samples_csv=_header_only(
             f["power_samples.csv"], "interval"))),
         ("power_samples.csv", "'interval' missing")),
     # seen held
-    "a zip-slip name": (lambda p, f, m: _write_zip(p, [*f.items(), ("../../evil.json", b"{}")]),
+    "a zip-slip name": (lambda p, f: _write_zip(p, [*f.items(), ("../../evil.json", b"{}")]),
                         ("../../evil.json", "name")),
-    "an absolute name": (lambda p, f, m: _write_zip(p, [*f.items(), ("/tmp/evil.json", b"{}")]),
+    "an absolute name": (lambda p, f: _write_zip(p, [*f.items(), ("/tmp/evil.json", b"{}")]),
                          ("/tmp/evil.json", "name")),
-    "a symlink member": (lambda p, f, m: _write_zip(p, [
+    "a symlink member": (lambda p, f: _write_zip(p, [
         *((n, d) for n, d in f.items() if n != "method.json"),
         _symlink("method.json", b"/etc/passwd")]), ("method.json", "link")),
-    "a truncated zip": (lambda p, f, m: _truncated(p, f), ("cannot read",)),
+    "a truncated zip": (lambda p, f: _truncated(p, f), ("cannot read",)),
     # our own
     "a member larger than its manifest allows": (_events_padded, ("events.jsonl", "bytes")),
     "more lines than its manifest's rows": (_lines_beyond_rows, ("events.jsonl", "lines")),
@@ -195,27 +194,27 @@ CASES: dict[str, tuple[Case, tuple[str, ...]]] = {
                                ("run.json", "not JSON")),
     "NaN in JSON": (_zip_of(manifest_json=b'{"format": NaN}'), ("manifest.json", "NaN")),
     "Infinity in a JSON line": (
-        lambda p, f, m: _write_zip(p, _members(f, intervals_jsonl=f["intervals.jsonl"].replace(
+        lambda p, f: _write_zip(p, _members(f, intervals_jsonl=f["intervals.jsonl"].replace(
             b'"avg_power_w":', b'"avg_power_w":Infinity,"x":', 1))),
         ("intervals.jsonl line 1", "Infinity")),
     "a number too big for a float": (
-        lambda p, f, m: _write_zip(p, _members(f, metrics_jsonl=f["metrics.jsonl"].replace(
+        lambda p, f: _write_zip(p, _members(f, metrics_jsonl=f["metrics.jsonl"].replace(
             b'"run_length_s":', b'"run_length_s":1' + b"0" * 400 + b',"x":', 1))),
         ("metrics.jsonl line 1", "run_length_s")),
     "an integer of 100,000 digits": (
-        lambda p, f, m: _write_zip(p, _members(f, attempts_jsonl=f["attempts.jsonl"].replace(
+        lambda p, f: _write_zip(p, _members(f, attempts_jsonl=f["attempts.jsonl"].replace(
             b'"attempt":1', b'"attempt":' + b"9" * 100_000, 1))),
         ("attempts.jsonl",)),
     "a CSV cell too big for a float": (
-        lambda p, f, m: _write_zip(p, _members(
+        lambda p, f: _write_zip(p, _members(
             f, power_samples_csv=_big_cell(f["power_samples.csv"]))),
         ("power_samples.csv row 1", "t_s")),
     "a CSV time that is no number": (
-        lambda p, f, m: _write_zip(p, _members(
+        lambda p, f: _write_zip(p, _members(
             f, power_samples_csv=_big_cell(f["power_samples.csv"], "nan"))),
         ("power_samples.csv row 1", "t_s")),
     "a manifest declaring a negative size": (
-        lambda p, f, m: _write_zip(p, [*((n, d) for n, d in f.items() if n != "manifest.json"),
+        lambda p, f: _write_zip(p, [*((n, d) for n, d in f.items() if n != "manifest.json"),
                                       ("manifest.json", _manifest_with(f, sizes=-1))]),
         ("manifest.json", "sizes.")),
 }
@@ -327,7 +326,7 @@ def test_a_hostile_bundle_is_refused_in_one_line_reading_only_what_its_manifest_
         case: str, honest: dict[str, bytes], tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
     build, words = CASES[case]
-    bundle = build(tmp_path / "hostile.zip", honest, monkeypatch)
+    bundle = build(tmp_path / "hostile.zip", honest)
     before = _listing(tmp_path)
     taken: dict[str, int] = {}
     monkeypatch.setattr(zipfile.ZipFile, "open", _counted_open(taken))
@@ -354,11 +353,11 @@ def _limited() -> None:
 
 @pytest.mark.process
 def test_the_auditors_interpreter_exits_2_on_every_hostile_bundle_within_its_memory(
-        honest: dict[str, bytes], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        honest: dict[str, bytes], tmp_path: Path) -> None:
     """As the auditor runs it (``python3 -I -S``, its own process, a memory ceiling of
     MEMORY_CEILING): exit 2 and one line on stdout for each case, nothing on stderr, nothing
     left in its working or temporary directory."""
-    inputs = [(name, build(tmp_path / f"case{i}.zip", honest, monkeypatch), words)
+    inputs = [(name, build(tmp_path / f"case{i}.zip", honest), words)
               for i, (name, (build, words)) in enumerate(CASES.items())]
     specials = tmp_path / "special"
     specials.mkdir()
