@@ -189,7 +189,11 @@ CASES: dict[str, tuple[Case, tuple[str, ...]]] = {
     "a member larger than its manifest allows": (_events_padded, ("events.jsonl", "bytes")),
     "more lines than its manifest's rows": (_lines_beyond_rows, ("events.jsonl", "lines")),
     "a member twice": (_duplicate, ("run.json", "twice")),
-    "a member declared but absent": (_absent, ("inlet_temperature.csv",)),
+    "a member of the format absent": (_absent, ("inlet_temperature.csv",)),
+    "a member declared in files but absent": (
+        lambda p, f: _write_zip(p, [*((n, d) for n, d in f.items() if n != "manifest.json"),
+                                    ("manifest.json", _declaring(f, "notes.txt"))]),
+        ("manifest.json", "files.notes.txt")),
     "JSON that is not UTF-8": (_zip_of(run_json="{\"run\": \"é\"}".encode("latin-1")),
                                ("run.json", "not JSON")),
     "NaN in JSON": (_zip_of(manifest_json=b'{"format": NaN}'), ("manifest.json", "NaN")),
@@ -237,6 +241,12 @@ def _big_cell(data: bytes, value: str = "1" + "0" * 400) -> bytes:
     cells[header.index("t_s")] = value
     lines[1] = ",".join(cells).encode()
     return b"\n".join(lines)
+
+
+def _declaring(files: dict[str, bytes], name: str) -> bytes:
+    manifest = json.loads(files["manifest.json"])
+    manifest["files"][name] = hashlib.sha256(b"").hexdigest()
+    return json.dumps(manifest).encode()
 
 
 def _manifest_with(files: dict[str, bytes], sizes: int) -> bytes:

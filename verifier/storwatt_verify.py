@@ -686,6 +686,10 @@ def _read_archive(archive: zipfile.ZipFile, path: str) -> Bundle:
     missing = [name for name in expected if name not in infos]
     if missing:
         raise BundleError(f"{path} lacks {', '.join(missing)}")
+    absent = sorted(set(manifest["files"]) - set(infos))  # declared, never written: incomplete
+    if absent:
+        raise BundleError(f"manifest.json: field files.{absent[0]}: declared, but the zip has "
+                          "no such member")
     b.extra = sorted(set(infos) - set(expected) - {"manifest.json"})  # never read
     parsed = {name: _read_member(archive, infos[name], _bound(name, manifest, infos[name]), b)
               for name in expected}
@@ -859,8 +863,8 @@ class Attempt:
 
 
 def check_files(b: Bundle, c: Checklist) -> None:
-    """Every file is listed in the manifest with its SHA-256, and every listed file is there
-    (a member no format names is named, never read)."""
+    """Every file is listed in the manifest with its SHA-256 (a member no format names is
+    named, never read; a listed file the zip lacks was refused as it was read)."""
     listed = b.manifest.get("files", {})
     digests = {name: digest for name, digest in b.digests.items() if name != "manifest.json"}
     bad = 0
@@ -871,8 +875,7 @@ def check_files(b: Bundle, c: Checklist) -> None:
             c.line(False, f"file {name}: " + ("not a file of its bundle format (not read)"
                                                if name in b.extra else
                                                "in the bundle but not in the manifest"
-                                               if name not in listed else
-                                               "in the manifest but missing" if got is None
+                                               if name not in listed
                                                else f"SHA-256 {got} ≠ manifest {listed[name]}"))
     if not bad:
         c.line(True, f"files: all {len(listed)} match the manifest's SHA-256")
