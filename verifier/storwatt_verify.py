@@ -266,11 +266,13 @@ class BundleError(Exception):
 
 # --- reading the bundle -------------------------------------------------------------------
 # Nothing in a bundle is trusted before it is checked (issue 37): the path must be a regular
-# file; a member is read only if its format names it, its size (as the zip states it) within
-# what the manifest declares — its row count times the most bytes a row of that member may
-# take, plus a little slack — and read as a stream that stops at that size whatever the zip
-# claimed; JSON nests at most MAX_JSON_DEPTH deep and is checked against SCHEMAS before use.
-# Every refusal is one line naming the member and the field (exit status 2).
+# file; each member a plain name, once, no link; a member is read only if its format names
+# it, its size (as the zip states it) within what the manifest declares — its declared size,
+# never more than its row count times the most bytes a row of that member may take, plus a
+# little slack — and read as a stream that stops at that size and at its declared rows (plus
+# slack) whatever the zip claimed; JSON nests at most MAX_JSON_DEPTH deep, holds no NaN or
+# number past a double, and is checked against SCHEMAS before use. Every refusal is one line
+# naming the member and the field (exit status 2).
 
 MAX_JSON_DEPTH = 64
 SLACK_BYTES = 64 * 1024  # a header line and rounding: added to every row member's bound
@@ -1387,7 +1389,8 @@ def flag_code(cell: str) -> str:
 
 
 def samples_sha256(b: Bundle) -> str:
-    """The samples SHA-256 the station prints on every report page, from the CSVs: header
+    """The samples SHA-256 the report's run summary prints (the PDF's cover; the page footers
+    print the record SHA-256), from the CSVs: header
     ``storwatt-samples-v1``, then each column as ``name:count`` and its values, little-endian
     int64 or float64 (one quiet NaN), flag columns as codes joined by newlines
     (docs/storage.md)."""
