@@ -118,6 +118,7 @@ def test_tarball_holds_the_bundle(dist):
     with tarfile.open(tarball) as tar:
         names = set(tar.getnames())
     assert "storwatt/storwatt" in names
+    assert {"storwatt/storwatt-verify", "storwatt/_internal/verifier/storwatt_verify.py"} <= names
     assert "storwatt/_internal/resources/methods/emerald-block-v3.toml" in names
 
 
@@ -126,6 +127,23 @@ def test_installed_version(installed, station_env, tmp_path):
                             env=station_env, capture_output=True, text=True, timeout=budget_s(60))
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"storwatt {app.__version__}"
+
+
+def test_installed_verifier(installed, station_env, tmp_path):
+    """The auditor's command ships in the .deb (issue 37): --version names the record formats
+    it rebuilds, and it verifies a bundle handed out before (AGREES, exit 0) on the bundle's
+    own Python."""
+    verify = installed / "usr" / "bin" / "storwatt-verify"
+    assert verify.is_symlink()
+    assert verify.resolve() == (installed / "opt" / "storwatt" / "storwatt-verify").resolve()
+    version = subprocess.run([str(verify), "--version"], cwd=tmp_path, env=station_env,
+                             capture_output=True, text=True, timeout=budget_s(60))
+    assert version.returncode == 0, version.stderr
+    assert "storwatt-record/" in version.stdout and "storwatt-bundle/" in version.stdout
+    old = ROOT / "tests" / "fixtures" / "bundles" / "smoke-storwatt-bundle-1.zip"
+    done = subprocess.run([str(verify), str(old)], cwd=tmp_path, env=station_env,
+                          capture_output=True, text=True, timeout=budget_s(60))
+    assert done.returncode == 0 and "\nAGREES: " in "\n" + done.stdout, done.stdout[-2000:]
 
 
 def test_installed_self_test(installed, station_env, tmp_path):

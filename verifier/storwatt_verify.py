@@ -266,14 +266,19 @@ class BundleError(Exception):
 
 # --- reading the bundle -------------------------------------------------------------------
 # Nothing in a bundle is trusted before it is checked (issue 37): the path must be a regular
-# file; a member is read only if its format names it, its size (as the zip states it) within
-# what the manifest declares — its row count times the most bytes a row of that member may
-# take, plus a little slack — and read as a stream that stops at that size whatever the zip
-# claimed; JSON nests at most MAX_JSON_DEPTH deep and is checked against SCHEMAS before use.
-# Every refusal is one line naming the member and the field (exit status 2).
+# file; each member a plain name, once, no link; a member is read only if its format names
+# it, its size (as the zip states it) within what the manifest declares — its declared size,
+# never more than its row count times the most bytes a row of that member may take, plus a
+# little slack — and read as a stream that stops at that size and at its declared rows (plus
+# slack) whatever the zip claimed; JSON nests at most MAX_JSON_DEPTH deep, holds no NaN or
+# number past a double, and is checked against SCHEMAS before use. Every refusal is one line
+# naming the member and the field (exit status 2).
 
 MAX_JSON_DEPTH = 64
 SLACK_BYTES = 64 * 1024  # a header line and rounding: added to every row member's bound
+#: lines a row member may hold beyond the rows its manifest declares: a hand-edited line is a
+#: SHA-256 disagreement (exit 1), a flood of empty lines is refused before it costs a minute
+SLACK_ROWS = 1024
 MAX_ROWS = 50_000_000  # rows one member may declare (≈ 580 days of 1 s samples)
 #: the most bytes a whole-JSON member may hold
 JSON_MEMBER_BYTES = {"manifest.json": 1 << 20, "run.json": 32 << 20, "method.json": 4 << 20,
@@ -289,10 +294,14 @@ ROW_BYTES = {"phases.jsonl": 1 << 20, "attempts.jsonl": 1 << 12, "intervals.json
 OLD_FORMAT_MEMBER_BYTES = 256 << 20
 BUNDLE_FORMATS = ("storwatt-bundle/1", BUNDLE_FORMAT)
 
-#: the JSON structure of each member the verifier reads, as docs/export-format.md publishes
-#: it: a field's kind ("str", "int", "num" — a number, null or "inf"/"-inf" —, "bool", "obj",
-#: "list", "any"; a trailing "?" also allows null), a nested object's own fields (a dict), or
-#: a list's items ([kind]); a field not named may be there or not
+#: THE PUBLISHED SCHEMA: the JSON structure of each member the verifier reads, checked before
+#: any of it is used; docs/export-format.md ("Structure checked before use") prints the
+#: manifest's and run.json's as tables, and tests/test_verifier_schema.py holds the two
+#: together. A field's kind ("str", "int", "num" — a number, null or "inf"/"-inf" —, "bool",
+#: "obj", "list", "any"; a trailing "?" also allows null), a nested object's own fields (a
+#: dict), or a list's items ([kind]). A field is required unless its name ends in "?" (then
+#: it may be absent, as in a bundle of an earlier format); a field not named may be there or
+#: not.
 RUN_SCHEMA: dict[str, Any] = {
     "run": {"run_id": "str", "status": "str", "started_wall": "str?", "finished_wall": "str?",
             "planned_s": "num", "duration_s": "num", "error": "str?",
@@ -306,9 +315,9 @@ RUN_SCHEMA: dict[str, Any] = {
     "compliance": "obj?", "revisions": ["obj"], "approvals": ["obj"],
 }
 SCHEMAS: dict[str, Any] = {
-    "manifest.json": {"format": "str", "run_id": "str", "record_format": "str",
-                      "record_sha256": "str", "samples_sha256": "str?", "method_sha256": "str?",
-                      "files": "obj"},
+    "manifest.json": {"format": "str", "run_id": "str", "station_version?": "str?",
+                      "record_format": "str", "record_sha256": "str", "samples_sha256": "str?",
+                      "method_sha256": "str?", "files": "obj", "sizes?": "obj", "rows?": "obj"},
     "run.json": RUN_SCHEMA,
     "method.json": "obj?",
     "flags.json": {"record_format": "str", "flags": [{"name": "str", "code": "str",
@@ -366,6 +375,8 @@ def _kind_error(value: Any, kind: str) -> str | None:
                                                  and isinstance(value, bool))
     if ok and base == "num" and isinstance(value, str):
         ok = value in ("inf", "-inf")
+    if ok and base in ("int", "num") and isinstance(value, int) and abs(value) > sys.float_info.max:
+        return f"must be a number a double holds, not one of {len(str(value))} digits"
     return None if ok else f"must be {_WORDS[base]}, not {type(value).__name__}"
 
 
@@ -383,9 +394,12 @@ def check_schema(value: Any, schema: Any, where: str) -> None:
         if not isinstance(value, dict):
             raise BundleError(f"{where}: must be an object, not {type(value).__name__}")
         for key, inner in schema.items():
-            if key not in value:
+            name = key.removesuffix("?")
+            if name not in value:
+                if name != key:
+                    continue  # may be absent
                 raise BundleError(f"{where}: field {key!r} missing")
-            check_schema(value[key], inner, f"{where}.{key}")
+            check_schema(value[name], inner, f"{where}.{name}")
 
 
 _JSON_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
@@ -405,9 +419,25 @@ def json_value(data: bytes, where: str) -> Any:
             elif t in (b"]", b"}"):
                 depth -= 1
     try:
-        return json.loads(data.decode("utf-8"))
+        return json.loads(data.decode("utf-8"), parse_constant=functools.partial(_no_constant,
+                                                                                 where),
+                          parse_float=functools.partial(_finite, where))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise BundleError(f"{where}: not JSON ({str(exc).splitlines()[0][:120]})") from None
+
+
+def _no_constant(where: str, name: str) -> Any:
+    """NaN and the infinities are no JSON numbers: the station writes null and "inf"/"-inf"
+    (canonical JSON, docs/storage.md), so a bare one is a malformed member."""
+    raise BundleError(f"{where}: {name} is not JSON (the station writes null, \"inf\" or "
+                      "\"-inf\")")
+
+
+def _finite(where: str, text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise BundleError(f"{where}: the number {text[:40]} is beyond what a double holds")
+    return value
 
 
 @dataclass
@@ -444,7 +474,7 @@ class MemberStream(io.RawIOBase):
         LAST_READ.by_member[self.name] = self.consumed
         if self.consumed > self.limit:
             raise BundleError(f"{self.name}: larger than the {self.limit} bytes its manifest "
-                              "allows")
+                              "allows (field sizes)")
         self.digest.update(data)
         buffer[:len(data)] = data
         return len(data)
@@ -465,17 +495,28 @@ def _jsonl(data: bytes) -> list[dict[str, Any]]:
 
 
 def _cell_checked(member: str, row: int, column: str, text: str, kind: str) -> None:
+    """A cell reads as its kind; a time (a column in seconds, ``…_s``) is a finite number,
+    and no number overflows a double (the station writes ``repr`` of stored doubles)."""
     try:
         if kind == "int":
             int(text)
         elif kind == "num" and text != "":
-            float(text)
+            value = float(text)
+            if ((column.endswith("_s") and not math.isfinite(value))
+                    or (math.isinf(value) and "inf" not in text.lower())):
+                raise ValueError
     except ValueError:
         raise BundleError(f"{member} row {row}: column {column!r}: {text[:40]!r} is not "
-                          f"{_WORDS[kind]}") from None
+                          f"{'a finite number' if kind == 'num' else _WORDS[kind]}") from None
 
 
-def _read_table(stream: Any, name: str) -> list[dict[str, str]]:
+def _too_many(name: str, lines: int | None, n: int) -> None:
+    if lines is not None and n > lines:
+        raise BundleError(f"{name}: more than the {lines} lines its manifest's rows allow "
+                          "(field rows)")
+
+
+def _read_table(stream: Any, name: str, lines: int | None) -> list[dict[str, str]]:
     text = io.TextIOWrapper(stream, encoding="utf-8", newline="")
     rows = csv.reader(text)
     try:
@@ -486,6 +527,7 @@ def _read_table(stream: Any, name: str) -> list[dict[str, str]]:
         table = []
         checks = [(c, k) for c, k in COLUMNS[name].items() if k != "str"]
         for n, row in enumerate(rows, start=1):
+            _too_many(name, lines, n)
             if len(row) != len(header):
                 raise BundleError(f"{name} row {n}: {len(row)} cells, the header has "
                                   f"{len(header)}")
@@ -499,25 +541,40 @@ def _read_table(stream: Any, name: str) -> list[dict[str, str]]:
     return table
 
 
-def _read_lines(stream: Any, name: str, row_bytes: int) -> tuple[list[Any], int]:
+def _read_lines(stream: Any, name: str, row_bytes: int,
+                lines: int | None) -> tuple[list[Any], int]:
     """(the items, the lines) of a JSON Lines member."""
     items = []
     n = 0
     while line := stream.readline(row_bytes + 1):
         n += 1
+        _too_many(name, lines, n)
         if len(line) > row_bytes:
             raise BundleError(f"{name} line {n}: longer than the {row_bytes} bytes a line "
                               "may hold")
-        if line.strip():
-            item = json_value(line, f"{name} line {n}")
-            check_schema(item, SCHEMAS[name], f"{name} line {n}")
-            items.append(item)
+        if not line.strip():  # the station writes one item a line: a flood of newlines ends here
+            raise BundleError(f"{name} line {n}: empty (a JSON Lines member holds one item on "
+                              "each line)")
+        item = json_value(line, f"{name} line {n}")
+        check_schema(item, SCHEMAS[name], f"{name} line {n}")
+        items.append(item)
     return items, n
 
 
-def _bound(name: str, manifest: dict[str, Any], info: zipfile.ZipInfo) -> int:
-    """The most bytes member ``name`` may hold, checked against what the zip says it holds
-    before a byte of it is read."""
+@dataclass(frozen=True)
+class Bound:
+    """What a reader may take of one member: bytes, and lines (rows) when its manifest
+    declares them."""
+
+    bytes: int
+    lines: int | None = None
+
+
+def _bound(name: str, manifest: dict[str, Any], info: zipfile.ZipInfo) -> Bound:
+    """What member ``name`` may hold — its declared size (never more than its declared rows
+    may take) and rows, each plus the reader's slack — checked against what the zip says it
+    holds before a byte of it is read."""
+    lines = None
     if name in JSON_MEMBER_BYTES:
         bound = JSON_MEMBER_BYTES[name]
     elif manifest["format"] == "storwatt-bundle/1":
@@ -536,18 +593,29 @@ def _bound(name: str, manifest: dict[str, Any], info: zipfile.ZipInfo) -> int:
         if size > bound:
             raise BundleError(f"manifest.json: field sizes.{name}: {size} bytes, more than "
                               f"{count} rows may take")
+        if declared["sizes"] is not None:
+            bound = size + SLACK_BYTES
+        if declared["rows"] is not None:
+            lines = count + SLACK_ROWS
     if info.file_size > bound:
         raise BundleError(f"{name}: the zip says {info.file_size} bytes, more than the "
-                          f"{bound} allowed")
-    return bound
+                          f"{bound} its manifest allows")
+    return Bound(bound, lines)
 
 
 def _members(archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
+    """The members by name: each once, each a plain file at the top of the bundle (the
+    station writes nothing else; a path out of it or a link is refused, never followed)."""
     infos: dict[str, zipfile.ZipInfo] = {}
     for info in archive.infolist():
-        if info.filename in infos:
-            raise BundleError(f"{info.filename}: in the zip twice")
-        infos[info.filename] = info
+        name = info.filename
+        if name in infos:
+            raise BundleError(f"{name}: in the zip twice")
+        if not name or "/" in name or "\\" in name or ":" in name or name in (".", ".."):
+            raise BundleError(f"{name}: member name is a path, not a file name of a bundle")
+        if stat.S_ISLNK(info.external_attr >> 16) or info.is_dir():
+            raise BundleError(f"{name}: member is a link or a directory, not a file")
+        infos[name] = info
     return infos
 
 
@@ -577,12 +645,12 @@ def read_bundle(path: str) -> Bundle:
             raise BundleError(f"cannot read {path}: {exc}") from None
 
 
-def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, bound: int,
+def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, bound: Bound,
                  b: "Bundle") -> Any:
     """Stream one member: parse it as its kind, record its SHA-256."""
     name = info.filename
     with archive.open(info) as raw:
-        stream = MemberStream(raw, name, bound)
+        stream = MemberStream(raw, name, bound.bytes)
         buffered = io.BufferedReader(stream, 1 << 16)
         if name in JSON_MEMBER_BYTES:
             data = buffered.read()
@@ -590,10 +658,11 @@ def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, bound: int,
             value = json_value(data, name)
             check_schema(value, SCHEMAS[name], name)
         elif name in COLUMNS:
-            value = _read_table(buffered, name)
+            value = _read_table(buffered, name, bound.lines)
             b.row_counts[name] = len(value)
         else:
-            value, b.row_counts[name] = _read_lines(buffered, name, ROW_BYTES[name])
+            value, b.row_counts[name] = _read_lines(buffered, name, ROW_BYTES[name],
+                                                    bound.lines)
         buffered.read()  # the rest (hashed), so a digest is the whole member's
     b.digests[name] = stream.digest.hexdigest()
     return value
@@ -608,7 +677,8 @@ def _read_archive(archive: zipfile.ZipFile, path: str) -> Bundle:
     if manifest_info.file_size > JSON_MEMBER_BYTES["manifest.json"]:
         raise BundleError(f"manifest.json: the zip says {manifest_info.file_size} bytes, more "
                           f"than the {JSON_MEMBER_BYTES['manifest.json']} allowed")
-    manifest = _read_member(archive, manifest_info, JSON_MEMBER_BYTES["manifest.json"], b)
+    manifest = _read_member(archive, manifest_info, Bound(JSON_MEMBER_BYTES["manifest.json"]),
+                            b)
     if manifest["format"] not in BUNDLE_FORMATS:
         raise BundleError(f"manifest.json: field format: {manifest['format']!r}; this verifier "
                           f"reads {', '.join(BUNDLE_FORMATS)}")
@@ -618,6 +688,10 @@ def _read_archive(archive: zipfile.ZipFile, path: str) -> Bundle:
     missing = [name for name in expected if name not in infos]
     if missing:
         raise BundleError(f"{path} lacks {', '.join(missing)}")
+    absent = sorted(set(manifest["files"]) - set(infos))  # declared, never written: incomplete
+    if absent:
+        raise BundleError(f"manifest.json: field files.{absent[0]}: declared, but the zip has "
+                          "no such member")
     b.extra = sorted(set(infos) - set(expected) - {"manifest.json"})  # never read
     parsed = {name: _read_member(archive, infos[name], _bound(name, manifest, infos[name]), b)
               for name in expected}
@@ -665,9 +739,12 @@ def overlap(s: Slice, start: float, end: float) -> float:
 def window_ops(slices: list[Slice], ends: list[float], start: float, end: float,
                unit: str) -> tuple[float, float]:
     """(operations, average response ms) of the slices overlapping [start, end), each pro rata:
-    IOs for IOPS profiles, MiB for MiB/s profiles (method-notes §4)."""
+    IOs for IOPS profiles, MiB for MiB/s profiles (method-notes §4). Walks from the first
+    slice that can overlap by index: a ``slices[k:]`` copy per interval made a phase's check
+    quadratic in its length (×3.9 per doubling of a conditioning phase, bench_verifier)."""
     ios = nbytes = weight = 0.0
-    for s in slices[bisect.bisect_right(ends, start + BOUNDARY_EPS):]:
+    for k in range(bisect.bisect_right(ends, start + BOUNDARY_EPS), len(slices)):
+        s = slices[k]
         if s.t_start >= end - BOUNDARY_EPS:
             break
         share = overlap(s, start, end)
@@ -788,8 +865,8 @@ class Attempt:
 
 
 def check_files(b: Bundle, c: Checklist) -> None:
-    """Every file is listed in the manifest with its SHA-256, and every listed file is there
-    (a member no format names is named, never read)."""
+    """Every file is listed in the manifest with its SHA-256 (a member no format names is
+    named, never read; a listed file the zip lacks was refused as it was read)."""
     listed = b.manifest.get("files", {})
     digests = {name: digest for name, digest in b.digests.items() if name != "manifest.json"}
     bad = 0
@@ -800,8 +877,7 @@ def check_files(b: Bundle, c: Checklist) -> None:
             c.line(False, f"file {name}: " + ("not a file of its bundle format (not read)"
                                                if name in b.extra else
                                                "in the bundle but not in the manifest"
-                                               if name not in listed else
-                                               "in the manifest but missing" if got is None
+                                               if name not in listed
                                                else f"SHA-256 {got} ≠ manifest {listed[name]}"))
     if not bad:
         c.line(True, f"files: all {len(listed)} match the manifest's SHA-256")
@@ -1313,7 +1389,8 @@ def flag_code(cell: str) -> str:
 
 
 def samples_sha256(b: Bundle) -> str:
-    """The samples SHA-256 the station prints on every report page, from the CSVs: header
+    """The samples SHA-256 the report's run summary prints (the PDF's cover; the page footers
+    print the record SHA-256), from the CSVs: header
     ``storwatt-samples-v1``, then each column as ``name:count`` and its values, little-endian
     int64 or float64 (one quiet NaN), flag columns as codes joined by newlines
     (docs/storage.md)."""

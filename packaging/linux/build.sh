@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the Linux deliverables into $DIST (default dist/):
 #   dist/storwatt/                          one-folder PyInstaller bundle
-#   dist/storwatt_<ver>_<arch>.deb          installs /opt/storwatt, /usr/bin/storwatt, menu entry
+#   dist/storwatt_<ver>_<arch>.deb          installs /opt/storwatt, /usr/bin/storwatt,
+#                                           /usr/bin/storwatt-verify (issue 37), menu entry
 #   dist/storwatt-<ver>-linux-<arch>.tar.gz the bundle for PCs without dpkg (unpack and run)
 #
 # Usage: packaging/linux/build.sh [--skip-bundle]
@@ -39,6 +40,9 @@ if [ "${1:-}" != "--skip-bundle" ]; then
       --distpath "$DIST" --workpath "$WORK" packaging/storwatt.spec)
 fi
 [ -x "$BUNDLE/storwatt" ] || die "no bundle at $BUNDLE (run without --skip-bundle)"
+# the auditor's verifier ships with the station (issue 37): its launcher and its readable source
+[ -x "$BUNDLE/storwatt-verify" ] && [ -f "$BUNDLE/_internal/verifier/storwatt_verify.py" ] \
+  || die "the bundle at $BUNDLE lacks storwatt-verify or its source (packaging/storwatt.spec)"
 
 echo "==> .tar.gz and .deb"
 STAGE="$(mktemp -d "$DIST/.deb-root.XXXXXX")"  # same file system: hard links, no copy
@@ -51,6 +55,7 @@ cp -al "$BUNDLE" "$STAGE/opt/storwatt"
 # Relative link: the frozen launcher finds its _internal/ through /proc/self/exe, and the same
 # tree works unpacked anywhere (dpkg -x in the packaging test) as well as installed in /.
 ln -s ../../opt/storwatt/storwatt "$STAGE/usr/bin/storwatt"
+ln -s ../../opt/storwatt/storwatt-verify "$STAGE/usr/bin/storwatt-verify"
 install -m 644 "$HERE/storwatt.desktop" "$STAGE/usr/share/applications/storwatt.desktop"
 install -m 644 "$ROOT/resources/icons/storwatt.png" "$STAGE/usr/share/icons/hicolor/256x256/apps/"
 install -m 644 "$ROOT/resources/icons/storwatt.svg" "$STAGE/usr/share/icons/hicolor/scalable/apps/"

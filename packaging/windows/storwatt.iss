@@ -52,10 +52,12 @@ Name: "fio"; Description: "fio (IO workload generator for real IO runs)"; Types:
 
 [Tasks]
 Name: "desktopicon"; Description: "{cm:CreateDesktopIcon}"; GroupDescription: "{cm:AdditionalIcons}"; Flags: unchecked
-Name: "addtopath"; Description: "Add the 'storwatt' command to PATH"; Flags: unchecked
+Name: "addtopath"; Description: "Add the 'storwatt' and 'storwatt-verify' commands to PATH"; Flags: unchecked
 
 [Files]
-; The whole one-folder bundle; stale files of an older version are removed first ([InstallDelete]).
+; The whole one-folder bundle — storwatt.exe, storwatt-gui.exe and storwatt-verify.exe (the
+; standalone result-bundle verifier, its source in _internal\verifier) —; stale files of an
+; older version are removed first ([InstallDelete]).
 Source: "{#SourceRoot}\dist\storwatt\*"; DestDir: "{app}"; Components: main; Flags: ignoreversion recursesubdirs createallsubdirs
 #ifdef FioExe
 Source: "{#FioExe}"; DestDir: "{app}"; DestName: "fio.exe"; Components: fio; Flags: ignoreversion
@@ -68,6 +70,7 @@ Type: filesandordirs; Name: "{app}\_internal"
 ; cmd /k drops the outermost pair of quotes of a line with more than two, hence the extra pair.
 Name: "{group}\StorWatt"; Filename: "{app}\storwatt-gui.exe"; Comment: "Storage power-efficiency test station"
 Name: "{group}\StorWatt self-test"; Filename: "{cmd}"; Parameters: "/k """"{app}\storwatt.exe"" --self-test"""; WorkingDir: "{userdocs}"; IconFilename: "{app}\storwatt.exe"
+Name: "{group}\StorWatt verify a result bundle"; Filename: "{cmd}"; Parameters: "/k """"{app}\storwatt-verify.exe"" --help"""; WorkingDir: "{userdocs}"; IconFilename: "{app}\storwatt.exe"
 Name: "{group}\Uninstall StorWatt"; Filename: "{uninstallexe}"
 Name: "{autodesktop}\StorWatt"; Filename: "{app}\storwatt-gui.exe"; Tasks: desktopicon
 

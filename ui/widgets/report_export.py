@@ -3,16 +3,20 @@
 The save dialog starts in the folder the technician last exported to (kept in QSettings), or
 in their documents folder the first time — never in the process's working directory, which for
 a station started from a checkout is the source tree. After a save the bar says where the file
-went and offers to open that folder. The report libraries load at the first export, not with
-the station's first window.
+went and offers to open that folder; after a result bundle it also says how an auditor checks
+it — the ``storwatt-verify`` command line, with the record SHA-256 the signed PDF prints in
+every page's footer (issue 37). The report libraries load at the first export, not with the
+station's first window.
 """
 
 from __future__ import annotations
 
+import os
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, QStandardPaths, QUrl, Signal
+from PySide6.QtCore import QSettings, QStandardPaths, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton,
                                QWidget)
@@ -25,6 +29,17 @@ FOLDER_KEY = "export/folder"
 SaveDialog = Callable[[QWidget, str, str, str], tuple[str, str]]
 KINDS = {"pdf": "PDF report", "xlsx": "xlsx workbook",
          "zip": "result bundle for storwatt-verify"}
+#: what HASH is in the verify command, and what the command answers (docs/export-format.md)
+VERIFY_HINT = ("HASH: the record SHA-256 in the footer of every page of the signed PDF report "
+               "(\"Revision N — record SHA-256 …\"). storwatt-verify is installed with StorWatt "
+               "and runs on any PC (also: python3 storwatt_verify.py, standard library only); "
+               "exit status 0 agrees, 1 disagrees, 2 not a readable bundle.")
+
+
+def verify_command(bundle: Path) -> str:
+    """The command line that checks ``bundle``, quoted for this PC's shell."""
+    quoted = f'"{bundle}"' if os.name == "nt" else shlex.quote(str(bundle))
+    return f"storwatt-verify {quoted} --record-sha256 HASH"
 
 
 def documents_folder() -> Path:
@@ -82,10 +97,12 @@ class ReportExportBar(QWidget):
         # the raw data, method and manifest an auditor checks with storwatt-verify (issue 29)
         self.bundle_button = QPushButton("Export &bundle…")
         self.bundle_button.setToolTip("A zip of every sample, slice and interval with the method "
-                                      "as run, for an independent check (storwatt-verify)")
+                                      "as run, for an independent check: storwatt-verify "
+                                      "FILE.zip --record-sha256 HASH. " + VERIFY_HINT)
         self.bundle_button.clicked.connect(lambda: self.export("zip"))
         self.saved_label = QLabel("")
         self.saved_label.setAccessibleName("Export result")
+        self.saved_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.open_button = QPushButton("Open &folder")
         self.open_button.clicked.connect(lambda: self.saved and self.opener(self.saved.parent))
         layout = QHBoxLayout(self)
@@ -121,7 +138,11 @@ class ReportExportBar(QWidget):
             QMessageBox.warning(self, "Export failed", str(exc))
             return None
         self.saved = written
-        self.saved_label.setText(f"Saved to {written}")
-        self.saved_label.setToolTip(str(written))
+        if suffix == "zip":  # the command is selectable: copied into a terminal as it stands
+            self.saved_label.setText(f"Saved to {written} — verify: {verify_command(written)}")
+            self.saved_label.setToolTip(VERIFY_HINT)
+        else:
+            self.saved_label.setText(f"Saved to {written}")
+            self.saved_label.setToolTip(str(written))
         self.open_button.show()
         return written
