@@ -113,9 +113,14 @@ def test_db_status_during_the_first_sync_shows_the_part_sent(tmp_path, capsys,
     assert "not in the lab copy" not in out  # it is there, in part
 
 
-def test_the_start_pages_lab_health_shows_only_its_own_databases_state(tmp_path) -> None:
+def test_the_start_pages_lab_health_shows_only_its_own_databases_state(tmp_path,
+                                                                       monkeypatch) -> None:
     from app.storage.sender import SenderState, save_state
-    from ui.shell.health import station_health
+    from ui.shell.health import HealthItem, station_health
+
+    # the fio line without starting fio for it (the lab line is under test here)
+    monkeypatch.setattr("ui.shell.health.fio_item",
+                        lambda: HealthItem("fio", True, "fio-3.33 at /usr/bin/fio"))
 
     first, other = (_empty_lab(tmp_path / n) for n in ("first.db", "other.db"))
     save_state(SenderState(first, "2026-12-01T10:00:00Z", "", 0, "storwatt db sync"))

@@ -68,6 +68,7 @@ def test_the_view_and_runs_show_say_not_approved(forged, capsys) -> None:
     assert REFUSED in out and genuine not in out
 
 
+@pytest.mark.process  # pdftotext reads the PDF
 def test_the_pdf_xlsx_and_bundle_say_not_approved(forged, tmp_path) -> None:
     url, run_id, genuine = forged
     pdf, xlsx, bundle = tmp_path / "r.pdf", tmp_path / "r.xlsx", tmp_path / "r.zip"
