@@ -80,7 +80,7 @@ def test_the_station_role_stores_runs_and_adds_audit_entries(roles) -> None:
         check_write_rights(database)  # nothing missing
         run_id = _store(station)
         assert load_run(database, run_id).status.value == "COMPLETED"
-        add_audit_entry(database, run_id, "disposition", "checked", "tech-bo", "accepted")
+        add_audit_entry(database, run_id, "note", "checked", "tech-bo")
     finally:
         database.close()
     _refused(station, "UPDATE audit_entries SET text = 'edited'")

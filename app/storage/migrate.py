@@ -32,7 +32,7 @@ from app.storage.migrations.versions import (v0001_initial, v0002_audit, v0003_w
                                              v0015_record_hashes, v0016_history_indexes,
                                              v0017_database_identity, v0018_pre_run_basis,
                                              v0019_run_search_text, v0020_steady_state,
-                                             v0021_writer_roles)
+                                             v0021_writer_roles, v0022_finished_runs)
 
 VERSION_TABLE = sa.Table("alembic_version", sa.MetaData(),
                          sa.Column("version_num", sa.String(32), primary_key=True))
@@ -52,7 +52,7 @@ def revision_modules() -> tuple[ModuleType, ...]:
             v0011_identity_text, v0012_approval_verdict, v0013_generator_ceiling,
             v0014_access_pattern, v0015_record_hashes, v0016_history_indexes,
             v0017_database_identity, v0018_pre_run_basis, v0019_run_search_text,
-            v0020_steady_state, v0021_writer_roles)
+            v0020_steady_state, v0021_writer_roles, v0022_finished_runs)
 
 
 @cache

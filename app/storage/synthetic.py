@@ -141,13 +141,14 @@ def fill_history(database: Database, count: int, seed: int = 8) -> list[str]:
             serial=f"SN-{i:04d}", raw_capacity_bytes=7_300_000_000_000, drive_count=50,
             drive_type="HDD").returning(s.Sut.id)).scalar_one() for i in range(30)]
         first = (conn.execute(sa.select(sa.func.max(s.Run.id))).scalar() or 0) + 1
-        runs, ids = [], []
+        runs, ids, finals = [], [], {}
         for i in range(count):
             run_id = f"{rnd.getrandbits(128):032x}"
             run_id = "-".join((run_id[:8], run_id[8:12], run_id[12:16], run_id[16:20],
                                run_id[20:]))
             ids.append(run_id)
             status = rnd.choice(HISTORY_STATUSES)
+            finals[first + i] = status.value
             began = start + timedelta(hours=i * 2.5)
             runs.append(dict(
                 id=first + i, uuid=run_id, station_id=rnd.choice(stations),
@@ -155,7 +156,8 @@ def fill_history(database: Database, count: int, seed: int = 8) -> list[str]:
                 method_name="emerald" if i % 4 else "demo",
                 method_version="3.0" if i % 4 else "1.0", method_compliant=bool(i % 4),
                 taxonomy=rnd.choice(HISTORY_TAXONOMIES), lab="hardware",
-                operator=rnd.choice(("ana", "ben", "chloé", "dmitri")), status=status.value,
+                operator=rnd.choice(("ana", "ben", "chloé", "dmitri")),
+                status=RunStatus.RUNNING.value,
                 started_wall=began.isoformat(), finished_wall=(
                     began + timedelta(hours=2)).isoformat(), t0=0.0, planned_s=7200.0,
                 duration_s=7200.0 if status is RunStatus.COMPLETED else 1800.0, error="",
@@ -165,8 +167,13 @@ def fill_history(database: Database, count: int, seed: int = 8) -> list[str]:
                         unit=unit, valid=valid, reason="" if valid else "EPᵢ left the ±5 % band",
                         run_length_s=1800.0, avg_power_w=600.0, ops_rate=1.0, ops_unit="",
                         avg_response_ms=5.0, phase_index=k)
-                   for run in runs if run["status"] == RunStatus.COMPLETED.value
+                   for run in runs if finals[run["id"]] == RunStatus.COMPLETED.value
                    for k, (name, unit, base) in enumerate(HISTORY_PROFILES)
                    for valid in (rnd.random() > 0.03,)]
         conn.execute(sa.insert(s.MetricRow), metrics)
+        # each run's status last, as the run writer stores it: a finished run's rows are
+        # immutable (revision 0022), so its metrics go in while it is still unfinished
+        conn.execute(sa.update(s.Run).where(s.Run.id == sa.bindparam("pk"))
+                     .values(status=sa.bindparam("final")),
+                     [{"pk": pk, "final": final} for pk, final in finals.items()])
     return ids
