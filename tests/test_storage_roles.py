@@ -1,6 +1,7 @@
-"""Database roles on a real PostgreSQL server (issue 26): the grants docs/storage.md gives are
-run as written; a QA role reads runs and adds audit entries and nothing else; a role that
-cannot store a run is refused before the run starts, naming the missing rights."""
+"""Database roles on a real PostgreSQL server (issues 26 and 39): the SQL docs/storage.md gives
+(``storwatt db roles``' output) is run as written; a QA login reads runs and adds audit entries
+and nothing else; a login that cannot store a run is refused before the run starts, naming the
+missing rights; and the server's guard (revision 0022) refuses both attacks of issue 39."""
 
 from __future__ import annotations
 
@@ -23,10 +24,33 @@ from app.storage.repository import list_runs, load_run
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "storage.md"
 
 
+#: the logins of docs/storage.md's example: two benches and one QA person
+STATIONS, QA = ("bench_1", "bench_2"), ("qa_anna",)
+
+
 def documented_grants() -> str:
     """The ```sql block of docs/storage.md's "Database roles" section, as written."""
     section = DOCS.read_text(encoding="utf-8").split("## Database roles", 1)[1]
     return re.search(r"```sql\n(.*?)```", section, re.S).group(1)
+
+
+def test_the_documented_sql_is_what_db_roles_prints(capsys) -> None:
+    from app.cli.main import main
+    from app.storage.roles import roles_sql
+
+    assert documented_grants() == roles_sql(STATIONS, QA)
+    argv = ["db", "roles"] + [a for n in STATIONS for a in ("--station", n)] + ["--qa", QA[0]]
+    assert main(argv) == 0
+    assert capsys.readouterr().out == documented_grants()
+
+
+@pytest.mark.parametrize("name", ["Bench-1", "x; DROP TABLE runs", "storwatt_qa", ""])
+def test_db_roles_refuses_a_login_name_it_would_not_write_into_sql(name, capsys) -> None:
+    from app.cli.main import main
+
+    assert main(["db", "roles", "--station", name]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("storwatt db roles: login name") and err.count("\n") == 1
 
 
 def test_every_run_table_is_checked() -> None:
@@ -47,8 +71,12 @@ def roles():
         with engine.begin() as conn:
             conn.exec_driver_sql(documented_grants())
         engine.dispose()
-        yield (owner, owner.replace("//storwatt@", "//storwatt_station@"),
-               owner.replace("//storwatt@", "//storwatt_qa@"))
+        yield (owner, _as(owner, STATIONS[0]), _as(owner, QA[0]))
+
+
+def _as(owner: str, login: str) -> str:
+    """The URL of ``login`` on the owner's server (the test server trusts local logins)."""
+    return owner.replace("//storwatt@", f"//{login}@")
 
 
 def _store(url: str) -> str:
@@ -124,7 +152,7 @@ def test_a_role_that_cannot_store_a_run_is_refused_before_it_starts(roles) -> No
     with pytest.raises(MissingRightsError) as refused:
         open_session(config, db_url=qa, clock=FakeClock())
     message = str(refused.value)
-    assert "as role 'storwatt_qa'" in message and "nothing was started" in message
+    assert "as role 'qa_anna'" in message and "nothing was started" in message
     assert "INSERT on power_samples" in message and "USAGE on sequence" in message
     assert "Database roles" in message
     with sa.create_engine(owner).connect() as conn:
@@ -144,7 +172,7 @@ def test_the_station_role_feeds_the_lab_copy_and_the_qa_role_cannot(roles, tmp_p
         assert sync(station, lab) > 0
         assert record_sha256(load_run(lab, run_id)) == record_sha256(load_run(station, run_id))
         state = Sender(station, qa, interval_s=0.1).start().stop(final_wait_s=20.0)
-        assert "as role 'storwatt_qa': missing INSERT on stations" in state.last_error
+        assert "as role 'qa_anna': missing INSERT on stations" in state.last_error
     finally:
         station.close()
         lab.close()

@@ -164,11 +164,14 @@ def run_json(run: StoredRun) -> dict[str, Any]:
         "approvals": [{"revision": a.revision, "record_sha256": a.sha256, "by": a.entry.author,
                        "recorded_utc": a.entry.created_wall, "statement": a.entry.text,
                        "current": a.current, "intact": a.intact,
-                       "made_on": a.entry.made_on} for a in signoff.approvals],
+                       "made_on": a.entry.made_on, "inserted_by": a.entry.db_role}
+                      for a in signoff.approvals],
     }
 
 
 def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
+    from app.signoff.revisions import INSERTER_NOT_RECORDED
+
     lines = [f"Run {run.run_id}  {run.status}" + (f"  ({run.error})" if run.error else ""),
              f"Outcome  {run.verdict.text} (as the run's header, the start page and the "
              "history say it)",
@@ -224,4 +227,6 @@ def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
     lines.append("Revisions (made on which database)")
     lines += [f"  {r['revision']:>2}  {r['made_on']}: {'; '.join(r['changes'])}"
               for r in data["revisions"]]
+    lines += [f"Approval of revision {a['revision']} by {a['by']}: inserted by "
+              f"{a['inserted_by'] or INSERTER_NOT_RECORDED}" for a in data["approvals"]]
     return "\n".join(lines)

@@ -127,10 +127,13 @@ HISTORY_STATUSES = (RunStatus.COMPLETED,) * 8 + (RunStatus.ABORTED, RunStatus.IN
                                                 RunStatus.FAILED)
 
 
-def fill_history(database: Database, count: int, seed: int = 8) -> list[str]:
+def fill_history(database: Database, count: int, seed: int = 8, *,
+                 config: dict | None = None, method_json: dict | None = None) -> list[str]:
     """Insert ``count`` runs with their metrics in bulk (no samples): the shape of a lab's
     history, for the history benchmark, its tests and the history screenshots. Returns the run ids,
-    oldest first."""
+    oldest first. ``config`` and ``method_json`` give every run a real run's snapshots (the
+    benchmark's full-width rows); they are stored with the run, never added later, because a
+    finished run's row is immutable (revision 0022)."""
     rnd = random.Random(seed)
     start = datetime(2024, 1, 1, tzinfo=timezone.utc)
     with database.read() as conn:
@@ -152,7 +155,8 @@ def fill_history(database: Database, count: int, seed: int = 8) -> list[str]:
             began = start + timedelta(hours=i * 2.5)
             runs.append(dict(
                 id=first + i, uuid=run_id, station_id=rnd.choice(stations),
-                sut_id=rnd.choice(suts), config={"taxonomy": "", "sut": {}},
+                sut_id=rnd.choice(suts), config=config or {"taxonomy": "", "sut": {}},
+                method_json=method_json,
                 method_name="emerald" if i % 4 else "demo",
                 method_version="3.0" if i % 4 else "1.0", method_compliant=bool(i % 4),
                 taxonomy=rnd.choice(HISTORY_TAXONOMIES), lab="hardware",
