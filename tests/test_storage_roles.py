@@ -176,3 +176,100 @@ def test_the_station_role_feeds_the_lab_copy_and_the_qa_role_cannot(roles, tmp_p
     finally:
         station.close()
         lab.close()
+
+
+def _pk(owner: str, run_id: str) -> int:
+    engine = sa.create_engine(owner)
+    try:
+        with engine.connect() as conn:
+            return conn.execute(sa.select(s.Run.id).where(s.Run.uuid == run_id)).scalar_one()
+    finally:
+        engine.dispose()
+
+
+def _victim(owner: str, run_id: str) -> tuple:
+    """Everything of run ``run_id`` an attack could change: its record hash, its status and
+    writer, and its rows' count and watts (read as the owner)."""
+    from app.storage.record_hash import record_sha256
+
+    database = open_database(owner)
+    try:
+        run = load_run(database, run_id)
+        with database.read() as conn:
+            row = conn.execute(sa.select(s.Run.status, s.Run.writer_role)
+                               .where(s.Run.uuid == run_id)).one()
+        return (record_sha256(run), tuple(row), repr(run.power.watts.tolist()),
+                repr([(m.name, m.value) for m in run.metrics]), len(run.audit))
+    finally:
+        database.close()
+
+
+@pytest.mark.process
+def test_attack_2_one_station_cannot_rewrite_another_stations_run(roles) -> None:
+    """Issue 39, attack 2, step by step: bench_1 (with exactly the documented grants) rewrites
+    bench_2's finished run B — samples ×0.5, a metric, the status, a deleted and an added row
+    — and each statement is refused by the server; nothing of B changes. Its own finished run
+    is immutable to bench_2 as well."""
+    owner, bench_1, _ = roles
+    bench_2 = _as(owner, STATIONS[1])
+    run_b = _store(bench_2)
+    before = _victim(owner, run_b)
+    assert before[1] == ("COMPLETED", "bench_2")  # the server recorded who stored it
+    pk = _pk(owner, run_b)
+    for sql in (f"UPDATE power_samples SET watts = watts * 0.5 WHERE run_id = {pk}",
+                f"UPDATE metrics SET value = value * 2 WHERE run_id = {pk}",
+                f"UPDATE runs SET status = 'ABORTED' WHERE id = {pk}",
+                f"UPDATE runs SET writer_role = 'bench_1' WHERE id = {pk}",
+                f"DELETE FROM metrics WHERE run_id = {pk}",
+                f"INSERT INTO power_samples (run_id, phase_index, t, watts) "
+                f"VALUES ({pk}, 2, 1.0, 1.0)",
+                f"DELETE FROM runs WHERE id = {pk}"):
+        _refused(bench_1, sql)
+        _refused(bench_2, sql)  # finished: its own station cannot either
+    assert _victim(owner, run_b) == before
+
+
+@pytest.mark.process
+def test_attack_2_a_station_cannot_approve_in_qas_name(roles, capsys) -> None:
+    """Issue 39, attack 2 continued: ``runs approve --by "QA Lead Jane"`` with a station login
+    is refused (so is a disposition); QA's approval records the login that inserted it, which
+    the client cannot set, and ``runs show`` says who inserted it."""
+    from app.cli.main import main
+
+    owner, bench_1, qa = roles
+    run_a = _store(bench_1)
+    before = _victim(owner, run_a)
+    approve = ["runs", "approve", run_a, "--by", "QA Lead Jane", "--statement", "figures ok",
+               "--confirm", "simulated on purpose"]
+    assert main(approve + ["--db", bench_1]) == 1
+    err = capsys.readouterr().err
+    assert "only members of storwatt_qa approve" in err and err.count("\n") == 1
+    database = open_database(bench_1)
+    try:
+        with pytest.raises(Exception, match="only members of storwatt_qa"):
+            add_audit_entry(database, run_a, "disposition", "fine", "QA Lead Jane", "accepted")
+    finally:
+        database.close()
+    assert _victim(owner, run_a) == before
+    _refused(bench_1, f"INSERT INTO audit_entries (run_id, kind, text, author, created_wall) "
+                      f"VALUES ({_pk(owner, run_a)}, 'approval', 'ok', 'QA Lead Jane', 'now')")
+    _refused(_as(owner, STATIONS[1]), "INSERT INTO audit_entries (run_id, kind, text, author, "
+             f"created_wall) VALUES ({_pk(owner, run_a)}, 'note', 'x', 'y', 'now')")
+
+    assert main(approve + ["--db", qa]) == 0
+    capsys.readouterr()
+    engine = sa.create_engine(qa)
+    with engine.begin() as conn:  # a client naming another inserter is overruled
+        conn.exec_driver_sql(
+            "INSERT INTO audit_entries (run_id, kind, text, author, created_wall, db_role) "
+            f"VALUES ({_pk(owner, run_a)}, 'note', 'hello', 'x', 'now', 'storwatt')")
+    engine.dispose()
+    database = open_database(owner)
+    try:
+        entries = audit_entries(database, run_a)
+    finally:
+        database.close()
+    assert [(e.kind.value, e.author, e.db_role) for e in entries] == [
+        ("approval", "QA Lead Jane", "qa_anna"), ("note", "x", "qa_anna")]
+    assert main(["runs", "show", run_a, "--db", owner]) == 0
+    assert "Approval of revision 1 by QA Lead Jane: inserted by qa_anna" in capsys.readouterr().out

@@ -101,7 +101,11 @@ BEGIN
     IF TG_OP = 'DELETE' THEN
         RAISE EXCEPTION 'refused: a station never deletes a run (docs/security.md)';
     END IF;
-    NEW.writer_role := OLD.writer_role;
+    IF NEW.writer_role IS DISTINCT FROM OLD.writer_role AND NEW.writer_role IS NOT NULL THEN
+        RAISE EXCEPTION 'refused: run % stays stored by role %: the server records who '
+            'stored a run (docs/security.md)', OLD.uuid, OLD.writer_role;
+    END IF;
+    NEW.writer_role := OLD.writer_role;  -- a copy from a station's file sends NULL
     IF OLD.status IN {_FINISHED_SQL} AND
        ({' OR '.join(f'NEW.{c} IS DISTINCT FROM OLD.{c}' for c in RUN_FACTS)
          .replace('NEW.config IS DISTINCT FROM OLD.config',
