@@ -273,3 +273,57 @@ def test_attack_2_a_station_cannot_approve_in_qas_name(roles, capsys) -> None:
         ("approval", "QA Lead Jane", "qa_anna"), ("note", "x", "qa_anna")]
     assert main(["runs", "show", run_a, "--db", owner]) == 0
     assert "Approval of revision 1 by QA Lead Jane: inserted by qa_anna" in capsys.readouterr().out
+
+
+@pytest.mark.process
+def test_late_write_a_station_resumes_its_own_interrupted_run_and_no_other(roles) -> None:
+    """Late write 1 (docs/security.md): INTERRUPTED is unfinished, so the login that stored
+    the run resumes it in the same record; another station's login cannot claim it, and once
+    the continuation finished the run is immutable to its own station too."""
+    from app.storage.resumption import claim_run, stored_seq
+    from tests.support.resume_runs import interrupted_run, resume
+
+    owner, bench_1, _ = roles
+    run_id = interrupted_run(bench_1, "Ready idle")
+    other = open_database(_as(owner, STATIONS[1]))
+    try:
+        with pytest.raises(Exception, match="stored by role bench_1, not bench_2"):
+            claim_run(other, run_id, stored_seq(other, run_id))
+    finally:
+        other.close()
+    _, run = resume(bench_1, run_id)
+    assert run.status.value == "COMPLETED"
+    pk = _pk(owner, run_id)
+    _refused(bench_1, f"UPDATE power_samples SET watts = 0 WHERE run_id = {pk}")
+    _refused(bench_1, f"UPDATE runs SET status = 'INTERRUPTED' WHERE id = {pk}")
+
+
+@pytest.mark.process
+def test_late_write_the_sender_catches_up_a_run_it_sent_in_parts(roles, tmp_path) -> None:
+    """Late write 2: the lab sender (a station login) sends a run while it goes on, replacing
+    its changing rows (DELETE on six tables), and its final rows and status after it ended;
+    the lab copy then equals the station's and a further sync sends nothing."""
+    from app.storage.record_hash import record_sha256
+    from app.storage.sender import open_lab, sync
+
+    _, bench_1, _ = roles
+    local = open_database(f"sqlite:///{tmp_path / 'bench.db'}")
+    lab = open_lab(bench_1)
+    writer = RunWriter(local)
+    events = list(full_run(samples_per_phase=5))
+    try:
+        for event in events[: len(events) // 2]:
+            writer(event)
+        writer.flush()
+        assert sync(local, lab) > 0  # the lab copy is RUNNING, part of the rows
+        for event in events[len(events) // 2:]:
+            writer(event)
+        assert writer.close().in_database
+        assert sync(local, lab) > 0  # replaced rows, the rest, then the final status
+        run_id = events[0].run_id
+        assert load_run(lab, run_id).status.value == "COMPLETED"
+        assert record_sha256(load_run(lab, run_id)) == record_sha256(load_run(local, run_id))
+        assert sync(local, lab) == 0
+    finally:
+        local.close()
+        lab.close()
