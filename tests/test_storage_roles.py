@@ -327,3 +327,32 @@ def test_late_write_the_sender_catches_up_a_run_it_sent_in_parts(roles, tmp_path
     finally:
         local.close()
         lab.close()
+
+
+@pytest.mark.process
+def test_an_older_lab_schema_names_who_must_upgrade_it(roles, capsys) -> None:
+    """Issue 39, item 5: a newer StorWatt on a station reaches a lab schema one revision older.
+    A station login may not upgrade it; instead of PostgreSQL's "must be owner of table …"
+    half-way through, one line names the owner who must run ``storwatt db upgrade``."""
+    from app.cli.main import main
+    from app.storage import migrate
+    from app.storage.errors import SchemaOwnerError
+
+    owner, bench_1, _ = roles
+    engine = sa.create_engine(owner)
+    older = f"{int(migrate.head()) - 1:04d}"
+    try:
+        with engine.begin() as conn:
+            conn.execute(migrate.VERSION_TABLE.update().values(version_num=older))
+        with pytest.raises(SchemaOwnerError):
+            open_database(bench_1)
+        assert main(["runs", "list", "--db", bench_1]) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "must be owner" not in err
+        assert (f"has schema revision {older} and this StorWatt needs {migrate.head()}: role "
+                f"'bench_1' may not upgrade it; the schema's owner (storwatt) must run: "
+                "storwatt db upgrade") in err
+    finally:
+        with engine.begin() as conn:
+            conn.execute(migrate.VERSION_TABLE.update().values(version_num=migrate.head()))
+        engine.dispose()

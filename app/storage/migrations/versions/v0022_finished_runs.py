@@ -11,8 +11,11 @@ audit entries (append-only since 0002), record-hash cache rows (sealed, 0021), a
 row the writer's bookkeeping (host, pid, boot, heartbeat, stored event number).
 
 On **SQLite** (a station's single-user file) triggers refuse any change of a finished run's
-facts. On **PostgreSQL** (the lab server) statement-level triggers additionally bind every run
-to the login that inserted it (``runs.writer_role``, revision 0021): a login that is neither
+facts, and its deletion, to every writer: an edit needs the triggers dropped first —
+deliberate work that the recomputed record hash then shows.
+
+On **PostgreSQL** (the lab server) statement-level triggers additionally bind every run to
+the login that inserted it (``runs.writer_role``, revision 0021): a login that is neither
 the schema owner nor a superuser changes only its own unfinished runs; audit entries record
 ``session_user`` in ``db_role`` (the client cannot set it; ``SET ROLE`` does not change it);
 approvals and dispositions are inserted only by members of ``storwatt_qa``; a station login
@@ -56,11 +59,18 @@ def sqlite_statements() -> list[str]:
     out = [f"CREATE TRIGGER runs_finished_facts BEFORE UPDATE ON runs "
            f"WHEN OLD.status IN {_FINISHED_SQL} AND ({_sqlite_changed('OLD', 'NEW')}) "
            f"BEGIN SELECT RAISE(ABORT, '{REFUSAL}'); END"]
+    # a whole finished run is not deleted either (its children then go by the cascade, which
+    # their triggers let through: the run's row is gone by then)
+    out.append(f"CREATE TRIGGER runs_finished_delete BEFORE DELETE ON runs "
+               f"WHEN OLD.status IN {_FINISHED_SQL} "
+               f"BEGIN SELECT RAISE(ABORT, '{REFUSAL}'); END")
     for table in CHILD_TABLES:
-        for op, row in (("INSERT", "NEW"), ("UPDATE", "OLD"), ("DELETE", "OLD")):
+        # an UPDATE is checked on the run a row comes from and on the run it moves to
+        for op, rows in (("INSERT", ("NEW",)), ("UPDATE", ("OLD", "NEW")), ("DELETE", ("OLD",))):
+            finished = " OR ".join(f"(SELECT status FROM runs WHERE id = {row}.run_id) IN "
+                                   f"{_FINISHED_SQL}" for row in rows)
             out.append(f"CREATE TRIGGER {table}_finished_{op.lower()} BEFORE {op} ON {table} "
-                       f"WHEN (SELECT status FROM runs WHERE id = {row}.run_id) IN "
-                       f"{_FINISHED_SQL} BEGIN SELECT RAISE(ABORT, '{REFUSAL}'); END")
+                       f"WHEN {finished} BEGIN SELECT RAISE(ABORT, '{REFUSAL}'); END")
     return out
 
 
