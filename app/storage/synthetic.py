@@ -144,7 +144,8 @@ def fill_history(database: Database, count: int, seed: int = 8, *,
             serial=f"SN-{i:04d}", raw_capacity_bytes=7_300_000_000_000, drive_count=50,
             drive_type="HDD").returning(s.Sut.id)).scalar_one() for i in range(30)]
         first = (conn.execute(sa.select(sa.func.max(s.Run.id))).scalar() or 0) + 1
-        runs, ids, finals = [], [], {}
+        runs, ids = [], []
+        finals: dict[int, str] = {}  # run id -> its status, stored once its rows are in
         for i in range(count):
             run_id = f"{rnd.getrandbits(128):032x}"
             run_id = "-".join((run_id[:8], run_id[8:12], run_id[12:16], run_id[16:20],
@@ -167,11 +168,11 @@ def fill_history(database: Database, count: int, seed: int = 8, *,
                 duration_s=7200.0 if status is RunStatus.COMPLETED else 1800.0, error="",
                 workload_engine="fio 3.33"))
         conn.execute(sa.insert(s.Run), runs)
-        metrics = [dict(run_id=run["id"], name=name, value=base * rnd.uniform(0.8, 1.2),
+        metrics = [dict(run_id=pk, name=name, value=base * rnd.uniform(0.8, 1.2),
                         unit=unit, valid=valid, reason="" if valid else "EPᵢ left the ±5 % band",
                         run_length_s=1800.0, avg_power_w=600.0, ops_rate=1.0, ops_unit="",
                         avg_response_ms=5.0, phase_index=k)
-                   for run in runs if finals[run["id"]] == RunStatus.COMPLETED.value
+                   for pk, final in finals.items() if final == RunStatus.COMPLETED.value
                    for k, (name, unit, base) in enumerate(HISTORY_PROFILES)
                    for valid in (rnd.random() > 0.03,)]
         conn.execute(sa.insert(s.MetricRow), metrics)
