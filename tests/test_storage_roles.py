@@ -12,6 +12,7 @@ import pytest
 import sqlalchemy as sa
 
 from tests.support import pg_server
+from app.cli.main import main
 from app.storage import schema as s
 from app.storage.audit import add_audit_entry, audit_entries
 from app.storage.schema import AuditEntryRow, RecordHashRow
@@ -35,7 +36,6 @@ def documented_grants() -> str:
 
 
 def test_the_documented_sql_is_what_db_roles_prints(capsys) -> None:
-    from app.cli.main import main
     from app.storage.roles import roles_sql
 
     assert documented_grants() == roles_sql(STATIONS, QA)
@@ -46,8 +46,6 @@ def test_the_documented_sql_is_what_db_roles_prints(capsys) -> None:
 
 @pytest.mark.parametrize("name", ["Bench-1", "x; DROP TABLE runs", "storwatt_qa", ""])
 def test_db_roles_refuses_a_login_name_it_would_not_write_into_sql(name, capsys) -> None:
-    from app.cli.main import main
-
     assert main(["db", "roles", "--station", name]) == 1
     err = capsys.readouterr().err
     assert err.startswith("storwatt db roles: login name") and err.count("\n") == 1
@@ -68,9 +66,12 @@ def roles():
     with pg_server.postgres_server() as owner:  # its own port and data folder
         open_database(owner).close()  # the owner creates the schema
         engine = sa.create_engine(owner)
-        with engine.begin() as conn:
+        with engine.begin() as conn:  # the documented SQL, as written …
             conn.exec_driver_sql(documented_grants())
         engine.dispose()
+        argv = ["db", "roles", "--station", STATIONS[0], "--station", STATIONS[1],
+                "--qa", QA[0], "--db", owner]
+        assert main(argv) == 0  # … and storwatt db roles applying it again changes nothing
         yield (owner, _as(owner, STATIONS[0]), _as(owner, QA[0]))
 
 
@@ -234,8 +235,6 @@ def test_attack_2_a_station_cannot_approve_in_qas_name(roles, capsys) -> None:
     """Issue 39, attack 2 continued: ``runs approve --by "QA Lead Jane"`` with a station login
     is refused (so is a disposition); QA's approval records the login that inserted it, which
     the client cannot set, and ``runs show`` says who inserted it."""
-    from app.cli.main import main
-
     owner, bench_1, qa = roles
     run_a = _store(bench_1)
     before = _victim(owner, run_a)
@@ -334,7 +333,6 @@ def test_an_older_lab_schema_names_who_must_upgrade_it(roles, capsys) -> None:
     """Issue 39, item 5: a newer StorWatt on a station reaches a lab schema one revision older.
     A station login may not upgrade it; instead of PostgreSQL's "must be owner of table …"
     half-way through, one line names the owner who must run ``storwatt db upgrade``."""
-    from app.cli.main import main
     from app.storage import migrate
     from app.storage.errors import SchemaOwnerError
 
