@@ -245,6 +245,9 @@ def test_disposition_is_audited_and_run_data_unchanged(view, stored, monkeypatch
     entries = audit_entries(database, second)
     assert [(e.kind.value, e.disposition and e.disposition.value) for e in entries] == [
         ("disposition", "rejected"), ("note", None)]
+    detail.refresh_audit()  # each entry says who inserted it (schema 0022, docs/security.md)
+    assert [detail.audit_list.item(i).toolTip() for i in range(2)] == [
+        f"inserted by {e.db_role}" for e in entries] and all(e.db_role for e in entries)
     after = load_run(database, second)
     assert after.samples_sha256 == before.samples_sha256
     assert [(m.name, m.valid, m.reason) for m in after.metrics] == [
