@@ -354,3 +354,54 @@ def test_an_older_lab_schema_names_who_must_upgrade_it(roles, capsys) -> None:
         with engine.begin() as conn:
             conn.execute(migrate.VERSION_TABLE.update().values(version_num=migrate.head()))
         engine.dispose()
+
+
+@pytest.mark.process
+def test_an_existing_lab_database_is_upgraded_by_its_owner(roles, capsys) -> None:
+    """The upgrade path: a lab database at revision 0021 with a finished and an unfinished run
+    (stored before any login was recorded) is upgraded by the owner (``storwatt db upgrade``);
+    the finished run is then immutable to every station, and the unfinished one is changed by
+    a station only once the owner has assigned it (docs/storage.md, "Database roles")."""
+    from alembic.migration import MigrationContext
+    from alembic.operations import Operations
+
+    from app.storage import migrate
+
+    owner, bench_1, _ = roles
+    admin = sa.create_engine(owner, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.exec_driver_sql("DROP DATABASE IF EXISTS lab_0021")
+        conn.exec_driver_sql("CREATE DATABASE lab_0021")
+    admin.dispose()
+    old_owner, old_bench = (sa.engine.make_url(u).set(database="lab_0021")
+                            .render_as_string(hide_password=False) for u in (owner, bench_1))
+    engine = sa.create_engine(old_owner)
+    with engine.begin() as conn:  # the schema as StorWatt left it at 0021, two runs in it
+        with Operations.context(MigrationContext.configure(conn)):
+            for rev in migrate.revisions()[:-1]:
+                rev.module.upgrade()
+        migrate.VERSION_TABLE.create(conn)
+        conn.execute(migrate.VERSION_TABLE.insert().values(version_num="0021"))
+        for uuid, status in (("legacy-done", "COMPLETED"), ("legacy-open", "INTERRUPTED")):
+            pk = conn.execute(sa.insert(s.Run).values(
+                uuid=uuid, config={}, method_name="demo", method_version="1",
+                method_compliant=False, taxonomy="online-2", lab="sim", operator="x",
+                status=status, started_wall="2026-01-01T00:00:00+00:00", t0=0.0,
+                planned_s=1.0).returning(s.Run.id)).scalar_one()
+            conn.execute(sa.insert(s.PowerSampleRow).values(run_id=pk, phase_index=0, t=0.5,
+                                                            watts=100.0))
+    assert main(["db", "upgrade", "--db", old_owner]) == 0
+    assert f"version {migrate.head()}" in capsys.readouterr().out
+    assert main(["db", "roles", "--station", STATIONS[0], "--db", old_owner]) == 0
+    _refused(old_bench, "UPDATE power_samples SET watts = 1")  # neither run is bench_1's
+    _refused(old_bench, "UPDATE runs SET status = 'RUNNING' WHERE uuid = 'legacy-open'")
+    with engine.begin() as conn:  # the owner gives the unfinished run to its station
+        conn.exec_driver_sql("UPDATE runs SET writer_role = 'bench_1' "
+                             "WHERE uuid = 'legacy-open'")
+    station = sa.create_engine(old_bench)
+    with station.begin() as conn:
+        conn.exec_driver_sql("UPDATE runs SET status = 'RUNNING' WHERE uuid = 'legacy-open'")
+    station.dispose()
+    _refused(old_bench, "UPDATE power_samples SET watts = 1 WHERE run_id = "
+                        "(SELECT id FROM runs WHERE uuid = 'legacy-done')")
+    engine.dispose()
