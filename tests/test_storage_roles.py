@@ -227,6 +227,14 @@ def test_attack_2_one_station_cannot_rewrite_another_stations_run(roles) -> None
                 f"DELETE FROM runs WHERE id = {pk}"):
         _refused(bench_1, sql)
         _refused(bench_2, sql)  # finished: its own station cannot either
+    # a temporary table named like the guard's lookups (pg_temp comes first in a session's
+    # search path) must not fool it: the guard reads only the schema's own tables
+    _refused(bench_1, "CREATE TEMP TABLE runs (id int, uuid text, writer_role text, "
+                      f"status text); INSERT INTO runs VALUES ({pk}, 'x', 'bench_1', "
+                      f"'RUNNING'); UPDATE power_samples SET watts = 0 WHERE run_id = {pk}")
+    _refused(bench_1, "CREATE TEMP TABLE pg_roles (rolname name, rolsuper bool); "
+                      "SET search_path = pg_temp, public, pg_catalog; "
+                      f"UPDATE power_samples SET watts = 0 WHERE run_id = {pk}")
     assert _victim(owner, run_b) == before
 
 

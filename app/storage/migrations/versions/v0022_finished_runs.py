@@ -75,7 +75,8 @@ def sqlite_statements() -> list[str]:
 
 
 POSTGRES_FUNCTIONS = ["""
-CREATE FUNCTION storwatt_session_kind() RETURNS text LANGUAGE plpgsql STABLE AS $$
+CREATE FUNCTION storwatt_session_kind() RETURNS text LANGUAGE plpgsql STABLE
+{PINNED} AS $$
 -- 'owner' (superuser, or a member of the role owning the schema's tables), 'qa' (a member
 -- of storwatt_qa) or 'station' (any other login: bound to the runs it inserted)
 BEGIN
@@ -93,7 +94,8 @@ BEGIN
     END IF;
     RETURN 'station';
 END $$""", f"""
-CREATE FUNCTION storwatt_guard_run() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION storwatt_guard_run() RETURNS trigger LANGUAGE plpgsql
+{{PINNED}} AS $$
 BEGIN
     IF storwatt_session_kind() = 'owner' THEN
         IF TG_OP = 'INSERT' AND NEW.writer_role IS NULL THEN
@@ -132,7 +134,8 @@ BEGIN
     END IF;
     RETURN NEW;
 END $$""", f"""
-CREATE FUNCTION storwatt_guard_run_rows() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION storwatt_guard_run_rows() RETURNS trigger LANGUAGE plpgsql
+{{PINNED}} AS $$
 -- statement level: every run the statement's rows belong to (transition table "touched");
 -- a station writing its own unfinished run, the common case, costs this one query
 DECLARE
@@ -153,7 +156,8 @@ BEGIN
     END IF;
     RETURN NULL;
 END $$""", """
-CREATE FUNCTION storwatt_guard_audit_entry() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION storwatt_guard_audit_entry() RETURNS trigger LANGUAGE plpgsql
+{PINNED} AS $$
 DECLARE
     kind text := storwatt_session_kind();
 BEGIN
@@ -175,8 +179,13 @@ BEGIN
 END $$"""]
 
 
-def postgres_statements() -> list[str]:
-    out = list(POSTGRES_FUNCTIONS)
+def postgres_statements(schema: str = "public") -> list[str]:
+    """The guard for the tables of ``schema``. Each function runs with its search path
+    pinned to the system catalog and that schema, temporary objects last: a station login
+    may create temporary tables, and one named ``runs`` or ``pg_roles`` must not answer the
+    guard's lookups."""
+    pinned = f'SET search_path = pg_catalog, "{schema}", pg_temp'
+    out = [f.replace("{PINNED}", pinned) for f in POSTGRES_FUNCTIONS]
     out.append("CREATE TRIGGER runs_guard BEFORE INSERT OR UPDATE OR DELETE ON runs "
                "FOR EACH ROW EXECUTE FUNCTION storwatt_guard_run()")
     out.append("CREATE TRIGGER audit_entries_guard BEFORE INSERT ON audit_entries "
@@ -197,8 +206,12 @@ def postgres_statements() -> list[str]:
 def upgrade() -> None:
     from alembic import op  # here, not at the top: alembic loads only to upgrade
 
-    dialect = op.get_bind().dialect.name
-    statements = (sqlite_statements() if dialect == "sqlite" else
-                  postgres_statements() if dialect == "postgresql" else [])
+    bind = op.get_bind()
+    dialect = bind.dialect.name
+    if dialect == "postgresql":
+        schema = bind.exec_driver_sql("SELECT current_schema()").scalar_one()
+        statements = postgres_statements(schema)
+    else:
+        statements = sqlite_statements() if dialect == "sqlite" else []
     for statement in statements:
         op.execute(statement)
