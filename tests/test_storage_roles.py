@@ -227,6 +227,11 @@ def test_attack_2_one_station_cannot_rewrite_another_stations_run(roles) -> None
                 f"DELETE FROM runs WHERE id = {pk}"):
         _refused(bench_1, sql)
         _refused(bench_2, sql)  # finished: its own station cannot either
+    # the shared rows B points to name it in every list: not renamed by a station
+    _refused(bench_1, "UPDATE stations SET name = 'forged' WHERE id = (SELECT station_id "
+                      f"FROM runs WHERE id = {pk})")
+    _refused(bench_1, "UPDATE suts SET serial = 'other' WHERE id = (SELECT sut_id FROM runs "
+                      f"WHERE id = {pk})")
     # a temporary table named like the guard's lookups (pg_temp comes first in a session's
     # search path) must not fool it: the guard reads only the schema's own tables
     _refused(bench_1, "CREATE TEMP TABLE runs (id int, uuid text, writer_role text, "

@@ -179,13 +179,35 @@ BEGIN
 END $$"""]
 
 
+#: the shared rows a run points to, and the columns that name it in every list of runs
+NAMED_ROWS = {"stations": ("name",), "suts": ("vendor", "model", "serial")}
+
+
+def _names_guard(table: str, columns: tuple[str, ...]) -> str:
+    changed = " OR ".join(f"NEW.{c} IS DISTINCT FROM OLD.{c}" for c in columns)
+    return f"""
+CREATE FUNCTION storwatt_guard_{table}() RETURNS trigger LANGUAGE plpgsql
+{{PINNED}} AS $$
+BEGIN
+    IF ({changed}) AND storwatt_session_kind() <> 'owner' THEN
+        RAISE EXCEPTION 'refused: a {table} row names every run that points to it; only the '
+            'schema owner renames it (docs/security.md)';
+    END IF;
+    RETURN NEW;
+END $$"""
+
+
 def postgres_statements(schema: str = "public") -> list[str]:
     """The guard for the tables of ``schema``. Each function runs with its search path
     pinned to the system catalog and that schema, temporary objects last: a station login
     may create temporary tables, and one named ``runs`` or ``pg_roles`` must not answer the
     guard's lookups."""
     pinned = f'SET search_path = pg_catalog, "{schema}", pg_temp'
-    out = [f.replace("{PINNED}", pinned) for f in POSTGRES_FUNCTIONS]
+    functions = POSTGRES_FUNCTIONS + [_names_guard(t, c) for t, c in NAMED_ROWS.items()]
+    out = [f.replace("{PINNED}", pinned) for f in functions]
+    for table in NAMED_ROWS:  # the writer updates a SUT's latest capacity, never its name
+        out.append(f"CREATE TRIGGER {table}_guard BEFORE UPDATE ON {table} FOR EACH ROW "
+                   f"EXECUTE FUNCTION storwatt_guard_{table}()")
     out.append("CREATE TRIGGER runs_guard BEFORE INSERT OR UPDATE OR DELETE ON runs "
                "FOR EACH ROW EXECUTE FUNCTION storwatt_guard_run()")
     out.append("CREATE TRIGGER audit_entries_guard BEFORE INSERT ON audit_entries "
