@@ -284,7 +284,9 @@ def test_attack_2_a_station_cannot_approve_in_qas_name(roles, capsys) -> None:
     assert [(e.kind.value, e.author, e.db_role) for e in entries] == [
         ("approval", "QA Lead Jane", "qa_anna"), ("note", "x", "qa_anna")]
     assert main(["runs", "show", run_a, "--db", owner]) == 0
-    assert "Approval of revision 1 by QA Lead Jane: inserted by qa_anna" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert "Approval of revision 1 by QA Lead Jane: inserted by qa_anna" in shown
+    assert "stored by login bench_1 (recorded by the lab server)" in shown
 
 
 @pytest.mark.process

@@ -139,6 +139,7 @@ def run_json(run: StoredRun) -> dict[str, Any]:
         "taxonomy": run.taxonomy, "started_wall": run.started_wall,
         "finished_wall": run.finished_wall, "planned_s": run.planned_s,
         "duration_s": run.duration_s, "workload_engine": run.workload_engine,
+        "stored_by_login": run.writer_role,  # the lab server's record (docs/security.md)
         "instruments": ident,
         "range_plan": run.range_plan.to_json() if run.range_plan else None,
         "phases": [{"index": p.index, "kind": str(p.info.kind), "name": p.info.name,
@@ -181,7 +182,9 @@ def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
              f"duration {format_duration(run.duration_s)} of {format_duration(run.planned_s)} "
              "planned",
              f"Station  {run.config.station or 'not recorded'}    "
-             f"operator {run.config.operator or '—'}"]
+             f"operator {run.config.operator or '—'}"
+             + (f"    stored by login {run.writer_role} (recorded by the lab server)"
+                if run.writer_role else "")]
     for role, ident in (("Power meter", run.power_meter),
                         ("Thermometer", run.temperature_meter)):
         lines.append(f"{role:12} {ident.describe() + '  ' + ident.resource if ident else '—'}")

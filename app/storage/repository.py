@@ -145,7 +145,8 @@ def load_run(database: Database, run_id: str) -> StoredRun:
             samples_sha256=samples_digest(power, power_codes, temperature, temp_codes, inputs),
             audit=tuple(audit_trail(conn, uuid)), resumptions=_resumptions(conn, pk),
             range_plan=RangePlan.from_json(run.range_plan) if run.range_plan else None,
-            power_inputs=inputs, record_hashes=load_record_hashes(conn, pk))
+            power_inputs=inputs, record_hashes=load_record_hashes(conn, pk),
+            writer_role=run.writer_role)
 
 
 def _rows(conn: Connection, entity: Any, pk: int, *order: Any) -> Sequence[Any]:

@@ -329,6 +329,10 @@ class StoredRun:
     #: each revision's record hash as stored when it was first computed, with its basis
     #: (``app.storage.record_cache``): views use one only while the run's basis matches
     record_hashes: tuple[StoredRecordHash, ...] = ()
+    #: the lab login that stored the run, recorded by the server (revision 0022; None: a
+    #: station's own file, or stored before 0022). Provenance, not a fact: a copy of the run
+    #: compares equal whoever stored it
+    writer_role: str | None = field(default=None, compare=False)
 
     @property
     def config(self) -> RunConfig:
