@@ -12,14 +12,17 @@ row the writer's bookkeeping (host, pid, boot, heartbeat, stored event number).
 
 On **SQLite** (a station's single-user file) triggers refuse any change of a finished run's
 facts, and its deletion, to every writer: an edit needs the triggers dropped first —
-deliberate work that the recomputed record hash then shows.
+deliberate work that the recomputed record hash then shows. Its audit entries record the
+station's name and the OS account (written by ``app/storage/audit.py``: the file has one user).
 
 On **PostgreSQL** (the lab server) statement-level triggers additionally bind every run to
 the login that inserted it (``runs.writer_role``, revision 0021): a login that is neither
 the schema owner nor a superuser changes only its own unfinished runs; audit entries record
 ``session_user`` in ``db_role`` (the client cannot set it; ``SET ROLE`` does not change it);
 approvals and dispositions are inserted only by members of ``storwatt_qa``; a station login
-adds audit entries only to its own runs. The roles themselves are set up by the owner
+adds audit entries only to its own runs; nobody but the owner renames the shared station and
+SUT rows. Every function runs with its search path pinned, so a temporary table a login
+creates never answers the guard's lookups. The roles themselves are set up by the owner
 (``storwatt db roles``, docs/storage.md "Database roles").
 """
 
@@ -34,8 +37,8 @@ FINISHED = ("COMPLETED", "ABORTED", "FAILED")
 _FINISHED_SQL = "(" + ", ".join(f"'{s}'" for s in FINISHED) + ")"
 
 #: the run row's facts (the record hash's "run", "configuration", "method" and "instruments"
-#: come from these); the rest is the writer's bookkeeping, written out so this revision keeps
-#: its meaning whatever the code does later
+#: come from these) and who stored it (``writer_role``, provenance); the rest is the writer's
+#: bookkeeping. Written out so this revision keeps its meaning whatever the code does later
 RUN_FACTS = ("uuid", "station_id", "sut_id", "config", "method_name", "method_version",
              "method_compliant", "method_json", "method_sha256", "taxonomy", "lab", "operator",
              "status", "started_wall", "finished_wall", "t0", "planned_s", "duration_s",
