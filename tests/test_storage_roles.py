@@ -290,6 +290,25 @@ def test_attack_2_a_station_cannot_approve_in_qas_name(roles, capsys) -> None:
 
 
 @pytest.mark.process
+def test_the_report_says_who_inserted_the_approval(roles, tmp_path) -> None:
+    """The PDF's sign-off and the xlsx's QA audit sheet name the login the server recorded."""
+    import openpyxl
+
+    from app.reports.xlsx import AUDIT_COLUMNS
+    from tests.support.documents import pdf_text, sheet_rows
+
+    owner, bench_1, qa = roles
+    run_id = _store(bench_1)
+    assert main(["runs", "approve", run_id, "--by", "Q. Auditor", "--statement", "ok",
+                 "--confirm", "simulated on purpose", "--db", qa]) == 0
+    pdf, xlsx = tmp_path / "r.pdf", tmp_path / "r.xlsx"
+    assert main(["report", run_id, "--db", owner, "--pdf", str(pdf), "--xlsx", str(xlsx)]) == 0
+    assert "inserted by qa_anna" in pdf_text(pdf)
+    rows = sheet_rows(openpyxl.load_workbook(xlsx), "QA audit", AUDIT_COLUMNS)
+    assert [(r["kind"], r["inserted_by"]) for r in rows] == [("approval", "qa_anna")]
+
+
+@pytest.mark.process
 def test_late_write_a_station_resumes_its_own_interrupted_run_and_no_other(roles) -> None:
     """Late write 1 (docs/security.md): INTERRUPTED is unfinished, so the login that stored
     the run resumes it in the same record; another station's login cannot claim it, and once
