@@ -85,21 +85,17 @@ def _sqlite() -> Iterator[str]:
         yield f"sqlite:///{Path(folder) / 'history.db'}"
 
 
-def _real_rows(database) -> None:
-    """Give every run a real run's configuration snapshot and resolved method (~10 KB of JSON
-    in its row, as the writer stores them): a database reads whole rows, and the bulk rows of
-    ``fill_history`` alone would make a scan look cheaper than a lab's history is."""
-    import sqlalchemy as sa
-
+def _real_rows(database, runs: int) -> None:
+    """Store ``runs`` runs, each with a real run's configuration snapshot and resolved method
+    (~10 KB of JSON in its row, as the writer stores them): a database reads whole rows, and
+    the bulk rows of ``fill_history`` alone would make a scan look cheaper than a lab's
+    history is."""
     from app.method.loader import load_method
     from app.method.record import resolved_method
-    from app.storage import schema as s
     from app.storage.synthetic import run_started
 
-    method = resolved_method(load_method("emerald-block-v3"))
-    with database.read() as conn:
-        conn.execute(sa.update(s.Run).values(method_json=method,
-                                             config=run_started(0.0).config.snapshot()))
+    fill_history(database, runs, config=run_started(0.0).config.snapshot(),
+                 method_json=resolved_method(load_method("emerald-block-v3")))
 
 
 def _backend(name: str, url: str, runs: int) -> list[Figure]:
@@ -110,8 +106,7 @@ def _backend(name: str, url: str, runs: int) -> list[Figure]:
 
     app = QApplication.instance() or QApplication([])
     database = open_database(url)
-    fill_history(database, runs)
-    _real_rows(database)
+    _real_rows(database, runs)
     figures, n = [], f"{runs // 1000}k"
 
     def figure(label: str, wall: float, cpu: float, goal: float | None) -> None:

@@ -392,6 +392,7 @@ DEFERRED_IMPORTS = {
     **{module: (CLI_DISPATCH, functions) for module, functions in {
         "app.cli.main": ("_command",),
         "app.cli.cmd_audit": ("add_command", "list_command"),
+        "app.cli.cmd_db_roles": ("_apply", "roles_command"),
         "app.cli.cmd_db": ("_lab_pair", "copy_command", "info_command", "recover_command",
                            "status_command", "sync_command", "upgrade_command"),
         "app.cli.cmd_family": ("list_command", "sweet_spot_command"),
@@ -404,7 +405,7 @@ DEFERRED_IMPORTS = {
                             "_finish", "_message", "_resumed_session", "_typed_settings",
                             "_with_station_calibration", "_write_reports", "config_from_args",
                             "entries_from_args", "run_command"),
-        "app.cli.cmd_runs": ("list_command", "run_json", "show_command"),
+        "app.cli.cmd_runs": ("_run_text", "list_command", "run_json", "show_command"),
         "app.cli.cmd_savings": ("savings_command",),
         "app.cli.cmd_signoff": ("_append", "approve_command", "com_command", "on_lab"),
         "app.cli.cmd_station": ("_shown", "lab_db_command"),

@@ -136,7 +136,10 @@ def _command(bench: Bench, draw) -> list[str]:
                 *opt("--bundle", bench.paths() | st.just(str(bench.root / "out.zip"))),
                 *opt("--db", bench.dbs(), 0.9), *_last(run_id)]
     if kind == "db":
-        action = draw(st.sampled_from(["info", "upgrade", "copy", "recover"]))
+        action = draw(st.sampled_from(["info", "upgrade", "copy", "recover", "roles"]))
+        if action == "roles":  # a login name goes into SQL: anything else is one line
+            return ["db", "roles", *opt("--station", TEXT | LONG | st.just("bench_1")),
+                    *opt("--qa", TEXT), *opt("--db", bench.dbs())]
         if action == "copy":
             return ["db", "copy", f"--from={draw(bench.dbs())}", f"--to={draw(bench.dbs())}",
                     *opt("--run", bench.run_ids())]

@@ -16,6 +16,7 @@ from app.cli.main import main
 from app.core.paths import methods_dir
 from app.storage import schema as s
 from tests.support.compliance_runs import record
+from tests.support.tamper import guards_lifted
 from ui.history.compare import CompareView, method_variant
 from ui.history.model import RunsTableModel
 
@@ -98,7 +99,7 @@ def test_an_old_run_without_its_method_record_shows_why_it_is_not_compliant(stor
     the reason, never the stored claim (``compliant = true``)."""
     db, run = stored
     engine = sa.create_engine(f"sqlite:///{db}")
-    with engine.begin() as conn:
+    with engine.begin() as conn, guards_lifted(conn):
         conn.execute(sa.update(s.Run).values(method_json=None, method_sha256=None))
     engine.dispose()
     assert main(["runs", "list", "--json", "--db", f"sqlite:///{db}"]) == 0

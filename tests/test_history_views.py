@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 
 from tests.support import pg_server
 from tests.support.time_budget import budget_ms
+from tests.support.tamper import guards_lifted
 from app.core.records import MetricResult, RunStatus
 from app.sequencer import events as ev
 from app.storage import schema as s
@@ -244,6 +245,9 @@ def test_disposition_is_audited_and_run_data_unchanged(view, stored, monkeypatch
     entries = audit_entries(database, second)
     assert [(e.kind.value, e.disposition and e.disposition.value) for e in entries] == [
         ("disposition", "rejected"), ("note", None)]
+    detail.refresh_audit()  # each entry says who inserted it (schema 0022, docs/security.md)
+    assert [detail.audit_list.item(i).toolTip() for i in range(2)] == [
+        f"inserted by {e.db_role}" for e in entries] and all(e.db_role for e in entries)
     after = load_run(database, second)
     assert after.samples_sha256 == before.samples_sha256
     assert [(m.name, m.valid, m.reason) for m in after.metrics] == [
@@ -311,7 +315,7 @@ def test_the_database_filters_and_sorts_as_the_history_always_did(stored) -> Non
     database, first, second, bulk = stored
     add_audit_entry(database, bulk[5], "disposition", "EP_RR low", "Q. A. Lead",
                     disposition="accepted")
-    with database.read() as conn:  # an unobserved COM check: "COM NOT VERIFIED"
+    with database.read() as conn, guards_lifted(conn):  # an unobserved COM check
         pk = conn.execute(sa.select(s.Run.id).where(s.Run.uuid == bulk[7])).scalar_one()
         conn.execute(sa.insert(s.MetricRow).values(
             run_id=pk, name="COM_dedup", value=None, unit="", valid=False, reason="not seen",
@@ -355,7 +359,7 @@ def test_the_database_filters_and_sorts_as_the_history_always_did(stored) -> Non
             page = run_page(database, HistoryFilter(), order, 100, 100)
             assert [r.run_id for r in page] == run_ids(database, HistoryFilter(), order)[100:200]
     finally:
-        with database.read() as conn:
+        with database.read() as conn, guards_lifted(conn):
             conn.execute(sa.delete(s.MetricRow).where(s.MetricRow.name == "COM_dedup"))
             conn.execute(sa.update(s.Run).where(s.Run.uuid == bulk[9]).values(error=""))
 

@@ -274,15 +274,13 @@ def test_each_driver_declares_its_formula_as_data() -> None:
 
 def test_the_samples_hash_covers_each_inputs_readings(tmp_path: Path) -> None:
     """The hash printed on every report page must change when an input's reading does."""
-    import sqlite3
-
     from app.storage.opening import open_database
     from app.storage.repository import load_run as reload
+    from tests.support.tamper import tamper
 
     inputs = (PowerInput("psu-a", "sim"), PowerInput("psu-b", "sim"))
     _, run = _run(RunConfig(method="smoke", lab="sim-direct", power_inputs=inputs), tmp_path)
-    with sqlite3.connect(tmp_path / "runs.db") as conn:
-        conn.execute("UPDATE power_input_samples SET watts = watts + 1 WHERE id = 5")
+    tamper(tmp_path / "runs.db", "UPDATE power_input_samples SET watts = watts + 1 WHERE id = 5")
     again = reload(open_database(f"sqlite:///{tmp_path}/runs.db"), run.run_id)
     assert again.samples_sha256 != run.samples_sha256
     assert np.array_equal(again.power.watts, run.power.watts, equal_nan=True)

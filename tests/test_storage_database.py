@@ -40,7 +40,7 @@ def test_migrations_create_exactly_the_model_schema(url: str) -> None:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
         assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 5000
-    assert migrate.schema_version(database) == migrate.head() == "0021"
+    assert migrate.schema_version(database) == migrate.head() == "0022"
 
 
 def _unfinished_run(url: str) -> str:

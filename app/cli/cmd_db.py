@@ -10,7 +10,7 @@ from dataclasses import asdict
 from contextlib import closing
 from pathlib import Path
 
-from app.cli import arguments
+from app.cli import arguments, cmd_db_roles
 from app.core.station_settings import lab_database, lab_database_origin
 from app.cli.safe_output import cell
 from app.storage.errors import StorageError
@@ -42,6 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="import this journal file (repeatable), e.g. one copied from "
                           "another station")
     rec.set_defaults(func=recover_command)
+    cmd_db_roles.register(group)
     for name, text, func in (
             ("sync", "copy to the lab database every run (or part of one) it lacks",
              sync_command),

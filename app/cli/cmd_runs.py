@@ -163,6 +163,7 @@ def run_json(run: StoredRun) -> dict[str, Any]:
         "taxonomy": run.taxonomy, "started_wall": run.started_wall,
         "finished_wall": run.finished_wall, "planned_s": run.planned_s,
         "duration_s": run.duration_s, "workload_engine": run.workload_engine,
+        "stored_by_login": run.writer_role,  # the lab server's record (docs/security.md)
         "instruments": ident,
         "range_plan": run.range_plan.to_json() if run.range_plan else None,
         "phases": [{"index": p.index, "kind": str(p.info.kind), "name": p.info.name,
@@ -189,11 +190,14 @@ def run_json(run: StoredRun) -> dict[str, Any]:
         "approvals": [{"revision": a.revision, "record_sha256": a.sha256, "by": a.entry.author,
                        "recorded_utc": a.entry.created_wall, "statement": a.entry.text,
                        "current": a.current, "intact": a.intact,
-                       "made_on": a.entry.made_on} for a in signoff.approvals],
+                       "made_on": a.entry.made_on, "inserted_by": a.entry.db_role}
+                      for a in signoff.approvals],
     }
 
 
 def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
+    from app.signoff.revisions import INSERTER_NOT_RECORDED
+
     # what another station typed or its instruments answered stays on its own line (cell):
     # a line feed in a stored name must not print a line of its own, such as a fake verdict
     lines = [f"Run {cell(run.run_id)}  {run.status}"
@@ -206,7 +210,9 @@ def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
              f"duration {format_duration(run.duration_s)} of {format_duration(run.planned_s)} "
              "planned",
              f"Station  {cell(run.config.station or 'not recorded')}    "
-             f"operator {cell(run.config.operator or '—')}"]
+             f"operator {cell(run.config.operator or '—')}"
+             + (f"    stored by login {cell(run.writer_role)} (recorded by the lab server)"
+                if run.writer_role else "")]
     for role, ident in (("Power meter", run.power_meter),
                         ("Thermometer", run.temperature_meter)):
         lines.append(f"{role:12} "
@@ -252,4 +258,7 @@ def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
     lines.append("Revisions (made on which database)")
     lines += [f"  {r['revision']:>2}  " + cell(f"{r['made_on']}: {'; '.join(r['changes'])}")
               for r in data["revisions"]]
+    lines += [f"Approval of revision {a['revision']} by "
+              + cell(f"{a['by']}: inserted by {a['inserted_by'] or INSERTER_NOT_RECORDED}")
+              for a in data["approvals"]]
     return "\n".join(lines)

@@ -355,6 +355,9 @@ class AuditEntry:
     confirmation: str | None = None
     #: on which database the entry was made (None: before revision 0017, not recorded)
     made_on: str | None = None
+    #: who inserted it (revision 0022): the login, set by the lab server (the client cannot),
+    #: or "station NAME, OS account USER" on a station's single-user file; None: not recorded
+    db_role: str | None = None
 
     @property
     def when(self) -> str:

@@ -39,7 +39,7 @@ from app.reports.fonts import MONO, SANS, SANS_BOLD
 from app.reports.di_report import CELL_COLUMNS as DI_CELL_COLUMNS
 from app.reports.di_report import SWEET_COLUMNS as DI_SWEET_COLUMNS, di_report
 from app.reports.sweep_report import COLUMNS as SWEEP_COLUMNS, sweep_table
-from app.signoff.revisions import NOT_RECORDED
+from app.signoff.revisions import INSERTER_NOT_RECORDED, NOT_RECORDED
 from drivers.interfaces import MeasuredPattern
 from app.reports.text import (DASH, fmt_seconds, fmt_sig, invalid_value, is_number,
                               pdf_safe)
@@ -392,8 +392,9 @@ def _signoff_section(c: ReportContent) -> list:
                      P(r.summary), P(r.sha256, "mono")])
     widths = [10 * mm, 22 * mm, 24 * mm]
     widths += [BODY_W - sum(widths) - 50 * mm, 50 * mm]
-    approvals = [P(f"QA approval: {a.describe()} — made on "
-                   f"{a.entry.made_on or NOT_RECORDED}", "body") for a in so.approvals]
+    approvals = [P(f"QA approval: {a.describe()} — made on {a.entry.made_on or NOT_RECORDED}, "
+                   f"inserted by {a.entry.db_role or INSERTER_NOT_RECORDED}", "body")
+                 for a in so.approvals]
     return [KeepTogether([
         P("Sign-off", "h2"), P(f"This report: {so.status}.", "body"),
         grid_table(rows, widths), Spacer(1, 2 * mm),

@@ -68,7 +68,7 @@ SEARCH_COLUMNS = ("profile", "queue_depth", "jobs", "ops_rate", "ops_unit", "avg
                   "rate_read_iops", "rate_write_iops", "probes", "note", "pre_run_basis")
 EVENT_COLUMNS = ("t_s", "level", "phase", "message")
 AUDIT_COLUMNS = ("recorded_utc", "kind", "disposition", "author", "text", "subject", "outcome",
-                 "revision", "record_sha256", "made_on")
+                 "revision", "record_sha256", "made_on", "inserted_by")
 #: one row per record revision, then one per QA approval (app.signoff.revisions)
 SIGNOFF_COLUMNS = ("row", "revision", "record_sha256", "recorded_utc", "author", "entry",
                    "text", "applies_to_current", "made_on")
@@ -477,7 +477,7 @@ def _audit_sheet(w: _Writer, c: ReportContent) -> None:
                                                  e.author, e.text, e.subject or "",
                                                  e.outcome.value if e.outcome else "",
                                                  e.revision, e.record_sha256 or "",
-                                                 e.made_on or ""]
+                                                 e.made_on or "", e.db_role or ""]
                                                 for e in c.run.audit))
     sheet.set_column(0, 3, 22)
     sheet.set_column(4, 4, 100)

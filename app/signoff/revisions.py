@@ -258,6 +258,7 @@ def check_record(run: StoredRun) -> tuple[SignOff, RecordCheck]:
 
 #: where an entry added before schema revision 0017 was made: it was not recorded
 NOT_RECORDED = "not recorded (entry older than schema 0017)"
+INSERTER_NOT_RECORDED = "not recorded (entry older than schema 0022)"
 
 
 def measured_on(run: StoredRun) -> str:

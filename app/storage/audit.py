@@ -16,6 +16,7 @@ table, so even a hand-written SQL statement cannot rewrite the trail.
 
 from __future__ import annotations
 
+import getpass
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
@@ -173,16 +174,30 @@ def _append(database: Database, run_id: str, entry: AuditEntry, needs_end: str |
             if now != expected_revision:
                 raise AuditError(f"run {uuid[:8]} is at revision {now} now, not "
                                  f"{expected_revision}: review the current revision first")
-        entry_id = conn.execute(sa.insert(AuditEntryRow).values(
+        entry_id, inserted_by = conn.execute(sa.insert(AuditEntryRow).values(
             run_id=pk, kind=entry.kind.value,
             disposition=entry.disposition and entry.disposition.value, text=entry.text,
             author=entry.author, created_wall=created, subject=entry.subject,
             outcome=entry.outcome and entry.outcome.value, revision=entry.revision,
             record_sha256=entry.record_sha256, hash_format=entry.hash_format,
             verdict_shown=entry.verdict_shown, rules_version=entry.rules_version,
-            confirmation=entry.confirmation, made_on=where).returning(AuditEntryRow.id)
-        ).scalar_one()
-    return replace(entry, entry_id=entry_id, run_id=uuid, created_wall=created, made_on=where)
+            confirmation=entry.confirmation, made_on=where, db_role=_inserter(conn))
+            .returning(AuditEntryRow.id, AuditEntryRow.db_role)).one()
+    return replace(entry, entry_id=entry_id, run_id=uuid, created_wall=created, made_on=where,
+                   db_role=inserted_by)
+
+
+def _inserter(conn: sa.Connection) -> str | None:
+    """Who inserts an entry. On PostgreSQL the server's guard (revision 0022) writes the login
+    whatever the client sends, so nothing is sent; a station's SQLite file has one user, the
+    station's, and records its name and the operating-system account (docs/security.md)."""
+    if conn.dialect.name == "postgresql":
+        return None
+    try:
+        account = getpass.getuser()
+    except (KeyError, OSError):  # no user name in the environment or the password file
+        account = "unknown"
+    return f"station {station_name() or 'unnamed'}, OS account {account}"
 
 
 def signoff_home(url: str) -> str:
@@ -243,7 +258,7 @@ def _entry(uuid: str, r: sa.Row) -> AuditEntry:
                       row.author, row.created_wall, row.subject,
                       ComOutcome(row.outcome) if row.outcome else None, row.revision,
                       row.record_sha256, row.hash_format, row.verdict_shown, row.rules_version,
-                      row.confirmation, row.made_on)
+                      row.confirmation, row.made_on, row.db_role)
 
 
 def com_results(conn: sa.Connection,

@@ -59,6 +59,10 @@ class SchemaTooNewError(StorageError):
         self.supported = supported
 
 
+class SchemaOwnerError(StorageError):
+    """An older lab schema reached with a login that does not own it: only its owner upgrades."""
+
+
 class RunNotFoundError(StorageError, KeyError):
     """No stored run matches the id or prefix."""
 

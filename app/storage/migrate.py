@@ -22,7 +22,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from app.storage.db import Database
-from app.storage.errors import SchemaTooNewError, StorageError
+from app.storage.errors import SchemaOwnerError, SchemaTooNewError, StorageError
+from app.storage.server_link import shown
 from app.storage.migrations.versions import (v0001_initial, v0002_audit, v0003_writer_boot,
                                              v0004_stored_seq, v0005_run_record,
                                              v0006_range_plan, v0007_resume, v0008_signoff,
@@ -32,7 +33,7 @@ from app.storage.migrations.versions import (v0001_initial, v0002_audit, v0003_w
                                              v0015_record_hashes, v0016_history_indexes,
                                              v0017_database_identity, v0018_pre_run_basis,
                                              v0019_run_search_text, v0020_steady_state,
-                                             v0021_writer_roles)
+                                             v0021_writer_roles, v0022_finished_runs)
 
 VERSION_TABLE = sa.Table("alembic_version", sa.MetaData(),
                          sa.Column("version_num", sa.String(32), primary_key=True))
@@ -52,7 +53,7 @@ def revision_modules() -> tuple[ModuleType, ...]:
             v0011_identity_text, v0012_approval_verdict, v0013_generator_ceiling,
             v0014_access_pattern, v0015_record_hashes, v0016_history_indexes,
             v0017_database_identity, v0018_pre_run_basis, v0019_run_search_text,
-            v0020_steady_state, v0021_writer_roles)
+            v0020_steady_state, v0021_writer_roles, v0022_finished_runs)
 
 
 @cache
@@ -103,6 +104,8 @@ def upgrade_connection(conn: Connection, url: str) -> str:
     todo = pending(current, url)
     if not todo:
         return current or head()
+    if current is not None:
+        _check_owner(conn, url, current)
     from alembic.migration import MigrationContext
     from alembic.operations import Operations
 
@@ -114,6 +117,25 @@ def upgrade_connection(conn: Connection, url: str) -> str:
     conn.execute(VERSION_TABLE.delete())
     conn.execute(VERSION_TABLE.insert().values(version_num=todo[-1].id))
     return todo[-1].id
+
+
+def _check_owner(conn: Connection, url: str, current: str) -> None:
+    """An existing lab schema is upgraded by its owner only (docs/storage.md, "Database
+    roles"): any other login is told who must run ``storwatt db upgrade``, instead of the
+    server's "must be owner of table …" half-way through."""
+    if conn.dialect.name != "postgresql":
+        return
+    role, owner, may = conn.execute(sa.text(
+        "SELECT session_user, pg_get_userbyid(c.relowner), "
+        "(SELECT rolsuper FROM pg_roles WHERE rolname = session_user) "
+        "OR pg_has_role(session_user, c.relowner, 'MEMBER') "
+        "FROM pg_class c WHERE c.oid = 'alembic_version'::regclass")).one()
+    if not may:
+        raise SchemaOwnerError(
+            f"database {shown(url)} has schema revision {current} and this StorWatt needs "
+            f"{head()}: role {role!r} may not upgrade it; the schema's owner ({owner}) must "
+            f"run: storwatt db upgrade --db <the database URL as {owner}> (docs/storage.md, "
+            "\"Database roles\")")
 
 
 def schema_version(database: Database) -> str:

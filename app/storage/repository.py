@@ -146,7 +146,7 @@ def load_run(database: Database, run_id: str) -> StoredRun:
             audit=tuple(audit_trail(conn, uuid)), resumptions=_resumptions(conn, pk),
             range_plan=RangePlan.from_json(run.range_plan) if run.range_plan else None,
             power_inputs=inputs, record_hashes=load_record_hashes(conn, pk),
-            signoff_home=signoff_home(database.url))
+            signoff_home=signoff_home(database.url), writer_role=run.writer_role)
 
 
 def _rows(conn: Connection, entity: Any, pk: int, *order: Any) -> Sequence[Any]:

@@ -72,5 +72,5 @@ def check_write_rights(database: Database) -> None:
         raise MissingRightsError(
             f"database {database.engine.url.render_as_string(hide_password=True)} cannot "
             f"store a run as role {role!r}: missing {', '.join(missing)}. Ask the lab's database "
-            "administrator to grant the station role its rights (docs/storage.md, "
+            "administrator to make it a station login (storwatt db roles; docs/storage.md, "
             "\"Database roles\"); nothing was started")

@@ -104,7 +104,8 @@ class Run(Base):
     #: the testing pass's fixed ranges (app.sequencer.range_plan.RangePlan.to_json); NULL when
     #: the run did not range the meter
     range_plan: Mapped[dict | None] = mapped_column(JSON)
-    #: revision 0021: the login that inserted the run (NULL until the server guard, issue 39)
+    #: revision 0021: the login that inserted the run, set by the lab server's guard (0022);
+    #: NULL on a station's SQLite file
     writer_role: Mapped[str | None] = mapped_column(Text)
 
 
@@ -433,7 +434,8 @@ class AuditEntryRow(Base):
     confirmation: Mapped[str | None] = mapped_column(Text)  # why, when the run was not clean
     # revision 0017: on which database the entry was made (app.storage.identity)
     made_on: Mapped[str | None] = mapped_column(Text)
-    #: revision 0021: the database role that inserted it (NULL until the server guard, issue 39)
+    #: revision 0021: who inserted it — the login (PostgreSQL, set by the server's guard of
+    #: revision 0022) or ``station NAME, OS account USER`` (a station's SQLite file)
     db_role: Mapped[str | None] = mapped_column(Text)
 
 

@@ -332,6 +332,10 @@ class StoredRun:
     #: the lab database (as shown) where this run's audit entries are added, when it is not
     #: the database the run was loaded from (``app.storage.audit.signoff_home``); not a fact
     signoff_home: str = field(default="", compare=False)
+    #: the lab login that stored the run, recorded by the server (revision 0022; None: a
+    #: station's own file, or stored before 0022). Provenance, not a fact: a copy of the run
+    #: compares equal whoever stored it
+    writer_role: str | None = field(default=None, compare=False)
 
     @property
     def config(self) -> RunConfig:

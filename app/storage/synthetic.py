@@ -127,10 +127,13 @@ HISTORY_STATUSES = (RunStatus.COMPLETED,) * 8 + (RunStatus.ABORTED, RunStatus.IN
                                                 RunStatus.FAILED)
 
 
-def fill_history(database: Database, count: int, seed: int = 8) -> list[str]:
+def fill_history(database: Database, count: int, seed: int = 8, *,
+                 config: dict | None = None, method_json: dict | None = None) -> list[str]:
     """Insert ``count`` runs with their metrics in bulk (no samples): the shape of a lab's
     history, for the history benchmark, its tests and the history screenshots. Returns the run ids,
-    oldest first."""
+    oldest first. ``config`` and ``method_json`` give every run a real run's snapshots (the
+    benchmark's full-width rows); they are stored with the run, never added later, because a
+    finished run's row is immutable (revision 0022)."""
     rnd = random.Random(seed)
     start = datetime(2024, 1, 1, tzinfo=timezone.utc)
     with database.read() as conn:
@@ -142,31 +145,40 @@ def fill_history(database: Database, count: int, seed: int = 8) -> list[str]:
             drive_type="HDD").returning(s.Sut.id)).scalar_one() for i in range(30)]
         first = (conn.execute(sa.select(sa.func.max(s.Run.id))).scalar() or 0) + 1
         runs, ids = [], []
+        finals: dict[int, str] = {}  # run id -> its status, stored once its rows are in
         for i in range(count):
             run_id = f"{rnd.getrandbits(128):032x}"
             run_id = "-".join((run_id[:8], run_id[8:12], run_id[12:16], run_id[16:20],
                                run_id[20:]))
             ids.append(run_id)
             status = rnd.choice(HISTORY_STATUSES)
+            finals[first + i] = status.value
             began = start + timedelta(hours=i * 2.5)
             runs.append(dict(
                 id=first + i, uuid=run_id, station_id=rnd.choice(stations),
-                sut_id=rnd.choice(suts), config={"taxonomy": "", "sut": {}},
+                sut_id=rnd.choice(suts), config=config or {"taxonomy": "", "sut": {}},
+                method_json=method_json,
                 method_name="emerald" if i % 4 else "demo",
                 method_version="3.0" if i % 4 else "1.0", method_compliant=bool(i % 4),
                 taxonomy=rnd.choice(HISTORY_TAXONOMIES), lab="hardware",
-                operator=rnd.choice(("ana", "ben", "chloé", "dmitri")), status=status.value,
+                operator=rnd.choice(("ana", "ben", "chloé", "dmitri")),
+                status=RunStatus.RUNNING.value,
                 started_wall=began.isoformat(), finished_wall=(
                     began + timedelta(hours=2)).isoformat(), t0=0.0, planned_s=7200.0,
                 duration_s=7200.0 if status is RunStatus.COMPLETED else 1800.0, error="",
                 workload_engine="fio 3.33"))
         conn.execute(sa.insert(s.Run), runs)
-        metrics = [dict(run_id=run["id"], name=name, value=base * rnd.uniform(0.8, 1.2),
+        metrics = [dict(run_id=pk, name=name, value=base * rnd.uniform(0.8, 1.2),
                         unit=unit, valid=valid, reason="" if valid else "EPᵢ left the ±5 % band",
                         run_length_s=1800.0, avg_power_w=600.0, ops_rate=1.0, ops_unit="",
                         avg_response_ms=5.0, phase_index=k)
-                   for run in runs if run["status"] == RunStatus.COMPLETED.value
+                   for pk, final in finals.items() if final == RunStatus.COMPLETED.value
                    for k, (name, unit, base) in enumerate(HISTORY_PROFILES)
                    for valid in (rnd.random() > 0.03,)]
         conn.execute(sa.insert(s.MetricRow), metrics)
+        # each run's status last, as the run writer stores it: a finished run's rows are
+        # immutable (revision 0022), so its metrics go in while it is still unfinished
+        conn.execute(sa.update(s.Run).where(s.Run.id == sa.bindparam("pk"))
+                     .values(status=sa.bindparam("final")),
+                     [{"pk": pk, "final": final} for pk, final in finals.items()])
     return ids

@@ -23,7 +23,8 @@ from app.rules.com_verdict import OPEN_STATES
 from app.metrics.formatting import format_duration
 from app.reports.content import ReportContent, build_content
 from app.sequencer.capacity_optimisation import is_com_metric
-from app.signoff.revisions import accept, approve, concern, record_com_result, sign_off
+from app.signoff.revisions import (INSERTER_NOT_RECORDED, accept, approve, concern,
+                                   record_com_result, sign_off)
 from app.core.records import AuditEntry, RunStatus
 from app.storage.audit import AuditError, add_audit_entry, audit_entries
 from app.storage.db import Database
@@ -269,6 +270,9 @@ class RunDetailView(QWidget):
         self.audit_list.clear()
         self.audit_list.addItems([e.describe() for e in entries] or ["No notes or "
                                                                      "dispositions yet."])
+        for row, entry in enumerate(entries):  # who inserted it (docs/security.md)
+            self.audit_list.item(row).setToolTip(
+                f"inserted by {entry.db_role or INSERTER_NOT_RECORDED}")
         self.show_verdict()
         self.signoff = sign_off(self.run)
         self.signoff_label.setText(f"{self.signoff.status} · record SHA-256 "
