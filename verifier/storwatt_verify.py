@@ -1736,6 +1736,9 @@ STREAM_SHARE_POINTS = 0.5  # a stream's share of all IOs is held by its rate cap
 CURVE_POINTS = 2.0  # a curved band's reads against the reference curve, plus the log's 3 σ
 MIN_UNIFORMITY_P = 1e-6  # chi-square over 64 slices of the range: below it, not uniform
 MIN_SEQUENTIAL_PCT = 99.9  # a sequential file's IOs continuing the one before
+#: a sequential file's IOs at an offset no other job or host touched in the same pass
+#: (method-notes §2; absent in a record stored before issue 38: not judged)
+MIN_DISTINCT_PCT = 99.0
 MAX_CONTINUING_PCT = 1.0  # a random file's IOs that may continue the one before by chance
 REACH_PCT = 5.0  # a random file's offsets come within this % of both ends of the range
 SLICE_SLACK_PCT = 0.01  # % of the range a stream's offset may pass its slice (whole blocks)
@@ -1766,6 +1769,10 @@ def _whole_file_off(found: dict[str, Any], profile: dict[str, Any]) -> list[str]
         if sequential < MIN_SEQUENTIAL_PCT:
             off.append(f"only {sequential:.2f} % of the IOs sequential (at least "
                        f"{MIN_SEQUENTIAL_PCT:g} %)")
+        distinct = found.get("distinct_pct")
+        if distinct is not None and float(distinct) < MIN_DISTINCT_PCT:
+            off.append(f"only {float(distinct):.2f} % of the IOs at an offset no other job or "
+                       f"host touched in the pass (at least {MIN_DISTINCT_PCT:g} %)")
         return off
     if sequential > MAX_CONTINUING_PCT:
         off.append(f"{sequential:.2f} % of random IOs continue the previous one (at most "
