@@ -716,3 +716,26 @@ def test_the_stored_pts_steady_state_verdict_is_held_against_the_rounds() -> Non
     assert judged(stored, None)[1] == 1  # stored steady, the rounds never are
     passed, failed, unchecked = judged(None)
     assert (passed, failed) == (0, 0) and "stored before the station kept it" in unchecked[0]
+
+
+@pytest.mark.parametrize(("finished", "met"), [
+    ("2027-05-01T23:59:00+00:00", True),  # 365 days at the end: within 365
+    ("2027-05-02T18:40:00+00:00", False),  # the run went past midnight: 366 days at its end
+    (None, False),  # not finished: its planned phases (20 h from 22:00) end on 2027-05-02
+])
+def test_the_verifier_judges_calibration_at_the_run_s_end(finished, met) -> None:
+    """Issue 38, seen 4: a calibration 365 days old at the start stayed MET although it
+    expired during the run; the verifier judges it on the day the run ended (or its planned
+    phases end), as the station's ``app.rules.compliance.run_end`` does."""
+    from types import SimpleNamespace
+    verifier = verifier_module()
+    meter = {"calibration_date": "2026-05-01"}
+    b = SimpleNamespace(
+        run={"run": {"started_wall": "2027-05-01T22:00:00+00:00", "finished_wall": finished},
+             "configuration": {"power_meter": meter}, "instruments": {
+                 "power_inputs": [], "power_meter": meter, "temperature_meter": None}},
+        phases=[{"planned_s": 20 * 3600.0}])
+    found = verifier._calibration(b, 365)
+    assert found.met is met, found
+    if not met:
+        assert "days before the run's end (2027-05-02) > 365 days" in found.evidence

@@ -37,7 +37,7 @@ import sys
 import traceback
 import zipfile
 from pathlib import PurePath
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from dataclasses import dataclass, field
 from typing import Any
@@ -1556,10 +1556,22 @@ def _instruments(b: Bundle) -> list[tuple[str, dict[str, Any] | None, str]]:
     return used
 
 
+def run_end(b: Bundle) -> date:
+    """The day the run ended, or, not ended, the day its planned phases end: a calibration
+    must cover the whole run (issue 38; ready idle comes last)."""
+    run = b.run["run"]
+    if run.get("finished_wall"):
+        return datetime.fromisoformat(run["finished_wall"]).date()
+    planned = sum(float(p["planned_s"]) for p in b.phases)
+    return (datetime.fromisoformat(run["started_wall"]) + timedelta(seconds=planned)).date()
+
+
 def _calibration(b: Bundle, limit: int | None) -> Finding:
-    """Every instrument's calibration date known, not after the run, and not older than the
-    method's limit (method-notes §3, §10: a calibration within the last 12 months)."""
+    """Every instrument's calibration date known, not after the run's start, and not older
+    than the method's limit on the day the run ended (method-notes §3, §10: a calibration
+    within the last 12 months)."""
     started = datetime.fromisoformat(b.run["run"]["started_wall"]).date()
+    ended = run_end(b)
     problems, seen = [], []
     for role, identity, configured in _instruments(b):
         text = (identity or {}).get("calibration_date") or configured
@@ -1568,9 +1580,9 @@ def _calibration(b: Bundle, limit: int | None) -> Finding:
             problems.append(f"{role} calibration date {'missing' if not text else repr(text)}")
         elif when > started:
             problems.append(f"{role} calibrated {when} after the run ({started})")
-        elif limit is not None and (started - when).days > limit:
-            problems.append(f"{role} calibrated {when}, {(started - when).days} days before "
-                            f"the run > {limit} days")
+        elif limit is not None and (ended - when).days > limit:
+            problems.append(f"{role} calibrated {when}, {(ended - when).days} days before "
+                            f"the run's end ({ended}) > {limit} days")
         else:
             seen.append(f"{role} {when}")
     cite = "method-notes §3, §10"
@@ -1578,7 +1590,8 @@ def _calibration(b: Bundle, limit: int | None) -> Finding:
         return Finding("Calibration", False, "; ".join(problems), cite)
     if limit is None:
         return Finding("Calibration", False, "the method states no calibration limit", cite)
-    return Finding("Calibration", True, f"within {limit} days: {', '.join(seen)}", cite)
+    return Finding("Calibration", True, f"within {limit} days at the run's end ({ended}): "
+                   f"{', '.join(seen)}", cite)
 
 
 def _real_instruments(b: Bundle) -> Finding:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Protocol
 
 from app.sequencer.access_check import method_departures
@@ -126,6 +126,9 @@ class ComplianceFacts(Protocol):
 
     @property
     def started_wall(self) -> str: ...
+
+    @property
+    def finished_wall(self) -> str | None: ...
 
     @property
     def workload_engine(self) -> str: ...
@@ -608,9 +611,22 @@ def _intensity(run: ComplianceFacts) -> Criterion:
                      + (f" (notes: {'; '.join(notes)})" if notes else ""))
 
 
+def run_end(run: ComplianceFacts) -> date:
+    """The day the run ended, or, not ended (running, interrupted, or only planned), the day
+    its planned phases end: a calibration must cover the whole run (issue 38, seen 4), and
+    ready idle comes last."""
+    if run.finished_wall:
+        return datetime.fromisoformat(run.finished_wall).date()
+    planned = sum(p.info.planned_s for p in run.phases)
+    return (datetime.fromisoformat(run.started_wall) + timedelta(seconds=planned)).date()
+
+
 def _calibration(run: ComplianceFacts, m: ComplianceMinimums | None) -> Criterion:
+    """Every instrument's calibration known, not after the run's start, and not older than
+    the method's limit on the day the run *ended* (method-notes §3, §10)."""
     limit = m.max_calibration_age_days if m else None
     started = datetime.fromisoformat(run.started_wall).date()
+    ended = run_end(run)
     problems, seen = [], []
     for role, ident, configured in _instruments(run):
         text = (ident.calibration_date if ident else "") or configured
@@ -619,16 +635,17 @@ def _calibration(run: ComplianceFacts, m: ComplianceMinimums | None) -> Criterio
             problems.append(f"{role} calibration date {'missing' if not text else repr(text)}")
         elif when > started:
             problems.append(f"{role} calibrated {when} after the run ({started})")
-        elif limit is not None and (started - when).days > limit:
-            problems.append(f"{role} calibrated {when}, {(started - when).days} days before "
-                            f"the run > {limit} days")
+        elif limit is not None and (ended - when).days > limit:
+            problems.append(f"{role} calibrated {when}, {(ended - when).days} days before "
+                            f"the run's end ({ended}) > {limit} days")
         else:
             seen.append(f"{role} {when}")
     if problems:
         return Criterion("Calibration", False, "; ".join(problems))
     if limit is None:
         return Criterion("Calibration", False, "the method states no calibration limit")
-    return Criterion("Calibration", True, f"within {limit} days: {', '.join(seen)}")
+    return Criterion("Calibration", True, f"within {limit} days at the run's end ({ended}): "
+                     f"{', '.join(seen)}")
 
 
 def _date(text: str) -> date | None:
