@@ -739,3 +739,24 @@ def test_the_verifier_judges_calibration_at_the_run_s_end(finished, met) -> None
     assert found.met is met, found
     if not met:
         assert "days before the run's end (2027-05-02) > 365 days" in found.evidence
+
+
+@pytest.mark.process
+@pytest.mark.parametrize(("member", "field"), [("run.json", "method.name"),
+                                               ("method.json", "version")])
+def test_a_method_name_that_only_looks_registered_is_refused_by_the_verifier(
+        demo, tmp_path, member, field) -> None:
+    """Issue 38, seen 7: the station now refuses such a name at load; the verifier refuses a
+    bundle carrying one (U+2010 hyphens) in either place, naming the member, field and
+    character — the same alphabet ([A-Za-z0-9._+-]) on both sides."""
+    _, bundle = demo
+
+    def look_alike(data: bytes) -> bytes:
+        item = json.loads(data)
+        where = item["method"] if member == "run.json" else item
+        key = field.rpartition(".")[2]
+        where[key] = f"{where[key]}\u2010v3"
+        return json.dumps(item).encode()
+    status, out = verify(tampered(bundle, tmp_path / "t.zip", {member: look_alike}))
+    assert status == 2 and f"{member}: field {field}: " in out and "(U+2010 at position" in out, out
+    assert "only letters A–Z a–z, digits and . _ + -" in out, out

@@ -566,6 +566,26 @@ def _open_regular(path: str) -> Any:
         raise BundleError(f"cannot read {path}: {exc.strerror}") from None
 
 
+#: the characters of a method's name and version, as the station's loader takes them
+#: (app/method/fields.py): a name that only looks registered (U+2010 hyphens, a trailing
+#: space, zero-width or bidi characters) is refused (issue 38, seen 7)
+SAFE_IDENT = re.compile(r"[A-Za-z0-9._+-]{1,64}")
+
+
+def check_method_idents(b: Bundle) -> None:
+    """Raise BundleError naming the field when the run's method name or version (run.json,
+    method.json) has a character outside :data:`SAFE_IDENT`."""
+    fields = [("run.json", "method." + key, b.run["method"][key]) for key in ("name", "version")]
+    fields += [("method.json", key, b.method[key]) for key in ("name", "version", "variant_of")
+               if b.method.get(key) is not None]
+    for member, key, value in fields:
+        if not isinstance(value, str) or not SAFE_IDENT.fullmatch(value):
+            odd = next((c for c in str(value) if not SAFE_IDENT.fullmatch(c)), "")
+            what = f" (U+{ord(odd):04X} at position {str(value).index(odd) + 1})" if odd else ""
+            raise BundleError(f"{member}: field {key}: {value!r}{what} is not a method name: "
+                              "only letters A–Z a–z, digits and . _ + - (1 to 64 characters)")
+
+
 def read_bundle(path: str) -> Bundle:
     LAST_READ.by_member.clear()
     with _open_regular(path) as handle:
@@ -624,6 +644,7 @@ def _read_archive(archive: zipfile.ZipFile, path: str) -> Bundle:
     # a row count off the declared one within its bound shows as the member's SHA-256
     b.run = parsed["run.json"]
     b.method = parsed["method.json"] or {}
+    check_method_idents(b)
     b.flag_table = parsed.get("flags.json")
     b.max_power = parsed.get("max_power.json")
     for name in expected:
