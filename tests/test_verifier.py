@@ -737,6 +737,8 @@ def test_the_verifier_judges_calibration_at_the_run_s_end(finished, met) -> None
         phases=[{"planned_s": 20 * 3600.0}])
     found = verifier._calibration(b, 365)
     assert found.met is met, found
+    assert verifier._calibration(b, 365, 2).met  # rules 2 judged the start day: a bundle
+    # written under them is re-derived as the station derived it
     if not met:
         assert "days before the run's end (2027-05-02) > 365 days" in found.evidence
 

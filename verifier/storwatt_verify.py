@@ -1439,10 +1439,13 @@ def check_histograms(b: Bundle, c: Checklist) -> None:
 
 
 # --- the compliance verdict -----------------------------------------------------------------
-# The station derives its verdict from the record (its rules 2); each criterion below is
+# The station derives its verdict from the record (its rules 2 or 3); each criterion below is
 # derived again from the bundle's own data and compared, by name, with the station's.
 
-RULES_VERSION = 2  # the station's compliance rules this verifier re-derives
+RULES_VERSION = 3  # the station's newest compliance rules this verifier re-derives
+#: every rules version this verifier re-derives: rules 3 (issue 38) judge the calibration on
+#: the day the run ended, rules 2 on the day it started
+RULES_VERSIONS = (2, 3)
 #: every simulator's vendor begins so (the wire ones "STORWATT-SIM", the in-process ones
 #: "StorWatt"); a simulated SUT's engine names itself "simulated" (method-notes §3)
 SIMULATED_VENDOR = "STORWATT"
@@ -1587,12 +1590,12 @@ def run_end(b: Bundle) -> date:
     return (datetime.fromisoformat(run["started_wall"]) + timedelta(seconds=planned)).date()
 
 
-def _calibration(b: Bundle, limit: int | None) -> Finding:
+def _calibration(b: Bundle, limit: int | None, rules: int = RULES_VERSION) -> Finding:
     """Every instrument's calibration date known, not after the run's start, and not older
     than the method's limit on the day the run ended (method-notes §3, §10: a calibration
     within the last 12 months)."""
     started = datetime.fromisoformat(b.run["run"]["started_wall"]).date()
-    ended = run_end(b)
+    ended = run_end(b) if rules >= 3 else started
     problems, seen = [], []
     for role, identity, configured in _instruments(b):
         text = (identity or {}).get("calibration_date") or configured
@@ -1603,7 +1606,8 @@ def _calibration(b: Bundle, limit: int | None) -> Finding:
             problems.append(f"{role} calibrated {when} after the run ({started})")
         elif limit is not None and (ended - when).days > limit:
             problems.append(f"{role} calibrated {when}, {(ended - when).days} days before "
-                            f"the run's end ({ended}) > {limit} days")
+                            + (f"the run's end ({ended})" if rules >= 3 else "the run")
+                            + f" > {limit} days")
         else:
             seen.append(f"{role} {when}")
     cite = "method-notes §3, §10"
@@ -1611,8 +1615,8 @@ def _calibration(b: Bundle, limit: int | None) -> Finding:
         return Finding("Calibration", False, "; ".join(problems), cite)
     if limit is None:
         return Finding("Calibration", False, "the method states no calibration limit", cite)
-    return Finding("Calibration", True, f"within {limit} days at the run's end ({ended}): "
-                   f"{', '.join(seen)}", cite)
+    at = f" at the run's end ({ended})" if rules >= 3 else ""
+    return Finding("Calibration", True, f"within {limit} days{at}: {', '.join(seen)}", cite)
 
 
 def _real_instruments(b: Bundle) -> Finding:
@@ -1924,7 +1928,7 @@ def _method_numbers(b: Bundle, minimums: dict[str, Any]) -> list[Finding]:
                 "method-notes §2")]
 
 
-def _run_facts(b: Bundle, limit: int | None) -> list[Finding]:
+def _run_facts(b: Bundle, limit: int | None, rules: int = RULES_VERSION) -> list[Finding]:
     """What the run itself shows: completed, real instruments, continuous, never resumed,
     calibrated, one configuration (method-notes §2, §3)."""
     cut = [f"{p['name']} {p['status']}" for p in b.phases
@@ -1942,12 +1946,12 @@ def _run_facts(b: Bundle, limit: int | None) -> list[Finding]:
         Finding("Resumed after interruption", not resumed,
                 f"resumed {len(resumed)} time(s)" if resumed else "never resumed",
                 "method-notes §2"),
-        _calibration(b, limit),
+        _calibration(b, limit, rules),
         Finding("Configuration unchanged", True, "run.json holds one configuration snapshot, "
                                                  "taken at the start", "method-notes §2")]
 
 
-def derive_compliance(b: Bundle, c: Checklist) -> list[Finding]:
+def derive_compliance(b: Bundle, c: Checklist, rules: int = RULES_VERSION) -> list[Finding]:
     """Every criterion of the station's verdict (its rules 2), in its order."""
     minimums = b.method.get("compliance") if b.method else None
     if not b.method or not minimums:
@@ -1956,7 +1960,8 @@ def derive_compliance(b: Bundle, c: Checklist) -> list[Finding]:
                             "method-notes §2")]
     else:
         findings = _method_numbers(b, minimums) + _normative(b, c)
-    findings += _run_facts(b, minimums["max_calibration_age_days"] if minimums else None)
+    findings += _run_facts(b, minimums["max_calibration_age_days"] if minimums else None,
+                           rules)
     if b.method:
         findings += [Finding("Inlet thermometer", b.run["instruments"]["temperature_meter"]
                              is not None, "an inlet thermometer took part"
@@ -1972,12 +1977,13 @@ def check_compliance(b: Bundle, c: Checklist) -> None:
     """Each criterion the verifier derives against the station's of the same name, then the
     overall verdict: COMPLIANT only when every criterion is met."""
     station = b.run["compliance"]
-    if station.get("rules_version") != RULES_VERSION:
-        c.not_checked(f"the compliance verdict (station rules {station.get('rules_version')}; "
-                      f"this verifier derives rules {RULES_VERSION})")
+    rules = station.get("rules_version")
+    if rules not in RULES_VERSIONS:
+        c.not_checked(f"the compliance verdict (station rules {rules}; this verifier derives "
+                      f"rules {', '.join(map(str, RULES_VERSIONS))})")
         return
     theirs = {k["name"]: k["verdict"] == "MET" for k in station["criteria"]}
-    mine = derive_compliance(b, c)
+    mine = derive_compliance(b, c, rules)
     for f in mine:
         if f.recorded:
             continue
