@@ -245,3 +245,23 @@ def test_sequential_profiles_touch_each_block_once_per_pass_over_jobs_and_hosts(
     lockstep = pattern_of(_run_logged(tmp_path / "old", old), work, SPAN, 1.0, "test")
     assert lockstep.distinct_pct is not None and lockstep.distinct_pct < 30, lockstep
     assert any("no other job or host touched" in d for d in pattern_departures(lockstep, profile))
+
+
+@pytest.mark.realtime("fio reads a 100 MiB sparse file: the slices in whole percentages")
+def test_without_the_target_size_each_job_reads_its_own_whole_percent_slice(
+        tmp_path: Path) -> None:
+    """A load host's device has no size the station knows: the slices are whole percentages
+    (fio 3.33 reads ``size=12.5%`` as 12 bytes). Read on a real (sparse) file with the
+    shipped 4 jobs as load host 2 of 2: four disjoint 12 % slices from 48 %, every offset
+    distinct."""
+    target = tmp_path / "t.dat"
+    with open(target, "wb") as f:
+        f.truncate(100 << 20)
+    work = METHOD.profile("SR").to_workload(queue_depth=1, jobs=METHOD.search.jobs,
+                                            duration_s=1.0)
+    text = job_text(work, JobOptions(("t.dat",), "psync", False, host=1, hosts=2))
+    assert "offset=48%\noffset_increment=12%\nsize=12%" in text
+    ios = _run_logged(tmp_path, text.replace("group_reporting=1", "group_reporting=0"))
+    found = access_pattern(ios, 0, 100 << 20, work.block_size)
+    assert found.ios == 5 * 4 * 48 and found.distinct_pct == 100.0, found  # five passes
+    assert found.lowest == 48 * (100 << 20) // 100 and found.highest_end <= 96 * (100 << 20) // 100
