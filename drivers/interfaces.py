@@ -21,6 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar, runtime_checkable
 
+#: field metadata of a record field added after storwatt-record/2 was defined
+#: (app/storage/record_hash.py): while it holds None (a run stored before it existed) the
+#: record's canonical form leaves it out, so that run's hash stays what it was
+ADDED_FIELD = "storwatt_record_added"
+
 # ---------------------------------------------------------------------------------------------
 # Sample flags. A flagged sample is stored but never averaged silently (method-notes §3).
 # ---------------------------------------------------------------------------------------------
@@ -559,6 +564,10 @@ class MeasuredPattern:
     high_pct: float
     streams: tuple[StreamPattern, ...] = ()
     source: str = ""
+    #: % of the IOs at an offset no other IO of its pass touched, over every job and load host
+    #: (drivers/fio/access_log.py); None when not measured (modelled, or stored before issue
+    #: 38: left out of the record's canonical form, so that run's hash stays what it was)
+    distinct_pct: float | None = field(default=None, metadata={ADDED_FIELD: True})
 
 
 @runtime_checkable

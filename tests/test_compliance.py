@@ -92,13 +92,14 @@ def test_pause_in_active_sequence_is_non_compliant_naming_the_phase(tmp_path, mo
 
 @pytest.mark.parametrize(("days_ago", "evidence"), [
     (None, "power meter calibration date missing; thermometer calibration date missing"),
-    (400, "power meter calibrated {d}, 400 days before the run > 365 days; "
-          "thermometer calibrated {d}, 400 days before the run > 365 days"),
+    (400, "power meter calibrated {d}, 400 days before the run's end ({d2}) > 365 days; "
+          "thermometer calibrated {d}, 400 days before the run's end ({d2}) > 365 days"),
 ])
 def test_missing_or_old_calibration_is_non_compliant(tmp_path, monkeypatch, days_ago, evidence):
     run = record(tmp_path, monkeypatch, calibrated_days_ago=days_ago)
     when = "" if days_ago is None else (date.today() - timedelta(days=days_ago)).isoformat()
-    assert failed(run.compliance) == {"Calibration": evidence.format(d=when)}
+    assert failed(run.compliance) == {"Calibration": evidence.format(
+        d=when, d2=(run.finished_wall or "")[:10])}
 
 
 def test_verdict_is_derived_from_the_record_once(tmp_path, monkeypatch):

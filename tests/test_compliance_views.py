@@ -137,6 +137,6 @@ def test_the_report_shows_the_derived_verdict_and_never_quotes_the_claim(stored,
     finally:
         database.close()
     text = pdf_text(written["pdf"])
-    assert ("Compliance NON-COMPLIANT (derived from the record under rules 2: every criterion "
+    assert ("Compliance NON-COMPLIANT (derived from the record under rules 3: every criterion "
             "below)") in text
     assert "claims" not in text  # neither the cover nor the run log quotes the method file

@@ -164,19 +164,23 @@ def test_the_simulated_sut_never_trips_the_shipped_limit() -> None:
     assert all(math.isfinite(s.watts) for s in samples)
 
 
-def test_a_meter_frozen_in_ready_idle_makes_ep_ri_invalid() -> None:
+@pytest.mark.parametrize("freeze_as", ["hold", "cycle of three"])
+def test_a_meter_frozen_in_ready_idle_makes_ep_ri_invalid(freeze_as: str) -> None:
     """The case seen: a stand-in repeating one reply from a point on gave bit-identical
     readings and EP_RI stayed VALID. Here the production Chroma driver (no freshness status)
-    on a loopback 66203 holds its reply from ready idle on; with the method's limit at 3 the
-    idle phase's later readings are stale, counted, and EP_RI is INVALID naming them."""
+    on a loopback 66203 holds its reply from ready idle on — or, disguised (issue 38, seen
+    11), cycles through three replies, one a reading; with the method's limit at 3 the idle
+    phase's later readings are stale, counted, and EP_RI is INVALID naming them."""
     smoke = load_method("smoke")
     method = smoke.model_copy(update={"instruments": smoke.instruments.model_copy(
-        update={"max_identical_readings": 3})})
+        update={"max_identical_readings": 3}), "plans": tuple(  # 8 s of idle: a cycle of
+        p.model_copy(update={"ready_idle_intervals": 8}) for p in smoke.plans)})  # 3 shows
     clock = FakeClock()
     config = RunConfig(method="smoke", taxonomy="removable-1", lab="sim")
     sut = simulated_sut(config)
-    sim = MeterSimulator("chroma66203",
-                         source=lambda: ElectricalState(*sut.electrical_state()))
+    live = [lambda: ElectricalState(*sut.electrical_state())]
+    cycle = [ElectricalState(*sut.electrical_state()) for _ in range(3)]
+    sim = MeterSimulator("chroma66203", source=lambda: live[0]())
     sim.start()
     meter = open_power_meter("chroma66200", sim.resource,
                              limits=method.instruments.reading_limits(), **FAST)
@@ -185,16 +189,102 @@ def test_a_meter_frozen_in_ready_idle_makes_ep_ri_invalid() -> None:
 
     def freeze(event) -> None:
         if isinstance(event, ev.PhaseStarted) and event.phase.kind is PhaseKind.READY_IDLE:
-            sim.faults.inject("hold", count=None)
+            if freeze_as == "hold":
+                sim.faults.inject("hold", count=None)
+            else:
+                turn = iter(range(10**9))  # the next state at each reading
+                live[0] = lambda: cycle[next(turn) % 3]
 
-    seq = Sequencer(method, config, lab, clock, [freeze])
+    seen: list[PowerSample] = []
+
+    def watch(event) -> None:
+        freeze(event)
+        if isinstance(event, ev.PowerSamples):
+            seen.extend(event.samples)
+    seq = Sequencer(method, config, lab, clock, [watch])
     try:
         assert seq.run() is RunStatus.COMPLETED, seq.error
     finally:
         meter.close()
         sim.stop()
     metrics = {m.name: m for m in seq.metrics}
+    if freeze_as != "hold":  # the premise: no two readings in a row alike, three in turn
+        last = [(s.watts, s.volts, s.amps) for s in seen[-9:]]
+        assert len(set(last)) == 3 and all(a != b for a, b in zip(last, last[1:])), last
     assert not metrics["EP_RI"].valid and " stale;" in metrics["EP_RI"].reason, \
         metrics["EP_RI"].reason
     assert all(m.valid for n, m in metrics.items() if n != "EP_RI"), \
         {n: m.reason for n, m in metrics.items()}
+
+
+# --- repeats of any short period are stale (issue 38, seen 11) ---------------------------------
+#: each way a frozen meter can disguise itself, as (watts, volts) states replayed in turn
+DISGUISES = {
+    "identical": [ElectricalState(500.0, 230.0)],
+    "1-LSB alternation": [ElectricalState(500.0, 230.0), ElectricalState(500.01, 230.0)],
+    "cycle of three": [ElectricalState(500.0, 230.0), ElectricalState(503.0, 231.0),
+                       ElectricalState(497.0, 229.0)],
+    "cycle of four": [ElectricalState(500.0 + 3 * k, 230.0 - k) for k in range(4)],
+}
+
+
+@pytest.mark.parametrize("disguise", sorted(DISGUISES))
+def test_a_held_meter_in_disguise_is_stale(disguise: str) -> None:
+    """The identical-run rule let a stand-in through that alternated its reply by one digit or
+    cycled through three replies (EP_RI VALID). Judged on watts, volts and amps together,
+    each within one last digit of one of the few readings before, every disguise is stale
+    after the method's limit — on the wire, through the production Chroma driver."""
+    states = DISGUISES[disguise]
+    with MeterSimulator("chroma66203", source=_noisy) as sim:
+        meter = open_power_meter("chroma66200", sim.resource,
+                                 limits=ReadingLimits(max_identical_readings=3), **FAST)
+        meter.open()
+        held = []
+        for k in range(12):  # the stand-in replays its states one reading each
+            state = states[k % len(states)]
+            sim.set_state(state.watts, state.volts)
+            held.append(meter.read(float(k)))
+        meter.close()
+    stale = [FLAG_STALE in s.flags for s in held]
+    assert stale[-6:] == [True] * 6 and not all(stale), (disguise, stale)
+
+
+def test_a_steady_load_alternating_one_digit_in_watts_with_live_volts_is_not_stale() -> None:
+    """The counterpart: a real steady load read at full resolution can alternate by one digit
+    in watts alone while its volts and amps keep moving (the simulators keep that noise):
+    300 readings at the shipped method's limit, none stale."""
+    limit = load_method("emerald-block-v3").instruments.max_identical_readings
+    rng = random.Random(38)
+    turn = iter(range(10**9))
+
+    def steady() -> ElectricalState:
+        return ElectricalState(500.0 + 0.01 * (next(turn) % 2), 230.0 + rng.gauss(0, 0.23))
+    with MeterSimulator("chroma66203", source=steady) as sim:
+        meter = open_power_meter("chroma66200", sim.resource,
+                                 limits=ReadingLimits(max_identical_readings=limit), **FAST)
+        meter.open()
+        samples = [meter.read(float(k)) for k in range(300)]
+        meter.close()
+    assert len({s.watts for s in samples}) == 2  # watts alone would look held
+    assert not any(FLAG_STALE in s.flags for s in samples)
+
+
+def test_the_repeat_rule_on_each_quantity_and_period() -> None:
+    """:class:`RepeatRun` directly: a period up to REPEAT_PERIODS is a repeat, one longer is
+    not; one digit is the tolerance, two are news; any quantity that moves is news."""
+    from drivers.meters.power import REPEAT_PERIODS, RepeatRun
+    steps = (0.1, 0.01, 0.0001)
+
+    def run_length(readings) -> int:
+        run = RepeatRun()
+        return [run.add(r, steps) for r in readings][-1]
+    base = [(500.0 + k, 230.0 + k, 2.0 + k) for k in range(REPEAT_PERIODS + 1)]
+    assert run_length(base[:REPEAT_PERIODS] * 3) == 2 * REPEAT_PERIODS + 1
+    assert run_length(base * 3) == 1  # a cycle longer than the rule sees
+    one = [(500.0, 230.0, 2.0), (500.1, 230.01, 2.0001)] * 4
+    assert run_length(one) == 8
+    for q in range(3):  # any one quantity moving by two digits a reading is news
+        moved = [tuple(v + 2 * steps[i] * k * (i == q) for i, v in
+                       enumerate((500.0, 230.0, 2.0))) for k in range(8)]
+        assert run_length(moved) == 1, q
+        assert run_length([(500.0, 230.0, 2.0)] * 8) == 8  # while the others stand still

@@ -10,12 +10,14 @@ stricter variant stays compliant while saying it is a variant.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from app.cli.main import main
 from app.rules.compliance import assess_method
-from app.method.loader import MethodError, all_methods, load_method, load_method_file
+from app.method.loader import (MethodError, all_methods, load_method, load_method_file,
+                               methods_dir)
 from app.method.model import Method
 from app.method.normative import KEYS, PLAN_KEYS, Kind, normative_content, normative_sha256
 from app.method.registry import (REGISTERED, entry_file_name, identify, registry,
@@ -70,6 +72,28 @@ def test_a_registered_name_and_version_with_other_content_is_refused(tmp_path):
         load_method_file(path)
     assert "key 'response_time.max_avg_ms': registry emerald-block-v3 3.0.0-sw1: 30.0; " \
            "run: 60000.0 (exact: any change is a deviation)" in str(caught.value)
+
+
+#: names that only look registered (issue 38, seen 7): each refused at load, naming the character
+LOOK_ALIKES = {"emerald\u2010block\u2010v3": "U+2010 HYPHEN", "emerald-block-v3 ": "U+0020 SPACE",
+               "emerald-block\u200b-v3": "U+200B ZERO WIDTH SPACE",
+               "\u202eemerald-block-v3": "U+202E RIGHT-TO-LEFT OVERRIDE",
+               "emerald-bl\u043eck-v3": "U+043E CYRILLIC SMALL LETTER O"}
+
+
+@pytest.mark.parametrize("name", sorted(LOOK_ALIKES))
+def test_a_name_that_only_looks_registered_is_refused_at_load(tmp_path, name):
+    """The U+2010 case printed COMPLIANT "variant of emerald-block-v3: 0 keys differ" while the
+    verifier refused it; names and versions now take only [A-Za-z0-9._+-], in both."""
+    text = (methods_dir() / "emerald-block-v3.toml").read_text(encoding="utf-8")
+    for key, value in (("name", name), ("version", name.replace("emerald", "3.0"))):
+        path = tmp_path / f"{key}.toml"
+        path.write_text(text.replace(f'{key} = "', f'{key} = "{value}" # ', 1),
+                        encoding="utf-8")
+        odd = re.escape(LOOK_ALIKES[name])
+        with pytest.raises(MethodError, match=rf"key '{key}': .*{odd}.*only letters A–Z a–z, "
+                                              r"digits and \. _ \+ -"):
+            load_method_file(path)
 
 
 def test_methods_show_of_the_hostile_variant_says_non_compliant_and_lists_the_keys(

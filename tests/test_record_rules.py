@@ -34,8 +34,8 @@ from app.storage.repository import load_run
 @dataclass(frozen=True)
 class Recorded:
     db: Path
-    clean: str  # COMPLIANT under rules 2
-    no_thermometer: str  # COMPLIANT under rules 1, NON-COMPLIANT under rules 2
+    clean: str  # COMPLIANT under rules 2 and 3
+    no_thermometer: str  # COMPLIANT under rules 1, NON-COMPLIANT under rules 2 and 3
 
 
 @pytest.fixture(scope="module")
@@ -66,11 +66,11 @@ def test_an_approval_survives_a_rules_upgrade_and_shows_both_verdicts(recorded, 
     approve(database, run, "Q. Auditor", "Figures reviewed.")
     before = sign_off(load_run(database, recorded.clean)).approvals[0]
     assert before.intact and before.describe().endswith(
-        "storwatt-record/2) — approved under rules 2 as COMPLIANT")
+        "storwatt-record/2) — approved under rules 3 as COMPLIANT")
 
-    # rules 3 add a criterion this run fails: the facts (and the hash) are unchanged
+    # rules 4 add a criterion this run fails: the facts (and the hash) are unchanged
     original = compliance._validity_criteria
-    monkeypatch.setattr(compliance, "RULES_VERSION", 3)
+    monkeypatch.setattr(compliance, "RULES_VERSION", 4)
     monkeypatch.setattr(compliance, "_validity_criteria", lambda r, m: [
         *original(r, m), Criterion("Inlet below 20 °C", False, "inlet 22.0 °C > 20 °C")])
     after = sign_off(load_run(database, recorded.clean))
@@ -78,7 +78,7 @@ def test_an_approval_survives_a_rules_upgrade_and_shows_both_verdicts(recorded, 
     assert approval.intact and after.approval is approval  # never silently invalidated
     assert approval.sha256 == before.sha256
     assert approval.describe().endswith(
-        "approved under rules 2 as COMPLIANT; rules 3: NON-COMPLIANT because not met: "
+        "approved under rules 3 as COMPLIANT; rules 4: NON-COMPLIANT because not met: "
         "Inlet below 20 °C")
 
 
@@ -95,7 +95,7 @@ def test_an_approval_given_before_this_change_still_shows_what_it_attested(recor
     approval = sign_off(load_run(database, run.run_id)).approvals[0]
     assert approval.intact and approval.hash_format == "storwatt-record/1"
     assert approval.describe().endswith(
-        "storwatt-record/1) — approved under rules 1 as COMPLIANT; rules 2: NON-COMPLIANT "
+        "storwatt-record/1) — approved under rules 1 as COMPLIANT; rules 3: NON-COMPLIANT "
         "because not met: Inlet thermometer, Metric EP_SW, Metric EP_SR, Metric EP_RI")
 
 

@@ -139,7 +139,7 @@ def test_approval_appears_on_the_report_bound_to_the_revision_it_approved(record
     text = pdf_text(paths["pdf"])
     line = (f"QA approval: Approved by Q. Auditor on {now.approvals[0].entry.when}: Figures and "
             f"disclosures reviewed. — applies to revision 2 (SHA-256 {approved.sha256}, "
-            "storwatt-record/2) — approved under rules 2 as NON-COMPLIANT because ")
+            "storwatt-record/2) — approved under rules 3 as NON-COMPLIANT because ")
     assert line in text and "not to the later revision" not in text
     info = tdr_info(paths["xlsx"])
     assert info["Sign-off"] == "Revision 2 — approved by Q. Auditor"

@@ -35,6 +35,7 @@ from app.station.sut_file import SutFileError, load_sut_file
 from app.storage.audit import AuditError, add_audit_entry
 from app.storage.opening import open_database
 from tests.support.stored_runs import store_synthetic_run
+from tests.support.tamper import tamper
 
 #: what the issue's attacker typed, and its relatives
 HOSTILE = {
@@ -195,15 +196,15 @@ def _stored(path: Path, texts: dict[str, str]) -> str:
     as another station (or an older version) could have written them."""
     url = f"sqlite:///{path}"
     store_synthetic_run(url, "hostile-run-0001").close()
+    # the run is finished: its facts change only by deliberate work past the triggers
+    tamper(path, ("UPDATE suts SET vendor = ?, model = ?, serial = ?",
+                  (texts["vendor"], texts["model"], texts["serial"])),
+           ("UPDATE stations SET name = ?", (texts["station"],)),
+           ("UPDATE runs SET operator = ?, taxonomy = ?, method_version = ?, "
+            "config = json_set(config, '$.station', ?, '$.operator', ?)",
+            (texts["operator"], texts["taxonomy"], texts["version"],
+             texts["station"], texts["operator"])))
     with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE suts SET vendor = ?, model = ?, serial = ?",
-                     (texts["vendor"], texts["model"], texts["serial"]))
-        conn.execute("UPDATE stations SET name = ?", (texts["station"],))
-        conn.execute("UPDATE runs SET operator = ?, taxonomy = ?, method_version = ?, "
-                     "config = json_set(config, '$.station', ?, '$.operator', ?)",
-                     (texts["operator"], texts["taxonomy"], texts["version"],
-                      texts["station"], texts["operator"]))
-        conn.commit()
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return url
 

@@ -6,7 +6,7 @@ fio with the simulated meter on the compliant method is SIMULATED — NON-COMPLI
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -107,3 +107,26 @@ def test_the_run_view_shows_the_forecast_during_the_run(qtbot, tmp_path) -> None
     assert view.banner.text().startswith("FORECAST")
     assert "SIMULATED — NON-COMPLIANT" in view.banner.text()
     assert "Calibration" in view.banner.toolTip()
+
+
+def test_a_calibration_that_expires_before_the_planned_end_is_forecast_not_met(tmp_path) -> None:
+    """Issue 38, seen 4: a calibration judged on the start date alone stayed MET although it
+    expired during the run (ready idle, EP_RI, comes last). The forecast judges it at the
+    planned end, so the review page says it before Start; one day earlier it is MET."""
+    method = load_method("emerald-block-v3")
+    config = local_fio(tmp_path, power_meter=REAL_METER, temperature_meter=REAL_THERMO)
+    oldest = datetime(2026, 5, 1, 22, tzinfo=timezone.utc)  # the thermometer's calibration
+    start = oldest.replace(year=2027)  # 365 days on, at 22:00: MET on the start date alone
+    late = forecast(config, method, start)
+    evidence = {c.name: c.evidence for c in late.failures}
+    assert list(evidence) == ["Calibration"], evidence
+    assert evidence["Calibration"] == ("thermometer calibrated 2026-05-01, 366 days before "
+                                       "the run's end (2027-05-02) > 365 days")
+    early = forecast(config, method, start - method_length(method))  # ends on day 365
+    assert early.compliant, early.summary()
+
+
+def method_length(method) -> timedelta:
+    """How long the method's run is planned to take (its phases, as the forecast plans them)."""
+    from app.sequencer.plan import build_phases
+    return timedelta(seconds=sum(p.planned_s for p in build_phases(method, RunConfig())))

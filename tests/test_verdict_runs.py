@@ -174,7 +174,7 @@ def test_every_cli_view_says_non_compliant_with_the_method_identity(runs, capsys
     for name, run in runs.adversarial().items():
         assert main(["runs", "show", run.run_id, "--db", runs.url]) == 0
         shown = capsys.readouterr().out
-        assert "Compliance  NON-COMPLIANT (derived from the record under rules 2" in shown, name
+        assert "Compliance  NON-COMPLIANT (derived from the record under rules 3" in shown, name
         assert f"Method      {run.method_name} {run.method_version} · normative SHA-256 " \
                in shown, name
     assert main(["runs", "show", runs.strict.run_id, "--db", runs.url]) == 0
@@ -238,7 +238,7 @@ def test_the_pdf_and_xlsx_say_non_compliant_with_the_method_identity(runs, case,
     rows = {r[0]: r[1] for r in book[TDR_SHEET].iter_rows(values_only=True) if r and r[0]}
     assert rows["Compliance"] == "NON-COMPLIANT"
     assert rows["Method identity"] == run.compliance.method_line()
-    assert rows["Compliance rules version"] == 2
+    assert rows["Compliance rules version"] == 3
 
 
 # --- the standalone verifier derives the same verdict (issue 29) ----------------------------

@@ -612,6 +612,7 @@ def _on_profile(profile) -> dict:
     return {"profile": profile.name, "ios": 20_000, "seconds": 1.0, "source": "fio",
             "read_pct": profile.read_pct, "aligned": True, "uniformity_p": 0.4,
             "sequential_pct": 100.0 if profile.pattern == "sequential" else 0.02,
+            "distinct_pct": 100.0 if profile.pattern == "sequential" else 99.9,
             "low_pct": 0.0, "high_pct": 100.0,
             "streams": [{"name": s.name, "share_pct": s.share_pct, "read_pct": s.read_pct,
                          "low_pct": s.offset_pct, "high_pct": s.offset_pct + s.size_pct,
@@ -647,6 +648,11 @@ def _pattern_edits() -> dict[str, object]:
         "p 1e-7": whole(uniformity_p=1e-7), "starts at 5.1 %": whole(low_pct=5.1),
         "ends at 94.9 %": whole(high_pct=94.9), "99.8 % sequential": whole(sequential_pct=99.8),
         "1.5 % continuing": whole(sequential_pct=1.5),
+        # issue 38: jobs in lock-step re-read each other's blocks (99 % bound, either side;
+        # a record from before has no figure and is not judged)
+        "25 % distinct": whole(distinct_pct=25.0), "98.9 % distinct": whole(distinct_pct=98.9),
+        "99 % distinct": whole(distinct_pct=99.0),
+        "distinct not stored": lambda p: p.pop("distinct_pct", None),
         "share +0.49": stream_shifted(0, "share_pct", 0.49),
         "share -0.6": stream_shifted(0, "share_pct", -0.6),
         "stream reads +3": stream_shifted(-1, "read_pct", 3.0),
@@ -689,6 +695,8 @@ def test_the_verifier_judges_a_pattern_as_the_station_does() -> None:
             ours = mine(json.loads(json.dumps(pattern)), stored)
             assert len(ours) == len(theirs), (profile.name, case, ours, theirs)
             verdicts.add((case, not ours))
+            if profile.name == "SR" and "distinct" in case:
+                assert (not ours) == (case in ("99 % distinct", "distinct not stored")), ours
     assert ("as asked", True) in verdicts and ("modelled", True) in verdicts
     assert {met for _, met in verdicts} == {True, False}
     assert sum(not met for _, met in verdicts) >= 20  # most edits break some profile
@@ -742,3 +750,49 @@ def test_an_intervals_operations_cost_the_slices_it_overlaps_not_the_phases_leng
     short, long_ = touched_by_first_interval(1_440), touched_by_first_interval(2_880)
     assert short[1] == long_[1] == 600  # 60 one-second slices of 10 IOs
     assert short[0] == long_[0] <= 62, (short, long_)
+
+
+@pytest.mark.parametrize(("finished", "met"), [
+    ("2027-05-01T23:59:00+00:00", True),  # 365 days at the end: within 365
+    ("2027-05-02T18:40:00+00:00", False),  # the run went past midnight: 366 days at its end
+    (None, False),  # not finished: its planned phases (20 h from 22:00) end on 2027-05-02
+])
+def test_the_verifier_judges_calibration_at_the_run_s_end(finished, met) -> None:
+    """Issue 38, seen 4: a calibration 365 days old at the start stayed MET although it
+    expired during the run; the verifier judges it on the day the run ended (or its planned
+    phases end), as the station's ``app.rules.compliance.run_end`` does."""
+    from types import SimpleNamespace
+    verifier = verifier_module()
+    meter = {"calibration_date": "2026-05-01"}
+    b = SimpleNamespace(
+        run={"run": {"started_wall": "2027-05-01T22:00:00+00:00", "finished_wall": finished},
+             "configuration": {"power_meter": meter}, "instruments": {
+                 "power_inputs": [], "power_meter": meter, "temperature_meter": None}},
+        phases=[{"planned_s": 20 * 3600.0}])
+    found = verifier._calibration(b, 365)
+    assert found.met is met, found
+    assert verifier._calibration(b, 365, 2).met  # rules 2 judged the start day: a bundle
+    # written under them is re-derived as the station derived it
+    if not met:
+        assert "days before the run's end (2027-05-02) > 365 days" in found.evidence
+
+
+@pytest.mark.process
+@pytest.mark.parametrize(("member", "field"), [("run.json", "method.name"),
+                                               ("method.json", "version")])
+def test_a_method_name_that_only_looks_registered_is_refused_by_the_verifier(
+        demo, tmp_path, member, field) -> None:
+    """Issue 38, seen 7: the station now refuses such a name at load; the verifier refuses a
+    bundle carrying one (U+2010 hyphens) in either place, naming the member, field and
+    character — the same alphabet ([A-Za-z0-9._+-]) on both sides."""
+    _, bundle = demo
+
+    def look_alike(data: bytes) -> bytes:
+        item = json.loads(data)
+        where = item["method"] if member == "run.json" else item
+        key = field.rpartition(".")[2]
+        where[key] = f"{where[key]}\u2010v3"
+        return json.dumps(item).encode()
+    status, out = verify(tampered(bundle, tmp_path / "t.zip", {member: look_alike}))
+    assert status == 2 and f"{member}: field {field}: " in out and "(U+2010 at position" in out, out
+    assert "only letters A–Z a–z, digits and . _ + -" in out, out

@@ -37,7 +37,7 @@ import sys
 import traceback
 import zipfile
 from pathlib import PurePath
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from dataclasses import dataclass, field
 from typing import Any
@@ -634,6 +634,26 @@ def _open_regular(path: str) -> Any:
         raise BundleError(f"cannot read {path}: {exc.strerror}") from None
 
 
+#: the characters of a method's name and version, as the station's loader takes them
+#: (app/method/fields.py): a name that only looks registered (U+2010 hyphens, a trailing
+#: space, zero-width or bidi characters) is refused (issue 38, seen 7)
+SAFE_IDENT = re.compile(r"[A-Za-z0-9._+-]{1,64}")
+
+
+def check_method_idents(b: Bundle) -> None:
+    """Raise BundleError naming the field when the run's method name or version (run.json,
+    method.json) has a character outside :data:`SAFE_IDENT`."""
+    fields = [("run.json", "method." + key, b.run["method"][key]) for key in ("name", "version")]
+    fields += [("method.json", key, b.method[key]) for key in ("name", "version", "variant_of")
+               if b.method.get(key) is not None]
+    for member, key, value in fields:
+        if not isinstance(value, str) or not SAFE_IDENT.fullmatch(value):
+            odd = next((c for c in str(value) if not SAFE_IDENT.fullmatch(c)), "")
+            what = f" (U+{ord(odd):04X} at position {str(value).index(odd) + 1})" if odd else ""
+            raise BundleError(f"{member}: field {key}: {value!r}{what} is not a method name: "
+                              "only letters A–Z a–z, digits and . _ + - (1 to 64 characters)")
+
+
 def read_bundle(path: str) -> Bundle:
     LAST_READ.by_member.clear()
     with _open_regular(path) as handle:
@@ -698,6 +718,7 @@ def _read_archive(archive: zipfile.ZipFile, path: str) -> Bundle:
     # a row count off the declared one within its bound shows as the member's SHA-256
     b.run = parsed["run.json"]
     b.method = parsed["method.json"] or {}
+    check_method_idents(b)
     b.flag_table = parsed.get("flags.json")
     b.max_power = parsed.get("max_power.json")
     for name in expected:
@@ -1495,10 +1516,13 @@ def check_histograms(b: Bundle, c: Checklist) -> None:
 
 
 # --- the compliance verdict -----------------------------------------------------------------
-# The station derives its verdict from the record (its rules 2); each criterion below is
+# The station derives its verdict from the record (its rules 2 or 3); each criterion below is
 # derived again from the bundle's own data and compared, by name, with the station's.
 
-RULES_VERSION = 2  # the station's compliance rules this verifier re-derives
+RULES_VERSION = 3  # the station's newest compliance rules this verifier re-derives
+#: every rules version this verifier re-derives: rules 3 (issue 38) judge the calibration on
+#: the day the run ended, rules 2 on the day it started
+RULES_VERSIONS = (2, 3)
 #: every simulator's vendor begins so (the wire ones "STORWATT-SIM", the in-process ones
 #: "StorWatt"); a simulated SUT's engine names itself "simulated" (method-notes §3)
 SIMULATED_VENDOR = "STORWATT"
@@ -1633,10 +1657,22 @@ def _instruments(b: Bundle) -> list[tuple[str, dict[str, Any] | None, str]]:
     return used
 
 
-def _calibration(b: Bundle, limit: int | None) -> Finding:
-    """Every instrument's calibration date known, not after the run, and not older than the
-    method's limit (method-notes §3, §10: a calibration within the last 12 months)."""
+def run_end(b: Bundle) -> date:
+    """The day the run ended, or, not ended, the day its planned phases end: a calibration
+    must cover the whole run (issue 38; ready idle comes last)."""
+    run = b.run["run"]
+    if run.get("finished_wall"):
+        return datetime.fromisoformat(run["finished_wall"]).date()
+    planned = sum(float(p["planned_s"]) for p in b.phases)
+    return (datetime.fromisoformat(run["started_wall"]) + timedelta(seconds=planned)).date()
+
+
+def _calibration(b: Bundle, limit: int | None, rules: int = RULES_VERSION) -> Finding:
+    """Every instrument's calibration date known, not after the run's start, and not older
+    than the method's limit on the day the run ended (method-notes §3, §10: a calibration
+    within the last 12 months)."""
     started = datetime.fromisoformat(b.run["run"]["started_wall"]).date()
+    ended = run_end(b) if rules >= 3 else started
     problems, seen = [], []
     for role, identity, configured in _instruments(b):
         text = (identity or {}).get("calibration_date") or configured
@@ -1645,9 +1681,10 @@ def _calibration(b: Bundle, limit: int | None) -> Finding:
             problems.append(f"{role} calibration date {'missing' if not text else repr(text)}")
         elif when > started:
             problems.append(f"{role} calibrated {when} after the run ({started})")
-        elif limit is not None and (started - when).days > limit:
-            problems.append(f"{role} calibrated {when}, {(started - when).days} days before "
-                            f"the run > {limit} days")
+        elif limit is not None and (ended - when).days > limit:
+            problems.append(f"{role} calibrated {when}, {(ended - when).days} days before "
+                            + (f"the run's end ({ended})" if rules >= 3 else "the run")
+                            + f" > {limit} days")
         else:
             seen.append(f"{role} {when}")
     cite = "method-notes §3, §10"
@@ -1655,7 +1692,8 @@ def _calibration(b: Bundle, limit: int | None) -> Finding:
         return Finding("Calibration", False, "; ".join(problems), cite)
     if limit is None:
         return Finding("Calibration", False, "the method states no calibration limit", cite)
-    return Finding("Calibration", True, f"within {limit} days: {', '.join(seen)}", cite)
+    at = f" at the run's end ({ended})" if rules >= 3 else ""
+    return Finding("Calibration", True, f"within {limit} days{at}: {', '.join(seen)}", cite)
 
 
 def _real_instruments(b: Bundle) -> Finding:
@@ -1813,6 +1851,9 @@ STREAM_SHARE_POINTS = 0.5  # a stream's share of all IOs is held by its rate cap
 CURVE_POINTS = 2.0  # a curved band's reads against the reference curve, plus the log's 3 σ
 MIN_UNIFORMITY_P = 1e-6  # chi-square over 64 slices of the range: below it, not uniform
 MIN_SEQUENTIAL_PCT = 99.9  # a sequential file's IOs continuing the one before
+#: a sequential file's IOs at an offset no other job or host touched in the same pass
+#: (method-notes §2; absent in a record stored before issue 38: not judged)
+MIN_DISTINCT_PCT = 99.0
 MAX_CONTINUING_PCT = 1.0  # a random file's IOs that may continue the one before by chance
 REACH_PCT = 5.0  # a random file's offsets come within this % of both ends of the range
 SLICE_SLACK_PCT = 0.01  # % of the range a stream's offset may pass its slice (whole blocks)
@@ -1843,6 +1884,10 @@ def _whole_file_off(found: dict[str, Any], profile: dict[str, Any]) -> list[str]
         if sequential < MIN_SEQUENTIAL_PCT:
             off.append(f"only {sequential:.2f} % of the IOs sequential (at least "
                        f"{MIN_SEQUENTIAL_PCT:g} %)")
+        distinct = found.get("distinct_pct")
+        if distinct is not None and float(distinct) < MIN_DISTINCT_PCT:
+            off.append(f"only {float(distinct):.2f} % of the IOs at an offset no other job or "
+                       f"host touched in the pass (at least {MIN_DISTINCT_PCT:g} %)")
         return off
     if sequential > MAX_CONTINUING_PCT:
         off.append(f"{sequential:.2f} % of random IOs continue the previous one (at most "
@@ -1960,7 +2005,7 @@ def _method_numbers(b: Bundle, minimums: dict[str, Any]) -> list[Finding]:
                 "method-notes §2")]
 
 
-def _run_facts(b: Bundle, limit: int | None) -> list[Finding]:
+def _run_facts(b: Bundle, limit: int | None, rules: int = RULES_VERSION) -> list[Finding]:
     """What the run itself shows: completed, real instruments, continuous, never resumed,
     calibrated, one configuration (method-notes §2, §3)."""
     cut = [f"{p['name']} {p['status']}" for p in b.phases
@@ -1978,12 +2023,12 @@ def _run_facts(b: Bundle, limit: int | None) -> list[Finding]:
         Finding("Resumed after interruption", not resumed,
                 f"resumed {len(resumed)} time(s)" if resumed else "never resumed",
                 "method-notes §2"),
-        _calibration(b, limit),
+        _calibration(b, limit, rules),
         Finding("Configuration unchanged", True, "run.json holds one configuration snapshot, "
                                                  "taken at the start", "method-notes §2")]
 
 
-def derive_compliance(b: Bundle, c: Checklist) -> list[Finding]:
+def derive_compliance(b: Bundle, c: Checklist, rules: int = RULES_VERSION) -> list[Finding]:
     """Every criterion of the station's verdict (its rules 2), in its order."""
     minimums = b.method.get("compliance") if b.method else None
     if not b.method or not minimums:
@@ -1992,7 +2037,8 @@ def derive_compliance(b: Bundle, c: Checklist) -> list[Finding]:
                             "method-notes §2")]
     else:
         findings = _method_numbers(b, minimums) + _normative(b, c)
-    findings += _run_facts(b, minimums["max_calibration_age_days"] if minimums else None)
+    findings += _run_facts(b, minimums["max_calibration_age_days"] if minimums else None,
+                           rules)
     if b.method:
         findings += [Finding("Inlet thermometer", b.run["instruments"]["temperature_meter"]
                              is not None, "an inlet thermometer took part"
@@ -2008,12 +2054,13 @@ def check_compliance(b: Bundle, c: Checklist) -> None:
     """Each criterion the verifier derives against the station's of the same name, then the
     overall verdict: COMPLIANT only when every criterion is met."""
     station = b.run["compliance"]
-    if station.get("rules_version") != RULES_VERSION:
-        c.not_checked(f"the compliance verdict (station rules {station.get('rules_version')}; "
-                      f"this verifier derives rules {RULES_VERSION})")
+    rules = station.get("rules_version")
+    if rules not in RULES_VERSIONS:
+        c.not_checked(f"the compliance verdict (station rules {rules}; this verifier derives "
+                      f"rules {', '.join(map(str, RULES_VERSIONS))})")
         return
     theirs = {k["name"]: k["verdict"] == "MET" for k in station["criteria"]}
-    mine = derive_compliance(b, c)
+    mine = derive_compliance(b, c, rules)
     for f in mine:
         if f.recorded:
             continue

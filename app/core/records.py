@@ -11,10 +11,7 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import IntEnum, StrEnum
 from typing import Any
 
-#: field metadata of a record field added after storwatt-record/2 was defined
-#: (app/storage/record_hash.py): while it holds None (a run stored before it existed) the
-#: record's canonical form leaves it out, so that run's hash stays what it was
-ADDED_FIELD = "storwatt_record_added"
+from drivers.interfaces import ADDED_FIELD  # noqa: F401 (defined with the driver records)
 
 
 class RunStatus(StrEnum):

@@ -11,6 +11,8 @@ Integers and booleans are strict: ``true`` is no count and ``1`` no boolean.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from typing import Annotated, TypeVar
 
 from pydantic import AfterValidator, Field, Strict
@@ -67,6 +69,24 @@ def _lines(text: str) -> str:
 Title = Annotated[str, AfterValidator(_one_line)]
 Lines = Annotated[str, AfterValidator(_lines)]
 Name = Annotated[str, Field(min_length=1), AfterValidator(_one_line)]
+#: the characters of a method's name and version: a name that only *looks* registered
+#: (U+2010 hyphens, a trailing space, a zero-width or bidi character) is refused at load, as
+#: the verifier refuses it (issue 38, seen 7; verifier/storwatt_verify.py ``SAFE_IDENT``)
+SAFE_IDENT = re.compile(r"[A-Za-z0-9._+-]{1,64}")
+
+
+def _safe_ident(text: str) -> str:
+    if SAFE_IDENT.fullmatch(text):
+        return text
+    odd = next((c for c in text if not SAFE_IDENT.fullmatch(c)), "")
+    what = (f"{odd!r} (U+{ord(odd):04X} {unicodedata.name(odd, 'unnamed')}) at position "
+            f"{text.index(odd) + 1}" if odd else f"{len(text)} characters")
+    raise ValueError(f"{text!r} has {what}: a method's name and version use only letters "
+                     "A–Z a–z, digits and . _ + - (1 to 64 characters)")
+
+
+#: a method's name or version (:data:`SAFE_IDENT`)
+Ident = Annotated[str, AfterValidator(_safe_ident)]
 #: a name that becomes part of an fio job-section header (drivers/fio/jobs.py takes no others)
 JobName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.+-]{1,32}$")]
 Number = Annotated[float, Strict()]  # finite: the models set allow_inf_nan=False

@@ -16,11 +16,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
-from app.method.fields import (MAX_PLAN_S, BlockKiB, Celsius, Count, Flag, IntervalSeconds, Jobs,
-                               JobName, Lines, Milliseconds, Name, NonEmpty, Number, OpenPercent,
-                               Passes, Percent, Period, Positive, PositiveCount, QueueDepth,
-                               RangePercent, Rounds, SilenceSeconds, StallSeconds, Title,
-                               WmaPoints)
+from app.method.fields import (MAX_PLAN_S, BlockKiB, Celsius, Count, Flag, Ident,
+                               IntervalSeconds, Jobs, JobName, Lines, Milliseconds, Name,
+                               NonEmpty, Number, OpenPercent, Passes, Percent, Period, Positive,
+                               PositiveCount, QueueDepth, RangePercent, Rounds, SilenceSeconds,
+                               StallSeconds, Title, WmaPoints)
 from app.method.summary import MethodSummary, PlanSummary
 from drivers.interfaces import (DEFAULT_SILENCE_LIMIT_S, DEFAULT_STALL_S, ReadingLimits,
                                 WorkloadProfile)
@@ -660,12 +660,12 @@ class SamplingSettings(Frozen):
 class Method(Frozen):
     """A versioned test method or abbreviated variant of one."""
 
-    name: Name
-    version: Name
+    name: Ident
+    version: Ident
     title: Title
     #: the file's claim only; compliance is derived (:mod:`app.rules.compliance`)
     compliant: Flag
-    variant_of: str | None = None
+    variant_of: Ident | None = None
     description: Lines = ""
     interval_s: IntervalSeconds
     sample_period_s: Period

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Protocol
 
 from app.sequencer.access_check import method_departures
@@ -39,8 +39,9 @@ RESUMED = "Resumed after interruption"
 #: Rules 1 (issue 14): the method's numbers and the run's facts; rules 2 (issue 22): also the
 #: normative keys against the registry, every metric VALID, the inlet thermometer, every phase
 #: continuous, intensity 100 reached. Rules 1 stay derivable: approvals given under them are
-#: checked against the verdict they saw (storwatt-record/1).
-RULES_VERSION = 2
+#: checked against the verdict they saw (storwatt-record/1). Rules 3 (issue 38): the calibration
+#: judged on the day the run ended, not the day it started.
+RULES_VERSION = 3
 #: the registry entry's normative content (app.method.registry), when nothing deviates
 NORMATIVE = "Normative method content"
 METHOD_KEY = "Method key "  # + the normative key a deviation names
@@ -126,6 +127,9 @@ class ComplianceFacts(Protocol):
 
     @property
     def started_wall(self) -> str: ...
+
+    @property
+    def finished_wall(self) -> str | None: ...
 
     @property
     def workload_engine(self) -> str: ...
@@ -428,7 +432,7 @@ def _run_criteria(run: ComplianceFacts, m: ComplianceMinimums | None,
                   rules: int) -> list[Criterion]:
     continuous = _uninterrupted(run) if rules > 1 else _uninterrupted_active(run)
     return [_completed(run), _real_instruments(run), continuous, _not_resumed(run),
-            _calibration(run, m),
+            _calibration(run, m, rules),
             Criterion("Configuration unchanged", True,
                       "the record holds one configuration snapshot, taken at the start; the "
                       "station offers no way to change it during a run")]
@@ -608,9 +612,24 @@ def _intensity(run: ComplianceFacts) -> Criterion:
                      + (f" (notes: {'; '.join(notes)})" if notes else ""))
 
 
-def _calibration(run: ComplianceFacts, m: ComplianceMinimums | None) -> Criterion:
+def run_end(run: ComplianceFacts) -> date:
+    """The day the run ended, or, not ended (running, interrupted, or only planned), the day
+    its planned phases end: a calibration must cover the whole run (issue 38, seen 4), and
+    ready idle comes last."""
+    if run.finished_wall:
+        return datetime.fromisoformat(run.finished_wall).date()
+    planned = sum(p.info.planned_s for p in run.phases)
+    return (datetime.fromisoformat(run.started_wall) + timedelta(seconds=planned)).date()
+
+
+def _calibration(run: ComplianceFacts, m: ComplianceMinimums | None,
+                 rules: int = RULES_VERSION) -> Criterion:
+    """Every instrument's calibration known, not after the run's start, and not older than
+    the method's limit on the day the run *ended* (rules 3, method-notes §3, §10; rules 1
+    and 2 judged the start day, and re-derive what an approval under them saw)."""
     limit = m.max_calibration_age_days if m else None
     started = datetime.fromisoformat(run.started_wall).date()
+    ended = run_end(run) if rules >= 3 else started
     problems, seen = [], []
     for role, ident, configured in _instruments(run):
         text = (ident.calibration_date if ident else "") or configured
@@ -619,16 +638,18 @@ def _calibration(run: ComplianceFacts, m: ComplianceMinimums | None) -> Criterio
             problems.append(f"{role} calibration date {'missing' if not text else repr(text)}")
         elif when > started:
             problems.append(f"{role} calibrated {when} after the run ({started})")
-        elif limit is not None and (started - when).days > limit:
-            problems.append(f"{role} calibrated {when}, {(started - when).days} days before "
-                            f"the run > {limit} days")
+        elif limit is not None and (ended - when).days > limit:
+            problems.append(f"{role} calibrated {when}, {(ended - when).days} days before "
+                            + (f"the run's end ({ended})" if rules >= 3 else "the run")
+                            + f" > {limit} days")
         else:
             seen.append(f"{role} {when}")
     if problems:
         return Criterion("Calibration", False, "; ".join(problems))
     if limit is None:
         return Criterion("Calibration", False, "the method states no calibration limit")
-    return Criterion("Calibration", True, f"within {limit} days: {', '.join(seen)}")
+    at = f" at the run's end ({ended})" if rules >= 3 else ""
+    return Criterion("Calibration", True, f"within {limit} days{at}: {', '.join(seen)}")
 
 
 def _date(text: str) -> date | None:

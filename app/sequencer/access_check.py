@@ -35,6 +35,11 @@ CURVE_PTS = 2.0
 UNIFORM_P = 1e-6
 #: a sequential profile's IOs that must continue their job's previous IO, %
 SEQUENTIAL_PCT = 99.9
+#: a sequential profile's IOs that must be at an offset no other IO of the same pass touched,
+#: across every job and load host, % (the project's bound, method-notes §2: jobs in lock-step
+#: on one region give 100/jobs %, a cache serving the followers; 1 % leaves room for a job's
+#: last IO before its wrap meeting the next slice's first)
+DISTINCT_PCT = 99.0
 #: a random profile's IOs that may happen to continue the previous one, %
 RANDOM_SEQUENTIAL_PCT = 1.0
 #: a random profile's offsets must reach within this % of both ends of the range
@@ -118,6 +123,10 @@ def _mix_and_order(pattern: MeasuredPattern, profile: IOProfile) -> list[str]:
         if pattern.sequential_pct < SEQUENTIAL_PCT:
             out.append(f"{pattern.sequential_pct:.2f} % sequential IOs, asked sequential "
                        f"(≥ {SEQUENTIAL_PCT:g} %)")
+        if pattern.distinct_pct is not None and pattern.distinct_pct < DISTINCT_PCT:
+            out.append(f"{pattern.distinct_pct:.2f} % of the IOs at an offset no other job or "
+                       f"host touched in the same pass, asked sequential (≥ {DISTINCT_PCT:g} %"
+                       "): the jobs re-read or re-write each other's blocks")
         return out
     if pattern.sequential_pct > RANDOM_SEQUENTIAL_PCT:
         out.append(f"{pattern.sequential_pct:.2f} % of the IOs continue the previous one, "

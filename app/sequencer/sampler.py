@@ -4,6 +4,8 @@ Each meter is polled on a fixed grid ``t0 + k·period`` (the OpenHTF monitor ide
 reply delays one sample but never shifts the grid, so the average rate stays exact over a
 24-hour run. When the sequencer falls more than a period behind, missed grid points are
 skipped and recorded as a gap — never interpolated (method-notes §3: samples are evidence).
+A reading is placed at the time the meter answered (``_answered``), so a slow reply is the gap
+it really was in the 5 s rule, not a reading on the grid point it was asked for.
 
 A meter that stops answering gets reconnect attempts with back-off; each missed sample is a
 logged gap, and the method's 5 s sample rule judges the intervals it falls in (the recorder).
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Generic, TypeVar
 
 from drivers.interfaces import (IdentityMismatch, InstrumentError, InstrumentIdentity,
@@ -114,7 +116,15 @@ class MeterSampler(Generic[S]):
             self.meter.end_waits_after(None)
         self._check_instrument(sample)
         self._last_reply = now
-        return [sample]
+        return [self._answered(sample)]
+
+    def _answered(self, sample: S) -> S:
+        """``sample`` placed at the time the instrument answered, not the time it was asked:
+        a reply 5.9 s late (inside the driver's timeout) put at its poll hid a 6.9 s gap
+        between readings from the 5 s rule (issue 38, seen 5). A reply of a few ms stays on
+        its grid point (``conformance.grid_points`` takes the latest point not after it)."""
+        answered = self.clock()
+        return replace(sample, t=answered) if answered > sample.t else sample
 
     def _check_instrument(self, sample: S) -> None:
         """A reading that names an instrument other than the recorded one is refused."""

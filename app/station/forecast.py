@@ -16,7 +16,7 @@ changes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from app.rules.compliance import (INTENSITY, METRICS, ComplianceVerdict, assess_compliance,
                                   assess_method)
@@ -63,6 +63,9 @@ class PlannedRun:
     #: not known before the run: the criteria that read them are left out (OUTCOME_CRITERIA)
     metrics: tuple = ()
     search_results: tuple = ()
+    #: the planned end (start + every planned phase): a calibration that expires before it is
+    #: NOT MET in the forecast, so the review page says so before Start
+    finished_wall: str | None = None
 
 
 def _identity(driver: str, resource: str, calibration_date: str,
@@ -87,9 +90,12 @@ def planned_run(config: RunConfig, method: Method, now: datetime | None = None) 
                                                    plan.power))
                    for i in config.power_inputs)
     thermometer = config.temperature_meter
+    start = now or datetime.now(timezone.utc)
+    end = start + timedelta(seconds=sum(p.info.planned_s for p in phases))
     return PlannedRun(
         config=config, method=method, method_name=method.name, method_version=method.version,
-        started_wall=(now or datetime.now(timezone.utc)).isoformat(timespec="seconds"),
+        started_wall=start.isoformat(timespec="seconds"),
+        finished_wall=end.isoformat(timespec="seconds"),
         workload_engine="fio" if plan.real_io else SIMULATED_SUT, phases=phases,
         power_meter=_identity(meter.driver, meter.resource, meter.calibration_date,
                               plan.power),

@@ -94,6 +94,7 @@ def pattern_to_json(p: di.MeasuredPattern | None) -> dict[str, Any] | None:
             "read_pct": p.read_pct, "sequential_pct": p.sequential_pct, "aligned": p.aligned,
             "uniformity_p": opt_float(p.uniformity_p), "low_pct": p.low_pct,
             "high_pct": p.high_pct, "source": p.source,
+            **({} if p.distinct_pct is None else {"distinct_pct": p.distinct_pct}),
             "streams": [{"name": t.name, "share_pct": t.share_pct, "read_pct": t.read_pct,
                          "low_pct": t.low_pct, "high_pct": t.high_pct,
                          "sequential_pct": t.sequential_pct,
@@ -113,7 +114,9 @@ def pattern_from_json(row: dict[str, Any] | None) -> di.MeasuredPattern | None:
                               float(row["read_pct"]), float(row["sequential_pct"]),
                               bool(row["aligned"]), nan_if_none(row["uniformity_p"]),
                               float(row["low_pct"]), float(row["high_pct"]), streams,
-                              str(row["source"]))
+                              str(row["source"]),
+                              None if row.get("distinct_pct") is None
+                              else float(row["distinct_pct"]))
 
 
 def steady_to_json(v: SteadyStateVerdict | None) -> dict[str, Any] | None:

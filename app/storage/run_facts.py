@@ -63,6 +63,8 @@ class RunFacts:
     search_results: tuple[SearchResult, ...] = ()
     #: the run's COM results from its audit trail (what its COM verdicts read), oldest first
     audit: tuple[AuditEntry, ...] = ()
+    #: when the run ended (calibration must cover it); None while it runs
+    finished_wall: str | None = None
 
     @property
     def config(self) -> RunConfig:
@@ -81,7 +83,7 @@ def run_facts(conn: Connection, run_pks: Sequence[int] | None,
     must read the same in a run list as in the run's report."""
     runs = _where(sa.select(s.Run.id, s.Run.config, s.Run.method_name, s.Run.method_version,
                             s.Run.method_sha256, s.Run.status, s.Run.started_wall,
-                            s.Run.workload_engine), s.Run.id, run_pks)
+                            s.Run.workload_engine, s.Run.finished_wall), s.Run.id, run_pks)
     rows = conn.execute(runs).all()
     methods = _methods(conn, {r.method_sha256 for r in rows if r.method_sha256})
     phases, attempts, instruments = (_phases(conn, run_pks), _restarts(conn, run_pks),
@@ -94,7 +96,7 @@ def run_facts(conn: Connection, run_pks: Sequence[int] | None,
         instruments.get((r.id, "power_meter")), instruments.get((r.id, "temperature_meter")),
         methods.get(r.method_sha256), r.config or {}, tuple(resumptions.get(r.id, ())),
         tuple(inputs.get(r.id, ())), tuple(metrics.get(r.id, ())),
-        tuple(searches.get(r.id, ())), tuple(settled.get(r.id, ())))
+        tuple(searches.get(r.id, ())), tuple(settled.get(r.id, ())), r.finished_wall)
         for r in rows}
 
 

@@ -47,6 +47,8 @@ class LoggedIO:
     size: int
     offset: int
     host: str = ""  # the load host that ran it ("" on the station)
+    #: which of the section's jobs (fio's log number): ``numjobs`` jobs share one name
+    index: int = 0
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,9 @@ class AccessPattern:
     highest_end: int
     #: chi-square goodness of fit of the offsets over equal slices of the range (uniform)
     uniformity_p: float
+    #: share of the IOs whose offset no other IO of the same pass touched, across every job
+    #: and load host: a job's pass over its range ends where it wraps to its first offset
+    distinct_pct: float = 100.0
 
     def within(self, start: int, end: int) -> bool:
         return start <= self.lowest and self.highest_end <= end
@@ -94,7 +99,7 @@ def read_lat_logs(folder: Path, prefix: str, sections: Sequence[str],
         for line in path.read_text().splitlines():
             fields = line.split(",")
             out.append(LoggedIO(job, fields[2].strip() == "1", int(fields[3]), int(fields[4]),
-                                host))
+                                host, number))
     return out
 
 
@@ -116,16 +121,24 @@ def access_pattern(ios: Iterable[LoggedIO], start: int, length: int, block: int,
     ios = list(ios)
     if not ios:
         raise ValueError("fio logged no IO")
-    last_end: dict[tuple[str, str], int] = {}
+    last_end: dict[tuple[str, str, int], int] = {}
+    first: dict[tuple[str, str, int], int] = {}
+    passes: dict[tuple[str, str, int], int] = {}
+    touched: set[tuple[int, int]] = set()
     continuing = 0
     counts = [0] * slices
     aligned = True
     for io in ios:
-        previous = last_end.get((io.host, io.job))
-        if previous is not None and (io.offset == previous or
-                                     previous >= start + length and io.offset == start):
+        job = (io.host, io.job, io.index)
+        previous = last_end.get(job)
+        first.setdefault(job, io.offset)
+        wrapped = previous is not None and io.offset < previous and (
+            io.offset == first[job] or previous >= start + length and io.offset == start)
+        if previous is not None and (io.offset == previous or wrapped):
             continuing += 1
-        last_end[(io.host, io.job)] = io.offset + io.size
+        passes[job] = passes.get(job, 0) + wrapped
+        touched.add((passes[job], io.offset))
+        last_end[job] = io.offset + io.size
         aligned = aligned and (io.offset - start) % block == 0
         counts[min(slices - 1, max(0, (io.offset - start) * slices // length))] += 1
     firsts = len(last_end)  # each job's first IO continues nothing
@@ -134,7 +147,7 @@ def access_pattern(ios: Iterable[LoggedIO], start: int, length: int, block: int,
         sequential_pct=100 * continuing / max(1, len(ios) - firsts), aligned=aligned,
         lowest=min(io.offset for io in ios),
         highest_end=max(io.offset + io.size for io in ios),
-        uniformity_p=chi_square_p(counts))
+        uniformity_p=chi_square_p(counts), distinct_pct=100 * len(touched) / len(ios))
 
 
 def share_below(x: float, band_bytes: float, write: bool = False) -> float:
@@ -178,7 +191,7 @@ def pattern_of(ios: Sequence[LoggedIO], profile: WorkloadProfile, span: int, sec
     return MeasuredPattern(profile.name, whole.ios, seconds, round(whole.read_pct, 3),
                            round(whole.sequential_pct, 3), whole.aligned, whole.uniformity_p,
                            100 * whole.lowest / span, 100 * whole.highest_end / span,
-                           streams, source)
+                           streams, source, round(whole.distinct_pct, 3))
 
 
 def pattern_text(null_text: str, log_prefix: str, profile: WorkloadProfile) -> str:

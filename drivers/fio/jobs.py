@@ -16,6 +16,13 @@ A profile's ``rate_iops`` is the rate the *whole* workload must run at, but fio 
 over jobs × hosts, integer shares that differ by at most one and add up to the total exactly
 (70 over 4 jobs: 18, 18, 17, 17); jobs with the same share share a section (``numjobs``).
 
+A sequential profile run by several jobs (or load hosts) gives each its own region of the
+target (``offset``/``offset_increment``/``size``, :func:`region_lines`): jobs that all start at
+offset 0 walk in lock-step and re-read the blocks another job has just read, which an array's
+read cache serves and its write path coalesces (issue 38, measured on fio 3.33: 4 jobs, 25 %
+distinct offsets). Each of jobs × hosts slots walks its own slice, so no block is touched twice
+within one pass (docs/method-notes.md §2).
+
 Response time is fio's total latency, submission to completion (``lat_ns``): fio only prints
 its percentiles and bins with ``lat_percentiles=1``; ``clat_percentiles=0`` drops the
 completion-only bins nobody reads. Random offsets come from ``tausworthe64`` with
@@ -184,15 +191,49 @@ def rate_shares(p: WorkloadProfile, host: int = 0, hosts: int = 1) -> list[tuple
     return list(zip(reads, writes))
 
 
-def rated_sections(p: WorkloadProfile, host: int, hosts: int) -> list[str]:
-    """One section per distinct per-job rate share, with ``numjobs`` jobs at that share."""
+def region_lines(p: WorkloadProfile, first: int, span: int | None, host: int = 0,
+                 hosts: int = 1) -> list[str]:
+    """``offset``/``offset_increment``/``size`` giving a sequential section's jobs, the first
+    of them job ``first`` of load host ``host``'s ``p.jobs``, each its own slice of the target
+    (one of jobs × hosts slices); [] for a random profile, a single job on one host, or the
+    pre-fill (it must write every block, and nothing is measured while it runs).
+
+    With the target's size known the slices are whole blocks; without it (a load host's
+    device) whole percentages, as fio takes no fraction of a percent in ``size`` (fio 3.33:
+    ``size=12.5%`` reads as 12 bytes), so up to ``slots − 1`` % at the end is not walked."""
+    slots = _int_in(p.jobs, 1, 256, "jobs") * _int_in(hosts, 1, 256, "load hosts")
+    if p.random or p.kind == "prefill" or slots == 1:
+        return []
+    slot = host * p.jobs + first
+    if span is None:
+        pct = 100 // slots
+        if pct < 1:
+            raise WorkloadError(f"{p.name} is sequential over {p.jobs} jobs × {hosts} load "
+                                f"hosts: each needs its own slice, and more than 100 slices "
+                                "need the target's size in bytes (give the target size)")
+        return [f"offset={slot * pct}%", f"offset_increment={pct}%", f"size={pct}%"]
+    bs = _block_size(p.block_size)
+    region = span // slots // bs * bs
+    if region < bs:
+        raise WorkloadError(f"{p.name} is sequential over {slots} jobs and load hosts: a "
+                            f"{span}-byte target holds no whole {bs}-byte block for each")
+    return [f"offset={slot * region}", f"offset_increment={region}", f"size={region}"]
+
+
+def rated_sections(p: WorkloadProfile, host: int, hosts: int,
+                   span: int | None = None) -> list[str]:
+    """One section per distinct per-job rate share, with ``numjobs`` jobs at that share (a
+    sequential profile's jobs each on their own slice, :func:`region_lines`)."""
     groups = [(share, len(list(same))) for share, same in groupby(rate_shares(p, host, hosts))]
     name = _check_name(p.name, "profile name")
     out: list[str] = []
+    first = 0
     for k, ((reads, writes), count) in enumerate(groups, 1):
         header = name if len(groups) == 1 else f"{name}-{k}"
         out += ["", f"[{header}]", *profile_lines(p), f"numjobs={count}",
-                f"rate_iops={reads},{writes}"]  # per direction: method-notes §9
+                f"rate_iops={reads},{writes}",  # per direction: method-notes §9
+                *region_lines(p, first, span, host, hosts)]
+        first += count
     return out
 
 
@@ -328,8 +369,11 @@ def job_text(profile: WorkloadProfile, options: JobOptions) -> str:
         lines += stream_sections(profile, options.span or options.size, options.host,
                                  options.hosts)
     elif profile.rate_iops is not None:
-        lines += rated_sections(profile, options.host, options.hosts)
+        lines += rated_sections(profile, options.host, options.hosts,
+                                options.span or options.size)
     else:
         lines += ["", f"[{_check_name(profile.name, 'profile name')}]", *profile_lines(profile),
-                  f"numjobs={_int_in(profile.jobs, 1, 256, 'jobs')}"]
+                  f"numjobs={_int_in(profile.jobs, 1, 256, 'jobs')}",
+                  *region_lines(profile, 0, options.span or options.size, options.host,
+                                options.hosts)]
     return "\n".join(lines) + "\n"

@@ -7,16 +7,19 @@ are flagged, never averaged silently.
 
 Freshness: a driver whose protocol says whether a reading is new overrides :meth:`_fresh`
 (WT300: the extended event register's update bit); the others say "freshness not checked" in
-their docstring. Independently of the meter's word, a run of readings with bit-identical
-watts, volts and amps longer than ``ReadingLimits.max_identical_readings`` is flagged stale:
-a live AC measurement at the meter's full resolution never repeats that long (method-notes
-§3, "Fresh readings"). A reading that cannot be physical (|PF| > 1, or P above k·U·I for the
-wiring) is flagged implausible (method-notes §8, "Plausibility of a reading").
+their docstring. Independently of the meter's word, a run of readings that bring no news —
+watts, volts and amps together within one last digit of one of the few readings before
+(:class:`RepeatRun`: identical, cycling or alternating by a digit) — longer than
+``ReadingLimits.max_identical_readings`` is flagged stale: a live AC measurement at the
+meter's full resolution never repeats that long (method-notes §3, "Fresh readings"). A
+reading that cannot be physical (|PF| > 1, or P above k·U·I for the wiring) is flagged
+implausible (method-notes §8, "Plausibility of a reading").
 """
 
 from __future__ import annotations
 
 import math
+from collections import deque
 from typing import Any, ClassVar
 
 from drivers.interfaces import (FLAG_FREQUENCY_NOT_MEASURED, FLAG_GARBAGE, FLAG_IMPLAUSIBLE,
@@ -46,19 +49,37 @@ def implausible(watts: float, volts: float, amps: float, pf: float, k: float,
     return abs(watts) > k * abs(volts) * abs(amps) * (1 + tolerance_pct / 100)
 
 
-class IdenticalRun:
-    """Counts readings in a row with bit-identical (watts, volts, amps)."""
+#: the longest cycle of readings the repeat rule sees through (project default, method-notes §3
+#: "Fresh readings"): a stand-in cycling through three replies passed the identical-run rule
+REPEAT_PERIODS = 4
+
+
+def _within(now: float, before: float, step: float | None) -> bool:
+    """``now`` within one last digit (``step``) of ``before``; exact when the step is not known;
+    NaN never repeats."""
+    return abs(now - before) <= (step or 0.0) * (1 + 1e-9)
+
+
+class RepeatRun:
+    """Counts readings in a row that bring no news: watts, volts and amps *together* each
+    within one least-significant digit of one of the :data:`REPEAT_PERIODS` readings before.
+
+    Bit-identical runs, cycles of up to that many readings and a one-digit alternation are
+    all a held or replaying meter (issue 38, seen 11). One quantity alone is no evidence: a
+    steady load read at five digits can alternate by one digit in watts, while its volts and
+    amps keep moving by more."""
 
     def __init__(self) -> None:
-        self._last: tuple[float, float, float] | None = None
+        self._recent: deque[tuple[float, float, float]] = deque(maxlen=REPEAT_PERIODS)
         self.length = 0
 
-    def add(self, watts: float, volts: float, amps: float) -> int:
-        key = (watts, volts, amps)
-        same = self._last is not None and all(
-            a == b for a, b in zip(key, self._last))  # NaN never repeats
+    def add(self, values: tuple[float, float, float],
+            steps: tuple[float | None, float | None, float | None] = (None, None, None)) -> int:
+        """Add (watts, volts, amps) with each one's last-digit step; the run's length now."""
+        same = any(all(_within(x, y, d) for x, y, d in zip(values, old, steps))
+                   for old in self._recent)
         self.length = self.length + 1 if same else 1
-        self._last = key
+        self._recent.appendleft(values)
         return self.length
 
 
@@ -85,7 +106,7 @@ class PowerMeterBase(Instrument):
                  **options: Any) -> None:
         super().__init__(resource, **options)
         self.limits = limits or ReadingLimits()
-        self._identical = IdenticalRun()
+        self._repeats = RepeatRun()
         self._fixed: tuple[float, float] | None = None
         if (range_v is None) != (range_a is None):
             raise InstrumentError("give both range_v and range_a for fixed ranges, or neither "
@@ -199,7 +220,10 @@ class PowerMeterBase(Instrument):
         flags = set()
         watts, volts, amps = (values[k].value for k in ("watts", "volts", "amps"))
         limit = self.limits.max_identical_readings
-        if self._identical.add(watts, volts, amps) > (limit if limit is not None else math.inf):
+        steps = (values["watts"].resolution, values["volts"].resolution,
+                 values["amps"].resolution)
+        if self._repeats.add((watts, volts, amps), steps) > \
+                (limit if limit is not None else math.inf):
             flags.add(FLAG_STALE)
         if implausible(watts, volts, amps, values["pf"].value, self._phase_factor(),
                        self.limits.power_plausibility_tolerance_pct):

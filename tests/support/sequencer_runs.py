@@ -73,12 +73,13 @@ class ProfileClock:
 
 
 def run_short_sequence(method: str | Method = "demo", sut_setup: dict | None = None,
-                       spec: dict | None = None, power=None, thermometer=SimulatedThermometer
-                       ) -> tuple[Sequencer, list[ev.RunEvent]]:
+                       spec: dict | None = None, power=None, thermometer=SimulatedThermometer,
+                       clock: FakeClock | None = None) -> tuple[Sequencer, list[ev.RunEvent]]:
     """One whole short sequence on the simulated lab; ``spec`` changes the simulated SUT
-    (volts, freq_hz, inlet_c), ``sut_setup`` what the technician declared."""
+    (volts, freq_hz, inlet_c), ``sut_setup`` what the technician declared; ``clock`` the
+    station's (a meter that answers late advances it)."""
     method = load_method(method) if isinstance(method, str) else method
-    clock = FakeClock()
+    clock = clock or FakeClock()
     config = RunConfig(method=method.name, taxonomy=SHORT, lab="sim-direct",
                        sut=SutDescription(**(sut_setup or {})))
     sut = simulated_sut(config)
