@@ -17,6 +17,12 @@ the next start, which imports it). Only events neither could take raise :class:`
 
 Journalling only on failure (not ahead of every commit) keeps a healthy run at the ingest rate
 it had before; bench/bench_storage.py measures both paths.
+
+A write that neither completes nor fails (a disk that stopped completing writes: ``fsfreeze``,
+a hung NFS or USB disk) raises nothing, so the writer also says how long its current write has
+been under way (:meth:`RunWriter.stalled_s`, on the station's clock) and how many samples it
+holds that are not stored (:meth:`RunWriter.held`): the session announces a stall past its
+bound (``app.station.storage_stall``, issue 40 §5).
 """
 
 from __future__ import annotations
@@ -26,7 +32,8 @@ import queue
 import shutil
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -55,6 +62,16 @@ RETRY_INTERVAL_S = 1.0
 #: Sizes the journal reservation when the caller does not say (the demo method's 5 Hz).
 DEFAULT_SAMPLES_PER_S = 5.0
 ErrorCallback = Callable[[StorageError], None]
+SAMPLE_EVENTS = (ev.PowerSamples, ev.TemperatureSamples)
+
+
+@dataclass(frozen=True)
+class Held:
+    """Samples the writer received that no commit has stored yet, and how many of those its
+    run journal holds (the rest are in memory only)."""
+
+    samples: int
+    in_journal: int
 
 
 @dataclass(frozen=True)
@@ -101,8 +118,10 @@ class RunWriter:
                  commit_interval_s: float = COMMIT_INTERVAL_S,
                  retry_interval_s: float = RETRY_INTERVAL_S,
                  samples_per_s: float = DEFAULT_SAMPLES_PER_S,
-                 journal_dir: Path | None = None, lock_dir: Path | None = None) -> None:
+                 journal_dir: Path | None = None, lock_dir: Path | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.database = database
+        self.clock = clock  # the station's: a stall is measured in station time
         self.on_error = on_error
         self.commit_interval_s = commit_interval_s
         self.retry_interval_s = retry_interval_s
@@ -114,6 +133,10 @@ class RunWriter:
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._pending: list[tuple[str | None, Entry]] = []  # (run id, entry)
         self._seq = 0
+        self._samples_in = 0  # samples received (listener side)
+        self._samples_stored = 0  # samples committed (writer side)
+        self._writing_since: float | None = None  # clock() when the write under way began
+        self._writes = 0  # writes begun: names the one under way
         self._spilled = 0  # highest sequence number written to a journal
         self._run: str | None = None  # run of the last RunStarted taken
         self._journals: dict[str, JournalFile] = {}
@@ -144,7 +167,39 @@ class RunWriter:
             return  # the record keeps nothing of it (app.storage.apply says why)
         if self._closed:
             raise WriterError("the run writer is closed: the event was not stored")
+        if isinstance(event, SAMPLE_EVENTS):
+            self._samples_in += len(event.samples)
         self._queue.put(event)
+
+    def stalled_s(self) -> float:
+        """How long the write under way (a commit, or a journal write) has taken so far, in
+        station time; 0 between writes."""
+        since = self._writing_since
+        return 0.0 if since is None else max(self.clock() - since, 0.0)
+
+    @property
+    def write_under_way(self) -> int:
+        """The number of the write under way (each write has its own), 0 between writes: a
+        stall ends when this changes, even if the next write starts at once."""
+        return self._writes if self._writing_since is not None else 0
+
+    def held(self) -> Held:
+        """The samples received and not yet committed, and those of them in the journal
+        (read from another thread while the writer is blocked: a snapshot, not a lock)."""
+        journaled = sum(len(e.event.samples) for run, e in list(self._pending)
+                        if run is not None and e.seq <= self._spilled
+                        and isinstance(e.event, SAMPLE_EVENTS))
+        held = max(self._samples_in - self._samples_stored, 0)
+        return Held(held, min(journaled, held))
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        self._writes += 1
+        self._writing_since = self.clock()
+        try:
+            yield
+        finally:
+            self._writing_since = None
 
     @property
     def failed(self) -> bool:
@@ -399,8 +454,10 @@ class RunWriter:
                 end += 1
             if run is not None:  # events before any RunStarted are not stored at all
                 try:
-                    self._journal(run).append(((e.seq, _journal_form(e.event))
-                                               for _, e in todo[start:end]), durable=durable)
+                    with self._writing():
+                        self._journal(run).append(((e.seq, _journal_form(e.event))
+                                                   for _, e in todo[start:end]),
+                                                  durable=durable)
                 except JournalError as exc:
                     self._journal_problem(exc)
                     if self._failed:  # the database failed too: nothing keeps the run now
@@ -413,7 +470,7 @@ class RunWriter:
         """Apply all pending events in one transaction; on failure keep them for a retry."""
         try:
             self._check_file()
-            with self._engine.begin() as conn:
+            with self._writing(), self._engine.begin() as conn:
                 state = apply_events(conn, self._state, [e for _, e in self._pending])
         except DatabaseReplacedError as exc:
             self._report(exc)
@@ -423,6 +480,8 @@ class RunWriter:
             return False
         recovered = self._failed
         self._state = state
+        self._samples_stored += sum(len(e.event.samples) for _, e in self._pending
+                                    if isinstance(e.event, SAMPLE_EVENTS))
         if not self._database_id:
             self._identify()  # the database failed when the writer started
         self._failed = False  # before the write-behind: its journal is not the only copy
@@ -565,4 +624,4 @@ def _journal_form(event: ev.RunEvent) -> ev.RunEvent:
     return event
 
 
-__all__ = ["RunWriter", "Durability", "COMMIT_INTERVAL_S"]
+__all__ = ["RunWriter", "Durability", "Held", "COMMIT_INTERVAL_S"]
