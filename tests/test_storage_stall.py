@@ -71,8 +71,8 @@ class FrozenDisk:
 
     def _listen(self, e: ev.RunEvent) -> None:
         if isinstance(e, ev.PhaseStarted) and e.phase.name == "MW1":
-            self.frozen = self.stuck = True  # and a commit now, before the fake clock runs the plan out
-            self.writers[0].flush(0.0)
+            self.frozen = self.stuck = True
+            self.writers[0].flush(0.0)  # a commit now, before the fake clock runs the plan out
             assert self.writer_blocked.wait(budget_s(10)), "the writer never committed"
         elif isinstance(e, ev.PhaseStarted) and e.phase.name == "SR":
             self.frozen = False
@@ -158,3 +158,23 @@ def test_the_stall_limit_is_a_labelled_station_setting(monkeypatch: pytest.Monke
         monkeypatch.setenv(ENV, bad)
         with pytest.raises(StallLimitError, match=f"{ENV}=.* is not a stall limit: give seconds"):
             commit_stall_limit()
+
+
+def test_the_run_view_shows_a_stall_in_a_banner_while_it_lasts(qtbot) -> None:
+    from PySide6.QtCore import QSettings
+
+    from ui.run.view import RunView
+
+    view = RunView(settings=QSettings())
+    qtbot.addWidget(view)
+    watch = StallWatch(_Writer(), limit_s=10.0)  # type: ignore[arg-type]
+    watch.writer.write_under_way, watch.writer.stalled = 3, 12.0
+    (level, stalled), = watch()
+    view._on_log_message(ev.LogMessage(level, stalled, 40.0))
+    assert view.storage_banner.isVisibleTo(view)
+    assert view.storage_banner.text().startswith("STORAGE STALLED — a write to ")
+    assert "40 samples not yet stored are held" in view.storage_banner.text()
+    watch.writer.write_under_way, watch.writer.stalled = 0, 0.0
+    (level, resumed), = watch()
+    view._on_log_message(ev.LogMessage(level, resumed, 60.0))
+    assert not view.storage_banner.isVisibleTo(view)
