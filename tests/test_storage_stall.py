@@ -25,6 +25,7 @@ from app.station.storage_stall import (DEFAULT_COMMIT_STALL_S, ENV, RESUMED, STA
                                        StallLimitError, StallWatch, commit_stall_limit)
 from app.storage.writer import Held
 from drivers.clock import FakeClock
+from tests.support.small_disk import freeze, mounted_ext4, thaw
 from tests.support.time_budget import budget_s
 
 LIMIT_S = 2.0
@@ -178,3 +179,81 @@ def test_the_run_view_shows_a_stall_in_a_banner_while_it_lasts(qtbot) -> None:
     (level, resumed), = watch()
     view._on_log_message(ev.LogMessage(level, resumed, 60.0))
     assert not view.storage_banner.isVisibleTo(view)
+
+
+@pytest.mark.process
+def test_a_really_frozen_data_disk_is_announced_and_nothing_is_lost(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture) -> None:
+    """The seen case on a real filesystem: the data folder on an ext4 loop mount frozen with
+    ``fsfreeze`` from MW1's start until SR's (the writer blocks in the kernel, as on main)."""
+    with mounted_ext4(tmp_path / "disk", tmp_path / "disk.img") as disk:
+        monkeypatch.setenv("STORWATT_DATA_DIR", str(disk))
+        monkeypatch.setenv(ENV, str(LIMIT_S))
+        seen = FrozenFilesystem(monkeypatch, disk)
+        rc = main(["run", "--lab", "sim-direct", "--method", "smoke", "--db",
+                   f"sqlite:///{disk / 'runs.db'}"])
+        out = capsys.readouterr().out
+        assert rc == 0, out
+        assert seen.frozen_at is not None and seen.thawed_at is not None
+        stalls = [e for e in seen.logs if e.message.startswith(STALLED)]
+        print("\n".join(e.message for e in stalls))
+        # the frozen write is announced while the disk is frozen (on the fake clock a thawed
+        # commit's real milliseconds may pass the limit too: each is announced, and ends)
+        assert any(seen.frozen_at <= e.t <= seen.thawed_at for e in stalls)
+        assert len([e for e in seen.logs if e.message.startswith(RESUMED)]) == len(stalls)
+        assert f"WARNING: {STALLED}" in out
+        with sqlite3.connect(disk / "runs.db") as conn:
+            stored = conn.execute("SELECT count(*) FROM power_samples").fetchone()[0]
+            stored += conn.execute("SELECT count(*) FROM temperature_samples").fetchone()[0]
+            noted = conn.execute("SELECT count(*) FROM events WHERE message LIKE ?",
+                                 (f"{STALLED}%",)).fetchone()[0]
+        assert stored == seen.samples and noted == len(stalls)
+
+
+class FrozenFilesystem:
+    """Freezes the data folder's filesystem when MW1 starts (after a commit has begun) and
+    thaws it when SR starts, waiting there until the frozen write completed."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, disk: Path) -> None:
+        self.disk = disk
+        self.frozen_at: float | None = None
+        self.thawed_at: float | None = None
+        self.logs: list[ev.LogMessage] = []
+        self.samples = 0
+        self.writer: app.storage.writer.RunWriter | None = None
+        self.clock = FakeClock()
+        real_open = app.station.session.open_session
+
+        def open_on_fake_clock(config, **kwargs):
+            kwargs["listeners"] = [*kwargs.get("listeners", ()), self._listen]
+            kwargs["clock"] = self.clock
+            session = real_open(config, **kwargs)
+            self.writer = session.writer
+            return session
+
+        monkeypatch.setattr(app.station.session, "open_session", open_on_fake_clock)
+
+    def _listen(self, e: ev.RunEvent) -> None:
+        assert self.writer is not None
+        if isinstance(e, ev.PhaseStarted) and e.phase.name == "MW1":
+            assert self.writer.flush(budget_s(10))
+            freeze(self.disk)
+            self.frozen_at = e.t
+            self.writer.flush(0.0)  # a commit now: it blocks in the kernel
+            deadline = time.monotonic() + budget_s(10)
+            while not self.writer.write_under_way:
+                assert time.monotonic() < deadline, "the writer never began its write"
+                time.sleep(0.01)
+            self.frozen_write = self.writer.write_under_way
+        elif isinstance(e, ev.PhaseStarted) and e.phase.name == "SR":
+            thaw(self.disk)
+            self.thawed_at = e.t
+            deadline = time.monotonic() + budget_s(10)
+            while self.writer.write_under_way == self.frozen_write:
+                assert time.monotonic() < deadline, "the thawed write never completed"
+                time.sleep(0.01)
+        elif isinstance(e, ev.LogMessage):
+            self.logs.append(e)
+        elif isinstance(e, ev.PowerSamples | ev.TemperatureSamples):
+            self.samples += len(e.samples)

@@ -172,8 +172,8 @@ class RunWriter:
         self._queue.put(event)
 
     def stalled_s(self) -> float:
-        """How long the write under way (a commit, or a journal write) has taken so far, in
-        station time; 0 between writes."""
+        """How long the writer's round of writes under way (commit, journal, heartbeat) has
+        taken so far, in station time; 0 while it waits for events."""
         since = self._writing_since
         return 0.0 if since is None else max(self.clock() - since, 0.0)
 
@@ -194,12 +194,23 @@ class RunWriter:
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
+        """A round of writes (:meth:`stalled_s` counts from its start)."""
         self._writes += 1
         self._writing_since = self.clock()
         try:
             yield
         finally:
             self._writing_since = None
+
+    @contextmanager
+    def _waiting(self) -> Iterator[None]:
+        """A pause inside a round of writes; what follows it is a round of its own."""
+        self._writing_since = None
+        try:
+            yield
+        finally:
+            self._writes += 1
+            self._writing_since = self.clock()
 
     @property
     def failed(self) -> bool:
@@ -334,31 +345,34 @@ class RunWriter:
             wait = self.commit_interval_s - (time.monotonic() - last_commit)
             idle_wait = HEARTBEAT_INTERVAL_S if self._state.pk is not None else None
             stopping |= self._take(max(wait, 0.01) if self._pending else idle_wait, flushes)
-            if self._failed:
-                self._spill()  # while the database fails, every event goes to the journal
-            now = time.monotonic()
-            due = now - last_commit >= self.commit_interval_s or flushes or stopping
-            if self._pending and due:
-                if self._commit():
-                    last_commit = now
-                else:
-                    self._spill()
-                    if self._replaced is not None and stopping:
-                        break  # never writable again: the run is whole in its journal
-                    if self._abandon.wait(self.retry_interval_s):
-                        self._take(0.001, flushes)
+            with self._writing():  # every write of this round: commit, journal, beat
+                if self._failed:
+                    self._spill()  # while the database fails, every event goes to the journal
+                now = time.monotonic()
+                due = now - last_commit >= self.commit_interval_s or flushes or stopping
+                if self._pending and due:
+                    if self._commit():
+                        last_commit = now
+                    else:
                         self._spill()
+                        if self._replaced is not None and stopping:
+                            break  # never writable again: the run is whole in its journal
+                        with self._waiting():  # a retry's pause is no write under way
+                            abandoned = self._abandon.wait(self.retry_interval_s)
+                        if abandoned:
+                            self._take(0.001, flushes)
+                            self._spill()
+                            break
+                elif self._state.pk is not None and now - last_commit >= HEARTBEAT_INTERVAL_S:
+                    self._beat()  # idle (a paused run): still alive, not to be taken for crashed
+                    last_commit = now
+                if not self._pending:
+                    for marker in flushes:
+                        marker.done.set()
+                    flushes.clear()
+                    if stopping:
+                        self._release_run()
                         break
-            elif self._state.pk is not None and now - last_commit >= HEARTBEAT_INTERVAL_S:
-                self._beat()  # idle (a paused run): still alive, not to be taken for crashed
-                last_commit = now
-            if not self._pending:
-                for marker in flushes:
-                    marker.done.set()
-                flushes.clear()
-                if stopping:
-                    self._release_run()
-                    break
         for journal in self._journals.values():
             try:
                 journal.close()  # kept for the import: it holds events the database lacks
@@ -454,10 +468,8 @@ class RunWriter:
                 end += 1
             if run is not None:  # events before any RunStarted are not stored at all
                 try:
-                    with self._writing():
-                        self._journal(run).append(((e.seq, _journal_form(e.event))
-                                                   for _, e in todo[start:end]),
-                                                  durable=durable)
+                    self._journal(run).append(((e.seq, _journal_form(e.event))
+                                               for _, e in todo[start:end]), durable=durable)
                 except JournalError as exc:
                     self._journal_problem(exc)
                     if self._failed:  # the database failed too: nothing keeps the run now
@@ -470,7 +482,7 @@ class RunWriter:
         """Apply all pending events in one transaction; on failure keep them for a retry."""
         try:
             self._check_file()
-            with self._writing(), self._engine.begin() as conn:
+            with self._engine.begin() as conn:
                 state = apply_events(conn, self._state, [e for _, e in self._pending])
         except DatabaseReplacedError as exc:
             self._report(exc)
