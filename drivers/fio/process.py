@@ -140,8 +140,10 @@ class FioProcess:
     def _learn_jobs(self) -> None:
         """Note the sessions of fio's job processes while they are still its children (about
         1 ms a scan of /proc, once a status document, off the sampling thread)."""
-        if self.proc.poll() is None:
-            self.job_sessions |= sessions.child_sessions(self.proc.pid, self.proc.pid)
+        if self.proc.poll() is None:  # a new set, never changed in place: stop() may be
+            # going through the old one on another thread
+            self.job_sessions = self.job_sessions | sessions.child_sessions(self.proc.pid,
+                                                                            self.proc.pid)
 
     def _read_stderr(self) -> None:
         assert self.proc.stderr is not None
@@ -206,7 +208,7 @@ class FioProcess:
         except (ProcessLookupError, PermissionError):
             pass
         left = sessions.end_sessions(self.job_sessions, term_s, kill_s)
-        if left:
+        if left and "did not end on SIGKILL" not in self.stop_finding:  # once, not per stop
             self.stop_finding = "; ".join(filter(None, (
                 self.stop_finding, f"fio's job process {', '.join(map(str, left))} did not "
                 f"end on SIGKILL within {kill_s:g} s (held in the kernel by IO on its "
