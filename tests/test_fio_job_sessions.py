@@ -19,8 +19,10 @@ import pytest
 
 from drivers.fio import sessions
 from drivers.fio.engine import FioRunError
+from drivers.fio.process import FioProcess
 from drivers.interfaces import WorkloadProfile
 from tests.support.fio import engine_for, needs_fio
+from tests.support.fio_orphans import no_fio_left_behind
 from tests.support.time_budget import budget_s
 
 pytestmark = [pytest.mark.fio, needs_fio,
@@ -118,3 +120,25 @@ def test_a_session_that_will_not_end_is_bounded_and_named(monkeypatch) -> None:
     assert sessions.end_sessions({424242}, term_s=0.0, kill_s=0.0) == [424242]
     assert signalled == [signal.SIGCONT, signal.SIGTERM, signal.SIGKILL]
     assert sessions.end_sessions(set(), term_s=0.0, kill_s=0.0) == []
+
+
+@pytest.mark.realtime("a real fio job is orphaned on purpose; the guard's grace, set short")
+def test_the_suite_guard_fails_a_test_that_leaves_a_fio_behind() -> None:
+    """The class, not the case: every ``fio`` test runs inside this guard
+    (tests/conftest.py), so any path that leaves a fio behind fails the test that took it."""
+    with pytest.raises(pytest.fail.Exception, match=r"fio left behind after the test \(now "
+                                                    r"killed\): pid \d+ \(state T"):
+        with no_fio_left_behind(grace_s=0.5):
+            proc = FioProcess(["fio", "--name=orphan", "--ioengine=null", "--size=1g",
+                               "--rw=read", "--time_based", "--runtime=60"], clock=time.monotonic)
+            deadline = time.monotonic() + budget_s(10)
+            while not (jobs := sessions.child_sessions(proc.pid, proc.pid)):
+                assert time.monotonic() < deadline, "fio never forked its job"
+                time.sleep(0.05)
+            _stop([s.pid for s in sessions.members(jobs)])
+            os.killpg(proc.pid, signal.SIGKILL)  # its group only: the job is elsewhere
+            proc.proc.wait()
+    deadline = time.monotonic() + budget_s(5)
+    while sessions.members(jobs):  # the guard killed it (SIGKILL takes effect a moment later)
+        assert time.monotonic() < deadline, sessions.members(jobs)
+        time.sleep(0.05)

@@ -59,8 +59,19 @@ def all_stats() -> list[ProcStat]:
 
 
 def child_sessions(parent: int, own_session: int) -> set[int]:
-    """The sessions of ``parent``'s children other than ``own_session`` (fio's jobs)."""
-    return {s.session for s in all_stats() if s.ppid == parent and s.session != own_session}
+    """The sessions, other than ``own_session``, of ``parent``'s descendants (fio's jobs; a
+    ``fio --server`` forks a backend that forks the jobs)."""
+    stats = all_stats()
+    children: dict[int, list[ProcStat]] = {}
+    for stat in stats:
+        children.setdefault(stat.ppid, []).append(stat)
+    found, todo = set(), [parent]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child.session != own_session:
+                found.add(child.session)
+            todo.append(child.pid)
+    return found
 
 
 def members(sessions: set[int]) -> list[ProcStat]:
