@@ -142,3 +142,16 @@ def test_the_suite_guard_fails_a_test_that_leaves_a_fio_behind() -> None:
     while sessions.members(jobs):  # the guard killed it (SIGKILL takes effect a moment later)
         assert time.monotonic() < deadline, sessions.members(jobs)
         time.sleep(0.05)
+
+
+def test_a_fio_deaf_to_sigint_is_named_as_stopped_or_stalled() -> None:
+    """The escalation's own words (a fio in uninterruptible IO on a hung target cannot be
+    made in a test): SIGTERM or SIGKILL ending it is the phase's cause, SIGINT is not."""
+    assert FioProcess._finding([], signal.SIGINT, 5.0) == ""
+    assert FioProcess._finding([], None, 5.0) == ""
+    assert FioProcess._finding([], signal.SIGKILL, 5.0) == (
+        "fio did not end within 5 s of SIGINT (stopped or stalled: its IO or its target hung) "
+        "and was ended with SIGKILL")
+    both = FioProcess._finding([41, 42], signal.SIGTERM, 5.0)
+    assert both.startswith("fio was found stopped (SIGSTOP or ^Z: processes 41, 42 in state T)")
+    assert both.endswith("was ended with SIGTERM")
