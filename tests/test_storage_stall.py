@@ -257,3 +257,16 @@ class FrozenFilesystem:
             self.logs.append(e)
         elif isinstance(e, ev.PowerSamples | ev.TemperatureSamples):
             self.samples += len(e.samples)
+
+
+def test_a_server_database_is_named_without_its_password() -> None:
+    """The lines go to the console and into the stored record: never a password."""
+    writer = _Writer()
+    writer.database.url = "postgresql+psycopg://station:s3cret@lab-db/storwatt"
+    watch = StallWatch(writer, limit_s=10.0)  # type: ignore[arg-type]
+    writer.write_under_way, writer.stalled = 7, 11.0
+    writer_lines = [message for _, message in watch()]
+    writer.write_under_way, writer.stalled = 0, 0.0
+    writer_lines += [message for _, message in watch()]
+    assert len(writer_lines) == 2 and all("s3cret" not in m and "station:***@lab-db" in m
+                                          for m in writer_lines)

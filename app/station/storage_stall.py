@@ -10,8 +10,9 @@ write completes, it says how long the stall lasted.
 
 The limit is a station setting, not a method rule (it never changes a figure):
 ``STORWATT_COMMIT_STALL_S`` seconds, :data:`DEFAULT_COMMIT_STALL_S` by default — well above a
-healthy commit (milliseconds; a SQLite checkpoint of a large file takes about a second) and well
-below the minutes a person would need to save the run by hand.
+healthy commit (milliseconds) and well below the minutes a person needs to act on it. The
+message names what was seen, not a cause it did not check: a frozen or hung disk and a database
+another program keeps busy look the same from here.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import math
 import os
 from dataclasses import dataclass
 
+from app.storage.server_link import shown
 from app.storage.writer import RunWriter
 
 DEFAULT_COMMIT_STALL_S = 10.0
@@ -62,7 +64,7 @@ class StallWatch:
         write, stalled = self.writer.write_under_way, self.writer.stalled_s()
         said = []
         if self._announced and write != self._announced:
-            said.append(("INFO", f"{RESUMED} the write to {self.writer.database.url} "
+            said.append(("INFO", f"{RESUMED} the write to {shown(self.writer.database.url)} "
                                  f"completed after a stall of at least {self._lasted_s:.0f} s; "
                                  "every sample held is stored"))
             self._announced = 0
@@ -78,8 +80,9 @@ class StallWatch:
         where = ("in memory only" if not held.in_journal else
                  f"{held.in_journal} in the run journal, {held.samples - held.in_journal} in "
                  "memory only")
-        return (f"{STALLED} a write to {self.writer.database.url} has not completed for "
-                f"{stalled:.0f} s (limit {ENV} = {self.limit_s:g} s): the disk holding it "
-                f"stopped completing writes (frozen, hung or failing); {held.samples} samples "
+        return (f"{STALLED} a write to {shown(self.writer.database.url)} has not completed for "
+                f"{stalled:.0f} s (limit {ENV} = {self.limit_s:g} s: a disk that stopped "
+                "completing writes — frozen, hung, failing — or a database another program "
+                f"keeps busy); {held.samples} samples "
                 f"not yet stored are held, {where} — the run goes on, but if the station stops "
-                "before the disk answers, what is in memory is lost")
+                "before the write completes, what is in memory is lost")
