@@ -229,6 +229,7 @@ class FrozenFilesystem:
             kwargs["listeners"] = [*kwargs.get("listeners", ()), self._listen]
             kwargs["clock"] = self.clock
             session = real_open(config, **kwargs)
+            session.writer.clock = self.clock.now  # the freeze lasts a plan's station seconds
             self.writer = session.writer
             return session
 

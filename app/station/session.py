@@ -91,7 +91,7 @@ def open_session(config: RunConfig, *, db_url: str | None = None,
         database.close()
         raise
     stall_limit_s = commit_stall_limit()
-    writer = RunWriter(database, samples_per_s=1.0 / method.sample_period_s, clock=clock.now)
+    writer = RunWriter(database, samples_per_s=1.0 / method.sample_period_s)
     lab: Lab | None = None
     try:  # a refused target or a lab that cannot be built must not leave the writer running
         lab = build_lab(config, clock, protected=station_paths(database.url, report_folder),

@@ -20,7 +20,7 @@ it had before; bench/bench_storage.py measures both paths.
 
 A write that neither completes nor fails (a disk that stopped completing writes: ``fsfreeze``,
 a hung NFS or USB disk) raises nothing, so the writer also says how long its current write has
-been under way (:meth:`RunWriter.stalled_s`, on the station's clock) and how many samples it
+been under way (:meth:`RunWriter.stalled_s`, in real time) and how many samples it
 holds that are not stored (:meth:`RunWriter.held`): the session announces a stall past its
 bound (``app.station.storage_stall``, issue 40 §5).
 """
@@ -121,7 +121,9 @@ class RunWriter:
                  journal_dir: Path | None = None, lock_dir: Path | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.database = database
-        self.clock = clock  # the station's: a stall is measured in station time
+        #: a disk stalls in real seconds, whatever clock the run is on (a test's fake clock
+        #: runs a plan at CPU speed: a commit's milliseconds would be whole seconds of it)
+        self.clock = clock
         self.on_error = on_error
         self.commit_interval_s = commit_interval_s
         self.retry_interval_s = retry_interval_s
@@ -173,7 +175,7 @@ class RunWriter:
 
     def stalled_s(self) -> float:
         """How long the writer's round of writes under way (commit, journal, heartbeat) has
-        taken so far, in station time; 0 while it waits for events."""
+        taken so far (:attr:`clock` seconds); 0 while it waits for events."""
         since = self._writing_since
         return 0.0 if since is None else max(self.clock() - since, 0.0)
 
