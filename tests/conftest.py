@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.fio_orphans import no_fio_left_behind
 from tests.support.recorded_runs import RecordedRun, pause_once_in, record_run
 
 # the offscreen platform's one screen is 800×800; give it the lab laptops' two screens
@@ -46,6 +47,17 @@ atexit.register(shutil.rmtree, _PROCESS_DATA_DIR, ignore_errors=True)
 @pytest.fixture(autouse=True)
 def _private_data_dir(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("STORWATT_DATA_DIR", str(tmp_path_factory.mktemp("data")))
+
+
+@pytest.fixture(autouse=True)
+def _no_fio_left_behind(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every test that runs real fio ends with no fio of its own left behind (issue 40: a
+    stopped fio job, in a session of its own, outlived its phase with the target open)."""
+    if request.node.get_closest_marker("fio") is None:
+        yield
+        return
+    with no_fio_left_behind():
+        yield
 
 
 @pytest.fixture

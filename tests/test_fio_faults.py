@@ -19,6 +19,7 @@ from drivers.fio.engine import FioRunError
 from drivers.fio.process import STDERR_GRACE_S
 from drivers.interfaces import WorkloadProfile
 from tests.support.fio import free_port, engine_for, needs_fio
+from tests.support.fio_orphans import kill_server
 from tests.support.time_budget import budget_s
 
 pytestmark = [pytest.mark.fio, needs_fio]
@@ -85,7 +86,7 @@ def test_a_load_host_dropping_the_connection_mid_phase_is_named(tmp_path: Path) 
         engine.start(RR)
         time.sleep(2.0)  # the job runs on the host
         assert engine.running
-        os.killpg(server.pid, signal.SIGKILL)
+        kill_server(server.pid)  # the host dies: its server and the job it was running
         killed_at = time.monotonic()
         # the stall limit (the engine's own, not scaled) + stopping the clients: a 15 s
         # quiet-machine margin, as at the default 15 s limit, where it took < 30 s; fio's own
@@ -98,6 +99,5 @@ def test_a_load_host_dropping_the_connection_mid_phase_is_named(tmp_path: Path) 
         engine.stop()
         engine.close()
     finally:
-        if server.poll() is None:
-            os.killpg(server.pid, signal.SIGKILL)
+        kill_server(server.pid)
         server.wait()

@@ -16,7 +16,6 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
-import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -34,6 +33,7 @@ from app.storage.opening import open_database
 from app.storage.synthetic import full_run
 from app.storage.writer import RunWriter
 from tests.support.clocks import HoldingClock
+from tests.support.small_disk import mounted_tmpfs
 
 SAMPLE_PERIOD_S = 0.2  # resources/methods/smoke.toml
 RUN_WAIT_S = 20.0  # real seconds a held run may take to notice (it needs well under 2)
@@ -161,16 +161,9 @@ def test_a_run_whose_journal_cannot_be_reserved_is_refused_before_it_starts(
 @pytest.fixture()
 def tiny_data_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The station's data folder (database and journal) on a 2 MiB tmpfs, as seen in issue 40."""
-    mount_point = tmp_path / "tiny"
-    mount_point.mkdir()
-    if os.geteuid() != 0 or subprocess.run(
-            ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount_point)],
-            capture_output=True).returncode != 0:
-        pytest.skip("cannot mount a size-capped tmpfs here (needs root and mount rights); "
-                    "the injected ENOSPC test covers the same refusal")
-    monkeypatch.setenv("STORWATT_DATA_DIR", str(mount_point))
-    yield mount_point
-    subprocess.run(["umount", "-l", str(mount_point)], capture_output=True)
+    with mounted_tmpfs(tmp_path / "tiny", "2m") as mount_point:
+        monkeypatch.setenv("STORWATT_DATA_DIR", str(mount_point))
+        yield mount_point
 
 
 @pytest.mark.process

@@ -113,6 +113,8 @@ class Sequencer:
         self._done_s = 0.0  # planned seconds of finished phases (for progress)
         self._extension_s = 0.0  # stabilisation extensions of finished phases (§4)
         self._last_progress = -math.inf
+        #: polled with every sample for lines to log (the session's storage stall watch)
+        self._watches: list[Callable[[], list[tuple[str, str]]]] = []
         #: set when this run continues an INTERRUPTED one (app/station/resume.py): it then starts at
         #: the continuation's phase, with its attempts and the stored intensity search
         self.continuation = continuation
@@ -155,6 +157,12 @@ class Sequencer:
         :meth:`abort`, but the run and its running phase end FAILED with ``reason``."""
         self._stop_status = RunStatus.FAILED
         self.abort(reason)
+
+    def add_watch(self, watch: Callable[[], list[tuple[str, str]]]) -> None:
+        """Poll ``watch`` with every sample; each (level, message) it returns is logged in the
+        run (console, run view, stored record). Something outside the run that the run must
+        announce while it goes on — a data disk that stopped completing writes."""
+        self._watches.append(watch)
 
     def _now(self) -> float:
         """Run time now (``run()`` replaces the run clock, so samplers ask through here)."""
@@ -764,6 +772,9 @@ class Sequencer:
     def _report_gaps(self, phase_index: int) -> None:
         for note in self.lab.input_notes():
             self.log(note, "WARNING", phase_index)
+        for watch in self._watches:
+            for level, message in watch():
+                self.log(message, level, phase_index)
         for sampler in (self._power, self._temp):
             for gap in sampler.take_gaps() if sampler else ():
                 start = gap.t_from

@@ -31,6 +31,7 @@ from app.storage.rights import check_write_rights
 from app.storage.writer import Durability, RunWriter
 from drivers.clock import Clock, MonotonicClock
 from app.station.instrument_profile import StationProfile, StationProfileError
+from app.station.storage_stall import StallWatch, commit_stall_limit
 
 #: How long the end of a run waits for a failing database before leaving the run in its
 #: journal (a backup tool's lock or a short outage clears in this time; a full disk does not).
@@ -89,6 +90,7 @@ def open_session(config: RunConfig, *, db_url: str | None = None,
     except StorageError:
         database.close()
         raise
+    stall_limit_s = commit_stall_limit()
     writer = RunWriter(database, samples_per_s=1.0 / method.sample_period_s)
     lab: Lab | None = None
     try:  # a refused target or a lab that cannot be built must not leave the writer running
@@ -107,6 +109,7 @@ def open_session(config: RunConfig, *, db_url: str | None = None,
         writer.close()
         raise
     writer.on_error = _fail_when_not_durable(sequencer)
+    sequencer.add_watch(StallWatch(writer, stall_limit_s))
     _remember_instruments(config)
     return RunSession(config, method, database, lab, sequencer, writer)
 

@@ -17,6 +17,12 @@ the next start, which imports it). Only events neither could take raise :class:`
 
 Journalling only on failure (not ahead of every commit) keeps a healthy run at the ingest rate
 it had before; bench/bench_storage.py measures both paths.
+
+A write that neither completes nor fails (a disk that stopped completing writes: ``fsfreeze``,
+a hung NFS or USB disk) raises nothing, so the writer also says how long its current write has
+been under way (:meth:`RunWriter.stalled_s`, in real time) and how many samples it
+holds that are not stored (:meth:`RunWriter.held`): the session announces a stall past its
+bound (``app.station.storage_stall``, issue 40 §5).
 """
 
 from __future__ import annotations
@@ -26,7 +32,8 @@ import queue
 import shutil
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -55,6 +62,16 @@ RETRY_INTERVAL_S = 1.0
 #: Sizes the journal reservation when the caller does not say (the demo method's 5 Hz).
 DEFAULT_SAMPLES_PER_S = 5.0
 ErrorCallback = Callable[[StorageError], None]
+SAMPLE_EVENTS = (ev.PowerSamples, ev.TemperatureSamples)
+
+
+@dataclass(frozen=True)
+class Held:
+    """Samples the writer received that no commit has stored yet, and how many of those its
+    run journal holds (the rest are in memory only)."""
+
+    samples: int
+    in_journal: int
 
 
 @dataclass(frozen=True)
@@ -101,8 +118,12 @@ class RunWriter:
                  commit_interval_s: float = COMMIT_INTERVAL_S,
                  retry_interval_s: float = RETRY_INTERVAL_S,
                  samples_per_s: float = DEFAULT_SAMPLES_PER_S,
-                 journal_dir: Path | None = None, lock_dir: Path | None = None) -> None:
+                 journal_dir: Path | None = None, lock_dir: Path | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.database = database
+        #: a disk stalls in real seconds, whatever clock the run is on (a test's fake clock
+        #: runs a plan at CPU speed: a commit's milliseconds would be whole seconds of it)
+        self.clock = clock
         self.on_error = on_error
         self.commit_interval_s = commit_interval_s
         self.retry_interval_s = retry_interval_s
@@ -114,6 +135,10 @@ class RunWriter:
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._pending: list[tuple[str | None, Entry]] = []  # (run id, entry)
         self._seq = 0
+        self._samples_in = 0  # samples received (listener side)
+        self._samples_stored = 0  # samples committed (writer side)
+        self._writing_since: float | None = None  # clock() when the write under way began
+        self._writes = 0  # writes begun: names the one under way
         self._spilled = 0  # highest sequence number written to a journal
         self._run: str | None = None  # run of the last RunStarted taken
         self._journals: dict[str, JournalFile] = {}
@@ -145,7 +170,50 @@ class RunWriter:
             return  # the record keeps nothing of it (app.storage.apply says why)
         if self._closed:
             raise WriterError("the run writer is closed: the event was not stored")
+        if isinstance(event, SAMPLE_EVENTS):
+            self._samples_in += len(event.samples)
         self._queue.put(event)
+
+    def stalled_s(self) -> float:
+        """How long the writer's round of writes under way (commit, journal, heartbeat) has
+        taken so far (:attr:`clock` seconds); 0 while it waits for events."""
+        since = self._writing_since
+        return 0.0 if since is None else max(self.clock() - since, 0.0)
+
+    @property
+    def write_under_way(self) -> int:
+        """The number of the write under way (each write has its own), 0 between writes: a
+        stall ends when this changes, even if the next write starts at once."""
+        return self._writes if self._writing_since is not None else 0
+
+    def held(self) -> Held:
+        """The samples received and not yet committed, and those of them in the journal
+        (read from another thread while the writer is blocked: a snapshot, not a lock)."""
+        journaled = sum(len(e.event.samples) for run, e in list(self._pending)
+                        if run is not None and e.seq <= self._spilled
+                        and isinstance(e.event, SAMPLE_EVENTS))
+        held = max(self._samples_in - self._samples_stored, 0)
+        return Held(held, min(journaled, held))
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A round of writes (:meth:`stalled_s` counts from its start)."""
+        self._writes += 1
+        self._writing_since = self.clock()
+        try:
+            yield
+        finally:
+            self._writing_since = None
+
+    @contextmanager
+    def _waiting(self) -> Iterator[None]:
+        """A pause inside a round of writes; what follows it is a round of its own."""
+        self._writing_since = None
+        try:
+            yield
+        finally:
+            self._writes += 1
+            self._writing_since = self.clock()
 
     @property
     def failed(self) -> bool:
@@ -283,31 +351,34 @@ class RunWriter:
             # not the rest of a commit interval on an empty queue
             stopping |= self._take(0.01 if stopping else max(wait, 0.01) if self._pending
                                    else idle_wait, flushes)
-            if self._failed:
-                self._spill()  # while the database fails, every event goes to the journal
-            now = time.monotonic()
-            due = now - last_commit >= self.commit_interval_s or flushes or stopping
-            if self._pending and due:
-                if self._commit():
-                    last_commit = now
-                else:
-                    self._spill()
-                    if self._replaced is not None and stopping:
-                        break  # never writable again: the run is whole in its journal
-                    if self._abandon.wait(self.retry_interval_s):
-                        self._take(0.001, flushes)
+            with self._writing():  # every write of this round: commit, journal, beat
+                if self._failed:
+                    self._spill()  # while the database fails, every event goes to the journal
+                now = time.monotonic()
+                due = now - last_commit >= self.commit_interval_s or flushes or stopping
+                if self._pending and due:
+                    if self._commit():
+                        last_commit = now
+                    else:
                         self._spill()
+                        if self._replaced is not None and stopping:
+                            break  # never writable again: the run is whole in its journal
+                        with self._waiting():  # a retry's pause is no write under way
+                            abandoned = self._abandon.wait(self.retry_interval_s)
+                        if abandoned:
+                            self._take(0.001, flushes)
+                            self._spill()
+                            break
+                elif self._state.pk is not None and now - last_commit >= HEARTBEAT_INTERVAL_S:
+                    self._beat()  # idle (a paused run): still alive, not to be taken for crashed
+                    last_commit = now
+                if not self._pending:
+                    for marker in flushes:
+                        marker.done.set()
+                    flushes.clear()
+                    if stopping:
+                        self._release_run()
                         break
-            elif self._state.pk is not None and now - last_commit >= HEARTBEAT_INTERVAL_S:
-                self._beat()  # idle (a paused run): still alive, not to be taken for crashed
-                last_commit = now
-            if not self._pending:
-                for marker in flushes:
-                    marker.done.set()
-                flushes.clear()
-                if stopping:
-                    self._release_run()
-                    break
         for journal in self._journals.values():
             try:
                 journal.close()  # kept for the import: it holds events the database lacks
@@ -427,6 +498,8 @@ class RunWriter:
             return False
         recovered = self._failed
         self._state = state
+        self._samples_stored += sum(len(e.event.samples) for _, e in self._pending
+                                    if isinstance(e.event, SAMPLE_EVENTS))
         if not self._database_id:
             self._identify()  # the database failed when the writer started
         self._failed = False  # before the write-behind: its journal is not the only copy
@@ -573,4 +646,4 @@ def _journal_form(event: ev.RunEvent) -> ev.RunEvent:
     return event
 
 
-__all__ = ["RunWriter", "Durability", "COMMIT_INTERVAL_S"]
+__all__ = ["RunWriter", "Durability", "Held", "COMMIT_INTERVAL_S"]

@@ -557,9 +557,11 @@ class FioEngine:
             return
         for proc in self._procs.values():
             proc.stop(*self.stop_timeouts)  # SIGCONT first: a stopped fio must run to exit
+        found = self._stop_findings()
         self._error = (f"fio stalled: no IO completed for {now - since:.0f} s (limit "
                        f"[fio] stall_s = {self.stall_s:g} s; {ios} IOs before, "
-                       f"{len(self.intervals)} intervals kept); fio stopped")
+                       f"{len(self.intervals)} intervals kept); fio stopped"
+                       + (f" ({found})" if found else ""))
         self._reported = True
         raise FioStalled(self._error, self.intervals)
 
@@ -639,6 +641,7 @@ class FioEngine:
                                   job_text=self._job, error=self._error)
         codes = self._stop_all()
         self._raise_on_failure(final=True)  # first: a host's own failure names the phase's
+        self._error = self._error or self._stop_findings()  # before "not fio's output"
         self._error = self._error or replaced(self._pins)  # still the file that was checked?
         release(self._pins)
         self._pins = []
@@ -650,6 +653,14 @@ class FioEngine:
             self._reported = True
             raise FioRunError(self._error, self.intervals)
         return result
+
+    def _stop_findings(self) -> str:
+        """What stopping fio found (stopped, deaf to SIGINT, a job that would not end), per
+        process, or "": a SIGSTOPped fio's lines are not fio's output gone wrong (issue 40:
+        such a phase blamed "the fio binary and its version")."""
+        found = [(f"load host {host}: " if host else "") + proc.stop_finding
+                 for host, proc in self._procs.items() if proc.stop_finding]
+        return "; ".join(found)
 
     def _not_fio_output(self) -> str:
         """"" unless a local fio ended without one status document but printed something

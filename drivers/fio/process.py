@@ -33,6 +33,7 @@ import threading
 from collections.abc import Callable, Sequence
 from functools import cache
 
+from drivers.fio import sessions
 from drivers.fio.stream import DocumentSplitter
 
 PR_SET_PDEATHSIG = 1
@@ -111,6 +112,10 @@ class FioProcess:
         self.splitter = DocumentSplitter()
         self._stderr: list[str] = []
         self.stopped_by_us = False
+        #: the sessions of fio's job processes (each calls setsid), learnt while fio runs
+        self.job_sessions: set[int] = set()
+        #: what stopping fio found, for the phase's cause ("" when fio ended on SIGINT)
+        self.stop_finding = ""
         started, preexec_fn = launch(self.argv)
         self.proc = subprocess.Popen(
             started, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, text=True,
@@ -129,7 +134,16 @@ class FioProcess:
             if self.on_text is not None:
                 self.on_text(self.clock(), chunk)
             for doc in self.splitter.feed(chunk):
+                self._learn_jobs()
                 self.documents.put((self.clock(), doc))
+
+    def _learn_jobs(self) -> None:
+        """Note the sessions of fio's job processes while they are still its children (about
+        1 ms a scan of /proc, once a status document, off the sampling thread)."""
+        if self.proc.poll() is None:  # a new set, never changed in place: stop() may be
+            # going through the old one on another thread
+            self.job_sessions = self.job_sessions | sessions.child_sessions(self.proc.pid,
+                                                                            self.proc.pid)
 
     def _read_stderr(self) -> None:
         assert self.proc.stderr is not None
@@ -168,31 +182,66 @@ class FioProcess:
                 return out
 
     def stop(self, grace_s: float = 5.0, term_s: float = 3.0, kill_s: float = 5.0) -> int:
-        """SIGINT to the group (fio then prints its final document), then SIGTERM, then
-        SIGKILL to the whole group so no worker survives; waits for the readers. SIGCONT
-        first: a stopped (SIGSTOP, ^Z) fio would otherwise sit on SIGINT and SIGTERM."""
+        """SIGCONT to fio and to every job's session first (a stopped fio, SIGSTOP or ^Z,
+        would sit on every other signal), SIGINT to the group (fio then prints its final
+        document), then SIGTERM, then SIGKILL to the whole group; then the jobs' sessions are
+        continued, terminated and killed after a bound (``sessions.end_sessions``): a job
+        lives in a session of its own, which the group's signals never reach. What was found
+        (fio stopped, fio deaf to SIGINT, a job that would not end) is kept in
+        ``stop_finding`` for the phase's cause. Waits for the readers."""
+        self._learn_jobs()
         if not self.exited:
             self.stopped_by_us = True
-            try:
-                os.killpg(self.proc.pid, signal.SIGCONT)
-            except ProcessLookupError:
-                pass
-            for sig, wait_s in ((signal.SIGINT, grace_s), (signal.SIGTERM, term_s),
-                                (signal.SIGKILL, kill_s)):
+            main = sessions.read_stat(self.proc.pid)
+            held = [s.pid for s in [main, *sessions.members(self.job_sessions)]
+                    if s is not None and s.stopped]
+            for pgid in (self.proc.pid, *self.job_sessions):
                 try:
-                    os.killpg(self.proc.pid, sig)
-                except ProcessLookupError:
-                    break
-                try:
-                    self.proc.wait(wait_s)
-                    break
-                except subprocess.TimeoutExpired:
-                    continue
+                    os.killpg(pgid, signal.SIGCONT)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            ended_by = self._end_main(grace_s, term_s, kill_s)
+            self.stop_finding = self._finding(held, ended_by, grace_s)
         self.proc.wait()
         try:  # a worker that outlived its parent must not keep writing to the target
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+        left = sessions.end_sessions(self.job_sessions, term_s, kill_s)
+        if left and "did not end on SIGKILL" not in self.stop_finding:  # once, not per stop
+            self.stop_finding = "; ".join(filter(None, (
+                self.stop_finding, f"fio's job process {', '.join(map(str, left))} did not "
+                f"end on SIGKILL within {kill_s:g} s (held in the kernel by IO on its "
+                "target?): the target may still be in use")))
         for t in self._readers:
             t.join(5.0)
         return self.proc.returncode
+
+    def _end_main(self, grace_s: float, term_s: float, kill_s: float) -> signal.Signals | None:
+        """SIGINT, SIGTERM, SIGKILL to fio's group, each given its time; the signal it ended
+        on (None: it had already ended)."""
+        for sig, wait_s in ((signal.SIGINT, grace_s), (signal.SIGTERM, term_s),
+                            (signal.SIGKILL, kill_s)):
+            try:
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                return None
+            try:
+                self.proc.wait(wait_s)
+                return sig
+            except subprocess.TimeoutExpired:
+                continue
+        return signal.SIGKILL
+
+    @staticmethod
+    def _finding(held: list[int], ended_by: signal.Signals | None, grace_s: float) -> str:
+        """One clause naming a stopped or stalled fio; "" for a fio that ended on SIGINT."""
+        parts = []
+        if held:
+            which = "process" if len(held) == 1 else "processes"
+            parts.append(f"fio was found stopped (SIGSTOP or ^Z: {which} "
+                         f"{', '.join(map(str, held))} in state T) and was continued to end")
+        if ended_by in (signal.SIGTERM, signal.SIGKILL):
+            parts.append(f"fio did not end within {grace_s:g} s of SIGINT (stopped or stalled: "
+                         f"its IO or its target hung) and was ended with {ended_by.name}")
+        return "; ".join(parts)

@@ -8,7 +8,6 @@ side in pytest-xdist workers do not collide.
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import time
@@ -22,6 +21,7 @@ from drivers.clock import MonotonicClock
 from drivers.fio.engine import FioEngine
 from drivers.fio.safety import TargetPolicy
 from drivers.interfaces import WorkloadProfile
+from tests.support.fio_orphans import kill_server
 from tests.support.time_budget import budget_s
 
 KIB = 1024
@@ -69,5 +69,5 @@ def fio_servers(folder: Path, count: int = 2) -> Iterator[list[str]]:
         yield [f"127.0.0.1:{p}" for p in ports]
     finally:
         for s in servers:
-            os.killpg(s.pid, signal.SIGKILL)
+            kill_server(s.pid)
             s.wait()

@@ -26,6 +26,7 @@ from app.rules.run_outcome import RunVerdict, Tone, run_outcome
 from app.sequencer import events as ev
 from app.sequencer.event_dispatch import EventTable
 from app.station.session import RunSession
+from app.station.storage_stall import RESUMED, STALLED
 from app.signoff.revisions import remember_record_hashes
 from app.storage.repository import load_run
 from app.storage.sender import Sender, sender_for
@@ -87,6 +88,10 @@ class RunView(QWidget):
         self.subtitle.setWordWrap(True)
         self.banner = banner_label()
         self.banner.hide()
+        #: a data disk that stopped completing writes, shown while it lasts (issue 40 §5)
+        self.storage_banner = banner_label()
+        self.storage_banner.setAccessibleName("Storage stalled")
+        self.storage_banner.hide()
         self.outcome = QLabel("")  # why the run did not complete, in its header
         self.outcome.setWordWrap(True)
         self.outcome.setAccessibleName("Run outcome")
@@ -157,6 +162,7 @@ class RunView(QWidget):
         layout.addLayout(head)
         layout.addWidget(self.subtitle)
         layout.addWidget(self.banner)
+        layout.addWidget(self.storage_banner)
         layout.addWidget(self.outcome)
         layout.addWidget(self.lab_copy)
         layout.addWidget(self.export)
@@ -227,6 +233,7 @@ class RunView(QWidget):
         self.title.setText("Starting run…")
         self.subtitle.clear()
         self.banner.hide()
+        self.storage_banner.hide()
         self.outcome.hide()
         self.state.clear()
         self.state.setStyleSheet("")
@@ -466,6 +473,11 @@ class RunView(QWidget):
     @_events.on
     def _on_log_message(self, e: ev.LogMessage) -> None:
         self.append_log(e.level, e.message)
+        if e.message.startswith(STALLED):
+            self.storage_banner.setText(f"STORAGE STALLED — {e.message[len(STALLED):].strip()}")
+            self.storage_banner.show()
+        elif e.message.startswith(RESUMED):
+            self.storage_banner.hide()
 
     @_events.on
     def _on_teardown_failed(self, e: ev.TeardownFailed) -> None:
