@@ -21,13 +21,21 @@ if TYPE_CHECKING:  # numpy and SQLAlchemy: imported where a command runs
     from app.storage.stored import RunSummary, StoredRun
 
 
+#: what ``runs list`` shows unless told: a screenful and more, not a station's whole history
+NEWEST_LISTED = 50
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("runs", help="list and show stored runs")
     group = p.add_subparsers(dest="runs_command", metavar="ACTION", required=True)
     ls = group.add_parser("list", help="stored runs, newest first")
     ls.add_argument("--status", help="only runs with this status (COMPLETED, INTERRUPTED …)")
-    ls.add_argument("--limit", type=arguments.whole_number(1, arguments.MAX_LISTED),
-                    help="at most this many runs")
+    many = ls.add_mutually_exclusive_group()
+    many.add_argument("--limit", type=arguments.whole_number(1, arguments.MAX_LISTED),
+                      default=NEWEST_LISTED,
+                      help="at most this many runs, newest first (default %(default)s)")
+    many.add_argument("--all", action="store_true", help="every stored run (a station of "
+                      "10,000 runs prints 20,000 lines)")
     ls.add_argument("--station", help="only runs recorded by the station of this name")
     show = group.add_parser("show", help="one run: phases, metrics, instruments, sample counts")
     show.add_argument("run_id", metavar="ID", help="run id or an unambiguous prefix of it")
@@ -67,10 +75,12 @@ def list_command(args: argparse.Namespace) -> int:
     try:
         database = open_for_reading(args.db)
         try:
+            limit = None if args.all else args.limit
             runs = list_runs(database, status=args.status.upper() if args.status else None,
-                                      limit=args.limit, station=args.station)
+                             limit=limit, station=args.station)
             resumable = resumable_run_ids(database)
-            stored = count_runs(database) if narrowed and not runs else len(runs)
+            cut = limit is not None and len(runs) == limit
+            stored = count_runs(database) if (narrowed and not runs) or cut else len(runs)
         finally:
             database.close()
     except StorageError as exc:
@@ -99,6 +109,10 @@ def list_command(args: argparse.Namespace) -> int:
               + cell(r.compliance.method_label(r.method_name, r.method_version)))
     print("COMPLIANCE is derived from each run's record (storwatt runs show ID lists every "
           "criterion), not the method file's claim")
+    if cut and stored > len(runs):
+        print(f"The newest {len(runs)} of {stored} stored runs"
+              f"{' (before --status/--station)' if narrowed else ''}: --all lists every run, "
+              "--limit N the newest N")
     if any(r.run_id in resumable for r in runs):
         print("\nA resumable run continues with: storwatt run --resume ID (the result is "
               "NON-COMPLIANT: resumed after interruption)")
