@@ -59,6 +59,19 @@ def _num(x: float | None) -> float | None:
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
 
 
+def _phase_span(start: float | None, end: float | None) -> str:
+    """``at 7 s … 9 s (2 s)``: run time as every view writes a duration, never raw floats
+    (issue 41: ``0.0626708 … 1.07107``)."""
+    if _num(start) is None:
+        return "not started"
+    assert start is not None
+    if _num(end) is None:
+        return f"at {format_duration(start)} … (not ended)"
+    assert end is not None
+    return f"at {format_duration(start)} … {format_duration(end)} " \
+           f"({format_duration(end - start)})"
+
+
 def _fmt(x: float | None, digits: int = 3) -> str:
     return "—" if _num(x) is None else f"{x:.{digits}g}"
 
@@ -233,7 +246,7 @@ def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
     lines.append("\nPhases")
     for p in run.phases:
         lines.append(f"  {p.index:>2} {cell(p.info.name):20} {p.status:11} "
-                     f"{_fmt(p.t_start, 6):>8} … {_fmt(p.t_end, 6):<8}"
+                     f"{_phase_span(p.t_start, p.t_end)}"
                      + (f" ×{p.attempts}" if p.attempts > 1 else "")
                      + (f"  {indented(p.error)}" if p.error else ""))
     if data["errors"]:
