@@ -118,3 +118,34 @@ def test_a_device_file_that_is_no_file_is_refused(special: str, tmp_path: Path) 
 def test_json_that_is_no_json_is_refused() -> None:
     with pytest.raises(DeviceFileError, match="the device file"):
         devices_from_json(b"\xff\xfe not json")
+
+
+def test_rails_read_checks_each_device_against_its_datasheet(board: Path, tmp_path: Path,
+                                                             capsys) -> None:
+    """The seed's point: a vendor's power figure checked under load. bay-1 at 0.6 A on 12 V
+    and 0.4 A on 5 V draws 9.2 W against a datasheet's 8 W; bay-2 states none."""
+    data = json.loads(board.read_text())
+    data["devices"][0]["datasheet_active_w"] = 8.0
+    path = tmp_path / "with-datasheet.json"
+    path.write_text(json.dumps(data))
+    currents = {101: 2.56, 102: 2.54, 103: 5.0, 104: 0.0025}
+    with RailScannerSimulator(lambda channel: currents[channel]) as sim:
+        assert main(["rails", "read", "--resource", sim.resource, "--devices", str(path),
+                     "--state", "active", "--count", "2", "--interval", "0.5"]) == 0
+    out = capsys.readouterr().out
+    assert "datasheet: bay-1 active: 9.200 W ± " in out
+    assert "against the datasheet's 8 W: exceeds it by 15.0 %" in out
+    assert "datasheet: bay-2 active: 3.000 W" in out and "no datasheet figure" in out
+
+
+@pytest.mark.parametrize(("measured", "u", "words"), [
+    (8.3, 0.5, "within the measurement's uncertainty"), (7.0, 0.5, "below it"),
+    (9.0, 0.5, "exceeds it by 12.5 %")])
+def test_a_datasheet_is_exceeded_only_beyond_the_uncertainty(measured: float, u: float,
+                                                             words: str) -> None:
+    from app.metrics.rail_power import RailPower, datasheet_check
+    devices, _ = devices_from_json(json.dumps(BOARD))
+    device = devices[0].__class__(**{**devices[0].__dict__, "datasheet_idle_w": 8.0})
+    check = datasheet_check(device, "idle", [RailPower(measured, u)])
+    assert check.text().endswith(words)
+    assert (check.exceeds_pct is not None) == words.startswith("exceeds")

@@ -39,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                       default=1, help="how many scans (default 1)")
     read.add_argument("--interval", type=arguments.bounded(0.01, 3600, "s"), default=1.0,
                       help="seconds between scans; refused when one scan takes longer")
+    read.add_argument("--state", choices=("idle", "active", "max"),
+                      help="the devices' state while scanned: compare each device's mean power "
+                           "with its datasheet figure for that state")
     read.add_argument("--json", action="store_true", help="print the scans as JSON")
     read.add_argument("--option", action="append", default=[], metavar="K=V",
                       help="driver option (range_v=10, nplc=1, line_hz=50, switch_s=0.005)")
@@ -54,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def read_command(args: argparse.Namespace) -> int:
     from app.cli.cmd_instruments import parse_options
-    from app.metrics.rail_power import device_power, scan_channels
+    from app.metrics.rail_power import datasheet_check, device_power, scan_channels
     from app.station.device_file import DeviceFileError, load_device_file
     from drivers.clock import MonotonicClock
     from drivers.interfaces import InstrumentError
@@ -82,6 +85,13 @@ def read_command(args: argparse.Namespace) -> int:
          "flags": {str(c): sorted(f) for c, f in zip(scan.channels, scan.flags) if f},
          "devices": {d.slot: _watts(device_power(d, scan.as_mapping(), daq)) for d in devices}}
         for scan in scans]}
+    checks = [datasheet_check(d, args.state, [device_power(d, scan.as_mapping(), daq)
+                                              for scan in scans])
+              for d in devices] if args.state else []
+    report["datasheet"] = [{"slot": c.slot, "state": c.state, "datasheet_w": c.datasheet_w,
+                            "measured_w": _number(c.measured_w),
+                            "uncertainty_w": _number(c.uncertainty_w),
+                            "exceeds_pct": c.exceeds_pct, "text": c.text()} for c in checks]
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
@@ -94,6 +104,8 @@ def read_command(args: argparse.Namespace) -> int:
             text = "— (a channel flagged)" if power["watts"] is None else \
                 f"{power['watts']:.3f} W ± {power['uncertainty_w']:.3f} W"
             print(f"    {slot}: {text}")
+    for check in checks:
+        print(f"datasheet: {check.text()}")
     return 0
 
 

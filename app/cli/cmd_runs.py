@@ -21,13 +21,21 @@ if TYPE_CHECKING:  # numpy and SQLAlchemy: imported where a command runs
     from app.storage.stored import RunSummary, StoredRun
 
 
+#: what ``runs list`` shows unless told: a screenful and more, not a station's whole history
+NEWEST_LISTED = 50
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("runs", help="list and show stored runs")
     group = p.add_subparsers(dest="runs_command", metavar="ACTION", required=True)
     ls = group.add_parser("list", help="stored runs, newest first")
     ls.add_argument("--status", help="only runs with this status (COMPLETED, INTERRUPTED …)")
-    ls.add_argument("--limit", type=arguments.whole_number(1, arguments.MAX_LISTED),
-                    help="at most this many runs")
+    many = ls.add_mutually_exclusive_group()
+    many.add_argument("--limit", type=arguments.whole_number(1, arguments.MAX_LISTED),
+                      default=NEWEST_LISTED,
+                      help="at most this many runs, newest first (default %(default)s)")
+    many.add_argument("--all", action="store_true", help="every stored run (a station of "
+                      "10,000 runs prints 20,000 lines)")
     ls.add_argument("--station", help="only runs recorded by the station of this name")
     show = group.add_parser("show", help="one run: phases, metrics, instruments, sample counts")
     show.add_argument("run_id", metavar="ID", help="run id or an unambiguous prefix of it")
@@ -51,6 +59,19 @@ def _num(x: float | None) -> float | None:
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
 
 
+def _phase_span(start: float | None, end: float | None) -> str:
+    """``at 7 s … 9 s (2 s)``: run time as every view writes a duration, never raw floats
+    (issue 41: ``0.0626708 … 1.07107``)."""
+    if _num(start) is None:
+        return "not started"
+    assert start is not None
+    if _num(end) is None:
+        return f"at {format_duration(start)} … (not ended)"
+    assert end is not None
+    return f"at {format_duration(start)} … {format_duration(end)} " \
+           f"({format_duration(end - start)})"
+
+
 def _fmt(x: float | None, digits: int = 3) -> str:
     return "—" if _num(x) is None else f"{x:.{digits}g}"
 
@@ -67,10 +88,12 @@ def list_command(args: argparse.Namespace) -> int:
     try:
         database = open_for_reading(args.db)
         try:
+            limit = None if args.all else args.limit
             runs = list_runs(database, status=args.status.upper() if args.status else None,
-                                      limit=args.limit, station=args.station)
+                             limit=limit, station=args.station)
             resumable = resumable_run_ids(database)
-            stored = count_runs(database) if narrowed and not runs else len(runs)
+            cut = limit is not None and len(runs) == limit
+            stored = count_runs(database) if (narrowed and not runs) or cut else len(runs)
         finally:
             database.close()
     except StorageError as exc:
@@ -99,6 +122,10 @@ def list_command(args: argparse.Namespace) -> int:
               + cell(r.compliance.method_label(r.method_name, r.method_version)))
     print("COMPLIANCE is derived from each run's record (storwatt runs show ID lists every "
           "criterion), not the method file's claim")
+    if cut and stored > len(runs):
+        print(f"The newest {len(runs)} of {stored} stored runs"
+              f"{' (before --status/--station)' if narrowed else ''}: --all lists every run, "
+              "--limit N the newest N")
     if any(r.run_id in resumable for r in runs):
         print("\nA resumable run continues with: storwatt run --resume ID (the result is "
               "NON-COMPLIANT: resumed after interruption)")
@@ -225,7 +252,7 @@ def _run_text(run: StoredRun, data: dict[str, Any]) -> str:
     lines.append("\nPhases")
     for p in run.phases:
         lines.append(f"  {p.index:>2} {cell(p.info.name):20} {p.status:11} "
-                     f"{_fmt(p.t_start, 6):>8} … {_fmt(p.t_end, 6):<8}"
+                     f"{_phase_span(p.t_start, p.t_end)}"
                      + (f" ×{p.attempts}" if p.attempts > 1 else "")
                      + (f"  {indented(p.error)}" if p.error else ""))
     if data["errors"]:

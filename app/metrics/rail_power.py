@@ -197,3 +197,60 @@ def scan_channels(devices: Sequence[Device]) -> tuple[int, ...]:
                                        f"to {owner}")
                 owners[channel] = owner
     return tuple(sorted(owners))
+
+
+#: the device states a datasheet states power for, and the Device field holding each
+DATASHEET_STATES = {"idle": "datasheet_idle_w", "active": "datasheet_active_w",
+                    "max": "datasheet_max_w"}
+
+
+@dataclass(frozen=True)
+class DatasheetCheck:
+    """A device's measured power in one state against its datasheet's figure ([SPC-1
+    framework]: checking vendors' power specifications under typical load)."""
+
+    slot: str
+    state: str
+    measured_w: float
+    uncertainty_w: float
+    datasheet_w: float | None
+
+    @property
+    def exceeds_pct(self) -> float | None:
+        """How far the measurement is above the datasheet, in % of it, when it is above by more
+        than its uncertainty; None otherwise (within, below, or nothing to compare)."""
+        if self.datasheet_w is None or not math.isfinite(self.measured_w):
+            return None
+        if self.measured_w - self.uncertainty_w <= self.datasheet_w:
+            return None
+        return (self.measured_w / self.datasheet_w - 1) * 100
+
+    def text(self) -> str:
+        measured = (f"{self.measured_w:.3f} W ± {self.uncertainty_w:.3f} W"
+                    if math.isfinite(self.measured_w) else "not measured")
+        if self.datasheet_w is None:
+            return f"{self.slot} {self.state}: {measured}; no datasheet figure to compare"
+        head = f"{self.slot} {self.state}: {measured} against the datasheet's " \
+               f"{self.datasheet_w:g} W"
+        if not math.isfinite(self.measured_w):
+            return head
+        exceeds = self.exceeds_pct
+        if exceeds is not None:
+            return f"{head}: exceeds it by {exceeds:.1f} %"
+        if abs(self.measured_w - self.datasheet_w) <= self.uncertainty_w:
+            return f"{head}: within the measurement's uncertainty"
+        return f"{head}: below it"
+
+
+def datasheet_check(device: Device, state: str, measured: Sequence[RailPower]
+                    ) -> DatasheetCheck:
+    """The mean of ``measured`` (the device's scans in ``state``) against its datasheet;
+    the mean's uncertainty is the largest of the scans' (a worst case, as every sum here).
+    A scan that is no number makes the whole check "not measured"."""
+    if state not in DATASHEET_STATES:
+        raise MetricsError(f"state {state!r}: choose one of {', '.join(DATASHEET_STATES)}")
+    watts = [p.watts for p in measured]
+    mean = sum(watts) / len(watts) if watts and all(map(math.isfinite, watts)) else math.nan
+    worst = max((p.uncertainty_w for p in measured), default=math.nan)
+    return DatasheetCheck(device.slot, state, mean, worst,
+                          getattr(device, DATASHEET_STATES[state]))
