@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     lab = group.add_parser("lab-db", help="the lab's PostgreSQL this station copies its runs to "
                            "(docs/storage.md, \"Local first\")")
     lab.add_argument("url", metavar="URL", nargs="?", default="",
-                     help="e.g. postgresql+psycopg://storwatt_station@lab-db/storwatt; "
+                     help="e.g. postgresql+psycopg://bench_3@lab-db/storwatt; "
                           "empty: stop copying. Checked first: it must answer within seconds, "
                           "hold this StorWatt's schema and let the role store a run")
     lab.add_argument("--offline", action="store_true",
