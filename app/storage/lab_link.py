@@ -27,7 +27,7 @@ from app.storage.server_link import ServerTimeouts, shown
 #: a named lab database must answer within these bounds (a technician waits at the prompt)
 CHECK_TIMEOUTS = ServerTimeouts(connect_s=5, statement_s=10.0, idle_in_transaction_s=20.0,
                                 reply_s=15.0)
-EXAMPLE = "postgresql+psycopg://storwatt_station@lab-db/storwatt"
+EXAMPLE = "postgresql+psycopg://bench_3@lab-db/storwatt"
 
 
 class LabDatabaseError(StorageError):
