@@ -28,6 +28,7 @@ from app.storage.codec import steady_to_json
 from app.storage.schema import Phase
 from drivers.fio.jobs import JobOptions, job_text
 from drivers.interfaces import WorkloadProfile
+from tests.support.tamper import guards_lifted
 from tests.support.bundles import assert_verifies, bundle_of, verifier_module
 from tests.support.recorded_runs import record_run
 from tests.support.short_fio_run import run_short_variant
@@ -91,7 +92,7 @@ def test_sim_matrix_runs_whole_stores_cells_and_histograms_and_reports_them(
     # the report only formats the stored verdict: a deliberately different one stored in the
     # database is what the report and its PDF show (no view judges the rounds again)
     forged = steady_to_json(SteadyStateVerdict(True, 3, 4321.0, 12.5, 6.25, False, ""))
-    with recorded.database.engine.begin() as conn:
+    with recorded.database.engine.begin() as conn, guards_lifted(conn):  # deliberate work
         conn.execute(sa.update(Phase).where(Phase.idx == precondition.index)
                      .values(steady_state=forged))
     run = load_run(recorded.database, recorded.run_id)
@@ -119,7 +120,7 @@ def test_sim_matrix_runs_whole_stores_cells_and_histograms_and_reports_them(
     assert ("[ ] PTS steady state: the station's stored verdict (steady at round 4, average "
             "4321.0 IOPS") in said
     # a run stored before revision 0020 has no verdict: said so, never judged here
-    with recorded.database.engine.begin() as conn:
+    with recorded.database.engine.begin() as conn, guards_lifted(conn):
         conn.execute(sa.update(Phase).where(Phase.idx == precondition.index)
                      .values(steady_state=None))
     old = di_report(load_run(recorded.database, recorded.run_id))

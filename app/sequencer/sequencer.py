@@ -237,6 +237,11 @@ class Sequencer:
                                          "ERROR"))
         finally:
             self._close_instruments()
+        # the lab closes before the run's end is published: a tear-down failure is then one
+        # of the run's events like any other, never a row added to a finished run (issue 39's
+        # guard refuses those); a later close (the session's) finds nothing left to close
+        final += [ev.TeardownFailed(f.component, f.error, self.clock.now())
+                  for f in self.lab.close()]
         self.error = error
         final.append(ev.RunFinished(self.status, self.clock.now(), tuple(self.metrics), error))
         self._publish_final(*final)
@@ -273,7 +278,8 @@ class Sequencer:
 
     def report_teardown(self, failures: tuple[TeardownFailure, ...]) -> None:
         """Publish the lab's tear-down failures to every listener (stored, shown, printed),
-        at run time now: the lab closes after the run's last phase (``RunSession.close``)."""
+        at run time now. The run closes its lab before it ends (:meth:`_run`); this reports
+        what a close outside a run found (a session closed before its run started)."""
         self._publish_final(*(ev.TeardownFailed(f.component, f.error, self.clock.now())
                               for f in failures))
 
