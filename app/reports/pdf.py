@@ -23,6 +23,7 @@ from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
 from reportlab.lib.utils import TimeStamp
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import (BaseDocTemplate, Frame, KeepTogether, PageBreak,
                                 PageTemplate, Paragraph, Preformatted, Spacer, Table, TableStyle)
@@ -340,7 +341,11 @@ def _metrics_page(c: ReportContent) -> list:
                      _validity_cell(line)])
         rows.append([P(""), P(f"{line.title} — {line.unit_text}", "small"), "", "", "", "", "",
                      ""])
-    widths = [16 * mm, 20 * mm, 15 * mm, 17 * mm, 19 * mm, 20 * mm, 24 * mm]
+    # the name column as wide as the longest name in bold (EP_HOTBAND split as "EP_HOTB /
+    # AND", issue 41); the validity column, last, gives the room back
+    name_w = max([16 * mm] + [stringWidth(line.name, SANS_BOLD, STYLES["cellb"].fontSize)
+                              + 6.5 for line in c.metrics])
+    widths = [name_w, 20 * mm, 15 * mm, 17 * mm, 19 * mm, 20 * mm, 24 * mm]
     widths.append(BODY_W - sum(widths))
     spans = [("SPAN", (1, i), (-1, i)) for i in range(2, len(rows), 2)]
     story.append(grid_table(rows, widths, extra=spans))
