@@ -20,6 +20,8 @@ from app.cli.main import main
 from app.method.loader import MAX_METHOD_BYTES, MethodError, load_method_file
 from app.method.taxonomy import load_taxonomy_file
 from app.station.instrument_profile import MAX_PROFILE_BYTES, StationProfile, StationProfileError
+from app.station.device_file import (MAX_DEVICE_FILE_BYTES, DeviceFileError,
+                                     load_device_file)
 from app.station.sut_file import MAX_SUT_FILE_BYTES, SutFileError, load_sut_file
 from app.storage.journal import JournalError, open_for_import, read_header
 from drivers.fio.replay import MAX_TRACE_BYTES, read_trace
@@ -92,6 +94,7 @@ READERS: dict[str, tuple[Callable[[Path], object], type[BaseException], int]] = 
     "station-profile": (_profile, StationProfileError, MAX_PROFILE_BYTES),
     "sut-profiles": (lambda path: SutProfileStore(path).load_all(), ProfileStoreError,
                      MAX_PROFILES_BYTES),
+    "device-file": (load_device_file, DeviceFileError, MAX_DEVICE_FILE_BYTES),
 }
 
 

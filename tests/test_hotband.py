@@ -108,6 +108,12 @@ def test_sequencer_conditions_and_measures_with_the_hot_band(tmp_path: Path) -> 
     assert found.rate_iops and sum(found.rate_iops) == found.queue_depth * 1000
     assert [g.step for g in found.generator] == list(steps)
     assert all(g.kept_up() for g in found.generator)
+    # the PDF's metrics table keeps each name whole (issue 41: "EP_HOTB / AND")
+    from app.reports.export import export_run
+    from tests.support.documents import pdf_pages
+    pages = pdf_pages(export_run(recorded.database, recorded.run_id, tmp_path / "pdf")["pdf"])
+    metrics_page = next(p for p in pages if "Active power tests" in p)
+    assert "EP_HOTBAND" in metrics_page and "EP_HOTB AND" not in metrics_page
     # the SUT saturates below the deepest step's 16,000 IOPS: its intensity 100 is the last
     # step it kept up with (a probe short of its asked rate is over the limit)
     assert 2000 <= sum(found.rate_iops) <= found.ops_rate / 0.95

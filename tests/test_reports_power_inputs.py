@@ -56,3 +56,23 @@ def test_the_xlsx_has_the_inputs_their_readings_and_a_chart(reports) -> None:
     assert [c.value for c in sheet[1]][:4] == ["Input", "Meter", "Element / wiring",
                                                "Accuracy formula"]
     assert len(sheet._charts) == 1
+
+
+def test_the_cover_maps_only_inputs_the_run_measured(tmp_path: Path) -> None:
+    """Issue 41, seen 7: the cover printed a SUT file's input → supply mapping for inputs the
+    run never measured (one meter on the total measures no named input)."""
+    from dataclasses import replace
+
+    from app.core.records import PowerSupplies
+    from tests.support.documents import pdf_pages
+
+    sut = replace(RunConfig().sut, power_supplies=PowerSupplies(2, "1+1", 1600.0),
+                  input_supplies=(("psu-a", 1), ("psu-b", 2)))
+    inputs = (PowerInput("psu-a", "sim"),)  # psu-b mapped, never measured
+    session = open_session(RunConfig(method="smoke", lab="sim-direct", power_inputs=inputs,
+                                     sut=sut), db_url=f"sqlite:///{tmp_path}/runs.db",
+                           clock=FakeClock())
+    session.sequencer.run()
+    session.writer.close()
+    cover = pdf_pages(export_run(session.database, session.sequencer.run_id, tmp_path)["pdf"])[0]
+    assert "input psu-a on supply 1" in cover and "psu-b" not in cover

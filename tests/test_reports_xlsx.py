@@ -163,6 +163,20 @@ def test_the_test_data_report_freezes_only_its_title_row_and_names(exported) -> 
     assert pane is not None and pane.ySplit == 1 and pane.xSplit == 1
 
 
+def test_every_sheet_prints_one_page_wide_with_its_header_on_each_page(exported) -> None:
+    """Issue 41, seen 5: a demo run's workbook printed as 223 pages, each column past the
+    first page's width on pages of its own."""
+    book = openpyxl.load_workbook(exported[1]["xlsx"])
+    for sheet in book.worksheets:
+        setup = sheet.page_setup
+        assert sheet.sheet_properties.pageSetUpPr.fitToPage, sheet.title
+        # fitToWidth 1 is the file format's default, left out of the XML
+        assert (setup.fitToWidth or 1, setup.fitToHeight) == (1, 0), sheet.title
+        assert setup.orientation == "landscape" and setup.paperSize == 9, sheet.title
+        if sheet.title != "Test Data Report":  # a data sheet: its header row on every page
+            assert sheet.print_title_rows.replace("$", "") == "1:1", sheet.title
+
+
 @pytest.mark.process  # pdftotext
 def test_the_run_length_is_worded_alike_in_the_xlsx_the_pdf_and_runs_show(exported,
                                                                           capsys) -> None:

@@ -268,16 +268,21 @@ def sim_meter_command(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         return arguments.refuse("sim meter", f"cannot start the {args.model} simulator on "
                                 f"127.0.0.1:{args.port}: {exc}", args)
+    command = "thermo read" if args.model in TEMPERATURE_MODELS else "meter read"
+    return serve_until_stopped(sim, f"{args.model} simulator on 127.0.0.1:{port}; read it with: "
+                               f"storwatt {command} --driver {DRIVER_FOR_MODEL[args.model]} "
+                               f"--resource {sim.resource}")
+
+
+def serve_until_stopped(sim: Any, announce: str) -> int:
+    """Print the simulator's resource (stdout: a script reads it) and ``announce`` (stderr),
+    then serve until Ctrl-C or SIGTERM — both stop cleanly, also when started in the
+    background (SIGINT ignored by the shell would otherwise leave the simulator running)."""
     stop = threading.Event()
-    # Ctrl-C and SIGTERM both stop cleanly, also when started in the background (SIGINT
-    # ignored by the shell would otherwise leave the simulator running)
     previous = {n: signal.signal(n, lambda *_: stop.set())
                 for n in (signal.SIGTERM, signal.SIGINT)}
     print(sim.resource, flush=True)
-    command = "thermo read" if args.model in TEMPERATURE_MODELS else "meter read"
-    print(f"{args.model} simulator on 127.0.0.1:{port}; read it with: storwatt {command} "
-          f"--driver {DRIVER_FOR_MODEL[args.model]} --resource {sim.resource}  (Ctrl-C stops)",
-          file=sys.stderr, flush=True)
+    print(f"{announce}  (Ctrl-C stops)", file=sys.stderr, flush=True)
     try:
         while not stop.wait(0.5):
             pass

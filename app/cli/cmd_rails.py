@@ -14,13 +14,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import signal
-import sys
-import threading
 from pathlib import Path
 from typing import Any
 
 from app.cli import arguments
+from app.cli.cmd_instruments import parse_options, serve_until_stopped
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -56,7 +54,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def read_command(args: argparse.Namespace) -> int:
-    from app.cli.cmd_instruments import parse_options
     from app.metrics.rail_power import datasheet_check, device_power, scan_channels
     from app.station.device_file import DeviceFileError, load_device_file
     from drivers.clock import MonotonicClock
@@ -140,18 +137,6 @@ def sim_command(args: argparse.Namespace) -> int:
     except OSError as exc:
         return arguments.refuse("rails sim", f"cannot listen on 127.0.0.1:{args.port}: {exc}",
                                 args)
-    stop = threading.Event()
-    previous = {n: signal.signal(n, lambda *_: stop.set())
-                for n in (signal.SIGTERM, signal.SIGINT)}
-    print(sim.resource, flush=True)
-    print(f"rail DAQ simulator on 127.0.0.1:{port}; read it with: storwatt rails read "
-          f"--resource {sim.resource} --devices {args.devices}  (Ctrl-C stops)",
-          file=sys.stderr, flush=True)
-    try:
-        while not stop.wait(0.5):
-            pass
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-        sim.stop()
-    return 0
+    return serve_until_stopped(sim, f"rail DAQ simulator on 127.0.0.1:{port}; read it with: "
+                               f"storwatt rails read --resource {sim.resource} "
+                               f"--devices {args.devices}")

@@ -23,6 +23,7 @@ from reportlab.lib.pagesizes import A4
 from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
 from reportlab.lib.units import mm
 from reportlab.lib.utils import TimeStamp
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import (BaseDocTemplate, Frame, KeepTogether, PageBreak,
                                 PageTemplate, Paragraph, Preformatted, Spacer, Table, TableStyle)
@@ -234,7 +235,7 @@ def _cover(c: ReportContent) -> list:
         ("Configuration", f"{sut.drive_count} × {sut.drive_type or 'drives (type not declared)'}, "
                           f"{sut.raid or 'RAID not declared'}, raw capacity "
                           f"{sut.raw_capacity_bytes / 1e9:.10g} GB (1 GB = 10^9 bytes)"),
-        ("Power supplies", _supplies(sut)),
+        ("Power supplies", _supplies(sut, {i.name for i in c.run.power_inputs})),
         ("Taxonomy classification", run.taxonomy or "not recorded"),
         ("Classification justification", config.classification_reason or "not recorded"),
         ("Capacity optimisations available", ", ".join(
@@ -340,7 +341,11 @@ def _metrics_page(c: ReportContent) -> list:
                      _validity_cell(line)])
         rows.append([P(""), P(f"{line.title} — {line.unit_text}", "small"), "", "", "", "", "",
                      ""])
-    widths = [16 * mm, 20 * mm, 15 * mm, 17 * mm, 19 * mm, 20 * mm, 24 * mm]
+    # the name column as wide as the longest name in bold (EP_HOTBAND split as "EP_HOTB /
+    # AND", issue 41); the validity column, last, gives the room back
+    name_w = max([16 * mm] + [stringWidth(line.name, SANS_BOLD, STYLES["cellb"].fontSize)
+                              + 6.5 for line in c.metrics])
+    widths = [name_w, 20 * mm, 15 * mm, 17 * mm, 19 * mm, 20 * mm, 24 * mm]
     widths.append(BODY_W - sum(widths))
     spans = [("SPAN", (1, i), (-1, i)) for i in range(2, len(rows), 2)]
     story.append(grid_table(rows, widths, extra=spans))
@@ -717,13 +722,16 @@ def build_pdf(content: ReportContent, path: Path | BinaryIO) -> Path | BinaryIO:
     return path
 
 
-def _supplies(sut) -> str:
-    """``2 × 1600 W nameplate, 1+1 redundant; input psu-a on supply 1, …``."""
+def _supplies(sut, measured: set[str]) -> str:
+    """``2 × 1600 W nameplate, 1+1 redundant; input psu-a on supply 1, …`` — only the inputs
+    this run measured: a SUT file's mapping of inputs the run never read is no fact of this
+    run (issue 41; one meter on the total measures no named input)."""
     supplies = sut.power_supplies
     if not supplies.declared:
         return "not declared"
     text = (f"{supplies.count} × {supplies.nameplate_w:g} W nameplate, {supplies.redundancy} "
             "redundant")
-    if sut.input_supplies:
-        text += "; " + ", ".join(f"input {name} on supply {n}" for name, n in sut.input_supplies)
+    mapped = [(name, n) for name, n in sut.input_supplies if name in measured]
+    if mapped:
+        text += "; " + ", ".join(f"input {name} on supply {n}" for name, n in mapped)
     return text

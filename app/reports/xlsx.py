@@ -140,8 +140,20 @@ class _Writer:
             if title is not None:
                 sheet.write_string(0, col, title, self.header)
         sheet.freeze_panes(1, 0)
+        printable(sheet, header_row=0)
         sheet.write_columns(1, data)
         return sheet
+
+
+def printable(sheet: Worksheet, header_row: int | None = None) -> None:
+    """Printed, a sheet is A4 landscape, one page wide, with its header row on every page:
+    by default every column past the first page's width printed on pages of its own, and a
+    demo run's workbook came to 223 pages (issue 41)."""
+    sheet.set_paper(9)  # A4
+    sheet.set_landscape()
+    sheet.fit_to_pages(1, 0)  # one page wide, as many long as the rows need
+    if header_row is not None:
+        sheet.repeat_rows(header_row)
 
 
 # --- Test Data Report sheet ----------------------------------------------------------------------
@@ -199,6 +211,7 @@ def _com_row(com: ComVerdict) -> list:
 def _tdr_sheet(w: _Writer, c: ReportContent) -> tuple[Worksheet, int, int]:
     """Info block, then the metrics table (header row: column A = ``metric``)."""
     sheet = w.book.add_worksheet(TDR_SHEET)
+    printable(sheet)
     sheet.write(0, 0, "Test Data Report", w.title)
     row = 1
     if not c.compliant:

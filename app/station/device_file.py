@@ -26,6 +26,8 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.metrics.errors import MetricsError
+from app.station.sut_file import field_problem
+from drivers import guarded_file
 from app.metrics.rail_power import (DaqAccuracy, Device, HallTransducer, Rail, Shunt,
                                     scan_channels)
 
@@ -106,25 +108,16 @@ def devices_from_json(text: str | bytes, source: str = "the device file"
         return devices, DaqAccuracy(model.daq.pct_reading, model.daq.pct_range,
                                     model.daq.range_v)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "the file"
-        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise DeviceFileError(f"{source}: {where}: {first['msg']}{more}") from None
+        raise DeviceFileError(f"{source}: {field_problem(exc)}") from None
     except MetricsError as exc:
         raise DeviceFileError(f"{source}: {exc}") from None
 
 
 def load_device_file(path: Path) -> tuple[tuple[Device, ...], DaqAccuracy]:
-    """Read a device file: a regular file of at most :data:`MAX_DEVICE_FILE_BYTES`."""
-    path = Path(path)
+    """Read a device file through the guarded reader (a regular file, at most
+    :data:`MAX_DEVICE_FILE_BYTES`, UTF-8)."""
     try:
-        if not path.is_file():
-            raise DeviceFileError(f"device file {path}: not a regular file")
-        with path.open("rb") as handle:
-            data = handle.read(MAX_DEVICE_FILE_BYTES + 1)
-    except OSError as exc:
-        raise DeviceFileError(f"device file {path}: cannot read it ({exc.strerror})") from None
-    if len(data) > MAX_DEVICE_FILE_BYTES:
-        raise DeviceFileError(f"device file {path}: larger than "
-                              f"{MAX_DEVICE_FILE_BYTES // 1024} KiB, not a device description")
-    return devices_from_json(data, f"device file {path}")
+        text = guarded_file.read_text(path, "device file", MAX_DEVICE_FILE_BYTES)
+    except guarded_file.GuardedFileError as exc:
+        raise DeviceFileError(str(exc)) from None
+    return devices_from_json(text, f"device file {path}")

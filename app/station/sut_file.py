@@ -132,6 +132,15 @@ def sut_from_file_model(m: SutFileModel) -> SutDescription:
         input_supplies=tuple(m.power_inputs.items()))
 
 
+def field_problem(exc: ValidationError) -> str:
+    """A lab file's first broken rule as ``field.path: message (and N more)``: the one line
+    a technician reads to fix the file (the SUT file, the device file)."""
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "the file"
+    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"{where}: {first['msg']}{more}"
+
+
 def load_sut_file(path: Path) -> SutDescription:
     """The SUT a file describes, or :class:`SutFileError` naming the file and field."""
     try:
@@ -141,10 +150,7 @@ def load_sut_file(path: Path) -> SutDescription:
     try:
         return sut_from_file_model(SutFileModel.model_validate_json(text))
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "the file"
-        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise SutFileError(f"SUT file {path}: {where}: {first['msg']}{more}") from None
+        raise SutFileError(f"SUT file {path}: {field_problem(exc)}") from None
     except ValueError as exc:
         raise SutFileError(f"SUT file {path}: {exc}") from None
 

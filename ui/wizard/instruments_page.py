@@ -10,13 +10,13 @@ from __future__ import annotations
 import html
 from functools import partial
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QLabel, QLineEdit,
                                QPushButton, QVBoxLayout)
 
 from app.core.records import RunConfig
 from app.station.instrument_profile import StationProfile, StationProfileError
 from ui.wizard.base import EntryPage, with_changes
+from ui.wizard.driver_labels import describe_drivers
 from ui.wizard.connection import (SIMULATED, ConnectionReport, check_lab_instruments,
                                   driver_models, power_drivers, temperature_drivers,
                                   probe_raised)
@@ -43,13 +43,13 @@ class InstrumentsPage(EntryPage):
                          "thermometer. 'sim' uses the simulated lab's meters.")
         self.meter_driver = QComboBox()
         self.meter_driver.addItems([SIMULATED, *power_drivers()])
-        _tell_models(self.meter_driver)
+        describe_drivers(self.meter_driver)
         self.meter_resource = QLineEdit()
         self.meter_resource.setPlaceholderText("VISA resource, e.g. TCPIP::127.0.0.1::10001::"
                                                "SOCKET (not needed for sim)")
         self.thermo_driver = QComboBox()
         self.thermo_driver.addItems([*THERMO_DRIVERS, *temperature_drivers()])
-        _tell_models(self.thermo_driver)
+        describe_drivers(self.thermo_driver)
         self.thermo_resource = QLineEdit()
         self.thermo_resource.setPlaceholderText("address (not needed for sim)")
         #: each instrument's calibration, as on its certificate (a later date is refused)
@@ -255,10 +255,3 @@ class InstrumentsPage(EntryPage):
         self.passed = ((settings, f"power meter {power.text}; thermometer {thermo.text}")
                        if power.ok and thermo.ok else None)
         self.last_reports = (power, thermo)
-
-
-def _tell_models(choice: QComboBox) -> None:
-    """Each driver id's models as its tooltip in the list ("wt300": WT310, WT310E, …)."""
-    for i in range(choice.count()):
-        if models := driver_models(choice.itemText(i)):
-            choice.setItemData(i, f"speaks to: {models}", Qt.ItemDataRole.ToolTipRole)

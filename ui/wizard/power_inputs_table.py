@@ -18,13 +18,14 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QPushButton,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from app.core.records import WIRINGS, PowerInput, RunConfig
+from ui.wizard.driver_labels import describe_drivers
 from ui.wizard.connection import (SIMULATED, ConnectionReport, check_power_input, power_drivers,
                                   probe_raised)
 from app.station.run_entries import EntryError
 from ui.widgets.worker import start_worker
 
 COLUMNS = ("Name", "Driver", "Address (or simulated model)", "Element", "Wiring",
-           "Calibrated on", "Certificate", "", "Result")
+           "Calibrated on", "Certificate", "Test", "Result")
 NAME, DRIVER, RESOURCE, ELEMENT, WIRING, CALIBRATION, CERTIFICATE, TEST, RESULT = \
     range(len(COLUMNS))
 
@@ -71,6 +72,7 @@ class PowerInputsTable(QWidget):
         self.table.insertRow(row)
         driver = QComboBox()
         driver.addItems([SIMULATED, *power_drivers()])
+        describe_drivers(driver)
         if driver.findText(i.driver) < 0:
             driver.addItem(i.driver)
         driver.setCurrentText(i.driver)
