@@ -302,9 +302,13 @@ class LivePlots(QWidget):
         self.curves["band_lo"] = _curve(ep, c.wma, "", 1, pg.QtCore.Qt.PenStyle.DotLine)
         self.band = pg.FillBetweenItem(self.curves["band_hi"], self.curves["band_lo"],
                                        brush=pg.mkBrush(*c.band))
-        ep.addItem(self.band)
+        # the band's bounds are its curves' (counted already); empty, it claims the point
+        # (0, 0), and the view then read −0:30 … 0:30 and a negative efficiency (issue 41)
+        ep.addItem(self.band, ignoreBounds=True)
         self.curves["ep"] = _curve(ep, c.efficiency, "EPᵢ")
         self.curves["wma"] = _curve(ep, c.wma, "WMA")
+        ep.vb.setYRange(0, 1, padding=0)  # 0 … 1 until the first interval, as the others
+        ep.vb.enableAutoRange(axis="y")
         self.restart_markers: list[pg.InfiniteLine] = []
         self.band_label = QLabel("")
         self.band_label.setWordWrap(True)
