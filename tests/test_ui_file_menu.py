@@ -65,3 +65,15 @@ def test_a_second_start_is_answered_in_a_dialog(window: MainWindow, monkeypatch)
     assert box.isVisible() and box.icon() == QMessageBox.Icon.Information
     assert "A run is in progress" in box.text()
     box.close()
+
+
+def test_the_status_bar_says_paused_while_the_header_does(window: MainWindow) -> None:
+    """Issue 41, seen 5: the status bar said "running" through a pause."""
+    from types import SimpleNamespace
+
+    window.run_view.session = SimpleNamespace(run_id="abcdef1234567890")
+    window.run_view.controls_changed.emit(True, True)
+    assert window.statusBar().currentMessage().startswith("Run abcdef12 PAUSED")
+    window.run_view.controls_changed.emit(True, False)
+    assert window.statusBar().currentMessage().startswith("Run abcdef12 running")
+    window.run_view.session = None

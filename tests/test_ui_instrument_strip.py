@@ -97,3 +97,26 @@ def test_a_lab_with_several_inputs_is_named_by_its_sum(qtbot) -> None:
                                  "0.1 % rdg") for name in ("psu-a", "psu-b"))
     strip.ingest([replace(IDENTIFIED, power_inputs=inputs), power(1.0, 700.0)])
     assert strip.texts()["power"].startswith("Power, 2 inputs summed: 700.0 W")
+
+
+def test_a_pause_is_no_silence_and_silence_counts_again_from_the_resume(qtbot) -> None:
+    """Issue 41, seen 5: a pause showed both instruments amber "silent" (the readings stop on
+    purpose) while the status bar said "running"."""
+    clock = Clock()
+    strip = InstrumentStrip(clock=clock)
+    qtbot.addWidget(strip)
+    strip.start(run_started(0.0), sample_period_s=1.0, temperature_period_s=5.0)
+    strip.ingest([IDENTIFIED, power(1.0, 652.25)])
+    strip.set_paused(True)
+    clock.now += 600  # ten minutes paused
+    strip.refresh()
+    assert strip.texts()["power"] == "Power meter WT310E: 652.2 W (paused: not read until Resume)"
+    assert "silent" not in strip.labels["power"].styleSheet() and \
+        "#606060" in strip.labels["power"].styleSheet()
+    strip.set_paused(False)
+    clock.now += 0.5
+    strip.refresh()
+    assert strip.texts()["power"].endswith("· 0.5 s ago")  # counted from the resume
+    clock.now += 1.2
+    strip.refresh()
+    assert strip.texts()["power"].endswith("· silent")  # a meter silent after it: amber again

@@ -40,8 +40,11 @@ class InstrumentState:
     received: float | None = None  # the strip's clock when the last reading arrived
     failures: int = 0  # failed reads / reconnects logged since the last reading
     last_problem: str = ""
+    #: the strip's clock when the run last resumed: silence is counted from there, a pause
+    #: stops the readings on purpose
+    resumed: float | None = None
 
-    def line(self, now: float, running: bool) -> tuple[str, str]:
+    def line(self, now: float, running: bool, paused: bool = False) -> tuple[str, str]:
         """(text, colour key) for this instrument at ``now``."""
         if self.received is None:
             return f"{self.label}: no reading yet", "idle"
@@ -49,7 +52,9 @@ class InstrumentState:
                    else f"{self.value:,.1f} {self.unit}")
         if not running:  # the run has ended: an age frozen at its end would mislead
             return f"{self.label}: {reading} (last reading of the run)", "idle"
-        age = now - self.received
+        if paused:  # not read while paused: no silence, nothing amber (issue 41)
+            return f"{self.label}: {reading} (paused: not read until Resume)", "idle"
+        age = now - max(self.received, self.resumed or self.received)
         text = f"{self.label}: {reading} · {age:.1f} s ago"
         if self.failures:
             return (f"{text} · NOT ANSWERING — reconnecting ({self.failures} "
@@ -78,6 +83,7 @@ class InstrumentStrip(QWidget):
         self.clock = clock
         self._batch_now = 0.0  # the clock when the batch being ingested arrived
         self.running = False
+        self.paused = False
         self.states: dict[str, InstrumentState] = {}
         self.labels: dict[str, QLabel] = {}
         self._temperature_period_s = 0.0
@@ -94,7 +100,7 @@ class InstrumentStrip(QWidget):
             label.deleteLater()
         self.states.clear()
         self.labels.clear()
-        self.running = False
+        self.running = self.paused = False
         self.timer.stop()
         self.hide()
 
@@ -151,6 +157,16 @@ class InstrumentStrip(QWidget):
         if e.level != "INFO":
             self._problem(e.message)
 
+    def set_paused(self, paused: bool) -> None:
+        """The run is paused (its readings stop on purpose) or resumed (silence counts from
+        now, not from the last reading before the pause)."""
+        self.paused = paused
+        if not paused:
+            now = self.clock()
+            for state in self.states.values():
+                state.resumed = now
+        self.refresh()
+
     @_events.on
     def _on_finished(self, _e: ev.RunFinished) -> None:
         self.running = False
@@ -176,7 +192,7 @@ class InstrumentStrip(QWidget):
     def refresh(self) -> None:
         now = self.clock()
         for key, state in self.states.items():
-            text, tone = state.line(now, self.running)
+            text, tone = state.line(now, self.running, self.paused)
             label = self.labels[key]
             label.setText(text)
             label.setToolTip(state.last_problem)

@@ -268,6 +268,7 @@ class RunView(QWidget):
     def show_paused(self, paused: bool) -> None:
         """The header of a running run, paused or not (the buttons follow)."""
         self._set_controls(running=True, paused=paused)
+        self.instruments.set_paused(paused)  # not read while paused: not "silent"
         self.state.setText("PAUSED — the current phase restarts on Resume" if paused
                            else "Running")
 

@@ -150,10 +150,16 @@ class MainWindow(QMainWindow):
             action.setEnabled(offered)
 
     def _run_actions_follow(self, running: bool, paused: bool) -> None:
-        """The Run menu offers only what the run view's buttons offer (nothing without a run)."""
+        """The Run menu offers only what the run view's buttons offer (nothing without a run),
+        and the status bar says what the header says (it said "running" through a pause)."""
         self.pause_action.setEnabled(running and not paused)
         self.resume_action.setEnabled(running and paused)
         self.abort_action.setEnabled(running)
+        if running and self.run_view.session is not None:
+            run = self.run_view.session.run_id[:8]
+            self.statusBar().showMessage(
+                f"Run {run} PAUSED — the current phase restarts on Resume" if paused else
+                f"Run {run} running — database {self.db_url}")
 
     def _about(self) -> None:
         QMessageBox.about(self, "About StorWatt", f"StorWatt {__version__}\nStorage "
