@@ -65,6 +65,8 @@ class InstrumentsPage(EntryPage):
                                  "run's configuration and report say it was not tested.")
         #: what the last passed test says, for the settings it tested
         self.passed: tuple[tuple[str, ...], str] | None = None
+        #: the last test's settings and what it found, passed or not (an override records it)
+        self.tested: tuple[tuple[str, ...], str] | None = None
         self.meter_driver.currentTextChanged.connect(self._driver_changed)
         self.thermo_driver.currentTextChanged.connect(self._driver_changed)
         for field in (self.meter_driver, self.thermo_driver):
@@ -155,7 +157,11 @@ class InstrumentsPage(EntryPage):
         if self.passed is not None and self.passed[0] == self.settings():
             return f"passed: {self.passed[1]}"
         if self.override.isChecked():
-            return "OVERRIDE: the operator continued without a passed connection test"
+            tested = (self.tested[1] if self.tested is not None
+                      and self.tested[0] == self.settings() else "not tested with these settings")
+            # what the test found stays with the override (issue 41: the review's line
+            # dropped the failure the technician overrode)
+            return f"OVERRIDE: the operator continued without a passed connection test ({tested})"
         return ""
 
     def _settings_changed(self) -> None:
@@ -254,4 +260,7 @@ class InstrumentsPage(EntryPage):
         self.result.setStyleSheet("")
         self.passed = ((settings, f"power meter {power.text}; thermometer {thermo.text}")
                        if power.ok and thermo.ok else None)
+        self.tested = (settings, "; ".join(
+            f"{what} {'passed' if r.ok else 'FAILED'}: {r.text}"
+            for what, r in (("power meter", power), ("thermometer", thermo))))
         self.last_reports = (power, thermo)
