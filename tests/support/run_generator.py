@@ -1,0 +1,274 @@
+"""Generated runs for the differential fuzzer between station and verifier (issue 37).
+
+A :class:`RunSpec` is one run the station can make, drawn by :func:`run_specs`: a shipped
+method or a stricter or looser variant of one, a meter set-up (the in-process simulated meter,
+a WT300 behind its wire simulator, PTDaemon with one or two channels, a three-phase input,
+several inputs), with or without the inlet thermometer, load hosts, and what happens during the
+run — reading flags on some samples of one phase (every flag the station can store, taken from
+``app.storage.codec.FLAG_CODES``, not a hand list), a pause, a meter that drops out, a workload
+engine that dies, an abort, a station that dies and a continuation of the run.
+
+:func:`record` runs a spec on the fake clock through the real sequencer and RunWriter and
+writes its bundle; :func:`disagreements` verifies the bundle in this process (the verifier is
+stdlib-only) and says every way station and verifier differ — the verdict, a criterion, a
+figure (the verifier compares each to 1e-9 relative) or a station metric the verifier never
+compared.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hypothesis import strategies as st
+
+from app.core.records import InstrumentConfig, PowerInput, RunConfig, SutDescription
+from app.labs.builder import NO_THERMOMETER, build_lab
+from app.method.loader import load_method, load_method_file
+from app.sequencer import events as ev
+from app.sequencer.sequencer import Sequencer
+from app.storage.codec import FLAG_CODES
+from app.storage.repository import load_run
+from app.storage.stored import StoredRun
+from drivers import interfaces as di
+from drivers.clock import FakeClock
+from drivers.interfaces import InstrumentError, PowerSample
+from tests.support.bundles import bundle_of, verify
+from tests.support.recorded_runs import pause_once_in
+from tests.support.verdict_runs import run_stored
+
+#: the shipped methods a run may follow; the cheap ones first (hypothesis shrinks towards them)
+METHODS = ("smoke", "demo", "demo-workloads", "spc1-like-demo", "pts-di-demo")
+#: the methods whose variants are generated (their structure is the Emerald block sequence)
+VARIANT_BASES = ("smoke", "demo")
+
+#: a meter set-up: the lab and how its power is read (in-process meters need no socket)
+IN_PROCESS = "in-process"
+METERS: dict[str, tuple[str, dict[str, Any]]] = {
+    IN_PROCESS: ("sim-direct", {}),
+    "in-process, 3 inputs": ("sim-direct", {"power_inputs": tuple(
+        PowerInput(f"psu-{k}", "sim") for k in "abc")}),
+    "WT300": ("sim", {}),
+    "PTDaemon": ("sim", {"power_meter": InstrumentConfig("sim", "ptd", {})}),
+    "PTDaemon, 2 channels": ("sim", {"power_inputs": (
+        PowerInput("psu-a", "sim", "ptd", element=1),
+        PowerInput("psu-b", "sim", "ptd", element=2))}),
+    "WT310 + three-phase WT333E": ("sim", {"power_inputs": (
+        PowerInput("ctrl", "sim", "wt310"), PowerInput("shelf", "sim", "wt333e",
+                                                       wiring="3P4W"))}),
+}
+
+#: a variant's (table, key) → the values drawn for it: stricter and looser than the shipped
+#: method ("" is the top level)
+VARIANT_VALUES: dict[tuple[str, str], tuple[Any, ...]] = {
+    ("", "sample_period_s"): (0.2, 0.25, 0.5, 1.0),
+    ("stability", "tolerance_pct"): (0.5, 2.0, 5.0, 50.0),
+    ("stability", "max_drift_pct"): (0.5, 5.0, 50.0),
+    ("instruments", "max_flagged_power_samples"): (0, 1, 3),
+    ("instruments", "max_identical_readings"): (2, 10, 100),
+    ("instruments", "power_plausibility_tolerance_pct"): (0.5, 5.0, 50.0),
+    ("instruments", "max_uncertainty_pct"): (0.5, 1.0, 5.0),
+    ("sampling", "meter_silence_limit_s"): (1.0, 5.0, 60.0),
+    ("response_time", "max_avg_ms"): (0.5, 30.0, 1000.0),
+}
+
+
+def flag_edit(flag: str) -> Callable[[PowerSample], PowerSample]:
+    """How a meter (or the rule that sets it) marks a sample with ``flag``: a supply flag is
+    set by the station from the reading itself, so the reading is made out of range instead."""
+    if flag == di.FLAG_VOLTAGE_OUT_OF_RANGE:
+        return lambda s: dataclasses.replace(s, volts=300.0)
+    if flag == di.FLAG_FREQUENCY_OUT_OF_RANGE:
+        return lambda s: dataclasses.replace(s, freq_hz=70.0)
+    if flag == di.FLAG_FREQUENCY_NOT_MEASURED:  # PTDaemon's RL lines carry no frequency
+        return lambda s: dataclasses.replace(s, freq_hz=math.nan, flags=s.flags | {flag})
+    if flag == di.FLAG_UNCERTAINTY_HIGH:
+        return lambda s: dataclasses.replace(s, uncertainty_pct=2.5, flags=s.flags | {flag})
+    return lambda s: dataclasses.replace(s, flags=s.flags | {flag})
+
+
+@dataclass(frozen=True)
+class Injection:
+    """``flag`` on every ``every``-th power sample of the run's ``phase``-th phase."""
+
+    flag: str
+    phase: int
+    every: int
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One generated run; its ``repr`` is the whole recipe (hypothesis prints it on failure)."""
+
+    method: str = "smoke"
+    variant: tuple[tuple[str, str, Any], ...] = ()  # (table, key, value) over ``method``
+    meter: str = IN_PROCESS
+    thermometer: bool = True
+    load_hosts: int = 0
+    injections: tuple[Injection, ...] = ()
+    pause_in: int | None = None  # the phase paused after its first interval
+    drop: tuple[int, int] | None = None  # (phase, reads): the meter answers none of them
+    engine_dies_in: int | None = None  # the phase whose workload engine dies after 0.5 s
+    abort_in: int | None = None  # the phase the operator aborts the run in
+    station_dies_in: str | None = None  # a profile the station dies in; the run is resumed
+
+
+@st.composite
+def run_specs(draw: st.DrawFn, meters: tuple[str, ...] = tuple(METERS),
+              methods: tuple[str, ...] = METHODS) -> RunSpec:
+    """Runs the station can make; ``meters`` narrows the set-ups (the fast tier keeps to the
+    in-process ones: no socket)."""
+    method = draw(st.sampled_from(methods))
+    variant: tuple[tuple[str, str, Any], ...] = ()
+    if method in VARIANT_BASES and draw(st.booleans()):
+        keys = draw(st.lists(st.sampled_from(sorted(VARIANT_VALUES)), min_size=1, max_size=4,
+                             unique=True))
+        variant = tuple((t, k, draw(st.sampled_from(VARIANT_VALUES[t, k]))) for t, k in keys)
+    phase = st.integers(0, 11)
+    injections = draw(st.lists(st.builds(Injection, st.sampled_from(sorted(FLAG_CODES)), phase,
+                                         st.integers(1, 5)), max_size=3))
+    meter = draw(st.sampled_from(meters))
+    resumable = method == "smoke" and not variant and METERS[meter][0] == "sim-direct"
+    return RunSpec(
+        method=method, variant=variant, meter=meter, thermometer=draw(st.booleans()),
+        load_hosts=draw(st.sampled_from((0, 0, 2, 3))), injections=tuple(injections),
+        pause_in=draw(st.none() | phase),
+        drop=draw(st.none() | st.tuples(phase, st.integers(1, 8))),
+        engine_dies_in=draw(st.none() | st.none() | phase),
+        abort_in=draw(st.none() | st.none() | st.none() | phase),
+        station_dies_in=draw(st.none() | st.sampled_from(("MW2", "SR"))) if resumable else None)
+
+
+def method_of(spec: RunSpec, folder: Path) -> str:
+    """The method the run follows: a shipped name, or a variant's file written in ``folder``."""
+    if not spec.variant:
+        return spec.method
+    tables: dict[str, list[str]] = {}
+    for table, key, value in spec.variant:
+        tables.setdefault(table, []).append(f"{key} = {value!r}".lower())
+    lines = [f'base = "{spec.method}"', f'name = "{spec.method}-variant"',
+             'version = "fuzz"', "compliant = false", *tables.pop("", [])]
+    for table, rows in tables.items():
+        lines += ["", f"[{table}]", *rows]
+    path = folder / f"{spec.method}-variant.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(path)
+
+
+class Mischief:
+    """The power meter as the spec has it misbehave: flags on samples of a phase, a run of
+    reads that fail as a dropped connection does. Everything else is the meter's own."""
+
+    def __init__(self, inner: Any, spec: RunSpec) -> None:
+        self.inner = inner
+        self.spec = spec
+        self.phase = -1  # the ordinal of the running phase (PhaseStarted events so far)
+        self.reads = 0  # reads in this phase
+        self.flagged: set[str] = set()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def started(self) -> None:
+        self.phase += 1
+        self.reads = 0
+
+    def read(self, t: float) -> PowerSample:
+        self.reads += 1
+        drop = self.spec.drop
+        if drop is not None and drop[0] == self.phase and 2 <= self.reads < 2 + drop[1]:
+            raise InstrumentError("connection dropped (generated)")
+        sample = self.inner.read(t)
+        for injection in self.spec.injections:
+            if injection.phase == self.phase and self.reads % injection.every == 0:
+                sample = flag_edit(injection.flag)(sample)
+                self.flagged.add(injection.flag)
+        return sample
+
+
+def config_of(spec: RunSpec, method: str) -> RunConfig:
+    lab, meters = METERS[spec.meter]
+    hosts = tuple(f"load-{k}:8765" for k in range(spec.load_hosts))
+    extra: dict[str, Any] = dict(meters)
+    if not spec.thermometer:
+        extra["temperature_meter"] = InstrumentConfig(NO_THERMOMETER)
+    return RunConfig(method=method, taxonomy="online-3", lab=lab, station="fuzz",
+                     operator="generated", sut=SutDescription(load_hosts=hosts), **extra)
+
+
+def _hook(spec: RunSpec, mischief: Mischief, engine: Any) -> Callable[[Sequencer, Any], None]:
+    pause = pause_once_in  # a fresh pause hook per phase name, made when that phase starts
+    paused: list[Callable[[Sequencer, Any], None]] = []
+
+    def hook(seq: Sequencer, event: ev.RunEvent) -> None:
+        if isinstance(event, ev.PhaseStarted):
+            mischief.started()
+            if mischief.phase == spec.pause_in and event.phase.profile:
+                paused.append(pause(event.phase.profile, after_intervals=0))
+            if hasattr(engine, "fail_after_s"):
+                engine.fail_after_s = 0.5 if mischief.phase == spec.engine_dies_in else None
+            if mischief.phase == spec.abort_in:
+                seq.abort("aborted by the generated operator")
+        for each in paused:
+            each(seq, event)
+    return hook
+
+
+@dataclass(frozen=True)
+class Recorded:
+    run: StoredRun
+    bundle: Path
+    flagged: frozenset[str]  # the flags the meter set on some sample
+
+
+def record(spec: RunSpec, folder: Path) -> Recorded:
+    """Run ``spec`` on the fake clock into ``folder``/run.db and write its bundle."""
+    if spec.station_dies_in:
+        return _resumed(spec, folder)
+    method_name = method_of(spec, folder)
+    method = load_method_file(Path(method_name)) if spec.variant else load_method(method_name)
+    config = config_of(spec, method_name)
+    clock = FakeClock(1000.0)
+    lab = build_lab(config, clock, sample_period_s=method.sample_period_s,
+                    silence_limit_s=method.sampling.meter_silence_limit_s,
+                    limits=method.instruments.reading_limits())
+    mischief = Mischief(lab.power_meter, spec)
+    lab = dataclasses.replace(lab, power_meter=mischief)
+    database, sequencer, _ = run_stored(folder / "run.db", method, config, lab, clock,
+                                        _hook(spec, mischief, lab.engine))
+    bundle = bundle_of(database, sequencer.run_id, folder / "run.zip")
+    return Recorded(load_run(database, sequencer.run_id), bundle, frozenset(mischief.flagged))
+
+
+def _resumed(spec: RunSpec, folder: Path) -> Recorded:
+    """The smoke run whose station died in ``spec.station_dies_in``, continued in its record."""
+    from tests.support.resume_runs import interrupted_run, resume
+
+    url = f"sqlite:///{folder / 'run.db'}"
+    _, run = resume(url, interrupted_run(url, str(spec.station_dies_in),
+                                         config_of(spec, spec.method)))
+    path = folder / "run.zip"
+    from app.reports.export import write_bundle
+    write_bundle(run, path)
+    return Recorded(run, path, frozenset())
+
+
+_FIGURE = re.compile(r"^\[[x ]\] (\S+): ", re.M)
+
+
+def disagreements(recorded: Recorded) -> list[str]:
+    """Every way the verifier differs from the station on ``recorded``'s bundle: its failed
+    lines, a verdict other than AGREES, a station metric it never compared. Empty: agreed."""
+    status, out = verify(recorded.bundle)
+    found = [line for line in out.splitlines() if line.startswith("[ ]")]
+    if status != 0:
+        found.append(f"exit status {status}: {out.strip().splitlines()[-1] if out else ''}")
+    compared = set(_FIGURE.findall(out))
+    found += [f"station metric {m.name} was not compared by the verifier"
+              for m in recorded.run.metrics if m.name not in compared]
+    return found

@@ -1,0 +1,68 @@
+"""The differential fuzzer (issue 37): on every run the station can make, station and verifier
+agree — on the verdict, on every criterion and on every figure to 1e-9 relative.
+
+Each example is a generated run (``tests/support/run_generator.py``: methods and their stricter
+and looser variants, meter set-ups, every reading flag, pauses, meter drops, a dying workload
+engine, aborts, a dying station and its continuation, load hosts, sweeps, demand intensity) on
+the fake clock; its bundle is verified in this process.
+
+Tiers (docs/conformance.md, "Differential fuzzer"): a few in-process runs in ``make
+test-fast``; ``FUZZ_RUNS`` runs over every set-up in ``make test`` (derandomized, the same runs
+each time); the soak, ``make fuzz-soak`` (``STORWATT_FUZZ_RUNS=200``, a fresh seed unless
+``STORWATT_FUZZ_SEED`` gives one), prints its seed with any disagreement.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+from hypothesis import HealthCheck, event, example, given, seed, settings
+
+from tests.support.run_generator import IN_PROCESS, METERS, RunSpec, disagreements, record, \
+    run_specs
+
+#: runs of the ``make test`` tier: ~0.5 s of CPU each (docs/performance.md, "fuzzer" rows)
+FUZZ_RUNS = 30
+SOAK_RUNS = int(os.environ.get("STORWATT_FUZZ_RUNS", "0"))
+SOAK_SEED = int(os.environ.get("STORWATT_FUZZ_SEED") or random.SystemRandom().getrandbits(32))
+#: the in-process set-ups: no socket, no wire simulator (the fast tier's)
+IN_PROCESS_METERS = tuple(name for name, (lab, _) in METERS.items() if lab == "sim-direct")
+
+
+def _agree(spec: RunSpec, tmp_path_factory: pytest.TempPathFactory, seed_note: str) -> None:
+    recorded = record(spec, tmp_path_factory.mktemp("fuzz", numbered=True))
+    event(f"status {recorded.run.status.name}")
+    event(f"meter {spec.meter}")
+    for flag in sorted(recorded.flagged):
+        event(f"flag {flag}")
+    found = disagreements(recorded)
+    assert not found, (f"station and verifier disagree ({seed_note}) on {spec!r}:\n"
+                       + "\n".join(found))
+
+
+@settings(max_examples=4, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(spec=run_specs(meters=IN_PROCESS_METERS, methods=("smoke", "demo")))
+def test_in_process_runs_agree(spec: RunSpec, tmp_path_factory) -> None:
+    """The fast tier's share: a few in-process runs of the two cheapest methods."""
+    _agree(spec, tmp_path_factory, "derandomized")
+
+
+def _generated(test):
+    """``make test``: FUZZ_RUNS derandomized runs; the soak: SOAK_RUNS from SOAK_SEED."""
+    if SOAK_RUNS:
+        return seed(SOAK_SEED)(settings(max_examples=SOAK_RUNS, deadline=None, database=None,
+                                        suppress_health_check=list(HealthCheck))(test))
+    return settings(max_examples=FUZZ_RUNS, deadline=None, database=None, derandomize=True,
+                    suppress_health_check=list(HealthCheck))(test)
+
+
+@pytest.mark.slow  # FUZZ_RUNS runs, some on wire simulators: make test, not make test-fast
+@pytest.mark.realtime("the wire simulators answer the production drivers over loopback sockets")
+@_generated
+@given(spec=run_specs())
+def test_generated_runs_agree(spec: RunSpec, tmp_path_factory) -> None:
+    _agree(spec, tmp_path_factory,
+           f"STORWATT_FUZZ_SEED={SOAK_SEED}" if SOAK_RUNS else "derandomized")
