@@ -18,9 +18,9 @@ import os
 import random
 
 import pytest
-from hypothesis import HealthCheck, event, example, given, seed, settings
+from hypothesis import HealthCheck, event, given, seed, settings
 
-from tests.support.run_generator import IN_PROCESS, METERS, RunSpec, disagreements, record, \
+from tests.support.run_generator import METERS, RunSpec, disagreements, record, \
     run_specs
 
 #: runs of the ``make test`` tier: ~0.5 s of CPU each (docs/performance.md, "fuzzer" rows)

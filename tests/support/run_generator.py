@@ -25,11 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hypothesis import reject
 from hypothesis import strategies as st
 
 from app.core.records import InstrumentConfig, PowerInput, RunConfig, SutDescription
 from app.labs.builder import NO_THERMOMETER, build_lab
-from app.method.loader import load_method, load_method_file
+from app.method.loader import MethodError, load_method, load_method_file
 from app.sequencer import events as ev
 from app.sequencer.sequencer import Sequencer
 from app.storage.codec import FLAG_CODES
@@ -73,7 +74,7 @@ VARIANT_VALUES: dict[tuple[str, str], tuple[Any, ...]] = {
     ("instruments", "max_identical_readings"): (2, 10, 100),
     ("instruments", "power_plausibility_tolerance_pct"): (0.5, 5.0, 50.0),
     ("instruments", "max_uncertainty_pct"): (0.5, 1.0, 5.0),
-    ("sampling", "meter_silence_limit_s"): (1.0, 5.0, 60.0),
+    ("sampling", "meter_silence_limit_s"): (2.0, 5.0, 60.0),
     ("response_time", "max_avg_ms"): (0.5, 30.0, 1000.0),
 }
 
@@ -94,10 +95,11 @@ def flag_edit(flag: str) -> Callable[[PowerSample], PowerSample]:
 
 @dataclass(frozen=True)
 class Injection:
-    """``flag`` on every ``every``-th power sample of the run's ``phase``-th phase."""
+    """``flag`` on every ``every``-th power sample of the run's ``phase``-th phase (None:
+    of every phase)."""
 
     flag: str
-    phase: int
+    phase: int | None
     every: int
 
 
@@ -130,8 +132,9 @@ def run_specs(draw: st.DrawFn, meters: tuple[str, ...] = tuple(METERS),
                              unique=True))
         variant = tuple((t, k, draw(st.sampled_from(VARIANT_VALUES[t, k]))) for t, k in keys)
     phase = st.integers(0, 11)
-    injections = draw(st.lists(st.builds(Injection, st.sampled_from(sorted(FLAG_CODES)), phase,
-                                         st.integers(1, 5)), max_size=3))
+    injections = draw(st.lists(st.builds(Injection, st.sampled_from(sorted(FLAG_CODES)),
+                                         st.none() | phase, st.integers(1, 7)), max_size=3))
+    rarely = st.one_of(*[st.none()] * 5, phase)  # a run cut short in about one of six
     meter = draw(st.sampled_from(meters))
     resumable = method == "smoke" and not variant and METERS[meter][0] == "sim-direct"
     return RunSpec(
@@ -139,8 +142,7 @@ def run_specs(draw: st.DrawFn, meters: tuple[str, ...] = tuple(METERS),
         load_hosts=draw(st.sampled_from((0, 0, 2, 3))), injections=tuple(injections),
         pause_in=draw(st.none() | phase),
         drop=draw(st.none() | st.tuples(phase, st.integers(1, 8))),
-        engine_dies_in=draw(st.none() | st.none() | phase),
-        abort_in=draw(st.none() | st.none() | st.none() | phase),
+        engine_dies_in=draw(rarely), abort_in=draw(rarely),
         station_dies_in=draw(st.none() | st.sampled_from(("MW2", "SR"))) if resumable else None)
 
 
@@ -185,7 +187,7 @@ class Mischief:
             raise InstrumentError("connection dropped (generated)")
         sample = self.inner.read(t)
         for injection in self.spec.injections:
-            if injection.phase == self.phase and self.reads % injection.every == 0:
+            if injection.phase in (None, self.phase) and self.reads % injection.every == 0:
                 sample = flag_edit(injection.flag)(sample)
                 self.flagged.add(injection.flag)
         return sample
@@ -231,7 +233,11 @@ def record(spec: RunSpec, folder: Path) -> Recorded:
     if spec.station_dies_in:
         return _resumed(spec, folder)
     method_name = method_of(spec, folder)
-    method = load_method_file(Path(method_name)) if spec.variant else load_method(method_name)
+    try:
+        method = load_method_file(Path(method_name)) if spec.variant else \
+            load_method(method_name)
+    except MethodError:  # a variant the station refuses to load makes no run
+        reject()
     config = config_of(spec, method_name)
     clock = FakeClock(1000.0)
     lab = build_lab(config, clock, sample_period_s=method.sample_period_s,
