@@ -18,10 +18,10 @@ import os
 import random
 
 import pytest
-from hypothesis import HealthCheck, event, given, seed, settings
+from hypothesis import HealthCheck, currently_in_test_context, event, given, seed, settings
 
-from tests.support.run_generator import METERS, RunSpec, disagreements, record, \
-    run_specs
+from tests.support.run_generator import METERS, Injection, Recorded, RunSpec, disagreements, \
+    happenings, record, run_specs
 
 #: runs of the ``make test`` tier: ~0.5 s of CPU each (docs/performance.md, "fuzzer" rows)
 FUZZ_RUNS = 30
@@ -31,15 +31,38 @@ SOAK_SEED = int(os.environ.get("STORWATT_FUZZ_SEED") or random.SystemRandom().ge
 IN_PROCESS_METERS = tuple(name for name, (lab, _) in METERS.items() if lab == "sim-direct")
 
 
-def _agree(spec: RunSpec, tmp_path_factory: pytest.TempPathFactory, seed_note: str) -> None:
+def _agree(spec: RunSpec, tmp_path_factory: pytest.TempPathFactory, seed_note: str) -> Recorded:
     recorded = record(spec, tmp_path_factory.mktemp("fuzz", numbered=True))
-    event(f"status {recorded.run.status.name}")
-    event(f"meter {spec.meter}")
-    for flag in sorted(recorded.flagged):
-        event(f"flag {flag}")
+    if currently_in_test_context():  # the statistics of a generated run
+        for what in sorted(happenings(recorded) | {f"meter {spec.meter}",
+                                                   f"method {spec.method}"}):
+            event(what)
     found = disagreements(recorded)
     assert not found, (f"station and verifier disagree ({seed_note}) on {spec!r}:\n"
                        + "\n".join(found))
+    return recorded
+
+
+#: one run per axis of the generator, each with what its record must show: an axis the
+#: generator names but never reaches (a hook that no longer fires) fails here, not silently
+AXES = [
+    (RunSpec(pause_in=3), "a phase repeated"),
+    (RunSpec(drop=(3, 3)), "meter dropped"),
+    (RunSpec(engine_dies_in=3), "engine died"),
+    (RunSpec(abort_in=3), "aborted"),
+    (RunSpec(station_dies_in="SR"), "resumed"),
+    (RunSpec(load_hosts=2), "load hosts"),
+    (RunSpec(injections=(Injection("stale", None, 3),)), "flag stale"),
+    (RunSpec(method="smoke", variant=(("stability", "tolerance_pct", 0.5),
+                                      ("", "sample_period_s", 0.5)),
+             injections=(Injection("implausible", 4, 2),)), "flag implausible"),
+]
+
+
+@pytest.mark.parametrize(("spec", "shown"), AXES, ids=[shown for _, shown in AXES])
+def test_each_axis_is_reached_and_agrees(spec: RunSpec, shown: str, tmp_path_factory) -> None:
+    recorded = _agree(spec, tmp_path_factory, "an axis's run")
+    assert shown in happenings(recorded), sorted(happenings(recorded))
 
 
 @settings(max_examples=4, deadline=None, database=None, derandomize=True,

@@ -264,6 +264,28 @@ def _resumed(spec: RunSpec, folder: Path) -> Recorded:
     return Recorded(run, path, frozenset())
 
 
+def happenings(recorded: Recorded) -> frozenset[str]:
+    """What the generated mischief made of the run, as its record shows it: the fuzzer's
+    statistics (``--hypothesis-show-statistics``) and the test that each axis is reached."""
+    run = recorded.run
+    messages = " ".join([*(e.message for e in run.events), *(p.error for p in run.phases)])
+    found = {f"flag {flag}" for flag in recorded.flagged}
+    found.add(f"status {run.status.name}")
+    if any(p.attempts > 1 for p in run.phases):
+        found.add("a phase repeated")
+    if run.resumptions:
+        found.add("resumed")
+    if "connection dropped (generated)" in messages:
+        found.add("meter dropped")
+    if "aborted by the generated operator" in messages:
+        found.add("aborted")
+    if "simulated engine failure injected" in messages:
+        found.add("engine died")
+    if run.config.sut.load_hosts:
+        found.add("load hosts")
+    return frozenset(found)
+
+
 _FIGURE = re.compile(r"^\[[x ]\] (\S+): ", re.M)
 
 
