@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, currently_in_test_context, event, given, see
 from tests.support.run_generator import METERS, Injection, Recorded, RunSpec, disagreements, \
     happenings, record, run_specs
 
-#: runs of the ``make test`` tier: ~0.5 s of CPU each (docs/performance.md, "fuzzer" rows)
+#: runs of the ``make test`` tier: ~0.5 s of CPU each (docs/conformance.md, "Differential fuzzer")
 FUZZ_RUNS = 30
 SOAK_RUNS = int(os.environ.get("STORWATT_FUZZ_RUNS", "0"))
 SOAK_SEED = int(os.environ.get("STORWATT_FUZZ_SEED") or random.SystemRandom().getrandbits(32))
