@@ -53,6 +53,7 @@ AXES = [
     (RunSpec(station_dies_in="SR"), "resumed"),
     (RunSpec(load_hosts=2), "load hosts"),
     (RunSpec(injections=(Injection("stale", None, 3),)), "flag stale"),
+    (RunSpec(meter="WT300", wire_fault=("hold", 4, 20)), "wire fault"),
     (RunSpec(method="smoke", variant=(("stability", "tolerance_pct", 0.5),
                                       ("", "sample_period_s", 0.5)),
              injections=(Injection("implausible", 4, 2),)), "flag implausible"),

@@ -20,7 +20,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,8 @@ from app.storage.stored import StoredRun
 from drivers import interfaces as di
 from drivers.clock import FakeClock
 from drivers.interfaces import InstrumentError, PowerSample
+from drivers.simulators import FaultKind, ThermometerSimulator
+from drivers.simulators.server import LineServer
 from tests.support.bundles import bundle_of, verify
 from tests.support.recorded_runs import pause_once_in
 from tests.support.verdict_runs import run_stored
@@ -77,6 +80,12 @@ VARIANT_VALUES: dict[tuple[str, str], tuple[Any, ...]] = {
     ("sampling", "meter_silence_limit_s"): (2.0, 5.0, 60.0),
     ("response_time", "max_avg_ms"): (0.5, 30.0, 1000.0),
 }
+
+
+#: the wire simulators' faults that cost no real time (SLOW and SILENT wait out the drivers'
+#: timeouts): a dropped connection, garbage, the meter's no-data and over-range markers, and
+#: HOLD (the same reply again and again: the station's stale rule)
+WIRE_FAULTS = tuple(k.value for k in FaultKind if k not in (FaultKind.SLOW, FaultKind.SILENT))
 
 
 def flag_edit(flag: str) -> Callable[[PowerSample], PowerSample]:
@@ -118,6 +127,9 @@ class RunSpec:
     engine_dies_in: int | None = None  # the phase whose workload engine dies after 0.5 s
     abort_in: int | None = None  # the phase the operator aborts the run in
     station_dies_in: str | None = None  # a profile the station dies in; the run is resumed
+    #: (fault, phase, replies): the wire simulators of the power meter answer that many
+    #: replies of that phase with the fault (a wire set-up only) — the drivers' own flags
+    wire_fault: tuple[str, int, int] | None = None
 
 
 @st.composite
@@ -136,6 +148,10 @@ def run_specs(draw: st.DrawFn, meters: tuple[str, ...] = tuple(METERS),
                                          st.none() | phase, st.integers(1, 7)), max_size=3))
     rarely = st.one_of(*[st.none()] * 5, phase)  # a run cut short in about one of six
     meter = draw(st.sampled_from(meters))
+    wire_fault = None
+    if METERS[meter][0] == "sim":
+        wire_fault = draw(st.none() | st.tuples(st.sampled_from(WIRE_FAULTS), phase,
+                                                st.integers(1, 30)))
     resumable = method == "smoke" and not variant and METERS[meter][0] == "sim-direct"
     return RunSpec(
         method=method, variant=variant, meter=meter, thermometer=draw(st.booleans()),
@@ -143,7 +159,8 @@ def run_specs(draw: st.DrawFn, meters: tuple[str, ...] = tuple(METERS),
         pause_in=draw(st.none() | phase),
         drop=draw(st.none() | st.tuples(phase, st.integers(1, 8))),
         engine_dies_in=draw(rarely), abort_in=draw(rarely),
-        station_dies_in=draw(st.none() | st.sampled_from(("MW2", "SR"))) if resumable else None)
+        station_dies_in=draw(st.none() | st.sampled_from(("MW2", "SR"))) if resumable else None,
+        wire_fault=wire_fault)
 
 
 def method_of(spec: RunSpec, folder: Path) -> str:
@@ -172,6 +189,7 @@ class Mischief:
         self.phase = -1  # the ordinal of the running phase (PhaseStarted events so far)
         self.reads = 0  # reads in this phase
         self.flagged: set[str] = set()
+        self.faulted = False  # a wire fault was injected
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -203,7 +221,8 @@ def config_of(spec: RunSpec, method: str) -> RunConfig:
                      operator="generated", sut=SutDescription(load_hosts=hosts), **extra)
 
 
-def _hook(spec: RunSpec, mischief: Mischief, engine: Any) -> Callable[[Sequencer, Any], None]:
+def _hook(spec: RunSpec, mischief: Mischief, engine: Any,
+          servers: list[LineServer]) -> Callable[[Sequencer, Any], None]:
     pause = pause_once_in  # a fresh pause hook per phase name, made when that phase starts
     paused: list[Callable[[Sequencer, Any], None]] = []
 
@@ -214,6 +233,11 @@ def _hook(spec: RunSpec, mischief: Mischief, engine: Any) -> Callable[[Sequencer
                 paused.append(pause(event.phase.profile, after_intervals=0))
             if hasattr(engine, "fail_after_s"):
                 engine.fail_after_s = 0.5 if mischief.phase == spec.engine_dies_in else None
+            if spec.wire_fault and mischief.phase == spec.wire_fault[1]:
+                for server in servers:
+                    if not isinstance(server, ThermometerSimulator):
+                        server.faults.inject(spec.wire_fault[0], spec.wire_fault[2])
+                        mischief.faulted = True
             if mischief.phase == spec.abort_in:
                 seq.abort("aborted by the generated operator")
         for each in paused:
@@ -226,6 +250,7 @@ class Recorded:
     run: StoredRun
     bundle: Path
     flagged: frozenset[str]  # the flags the meter set on some sample
+    faulted: bool = False  # the wire simulators answered with the spec's fault
 
 
 def record(spec: RunSpec, folder: Path) -> Recorded:
@@ -240,15 +265,35 @@ def record(spec: RunSpec, folder: Path) -> Recorded:
         reject()
     config = config_of(spec, method_name)
     clock = FakeClock(1000.0)
-    lab = build_lab(config, clock, sample_period_s=method.sample_period_s,
-                    silence_limit_s=method.sampling.meter_silence_limit_s,
-                    limits=method.instruments.reading_limits())
+    with started_servers() as servers:
+        lab = build_lab(config, clock, sample_period_s=method.sample_period_s,
+                        silence_limit_s=method.sampling.meter_silence_limit_s,
+                        limits=method.instruments.reading_limits())
     mischief = Mischief(lab.power_meter, spec)
     lab = dataclasses.replace(lab, power_meter=mischief)
     database, sequencer, _ = run_stored(folder / "run.db", method, config, lab, clock,
-                                        _hook(spec, mischief, lab.engine))
+                                        _hook(spec, mischief, lab.engine, servers))
     bundle = bundle_of(database, sequencer.run_id, folder / "run.zip")
-    return Recorded(load_run(database, sequencer.run_id), bundle, frozenset(mischief.flagged))
+    return Recorded(load_run(database, sequencer.run_id), bundle, frozenset(mischief.flagged),
+                    mischief.faulted)
+
+
+@contextmanager
+def started_servers() -> Iterator[list[LineServer]]:
+    """The wire simulators the lab's builder starts inside the block, to inject faults into
+    (the builder keeps them to itself: only their tear-down is registered)."""
+    servers: list[LineServer] = []
+    start = LineServer.start
+
+    def started(server: LineServer) -> int:
+        servers.append(server)
+        return start(server)
+
+    LineServer.start = started  # type: ignore[method-assign]  # restored below
+    try:
+        yield servers
+    finally:
+        LineServer.start = start  # type: ignore[method-assign]  # the class's own again
 
 
 def _resumed(spec: RunSpec, folder: Path) -> Recorded:
@@ -281,6 +326,8 @@ def happenings(recorded: Recorded) -> frozenset[str]:
         found.add("aborted")
     if "simulated engine failure injected" in messages:
         found.add("engine died")
+    if recorded.faulted:
+        found.add("wire fault")
     if run.config.sut.load_hosts:
         found.add("load hosts")
     return frozenset(found)
