@@ -20,8 +20,8 @@ import random
 import pytest
 from hypothesis import HealthCheck, currently_in_test_context, event, given, seed, settings
 
-from tests.support.run_generator import METERS, Injection, Recorded, RunSpec, disagreements, \
-    happenings, record, run_specs
+from tests.support.run_generator import COMPLIANT_METHOD, METERS, METHODS, Injection, Recorded, \
+    RunSpec, disagreements, happenings, record, run_specs
 
 #: runs of the ``make test`` tier: ~0.5 s of CPU each (docs/conformance.md, "Differential fuzzer")
 FUZZ_RUNS = 30
@@ -54,13 +54,16 @@ AXES = [
     (RunSpec(load_hosts=2), "load hosts"),
     (RunSpec(injections=(Injection("stale", None, 3),)), "flag stale"),
     (RunSpec(meter="WT300", wire_fault=("hold", 4, 20)), "wire fault"),
+    pytest.param(RunSpec(method=COMPLIANT_METHOD, calibrated_days_ago=30), "compliant",
+                 marks=pytest.mark.slow),  # ~5 s of CPU: make test, not make test-fast
     (RunSpec(method="smoke", variant=(("stability", "tolerance_pct", 0.5),
                                       ("", "sample_period_s", 0.5)),
              injections=(Injection("implausible", 4, 2),)), "flag implausible"),
 ]
 
 
-@pytest.mark.parametrize(("spec", "shown"), AXES, ids=[shown for _, shown in AXES])
+@pytest.mark.parametrize(("spec", "shown"), AXES,
+                         ids=[getattr(a, "values", a)[1] for a in AXES])
 def test_each_axis_is_reached_and_agrees(spec: RunSpec, shown: str, tmp_path_factory) -> None:
     recorded = _agree(spec, tmp_path_factory, "an axis's run")
     assert shown in happenings(recorded), sorted(happenings(recorded))
@@ -86,7 +89,7 @@ def _generated(test):
 @pytest.mark.slow  # FUZZ_RUNS runs, some on wire simulators: make test, not make test-fast
 @pytest.mark.realtime("the wire simulators answer the production drivers over loopback sockets")
 @_generated
-@given(spec=run_specs())
+@given(spec=run_specs(methods=(*METHODS, COMPLIANT_METHOD) if SOAK_RUNS else METHODS))
 def test_generated_runs_agree(spec: RunSpec, tmp_path_factory) -> None:
     _agree(spec, tmp_path_factory,
            f"STORWATT_FUZZ_SEED={SOAK_SEED}" if SOAK_RUNS else "derandomized")

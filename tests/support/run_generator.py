@@ -24,7 +24,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+from unittest import mock
 
 from hypothesis import reject
 from hypothesis import strategies as st
@@ -33,6 +34,7 @@ from app.core.records import InstrumentConfig, PowerInput, RunConfig, SutDescrip
 from app.labs.builder import NO_THERMOMETER, build_lab
 from app.method.loader import MethodError, load_method, load_method_file
 from app.sequencer import events as ev
+from app.sequencer.equipment import Lab
 from app.sequencer.sequencer import Sequencer
 from app.storage.codec import FLAG_CODES
 from app.storage.repository import load_run
@@ -41,13 +43,19 @@ from drivers import interfaces as di
 from drivers.clock import FakeClock
 from drivers.interfaces import InstrumentError, PowerSample
 from drivers.simulators import FaultKind, ThermometerSimulator
+from drivers.simulators.direct_meters import SimulatedPowerMeter, SimulatedThermometer
+from drivers.simulators.engine import SimulatedWorkloadEngine
 from drivers.simulators.server import LineServer
 from tests.support.bundles import bundle_of, verify
 from tests.support.recorded_runs import pause_once_in
-from tests.support.verdict_runs import run_stored
+from tests.support.verdict_runs import MEDIA, REMOVABLE_1, FioNamedEngine, real_identity, \
+    run_stored
 
 #: the shipped methods a run may follow; the cheap ones first (hypothesis shrinks towards them)
 METHODS = ("smoke", "demo", "demo-workloads", "spc1-like-demo", "pts-di-demo")
+#: the registered compliant method, run on its shortest plan (removable-1: 2 h of ready idle on
+#: the fake clock, ~5 s of CPU): the soak's, and one axis run's
+COMPLIANT_METHOD = "emerald-block-v3"
 #: the methods whose variants are generated (their structure is the Emerald block sequence)
 VARIANT_BASES = ("smoke", "demo")
 
@@ -130,6 +138,9 @@ class RunSpec:
     #: (fault, phase, replies): the wire simulators of the power meter answer that many
     #: replies of that phase with the fault (a wire set-up only) — the drivers' own flags
     wire_fault: tuple[str, int, int] | None = None
+    #: the in-process meters, thermometer and engine identify as real, calibrated this many
+    #: days ago (None: the simulators' own identities), so the compliance criteria can be met
+    calibrated_days_ago: int | None = None
 
 
 @st.composite
@@ -152,6 +163,7 @@ def run_specs(draw: st.DrawFn, meters: tuple[str, ...] = tuple(METERS),
     if METERS[meter][0] == "sim":
         wire_fault = draw(st.none() | st.tuples(st.sampled_from(WIRE_FAULTS), phase,
                                                 st.integers(1, 30)))
+    real = meter == IN_PROCESS and draw(st.booleans())
     resumable = method == "smoke" and not variant and METERS[meter][0] == "sim-direct"
     return RunSpec(
         method=method, variant=variant, meter=meter, thermometer=draw(st.booleans()),
@@ -160,7 +172,8 @@ def run_specs(draw: st.DrawFn, meters: tuple[str, ...] = tuple(METERS),
         drop=draw(st.none() | st.tuples(phase, st.integers(1, 8))),
         engine_dies_in=draw(rarely), abort_in=draw(rarely),
         station_dies_in=draw(st.none() | st.sampled_from(("MW2", "SR"))) if resumable else None,
-        wire_fault=wire_fault)
+        wire_fault=wire_fault,
+        calibrated_days_ago=draw(st.sampled_from((30, 30, 400))) if real else None)
 
 
 def method_of(spec: RunSpec, folder: Path) -> str:
@@ -217,8 +230,25 @@ def config_of(spec: RunSpec, method: str) -> RunConfig:
     extra: dict[str, Any] = dict(meters)
     if not spec.thermometer:
         extra["temperature_meter"] = InstrumentConfig(NO_THERMOMETER)
-    return RunConfig(method=method, taxonomy="online-3", lab=lab, station="fuzz",
-                     operator="generated", sut=SutDescription(load_hosts=hosts), **extra)
+    if spec.method == COMPLIANT_METHOD:  # its shortest plan, classified from the answers
+        extra.update(taxonomy=MEDIA, classification_answers=REMOVABLE_1,
+                     classification_reason="generated")
+    return RunConfig(method=method, lab=lab, station="fuzz", operator="generated",
+                     sut=SutDescription(load_hosts=hosts), **extra)
+
+
+def identify_as_real(lab: Lab, days_ago: int) -> Lab:
+    """The in-process stand-ins under the identities of real, calibrated instruments and an
+    engine named like fio (``tests/support/verdict_runs.py``): only the rules then decide."""
+    assert isinstance(lab.power_meter, SimulatedPowerMeter), "real identities: one meter"
+    assert isinstance(lab.engine, SimulatedWorkloadEngine), lab.engine
+    lab.power_meter.identity = real_identity("YOKOGAWA", "WT310E", "wt300", days_ago)
+    if isinstance(lab.temperature_meter, SimulatedThermometer):
+        lab.temperature_meter.identity = real_identity("Keysight", "DAQ970A", "daq970a",
+                                                       days_ago)
+    engine = lab.engine
+    return dataclasses.replace(lab, engine=FioNamedEngine(engine.sut, engine.clock,
+                                                          load_hosts=engine.load_hosts))
 
 
 def _hook(spec: RunSpec, mischief: Mischief, engine: Any,
@@ -269,6 +299,8 @@ def record(spec: RunSpec, folder: Path) -> Recorded:
         lab = build_lab(config, clock, sample_period_s=method.sample_period_s,
                         silence_limit_s=method.sampling.meter_silence_limit_s,
                         limits=method.instruments.reading_limits())
+    if spec.calibrated_days_ago is not None:
+        lab = identify_as_real(lab, spec.calibrated_days_ago)
     mischief = Mischief(lab.power_meter, spec)
     lab = dataclasses.replace(lab, power_meter=mischief)
     database, sequencer, _ = run_stored(folder / "run.db", method, config, lab, clock,
@@ -289,11 +321,8 @@ def started_servers() -> Iterator[list[LineServer]]:
         servers.append(server)
         return start(server)
 
-    LineServer.start = started  # type: ignore[method-assign]  # restored below
-    try:
+    with mock.patch.object(LineServer, "start", autospec=True, side_effect=started):
         yield servers
-    finally:
-        LineServer.start = start  # type: ignore[method-assign]  # the class's own again
 
 
 def _resumed(spec: RunSpec, folder: Path) -> Recorded:
@@ -301,8 +330,9 @@ def _resumed(spec: RunSpec, folder: Path) -> Recorded:
     from tests.support.resume_runs import interrupted_run, resume
 
     url = f"sqlite:///{folder / 'run.db'}"
-    _, run = resume(url, interrupted_run(url, str(spec.station_dies_in),
-                                         config_of(spec, spec.method)))
+    _, run = cast(tuple[Any, StoredRun],
+                  resume(url, interrupted_run(url, str(spec.station_dies_in),
+                                              config_of(spec, spec.method))))
     path = folder / "run.zip"
     from app.reports.export import write_bundle
     write_bundle(run, path)
@@ -326,6 +356,8 @@ def happenings(recorded: Recorded) -> frozenset[str]:
         found.add("aborted")
     if "simulated engine failure injected" in messages:
         found.add("engine died")
+    if run.compliance.compliant:
+        found.add("compliant")
     if recorded.faulted:
         found.add("wire fault")
     if run.config.sut.load_hosts:
