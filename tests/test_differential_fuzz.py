@@ -24,7 +24,7 @@ from tests.support.run_generator import COMPLIANT_METHOD, METERS, METHODS, Injec
     RunSpec, disagreements, happenings, record, run_specs
 
 #: runs of the ``make test`` tier: ~0.5 s of CPU each (docs/conformance.md, "Differential fuzzer")
-FUZZ_RUNS = 30
+FUZZ_RUNS = 20
 SOAK_RUNS = int(os.environ.get("STORWATT_FUZZ_RUNS", "0"))
 SOAK_SEED = int(os.environ.get("STORWATT_FUZZ_SEED") or random.SystemRandom().getrandbits(32))
 #: the in-process set-ups: no socket, no wire simulator (the fast tier's)
@@ -87,6 +87,7 @@ def _generated(test):
 
 
 @pytest.mark.slow  # FUZZ_RUNS runs, some on wire simulators: make test, not make test-fast
+@pytest.mark.timeout(max(300, 10 * SOAK_RUNS))  # the soak: ≤ 10 s a run on a quiet machine
 @pytest.mark.realtime("the wire simulators answer the production drivers over loopback sockets")
 @_generated
 @given(spec=run_specs(methods=(*METHODS, COMPLIANT_METHOD) if SOAK_RUNS else METHODS))

@@ -157,20 +157,26 @@ def run_specs(draw: st.DrawFn, meters: tuple[str, ...] = tuple(METERS),
     phase = st.integers(0, 11)
     injections = draw(st.lists(st.builds(Injection, st.sampled_from(sorted(FLAG_CODES)),
                                          st.none() | phase, st.integers(1, 7)), max_size=3))
-    rarely = st.one_of(*[st.none()] * 5, phase)  # a run cut short in about one of six
+
+    def now_and_then(one_in: int) -> int | None:
+        """A phase in about one of ``one_in`` runs (``st.one_of`` and ``st.none() | …`` give
+        each branch far more than its share)."""
+        return draw(phase) if draw(st.sampled_from(range(one_in))) == one_in - 1 else None
+
     meter = draw(st.sampled_from(meters))
     wire_fault = None
     if METERS[meter][0] == "sim":
         wire_fault = draw(st.none() | st.tuples(st.sampled_from(WIRE_FAULTS), phase,
                                                 st.integers(1, 30)))
     real = meter == IN_PROCESS and draw(st.booleans())
+    dropped = now_and_then(3)
     resumable = method == "smoke" and not variant and METERS[meter][0] == "sim-direct"
     return RunSpec(
         method=method, variant=variant, meter=meter, thermometer=draw(st.booleans()),
         load_hosts=draw(st.sampled_from((0, 0, 2, 3))), injections=tuple(injections),
-        pause_in=draw(st.none() | phase),
-        drop=draw(st.none() | st.tuples(phase, st.integers(1, 8))),
-        engine_dies_in=draw(rarely), abort_in=draw(rarely),
+        pause_in=now_and_then(3),
+        drop=None if dropped is None else (dropped, draw(st.integers(1, 8))),
+        engine_dies_in=now_and_then(8), abort_in=now_and_then(8),
         station_dies_in=draw(st.none() | st.sampled_from(("MW2", "SR"))) if resumable else None,
         wire_fault=wire_fault,
         calibrated_days_ago=draw(st.sampled_from((30, 30, 400))) if real else None)
