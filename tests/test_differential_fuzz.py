@@ -20,8 +20,8 @@ import random
 import pytest
 from hypothesis import HealthCheck, currently_in_test_context, event, given, seed, settings
 
-from tests.support.run_generator import COMPLIANT_METHOD, METERS, METHODS, Injection, Recorded, \
-    RunSpec, disagreements, happenings, record, run_specs
+from tests.support.run_generator import COMPLIANT_METHOD, LONGEST_PERIOD_NEEDS, METERS, METHODS, \
+    Injection, Recorded, RunSpec, disagreements, happenings, record, run_specs
 
 #: runs of the ``make test`` tier: ~0.5 s of CPU each (docs/conformance.md, "Differential fuzzer")
 FUZZ_RUNS = 20
@@ -54,6 +54,9 @@ AXES = [
     (RunSpec(load_hosts=2), "load hosts"),
     (RunSpec(injections=(Injection("stale", None, 3),)), "flag stale"),
     (RunSpec(meter="WT300", wire_fault=("hold", 4, 20)), "wire fault"),
+    (RunSpec(variant=(("", "sample_period_s", 5.0), *((t, k, v) for (t, k), v in
+                                                      LONGEST_PERIOD_NEEDS.items())),
+             late_ms=3), "5 s period"),
     pytest.param(RunSpec(method=COMPLIANT_METHOD, calibrated_days_ago=30), "compliant",
                  marks=pytest.mark.slow),  # ~5 s of CPU: make test, not make test-fast
     (RunSpec(method="smoke", variant=(("stability", "tolerance_pct", 0.5),

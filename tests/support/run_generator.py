@@ -78,7 +78,8 @@ METERS: dict[str, tuple[str, dict[str, Any]]] = {
 #: a variant's (table, key) → the values drawn for it: stricter and looser than the shipped
 #: method ("" is the top level)
 VARIANT_VALUES: dict[tuple[str, str], tuple[Any, ...]] = {
-    ("", "sample_period_s"): (0.2, 0.25, 0.5, 1.0),
+    ("", "sample_period_s"): (0.2, 0.25, 0.5, 1.0, 5.0),
+    ("", "interval_s"): (1.0, 2.0, 10.0),
     ("stability", "tolerance_pct"): (0.5, 2.0, 5.0, 50.0),
     ("stability", "max_drift_pct"): (0.5, 5.0, 50.0),
     ("instruments", "max_flagged_power_samples"): (0, 1, 3),
@@ -94,6 +95,12 @@ VARIANT_VALUES: dict[tuple[str, str], tuple[Any, ...]] = {
 #: timeouts): a dropped connection, garbage, the meter's no-data and over-range markers, and
 #: HOLD (the same reply again and again: the station's stale rule)
 WIRE_FAULTS = tuple(k.value for k in FaultKind if k not in (FaultKind.SLOW, FaultKind.SILENT))
+
+#: the method's longest sample period (its gaps then reach the 5 s limit exactly) and what a
+#: method with it needs to load: intervals of several samples, a meter silence limit beyond
+#: the slowest meter's period
+LONGEST_PERIOD_S = 5.0
+LONGEST_PERIOD_NEEDS = {("", "interval_s"): 10.0, ("sampling", "meter_silence_limit_s"): 60.0}
 
 
 def flag_edit(flag: str) -> Callable[[PowerSample], PowerSample]:
@@ -141,6 +148,9 @@ class RunSpec:
     #: the in-process meters, thermometer and engine identify as real, calibrated this many
     #: days ago (None: the simulators' own identities), so the compliance criteria can be met
     calibrated_days_ago: int | None = None
+    #: every other power sample stamped this long after its grid point, as a loaded
+    #: station's sampler stamps them (the gap rule judges grid points, not stamps)
+    late_ms: int = 0
 
 
 @st.composite
@@ -153,7 +163,10 @@ def run_specs(draw: st.DrawFn, meters: tuple[str, ...] = tuple(METERS),
     if method in VARIANT_BASES and draw(st.booleans()):
         keys = draw(st.lists(st.sampled_from(sorted(VARIANT_VALUES)), min_size=1, max_size=4,
                              unique=True))
-        variant = tuple((t, k, draw(st.sampled_from(VARIANT_VALUES[t, k]))) for t, k in keys)
+        chosen = {(t, k): draw(st.sampled_from(VARIANT_VALUES[t, k])) for t, k in keys}
+        if chosen.get(("", "sample_period_s")) == LONGEST_PERIOD_S:  # what that period needs
+            chosen.update(LONGEST_PERIOD_NEEDS)
+        variant = tuple((t, k, v) for (t, k), v in chosen.items())
     phase = st.integers(0, 11)
     injections = draw(st.lists(st.builds(Injection, st.sampled_from(sorted(FLAG_CODES)),
                                          st.none() | phase, st.integers(1, 7)), max_size=3))
@@ -179,7 +192,8 @@ def run_specs(draw: st.DrawFn, meters: tuple[str, ...] = tuple(METERS),
         engine_dies_in=now_and_then(8), abort_in=now_and_then(8),
         station_dies_in=draw(st.none() | st.sampled_from(("MW2", "SR"))) if resumable else None,
         wire_fault=wire_fault,
-        calibrated_days_ago=draw(st.sampled_from((30, 30, 400))) if real else None)
+        calibrated_days_ago=draw(st.sampled_from((30, 30, 400))) if real else None,
+        late_ms=draw(st.sampled_from((0, 0, 3, 40))))
 
 
 def method_of(spec: RunSpec, folder: Path) -> str:
@@ -223,6 +237,8 @@ class Mischief:
         if drop is not None and drop[0] == self.phase and 2 <= self.reads < 2 + drop[1]:
             raise InstrumentError("connection dropped (generated)")
         sample = self.inner.read(t)
+        if self.spec.late_ms and self.reads % 2:
+            sample = dataclasses.replace(sample, t=sample.t + self.spec.late_ms / 1000)
         for injection in self.spec.injections:
             if injection.phase in (None, self.phase) and self.reads % injection.every == 0:
                 sample = flag_edit(injection.flag)(sample)
@@ -362,6 +378,8 @@ def happenings(recorded: Recorded) -> frozenset[str]:
         found.add("aborted")
     if "simulated engine failure injected" in messages:
         found.add("engine died")
+    if run.method is not None and run.method.sample_period_s >= LONGEST_PERIOD_S:
+        found.add("5 s period")
     if run.compliance.compliant:
         found.add("compliant")
     if recorded.faulted:
