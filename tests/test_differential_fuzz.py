@@ -43,6 +43,7 @@ def _agree(spec: RunSpec, tmp_path_factory: pytest.TempPathFactory, seed_note: s
     return recorded
 
 
+WIRE = "the wire simulators answer the production drivers over loopback sockets"
 #: one run per axis of the generator, each with what its record must show: an axis the
 #: generator names but never reaches (a hook that no longer fires) fails here, not silently
 AXES = [
@@ -53,7 +54,8 @@ AXES = [
     (RunSpec(station_dies_in="SR"), "resumed"),
     (RunSpec(load_hosts=2), "load hosts"),
     (RunSpec(injections=(Injection("stale", None, 3),)), "flag stale"),
-    (RunSpec(meter="WT300", wire_fault=("hold", 4, 20)), "wire fault"),
+    pytest.param(RunSpec(meter="WT300", wire_fault=("hold", 4, 20)), "wire fault",
+                 marks=[pytest.mark.slow, pytest.mark.realtime(WIRE)]),
     (RunSpec(variant=(("", "sample_period_s", 5.0), *((t, k, v) for (t, k), v in
                                                       LONGEST_PERIOD_NEEDS.items())),
              late_ms=3), "5 s period"),
@@ -91,7 +93,7 @@ def _generated(test):
 
 @pytest.mark.slow  # FUZZ_RUNS runs, some on wire simulators: make test, not make test-fast
 @pytest.mark.timeout(max(300, 10 * SOAK_RUNS))  # the soak: ≤ 10 s a run on a quiet machine
-@pytest.mark.realtime("the wire simulators answer the production drivers over loopback sockets")
+@pytest.mark.realtime(WIRE)
 @_generated
 @given(spec=run_specs(methods=(*METHODS, COMPLIANT_METHOD) if SOAK_RUNS else METHODS))
 def test_generated_runs_agree(spec: RunSpec, tmp_path_factory) -> None:
