@@ -327,9 +327,12 @@ def record(spec: RunSpec, folder: Path) -> Recorded:
     lab = dataclasses.replace(lab, power_meter=mischief)
     database, sequencer, _ = run_stored(folder / "run.db", method, config, lab, clock,
                                         _hook(spec, mischief, lab.engine, servers))
-    bundle = bundle_of(database, sequencer.run_id, folder / "run.zip")
-    return Recorded(load_run(database, sequencer.run_id), bundle, frozenset(mischief.flagged),
-                    mischief.faulted)
+    try:  # closed: a soak's hundreds of runs must not each keep a database open
+        bundle = bundle_of(database, sequencer.run_id, folder / "run.zip")
+        run = load_run(database, sequencer.run_id)
+    finally:
+        database.close()
+    return Recorded(run, bundle, frozenset(mischief.flagged), mischief.faulted)
 
 
 @contextmanager
