@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 OUT    ?= out
 
-.PHONY: run test test-fast test-package lint bench gui demo package clean system-deps
+.PHONY: run test test-fast test-package fuzz-soak lint bench gui demo package clean system-deps
 
 # The suite waits as much as it computes (runs, timeouts, child processes), so it runs in
 # more pytest-xdist workers than there are cores (docs/performance.md, "suite" rows: the
@@ -70,6 +70,16 @@ FAST_WORKERS ?= 4
 test-fast: lint
 	$(TEST_ENV) $(PY) -m compileall -q -j 0 $(COMPILED)
 	$(TEST_ENV) $(PY) -m pytest -n $(FAST_WORKERS) $(TEST_DIST) -m "$(FAST_TIER)" $(PYTEST_ARGS)
+
+# The differential fuzzer's soak (docs/conformance.md, "Differential fuzzer"): FUZZ_RUNS
+# generated runs, each verified against the station, from a fresh seed (FUZZ_SEED to repeat
+# one); a disagreement is printed with its seed and the run's whole recipe.
+FUZZ_RUNS ?= 200
+FUZZ_SEED ?=
+fuzz-soak: $(STAMP)
+	$(TEST_ENV) STORWATT_FUZZ_RUNS=$(FUZZ_RUNS) STORWATT_FUZZ_SEED=$(FUZZ_SEED) nice -n 10 \
+		$(PY) -m pytest -p no:cacheprovider -q tests/test_differential_fuzz.py -k generated \
+		--hypothesis-show-statistics $(PYTEST_ARGS)
 
 # The linter and the type checker (pyproject.toml, [tool.ruff] and [tool.mypy]; README,
 # "Testing"). A suppression names its code (ruff PGH003/PGH004) and is still needed (RUF100,

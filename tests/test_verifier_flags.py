@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from drivers import interfaces as di
 from drivers.interfaces import PowerSample
 from tests.support.bundles import bundle_of, read_files, tampered, verifier_module, verify
 from tests.support.recorded_runs import DegradingMeter, record_run
+from tests.support.run_generator import flag_edit
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "bundles"
 #: a storwatt-bundle/1 of a smoke run, written by the station before issue 37 (no flags.json,
@@ -36,20 +36,6 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "bundles"
 OLD_BUNDLE = FIXTURES / "smoke-storwatt-bundle-1.zip"
 
 Edit = Callable[[PowerSample], PowerSample]
-
-
-def _flagged(flag: str) -> Edit:
-    """How a meter (or the rule that sets it) marks a sample with ``flag``: a supply flag is
-    set by the station from the reading itself, so the reading is made out of range instead."""
-    if flag == di.FLAG_VOLTAGE_OUT_OF_RANGE:
-        return lambda s: dataclasses.replace(s, volts=300.0)
-    if flag == di.FLAG_FREQUENCY_OUT_OF_RANGE:
-        return lambda s: dataclasses.replace(s, freq_hz=70.0)
-    if flag == di.FLAG_FREQUENCY_NOT_MEASURED:  # PTDaemon's RL lines carry no frequency
-        return lambda s: dataclasses.replace(s, freq_hz=math.nan, flags=s.flags | {flag})
-    if flag == di.FLAG_UNCERTAINTY_HIGH:
-        return lambda s: dataclasses.replace(s, uncertainty_pct=2.5, flags=s.flags | {flag})
-    return lambda s: dataclasses.replace(s, flags=s.flags | {flag})
 
 
 class FlaggingMeter(DegradingMeter):
@@ -66,7 +52,7 @@ class FlaggingMeter(DegradingMeter):
         return self.edit(sample) if self.bad and self.count % 3 == 0 else sample
 
 
-def record_flagged(folder: Path, edit: Edit, profile: str = "RW", method: str = "smoke"):
+def recordflag_edit(folder: Path, edit: Edit, profile: str = "RW", method: str = "smoke"):
     """A smoke run whose ``profile`` phase reads samples marked by ``edit``; its bundle."""
     meters: list[FlaggingMeter] = []
 
@@ -99,7 +85,7 @@ def test_each_flag_round_trips_and_verifies(flag: str, tmp_path: Path) -> None:
     """Each flag the station can store, on samples of one measured phase: the bundle carries
     it, and the verifier agrees on every figure (flagged samples excluded or kept alike), the
     samples and record hashes, and the phase's verdict (counted flags beyond the tolerance)."""
-    recorded, bundle = record_flagged(tmp_path, _flagged(flag))
+    recorded, bundle = recordflag_edit(tmp_path, flag_edit(flag))
     files = read_files(bundle)
     assert flag in files["power_samples.csv"].decode(), f"no sample carries {flag}"
     status, out = verify(bundle)
@@ -113,14 +99,14 @@ def test_each_flag_round_trips_and_verifies(flag: str, tmp_path: Path) -> None:
 def test_a_flag_the_verifier_does_not_know_is_named(tmp_path: Path) -> None:
     """A newer station's flag (stored by name after "|") is named as unknown to this verifier,
     not left to surface as a samples-hash mismatch."""
-    _, bundle = record_flagged(tmp_path, _flagged("brownout"))
+    _, bundle = recordflag_edit(tmp_path, flag_edit("brownout"))
     status, out = verify(bundle)
     assert status == 1
     assert f"[ ] flag brownout is not known to this verifier ({RECORD_FORMAT})" in out, out
 
 
 def test_a_carried_table_that_differs_is_named(tmp_path: Path) -> None:
-    _, bundle = record_flagged(tmp_path, _flagged(di.FLAG_STALE))
+    _, bundle = recordflag_edit(tmp_path, flag_edit(di.FLAG_STALE))
 
     def counted_not(data: bytes) -> bytes:
         table = json.loads(data)
