@@ -31,7 +31,7 @@ def test_the_attributes_are_recorded_with_the_derivation():
     assert config.classification_answers["max_drive_count"] == 96
     assert config.classification_answers["connectivity"] == "network"
     assert config.classification_answers["integrated_controller"] is True
-    assert config.classification_reason.startswith("Classified as Online 3.")
+    assert config.classification_reason.startswith("Classified as Online 3;")
 
 
 def test_without_attributes_nothing_is_recorded():
@@ -72,4 +72,4 @@ def test_an_unanswered_maximum_configuration_is_the_suts_drive_count():
                                       "--protection", "--connectivity", "network"])
     config = config_from_args(args)
     assert config.classification_answers["max_drive_count"] == config.sut.drive_count == 50
-    assert config.classification_reason.startswith("Classified as Online 3.")
+    assert config.classification_reason.startswith("Classified as Online 3;")

@@ -25,3 +25,16 @@ def test_phase_times_read_as_durations(tmp_path: Path, capsys) -> None:
                 f"({format_duration(phase.t_end - phase.t_start)})")
         assert span in line, line
     assert not re.search(r"\d\.\d{3,}", section)  # no raw float anywhere
+
+
+def test_a_classification_reason_is_one_line_without_a_stop_before_a_semicolon() -> None:
+    """Issue 41, seen 7: the recorded reason read "Online 3.; Level 6 ruled out …"."""
+    from app.cli.cmd_run import config_from_args
+    from app.cli.main import build_parser
+
+    config = config_from_args(build_parser().parse_args([
+        "run", "--taxonomy", "online-3", "--connectivity", "network", "--controller",
+        "--protection", "--max-drives", "96"]))
+    text = config.classification_reason
+    assert text.startswith("Classified as Online 3; level ") and ".;" not in text
+    assert "\n" not in text

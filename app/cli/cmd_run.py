@@ -250,7 +250,7 @@ def _classification_reason(args: argparse.Namespace, answers: dict[str, object])
         derived = recorded_classification(load_method(args.method), args.taxonomy, answers)
     except TaxonomyError as exc:
         raise ValueError(f"--taxonomy {exc}") from None
-    return derived.explanation.replace("\n", "; ")
+    return derived.one_line
 
 
 def run_command(args: argparse.Namespace) -> int:

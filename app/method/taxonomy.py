@@ -207,6 +207,14 @@ class Classification:
         lines += [f"Level {r.level} ruled out: {r.reason}" for r in self.ruled_out]
         return "\n".join(lines)
 
+    @property
+    def one_line(self) -> str:
+        """The explanation as one line for a record field (``Classified as Online 2; level 3
+        ruled out: …``): the lines joined, not a full stop before a semicolon (issue 41:
+        "Online 2.;")."""
+        return "; ".join([f"Classified as {self.label}"]
+                         + [f"level {r.level} ruled out: {r.reason}" for r in self.ruled_out])
+
 
 @lru_cache(maxsize=None)
 def load_taxonomy_file(path: Path) -> Taxonomy:
