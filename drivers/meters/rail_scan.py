@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 from drivers.interfaces import InstrumentError
 from drivers.meters.base import Instrument
+from drivers.meters.thermo import DAQ970A
 from drivers.meters.values import GENERIC, decode_fields
 
 #: DC-voltage ranges of the 34970A family's DMM (V)
@@ -82,9 +83,8 @@ class DaqRailScanner(Instrument):
 
     DRIVER = "daq970a-rails"
     DESCRIPTION = "Keysight 34970A/34972A/DAQ970A/DAQ973A DC-voltage scan of rail sensors"
-    MODELS = ("34970A", "34972A", "DAQ970A", "DAQ973A")
-    VENDORS = ("KEYSIGHT", "AGILENT", "HEWLETT-PACKARD")
-    DEFAULT_PORT = 5025
+    # the same instruments as the thermocouple driver: one DAQ may serve both (issue 42)
+    MODELS, VENDORS, DEFAULT_PORT = DAQ970A.MODELS, DAQ970A.VENDORS, DAQ970A.DEFAULT_PORT
     OPTIONS: ClassVar[dict[str, type]] = {"channels": str, "range_v": float, "nplc": float,
                                           "line_hz": float, "switch_s": float}
     SETUP = ("*CLS", "CONF:VOLT:DC {range_v},(@{scan_list})",
