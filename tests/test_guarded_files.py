@@ -117,7 +117,7 @@ def test_a_named_run_journal_is_refused_unless_a_regular_file(tmp_path: Path, ki
     path = hostile_file(tmp_path, kind, 0, "run.journal")
     for what, read in (("header", read_header), ("import", open_for_import)):
         try:
-            exc = outcome_within(lambda read=read: read(path),  # type: ignore[misc]
+            exc = outcome_within(lambda read=read: read(path),  # type: ignore[misc]  # the loop's reader bound as a default
                                  f"the journal {what} on a {kind}")
         finally:
             if kind == "fifo":

@@ -136,7 +136,7 @@ class _Writer:
 
 def test_the_watch_speaks_once_when_a_stall_passes_the_limit_and_once_when_it_ends() -> None:
     writer = _Writer()
-    watch = StallWatch(writer, limit_s=10.0)  # type: ignore[arg-type]
+    watch = StallWatch(writer, limit_s=10.0)  # type: ignore[arg-type]  # a stand-in writer
     said = []
     # (write under way, its seconds so far); write 5 starts as soon as write 4 ends
     for write, stalled in ((0, 0.0), (1, 0.4), (2, 9.9), (2, 10.0), (2, 30.0), (2, 70.0),
@@ -168,7 +168,7 @@ def test_the_run_view_shows_a_stall_in_a_banner_while_it_lasts(qtbot) -> None:
 
     view = RunView(settings=QSettings())
     qtbot.addWidget(view)
-    watch = StallWatch(_Writer(), limit_s=10.0)  # type: ignore[arg-type]
+    watch = StallWatch(_Writer(), limit_s=10.0)  # type: ignore[arg-type]  # a stand-in writer
     watch.writer.write_under_way, watch.writer.stalled = 3, 12.0
     (level, stalled), = watch()
     view._on_log_message(ev.LogMessage(level, stalled, 40.0))
@@ -264,7 +264,7 @@ def test_a_server_database_is_named_without_its_password() -> None:
     """The lines go to the console and into the stored record: never a password."""
     writer = _Writer()
     writer.database.url = "postgresql+psycopg://station:s3cret@lab-db/storwatt"
-    watch = StallWatch(writer, limit_s=10.0)  # type: ignore[arg-type]
+    watch = StallWatch(writer, limit_s=10.0)  # type: ignore[arg-type]  # a stand-in writer
     writer.write_under_way, writer.stalled = 7, 11.0
     writer_lines = [message for _, message in watch()]
     writer.write_under_way, writer.stalled = 0, 0.0

@@ -48,6 +48,6 @@ class ScriptedTransport:
 def expected_protocol(driver: D, script: Sequence[Exchange]) -> Iterator[D]:
     """``driver`` wired to ``script``; the whole script must have been sent on exit."""
     transport = ScriptedTransport(driver.resource, script)
-    driver._connect = lambda: transport  # type: ignore[method-assign]
+    driver._connect = lambda: transport  # type: ignore[method-assign]  # the wire under test
     yield driver
     assert transport.unfinished() == [], "the driver did not send the whole script"
