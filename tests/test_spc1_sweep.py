@@ -13,6 +13,7 @@ import openpyxl
 import pytest
 from pypdf import PdfReader
 
+from app.reports.sweep_report import sweep_table
 from app.rules.compliance import assess_method
 from app.method.loader import load_method
 from app.method.model import MethodProblems, Sweep
@@ -203,8 +204,15 @@ measurement_intervals = 2
     rates = {m.name: m.ops_rate for m in run.metrics}
     ran = [n for n in (2, 4, 8) if f"SPC1_BSU_{n}" in rates]
     assert ran[:2] == [2, 4], rates  # a scratch file keeps up with 100 and 200 IOPS
+    # what the station controls, exactly: each step asks fio for 50 IOPS per BSU, and stores
+    # what fio did as the step's figure. What fio achieves in a 2 s window is the machine's:
+    # starved of CPU (load 11) it held 139 of 200 (issue 36), so the achieved rates are held
+    # to their order and to their cap, not to the asked figure
+    points = {p.units: p for p in sweep_table(run).points}
     for n in ran:
-        assert rates[f"SPC1_BSU_{n}"] == pytest.approx(50 * n, rel=0.2), rates
+        assert points[n].asked_iops == 50 * n and points[n].iops == rates[f"SPC1_BSU_{n}"]
+        assert 0 < points[n].iops <= 50 * n * 1.2, rates  # a rate limit is never overrun
+    assert points[ran[-1]].iops > points[ran[0]].iops, rates  # more BSUs, more IOPS
     assert "rate_iops=" in "\n".join(run.job_files.values())
     # its bundle: the step figures and the stop rule re-derived by the standalone verifier
     assert "[x] sweep SPC1: " in assert_verifies(run, tmp_path / "sweep.zip")
